@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Makes this machine able to run agentcage's tests and demo: a docker engine that answers,
+# a static busybox, and the offline test image. Runs first in `npm test` and `npm run demo`.
+# Invariants: idempotent and quick when everything is already there; installs and starts only as
+# root; never skips silently — if the engine cannot be had, it says why and exits non-zero.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly SCRIPT_DIR
+readonly STATE_DIR="${TMPDIR:-/tmp}"
+readonly DOCKERD_LOG="${STATE_DIR}/agentcage-dockerd.log"
+LOCK_FILE="${STATE_DIR}/agentcage-provision-$(id -u).lock"
+readonly LOCK_FILE
+readonly ENGINE_START_TIMEOUT_S=60
+readonly LOCK_TIMEOUT_S=600
+readonly BUSYBOX="${AGENTCAGE_BUSYBOX:-/bin/busybox}"
+
+say() { printf 'provision: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+is_root() { [[ "$(id -u)" -eq 0 ]]; }
+engine_answers() { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }
+# A static binary is one the loader has nothing to do for; glibc's ldd exits non-zero on it.
+is_static() { [[ -x "$1" ]] && ! ldd "$1" >/dev/null 2>&1; }
+
+apt_updated=false
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 ||
+    die "cannot install $* without apt-get; install Debian's $* (or an equivalent) by hand"
+  # fd 9 holds the provisioning lock; nothing started from here may inherit it.
+  if [[ "$apt_updated" == false ]]; then
+    say "apt-get update"
+    apt-get update -q >&2 9>&-
+    apt_updated=true
+  fi
+  say "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2 9>&-
+}
+
+ensure_busybox() {
+  is_static "$BUSYBOX" && return 0
+  is_root || die "no static busybox at ${BUSYBOX}; install Debian's busybox-static" \
+    "(apt-get install busybox-static), or set AGENTCAGE_BUSYBOX to a static busybox binary"
+  apt_install busybox-static
+  is_static "$BUSYBOX" || die "busybox-static is installed but ${BUSYBOX} is missing or not static"
+}
+
+start_engine() {
+  # The engine listens where the client will look: DOCKER_HOST if it names a unix socket,
+  # else dockerd's default socket. An engine on another host cannot be started from here.
+  local -a listen=()
+  case "${DOCKER_HOST:-}" in
+    "") ;;
+    unix://*) listen=(-H "$DOCKER_HOST") ;;
+    *) die "no docker engine answers at DOCKER_HOST=${DOCKER_HOST} ($(engine_error)); start that" \
+         "engine, or unset DOCKER_HOST so a local one can be started" ;;
+  esac
+
+  command -v dockerd >/dev/null 2>&1 || die "no dockerd on PATH; install Debian's docker.io"
+  mkdir -p "$STATE_DIR"
+  say "starting dockerd${listen[*]:+ ${listen[*]}} (log: ${DOCKERD_LOG})"
+  printf -- '--- %s: provision starts dockerd%s\n' "$(date -u +%FT%TZ)" "${listen[*]:+ ${listen[*]}}" >>"$DOCKERD_LOG"
+  local log_start
+  log_start="$(stat -c %s "$DOCKERD_LOG")"
+  # setsid + nohup: its own session, so it outlives this script and a Ctrl-C of the caller.
+  # -w keeps $! alive exactly as long as dockerd, whether or not setsid had to fork.
+  setsid -w nohup dockerd "${listen[@]}" >>"$DOCKERD_LOG" 2>&1 </dev/null 9>&- &
+  local pid=$! deadline=$((SECONDS + ENGINE_START_TIMEOUT_S))
+  disown "$pid" 2>/dev/null || true
+
+  until engine_answers; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      engine_answers && break
+      say "dockerd exited before the engine answered; last lines of ${DOCKERD_LOG}:"
+      tail -c "+$((log_start + 1))" "$DOCKERD_LOG" | tail -n 25 >&2 || true
+      exit 1
+    fi
+    if ((SECONDS >= deadline)); then
+      say "the engine did not answer within ${ENGINE_START_TIMEOUT_S} s (dockerd left running as" \
+        "pid ${pid}); last lines of ${DOCKERD_LOG}:"
+      tail -c "+$((log_start + 1))" "$DOCKERD_LOG" | tail -n 25 >&2 || true
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
+# docker's own last word on why it cannot reach the engine, for the error message.
+engine_error() {
+  command -v docker >/dev/null 2>&1 || { echo "no docker CLI on PATH"; return; }
+  docker version --format '{{.Server.Version}}' 2>&1 >/dev/null | head -n 1 || true
+}
+
+ensure_engine() {
+  engine_answers && return 0
+  is_root || die "no docker engine answers ($(engine_error)); install Debian's docker.io" \
+    "(apt-get install docker.io) and start dockerd, or point DOCKER_HOST at an engine"
+  if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
+    apt_install docker.io
+    engine_answers && return 0 # the package may have started the engine itself
+  fi
+  start_engine
+}
+
+main() {
+  # One provisioning at a time on this machine: a second caller waits, then finds it all done.
+  if ! exec 9>"$LOCK_FILE"; then die "cannot open ${LOCK_FILE}; point TMPDIR at a writable directory"; fi
+  flock -w "$LOCK_TIMEOUT_S" 9 || die "another provisioning held ${LOCK_FILE} for ${LOCK_TIMEOUT_S} s"
+
+  ensure_busybox
+  ensure_engine
+  say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
+  AGENTCAGE_BUSYBOX="$BUSYBOX" bash "${SCRIPT_DIR}/build-test-image.sh" 9>&-
+}
+
+main "$@"

@@ -1,0 +1,7 @@
+/**
+ * agentcage: run an AI coding-agent CLI in one fresh, locked-down container per Run and turn
+ * what it prints into a typed Outcome. See README.md for a runnable example.
+ */
+export * from "./runtime/index.js";
+export * from "./mounts/index.js";
+export * from "./plan/index.js";

@@ -1,0 +1,52 @@
+// The typed end of a Run. Every way a Run can end is a reason here; run() resolves with an
+// Outcome for all of them and never rejects for what happened to a Run.
+
+import type { ReaderVerdict } from "./run-plan.js";
+
+export const END_REASONS = [
+  /** The reader said ok. */
+  "completed",
+  /** The reader said not ok. */
+  "failed",
+  "timeout",
+  "cancelled",
+  "oom",
+  /** Stdout passed its cap; the container was killed. */
+  "output_limit",
+  /** The stdin the plan asked for passed its cap; nothing was started. */
+  "input_limit",
+  /** Daemon unreachable, image missing, command not found or not executable (125/126/127). */
+  "unavailable",
+  /** The reader threw. */
+  "reader_error",
+  /** The Run Plan function threw or returned something that is not a plan. */
+  "plan_error",
+  /** The call itself was malformed (a prompt that is not text, a timeout out of range). */
+  "invalid_request",
+] as const;
+
+export type EndReason = (typeof END_REASONS)[number];
+
+/** How the container's process ended, as the engine saw it. Facts, not the verdict. */
+export type ExitFacts = {
+  readonly code: number;
+  /** Set when the code says the process died of a signal (128 + n). */
+  readonly signal?: string;
+  readonly oomKilled: boolean;
+};
+
+export type Outcome<R extends ReaderVerdict = ReaderVerdict> = {
+  readonly runId: string;
+  readonly ok: boolean;
+  readonly reason: EndReason;
+  /** One message for a person: the reader's error, then the exit facts, then the start of stderr. */
+  readonly error?: string;
+  readonly exit?: ExitFacts;
+  readonly durationMs: number;
+  /** What the reader returned, with secret values masked; absent when it never finished. */
+  readonly result?: R;
+  readonly stdoutBytes: number;
+  readonly stderrBytes: number;
+  /** Stderr as kept for the record (capped), secret values masked. */
+  readonly stderr: string;
+};

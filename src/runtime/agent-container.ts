@@ -1,0 +1,173 @@
+// The Agent Container declaration and the one place it is validated. A declaration that cannot
+// mean anything throws here, at construction, with the offending value quoted; never an env value.
+
+import { z } from "zod";
+import type { Logger } from "pino";
+import type { MountTable } from "../mounts/index.js";
+import { validateMountTable } from "../mounts/index.js";
+import { parseExtraArgs, type ExtraOptions } from "./extra-args.js";
+import {
+  MAX_CPUS,
+  MAX_MEMORY_BYTES,
+  MAX_PIDS_LIMIT,
+  MAX_STOP_GRACE_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  MAX_TMPFS_BYTES,
+  MIN_MEMORY_BYTES,
+  MIN_PIDS_LIMIT,
+  MIN_TIMEOUT_SECONDS,
+  MIN_TMPFS_BYTES,
+} from "./limits.js";
+
+export type ContainerLimits = {
+  /** Memory and memory+swap, in bytes; default 2 GiB (`DEFAULT_MEMORY_BYTES`), no swap on top. */
+  readonly memoryBytes?: number;
+  /** CPUs as a fraction (1.5 = one and a half cores); default: no CPU limit. */
+  readonly cpus?: number;
+  /** Processes and threads; default 256, enough for an agent and its tools, not for a fork bomb. */
+  readonly pids?: number;
+  /** Size of the tmpfs at /tmp, in bytes; default 256 MiB. */
+  readonly tmpfsBytes?: number;
+  /** Seconds between SIGTERM and SIGKILL when a Run is stopped; default 10. */
+  readonly stopGraceSeconds?: number;
+};
+
+export type AgentContainer = {
+  /** Image reference; must exist locally, nothing is pulled. */
+  readonly image: string;
+  /** What the container can reach on disk; default: nothing. */
+  readonly mounts?: MountTable;
+  /** Replaces the image's entrypoint; default: the image's own. */
+  readonly entrypoint?: readonly string[];
+  /** Networks to join; default: none at all (`--network none`). */
+  readonly networks?: readonly string[];
+  /** Environment for the agent. Values are treated as secrets: never in argv, masked in every record. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** uid[:gid] or a name; default: this process's uid:gid, or 10002:10002 when that is root. Never uid 0. */
+  readonly user?: string;
+  /** Working directory inside the container; default: the image's own. */
+  readonly workdir?: string;
+  readonly limits?: ContainerLimits;
+  /** Default per-Run timeout; default 1 h. A call may override it. */
+  readonly timeoutSeconds?: number;
+  /** Extra labels; the `agentcage.` prefix is reserved. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Names this orchestrator on every container, so `sweep()` finds what a crashed one left; default "agentcage". Two live processes must not share one. */
+  readonly owner?: string;
+  /** Spliced last into the CLI rendering; only flags run() can mirror are accepted. */
+  readonly extraArgs?: readonly string[];
+  /** The client `commandFor` names; default ["docker"]; ["podman"] works. */
+  readonly containerCommand?: readonly string[];
+  /** Where the runtime logs; default: pino to stderr at info. */
+  readonly logger?: Logger;
+};
+
+export class AgentContainerError extends Error {
+  override readonly name = "AgentContainerError";
+}
+
+const word = (what: string) =>
+  z.string().refine((s) => s.length > 0 && s.trim() === s && !s.includes("\0"), {
+    error: (issue) => `${what} ${JSON.stringify(issue.input)} is empty or has surrounding space; write a non-empty word`,
+  });
+
+const words = (what: string) => z.array(word(what)).min(1, { error: `${what} is an empty list; leave it out to use the default` });
+
+const intIn = (what: string, min: number, max: number) =>
+  z.number().refine((n) => Number.isInteger(n) && n >= min && n <= max, {
+    error: (issue) => `${what} ${JSON.stringify(issue.input)} is out of range; write a whole number from ${min} to ${max}`,
+  });
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const USER = /^([A-Za-z0-9_.-]+)(?::([A-Za-z0-9_.-]+))?$/;
+const OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
+function isRoot(user: string): boolean {
+  const name = USER.exec(user)?.[1] ?? "";
+  return name === "root" || /^0+$/.test(name);
+}
+
+const schema = z.strictObject({
+  image: word("image").refine((s) => !s.startsWith("-"), {
+    error: (issue) => `image ${JSON.stringify(issue.input)} starts with "-"; write an image reference such as "agent:1"`,
+  }),
+  mounts: z.custom<MountTable>((v) => typeof v === "object" && v !== null, { error: "mounts is not a Mount Table; write { runtimeDir, entries }" }).optional(),
+  entrypoint: words("entrypoint word").optional(),
+  networks: words("network").refine((list) => !list.includes("host"), {
+    error: 'network "host" would share the host\'s network; declare a network of the agent\'s own',
+  }).optional(),
+  env: z
+    .record(
+      z.string().regex(ENV_NAME, { error: (issue) => `env name ${JSON.stringify(issue.input)} is not a POSIX name; use letters, digits and _, not starting with a digit` }),
+      // The value is never quoted: it may be a secret.
+      z.string({ error: "env value is not a string; write every value as a string" }),
+    )
+    .optional(),
+  user: z
+    .string()
+    .regex(USER, { error: (issue) => `user ${JSON.stringify(issue.input)} is not uid[:gid] or a name; write it like "10002:10002"` })
+    .refine((u) => !isRoot(u), { error: (issue) => `user ${JSON.stringify(issue.input)} is uid 0; an agent never runs as root, write a non-zero uid such as "10002:10002"` })
+    .optional(),
+  workdir: z
+    .string()
+    .refine((s) => s.startsWith("/"), { error: (issue) => `workdir ${JSON.stringify(issue.input)} is not absolute; write the path the agent sees inside its container` })
+    .optional(),
+  limits: z
+    .strictObject({
+      memoryBytes: intIn("limits.memoryBytes", MIN_MEMORY_BYTES, MAX_MEMORY_BYTES).optional(),
+      cpus: z
+        .number()
+        .refine((n) => Number.isFinite(n) && n >= 0.01 && n <= MAX_CPUS, {
+          error: (issue) => `limits.cpus ${JSON.stringify(issue.input)} is out of range; write a number from 0.01 to ${MAX_CPUS}`,
+        })
+        .optional(),
+      pids: intIn("limits.pids", MIN_PIDS_LIMIT, MAX_PIDS_LIMIT).optional(),
+      tmpfsBytes: intIn("limits.tmpfsBytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES).optional(),
+      stopGraceSeconds: intIn("limits.stopGraceSeconds", 0, MAX_STOP_GRACE_SECONDS).optional(),
+    })
+    .optional(),
+  timeoutSeconds: intIn("timeoutSeconds", MIN_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS).optional(),
+  labels: z
+    .record(
+      z.string().refine((k) => k.length > 0 && !k.startsWith("agentcage."), {
+        error: (issue) => `label ${JSON.stringify(issue.input)} is empty or uses the reserved "agentcage." prefix; choose another name`,
+      }),
+      z.string(),
+    )
+    .optional(),
+  owner: z
+    .string()
+    .regex(OWNER, { error: (issue) => `owner ${JSON.stringify(issue.input)} is not a short name; use letters, digits, ".", "_" and "-"` })
+    .optional(),
+  extraArgs: z.array(z.string()).optional(),
+  containerCommand: words("containerCommand word").optional(),
+  logger: z
+    .custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).info === "function" && typeof (v as Logger).child === "function", {
+      error: "logger is not a pino logger; pass pino() or leave it out",
+    })
+    .optional(),
+});
+
+/** A declaration that passed validation, with extraArgs already parsed. */
+export type ValidatedContainer = AgentContainer & { readonly extra: ExtraOptions };
+
+/** Validates a declaration; throws AgentContainerError naming every problem found. */
+export function validateAgentContainer(input: unknown): ValidatedContainer {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "declaration";
+      if (issue.code === "unrecognized_keys") return `${where}: unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
+      if (issue.code === "invalid_type") return `${where}: expected ${issue.expected}; ${issue.message.includes("env value") ? issue.message : "fix its type"}`;
+      return `${where}: ${issue.message}`;
+    });
+    throw new AgentContainerError(`Agent Container is invalid: ${lines.join("; ")}`);
+  }
+  const container = input as AgentContainer;
+  try {
+    if (container.mounts !== undefined) validateMountTable(container.mounts);
+    return { ...container, extra: parseExtraArgs(container.extraArgs ?? []) };
+  } catch (error) {
+    throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,66 @@
+// Decides a Run's end reason and message from what was observed. The one place reasons are
+// ranked: an interruption we caused outranks what the container did, which outranks the reader.
+
+import { constants } from "node:os";
+import type { EndReason, ExitFacts, ReaderVerdict } from "../plan/index.js";
+import { STDERR_QUOTE_BYTES } from "./limits.js";
+
+/** Why the runtime itself ended a Run early, if it did. */
+export type Interruption = "timeout" | "cancelled" | "output_limit";
+
+export type Observed = {
+  readonly interruption?: Interruption;
+  readonly interruptionDetail?: string;
+  /** The engine refused or failed (create, start, wait); its words. */
+  readonly engineFailure?: string;
+  readonly readerThrew?: string;
+  readonly verdict?: ReaderVerdict;
+  readonly exit?: ExitFacts;
+  readonly stderr: string;
+};
+
+/** The signal a 128+n exit code stands for, when it stands for one. */
+export function signalOfExitCode(code: number): string | undefined {
+  if (code <= 128 || code > 128 + 64) return undefined;
+  const n = code - 128;
+  return Object.entries(constants.signals).find(([, value]) => value === n)?.[0];
+}
+
+/** Exit codes that mean the command never ran: docker's 125, not executable 126, not found 127. */
+const NEVER_RAN = new Set([125, 126, 127]);
+
+export function decideReason(o: Observed): EndReason {
+  if (o.interruption !== undefined) return o.interruption;
+  if (o.engineFailure !== undefined) return "unavailable";
+  if (o.readerThrew !== undefined) return "reader_error";
+  if (o.verdict?.ok === true) return "completed";
+  if (o.exit?.oomKilled === true) return "oom";
+  if (o.exit !== undefined && NEVER_RAN.has(o.exit.code)) return "unavailable";
+  return "failed";
+}
+
+function describeExit(exit: ExitFacts): string {
+  const how = exit.signal === undefined ? `exited with code ${exit.code}` : `was killed by ${exit.signal} (exit code ${exit.code})`;
+  return exit.oomKilled ? `${how} after running out of memory` : how;
+}
+
+function quoteStderr(stderr: string): string | undefined {
+  const trimmed = stderr.trim();
+  if (trimmed.length === 0) return undefined;
+  const start = Buffer.from(trimmed).subarray(0, STDERR_QUOTE_BYTES).toString("utf8");
+  return `stderr: ${start}${start.length < trimmed.length ? " [...]" : ""}`;
+}
+
+/** One message: what ended the Run, the reader's error, the exit facts, the start of stderr. */
+export function describeFailure(o: Observed): string {
+  const parts: string[] = [];
+  if (o.interruptionDetail !== undefined) parts.push(o.interruptionDetail);
+  if (o.engineFailure !== undefined) parts.push(o.engineFailure);
+  if (o.readerThrew !== undefined) parts.push(`the reader threw: ${o.readerThrew}`);
+  else if (o.verdict !== undefined && !o.verdict.ok) parts.push(o.verdict.error ?? "the reader said the Run failed");
+  else if (o.verdict === undefined && o.interruption === undefined && o.engineFailure === undefined) parts.push("the reader gave no verdict");
+  if (o.exit !== undefined) parts.push(`the agent ${describeExit(o.exit)}`);
+  const quoted = quoteStderr(o.stderr);
+  if (quoted !== undefined) parts.push(quoted);
+  return parts.join("; ");
+}
