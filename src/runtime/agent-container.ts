@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Logger } from "pino";
 import type { MountTable } from "../mounts/index.js";
 import { validateMountTable } from "../mounts/index.js";
-import { parseExtraArgs, type ExtraOptions } from "./extra-args.js";
+import { parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
 import {
   MAX_CPUS,
   MAX_MEMORY_BYTES,
@@ -96,12 +96,17 @@ const schema = z.strictObject({
   networks: words("network").refine((list) => !list.includes("host"), {
     error: 'network "host" would share the host\'s network; declare a network of the agent\'s own',
   }).optional(),
+  // Record keys are checked here, not by a key schema, so the message can quote the key (zod 4
+  // reports a bad key only as "Invalid key in record"). A value is never quoted: it may be a secret.
   env: z
-    .record(
-      z.string().regex(ENV_NAME, { error: (issue) => `env name ${JSON.stringify(issue.input)} is not a POSIX name; use letters, digits and _, not starting with a digit` }),
-      // The value is never quoted: it may be a secret.
-      z.string({ error: "env value is not a string; write every value as a string" }),
-    )
+    .record(z.string(), z.string({ error: "env value is not a string; write every value as a string" }))
+    .superRefine((env, ctx) => {
+      for (const name of Object.keys(env)) {
+        if (!ENV_NAME.test(name)) {
+          ctx.addIssue({ code: "custom", path: [name], message: `env name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit` });
+        }
+      }
+    })
     .optional(),
   user: z
     .string()
@@ -128,12 +133,14 @@ const schema = z.strictObject({
     .optional(),
   timeoutSeconds: intIn("timeoutSeconds", MIN_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS).optional(),
   labels: z
-    .record(
-      z.string().refine((k) => k.length > 0 && !k.startsWith("agentcage."), {
-        error: (issue) => `label ${JSON.stringify(issue.input)} is empty or uses the reserved "agentcage." prefix; choose another name`,
-      }),
-      z.string(),
-    )
+    .record(z.string(), z.string())
+    .superRefine((labels, ctx) => {
+      for (const key of Object.keys(labels)) {
+        if (key.length === 0 || key.startsWith(RESERVED_LABEL_PREFIX)) {
+          ctx.addIssue({ code: "custom", path: [key], message: `label ${JSON.stringify(key)} is empty or uses the reserved "${RESERVED_LABEL_PREFIX}" prefix; choose another name` });
+        }
+      }
+    })
     .optional(),
   owner: z
     .string()

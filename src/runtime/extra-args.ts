@@ -38,16 +38,28 @@ const SHORT_FLAGS: ReadonlyMap<string, FlagName> = new Map([
 export const SUPPORTED_EXTRA_FLAGS: readonly string[] = [...LONG_FLAGS.keys(), ...SHORT_FLAGS.keys()];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Labels the runtime owns (run id, owner); nothing declared may set them. */
+export const RESERVED_LABEL_PREFIX = "agentcage.";
+export const REDACTED = "[REDACTED]";
+
+type FlagPair = {
+  readonly flag: FlagName;
+  readonly value: string;
+  /** The flag word as written; it also holds the value when `attached`. */
+  readonly word: string;
+  readonly attached: boolean;
+};
 
 /** Splits extraArgs into (flag, value) pairs, accepting `--f v`, `--f=v`, `-f v` and `-fv`. */
-export function splitExtraArgs(words: readonly string[]): Array<{ readonly flag: FlagName; readonly value: string; readonly word: string }> {
-  const pairs: Array<{ flag: FlagName; value: string; word: string }> = [];
+export function splitExtraArgs(words: readonly string[]): FlagPair[] {
+  const pairs: FlagPair[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i] as string;
     const eq = word.indexOf("=");
     const longName = word.startsWith("--") ? (eq === -1 ? word : word.slice(0, eq)) : undefined;
     let flag: FlagName | undefined;
     let value: string | undefined;
+    const attached = () => value !== undefined;
     if (longName !== undefined) {
       flag = LONG_FLAGS.get(longName);
       if (flag !== undefined && eq !== -1) value = word.slice(eq + 1);
@@ -61,6 +73,7 @@ export function splitExtraArgs(words: readonly string[]): Array<{ readonly flag:
           `use one of ${SUPPORTED_EXTRA_FLAGS.join(", ")}, or declare it in the Agent Container instead`,
       );
     }
+    const isAttached = attached();
     if (value === undefined) {
       const next = words[i + 1];
       if (next === undefined) {
@@ -69,7 +82,7 @@ export function splitExtraArgs(words: readonly string[]): Array<{ readonly flag:
       value = next;
       i++;
     }
-    pairs.push({ flag, value, word });
+    pairs.push({ flag, value, word, attached: isAttached });
   }
   return pairs;
 }
@@ -103,9 +116,14 @@ export function parseExtraArgs(words: readonly string[]): ExtraOptions {
         env.push(pair);
         break;
       }
-      case "label":
-        labels.push(keyValue("label", value, "label"));
+      case "label": {
+        const pair = keyValue("label", value, "label");
+        if (pair[0].startsWith(RESERVED_LABEL_PREFIX)) {
+          throw new ExtraArgsError(`extraArgs label ${JSON.stringify(pair[0])} uses the reserved "${RESERVED_LABEL_PREFIX}" prefix; choose another name`);
+        }
+        labels.push(pair);
         break;
+      }
       case "workdir":
         if (!value.startsWith("/")) {
           throw new ExtraArgsError(`extraArgs workdir ${JSON.stringify(value)} is not absolute; write the path the agent sees`);
@@ -135,4 +153,16 @@ export function parseExtraArgs(words: readonly string[]): ExtraOptions {
     ...(hostname === undefined ? {} : { hostname }),
     ...(stopSignal === undefined ? {} : { stopSignal }),
   };
+}
+
+/**
+ * extraArgs with the value of every env assignment hidden (`-e K=V`, `--env K=V`, `--env=K=V`,
+ * `-eK=V`), parsed exactly as run() parses them, so a value can never slip past as a "flag".
+ */
+export function redactExtraArgs(words: readonly string[]): string[] {
+  return splitExtraArgs(words).flatMap(({ flag, value, word, attached }) => {
+    const shown = flag === "env" && value.includes("=") ? `${value.slice(0, value.indexOf("="))}=${REDACTED}` : value;
+    if (!attached) return [word, shown];
+    return [word.startsWith("--") ? `${word.slice(0, word.indexOf("=") + 1)}${shown}` : `${word.slice(0, 2)}${shown}`];
+  });
 }

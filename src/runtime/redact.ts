@@ -1,33 +1,12 @@
-// Hides what must never be logged: env values smuggled into argv through extraArgs (every form
-// docker accepts), and any registered secret value in any text the project writes.
+// Hides registered secret values (every env value, every credential) in any text the project
+// writes: log lines, records, error messages, Outcomes. Values smuggled into argv through
+// extraArgs are hidden where they are parsed, in extra-args.ts.
 
 import { MIN_MASKED_VALUE_LENGTH } from "./limits.js";
 
-export const REDACTED = "[REDACTED]";
+import { REDACTED } from "./extra-args.js";
 
-/** Hides the value of every `-e K=V`, `--env K=V`, `--env=K=V` and `-eK=V` in a word list. */
-export function redactArgs(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i] as string;
-    if ((word === "-e" || word === "--env") && i + 1 < args.length) {
-      out.push(word, hideValue(args[i + 1] as string));
-      i++;
-    } else if (word.startsWith("--env=")) {
-      out.push(`--env=${hideValue(word.slice("--env=".length))}`);
-    } else if (word.startsWith("-e") && !word.startsWith("--") && word.length > 2) {
-      out.push(`-e${hideValue(word.slice(2))}`);
-    } else {
-      out.push(word);
-    }
-  }
-  return out;
-}
-
-function hideValue(assignment: string): string {
-  const eq = assignment.indexOf("=");
-  return eq === -1 ? assignment : `${assignment.slice(0, eq)}=${REDACTED}`;
-}
+export { REDACTED };
 
 /** Replaces registered secret values in text; values too short to be credentials are ignored. */
 export type Masker = {

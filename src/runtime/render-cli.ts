@@ -2,8 +2,8 @@
 // This is the one place argument order is decided; env values never enter these words.
 
 import type { ComposedSpec } from "./compose.js";
-import { tmpfsOptions } from "./compose.js";
-import { redactArgs } from "./redact.js";
+import { OWNER_LABEL, RUN_LABEL, tmpfsOptions } from "./compose.js";
+import { redactExtraArgs } from "./extra-args.js";
 
 export type ComposedCommand = {
   /** The client to spawn, e.g. "docker". */
@@ -18,11 +18,13 @@ export type ComposedCommand = {
   readonly stdin: string | Uint8Array;
 };
 
-export function renderCliArgs(spec: ComposedSpec): string[] {
+/** The words after the client; `extraArgs` lets the loggable copy pass a redacted form of them. */
+export function renderCliArgs(spec: ComposedSpec, extraArgs: readonly string[] = spec.container.extraArgs ?? []): string[] {
   const c = spec.container;
   const [entry, ...entryRest] = spec.entrypoint ?? [];
-  const envNames = [...new Map(c.env === undefined ? [] : Object.entries(c.env)).keys()];
-  const ownLabels = Object.entries(spec.labels).filter(([k]) => !c.extra.labels.some(([ek]) => ek === k));
+  const envNames = Object.keys(c.env ?? {});
+  // Declared labels and the runtime's own; extraArgs labels come later, in extraArgs, and win.
+  const ownLabels = Object.entries({ ...c.labels, [RUN_LABEL]: spec.labels[RUN_LABEL], [OWNER_LABEL]: spec.labels[OWNER_LABEL] });
   return [
     "run",
     "--rm",
@@ -45,7 +47,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
     "--name", spec.name,
     ...ownLabels.flatMap(([k, v]) => ["--label", `${k}=${v}`]),
     ...(entry === undefined ? [] : ["--entrypoint", entry]),
-    ...(c.extraArgs ?? []),
+    ...extraArgs,
     spec.image,
     ...entryRest,
     ...spec.planArgs,
@@ -55,5 +57,6 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
 export function renderCommand(spec: ComposedSpec, stdin: string | Uint8Array): ComposedCommand {
   const [command, ...clientArgs] = spec.container.containerCommand ?? ["docker"];
   const args = [...clientArgs, ...renderCliArgs(spec)];
-  return { command: command as string, args, redactedArgs: redactArgs(args), env: { ...spec.container.env }, stdin };
+  const redactedArgs = [...clientArgs, ...renderCliArgs(spec, redactExtraArgs(spec.container.extraArgs ?? []))];
+  return { command: command as string, args, redactedArgs, env: { ...spec.container.env }, stdin };
 }

@@ -45,10 +45,13 @@ function describeExit(exit: ExitFacts): string {
 }
 
 function quoteStderr(stderr: string): string | undefined {
-  const trimmed = stderr.trim();
-  if (trimmed.length === 0) return undefined;
-  const start = Buffer.from(trimmed).subarray(0, STDERR_QUOTE_BYTES).toString("utf8");
-  return `stderr: ${start}${start.length < trimmed.length ? " [...]" : ""}`;
+  const bytes = Buffer.from(stderr.trim());
+  if (bytes.length === 0) return undefined;
+  let end = Math.min(bytes.length, STDERR_QUOTE_BYTES);
+  // Cut on a character boundary: back up over UTF-8 continuation bytes (10xxxxxx).
+  while (end < bytes.length && end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  const cut = end < bytes.length;
+  return `stderr: ${bytes.subarray(0, end).toString("utf8")}${cut ? " [...]" : ""}`;
 }
 
 /** One message: what ended the Run, the reader's error, the exit facts, the start of stderr. */
