@@ -56,6 +56,14 @@ describe("a Run against the real engine", () => {
     expect(containersOfRun(one.runId)).toEqual([]);
   });
 
+  it("keeps the reader's ok over a non-zero exit, and logs the contradiction", async () => {
+    const { logger, lines } = capturingLogger();
+    const outcome = await shRuntime("echo ok; exit 3", expectOkLine, { logger }).run({ text: "" });
+    expect(outcome).toMatchObject({ ok: true, reason: "completed", exit: { code: 3 } });
+    const warning = lines.map((l) => JSON.parse(l) as { level: number; msg: string; runId: string }).find((l) => l.level === 40);
+    expect(warning).toMatchObject({ runId: outcome.runId, msg: "the reader said ok but the agent exited non-zero" });
+  });
+
   it("ends as unavailable when the image is missing (the CLI's 125)", async () => {
     const runtime = createAgentContainerRuntime({
       container: { image: "agentcage-no-such-image:never", logger: quiet },
