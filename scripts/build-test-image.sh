@@ -14,6 +14,9 @@ SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SO
 readonly SCRIPT_PATH
 ROOTFS="$(cd "$(dirname "$SCRIPT_PATH")/.." && pwd)/images/test/rootfs"
 readonly ROOTFS
+# Small C helpers compiled statically into /usr/local/bin (busybox cannot, e.g., bind a unix socket).
+HELPERS="$(dirname "$ROOTFS")/src"
+readonly HELPERS
 readonly BUSYBOX="${AGENTCAGE_BUSYBOX:-/bin/busybox}"
 
 say() { printf 'build-test-image: %s\n' "$*" >&2; }
@@ -31,6 +34,10 @@ content_hash() {
   {
     printf 'busybox %s\n' "$(sha256sum <"$BUSYBOX" | cut -d' ' -f1)"
     printf 'script %s\n' "$(sha256sum <"$SCRIPT_PATH" | cut -d' ' -f1)"
+    local helper
+    for helper in "$HELPERS"/*.c; do
+      printf 'helper %s %s\n' "$(basename "$helper")" "$(sha256sum <"$helper" | cut -d' ' -f1)"
+    done
     cd "$ROOTFS"
     local path digest
     while IFS= read -r -d '' path; do
@@ -48,8 +55,8 @@ content_hash() {
 
 populate() {
   local dir="$1" applet path
-  mkdir -p "$dir"/{bin,etc,root,tmp,work}
-  chmod 0755 "$dir" "$dir"/{bin,etc,work}
+  mkdir -p "$dir"/{bin,etc,root,tmp,work,home/agent}
+  chmod 0755 "$dir" "$dir"/{bin,etc,work,home,home/agent}
   chmod 0700 "$dir/root"
   chmod 1777 "$dir/tmp"
 
@@ -65,6 +72,11 @@ populate() {
   chmod 0644 "$dir/etc/passwd" "$dir/etc/group"
 
   cp -a --no-preserve=ownership "$ROOTFS/." "$dir/"
+  local helper
+  mkdir -p "$dir/usr/local/bin"
+  for helper in "$HELPERS"/*.c; do
+    cc -static -Os -o "$dir/usr/local/bin/$(basename "$helper" .c)" "$helper"
+  done
   while IFS= read -r -d '' path; do
     if [[ ! -L "$dir/$path" ]]; then chmod "$(mode_of "$ROOTFS/$path")" "$dir/$path"; fi
   done < <(cd "$ROOTFS" && find . -mindepth 1 -print0)
@@ -76,6 +88,7 @@ main() {
   docker info >/dev/null 2>&1 || die "no docker engine answers; run scripts/provision.sh first"
   [[ -x "$BUSYBOX" ]] || die "no busybox at ${BUSYBOX}; install Debian's busybox-static"
   [[ -d "$ROOTFS" ]] || die "${ROOTFS} is missing; the test image's files live there"
+  command -v cc >/dev/null 2>&1 || die "no C compiler (cc) for the test image's helpers; install Debian's gcc and libc6-dev"
 
   local hash current old_id
   hash="$(content_hash)"
@@ -90,10 +103,11 @@ main() {
   trap 'rm -rf "$work"' EXIT
   populate "$work/rootfs"
 
-  # Everything is owned by root in the image except /work, which belongs to the agent user.
-  tar -C "$work/rootfs" --numeric-owner --owner=0 --group=0 --exclude=./work -c . >"$work/rootfs.tar"
+  # Everything is owned by root in the image except /work and /home/agent, which belong to the
+  # agent user: a directory the agent may write by its permissions, so only --read-only stops it.
+  tar -C "$work/rootfs" --numeric-owner --owner=0 --group=0 --exclude=./work --exclude=./home/agent -c . >"$work/rootfs.tar"
   tar -C "$work/rootfs" --numeric-owner --owner="$AGENT_UID" --group="$AGENT_GID" \
-    --no-recursion -r ./work -f "$work/rootfs.tar"
+    --no-recursion -r ./work ./home/agent -f "$work/rootfs.tar"
   docker import \
     --change 'ENV PATH=/usr/local/bin:/bin' \
     --change "LABEL ${LABEL}=${hash}" \

@@ -45,6 +45,13 @@ ensure_busybox() {
   is_static "$BUSYBOX" || die "busybox-static is installed but ${BUSYBOX} is missing or not static"
 }
 
+# The test image's small helpers are C compiled statically: cc and glibc's static libc.a.
+ensure_static_cc() {
+  if command -v cc >/dev/null 2>&1 && [[ -n "$(find /usr/lib -name libc.a -print -quit 2>/dev/null)" ]]; then return 0; fi
+  is_root || die "no C compiler with a static libc for the test image's helpers; install Debian's gcc and libc6-dev"
+  apt_install gcc libc6-dev
+}
+
 start_engine() {
   # The engine listens where the client will look: DOCKER_HOST if it names a unix socket,
   # else dockerd's default socket. An engine on another host cannot be started from here.
@@ -108,6 +115,7 @@ main() {
   flock -w "$LOCK_TIMEOUT_S" 9 || die "another provisioning held ${LOCK_FILE} for ${LOCK_TIMEOUT_S} s"
 
   ensure_busybox
+  ensure_static_cc
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
   AGENTCAGE_BUSYBOX="$BUSYBOX" bash "${SCRIPT_DIR}/build-test-image.sh" 9>&-

@@ -5,3 +5,6 @@
 export * from "./runtime/index.js";
 export * from "./mounts/index.js";
 export * from "./plan/index.js";
+export { harvest, StagingError, DEFAULT_AGENT_WORKDIR, stagingLimits } from "./staging/index.js";
+export type { HarvestResult, HarvestRefusal, HarvestLimits, RunInputs } from "./staging/index.js";
+export type { StagingDeclaration } from "./runtime/agent-container.js";

@@ -1,6 +1,7 @@
 // The typed end of a Run. Every way a Run can end is a reason here; run() resolves with an
 // Outcome for all of them and never rejects for what happened to a Run.
 
+import type { HarvestResult } from "../staging/harvest/index.js";
 import type { ReaderVerdict } from "./run-plan.js";
 
 export const END_REASONS = [
@@ -21,8 +22,10 @@ export const END_REASONS = [
   "reader_error",
   /** The Run Plan function threw or returned something that is not a plan. */
   "plan_error",
-  /** The call itself was malformed (a prompt that is not text, a timeout out of range). */
+  /** The call itself was malformed (a prompt that is not text, a timeout out of range, bad inputs). */
   "invalid_request",
+  /** The reader said ok, but what the agent left in out/ broke a Harvest rule; nothing was copied. */
+  "harvest_refused",
 ] as const;
 
 export type EndReason = (typeof END_REASONS)[number];
@@ -49,4 +52,8 @@ export type Outcome<R extends ReaderVerdict = ReaderVerdict> = {
   readonly stderrBytes: number;
   /** Stderr as kept for the record (capped), secret values masked. */
   readonly stderr: string;
+  /** What the Harvest copied, or why it refused; present when a destination was given and the reader said ok. */
+  readonly harvest?: HarvestResult;
+  /** The Run directory, when it is kept (keepRuns). */
+  readonly runDirectory?: string;
 };

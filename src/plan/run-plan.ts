@@ -25,6 +25,8 @@ export type RunPlan<R extends ReaderVerdict = ReaderVerdict> = {
    * returns early, and a throw ends the Run as `reader_error`.
    */
   readonly outcome: (stdout: AsyncIterable<Uint8Array>) => Promise<R>;
+  /** The typed request behind this plan, kept as request.json in the Run record (secrets masked); default: none. */
+  readonly request?: unknown;
 };
 
 /** One function per agent: called once per Run and once per `commandFor`, never at construction. */

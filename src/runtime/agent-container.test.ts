@@ -113,7 +113,7 @@ describe("constructing a runtime", () => {
 
   it("refuses a label with the reserved agentcage. prefix", () => {
     expect(refusal({ image: "agent:1", labels: { "agentcage.run": "mine" } }).message).toContain(
-      'label "agentcage.run" is empty or uses the reserved "agentcage." prefix',
+      'label "agentcage.run" is empty, holds "=", or uses the reserved "agentcage." prefix',
     );
   });
 
@@ -175,5 +175,36 @@ describe("constructing a runtime", () => {
     ])("%s", (_what, field) => {
       expect(() => construct({ image: "agent:1", ...field })).not.toThrow();
     });
+  });
+});
+
+describe("what construction closes off", () => {
+  it.each([["-0"], ["-0:10002"], ["0010:-0"]])("refuses user %s, which runc would read as uid 0 or a negative id", (user) => {
+    expect(refusal({ image: "agent:1", user }).message).toContain(`user ${JSON.stringify(user)}`);
+  });
+
+  it("refuses an env value holding a NUL byte without quoting it", () => {
+    const { message } = refusal({ image: "agent:1", env: { TOKEN: "zz-canary-secret\0x" } });
+    expect(message).toContain("env.TOKEN: env value holds a NUL byte");
+    expect(message).not.toContain("zz-canary-secret");
+  });
+
+  it("refuses a label key holding =, which the CLI would split differently", () => {
+    expect(refusal({ image: "agent:1", labels: { "a=b": "c" } }).message).toContain('label "a=b" is empty, holds "="');
+  });
+
+  it.each([[["none", "bridge"]], [["container:abc", "bridge"]]])("refuses networks %j, where none or container: must stand alone", (networks) => {
+    expect(refusal({ image: "agent:1", networks }).message).toContain("either stands alone");
+  });
+
+  it("keeps its own copy of the declaration, so later changes to the caller's object change nothing", () => {
+    const env: Record<string, string> = { TOKEN: "first-secret-value" };
+    const mounts = { runtimeDir: "/srv/runs", entries: [{ agentPath: "/work", path: "work" }] };
+    const runtime = createAgentContainerRuntime({ container: { image: "agent:1", logger: silent, env, mounts }, run: plan });
+    env["TOKEN"] = "rotated-secret-value";
+    mounts.entries.push({ agentPath: "relative", path: "x" });
+    const command = runtime.commandFor({ text: "" });
+    expect(command.env).toEqual({ TOKEN: "first-secret-value" });
+    expect(command.args.filter((a) => a === "--mount")).toHaveLength(1);
   });
 });

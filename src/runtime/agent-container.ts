@@ -32,11 +32,25 @@ export type ContainerLimits = {
   readonly stopGraceSeconds?: number;
 };
 
+/** A per-Run workspace under the Staging Directory (see src/staging). */
+export type StagingDeclaration = {
+  /** The Staging Directory: absolute, on the host the daemon runs on. Each Run gets `<runtimeDir>/<runId>/`. */
+  readonly runtimeDir: string;
+  /** Where the agent sees `work/`; default "/work", with `out/` inside it. */
+  readonly agentWorkdir?: string;
+  /** Mount all of `work/` writable (the agent edits a copy, harvested whole); default false: only `out/`. */
+  readonly writableWork?: boolean;
+  /** Keep each Run directory (record included) after the Run, for a day; default false. */
+  readonly keepRuns?: boolean;
+};
+
 export type AgentContainer = {
   /** Image reference; must exist locally, nothing is pulled. */
   readonly image: string;
-  /** What the container can reach on disk; default: nothing. */
+  /** What the container can reach on disk; default: nothing (or only the Run's workspace, with staging). */
   readonly mounts?: MountTable;
+  /** Give every Run a staged workspace and a record on disk; default: none. With `mounts`, both name one runtimeDir. */
+  readonly staging?: StagingDeclaration;
   /** Replaces the image's entrypoint; default: the image's own. */
   readonly entrypoint?: readonly string[];
   /** Networks to join; default: none at all (`--network none`). */
@@ -79,12 +93,15 @@ const intIn = (what: string, min: number, max: number) =>
   });
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const USER = /^([A-Za-z0-9_.-]+)(?::([A-Za-z0-9_.-]+))?$/;
+/** A uid or gid: digits, or a name that starts with a letter or _ (never "-", which runc would read as a number). */
+const ID = "(?:\\d+|[A-Za-z_][A-Za-z0-9_.-]*)";
+const USER = new RegExp(`^(${ID})(?::(${ID}))?$`);
 const OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
+/** uid 0, by number or by the name root. (gid 0 stays allowed: some platforms run any uid with gid 0.) */
 function isRoot(user: string): boolean {
-  const name = USER.exec(user)?.[1] ?? "";
-  return name === "root" || /^0+$/.test(name);
+  const uid = USER.exec(user)?.[1];
+  return uid !== undefined && (uid === "root" || /^0+$/.test(uid));
 }
 
 const schema = z.strictObject({
@@ -92,14 +109,35 @@ const schema = z.strictObject({
     error: (issue) => `image ${JSON.stringify(issue.input)} starts with "-"; write an image reference such as "agent:1"`,
   }),
   mounts: z.custom<MountTable>((v) => typeof v === "object" && v !== null, { error: "mounts is not a Mount Table; write { runtimeDir, entries }" }).optional(),
+  staging: z
+    .strictObject({
+      runtimeDir: z.string(),
+      agentWorkdir: z
+        .string()
+        .refine((p) => p.startsWith("/") && p !== "/", {
+          error: (issue) => `staging.agentWorkdir ${JSON.stringify(issue.input)} is not an absolute directory below "/"; write the path the agent sees, like "/work"`,
+        })
+        .optional(),
+      writableWork: z.boolean().optional(),
+      keepRuns: z.boolean().optional(),
+    })
+    .optional(),
   entrypoint: words("entrypoint word").optional(),
-  networks: words("network").refine((list) => !list.includes("host"), {
-    error: 'network "host" would share the host\'s network; declare a network of the agent\'s own',
-  }).optional(),
+  networks: words("network")
+    .refine((list) => !list.includes("host"), { error: 'network "host" would share the host\'s network; declare a network of the agent\'s own' })
+    .refine((list) => list.length === 1 || !list.some((n) => n === "none" || n.startsWith("container:")), {
+      error: (issue) => `networks ${JSON.stringify(issue.input)} mix "none" or "container:<id>" with others; either stands alone`,
+    })
+    .optional(),
   // Record keys are checked here, not by a key schema, so the message can quote the key (zod 4
   // reports a bad key only as "Invalid key in record"). A value is never quoted: it may be a secret.
   env: z
-    .record(z.string(), z.string({ error: "env value is not a string; write every value as a string" }))
+    .record(
+      z.string(),
+      z
+        .string({ error: "env value is not a string; write every value as a string" })
+        .refine((v) => !v.includes("\0"), { error: "env value holds a NUL byte, which no environment can carry; remove it" }),
+    )
     .superRefine((env, ctx) => {
       for (const name of Object.keys(env)) {
         if (!ENV_NAME.test(name)) {
@@ -111,7 +149,9 @@ const schema = z.strictObject({
   user: z
     .string()
     .regex(USER, { error: (issue) => `user ${JSON.stringify(issue.input)} is not uid[:gid] or a name; write it like "10002:10002"` })
-    .refine((u) => !isRoot(u), { error: (issue) => `user ${JSON.stringify(issue.input)} is uid 0; an agent never runs as root, write a non-zero uid such as "10002:10002"` })
+    .refine((u) => !isRoot(u), {
+      error: (issue) => `user ${JSON.stringify(issue.input)} is uid 0; an agent never runs as root, write a non-zero uid such as "10002:10002"`,
+    })
     .optional(),
   workdir: z
     .string()
@@ -136,8 +176,8 @@ const schema = z.strictObject({
     .record(z.string(), z.string())
     .superRefine((labels, ctx) => {
       for (const key of Object.keys(labels)) {
-        if (key.length === 0 || key.startsWith(RESERVED_LABEL_PREFIX)) {
-          ctx.addIssue({ code: "custom", path: [key], message: `label ${JSON.stringify(key)} is empty or uses the reserved "${RESERVED_LABEL_PREFIX}" prefix; choose another name` });
+        if (key.length === 0 || key.startsWith(RESERVED_LABEL_PREFIX) || key.includes("=")) {
+          ctx.addIssue({ code: "custom", path: [key], message: `label ${JSON.stringify(key)} is empty, holds "=", or uses the reserved "${RESERVED_LABEL_PREFIX}" prefix; choose another name` });
         }
       }
     })
@@ -170,11 +210,31 @@ export function validateAgentContainer(input: unknown): ValidatedContainer {
     });
     throw new AgentContainerError(`Agent Container is invalid: ${lines.join("; ")}`);
   }
-  const container = input as AgentContainer;
+  // A private, frozen copy: changing the caller's object later cannot change a Run (or unmask a secret).
+  const { logger, ...plain } = input as AgentContainer;
+  // The logger stays the caller's own, unfrozen: it is an object with state, not a declaration.
+  const container: AgentContainer = { ...deepFreeze(structuredClone(plain)), ...(logger === undefined ? {} : { logger }) };
   try {
     if (container.mounts !== undefined) validateMountTable(container.mounts);
-    return { ...container, extra: parseExtraArgs(container.extraArgs ?? []) };
+    const staging = container.staging;
+    if (staging !== undefined) {
+      validateMountTable({ runtimeDir: staging.runtimeDir, entries: [] });
+      if (container.mounts !== undefined && container.mounts.runtimeDir !== staging.runtimeDir) {
+        throw new Error(
+          `mounts.runtimeDir ${JSON.stringify(container.mounts.runtimeDir)} differs from staging.runtimeDir ${JSON.stringify(staging.runtimeDir)}; one runtime has one Staging Directory, write the same path in both`,
+        );
+      }
+    }
+    return Object.freeze({ ...container, extra: deepFreeze(parseExtraArgs(container.extraArgs ?? [])) });
   } catch (error) {
     throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

@@ -206,7 +206,8 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "--entrypoint", "node",
-      "--hostname", "agent-1", "-e", "EXTRA=1", "--label", "tier=gold", "--dns", "10.0.0.2",
+      // The env assignment keeps its place but loses its value, which moves to the client's env.
+      "--hostname", "agent-1", "--env", "EXTRA", "--label", "tier=gold", "--dns", "10.0.0.2",
       "agent:1",
       "/opt/agent.js",
       "sample-agent", "--json",

@@ -4,6 +4,7 @@
 import type { MountSpec } from "../mounts/index.js";
 import { mountArguments, mountSpecs } from "../mounts/index.js";
 import type { ValidatedContainer } from "./agent-container.js";
+import { DEFAULT_AGENT_WORKDIR, stagedMounts } from "../staging/layout.js";
 import { DEFAULT_MEMORY_BYTES, DEFAULT_PIDS_LIMIT, DEFAULT_TMPFS_BYTES, FALLBACK_AGENT_USER } from "./limits.js";
 
 export const RUN_LABEL = "agentcage.run";
@@ -18,6 +19,9 @@ export type ComposedSpec = {
   /** The Run Plan's words. */
   readonly planArgs: readonly string[];
   readonly user: string;
+  /** The working directory as declared (or the staged workspace); extraArgs may override it. */
+  readonly declaredWorkdir?: string;
+  /** The working directory in effect. */
   readonly workdir?: string;
   /** Declared env then extraArgs env, in order; later names win. */
   readonly env: ReadonlyArray<readonly [string, string]>;
@@ -54,14 +58,25 @@ export function composeSpec(container: ValidatedContainer, planArgs: readonly st
     [RUN_LABEL]: runId,
     [OWNER_LABEL]: container.owner ?? DEFAULT_OWNER,
   };
-  const mounts = container.mounts ?? { runtimeDir: "/", entries: [] };
-  const workdir = extra.workdir ?? container.workdir;
+  const staging = container.staging;
+  const agentWorkdir = staging === undefined ? undefined : (staging.agentWorkdir ?? DEFAULT_AGENT_WORKDIR);
+  // A staged Run sees its own workspace first, then what else the Operator declared.
+  const mounts = {
+    runtimeDir: staging?.runtimeDir ?? container.mounts?.runtimeDir ?? "/",
+    entries: [
+      ...(staging === undefined ? [] : stagedMounts(runId, agentWorkdir as string, staging.writableWork ?? false)),
+      ...(container.mounts?.entries ?? []),
+    ],
+  };
+  const declaredWorkdir = container.workdir ?? agentWorkdir;
+  const workdir = extra.workdir ?? declaredWorkdir;
   return {
     name: containerName(runId),
     image: container.image,
     ...(container.entrypoint === undefined ? {} : { entrypoint: container.entrypoint }),
     planArgs,
     user: resolveAgentUser(container.user),
+    ...(declaredWorkdir === undefined ? {} : { declaredWorkdir }),
     ...(workdir === undefined ? {} : { workdir }),
     env: [...Object.entries(container.env ?? {}), ...extra.env],
     labels,

@@ -11,7 +11,7 @@ import { engineMessage, engineStatus } from "./engine.js";
 import { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";
 import { createCappedBytes } from "./capped-bytes.js";
 import { createStdoutChannel } from "./stdout-channel.js";
-import { MAX_STDERR_RECORD_BYTES, MAX_STDOUT_BYTES } from "./limits.js";
+import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, MAX_STDERR_RECORD_BYTES, MAX_STDOUT_BYTES } from "./limits.js";
 import type { Masker } from "./redact.js";
 import { decideReason, describeFailure, signalOfExitCode, type Interruption, type Observed } from "./settle.js";
 
@@ -28,6 +28,10 @@ export type RunContext<R extends ReaderVerdict> = {
   readonly logger: Logger;
   readonly masker: Masker;
   readonly startedAt: number;
+  /** Sees every stdout byte that is accepted (under the cap), as it arrives; for the Run record. */
+  readonly onStdout?: (chunk: Uint8Array) => void;
+  /** Sees every stderr byte as it arrives. */
+  readonly onStderr?: (chunk: Uint8Array) => void;
 };
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
@@ -42,6 +46,15 @@ export function describeEngineError(step: string, error: unknown, image: string)
     return `image ${JSON.stringify(image)} is not on this engine (${engineMessage(error)}); build or load it first, nothing is pulled`;
   }
   return `the engine refused ${step}: ${engineMessage(error)}`;
+}
+
+/** Rejects when `promise` has not settled within `ms`; the engine has no deadline of its own. */
+function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the engine did not answer ${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 export async function executeRun<R extends ReaderVerdict>(ctx: RunContext<R>): Promise<Outcome<R>> {
@@ -72,7 +85,7 @@ export async function executeRun<R extends ReaderVerdict>(ctx: RunContext<R>): P
     if (!running || stopping) return;
     stopping = true;
     if (now || ctx.graceMs === 0) return kill("SIGKILL");
-    kill("SIGTERM");
+    kill(spec.container.extra.stopSignal ?? "SIGTERM");
     graceTimer = setTimeout(() => kill("SIGKILL"), ctx.graceMs);
   };
   const interrupt = (why: Interruption, detail: string, now = false): void => {
@@ -88,29 +101,42 @@ export async function executeRun<R extends ReaderVerdict>(ctx: RunContext<R>): P
   if (ctx.signal?.aborted) onAbort();
   else ctx.signal?.addEventListener("abort", onAbort, { once: true });
 
-  try {
+  // The timeout stops the agent; this stops waiting for an engine that no longer answers at all.
+  const abandonAfterMs = ctx.timeoutMs + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS;
+  let abandoned = false;
+  let abandonTimer: NodeJS.Timeout | undefined;
+  const abandon = new Promise<void>((resolve) => {
+    abandonTimer = setTimeout(() => {
+      abandoned = true;
+      resolve();
+    }, abandonAfterMs);
+  });
+  const work = async (): Promise<void> => {
     if (interruption === undefined) {
       try {
         containerId = await engine.create(ctx.body);
       } catch (error) {
         engineFailure = describeEngineError("create", error, spec.image);
+        // A refusal (4xx) created nothing; a lost answer may have created the container anyway.
+        if ((engineStatus(error) ?? 500) >= 500) await removeByName();
       }
     }
     if (containerId !== undefined && interruption === undefined && engineFailure === undefined) {
       await runContainer(containerId);
     }
+  };
+  try {
+    await Promise.race([work(), abandon]);
+    if (abandoned) engineFailure ??= `the engine did not answer within ${abandonAfterMs} ms of the Run's start (timeout + grace + ENGINE_ANSWER_MARGIN_MS)`;
   } catch (error) {
     engineFailure ??= describeEngineError("the Run", error, spec.image);
   } finally {
     clearTimeout(timeoutTimer);
+    clearTimeout(abandonTimer);
     ctx.signal?.removeEventListener("abort", onAbort);
-    if (containerId !== undefined) {
-      if (running) exit = await exitFacts(containerId);
-      clearTimeout(graceTimer);
-      await engine.remove(containerId).catch((error: unknown) => {
-        logger.error({ runId, err: masker.mask(engineMessage(error)) }, "container could not be removed; sweep() will remove it");
-      });
-    }
+    if (running && !abandoned && containerId !== undefined) exit = await exitFacts(containerId);
+    clearTimeout(graceTimer);
+    if (containerId !== undefined || abandoned) await removeByName();
   }
 
   const observed: Observed = {
@@ -120,7 +146,7 @@ export async function executeRun<R extends ReaderVerdict>(ctx: RunContext<R>): P
     ...(readerThrew === undefined ? {} : { readerThrew }),
     ...(verdict === undefined ? {} : { verdict }),
     ...(exit === undefined ? {} : { exit }),
-    stderr: masker.mask(stderr.text()),
+    stderr: maskedStderr(),
   };
   const reason = decideReason(observed);
   const ok = reason === "completed";
@@ -140,9 +166,23 @@ export async function executeRun<R extends ReaderVerdict>(ctx: RunContext<R>): P
     stderr: observed.stderr,
   };
 
+  /** Stderr as kept, masked; when it was cut, a secret may straddle the cut, so its tail goes too. */
+  function maskedStderr(): string {
+    const masked = masker.mask(stderr.text());
+    if (stderr.totalBytes() <= MAX_STDERR_RECORD_BYTES) return masked;
+    return masked.slice(0, Math.max(0, masked.length - Math.max(0, masker.longest() - 1)));
+  }
+
+  /** Removes the Run's container by its name, whether or not its id was ever known. */
+  async function removeByName(): Promise<void> {
+    await bounded(engine.remove(spec.name), ENGINE_CLEANUP_TIMEOUT_MS, "remove").catch((error: unknown) => {
+      logger.error({ runId, err: masker.mask(engineMessage(error)) }, "container could not be removed; sweep() will remove it");
+    });
+  }
+
   async function exitFacts(id: string): Promise<ExitFacts | undefined> {
     try {
-      const state = await engine.inspect(id);
+      const state = await bounded(engine.inspect(id), ENGINE_CLEANUP_TIMEOUT_MS, "inspect");
       if (state.running) return undefined;
       const signal = signalOfExitCode(state.exitCode);
       return { code: state.exitCode, ...(signal === undefined ? {} : { signal }), oomKilled: state.oomKilled };
@@ -169,17 +209,24 @@ export async function executeRun<R extends ReaderVerdict>(ctx: RunContext<R>): P
     stream.on(
       "data",
       createFrameDemuxer((kind, payload) => {
-        if (kind === STDERR_FRAME) return stderr.push(payload);
+        if (kind === STDERR_FRAME) {
+          stderr.push(payload);
+          return ctx.onStderr?.(payload);
+        }
         if (kind !== STDOUT_FRAME || overflowed) return;
         const room = MAX_STDOUT_BYTES - stdoutBytes;
         stdoutBytes += payload.length;
         if (payload.length > room) {
           overflowed = true;
-          if (room > 0) channel.push(payload.subarray(0, room));
+          if (room > 0) {
+            channel.push(payload.subarray(0, room));
+            ctx.onStdout?.(payload.subarray(0, room));
+          }
           channel.end();
           interrupt("output_limit", `stdout passed its limit of ${MAX_STDOUT_BYTES} bytes (MAX_STDOUT_BYTES) and the agent was killed`, true);
           return;
         }
+        ctx.onStdout?.(payload);
         if (!channel.push(payload)) stream.pause();
       }),
     );

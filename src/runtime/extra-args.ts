@@ -40,7 +40,6 @@ export const SUPPORTED_EXTRA_FLAGS: readonly string[] = [...LONG_FLAGS.keys(), .
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Labels the runtime owns (run id, owner); nothing declared may set them. */
 export const RESERVED_LABEL_PREFIX = "agentcage.";
-export const REDACTED = "[REDACTED]";
 
 type FlagPair = {
   readonly flag: FlagName;
@@ -156,13 +155,13 @@ export function parseExtraArgs(words: readonly string[]): ExtraOptions {
 }
 
 /**
- * extraArgs with the value of every env assignment hidden (`-e K=V`, `--env K=V`, `--env=K=V`,
- * `-eK=V`), parsed exactly as run() parses them, so a value can never slip past as a "flag".
+ * extraArgs as the CLI rendering splices them: every env assignment (`-e K=V`, `--env K=V`,
+ * `--env=K=V`, `-eK=V`) becomes `--env K`, its value moving to the client's environment, so no
+ * env value reaches an argv. Parsed exactly as run() parses them.
  */
-export function redactExtraArgs(words: readonly string[]): string[] {
+export function cliExtraArgs(words: readonly string[]): string[] {
   return splitExtraArgs(words).flatMap(({ flag, value, word, attached }) => {
-    const shown = flag === "env" && value.includes("=") ? `${value.slice(0, value.indexOf("="))}=${REDACTED}` : value;
-    if (!attached) return [word, shown];
-    return [word.startsWith("--") ? `${word.slice(0, word.indexOf("=") + 1)}${shown}` : `${word.slice(0, 2)}${shown}`];
+    if (flag === "env") return ["--env", value.includes("=") ? value.slice(0, value.indexOf("=")) : value];
+    return attached ? [word] : [word, value];
   });
 }

@@ -23,6 +23,11 @@ export const DEFAULT_TIMEOUT_SECONDS = 60 * 60;
 export const DEFAULT_STOP_GRACE_SECONDS = 10;
 export const MAX_STOP_GRACE_SECONDS = 10 * 60;
 
+/** How long past timeout + grace a Run waits for an engine that does not answer before giving up on it. */
+export const ENGINE_ANSWER_MARGIN_MS = 30_000;
+/** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
+export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
+
 export const DEFAULT_MEMORY_BYTES = 2 * GiB;
 /** Below this the container runtime itself cannot start reliably. */
 export const MIN_MEMORY_BYTES = 8 * MiB;

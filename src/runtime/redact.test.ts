@@ -7,7 +7,7 @@ import type { RunPlanFunction } from "../plan/index.js";
 import { createAgentContainerRuntime, REDACTED, type AgentContainer } from "./index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "./limits.js";
 import { createMasker } from "./redact.js";
-import { redactExtraArgs } from "./extra-args.js";
+import { cliExtraArgs } from "./extra-args.js";
 
 const plan: RunPlanFunction = () => ({ args: ["sample-agent"], stdin: "", outcome: async () => ({ ok: true }) });
 const silent = pino({ level: "silent" });
@@ -22,43 +22,41 @@ function extraWords(args: readonly string[], image: string): string[] {
   return args.slice(afterLabels, args.lastIndexOf(image));
 }
 
-describe("redactExtraArgs", () => {
-  it("hides the value of every env assignment form and keeps the names", () => {
-    expect(redactExtraArgs(["-e", "A=alpha-secret", "--env", "B=beta-secret", "--env=C=gamma-secret", "-eD=delta-secret"])).toEqual([
-      "-e", `A=${REDACTED}`, "--env", `B=${REDACTED}`, `--env=C=${REDACTED}`, `-eD=${REDACTED}`,
+describe("cliExtraArgs", () => {
+  it("turns every env assignment form into --env NAME, so no value is in argv", () => {
+    expect(cliExtraArgs(["-e", "A=alpha-secret", "--env", "B=beta-secret", "--env=C=gamma-secret", "-eD=delta-secret"])).toEqual([
+      "--env", "A", "--env", "B", "--env", "C", "--env", "D",
     ]);
   });
 
-  it("keeps words that are not env values", () => {
+  it("keeps words that are not env assignments as written", () => {
     const words = ["--label", "a=b", "--hostname", "h", "-w", "/work", "--workdir=/x"];
-    expect(redactExtraArgs(words)).toEqual(words);
-  });
-
-  it("hides an empty value too", () => {
-    expect(redactExtraArgs(["-e", "EMPTY=", "--env=ALSO="])).toEqual(["-e", `EMPTY=${REDACTED}`, `--env=ALSO=${REDACTED}`]);
+    expect(cliExtraArgs(words)).toEqual(words);
   });
 
   it("parses as run() does, so a flag's value that looks like -e cannot shield the next env value", () => {
-    expect(redactExtraArgs(["--hostname", "-e", "--env", "TOKEN=supersecret"])).toEqual(["--hostname", "-e", "--env", `TOKEN=${REDACTED}`]);
+    expect(cliExtraArgs(["--hostname", "-e", "--env", "TOKEN=supersecret"])).toEqual(["--hostname", "-e", "--env", "TOKEN"]);
   });
 });
 
-describe("commandFor's redactedArgs", () => {
+describe("commandFor", () => {
   const extraArgs = ["-e", "A=alpha-secret", "--env", "B=beta-secret", "--env=C=gamma-secret", "-eD=delta-secret"];
 
-  it("hides values smuggled through extraArgs in every form", () => {
-    const { redactedArgs } = commandFor({ image: "agent:1", extraArgs });
-    expect(extraWords(redactedArgs, "agent:1")).toEqual([
-      "-e", `A=${REDACTED}`, "--env", `B=${REDACTED}`, `--env=C=${REDACTED}`, `-eD=${REDACTED}`,
-    ]);
+  it("carries values smuggled through extraArgs, in every form, only in the client's env", () => {
+    const command = commandFor({ image: "agent:1", extraArgs });
+    expect(extraWords(command.args, "agent:1")).toEqual(["--env", "A", "--env", "B", "--env", "C", "--env", "D"]);
+    expect(extraWords(command.redactedArgs, "agent:1")).toEqual(["--env", "A", "--env", "B", "--env", "C", "--env", "D"]);
+    expect(command.env).toEqual({ A: "alpha-secret", B: "beta-secret", C: "gamma-secret", D: "delta-secret" });
   });
 
-  it("is args with only those values replaced", () => {
-    const { args, redactedArgs } = commandFor({ image: "agent:1", extraArgs });
-    expect(extraWords(args, "agent:1")).toEqual(extraArgs);
-    expect(redactedArgs).toEqual(
-      args.map((w) => w.replace(/(alpha|beta|gamma|delta)-secret$/, REDACTED)),
-    );
+  it("masks a secret a plan passes as an argument in redactedArgs, and only there", () => {
+    const runtime = createAgentContainerRuntime({
+      container: { image: "agent:1", logger: silent, env: { API_KEY: "sk-live-0123456789abcdef" } },
+      run: () => ({ args: ["--key", "sk-live-0123456789abcdef"], stdin: "", outcome: async () => ({ ok: true }) }),
+    });
+    const command = runtime.commandFor({ text: "" });
+    expect(command.args.at(-1)).toBe("sk-live-0123456789abcdef");
+    expect(command.redactedArgs.at(-1)).toBe(REDACTED);
   });
 
   it("never carries a declared env value, in args or redactedArgs", () => {
@@ -69,7 +67,12 @@ describe("commandFor's redactedArgs", () => {
       expect(text).not.toContain("sk-live-0123456789abcdef");
       expect(text).not.toContain("tok-fedcba9876543210");
     }
-    expect(command.env).toEqual(env);
+    expect(command.env).toEqual({ ...env, MODE: "fast" });
+  });
+
+  it("hides an env value even when the entrypoint word before extraArgs is --env", () => {
+    const { args } = commandFor({ image: "agent:1", entrypoint: ["--env"], extraArgs: ["-e", "TOKEN=supersecret"] });
+    expect(JSON.stringify(args)).not.toContain("supersecret");
   });
 });
 
@@ -127,9 +130,23 @@ describe("createMasker", () => {
   });
 });
 
-describe("commandFor's redactedArgs next to an entrypoint", () => {
-  it("hides an env value even when the entrypoint word before extraArgs is --env", () => {
-    const { redactedArgs } = commandFor({ image: "agent:1", entrypoint: ["--env"], extraArgs: ["-e", "TOKEN=supersecret"] });
-    expect(JSON.stringify(redactedArgs)).not.toContain("supersecret");
+describe("createMasker on what readers return", () => {
+  it("masks a secret inside a Buffer or Uint8Array, byte for byte", () => {
+    const masker = createMasker(["sk-live-0123456789"]);
+    const masked = masker.maskDeep({ bytes: Buffer.from("a sk-live-0123456789 b"), raw: new TextEncoder().encode("sk-live-0123456789") });
+    expect(masked.bytes.toString()).toBe(`a ${REDACTED} b`);
+    expect(Buffer.from(masked.raw).toString()).toBe(REDACTED);
+  });
+
+  it("masks an Error's message and objects without a prototype", () => {
+    const masker = createMasker(["sk-live-0123456789"]);
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { key: "sk-live-0123456789" });
+    expect(masker.maskDeep(new Error("bad sk-live-0123456789")).message).toBe(`bad ${REDACTED}`);
+    expect(masker.maskDeep(bare)).toEqual({ key: REDACTED });
+  });
+
+  it("masks the escaped spelling of a secret, as JSON or Go quote it", () => {
+    const masker = createMasker(['pa"ss\\word-1']);
+    expect(masker.mask(JSON.stringify({ v: 'pa"ss\\word-1' }))).toBe(`{"v":"${REDACTED}"}`);
   });
 });

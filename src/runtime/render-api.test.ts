@@ -8,6 +8,7 @@ import type { AgentContainer } from "./agent-container.js";
 import { validateAgentContainer } from "./agent-container.js";
 import { composeSpec, resolveAgentUser } from "./compose.js";
 import { renderCreateBody } from "./render-api.js";
+import { createMasker } from "./redact.js";
 import { renderCommand, type ComposedCommand } from "./render-cli.js";
 
 const RUN_ID = "0123456789abcdef";
@@ -45,7 +46,7 @@ const FULL: AgentContainer = {
 
 function render(container: AgentContainer): { body: ContainerCreateOptions; command: ComposedCommand } {
   const spec = composeSpec(validateAgentContainer(container), PLAN_ARGS, RUN_ID);
-  return { body: renderCreateBody(spec), command: renderCommand(spec, "") };
+  return { body: renderCreateBody(spec), command: renderCommand(spec, "", createMasker()) };
 }
 
 const BOOLEAN_FLAGS = new Set(["--rm", "--interactive", "--init", "--read-only"]);

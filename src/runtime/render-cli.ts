@@ -2,24 +2,31 @@
 // This is the one place argument order is decided; env values never enter these words.
 
 import type { ComposedSpec } from "./compose.js";
-import { OWNER_LABEL, RUN_LABEL, tmpfsOptions } from "./compose.js";
-import { redactExtraArgs } from "./extra-args.js";
+import { effectiveEnv, OWNER_LABEL, RUN_LABEL, tmpfsOptions } from "./compose.js";
+import { cliExtraArgs } from "./extra-args.js";
+import type { Masker } from "./redact.js";
 
 export type ComposedCommand = {
   /** The client to spawn, e.g. "docker". */
   readonly command: string;
   /** Its arguments, starting with any further words of containerCommand, then `run`. */
   readonly args: readonly string[];
-  /** `args` with any value smuggled through extraArgs hidden; safe to log. */
+  /** `args` with every registered secret masked (say a plan passed one as an argument); safe to log. */
   readonly redactedArgs: readonly string[];
-  /** The values behind each `--env NAME`, for the spawned client's environment. Secret. */
+  /**
+   * The values behind each `--env NAME`, to add to the spawned client's environment. Secret.
+   * A name the client reads itself (PATH, HOME, DOCKER_*) affects the client as well.
+   */
   readonly env: Readonly<Record<string, string>>;
   /** What to write to the client's stdin. */
   readonly stdin: string | Uint8Array;
 };
 
-/** The words after the client; `extraArgs` lets the loggable copy pass a redacted form of them. */
-export function renderCliArgs(spec: ComposedSpec, extraArgs: readonly string[] = spec.container.extraArgs ?? []): string[] {
+/**
+ * The words after the client. Several networks render as repeated `--network`, which engines
+ * before API 1.44 refuse in one `docker run`; run() connects the extra ones itself.
+ */
+export function renderCliArgs(spec: ComposedSpec): string[] {
   const c = spec.container;
   const [entry, ...entryRest] = spec.entrypoint ?? [];
   const envNames = Object.keys(c.env ?? {});
@@ -37,26 +44,25 @@ export function renderCliArgs(spec: ComposedSpec, extraArgs: readonly string[] =
     "--pids-limit", String(spec.pids),
     "--memory", String(spec.memoryBytes),
     "--memory-swap", String(spec.memoryBytes),
-    ...(spec.cpus === undefined ? [] : ["--cpus", String(spec.cpus)]),
+    ...(spec.cpus === undefined ? [] : ["--cpus", String(Math.round(spec.cpus * 1e9) / 1e9)]),
     "--ulimit", "core=0",
     ...spec.mountArgs,
     "--user", spec.user,
-    ...(c.workdir === undefined ? [] : ["--workdir", c.workdir]),
+    ...(spec.declaredWorkdir === undefined ? [] : ["--workdir", spec.declaredWorkdir]),
     ...(spec.networks.length === 0 ? ["--network", "none"] : spec.networks.flatMap((n) => ["--network", n])),
     ...envNames.flatMap((name) => ["--env", name]),
     "--name", spec.name,
     ...ownLabels.flatMap(([k, v]) => ["--label", `${k}=${v}`]),
     ...(entry === undefined ? [] : ["--entrypoint", entry]),
-    ...extraArgs,
+    ...cliExtraArgs(c.extraArgs ?? []),
     spec.image,
     ...entryRest,
     ...spec.planArgs,
   ];
 }
 
-export function renderCommand(spec: ComposedSpec, stdin: string | Uint8Array): ComposedCommand {
+export function renderCommand(spec: ComposedSpec, stdin: string | Uint8Array, masker: Masker): ComposedCommand {
   const [command, ...clientArgs] = spec.container.containerCommand ?? ["docker"];
   const args = [...clientArgs, ...renderCliArgs(spec)];
-  const redactedArgs = [...clientArgs, ...renderCliArgs(spec, redactExtraArgs(spec.container.extraArgs ?? []))];
-  return { command: command as string, args, redactedArgs, env: { ...spec.container.env }, stdin };
+  return { command: command as string, args, redactedArgs: args.map(masker.mask), env: Object.fromEntries(effectiveEnv(spec)), stdin };
 }

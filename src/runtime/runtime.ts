@@ -3,26 +3,27 @@
 // run() never rejects for what happens to a Run, commandFor() starts nothing, sweep() cleans up.
 
 import { randomBytes } from "node:crypto";
+import { isAbsolute } from "node:path";
 import Docker from "dockerode";
 import pLimit from "p-limit";
 import { pino, type Logger } from "pino";
-import type { Outcome, ReaderVerdict, RunPlan, RunPlanFunction, RunPrompt } from "../plan/index.js";
-import { validateAgentContainer, AgentContainerError, type AgentContainer, type ValidatedContainer } from "./agent-container.js";
+import type { Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
+import { sweepRunDirectories, type RunInputs } from "../staging/index.js";
+import { validateAgentContainer, AgentContainerError, type AgentContainer } from "./agent-container.js";
 import { composeSpec, DEFAULT_OWNER, OWNER_LABEL, RUN_LABEL } from "./compose.js";
 import { createDockerEngine, engineMessage, type Engine } from "./engine.js";
-import { executeRun } from "./execute.js";
 import {
   DEFAULT_MAX_CONCURRENT_RUNS,
   DEFAULT_STOP_GRACE_SECONDS,
   DEFAULT_TIMEOUT_SECONDS,
   MAX_CONCURRENT_RUNS,
-  MAX_STDIN_BYTES,
   MAX_TIMEOUT_SECONDS,
   MIN_TIMEOUT_SECONDS,
 } from "./limits.js";
-import { createMasker, type Masker } from "./redact.js";
+import { liveRuns } from "./live-runs.js";
+import { checkPlan, earlyOutcome, performRun } from "./perform.js";
+import { createMasker } from "./redact.js";
 import { renderCommand, type ComposedCommand } from "./render-cli.js";
-import { renderCreateBody } from "./render-api.js";
 
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict> = {
   readonly container: AgentContainer;
@@ -38,14 +39,26 @@ export type RunOptions = {
   readonly signal?: AbortSignal;
   /** Overrides the declaration's timeout for this Run; 1 s to 24 h. */
   readonly timeoutSeconds?: number;
+  /** What to copy into the Run's `work/` (needs `staging`); default: nothing. */
+  readonly inputs?: RunInputs;
+  /** Absolute directory to Harvest `out/` into after the Run (needs `staging`); replaced whole. Default: no Harvest. */
+  readonly harvestTo?: string;
 };
 
-export type SweepResult = { readonly removed: readonly string[] };
+export type SweepResult = {
+  /** Container ids removed. */
+  readonly removed: readonly string[];
+  /** Run ids whose directories were removed from the Staging Directory. */
+  readonly removedRunDirectories: readonly string[];
+};
 
 export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict> = {
   readonly run: (prompt: RunPrompt, options?: RunOptions) => Promise<Outcome<R>>;
   readonly commandFor: (prompt: RunPrompt) => ComposedCommand;
-  /** Removes this owner's containers that belong to no live Run of this runtime. */
+  /**
+   * Removes this owner's containers and Run directories that belong to no live Run of this
+   * process (what a crashed process left). Runs once by itself before the first Run.
+   */
   readonly sweep: () => Promise<SweepResult>;
   /** Registers one more secret value to mask in every log line, record and Outcome. */
   readonly addSecret: (value: string) => void;
@@ -67,40 +80,56 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     throw new AgentContainerError(`maxConcurrentRuns ${JSON.stringify(concurrency)} is out of range; write a whole number from 1 to ${MAX_CONCURRENT_RUNS}`);
   }
   // Compose once now, with a placeholder plan, so a declaration that cannot render throws here.
-  composeSpec(container, [], "0000000000000000");
+  try {
+    composeSpec(container, [], "0000000000000000");
+  } catch (error) {
+    throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
+  }
 
   const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
   const masker = createMasker([...Object.values(container.env ?? {}), ...container.extra.env.map(([, v]) => v)]);
   const engine: Engine = createDockerEngine(options.docker);
   const limit = pLimit(concurrency);
   const owner = container.owner ?? DEFAULT_OWNER;
-  const liveRuns = new Set<string>();
+  let startupSweep: Promise<unknown> | undefined;
+
+  const sweep = async (): Promise<SweepResult> => {
+    const removed: string[] = [];
+    for (const listed of await engine.listByLabel(`${OWNER_LABEL}=${owner}`)) {
+      if (liveRuns.has(listed.labels[RUN_LABEL] ?? "")) continue;
+      try {
+        await engine.remove(listed.id);
+        removed.push(listed.id);
+      } catch (error) {
+        logger.warn({ container: listed.id, err: masker.mask(engineMessage(error)) }, "sweep could not remove a container");
+      }
+    }
+    const staging = container.staging;
+    const removedRunDirectories =
+      staging === undefined
+        ? []
+        : await sweepRunDirectories({ runtimeDir: staging.runtimeDir, owner, keepRuns: staging.keepRuns ?? false, isLive: liveRuns.has });
+    if (removed.length + removedRunDirectories.length > 0) {
+      logger.info({ owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length }, "swept what earlier Runs left");
+    }
+    return { removed, removedRunDirectories };
+  };
 
   const run = (prompt: RunPrompt, runOptions: RunOptions = {}): Promise<Outcome<R>> => {
     const runId = newRunId();
     const startedAt = performance.now();
-    const early = (reason: Outcome["reason"], error: string): Outcome<R> => ({
-      runId,
-      ok: false,
-      reason,
-      error: masker.mask(error),
-      durationMs: Math.round(performance.now() - startedAt),
-      stdoutBytes: 0,
-      stderrBytes: 0,
-      stderr: "",
-    });
-    const invalid = checkRunRequest(prompt, runOptions);
-    if (invalid !== undefined) return Promise.resolve(log(early("invalid_request", invalid)));
+    const early = (reason: Outcome["reason"], error: string) => log(earlyOutcome<R>(runId, startedAt, masker, reason, error));
+    const invalid = checkRunRequest(prompt, runOptions, container.staging !== undefined);
+    if (invalid !== undefined) return Promise.resolve(early("invalid_request", invalid));
     const signal = runOptions.signal;
-    if (signal?.aborted) return Promise.resolve(log(early("cancelled", "the Run was cancelled before it started")));
-    const timeoutSeconds = runOptions.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    if (signal?.aborted) return Promise.resolve(early("cancelled", "the Run was cancelled before it started"));
 
     return new Promise<Outcome<R>>((resolve) => {
       let settled = false;
       const settle = (outcome: Outcome<R>): void => {
         if (settled) return;
         settled = true;
-        resolve(log(outcome));
+        resolve(outcome);
       };
       // A Run cancelled while it waits for a slot ends at once, not when the slot comes.
       const cancelQueued = (): void => settle(early("cancelled", "the Run was cancelled while it waited for a free slot"));
@@ -108,35 +137,33 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
       void limit(async () => {
         signal?.removeEventListener("abort", cancelQueued);
         if (settled) return;
-        const planned = planRun(prompt);
-        if (typeof planned === "string") return settle(early("plan_error", planned));
-        const stdin = typeof planned.stdin === "string" ? Buffer.from(planned.stdin, "utf8") : planned.stdin;
-        if (stdin.length > MAX_STDIN_BYTES) {
-          return settle(early("input_limit", `the plan's stdin is ${stdin.length} bytes, over its limit of ${MAX_STDIN_BYTES} (MAX_STDIN_BYTES); send a shorter prompt or hand large inputs over as files`));
-        }
-        const spec = composeSpec(container, planned.args, runId);
-        const command = renderCommand(spec, stdin);
-        logger.info({ runId, command: [command.command, ...command.redactedArgs].map(masker.mask) }, "run started");
         liveRuns.add(runId);
         try {
+          startupSweep ??= sweep().catch((error: unknown) => {
+            logger.warn({ err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the start-up sweep failed");
+          });
+          await startupSweep;
           settle(
-            await executeRun({
-              runId,
-              spec,
-              body: renderCreateBody(spec),
-              plan: planned,
-              stdin,
-              engine,
-              timeoutMs: timeoutSeconds * 1000,
-              graceMs: (container.limits?.stopGraceSeconds ?? DEFAULT_STOP_GRACE_SECONDS) * 1000,
-              ...(signal === undefined ? {} : { signal }),
-              logger,
-              masker,
-              startedAt,
-            }),
+            log(
+              await performRun({
+                runId,
+                prompt,
+                container,
+                planFunction: options.run,
+                engine,
+                logger,
+                masker,
+                startedAt,
+                timeoutSeconds: runOptions.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+                graceMs: (container.limits?.stopGraceSeconds ?? DEFAULT_STOP_GRACE_SECONDS) * 1000,
+                ...(signal === undefined ? {} : { signal }),
+                ...(runOptions.inputs === undefined ? {} : { inputs: runOptions.inputs }),
+                ...(runOptions.harvestTo === undefined ? {} : { harvestTo: runOptions.harvestTo }),
+              }),
+            ),
           );
         } catch (error) {
-          // executeRun resolves for everything it knows of; this is a defect, still not a rejection.
+          // performRun resolves for everything it knows of; this is a defect, still not a rejection.
           settle(early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`));
         } finally {
           liveRuns.delete(runId);
@@ -153,44 +180,20 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     return outcome;
   }
 
-  function planRun(prompt: RunPrompt): RunPlan<R> | string {
-    let plan: RunPlan<R>;
-    try {
-      plan = options.run(prompt);
-    } catch (error) {
-      return `the Run Plan function threw: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    const problem = checkPlan(plan);
-    return problem ?? plan;
-  }
-
   return {
     run,
     commandFor: (prompt) => {
       const plan = options.run(prompt);
       const problem = checkPlan(plan);
       if (problem !== undefined) throw new TypeError(problem);
-      return renderCommand(composeSpec(container, plan.args, newRunId()), plan.stdin);
+      return renderCommand(composeSpec(container, plan.args, newRunId()), plan.stdin, masker);
     },
-    sweep: async () => {
-      const removed: string[] = [];
-      for (const listed of await engine.listByLabel(`${OWNER_LABEL}=${owner}`)) {
-        if (liveRuns.has(listed.labels[RUN_LABEL] ?? "")) continue;
-        try {
-          await engine.remove(listed.id);
-          removed.push(listed.id);
-        } catch (error) {
-          logger.warn({ container: listed.id, err: masker.mask(engineMessage(error)) }, "sweep could not remove a container");
-        }
-      }
-      if (removed.length > 0) logger.info({ owner, removed: removed.length }, "swept containers left by earlier Runs");
-      return { removed };
-    },
+    sweep,
     addSecret: masker.add,
   };
 }
 
-function checkRunRequest(prompt: RunPrompt, options: RunOptions): string | undefined {
+function checkRunRequest(prompt: RunPrompt, options: RunOptions, staged: boolean): string | undefined {
   if (typeof prompt !== "object" || prompt === null || typeof prompt.text !== "string") {
     return "the prompt is not { text: string }; pass the prompt's text as a string";
   }
@@ -201,18 +204,11 @@ function checkRunRequest(prompt: RunPrompt, options: RunOptions): string | undef
   if (t !== undefined && !(Number.isInteger(t) && t >= MIN_TIMEOUT_SECONDS && t <= MAX_TIMEOUT_SECONDS)) {
     return `timeoutSeconds ${JSON.stringify(t)} is out of range; write a whole number from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}`;
   }
-  return undefined;
-}
-
-function checkPlan(plan: unknown): string | undefined {
-  const p = plan as Partial<RunPlan> | null;
-  if (typeof p !== "object" || p === null) return "the Run Plan function returned no plan; return { args, stdin, outcome }";
-  if (!Array.isArray(p.args) || !p.args.every((a) => typeof a === "string" && !a.includes("\0"))) {
-    return "the plan's args are not a list of strings without NUL bytes; return args as string[]";
+  if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined)) {
+    return "inputs and harvestTo need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
   }
-  if (typeof p.stdin !== "string" && !(p.stdin instanceof Uint8Array)) return "the plan's stdin is neither a string nor bytes; return the prompt as stdin";
-  if (typeof p.outcome !== "function") return "the plan's outcome is not a function; return a reader (stdout) => Promise<{ ok }>";
+  if (options.harvestTo !== undefined && !isAbsolute(options.harvestTo)) {
+    return `harvestTo ${JSON.stringify(options.harvestTo)} is not absolute; pass an absolute directory path`;
+  }
   return undefined;
 }
-
-export type { Masker };

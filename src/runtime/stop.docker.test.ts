@@ -1,6 +1,7 @@
 // Runs that the runtime ends early, against the real engine: timeouts, cancels, floods, readers
 // that throw, containers that vanish, and queued Runs. After each, no container of the Run remains.
 
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { createAgentContainerRuntime, limits, type AgentContainer, type ReaderVerdict, type RunPlan } from "../index.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, containersOfRun, docker, expectOkLine } from "../../test/support/engine.js";
@@ -148,12 +149,13 @@ describe("Runs side by side", () => {
 });
 
 describe("sweep()", () => {
-  it("removes this owner's containers that belong to no live Run, and nothing else", async () => {
+  it("runs before the first Run and removes this owner's containers that belong to no live Run", async () => {
     const owner = "agentcage-sweep-test";
     const leftover = docker("create", "--label", `agentcage.owner=${owner}`, "--label", "agentcage.run=deadbeefdeadbeef", TEST_IMAGE, "true");
     const other = docker("create", "--label", "agentcage.owner=someone-else", TEST_IMAGE, "true");
+    let later = "";
     try {
-      let swept: readonly string[] = [];
+      let swept: readonly string[] | undefined;
       const runtime = createAgentContainerRuntime({
         container: { image: TEST_IMAGE, logger: quiet, owner },
         run: () => ({
@@ -161,17 +163,20 @@ describe("sweep()", () => {
           stdin: "",
           outcome: async (stdout) => {
             // Sweep while this Run is live: its own container must survive.
-            for await (const _chunk of stdout) if (swept.length === 0) swept = (await runtime.sweep()).removed;
+            for await (const _chunk of stdout) if (later !== "" && swept === undefined) swept = (await runtime.sweep()).removed;
             return { ok: true };
           },
         }),
       });
-      const outcome = await runtime.run({ text: "" });
-      expect(outcome.reason).toBe("completed");
-      expect(swept).toEqual([leftover]);
+      expect((await runtime.run({ text: "" })).reason).toBe("completed");
+      expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.owner=${owner}`)).toBe("");
+
+      later = docker("create", "--label", `agentcage.owner=${owner}`, "--label", "agentcage.run=feedfacefeedface", TEST_IMAGE, "true");
+      expect((await runtime.run({ text: "" })).reason).toBe("completed");
+      expect(swept).toEqual([later]);
       expect(docker("ps", "--all", "--quiet", "--no-trunc", "--filter", `id=${other}`)).toBe(other);
     } finally {
-      docker("rm", "--force", leftover, other);
+      for (const id of [leftover, other, later].filter((i) => i !== "")) execFileSync("docker", ["rm", "--force", id], { stdio: "ignore" });
     }
   });
 });

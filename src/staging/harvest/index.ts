@@ -1,0 +1,20 @@
+/**
+ * Harvest: copying what the agent left in its `out/` back to the caller, under limits, all or
+ * nothing. Only regular files and directories pass; anything else, or any limit broken, refuses the
+ * whole harvest and leaves the destination as it was.
+ *
+ * ```ts
+ * const result = await harvest("/srv/agentcage/runs/0123456789abcdef/work/out", "/home/me/answer");
+ * if (result.ok) console.log(`${result.files} files, ${result.bytes} bytes`);
+ * else console.error(result.refusal.reason, result.refusal.entry, result.refusal.message);
+ * ```
+ */
+export type { HarvestLimits, HarvestRefusal, HarvestRefusalReason, HarvestResult } from "./harvest.js";
+export { harvest, HARVEST_REFUSAL_REASONS } from "./harvest.js";
+export { printableName } from "./printable-name.js";
+export {
+  MAX_HARVEST_DEPTH,
+  MAX_HARVEST_ENTRIES,
+  MAX_HARVEST_FILE_BYTES,
+  MAX_HARVEST_TOTAL_BYTES,
+} from "./limits.js";

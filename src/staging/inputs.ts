@@ -1,0 +1,138 @@
+// Copies what the caller hands over into a Run's `work/`: a directory tree and/or named files.
+// Never follows a link in the source (a link is copied as a link), never copies a special file,
+// and never lets an input take the agent's `out/`. Bounded by the limits in limits.ts.
+
+import { constants } from "node:fs";
+import { chmod, copyFile, lstat, mkdir, opendir, readlink, symlink, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, posix } from "node:path";
+import pLimit from "p-limit";
+import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_CONCURRENCY } from "./limits.js";
+
+export type RunInputs = {
+  /** A directory to copy into `work/`; never modified, never mounted. */
+  readonly directory?: string;
+  /** Files to write into `work/`, by path relative to it. */
+  readonly files?: Readonly<Record<string, string | Uint8Array>>;
+};
+
+/** Why staging refused: the caller's inputs (`invalid_input`) or the host's disk (`io`). */
+export class StagingError extends Error {
+  override readonly name = "StagingError";
+  constructor(
+    readonly kind: "invalid_input" | "io",
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The agent writes in `out/`; an input of that name would be harvested as if the agent wrote it. */
+export const OUT_NAME = "out";
+
+type Budget = { entries: number; bytes: number };
+
+export type CopyOptions = {
+  /** Mode of copied regular files: 0o444 for read-only inputs, 0o644 when work/ is writable. */
+  readonly fileMode: number;
+};
+
+/** Copies `source` into the existing directory `work`, returning the entries and bytes copied. */
+export async function copyInputs(inputs: RunInputs, work: string, options: CopyOptions): Promise<Budget> {
+  const budget: Budget = { entries: 0, bytes: 0 };
+  if (inputs.directory !== undefined) await copyDirectory(inputs.directory, work, options, budget);
+  for (const [relative, content] of Object.entries(inputs.files ?? {})) {
+    await writeInputFile(work, relative, content, options, budget);
+  }
+  return budget;
+}
+
+function count(budget: Budget, entry: string, bytes = 0): void {
+  budget.entries += 1;
+  budget.bytes += bytes;
+  if (budget.entries > MAX_INPUT_ENTRIES) {
+    throw new StagingError("invalid_input", `inputs have more than ${MAX_INPUT_ENTRIES} entries (MAX_INPUT_ENTRIES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
+  }
+  if (budget.bytes > MAX_INPUT_BYTES) {
+    throw new StagingError("invalid_input", `inputs pass ${MAX_INPUT_BYTES} bytes (MAX_INPUT_BYTES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
+  }
+}
+
+async function copyDirectory(source: string, work: string, options: CopyOptions, budget: Budget): Promise<void> {
+  if (!isAbsolute(source)) {
+    throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} is not absolute; pass an absolute path`);
+  }
+  const top = await lstat(source).catch((error: NodeJS.ErrnoException) => {
+    throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} cannot be read (${error.code}); pass an existing directory`);
+  });
+  if (!top.isDirectory()) {
+    throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} is not a directory (links are not followed); pass the directory itself`);
+  }
+  const limit = pLimit(STAGE_COPY_CONCURRENCY);
+  const copies: Array<Promise<void>> = [];
+  const walk = async (from: string, to: string, relative: string, depth: number): Promise<void> => {
+    for await (const entry of await opendir(from)) {
+      const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (rel === OUT_NAME) {
+        throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} already has ${JSON.stringify(OUT_NAME)}, where the agent writes; rename it`);
+      }
+      const src = join(from, entry.name);
+      const dst = join(to, entry.name);
+      if (entry.isDirectory()) {
+        count(budget, rel);
+        if (depth + 1 > MAX_INPUT_DEPTH) {
+          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is deeper than ${MAX_INPUT_DEPTH} levels (MAX_INPUT_DEPTH); hand over a shallower tree`);
+        }
+        await mkdir(dst, { mode: 0o755 });
+        await walk(src, dst, rel, depth + 1);
+        await chmod(dst, 0o755);
+      } else if (entry.isFile()) {
+        count(budget, rel, (await lstat(src)).size);
+        copies.push(limit(async () => {
+          await copyFile(src, dst, constants.COPYFILE_FICLONE);
+          await chmod(dst, options.fileMode);
+        }));
+      } else if (entry.isSymbolicLink()) {
+        count(budget, rel);
+        // Copied as a link, never followed: it resolves inside the container, if at all.
+        await symlink(await readlink(src), dst);
+      } else {
+        throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out`);
+      }
+    }
+  };
+  try {
+    await walk(source, work, "", 0);
+  } finally {
+    await Promise.allSettled(copies);
+  }
+  await Promise.all(copies);
+}
+
+function checkRelative(relative: string): string {
+  const bad =
+    relative.length === 0 ||
+    relative.includes("\0") ||
+    relative.startsWith("/") ||
+    relative.split("/").some((part) => part === "" || part === "." || part === "..");
+  if (bad) {
+    throw new StagingError("invalid_input", `input file name ${JSON.stringify(relative)} is not a plain relative path; write it like "src/main.ts"`);
+  }
+  if (relative === OUT_NAME || relative.startsWith(`${OUT_NAME}/`)) {
+    throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} is inside ${JSON.stringify(OUT_NAME)}, where the agent writes; choose another path`);
+  }
+  return posix.normalize(relative);
+}
+
+async function writeInputFile(work: string, relative: string, content: string | Uint8Array, options: CopyOptions, budget: Budget): Promise<void> {
+  const path = join(work, checkRelative(relative));
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  count(budget, relative, bytes.length);
+  await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+  // "wx": an input file never replaces another input.
+  await writeFile(path, bytes, { flag: "wx", mode: options.fileMode }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "EEXIST") throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} is handed over twice (or is also in the input directory); keep one`);
+    throw error;
+  });
+  await chmod(path, options.fileMode);
+}

@@ -1,0 +1,52 @@
+// Where everything of one Run lives under the Staging Directory, and what the agent may reach of
+// it. The one place these names are decided: the mounts, the record and the sweep all read them.
+
+import { join } from "node:path";
+import type { Mount } from "../mounts/index.js";
+
+export const RUN_ID_PATTERN = /^[0-9a-f]{16}$/;
+export const DEFAULT_AGENT_WORKDIR = "/work";
+
+export type RunDirectory = {
+  readonly runId: string;
+  readonly root: string;
+  /** The agent's working directory: the caller's inputs, read-only unless work is writable. */
+  readonly work: string;
+  /** The one place the agent can always write; what is harvested. */
+  readonly out: string;
+  readonly prompt: string;
+  readonly request: string;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly outcome: string;
+  /** Written last, atomically: a Run directory without it belongs to a Run that did not end well. */
+  readonly done: string;
+  /** Who made this directory and when; the sweep reads it. */
+  readonly info: string;
+};
+
+export function runDirectory(runtimeDir: string, runId: string): RunDirectory {
+  const root = join(runtimeDir, runId);
+  const work = join(root, "work");
+  return {
+    runId,
+    root,
+    work,
+    out: join(work, "out"),
+    prompt: join(root, "prompt.txt"),
+    request: join(root, "request.json"),
+    stdout: join(root, "stdout.txt"),
+    stderr: join(root, "stderr.txt"),
+    outcome: join(root, "outcome.json"),
+    done: join(root, "done"),
+    info: join(root, "run.json"),
+  };
+}
+
+/** The Mount Table entries of a staged Run, relative to the Staging Directory. */
+export function stagedMounts(runId: string, agentWorkdir: string, writableWork: boolean): Mount[] {
+  const work = { agentPath: agentWorkdir, path: `${runId}/work`, readOnly: !writableWork };
+  // With a writable work/ the whole of it is the agent's; out/ needs no mount of its own.
+  if (writableWork) return [work];
+  return [work, { agentPath: `${agentWorkdir.replace(/\/+$/, "")}/out`, path: `${runId}/work/out` }];
+}

@@ -1,0 +1,15 @@
+// Bounds of a Run directory: what the caller may hand over as inputs, and how long a Run
+// directory may outlive its Run. Harvest limits live in harvest/limits.ts.
+
+const MiB = 1024 * 1024;
+
+/** Entries (files, directories, links) copied into `work/`; past it staging is refused. */
+export const MAX_INPUT_ENTRIES = 100_000;
+/** Bytes of regular files copied into `work/`. */
+export const MAX_INPUT_BYTES = 4096 * MiB;
+/** Directory levels below the input directory. */
+export const MAX_INPUT_DEPTH = 64;
+/** Files copied at once while staging. */
+export const STAGE_COPY_CONCURRENCY = 16;
+/** A Run directory older than this is removed by the next sweep whatever it holds. */
+export const MAX_RUN_DIRECTORY_AGE_MS = 24 * 60 * 60 * 1000;

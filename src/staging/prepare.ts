@@ -1,0 +1,81 @@
+// Makes one Run's directory under the Staging Directory: its inputs in work/, the agent's out/,
+// the prompt, and who owns it. On any failure nothing of the Run is left on disk.
+// The agent's uid must be able to write out/ (or all of work/) whatever uid we run as.
+
+import { chmod, lchown, lstat, mkdir, opendir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { copyInputs, StagingError, type RunInputs } from "./inputs.js";
+import { runDirectory, type RunDirectory } from "./layout.js";
+
+export type PrepareOptions = {
+  readonly runtimeDir: string;
+  readonly runId: string;
+  readonly owner: string;
+  readonly inputs: RunInputs;
+  readonly promptText: string;
+  readonly writableWork: boolean;
+  /** The user the container runs as (`uid[:gid]` or a name). */
+  readonly agentUser: string;
+};
+
+/** What `run.json` holds; the sweep reads it to tell this owner's Run directories from others'. */
+export type RunInfo = { readonly runId: string; readonly owner: string; readonly createdAt: string };
+
+export async function prepareRunDirectory(options: PrepareOptions): Promise<RunDirectory> {
+  const dir = runDirectory(options.runtimeDir, options.runId);
+  await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    throw new StagingError("io", `the Staging Directory ${JSON.stringify(options.runtimeDir)} cannot be made (${(error as NodeJS.ErrnoException).code}); create it or choose another runtimeDir`, { cause: error });
+  });
+  // Exclusive: a Run directory is never shared, and 0700 keeps other host users out of the record.
+  await mkdir(dir.root, { mode: 0o700 }).catch((error: unknown) => {
+    throw new StagingError("io", `the Run directory ${JSON.stringify(dir.root)} cannot be made (${(error as NodeJS.ErrnoException).code}); check the Staging Directory's permissions`, { cause: error });
+  });
+  try {
+    const info: RunInfo = { runId: options.runId, owner: options.owner, createdAt: new Date().toISOString() };
+    await writeFile(dir.info, `${JSON.stringify(info)}\n`, { mode: 0o644 });
+    await mkdir(dir.work, { mode: 0o755 });
+    await copyInputs(options.inputs, dir.work, { fileMode: options.writableWork ? 0o644 : 0o444 });
+    await mkdir(dir.out, { mode: 0o755 });
+    await chmod(dir.work, 0o755);
+    await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
+    await chmod(dir.prompt, 0o444);
+    await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
+    return dir;
+  } catch (error) {
+    await rm(dir.root, { recursive: true, force: true });
+    if (error instanceof StagingError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new StagingError("io", `the Run directory ${JSON.stringify(dir.root)} could not be prepared (${code}: ${(error as Error).message}); check the Staging Directory's disk and permissions`, { cause: error });
+  }
+}
+
+/** The numeric uid and gid in `uid[:gid]`, when the user is written that way. */
+export function numericUser(user: string): { uid: number; gid: number } | undefined {
+  const match = /^(\d+)(?::(\d+))?$/.exec(user);
+  if (match === null) return undefined;
+  const uid = Number(match[1]);
+  return { uid, gid: match[2] === undefined ? uid : Number(match[2]) };
+}
+
+/**
+ * Lets the agent write a tree: chown to its uid when we are root; nothing when it runs as us;
+ * else (another uid, or a name we cannot resolve) world-writable modes, which the 0700 Run
+ * directory keeps from other host users. Links are never followed (lchown, no chmod).
+ */
+async function grantToAgent(tree: string, agentUser: string): Promise<void> {
+  const agent = numericUser(agentUser);
+  const ourUid = process.getuid?.();
+  if (agent !== undefined && agent.uid === ourUid) return;
+  const asRoot = ourUid === 0 && agent !== undefined;
+  const visit = async (path: string): Promise<void> => {
+    const stats = await lstat(path);
+    if (stats.isSymbolicLink()) {
+      if (asRoot) await lchown(path, agent.uid, agent.gid);
+      return;
+    }
+    if (asRoot) await lchown(path, agent.uid, agent.gid);
+    else await chmod(path, stats.isDirectory() ? 0o777 : 0o666);
+    if (stats.isDirectory()) for await (const entry of await opendir(path)) await visit(join(path, entry.name));
+  };
+  await visit(tree);
+}

@@ -1,0 +1,60 @@
+// The counterpart of the container sweep, for disk: removes this owner's Run directories that
+// belong to no live Run and were not kept on purpose (keepRuns keeps finished ones for a day).
+// Never touches a directory that is not a Run directory of this owner.
+
+import { lstat, opendir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { MAX_RUN_DIRECTORY_AGE_MS } from "./limits.js";
+import { runDirectory, RUN_ID_PATTERN } from "./layout.js";
+import type { RunInfo } from "./prepare.js";
+
+export type DiskSweepOptions = {
+  readonly runtimeDir: string;
+  readonly owner: string;
+  readonly keepRuns: boolean;
+  readonly isLive: (runId: string) => boolean;
+  readonly now?: number;
+};
+
+/** Returns the run ids whose directories were removed. */
+export async function sweepRunDirectories(options: DiskSweepOptions): Promise<string[]> {
+  const removed: string[] = [];
+  const now = options.now ?? Date.now();
+  let entries;
+  try {
+    entries = await opendir(options.runtimeDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return removed;
+    throw error;
+  }
+  for await (const entry of entries) {
+    if (!entry.isDirectory() || !RUN_ID_PATTERN.test(entry.name) || options.isLive(entry.name)) continue;
+    const dir = runDirectory(options.runtimeDir, entry.name);
+    const info = await readInfo(dir.info);
+    if (info?.owner !== options.owner || info.runId !== entry.name) continue;
+    const finished = await exists(dir.done);
+    const old = now - Date.parse(info.createdAt) > MAX_RUN_DIRECTORY_AGE_MS;
+    if (finished && options.keepRuns && !old) continue;
+    await rm(join(options.runtimeDir, entry.name), { recursive: true, force: true });
+    removed.push(entry.name);
+  }
+  return removed;
+}
+
+async function readInfo(path: string): Promise<RunInfo | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<RunInfo>;
+    return typeof parsed.owner === "string" && typeof parsed.runId === "string" && typeof parsed.createdAt === "string"
+      ? (parsed as RunInfo)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
