@@ -6,6 +6,8 @@ export type RunPrompt = {
   readonly text: string;
   /** A session id to resume, when the agent supports it; default: a new session. */
   readonly session?: string;
+  /** The typed request this prompt is asked with, for the agent adapter (see src/agents); default: none. */
+  readonly request?: unknown;
 };
 
 /** The least a reader must answer: whether the Run did what was asked, and why not. */

@@ -57,6 +57,8 @@ export type AgentContainer = {
   readonly networks?: readonly string[];
   /** Environment for the agent. Values are treated as secrets: never in argv, masked in every record. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Environment whose values are not secret (PATH, LANG): written into argv as NAME=value and never masked. */
+  readonly publicEnv?: Readonly<Record<string, string>>;
   /** uid[:gid] or a name; default: this process's uid:gid, or 10002:10002 when that is root. Never uid 0. */
   readonly user?: string;
   /** Working directory inside the container; default: the image's own. */
@@ -146,6 +148,16 @@ const schema = z.strictObject({
       }
     })
     .optional(),
+  publicEnv: z
+    .record(z.string(), z.string().refine((v) => !v.includes("\0"), { error: (issue) => `publicEnv value ${JSON.stringify(issue.input)} holds a NUL byte; remove it` }))
+    .superRefine((env, ctx) => {
+      for (const name of Object.keys(env)) {
+        if (!ENV_NAME.test(name)) {
+          ctx.addIssue({ code: "custom", path: [name], message: `publicEnv name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit` });
+        }
+      }
+    })
+    .optional(),
   user: z
     .string()
     .regex(USER, { error: (issue) => `user ${JSON.stringify(issue.input)} is not uid[:gid] or a name; write it like "10002:10002"` })
@@ -216,6 +228,8 @@ export function validateAgentContainer(input: unknown): ValidatedContainer {
   const container: AgentContainer = { ...deepFreeze(structuredClone(plain)), ...(logger === undefined ? {} : { logger }) };
   try {
     if (container.mounts !== undefined) validateMountTable(container.mounts);
+    const both = Object.keys(container.publicEnv ?? {}).filter((name) => Object.hasOwn(container.env ?? {}, name));
+    if (both.length > 0) throw new Error(`${JSON.stringify(both[0])} is in both env and publicEnv; a value is either secret or not, keep it in one`);
     const staging = container.staging;
     if (staging !== undefined) {
       validateMountTable({ runtimeDir: staging.runtimeDir, entries: [] });

@@ -23,8 +23,10 @@ export type ComposedSpec = {
   readonly declaredWorkdir?: string;
   /** The working directory in effect. */
   readonly workdir?: string;
-  /** Declared env then extraArgs env, in order; later names win. */
+  /** Declared env, then extraArgs env, then the Run's own env, in order; later names win. */
   readonly env: ReadonlyArray<readonly [string, string]>;
+  /** Names of the Run's own env, rendered as `--env NAME` after the declared ones. */
+  readonly runEnvNames: readonly string[];
   readonly labels: Readonly<Record<string, string>>;
   readonly mountArgs: readonly string[];
   readonly mounts: readonly MountSpec[];
@@ -50,7 +52,13 @@ export function containerName(runId: string): string {
   return `agentcage-${runId}`;
 }
 
-export function composeSpec(container: ValidatedContainer, planArgs: readonly string[], runId: string): ComposedSpec {
+/** `runEnv`: environment for this Run only (an agent's credential), after the declared env. */
+export function composeSpec(
+  container: ValidatedContainer,
+  planArgs: readonly string[],
+  runId: string,
+  runEnv: Readonly<Record<string, string>> = {},
+): ComposedSpec {
   const extra = container.extra;
   const labels: Record<string, string> = {
     ...container.labels,
@@ -78,7 +86,8 @@ export function composeSpec(container: ValidatedContainer, planArgs: readonly st
     user: resolveAgentUser(container.user),
     ...(declaredWorkdir === undefined ? {} : { declaredWorkdir }),
     ...(workdir === undefined ? {} : { workdir }),
-    env: [...Object.entries(container.env ?? {}), ...extra.env],
+    env: [...Object.entries(container.publicEnv ?? {}), ...Object.entries(container.env ?? {}), ...extra.env, ...Object.entries(runEnv)],
+    runEnvNames: Object.keys(runEnv),
     labels,
     mountArgs: mountArguments(mounts),
     mounts: mountSpecs(mounts),

@@ -31,6 +31,7 @@ export type PerformContext<R extends ReaderVerdict> = {
   readonly signal?: AbortSignal;
   readonly inputs?: RunInputs;
   readonly harvestTo?: string;
+  readonly runEnv: Readonly<Record<string, string>>;
 };
 
 /** An Outcome for a Run that ended before its container ran. */
@@ -115,7 +116,7 @@ export async function performRun<R extends ReaderVerdict>(ctx: PerformContext<R>
       stderrRecord = createRecordStream(runDir.stderr, masker, MAX_STDERR_RECORD_BYTES);
       streams.push(stdoutRecord, stderrRecord);
     }
-    const spec = composeSpec(container, plan.args, runId);
+    const spec = composeSpec(container, plan.args, runId, ctx.runEnv);
     const command = renderCommand(spec, stdin, masker);
     logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
     return executeRun({

@@ -29,7 +29,7 @@ export type ComposedCommand = {
 export function renderCliArgs(spec: ComposedSpec): string[] {
   const c = spec.container;
   const [entry, ...entryRest] = spec.entrypoint ?? [];
-  const envNames = Object.keys(c.env ?? {});
+  const envNames = [...new Set([...Object.keys(c.env ?? {}), ...spec.runEnvNames])];
   // Declared labels and the runtime's own; extraArgs labels come later, in extraArgs, and win.
   const ownLabels = Object.entries({ ...c.labels, [RUN_LABEL]: spec.labels[RUN_LABEL], [OWNER_LABEL]: spec.labels[OWNER_LABEL] });
   return [
@@ -50,6 +50,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
     "--user", spec.user,
     ...(spec.declaredWorkdir === undefined ? [] : ["--workdir", spec.declaredWorkdir]),
     ...(spec.networks.length === 0 ? ["--network", "none"] : spec.networks.flatMap((n) => ["--network", n])),
+    ...Object.entries(c.publicEnv ?? {}).flatMap(([name, value]) => ["--env", `${name}=${value}`]),
     ...envNames.flatMap((name) => ["--env", name]),
     "--name", spec.name,
     ...ownLabels.flatMap(([k, v]) => ["--label", `${k}=${v}`]),
@@ -64,5 +65,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
 export function renderCommand(spec: ComposedSpec, stdin: string | Uint8Array, masker: Masker): ComposedCommand {
   const [command, ...clientArgs] = spec.container.containerCommand ?? ["docker"];
   const args = [...clientArgs, ...renderCliArgs(spec)];
-  return { command: command as string, args, redactedArgs: args.map(masker.mask), env: Object.fromEntries(effectiveEnv(spec)), stdin };
+  const publicNames = new Set(Object.keys(spec.container.publicEnv ?? {}));
+  const env = Object.fromEntries([...effectiveEnv(spec)].filter(([name]) => !publicNames.has(name)));
+  return { command: command as string, args, redactedArgs: args.map(masker.mask), env, stdin };
 }

@@ -43,6 +43,8 @@ export type RunOptions = {
   readonly inputs?: RunInputs;
   /** Absolute directory to Harvest `out/` into after the Run (needs `staging`); replaced whole. Default: no Harvest. */
   readonly harvestTo?: string;
+  /** Environment for this Run only (an agent's credential): secret, masked everywhere, never in argv. Default: none. */
+  readonly env?: Readonly<Record<string, string>>;
 };
 
 export type SweepResult = {
@@ -54,7 +56,7 @@ export type SweepResult = {
 
 export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict> = {
   readonly run: (prompt: RunPrompt, options?: RunOptions) => Promise<Outcome<R>>;
-  readonly commandFor: (prompt: RunPrompt) => ComposedCommand;
+  readonly commandFor: (prompt: RunPrompt, options?: Pick<RunOptions, "env">) => ComposedCommand;
   /**
    * Removes this owner's containers and Run directories that belong to no live Run of this
    * process (what a crashed process left). Runs once by itself before the first Run.
@@ -121,6 +123,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     const early = (reason: Outcome["reason"], error: string) => log(earlyOutcome<R>(runId, startedAt, masker, reason, error));
     const invalid = checkRunRequest(prompt, runOptions, container.staging !== undefined);
     if (invalid !== undefined) return Promise.resolve(early("invalid_request", invalid));
+    for (const value of Object.values(runOptions.env ?? {})) masker.add(value);
     const signal = runOptions.signal;
     if (signal?.aborted) return Promise.resolve(early("cancelled", "the Run was cancelled before it started"));
 
@@ -159,6 +162,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
                 ...(signal === undefined ? {} : { signal }),
                 ...(runOptions.inputs === undefined ? {} : { inputs: runOptions.inputs }),
                 ...(runOptions.harvestTo === undefined ? {} : { harvestTo: runOptions.harvestTo }),
+                runEnv: runOptions.env ?? {},
               }),
             ),
           );
@@ -182,11 +186,14 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
 
   return {
     run,
-    commandFor: (prompt) => {
+    commandFor: (prompt, commandOptions = {}) => {
+      const envProblem = checkRunEnv(commandOptions.env);
+      if (envProblem !== undefined) throw new TypeError(envProblem);
+      for (const value of Object.values(commandOptions.env ?? {})) masker.add(value);
       const plan = options.run(prompt);
       const problem = checkPlan(plan);
       if (problem !== undefined) throw new TypeError(problem);
-      return renderCommand(composeSpec(container, plan.args, newRunId()), plan.stdin, masker);
+      return renderCommand(composeSpec(container, plan.args, newRunId(), commandOptions.env), plan.stdin, masker);
     },
     sweep,
     addSecret: masker.add,
@@ -204,11 +211,22 @@ function checkRunRequest(prompt: RunPrompt, options: RunOptions, staged: boolean
   if (t !== undefined && !(Number.isInteger(t) && t >= MIN_TIMEOUT_SECONDS && t <= MAX_TIMEOUT_SECONDS)) {
     return `timeoutSeconds ${JSON.stringify(t)} is out of range; write a whole number from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}`;
   }
+  const envProblem = checkRunEnv(options.env);
+  if (envProblem !== undefined) return envProblem;
   if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined)) {
     return "inputs and harvestTo need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
   }
   if (options.harvestTo !== undefined && !isAbsolute(options.harvestTo)) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not absolute; pass an absolute directory path`;
+  }
+  return undefined;
+}
+
+function checkRunEnv(env: Readonly<Record<string, string>> | undefined): string | undefined {
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `env name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _`;
+    // Never quote the value: it is a secret.
+    if (typeof value !== "string" || value.includes("\0")) return `env value of ${name} is not a string without NUL bytes; pass a plain string`;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
 
 import { constants } from "node:fs";
 import { chmod, copyFile, lstat, mkdir, opendir, readlink, symlink, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, posix } from "node:path";
+import { isAbsolute, join, posix } from "node:path";
 import pLimit from "p-limit";
 import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_CONCURRENCY } from "./limits.js";
 
@@ -125,14 +125,34 @@ function checkRelative(relative: string): string {
 }
 
 async function writeInputFile(work: string, relative: string, content: string | Uint8Array, options: CopyOptions, budget: Budget): Promise<void> {
-  const path = join(work, checkRelative(relative));
+  const parts = checkRelative(relative).split("/");
   const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
   count(budget, relative, bytes.length);
-  await mkdir(dirname(path), { recursive: true, mode: 0o755 });
-  // "wx": an input file never replaces another input.
+  // Make each parent ourselves, refusing a link or a file on the way: mkdir -p would follow a
+  // link copied from the input directory out onto the host.
+  let dir = work;
+  for (const part of parts.slice(0, -1)) {
+    dir = join(dir, part);
+    const existing = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (existing === undefined) {
+      await mkdir(dir, { mode: 0o755 });
+      await chmod(dir, 0o755);
+    } else if (!existing.isDirectory()) {
+      throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} goes through ${JSON.stringify(relativeTo(work, dir))}, which is a file or a link, not a directory; choose another path`);
+    }
+  }
+  const path = join(dir, parts.at(-1) as string);
+  // "wx" is O_CREAT|O_EXCL: it never follows a link at the last step and never replaces an input.
   await writeFile(path, bytes, { flag: "wx", mode: options.fileMode }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "EEXIST") throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} is handed over twice (or is also in the input directory); keep one`);
     throw error;
   });
   await chmod(path, options.fileMode);
+}
+
+function relativeTo(root: string, path: string): string {
+  return path.slice(root.length + 1);
 }

@@ -24,9 +24,12 @@ export function createRecordStream(path: string, masker: Masker, capBytes: numbe
   const decoder = new TextDecoder();
   let held = "";
   let taken = 0;
+  let cut = false;
   const emit = (text: string, final: boolean): void => {
     const masked = masker.mask(held + text);
-    const keep = final ? 0 : Math.min(masked.length, Math.max(0, masker.longest() - 1));
+    let keep = final ? 0 : Math.min(masked.length, Math.max(0, masker.longest() - 1));
+    // Never split a surrogate pair: hold its first half back too.
+    if (keep > 0 && keep < masked.length && /[\uDC00-\uDFFF]/.test(masked.charAt(masked.length - keep))) keep += 1;
     held = masked.slice(masked.length - keep);
     const out = masked.slice(0, masked.length - keep);
     if (out.length > 0 && failed === undefined) file.write(out);
@@ -34,6 +37,7 @@ export function createRecordStream(path: string, masker: Masker, capBytes: numbe
   return {
     write: (chunk) => {
       const room = capBytes - taken;
+      if (chunk.length > room) cut = true;
       if (room <= 0) return;
       const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
       taken += part.length;
@@ -41,7 +45,7 @@ export function createRecordStream(path: string, masker: Masker, capBytes: numbe
     },
     close: async () => {
       // Past the cap, what is held back may be the start of a secret cut off by the cap: drop it.
-      if (taken >= capBytes) held = "";
+      if (cut) held = "";
       else emit(decoder.decode(), true);
       await new Promise<void>((resolve) => file.end(resolve));
       if (failed !== undefined) throw failed;
