@@ -324,3 +324,39 @@ describe("the Run Plan function", () => {
     expect(runtime.commandFor({ text: "x" }).stdin).toBe(bytes);
   });
 });
+
+describe("commandFor with public and per-Run environment", () => {
+  it("writes publicEnv as NAME=value, declared and per-Run env as --env NAME with values only in .env", () => {
+    const runtime = createAgentContainerRuntime({
+      container: { image: "agent:1", logger: silent, publicEnv: { LANG: "C.UTF-8" }, env: { DECLARED: "declared-secret" } },
+      run: plan,
+    });
+    const command = runtime.commandFor({ text: "hello" }, { env: { RUN_TOKEN: "per-run-secret-1" } });
+    const id = runIdOf(command.args);
+    expect(command.args).toEqual([
+      ...LOCKED_DOWN,
+      "--user", AGENT_USER,
+      "--network", "none",
+      "--env", "LANG=C.UTF-8",
+      "--env", "DECLARED",
+      "--env", "RUN_TOKEN",
+      "--name", `agentcage-${id}`,
+      "--label", `agentcage.run=${id}`,
+      "--label", "agentcage.owner=agentcage",
+      "agent:1",
+      ...PLAN_ARGS,
+    ]);
+    expect(command.env).toEqual({ DECLARED: "declared-secret", RUN_TOKEN: "per-run-secret-1" });
+  });
+
+  it("refuses a name in both env and publicEnv", () => {
+    expect(() =>
+      createAgentContainerRuntime({ container: { image: "agent:1", logger: silent, publicEnv: { A: "1" }, env: { A: "2" } }, run: plan }),
+    ).toThrow('"A" is in both env and publicEnv');
+  });
+
+  it("refuses a per-Run env name that is not POSIX, without quoting values", () => {
+    const runtime = createAgentContainerRuntime({ container: { image: "agent:1", logger: silent }, run: plan });
+    expect(() => runtime.commandFor({ text: "" }, { env: { "BAD-NAME": "value-123456" } })).toThrow('env name "BAD-NAME" is not a POSIX name');
+  });
+});
