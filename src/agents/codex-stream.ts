@@ -1,0 +1,115 @@
+// Reads `codex exec --json` into the shared agent result. `turn.completed` ends a good turn and
+// carries cumulative usage (the last one wins); `turn.failed` ends a bad one, and its
+// `error.message` (codex's own rewording of the API's answer) is what is classified.
+
+import { classifyApiFailure, type Classified } from "./classify.js";
+import { emitter, num, obj, readRecords, str, tooNoisyMessage } from "./read-stream.js";
+import type { AgentResult, AgentUsage, StreamParseOptions } from "./result.js";
+
+export type CodexParseOptions = StreamParseOptions & {
+  /** codex never names its model in the stream; the adapter passes the one it asked for. */
+  readonly model?: string;
+};
+
+/** How codex rewords what it got from the API, to a reason. */
+const CODEX_MESSAGES: ReadonlyArray<readonly [RegExp, Classified]> = [
+  [/quota exceeded|billing details|insufficient_quota/i, { reason: "quota_exceeded", retryable: false }],
+  [/at capacity|high demand|server_is_overloaded/i, { reason: "overloaded", retryable: true }],
+];
+
+function codexUsage(value: unknown): AgentUsage | undefined {
+  const usage = obj(value);
+  if (usage === undefined) return undefined;
+  return {
+    inputTokens: num(usage["input_tokens"]) ?? 0,
+    outputTokens: num(usage["output_tokens"]) ?? 0,
+    cacheReadTokens: num(usage["cached_input_tokens"]) ?? 0,
+    cacheWriteTokens: num(usage["cache_write_input_tokens"]) ?? 0,
+  };
+}
+
+export function classifyCodexFailure(message: string): Classified {
+  for (const [pattern, classified] of CODEX_MESSAGES) if (pattern.test(message)) return classified;
+  // "unexpected status 401 Unauthorized: ...", "exceeded retry limit, last status: 429 ..."
+  const status = /\bstatus:?\s+(\d{3})\b/i.exec(message)?.[1];
+  return classifyApiFailure(status === undefined ? undefined : Number(status), message);
+}
+
+export async function parseCodexStream(source: AsyncIterable<Uint8Array>, options: CodexParseOptions = {}): Promise<AgentResult> {
+  const emit = emitter(options);
+  let sessionId: string | undefined;
+  let text: string | undefined;
+  let usage: AgentUsage | undefined;
+  let turns = 0;
+  let lastError: string | undefined;
+  let terminal: AgentResult | undefined;
+  const facts = () => ({
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(turns === 0 ? {} : { numTurns: turns }),
+    ...(usage === undefined ? {} : { usage }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  });
+
+  const tally = await readRecords(source, options, (record) => {
+    const type = str(record["type"]);
+    const item = obj(record["item"]);
+    const itemType = str(item?.["type"]);
+    const id = str(item?.["id"]);
+    switch (type) {
+      case "thread.started":
+        sessionId = str(record["thread_id"]);
+        emit({ type: "init", ...(sessionId === undefined ? {} : { sessionId }), ...(options.model === undefined ? {} : { model: options.model }) });
+        break;
+      case "item.started":
+        if (itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "web_search") {
+          emit({ type: "tool_call", ...(id === undefined ? {} : { id }), name: itemType === "command_execution" ? "shell" : (str(item?.["tool"]) ?? itemType), input: item?.["command"] ?? item?.["arguments"] ?? item?.["query"] });
+        }
+        break;
+      case "item.completed":
+        if (itemType === "agent_message" && str(item?.["text"]) !== undefined) {
+          text = str(item?.["text"]) as string;
+          emit({ type: "assistant_text", text });
+        } else if (itemType === "command_execution" || itemType === "mcp_tool_call") {
+          const output = str(item?.["aggregated_output"]);
+          const exit = num(item?.["exit_code"]);
+          emit({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: (exit ?? 0) !== 0 || str(item?.["status"]) === "failed", ...(output === undefined ? {} : { text: output }) });
+        } else if (itemType === "file_change") {
+          emit({ type: "tool_call", ...(id === undefined ? {} : { id }), name: "file_change", input: item?.["changes"] });
+        } else if (itemType === "error" && str(item?.["message"]) !== undefined) {
+          emit({ type: "error", message: str(item?.["message"]) as string });
+        }
+        break;
+      case "turn.completed": {
+        // Cumulative: the last turn.completed holds the whole Run's usage.
+        usage = codexUsage(record["usage"]) ?? usage;
+        turns += 1;
+        if (usage !== undefined) emit({ type: "usage", usage });
+        terminal = { ok: true, reason: "completed", ...(text === undefined ? {} : { text }), ...facts() };
+        break;
+      }
+      case "turn.failed": {
+        const message = str(obj(record["error"])?.["message"]) ?? lastError ?? "codex reported a failed turn";
+        const classified = classifyCodexFailure(message);
+        turns += 1;
+        terminal = { ok: false, reason: classified.reason, retryable: classified.retryable, error: message, ...(classified.resetAt === undefined ? {} : { resetAt: classified.resetAt }), ...facts() };
+        break;
+      }
+      case "error":
+        lastError = str(record["message"]);
+        if (lastError !== undefined) emit({ type: "error", message: lastError });
+        break;
+    }
+  });
+
+  const counts = {
+    ...(tally.noiseLines > 0 ? { noiseLines: tally.noiseLines } : {}),
+    ...(tally.oversizedLines > 0 ? { oversizedLines: tally.oversizedLines } : {}),
+  };
+  let result: AgentResult;
+  if (tally.tooNoisy && terminal === undefined) result = { ok: false, reason: "protocol_error", error: tooNoisyMessage("codex", options, tally.firstNoise), ...counts };
+  else if (terminal === undefined) {
+    result = { ok: false, reason: "no_result", error: lastError ?? "codex's stream ended without turn.completed or turn.failed", ...(text === undefined ? {} : { text }), ...facts(), ...counts };
+  } else result = { ...terminal, ...counts };
+  emit({ type: "result", result });
+  return result;
+}

@@ -1,0 +1,50 @@
+// The codex adapter: a typed request to `codex exec --json` argv (its own sandbox off, because the
+// container is the boundary and codex's sandbox cannot start under stock seccomp; no user config,
+// nothing persisted, no shell environment snapshot on disk), the prompt on stdin.
+
+import type { AgentRequest } from "./request.js";
+
+/** The agent's working directory inside the container (the staged work/). */
+export const CODEX_WORKDIR = "/work";
+
+/** A model provider other than the CLI's own (a gateway, or a stand-in model). */
+export type CodexProvider = {
+  readonly baseUrl: string;
+  /** The variable holding the key; default OPENAI_API_KEY. */
+  readonly envKey?: string;
+};
+
+/** A TOML basic string: JSON's escapes are TOML's. */
+function toml(value: string): string {
+  return JSON.stringify(value);
+}
+
+export function codexArgs(request: AgentRequest, provider?: CodexProvider): string[] {
+  return [
+    "codex",
+    "exec",
+    "--json",
+    "--cd", CODEX_WORKDIR,
+    "--skip-git-repo-check",
+    "--sandbox", "danger-full-access",
+    "--ephemeral",
+    "--ignore-user-config",
+    "--disable", "shell_snapshot",
+    "-c", `web_search=${toml(request.web && !request.noTools ? "live" : "disabled")}`,
+    ...(request.noTools ? ["--disable", "shell_tool"] : []),
+    ...(request.model === undefined ? [] : ["--model", request.model]),
+    ...(request.effort === undefined ? [] : ["-c", `model_reasoning_effort=${toml(request.effort)}`]),
+    ...(request.systemPrompt === undefined ? [] : ["-c", `developer_instructions=${toml(request.systemPrompt)}`]),
+    ...(provider === undefined
+      ? []
+      : [
+          "-c", 'model_provider="agentcage"',
+          "-c",
+          `model_providers.agentcage={name="agentcage",base_url=${toml(provider.baseUrl)},env_key=${toml(provider.envKey ?? "OPENAI_API_KEY")},wire_api="responses",request_max_retries=0,stream_max_retries=0}`,
+        ]),
+    // `exec` options come before `resume`, which takes fewer of its own.
+    ...(request.resumeSession === undefined ? [] : ["resume", request.resumeSession]),
+    // Read the prompt from stdin, never argv.
+    "-",
+  ];
+}

@@ -1,0 +1,47 @@
+// The loop both parsers share: frame the stream into JSON lines, count noise and oversized lines,
+// hand each record to the CLI's own handler, and always read the stream to its end.
+
+import { jsonLines } from "../plan/json-lines.js";
+import { MAX_LINE_BYTES, MAX_NOISE_LINES } from "../plan/limits.js";
+import type { AgentEvent, StreamParseOptions } from "./result.js";
+
+export type StreamTally = { noiseLines: number; oversizedLines: number; tooNoisy: boolean; firstNoise?: string };
+
+/** Feeds every JSON record to `handle`; an `onEvent` that throws is the caller's bug and is not caught. */
+export async function readRecords(
+  source: AsyncIterable<Uint8Array>,
+  options: StreamParseOptions,
+  handle: (record: Record<string, unknown>) => void,
+): Promise<StreamTally> {
+  const tally: StreamTally = { noiseLines: 0, oversizedLines: 0, tooNoisy: false };
+  const maxNoise = options.maxNoiseLines ?? MAX_NOISE_LINES;
+  for await (const line of jsonLines(source, options.maxLineBytes ?? MAX_LINE_BYTES)) {
+    if (line.kind === "json") {
+      if (!tally.tooNoisy) handle(line.value);
+    } else if (line.kind === "oversized") {
+      tally.oversizedLines += 1;
+    } else {
+      tally.noiseLines += 1;
+      tally.firstNoise ??= line.text;
+      // Past the cap, keep draining (so the agent is never blocked) but stop believing the stream.
+      if (tally.noiseLines > maxNoise) tally.tooNoisy = true;
+    }
+  }
+  return tally;
+}
+
+export function emitter(options: StreamParseOptions): (event: AgentEvent) => void {
+  return (event) => options.onEvent?.(event);
+}
+
+/** Reads a field only when it has the type asked for. */
+export const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+export const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+export const obj = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+export const arr = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+export function tooNoisyMessage(cli: string, options: StreamParseOptions, firstNoise: string | undefined): string {
+  const cap = options.maxNoiseLines ?? MAX_NOISE_LINES;
+  return `${cli} printed more than ${cap} lines that are not JSON (MAX_NOISE_LINES), starting with ${JSON.stringify(firstNoise ?? "")}; is this the CLI and output format the adapter expects?`;
+}

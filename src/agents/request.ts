@@ -1,0 +1,82 @@
+// The typed request an agent Run is asked with: validated strictly (unknown fields refused,
+// at most MAX_REQUEST_BYTES), so an adapter builds argv from known fields only, never from text
+// a caller wrote as flags. The prompt is not here: it always travels on stdin.
+
+import { z } from "zod";
+import {
+  DEFAULT_MAX_TURNS,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  MAX_REQUEST_BYTES,
+  MAX_REQUEST_TIMEOUT_SECONDS,
+  MAX_TURNS,
+  MIN_REQUEST_TIMEOUT_SECONDS,
+} from "./limits.js";
+
+export const AGENT_CLIS = ["claude", "codex"] as const;
+export type AgentCli = (typeof AGENT_CLIS)[number];
+
+/** Letters, digits and `._:/@[]-`, not starting with a dash: never a flag, never a shell word. */
+const MODEL = /^[A-Za-z0-9._:/@[\]][A-Za-z0-9._:/@[\]-]*$/;
+const SESSION = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+const schema = z.strictObject({
+  cli: z.enum(AGENT_CLIS, { error: (issue) => `cli ${JSON.stringify(issue.input)} is not one of ${AGENT_CLIS.join(", ")}` }),
+  model: z
+    .string()
+    .max(200)
+    .regex(MODEL, { error: (issue) => `model ${JSON.stringify(issue.input)} is not a model id; use letters, digits and ._:/@[]- and do not start with "-"` })
+    .optional(),
+  effort: z
+    .string()
+    .regex(/^[a-z]{1,32}$/, { error: (issue) => `effort ${JSON.stringify(issue.input)} is not lower-case letters; write e.g. "high"` })
+    .optional(),
+  web: z.boolean().default(false),
+  noTools: z.boolean().default(false),
+  maxTurns: z
+    .number()
+    .int({ error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is not a whole number` })
+    .min(0, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
+    .max(MAX_TURNS, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
+    .default(DEFAULT_MAX_TURNS),
+  timeoutSeconds: z
+    .number()
+    .int({ error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is not a whole number` })
+    .min(MIN_REQUEST_TIMEOUT_SECONDS, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}` })
+    .max(MAX_REQUEST_TIMEOUT_SECONDS, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}` })
+    .default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+  systemPrompt: z.string().optional(),
+  resumeSession: z
+    .string()
+    .regex(SESSION, { error: (issue) => `resumeSession ${JSON.stringify(issue.input)} is not a session id; pass the id an earlier Outcome reported` })
+    .optional(),
+});
+
+/** A request as the caller writes it (defaults may be left out). */
+export type AgentRequestInput = z.input<typeof schema>;
+/** A request after validation, with every default filled in. */
+export type AgentRequest = z.output<typeof schema>;
+
+export class AgentRequestError extends Error {
+  override readonly name = "AgentRequestError";
+}
+
+/** Validates a request; throws AgentRequestError naming every problem. */
+export function parseAgentRequest(input: unknown): AgentRequest {
+  let size: number;
+  try {
+    size = Buffer.byteLength(JSON.stringify(input) ?? "");
+  } catch {
+    throw new AgentRequestError("the request is not JSON data; pass a plain object");
+  }
+  if (size > MAX_REQUEST_BYTES) {
+    throw new AgentRequestError(`the request is ${size} bytes, over its limit of ${MAX_REQUEST_BYTES} (MAX_REQUEST_BYTES); move large text into the prompt or input files`);
+  }
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
+    const where = issue.path.map(String).join(".") || "request";
+    return issue.code === "invalid_type" ? `${where} should be a ${issue.expected}` : issue.message;
+  });
+  throw new AgentRequestError(`the agent request is invalid: ${problems.join("; ")}`);
+}
