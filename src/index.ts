@@ -8,3 +8,4 @@ export * from "./plan/index.js";
 export { harvest, StagingError, DEFAULT_AGENT_WORKDIR, stagingLimits } from "./staging/index.js";
 export type { HarvestResult, HarvestRefusal, HarvestLimits, RunInputs } from "./staging/index.js";
 export type { StagingDeclaration } from "./runtime/agent-container.js";
+export * from "./agents/index.js";

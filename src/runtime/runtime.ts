@@ -64,6 +64,8 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict> = {
   readonly sweep: () => Promise<SweepResult>;
   /** Registers one more secret value to mask in every log line, record and Outcome. */
   readonly addSecret: (value: string) => void;
+  /** Masks every registered secret in a JSON-like value (for what an adapter hands its caller live). */
+  readonly maskDeep: <T>(value: T) => T;
 };
 
 export function newRunId(): string {
@@ -197,6 +199,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     },
     sweep,
     addSecret: masker.add,
+    maskDeep: masker.maskDeep,
   };
 }
 

@@ -1,0 +1,28 @@
+/**
+ * The claude and codex agents: a typed request to argv and env, one credential that never leaks,
+ * and one typed result parsed from each CLI's stream.
+ *
+ * ```ts
+ * const agents = createAgentRunner({ image: "agentcage-agent:latest", staging: { runtimeDir: "/srv/agentcage" } });
+ * const outcome = await agents.run({ cli: "claude", model: "sonnet", maxTurns: 20 }, "Review the diff in /work.", {
+ *   inputs: { directory: "/srv/checkouts/pr-42" },
+ *   harvestTo: "/srv/reviews/pr-42",
+ *   onEvent: (event) => console.log(event.type),
+ * });
+ * ```
+ */
+export type { AgentCli, AgentRequest, AgentRequestInput } from "./request.js";
+export type { AgentEvent, AgentReason, AgentResult, AgentUsage, StreamParseOptions } from "./result.js";
+export type { CodexParseOptions } from "./codex-stream.js";
+export type { CodexProvider } from "./codex.js";
+export type { Credential, CredentialKind, CredentialSources } from "./credentials.js";
+export type { AgentOutcome, AgentRunner, AgentRunnerOptions, AgentRunOptions } from "./runner.js";
+export { AGENT_CLIS, AgentRequestError, parseAgentRequest } from "./request.js";
+export { AGENT_REASONS } from "./result.js";
+export { parseClaudeStream } from "./claude-stream.js";
+export { parseCodexStream } from "./codex-stream.js";
+export { claudeArgs } from "./claude.js";
+export { codexArgs } from "./codex.js";
+export { CredentialError, findCredential } from "./credentials.js";
+export { publicEnvironment } from "./environment.js";
+export { createAgentRunner } from "./runner.js";

@@ -1,0 +1,66 @@
+// The agent runner against the real engine, with the test image's stand-in `claude` that leaks
+// its credential on both streams: the value reaches the agent and no argv, log line, Run record
+// or Outcome, and the agent's environment is the allow-list and nothing of ours.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAgentRunner, type AgentEvent } from "../index.js";
+import { TEST_IMAGE, capturingLogger, containersOfRun } from "../../test/support/engine.js";
+
+const KEY = "sk-ant-canary-4f1e9d2c7b3a";
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-agents-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("an agent Run's credential", () => {
+  it("reaches the agent and no argv, log line, record or Outcome, even when the agent prints it", async () => {
+    const { logger, lines } = capturingLogger();
+    const runtimeDir = join(scratch, "runs");
+    const runner = createAgentRunner({
+      image: TEST_IMAGE,
+      environment: { ANTHROPIC_API_KEY: KEY, UNRELATED_SECRET: "orchestrator-only-value" },
+      staging: { runtimeDir, keepRuns: true },
+      logger,
+    });
+    const events: AgentEvent[] = [];
+    let argv = "";
+    const outcome = await runner.run({ cli: "claude", model: "sonnet", maxTurns: 5 }, "hello", {
+      onEvent: (event) => {
+        events.push(event);
+        if (argv === "") argv = execFileSync("ps", ["-eww", "-o", "args"], { encoding: "utf8" });
+      },
+    });
+    expect(outcome).toMatchObject({
+      ok: true,
+      reason: "completed",
+      credential: "api_key",
+      result: { ok: true, reason: "completed", sessionId: "fake-session", text: "read 5 bytes; key [REDACTED]; home /tmp/home" },
+    });
+    expect(outcome.stderr).toBe("stderr leak: [REDACTED]\n");
+    expect(events.find((e) => e.type === "assistant_text")).toEqual({ type: "assistant_text", text: "stdout leak: [REDACTED]" });
+    expect(argv).toContain("--dangerously-skip-permissions");
+    for (const text of [argv, JSON.stringify(outcome), JSON.stringify(events), lines.join("\n")]) expect(text).not.toContain(KEY);
+    const record = join(runtimeDir, outcome.runId);
+    for (const name of readdirSync(record).filter((n) => n.endsWith(".txt") || n.endsWith(".json"))) {
+      expect(readFileSync(join(record, name), "utf8")).not.toContain(KEY);
+    }
+    expect(readFileSync(join(record, "request.json"), "utf8")).toContain('"cli": "claude"');
+    expect(containersOfRun(outcome.runId)).toEqual([]);
+  });
+
+  it("gives the agent the allow-listed environment only", async () => {
+    const runner = createAgentRunner({ image: TEST_IMAGE, environment: { ANTHROPIC_API_KEY: KEY, LEAKY: "orchestrator-value" }, logger: capturingLogger().logger });
+    const command = await runner.commandFor({ cli: "claude" }, "hi");
+    const envWords = command.args.flatMap((word, i) => (command.args[i - 1] === "--env" ? [word] : []));
+    expect(envWords.sort()).toEqual(
+      [
+        "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CONFIG_DIR=/tmp/claude-config", "CODEX_HOME=/tmp/codex-home",
+        "DISABLE_AUTOUPDATER=1", "HOME=/tmp/home", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "TZ=UTC",
+      ].sort(),
+    );
+    expect(command.env).toEqual({ ANTHROPIC_API_KEY: KEY });
+    expect(JSON.stringify(command.args)).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,166 @@
+// An agent runner: one Agent Container for the agent image, and per Run a typed request turned
+// into a Run Plan for its CLI, with the allow-listed environment and exactly one credential.
+// Everything that can go wrong before a container is an Outcome too; the credential is never shown.
+
+import type Docker from "dockerode";
+import type { Logger } from "pino";
+import type { Outcome } from "../plan/index.js";
+import type { AgentContainer, ContainerLimits, StagingDeclaration } from "../runtime/agent-container.js";
+import type { ComposedCommand } from "../runtime/render-cli.js";
+import { createAgentContainerRuntime, newRunId, type RunOptions, type SweepResult } from "../runtime/runtime.js";
+import type { RunInputs } from "../staging/index.js";
+import { claudeArgs } from "./claude.js";
+import { parseClaudeStream } from "./claude-stream.js";
+import { codexArgs, CODEX_WORKDIR, type CodexProvider } from "./codex.js";
+import { parseCodexStream } from "./codex-stream.js";
+import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
+import { publicEnvironment } from "./environment.js";
+import { AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
+import type { AgentEvent, AgentResult } from "./result.js";
+
+export type AgentRunnerOptions = {
+  /** The agent image (images/agent), with both CLIs in it. */
+  readonly image: string;
+  readonly staging?: StagingDeclaration;
+  /** Where credentials are read when the environment has none; files named like the variables, lower-case, mode 0600. */
+  readonly secretsDirectory?: string;
+  /** Where credentials are looked up first; default: this process's environment. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** For claude: a gateway or stand-in model (ANTHROPIC_BASE_URL); default: the CLI's own endpoint. */
+  readonly anthropicBaseUrl?: string;
+  /** For codex: a gateway or stand-in model; default: the CLI's own provider. */
+  readonly codexProvider?: CodexProvider;
+  /** Networks the agent joins to reach its model; default: none (it then reaches nothing). */
+  readonly networks?: readonly string[];
+  readonly limits?: ContainerLimits;
+  readonly user?: string;
+  readonly owner?: string;
+  readonly logger?: Logger;
+  readonly maxConcurrentRuns?: number;
+  readonly docker?: Docker;
+};
+
+export type AgentRunOptions = {
+  readonly signal?: AbortSignal;
+  readonly inputs?: RunInputs;
+  readonly harvestTo?: string;
+  /** Each event as the stream is read, secrets masked. */
+  readonly onEvent?: (event: AgentEvent) => void;
+};
+
+export type AgentOutcome = Outcome<AgentResult> & {
+  /** Which kind of credential the Run got; never its value. */
+  readonly credential: CredentialKind;
+  readonly cli?: AgentCli;
+};
+
+/** What rides on RunPrompt.request from `run` to the plan function. */
+type PlannedRequest = { readonly request: AgentRequest; readonly onEvent?: (event: AgentEvent) => void };
+
+export type AgentRunner = {
+  readonly run: (request: AgentRequestInput, prompt: string, options?: AgentRunOptions) => Promise<AgentOutcome>;
+  /** The `docker run` words for a request, starting nothing; the credential only by name. */
+  readonly commandFor: (request: AgentRequestInput, prompt: string) => Promise<ComposedCommand>;
+  readonly sweep: () => Promise<SweepResult>;
+};
+
+export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
+  const container: AgentContainer = {
+    image: options.image,
+    // Both CLIs' public variables: each ignores the other's.
+    publicEnv: { ...publicEnvironment("codex"), ...publicEnvironment("claude", options.anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl: options.anthropicBaseUrl }) },
+    ...(options.staging === undefined ? {} : { staging: options.staging }),
+    workdir: options.staging?.agentWorkdir ?? CODEX_WORKDIR,
+    ...(options.networks === undefined ? {} : { networks: options.networks }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.user === undefined ? {} : { user: options.user }),
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  };
+  const runtime = createAgentContainerRuntime<AgentResult>({
+    container,
+    ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
+    ...(options.docker === undefined ? {} : { docker: options.docker }),
+    run: (prompt) => {
+      const { request, onEvent } = prompt.request as PlannedRequest;
+      const live = onEvent === undefined ? {} : { onEvent: (event: AgentEvent) => onEvent(runtime.maskDeep(event)) };
+      return request.cli === "claude"
+        ? { args: claudeArgs(request), stdin: prompt.text, request, outcome: (stdout) => parseClaudeStream(stdout, live) }
+        : {
+            args: codexArgs(request, options.codexProvider),
+            stdin: prompt.text,
+            request,
+            outcome: (stdout) => parseCodexStream(stdout, { ...live, ...(request.model === undefined ? {} : { model: request.model }) }),
+          };
+    },
+  });
+
+  /** The request and its credential, or the Outcome that ends the Run before it starts. */
+  type Found = Exclude<Credential, { kind: "none" }>;
+  const prepare = async (input: AgentRequestInput): Promise<{ request: AgentRequest; credential: Found } | AgentOutcome> => {
+    let request: AgentRequest;
+    try {
+      request = parseAgentRequest(input);
+    } catch (error) {
+      return refused("invalid_request", (error as AgentRequestError).message, "none");
+    }
+    let credential: Credential;
+    try {
+      credential = await findCredential(request.cli, {
+        ...(options.environment === undefined ? {} : { environment: options.environment }),
+        ...(options.secretsDirectory === undefined ? {} : { secretsDirectory: options.secretsDirectory }),
+      });
+    } catch (error) {
+      return refused("unavailable", error instanceof CredentialError ? error.message : String(error), "none", request.cli);
+    }
+    if (credential.kind === "none") {
+      const names = CREDENTIAL_VARIABLES[request.cli].map(([variable]) => variable);
+      return refused(
+        "unavailable",
+        `no credential for ${request.cli}: set ${names.map((n) => `$${n}`).join(" or ")}` +
+          (options.secretsDirectory === undefined ? "" : `, or write one of ${names.map((n) => JSON.stringify(`${options.secretsDirectory}/${n.toLowerCase()}`)).join(", ")} (mode 0600)`),
+        "none",
+        request.cli,
+      );
+    }
+    runtime.addSecret(credential.value);
+    return { request, credential };
+  };
+
+  return {
+    run: async (input, prompt, runOptions = {}) => {
+      const prepared = await prepare(input);
+      if ("runId" in prepared) return prepared;
+      const { request, credential } = prepared;
+      const planned: PlannedRequest = { request, ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }) };
+      const outcome = await runtime.run(
+        { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
+        {
+          timeoutSeconds: request.timeoutSeconds,
+          env: { [credential.variable]: credential.value },
+          ...pick(runOptions),
+        },
+      );
+      return { ...outcome, credential: credential.kind, cli: request.cli };
+    },
+    commandFor: async (input, prompt) => {
+      const prepared = await prepare(input);
+      if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
+      const { request, credential } = prepared;
+      return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, { env: { [credential.variable]: credential.value } });
+    },
+    sweep: runtime.sweep,
+  };
+}
+
+function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo"> {
+  return {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
+    ...(options.harvestTo === undefined ? {} : { harvestTo: options.harvestTo }),
+  };
+}
+
+function refused(reason: "invalid_request" | "unavailable", error: string, credential: CredentialKind, cli?: AgentCli): AgentOutcome {
+  return { runId: newRunId(), ok: false, reason, error, durationMs: 0, stdoutBytes: 0, stderrBytes: 0, stderr: "", credential, ...(cli === undefined ? {} : { cli }) };
+}
