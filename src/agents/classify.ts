@@ -20,9 +20,9 @@ export function classifyApiFailure(status: number | undefined, message: string):
   if (status === 529 || (status !== undefined && status >= 500) || (status === undefined && OVERLOAD.test(message))) {
     return { reason: "overloaded", retryable: true };
   }
-  if (status === undefined && /\b(401|403)\b/.test(message)) return { reason: "credential_refused", retryable: false };
-  if (status === undefined && /\b429\b/.test(message)) return { reason: "rate_limited", retryable: true, ...withReset };
-  if (status === undefined && /\b(529|5\d\d)\b/.test(message)) return { reason: "overloaded", retryable: true };
+  // Last: the first HTTP status the text names, if any ("API Error: 400 ..." is not a server error).
+  const named = status === undefined ? /\b([45]\d\d)\b/.exec(message)?.[1] : undefined;
+  if (named !== undefined) return classifyApiFailure(Number(named), message);
   return { reason: "api_error", retryable: false };
 }
 

@@ -14,10 +14,20 @@ export type CodexProvider = {
   readonly envKey?: string;
 };
 
-/** A TOML basic string: JSON's escapes are TOML's. */
-function toml(value: string): string {
-  return JSON.stringify(value);
+/**
+ * A TOML basic string: backslash and quote escaped, every control character (U+0000-U+001F,
+ * U+007F) as \uXXXX, and a lone surrogate (which TOML cannot carry) as U+FFFD.
+ */
+export function tomlString(value: string): string {
+  const body = value
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+    .replace(/["\\\u0000-\u001F\u007F]/g, (c) =>
+      c === '"' ? '\\"' : c === "\\" ? "\\\\" : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`,
+    );
+  return `"${body}"`;
 }
+
+const toml = tomlString;
 
 export function codexArgs(request: AgentRequest, provider?: CodexProvider): string[] {
   return [

@@ -42,12 +42,14 @@ export type CredentialSources = {
   readonly environment?: Readonly<Record<string, string | undefined>>;
   /** A directory of files named like the variables, lower-case; default: none. */
   readonly secretsDirectory?: string;
+  /** Variables to look at before the CLI's own (a gateway's key name); default: none. */
+  readonly preferred?: ReadonlyArray<readonly [string, Exclude<CredentialKind, "none">]>;
 };
 
 export async function findCredential(cli: AgentCli, sources: CredentialSources = {}): Promise<Credential> {
   const environment = sources.environment ?? process.env;
   const looked: string[] = [];
-  for (const [variable, kind] of CREDENTIAL_VARIABLES[cli]) {
+  for (const [variable, kind] of [...(sources.preferred ?? []), ...CREDENTIAL_VARIABLES[cli]]) {
     const fromEnvironment = environment[variable];
     looked.push(`$${variable}`);
     if (fromEnvironment !== undefined && fromEnvironment.trim() !== "") {

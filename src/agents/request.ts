@@ -34,13 +34,13 @@ const schema = z.strictObject({
   noTools: z.boolean().default(false),
   maxTurns: z
     .number()
-    .int({ error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is not a whole number` })
+    .refine(Number.isInteger, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is not a whole number` })
     .min(0, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
     .max(MAX_TURNS, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
     .default(DEFAULT_MAX_TURNS),
   timeoutSeconds: z
     .number()
-    .int({ error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is not a whole number` })
+    .refine(Number.isInteger, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is not a whole number` })
     .min(MIN_REQUEST_TIMEOUT_SECONDS, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}` })
     .max(MAX_REQUEST_TIMEOUT_SECONDS, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}` })
     .default(DEFAULT_REQUEST_TIMEOUT_SECONDS),

@@ -106,7 +106,9 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
     }
     let credential: Credential;
     try {
+      const gatewayKey = request.cli === "codex" ? options.codexProvider?.envKey : undefined;
       credential = await findCredential(request.cli, {
+        ...(gatewayKey === undefined ? {} : { preferred: [[gatewayKey, "api_key"]] }),
         ...(options.environment === undefined ? {} : { environment: options.environment }),
         ...(options.secretsDirectory === undefined ? {} : { secretsDirectory: options.secretsDirectory }),
       });
@@ -132,12 +134,13 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       const prepared = await prepare(input);
       if ("runId" in prepared) return prepared;
       const { request, credential } = prepared;
+      const env = { [agentVariable(request.cli, credential.variable, options.codexProvider)]: credential.value };
       const planned: PlannedRequest = { request, ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }) };
       const outcome = await runtime.run(
         { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
         {
           timeoutSeconds: request.timeoutSeconds,
-          env: { [credential.variable]: credential.value },
+          env,
           ...pick(runOptions),
         },
       );
@@ -147,10 +150,16 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       const prepared = await prepare(input);
       if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
       const { request, credential } = prepared;
-      return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, { env: { [credential.variable]: credential.value } });
+      const env = { [agentVariable(request.cli, credential.variable, options.codexProvider)]: credential.value };
+      return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, { env });
     },
     sweep: runtime.sweep,
   };
+}
+
+/** The variable the agent reads its key from: a codex provider names its own; otherwise where it was found. */
+function agentVariable(cli: AgentCli, found: string, provider: CodexProvider | undefined): string {
+  return cli === "codex" && provider !== undefined ? (provider.envKey ?? "OPENAI_API_KEY") : found;
 }
 
 function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo"> {

@@ -1,0 +1,218 @@
+// claudeArgs and codexArgs decide every word an agent CLI is started with: these tests pin the
+// whole argv for the defaults, for each request field on its own and for all of them together.
+// The prompt is never an argument of either: it goes on stdin.
+
+import { describe, expect, it } from "vitest";
+import { claudeArgs } from "./claude.js";
+import { codexArgs } from "./codex.js";
+import { parseAgentRequest, type AgentRequestInput } from "./request.js";
+
+const claude = (fields: Omit<AgentRequestInput, "cli"> = {}) => claudeArgs(parseAgentRequest({ cli: "claude", ...fields }));
+const codex = (fields: Omit<AgentRequestInput, "cli"> = {}, provider?: Parameters<typeof codexArgs>[1]) =>
+  codexArgs(parseAgentRequest({ cli: "codex", ...fields }), provider);
+
+/** A system prompt that would break any argv or TOML built by pasting text. */
+const AWKWARD = 'Say "hi" \\ then stop.\nSecond line\twith a tab; $(id) `id` \'single\' --model x';
+
+const CLAUDE_BASE = [
+  "claude",
+  "--print",
+  "--output-format", "stream-json",
+  "--verbose",
+  "--max-turns", "100",
+  "--dangerously-skip-permissions",
+] as const;
+const NO_WEB = ["--disallowedTools", "WebSearch", "WebFetch"] as const;
+
+const CODEX_BASE = [
+  "codex",
+  "exec",
+  "--json",
+  "--cd", "/work",
+  "--skip-git-repo-check",
+  "--sandbox", "danger-full-access",
+  "--ephemeral",
+  "--ignore-user-config",
+  "--disable", "shell_snapshot",
+] as const;
+const WEB_OFF = ["-c", 'web_search="disabled"'] as const;
+
+describe("claudeArgs", () => {
+  it("gives the defaults: print mode, stream-json, 100 turns, permissions bypassed, no web tools", () => {
+    expect(claude()).toEqual([...CLAUDE_BASE, ...NO_WEB]);
+  });
+
+  it("adds --model for a model", () => {
+    expect(claude({ model: "claude-sonnet-4-5" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--model", "claude-sonnet-4-5"]);
+  });
+
+  it("adds --effort for an effort", () => {
+    expect(claude({ effort: "high" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--effort", "high"]);
+  });
+
+  it("leaves the web tools allowed for web", () => {
+    expect(claude({ web: true })).toEqual([...CLAUDE_BASE]);
+  });
+
+  it("removes every tool for noTools", () => {
+    expect(claude({ noTools: true })).toEqual([...CLAUDE_BASE, "--tools", ""]);
+  });
+
+  it("removes every tool for noTools even with web", () => {
+    expect(claude({ noTools: true, web: true })).toEqual([...CLAUDE_BASE, "--tools", ""]);
+  });
+
+  it("writes maxTurns after --max-turns", () => {
+    expect(claude({ maxTurns: 0 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "0", "--dangerously-skip-permissions", ...NO_WEB]);
+    expect(claude({ maxTurns: 1000 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "1000", "--dangerously-skip-permissions", ...NO_WEB]);
+  });
+
+  it("appends a systemPrompt as one word", () => {
+    expect(claude({ systemPrompt: "Be brief." })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--append-system-prompt", "Be brief."]);
+  });
+
+  it("keeps a systemPrompt with quotes, newlines and flags in it as one word", () => {
+    expect(claude({ systemPrompt: AWKWARD })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--append-system-prompt", AWKWARD]);
+  });
+
+  it("adds --resume for resumeSession", () => {
+    expect(claude({ resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c"]);
+  });
+
+  it("puts every field in a fixed order", () => {
+    expect(
+      claude({ model: "opus", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "abc-123" }),
+    ).toEqual([
+      "claude",
+      "--print",
+      "--output-format", "stream-json",
+      "--verbose",
+      "--max-turns", "5",
+      "--dangerously-skip-permissions",
+      "--model", "opus",
+      "--effort", "low",
+      "--append-system-prompt", "Be brief.",
+      "--resume", "abc-123",
+    ]);
+  });
+
+  it("takes no prompt: its one input is the typed request", () => {
+    expect(claudeArgs.length).toBe(1);
+  });
+});
+
+describe("codexArgs", () => {
+  it("gives the defaults: exec --json in /work, its sandbox off, no user config, web search off, the prompt from stdin", () => {
+    expect(codex()).toEqual([...CODEX_BASE, ...WEB_OFF, "-"]);
+  });
+
+  it("adds --model for a model", () => {
+    expect(codex({ model: "gpt-5.5" })).toEqual([...CODEX_BASE, ...WEB_OFF, "--model", "gpt-5.5", "-"]);
+  });
+
+  it("sets model_reasoning_effort for an effort", () => {
+    expect(codex({ effort: "high" })).toEqual([...CODEX_BASE, ...WEB_OFF, "-c", 'model_reasoning_effort="high"', "-"]);
+  });
+
+  it("turns live web search on for web", () => {
+    expect(codex({ web: true })).toEqual([...CODEX_BASE, "-c", 'web_search="live"', "-"]);
+  });
+
+  it("disables the shell tool and web search for noTools", () => {
+    expect(codex({ noTools: true })).toEqual([...CODEX_BASE, ...WEB_OFF, "--disable", "shell_tool", "-"]);
+    expect(codex({ noTools: true, web: true })).toEqual([...CODEX_BASE, ...WEB_OFF, "--disable", "shell_tool", "-"]);
+  });
+
+  it("has no turn limit to pass, so maxTurns changes nothing", () => {
+    expect(codex({ maxTurns: 3 })).toEqual([...CODEX_BASE, ...WEB_OFF, "-"]);
+  });
+
+  it("sets developer_instructions for a systemPrompt", () => {
+    expect(codex({ systemPrompt: "Be brief." })).toEqual([...CODEX_BASE, ...WEB_OFF, "-c", 'developer_instructions="Be brief."', "-"]);
+  });
+
+  it("keeps a systemPrompt with quotes and newlines as one word whose TOML string round-trips", () => {
+    const args = codex({ systemPrompt: AWKWARD });
+    const word = args[args.length - 2] ?? "";
+    expect(args).toEqual([...CODEX_BASE, ...WEB_OFF, "-c", word, "-"]);
+    expect(word.startsWith("developer_instructions=")).toBe(true);
+    expect(word).not.toContain("\n");
+    expect(JSON.parse(word.slice("developer_instructions=".length))).toBe(AWKWARD);
+  });
+
+  it("escapes DEL in a systemPrompt, which TOML forbids raw", () => {
+    const word = codex({ systemPrompt: "a\u007fb" }).find((w) => w.startsWith("developer_instructions=")) ?? "";
+    expect(word).not.toContain("\u007f");
+  });
+
+  it("resumes a session after the exec options, before the stdin marker", () => {
+    expect(codex({ resumeSession: "01a22a3a-acd8-76d0-b073-23922d1390c9" })).toEqual([...CODEX_BASE, ...WEB_OFF, "resume", "01a22a3a-acd8-76d0-b073-23922d1390c9", "-"]);
+  });
+
+  it("puts every field in a fixed order", () => {
+    expect(codex({ model: "gpt-5.5", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "abc-123" })).toEqual([
+      "codex",
+      "exec",
+      "--json",
+      "--cd", "/work",
+      "--skip-git-repo-check",
+      "--sandbox", "danger-full-access",
+      "--ephemeral",
+      "--ignore-user-config",
+      "--disable", "shell_snapshot",
+      "-c", 'web_search="live"',
+      "--model", "gpt-5.5",
+      "-c", 'model_reasoning_effort="low"',
+      "-c", 'developer_instructions="Be brief."',
+      "resume", "abc-123",
+      "-",
+    ]);
+  });
+
+  it("takes no prompt: it always ends with - to read it from stdin", () => {
+    expect(codexArgs.length).toBe(2);
+    expect(codex({ resumeSession: "abc-123", systemPrompt: "x" }).at(-1)).toBe("-");
+  });
+
+  describe("with a CodexProvider", () => {
+    const providerWords = (table: string) => ["-c", 'model_provider="agentcage"', "-c", `model_providers.agentcage={${table}}`];
+
+    it("declares the provider, with env_key OPENAI_API_KEY by default", () => {
+      expect(codex({}, { baseUrl: "http://stand-in:8080/v1" })).toEqual([
+        ...CODEX_BASE,
+        ...WEB_OFF,
+        ...providerWords('name="agentcage",base_url="http://stand-in:8080/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
+        "-",
+      ]);
+    });
+
+    it("uses the envKey it is given", () => {
+      expect(codex({}, { baseUrl: "https://gateway.example/v1", envKey: "GATEWAY_KEY" })).toEqual([
+        ...CODEX_BASE,
+        ...WEB_OFF,
+        ...providerWords('name="agentcage",base_url="https://gateway.example/v1",env_key="GATEWAY_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
+        "-",
+      ]);
+    });
+
+    it("TOML-quotes a base_url with a quote and a backslash in it", () => {
+      const baseUrl = 'http://h/"a\\b';
+      const args = codex({}, { baseUrl });
+      const table = args.find((word) => word.startsWith("model_providers.agentcage=")) ?? "";
+      const quoted = /base_url=("(?:[^"\\]|\\.)*"),env_key=/.exec(table)?.[1];
+      expect(quoted).toBe(String.raw`"http://h/\"a\\b"`);
+      expect(JSON.parse(quoted ?? "null")).toBe(baseUrl);
+    });
+
+    it("comes after the request's fields and before resume", () => {
+      expect(codex({ model: "m1", resumeSession: "s1" }, { baseUrl: "http://x" })).toEqual([
+        ...CODEX_BASE,
+        ...WEB_OFF,
+        "--model", "m1",
+        ...providerWords('name="agentcage",base_url="http://x",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
+        "resume", "s1",
+        "-",
+      ]);
+    });
+  });
+});

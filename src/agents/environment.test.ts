@@ -1,0 +1,75 @@
+// publicEnvironment is the whole non-secret environment an agent gets: an allow-list written
+// here, never copied from the orchestrator's process.env.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { publicEnvironment } from "./environment.js";
+
+const SHARED = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  LANG: "C.UTF-8",
+  TZ: "UTC",
+  HOME: "/tmp/home",
+  TMPDIR: "/tmp",
+  DISABLE_AUTOUPDATER: "1",
+};
+
+describe("publicEnvironment", () => {
+  it("gives claude the shared variables, its config dir on tmpfs and no nonessential traffic", () => {
+    expect(publicEnvironment("claude")).toEqual({
+      ...SHARED,
+      CLAUDE_CONFIG_DIR: "/tmp/claude-config",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    });
+  });
+
+  it("adds ANTHROPIC_BASE_URL for claude when an endpoint is given", () => {
+    expect(publicEnvironment("claude", { anthropicBaseUrl: "http://stand-in:8080" })).toEqual({
+      ...SHARED,
+      CLAUDE_CONFIG_DIR: "/tmp/claude-config",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      ANTHROPIC_BASE_URL: "http://stand-in:8080",
+    });
+  });
+
+  it("gives codex the shared variables and CODEX_HOME on tmpfs", () => {
+    expect(publicEnvironment("codex")).toEqual({ ...SHARED, CODEX_HOME: "/tmp/codex-home" });
+  });
+
+  it("ignores anthropicBaseUrl for codex", () => {
+    expect(publicEnvironment("codex", { anthropicBaseUrl: "http://stand-in:8080" })).toEqual({ ...SHARED, CODEX_HOME: "/tmp/codex-home" });
+  });
+
+  describe("with the orchestrator's environment full of values", () => {
+    const planted = {
+      AGENTCAGE_TEST_LEAK: "leak-value-0123456789",
+      ANTHROPIC_API_KEY: "sk-ant-leak-0123456789",
+      CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat-leak-0123456789",
+      OPENAI_API_KEY: "sk-leak-0123456789",
+      ANTHROPIC_BASE_URL: "http://leak.example",
+      PATH: "/leak/bin",
+      HOME: "/leak/home",
+    } as const;
+    const saved = Object.fromEntries(Object.keys(planted).map((name) => [name, process.env[name]]));
+
+    afterEach(() => {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    });
+
+    it.each(["claude", "codex"] as const)("lets none of it into %s's environment", (cli) => {
+      Object.assign(process.env, planted);
+      const environment = publicEnvironment(cli);
+      expect(environment).toEqual(cli === "claude" ? { ...SHARED, CLAUDE_CONFIG_DIR: "/tmp/claude-config", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" } : { ...SHARED, CODEX_HOME: "/tmp/codex-home" });
+      const values = Object.values(environment);
+      for (const value of Object.values(planted)) expect(values).not.toContain(value);
+    });
+  });
+
+  it("returns a fresh object each time, so a caller's change stays its own", () => {
+    const first = publicEnvironment("claude");
+    first["PATH"] = "/changed";
+    expect(publicEnvironment("claude")["PATH"]).toBe("/usr/local/bin:/usr/bin:/bin");
+  });
+});

@@ -1,0 +1,242 @@
+// The agent runner before any container exists: a bad request or a missing credential is an
+// Outcome (run never rejects), and commandFor shows exactly one credential, by name only.
+// Its dockerode points at a socket nothing listens on, so nothing here needs the engine.
+
+import Docker from "dockerode";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claudeArgs } from "./claude.js";
+import { codexArgs } from "./codex.js";
+import { AgentRequestError, parseAgentRequest } from "./request.js";
+import { createAgentRunner, type AgentRunnerOptions } from "./runner.js";
+
+const IMAGE = "agentcage-agent:test";
+const nowhere = new Docker({ socketPath: "/nonexistent/x.sock" });
+const silent = pino({ level: "silent" });
+
+const OAUTH = "sk-ant-oat01-runner-test-token";
+const ANTHROPIC_KEY = "sk-ant-api03-runner-test-key";
+const OPENAI_KEY = "sk-proj-runner-test-key";
+const PROMPT = "Summarise /work/README.md in one line.";
+
+function runner(options: Partial<AgentRunnerOptions> = {}) {
+  return createAgentRunner({ image: IMAGE, logger: silent, docker: nowhere, environment: {}, ...options });
+}
+
+/** The outcome of a Run refused before it started, whatever its run id. */
+function refused(reason: string, error: string, cli?: string) {
+  return {
+    runId: expect.stringMatching(/^[0-9a-f]{16}$/),
+    ok: false,
+    reason,
+    error,
+    durationMs: 0,
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    stderr: "",
+    credential: "none",
+    ...(cli === undefined ? {} : { cli }),
+  };
+}
+
+/** Every word that follows an `--env`, in order. */
+function envWords(args: readonly string[]): string[] {
+  return args.flatMap((word, i) => (word === "--env" ? [args[i + 1] ?? ""] : []));
+}
+
+/** The agent's own words: everything after the image. */
+function agentWords(args: readonly string[]): string[] {
+  expect(args).toContain(IMAGE);
+  return args.slice(args.indexOf(IMAGE) + 1);
+}
+
+const PUBLIC_ENV_WORDS = [
+  "PATH=/usr/local/bin:/usr/bin:/bin",
+  "LANG=C.UTF-8",
+  "TZ=UTC",
+  "HOME=/tmp/home",
+  "TMPDIR=/tmp",
+  "DISABLE_AUTOUPDATER=1",
+  "CODEX_HOME=/tmp/codex-home",
+  "CLAUDE_CONFIG_DIR=/tmp/claude-config",
+  "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+];
+
+let secrets: string;
+
+beforeEach(async () => {
+  secrets = await mkdtemp(join(tmpdir(), "agentcage-runner-"));
+});
+
+afterEach(async () => {
+  await rm(secrets, { recursive: true, force: true });
+});
+
+describe("createAgentRunner", () => {
+  describe("run with an invalid request", () => {
+    it("resolves as invalid_request with no credential, quoting the problem", async () => {
+      const outcome = await runner({ environment: { CLAUDE_CODE_OAUTH_TOKEN: OAUTH } }).run({ cli: "claude", model: "-rf" }, PROMPT);
+      expect(outcome).toEqual(
+        refused("invalid_request", 'the agent request is invalid: model "-rf" is not a model id; use letters, digits and ._:/@[]- and do not start with "-"'),
+      );
+    });
+
+    it("resolves for a value that is not a request at all", async () => {
+      const outcome = await runner().run("claude" as never, PROMPT);
+      expect(outcome).toEqual(refused("invalid_request", "the agent request is invalid: request should be a object"));
+    });
+  });
+
+  describe("run with no credential", () => {
+    it("resolves as unavailable, naming the variables for claude", async () => {
+      expect(await runner().run({ cli: "claude" }, PROMPT)).toEqual(
+        refused("unavailable", "no credential for claude: set $CLAUDE_CODE_OAUTH_TOKEN or $ANTHROPIC_API_KEY", "claude"),
+      );
+    });
+
+    it("resolves as unavailable, naming the variables for codex", async () => {
+      expect(await runner().run({ cli: "codex" }, PROMPT)).toEqual(refused("unavailable", "no credential for codex: set $OPENAI_API_KEY or $CODEX_API_KEY", "codex"));
+    });
+
+    it("names the secrets files too when there is a secrets directory", async () => {
+      expect(await runner({ secretsDirectory: secrets }).run({ cli: "claude" }, PROMPT)).toEqual(
+        refused(
+          "unavailable",
+          `no credential for claude: set $CLAUDE_CODE_OAUTH_TOKEN or $ANTHROPIC_API_KEY, or write one of ${JSON.stringify(join(secrets, "claude_code_oauth_token"))}, ${JSON.stringify(join(secrets, "anthropic_api_key"))} (mode 0600)`,
+          "claude",
+        ),
+      );
+    });
+
+    it("does not take the other CLI's credential", async () => {
+      const outcome = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).run({ cli: "claude" }, PROMPT);
+      expect(outcome).toMatchObject({ reason: "unavailable", credential: "none", cli: "claude" });
+    });
+  });
+
+  describe("run with a secrets file others can read", () => {
+    it("resolves as unavailable, quoting the path", async () => {
+      const path = join(secrets, "anthropic_api_key");
+      await writeFile(path, ANTHROPIC_KEY);
+      await chmod(path, 0o644);
+      expect(await runner({ secretsDirectory: secrets }).run({ cli: "claude" }, PROMPT)).toEqual(
+        refused("unavailable", `secrets file ${JSON.stringify(path)} is mode 0644, readable by others; chmod 600 it`, "claude"),
+      );
+    });
+  });
+
+  describe("run with a credential and an unreachable engine", () => {
+    it("reports the credential's kind and never its value, in the Outcome or the logs", async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: "trace" }, { write: (line: string) => void lines.push(line) });
+      const outcome = await runner({ logger, environment: { CLAUDE_CODE_OAUTH_TOKEN: OAUTH, ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run({ cli: "claude" }, PROMPT);
+      expect(outcome).toMatchObject({ ok: false, reason: "unavailable", credential: "oauth_token", cli: "claude" });
+      expect(lines.length).toBeGreaterThan(0);
+      for (const text of [JSON.stringify(outcome), ...lines]) {
+        expect(text).not.toContain(OAUTH);
+        expect(text).not.toContain(ANTHROPIC_KEY);
+      }
+    });
+  });
+
+  describe("commandFor for claude", () => {
+    it("passes the oauth token by name only, its value in env", async () => {
+      const command = await runner({ environment: { CLAUDE_CODE_OAUTH_TOKEN: OAUTH, ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).commandFor({ cli: "claude" }, PROMPT);
+      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS, "CLAUDE_CODE_OAUTH_TOKEN"]);
+      expect(command.env).toEqual({ CLAUDE_CODE_OAUTH_TOKEN: OAUTH });
+      expect(command.redactedArgs).toEqual(command.args);
+      for (const word of [...command.args, ...command.redactedArgs]) {
+        expect(word).not.toContain(OAUTH);
+        expect(word).not.toContain(ANTHROPIC_KEY);
+      }
+    });
+
+    it("passes the API key by name when there is no oauth token", async () => {
+      const command = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).commandFor({ cli: "claude" }, PROMPT);
+      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS, "ANTHROPIC_API_KEY"]);
+      expect(command.env).toEqual({ ANTHROPIC_API_KEY: ANTHROPIC_KEY });
+      for (const word of [...command.args, ...command.redactedArgs]) expect(word).not.toContain(ANTHROPIC_KEY);
+    });
+
+    it("passes a credential from the secrets directory the same way", async () => {
+      const path = join(secrets, "claude_code_oauth_token");
+      await writeFile(path, `${OAUTH}\n`);
+      await chmod(path, 0o600);
+      const command = await runner({ secretsDirectory: secrets }).commandFor({ cli: "claude" }, PROMPT);
+      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS, "CLAUDE_CODE_OAUTH_TOKEN"]);
+      expect(command.env).toEqual({ CLAUDE_CODE_OAUTH_TOKEN: OAUTH });
+    });
+
+    it("adds ANTHROPIC_BASE_URL to the public environment when given", async () => {
+      const command = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, anthropicBaseUrl: "http://stand-in:8080" }).commandFor({ cli: "claude" }, PROMPT);
+      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS, "ANTHROPIC_BASE_URL=http://stand-in:8080", "ANTHROPIC_API_KEY"]);
+    });
+
+    it("runs claudeArgs after the image, with the prompt on stdin only", async () => {
+      const request = { cli: "claude", model: "sonnet", maxTurns: 3, systemPrompt: "Be brief." } as const;
+      const command = await runner({ environment: { CLAUDE_CODE_OAUTH_TOKEN: OAUTH } }).commandFor(request, PROMPT);
+      expect(command.command).toBe("docker");
+      expect(agentWords(command.args)).toEqual(claudeArgs(parseAgentRequest(request)));
+      expect(command.stdin).toBe(PROMPT);
+      for (const word of command.args) expect(word).not.toContain(PROMPT);
+    });
+  });
+
+  describe("commandFor for codex", () => {
+    it("runs codex exec --json after the image, ending with - to read the prompt from stdin", async () => {
+      const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).commandFor({ cli: "codex", model: "gpt-5.5" }, PROMPT);
+      const words = agentWords(command.args);
+      expect(words.slice(0, 3)).toEqual(["codex", "exec", "--json"]);
+      expect(words.at(-1)).toBe("-");
+      expect(words).toEqual(codexArgs(parseAgentRequest({ cli: "codex", model: "gpt-5.5" })));
+      expect(command.stdin).toBe(PROMPT);
+      for (const word of command.args) expect(word).not.toContain(PROMPT);
+    });
+
+    it("passes OPENAI_API_KEY by name only, its value in env", async () => {
+      const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY, CODEX_API_KEY: "codex-runner-test-key" } }).commandFor({ cli: "codex" }, PROMPT);
+      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS, "OPENAI_API_KEY"]);
+      expect(command.env).toEqual({ OPENAI_API_KEY: OPENAI_KEY });
+      for (const word of [...command.args, ...command.redactedArgs]) expect(word).not.toContain(OPENAI_KEY);
+    });
+
+    it("passes its codexProvider to codexArgs", async () => {
+      const provider = { baseUrl: "http://stand-in:8080/v1" };
+      const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: provider }).commandFor({ cli: "codex" }, PROMPT);
+      expect(agentWords(command.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), provider));
+    });
+
+    it("sends the key in the variable the codexProvider's env_key names, wherever it was found", async () => {
+      const command = await runner({ environment: { CODEX_API_KEY: "codex-runner-test-key" }, codexProvider: { baseUrl: "http://stand-in:8080/v1" } }).commandFor(
+        { cli: "codex" },
+        PROMPT,
+      );
+      expect(envWords(command.args).at(-1)).toBe("OPENAI_API_KEY");
+      expect(command.env).toEqual({ OPENAI_API_KEY: "codex-runner-test-key" });
+      expect(agentWords(command.args).find((word) => word.startsWith("model_providers.agentcage="))).toContain('env_key="OPENAI_API_KEY"');
+    });
+
+    it("looks up a gateway's own env_key first and sends the key under that name", async () => {
+      const environment = { GATEWAY_KEY: "gateway-runner-test-key", OPENAI_API_KEY: OPENAI_KEY };
+      const command = await runner({ environment, codexProvider: { baseUrl: "http://gw:8080/v1", envKey: "GATEWAY_KEY" } }).commandFor({ cli: "codex" }, PROMPT);
+      expect(command.env).toEqual({ GATEWAY_KEY: "gateway-runner-test-key" });
+    });
+  });
+
+  describe("commandFor a request that cannot run", () => {
+    it("throws AgentRequestError for an invalid request", async () => {
+      await expect(runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).commandFor({ cli: "codex", effort: "HIGH" }, PROMPT)).rejects.toThrow(
+        new AgentRequestError('the agent request is invalid: effort "HIGH" is not lower-case letters; write e.g. "high"'),
+      );
+    });
+
+    it("throws AgentRequestError naming the variables when there is no credential", async () => {
+      await expect(runner().commandFor({ cli: "codex" }, PROMPT)).rejects.toThrow(
+        new AgentRequestError("no credential for codex: set $OPENAI_API_KEY or $CODEX_API_KEY"),
+      );
+    });
+  });
+});
