@@ -8,7 +8,7 @@ const SHARED = {
   PATH: "/usr/local/bin:/usr/bin:/bin",
   LANG: "C.UTF-8",
   TZ: "UTC",
-  HOME: "/tmp/home",
+  HOME: "/tmp",
   TMPDIR: "/tmp",
   DISABLE_AUTOUPDATER: "1",
 };

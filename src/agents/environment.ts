@@ -5,7 +5,8 @@
 import type { AgentCli } from "./request.js";
 
 /** Where each CLI keeps its state: on the tmpfs at /tmp, gone with the container. */
-export const AGENT_HOME = "/tmp/home";
+/** The tmpfs itself, as the agent image sets it: a directory that exists in every container. */
+export const AGENT_HOME = "/tmp";
 export const CLAUDE_CONFIG_DIR = "/tmp/claude-config";
 export const CODEX_HOME = "/tmp/codex-home";
 

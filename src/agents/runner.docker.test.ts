@@ -36,7 +36,7 @@ describe("an agent Run's credential", () => {
       ok: true,
       reason: "completed",
       credential: "api_key",
-      result: { ok: true, reason: "completed", sessionId: "fake-session", text: "read 5 bytes; key [REDACTED]; home /tmp/home" },
+      result: { ok: true, reason: "completed", sessionId: "fake-session", text: "read 5 bytes; key [REDACTED]; home /tmp" },
     });
     expect(outcome.stderr).toBe("stderr leak: [REDACTED]\n");
     expect(events.find((e) => e.type === "assistant_text")).toEqual({ type: "assistant_text", text: "stdout leak: [REDACTED]" });
@@ -57,7 +57,7 @@ describe("an agent Run's credential", () => {
     expect(envWords.sort()).toEqual(
       [
         "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CONFIG_DIR=/tmp/claude-config", "CODEX_HOME=/tmp/codex-home",
-        "DISABLE_AUTOUPDATER=1", "HOME=/tmp/home", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "TZ=UTC",
+        "DISABLE_AUTOUPDATER=1", "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "TZ=UTC",
       ].sort(),
     );
     expect(command.env).toEqual({ ANTHROPIC_API_KEY: KEY });
