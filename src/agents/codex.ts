@@ -12,6 +12,8 @@ export type CodexProvider = {
   readonly baseUrl: string;
   /** The variable holding the key; default OPENAI_API_KEY. */
   readonly envKey?: string;
+  /** Retries of a failed request or stream by codex itself; default 0 (the caller decides, from the Outcome). */
+  readonly maxRetries?: number;
 };
 
 /**
@@ -50,7 +52,7 @@ export function codexArgs(request: AgentRequest, provider?: CodexProvider): stri
       : [
           "-c", 'model_provider="agentcage"',
           "-c",
-          `model_providers.agentcage={name="agentcage",base_url=${toml(provider.baseUrl)},env_key=${toml(provider.envKey ?? "OPENAI_API_KEY")},wire_api="responses",request_max_retries=0,stream_max_retries=0}`,
+          `model_providers.agentcage={name="agentcage",base_url=${toml(provider.baseUrl)},env_key=${toml(provider.envKey ?? "OPENAI_API_KEY")},wire_api="responses",request_max_retries=${provider.maxRetries ?? 0},stream_max_retries=${provider.maxRetries ?? 0}}`,
         ]),
     // `exec` options come before `resume`, which takes fewer of its own.
     ...(request.resumeSession === undefined ? [] : ["resume", request.resumeSession]),

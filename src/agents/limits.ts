@@ -9,3 +9,6 @@ export const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 1800;
 /** A credential read from a secrets file; anything longer is not a credential. */
 export const MAX_CREDENTIAL_BYTES = 64 * 1024;
+/** Retries of a failed API call by the CLI itself, unless the Operator says otherwise. */
+export const DEFAULT_API_RETRIES = 2;
+export const MAX_API_RETRIES = 10;

@@ -63,6 +63,7 @@ const PUBLIC_ENV_WORDS = [
   "CODEX_HOME=/tmp/codex-home",
   "CLAUDE_CONFIG_DIR=/tmp/claude-config",
   "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+  "CLAUDE_CODE_MAX_RETRIES=2",
 ];
 
 let secrets: string;
@@ -172,7 +173,7 @@ describe("createAgentRunner", () => {
 
     it("adds ANTHROPIC_BASE_URL to the public environment when given", async () => {
       const command = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, anthropicBaseUrl: "http://stand-in:8080" }).commandFor({ cli: "claude" }, PROMPT);
-      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS, "ANTHROPIC_BASE_URL=http://stand-in:8080", "ANTHROPIC_API_KEY"]);
+      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS.slice(0, -1), "ANTHROPIC_BASE_URL=http://stand-in:8080", PUBLIC_ENV_WORDS.at(-1), "ANTHROPIC_API_KEY"]);
     });
 
     it("runs claudeArgs after the image, with the prompt on stdin only", async () => {
@@ -203,10 +204,16 @@ describe("createAgentRunner", () => {
       for (const word of [...command.args, ...command.redactedArgs]) expect(word).not.toContain(OPENAI_KEY);
     });
 
-    it("passes its codexProvider to codexArgs", async () => {
+    it("passes its codexProvider to codexArgs, with the runner's apiRetries unless the provider names its own", async () => {
       const provider = { baseUrl: "http://stand-in:8080/v1" };
       const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: provider }).commandFor({ cli: "codex" }, PROMPT);
-      expect(agentWords(command.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), provider));
+      expect(agentWords(command.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { ...provider, maxRetries: 2 }));
+      const own = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: { ...provider, maxRetries: 5 }, apiRetries: 0 }).commandFor({ cli: "codex" }, PROMPT);
+      expect(agentWords(own.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { ...provider, maxRetries: 5 }));
+    });
+
+    it("refuses apiRetries out of range", () => {
+      expect(() => runner({ apiRetries: 11 })).toThrow("apiRetries 11 is out of range");
     });
 
     it("sends the key in the variable the codexProvider's env_key names, wherever it was found", async () => {

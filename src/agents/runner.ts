@@ -15,6 +15,7 @@ import { codexArgs, CODEX_WORKDIR, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { publicEnvironment } from "./environment.js";
+import { DEFAULT_API_RETRIES, MAX_API_RETRIES } from "./limits.js";
 import { AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import type { AgentEvent, AgentResult } from "./result.js";
 
@@ -30,6 +31,12 @@ export type AgentRunnerOptions = {
   readonly anthropicBaseUrl?: string;
   /** For codex: a gateway or stand-in model; default: the CLI's own provider. */
   readonly codexProvider?: CodexProvider;
+  /**
+   * Retries of a failed API call by the CLI itself (claude's CLAUDE_CODE_MAX_RETRIES, a codex
+   * provider's retries); default 2. Left to its own default (10, with back-off) claude can spend a
+   * whole timeout retrying an outage; the Outcome says `retryable` so the caller can decide.
+   */
+  readonly apiRetries?: number;
   /** Networks the agent joins to reach its model; default: none (it then reaches nothing). */
   readonly networks?: readonly string[];
   readonly limits?: ContainerLimits;
@@ -65,10 +72,19 @@ export type AgentRunner = {
 };
 
 export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
+  const apiRetries = options.apiRetries ?? DEFAULT_API_RETRIES;
+  if (!Number.isInteger(apiRetries) || apiRetries < 0 || apiRetries > MAX_API_RETRIES) {
+    throw new AgentRequestError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
+  }
+  const codexProvider = options.codexProvider === undefined ? undefined : { ...options.codexProvider, maxRetries: options.codexProvider.maxRetries ?? apiRetries };
   const container: AgentContainer = {
     image: options.image,
     // Both CLIs' public variables: each ignores the other's.
-    publicEnv: { ...publicEnvironment("codex"), ...publicEnvironment("claude", options.anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl: options.anthropicBaseUrl }) },
+    publicEnv: {
+      ...publicEnvironment("codex"),
+      ...publicEnvironment("claude", options.anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl: options.anthropicBaseUrl }),
+      CLAUDE_CODE_MAX_RETRIES: String(apiRetries),
+    },
     ...(options.staging === undefined ? {} : { staging: options.staging }),
     workdir: options.staging?.agentWorkdir ?? CODEX_WORKDIR,
     ...(options.networks === undefined ? {} : { networks: options.networks }),
@@ -87,7 +103,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       return request.cli === "claude"
         ? { args: claudeArgs(request), stdin: prompt.text, request, outcome: (stdout) => parseClaudeStream(stdout, live) }
         : {
-            args: codexArgs(request, options.codexProvider),
+            args: codexArgs(request, codexProvider),
             stdin: prompt.text,
             request,
             outcome: (stdout) => parseCodexStream(stdout, { ...live, ...(request.model === undefined ? {} : { model: request.model }) }),
@@ -106,7 +122,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
     }
     let credential: Credential;
     try {
-      const gatewayKey = request.cli === "codex" ? options.codexProvider?.envKey : undefined;
+      const gatewayKey = request.cli === "codex" ? codexProvider?.envKey : undefined;
       credential = await findCredential(request.cli, {
         ...(gatewayKey === undefined ? {} : { preferred: [[gatewayKey, "api_key"]] }),
         ...(options.environment === undefined ? {} : { environment: options.environment }),
@@ -134,7 +150,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       const prepared = await prepare(input);
       if ("runId" in prepared) return prepared;
       const { request, credential } = prepared;
-      const env = { [agentVariable(request.cli, credential.variable, options.codexProvider)]: credential.value };
+      const env = { [agentVariable(request.cli, credential.variable, codexProvider)]: credential.value };
       const planned: PlannedRequest = { request, ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }) };
       const outcome = await runtime.run(
         { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
@@ -150,7 +166,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       const prepared = await prepare(input);
       if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
       const { request, credential } = prepared;
-      const env = { [agentVariable(request.cli, credential.variable, options.codexProvider)]: credential.value };
+      const env = { [agentVariable(request.cli, credential.variable, codexProvider)]: credential.value };
       return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, { env });
     },
     sweep: runtime.sweep,
