@@ -32,11 +32,11 @@ describe("publicEnvironment", () => {
   });
 
   it("gives codex the shared variables and CODEX_HOME on tmpfs", () => {
-    expect(publicEnvironment("codex")).toEqual({ ...SHARED, CODEX_HOME: "/tmp/codex-home" });
+    expect(publicEnvironment("codex")).toEqual({ ...SHARED, CODEX_HOME: "/tmp" });
   });
 
   it("ignores anthropicBaseUrl for codex", () => {
-    expect(publicEnvironment("codex", { anthropicBaseUrl: "http://stand-in:8080" })).toEqual({ ...SHARED, CODEX_HOME: "/tmp/codex-home" });
+    expect(publicEnvironment("codex", { anthropicBaseUrl: "http://stand-in:8080" })).toEqual({ ...SHARED, CODEX_HOME: "/tmp" });
   });
 
   describe("with the orchestrator's environment full of values", () => {
@@ -61,7 +61,7 @@ describe("publicEnvironment", () => {
     it.each(["claude", "codex"] as const)("lets none of it into %s's environment", (cli) => {
       Object.assign(process.env, planted);
       const environment = publicEnvironment(cli);
-      expect(environment).toEqual(cli === "claude" ? { ...SHARED, CLAUDE_CONFIG_DIR: "/tmp/claude-config", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" } : { ...SHARED, CODEX_HOME: "/tmp/codex-home" });
+      expect(environment).toEqual(cli === "claude" ? { ...SHARED, CLAUDE_CONFIG_DIR: "/tmp/claude-config", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" } : { ...SHARED, CODEX_HOME: "/tmp" });
       const values = Object.values(environment);
       for (const value of Object.values(planted)) expect(values).not.toContain(value);
     });

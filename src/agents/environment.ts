@@ -8,7 +8,8 @@ import type { AgentCli } from "./request.js";
 /** The tmpfs itself, as the agent image sets it: a directory that exists in every container. */
 export const AGENT_HOME = "/tmp";
 export const CLAUDE_CONFIG_DIR = "/tmp/claude-config";
-export const CODEX_HOME = "/tmp/codex-home";
+/** codex will not create its home; the tmpfs itself always exists. */
+export const CODEX_HOME = "/tmp";
 
 const SHARED: Readonly<Record<string, string>> = {
   PATH: "/usr/local/bin:/usr/bin:/bin",

@@ -1,21 +1,50 @@
-// The main job until the real agents land: one Run of the sample agent through run() with every
-// security default on, printing the command a person could paste and the Outcome it ended with.
+// The main job: one real claude Run and one real codex Run in the locked-down agent container,
+// each printing the command a person could paste and its Outcome. With no API key in the
+// environment, each runs against the stand-in model server (offline); with one, against the real API.
 
-import { createAgentContainerRuntime } from "../index.js";
-import { sampleAgentPlan } from "./sample-agent.js";
+import { createAgentRunner, type AgentCli, type AgentRunnerOptions } from "../index.js";
+import { startStandInModel } from "./stand-in-model.js";
 
-const IMAGE = process.env["AGENTCAGE_DEMO_IMAGE"] ?? "agentcage-test:latest";
+const AGENT_IMAGE = process.env["AGENTCAGE_AGENT_IMAGE"] ?? "agentcage-agent:latest";
+const KEYS: Record<AgentCli, readonly string[]> = {
+  claude: ["CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
+  codex: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+};
+const PROMPT = process.argv.slice(2).join(" ") || "What is the capital of France? Answer in one sentence.";
 
-const runtime = createAgentContainerRuntime({
-  container: { image: IMAGE, env: { DEMO_TOKEN: "demo-secret-value-never-shown" }, timeoutSeconds: 60 },
-  run: sampleAgentPlan,
-});
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
 
-const prompt = { text: process.argv.slice(2).join(" ") || "Summarize the files in /work." };
-const command = runtime.commandFor(prompt);
-console.log("# The same Run by hand (env values come from the environment, never argv):");
-console.log([command.command, ...command.redactedArgs].map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)).join(" "));
-const outcome = await runtime.run(prompt);
-console.log("# Outcome:");
-console.log(JSON.stringify(outcome, null, 2));
-process.exitCode = outcome.ok ? 0 : 1;
+async function demo(cli: AgentCli): Promise<boolean> {
+  const real = KEYS[cli].some((name) => (process.env[name] ?? "") !== "");
+  const standIn = real ? undefined : await startStandInModel("plain");
+  try {
+    const options: AgentRunnerOptions = standIn === undefined
+      ? { image: AGENT_IMAGE, networks: ["bridge"] }
+      : {
+          image: AGENT_IMAGE,
+          networks: [standIn.network],
+          // A made-up key: the stand-in accepts any, and it is masked like a real one.
+          environment: { ANTHROPIC_API_KEY: "sk-stand-in-demo-key", OPENAI_API_KEY: "sk-stand-in-demo-key" },
+          anthropicBaseUrl: standIn.baseUrl,
+          codexProvider: { baseUrl: `${standIn.baseUrl}/v1` },
+        };
+    const runner = createAgentRunner(options);
+    const request = { cli, maxTurns: 5, timeoutSeconds: 300 } as const;
+    console.log(`\n# ${cli}, against ${standIn === undefined ? "the real API" : "the stand-in model (no key set)"}; the same Run by hand:`);
+    const command = await runner.commandFor(request, PROMPT);
+    console.log([command.command, ...command.redactedArgs].map(quote).join(" "));
+    const outcome = await runner.run(request, PROMPT, {
+      onEvent: (event) => event.type !== "result" && console.log(`  event: ${JSON.stringify(event).slice(0, 160)}`),
+    });
+    console.log(`# ${cli} Outcome:`);
+    console.log(JSON.stringify({ ...outcome, stderr: outcome.stderr.slice(0, 500) }, null, 2));
+    return outcome.ok;
+  } finally {
+    await standIn?.stop();
+  }
+}
+
+const results = [await demo("claude"), await demo("codex")];
+process.exitCode = results.every(Boolean) ? 0 : 1;

@@ -1,0 +1,127 @@
+// The whole chain with the real claude and codex CLIs (images/agent), every security default on:
+// each Run's agent container joins a stand-in model server's container that has no network
+// (`--network container:<id>`), so the agent reaches the stand-in on loopback and nothing else.
+// A canary credential must reach the model and nothing else we can look at.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAgentRunner, type AgentEvent, type AgentOutcome, type AgentRequestInput } from "../index.js";
+import { capturingLogger, containersOfRun } from "../../test/support/engine.js";
+import { AGENT_IMAGE, STAND_IN_PORT, startStandInContainer } from "../../test/support/stand-in-container.js";
+
+const CANARY = "sk-canary-e2e-6d2f8b1a9c4e7035";
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-e2e-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+type Seen = { outcome: AgentOutcome; events: AgentEvent[]; logs: string[]; argv: string; record: string; harvest: string; requests: number };
+
+/** Every file below `dir`, with its text. */
+function filesBelow(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile()) out[path.slice(dir.length + 1)] = readFileSync(path, "utf8");
+  }
+  return out;
+}
+
+async function runAgainst(scenario: string, request: AgentRequestInput): Promise<Seen> {
+  const standIn = await startStandInContainer(scenario);
+  const { logger, lines } = capturingLogger();
+  const runtimeDir = join(scratch, `runs-${scenario}-${request.cli}`);
+  const harvest = join(scratch, `harvest-${scenario}-${request.cli}`);
+  try {
+    const runner = createAgentRunner({
+      image: AGENT_IMAGE,
+      environment: { ANTHROPIC_API_KEY: CANARY, OPENAI_API_KEY: CANARY },
+      staging: { runtimeDir, keepRuns: true },
+      networks: [standIn.network],
+      anthropicBaseUrl: `http://127.0.0.1:${STAND_IN_PORT}`,
+      codexProvider: { baseUrl: `http://127.0.0.1:${STAND_IN_PORT}/v1` },
+      apiRetries: 0,
+      logger,
+    });
+    const events: AgentEvent[] = [];
+    let argv = "";
+    const outcome = await runner.run(request, "Answer the question, please.", {
+      harvestTo: harvest,
+      onEvent: (event) => {
+        events.push(event);
+        if (argv === "") argv = execFileSync("ps", ["-eww", "-o", "args"], { encoding: "utf8" });
+      },
+    });
+    return { outcome, events, logs: lines, argv, record: join(runtimeDir, outcome.runId), harvest, requests: standIn.requests().length };
+  } finally {
+    standIn.close();
+  }
+}
+
+function expectNoCanary(seen: Seen): void {
+  expect(JSON.stringify(seen.outcome)).not.toContain(CANARY);
+  expect(JSON.stringify(seen.events)).not.toContain(CANARY);
+  expect(seen.logs.join("\n")).not.toContain(CANARY);
+  expect(seen.argv).not.toContain(CANARY);
+  for (const [name, text] of Object.entries(filesBelow(seen.record))) expect(`${name}: ${text}`).not.toContain(CANARY);
+  expect(containersOfRun(seen.outcome.runId)).toEqual([]);
+}
+
+describe.each(["claude", "codex"] as const)("the real %s CLI in the locked-down container", (cli) => {
+  it("answers a plain question: completed, with text, usage and session id", async () => {
+    const seen = await runAgainst("plain", { cli, model: cli === "claude" ? "claude-sonnet-4-5-20250929" : "gpt-5.5", maxTurns: 5 });
+    expect(seen.outcome).toMatchObject({ ok: true, reason: "completed", credential: "api_key", result: { ok: true, reason: "completed", text: "The capital of France is Paris." } });
+    expect(seen.outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen.outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
+    if (cli === "claude") expect(seen.outcome.result?.costUsd).toBeGreaterThan(0);
+    expect(seen.requests).toBeGreaterThanOrEqual(1);
+    expectNoCanary(seen);
+  });
+
+  it("ends a 401 as credential_refused", async () => {
+    const seen = await runAgainst("status_401", { cli, maxTurns: 5 });
+    expect(seen.outcome).toMatchObject({ ok: false, reason: "failed", result: { reason: "credential_refused" } });
+    expectNoCanary(seen);
+  });
+
+  it("ends a 429 as rate_limited", async () => {
+    const seen = await runAgainst("status_429", { cli, maxTurns: 5 });
+    expect(seen.outcome).toMatchObject({ ok: false, reason: "failed", result: { reason: "rate_limited", retryable: true } });
+    expectNoCanary(seen);
+  });
+
+  it("ends a model that never answers as timeout, with the container gone", async () => {
+    const seen = await runAgainst("hang", { cli, maxTurns: 5, timeoutSeconds: 5 });
+    expect(seen.outcome).toMatchObject({ ok: false, reason: "timeout" });
+    expect(seen.outcome.durationMs).toBeLessThan(30_000);
+    expectNoCanary(seen);
+  });
+});
+
+describe("the real claude CLI's tools", () => {
+  it("writes out/answer.txt with Write and runs Bash: the file is harvested and the events show the calls in order", async () => {
+    const seen = await runAgainst("tool_write_bash", { cli: "claude", maxTurns: 10 });
+    expect(seen.outcome).toMatchObject({ ok: true, reason: "completed", harvest: { ok: true, files: 1 } });
+    expect(filesBelow(seen.harvest)).toEqual({ "answer.txt": "written by the stand-in model\n" });
+    expect(statSync(join(seen.harvest, "answer.txt")).mode & 0o777).toBe(0o644);
+    const calls = seen.events.flatMap((e) => (e.type === "tool_call" ? [e.name] : e.type === "tool_result" ? [`result${e.isError ? ":error" : ""}`] : []));
+    expect(calls).toEqual(["Write", "result", "Bash", "result"]);
+    expect(seen.events.some((e) => e.type === "tool_result" && e.text === "from-bash")).toBe(true);
+    expectNoCanary(seen);
+  });
+
+  it("ends a loop of tool calls as max_turns", async () => {
+    const seen = await runAgainst("max_turns", { cli: "claude", maxTurns: 3 });
+    expect(seen.outcome).toMatchObject({ ok: false, reason: "failed", result: { reason: "max_turns" } });
+    expectNoCanary(seen);
+  });
+
+  it("keeps HOME and its config dir on the tmpfs: nothing of them reaches the Run directory or a volume", async () => {
+    const volumesBefore = execFileSync("docker", ["volume", "ls", "--quiet"], { encoding: "utf8" });
+    const seen = await runAgainst("plain", { cli: "claude", maxTurns: 5 });
+    expect(seen.outcome.ok).toBe(true);
+    expect(Object.keys(filesBelow(seen.record)).sort()).toEqual(["done", "outcome.json", "prompt.txt", "request.json", "run.json", "stderr.txt", "stdout.txt"]);
+    expect(execFileSync("docker", ["volume", "ls", "--quiet"], { encoding: "utf8" })).toBe(volumesBefore);
+  });
+});
