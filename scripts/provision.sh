@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine able to run agentcage's tests and demo: a docker engine that answers,
-# a static busybox, and the offline test image. Runs first in `npm test` and `npm run demo`.
+# a static busybox, the offline test image, and (unless AGENTCAGE_AGENT_IMAGES=0) the agent and
+# stand-in images on a Debian base. Runs first in `npm test` and `npm run demo`.
 # Invariants: idempotent and quick when everything is already there; installs and starts only as
 # root; never skips silently — if the engine cannot be had, it says why and exits non-zero.
 set -euo pipefail
@@ -109,6 +110,26 @@ ensure_engine() {
   start_engine
 }
 
+# The agent image (the real CLIs, pinned) and the stand-in model's image, each rebuilt only when
+# its inputs changed. AGENTCAGE_AGENT_IMAGES=0 skips them, for a quick unit-only run.
+build_agent_images() {
+  if [[ "${AGENTCAGE_AGENT_IMAGES:-1}" == 0 ]]; then
+    say "AGENTCAGE_AGENT_IMAGES=0: not building the agent and stand-in images"
+    return 0
+  fi
+  local started=$SECONDS
+  bash "${SCRIPT_DIR}/build-debian-base.sh"
+  command -v node >/dev/null 2>&1 || die "node is not on PATH; install Node.js 20 to build the agent images"
+  (
+    cd "${SCRIPT_DIR}/.."
+    npx --no-install tsc -p tsconfig.build.json
+    npx --no-install tsc -p test/stand-in/tsconfig.json
+    node dist/cli/build-image.js agent
+    node dist/cli/build-image.js stand-in
+  )
+  say "agent and stand-in images ready in $((SECONDS - started)) s"
+}
+
 main() {
   # One provisioning at a time on this machine: a second caller waits, then finds it all done.
   if ! exec 9>"$LOCK_FILE"; then die "cannot open ${LOCK_FILE}; point TMPDIR at a writable directory"; fi
@@ -119,6 +140,7 @@ main() {
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
   AGENTCAGE_BUSYBOX="$BUSYBOX" bash "${SCRIPT_DIR}/build-test-image.sh" 9>&-
+  build_agent_images 9>&-
 }
 
 main "$@"
