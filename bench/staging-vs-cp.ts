@@ -2,8 +2,8 @@
 // harvesting 2000 entries / just under 64 MiB (harvest) against `cp -a` of the same trees, in the
 // same run, on the same file system. Measured, not asserted: it prints the ratios and exits non-zero
 // only when a copy went wrong (a throw, a refusal, a cp that did not exit 0, a tree that differs).
-// No copy is removed before the end: on ext4 without a journal, creating files within a minute or
-// more of deleting many costs a scan of the deleted inodes per create, which would swamp both ways.
+// No copy is removed before the end: on ext4 without a journal, every file created within 60 s of
+// a delete (300 s until written back) steps over the recently deleted inodes, which swamps both ways.
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
