@@ -56,7 +56,7 @@ describe("an agent Run's credential", () => {
     const envWords = command.args.flatMap((word, i) => (command.args[i - 1] === "--env" ? [word] : []));
     expect(envWords.sort()).toEqual(
       [
-        "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CONFIG_DIR=/tmp/claude-config", "CODEX_HOME=/tmp",
+        "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=2", "CLAUDE_CONFIG_DIR=/tmp/claude-config", "CODEX_HOME=/tmp",
         "DISABLE_AUTOUPDATER=1", "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "TZ=UTC",
       ].sort(),
     );
