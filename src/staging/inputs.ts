@@ -47,12 +47,16 @@ export async function copyInputs(inputs: RunInputs, work: string, options: CopyO
   return budget;
 }
 
-function count(budget: Budget, entry: string, bytes = 0, isNewEntry = true): void {
-  if (isNewEntry) budget.entries += 1;
-  budget.bytes += bytes;
+function count(budget: Budget, entry: string, bytes = 0): void {
+  budget.entries += 1;
+  countBytes(budget, entry, bytes);
   if (budget.entries > MAX_INPUT_ENTRIES) {
     throw new StagingError("invalid_input", `inputs have more than ${MAX_INPUT_ENTRIES} entries (MAX_INPUT_ENTRIES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
   }
+}
+
+function countBytes(budget: Budget, entry: string, bytes: number): void {
+  budget.bytes += bytes;
   if (budget.bytes > MAX_INPUT_BYTES) {
     throw new StagingError("invalid_input", `inputs pass ${MAX_INPUT_BYTES} bytes (MAX_INPUT_BYTES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
   }
@@ -70,8 +74,12 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
   }
   const limit = pLimit(STAGE_COPY_CONCURRENCY);
   const copies: Array<Promise<void>> = [];
+  // The first failure of any copy; each copy's promise never rejects, so none goes unhandled
+  // while the walk is still running.
+  let copyFailure: { error: unknown } | undefined;
   const walk = async (from: string, to: string, relative: string, depth: number): Promise<void> => {
     for await (const entry of await opendir(from)) {
+      if (copyFailure !== undefined) return;
       const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (rel === OUT_NAME) {
         throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} already has ${JSON.stringify(OUT_NAME)}, where the agent writes; rename it`);
@@ -90,11 +98,14 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
         count(budget, rel);
         // The size is read inside the copy's slot: awaited here, it would make the walk that feeds
         // the copies wait one thread-pool round trip per file (half of staging's time, measured).
-        copies.push(limit(async () => {
-          count(budget, rel, (await lstat(src)).size, false);
-          await copyFile(src, dst, constants.COPYFILE_FICLONE);
-          await chmod(dst, options.fileMode);
-        }));
+        copies.push(
+          limit(async () => {
+            if (copyFailure !== undefined) return;
+            countBytes(budget, rel, (await lstat(src)).size);
+            await copyFile(src, dst, constants.COPYFILE_FICLONE);
+            await chmod(dst, options.fileMode);
+          }).catch((error: unknown) => void (copyFailure ??= { error })),
+        );
       } else if (entry.isSymbolicLink()) {
         count(budget, rel);
         // Copied as a link, never followed: it resolves inside the container, if at all.
@@ -107,9 +118,9 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
   try {
     await walk(source, work, "", 0);
   } finally {
-    await Promise.allSettled(copies);
+    await Promise.all(copies);
   }
-  await Promise.all(copies);
+  if (copyFailure !== undefined) throw copyFailure.error;
 }
 
 function checkRelative(relative: string): string {
