@@ -65,6 +65,7 @@ start_engine() {
   esac
 
   command -v dockerd >/dev/null 2>&1 || die "no dockerd on PATH; install Debian's docker.io"
+  remove_stale_pid_file
   mkdir -p "$STATE_DIR"
   say "starting dockerd${listen[*]:+ ${listen[*]}} (log: ${DOCKERD_LOG})"
   printf -- '--- %s: provision starts dockerd%s\n' "$(date -u +%FT%TZ)" "${listen[*]:+ ${listen[*]}}" >>"$DOCKERD_LOG"
@@ -91,6 +92,17 @@ start_engine() {
     fi
     sleep 0.5
   done
+}
+
+# A dockerd that was killed (a machine stopped mid-session) leaves its pid file, and a new dockerd
+# refuses to start while it is there. Only a file whose pid is not a live dockerd is removed.
+remove_stale_pid_file() {
+  local pid_file=/var/run/docker.pid pid
+  [[ -f "$pid_file" ]] || return 0
+  pid="$(cat "$pid_file" 2>/dev/null || true)"
+  if [[ "$pid" =~ ^[0-9]+$ ]] && [[ "$(cat "/proc/${pid}/comm" 2>/dev/null || true)" == dockerd ]]; then return 0; fi
+  say "removing ${pid_file}, left by a dockerd (pid ${pid:-?}) that is no longer running"
+  rm -f "$pid_file"
 }
 
 # docker's own last word on why it cannot reach the engine, for the error message.

@@ -21,7 +21,7 @@ export type StandInContainer = {
 
 export async function startStandInContainer(scenario: string): Promise<StandInContainer> {
   const id = docker(
-    "run", "--detach", "--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+    "run", "--detach", "--rm", "--network", "none", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
     "--user", "10002:10002", "--label", "agentcage.test=stand-in",
     "--env", `SCENARIO=${scenario}`, "--env", `PORT=${STAND_IN_PORT}`,
     STAND_IN_IMAGE,
