@@ -8,12 +8,21 @@ import { constants } from "node:fs";
 import type { AgentCli } from "./request.js";
 import { MAX_CREDENTIAL_BYTES } from "./limits.js";
 
-export type CredentialKind = "oauth_token" | "api_key" | "none";
+export type CredentialKind = "oauth_token" | "login" | "api_key" | "none";
 
 export type Credential =
   | { readonly kind: "none"; readonly looked: readonly string[] }
   | {
-      readonly kind: Exclude<CredentialKind, "none">;
+      /** A CLI's own login (codex's auth.json): a file for the agent, not a variable. */
+      readonly kind: "login";
+      readonly source: "login_directory";
+      /** Where the agent's CLI expects it, and its content (secret). */
+      readonly file: { readonly agentPath: string; readonly content: string };
+      /** Token values inside it, to mask. */
+      readonly tokens: readonly string[];
+    }
+  | {
+      readonly kind: "oauth_token" | "api_key";
       /** The variable the agent reads it from. */
       readonly variable: string;
       readonly source: "environment" | "secrets_directory";
@@ -22,7 +31,7 @@ export type Credential =
     };
 
 /** Per CLI, in order of preference: subscription first, then API keys. */
-export const CREDENTIAL_VARIABLES: Readonly<Record<AgentCli, ReadonlyArray<readonly [string, Exclude<CredentialKind, "none">]>>> = {
+export const CREDENTIAL_VARIABLES: Readonly<Record<AgentCli, ReadonlyArray<readonly [string, "oauth_token" | "api_key"]>>> = {
   claude: [
     ["CLAUDE_CODE_OAUTH_TOKEN", "oauth_token"],
     ["ANTHROPIC_API_KEY", "api_key"],
@@ -43,12 +52,26 @@ export type CredentialSources = {
   /** A directory of files named like the variables, lower-case; default: none. */
   readonly secretsDirectory?: string;
   /** Variables to look at before the CLI's own (a gateway's key name); default: none. */
-  readonly preferred?: ReadonlyArray<readonly [string, Exclude<CredentialKind, "none">]>;
+  readonly preferred?: ReadonlyArray<readonly [string, "oauth_token" | "api_key"]>;
+  /**
+   * For codex: a directory holding a ChatGPT login (`auth.json`), which wins over any API key.
+   * The file is copied into each Run and mounted read-only; the directory itself is never mounted.
+   */
+  readonly codexLoginDirectory?: string;
 };
+
+/** Where codex looks for its login: its home is the tmpfs (see environment.ts). */
+export const CODEX_AUTH_PATH = "/tmp/auth.json";
 
 export async function findCredential(cli: AgentCli, sources: CredentialSources = {}): Promise<Credential> {
   const environment = sources.environment ?? process.env;
   const looked: string[] = [];
+  if (cli === "codex" && sources.codexLoginDirectory !== undefined) {
+    const path = join(sources.codexLoginDirectory, "auth.json");
+    looked.push(path);
+    const content = await readSecretFile(path, false);
+    if (content !== undefined) return { kind: "login", source: "login_directory", file: { agentPath: CODEX_AUTH_PATH, content }, tokens: tokenValues(content, path) };
+  }
   for (const [variable, kind] of [...(sources.preferred ?? []), ...CREDENTIAL_VARIABLES[cli]]) {
     const fromEnvironment = environment[variable];
     looked.push(`$${variable}`);
@@ -65,8 +88,28 @@ export async function findCredential(cli: AgentCli, sources: CredentialSources =
   return { kind: "none", looked };
 }
 
-/** A secrets file's trimmed content; undefined when it does not exist. Never follows a link. */
-async function readSecretFile(path: string): Promise<string | undefined> {
+/** Every string under a key naming a token or key in a login file, to mask wherever it appears. */
+function tokenValues(content: string, path: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    throw new CredentialError(`login file ${JSON.stringify(path)} is not JSON; sign in again to write it`);
+  }
+  const found: string[] = [];
+  const visit = (value: unknown, key: string): void => {
+    if (typeof value === "string") {
+      if (/token|key|secret/i.test(key)) found.push(value);
+    } else if (value !== null && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) visit(v, k);
+    }
+  };
+  visit(parsed, "");
+  return found;
+}
+
+/** A secrets file's content (trimmed unless `trim` is false); undefined when it does not exist. Never follows a link. */
+async function readSecretFile(path: string, trim = true): Promise<string | undefined> {
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -84,8 +127,9 @@ async function readSecretFile(path: string): Promise<string | undefined> {
     if (stats.size > MAX_CREDENTIAL_BYTES) {
       throw new CredentialError(`secrets file ${JSON.stringify(path)} is ${stats.size} bytes, over ${MAX_CREDENTIAL_BYTES} (MAX_CREDENTIAL_BYTES); it should hold one credential`);
     }
-    const value = (await handle.readFile("utf8")).trim();
-    return value === "" ? undefined : value;
+    const raw = await handle.readFile("utf8");
+    const value = trim ? raw.trim() : raw;
+    return value.trim() === "" ? undefined : value;
   } finally {
     await handle.close();
   }

@@ -64,3 +64,34 @@ describe("an agent Run's credential", () => {
     expect(JSON.stringify(command.args)).not.toContain(KEY);
   });
 });
+
+describe("a codex login", () => {
+  it("reaches the agent as a read-only copy, wins over an API key, and is masked everywhere", async () => {
+    const { logger, lines } = capturingLogger();
+    const login = join(scratch, "codex-login");
+    const runtimeDir = join(scratch, "login-runs");
+    const TOKEN = "eyJ-login-canary-8c1d5e7f";
+    execFileSync("mkdir", ["-p", login]);
+    execFileSync("sh", ["-c", `printf '%s' '{"tokens": {"access_token": "${TOKEN}", "refresh_token": "rt-login-canary-2b9e"}}' > ${login}/auth.json && chmod 600 ${login}/auth.json`]);
+    const runner = createAgentRunner({
+      image: TEST_IMAGE,
+      environment: { OPENAI_API_KEY: "sk-should-not-be-used-0001" },
+      codexLoginDirectory: login,
+      staging: { runtimeDir, keepRuns: true },
+      logger,
+    });
+    const outcome = await runner.run({ cli: "codex" }, "hello");
+    expect(outcome).toMatchObject({ ok: true, credential: "login", result: { text: "token [REDACTED]; login writable no; api key " } });
+    expect(outcome.stderr).toBe("stderr leak: [REDACTED]\n");
+    const record = join(runtimeDir, outcome.runId);
+    expect(readdirSync(record)).not.toContain("secrets");
+    for (const text of [JSON.stringify(outcome), lines.join("\n"), ...readdirSync(record).filter((n) => n.includes(".")).map((n) => readFileSync(join(record, n), "utf8"))]) {
+      expect(text).not.toContain(TOKEN);
+    }
+    expect(readFileSync(join(login, "auth.json"), "utf8")).toContain(TOKEN);
+  });
+
+  it("needs staging, said at construction", () => {
+    expect(() => createAgentRunner({ image: TEST_IMAGE, codexLoginDirectory: "/srv/codex-login" })).toThrow("codexLoginDirectory \"/srv/codex-login\" needs staging");
+  });
+});

@@ -5,7 +5,7 @@
 import type Docker from "dockerode";
 import type { Logger } from "pino";
 import type { Outcome } from "../plan/index.js";
-import type { AgentContainer, ContainerLimits, StagingDeclaration } from "../runtime/agent-container.js";
+import { AgentContainerError, type AgentContainer, type ContainerLimits, type StagingDeclaration } from "../runtime/agent-container.js";
 import type { ComposedCommand } from "../runtime/render-cli.js";
 import { createAgentContainerRuntime, newRunId, type RunOptions, type SweepResult } from "../runtime/runtime.js";
 import type { RunInputs } from "../staging/index.js";
@@ -25,6 +25,11 @@ export type AgentRunnerOptions = {
   readonly staging?: StagingDeclaration;
   /** Where credentials are read when the environment has none; files named like the variables, lower-case, mode 0600. */
   readonly secretsDirectory?: string;
+  /**
+   * For codex: a directory holding a ChatGPT login (`auth.json`), used only by agentcage; it wins
+   * over API keys when no codexProvider is set. Each Run gets a read-only copy (needs `staging`).
+   */
+  readonly codexLoginDirectory?: string;
   /** Where credentials are looked up first; default: this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   /** For claude: a gateway or stand-in model (ANTHROPIC_BASE_URL); default: the CLI's own endpoint. */
@@ -75,6 +80,9 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   const apiRetries = options.apiRetries ?? DEFAULT_API_RETRIES;
   if (!Number.isInteger(apiRetries) || apiRetries < 0 || apiRetries > MAX_API_RETRIES) {
     throw new AgentRequestError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
+  }
+  if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
+    throw new AgentContainerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
   }
   const codexProvider = options.codexProvider === undefined ? undefined : { ...options.codexProvider, maxRetries: options.codexProvider.maxRetries ?? apiRetries };
   const container: AgentContainer = {
@@ -127,6 +135,8 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
         ...(gatewayKey === undefined ? {} : { preferred: [[gatewayKey, "api_key"]] }),
         ...(options.environment === undefined ? {} : { environment: options.environment }),
         ...(options.secretsDirectory === undefined ? {} : { secretsDirectory: options.secretsDirectory }),
+        // A login speaks to the CLI's own provider; a gateway or stand-in takes a key.
+        ...(options.codexLoginDirectory === undefined || codexProvider !== undefined ? {} : { codexLoginDirectory: options.codexLoginDirectory }),
       });
     } catch (error) {
       return refused("unavailable", error instanceof CredentialError ? error.message : String(error), "none", request.cli);
@@ -141,7 +151,8 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
         request.cli,
       );
     }
-    runtime.addSecret(credential.value);
+    if (credential.kind === "login") for (const token of [credential.file.content, ...credential.tokens]) runtime.addSecret(token);
+    else runtime.addSecret(credential.value);
     return { request, credential };
   };
 
@@ -150,13 +161,12 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       const prepared = await prepare(input);
       if ("runId" in prepared) return prepared;
       const { request, credential } = prepared;
-      const env = { [agentVariable(request.cli, credential.variable, codexProvider)]: credential.value };
       const planned: PlannedRequest = { request, ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }) };
       const outcome = await runtime.run(
         { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
         {
           timeoutSeconds: request.timeoutSeconds,
-          env,
+          ...handOver(request.cli, credential, codexProvider),
           ...pick(runOptions),
         },
       );
@@ -166,11 +176,16 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       const prepared = await prepare(input);
       if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
       const { request, credential } = prepared;
-      const env = { [agentVariable(request.cli, credential.variable, codexProvider)]: credential.value };
-      return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, { env });
+      return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, handOver(request.cli, credential, codexProvider));
     },
     sweep: runtime.sweep,
   };
+}
+
+/** How the credential reaches the agent: a login as a read-only file, a key in one variable. */
+function handOver(cli: AgentCli, credential: Exclude<Credential, { kind: "none" }>, provider: CodexProvider | undefined): Pick<RunOptions, "env" | "secretFiles"> {
+  if (credential.kind === "login") return { secretFiles: [credential.file] };
+  return { env: { [agentVariable(cli, credential.variable, provider)]: credential.value } };
 }
 
 /** The variable the agent reads its key from: a codex provider names its own; otherwise where it was found. */

@@ -52,12 +52,16 @@ export function containerName(runId: string): string {
   return `agentcage-${runId}`;
 }
 
-/** `runEnv`: environment for this Run only (an agent's credential), after the declared env. */
+/**
+ * `runEnv`: environment for this Run only (an agent's credential), after the declared env.
+ * `secretPaths`: where this Run's secret files appear in the container (staged Runs only).
+ */
 export function composeSpec(
   container: ValidatedContainer,
   planArgs: readonly string[],
   runId: string,
   runEnv: Readonly<Record<string, string>> = {},
+  secretPaths: readonly string[] = [],
 ): ComposedSpec {
   const extra = container.extra;
   const labels: Record<string, string> = {
@@ -72,7 +76,7 @@ export function composeSpec(
   const mounts = {
     runtimeDir: staging?.runtimeDir ?? container.mounts?.runtimeDir ?? "/",
     entries: [
-      ...(staging === undefined ? [] : stagedMounts(runId, agentWorkdir as string, staging.writableWork ?? false)),
+      ...(staging === undefined ? [] : stagedMounts(runId, agentWorkdir as string, staging.writableWork ?? false, secretPaths)),
       ...(container.mounts?.entries ?? []),
     ],
   };

@@ -7,7 +7,7 @@ import type { EndReason, Outcome, ReaderVerdict, RunPlan, RunPlanFunction, RunPr
 import { harvest } from "../staging/harvest/index.js";
 import { prepareRunDirectory, StagingError, type RunInputs } from "../staging/index.js";
 import { createRecordStream, writeAtomically, type RecordStream } from "../staging/record.js";
-import type { RunDirectory } from "../staging/layout.js";
+import type { RunDirectory, SecretFile } from "../staging/layout.js";
 import type { ValidatedContainer } from "./agent-container.js";
 import { composeSpec, DEFAULT_OWNER, resolveAgentUser } from "./compose.js";
 import type { Engine } from "./engine.js";
@@ -32,6 +32,7 @@ export type PerformContext<R extends ReaderVerdict> = {
   readonly inputs?: RunInputs;
   readonly harvestTo?: string;
   readonly runEnv: Readonly<Record<string, string>>;
+  readonly secretFiles: readonly SecretFile[];
 };
 
 /** An Outcome for a Run that ended before its container ran. */
@@ -83,6 +84,7 @@ export async function performRun<R extends ReaderVerdict>(ctx: PerformContext<R>
         promptText: masker.mask(ctx.prompt.text),
         writableWork: staging.writableWork ?? false,
         agentUser: resolveAgentUser(container.user),
+        secretFiles: ctx.secretFiles.map((file) => file.content),
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -116,7 +118,13 @@ export async function performRun<R extends ReaderVerdict>(ctx: PerformContext<R>
       stderrRecord = createRecordStream(runDir.stderr, masker, MAX_STDERR_RECORD_BYTES);
       streams.push(stdoutRecord, stderrRecord);
     }
-    const spec = composeSpec(container, plan.args, runId, ctx.runEnv);
+    let spec;
+    try {
+      spec = composeSpec(container, plan.args, runId, ctx.runEnv, ctx.secretFiles.map((file) => file.agentPath));
+    } catch (error) {
+      // Only what this Run added can fail here (a secret file's path clashing with a mount).
+      return early("invalid_request", error instanceof Error ? error.message : String(error));
+    }
     const command = renderCommand(spec, stdin, masker);
     logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
     return executeRun({
@@ -139,6 +147,8 @@ export async function performRun<R extends ReaderVerdict>(ctx: PerformContext<R>
 
   async function finishRecord(result: Outcome<R>, runDir: RunDirectory, streams: RecordStream[]): Promise<Outcome<R>> {
     const keep = staging?.keepRuns ?? false;
+    // A secret file never outlives its Run, kept record or not.
+    await rm(runDir.secrets, { recursive: true, force: true }).catch(() => undefined);
     try {
       await Promise.all(streams.map((s) => s.close()));
       // The container is gone: nothing can change out/ while it is copied.

@@ -9,6 +9,7 @@ import pLimit from "p-limit";
 import { pino, type Logger } from "pino";
 import type { Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import { sweepRunDirectories, type RunInputs } from "../staging/index.js";
+import type { SecretFile } from "../staging/layout.js";
 import { validateAgentContainer, AgentContainerError, type AgentContainer } from "./agent-container.js";
 import { composeSpec, DEFAULT_OWNER, OWNER_LABEL, RUN_LABEL } from "./compose.js";
 import { createDockerEngine, engineMessage, type Engine } from "./engine.js";
@@ -45,7 +46,15 @@ export type RunOptions = {
   readonly harvestTo?: string;
   /** Environment for this Run only (an agent's credential): secret, masked everywhere, never in argv. Default: none. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Files for this Run only (a CLI's login), mounted read-only where the agent expects them; their
+   * content is secret and masked, and they are removed with the Run even when the record is kept.
+   * Needs `staging`. Default: none.
+   */
+  readonly secretFiles?: readonly SecretFile[];
 };
+
+export type { SecretFile };
 
 export type SweepResult = {
   /** Container ids removed. */
@@ -56,7 +65,7 @@ export type SweepResult = {
 
 export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict> = {
   readonly run: (prompt: RunPrompt, options?: RunOptions) => Promise<Outcome<R>>;
-  readonly commandFor: (prompt: RunPrompt, options?: Pick<RunOptions, "env">) => ComposedCommand;
+  readonly commandFor: (prompt: RunPrompt, options?: Pick<RunOptions, "env" | "secretFiles">) => ComposedCommand;
   /**
    * Removes this owner's containers and Run directories that belong to no live Run of this
    * process (what a crashed process left). Runs once by itself before the first Run.
@@ -126,6 +135,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     const invalid = checkRunRequest(prompt, runOptions, container.staging !== undefined);
     if (invalid !== undefined) return Promise.resolve(early("invalid_request", invalid));
     for (const value of Object.values(runOptions.env ?? {})) masker.add(value);
+    for (const file of runOptions.secretFiles ?? []) if (typeof file.content === "string") masker.add(file.content);
     const signal = runOptions.signal;
     if (signal?.aborted) return Promise.resolve(early("cancelled", "the Run was cancelled before it started"));
 
@@ -165,6 +175,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
                 ...(runOptions.inputs === undefined ? {} : { inputs: runOptions.inputs }),
                 ...(runOptions.harvestTo === undefined ? {} : { harvestTo: runOptions.harvestTo }),
                 runEnv: runOptions.env ?? {},
+                secretFiles: runOptions.secretFiles ?? [],
               }),
             ),
           );
@@ -195,7 +206,9 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
       const plan = options.run(prompt);
       const problem = checkPlan(plan);
       if (problem !== undefined) throw new TypeError(problem);
-      return renderCommand(composeSpec(container, plan.args, newRunId(), commandOptions.env), plan.stdin, masker);
+      for (const file of commandOptions.secretFiles ?? []) if (typeof file.content === "string") masker.add(file.content);
+      const secretPaths = (commandOptions.secretFiles ?? []).map((file) => file.agentPath);
+      return renderCommand(composeSpec(container, plan.args, newRunId(), commandOptions.env, secretPaths), plan.stdin, masker);
     },
     sweep,
     addSecret: masker.add,
@@ -216,8 +229,15 @@ function checkRunRequest(prompt: RunPrompt, options: RunOptions, staged: boolean
   }
   const envProblem = checkRunEnv(options.env);
   if (envProblem !== undefined) return envProblem;
-  if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined)) {
-    return "inputs and harvestTo need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
+  if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined || (options.secretFiles ?? []).length > 0)) {
+    return "inputs, harvestTo and secretFiles need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
+  }
+  for (const file of options.secretFiles ?? []) {
+    const path = file.agentPath;
+    if (typeof path !== "string" || !path.startsWith("/") || path.split("/").some((part, i) => i > 0 && (part === "" || part === "." || part === ".."))) {
+      return `secret file path ${JSON.stringify(path)} is not a normalized absolute path; write where the agent expects the file, like "/tmp/auth.json"`;
+    }
+    if (typeof file.content !== "string" && !(file.content instanceof Uint8Array)) return `secret file ${JSON.stringify(path)} has no content; pass a string or bytes`;
   }
   if (options.harvestTo !== undefined && !isAbsolute(options.harvestTo)) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not absolute; pass an absolute directory path`;

@@ -23,6 +23,8 @@ export type RunDirectory = {
   readonly done: string;
   /** Who made this directory and when; the sweep reads it. */
   readonly info: string;
+  /** Per-Run secret files (a login), mounted read-only; removed with the Run, kept record or not. */
+  readonly secrets: string;
 };
 
 export function runDirectory(runtimeDir: string, runId: string): RunDirectory {
@@ -40,13 +42,23 @@ export function runDirectory(runtimeDir: string, runId: string): RunDirectory {
     outcome: join(root, "outcome.json"),
     done: join(root, "done"),
     info: join(root, "run.json"),
+    secrets: join(root, "secrets"),
   };
 }
 
+/** A file only this Run's agent may read, at a path it expects (e.g. a CLI's login). Secret. */
+export type SecretFile = { readonly agentPath: string; readonly content: string | Uint8Array };
+
+/** Where a Run's n-th secret file lives, relative to the Staging Directory. */
+export function secretFilePath(runId: string, index: number): string {
+  return `${runId}/secrets/${index}`;
+}
+
 /** The Mount Table entries of a staged Run, relative to the Staging Directory. */
-export function stagedMounts(runId: string, agentWorkdir: string, writableWork: boolean): Mount[] {
+export function stagedMounts(runId: string, agentWorkdir: string, writableWork: boolean, secretPaths: readonly string[] = []): Mount[] {
   const work = { agentPath: agentWorkdir, path: `${runId}/work`, readOnly: !writableWork };
+  const secrets = secretPaths.map((agentPath, index) => ({ agentPath, path: secretFilePath(runId, index), readOnly: true }));
   // With a writable work/ the whole of it is the agent's; out/ needs no mount of its own.
-  if (writableWork) return [work];
-  return [work, { agentPath: `${agentWorkdir.replace(/\/+$/, "")}/out`, path: `${runId}/work/out` }];
+  if (writableWork) return [work, ...secrets];
+  return [work, { agentPath: `${agentWorkdir.replace(/\/+$/, "")}/out`, path: `${runId}/work/out` }, ...secrets];
 }

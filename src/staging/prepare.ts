@@ -16,6 +16,8 @@ export type PrepareOptions = {
   readonly writableWork: boolean;
   /** The user the container runs as (`uid[:gid]` or a name). */
   readonly agentUser: string;
+  /** Contents of this Run's secret files, in order (see layout.ts secretFilePath); default none. */
+  readonly secretFiles?: ReadonlyArray<string | Uint8Array>;
 };
 
 /** What `run.json` holds; the sweep reads it to tell this owner's Run directories from others'. */
@@ -40,12 +42,31 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
     await chmod(dir.prompt, 0o444);
     await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
+    if ((options.secretFiles ?? []).length > 0) await writeSecretFiles(dir.secrets, options.secretFiles ?? [], options.agentUser);
     return dir;
   } catch (error) {
     await rm(dir.root, { recursive: true, force: true });
     if (error instanceof StagingError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new StagingError("io", `the Run directory ${JSON.stringify(dir.root)} could not be prepared (${code}: ${(error as Error).message}); check the Staging Directory's disk and permissions`, { cause: error });
+  }
+}
+
+/**
+ * Writes each secret file readable by the agent alone where we can make it so (owned by its uid,
+ * 0400, when we are root or are that uid), else 0444 inside the 0700 Run directory.
+ */
+async function writeSecretFiles(dir: string, contents: ReadonlyArray<string | Uint8Array>, agentUser: string): Promise<void> {
+  await mkdir(dir, { mode: 0o711 });
+  await chmod(dir, 0o711);
+  const agent = numericUser(agentUser);
+  const ourUid = process.getuid?.();
+  for (const [index, content] of contents.entries()) {
+    const path = join(dir, String(index));
+    await writeFile(path, content, { flag: "wx", mode: 0o400 });
+    if (agent !== undefined && agent.uid === ourUid) continue;
+    if (ourUid === 0 && agent !== undefined) await lchown(path, agent.uid, agent.gid);
+    else await chmod(path, 0o444);
   }
 }
 
