@@ -21,6 +21,7 @@ describe("runDirectory", () => {
       outcome: "/srv/agentcage/0123456789abcdef/outcome.json",
       done: "/srv/agentcage/0123456789abcdef/done",
       info: "/srv/agentcage/0123456789abcdef/run.json",
+      secrets: "/srv/agentcage/0123456789abcdef/secrets",
     });
   });
 });
