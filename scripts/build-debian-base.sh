@@ -132,7 +132,8 @@ main() {
   trap cleanup EXIT
   local root="$work/rootfs"
   say "debootstrap --variant=minbase ${SUITE} from ${mirror}"
-  debootstrap --variant=minbase --arch="$ARCH" "$SUITE" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+  # ca-certificates: an https mirror must still answer apt inside the image (apt checks signatures).
+  debootstrap --variant=minbase --include=ca-certificates --arch="$ARCH" "$SUITE" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
     tail -n 25 "$work/debootstrap.log" >&2
     die "debootstrap failed (last lines above); check that ${mirror} serves ${SUITE}"
   }
@@ -150,7 +151,7 @@ main() {
   write_slim_excludes "$root"
   # debootstrap installs the point release; the updates and security suites may hold newer ones.
   say "apt-get upgrade inside the new root"
-  { chroot "$root" apt-get update -q && DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get -y -q upgrade; } \
+  { chroot "$root" apt-get update -q --error-on=any && DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get -y -q upgrade; } \
     >>"$work/debootstrap.log" 2>&1 || {
     tail -n 25 "$work/debootstrap.log" >&2
     die "apt-get upgrade in the new root failed (last lines above)"

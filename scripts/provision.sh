@@ -29,13 +29,23 @@ apt_install() {
   command -v apt-get >/dev/null 2>&1 ||
     die "cannot install $* without apt-get; install Debian's $* (or an equivalent) by hand"
   # fd 9 holds the provisioning lock; nothing started from here may inherit it.
-  if [[ "$apt_updated" == false ]]; then
-    say "apt-get update"
-    apt-get update -q >&2 9>&-
-    apt_updated=true
-  fi
-  say "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2 9>&-
+  # apt-get update exits 0 when a fetch fails; --error-on=any makes a network blip an error here,
+  # where three tries can ride it out, instead of "Unable to locate package" later.
+  local try
+  for try in 1 2 3; do
+    if [[ "$apt_updated" == false ]]; then
+      say "apt-get update"
+      apt-get update -q --error-on=any >&2 9>&- && apt_updated=true
+    fi
+    if [[ "$apt_updated" == true ]]; then
+      say "apt-get install $*"
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2 9>&- && return 0
+    fi
+    say "apt-get failed (try ${try} of 3)"
+    apt_updated=false
+    sleep $((try * 5))
+  done
+  die "apt-get could not install $*; check this machine's apt sources and network"
 }
 
 ensure_busybox() {

@@ -4,7 +4,7 @@
 import { rm } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { EndReason, Outcome, ReaderVerdict, RunPlan, RunPlanFunction, RunPrompt } from "../plan/index.js";
-import { harvest } from "../staging/harvest/index.js";
+import { harvest, type HarvestResult } from "../staging/harvest/index.js";
 import { prepareRunDirectory, StagingError, type RunInputs } from "../staging/index.js";
 import { createRecordStream, writeAtomically, type RecordStream } from "../staging/record.js";
 import type { RunDirectory, SecretFile } from "../staging/layout.js";
@@ -147,25 +147,34 @@ export async function performRun<R extends ReaderVerdict>(ctx: PerformContext<R>
 
   async function finishRecord(result: Outcome<R>, runDir: RunDirectory, streams: RecordStream[]): Promise<Outcome<R>> {
     const keep = staging?.keepRuns ?? false;
+    const logFailure = (what: string) => (error: unknown) => {
+      logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, what);
+    };
     // A secret file never outlives its Run, kept record or not.
-    await rm(runDir.secrets, { recursive: true, force: true }).catch(() => undefined);
+    await rm(runDir.secrets, { recursive: true, force: true }).catch(logFailure("the Run's secret files could not be removed"));
+    // Each step on its own: a record that cannot be written never costs the caller the Harvest.
+    await Promise.all(streams.map((s) => s.close())).catch(logFailure("stdout.txt or stderr.txt could not be finished"));
+    // The container is gone: nothing can change out/ while it is copied.
+    if (ctx.harvestTo !== undefined && result.reason === "completed") {
+      const harvested = await harvest(staging?.writableWork ? runDir.work : runDir.out, ctx.harvestTo).catch(
+        (error: unknown): HarvestResult => ({
+          ok: false,
+          refusal: { reason: "io_error", entry: ".", message: `the Harvest failed: ${error instanceof Error ? error.message : String(error)}` },
+        }),
+      );
+      result = harvested.ok
+        ? { ...result, harvest: harvested }
+        : { ...result, ok: false, reason: "harvest_refused", error: masker.mask(harvested.refusal.message), harvest: masker.maskDeep(harvested) };
+    }
+    if (keep) result = { ...result, runDirectory: runDir.root };
     try {
-      await Promise.all(streams.map((s) => s.close()));
-      // The container is gone: nothing can change out/ while it is copied.
-      if (ctx.harvestTo !== undefined && result.reason === "completed") {
-        const harvested = await harvest(staging?.writableWork ? runDir.work : runDir.out, ctx.harvestTo);
-        result = harvested.ok
-          ? { ...result, harvest: harvested }
-          : { ...result, ok: false, reason: "harvest_refused", error: masker.mask(harvested.refusal.message), harvest: masker.maskDeep(harvested) };
-      }
-      if (keep) result = { ...result, runDirectory: runDir.root };
       await writeAtomically(runDir.outcome, `${JSON.stringify(masker.maskDeep(result), null, 2)}\n`);
       await writeAtomically(runDir.done, `${new Date().toISOString()}\n`);
     } catch (error) {
-      logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run record could not be finished");
-    } finally {
-      if (!keep) await rm(runDir.root, { recursive: true, force: true });
+      logFailure("the Run record could not be finished")(error);
     }
+    // Never lets a clean-up failure (a file the agent owns that we may not delete) rewrite the Outcome.
+    if (!keep) await rm(runDir.root, { recursive: true, force: true }).catch(logFailure("the Run directory could not be removed; sweep() will try again"));
     return result;
   }
 }

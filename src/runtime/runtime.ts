@@ -3,7 +3,7 @@
 // run() never rejects for what happens to a Run, commandFor() starts nothing, sweep() cleans up.
 
 import { randomBytes } from "node:crypto";
-import { isAbsolute } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import Docker from "dockerode";
 import pLimit from "p-limit";
 import { pino, type Logger } from "pino";
@@ -121,7 +121,13 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     const removedRunDirectories =
       staging === undefined
         ? []
-        : await sweepRunDirectories({ runtimeDir: staging.runtimeDir, owner, keepRuns: staging.keepRuns ?? false, isLive: liveRuns.has });
+        : await sweepRunDirectories({
+            runtimeDir: staging.runtimeDir,
+            owner,
+            keepRuns: staging.keepRuns ?? false,
+            isLive: liveRuns.has,
+            onError: (runId, error) => logger.warn({ runId, err: masker.mask(String(error)) }, "sweep could not remove a Run directory"),
+          });
     if (removed.length + removedRunDirectories.length > 0) {
       logger.info({ owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length }, "swept what earlier Runs left");
     }
@@ -132,7 +138,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     const runId = newRunId();
     const startedAt = performance.now();
     const early = (reason: Outcome["reason"], error: string) => log(earlyOutcome<R>(runId, startedAt, masker, reason, error));
-    const invalid = checkRunRequest(prompt, runOptions, container.staging !== undefined);
+    const invalid = checkRunRequest(prompt, runOptions, container.staging?.runtimeDir);
     if (invalid !== undefined) return Promise.resolve(early("invalid_request", invalid));
     for (const value of Object.values(runOptions.env ?? {})) masker.add(value);
     for (const file of runOptions.secretFiles ?? []) if (typeof file.content === "string") masker.add(file.content);
@@ -216,7 +222,14 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   };
 }
 
-function checkRunRequest(prompt: RunPrompt, options: RunOptions, staged: boolean): string | undefined {
+/** Whether one path is the other or lies inside it. */
+function overlaps(a: string, b: string): boolean {
+  const inside = (x: string, y: string) => x === y || x.startsWith(y.endsWith("/") ? y : `${y}/`);
+  return inside(a, b) || inside(b, a);
+}
+
+function checkRunRequest(prompt: RunPrompt, options: RunOptions, runtimeDir: string | undefined): string | undefined {
+  const staged = runtimeDir !== undefined;
   if (typeof prompt !== "object" || prompt === null || typeof prompt.text !== "string") {
     return "the prompt is not { text: string }; pass the prompt's text as a string";
   }
@@ -241,6 +254,9 @@ function checkRunRequest(prompt: RunPrompt, options: RunOptions, staged: boolean
   }
   if (options.harvestTo !== undefined && !isAbsolute(options.harvestTo)) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not absolute; pass an absolute directory path`;
+  }
+  if (options.harvestTo !== undefined && runtimeDir !== undefined && overlaps(resolve(options.harvestTo), resolve(runtimeDir))) {
+    return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the Staging Directory ${JSON.stringify(runtimeDir)}; harvest to a directory outside it`;
   }
   return undefined;
 }

@@ -3,7 +3,7 @@
 // and never lets an input take the agent's `out/`. Bounded by the limits in limits.ts.
 
 import { constants } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, opendir, readlink, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, open, opendir, readlink, symlink, writeFile } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
 import pLimit from "p-limit";
 import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_CONCURRENCY } from "./limits.js";
@@ -92,7 +92,13 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
           throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is deeper than ${MAX_INPUT_DEPTH} levels (MAX_INPUT_DEPTH); hand over a shallower tree`);
         }
         await mkdir(dst, { mode: 0o755 });
+        // opendir follows a link: a directory swapped for one while we walk is caught by its inode.
+        const before = await lstat(src);
         await walk(src, dst, rel, depth + 1);
+        const after = await lstat(src);
+        if (!before.isDirectory() || !after.isDirectory() || before.ino !== after.ino || before.dev !== after.dev) {
+          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} changed while it was copied; hand over a tree nothing writes to`);
+        }
         await chmod(dst, 0o755);
       } else if (entry.isFile()) {
         count(budget, rel);
@@ -101,9 +107,7 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
         copies.push(
           limit(async () => {
             if (copyFailure !== undefined) return;
-            countBytes(budget, rel, (await lstat(src)).size);
-            await copyFile(src, dst, constants.COPYFILE_FICLONE);
-            await chmod(dst, options.fileMode);
+            await copyRegularFile(src, dst, rel, budget, options.fileMode);
           }).catch((error: unknown) => void (copyFailure ??= { error })),
         );
       } else if (entry.isSymbolicLink()) {
@@ -121,6 +125,35 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
     await Promise.all(copies);
   }
   if (copyFailure !== undefined) throw copyFailure.error;
+}
+
+/**
+ * Copies one input file that must still be the regular file the walk saw: opened without
+ * following a link and without blocking (a FIFO swapped in cannot hang staging), checked with
+ * fstat, then copied from that very open file through /proc/self/fd, so nothing swapped in
+ * between the check and the copy can be read instead.
+ */
+async function copyRegularFile(src: string, dst: string, rel: string, budget: Budget, mode: number): Promise<void> {
+  let handle;
+  try {
+    handle = await open(src, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") {
+      throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} became a link while it was copied; hand over a tree nothing writes to`);
+    }
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is no longer a regular file; hand over a tree nothing writes to`);
+    }
+    countBytes(budget, rel, stats.size);
+    await copyFile(`/proc/self/fd/${handle.fd}`, dst, constants.COPYFILE_FICLONE);
+    await chmod(dst, mode);
+  } finally {
+    await handle.close();
+  }
 }
 
 function checkRelative(relative: string): string {

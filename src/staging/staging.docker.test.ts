@@ -1,6 +1,7 @@
 // A staged Run against the real engine: the agent reads its inputs, cannot change them, writes
 // only out/, and the caller gets exactly what it wrote; the Run record survives when kept.
 
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -152,6 +153,46 @@ describe("the Run record", () => {
   });
 });
 
+describe("a Run killed under the runtime", () => {
+  it("leaves a record that says how it died", async () => {
+    const runtimeDir = fresh("runtime");
+    const runtime = createAgentContainerRuntime({
+      container: { image: TEST_IMAGE, logger: capturingLogger().logger, staging: { runtimeDir, keepRuns: true } },
+      run: () => ({
+        args: ["sh", "-c", "echo started; sleep 30"],
+        stdin: "",
+        outcome: async (stdout) => {
+          for await (const _chunk of stdout) {
+            // Someone kills the agent's container from outside, as an OOM killer or an operator would.
+            const id = execFileSync("docker", ["ps", "--quiet", "--filter", `label=agentcage.owner=agentcage`, "--filter", "status=running"], { encoding: "utf8" }).trim().split("\n")[0] ?? "";
+            execFileSync("docker", ["kill", id]);
+          }
+          return { ok: false, error: "the agent died" };
+        },
+      }),
+    });
+    const outcome = await runtime.run({ text: "" });
+    const saved = JSON.parse(readFileSync(join(runtimeDir, outcome.runId, "outcome.json"), "utf8")) as { reason: string; exit: { signal: string } };
+    expect(saved).toMatchObject({ reason: "failed", exit: { signal: "SIGKILL" } });
+    expect(readFileSync(join(runtimeDir, outcome.runId, "stdout.txt"), "utf8")).toBe("started\n");
+  });
+});
+
+describe("the Harvest of a staged Run", () => {
+  it("refuses a destination that overlaps the Staging Directory before anything runs", async () => {
+    const { runtime, runtimeDir } = stagedRuntime("true");
+    const outcome = await runtime.run({ text: "" }, { harvestTo: "/" });
+    expect(outcome).toMatchObject({ ok: false, reason: "invalid_request" });
+    expect(outcome.error).toContain(`overlaps the Staging Directory ${JSON.stringify(runtimeDir)}`);
+  });
+
+  it("names a destination it cannot write as harvest_refused, never as a success", async () => {
+    const { runtime } = stagedRuntime("echo a > out/a.txt");
+    const outcome = await runtime.run({ text: "" }, { harvestTo: join(fresh("missing-parent"), "deeper", "dest") });
+    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "io_error" } } });
+  });
+});
+
 describe("the Staging Directory", () => {
   it("reports a Run directory that vanished before the container was created as unavailable, creating nothing", async () => {
     const runtimeDir = fresh("runtime");
@@ -183,10 +224,11 @@ describe("the Staging Directory", () => {
     writeFileSync(join(crashed, "run.json"), JSON.stringify({ runId: "0123456789abcdef", owner: "agentcage", createdAt: new Date().toISOString() }));
     mkdirSync(foreign, { recursive: true });
     writeFileSync(join(foreign, "run.json"), JSON.stringify({ runId: "fedcba9876543210", owner: "someone-else", createdAt: new Date().toISOString() }));
-    const { runtime } = stagedRuntime("true", { staging: { runtimeDir, keepRuns: true } }, runtimeDir);
+    const { runtime } = stagedRuntime("true", { staging: { runtimeDir, keepRuns: false } }, runtimeDir);
     const outcome = await runtime.run({ text: "" });
     expect(existsSync(crashed)).toBe(false);
     expect(existsSync(foreign)).toBe(true);
-    expect(readdirSync(runtimeDir).sort()).toEqual([outcome.runId, "fedcba9876543210"].sort());
+    expect(readdirSync(runtimeDir)).toEqual(["fedcba9876543210"]);
+    expect(outcome.reason).toBe("completed");
   });
 });

@@ -65,11 +65,17 @@ const sweep = async (options: Partial<DiskSweepOptions> = {}): Promise<string[]>
 const remaining = async (): Promise<string[]> => (await readdir(runtimeDir)).sort();
 
 describe("sweepRunDirectories removes this owner's Run directories", () => {
-  it("of a Run that crashed (no done marker), even with keepRuns", async () => {
+  it("of a Run that crashed (no done marker) when keepRuns is off", async () => {
     await makeRun("00000000000000c1");
 
-    expect(await sweep({ keepRuns: true })).toEqual(["00000000000000c1"]);
+    expect(await sweep({ keepRuns: false })).toEqual(["00000000000000c1"]);
     expect(await remaining()).toEqual([]);
+  });
+
+  it("of a Run that crashed more than a day ago, even with keepRuns", async () => {
+    await makeRun("00000000000000c1");
+
+    expect(await sweep({ keepRuns: true, now: CREATED + 2 * MAX_RUN_DIRECTORY_AGE_MS })).toEqual(["00000000000000c1"]);
   });
 
   it("of a finished Run when keepRuns is off", async () => {
@@ -92,12 +98,19 @@ describe("sweepRunDirectories removes this owner's Run directories", () => {
     await makeRun("00000000000000d2", { done: true, info: { createdAt: new Date(CREATED - 2 * MAX_RUN_DIRECTORY_AGE_MS).toISOString() } });
     await makeRun("00000000000000d3", { done: true });
 
-    expect(await sweep({ keepRuns: true })).toEqual(["00000000000000c1", "00000000000000d2"]);
-    expect(await remaining()).toEqual(["00000000000000d1", "00000000000000d3"]);
+    expect(await sweep({ keepRuns: true })).toEqual(["00000000000000d2"]);
+    expect(await remaining()).toEqual(["00000000000000c1", "00000000000000d1", "00000000000000d3"]);
   });
 });
 
 describe("sweepRunDirectories keeps", () => {
+  it("with keepRuns, a Run younger than a day that never finished, whose record is all that says what happened", async () => {
+    await makeRun("00000000000000c1");
+
+    expect(await sweep({ keepRuns: true })).toEqual([]);
+    expect(await remaining()).toEqual(["00000000000000c1"]);
+  });
+
   it("a finished Run younger than a day with keepRuns, whole", async () => {
     await makeRun("00000000000000d1", { done: true });
     const before = await everything();

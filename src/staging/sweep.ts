@@ -2,7 +2,7 @@
 // belong to no live Run and were not kept on purpose (keepRuns keeps finished ones for a day).
 // Never touches a directory that is not a Run directory of this owner.
 
-import { lstat, opendir, readFile, rm } from "node:fs/promises";
+import { opendir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_RUN_DIRECTORY_AGE_MS } from "./limits.js";
 import { runDirectory, RUN_ID_PATTERN } from "./layout.js";
@@ -14,6 +14,8 @@ export type DiskSweepOptions = {
   readonly keepRuns: boolean;
   readonly isLive: (runId: string) => boolean;
   readonly now?: number;
+  /** Told of a Run directory that could not be removed; default: ignored. */
+  readonly onError?: (runId: string, error: unknown) => void;
 };
 
 /** Returns the run ids whose directories were removed. */
@@ -32,11 +34,17 @@ export async function sweepRunDirectories(options: DiskSweepOptions): Promise<st
     const dir = runDirectory(options.runtimeDir, entry.name);
     const info = await readInfo(dir.info);
     if (info?.owner !== options.owner || info.runId !== entry.name) continue;
-    const finished = await exists(dir.done);
     const old = now - Date.parse(info.createdAt) > MAX_RUN_DIRECTORY_AGE_MS;
-    if (finished && options.keepRuns && !old) continue;
-    await rm(join(options.runtimeDir, entry.name), { recursive: true, force: true });
-    removed.push(entry.name);
+    // With keepRuns, a Run that never finished (its orchestrator was killed) is kept too, for a day:
+    // its stdout.txt and stderr.txt are what is left to say what happened.
+    if (options.keepRuns && !old) continue;
+    try {
+      await rm(join(options.runtimeDir, entry.name), { recursive: true, force: true });
+      removed.push(entry.name);
+    } catch (error) {
+      // One directory we may not delete (files the agent's uid owns) must not stop the sweep.
+      options.onError?.(entry.name, error);
+    }
   }
   return removed;
 }
@@ -50,11 +58,4 @@ async function readInfo(path: string): Promise<RunInfo | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
 }
