@@ -4,6 +4,7 @@
 // Measured, not asserted: a MISS only prints. It exits non-zero only when a Run was not ok or a
 // container of its owner is left behind.
 
+import { BenchFailure, parseRuns, summarize, type Summary } from "./measure.js";
 import { execFileSync, spawn } from "node:child_process";
 import os from "node:os";
 import { pino } from "pino";
@@ -22,47 +23,9 @@ const AGENT_ARGS = ["cat"] as const;
 const PROMPT: RunPrompt = { text: "ping\n" };
 
 type Sample = { readonly ms: number };
-type Summary = { readonly median: number; readonly p90: number; readonly min: number };
 
-class BenchFailure extends Error {
-  override readonly name = "BenchFailure";
-}
 
-/** `--runs N`, `--runs=N`, else BENCH_RUNS, else DEFAULT_RUNS. */
-function parseRuns(argv: readonly string[], env: NodeJS.ProcessEnv): number {
-  let raw: string | undefined = env["BENCH_RUNS"];
-  let from = "BENCH_RUNS";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--runs") {
-      raw = argv[++i];
-      from = "--runs";
-    } else if (arg.startsWith("--runs=")) {
-      raw = arg.slice("--runs=".length);
-      from = "--runs";
-    } else {
-      throw new BenchFailure(`unknown argument ${JSON.stringify(arg)}; the only flag is --runs N`);
-    }
-  }
-  if (raw === undefined || raw === "") {
-    if (from === "--runs") throw new BenchFailure("--runs has no value; write --runs 20");
-    return DEFAULT_RUNS;
-  }
-  const runs = Number(raw);
-  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) {
-    throw new BenchFailure(`${from} ${JSON.stringify(raw)} is not a whole number from 1 to ${MAX_RUNS}; write one, such as ${DEFAULT_RUNS}`);
-  }
-  return runs;
-}
 
-/** Median (mean of the middle two when even), p90 by nearest rank, min. */
-function summarize(samples: readonly Sample[]): Summary {
-  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
-  const at = (i: number): number => sorted[Math.min(Math.max(i, 0), sorted.length - 1)] ?? Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
-  return { median, p90: at(Math.ceil(0.9 * sorted.length) - 1), min: at(0) };
-}
 
 async function drainStdout(stdout: AsyncIterable<Uint8Array>): Promise<ReaderVerdict> {
   for await (const chunk of stdout) void chunk;
@@ -93,7 +56,7 @@ function containersOfOwner(): string[] {
 }
 
 async function main(): Promise<number> {
-  const runs = parseRuns(process.argv.slice(2), process.env);
+  const runs = parseRuns(process.argv.slice(2), process.env, DEFAULT_RUNS, MAX_RUNS);
   const runtime = createAgentContainerRuntime({
     container: { image: IMAGE, owner: OWNER, logger: pino({ level: "silent" }) },
     run: () => ({ args: AGENT_ARGS, stdin: PROMPT.text, outcome: drainStdout }),
@@ -144,8 +107,8 @@ async function main(): Promise<number> {
 
   const leaked = containersOfOwner();
   if (failure === undefined) {
-    const r = summarize(samplesRun);
-    const c = summarize(samplesCli);
+    const r = summarize(samplesRun.map((s) => s.ms));
+    const c = summarize(samplesCli.map((s) => s.ms));
     const ratio = r.median / c.median;
     const row = (name: string, s: Summary): string =>
       `${name.padEnd(12)}${[s.median, s.p90, s.min].map((v) => v.toFixed(1).padStart(10)).join("")}`;

@@ -5,6 +5,7 @@
 // No copy is removed before the end: on ext4 without a journal, every file created within 60 s of
 // a delete (300 s until written back) steps over the recently deleted inodes, which swamps both ways.
 
+import { BenchFailure, parseRuns, summarize, type Summary } from "./measure.js";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, statfsSync, writeFileSync } from "node:fs";
@@ -36,46 +37,9 @@ const AGENT_USER = "10002:10002";
 const MAX_FREE_SPACE_FRACTION = 0.5;
 
 type Tally = { readonly files: number; readonly directories: number; readonly bytes: number };
-type Summary = { readonly median: number; readonly min: number };
 
-class BenchFailure extends Error {
-  override readonly name = "BenchFailure";
-}
 
-/** `--runs N`, `--runs=N`, else BENCH_RUNS, else DEFAULT_RUNS. */
-function parseRuns(argv: readonly string[], env: NodeJS.ProcessEnv): number {
-  let raw: string | undefined = env["BENCH_RUNS"];
-  let from = "BENCH_RUNS";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--runs") {
-      raw = argv[++i];
-      from = "--runs";
-    } else if (arg.startsWith("--runs=")) {
-      raw = arg.slice("--runs=".length);
-      from = "--runs";
-    } else {
-      throw new BenchFailure(`unknown argument ${JSON.stringify(arg)}; the only flag is --runs N`);
-    }
-  }
-  if (raw === undefined || raw === "") {
-    if (from === "--runs") throw new BenchFailure(`--runs has no value; write --runs ${DEFAULT_RUNS}`);
-    return DEFAULT_RUNS;
-  }
-  const runs = Number(raw);
-  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) {
-    throw new BenchFailure(`${from} ${JSON.stringify(raw)} is not a whole number from 1 to ${MAX_RUNS}; write one, such as ${DEFAULT_RUNS}`);
-  }
-  return runs;
-}
 
-/** Median (mean of the middle two when even) and min. */
-function summarize(samples: readonly number[]): Summary {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (i: number): number => sorted[i] ?? Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return { median: sorted.length % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2, min: at(0) };
-}
 
 /** xorshift32 from a fixed seed: the same bytes on every machine and every run. */
 function pattern(): Buffer {
@@ -226,7 +190,7 @@ function report(title: string, ours: string, oursMs: readonly number[], cpMs: re
 }
 
 async function main(): Promise<number> {
-  const runs = parseRuns(process.argv.slice(2), process.env);
+  const runs = parseRuns(process.argv.slice(2), process.env, DEFAULT_RUNS, MAX_RUNS);
   const scratch = mkdtempSync(path.join(os.tmpdir(), "agentcage-bench-staging-"));
   let failure: string | undefined;
   try {

@@ -106,6 +106,23 @@ function isRoot(user: string): boolean {
   return uid !== undefined && (uid === "root" || /^0+$/.test(uid));
 }
 
+/**
+ * A record of environment variables. Names are checked here rather than by a key schema, so the
+ * message can quote the name (zod 4 says only "Invalid key in record"); `nulMessage` decides
+ * whether a bad value may be quoted (never for `env`, whose values are secrets).
+ */
+function environment(what: string, value: z.ZodString, nulMessage: (value: unknown) => string) {
+  return z
+    .record(z.string(), value.refine((v) => !v.includes("\0"), { error: (issue) => nulMessage(issue.input) }))
+    .superRefine((env, ctx) => {
+      for (const name of Object.keys(env)) {
+        if (!ENV_NAME.test(name)) {
+          ctx.addIssue({ code: "custom", path: [name], message: `${what} name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit` });
+        }
+      }
+    });
+}
+
 const schema = z.strictObject({
   image: word("image").refine((s) => !s.startsWith("-"), {
     error: (issue) => `image ${JSON.stringify(issue.input)} starts with "-"; write an image reference such as "agent:1"`,
@@ -131,33 +148,8 @@ const schema = z.strictObject({
       error: (issue) => `networks ${JSON.stringify(issue.input)} mix "none" or "container:<id>" with others; either stands alone`,
     })
     .optional(),
-  // Record keys are checked here, not by a key schema, so the message can quote the key (zod 4
-  // reports a bad key only as "Invalid key in record"). A value is never quoted: it may be a secret.
-  env: z
-    .record(
-      z.string(),
-      z
-        .string({ error: "env value is not a string; write every value as a string" })
-        .refine((v) => !v.includes("\0"), { error: "env value holds a NUL byte, which no environment can carry; remove it" }),
-    )
-    .superRefine((env, ctx) => {
-      for (const name of Object.keys(env)) {
-        if (!ENV_NAME.test(name)) {
-          ctx.addIssue({ code: "custom", path: [name], message: `env name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit` });
-        }
-      }
-    })
-    .optional(),
-  publicEnv: z
-    .record(z.string(), z.string().refine((v) => !v.includes("\0"), { error: (issue) => `publicEnv value ${JSON.stringify(issue.input)} holds a NUL byte; remove it` }))
-    .superRefine((env, ctx) => {
-      for (const name of Object.keys(env)) {
-        if (!ENV_NAME.test(name)) {
-          ctx.addIssue({ code: "custom", path: [name], message: `publicEnv name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit` });
-        }
-      }
-    })
-    .optional(),
+  env: environment("env", z.string({ error: "env value is not a string; write every value as a string" }), () => "env value holds a NUL byte, which no environment can carry; remove it").optional(),
+  publicEnv: environment("publicEnv", z.string(), (value) => `publicEnv value ${JSON.stringify(value)} holds a NUL byte; remove it`).optional(),
   user: z
     .string()
     .regex(USER, { error: (issue) => `user ${JSON.stringify(issue.input)} is not uid[:gid] or a name; write it like "10002:10002"` })
