@@ -1,5 +1,5 @@
-// The plan for the test image's `sample-agent`, the stand-in agent the demo runs until the real
-// agents land. Its reader is strict: only a stream that ends with {"type":"result","ok":true} is ok.
+// The plan for the test image's `sample-agent`: the smallest complete Run Plan, for a reader of
+// this code and for the engine tests. Its reader is strict: only {"type":"result","ok":true} is ok.
 
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
 
