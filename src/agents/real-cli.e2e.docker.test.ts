@@ -4,7 +4,7 @@
 // A canary credential must reach the model and nothing else we can look at.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -64,7 +64,9 @@ function expectNoCanary(seen: Seen): void {
   expect(JSON.stringify(seen.events)).not.toContain(CANARY);
   expect(seen.logs.join("\n")).not.toContain(CANARY);
   expect(seen.argv).not.toContain(CANARY);
+  // The record holds work/ and out/ too (keepRuns); the harvest is what the caller got.
   for (const [name, text] of Object.entries(filesBelow(seen.record))) expect(`${name}: ${text}`).not.toContain(CANARY);
+  if (existsSync(seen.harvest)) for (const [name, text] of Object.entries(filesBelow(seen.harvest))) expect(`${name}: ${text}`).not.toContain(CANARY);
   expect(containersOfRun(seen.outcome.runId)).toEqual([]);
 }
 
