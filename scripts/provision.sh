@@ -104,7 +104,7 @@ start_engine() {
   done
 }
 
-# A dockerd that was killed (a machine stopped mid-session) leaves its pid file, and a new dockerd
+# A dockerd that was killed (a machine stopped without shutting it down) leaves its pid file, and a new dockerd
 # refuses to start while it is there. Only a file whose pid is not a live dockerd is removed.
 remove_stale_pid_file() {
   local pid_file=/var/run/docker.pid pid
