@@ -141,7 +141,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     const invalid = checkRunRequest(prompt, runOptions, container.staging?.runtimeDir);
     if (invalid !== undefined) return Promise.resolve(early("invalid_request", invalid));
     for (const value of Object.values(runOptions.env ?? {})) masker.add(value);
-    for (const file of runOptions.secretFiles ?? []) if (typeof file.content === "string") masker.add(file.content);
+    for (const file of runOptions.secretFiles ?? []) masker.add(secretText(file.content));
     const signal = runOptions.signal;
     if (signal?.aborted) return Promise.resolve(early("cancelled", "the Run was cancelled before it started"));
 
@@ -212,7 +212,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
       const plan = options.run(prompt);
       const problem = checkPlan(plan);
       if (problem !== undefined) throw new TypeError(problem);
-      for (const file of commandOptions.secretFiles ?? []) if (typeof file.content === "string") masker.add(file.content);
+      for (const file of commandOptions.secretFiles ?? []) masker.add(secretText(file.content));
       const secretPaths = (commandOptions.secretFiles ?? []).map((file) => file.agentPath);
       return renderCommand(composeSpec(container, plan.args, newRunId(), commandOptions.env, secretPaths), plan.stdin, masker);
     },
@@ -220,6 +220,11 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     addSecret: masker.add,
     maskDeep: masker.maskDeep,
   };
+}
+
+/** A secret file's content as the text the masker looks for (bytes read as UTF-8). */
+function secretText(content: string | Uint8Array): string {
+  return typeof content === "string" ? content : Buffer.from(content).toString("utf8");
 }
 
 /** Whether one path is the other or lies inside it. */

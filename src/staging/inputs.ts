@@ -3,7 +3,7 @@
 // and never lets an input take the agent's `out/`. Bounded by the limits in limits.ts.
 
 import { constants } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, open, opendir, readlink, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, open, opendir, readlink, symlink, writeFile, type FileHandle } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
 import pLimit from "p-limit";
 import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_CONCURRENCY } from "./limits.js";
@@ -77,54 +77,73 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
   // The first failure of any copy; each copy's promise never rejects, so none goes unhandled
   // while the walk is still running.
   let copyFailure: { error: unknown } | undefined;
-  const walk = async (from: string, to: string, relative: string, depth: number): Promise<void> => {
-    for await (const entry of await opendir(from)) {
-      if (copyFailure !== undefined) return;
-      const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (rel === OUT_NAME) {
-        throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} already has ${JSON.stringify(OUT_NAME)}, where the agent writes; rename it`);
-      }
-      const src = join(from, entry.name);
-      const dst = join(to, entry.name);
-      if (entry.isDirectory()) {
-        count(budget, rel);
-        if (depth + 1 > MAX_INPUT_DEPTH) {
-          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is deeper than ${MAX_INPUT_DEPTH} levels (MAX_INPUT_DEPTH); hand over a shallower tree`);
+  // Every directory is pinned: opened without following a link, listed and read through its own
+  // descriptor (/proc/self/fd/N/name), and held open until its queued copies are done. A directory
+  // swapped for a link while we work cannot send a read anywhere else.
+  const walk = async (dir: FileHandle, to: string, relative: string, depth: number): Promise<void> => {
+    const base = `/proc/self/fd/${dir.fd}`;
+    const mine: Array<Promise<void>> = [];
+    try {
+      for await (const entry of await opendir(base)) {
+        if (copyFailure !== undefined) return;
+        const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
+        if (rel === OUT_NAME) {
+          throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} already has ${JSON.stringify(OUT_NAME)}, where the agent writes; rename it`);
         }
-        await mkdir(dst, { mode: 0o755 });
-        // opendir follows a link: a directory swapped for one while we walk is caught by its inode.
-        const before = await lstat(src);
-        await walk(src, dst, rel, depth + 1);
-        const after = await lstat(src);
-        if (!before.isDirectory() || !after.isDirectory() || before.ino !== after.ino || before.dev !== after.dev) {
-          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} changed while it was copied; hand over a tree nothing writes to`);
-        }
-        await chmod(dst, 0o755);
-      } else if (entry.isFile()) {
-        count(budget, rel);
-        // The size is read inside the copy's slot: awaited here, it would make the walk that feeds
-        // the copies wait one thread-pool round trip per file (half of staging's time, measured).
-        copies.push(
-          limit(async () => {
+        const src = `${base}/${entry.name}`;
+        const dst = join(to, entry.name);
+        if (entry.isDirectory()) {
+          count(budget, rel);
+          if (depth + 1 > MAX_INPUT_DEPTH) {
+            throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is deeper than ${MAX_INPUT_DEPTH} levels (MAX_INPUT_DEPTH); hand over a shallower tree`);
+          }
+          await mkdir(dst, { mode: 0o755 });
+          await walk(await openDirectory(src, rel), dst, rel, depth + 1);
+          await chmod(dst, 0o755);
+        } else if (entry.isFile()) {
+          count(budget, rel);
+          // The size is read inside the copy's slot: awaited here, it would make the walk that feeds
+          // the copies wait one thread-pool round trip per file (half of staging's time, measured).
+          const copy = limit(async () => {
             if (copyFailure !== undefined) return;
             await copyRegularFile(src, dst, rel, budget, options.fileMode);
-          }).catch((error: unknown) => void (copyFailure ??= { error })),
-        );
-      } else if (entry.isSymbolicLink()) {
-        count(budget, rel);
-        // Copied as a link, never followed: it resolves inside the container, if at all.
-        await symlink(await readlink(src), dst);
-      } else {
-        throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out`);
+          }).catch((error: unknown) => void (copyFailure ??= { error }));
+          copies.push(copy);
+          mine.push(copy);
+        } else if (entry.isSymbolicLink()) {
+          count(budget, rel);
+          // Copied as a link, never followed: it resolves inside the container, if at all.
+          await symlink(await readlink(src), dst);
+        } else {
+          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out`);
+        }
       }
+    } finally {
+      await Promise.all(mine);
+      await dir.close();
     }
   };
   try {
-    await walk(source, work, "", 0);
+    await walk(await openDirectory(source, "."), work, "", 0);
   } finally {
     await Promise.all(copies);
   }
   if (copyFailure !== undefined) throw copyFailure.error;
+}
+
+/** Opens a directory of the input without following a link; refuses one that is no longer a directory. */
+async function openDirectory(path: string, rel: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENOTDIR") {
+      throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is no longer a directory (it became a link or a file while it was copied); hand over a tree nothing writes to`);
+    }
+    throw error;
+  }
+  return handle;
 }
 
 /**

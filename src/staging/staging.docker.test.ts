@@ -193,6 +193,19 @@ describe("the Harvest of a staged Run", () => {
   });
 });
 
+describe("a Run's secret files", () => {
+  it("reach the agent read-only, are masked even when given as bytes, and are gone after the Run", async () => {
+    const runtimeDir = fresh("runtime");
+    const { runtime } = stagedRuntime('cat /tmp/s; cat /tmp/s >&2; (echo x >> /tmp/s) 2>/dev/null || echo read-only', { staging: { runtimeDir, keepRuns: true } }, runtimeDir);
+    const outcome = await runtime.run({ text: "" }, { secretFiles: [{ agentPath: "/tmp/s", content: Buffer.from("bytes-secret-value-123456") }] });
+    expect(outcome.result?.text).toBe("[REDACTED]read-only\n");
+    expect(outcome.stderr).toBe("[REDACTED]");
+    const record = join(runtimeDir, outcome.runId);
+    expect(readdirSync(record)).not.toContain("secrets");
+    expect(readFileSync(join(record, "stdout.txt"), "utf8")).not.toContain("bytes-secret-value-123456");
+  });
+});
+
 describe("the Staging Directory", () => {
   it("reports a Run directory that vanished before the container was created as unavailable, creating nothing", async () => {
     const runtimeDir = fresh("runtime");

@@ -210,3 +210,16 @@ describe("sweepRunDirectories on a missing Staging Directory", () => {
     expect(await remaining()).toEqual([]);
   });
 });
+
+describe("sweepRunDirectories and secret files", () => {
+  it("removes a crashed Run's secret files even when keepRuns keeps the rest of its record", async () => {
+    await makeRun("00000000000000c1");
+    const dir = runDirectory(runtimeDir, "00000000000000c1");
+    await mkdir(dir.secrets);
+    await writeFile(join(dir.secrets, "0"), '{"tokens":{"refresh_token":"rt-secret"}}');
+
+    expect(await sweep({ keepRuns: true })).toEqual([]);
+    expect(await readdir(dir.root)).not.toContain("secrets");
+    expect(await readdir(dir.out)).toEqual(["answer.txt"]);
+  });
+});

@@ -34,6 +34,8 @@ export async function sweepRunDirectories(options: DiskSweepOptions): Promise<st
     const dir = runDirectory(options.runtimeDir, entry.name);
     const info = await readInfo(dir.info);
     if (info?.owner !== options.owner || info.runId !== entry.name) continue;
+    // A secret file never outlives its Run, whatever else of the Run is kept.
+    await rm(dir.secrets, { recursive: true, force: true }).catch((error: unknown) => options.onError?.(entry.name, error));
     const old = now - Date.parse(info.createdAt) > MAX_RUN_DIRECTORY_AGE_MS;
     // With keepRuns, a Run that never finished (its orchestrator was killed) is kept too, for a day:
     // its stdout.txt and stderr.txt are what is left to say what happened.
