@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgentRunner, type AgentEvent, type AgentOutcome, type AgentRequestInput } from "../index.js";
 import { capturingLogger, containersOfRun } from "../../test/support/engine.js";
-import { AGENT_IMAGE, STAND_IN_PORT, startStandInContainer } from "../../test/support/stand-in-container.js";
+import { AGENT_IMAGE, STAND_IN_PORT, startStandInModel } from "../../test/support/stand-in-container.js";
 
 const CANARY = "sk-canary-e2e-6d2f8b1a9c4e7035";
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-e2e-"));
@@ -29,7 +29,7 @@ function filesBelow(dir: string): Record<string, string> {
 }
 
 async function runAgainst(scenario: string, request: AgentRequestInput): Promise<Seen> {
-  const standIn = await startStandInContainer(scenario);
+  const standIn = await startStandInModel(scenario);
   const { logger, lines } = capturingLogger();
   const runtimeDir = join(scratch, `runs-${scenario}-${request.cli}`);
   const harvest = join(scratch, `harvest-${scenario}-${request.cli}`);
@@ -53,9 +53,9 @@ async function runAgainst(scenario: string, request: AgentRequestInput): Promise
         if (argv === "") argv = execFileSync("ps", ["-eww", "-o", "args"], { encoding: "utf8" });
       },
     });
-    return { outcome, events, logs: lines, argv, record: join(runtimeDir, outcome.runId), harvest, requests: standIn.requests().length };
+    return { outcome, events, logs: lines, argv, record: join(runtimeDir, outcome.runId), harvest, requests: (await standIn.requests()).length };
   } finally {
-    standIn.close();
+    await standIn.stop();
   }
 }
 

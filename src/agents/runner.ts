@@ -8,6 +8,8 @@ import type { Outcome } from "../plan/index.js";
 import { AgentContainerError, type AgentContainer, type ContainerLimits, type StagingDeclaration } from "../runtime/agent-container.js";
 import type { ComposedCommand } from "../runtime/render-cli.js";
 import { createAgentContainerRuntime, newRunId, type RunOptions, type SweepResult } from "../runtime/runtime.js";
+import { earlyOutcome } from "../runtime/perform.js";
+import { createMasker } from "../runtime/redact.js";
 import type { RunInputs } from "../staging/index.js";
 import { claudeArgs } from "./claude.js";
 import { parseClaudeStream } from "./claude-stream.js";
@@ -202,5 +204,6 @@ function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | 
 }
 
 function refused(reason: "invalid_request" | "unavailable", error: string, credential: CredentialKind, cli?: AgentCli): AgentOutcome {
-  return { runId: newRunId(), ok: false, reason, error, durationMs: 0, stdoutBytes: 0, stderrBytes: 0, stderr: "", credential, ...(cli === undefined ? {} : { cli }) };
+  // No secret can be in these messages (a request's fields, a secrets file's path), so no masker.
+  return { ...earlyOutcome<AgentResult>(newRunId(), performance.now(), createMasker(), reason, error), credential, ...(cli === undefined ? {} : { cli }) };
 }

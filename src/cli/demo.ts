@@ -3,9 +3,10 @@
 // environment, each runs against the stand-in model server (offline); with one, against the real API.
 
 import { createAgentRunner, type AgentCli, type AgentRunnerOptions } from "../index.js";
+import { AGENT_IMAGE } from "./build-image.js";
 import { startStandInModel } from "./stand-in-model.js";
 
-const AGENT_IMAGE = process.env["AGENTCAGE_AGENT_IMAGE"] ?? "agentcage-agent:latest";
+const IMAGE = process.env["AGENTCAGE_AGENT_IMAGE"] ?? AGENT_IMAGE;
 const KEYS: Record<AgentCli, readonly string[]> = {
   claude: ["CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
   codex: ["OPENAI_API_KEY", "CODEX_API_KEY"],
@@ -21,9 +22,9 @@ async function demo(cli: AgentCli): Promise<boolean> {
   const standIn = real ? undefined : await startStandInModel("plain");
   try {
     const options: AgentRunnerOptions = standIn === undefined
-      ? { image: AGENT_IMAGE, networks: ["bridge"] }
+      ? { image: IMAGE, networks: ["bridge"] }
       : {
-          image: AGENT_IMAGE,
+          image: IMAGE,
           networks: [standIn.network],
           // A made-up key: the stand-in accepts any, and it is masked like a real one.
           environment: { ANTHROPIC_API_KEY: "sk-stand-in-demo-key", OPENAI_API_KEY: "sk-stand-in-demo-key" },

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Logger } from "pino";
 import type { MountTable } from "../mounts/index.js";
 import { validateMountTable } from "../mounts/index.js";
-import { parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
+import { ENV_NAME, parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
 import {
   MAX_CPUS,
   MAX_MEMORY_BYTES,
@@ -94,7 +94,6 @@ const intIn = (what: string, min: number, max: number) =>
     error: (issue) => `${what} ${JSON.stringify(issue.input)} is out of range; write a whole number from ${min} to ${max}`,
   });
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A uid or gid: digits, or a name that starts with a letter or _ (never "-", which runc would read as a number). */
 const ID = "(?:\\d+|[A-Za-z_][A-Za-z0-9_.-]*)";
 const USER = new RegExp(`^(${ID})(?::(${ID}))?$`);

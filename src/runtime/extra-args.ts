@@ -37,7 +37,8 @@ const SHORT_FLAGS: ReadonlyMap<string, FlagName> = new Map([
 
 export const SUPPORTED_EXTRA_FLAGS: readonly string[] = [...LONG_FLAGS.keys(), ...SHORT_FLAGS.keys()];
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A POSIX environment variable name: every env, publicEnv and per-Run env name is checked against it. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Labels the runtime owns (run id, owner); nothing declared may set them. */
 export const RESERVED_LABEL_PREFIX = "agentcage.";
 

@@ -13,6 +13,7 @@ import type { SecretFile } from "../staging/layout.js";
 import { validateAgentContainer, AgentContainerError, type AgentContainer } from "./agent-container.js";
 import { composeSpec, DEFAULT_OWNER, OWNER_LABEL, RUN_LABEL } from "./compose.js";
 import { createDockerEngine, engineMessage, type Engine } from "./engine.js";
+import { ENV_NAME } from "./extra-args.js";
 import {
   DEFAULT_MAX_CONCURRENT_RUNS,
   DEFAULT_STOP_GRACE_SECONDS,
@@ -268,7 +269,7 @@ function checkRunRequest(prompt: RunPrompt, options: RunOptions, runtimeDir: str
 
 function checkRunEnv(env: Readonly<Record<string, string>> | undefined): string | undefined {
   for (const [name, value] of Object.entries(env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `env name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _`;
+    if (!ENV_NAME.test(name)) return `env name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _`;
     // Never quote the value: it is a secret.
     if (typeof value !== "string" || value.includes("\0")) return `env value of ${name} is not a string without NUL bytes; pass a plain string`;
   }
