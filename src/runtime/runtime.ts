@@ -141,8 +141,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     const early = (reason: Outcome["reason"], error: string) => log(earlyOutcome<R>(runId, startedAt, masker, reason, error));
     const invalid = checkRunRequest(prompt, runOptions, container.staging?.runtimeDir);
     if (invalid !== undefined) return Promise.resolve(early("invalid_request", invalid));
-    for (const value of Object.values(runOptions.env ?? {})) masker.add(value);
-    for (const file of runOptions.secretFiles ?? []) masker.add(secretText(file.content));
+    maskRunSecrets(runOptions);
     const signal = runOptions.signal;
     if (signal?.aborted) return Promise.resolve(early("cancelled", "the Run was cancelled before it started"));
 
@@ -196,6 +195,12 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     });
   };
 
+  /** Registers what a Run brings of its own (its env values, its secret files) with the masker. */
+  function maskRunSecrets(runSecrets: Pick<RunOptions, "env" | "secretFiles">): void {
+    for (const value of Object.values(runSecrets.env ?? {})) masker.add(value);
+    for (const file of runSecrets.secretFiles ?? []) masker.add(secretText(file.content));
+  }
+
   function log(outcome: Outcome<R>): Outcome<R> {
     logger.info(
       { runId: outcome.runId, reason: outcome.reason, ok: outcome.ok, exit: outcome.exit, durationMs: outcome.durationMs },
@@ -209,11 +214,10 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     commandFor: (prompt, commandOptions = {}) => {
       const envProblem = checkRunEnv(commandOptions.env);
       if (envProblem !== undefined) throw new TypeError(envProblem);
-      for (const value of Object.values(commandOptions.env ?? {})) masker.add(value);
+      maskRunSecrets(commandOptions);
       const plan = options.run(prompt);
       const problem = checkPlan(plan);
       if (problem !== undefined) throw new TypeError(problem);
-      for (const file of commandOptions.secretFiles ?? []) masker.add(secretText(file.content));
       const secretPaths = (commandOptions.secretFiles ?? []).map((file) => file.agentPath);
       return renderCommand(composeSpec(container, plan.args, newRunId(), commandOptions.env, secretPaths), plan.stdin, masker);
     },
