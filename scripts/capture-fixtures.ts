@@ -5,7 +5,7 @@
 // Invariants: every capture is bounded in time (SIGTERM, then SIGKILL); the CLI sees only the
 // allow-listed environment built here, with fake keys; nothing leaves loopback.
 //
-//   npx tsc -p test/stand-in/tsconfig.json && node dist-test/scripts/capture-fixtures.js [--cli claude|codex] [--scenario <name>]
+//   npm run build:tools && node dist-tools/scripts/capture-fixtures.js [--cli claude|codex] [--scenario <name>]
 //
 // The binaries come from CLAUDE_BIN / CODEX_BIN, else from scripts/fetch-agent-clis.sh.
 // AGENTCAGE_CAPTURE_UID (default 10002) is the uid and gid the CLIs run as; must be run as root.

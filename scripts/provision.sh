@@ -144,10 +144,9 @@ build_agent_images() {
   command -v node >/dev/null 2>&1 || die "node is not on PATH; install Node.js 20 to build the agent images"
   (
     cd "${SCRIPT_DIR}/.."
-    npx --no-install tsc -p tsconfig.build.json
-    npx --no-install tsc -p test/stand-in/tsconfig.json
-    node dist/cli/build-image.js agent
-    node dist/cli/build-image.js stand-in
+    npx --no-install tsc -p tsconfig.tools.json
+    node dist-tools/scripts/build-image.js agent
+    node dist-tools/scripts/build-image.js stand-in
   )
   say "agent and stand-in images ready in $((SECONDS - started)) s"
 }

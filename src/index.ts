@@ -3,9 +3,12 @@
  * what it prints into a typed Outcome. See README.md for a runnable example.
  */
 export * from "./runtime/index.js";
-export * from "./mounts/index.js";
-export * from "./plan/index.js";
-export { harvest, StagingError, DEFAULT_AGENT_WORKDIR, stagingLimits } from "./staging/index.js";
-export type { HarvestResult, HarvestRefusal, HarvestLimits, RunInputs } from "./staging/index.js";
-export type { StagingDeclaration } from "./runtime/agent-container.js";
 export * from "./agents/index.js";
+export type { Mount, MountSpec, MountTable } from "./mounts/index.js";
+export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
+export type { HarvestLimits, HarvestOptions } from "./staging/index.js";
+export { harvest, StagingError, stagingLimits } from "./staging/index.js";
+export type { ContainerState, ContainerStreams, ListedContainer } from "./engine/index.js";
+export { createDockerEngine } from "./engine/index.js";
+export type { Masker } from "./redact/index.js";
+export { createMasker } from "./redact/index.js";

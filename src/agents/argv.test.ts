@@ -4,12 +4,12 @@
 
 import { describe, expect, it } from "vitest";
 import { claudeArgs } from "./claude.js";
-import { codexArgs } from "./codex.js";
+import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseAgentRequest, type AgentRequestInput } from "./request.js";
 
 const claude = (fields: Omit<AgentRequestInput, "cli"> = {}) => claudeArgs(parseAgentRequest({ cli: "claude", ...fields }));
-const codex = (fields: Omit<AgentRequestInput, "cli"> = {}, provider?: Parameters<typeof codexArgs>[1]) =>
-  codexArgs(parseAgentRequest({ cli: "codex", ...fields }), provider);
+const codex = (fields: Omit<AgentRequestInput, "cli"> = {}, provider?: CodexProvider, workdir = "/work") =>
+  codexArgs(parseAgentRequest({ cli: "codex", ...fields }), { workdir, ...(provider === undefined ? {} : { provider }) });
 
 /** A system prompt that would break any argv or TOML built by pasting text. */
 const AWKWARD = 'Say "hi" \\ then stop.\nSecond line\twith a tab; $(id) `id` \'single\' --model x';

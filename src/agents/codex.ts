@@ -4,9 +4,6 @@
 
 import type { AgentRequest } from "./request.js";
 
-/** The agent's working directory inside the container (the staged work/). */
-export const CODEX_WORKDIR = "/work";
-
 /** A model provider other than the CLI's own (a gateway, or a stand-in model). */
 export type CodexProvider = {
   readonly baseUrl: string;
@@ -31,12 +28,20 @@ export function tomlString(value: string): string {
 
 const toml = tomlString;
 
-export function codexArgs(request: AgentRequest, provider?: CodexProvider): string[] {
+export type CodexArgsOptions = {
+  /** The agent's working directory inside the container: the staged work/, where the container starts too. */
+  readonly workdir: string;
+  /** A gateway or stand-in instead of the CLI's own provider; default: none. */
+  readonly provider?: CodexProvider;
+};
+
+export function codexArgs(request: AgentRequest, options: CodexArgsOptions): string[] {
+  const provider = options.provider;
   return [
     "codex",
     "exec",
     "--json",
-    "--cd", CODEX_WORKDIR,
+    "--cd", options.workdir,
     "--skip-git-repo-check",
     "--sandbox", "danger-full-access",
     "--ephemeral",

@@ -1,8 +1,7 @@
 // The loop both parsers share: frame the stream into JSON lines, count noise and oversized lines,
 // hand each record to the CLI's own handler, and always read the stream to its end.
 
-import { jsonLines } from "../plan/json-lines.js";
-import { MAX_LINE_BYTES, MAX_NOISE_LINES } from "../plan/limits.js";
+import { jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES } from "../runtime/index.js";
 import type { AgentEvent, StreamParseOptions } from "./result.js";
 
 export type StreamTally = { noiseLines: number; oversizedLines: number; tooNoisy: boolean; firstNoise?: string };

@@ -192,7 +192,7 @@ describe("createAgentRunner", () => {
       const words = agentWords(command.args);
       expect(words.slice(0, 3)).toEqual(["codex", "exec", "--json"]);
       expect(words.at(-1)).toBe("-");
-      expect(words).toEqual(codexArgs(parseAgentRequest({ cli: "codex", model: "gpt-5.5" })));
+      expect(words).toEqual(codexArgs(parseAgentRequest({ cli: "codex", model: "gpt-5.5" }), { workdir: "/work" }));
       expect(command.stdin).toBe(PROMPT);
       for (const word of command.args) expect(word).not.toContain(PROMPT);
     });
@@ -207,9 +207,9 @@ describe("createAgentRunner", () => {
     it("passes its codexProvider to codexArgs, with the runner's apiRetries unless the provider names its own", async () => {
       const provider = { baseUrl: "http://stand-in:8080/v1" };
       const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: provider }).commandFor({ cli: "codex" }, PROMPT);
-      expect(agentWords(command.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { ...provider, maxRetries: 2 }));
+      expect(agentWords(command.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { workdir: "/work", provider: { ...provider, maxRetries: 2 } }));
       const own = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: { ...provider, maxRetries: 5 }, apiRetries: 0 }).commandFor({ cli: "codex" }, PROMPT);
-      expect(agentWords(own.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { ...provider, maxRetries: 5 }));
+      expect(agentWords(own.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { workdir: "/work", provider: { ...provider, maxRetries: 5 } }));
     });
 
     it("refuses apiRetries out of range", () => {

@@ -4,16 +4,24 @@
 
 import type Docker from "dockerode";
 import type { Logger } from "pino";
-import type { Outcome } from "../plan/index.js";
-import { AgentContainerError, type AgentContainer, type ContainerLimits, type StagingDeclaration } from "../runtime/agent-container.js";
-import type { ComposedCommand } from "../runtime/render-cli.js";
-import { createAgentContainerRuntime, newRunId, type RunOptions, type SweepResult } from "../runtime/runtime.js";
-import { earlyOutcome } from "../runtime/perform.js";
-import { createMasker } from "../runtime/redact.js";
-import type { RunInputs } from "../staging/index.js";
+import {
+  AgentContainerError,
+  createAgentContainerRuntime,
+  DEFAULT_AGENT_WORKDIR,
+  refusedOutcome,
+  type AgentContainer,
+  type ComposedCommand,
+  type ContainerLimits,
+  type Engine,
+  type Outcome,
+  type RunInputs,
+  type RunOptions,
+  type StagingDeclaration,
+  type SweepResult,
+} from "../runtime/index.js";
 import { claudeArgs } from "./claude.js";
 import { parseClaudeStream } from "./claude-stream.js";
-import { codexArgs, CODEX_WORKDIR, type CodexProvider } from "./codex.js";
+import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { publicEnvironment } from "./environment.js";
@@ -52,6 +60,8 @@ export type AgentRunnerOptions = {
   readonly logger?: Logger;
   readonly maxConcurrentRuns?: number;
   readonly docker?: Docker;
+  /** The container engine; default: Docker through `docker`. */
+  readonly engine?: Engine;
 };
 
 export type AgentRunOptions = {
@@ -68,7 +78,7 @@ export type AgentOutcome = Outcome<AgentResult> & {
   readonly cli?: AgentCli;
 };
 
-/** What rides on RunPrompt.request from `run` to the plan function. */
+/** What rides on the prompt from `run` to the plan function. */
 type PlannedRequest = { readonly request: AgentRequest; readonly onEvent?: (event: AgentEvent) => void };
 
 export type AgentRunner = {
@@ -86,6 +96,8 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
     throw new AgentContainerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
   }
+  // One working directory for the container and for codex's --cd: the staged workspace's.
+  const workdir = options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR;
   const codexProvider = options.codexProvider === undefined ? undefined : { ...options.codexProvider, maxRetries: options.codexProvider.maxRetries ?? apiRetries };
   const container: AgentContainer = {
     image: options.image,
@@ -96,24 +108,25 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       CLAUDE_CODE_MAX_RETRIES: String(apiRetries),
     },
     ...(options.staging === undefined ? {} : { staging: options.staging }),
-    workdir: options.staging?.agentWorkdir ?? CODEX_WORKDIR,
+    workdir,
     ...(options.networks === undefined ? {} : { networks: options.networks }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.user === undefined ? {} : { user: options.user }),
     ...(options.owner === undefined ? {} : { owner: options.owner }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
-  const runtime = createAgentContainerRuntime<AgentResult>({
+  const runtime = createAgentContainerRuntime<AgentResult, PlannedRequest>({
     container,
     ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
     ...(options.docker === undefined ? {} : { docker: options.docker }),
-    run: (prompt) => {
-      const { request, onEvent } = prompt.request as PlannedRequest;
-      const live = onEvent === undefined ? {} : { onEvent: (event: AgentEvent) => onEvent(runtime.maskDeep(event)) };
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
+    run: (prompt, { mask }) => {
+      const { request, onEvent } = prompt.request;
+      const live = onEvent === undefined ? {} : { onEvent: (event: AgentEvent) => onEvent(mask(event)) };
       return request.cli === "claude"
         ? { args: claudeArgs(request), stdin: prompt.text, request, outcome: (stdout) => parseClaudeStream(stdout, live) }
         : {
-            args: codexArgs(request, codexProvider),
+            args: codexArgs(request, { workdir, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
             stdin: prompt.text,
             request,
             outcome: (stdout) => parseCodexStream(stdout, { ...live, ...(request.model === undefined ? {} : { model: request.model }) }),
@@ -153,8 +166,6 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
         request.cli,
       );
     }
-    if (credential.kind === "login") for (const token of [credential.file.content, ...credential.tokens]) runtime.addSecret(token);
-    else runtime.addSecret(credential.value);
     return { request, credential };
   };
 
@@ -184,9 +195,12 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   };
 }
 
-/** How the credential reaches the agent: a login as a read-only file, a key in one variable. */
-function handOver(cli: AgentCli, credential: Exclude<Credential, { kind: "none" }>, provider: CodexProvider | undefined): Pick<RunOptions, "env" | "secretFiles"> {
-  if (credential.kind === "login") return { secretFiles: [credential.file] };
+/**
+ * How the credential reaches the agent (a login as a read-only file, a key in one variable), and
+ * what of it the runtime masks in this Run only: the file's content, and every token inside it.
+ */
+function handOver(cli: AgentCli, credential: Exclude<Credential, { kind: "none" }>, provider: CodexProvider | undefined): Pick<RunOptions, "env" | "secretFiles" | "secrets"> {
+  if (credential.kind === "login") return { secretFiles: [credential.file], secrets: credential.tokens };
   return { env: { [agentVariable(cli, credential.variable, provider)]: credential.value } };
 }
 
@@ -204,6 +218,6 @@ function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | 
 }
 
 function refused(reason: "invalid_request" | "unavailable", error: string, credential: CredentialKind, cli?: AgentCli): AgentOutcome {
-  // No secret can be in these messages (a request's fields, a secrets file's path), so no masker.
-  return { ...earlyOutcome<AgentResult>(newRunId(), performance.now(), createMasker(), reason, error), credential, ...(cli === undefined ? {} : { cli }) };
+  // No secret can be in these messages (a request's fields, a secrets file's path).
+  return { ...refusedOutcome<AgentResult>(reason, error), credential, ...(cli === undefined ? {} : { cli }) };
 }

@@ -1,5 +1,6 @@
 /**
- * Run Plans and Outcomes: the contract between an agent adapter and the runtime.
+ * Run Plans and Outcomes: the contract between an agent adapter and the runtime, and the JSON-lines
+ * framing most agents' stdout needs.
  *
  * ```ts
  * const plan: RunPlanFunction = (prompt) => ({
@@ -9,6 +10,11 @@
  * });
  * ```
  */
-export type { RunPrompt, ReaderVerdict, RunPlan, RunPlanFunction } from "./run-plan.js";
+export type { PlanContext, RunPrompt, ReaderVerdict, RunPlan, RunPlanFunction } from "./run-plan.js";
 export type { EndReason, ExitFacts, Outcome } from "./outcome.js";
+export type { HarvestRefusal, HarvestRefusalReason, HarvestResult } from "./harvest-result.js";
+export type { FramedLine } from "./json-lines.js";
 export { END_REASONS } from "./outcome.js";
+export { HARVEST_REFUSAL_REASONS } from "./harvest-result.js";
+export { jsonLines } from "./json-lines.js";
+export { MAX_LINE_BYTES, MAX_NOISE_LINES } from "./limits.js";

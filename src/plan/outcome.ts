@@ -1,7 +1,7 @@
 // The typed end of a Run. Every way a Run can end is a reason here; run() resolves with an
 // Outcome for all of them and never rejects for what happened to a Run.
 
-import type { HarvestResult } from "../staging/harvest/index.js";
+import type { HarvestResult } from "./harvest-result.js";
 import type { ReaderVerdict } from "./run-plan.js";
 
 export const END_REASONS = [

@@ -1,14 +1,16 @@
 // What one agent adapter answers for one Run: argv after the image, bytes for stdin, and the
 // reader that turns stdout into a verdict. The reader decides ok; the runtime only adds facts.
+// Generic over the adapter's own request (Q), so what an adapter asks with reaches its plan typed.
 
-/** What the caller asks of one Run. */
-export type RunPrompt = {
+/**
+ * What the caller asks of one Run. With a request type Q, `request` is required and typed;
+ * without one (the default), there is none.
+ */
+export type RunPrompt<Q = undefined> = {
   readonly text: string;
   /** A session id to resume, when the agent supports it; default: a new session. */
   readonly session?: string;
-  /** The typed request this prompt is asked with, for the agent adapter (see src/agents); default: none. */
-  readonly request?: unknown;
-};
+} & ([Q] extends [undefined] ? { readonly request?: undefined } : { readonly request: Q });
 
 /** The least a reader must answer: whether the Run did what was asked, and why not. */
 export type ReaderVerdict = {
@@ -27,9 +29,16 @@ export type RunPlan<R extends ReaderVerdict = ReaderVerdict> = {
    * returns early, and a throw ends the Run as `reader_error`.
    */
   readonly outcome: (stdout: AsyncIterable<Uint8Array>) => Promise<R>;
-  /** The typed request behind this plan, kept as request.json in the Run record (secrets masked); default: none. */
+  /** What this plan was asked, kept as request.json in the Run record (secrets masked); default: none. */
   readonly request?: unknown;
 };
 
+/** What the runtime tells a plan function about the Run it plans. */
+export type PlanContext = {
+  readonly runId: string;
+  /** Masks this Run's secrets (the declaration's and the Run's own) in a JSON-like value: for what a plan hands its caller live. */
+  readonly mask: <T>(value: T) => T;
+};
+
 /** One function per agent: called once per Run and once per `commandFor`, never at construction. */
-export type RunPlanFunction<R extends ReaderVerdict = ReaderVerdict> = (prompt: RunPrompt) => RunPlan<R>;
+export type RunPlanFunction<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = (prompt: RunPrompt<Q>, run: PlanContext) => RunPlan<R>;

@@ -1,6 +1,7 @@
 /**
  * The runtime: an Agent Container declaration composed once, run for real in one fresh
- * locked-down container per Run through the Engine API.
+ * locked-down container per Run through the engine seam. It is also an agent adapter's one door:
+ * everything an adapter needs (the plan contract, the declaration types, a refused Outcome) is here.
  *
  * ```ts
  * const runtime = createAgentContainerRuntime({
@@ -11,12 +12,28 @@
  * const outcome = await runtime.run({ text: "hi" }, { timeoutSeconds: 60 });
  * ```
  */
-export type { AgentContainer, ContainerLimits } from "./agent-container.js";
-export type { AgentContainerRuntime, RunOptions, RuntimeOptions, SweepResult } from "./runtime.js";
-export type { ComposedCommand } from "./render-cli.js";
-export { AgentContainerError } from "./agent-container.js";
-export { ExtraArgsError, SUPPORTED_EXTRA_FLAGS } from "./extra-args.js";
+export type { AgentContainerRuntime, RunOptions, RuntimeOptions } from "./runtime.js";
+export type { SweepResult } from "./sweep.js";
+export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
+export type { Engine } from "../engine/index.js";
+export type { RunInputs, SecretFile } from "../staging/index.js";
+export type {
+  EndReason,
+  ExitFacts,
+  FramedLine,
+  HarvestRefusal,
+  HarvestRefusalReason,
+  HarvestResult,
+  Outcome,
+  PlanContext,
+  ReaderVerdict,
+  RunPlan,
+  RunPlanFunction,
+  RunPrompt,
+} from "../plan/index.js";
 export { createAgentContainerRuntime } from "./runtime.js";
-export { REDACTED } from "./redact.js";
-export { OWNER_LABEL, RUN_LABEL } from "./compose.js";
+export { refusedOutcome } from "./end-reason.js";
+export { AgentContainerError, DEFAULT_AGENT_WORKDIR, ExtraArgsError, OWNER_LABEL, RUN_LABEL, SUPPORTED_EXTRA_FLAGS } from "../container/index.js";
+export { END_REASONS, HARVEST_REFUSAL_REASONS, jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES } from "../plan/index.js";
+export { REDACTED } from "../redact/index.js";
 export * as limits from "./limits.js";

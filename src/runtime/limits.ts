@@ -1,9 +1,29 @@
-// Every bound a Run is held to, in one place, with the unit in the name.
+// Every bound a Run is held to while it runs, in one place, with the unit in the name. The
+// declaration's own bounds (memory, pids, timeouts) are in src/container/limits.ts and re-exported here.
 // A new limit gets a constant here and a clear error or Outcome reason where it is hit.
+
+export {
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_PIDS_LIMIT,
+  DEFAULT_STOP_GRACE_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
+  DEFAULT_TMPFS_BYTES,
+  FALLBACK_AGENT_USER,
+  MAX_CPUS,
+  MAX_MEMORY_BYTES,
+  MAX_PIDS_LIMIT,
+  MAX_STOP_GRACE_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  MAX_TMPFS_BYTES,
+  MIN_MEMORY_BYTES,
+  MIN_PIDS_LIMIT,
+  MIN_TIMEOUT_SECONDS,
+  MIN_TMPFS_BYTES,
+} from "../container/index.js";
+export { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
 
 /** Stdout bytes read from one Run; past this the container is killed (`output_limit`). */
 export const MAX_STDOUT_BYTES = 64 * MiB;
@@ -16,34 +36,10 @@ export const MAX_STDIN_BYTES = 32 * MiB;
 /** Bytes queued for a slow reader before the container's output is paused. */
 export const STDOUT_HIGH_WATER_BYTES = 1 * MiB;
 
-export const MIN_TIMEOUT_SECONDS = 1;
-export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
-export const DEFAULT_TIMEOUT_SECONDS = 60 * 60;
-/** Between SIGTERM and SIGKILL when a Run is stopped. */
-export const DEFAULT_STOP_GRACE_SECONDS = 10;
-export const MAX_STOP_GRACE_SECONDS = 10 * 60;
-
 /** How long past timeout + grace a Run waits for an engine that does not answer before giving up on it. */
 export const ENGINE_ANSWER_MARGIN_MS = 30_000;
 /** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
 
-export const DEFAULT_MEMORY_BYTES = 2 * GiB;
-/** Below this the container runtime itself cannot start reliably. */
-export const MIN_MEMORY_BYTES = 8 * MiB;
-export const MAX_MEMORY_BYTES = 1024 * GiB;
-export const DEFAULT_PIDS_LIMIT = 256;
-export const MIN_PIDS_LIMIT = 8;
-export const MAX_PIDS_LIMIT = 65_536;
-export const DEFAULT_TMPFS_BYTES = 256 * MiB;
-export const MIN_TMPFS_BYTES = 1 * MiB;
-export const MAX_TMPFS_BYTES = 64 * GiB;
-export const MAX_CPUS = 1024;
-
 export const DEFAULT_MAX_CONCURRENT_RUNS = 1;
 export const MAX_CONCURRENT_RUNS = 1024;
-
-/** The uid:gid an agent runs as when this process is root: never uid 0. */
-export const FALLBACK_AGENT_USER = "10002:10002";
-/** Environment values shorter than this are not masked: they cannot be credentials, and masking them would garble every record. */
-export const MIN_MASKED_VALUE_LENGTH = 6;

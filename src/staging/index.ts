@@ -1,6 +1,7 @@
 /**
  * The Staging Directory: one directory per Run with the caller's inputs in `work/` (read-only),
- * the agent's `out/`, and the Run record; and the Harvest of `out/` back to the caller.
+ * the agent's `out/`, the Run record (masked as it is written), and the Harvest of `out/` back to
+ * the caller; the disk sweep of what a crashed process left.
  *
  * ```ts
  * const result = await harvest("/srv/agentcage/0123456789abcdef/work/out", "/srv/results/review-42");
@@ -8,11 +9,14 @@
  * ```
  */
 export type { RunInputs } from "./inputs.js";
-export type { RunDirectory } from "./layout.js";
-export type { RunInfo } from "./prepare.js";
+export type { RunDirectory, SecretFile } from "./layout.js";
+export type { PrepareOptions, RunInfo } from "./prepare.js";
+export type { RecordStream } from "./record.js";
+export type { DiskSweepOptions } from "./sweep.js";
 export { StagingError } from "./inputs.js";
 export { prepareRunDirectory } from "./prepare.js";
-export { runDirectory, stagedMounts, DEFAULT_AGENT_WORKDIR } from "./layout.js";
+export { runDirectory, stagedMounts } from "./layout.js";
+export { createRecordStream, writeAtomically } from "./record.js";
 export { sweepRunDirectories } from "./sweep.js";
 export * from "./harvest/index.js";
 export * as stagingLimits from "./limits.js";

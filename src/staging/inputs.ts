@@ -35,6 +35,8 @@ type Budget = { entries: number; bytes: number };
 export type CopyOptions = {
   /** Mode of copied regular files: 0o444 for read-only inputs, 0o644 when work/ is writable. */
   readonly fileMode: number;
+  /** Stops the copy at the next entry when aborted (the Run's deadline or the caller's cancel); default: never. */
+  readonly signal?: AbortSignal;
 };
 
 /** Copies `source` into the existing directory `work`, returning the entries and bytes copied. */
@@ -42,6 +44,7 @@ export async function copyInputs(inputs: RunInputs, work: string, options: CopyO
   const budget: Budget = { entries: 0, bytes: 0 };
   if (inputs.directory !== undefined) await copyDirectory(inputs.directory, work, options, budget);
   for (const [relative, content] of Object.entries(inputs.files ?? {})) {
+    options.signal?.throwIfAborted();
     await writeInputFile(work, relative, content, options, budget);
   }
   return budget;
@@ -86,6 +89,7 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
     try {
       for await (const entry of await opendir(base)) {
         if (copyFailure !== undefined) return;
+        options.signal?.throwIfAborted();
         const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
         if (rel === OUT_NAME) {
           throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} already has ${JSON.stringify(OUT_NAME)}, where the agent writes; rename it`);

@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from "vitest";
 import { mountArguments } from "../mounts/index.js";
-import { DEFAULT_AGENT_WORKDIR, RUN_ID_PATTERN, runDirectory, stagedMounts } from "./layout.js";
+import { DEFAULT_AGENT_WORKDIR } from "../container/index.js";
+import { RUN_ID_PATTERN, runDirectory, stagedMounts } from "./layout.js";
 
 const RUN_ID = "0123456789abcdef";
 

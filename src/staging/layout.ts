@@ -5,7 +5,6 @@ import { join } from "node:path";
 import type { Mount } from "../mounts/index.js";
 
 export const RUN_ID_PATTERN = /^[0-9a-f]{16}$/;
-export const DEFAULT_AGENT_WORKDIR = "/work";
 
 export type RunDirectory = {
   readonly runId: string;

@@ -16,6 +16,8 @@ export type PrepareOptions = {
   readonly writableWork: boolean;
   /** The user the container runs as (`uid[:gid]` or a name). */
   readonly agentUser: string;
+  /** Stops staging when aborted; what was made is removed and the abort's reason is thrown. Default: never. */
+  readonly signal?: AbortSignal;
   /** Contents of this Run's secret files, in order (see layout.ts secretFilePath); default none. */
   readonly secretFiles?: ReadonlyArray<string | Uint8Array>;
 };
@@ -36,7 +38,7 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     const info: RunInfo = { runId: options.runId, owner: options.owner, createdAt: new Date().toISOString() };
     await writeFile(dir.info, `${JSON.stringify(info)}\n`, { mode: 0o644 });
     await mkdir(dir.work, { mode: 0o755 });
-    await copyInputs(options.inputs, dir.work, { fileMode: options.writableWork ? 0o644 : 0o444 });
+    await copyInputs(options.inputs, dir.work, { fileMode: options.writableWork ? 0o644 : 0o444, ...(options.signal === undefined ? {} : { signal: options.signal }) });
     await mkdir(dir.out, { mode: 0o755 });
     await chmod(dir.work, 0o755);
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
@@ -46,7 +48,7 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     return dir;
   } catch (error) {
     await rm(dir.root, { recursive: true, force: true });
-    if (error instanceof StagingError) throw error;
+    if (error instanceof StagingError || options.signal?.aborted) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new StagingError("io", `the Run directory ${JSON.stringify(dir.root)} could not be prepared (${code}: ${(error as Error).message}); check the Staging Directory's disk and permissions`, { cause: error });
   }

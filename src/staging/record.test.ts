@@ -5,7 +5,7 @@ import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createMasker, REDACTED } from "../runtime/redact.js";
+import { createMasker, REDACTED } from "../redact/index.js";
 import { createRecordStream, writeAtomically } from "./record.js";
 
 const SECRET = "sk-live-7f3a9c1e2b";

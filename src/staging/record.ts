@@ -4,7 +4,7 @@
 
 import { createWriteStream } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
-import type { Masker } from "../runtime/redact.js";
+import type { Masker } from "../redact/index.js";
 
 export type RecordStream = {
   readonly write: (chunk: Uint8Array) => void;

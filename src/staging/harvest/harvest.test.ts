@@ -14,9 +14,8 @@ import {
   MAX_HARVEST_ENTRIES,
   MAX_HARVEST_FILE_BYTES,
   type HarvestLimits,
-  type HarvestRefusal,
-  type HarvestRefusalReason,
 } from "./index.js";
+import type { HarvestRefusal, HarvestRefusalReason } from "../../plan/index.js";
 
 type Fixture = { readonly root: string; readonly source: string; readonly destination: string; readonly canary: string };
 

@@ -17,6 +17,7 @@ import {
   MAX_HARVEST_TOTAL_BYTES,
 } from "./limits.js";
 import { printableName } from "./printable-name.js";
+import type { HarvestRefusal, HarvestRefusalReason, HarvestResult } from "../../plan/index.js";
 
 export type HarvestLimits = {
   /** Directory levels below the source (its direct children are level 1). Default MAX_HARVEST_DEPTH (8). */
@@ -29,39 +30,6 @@ export type HarvestLimits = {
   readonly maxEntries: number;
 };
 
-export const HARVEST_REFUSAL_REASONS = [
-  "symlink",
-  "hardlink",
-  "special_file",
-  "special_mode",
-  "unreadable",
-  "too_deep",
-  "file_too_large",
-  "total_too_large",
-  "too_many_entries",
-  "bad_name",
-  "source_missing",
-  "destination_is_symlink",
-  "io_error",
-] as const;
-
-export type HarvestRefusalReason = (typeof HARVEST_REFUSAL_REASONS)[number];
-
-export type HarvestRefusal = {
-  readonly reason: HarvestRefusalReason;
-  /**
-   * The entry's path relative to the source, as a JSON string literal of its bytes decoded as
-   * UTF-8 (invalid bytes as `\xNN`); `"."` for the source or the destination as a whole.
-   */
-  readonly entry: string;
-  /** One sentence naming the entry (and the limit constant, where there is one) and what to do instead. */
-  readonly message: string;
-};
-
-export type HarvestResult =
-  | { readonly ok: true; readonly files: number; readonly directories: number; readonly bytes: number }
-  | { readonly ok: false; readonly refusal: HarvestRefusal };
-
 /**
  * Copies the regular files and directories under `source` to `destination`, or refuses the whole
  * harvest. Run it only once nothing writes to `source` any more (after the container is gone).
@@ -71,16 +39,20 @@ export type HarvestResult =
 export async function harvest(
   source: string,
   destination: string,
-  limits: Partial<HarvestLimits> = {},
+  options: HarvestOptions = {},
 ): Promise<HarvestResult> {
   const paths = checkPaths(source, destination);
+  const { signal, ...limits } = options;
   const effective = checkLimits(limits);
   try {
-    return await harvestChecked(paths, effective);
+    return await harvestChecked(paths, effective, signal);
   } catch (error) {
     return refused(ioError(EMPTY, "harvest", error));
   }
 }
+
+/** The limits, each defaulting as HarvestLimits says, and a signal that stops the copy at its next entry. */
+export type HarvestOptions = Partial<HarvestLimits> & { readonly signal?: AbortSignal };
 
 type CheckedPaths = { readonly source: string; readonly destination: string; readonly parent: string; readonly base: string };
 
@@ -91,6 +63,7 @@ type CheckedPaths = { readonly source: string; readonly destination: string; rea
  */
 type Walk = {
   readonly limits: HarvestLimits;
+  readonly signal: AbortSignal | undefined;
   /** File copies in flight; each removes itself when it settles. */
   readonly copies: Set<Promise<void>>;
   /** Copy buffers not in use, one per possible copy in flight. */
@@ -115,7 +88,7 @@ const DIRECTORY_MODE = 0o755;
 /** The name of a temporary or set-aside directory keeps at most this much of the destination's name. */
 const SIBLING_NAME_CHARACTERS = 64;
 
-async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits): Promise<HarvestResult> {
+async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits, signal: AbortSignal | undefined): Promise<HarvestResult> {
   const destinationRefusal = await checkDestination(paths);
   if (destinationRefusal !== undefined) return refused(destinationRefusal);
   const sourceStats = await sourceDirectory(paths.source);
@@ -128,7 +101,7 @@ async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits): Promi
     return refused(ioError(EMPTY, "create the temporary directory beside the destination", error));
   }
   const chunks = Array.from({ length: HARVEST_PARALLEL_FILES }, () => Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES));
-  const walk: Walk = { limits, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
+  const walk: Walk = { limits, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
   let installed = false;
   try {
     const walkRefusal = await copyDirectory(walk, Buffer.from(paths.source), Buffer.from(temporary), EMPTY, 0, sourceStats);
@@ -242,6 +215,7 @@ async function copyDirectory(
   try {
     for await (const name of directoryNames(source)) {
       if (walk.failure !== undefined) return walk.failure;
+      if (walk.signal?.aborted) return refusal("interrupted", relative, `the Harvest was stopped at ${entryText(relative)}: ${String((walk.signal.reason as Error | undefined)?.message ?? walk.signal.reason)}`);
       const entryRefusal = await copyEntry(
         walk,
         Buffer.concat([source, SLASH, name]),

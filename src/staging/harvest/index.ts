@@ -9,8 +9,8 @@
  * else console.error(result.refusal.reason, result.refusal.entry, result.refusal.message);
  * ```
  */
-export type { HarvestLimits, HarvestRefusal, HarvestRefusalReason, HarvestResult } from "./harvest.js";
-export { harvest, HARVEST_REFUSAL_REASONS } from "./harvest.js";
+export type { HarvestLimits, HarvestOptions } from "./harvest.js";
+export { harvest } from "./harvest.js";
 export { printableName } from "./printable-name.js";
 export {
   MAX_HARVEST_DEPTH,

@@ -1,0 +1,253 @@
+// The Agent Container declaration and the one place it is validated. A declaration that cannot
+// mean anything throws here, at construction, with the offending value quoted; never an env value.
+
+import { z } from "zod";
+import type { Logger } from "pino";
+import type { MountTable } from "../mounts/index.js";
+import { validateMountTable } from "../mounts/index.js";
+import { ENV_NAME, parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
+import {
+  MAX_CPUS,
+  MAX_MEMORY_BYTES,
+  MAX_PIDS_LIMIT,
+  MAX_STOP_GRACE_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  MAX_TMPFS_BYTES,
+  MIN_MEMORY_BYTES,
+  MIN_PIDS_LIMIT,
+  MIN_TIMEOUT_SECONDS,
+  MIN_TMPFS_BYTES,
+} from "./limits.js";
+
+export type ContainerLimits = {
+  /** Memory and memory+swap, in bytes; default 2 GiB (`DEFAULT_MEMORY_BYTES`), no swap on top. */
+  readonly memoryBytes?: number;
+  /** CPUs as a fraction (1.5 = one and a half cores); default: no CPU limit. */
+  readonly cpus?: number;
+  /** Processes and threads; default 256, enough for an agent and its tools, not for a fork bomb. */
+  readonly pids?: number;
+  /** Size of the tmpfs at /tmp, in bytes; default 256 MiB. */
+  readonly tmpfsBytes?: number;
+  /** Seconds between SIGTERM and SIGKILL when a Run is stopped; default 10. */
+  readonly stopGraceSeconds?: number;
+};
+
+/** A per-Run workspace under the Staging Directory (see src/staging). */
+export type StagingDeclaration = {
+  /** The Staging Directory: absolute, on the host the daemon runs on. Each Run gets `<runtimeDir>/<runId>/`. */
+  readonly runtimeDir: string;
+  /** Where the agent sees `work/`; default "/work", with `out/` inside it. */
+  readonly agentWorkdir?: string;
+  /** Mount all of `work/` writable (the agent edits a copy, harvested whole); default false: only `out/`. */
+  readonly writableWork?: boolean;
+  /** Keep each Run directory (record included) after the Run, for a day; default false. */
+  readonly keepRuns?: boolean;
+};
+
+/** Where a staged Run's agent sees its `work/` unless `staging.agentWorkdir` says otherwise. */
+export const DEFAULT_AGENT_WORKDIR = "/work";
+
+/** The staged workspace's path inside the container, or undefined when the declaration stages nothing. */
+export function agentWorkdirOf(container: Pick<AgentContainer, "staging">): string | undefined {
+  return container.staging === undefined ? undefined : (container.staging.agentWorkdir ?? DEFAULT_AGENT_WORKDIR);
+}
+
+export type AgentContainer = {
+  /** Image reference; must exist locally, nothing is pulled. */
+  readonly image: string;
+  /** What the container can reach on disk; default: nothing (or only the Run's workspace, with staging). */
+  readonly mounts?: MountTable;
+  /** Give every Run a staged workspace and a record on disk; default: none. With `mounts`, both name one runtimeDir. */
+  readonly staging?: StagingDeclaration;
+  /** Replaces the image's entrypoint; default: the image's own. */
+  readonly entrypoint?: readonly string[];
+  /** Networks to join; default: none at all (`--network none`). */
+  readonly networks?: readonly string[];
+  /** Environment for the agent. Values are treated as secrets: never in argv, masked in every record. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Environment whose values are not secret (PATH, LANG): written into argv as NAME=value and never masked. */
+  readonly publicEnv?: Readonly<Record<string, string>>;
+  /** uid[:gid] or a name; default: this process's uid:gid, or 10002:10002 when that is root. Never uid 0. */
+  readonly user?: string;
+  /** Working directory inside the container; default: the image's own. */
+  readonly workdir?: string;
+  readonly limits?: ContainerLimits;
+  /** Default per-Run timeout; default 1 h. A call may override it. */
+  readonly timeoutSeconds?: number;
+  /** Extra labels; the `agentcage.` prefix is reserved. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Names this orchestrator on every container, so `sweep()` finds what a crashed one left; default "agentcage". Two live processes must not share one. */
+  readonly owner?: string;
+  /** Spliced last into the CLI rendering; only flags run() can mirror are accepted. */
+  readonly extraArgs?: readonly string[];
+  /** The client `commandFor` names; default ["docker"]; ["podman"] works. */
+  readonly containerCommand?: readonly string[];
+  /** Where the runtime logs; default: pino to stderr at info. */
+  readonly logger?: Logger;
+};
+
+export class AgentContainerError extends Error {
+  override readonly name = "AgentContainerError";
+}
+
+const word = (what: string) =>
+  z.string().refine((s) => s.length > 0 && s.trim() === s && !s.includes("\0"), {
+    error: (issue) => `${what} ${JSON.stringify(issue.input)} is empty or has surrounding space; write a non-empty word`,
+  });
+
+const words = (what: string) => z.array(word(what)).min(1, { error: `${what} is an empty list; leave it out to use the default` });
+
+const intIn = (what: string, min: number, max: number) =>
+  z.number().refine((n) => Number.isInteger(n) && n >= min && n <= max, {
+    error: (issue) => `${what} ${JSON.stringify(issue.input)} is out of range; write a whole number from ${min} to ${max}`,
+  });
+
+/** A uid or gid: digits, or a name that starts with a letter or _ (never "-", which runc would read as a number). */
+const ID = "(?:\\d+|[A-Za-z_][A-Za-z0-9_.-]*)";
+const USER = new RegExp(`^(${ID})(?::(${ID}))?$`);
+const OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
+/** uid 0, by number or by the name root. (gid 0 stays allowed: some platforms run any uid with gid 0.) */
+function isRoot(user: string): boolean {
+  const uid = USER.exec(user)?.[1];
+  return uid !== undefined && (uid === "root" || /^0+$/.test(uid));
+}
+
+/**
+ * A record of environment variables. Names are checked here rather than by a key schema, so the
+ * message can quote the name (zod 4 says only "Invalid key in record"); `nulMessage` decides
+ * whether a bad value may be quoted (never for `env`, whose values are secrets).
+ */
+function environment(what: string, value: z.ZodString, nulMessage: (value: unknown) => string) {
+  return z
+    .record(z.string(), value.refine((v) => !v.includes("\0"), { error: (issue) => nulMessage(issue.input) }))
+    .superRefine((env, ctx) => {
+      for (const name of Object.keys(env)) {
+        if (!ENV_NAME.test(name)) {
+          ctx.addIssue({ code: "custom", path: [name], message: `${what} name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit` });
+        }
+      }
+    });
+}
+
+const schema = z.strictObject({
+  image: word("image").refine((s) => !s.startsWith("-"), {
+    error: (issue) => `image ${JSON.stringify(issue.input)} starts with "-"; write an image reference such as "agent:1"`,
+  }),
+  mounts: z.custom<MountTable>((v) => typeof v === "object" && v !== null, { error: "mounts is not a Mount Table; write { runtimeDir, entries }" }).optional(),
+  staging: z
+    .strictObject({
+      runtimeDir: z.string(),
+      agentWorkdir: z
+        .string()
+        .refine((p) => p.startsWith("/") && p !== "/", {
+          error: (issue) => `staging.agentWorkdir ${JSON.stringify(issue.input)} is not an absolute directory below "/"; write the path the agent sees, like "/work"`,
+        })
+        .optional(),
+      writableWork: z.boolean().optional(),
+      keepRuns: z.boolean().optional(),
+    })
+    .optional(),
+  entrypoint: words("entrypoint word").optional(),
+  networks: words("network")
+    .refine((list) => !list.includes("host"), { error: 'network "host" would share the host\'s network; declare a network of the agent\'s own' })
+    .refine((list) => list.length === 1 || !list.some((n) => n === "none" || n.startsWith("container:")), {
+      error: (issue) => `networks ${JSON.stringify(issue.input)} mix "none" or "container:<id>" with others; either stands alone`,
+    })
+    .optional(),
+  env: environment("env", z.string({ error: "env value is not a string; write every value as a string" }), () => "env value holds a NUL byte, which no environment can carry; remove it").optional(),
+  publicEnv: environment("publicEnv", z.string(), (value) => `publicEnv value ${JSON.stringify(value)} holds a NUL byte; remove it`).optional(),
+  user: z
+    .string()
+    .regex(USER, { error: (issue) => `user ${JSON.stringify(issue.input)} is not uid[:gid] or a name; write it like "10002:10002"` })
+    .refine((u) => !isRoot(u), {
+      error: (issue) => `user ${JSON.stringify(issue.input)} is uid 0; an agent never runs as root, write a non-zero uid such as "10002:10002"`,
+    })
+    .optional(),
+  workdir: z
+    .string()
+    .refine((s) => s.startsWith("/"), { error: (issue) => `workdir ${JSON.stringify(issue.input)} is not absolute; write the path the agent sees inside its container` })
+    .optional(),
+  limits: z
+    .strictObject({
+      memoryBytes: intIn("limits.memoryBytes", MIN_MEMORY_BYTES, MAX_MEMORY_BYTES).optional(),
+      cpus: z
+        .number()
+        .refine((n) => Number.isFinite(n) && n >= 0.01 && n <= MAX_CPUS, {
+          error: (issue) => `limits.cpus ${JSON.stringify(issue.input)} is out of range; write a number from 0.01 to ${MAX_CPUS}`,
+        })
+        .optional(),
+      pids: intIn("limits.pids", MIN_PIDS_LIMIT, MAX_PIDS_LIMIT).optional(),
+      tmpfsBytes: intIn("limits.tmpfsBytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES).optional(),
+      stopGraceSeconds: intIn("limits.stopGraceSeconds", 0, MAX_STOP_GRACE_SECONDS).optional(),
+    })
+    .optional(),
+  timeoutSeconds: intIn("timeoutSeconds", MIN_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS).optional(),
+  labels: z
+    .record(z.string(), z.string())
+    .superRefine((labels, ctx) => {
+      for (const key of Object.keys(labels)) {
+        if (key.length === 0 || key.startsWith(RESERVED_LABEL_PREFIX) || key.includes("=")) {
+          ctx.addIssue({ code: "custom", path: [key], message: `label ${JSON.stringify(key)} is empty, holds "=", or uses the reserved "${RESERVED_LABEL_PREFIX}" prefix; choose another name` });
+        }
+      }
+    })
+    .optional(),
+  owner: z
+    .string()
+    .regex(OWNER, { error: (issue) => `owner ${JSON.stringify(issue.input)} is not a short name; use letters, digits, ".", "_" and "-"` })
+    .optional(),
+  extraArgs: z.array(z.string()).optional(),
+  containerCommand: words("containerCommand word").optional(),
+  logger: z
+    .custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).info === "function" && typeof (v as Logger).child === "function", {
+      error: "logger is not a pino logger; pass pino() or leave it out",
+    })
+    .optional(),
+});
+
+/** A declaration that passed validation, with extraArgs already parsed. */
+export type ValidatedContainer = AgentContainer & { readonly extra: ExtraOptions };
+
+/** Validates a declaration; throws AgentContainerError naming every problem found. */
+export function validateAgentContainer(input: unknown): ValidatedContainer {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "declaration";
+      if (issue.code === "unrecognized_keys") return `${where}: unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
+      if (issue.code === "invalid_type") return `${where}: expected ${issue.expected}; ${issue.message.includes("env value") ? issue.message : "fix its type"}`;
+      return `${where}: ${issue.message}`;
+    });
+    throw new AgentContainerError(`Agent Container is invalid: ${lines.join("; ")}`);
+  }
+  // A private, frozen copy: changing the caller's object later cannot change a Run (or unmask a secret).
+  const { logger, ...plain } = input as AgentContainer;
+  // The logger stays the caller's own, unfrozen: it is an object with state, not a declaration.
+  const container: AgentContainer = { ...deepFreeze(structuredClone(plain)), ...(logger === undefined ? {} : { logger }) };
+  try {
+    if (container.mounts !== undefined) validateMountTable(container.mounts);
+    const both = Object.keys(container.publicEnv ?? {}).filter((name) => Object.hasOwn(container.env ?? {}, name));
+    if (both.length > 0) throw new Error(`${JSON.stringify(both[0])} is in both env and publicEnv; a value is either secret or not, keep it in one`);
+    const staging = container.staging;
+    if (staging !== undefined) {
+      validateMountTable({ runtimeDir: staging.runtimeDir, entries: [] });
+      if (container.mounts !== undefined && container.mounts.runtimeDir !== staging.runtimeDir) {
+        throw new Error(
+          `mounts.runtimeDir ${JSON.stringify(container.mounts.runtimeDir)} differs from staging.runtimeDir ${JSON.stringify(staging.runtimeDir)}; one runtime has one Staging Directory, write the same path in both`,
+        );
+      }
+    }
+    return Object.freeze({ ...container, extra: deepFreeze(parseExtraArgs(container.extraArgs ?? [])) });
+  } catch (error) {
+    throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,116 @@
+// One spec per Run: the declaration, the Run Plan and the Run's identity folded into a single
+// value that both renderings (CLI words and Engine API body) read. Pure; no I/O, no defaults elsewhere.
+
+import type { Mount, MountSpec } from "../mounts/index.js";
+import { mountArguments, mountSpecs } from "../mounts/index.js";
+import { agentWorkdirOf, type ValidatedContainer } from "./agent-container.js";
+import { DEFAULT_MEMORY_BYTES, DEFAULT_PIDS_LIMIT, DEFAULT_TMPFS_BYTES, FALLBACK_AGENT_USER } from "./limits.js";
+
+export const RUN_LABEL = "agentcage.run";
+export const OWNER_LABEL = "agentcage.owner";
+export const DEFAULT_OWNER = "agentcage";
+
+export type ComposedSpec = {
+  readonly name: string;
+  readonly image: string;
+  /** The declared entrypoint, whole; the CLI splits it around the image. */
+  readonly entrypoint?: readonly string[];
+  /** The Run Plan's words. */
+  readonly planArgs: readonly string[];
+  readonly user: string;
+  /** The working directory as declared (or the staged workspace); extraArgs may override it. */
+  readonly declaredWorkdir?: string;
+  /** The working directory in effect. */
+  readonly workdir?: string;
+  /** Declared env, then extraArgs env, then the Run's own env, in order; later names win. */
+  readonly env: ReadonlyArray<readonly [string, string]>;
+  /** Names of the Run's own env, rendered as `--env NAME` after the declared ones. */
+  readonly runEnvNames: readonly string[];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly mountArgs: readonly string[];
+  readonly mounts: readonly MountSpec[];
+  /** Empty means `--network none`. */
+  readonly networks: readonly string[];
+  readonly memoryBytes: number;
+  readonly pids: number;
+  readonly tmpfsBytes: number;
+  readonly cpus?: number;
+  readonly container: ValidatedContainer;
+};
+
+/** The user an agent runs as: the declared one, else ours, else (when we are root) a fixed non-root uid. */
+export function resolveAgentUser(declared: string | undefined): string {
+  if (declared !== undefined) return declared;
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  if (uid === undefined || gid === undefined || uid === 0) return FALLBACK_AGENT_USER;
+  return `${uid}:${gid}`;
+}
+
+export function containerName(runId: string): string {
+  return `agentcage-${runId}`;
+}
+
+/** What one Run adds to the declaration. */
+export type RunSpecInput = {
+  readonly runId: string;
+  /** The Run Plan's words. */
+  readonly planArgs: readonly string[];
+  /** Environment for this Run only (an agent's credential), after the declared env; default none. */
+  readonly runEnv?: Readonly<Record<string, string>>;
+  /**
+   * The Run's own workspace mounts (its work/, out/ and secret files), relative to the Staging
+   * Directory, mounted before what the Operator declared; default none. Staging decides them.
+   */
+  readonly stagedMounts?: readonly Mount[];
+};
+
+export function composeSpec(container: ValidatedContainer, run: RunSpecInput): ComposedSpec {
+  const { runId, planArgs } = run;
+  const runEnv = run.runEnv ?? {};
+  const extra = container.extra;
+  const labels: Record<string, string> = {
+    ...container.labels,
+    ...Object.fromEntries(extra.labels),
+    [RUN_LABEL]: runId,
+    [OWNER_LABEL]: container.owner ?? DEFAULT_OWNER,
+  };
+  const staging = container.staging;
+  const mounts = {
+    runtimeDir: staging?.runtimeDir ?? container.mounts?.runtimeDir ?? "/",
+    entries: [...(run.stagedMounts ?? []), ...(container.mounts?.entries ?? [])],
+  };
+  const agentWorkdir = agentWorkdirOf(container);
+  const declaredWorkdir = container.workdir ?? agentWorkdir;
+  const workdir = extra.workdir ?? declaredWorkdir;
+  return {
+    name: containerName(runId),
+    image: container.image,
+    ...(container.entrypoint === undefined ? {} : { entrypoint: container.entrypoint }),
+    planArgs,
+    user: resolveAgentUser(container.user),
+    ...(declaredWorkdir === undefined ? {} : { declaredWorkdir }),
+    ...(workdir === undefined ? {} : { workdir }),
+    env: [...Object.entries(container.publicEnv ?? {}), ...Object.entries(container.env ?? {}), ...extra.env, ...Object.entries(runEnv)],
+    runEnvNames: Object.keys(runEnv),
+    labels,
+    mountArgs: mountArguments(mounts),
+    mounts: mountSpecs(mounts),
+    networks: container.networks ?? [],
+    memoryBytes: container.limits?.memoryBytes ?? DEFAULT_MEMORY_BYTES,
+    pids: container.limits?.pids ?? DEFAULT_PIDS_LIMIT,
+    tmpfsBytes: container.limits?.tmpfsBytes ?? DEFAULT_TMPFS_BYTES,
+    ...(container.limits?.cpus === undefined ? {} : { cpus: container.limits.cpus }),
+    container,
+  };
+}
+
+/** Mount options of the tmpfs at /tmp; one string so both renderings say the same. */
+export function tmpfsOptions(spec: ComposedSpec): string {
+  return `rw,nosuid,nodev,size=${spec.tmpfsBytes},mode=1777`;
+}
+
+/** Env with later names winning, as the engine would apply it. */
+export function effectiveEnv(spec: ComposedSpec): Map<string, string> {
+  return new Map(spec.env);
+}

@@ -1,0 +1,96 @@
+// The Docker implementation of the engine seam, over dockerode: the composed spec becomes the
+// Engine API create body (src/container/render-api.ts), and the multiplexed attach stream is split
+// into stdout and stderr here, with backpressure from either reader back to the daemon's socket.
+
+import Docker from "dockerode";
+import { PassThrough, type Duplex } from "node:stream";
+import { renderCreateBody } from "../container/index.js";
+import type { ContainerStreams, Engine } from "./engine.js";
+import { engineStatus } from "./errors.js";
+import { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";
+
+/** 404: already removed; 409: removal in progress, or (for kill) not running any more. */
+function gone(error: unknown): boolean {
+  const status = engineStatus(error);
+  return status === 404 || status === 409;
+}
+
+export function createDockerEngine(docker: Docker = new Docker()): Engine {
+  const remove = async (idOrName: string): Promise<void> => {
+    try {
+      await docker.getContainer(idOrName).remove({ force: true, v: true });
+    } catch (error) {
+      if (!gone(error)) throw error;
+    }
+  };
+  return {
+    create: async (spec) => {
+      const id = (await docker.createContainer(renderCreateBody(spec))).id;
+      // API 1.41 takes one network at create; the others are joined before start.
+      try {
+        for (const network of spec.networks.slice(1)) await docker.getNetwork(network).connect({ Container: id });
+      } catch (error) {
+        await remove(id).catch(() => undefined);
+        throw error;
+      }
+      return id;
+    },
+    attach: async (id) =>
+      splitAttachStream((await docker.getContainer(id).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex),
+    start: async (id) => {
+      await docker.getContainer(id).start();
+    },
+    wait: async (id) => ((await docker.getContainer(id).wait()) as { StatusCode: number }).StatusCode,
+    inspect: async (id) => {
+      const info = await docker.getContainer(id).inspect();
+      return { exitCode: info.State.ExitCode, oomKilled: info.State.OOMKilled, running: info.State.Running };
+    },
+    kill: async (id, signal) => {
+      try {
+        await docker.getContainer(id).kill({ signal });
+      } catch (error) {
+        if (!gone(error)) throw error;
+      }
+    },
+    remove,
+    listByLabel: async (label) =>
+      (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels })),
+  };
+}
+
+/** One hijacked attach connection as three streams; a full reader pauses the socket until it drains. */
+export function splitAttachStream(socket: Duplex): ContainerStreams {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const resume = (): void => {
+    if (!stdout.writableNeedDrain && !stderr.writableNeedDrain) socket.resume();
+  };
+  stdout.on("drain", resume);
+  stderr.on("drain", resume);
+  const demux = createFrameDemuxer((kind, payload) => {
+    const target = kind === STDOUT_FRAME ? stdout : kind === STDERR_FRAME ? stderr : undefined;
+    // The sink may reuse its buffer: hand each reader its own copy.
+    if (target !== undefined && !target.write(Uint8Array.prototype.slice.call(payload))) socket.pause();
+  });
+  socket.on("data", demux);
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    stdout.end();
+    stderr.end();
+  };
+  socket.once("end", end);
+  socket.once("close", end);
+  // A closed stdin after the agent exited (EPIPE) is expected; any error ends the output all the same.
+  socket.on("error", end);
+  return {
+    stdin: socket,
+    stdout,
+    stderr,
+    close: () => {
+      socket.destroy();
+      end();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// What an engine's failure means to a person: its HTTP status, its own words, and one sentence
+// saying what to do. Every engine implementation's errors are read through these.
+
+/** HTTP status of an Engine API error, when there is one. */
+export function engineStatus(error: unknown): number | undefined {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === "number" ? status : undefined;
+}
+
+/** The daemon's own words for an Engine API error, else the error's message. */
+export function engineMessage(error: unknown): string {
+  const json = (error as { json?: { message?: unknown } } | null)?.json;
+  if (json && typeof json.message === "string") return json.message.trim();
+  const reason = (error as { reason?: unknown } | null)?.reason;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof reason === "string" && !message.includes(reason) ? `${reason}: ${message}` : message;
+}
+
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
+
+/** Words for a failed engine call during `step`, saying what to do where we know. */
+export function describeEngineError(step: string, error: unknown, image: string): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && UNREACHABLE_CODES.has(code)) {
+    return `the container engine is unreachable (${code} during ${step}); start dockerd or point DOCKER_HOST at a running engine`;
+  }
+  if (step === "create" && engineStatus(error) === 404) {
+    return `image ${JSON.stringify(image)} is not on this engine (${engineMessage(error)}); build or load it first, nothing is pulled`;
+  }
+  return `the engine refused ${step}: ${engineMessage(error)}`;
+}

@@ -1,0 +1,14 @@
+/**
+ * The engine seam: the one place the project talks to a container engine, and the only code that
+ * imports dockerode values. Docker's Engine API today; podman's Docker-compatible API works through
+ * the same implementation, and another engine (Kubernetes) implements `Engine` beside it.
+ *
+ * ```ts
+ * const engine = createDockerEngine(new Docker({ socketPath: "/run/podman/podman.sock" }));
+ * const runtime = createAgentContainerRuntime({ container, run: plan, engine });
+ * ```
+ */
+export type { ContainerState, ContainerStreams, Engine, ListedContainer } from "./engine.js";
+export { createDockerEngine, splitAttachStream } from "./docker.js";
+export { describeEngineError, engineMessage, engineStatus } from "./errors.js";
+export { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";

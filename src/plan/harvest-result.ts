@@ -1,0 +1,37 @@
+// What a Harvest answers, as part of the Outcome contract: what was copied, or the one entry
+// and rule that refused it. The Harvest itself lives in src/staging/harvest; this is its result.
+
+export const HARVEST_REFUSAL_REASONS = [
+  "symlink",
+  "hardlink",
+  "special_file",
+  "special_mode",
+  "unreadable",
+  "too_deep",
+  "file_too_large",
+  "total_too_large",
+  "too_many_entries",
+  "bad_name",
+  "source_missing",
+  "destination_is_symlink",
+  "io_error",
+  /** The Run's deadline passed, or its caller cancelled, while the Harvest copied. */
+  "interrupted",
+] as const;
+
+export type HarvestRefusalReason = (typeof HARVEST_REFUSAL_REASONS)[number];
+
+export type HarvestRefusal = {
+  readonly reason: HarvestRefusalReason;
+  /**
+   * The entry's path relative to the source, as a JSON string literal of its bytes decoded as
+   * UTF-8 (invalid bytes as `\xNN`); `"."` for the source or the destination as a whole.
+   */
+  readonly entry: string;
+  /** One sentence naming the entry (and the limit constant, where there is one) and what to do instead. */
+  readonly message: string;
+};
+
+export type HarvestResult =
+  | { readonly ok: true; readonly files: number; readonly directories: number; readonly bytes: number }
+  | { readonly ok: false; readonly refusal: HarvestRefusal };

@@ -1,0 +1,159 @@
+// One Run's container, start to end, as a sequence: create (joined to its networks), attach before
+// start (no early byte lost), start, write stdin and close it, read and wait, inspect, remove.
+// Stopping is stop.ts's, output handling streams.ts's; this file only calls the steps in order.
+// Whatever happens, it resolves with the facts and leaves no container of the Run behind.
+
+import type { Logger } from "pino";
+import type { ComposedSpec } from "../container/index.js";
+import { describeEngineError, engineMessage, engineStatus, type ContainerStreams, type Engine } from "../engine/index.js";
+import type { ExitFacts, ReaderVerdict, RunPlan } from "../plan/index.js";
+import type { Masker } from "../redact/index.js";
+import { signalOfExitCode, type ContainerFacts } from "./end-reason.js";
+import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { bounded, createEngineDeadline, type RunStop } from "./stop.js";
+import { readOutput, type RunOutput } from "./streams.js";
+
+export type ContainerRunContext<R extends ReaderVerdict> = {
+  readonly runId: string;
+  readonly spec: ComposedSpec;
+  readonly plan: RunPlan<R>;
+  readonly stdin: Uint8Array;
+  readonly engine: Engine;
+  readonly stop: RunStop;
+  readonly graceMs: number;
+  /** How long to wait for an engine that does not answer at all before giving up on it. */
+  readonly abandonAfterMs: number;
+  readonly logger: Logger;
+  readonly masker: Masker;
+  readonly onStdout?: (chunk: Uint8Array) => void;
+  readonly onStderr?: (chunk: Uint8Array) => void;
+};
+
+export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunContext<R>): Promise<ContainerFacts<R>> {
+  const { runId, engine, logger, masker, spec, stop } = ctx;
+  let id: string | undefined;
+  let started = false;
+  let output: RunOutput | undefined;
+  let engineFailure: string | undefined;
+  let readerThrew: string | undefined;
+  let verdict: R | undefined;
+  let exit: ExitFacts | undefined;
+  const deadline = createEngineDeadline(ctx.abandonAfterMs);
+
+  try {
+    await Promise.race([lifecycle(), deadline.passed]);
+    if (deadline.hasPassed()) engineFailure ??= `the engine did not answer within ${ctx.abandonAfterMs} ms of the Run's start (timeout + grace + ENGINE_ANSWER_MARGIN_MS)`;
+  } catch (error) {
+    engineFailure ??= describeEngineError("the Run", error, spec.image);
+  } finally {
+    deadline.cancel();
+    if (started && !deadline.hasPassed() && id !== undefined) exit = await exitFacts(id);
+    stop.containerExited();
+    if (id !== undefined || deadline.hasPassed()) await removeByName();
+  }
+
+  const interruption = stop.interruption();
+  return {
+    ...(interruption === undefined ? {} : { interruption: interruption.why, interruptionDetail: interruption.detail }),
+    ...(engineFailure === undefined ? {} : { engineFailure }),
+    ...(readerThrew === undefined ? {} : { readerThrew }),
+    ...(verdict === undefined ? {} : { verdict }),
+    ...(exit === undefined ? {} : { exit }),
+    stdoutBytes: output?.stdoutBytes() ?? 0,
+    stderrText: output?.stderr.text() ?? "",
+    stderrBytes: output?.stderr.totalBytes() ?? 0,
+  };
+
+  async function lifecycle(): Promise<void> {
+    if (stop.interruption() !== undefined) return;
+    id = await create();
+    if (id === undefined || stop.interruption() !== undefined) return;
+    const streams = await engine.attach(id);
+    output = readOutput(streams, {
+      ...(ctx.onStdout === undefined ? {} : { onStdout: ctx.onStdout }),
+      ...(ctx.onStderr === undefined ? {} : { onStderr: ctx.onStderr }),
+      onOverflow: (detail) => stop.interrupt("output_limit", detail, true),
+    });
+    if (!(await start(id, streams))) return;
+    streams.stdin.end(ctx.stdin);
+    await readAndWait(id, streams, output);
+  }
+
+  async function create(): Promise<string | undefined> {
+    try {
+      return await engine.create(spec);
+    } catch (error) {
+      engineFailure = describeEngineError("create", error, spec.image);
+      // A refusal (4xx) created nothing; a lost answer may have created the container anyway.
+      if ((engineStatus(error) ?? 500) >= 500) await removeByName();
+      return undefined;
+    }
+  }
+
+  async function start(containerId: string, streams: ContainerStreams): Promise<boolean> {
+    try {
+      await engine.start(containerId);
+    } catch (error) {
+      streams.close();
+      engineFailure = describeEngineError("start", error, spec.image);
+      return false;
+    }
+    started = true;
+    stop.containerStarted({
+      kill: (signal) => {
+        engine.kill(containerId, signal).catch((error: unknown) => {
+          logger.warn({ runId, signal, err: masker.mask(engineMessage(error)) }, "kill failed");
+        });
+      },
+      stopSignal: spec.container.extra.stopSignal ?? "SIGTERM",
+      graceMs: ctx.graceMs,
+    });
+    return true;
+  }
+
+  /** Normally the agent exits, its output ends and the reader finishes. Interrupted, only the exit is awaited. */
+  async function readAndWait(containerId: string, streams: ContainerStreams, out: RunOutput): Promise<void> {
+    const exited = engine.wait(containerId).then(
+      () => undefined,
+      (error: unknown) => {
+        engineFailure ??= describeEngineError("wait", error, spec.image);
+        streams.close();
+      },
+    );
+    const read = (async () => {
+      try {
+        verdict = await ctx.plan.outcome(out.stdout);
+        if (typeof verdict !== "object" || verdict === null || typeof verdict.ok !== "boolean") {
+          readerThrew = `it returned ${JSON.stringify(verdict)?.slice(0, 200)}, which has no boolean "ok"`;
+          verdict = undefined;
+        }
+      } catch (error) {
+        readerThrew = error instanceof Error ? error.message : String(error);
+        stop.stopContainer();
+      } finally {
+        out.stdout.detach();
+      }
+    })();
+    await Promise.race([Promise.all([exited, out.ended, read]), stop.interrupted.then(() => exited)]);
+    out.stdout.end();
+  }
+
+  async function exitFacts(containerId: string): Promise<ExitFacts | undefined> {
+    try {
+      const state = await bounded(engine.inspect(containerId), ENGINE_CLEANUP_TIMEOUT_MS, "inspect");
+      if (state.running) return undefined;
+      const signal = signalOfExitCode(state.exitCode);
+      return { code: state.exitCode, ...(signal === undefined ? {} : { signal }), oomKilled: state.oomKilled };
+    } catch (error) {
+      logger.warn({ runId, err: masker.mask(engineMessage(error)) }, "could not inspect the finished container");
+      return undefined;
+    }
+  }
+
+  /** Removes the Run's container by its name, whether or not its id was ever known. */
+  async function removeByName(): Promise<void> {
+    await bounded(engine.remove(spec.name), ENGINE_CLEANUP_TIMEOUT_MS, "remove").catch((error: unknown) => {
+      logger.error({ runId, err: masker.mask(engineMessage(error)) }, "container could not be removed; sweep() will remove it");
+    });
+  }
+}

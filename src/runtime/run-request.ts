@@ -1,0 +1,61 @@
+// What a call to run() or commandFor() may ask, checked before anything is staged or started.
+// A malformed call ends as `invalid_request` with a sentence naming the parameter; env values
+// are never quoted, they are secrets.
+
+import { isAbsolute, resolve } from "node:path";
+import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from "../container/index.js";
+import type { RunOptions } from "./runtime.js";
+
+/** Why the call cannot run, or undefined when it can. */
+export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir: string | undefined): string | undefined {
+  const staged = runtimeDir !== undefined;
+  const p = prompt as { text?: unknown; session?: unknown } | null;
+  if (typeof p !== "object" || p === null || typeof p.text !== "string") {
+    return "the prompt is not { text: string }; pass the prompt's text as a string";
+  }
+  if (p.session !== undefined && typeof p.session !== "string") {
+    return "the prompt's session is not a string; pass the session id to resume, or leave it out";
+  }
+  const t = options.timeoutSeconds;
+  if (t !== undefined && !(Number.isInteger(t) && t >= MIN_TIMEOUT_SECONDS && t <= MAX_TIMEOUT_SECONDS)) {
+    return `timeoutSeconds ${JSON.stringify(t)} is out of range; write a whole number from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}`;
+  }
+  const secretsProblem = checkRunSecrets(options);
+  if (secretsProblem !== undefined) return secretsProblem;
+  if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined || (options.secretFiles ?? []).length > 0)) {
+    return "inputs, harvestTo and secretFiles need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
+  }
+  if (options.harvestTo !== undefined && !isAbsolute(options.harvestTo)) {
+    return `harvestTo ${JSON.stringify(options.harvestTo)} is not absolute; pass an absolute directory path`;
+  }
+  if (options.harvestTo !== undefined && runtimeDir !== undefined && overlaps(resolve(options.harvestTo), resolve(runtimeDir))) {
+    return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the Staging Directory ${JSON.stringify(runtimeDir)}; harvest to a directory outside it`;
+  }
+  return undefined;
+}
+
+/** The Run's own env, secret files and extra secrets: well-formed, or the sentence saying what is not. */
+export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" | "secrets">): string | undefined {
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (!ENV_NAME.test(name)) return `env name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _`;
+    // Never quote the value: it is a secret.
+    if (typeof value !== "string" || value.includes("\0")) return `env value of ${name} is not a string without NUL bytes; pass a plain string`;
+  }
+  for (const file of options.secretFiles ?? []) {
+    const path = file.agentPath;
+    if (typeof path !== "string" || !path.startsWith("/") || path.split("/").some((part, i) => i > 0 && (part === "" || part === "." || part === ".."))) {
+      return `secret file path ${JSON.stringify(path)} is not a normalized absolute path; write where the agent expects the file, like "/tmp/auth.json"`;
+    }
+    if (typeof file.content !== "string" && !(file.content instanceof Uint8Array)) return `secret file ${JSON.stringify(path)} has no content; pass a string or bytes`;
+  }
+  if (options.secrets !== undefined && (!Array.isArray(options.secrets) || !options.secrets.every((s) => typeof s === "string"))) {
+    return "secrets is not a list of strings; pass the values to mask as string[]";
+  }
+  return undefined;
+}
+
+/** Whether one path is the other or lies inside it. */
+function overlaps(a: string, b: string): boolean {
+  const inside = (x: string, y: string) => x === y || x.startsWith(y.endsWith("/") ? y : `${y}/`);
+  return inside(a, b) || inside(b, a);
+}

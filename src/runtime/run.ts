@@ -1,0 +1,118 @@
+// One Run once it has its slot, as the pipeline its steps are named after:
+// stage -> plan -> compose -> container run -> end reason -> record -> harvest.
+// Every step's failure becomes the Outcome's reason; the Run's deadline and cancel cover them all;
+// nothing of the Run is left behind but a record kept on purpose.
+
+import type { Logger } from "pino";
+import { renderCommand, type ValidatedContainer } from "../container/index.js";
+import type { Engine } from "../engine/index.js";
+import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
+import type { Masker } from "../redact/index.js";
+import type { RunDirectory, RunInputs, SecretFile } from "../staging/index.js";
+import { composeRun } from "./compose.js";
+import { runContainer } from "./container-run.js";
+import { earlyOutcome, outcomeOf } from "./end-reason.js";
+import { harvestRun } from "./harvest.js";
+import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
+import { planRun } from "./plan.js";
+import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
+import { stageRun } from "./stage.js";
+import { createRunStop, type RunStop } from "./stop.js";
+
+export type RunContext<R extends ReaderVerdict, Q> = {
+  readonly runId: string;
+  readonly prompt: RunPrompt<Q>;
+  readonly container: ValidatedContainer;
+  readonly planFunction: RunPlanFunction<R, Q>;
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** This Run's own masker: the declaration's secrets and the Run's. */
+  readonly masker: Masker;
+  /** When the Run got its slot (performance.now()). */
+  readonly startedAt: number;
+  readonly timeoutSeconds: number;
+  readonly graceMs: number;
+  readonly signal?: AbortSignal;
+  readonly inputs?: RunInputs;
+  readonly harvestTo?: string;
+  readonly runEnv: Readonly<Record<string, string>>;
+  readonly secretFiles: readonly SecretFile[];
+};
+
+export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
+  const { runId, container, logger, masker } = ctx;
+  const stop = createRunStop({ timeoutMs: ctx.timeoutSeconds * 1000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
+  const early = (reason: EndReason, error: string) => earlyOutcome<R>(runId, ctx.startedAt, masker, reason, error);
+  try {
+    if (container.staging === undefined) return await runUnstaged();
+    const staged = await stageRun({
+      runId,
+      container,
+      inputs: ctx.inputs ?? {},
+      maskedPrompt: masker.mask(ctx.prompt.text),
+      secretFiles: ctx.secretFiles,
+      stop,
+    });
+    if (!staged.ok) return early(staged.reason, staged.error);
+    return await runStaged(staged.directory);
+  } finally {
+    stop.dispose();
+  }
+
+  async function runUnstaged(): Promise<Outcome<R>> {
+    return planComposeAndRun(undefined, stop);
+  }
+
+  /** From here on, whatever happens, a staged Run's directory gets its record (or goes). */
+  async function runStaged(directory: RunDirectory): Promise<Outcome<R>> {
+    let outcome = await planComposeAndRun(directory, stop);
+    const recordContext = { runId, masker, logger };
+    await removeSecretFiles(directory, recordContext);
+    if (ctx.harvestTo !== undefined) {
+      outcome = await harvestRun(outcome, directory, ctx.harvestTo, { writableWork: container.staging?.writableWork ?? false, stop, masker });
+    }
+    const keep = container.staging?.keepRuns ?? false;
+    if (keep) outcome = { ...outcome, runDirectory: directory.root };
+    await finishRecord(directory, outcome, keep, recordContext);
+    return outcome;
+  }
+
+  async function planComposeAndRun(directory: RunDirectory | undefined, runStop: RunStop): Promise<Outcome<R>> {
+    // After staging: a plan may rely on its workspace being there.
+    const planned = planRun(ctx.planFunction, ctx.prompt, { runId, mask: masker.maskDeep });
+    if (!planned.ok) return early(planned.reason, planned.error);
+    let record: RunRecord | undefined;
+    if (directory !== undefined) record = await openRecord(directory, planned.plan.request, { runId, masker, logger });
+    try {
+      let spec;
+      try {
+        spec = composeRun(container, { runId, planArgs: planned.plan.args, runEnv: ctx.runEnv, secretFiles: ctx.secretFiles });
+      } catch (error) {
+        // Only what this Run added can fail here (a secret file's path clashing with a mount).
+        return early("invalid_request", error instanceof Error ? error.message : String(error));
+      }
+      const command = renderCommand(spec, planned.stdin, masker);
+      logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
+      const facts = await runContainer({
+        runId,
+        spec,
+        plan: planned.plan,
+        stdin: planned.stdin,
+        engine: ctx.engine,
+        stop: runStop,
+        graceMs: ctx.graceMs,
+        abandonAfterMs: ctx.timeoutSeconds * 1000 + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS,
+        logger,
+        masker,
+        ...(record === undefined ? {} : { onStdout: record.onStdout, onStderr: record.onStderr }),
+      });
+      const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
+      if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {
+        logger.warn({ runId, exit: outcome.exit }, "the reader said ok but the agent exited non-zero");
+      }
+      return outcome;
+    } finally {
+      await record?.closeStreams();
+    }
+  }
+}

@@ -1,0 +1,45 @@
+// The stage step: a staged Run's directory under the Staging Directory, with its inputs, prompt
+// and secret files, made before anything else of the Run. The Run's deadline and cancel cover it;
+// whatever ends it early, nothing of the Run is left on disk and the Outcome says why.
+
+import { resolveAgentUser, DEFAULT_OWNER, type ValidatedContainer } from "../container/index.js";
+import type { EndReason } from "../plan/index.js";
+import { prepareRunDirectory, StagingError, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import type { RunStop } from "./stop.js";
+
+export type StageRequest = {
+  readonly runId: string;
+  readonly container: ValidatedContainer;
+  readonly inputs: RunInputs;
+  /** The prompt as it may be kept on disk: secrets already masked. */
+  readonly maskedPrompt: string;
+  readonly secretFiles: readonly SecretFile[];
+  readonly stop: RunStop;
+};
+
+export type Staged = { readonly ok: true; readonly directory: RunDirectory } | { readonly ok: false; readonly reason: EndReason; readonly error: string };
+
+export async function stageRun(request: StageRequest): Promise<Staged> {
+  const { container, stop } = request;
+  const staging = container.staging;
+  if (staging === undefined) throw new Error("stageRun needs a declaration with staging");
+  try {
+    const directory = await prepareRunDirectory({
+      runtimeDir: staging.runtimeDir,
+      runId: request.runId,
+      owner: container.owner ?? DEFAULT_OWNER,
+      inputs: request.inputs,
+      promptText: request.maskedPrompt,
+      writableWork: staging.writableWork ?? false,
+      agentUser: resolveAgentUser(container.user),
+      secretFiles: request.secretFiles.map((file) => file.content),
+      signal: stop.signal,
+    });
+    return { ok: true, directory };
+  } catch (error) {
+    const interruption = stop.interruption();
+    if (interruption !== undefined) return { ok: false, reason: interruption.why, error: `${interruption.detail} while its inputs were staged` };
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: error instanceof StagingError && error.kind === "invalid_input" ? "invalid_request" : "unavailable", error: message };
+  }
+}

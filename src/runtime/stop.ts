@@ -1,0 +1,120 @@
+// Stopping a Run: the one module that decides when a Run is ended early (its timeout, the caller's
+// cancel, the output limit) and how its container is stopped (the stop signal, then SIGKILL after
+// the grace period). The first cause wins and names the end; later ones change nothing. The
+// deadline covers the whole Run, staging and the Harvest included, through `signal`.
+
+/** Why the runtime itself ended a Run early. */
+export type Interruption = "timeout" | "cancelled" | "output_limit";
+
+/** How to stop this Run's container once it has started. */
+export type ContainerStopper = {
+  readonly kill: (signal: string) => void;
+  /** The polite signal: the image's or extraArgs' stop signal, else SIGTERM. */
+  readonly stopSignal: string;
+  readonly graceMs: number;
+};
+
+export type RunStop = {
+  /** Aborted at the first interruption; staging and the Harvest watch it. */
+  readonly signal: AbortSignal;
+  /** The first interruption and its sentence, once there is one. */
+  readonly interruption: () => { readonly why: Interruption; readonly detail: string } | undefined;
+  /** Resolves at the first interruption. */
+  readonly interrupted: Promise<void>;
+  /** Ends the Run early for `why`; the container is killed at once when `now`, else stopped politely. */
+  readonly interrupt: (why: Interruption, detail: string, now?: boolean) => void;
+  /** The container has started: an interruption (already here or still to come) stops it. */
+  readonly containerStarted: (stopper: ContainerStopper) => void;
+  /** Stops the container without ending the Run early (its reader failed): stop signal, then SIGKILL. */
+  readonly stopContainer: () => void;
+  /** The container has exited: no SIGKILL is due any more. */
+  readonly containerExited: () => void;
+  /** Clears every timer and listener; the Run is over. */
+  readonly dispose: () => void;
+};
+
+export function createRunStop(options: { readonly timeoutMs: number; readonly signal?: AbortSignal }): RunStop {
+  const controller = new AbortController();
+  let first: { why: Interruption; detail: string } | undefined;
+  let onInterrupted!: () => void;
+  const interrupted = new Promise<void>((resolve) => (onInterrupted = resolve));
+  let container: ContainerStopper | undefined;
+  let stopping = false;
+  let graceTimer: NodeJS.Timeout | undefined;
+
+  const stopContainer = (now: boolean): void => {
+    if (container === undefined) return;
+    const c = container;
+    if (now || c.graceMs === 0) {
+      clearTimeout(graceTimer);
+      stopping = true;
+      return c.kill("SIGKILL");
+    }
+    if (stopping) return;
+    stopping = true;
+    c.kill(c.stopSignal);
+    graceTimer = setTimeout(() => c.kill("SIGKILL"), c.graceMs);
+  };
+  const interrupt = (why: Interruption, detail: string, now = false): void => {
+    if (first !== undefined) return;
+    first = { why, detail };
+    controller.abort(new Error(detail));
+    onInterrupted();
+    stopContainer(now);
+  };
+
+  const timeoutTimer = setTimeout(() => interrupt("timeout", `the Run timed out after ${options.timeoutMs / 1000} s`), options.timeoutMs);
+  const onAbort = (): void => interrupt("cancelled", "the Run was cancelled by the caller");
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  return {
+    signal: controller.signal,
+    interruption: () => first,
+    interrupted,
+    interrupt,
+    containerStarted: (stopper) => {
+      container = stopper;
+      if (first !== undefined) stopContainer(first.why === "output_limit");
+    },
+    stopContainer: () => stopContainer(false),
+    containerExited: () => {
+      clearTimeout(graceTimer);
+      container = undefined;
+    },
+    dispose: () => {
+      clearTimeout(timeoutTimer);
+      clearTimeout(graceTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** A bound on waiting for an engine that may have stopped answering at all. */
+export type EngineDeadline = {
+  /** Resolves when the bound has passed. */
+  readonly passed: Promise<void>;
+  readonly hasPassed: () => boolean;
+  readonly cancel: () => void;
+};
+
+export function createEngineDeadline(ms: number): EngineDeadline {
+  let timer: NodeJS.Timeout | undefined;
+  let over = false;
+  const passed = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      over = true;
+      resolve();
+    }, ms);
+  });
+  return { passed, hasPassed: () => over, cancel: () => clearTimeout(timer) };
+}
+
+/** Rejects when `promise` has not settled within `ms`; the engine has no deadline of its own. */
+export function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the engine did not answer ${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,66 @@
+// A running container's output, as the Run consumes it: stdout to the plan's reader through a
+// channel with backpressure and a hard cap (past it the Run ends as `output_limit`), stderr kept
+// up to its cap and counted. Both keep draining whatever the reader does, so the agent never
+// blocks on a full pipe because of us.
+
+import type { ContainerStreams } from "../engine/index.js";
+import { createCappedBytes, type CappedBytes } from "./capped-bytes.js";
+import { MAX_STDERR_RECORD_BYTES, MAX_STDOUT_BYTES } from "./limits.js";
+import { createStdoutChannel, type StdoutChannel } from "./stdout-channel.js";
+
+export type RunOutput = {
+  /** What the plan's reader iterates. */
+  readonly stdout: StdoutChannel;
+  readonly stderr: CappedBytes;
+  /** Stdout bytes the container wrote, counted past the cap too. */
+  readonly stdoutBytes: () => number;
+  /** Resolves when both stdout and stderr have ended (the container closed them, or the connection went). */
+  readonly ended: Promise<void>;
+};
+
+export type OutputHooks = {
+  /** Sees every stdout byte that is accepted (under the cap), as it arrives; for the Run record. */
+  readonly onStdout?: (chunk: Uint8Array) => void;
+  /** Sees every stderr byte as it arrives. */
+  readonly onStderr?: (chunk: Uint8Array) => void;
+  /** Stdout passed MAX_STDOUT_BYTES; called once. */
+  readonly onOverflow: (detail: string) => void;
+};
+
+export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOutput {
+  const stderr = createCappedBytes(MAX_STDERR_RECORD_BYTES);
+  const channel = createStdoutChannel(() => streams.stdout.resume());
+  let stdoutBytes = 0;
+  let overflowed = false;
+  streams.stdout.on("data", (chunk: Buffer) => {
+    if (overflowed) return;
+    const room = MAX_STDOUT_BYTES - stdoutBytes;
+    stdoutBytes += chunk.length;
+    if (chunk.length > room) {
+      overflowed = true;
+      if (room > 0) {
+        channel.push(chunk.subarray(0, room));
+        hooks.onStdout?.(chunk.subarray(0, room));
+      }
+      channel.end();
+      hooks.onOverflow(`stdout passed its limit of ${MAX_STDOUT_BYTES} bytes (MAX_STDOUT_BYTES) and the agent was killed`);
+      return;
+    }
+    hooks.onStdout?.(chunk);
+    if (!channel.push(chunk)) streams.stdout.pause();
+  });
+  streams.stderr.on("data", (chunk: Buffer) => {
+    stderr.push(chunk);
+    hooks.onStderr?.(chunk);
+  });
+  const ended = Promise.all([endOf(streams.stdout), endOf(streams.stderr)]).then(() => channel.end());
+  return { stdout: channel, stderr, stdoutBytes: () => stdoutBytes, ended };
+}
+
+function endOf(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", () => resolve());
+  });
+}

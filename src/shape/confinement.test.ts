@@ -1,0 +1,125 @@
+// Holds the whole source tree to the confinement rules, and proves each rule still fires on a
+// probe that breaks it. Invariant: the real tree must yield no violations; a rule that stops
+// firing on its probe is as broken as a tree that breaks it.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { findViolations } from "./confinement.js";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+function sourceTree(): { path: string; text: string }[] {
+  return readdirSync(join(repoRoot, "src"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => `src/${name.split("\\").join("/")}`)
+    .sort()
+    .map((path) => ({ path, text: readFileSync(join(repoRoot, path), "utf8") }));
+}
+
+function violationsOf(path: string, text: string): string[] {
+  return findViolations([{ path, text }]);
+}
+
+describe("the source tree", () => {
+  it("breaks none of the confinement rules", () => {
+    const violations = findViolations(sourceTree());
+    expect(violations).toEqual([]);
+  });
+});
+
+describe("the confinement rules", () => {
+  it("refuse reaching past another directory's front door", () => {
+    const [message] = violationsOf("src/runtime/run.ts", `import { x } from "../staging/prepare.js";`);
+    expect(message).toMatch(/^src\/runtime\/run\.ts imports "\.\.\/staging\/prepare\.js": front doors/);
+  });
+
+  it("refuse a subfolder reaching into its parent directory except through its index", () => {
+    const messages = violationsOf("src/staging/harvest/harvest.ts", `import { LIMIT } from "../limits.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/staging\/harvest\/harvest\.ts .*front doors/)]);
+  });
+
+  it("find imports written across several lines, re-exports and dynamic imports", () => {
+    const text = `import {\n  a,\n  b,\n} from "../plan/run-plan.js";\nexport * from "../mounts/mount.js";\nexport type { T } from "../plan/outcome.js";\nconst m = await import("../redact/masker.js");\nimport "../plan/limits.js";`;
+    const messages = violationsOf("src/runtime/run.ts", text);
+    for (const specifier of ["run-plan", "mount", "outcome", "masker", "limits"]) {
+      expect(messages).toContainEqual(expect.stringMatching(new RegExp(`^src/runtime/run\\.ts imports "[^"]*${specifier}\\.js": front doors`)));
+    }
+  });
+
+  it("refuse a lower layer importing a higher one", () => {
+    const messages = violationsOf("src/engine/engine.ts", `import { run } from "../runtime/index.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/engine\/engine\.ts .*layers: engine \(rank 2\).*runtime \(rank 3\)/)]);
+  });
+
+  it("refuse two folders of the same rank importing each other", () => {
+    const messages = violationsOf("src/plan/run-plan.ts", `import type { Mount } from "../mounts/index.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/plan\/run-plan\.ts .*layers/)]);
+  });
+
+  it("refuse an import into a folder missing from the ranks", () => {
+    const messages = violationsOf("src/runtime/run.ts", `import { x } from "../gadgets/index.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/runtime\/run\.ts .*unknown folder src\/gadgets\/; add it to the ranks/)]);
+  });
+
+  it("refuse agents speaking to anything but the runtime", () => {
+    const messages = violationsOf("src/agents/claude.ts", `import type { RunPlan } from "../plan/index.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/agents\/claude\.ts .*agents speak only to the runtime/)]);
+  });
+
+  it("refuse dockerode values outside the engine, in every import form", () => {
+    for (const text of [
+      `import Docker from "dockerode";`,
+      `import { Container } from "dockerode";`,
+      `import * as docker from "dockerode";`,
+      `import Docker, { type Container } from "dockerode";`,
+    ]) {
+      expect(violationsOf("src/runtime/runtime.ts", text), text).toEqual([
+        expect.stringMatching(/^src\/runtime\/runtime\.ts imports "dockerode": dockerode values only in the engine/),
+      ]);
+    }
+  });
+
+  it("refuse a test importing a package-root file other than src/index.ts", () => {
+    const messages = violationsOf("src/runtime/run.test.ts", `import { x } from "../helpers.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/runtime\/run\.test\.ts .*package root/)]);
+  });
+
+  it("refuse a test breaking the other rules just like source does", () => {
+    const messages = violationsOf("src/agents/claude.test.ts", `import { x } from "../staging/index.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/agents\/claude\.test\.ts .*agents speak only to the runtime/)]);
+  });
+
+  it("refuse source reaching outside src/ or into the package root", () => {
+    expect(violationsOf("src/runtime/run.ts", `import { fake } from "../../test/support/fake.js";`)).toEqual([
+      expect.stringMatching(/^src\/runtime\/run\.ts .*only tests may reach outside src\//),
+    ]);
+    expect(violationsOf("src/runtime/run.ts", `import { run } from "../index.js";`)).toEqual([
+      expect.stringMatching(/^src\/runtime\/run\.ts .*only tests may import the package root/),
+    ]);
+  });
+
+  it("allow same-directory imports, front-door imports and the package root importing any index", () => {
+    expect(violationsOf("src/staging/harvest/harvest.ts", `import { LIMIT } from "./limits.js";`)).toEqual([]);
+    expect(violationsOf("src/staging/prepare.ts", `import { harvest } from "./harvest/index.js";`)).toEqual([]);
+    expect(violationsOf("src/runtime/run.ts", `import {\n  composeSpec,\n} from "../container/index.js";`)).toEqual([]);
+    expect(violationsOf("src/agents/claude.ts", `import type { RunPlan } from "../runtime/index.js";`)).toEqual([]);
+    expect(violationsOf("src/index.ts", `export * from "./cli/index.js";`)).toEqual([]);
+  });
+
+  it("allow type-only dockerode imports outside the engine and any dockerode import inside it", () => {
+    expect(violationsOf("src/runtime/run.ts", `import type Docker from "dockerode";`)).toEqual([]);
+    expect(violationsOf("src/runtime/run.ts", `import { type A, type B } from "dockerode";`)).toEqual([]);
+    expect(violationsOf("src/engine/engine.ts", `import Docker from "dockerode";`)).toEqual([]);
+  });
+
+  it("allow a test to import the package root and anything outside src/", () => {
+    const text = `import { run } from "../index.js";\nimport { fake } from "../../test/support/fake.js";\nimport { x } from "./run.js";`;
+    expect(violationsOf("src/runtime/run.test.ts", text)).toEqual([]);
+  });
+
+  it("ignore imports written in comments or inside template strings", () => {
+    const text = "// import { x } from \"../cli/index.js\";\nconst s = `\nimport { y } from \"../cli/index.js\";\n`;";
+    expect(violationsOf("src/plan/run-plan.ts", text)).toEqual([]);
+  });
+});

@@ -1,0 +1,125 @@
+// Decides which imports the source tree allows: front doors, layer ranks, agents talking only to
+// the runtime, dockerode values only in the engine, and nothing outside src/ except from tests.
+// Invariant: pure and exhaustive — every import form in every file is checked, and each broken
+// rule yields one message naming the importing file, the specifier and the rule.
+import { posix } from "node:path";
+
+export interface SourceFile {
+  readonly path: string; // relative to the repo root, forward slashes: "src/runtime/run.ts"
+  readonly text: string;
+}
+
+interface Import {
+  readonly specifier: string;
+  readonly typeOnly: boolean;
+}
+
+// Lower ranks sit underneath: a folder may import only folders of a strictly lower rank.
+const RANKS: Readonly<Record<string, number>> = {
+  mounts: 0, plan: 0, redact: 0, shape: 0, container: 1, engine: 2, staging: 2,
+  runtime: 3, agents: 4, egress: 4, testing: 5, server: 6, cli: 7,
+};
+const PACKAGE_ROOT = "src";
+
+const STATIC =
+  /^[ \t]*(?:import|export)\s+(type\s+)?([\w$]+\s*,\s*)?(\*\s*(?:as\s+[\w$]+)?|\{[^}]*\}|[\w$]+)\s*from\s*(["'])([^"'\n]+)\4/gm;
+const SIDE_EFFECT = /^[ \t]*import\s*(["'])([^"'\n]+)\1/gm;
+const DYNAMIC = /\bimport\s*\(\s*(["'])([^"'\n]+)\1\s*\)/g;
+
+export function findViolations(files: ReadonlyArray<SourceFile>): string[] {
+  return files.flatMap((file) =>
+    importsOf(file.text).flatMap(({ specifier, typeOnly }) =>
+      brokenRules(file.path, specifier, typeOnly).map((rule) => `${file.path} imports "${specifier}": ${rule}`),
+    ),
+  );
+}
+
+function brokenRules(importer: string, specifier: string, typeOnly: boolean): string[] {
+  const from = topFolder(importer);
+  if (!specifier.startsWith(".")) {
+    const isDockerode = specifier === "dockerode" || specifier.startsWith("dockerode/");
+    return isDockerode && !typeOnly && from !== "engine"
+      ? ["dockerode values only in the engine; outside src/engine/ use `import type`"]
+      : [];
+  }
+  const isTest = importer.endsWith(".test.ts");
+  const dir = posix.dirname(importer);
+  const target = posix.join(dir, specifier);
+  const targetDir = posix.dirname(target);
+  const isIndex = posix.basename(target) === "index.js";
+  if (!target.startsWith(`${PACKAGE_ROOT}/`)) {
+    return isTest ? [] : ["only tests may reach outside src/"];
+  }
+  if (targetDir === dir) return [];
+  if (targetDir === PACKAGE_ROOT) {
+    return isTest && isIndex ? [] : ["only tests may import the package root, and only src/index.ts"];
+  }
+  const broken: string[] = [];
+  if (!isIndex) broken.push(`front doors: another directory is reached only through ${targetDir}/index.js`);
+  const to = topFolder(target);
+  if (to === undefined || from === to) return broken;
+  const [rankFrom, rankTo] = [from === undefined ? 100 : RANKS[from], RANKS[to]];
+  if (rankTo === undefined) broken.push(`layers: unknown folder src/${to}/; add it to the ranks`);
+  if (rankFrom === undefined) broken.push(`layers: unknown folder src/${from}/; add it to the ranks`);
+  if (rankFrom !== undefined && rankTo !== undefined && rankTo >= rankFrom) {
+    broken.push(`layers: ${from} (rank ${rankFrom}) may import only lower ranks, not ${to} (rank ${rankTo})`);
+  }
+  if (from === "agents" && target !== "src/runtime/index.js") {
+    broken.push("agents speak only to the runtime: import src/runtime/index.js");
+  }
+  return broken;
+}
+
+// "src/runtime/run.ts" -> "runtime"; a file directly in src/ (the package root) -> undefined.
+function topFolder(path: string): string | undefined {
+  const parts = path.split("/");
+  return parts.length > 2 ? parts[1] : undefined;
+}
+
+function importsOf(text: string): Import[] {
+  const code = codeOnly(text);
+  const found: Import[] = [];
+  for (const m of code.matchAll(STATIC)) {
+    const clause = m[3] ?? "";
+    const names = clause.startsWith("{") ? clause.slice(1, -1).split(",").map((n) => n.trim()).filter(Boolean) : [];
+    const allTyped = m[2] === undefined && names.length > 0 && names.every((n) => /^type\s/.test(n));
+    found.push({ specifier: m[5] ?? "", typeOnly: m[1] !== undefined || allTyped });
+  }
+  for (const m of code.matchAll(SIDE_EFFECT)) found.push({ specifier: m[2] ?? "", typeOnly: false });
+  for (const m of code.matchAll(DYNAMIC)) found.push({ specifier: m[2] ?? "", typeOnly: false });
+  return found;
+}
+
+// Blanks comments and template-literal text (keeping line breaks), so an import written in prose
+// or inside a template string is not taken for a real one. Quoted strings are kept: they hold
+// the specifiers. A quoted string ends at a line break, so a quote inside a regex stays harmless.
+function codeOnly(text: string): string {
+  const blank = (s: string): string => s.replace(/[^\n]/g, " ");
+  const stack: string[] = []; // "`" inside a template; "${" or "{" inside braces of code
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] ?? "";
+    if (stack.at(-1) === "`") {
+      const piece = c === "\\" || text.startsWith("${", i) ? text.slice(i, i + 2) : c;
+      if (piece === "${") stack.push(piece);
+      if (piece === "`") stack.pop();
+      out += piece === "`" ? piece : blank(piece);
+      i += piece.length - 1;
+    } else if (text.startsWith("//", i) || text.startsWith("/*", i)) {
+      const close = text.startsWith("//", i) ? text.indexOf("\n", i) : text.indexOf("*/", i) + 2;
+      const stop = close > i ? close : text.length;
+      out += blank(text.slice(i, stop));
+      i = stop - 1;
+    } else if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else {
+      if (c === "`" || c === "{") stack.push(c);
+      if (c === "}") stack.pop();
+      out += c;
+    }
+  }
+  return out;
+}

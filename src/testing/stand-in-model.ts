@@ -1,0 +1,93 @@
+// Starts the stand-in model server (images/stand-in) for offline tests of an agent integration:
+// it runs as a Run of its own through the library, in a locked-down container with no network,
+// and an agent container that joins it (`container:<name>`) reaches it on loopback and nothing else.
+
+import { pino, type Logger } from "pino";
+import { createAgentContainerRuntime, jsonLines, type Engine } from "../runtime/index.js";
+
+export const STAND_IN_IMAGE = "agentcage-stand-in:latest";
+export const AGENT_IMAGE = "agentcage-agent:latest";
+export const STAND_IN_PORT = 8080;
+const STARTUP_TIMEOUT_MS = 20_000;
+/** The stand-in lives at most this long, whoever forgets to stop it. */
+const STAND_IN_LIFETIME_SECONDS = 60 * 60;
+
+/** One line the stand-in printed about a request it answered. */
+export type StandInRequest = { readonly event: string; readonly method?: string; readonly path?: string };
+
+export type RunningStandIn = {
+  /** The stand-in's container name. */
+  readonly name: string;
+  /** The network an agent container joins to reach it: `container:<name>`. */
+  readonly network: string;
+  readonly baseUrl: string;
+  /** The requests it has answered so far. */
+  readonly requests: () => Promise<StandInRequest[]>;
+  readonly stop: () => Promise<void>;
+};
+
+export type StandInOptions = {
+  /** Default: `agentcage-stand-in:latest`. */
+  readonly image?: string;
+  /** Default: Docker from the environment. */
+  readonly engine?: Engine;
+  /** Where the stand-in's own Run logs; default: pino to stderr, warnings and worse only. */
+  readonly logger?: Logger;
+};
+
+/** Starts the stand-in with one of its scenarios (see test/stand-in/scenarios.ts); resolves once it listens. */
+export async function startStandInModel(scenario: string, options: StandInOptions = {}): Promise<RunningStandIn> {
+  const lines: Array<Record<string, unknown>> = [];
+  let ready!: (name: string) => void;
+  let failed!: (error: Error) => void;
+  const listening = new Promise<string>((resolve, reject) => {
+    ready = resolve;
+    failed = reject;
+  });
+  const runtime = createAgentContainerRuntime({
+    container: {
+      image: options.image ?? STAND_IN_IMAGE,
+      publicEnv: { SCENARIO: scenario, PORT: String(STAND_IN_PORT) },
+      user: "10002:10002",
+      owner: "agentcage-stand-in",
+      timeoutSeconds: STAND_IN_LIFETIME_SECONDS,
+      limits: { stopGraceSeconds: 2 },
+      labels: { "agentcage-demo": "stand-in" },
+      logger: options.logger ?? pino({ name: "agentcage-stand-in", level: "warn" }, pino.destination(2)),
+    },
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
+    run: (_prompt, { runId }) => ({
+      args: [],
+      stdin: "",
+      outcome: async (stdout) => {
+        for await (const line of jsonLines(stdout)) {
+          if (line.kind !== "json") continue;
+          lines.push(line.value);
+          if (line.value["event"] === "listening") ready(`agentcage-${runId}`);
+        }
+        return { ok: true };
+      },
+    }),
+  });
+  const controller = new AbortController();
+  const ended = runtime.run({ text: "" }, { signal: controller.signal }).then((outcome) => {
+    failed(new Error(`the stand-in model ended before it listened (${outcome.reason}): ${outcome.error ?? outcome.stderr}`));
+    return outcome;
+  });
+  const timer = setTimeout(() => failed(new Error(`the stand-in model did not listen within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
+  const stop = async (): Promise<void> => {
+    controller.abort();
+    await ended;
+  };
+  let name: string;
+  try {
+    name = await listening;
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  const requests = async (): Promise<StandInRequest[]> => lines.filter((line) => line["event"] === "request") as StandInRequest[];
+  return { name, network: `container:${name}`, baseUrl: `http://127.0.0.1:${STAND_IN_PORT}`, requests, stop };
+}
