@@ -1,20 +1,20 @@
 // The agent runner before any container exists: a bad request or a missing credential is an
 // Outcome (run never rejects), and commandFor shows exactly one credential, by name only.
-// Its dockerode points at a socket nothing listens on, so nothing here needs the engine.
+// Its engine refuses every call (as an engine nobody started does), so nothing here needs a daemon.
 
-import Docker from "dockerode";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createUnreachableEngine } from "../../test/support/fake-engine.js";
 import { claudeArgs } from "./claude.js";
 import { codexArgs } from "./codex.js";
 import { AgentRequestError, parseAgentRequest } from "./request.js";
 import { createAgentRunner, type AgentRunnerOptions } from "./runner.js";
 
 const IMAGE = "agentcage-agent:test";
-const nowhere = new Docker({ socketPath: "/nonexistent/x.sock" });
+const nowhere = createUnreachableEngine();
 const silent = pino({ level: "silent" });
 
 const OAUTH = "sk-ant-oat01-runner-test-token";
@@ -23,7 +23,7 @@ const OPENAI_KEY = "sk-proj-runner-test-key";
 const PROMPT = "Summarise /work/README.md in one line.";
 
 function runner(options: Partial<AgentRunnerOptions> = {}) {
-  return createAgentRunner({ image: IMAGE, logger: silent, docker: nowhere, environment: {}, ...options });
+  return createAgentRunner({ image: IMAGE, logger: silent, engine: nowhere, environment: {}, ...options });
 }
 
 /** The outcome of a Run refused before it started, whatever its run id. */

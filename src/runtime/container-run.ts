@@ -68,7 +68,13 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     if (stop.interruption() !== undefined) return;
     id = await create();
     if (id === undefined || stop.interruption() !== undefined) return;
-    const streams = await engine.attach(id);
+    let streams: ContainerStreams;
+    try {
+      streams = await engine.attach(id);
+    } catch (error) {
+      engineFailure = describeEngineError("attach", error, spec.image);
+      return;
+    }
     output = readOutput(streams, {
       ...(ctx.onStdout === undefined ? {} : { onStdout: ctx.onStdout }),
       ...(ctx.onStderr === undefined ? {} : { onStderr: ctx.onStderr }),

@@ -1,18 +1,18 @@
 // Runs that end before any container exists: a malformed call, a plan that throws, a prompt over
 // its cap, an engine that cannot be reached. run() resolves with an Outcome for each; never rejects.
 
-import Docker from "dockerode";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { createUnreachableEngine } from "../../test/support/fake-engine.js";
 import { createAgentContainerRuntime, limits, type RunPlanFunction, type RunPrompt } from "../index.js";
 
 const silent = pino({ level: "silent" });
 const drain: RunPlanFunction = (prompt) => ({ args: ["cat"], stdin: prompt.text, outcome: async () => ({ ok: true }) });
-// Nothing listens here: a Run that reached the engine would end as unavailable, not as asserted.
-const nowhere = new Docker({ socketPath: "/nonexistent/agentcage-test.sock" });
+// Nothing answers: a Run that reached the engine would end as unavailable, not as asserted.
+const nowhere = createUnreachableEngine();
 
 function runtimeWith(run: RunPlanFunction = drain) {
-  return createAgentContainerRuntime({ container: { image: "agent:1", logger: silent }, run, docker: nowhere });
+  return createAgentContainerRuntime({ container: { image: "agent:1", logger: silent }, run, engine: nowhere });
 }
 
 describe("a Run that ends before a container exists", () => {
@@ -47,7 +47,7 @@ describe("a Run that ends before a container exists", () => {
   it("is unavailable, saying what to start, when the engine cannot be reached", async () => {
     const outcome = await runtimeWith().run({ text: "hi" });
     expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
-    expect(outcome.error).toMatch(/^the container engine is unreachable \(ENOENT during create\); start dockerd or point DOCKER_HOST/);
+    expect(outcome.error).toMatch(/^the container engine is unreachable \(ECONNREFUSED during create\); start dockerd or point DOCKER_HOST/);
     expect(outcome.exit).toBeUndefined();
   });
 
@@ -57,7 +57,7 @@ describe("a Run that ends before a container exists", () => {
       run: () => {
         throw new Error("bad token tok-1234567890");
       },
-      docker: nowhere,
+      engine: nowhere,
     });
     const outcome = await runtime.run({ text: "hi" });
     expect(outcome.error).toBe("the Run Plan function threw: bad token [REDACTED]");

@@ -33,9 +33,9 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
   let stdoutBytes = 0;
   let overflowed = false;
   streams.stdout.on("data", (chunk: Buffer) => {
-    if (overflowed) return;
     const room = MAX_STDOUT_BYTES - stdoutBytes;
     stdoutBytes += chunk.length;
+    if (overflowed) return;
     if (chunk.length > room) {
       overflowed = true;
       if (room > 0) {

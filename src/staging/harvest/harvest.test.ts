@@ -372,6 +372,20 @@ describe("harvest limits", () => {
   });
 });
 
+describe("harvest and its signal", () => {
+  it("stops at the next entry once the signal is aborted, leaving the destination as it was", async () => {
+    await writeSource("a.txt", "first");
+    await writeSource("b/c.txt", "second");
+    const before = await snapshot(fixture.root);
+    const controller = new AbortController();
+    controller.abort(new Error("the Run timed out after 5 s"));
+    const result = await harvest(fixture.source, fixture.destination, { signal: controller.signal });
+    expect(result).toMatchObject({ ok: false, refusal: { reason: "interrupted", entry: '"."' } });
+    expect(result.ok ? "" : result.refusal.message).toContain("the Run timed out after 5 s");
+    expect(await snapshot(fixture.root)).toEqual(before);
+  });
+});
+
 describe("harvest arguments", () => {
   it("throws a TypeError for a relative path", async () => {
     await expect(harvest("out", fixture.destination)).rejects.toThrow(TypeError);

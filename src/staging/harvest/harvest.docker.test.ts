@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentContainerRuntime } from "../index.js";
-import { TEST_IMAGE, capturingLogger, containersOfRun } from "../../test/support/engine.js";
+import { createAgentContainerRuntime } from "../../index.js";
+import { TEST_IMAGE, capturingLogger, containersOfRun } from "../../../test/support/engine.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-hostile-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -1,28 +1,16 @@
-// claudeArgs and codexArgs decide every word an agent CLI is started with: these tests pin the
-// whole argv for the defaults, for each request field on its own and for all of them together.
-// The prompt is never an argument of either: it goes on stdin.
+// codexArgs decides every word codex is started with: these tests pin the whole argv for the
+// defaults, for each request field on its own and for all of them together. The prompt is never
+// an argument: it goes on stdin (the final "-").
 
 import { describe, expect, it } from "vitest";
-import { claudeArgs } from "./claude.js";
 import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseAgentRequest, type AgentRequestInput } from "./request.js";
 
-const claude = (fields: Omit<AgentRequestInput, "cli"> = {}) => claudeArgs(parseAgentRequest({ cli: "claude", ...fields }));
 const codex = (fields: Omit<AgentRequestInput, "cli"> = {}, provider?: CodexProvider, workdir = "/work") =>
   codexArgs(parseAgentRequest({ cli: "codex", ...fields }), { workdir, ...(provider === undefined ? {} : { provider }) });
 
 /** A system prompt that would break any argv or TOML built by pasting text. */
 const AWKWARD = 'Say "hi" \\ then stop.\nSecond line\twith a tab; $(id) `id` \'single\' --model x';
-
-const CLAUDE_BASE = [
-  "claude",
-  "--print",
-  "--output-format", "stream-json",
-  "--verbose",
-  "--max-turns", "100",
-  "--dangerously-skip-permissions",
-] as const;
-const NO_WEB = ["--disallowedTools", "WebSearch", "WebFetch"] as const;
 
 const CODEX_BASE = [
   "codex",
@@ -37,71 +25,12 @@ const CODEX_BASE = [
 ] as const;
 const WEB_OFF = ["-c", 'web_search="disabled"'] as const;
 
-describe("claudeArgs", () => {
-  it("gives the defaults: print mode, stream-json, 100 turns, permissions bypassed, no web tools", () => {
-    expect(claude()).toEqual([...CLAUDE_BASE, ...NO_WEB]);
-  });
-
-  it("adds --model for a model", () => {
-    expect(claude({ model: "claude-sonnet-4-5" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--model", "claude-sonnet-4-5"]);
-  });
-
-  it("adds --effort for an effort", () => {
-    expect(claude({ effort: "high" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--effort", "high"]);
-  });
-
-  it("leaves the web tools allowed for web", () => {
-    expect(claude({ web: true })).toEqual([...CLAUDE_BASE]);
-  });
-
-  it("removes every tool for noTools", () => {
-    expect(claude({ noTools: true })).toEqual([...CLAUDE_BASE, "--tools", ""]);
-  });
-
-  it("removes every tool for noTools even with web", () => {
-    expect(claude({ noTools: true, web: true })).toEqual([...CLAUDE_BASE, "--tools", ""]);
-  });
-
-  it("writes maxTurns after --max-turns", () => {
-    expect(claude({ maxTurns: 0 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "0", "--dangerously-skip-permissions", ...NO_WEB]);
-    expect(claude({ maxTurns: 1000 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "1000", "--dangerously-skip-permissions", ...NO_WEB]);
-  });
-
-  it("appends a systemPrompt as one word", () => {
-    expect(claude({ systemPrompt: "Be brief." })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--append-system-prompt", "Be brief."]);
-  });
-
-  it("keeps a systemPrompt with quotes, newlines and flags in it as one word", () => {
-    expect(claude({ systemPrompt: AWKWARD })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--append-system-prompt", AWKWARD]);
-  });
-
-  it("adds --resume for resumeSession", () => {
-    expect(claude({ resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c"]);
-  });
-
-  it("puts every field in a fixed order", () => {
-    expect(
-      claude({ model: "opus", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "abc-123" }),
-    ).toEqual([
-      "claude",
-      "--print",
-      "--output-format", "stream-json",
-      "--verbose",
-      "--max-turns", "5",
-      "--dangerously-skip-permissions",
-      "--model", "opus",
-      "--effort", "low",
-      "--append-system-prompt", "Be brief.",
-      "--resume", "abc-123",
-    ]);
-  });
-
-  it("takes no prompt: its one input is the typed request", () => {
-    expect(claudeArgs.length).toBe(1);
-  });
-});
-
 describe("codexArgs", () => {
+  it("works in the directory it is given, the staged workspace's, not a fixed /work", () => {
+    const args = codex({}, undefined, "/src");
+    expect(args.slice(args.indexOf("--cd"), args.indexOf("--cd") + 2)).toEqual(["--cd", "/src"]);
+  });
+
   it("gives the defaults: exec --json in /work, its sandbox off, no user config, web search off, the prompt from stdin", () => {
     expect(codex()).toEqual([...CODEX_BASE, ...WEB_OFF, "-"]);
   });

@@ -1,0 +1,221 @@
+// An in-memory Engine for unit tests of the Run lifecycle, no daemon needed: each container plays
+// a script (output, exit code, OOM, hanging, ignoring SIGTERM, failing or silent engine calls), and
+// the fake records every call in order, the stdin each container got and which containers remain.
+// Stdout is a real PassThrough written with backpressure, so a reader that stops reading stalls it.
+
+import { constants } from "node:os";
+import { PassThrough, Writable } from "node:stream";
+import type { ContainerStreams, Engine } from "../../src/index.js";
+
+type Spec = Parameters<Engine["create"]>[0];
+export type EngineOperation = keyof Engine;
+
+/** How one engine call fails: rejects like dockerode (statusCode, json.message, or a socket `code`), or never answers. */
+export type FakeFailure = "never" | { readonly statusCode?: number; readonly code?: string; readonly message?: string };
+
+export type FakeContainerScript = {
+  /** Written after start, stderr first; a string is UTF-8. */
+  readonly stderr?: readonly (string | Uint8Array)[];
+  readonly stdout?: readonly (string | Uint8Array)[];
+  /** Once stdin has ended, write all of it to stdout. */
+  readonly echoStdin?: boolean;
+  /** Exit code once the script is done; default 0. */
+  readonly exitCode?: number;
+  readonly oomKilled?: boolean;
+  /** After its output, runs until it is killed (or removed). */
+  readonly hang?: boolean;
+  /** SIGTERM does nothing; only SIGKILL ends it (137). Otherwise any signal ends it with 128 + n. */
+  readonly ignoreSigterm?: boolean;
+  /** Per-operation failures. A create that never answers still creates the container: the answer was lost. */
+  readonly fail?: Partial<Record<EngineOperation, FakeFailure>>;
+};
+
+type FakeContainer = {
+  readonly id: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly script: FakeContainerScript;
+  readonly stdout: PassThrough;
+  readonly stderr: PassThrough;
+  readonly stdinChunks: Buffer[];
+  stdinClosed: boolean;
+  running: boolean;
+  exitCode: number | undefined;
+  readonly exited: Promise<number>;
+  readonly exit: (code: number) => void;
+  readonly stdinEnded: Promise<void>;
+  readonly endStdin: () => void;
+};
+
+export type FakeEngine = Engine & {
+  /** Every call in order: "create agentcage-<runId>", "attach fake-1", "kill fake-1 SIGTERM", "remove agentcage-<runId>", ... */
+  readonly calls: string[];
+  /** What a container (by id or name, removed or not) got on stdin, and whether stdin was closed. */
+  readonly stdinOf: (idOrName: string) => { readonly bytes: Buffer; readonly closed: boolean } | undefined;
+  /** Names of the containers that still exist. */
+  readonly existing: () => string[];
+};
+
+const never = new Promise<never>(() => undefined);
+
+function failure(op: string, f: Exclude<FakeFailure, "never">): Error {
+  const message = f.message ?? (f.code !== undefined ? `connect ${f.code}` : `fake ${op} failed (HTTP ${f.statusCode ?? 500})`);
+  return Object.assign(new Error(message), f.code === undefined ? { statusCode: f.statusCode ?? 500, json: { message } } : { code: f.code });
+}
+
+export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, index: number) => FakeContainerScript) = {}): FakeEngine {
+  const calls: string[] = [];
+  const all: FakeContainer[] = [];
+  const live = new Map<string, FakeContainer>();
+  const fallback = typeof scripts === "function" ? {} : scripts;
+  const find = (idOrName: string): FakeContainer | undefined => all.find((c) => c.id === idOrName || c.name === idOrName);
+
+  /** Logs the call, then applies the script's failure for it, if any. */
+  async function enter(op: EngineOperation, args: string, c: FakeContainer | undefined): Promise<void> {
+    calls.push(`${op} ${args}`);
+    const f = (c?.script ?? fallback).fail?.[op];
+    if (f === "never") return never;
+    if (f !== undefined) throw failure(op, f);
+  }
+  function need(id: string): FakeContainer {
+    const c = live.get(id);
+    if (c === undefined) throw failure("lookup", { statusCode: 404, message: `no such container: ${id}` });
+    return c;
+  }
+
+  function make(spec: Spec, script: FakeContainerScript): FakeContainer {
+    let exited!: (code: number) => void;
+    let stdinEnded!: () => void;
+    const c: FakeContainer = {
+      id: `fake-${all.length + 1}`,
+      name: spec.name,
+      labels: spec.labels,
+      script,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      stdinChunks: [],
+      stdinClosed: false,
+      running: false,
+      exitCode: undefined,
+      exited: new Promise<number>((resolve) => (exited = resolve)),
+      stdinEnded: new Promise<void>((resolve) => (stdinEnded = resolve)),
+      endStdin: () => {
+        c.stdinClosed = true;
+        stdinEnded();
+      },
+      exit: (code) => {
+        if (c.exitCode !== undefined) return;
+        c.running = false;
+        c.exitCode = code;
+        c.stdout.end();
+        c.stderr.end();
+        exited(code);
+      },
+    };
+    all.push(c);
+    live.set(c.id, c);
+    return c;
+  }
+
+  /** Writes one chunk, waiting for 'drain' when the reader is full, unless the container exits first. */
+  async function write(c: FakeContainer, stream: PassThrough, chunk: string | Uint8Array): Promise<void> {
+    if (c.exitCode !== undefined || stream.writableEnded) return;
+    if (!stream.write(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk)) {
+      await Promise.race([new Promise((resolve) => stream.once("drain", resolve)), c.exited]);
+    }
+  }
+
+  async function play(c: FakeContainer): Promise<void> {
+    const s = c.script;
+    for (const chunk of s.stderr ?? []) await write(c, c.stderr, chunk);
+    for (const chunk of s.stdout ?? []) await write(c, c.stdout, chunk);
+    if (s.echoStdin === true) {
+      await Promise.race([c.stdinEnded, c.exited]);
+      await write(c, c.stdout, Buffer.concat(c.stdinChunks));
+    }
+    if (s.hang !== true) c.exit(s.exitCode ?? 0);
+  }
+
+  return {
+    calls,
+    stdinOf: (idOrName) => {
+      const c = find(idOrName);
+      return c === undefined ? undefined : { bytes: Buffer.concat(c.stdinChunks), closed: c.stdinClosed };
+    },
+    existing: () => [...live.values()].map((c) => c.name),
+
+    create: async (spec) => {
+      const script = typeof scripts === "function" ? scripts(spec, all.length) : scripts;
+      calls.push(`create ${spec.name}`);
+      const f = script.fail?.create;
+      if (f === "never") {
+        make(spec, script);
+        return never;
+      }
+      if (f !== undefined) throw failure("create", f);
+      return make(spec, script).id;
+    },
+    attach: async (id): Promise<ContainerStreams> => {
+      await enter("attach", id, find(id));
+      const c = need(id);
+      const stdin = new Writable({
+        write: (chunk: Buffer, _encoding, done) => {
+          c.stdinChunks.push(Buffer.from(chunk));
+          done();
+        },
+        final: (done) => {
+          c.endStdin();
+          done();
+        },
+      });
+      const close = (): void => {
+        stdin.destroy();
+        c.endStdin();
+        c.stdout.end();
+        c.stderr.end();
+      };
+      return { stdin, stdout: c.stdout, stderr: c.stderr, close };
+    },
+    start: async (id) => {
+      await enter("start", id, find(id));
+      const c = need(id);
+      c.running = true;
+      void play(c);
+    },
+    wait: async (id) => {
+      await enter("wait", id, find(id));
+      return need(id).exited;
+    },
+    inspect: async (id) => {
+      await enter("inspect", id, find(id));
+      const c = need(id);
+      return { exitCode: c.exitCode ?? 0, oomKilled: c.exitCode !== undefined && c.script.oomKilled === true, running: c.running };
+    },
+    kill: async (id, signal) => {
+      await enter("kill", `${id} ${signal}`, find(id));
+      const c = live.get(id);
+      if (c === undefined || !c.running) return;
+      if (signal === "SIGKILL") c.exit(137);
+      else if (!(signal === "SIGTERM" && c.script.ignoreSigterm === true)) c.exit(128 + (constants.signals[signal as NodeJS.Signals] ?? 15));
+    },
+    remove: async (idOrName) => {
+      const c = find(idOrName);
+      await enter("remove", idOrName, c);
+      if (c === undefined || !live.has(c.id)) return;
+      if (c.running) c.exit(137);
+      live.delete(c.id);
+    },
+    listByLabel: async (label) => {
+      await enter("listByLabel", label, undefined);
+      const [key = "", value] = label.split("=");
+      return [...live.values()].filter((c) => c.labels[key] === value).map((c) => ({ id: c.id, labels: c.labels }));
+    },
+  };
+}
+
+/** An engine nothing answers for: every call rejects as a refused socket connection does. */
+export function createUnreachableEngine(): FakeEngine {
+  const refused: FakeFailure = { code: "ECONNREFUSED" };
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel"];
+  return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
+}
