@@ -159,6 +159,43 @@ describe("a Run's container, through the engine seam", () => {
     });
   });
 
+  describe("when the agent has answered", () => {
+    it("kills an agent that lingers past its plan's exitGraceMs, and the verdict stands", async () => {
+      const fake = fakeEngine({ stdout: ["the answer\n"], hang: true });
+      const runtime = createAgentContainerRuntime({
+        container: { image: "fake:1", logger: silent },
+        run: (prompt) => ({
+          args: ["agent"],
+          stdin: prompt.text,
+          exitGraceMs: 100,
+          // Returns at the first chunk, as a reader of a terminal record does.
+          outcome: async (stdout) => {
+            for await (const chunk of stdout) return { ok: true, text: Buffer.from(chunk).toString() };
+            return { ok: false };
+          },
+        }),
+        engine: fake,
+      });
+      const started = performance.now();
+      const outcome = await runtime.run({ text: PROMPT }, { timeoutSeconds: 60 });
+      expect(outcome).toMatchObject({ ok: true, reason: "completed", result: { text: "the answer\n" }, exit: { code: 137, signal: "SIGKILL" } });
+      expect(kills(fake)).toEqual(["kill fake-1 SIGKILL"]);
+      expect(performance.now() - started).toBeLessThan(30_000);
+    });
+
+    it("refuses an exitGraceMs that is not a whole number of milliseconds, as a plan_error", async () => {
+      const fake = fakeEngine({});
+      const runtime = createAgentContainerRuntime({
+        container: { image: "fake:1", logger: silent },
+        run: (prompt) => ({ args: ["agent"], stdin: prompt.text, exitGraceMs: -1, outcome: collect }),
+        engine: fake,
+      });
+      const outcome = await runtime.run({ text: PROMPT });
+      expect(outcome).toMatchObject({ ok: false, reason: "plan_error", error: expect.stringContaining("exitGraceMs -1 is out of range") });
+      expect(fake.calls.filter((call) => call.startsWith("create"))).toEqual([]);
+    });
+  });
+
   describe("when the Run is stopped", () => {
     it("sends SIGTERM at the timeout and SIGKILL after the grace period to a container that ignores SIGTERM", async () => {
       const fake = fakeEngine({ stdout: ["working\n"], hang: true, ignoreSigterm: true });

@@ -126,12 +126,15 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
         streams.close();
       },
     );
+    let exitGraceTimer: NodeJS.Timeout | undefined;
     const read = (async () => {
       try {
         verdict = await ctx.plan.outcome(out.stdout);
         if (typeof verdict !== "object" || verdict === null || typeof verdict.ok !== "boolean") {
           readerThrew = `it returned ${JSON.stringify(verdict)?.slice(0, 200)}, which has no boolean "ok"`;
           verdict = undefined;
+        } else if (ctx.plan.exitGraceMs !== undefined) {
+          exitGraceTimer = giveTimeToExit(ctx.plan.exitGraceMs);
         }
       } catch (error) {
         readerThrew = error instanceof Error ? error.message : String(error);
@@ -140,8 +143,20 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
         out.stdout.detach();
       }
     })();
-    await Promise.race([Promise.all([exited, out.ended, read]), stop.interrupted.then(() => exited)]);
-    out.stdout.end();
+    try {
+      await Promise.race([Promise.all([exited, out.ended, read]), stop.interrupted.then(() => exited)]);
+    } finally {
+      clearTimeout(exitGraceTimer);
+      out.stdout.end();
+    }
+  }
+
+  /** The agent has answered: it gets `ms` to exit on its own, then it is killed; its verdict stands. */
+  function giveTimeToExit(ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      logger.info({ runId, exitGraceMs: ms }, "the agent answered but had not exited within its exit grace; it was killed");
+      stop.killContainer();
+    }, ms);
   }
 
   async function exitFacts(containerId: string): Promise<ExitFacts | undefined> {

@@ -34,10 +34,11 @@ const NEVER_RAN = new Set([125, 126, 127]);
 export function decideReason(o: Observed): EndReason {
   if (o.interruption !== undefined) return o.interruption;
   if (o.engineFailure !== undefined) return "unavailable";
+  // The command never ran: whatever a reader made of no output, nothing was done.
+  if (o.exit !== undefined && NEVER_RAN.has(o.exit.code) && !o.exit.oomKilled) return "unavailable";
   if (o.readerThrew !== undefined) return "reader_error";
   if (o.verdict?.ok === true) return "completed";
   if (o.exit?.oomKilled === true) return "oom";
-  if (o.exit !== undefined && NEVER_RAN.has(o.exit.code)) return "unavailable";
   return "failed";
 }
 

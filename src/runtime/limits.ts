@@ -33,6 +33,8 @@ export const MAX_STDERR_RECORD_BYTES = 8 * MiB;
 export const STDERR_QUOTE_BYTES = 2 * KiB;
 /** Bytes the Run Plan may send on stdin (the prompt); over it the Run ends as `input_limit`. */
 export const MAX_STDIN_BYTES = 32 * MiB;
+/** The longest a plan may let its agent linger after its answer (RunPlan.exitGraceMs). */
+export const MAX_EXIT_GRACE_MS = 10 * 60 * 1000;
 /** Bytes queued for a slow reader before the container's output is paused. */
 export const STDOUT_HIGH_WATER_BYTES = 1 * MiB;
 

@@ -2,7 +2,7 @@
 // plan that cannot run ends the Run as `plan_error` (or `input_limit`) before any container exists.
 
 import type { PlanContext, ReaderVerdict, RunPlan, RunPlanFunction, RunPrompt } from "../plan/index.js";
-import { MAX_STDIN_BYTES } from "./limits.js";
+import { MAX_EXIT_GRACE_MS, MAX_STDIN_BYTES } from "./limits.js";
 
 /** A checked plan with its stdin as bytes, or the sentence that says why there is none. */
 export type PlannedRun<R extends ReaderVerdict> =
@@ -37,5 +37,9 @@ export function checkPlan(plan: unknown): string | undefined {
   }
   if (typeof p.stdin !== "string" && !(p.stdin instanceof Uint8Array)) return "the plan's stdin is neither a string nor bytes; return the prompt as stdin";
   if (typeof p.outcome !== "function") return "the plan's outcome is not a function; return a reader (stdout) => Promise<{ ok }>";
+  const grace = p.exitGraceMs;
+  if (grace !== undefined && !(Number.isInteger(grace) && grace >= 0 && grace <= MAX_EXIT_GRACE_MS)) {
+    return `the plan's exitGraceMs ${JSON.stringify(grace)} is out of range; return a whole number of milliseconds from 0 to ${MAX_EXIT_GRACE_MS}, or leave it out`;
+  }
   return undefined;
 }

@@ -27,6 +27,8 @@ export type RunStop = {
   readonly containerStarted: (stopper: ContainerStopper) => void;
   /** Stops the container without ending the Run early (its reader failed): stop signal, then SIGKILL. */
   readonly stopContainer: () => void;
+  /** Kills the container at once without ending the Run early (it answered and did not exit in time). */
+  readonly killContainer: () => void;
   /** The container has exited: no SIGKILL is due any more. */
   readonly containerExited: () => void;
   /** Clears every timer and listener; the Run is over. */
@@ -78,6 +80,7 @@ export function createRunStop(options: { readonly timeoutMs: number; readonly si
       if (first !== undefined) stopContainer(first.why === "output_limit");
     },
     stopContainer: () => stopContainer(false),
+    killContainer: () => stopContainer(true),
     containerExited: () => {
       clearTimeout(graceTimer);
       container = undefined;
