@@ -27,6 +27,8 @@ export type ComposedSpec = {
   /** Names of the Run's own env, rendered as `--env NAME` after the declared ones. */
   readonly runEnvNames: readonly string[];
   readonly labels: Readonly<Record<string, string>>;
+  /** The runtime's own labels for this Run (who owns it, until when), beside the run and owner labels. */
+  readonly runLabels: Readonly<Record<string, string>>;
   readonly mountArgs: readonly string[];
   readonly mounts: readonly MountSpec[];
   /** Empty means `--network none`. */
@@ -63,6 +65,8 @@ export type RunSpecInput = {
    * Directory, mounted before what the Operator declared; default none. Staging decides them.
    */
   readonly stagedMounts?: readonly Mount[];
+  /** The runtime's own labels for this Run (`agentcage.` names: who owns it, until when); default none. */
+  readonly labels?: Readonly<Record<string, string>>;
 };
 
 export function composeSpec(container: ValidatedContainer, run: RunSpecInput): ComposedSpec {
@@ -72,6 +76,7 @@ export function composeSpec(container: ValidatedContainer, run: RunSpecInput): C
   const labels: Record<string, string> = {
     ...container.labels,
     ...Object.fromEntries(extra.labels),
+    ...run.labels,
     [RUN_LABEL]: runId,
     [OWNER_LABEL]: container.owner ?? DEFAULT_OWNER,
   };
@@ -94,6 +99,7 @@ export function composeSpec(container: ValidatedContainer, run: RunSpecInput): C
     env: [...Object.entries(container.publicEnv ?? {}), ...Object.entries(container.env ?? {}), ...extra.env, ...Object.entries(runEnv)],
     runEnvNames: Object.keys(runEnv),
     labels,
+    runLabels: { ...run.labels },
     mountArgs: mountArguments(mounts),
     mounts: mountSpecs(mounts),
     networks: container.networks ?? [],

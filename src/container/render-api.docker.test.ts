@@ -28,7 +28,7 @@ function securityView(inspected: Inspected) {
     HostConfig: pick(inspected.HostConfig, SECURITY_FIELDS.HostConfig),
     Config: pick(inspected.Config, SECURITY_FIELDS.Config),
     Env: env.filter((e) => e.startsWith("DECLARED_")).sort(),
-    Labels: Object.fromEntries(Object.entries((inspected.Config["Labels"] as Record<string, string>) ?? {}).filter(([k]) => k !== "agentcage.run")),
+    Labels: Object.fromEntries(Object.entries((inspected.Config["Labels"] as Record<string, string>) ?? {}).filter(([k]) => k !== "agentcage.run" && k !== "agentcage.deadline")),
   };
 }
 

@@ -16,9 +16,31 @@ const uid = process.getuid?.();
 const gid = process.getgid?.();
 const AGENT_USER = uid === undefined || gid === undefined || uid === 0 ? "10002:10002" : `${uid}:${gid}`;
 
-function commandFor(container: AgentContainer) {
-  return createAgentContainerRuntime({ container: { logger: silent, ...container }, run: plan }).commandFor({ text: "hello" });
+const OWNERSHIP_LABEL = /^agentcage\.(session|host|pid|pid-start|deadline)=/;
+
+/** The words without the ownership labels (whose values change from process to process); their test is below. */
+function withoutOwnership<T extends { readonly args: readonly string[]; readonly redactedArgs: readonly string[] }>(command: T): T {
+  const strip = (args: readonly string[]) => args.filter((word, i) => !OWNERSHIP_LABEL.test(word) && !(word === "--label" && OWNERSHIP_LABEL.test(args[i + 1] ?? "")));
+  return { ...command, args: strip(command.args), redactedArgs: strip(command.redactedArgs) };
 }
+
+function commandFor(container: AgentContainer) {
+  return withoutOwnership(createAgentContainerRuntime({ container: { logger: silent, ...container }, run: plan }).commandFor({ text: "hello" }));
+}
+
+describe("commandFor's ownership labels", () => {
+  it("name the runtime's session, this host, this pid and its start time, and a deadline past the timeout, before the run label", () => {
+    const runtime = createAgentContainerRuntime({ container: { image: "agent:1", logger: silent, timeoutSeconds: 60 }, run: plan });
+    const { args } = runtime.commandFor({ text: "hello" });
+    const labels = args.filter((word, i) => args[i - 1] === "--label");
+    const value = (key: string) => labels.find((label) => label.startsWith(`agentcage.${key}=`))?.slice(`agentcage.${key}=`.length);
+    expect(value("session")).toBe(runtime.session);
+    expect(value("pid")).toBe(String(process.pid));
+    expect(value("host")).not.toBe("");
+    expect(Number(value("deadline"))).toBeGreaterThan(Date.now() + 59_000);
+    expect(labels.findIndex((label) => OWNERSHIP_LABEL.test(label))).toBeLessThan(labels.findIndex((label) => label.startsWith("agentcage.run=")));
+  });
+});
 
 /** The fixed lockdown words every command opens with, for the default limits. */
 const LOCKED_DOWN = [
@@ -333,7 +355,7 @@ describe("commandFor with public and per-Run environment", () => {
       container: { image: "agent:1", logger: silent, publicEnv: { LANG: "C.UTF-8" }, env: { DECLARED: "declared-secret" } },
       run: plan,
     });
-    const command = runtime.commandFor({ text: "hello" }, { env: { RUN_TOKEN: "per-run-secret-1" } });
+    const command = withoutOwnership(runtime.commandFor({ text: "hello" }, { env: { RUN_TOKEN: "per-run-secret-1" } }));
     const id = runIdOf(command.args);
     expect(command.args).toEqual([
       ...LOCKED_DOWN,

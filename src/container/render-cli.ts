@@ -31,7 +31,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
   const [entry, ...entryRest] = spec.entrypoint ?? [];
   const envNames = [...new Set([...Object.keys(c.env ?? {}), ...spec.runEnvNames])];
   // Declared labels and the runtime's own; extraArgs labels come later, in extraArgs, and win.
-  const ownLabels = Object.entries({ ...c.labels, [RUN_LABEL]: spec.labels[RUN_LABEL], [OWNER_LABEL]: spec.labels[OWNER_LABEL] });
+  const ownLabels = Object.entries({ ...c.labels, ...spec.runLabels, [RUN_LABEL]: spec.labels[RUN_LABEL], [OWNER_LABEL]: spec.labels[OWNER_LABEL] });
   return [
     "run",
     "--rm",

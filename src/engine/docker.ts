@@ -42,8 +42,13 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
     },
     wait: async (id) => ((await docker.getContainer(id).wait()) as { StatusCode: number }).StatusCode,
     inspect: async (id) => {
-      const info = await docker.getContainer(id).inspect();
-      return { exitCode: info.State.ExitCode, oomKilled: info.State.OOMKilled, running: info.State.Running };
+      try {
+        const info = await docker.getContainer(id).inspect();
+        return { exitCode: info.State.ExitCode, oomKilled: info.State.OOMKilled, running: info.State.Running };
+      } catch (error) {
+        if (engineStatus(error) === 404) return undefined;
+        throw error;
+      }
     },
     kill: async (id, signal) => {
       try {

@@ -29,7 +29,8 @@ export type Engine = {
   readonly start: (id: string) => Promise<void>;
   /** Resolves when the container is not running, with its exit code. */
   readonly wait: (id: string) => Promise<number>;
-  readonly inspect: (id: string) => Promise<ContainerState>;
+  /** Undefined when no such container exists (any more): someone removed it. */
+  readonly inspect: (id: string) => Promise<ContainerState | undefined>;
   /** A container that is not running (any more) is not an error. */
   readonly kill: (id: string, signal: string) => Promise<void>;
   /** Force-removes by id or name; a container already gone is not an error. */

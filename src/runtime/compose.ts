@@ -10,6 +10,8 @@ export type RunComposition = {
   readonly planArgs: readonly string[];
   readonly runEnv?: Readonly<Record<string, string>>;
   readonly secretFiles?: readonly SecretFile[];
+  /** Who owns the Run and until when, as labels; default none. */
+  readonly labels?: Readonly<Record<string, string>>;
 };
 
 /** Throws (a plain Error naming the clash) only when the Run's own additions clash with a declared mount. */
@@ -20,6 +22,7 @@ export function composeRun(container: ValidatedContainer, run: RunComposition): 
     runId: run.runId,
     planArgs: run.planArgs,
     ...(run.runEnv === undefined ? {} : { runEnv: run.runEnv }),
+    ...(run.labels === undefined ? {} : { labels: run.labels }),
     ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(run.runId, agentWorkdir, container.staging?.writableWork ?? false, secretPaths) }),
   });
 }

@@ -38,6 +38,8 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
   let readerThrew: string | undefined;
   let verdict: R | undefined;
   let exit: ExitFacts | undefined;
+  /** The container was gone before this Run removed it: someone else did. */
+  let removedFromOutside = false;
   const deadline = createEngineDeadline(ctx.abandonAfterMs);
 
   try {
@@ -59,6 +61,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     ...(readerThrew === undefined ? {} : { readerThrew }),
     ...(verdict === undefined ? {} : { verdict }),
     ...(exit === undefined ? {} : { exit }),
+    ...(removedFromOutside ? { removedFromOutside } : {}),
     stdoutBytes: output?.stdoutBytes() ?? 0,
     stderrText: output?.stderr.text() ?? "",
     stderrBytes: output?.stderr.totalBytes() ?? 0,
@@ -162,6 +165,10 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
   async function exitFacts(containerId: string): Promise<ExitFacts | undefined> {
     try {
       const state = await bounded(engine.inspect(containerId), ENGINE_CLEANUP_TIMEOUT_MS, "inspect");
+      if (state === undefined) {
+        removedFromOutside = true;
+        return undefined;
+      }
       if (state.running) return undefined;
       const signal = signalOfExitCode(state.exitCode);
       return { code: state.exitCode, ...(signal === undefined ? {} : { signal }), oomKilled: state.oomKilled };

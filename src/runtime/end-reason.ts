@@ -16,6 +16,8 @@ export type Observed = {
   /** The engine refused or failed (create, start, wait); its words. */
   readonly engineFailure?: string;
   readonly readerThrew?: string;
+  /** The container was removed by someone other than this Run while it ran. */
+  readonly removedFromOutside?: boolean;
   readonly verdict?: ReaderVerdict;
   readonly exit?: ExitFacts;
   readonly stderr: string;
@@ -33,6 +35,8 @@ const NEVER_RAN = new Set([125, 126, 127]);
 
 export function decideReason(o: Observed): EndReason {
   if (o.interruption !== undefined) return o.interruption;
+  // Not the agent's failure: whatever it printed was cut short by someone else.
+  if (o.removedFromOutside === true) return "cancelled";
   if (o.engineFailure !== undefined) return "unavailable";
   // The command never ran: whatever a reader made of no output, nothing was done.
   if (o.exit !== undefined && NEVER_RAN.has(o.exit.code) && !o.exit.oomKilled) return "unavailable";
@@ -61,6 +65,9 @@ function quoteStderr(stderr: string): string | undefined {
 export function describeFailure(o: Observed): string {
   const parts: string[] = [];
   if (o.interruptionDetail !== undefined) parts.push(o.interruptionDetail);
+  if (o.interruption === undefined && o.removedFromOutside === true) {
+    parts.push("the container was removed from outside the Run (by another process or by hand) before it ended");
+  }
   if (o.engineFailure !== undefined) parts.push(o.engineFailure);
   if (o.readerThrew !== undefined) parts.push(`the reader threw: ${o.readerThrew}`);
   else if (o.verdict !== undefined && !o.verdict.ok) parts.push(o.verdict.error ?? "the reader said the Run failed");

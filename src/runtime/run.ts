@@ -18,9 +18,12 @@ import { planRun } from "./plan.js";
 import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
 import { stageRun } from "./stage.js";
 import { createRunStop, type RunStop } from "./stop.js";
+import { ownershipLabels, type Ownership } from "./ownership.js";
 
 export type RunContext<R extends ReaderVerdict, Q> = {
   readonly runId: string;
+  /** Who may end this Run and until when: on its container's labels and in its run.json. */
+  readonly ownership: Ownership;
   readonly prompt: RunPrompt<Q>;
   readonly container: ValidatedContainer;
   readonly planFunction: RunPlanFunction<R, Q>;
@@ -51,6 +54,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       inputs: ctx.inputs ?? {},
       maskedPrompt: masker.mask(ctx.prompt.text),
       secretFiles: ctx.secretFiles,
+      ownership: ctx.ownership,
       stop,
     });
     if (!staged.ok) return early(staged.reason, staged.error);
@@ -86,7 +90,13 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     try {
       let spec;
       try {
-        spec = composeRun(container, { runId, planArgs: planned.plan.args, runEnv: ctx.runEnv, secretFiles: ctx.secretFiles });
+        spec = composeRun(container, {
+          runId,
+          planArgs: planned.plan.args,
+          runEnv: ctx.runEnv,
+          secretFiles: ctx.secretFiles,
+          labels: ownershipLabels(ctx.ownership),
+        });
       } catch (error) {
         // Only what this Run added can fail here (a secret file's path clashing with a mount).
         return early("invalid_request", error instanceof Error ? error.message : String(error));

@@ -22,7 +22,7 @@ import { createMasker } from "../redact/index.js";
 import type { RunInputs, SecretFile } from "../staging/index.js";
 import { composeRun } from "./compose.js";
 import { earlyOutcome } from "./end-reason.js";
-import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS } from "./limits.js";
+import { DEFAULT_MAX_CONCURRENT_RUNS, ENGINE_ANSWER_MARGIN_MS, MAX_CONCURRENT_RUNS } from "./limits.js";
 import { liveRuns } from "./live-runs.js";
 import { checkPlan } from "./plan.js";
 import { performRun } from "./run.js";
@@ -30,6 +30,7 @@ import { newRunId } from "./run-id.js";
 import { declaredSecrets, runMasker } from "./run-masker.js";
 import { checkRunRequest, checkRunSecrets } from "./run-request.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
+import { newSessionId, ownershipLabels, thisProcess, type Ownership } from "./ownership.js";
 
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
   readonly container: AgentContainer;
@@ -71,6 +72,8 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
    * process (what a crashed process left). Runs once by itself before the first Run.
    */
   readonly sweep: () => Promise<SweepResult>;
+  /** This runtime's session id: on every container and Run directory it makes, so no other process's sweep ends them. */
+  readonly session: string;
 };
 
 export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined>(
@@ -103,7 +106,16 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   const engine: Engine = options.engine ?? createDockerEngine(options.docker);
   const limit = pLimit(concurrency);
   const owner = container.owner ?? DEFAULT_OWNER;
-  const sweep = (): Promise<SweepResult> => sweepOwner(container, owner, engine, logger, declaredMasker);
+  const session = newSessionId();
+  const me = thisProcess();
+  const graceMs = (container.limits?.stopGraceSeconds ?? DEFAULT_STOP_GRACE_SECONDS) * 1000;
+  /** A Run starting now: this session's, this process's, over at its timeout plus the grace and the engine's margin. */
+  const ownershipOf = (timeoutSeconds: number): Ownership => ({
+    session,
+    ...me,
+    deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + ENGINE_ANSWER_MARGIN_MS),
+  });
+  const sweep = (): Promise<SweepResult> => sweepOwner({ container, owner, session, engine, logger, masker: declaredMasker });
   let startupSweep: Promise<unknown> | undefined;
 
   const run = (prompt: RunPrompt<Q>, runOptions: RunOptions = {}): Promise<Outcome<R>> => {
@@ -136,8 +148,11 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             logger.warn({ err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the start-up sweep failed");
           });
           await startupSweep;
+          const timeoutSeconds = runOptions.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+          const ownership = ownershipOf(timeoutSeconds);
           const outcome = await performRun<R, Q>({
             runId,
+            ownership,
             prompt,
             container,
             planFunction: options.run,
@@ -145,8 +160,8 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             logger,
             masker,
             startedAt,
-            timeoutSeconds: runOptions.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-            graceMs: (container.limits?.stopGraceSeconds ?? DEFAULT_STOP_GRACE_SECONDS) * 1000,
+            timeoutSeconds,
+            graceMs,
             ...(signal === undefined ? {} : { signal }),
             ...(runOptions.inputs === undefined ? {} : { inputs: runOptions.inputs }),
             ...(runOptions.harvestTo === undefined ? {} : { harvestTo: runOptions.harvestTo }),
@@ -185,9 +200,11 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
       planArgs: plan.args,
       ...(commandOptions.env === undefined ? {} : { runEnv: commandOptions.env }),
       ...(commandOptions.secretFiles === undefined ? {} : { secretFiles: commandOptions.secretFiles }),
+      // As run() labels it, so both renderings agree and a sweep knows whose it is.
+      labels: ownershipLabels(ownershipOf(container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
     });
     return renderCommand(spec, plan.stdin, masker);
   };
 
-  return { run, commandFor, sweep };
+  return { run, commandFor, sweep, session };
 }

@@ -6,6 +6,7 @@ import { resolveAgentUser, DEFAULT_OWNER, type ValidatedContainer } from "../con
 import type { EndReason } from "../plan/index.js";
 import { prepareRunDirectory, StagingError, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
+import type { Ownership } from "./ownership.js";
 
 export type StageRequest = {
   readonly runId: string;
@@ -14,6 +15,7 @@ export type StageRequest = {
   /** The prompt as it may be kept on disk: secrets already masked. */
   readonly maskedPrompt: string;
   readonly secretFiles: readonly SecretFile[];
+  readonly ownership: Ownership;
   readonly stop: RunStop;
 };
 
@@ -33,6 +35,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       writableWork: staging.writableWork ?? false,
       agentUser: resolveAgentUser(container.user),
       secretFiles: request.secretFiles.map((file) => file.content),
+      ownership: request.ownership,
       signal: stop.signal,
     });
     return { ok: true, directory };

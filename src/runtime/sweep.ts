@@ -1,6 +1,6 @@
-// The sweep: removes this owner's containers and Run directories that no live Run of this process
-// will finish (what a crashed process left). Labels on the container and run.json on disk are
-// the source of truth for who owns what; a live Run of this process is never touched.
+// The sweep: removes this owner's containers and Run directories that nothing will finish (what a
+// crashed process left). Labels on the container and run.json on disk say who owns what and until
+// when; ownership.ts decides what is orphaned. A live Run of a live process is never touched.
 
 import type { Logger } from "pino";
 import { OWNER_LABEL, RUN_LABEL, type ValidatedContainer } from "../container/index.js";
@@ -8,6 +8,7 @@ import { engineMessage, type Engine } from "../engine/index.js";
 import type { Masker } from "../redact/index.js";
 import { sweepRunDirectories } from "../staging/index.js";
 import { liveRuns } from "./live-runs.js";
+import { orphanedBecause, ownershipFromLabels, thisProcess, type Ownership } from "./ownership.js";
 
 export type SweepResult = {
   /** Container ids removed. */
@@ -16,19 +17,33 @@ export type SweepResult = {
   readonly removedRunDirectories: readonly string[];
 };
 
-/** `masker` hides the declaration's secrets in what the sweep logs. */
-export async function sweep(container: ValidatedContainer, owner: string, engine: Engine, logger: Logger, masker: Masker): Promise<SweepResult> {
+export type SweepRequest = {
+  readonly container: ValidatedContainer;
+  readonly owner: string;
+  readonly session: string;
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** Hides the declaration's secrets in what the sweep logs. */
+  readonly masker: Masker;
+};
+
+export async function sweep(request: SweepRequest): Promise<SweepResult> {
+  const { engine, logger, masker, owner } = request;
+  const context = { session: request.session, me: thisProcess(), isLive: liveRuns.has, now: Date.now() };
   const removed: string[] = [];
   for (const listed of await engine.listByLabel(`${OWNER_LABEL}=${owner}`)) {
-    if (liveRuns.has(listed.labels[RUN_LABEL] ?? "")) continue;
+    const runId = listed.labels[RUN_LABEL] ?? "";
+    const why = orphanedBecause(runId, ownershipFromLabels(listed.labels), context);
+    if (why === undefined) continue;
     try {
       await engine.remove(listed.id);
       removed.push(listed.id);
+      logger.info({ runId, container: listed.id, why }, "sweep removed a container");
     } catch (error) {
       logger.warn({ container: listed.id, err: masker.mask(engineMessage(error)) }, "sweep could not remove a container");
     }
   }
-  const staging = container.staging;
+  const staging = request.container.staging;
   const removedRunDirectories =
     staging === undefined
       ? []
@@ -36,7 +51,7 @@ export async function sweep(container: ValidatedContainer, owner: string, engine
           runtimeDir: staging.runtimeDir,
           owner,
           keepRuns: staging.keepRuns ?? false,
-          isLive: liveRuns.has,
+          isOrphaned: (info) => orphanedBecause(info.runId, (info.ownership ?? {}) as Partial<Ownership>, context) !== undefined,
           onError: (runId, error) => logger.warn({ runId, err: masker.mask(String(error)) }, "sweep could not remove a Run directory"),
         });
   if (removed.length + removedRunDirectories.length > 0) {

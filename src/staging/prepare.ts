@@ -16,14 +16,24 @@ export type PrepareOptions = {
   readonly writableWork: boolean;
   /** The user the container runs as (`uid[:gid]` or a name). */
   readonly agentUser: string;
+  /** Who may end this Run and until when, kept in run.json for the sweep; default: none. */
+  readonly ownership?: Readonly<Record<string, string>>;
   /** Stops staging when aborted; what was made is removed and the abort's reason is thrown. Default: never. */
   readonly signal?: AbortSignal;
   /** Contents of this Run's secret files, in order (see layout.ts secretFilePath); default none. */
   readonly secretFiles?: ReadonlyArray<string | Uint8Array>;
 };
 
-/** What `run.json` holds; the sweep reads it to tell this owner's Run directories from others'. */
-export type RunInfo = { readonly runId: string; readonly owner: string; readonly createdAt: string };
+/**
+ * What `run.json` holds; the sweep reads it to tell this owner's Run directories from others', and
+ * (from `ownership`: session, host, pid, its start time, deadline) which of them nothing will finish.
+ */
+export type RunInfo = {
+  readonly runId: string;
+  readonly owner: string;
+  readonly createdAt: string;
+  readonly ownership?: Readonly<Record<string, string>>;
+};
 
 export async function prepareRunDirectory(options: PrepareOptions): Promise<RunDirectory> {
   const dir = runDirectory(options.runtimeDir, options.runId);
@@ -35,7 +45,12 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     throw new StagingError("io", `the Run directory ${JSON.stringify(dir.root)} cannot be made (${(error as NodeJS.ErrnoException).code}); check the Staging Directory's permissions`, { cause: error });
   });
   try {
-    const info: RunInfo = { runId: options.runId, owner: options.owner, createdAt: new Date().toISOString() };
+    const info: RunInfo = {
+      runId: options.runId,
+      owner: options.owner,
+      createdAt: new Date().toISOString(),
+      ...(options.ownership === undefined ? {} : { ownership: options.ownership }),
+    };
     await writeFile(dir.info, `${JSON.stringify(info)}\n`, { mode: 0o644 });
     await mkdir(dir.work, { mode: 0o755 });
     await copyInputs(options.inputs, dir.work, { fileMode: options.writableWork ? 0o644 : 0o444, ...(options.signal === undefined ? {} : { signal: options.signal }) });

@@ -60,7 +60,7 @@ async function everything(): Promise<Record<string, string>> {
 }
 
 const sweep = async (options: Partial<DiskSweepOptions> = {}): Promise<string[]> =>
-  (await sweepRunDirectories({ runtimeDir, owner: OWNER, keepRuns: false, isLive: () => false, now: CREATED + HOUR_MS, ...options })).sort();
+  (await sweepRunDirectories({ runtimeDir, owner: OWNER, keepRuns: false, isOrphaned: () => true, now: CREATED + HOUR_MS, ...options })).sort();
 
 const remaining = async (): Promise<string[]> => (await readdir(runtimeDir)).sort();
 
@@ -182,7 +182,7 @@ describe("sweepRunDirectories never touches", () => {
     expect(await everything()).toEqual(before);
   });
 
-  it("a live Run, finished or not, whatever its age", async () => {
+  it("a Run its caller says is not orphaned (live, or its process still runs), finished or not, whatever its age", async () => {
     await makeRun("00000000000000e1");
     await makeRun("00000000000000e2", { done: true });
     const before = await everything();
@@ -190,9 +190,9 @@ describe("sweepRunDirectories never touches", () => {
 
     const removed = await sweep({
       ...old,
-      isLive: (runId) => {
-        asked.push(runId);
-        return true;
+      isOrphaned: (info) => {
+        asked.push(info.runId);
+        return false;
       },
     });
 
@@ -206,7 +206,7 @@ describe("sweepRunDirectories on a missing Staging Directory", () => {
   it("returns no run ids and creates nothing", async () => {
     const missing = join(runtimeDir, "missing");
 
-    expect(await sweepRunDirectories({ runtimeDir: missing, owner: OWNER, keepRuns: false, isLive: () => false })).toEqual([]);
+    expect(await sweepRunDirectories({ runtimeDir: missing, owner: OWNER, keepRuns: false, isOrphaned: () => true })).toEqual([]);
     expect(await remaining()).toEqual([]);
   });
 });

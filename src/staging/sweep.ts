@@ -1,6 +1,6 @@
 // The counterpart of the container sweep, for disk: removes this owner's Run directories that
-// belong to no live Run and were not kept on purpose (keepRuns keeps finished ones for a day).
-// Never touches a directory that is not a Run directory of this owner.
+// nothing will finish (the caller decides which, from run.json) and were not kept on purpose
+// (keepRuns keeps them for a day). Never touches a directory that is not a Run directory of this owner.
 
 import { opendir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -12,7 +12,8 @@ export type DiskSweepOptions = {
   readonly runtimeDir: string;
   readonly owner: string;
   readonly keepRuns: boolean;
-  readonly isLive: (runId: string) => boolean;
+  /** Whether nothing will finish this Run (its process is gone, its deadline passed, ...): only then is it swept. */
+  readonly isOrphaned: (info: RunInfo) => boolean;
   readonly now?: number;
   /** Told of a Run directory that could not be removed; default: ignored. */
   readonly onError?: (runId: string, error: unknown) => void;
@@ -30,10 +31,10 @@ export async function sweepRunDirectories(options: DiskSweepOptions): Promise<st
     throw error;
   }
   for await (const entry of entries) {
-    if (!entry.isDirectory() || !RUN_ID_PATTERN.test(entry.name) || options.isLive(entry.name)) continue;
+    if (!entry.isDirectory() || !RUN_ID_PATTERN.test(entry.name)) continue;
     const dir = runDirectory(options.runtimeDir, entry.name);
     const info = await readInfo(dir.info);
-    if (info?.owner !== options.owner || info.runId !== entry.name) continue;
+    if (info?.owner !== options.owner || info.runId !== entry.name || !options.isOrphaned(info)) continue;
     // A secret file never outlives its Run, whatever else of the Run is kept.
     await rm(dir.secrets, { recursive: true, force: true }).catch((error: unknown) => options.onError?.(entry.name, error));
     const old = now - Date.parse(info.createdAt) > MAX_RUN_DIRECTORY_AGE_MS;
@@ -54,7 +55,9 @@ export async function sweepRunDirectories(options: DiskSweepOptions): Promise<st
 async function readInfo(path: string): Promise<RunInfo | undefined> {
   try {
     const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<RunInfo>;
-    return typeof parsed.owner === "string" && typeof parsed.runId === "string" && typeof parsed.createdAt === "string"
+    const ownership = parsed.ownership;
+    const validOwnership = ownership === undefined || (typeof ownership === "object" && ownership !== null && Object.values(ownership).every((v) => typeof v === "string"));
+    return typeof parsed.owner === "string" && typeof parsed.runId === "string" && typeof parsed.createdAt === "string" && validOwnership
       ? (parsed as RunInfo)
       : undefined;
   } catch {

@@ -188,7 +188,9 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
     },
     inspect: async (id) => {
       await enter("inspect", id, find(id));
-      const c = need(id);
+      const c = find(id);
+      // Removed (by the Run or from outside): as the Docker engine's 404, no such container.
+      if (c === undefined || !live.has(c.id)) return undefined;
       return { exitCode: c.exitCode ?? 0, oomKilled: c.exitCode !== undefined && c.script.oomKilled === true, running: c.running };
     },
     kill: async (id, signal) => {
