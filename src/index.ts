@@ -1,9 +1,12 @@
 /**
  * agentcage: run an AI coding-agent CLI in one fresh, locked-down container per Run and turn
- * what it prints into a typed Outcome. See README.md for a runnable example.
+ * what it prints into a typed Outcome. See README.md for a runnable example; `agentcage/testing`
+ * (src/testing) builds agentcage's images and starts the stand-in model for offline tests.
+ * Every type a public signature names is exported here (test/package/pack.test.ts checks it).
  */
 export * from "./runtime/index.js";
 export * from "./agents/index.js";
+export type { ComposedSpec, ExtraOptions, ValidatedContainer } from "./container/index.js";
 export type { Mount, MountSpec, MountTable } from "./mounts/index.js";
 export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
 export type { HarvestLimits, HarvestOptions } from "./staging/index.js";

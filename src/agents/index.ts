@@ -14,7 +14,7 @@
 export type { AgentCli, AgentRequest, AgentRequestInput } from "./request.js";
 export type { AgentEvent, AgentReason, AgentResult, AgentUsage, StreamParseOptions } from "./result.js";
 export type { CodexParseOptions } from "./codex-stream.js";
-export type { CodexProvider } from "./codex.js";
+export type { CodexArgsOptions, CodexProvider } from "./codex.js";
 export type { Credential, CredentialKind, CredentialSources } from "./credentials.js";
 export type { AgentOutcome, AgentRunner, AgentRunnerOptions, AgentRunOptions } from "./runner.js";
 export { AGENT_CLIS, AgentRequestError, parseAgentRequest } from "./request.js";
@@ -24,5 +24,6 @@ export { parseCodexStream } from "./codex-stream.js";
 export { claudeArgs } from "./claude.js";
 export { codexArgs } from "./codex.js";
 export { CredentialError, findCredential } from "./credentials.js";
+export type { EndpointOverrides } from "./environment.js";
 export { publicEnvironment } from "./environment.js";
 export { createAgentRunner } from "./runner.js";

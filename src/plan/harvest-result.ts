@@ -14,6 +14,8 @@ export const HARVEST_REFUSAL_REASONS = [
   "bad_name",
   "source_missing",
   "destination_is_symlink",
+  /** The destination holds something and the caller did not ask to replace it. */
+  "destination_not_empty",
   "io_error",
   /** The Run's deadline passed, or its caller cancelled, while the Harvest copied. */
   "interrupted",
@@ -32,6 +34,24 @@ export type HarvestRefusal = {
   readonly message: string;
 };
 
+/** What an agent changed in a writable work/, relative to what was staged (paths relative to work/). */
+export type ChangeSummary = {
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly deleted: readonly string[];
+  /** Changed, added or deleted paths that changes.patch leaves out: binary, or too large to diff. */
+  readonly undiffed: readonly string[];
+  /** Bytes of the added and changed files. */
+  readonly bytes: number;
+};
+
 export type HarvestResult =
-  | { readonly ok: true; readonly files: number; readonly directories: number; readonly bytes: number }
+  | {
+      readonly ok: true;
+      readonly files: number;
+      readonly directories: number;
+      readonly bytes: number;
+      /** With a writable work/: what the agent changed, harvested as files/, changes.patch and changes.json. */
+      readonly changes?: ChangeSummary;
+    }
   | { readonly ok: false; readonly refusal: HarvestRefusal };

@@ -12,7 +12,7 @@
  */
 export type { PlanContext, RunPrompt, ReaderVerdict, RunPlan, RunPlanFunction } from "./run-plan.js";
 export type { EndReason, ExitFacts, Outcome } from "./outcome.js";
-export type { HarvestRefusal, HarvestRefusalReason, HarvestResult } from "./harvest-result.js";
+export type { ChangeSummary, HarvestRefusal, HarvestRefusalReason, HarvestResult } from "./harvest-result.js";
 export type { FramedLine } from "./json-lines.js";
 export { END_REASONS } from "./outcome.js";
 export { HARVEST_REFUSAL_REASONS } from "./harvest-result.js";

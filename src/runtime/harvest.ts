@@ -1,21 +1,25 @@
-// The harvest step: once the container is gone (nothing can change out/ any more), a completed
-// Run's out/ (or all of work/) is copied to the caller's destination under the Harvest's rules.
-// A refusal ends an otherwise completed Run as `harvest_refused`; the deadline stops it too.
+// The harvest step: once the container is gone (nothing can change work/ any more), a completed
+// Run's out/ is copied to the caller's destination under the Harvest's rules; with a writable
+// work/, only what the agent changed is (files/, changes.patch, changes.json). A refusal ends an
+// otherwise completed Run as `harvest_refused`; the Run's deadline and cancel stop it too.
 
 import type { HarvestResult, Outcome, ReaderVerdict } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { harvest, type RunDirectory } from "../staging/index.js";
+import { ChangesRefused, collectChanges, harvest, type Manifest, type Originals, type RunDirectory } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 
-export async function harvestRun<R extends ReaderVerdict>(
-  outcome: Outcome<R>,
-  directory: RunDirectory,
-  destination: string,
-  options: { readonly writableWork: boolean; readonly stop: RunStop; readonly masker: Masker },
-): Promise<Outcome<R>> {
-  const { stop, masker } = options;
+export type HarvestStep = {
+  /** With a writable work/: what was staged, and where the originals can be read again; default: harvest out/. */
+  readonly changesSince?: { readonly manifest: Manifest; readonly originals: Originals };
+  readonly replace: boolean;
+  readonly stop: RunStop;
+  readonly masker: Masker;
+};
+
+export async function harvestRun<R extends ReaderVerdict>(outcome: Outcome<R>, directory: RunDirectory, destination: string, step: HarvestStep): Promise<Outcome<R>> {
+  const { stop, masker } = step;
   if (outcome.reason !== "completed") return outcome;
-  const harvested = await harvest(options.writableWork ? directory.work : directory.out, destination, { signal: stop.signal }).catch(
+  const harvested = await copyBack(directory, destination, step).catch(
     (error: unknown): HarvestResult => ({
       ok: false,
       refusal: { reason: "io_error", entry: ".", message: `the Harvest failed: ${error instanceof Error ? error.message : String(error)}` },
@@ -25,4 +29,18 @@ export async function harvestRun<R extends ReaderVerdict>(
   const interruption = stop.interruption();
   const reason = interruption?.why ?? "harvest_refused";
   return { ...outcome, ok: false, reason, error: masker.mask(harvested.refusal.message), harvest: masker.maskDeep(harvested) };
+}
+
+async function copyBack(directory: RunDirectory, destination: string, step: HarvestStep): Promise<HarvestResult> {
+  const options = { signal: step.stop.signal, replace: step.replace };
+  if (step.changesSince === undefined) return harvest(directory.out, destination, options);
+  let changes;
+  try {
+    changes = await collectChanges(directory.work, step.changesSince.manifest, step.changesSince.originals, directory.changes);
+  } catch (error) {
+    if (!(error instanceof ChangesRefused)) throw error;
+    return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
+  }
+  const harvested = await harvest(directory.changes, destination, options);
+  return harvested.ok ? { ...harvested, changes } : harvested;
 }

@@ -18,6 +18,7 @@ export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclarati
 export type { Engine } from "../engine/index.js";
 export type { RunInputs, SecretFile } from "../staging/index.js";
 export type {
+  ChangeSummary,
   EndReason,
   ExitFacts,
   FramedLine,

@@ -2,6 +2,7 @@
 // A malformed call ends as `invalid_request` with a sentence naming the parameter; env values
 // are never quoted, they are secrets.
 
+import { lstat, opendir } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from "../container/index.js";
 import type { RunOptions } from "./runtime.js";
@@ -31,6 +32,14 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   if (options.harvestTo !== undefined && runtimeDir !== undefined && overlaps(resolve(options.harvestTo), resolve(runtimeDir))) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the Staging Directory ${JSON.stringify(runtimeDir)}; harvest to a directory outside it`;
   }
+  const inputs = options.inputs?.directory;
+  if (options.harvestTo !== undefined && typeof inputs === "string" && overlaps(resolve(options.harvestTo), resolve(inputs))) {
+    // Whatever the mode: a Harvest there would replace, or write into, the caller's own inputs.
+    return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the inputs directory ${JSON.stringify(inputs)}; harvest to a directory outside the inputs`;
+  }
+  if (options.replaceHarvestTo !== undefined && typeof options.replaceHarvestTo !== "boolean") {
+    return `replaceHarvestTo ${JSON.stringify(options.replaceHarvestTo)} is not a boolean; pass true to replace a harvestTo that holds files, or leave it out`;
+  }
   return undefined;
 }
 
@@ -58,4 +67,25 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
 function overlaps(a: string, b: string): boolean {
   const inside = (x: string, y: string) => x === y || x.startsWith(y.endsWith("/") ? y : `${y}/`);
   return inside(a, b) || inside(b, a);
+}
+
+/** Why `harvestTo` cannot take this Run's Harvest, decided before the Run starts; undefined when it can. */
+export async function checkHarvestDestination(harvestTo: string, replace: boolean): Promise<string | undefined> {
+  let stats;
+  try {
+    stats = await lstat(harvestTo);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    return `harvestTo ${JSON.stringify(harvestTo)} cannot be read (${(error as NodeJS.ErrnoException).code}); pass a directory this process can write`;
+  }
+  if (stats.isSymbolicLink() || !stats.isDirectory()) {
+    return `harvestTo ${JSON.stringify(harvestTo)} exists and is not a directory (links are not followed); pass a directory, or a path that does not exist yet`;
+  }
+  if (replace) return undefined;
+  const handle = await opendir(harvestTo);
+  const first = await handle.read();
+  await handle.close();
+  return first === null
+    ? undefined
+    : `harvestTo ${JSON.stringify(harvestTo)} already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or replaceHarvestTo: true to replace it whole`;
 }

@@ -8,7 +8,7 @@ import { renderCommand, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import type { RunDirectory, RunInputs, SecretFile } from "../staging/index.js";
+import type { Manifest, RunDirectory, RunInputs, SecretFile } from "../staging/index.js";
 import { composeRun } from "./compose.js";
 import { runContainer } from "./container-run.js";
 import { earlyOutcome, outcomeOf } from "./end-reason.js";
@@ -17,6 +17,7 @@ import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
 import { planRun } from "./plan.js";
 import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
 import { stageRun } from "./stage.js";
+import { checkHarvestDestination } from "./run-request.js";
 import { createRunStop, type RunStop } from "./stop.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";
 
@@ -38,6 +39,7 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly signal?: AbortSignal;
   readonly inputs?: RunInputs;
   readonly harvestTo?: string;
+  readonly replaceHarvestTo: boolean;
   readonly runEnv: Readonly<Record<string, string>>;
   readonly secretFiles: readonly SecretFile[];
 };
@@ -48,6 +50,11 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
   const early = (reason: EndReason, error: string) => earlyOutcome<R>(runId, ctx.startedAt, masker, reason, error);
   try {
     if (container.staging === undefined) return await runUnstaged();
+    if (ctx.harvestTo !== undefined) {
+      // Before anything is staged: a destination that cannot take the Harvest costs no Run.
+      const refusal = await checkHarvestDestination(ctx.harvestTo, ctx.replaceHarvestTo);
+      if (refusal !== undefined) return early("invalid_request", refusal);
+    }
     const staged = await stageRun({
       runId,
       container,
@@ -58,7 +65,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       stop,
     });
     if (!staged.ok) return early(staged.reason, staged.error);
-    return await runStaged(staged.directory);
+    return await runStaged(staged.directory, staged.manifest);
   } finally {
     stop.dispose();
   }
@@ -68,12 +75,17 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
   }
 
   /** From here on, whatever happens, a staged Run's directory gets its record (or goes). */
-  async function runStaged(directory: RunDirectory): Promise<Outcome<R>> {
+  async function runStaged(directory: RunDirectory, manifest: Manifest | undefined): Promise<Outcome<R>> {
     let outcome = await planComposeAndRun(directory, stop);
     const recordContext = { runId, masker, logger };
     await removeSecretFiles(directory, recordContext);
     if (ctx.harvestTo !== undefined) {
-      outcome = await harvestRun(outcome, directory, ctx.harvestTo, { writableWork: container.staging?.writableWork ?? false, stop, masker });
+      outcome = await harvestRun(outcome, directory, ctx.harvestTo, {
+        ...(manifest === undefined ? {} : { changesSince: { manifest, originals: ctx.inputs ?? {} } }),
+        replace: ctx.replaceHarvestTo,
+        stop,
+        masker,
+      });
     }
     const keep = container.staging?.keepRuns ?? false;
     if (keep) outcome = { ...outcome, runDirectory: directory.root };

@@ -50,8 +50,14 @@ export type RunOptions = {
   readonly timeoutSeconds?: number;
   /** What to copy into the Run's `work/` (needs `staging`); default: nothing. */
   readonly inputs?: RunInputs;
-  /** Absolute directory to Harvest `out/` into after the Run (needs `staging`); replaced whole. Default: no Harvest. */
+  /**
+   * Absolute directory to Harvest `out/` into after the Run (needs `staging`). It must not exist, or
+   * be empty, unless `replaceHarvestTo` is set; it may not overlap the inputs. With `writableWork`,
+   * what the agent changed is harvested: `files/`, `changes.patch`, `changes.json`. Default: no Harvest.
+   */
   readonly harvestTo?: string;
+  /** Replace a `harvestTo` that already holds files, whole; default false: such a Run is refused before it starts. */
+  readonly replaceHarvestTo?: boolean;
   /** Environment for this Run only (an agent's credential): secret, masked everywhere, never in argv. Default: none. */
   readonly env?: Readonly<Record<string, string>>;
   /**
@@ -165,6 +171,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             ...(signal === undefined ? {} : { signal }),
             ...(runOptions.inputs === undefined ? {} : { inputs: runOptions.inputs }),
             ...(runOptions.harvestTo === undefined ? {} : { harvestTo: runOptions.harvestTo }),
+            replaceHarvestTo: runOptions.replaceHarvestTo === true,
             runEnv: runOptions.env ?? {},
             secretFiles: runOptions.secretFiles ?? [],
           });

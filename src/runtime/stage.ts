@@ -4,7 +4,8 @@
 
 import { resolveAgentUser, DEFAULT_OWNER, type ValidatedContainer } from "../container/index.js";
 import type { EndReason } from "../plan/index.js";
-import { prepareRunDirectory, StagingError, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import { rm } from "node:fs/promises";
+import { prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 import type { Ownership } from "./ownership.js";
 
@@ -19,7 +20,14 @@ export type StageRequest = {
   readonly stop: RunStop;
 };
 
-export type Staged = { readonly ok: true; readonly directory: RunDirectory } | { readonly ok: false; readonly reason: EndReason; readonly error: string };
+export type Staged =
+  | {
+      readonly ok: true;
+      readonly directory: RunDirectory;
+      /** With a writable work/: what was staged there, to tell the agent's changes from the inputs. */
+      readonly manifest?: Manifest;
+    }
+  | { readonly ok: false; readonly reason: EndReason; readonly error: string };
 
 export async function stageRun(request: StageRequest): Promise<Staged> {
   const { container, stop } = request;
@@ -38,7 +46,13 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       ownership: request.ownership,
       signal: stop.signal,
     });
-    return { ok: true, directory };
+    if (!(staging.writableWork ?? false)) return { ok: true, directory };
+    try {
+      return { ok: true, directory, manifest: await takeManifest(directory.work) };
+    } catch (error) {
+      await rm(directory.root, { recursive: true, force: true });
+      throw error;
+    }
   } catch (error) {
     const interruption = stop.interruption();
     if (interruption !== undefined) return { ok: false, reason: interruption.why, error: `${interruption.detail} while its inputs were staged` };

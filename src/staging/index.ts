@@ -19,4 +19,6 @@ export { runDirectory, stagedMounts } from "./layout.js";
 export { createRecordStream, writeAtomically } from "./record.js";
 export { sweepRunDirectories } from "./sweep.js";
 export * from "./harvest/index.js";
+export type { Manifest, Originals } from "./changes/index.js";
+export { ChangesRefused, collectChanges, takeManifest } from "./changes/index.js";
 export * as stagingLimits from "./limits.js";

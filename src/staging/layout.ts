@@ -24,6 +24,8 @@ export type RunDirectory = {
   readonly info: string;
   /** Per-Run secret files (a login), mounted read-only; removed with the Run, kept record or not. */
   readonly secrets: string;
+  /** With a writable work/: what the agent changed, collected here for the Harvest. */
+  readonly changes: string;
 };
 
 export function runDirectory(runtimeDir: string, runId: string): RunDirectory {
@@ -42,6 +44,7 @@ export function runDirectory(runtimeDir: string, runId: string): RunDirectory {
     done: join(root, "done"),
     info: join(root, "run.json"),
     secrets: join(root, "secrets"),
+    changes: join(root, "changes"),
   };
 }
 

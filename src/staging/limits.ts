@@ -4,7 +4,7 @@
 const MiB = 1024 * 1024;
 
 /** Entries (files, directories, links) copied into `work/`; past it staging is refused. */
-export const MAX_INPUT_ENTRIES = 100_000;
+export const MAX_INPUT_ENTRIES = 250_000;
 /** Bytes of regular files copied into `work/`. */
 export const MAX_INPUT_BYTES = 4096 * MiB;
 /** Directory levels below the input directory. */

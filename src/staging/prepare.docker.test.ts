@@ -90,14 +90,20 @@ describe("a staged Run", () => {
     expect(lines.at(-1)).toBe("out-writable");
   });
 
-  it("lets the agent edit a copy of everything when work/ is writable, and harvests all of it", async () => {
+  it("lets the agent edit a copy of everything when work/ is writable, and harvests only what it changed", async () => {
     const destination = fresh("harvest");
     const { runtime } = stagedRuntime("echo edited > README.md; rm src/main.ts; echo new > src/new.ts; echo o > out/o.txt", {
       staging: { runtimeDir: fresh("runtime"), writableWork: true },
     });
     const outcome = await runtime.run({ text: "" }, { inputs: { directory: inputs }, harvestTo: destination });
-    expect(outcome).toMatchObject({ ok: true, harvest: { ok: true } });
-    expect(tree(destination)).toEqual({ "README.md": "edited\n", "src/new.ts": "new\n", "out/o.txt": "o\n" });
+    const changes = { added: ["out/o.txt", "src/new.ts"], changed: ["README.md"], deleted: ["src/main.ts"], undiffed: [], bytes: 13 };
+    expect(outcome).toMatchObject({ ok: true, harvest: { ok: true, changes } });
+    const harvested = tree(destination);
+    expect(Object.keys(harvested).sort()).toEqual(["changes.json", "changes.patch", "files/README.md", "files/out/o.txt", "files/src/new.ts"]);
+    expect(harvested["files/README.md"]).toBe("edited\n");
+    expect(JSON.parse(harvested["changes.json"] ?? "")).toEqual(changes);
+    expect(harvested["changes.patch"]).toContain("-read me\n+edited\n");
+    expect(harvested["changes.patch"]).toContain("--- a/src/main.ts\n+++ /dev/null\n");
     expect(tree(inputs)).toEqual({ "README.md": "read me\n", "src/main.ts": "console.log(1);\n" });
   });
 

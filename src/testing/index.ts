@@ -1,8 +1,10 @@
 /**
- * For testing an agent integration offline: the stand-in model server (images/stand-in), started
- * in a container with no network through the library itself, which an agent container joins.
+ * For testing an agent integration offline: agentcage's images built from this package, and the
+ * stand-in model server (images/stand-in) started in a container with no network through the
+ * library itself, which an agent container joins.
  *
  * ```ts
+ * await buildAgentImages({ docker: new Docker() }); // or: npx agentcage-build-images
  * const standIn = await startStandInModel("plain");
  * const agents = createAgentRunner({ image: AGENT_IMAGE, networks: [standIn.network], anthropicBaseUrl: standIn.baseUrl });
  * // ... run, then:
@@ -10,4 +12,22 @@
  * ```
  */
 export type { RunningStandIn, StandInOptions, StandInRequest } from "./stand-in-model.js";
+export type { AgentImageName, BuildAgentImagesOptions, BuildImagesCommandOptions } from "./agent-images.js";
+export type { BuildImageOptions, BuildImageResult, BuildProgress, DockerImages, ImageBuildRequest } from "./build-image.js";
+export type { ContextFile, ExtraFile } from "./image-context.js";
 export { AGENT_IMAGE, STAND_IN_IMAGE, STAND_IN_PORT, startStandInModel } from "./stand-in-model.js";
+export {
+  AGENT_IMAGE_NAMES,
+  agentBuildArgs,
+  agentImageRequest,
+  BUILD_CA_NAME,
+  buildAgentImages,
+  buildCaCertsFile,
+  buildImagesCommand,
+  CLI_BUILD_ARGS,
+  HOST_CA_BUNDLE,
+  packageRoot,
+  parseClisEnv,
+} from "./agent-images.js";
+export { buildImage, readBuildProgress } from "./build-image.js";
+export { INPUTS_LABEL, inputsHash, packContext, readContext } from "./image-context.js";

@@ -106,13 +106,13 @@ async function manyFiles(count: number): Promise<void> {
   }
 }
 
-/** Harvests over a seeded destination and checks it was refused for `reason` and left untouched. */
+/** Harvests over a seeded destination (asked to replace it) and checks it was refused for `reason` and left untouched. */
 async function expectRefused(reason: HarvestRefusalReason, entry: string | RegExp, limits?: Partial<HarvestLimits>): Promise<HarvestRefusal> {
   await seedDestination();
   const before = await snapshot(fixture.destination);
   const siblingsBefore = await siblings();
   const canaryBefore = await canaryState();
-  const result = await harvest(fixture.source, fixture.destination, limits);
+  const result = await harvest(fixture.source, fixture.destination, { ...limits, replace: true });
   if (result.ok) throw new Error(`expected a ${reason} refusal, got ${JSON.stringify(result)}`);
   expect(result.refusal.reason).toBe(reason);
   if (typeof entry === "string") expect(result.refusal.entry).toBe(entry);
@@ -158,11 +158,11 @@ describe("harvest copies", () => {
     expect(await siblings()).toEqual(["canary.txt", "dest", "out"]);
   });
 
-  it("over an existing destination, replacing it entirely and leaving nothing beside it", async () => {
+  it("over an existing destination when asked to replace it, replacing it entirely and leaving nothing beside it", async () => {
     await seedDestination();
     await writeSource("new.txt", "new\n");
 
-    const result = await harvest(fixture.source, fixture.destination);
+    const result = await harvest(fixture.source, fixture.destination, { replace: true });
 
     expect(result).toEqual({ ok: true, files: 1, directories: 0, bytes: 4 });
     expect(withoutInodes(await snapshot(fixture.destination))).toEqual([{ name: "new.txt", type: "file", mode: 0o644, content: "new\n" }]);
@@ -326,7 +326,7 @@ describe("harvest refuses, leaving the destination as it was", () => {
     await symlink(fixture.source, linked);
     await seedDestination();
     const before = await snapshot(fixture.destination);
-    expect(await harvest(linked, fixture.destination)).toMatchObject({ ok: false, refusal: { reason: "symlink", entry: '"."' } });
+    expect(await harvest(linked, fixture.destination, { replace: true })).toMatchObject({ ok: false, refusal: { reason: "symlink", entry: '"."' } });
     expect(await snapshot(fixture.destination)).toEqual(before);
   });
 
@@ -356,7 +356,7 @@ describe("harvest limits", () => {
     await expectRefused("total_too_large", /^"(a\/b\/c|d)\.txt"$/, { maxTotalBytes: 19 });
     const refusal = await expectRefused("too_many_entries", /^"/, { maxEntries: 3 });
     expect(refusal.message).toContain("MAX_HARVEST_ENTRIES (3");
-    expect(await harvest(fixture.source, fixture.destination, { maxDepth: 2, maxFileBytes: 10, maxTotalBytes: 20, maxEntries: 4 })).toEqual({
+    expect(await harvest(fixture.source, fixture.destination, { maxDepth: 2, maxFileBytes: 10, maxTotalBytes: 20, maxEntries: 4, replace: true })).toEqual({
       ok: true,
       files: 2,
       directories: 2,
@@ -369,6 +369,24 @@ describe("harvest limits", () => {
     await writeSource("b/two.txt", "12345");
     const refusal = await expectRefused("total_too_large", /^"(a\/one|b\/two)\.txt"$/, { maxTotalBytes: 9 });
     expect(refusal.message).toContain("MAX_HARVEST_TOTAL_BYTES (9)");
+  });
+});
+
+describe("harvest and what is already there", () => {
+  it("refuses a destination that holds anything unless asked to replace it, deleting nothing", async () => {
+    await seedDestination();
+    await writeSource("new.txt", "new\n");
+    const before = await snapshot(fixture.root);
+    const result = await harvest(fixture.source, fixture.destination);
+    expect(result).toMatchObject({ ok: false, refusal: { reason: "destination_not_empty", entry: '"."' } });
+    expect(result.ok ? "" : result.refusal.message).toContain("replace: true");
+    expect(await snapshot(fixture.root)).toEqual(before);
+  });
+
+  it("fills an existing empty destination without being asked to replace it", async () => {
+    await mkdir(fixture.destination);
+    await writeSource("new.txt", "new\n");
+    expect(await harvest(fixture.source, fixture.destination)).toEqual({ ok: true, files: 1, directories: 0, bytes: 4 });
   });
 });
 

@@ -42,17 +42,21 @@ export async function harvest(
   options: HarvestOptions = {},
 ): Promise<HarvestResult> {
   const paths = checkPaths(source, destination);
-  const { signal, ...limits } = options;
+  const { signal, replace, ...limits } = options;
   const effective = checkLimits(limits);
   try {
-    return await harvestChecked(paths, effective, signal);
+    return await harvestChecked(paths, effective, signal, replace === true);
   } catch (error) {
     return refused(ioError(EMPTY, "harvest", error));
   }
 }
 
 /** The limits, each defaulting as HarvestLimits says, and a signal that stops the copy at its next entry. */
-export type HarvestOptions = Partial<HarvestLimits> & { readonly signal?: AbortSignal };
+export type HarvestOptions = Partial<HarvestLimits> & {
+  readonly signal?: AbortSignal;
+  /** Replace a destination that already holds something; default false: such a destination is refused, nothing is deleted. */
+  readonly replace?: boolean;
+};
 
 type CheckedPaths = { readonly source: string; readonly destination: string; readonly parent: string; readonly base: string };
 
@@ -88,8 +92,8 @@ const DIRECTORY_MODE = 0o755;
 /** The name of a temporary or set-aside directory keeps at most this much of the destination's name. */
 const SIBLING_NAME_CHARACTERS = 64;
 
-async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits, signal: AbortSignal | undefined): Promise<HarvestResult> {
-  const destinationRefusal = await checkDestination(paths);
+async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits, signal: AbortSignal | undefined, replace: boolean): Promise<HarvestResult> {
+  const destinationRefusal = await checkDestination(paths, replace);
   if (destinationRefusal !== undefined) return refused(destinationRefusal);
   const sourceStats = await sourceDirectory(paths.source);
   if ("reason" in sourceStats) return refused(sourceStats);
@@ -120,7 +124,7 @@ async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits, signal
 }
 
 /** Refuses a destination that is a link or not a directory, and a missing parent, before any work. */
-async function checkDestination(paths: CheckedPaths): Promise<HarvestRefusal | undefined> {
+async function checkDestination(paths: CheckedPaths, replace: boolean): Promise<HarvestRefusal | undefined> {
   try {
     const parent = await stat(paths.parent);
     if (!parent.isDirectory()) {
@@ -133,7 +137,19 @@ async function checkDestination(paths: CheckedPaths): Promise<HarvestRefusal | u
     return ioError(EMPTY, "inspect the destination's parent", error);
   }
   const current = await lstatOrMissing(paths.destination);
-  return current === undefined ? undefined : checkExistingDestination(paths, current);
+  if (current === undefined) return undefined;
+  const kind = checkExistingDestination(paths, current);
+  if (kind !== undefined || replace) return kind;
+  // Never delete what we were not given: an existing destination must be empty unless replacing was asked for.
+  const handle = await opendir(paths.destination);
+  const first = await handle.read();
+  await handle.close();
+  if (first === null) return undefined;
+  return refusal(
+    "destination_not_empty",
+    EMPTY,
+    `the destination ${printablePath(paths.destination)} already holds files; pass an empty or new directory, or replace: true to replace it whole`,
+  );
 }
 
 function checkExistingDestination(paths: CheckedPaths, current: BigIntStats): HarvestRefusal | undefined {

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// agentcage-build-images [--dry-run] [agent] [stand-in]: builds agentcage's agent image and the
+// stand-in model's image from this installed package (see `agentcage-build-images --help`).
+// Everything it does is buildImagesCommand in agentcage/testing, typed and tested; this file only
+// makes the Docker connection (DOCKER_HOST, else the local socket), which the library leaves to
+// its engine and its callers.
+import Docker from "dockerode";
+import { buildImagesCommand } from "../dist/testing/index.js";
+
+process.exitCode = await buildImagesCommand(process.argv.slice(2), { docker: new Docker() });

@@ -1,0 +1,119 @@
+// The Harvest never destroys what it was not given, against the real engine: a destination that
+// overlaps the inputs or already holds files is refused before any container starts, unless the
+// caller asked to replace it; with a writable work/, only what the agent changed comes back, as
+// files and a patch that the real `git apply` takes on a copy of the inputs.
+
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAgentContainerRuntime, type AgentContainer } from "../index.js";
+import { TEST_IMAGE, capturingLogger, collectStdout, docker } from "../../test/support/engine.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-harvest-safety-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let counter = 0;
+const fresh = (name: string) => join(scratch, `${name}-${++counter}`);
+
+function runtimeFor(script: string, staging: Partial<NonNullable<AgentContainer["staging"]>> = {}) {
+  const { logger, lines } = capturingLogger();
+  const runtime = createAgentContainerRuntime({
+    container: { image: TEST_IMAGE, logger, staging: { runtimeDir: fresh("runs"), ...staging } },
+    run: () => ({ args: ["sh", "-c", script], stdin: "", outcome: collectStdout }),
+  });
+  const containersMade = () => lines.filter((line) => line.includes('"run started"')).length;
+  return { runtime, containersMade };
+}
+
+function smallInputs(): string {
+  // In a directory of its own, so the one that contains it holds nothing else of the test's.
+  const inputs = join(fresh("outer"), "inputs");
+  mkdirSync(join(inputs, "src"), { recursive: true });
+  writeFileSync(join(inputs, "README.md"), "read me\n");
+  writeFileSync(join(inputs, "src", "main.ts"), "console.log(1);\n");
+  return inputs;
+}
+
+const listing = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
+
+describe("a harvestTo that overlaps the inputs", () => {
+  for (const [how, where] of [
+    ["equals", (inputs: string) => inputs],
+    ["lies inside", (inputs: string) => join(inputs, "src")],
+    ["contains", (inputs: string) => join(inputs, "..")],
+  ] as const) {
+    it(`is refused before any container starts when it ${how} the inputs, whatever the mode`, async () => {
+      for (const writableWork of [false, true]) {
+        const inputs = smallInputs();
+        const before = listing(inputs);
+        const { runtime, containersMade } = runtimeFor("echo x > out/x.txt", { writableWork });
+        const outcome = await runtime.run({ text: "" }, { inputs: { directory: inputs }, harvestTo: where(inputs), replaceHarvestTo: true });
+        expect(outcome).toMatchObject({ ok: false, reason: "invalid_request" });
+        expect(outcome.error).toContain("overlaps the inputs directory");
+        expect(containersMade()).toBe(0);
+        expect(listing(inputs)).toEqual(before);
+      }
+    });
+  }
+});
+
+describe("a harvestTo that already holds files", () => {
+  it("is refused before the Run, naming replaceHarvestTo, and nothing in it is deleted", async () => {
+    const destination = fresh("dest");
+    mkdirSync(destination);
+    writeFileSync(join(destination, "precious.txt"), "keep me\n");
+    const { runtime, containersMade } = runtimeFor("echo x > out/x.txt");
+    const outcome = await runtime.run({ text: "" }, { harvestTo: destination });
+    expect(outcome).toMatchObject({ ok: false, reason: "invalid_request" });
+    expect(outcome.error).toContain("replaceHarvestTo: true");
+    expect(containersMade()).toBe(0);
+    expect(readFileSync(join(destination, "precious.txt"), "utf8")).toBe("keep me\n");
+  });
+
+  it("is replaced whole when the caller asks for it", async () => {
+    const destination = fresh("dest");
+    mkdirSync(destination);
+    writeFileSync(join(destination, "old.txt"), "old\n");
+    const { runtime } = runtimeFor("echo x > out/x.txt");
+    const outcome = await runtime.run({ text: "" }, { harvestTo: destination, replaceHarvestTo: true });
+    expect(outcome).toMatchObject({ ok: true, harvest: { ok: true, files: 1 } });
+    expect(listing(destination)).toEqual(["x.txt"]);
+  });
+});
+
+describe("a writable work/ of a large checkout", () => {
+  it("harvests the three files the agent touched and a patch that git apply takes on a copy of the inputs", async () => {
+    const inputs = fresh("checkout");
+    const FILES = 100_000;
+    // Made by the shell in one process: a hundred thousand writeFileSync calls take far longer.
+    execFileSync("sh", ["-c", `for d in $(seq 0 ${FILES / 1000 - 1}); do mkdir -p pkg$d; (cd pkg$d && for f in $(seq 0 999); do printf 'package %s file %s\\nsecond line\\n' $d $f > f$f.txt; done); done`], {
+      cwd: (mkdirSync(inputs, { recursive: true }), inputs),
+    });
+    const script = [
+      "printf 'package 7 file 7\\nsecond line, edited\\n' > pkg7/f7.txt",
+      "printf 'a new file\\n' > pkg9/new.txt",
+      "rm pkg3/f3.txt",
+      "printf 'package 5 file 5\\nsecond line\\nthird line\\n' > pkg5/f5.txt",
+    ].join(" && ");
+    const { runtime } = runtimeFor(script, { writableWork: true });
+    const destination = fresh("changes");
+    const outcome = await runtime.run({ text: "" }, { inputs: { directory: inputs }, harvestTo: destination, timeoutSeconds: 600 });
+    expect(outcome).toMatchObject({
+      ok: true,
+      harvest: { ok: true, changes: { added: ["pkg9/new.txt"], changed: ["pkg5/f5.txt", "pkg7/f7.txt"], deleted: ["pkg3/f3.txt"], undiffed: [] } },
+    });
+    expect(listing(join(destination, "files")).filter((p) => p.endsWith(".txt"))).toEqual(["pkg5/f5.txt", "pkg7/f7.txt", "pkg9/new.txt"]);
+
+    // The real git takes the patch on a copy of the inputs and yields what the agent left.
+    const copy = fresh("applied");
+    cpSync(inputs, copy, { recursive: true });
+    execFileSync("git", ["apply", "--check", join(destination, "changes.patch")], { cwd: copy });
+    execFileSync("git", ["apply", join(destination, "changes.patch")], { cwd: copy });
+    expect(readFileSync(join(copy, "pkg7/f7.txt"), "utf8")).toBe("package 7 file 7\nsecond line, edited\n");
+    expect(readFileSync(join(copy, "pkg5/f5.txt"), "utf8")).toBe("package 5 file 5\nsecond line\nthird line\n");
+    expect(readFileSync(join(copy, "pkg9/new.txt"), "utf8")).toBe("a new file\n");
+    expect(readdirSync(join(copy, "pkg3"))).not.toContain("f3.txt");
+    expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.run=${outcome.runId}`)).toBe("");
+  }, 300_000);
+});

@@ -1,0 +1,138 @@
+// Collects what the agent changed in a writable work/, relative to what was staged: the added and
+// changed files (copied), the deleted paths, and one unified diff of the text changes
+// (changes.patch, which `git apply` takes on a copy of the inputs). The result is a tree the Harvest
+// then copies under its usual rules: `files/`, `changes.patch`, `changes.json`.
+// Run it only once nothing writes to work/ (the container is gone). Links are never followed.
+
+import { constants } from "node:fs";
+import { copyFile, lstat, mkdir, opendir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { createTwoFilesPatch } from "diff";
+import type { ChangeSummary } from "../../plan/index.js";
+import { MAX_HARVEST_ENTRIES } from "../harvest/index.js";
+import { BINARY_SNIFF_BYTES, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
+import { unchanged, type Manifest } from "./manifest.js";
+
+/** Where the original content of a staged path can be read again. */
+export type Originals = {
+  readonly directory?: string;
+  readonly files?: Readonly<Record<string, string | Uint8Array>>;
+};
+
+/** Why the changes cannot be harvested: an entry the Harvest would refuse anyway, named. */
+export class ChangesRefused extends Error {
+  override readonly name = "ChangesRefused";
+  constructor(
+    readonly reason: "symlink" | "special_file" | "too_many_entries" | "too_deep",
+    readonly entry: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Writes the changes of `work` into the new directory `into`; returns their summary. */
+export async function collectChanges(work: string, manifest: Manifest, originals: Originals, into: string): Promise<ChangeSummary> {
+  const added: string[] = [];
+  const changed: string[] = [];
+  const undiffed: string[] = [];
+  const seen = new Set<string>();
+  const patches: string[] = [];
+  let bytes = 0;
+  await mkdir(join(into, "files"), { recursive: true, mode: 0o755 });
+
+  // More entries than were staged plus what a Harvest may take, or a deeper tree, cannot be harvested:
+  // stop walking there rather than walk whatever the agent made.
+  const maxEntries = manifest.size + MAX_HARVEST_ENTRIES;
+  let entries = 0;
+  const visit = async (dir: string, relative: string, depth: number): Promise<void> => {
+    if (depth > MAX_CHANGES_DEPTH) {
+      throw new ChangesRefused("too_deep", relative, `${JSON.stringify(relative)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`);
+    }
+    for await (const entry of await opendir(dir)) {
+      const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (++entries > maxEntries) {
+        throw new ChangesRefused("too_many_entries", rel, `work/ holds more than ${maxEntries} entries (the staged ones plus MAX_HARVEST_ENTRIES); leave fewer files`);
+      }
+      const path = join(dir, entry.name);
+      const stats = await lstat(path, { bigint: true });
+      const before = manifest.get(rel);
+      seen.add(rel);
+      if (stats.isDirectory()) {
+        await visit(path, rel, depth + 1);
+        continue;
+      }
+      if (unchanged(before, stats) && before?.kind !== "directory") continue;
+      if (!stats.isFile()) {
+        throw new ChangesRefused(stats.isSymbolicLink() ? "symlink" : "special_file", rel, `${JSON.stringify(rel)} is a ${stats.isSymbolicLink() ? "symbolic link" : "special file"} the agent made or changed; the Harvest takes regular files only`);
+      }
+      (before === undefined || before.kind !== "file" ? added : changed).push(rel);
+      bytes += Number(stats.size);
+      const target = join(into, "files", rel);
+      await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+      await copyFile(path, target, constants.COPYFILE_EXCL);
+      const patch = await diffOf(rel, before?.kind === "file" ? await original(originals, rel) : undefined, path, Number(stats.size));
+      if (patch === undefined) undiffed.push(rel);
+      else patches.push(patch);
+    }
+  };
+  await visit(work, "", 0);
+
+  const deleted: string[] = [];
+  for (const [rel, entry] of manifest) {
+    if (seen.has(rel) || entry.kind === "directory") continue;
+    deleted.push(rel);
+    const old = entry.kind === "file" ? await original(originals, rel) : undefined;
+    const patch = old === undefined || isBinary(old) || old.length > MAX_DIFF_FILE_BYTES ? undefined : unifiedDiff(rel, old.toString("utf8"), undefined);
+    if (patch === undefined) undiffed.push(rel);
+    else patches.push(patch);
+  }
+  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes };
+  await writeFile(join(into, "changes.patch"), patches.join(""), { mode: 0o644 });
+  await writeFile(join(into, "changes.json"), `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o644 });
+  return summary;
+}
+
+/** The staged content of `rel`, or undefined when it cannot be read again (the caller's tree changed). */
+async function original(originals: Originals, rel: string): Promise<Buffer | undefined> {
+  const given = originals.files?.[rel];
+  if (given !== undefined) return Buffer.from(given);
+  if (originals.directory === undefined) return undefined;
+  try {
+    const stats = await lstat(join(originals.directory, rel));
+    return stats.isFile() && stats.size <= MAX_DIFF_FILE_BYTES ? await readFile(join(originals.directory, rel)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A unified diff of one text file, or undefined when either side is binary or too large to diff. */
+async function diffOf(rel: string, old: Buffer | undefined, path: string, size: number): Promise<string | undefined> {
+  if (size > MAX_DIFF_FILE_BYTES) return undefined;
+  const now = await readFile(path);
+  if (isBinary(now) || (old !== undefined && isBinary(old))) return undefined;
+  return unifiedDiff(rel, old?.toString("utf8"), now.toString("utf8"));
+}
+
+/** `git apply`-able: a/ and b/ prefixes, /dev/null for a side that does not exist. */
+function unifiedDiff(rel: string, before: string | undefined, after: string | undefined): string {
+  const patch = createTwoFilesPatch(
+    before === undefined ? "/dev/null" : `a/${rel}`,
+    after === undefined ? "/dev/null" : `b/${rel}`,
+    before ?? "",
+    after ?? "",
+    undefined,
+    undefined,
+    { context: 3 },
+  );
+  // jsdiff opens with a line of "=" that no patch tool needs; git's own header says what a side
+  // that does not exist means (a new or a deleted file), or git apply looks for "dev/null".
+  const mode = before === undefined ? "new file mode 100644\n" : after === undefined ? "deleted file mode 100644\n" : "";
+  return `diff --git a/${rel} b/${rel}\n${mode}${patch.slice(patch.indexOf("---"))}`;
+}
+
+/** Binary as git decides it: a NUL byte near the start. Invalid UTF-8 counts too: it would not survive the patch. */
+function isBinary(bytes: Buffer): boolean {
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return true;
+  return !Buffer.from(bytes.toString("utf8"), "utf8").equals(bytes);
+}

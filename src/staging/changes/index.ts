@@ -1,0 +1,14 @@
+/**
+ * What an agent changed in a writable work/: a manifest taken when the Run starts, and the
+ * added, changed and deleted paths with a unified diff collected once it is over.
+ *
+ * ```ts
+ * const manifest = await takeManifest(work);   // after staging
+ * // ... the Run ...
+ * const summary = await collectChanges(work, manifest, { directory: inputs }, changesDir);
+ * ```
+ */
+export type { Manifest } from "./manifest.js";
+export type { Originals } from "./changes.js";
+export { takeManifest } from "./manifest.js";
+export { ChangesRefused, collectChanges } from "./changes.js";

@@ -1,0 +1,129 @@
+// A user's project, as the package test writes it: one ES module and one CommonJS module that use
+// agentcage and agentcage/testing the way the README does, compiled under the strictest flags with
+// the library's own .d.ts files checked. Each prints what it computed as one JSON line, starting
+// no container. Kept as text here: the repository's own type-check must not resolve "agentcage".
+
+/** The consumer's tsconfig: strict, exact optional properties, checked indexing, and no skipLibCheck. */
+export const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    lib: ["ES2023"],
+    types: ["node"],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: false,
+    outDir: "out",
+  },
+  files: ["esm.mts", "cjs.cts"],
+};
+
+/** What each consumer prints. */
+export type ConsumerReport = {
+  readonly kind: "esm" | "cjs";
+  readonly runtimeArgs: string[];
+  readonly agentArgs: string[];
+  readonly images: string[];
+  readonly imageNames: string[];
+  readonly reason: string;
+};
+
+// The body both consumers share: every public type a caller meets is named, and a dockerode
+// instance is passed where the options take one.
+const BODY = `
+const secretFile: SecretFile = { agentPath: "/tmp/.config/token", content: "file-secret" };
+const runOptions: RunOptions = { timeoutSeconds: 60, env: { RUN_TOKEN: "run-secret" }, secretFiles: [secretFile], secrets: ["run-secret"] };
+const engine: Engine = createDockerEngine(new Docker({ socketPath: "/var/run/docker.sock" }));
+const container: AgentContainer = { image: "agentcage-test:latest", env: { API_TOKEN: "declared-secret" }, limits: { memoryBytes: limits.DEFAULT_MEMORY_BYTES } };
+const runtime = createAgentContainerRuntime({
+  container,
+  engine,
+  run: (prompt: RunPrompt) => ({ args: ["sample-agent", "--once"], stdin: prompt.text, outcome: async () => ({ ok: true }) }),
+});
+const request: AgentRequestInput = { cli: "claude", model: "sonnet", maxTurns: 3 };
+const agents = createAgentRunner({ image: AGENT_IMAGE, docker: new Docker(), environment: { ANTHROPIC_API_KEY: "sk-consumer" } });
+const buildOptions: BuildAgentImagesOptions = { docker: new Docker(), images: ["stand-in"] };
+const describeOutcome = (outcome: AgentOutcome | Outcome): string => \`\${outcome.reason}\${outcome.error === undefined ? "" : \`: \${outcome.error}\`}\`;
+const notRun: EndReason = "completed";
+let standIn: RunningStandIn | undefined;
+
+async function report(kind: "esm" | "cjs"): Promise<string> {
+  const command = runtime.commandFor({ text: "hi" }, { env: runOptions.env ?? {} });
+  const agentCommand = await agents.commandFor(request, "Say hi.");
+  if (standIn !== undefined || typeof startStandInModel !== "function" || typeof buildAgentImages !== "function") throw new Error("the testing export is incomplete");
+  return JSON.stringify({
+    kind,
+    runtimeArgs: command.redactedArgs,
+    agentArgs: agentCommand.redactedArgs,
+    images: [AGENT_IMAGE, STAND_IN_IMAGE],
+    imageNames: [...AGENT_IMAGE_NAMES, ...(buildOptions.images ?? [])],
+    reason: describeOutcome({ runId: "r", ok: true, reason: notRun, durationMs: 1, stdoutBytes: 0, stderrBytes: 0, stderr: "" } as Outcome),
+  });
+}
+`;
+
+const IMPORTS = `
+  createAgentContainerRuntime,
+  createAgentRunner,
+  createDockerEngine,
+  limits,
+  type AgentContainer,
+  type AgentOutcome,
+  type AgentRequestInput,
+  type EndReason,
+  type Engine,
+  type Outcome,
+  type RunOptions,
+  type RunPrompt,
+  type SecretFile,
+`;
+const TESTING_IMPORTS = `AGENT_IMAGE, AGENT_IMAGE_NAMES, STAND_IN_IMAGE, buildAgentImages, startStandInModel, type BuildAgentImagesOptions, type RunningStandIn`;
+
+/** esm.mts: imports, and top-level await. */
+export const ESM_CONSUMER = `import Docker from "dockerode";
+import {${IMPORTS}} from "agentcage";
+import { ${TESTING_IMPORTS} } from "agentcage/testing";
+${BODY}
+console.log(await report("esm"));
+`;
+
+/** cjs.cts: compiled to require() of the ES module package. */
+export const CJS_CONSUMER = `import Docker = require("dockerode");
+import {${IMPORTS}} from "agentcage";
+import { ${TESTING_IMPORTS} } from "agentcage/testing";
+${BODY}
+report("cjs").then(
+  (line) => console.log(line),
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
+`;
+
+/** stand-in.mts: starts the stand-in model from agentcage/testing and fetches its front page from a container that joins it. */
+export const STAND_IN_CONSUMER = `import { createAgentContainerRuntime } from "agentcage";
+import { startStandInModel } from "agentcage/testing";
+
+const standIn = await startStandInModel("plain");
+try {
+  const runtime = createAgentContainerRuntime({
+    container: { image: "agentcage-test:latest", networks: [standIn.network], owner: "agentcage-package-test" },
+    run: () => ({
+      args: ["wget", "-q", "-O", "-", \`\${standIn.baseUrl}/\`],
+      stdin: "",
+      outcome: async (stdout) => {
+        let text = "";
+        for await (const chunk of stdout) text += Buffer.from(chunk).toString();
+        return { ok: true, text };
+      },
+    }),
+  });
+  const outcome = await runtime.run({ text: "" }, { timeoutSeconds: 30 });
+  console.log(JSON.stringify({ reason: outcome.reason, error: outcome.error, text: outcome.result?.text, requests: await standIn.requests() }));
+} finally {
+  await standIn.stop();
+}
+`;
