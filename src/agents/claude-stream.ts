@@ -2,9 +2,10 @@
 // terminal `result` record decides, from its structured fields first: `subtype`, `is_error`
 // (which claude sets with subtype "success" on API failures), `api_error_status`, and the
 // synthetic assistant message's `error`. Text is classified only when no field says more.
+// Reading stops at that record: whatever claude does on its way out cannot change the answer.
 
 import { classifyApiFailure, type Classified } from "./classify.js";
-import { arr, emitter, num, obj, readRecords, str, tooNoisyMessage } from "./read-stream.js";
+import { arr, emitter, num, obj, readRecords, str, tooNoisyMessage, type RecordVerdict } from "./read-stream.js";
 import type { AgentResult, AgentUsage, StreamParseOptions } from "./result.js";
 
 /** claude's `error` on its synthetic assistant message, to a reason. */
@@ -76,8 +77,7 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
     };
   };
 
-  const tally = await readRecords(source, options, (record) => {
-    if (terminal !== undefined) return;
+  const tally = await readRecords(source, options, (record): RecordVerdict => {
     const type = str(record["type"]);
     if (type === "system") {
       const subtype = str(record["subtype"]);
@@ -100,7 +100,7 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
           text,
         };
         emit({ type: "error", message: text });
-        return;
+        return undefined;
       }
       for (const block of blocks) {
         if (str(block?.["type"]) === "text" && str(block?.["text"]) !== undefined) {
@@ -121,7 +121,9 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
     } else if (type === "result") {
       terminal = onResult(record);
       emit({ type: "result", result: terminal });
+      return "terminal";
     }
+    return undefined;
   });
 
   const counts = {

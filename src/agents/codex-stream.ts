@@ -1,9 +1,10 @@
 // Reads `codex exec --json` into the shared agent result. `turn.completed` ends a good turn and
-// carries cumulative usage (the last one wins); `turn.failed` ends a bad one, and its
-// `error.message` (codex's own rewording of the API's answer) is what is classified.
+// carries the Run's usage; `turn.failed` ends a bad one, and its `error.message` (codex's own
+// rewording of the API's answer) is what is classified. Reading stops at either: `codex exec` runs
+// one turn, and whatever codex does on its way out (an upload, a sync) cannot change the answer.
 
 import { classifyApiFailure, type Classified } from "./classify.js";
-import { emitter, num, obj, readRecords, str, tooNoisyMessage } from "./read-stream.js";
+import { emitter, num, obj, readRecords, str, tooNoisyMessage, type RecordVerdict } from "./read-stream.js";
 import type { AgentResult, AgentUsage, StreamParseOptions } from "./result.js";
 
 export type CodexParseOptions = StreamParseOptions & {
@@ -50,7 +51,7 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
     ...(options.model === undefined ? {} : { model: options.model }),
   });
 
-  const tally = await readRecords(source, options, (record) => {
+  const tally = await readRecords(source, options, (record): RecordVerdict => {
     const type = str(record["type"]);
     const item = obj(record["item"]);
     const itemType = str(item?.["type"]);
@@ -80,25 +81,25 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
         }
         break;
       case "turn.completed": {
-        // Cumulative: the last turn.completed holds the whole Run's usage.
         usage = codexUsage(record["usage"]) ?? usage;
         turns += 1;
         if (usage !== undefined) emit({ type: "usage", usage });
         terminal = { ok: true, reason: "completed", ...(text === undefined ? {} : { text }), ...facts() };
-        break;
+        return "terminal";
       }
       case "turn.failed": {
         const message = str(obj(record["error"])?.["message"]) ?? lastError ?? "codex reported a failed turn";
         const classified = classifyCodexFailure(message);
         turns += 1;
         terminal = { ok: false, reason: classified.reason, retryable: classified.retryable, error: message, ...(classified.resetAt === undefined ? {} : { resetAt: classified.resetAt }), ...facts() };
-        break;
+        return "terminal";
       }
       case "error":
         lastError = str(record["message"]);
         if (lastError !== undefined) emit({ type: "error", message: lastError });
         break;
     }
+    return undefined;
   });
 
   const counts = {

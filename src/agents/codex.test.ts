@@ -22,6 +22,14 @@ const CODEX_BASE = [
   "--ephemeral",
   "--ignore-user-config",
   "--disable", "shell_snapshot",
+  "-c", "analytics.enabled=false",
+  "-c", 'otel.metrics_exporter="none"',
+  "-c", 'otel.exporter="none"',
+  "-c", 'otel.trace_exporter="none"',
+  "-c", "feedback.enabled=false",
+  "-c", "check_for_update_on_startup=false",
+  "--disable", "plugins",
+  "--disable", "apps",
 ] as const;
 const WEB_OFF = ["-c", 'web_search="disabled"'] as const;
 
@@ -31,7 +39,7 @@ describe("codexArgs", () => {
     expect(args.slice(args.indexOf("--cd"), args.indexOf("--cd") + 2)).toEqual(["--cd", "/src"]);
   });
 
-  it("gives the defaults: exec --json in /work, its sandbox off, no user config, web search off, the prompt from stdin", () => {
+  it("gives the defaults: exec --json in /work, its sandbox off, no user config, nothing sent but to the model, web search off, the prompt from stdin", () => {
     expect(codex()).toEqual([...CODEX_BASE, ...WEB_OFF, "-"]);
   });
 
@@ -89,6 +97,14 @@ describe("codexArgs", () => {
       "--ephemeral",
       "--ignore-user-config",
       "--disable", "shell_snapshot",
+      "-c", "analytics.enabled=false",
+      "-c", 'otel.metrics_exporter="none"',
+      "-c", 'otel.exporter="none"',
+      "-c", 'otel.trace_exporter="none"',
+      "-c", "feedback.enabled=false",
+      "-c", "check_for_update_on_startup=false",
+      "--disable", "plugins",
+      "--disable", "apps",
       "-c", 'web_search="live"',
       "--model", "gpt-5.5",
       "-c", 'model_reasoning_effort="low"',

@@ -1,6 +1,7 @@
 // The codex adapter: a typed request to `codex exec --json` argv (its own sandbox off, because the
 // container is the boundary and codex's sandbox cannot start under stock seccomp; no user config,
-// nothing persisted, no shell environment snapshot on disk), the prompt on stdin.
+// nothing persisted, no shell environment snapshot on disk; nothing sent anywhere but to the model),
+// the prompt on stdin.
 
 import type { AgentRequest } from "./request.js";
 
@@ -28,6 +29,28 @@ export function tomlString(value: string): string {
 
 const toml = tomlString;
 
+/**
+ * Everything codex would send somewhere other than the model, turned off by its own settings
+ * (checked against codex 0.171.0: a mistyped value for each key is refused, an unknown feature
+ * name too). Each costs time in the cage as well: with no DNS, a lookup waits 5 s before failing.
+ */
+export const CODEX_QUIET = [
+  // Usage metrics to ab.chatgpt.com, uploaded as codex exits: the 5 s wait of every Run.
+  "-c", "analytics.enabled=false",
+  // No OpenTelemetry export of metrics, logs or traces (the metrics exporter defaults to OpenAI's).
+  "-c", 'otel.metrics_exporter="none"',
+  "-c", 'otel.exporter="none"',
+  "-c", 'otel.trace_exporter="none"',
+  // No feedback upload (logs and the session to OpenAI).
+  "-c", "feedback.enabled=false",
+  // No check for a newer codex; the image pins the version.
+  "-c", "check_for_update_on_startup=false",
+  // No plugin sync: the curated marketplace from GitHub or chatgpt.com, a login's installed plugins.
+  "--disable", "plugins",
+  // No ChatGPT connectors (apps) fetched from a login's account as tools: not the Run's to use.
+  "--disable", "apps",
+] as const;
+
 export type CodexArgsOptions = {
   /** The agent's working directory inside the container: the staged work/, where the container starts too. */
   readonly workdir: string;
@@ -47,6 +70,7 @@ export function codexArgs(request: AgentRequest, options: CodexArgsOptions): str
     "--ephemeral",
     "--ignore-user-config",
     "--disable", "shell_snapshot",
+    ...CODEX_QUIET,
     "-c", `web_search=${toml(request.web && !request.noTools ? "live" : "disabled")}`,
     ...(request.noTools ? ["--disable", "shell_tool"] : []),
     ...(request.model === undefined ? [] : ["--model", request.model]),

@@ -6,6 +6,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { constants } from "node:fs";
 import type { AgentCli } from "./request.js";
+import { CODEX_HOME } from "./environment.js";
 import { MAX_CREDENTIAL_BYTES } from "./limits.js";
 
 export type CredentialKind = "oauth_token" | "login" | "api_key" | "none";
@@ -60,8 +61,8 @@ export type CredentialSources = {
   readonly codexLoginDirectory?: string;
 };
 
-/** Where codex looks for its login: its home is the tmpfs (see environment.ts). */
-export const CODEX_AUTH_PATH = "/tmp/auth.json";
+/** Where codex looks for its login: auth.json in its home, the tmpfs (see environment.ts). */
+export const CODEX_AUTH_PATH = `${CODEX_HOME}/auth.json`;
 
 export async function findCredential(cli: AgentCli, sources: CredentialSources = {}): Promise<Credential> {
   const environment = sources.environment ?? process.env;

@@ -9,16 +9,29 @@ const SHARED = {
   LANG: "C.UTF-8",
   TZ: "UTC",
   HOME: "/tmp",
-  TMPDIR: "/tmp",
+  TMPDIR: "/var/tmp",
   DISABLE_AUTOUPDATER: "1",
 };
 
+/** claude's own switches for everything it would send somewhere other than the model. */
+const CLAUDE_QUIET = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  DISABLE_TELEMETRY: "1",
+  DISABLE_ERROR_REPORTING: "1",
+  DISABLE_BUG_COMMAND: "1",
+  DISABLE_FEEDBACK_COMMAND: "1",
+  CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: "1",
+  DISABLE_UPDATES: "1",
+  CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1",
+  ENABLE_CLAUDEAI_MCP_SERVERS: "false",
+};
+
 describe("publicEnvironment", () => {
-  it("gives claude the shared variables, its config dir on tmpfs and no nonessential traffic", () => {
+  it("gives claude the shared variables, its config dir on tmpfs and no traffic but to the model", () => {
     expect(publicEnvironment("claude")).toEqual({
       ...SHARED,
       CLAUDE_CONFIG_DIR: "/tmp/claude-config",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      ...CLAUDE_QUIET,
     });
   });
 
@@ -26,7 +39,7 @@ describe("publicEnvironment", () => {
     expect(publicEnvironment("claude", { anthropicBaseUrl: "http://stand-in:8080" })).toEqual({
       ...SHARED,
       CLAUDE_CONFIG_DIR: "/tmp/claude-config",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      ...CLAUDE_QUIET,
       ANTHROPIC_BASE_URL: "http://stand-in:8080",
     });
   });
@@ -61,7 +74,7 @@ describe("publicEnvironment", () => {
     it.each(["claude", "codex"] as const)("lets none of it into %s's environment", (cli) => {
       Object.assign(process.env, planted);
       const environment = publicEnvironment(cli);
-      expect(environment).toEqual(cli === "claude" ? { ...SHARED, CLAUDE_CONFIG_DIR: "/tmp/claude-config", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" } : { ...SHARED, CODEX_HOME: "/tmp" });
+      expect(environment).toEqual(cli === "claude" ? { ...SHARED, CLAUDE_CONFIG_DIR: "/tmp/claude-config", ...CLAUDE_QUIET } : { ...SHARED, CODEX_HOME: "/tmp" });
       const values = Object.values(environment);
       for (const value of Object.values(planted)) expect(values).not.toContain(value);
     });

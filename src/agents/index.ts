@@ -27,3 +27,4 @@ export { CredentialError, findCredential } from "./credentials.js";
 export type { EndpointOverrides } from "./environment.js";
 export { publicEnvironment } from "./environment.js";
 export { createAgentRunner } from "./runner.js";
+export { AgentRunnerError } from "./runner-options.js";

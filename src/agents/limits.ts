@@ -12,3 +12,9 @@ export const MAX_CREDENTIAL_BYTES = 64 * 1024;
 /** Retries of a failed API call by the CLI itself, unless the Operator says otherwise. */
 export const DEFAULT_API_RETRIES = 2;
 export const MAX_API_RETRIES = 10;
+/**
+ * After a CLI's terminal record (claude's `result`, codex's `turn.completed`/`turn.failed`) the
+ * answer is known; the CLI gets this long to exit on its own before its container is stopped, so a
+ * hang on the way out (an upload that cannot resolve inside the cage) never costs a Run's timeout.
+ */
+export const EXIT_AFTER_RESULT_MS = 2000;

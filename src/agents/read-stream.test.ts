@@ -106,12 +106,12 @@ describe("what the stream decides, and what it does not", () => {
     expect(result).toMatchObject({ ok: false, reason: "credential_refused" });
   });
 
-  it("takes codex's last cumulative usage", async () => {
+  it("ends codex's stream at its turn.completed, with that record's usage", async () => {
     const result = await parseCodexStream(chunked(lines(
-      { type: "turn.completed", usage: { input_tokens: 10, output_tokens: 1 } },
       { type: "turn.completed", usage: { input_tokens: 30, cached_input_tokens: 5, output_tokens: 4 } },
+      { type: "turn.completed", usage: { input_tokens: 90, output_tokens: 9 } },
     ), 2));
-    expect(result).toMatchObject({ ok: true, numTurns: 2, usage: { inputTokens: 30, outputTokens: 4, cacheReadTokens: 5, cacheWriteTokens: 0 } });
+    expect(result).toMatchObject({ ok: true, numTurns: 1, usage: { inputTokens: 30, outputTokens: 4, cacheReadTokens: 5, cacheWriteTokens: 0 } });
   });
 
   it("tolerates noise up to its cap, then calls the stream a protocol_error", async () => {
@@ -124,5 +124,60 @@ describe("what the stream decides, and what it does not", () => {
   it("skips an oversized line and counts it", async () => {
     const big = Buffer.concat([Buffer.from(`{"type":"assistant","x":"${"a".repeat(2000)}"}\n`), lines({ type: "result", subtype: "success", is_error: false, result: "ok" })]);
     expect(await parseClaudeStream(chunked(big, 64), { maxLineBytes: 1000 })).toMatchObject({ ok: true, oversizedLines: 1 });
+  });
+});
+
+describe("the terminal record ends the reading", () => {
+  const line = (record: object) => Buffer.from(`${JSON.stringify(record)}\n`);
+  const CLAUDE_RESULT = { type: "result", subtype: "success", is_error: false, result: "done", session_id: "s-1", num_turns: 1 };
+
+  /** Yields `bytes` in chunks of `size`, then never ends; records whether the reader closed it. */
+  function neverEnding(bytes: Buffer, size: number): AsyncIterable<Uint8Array> & { closed: boolean } {
+    const source = {
+      closed: false,
+      [Symbol.asyncIterator]: () => {
+        let at = 0;
+        return {
+          next: (): Promise<IteratorResult<Uint8Array>> =>
+            at < bytes.length
+              ? Promise.resolve({ done: false, value: bytes.subarray(at, (at += size)) })
+              : new Promise<IteratorResult<Uint8Array>>(() => undefined),
+          return: (): Promise<IteratorResult<Uint8Array>> => {
+            source.closed = true;
+            return Promise.resolve({ done: true, value: undefined });
+          },
+        };
+      },
+    };
+    return source;
+  }
+
+  it.each(CHUNK_SIZES)("resolves claude's result when nothing follows and the stream never ends, at chunk size %s", async (size) => {
+    const source = neverEnding(line(CLAUDE_RESULT), size);
+    expect(await parseClaudeStream(source)).toEqual({ ok: true, reason: "completed", text: "done", sessionId: "s-1", numTurns: 1 });
+    expect(source.closed).toBe(true);
+  });
+
+  it.each(CHUNK_SIZES)("resolves codex's turn.completed and turn.failed when the stream never ends, at chunk size %s", async (size) => {
+    const completed = neverEnding(Buffer.concat([line({ type: "item.completed", item: { type: "agent_message", text: "done" } }), line({ type: "turn.completed", usage: {} })]), size);
+    expect(await parseCodexStream(completed)).toMatchObject({ ok: true, reason: "completed", text: "done", numTurns: 1 });
+    const failed = neverEnding(line({ type: "turn.failed", error: { message: "unexpected status 401 Unauthorized: bad key" } }), size);
+    expect(await parseCodexStream(failed)).toMatchObject({ ok: false, reason: "credential_refused" });
+    expect([completed.closed, failed.closed]).toEqual([true, true]);
+  });
+
+  it("keeps the terminal record's answer whatever follows it, noise and records alike", async () => {
+    const after = Buffer.concat([line(CLAUDE_RESULT), Buffer.from("panic: upload failed\n".repeat(5)), line({ ...CLAUDE_RESULT, subtype: "error_during_execution", is_error: true })]);
+    expect(await parseClaudeStream(chunked(after, 7), { maxNoiseLines: 1 })).toEqual({ ok: true, reason: "completed", text: "done", sessionId: "s-1", numTurns: 1 });
+    const codexAfter = Buffer.concat([line({ type: "turn.completed", usage: {} }), line({ type: "error", message: "metrics upload failed" }), line({ type: "turn.failed", error: { message: "late" } })]);
+    const events: AgentEvent[] = [];
+    expect(await parseCodexStream(chunked(codexAfter, 3), { onEvent: (e) => events.push(e) })).toMatchObject({ ok: true, reason: "completed" });
+    expect(events.map((e) => e.type)).toEqual(["usage", "result"]);
+  });
+
+  it("still waits for the stream's end when no terminal record came", async () => {
+    const source = neverEnding(line({ type: "system", subtype: "init", session_id: "s-1" }), 64);
+    const settled = await Promise.race([parseClaudeStream(source).then(() => "resolved"), new Promise((resolve) => setTimeout(() => resolve("pending"), 50))]);
+    expect(settled).toBe("pending");
   });
 });

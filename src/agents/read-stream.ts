@@ -1,22 +1,30 @@
 // The loop both parsers share: frame the stream into JSON lines, count noise and oversized lines,
-// hand each record to the CLI's own handler, and always read the stream to its end.
+// hand each record to the CLI's own handler, and stop at the record the handler calls terminal (or
+// at the stream's end). Nothing after the terminal record is awaited: the runtime drains the rest.
 
 import { jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES } from "../runtime/index.js";
 import type { AgentEvent, StreamParseOptions } from "./result.js";
 
 export type StreamTally = { noiseLines: number; oversizedLines: number; tooNoisy: boolean; firstNoise?: string };
 
-/** Feeds every JSON record to `handle`; an `onEvent` that throws is the caller's bug and is not caught. */
+/** What a handler answers for a record: "terminal" ends the reading there (the CLI has answered). */
+export type RecordVerdict = "terminal" | undefined;
+
+/**
+ * Feeds each JSON record to `handle` until it answers "terminal" or the stream ends; an `onEvent`
+ * that throws is the caller's bug and is not caught.
+ */
 export async function readRecords(
   source: AsyncIterable<Uint8Array>,
   options: StreamParseOptions,
-  handle: (record: Record<string, unknown>) => void,
+  handle: (record: Record<string, unknown>) => RecordVerdict,
 ): Promise<StreamTally> {
   const tally: StreamTally = { noiseLines: 0, oversizedLines: 0, tooNoisy: false };
   const maxNoise = options.maxNoiseLines ?? MAX_NOISE_LINES;
   for await (const line of jsonLines(source, options.maxLineBytes ?? MAX_LINE_BYTES)) {
     if (line.kind === "json") {
-      if (!tally.tooNoisy) handle(line.value);
+      // Leaving the loop closes the source; the runtime keeps draining the agent's stdout.
+      if (!tally.tooNoisy && handle(line.value) === "terminal") break;
     } else if (line.kind === "oversized") {
       tally.oversizedLines += 1;
     } else {

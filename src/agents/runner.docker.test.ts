@@ -57,7 +57,9 @@ describe("an agent Run's credential", () => {
     expect(envWords.sort()).toEqual(
       [
         "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=2", "CLAUDE_CONFIG_DIR=/tmp/claude-config", "CODEX_HOME=/tmp",
-        "DISABLE_AUTOUPDATER=1", "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "TZ=UTC",
+        "DISABLE_AUTOUPDATER=1", "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/var/tmp", "TZ=UTC",
+        "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "DISABLE_FEEDBACK_COMMAND=1", "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+        "DISABLE_UPDATES=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1", "ENABLE_CLAUDEAI_MCP_SERVERS=false",
       ].sort(),
     );
     expect(command.env).toEqual({ ANTHROPIC_API_KEY: KEY });

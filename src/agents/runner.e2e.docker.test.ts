@@ -81,6 +81,15 @@ describe.each(["claude", "codex"] as const)("the real %s CLI in the locked-down 
     expectNoCanary(seen);
   });
 
+  it("ends when it has answered, with nothing on stderr: no upload, sync or update check left to time out, no warning", async () => {
+    const seen = await runAgainst("plain", { cli, maxTurns: 5 });
+    expect(seen.outcome).toMatchObject({ ok: true, reason: "completed", exit: { code: 0 } });
+    expect(seen.outcome.stderr).toBe("");
+    // A lookup that cannot resolve in the cage costs 5 s; a trivial Run takes well under 1 s.
+    expect(seen.outcome.durationMs).toBeLessThan(4000);
+    expectNoCanary(seen);
+  });
+
   it("ends a 401 as credential_refused", async () => {
     const seen = await runAgainst("status_401", { cli, maxTurns: 5 });
     expect(seen.outcome).toMatchObject({ ok: false, reason: "failed", result: { reason: "credential_refused" } });

@@ -8,8 +8,10 @@ import {
   AgentContainerError,
   createAgentContainerRuntime,
   DEFAULT_AGENT_WORKDIR,
+  REDACTED,
   refusedOutcome,
   type AgentContainer,
+  type AgentContainerRuntime,
   type ComposedCommand,
   type ContainerLimits,
   type Engine,
@@ -25,8 +27,9 @@ import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { publicEnvironment } from "./environment.js";
-import { DEFAULT_API_RETRIES, MAX_API_RETRIES } from "./limits.js";
+import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES } from "./limits.js";
 import { AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
+import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
 import type { AgentEvent, AgentResult } from "./result.js";
 
 export type AgentRunnerOptions = {
@@ -68,7 +71,9 @@ export type AgentRunOptions = {
   readonly signal?: AbortSignal;
   readonly inputs?: RunInputs;
   readonly harvestTo?: string;
-  /** Each event as the stream is read, secrets masked. */
+  /** Replace a harvestTo that already holds files; default false (such a Run is refused). */
+  readonly replaceHarvestTo?: boolean;
+  /** Each event as the stream is read, secrets masked. If it throws, the Run goes on; see `onEventError`. */
   readonly onEvent?: (event: AgentEvent) => void;
 };
 
@@ -76,25 +81,29 @@ export type AgentOutcome = Outcome<AgentResult> & {
   /** Which kind of credential the Run got; never its value. */
   readonly credential: CredentialKind;
   readonly cli?: AgentCli;
+  /** The first error the caller's onEvent threw (masked); the Run went on without delivering to it. */
+  readonly onEventError?: string;
 };
 
 /** What rides on the prompt from `run` to the plan function. */
-type PlannedRequest = { readonly request: AgentRequest; readonly onEvent?: (event: AgentEvent) => void };
+type PlannedRequest = { readonly request: AgentRequest; readonly onEvent?: (event: AgentEvent) => void; readonly onEventFailed?: (error: unknown) => void };
 
 export type AgentRunner = {
+  /** Never rejects: a malformed call, a missing credential, anything that happens to the Run is the Outcome. */
   readonly run: (request: AgentRequestInput, prompt: string, options?: AgentRunOptions) => Promise<AgentOutcome>;
   /** The `docker run` words for a request, starting nothing; the credential only by name. */
   readonly commandFor: (request: AgentRequestInput, prompt: string) => Promise<ComposedCommand>;
   readonly sweep: () => Promise<SweepResult>;
 };
 
-export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
+export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
+  checkRunnerOptions(options, extra);
   const apiRetries = options.apiRetries ?? DEFAULT_API_RETRIES;
   if (!Number.isInteger(apiRetries) || apiRetries < 0 || apiRetries > MAX_API_RETRIES) {
-    throw new AgentRequestError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
+    throw new AgentRunnerError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
   }
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
-    throw new AgentContainerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
+    throw new AgentRunnerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
   }
   // One working directory for the container and for codex's --cd: the staged workspace's.
   const workdir = options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR;
@@ -115,24 +124,44 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
     ...(options.owner === undefined ? {} : { owner: options.owner }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
-  const runtime = createAgentContainerRuntime<AgentResult, PlannedRequest>({
+  let runtime: AgentContainerRuntime<AgentResult, PlannedRequest>;
+  try {
+    runtime = makeRuntime();
+  } catch (error) {
+    throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
+  }
+  function makeRuntime(): AgentContainerRuntime<AgentResult, PlannedRequest> {
+    return createAgentContainerRuntime<AgentResult, PlannedRequest>({
     container,
     ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
     ...(options.docker === undefined ? {} : { docker: options.docker }),
     ...(options.engine === undefined ? {} : { engine: options.engine }),
     run: (prompt, { mask }) => {
-      const { request, onEvent } = prompt.request;
-      const live = onEvent === undefined ? {} : { onEvent: (event: AgentEvent) => onEvent(mask(event)) };
+      const { request, onEvent, onEventFailed } = prompt.request;
+      // The caller's callback failing is the caller's bug: reported in the Outcome, never the Run's end.
+      let failed = false;
+      const deliver = (event: AgentEvent): void => {
+        if (failed || onEvent === undefined) return;
+        try {
+          onEvent(mask(event));
+        } catch (error) {
+          failed = true;
+          onEventFailed?.(error);
+        }
+      };
+      const live = onEvent === undefined ? {} : { onEvent: deliver };
       return request.cli === "claude"
-        ? { args: claudeArgs(request), stdin: prompt.text, request, outcome: (stdout) => parseClaudeStream(stdout, live) }
+        ? { args: claudeArgs(request), stdin: prompt.text, request, exitGraceMs: EXIT_AFTER_RESULT_MS, outcome: (stdout) => parseClaudeStream(stdout, live) }
         : {
             args: codexArgs(request, { workdir, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
             stdin: prompt.text,
             request,
+            exitGraceMs: EXIT_AFTER_RESULT_MS,
             outcome: (stdout) => parseCodexStream(stdout, { ...live, ...(request.model === undefined ? {} : { model: request.model }) }),
           };
     },
-  });
+    });
+  }
 
   /** The request and its credential, or the Outcome that ends the Run before it starts. */
   type Found = Exclude<Credential, { kind: "none" }>;
@@ -170,11 +199,21 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   };
 
   return {
-    run: async (input, prompt, runOptions = {}) => {
+    run: async (input, prompt, runOptions = {}, ...extra: never[]) => {
+      const misuse = checkRunCall(prompt, runOptions, extra);
+      if (misuse !== undefined) return refused("invalid_request", misuse, "none");
       const prepared = await prepare(input);
       if ("runId" in prepared) return prepared;
       const { request, credential } = prepared;
-      const planned: PlannedRequest = { request, ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }) };
+      let onEventError: string | undefined;
+      const planned: PlannedRequest = {
+        request,
+        ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
+        onEventFailed: (error) => {
+          onEventError = `the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`;
+          options.logger?.warn({ err: onEventError }, "onEvent threw");
+        },
+      };
       const outcome = await runtime.run(
         { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
         {
@@ -183,9 +222,17 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
           ...pick(runOptions),
         },
       );
-      return { ...outcome, credential: credential.kind, cli: request.cli };
+      return {
+        ...withNetworkHint(outcome, options.networks),
+        credential: credential.kind,
+        cli: request.cli,
+        // Masked like everything else the Run hands back: the callback may have quoted an event.
+        ...(onEventError === undefined ? {} : { onEventError: credentialMasked(onEventError, credential) }),
+      };
     },
-    commandFor: async (input, prompt) => {
+    commandFor: async (input, prompt, ...extra: never[]) => {
+      const misuse = checkRunCall(prompt, undefined, extra);
+      if (misuse !== undefined) throw new AgentRunnerError(misuse.replace(/^run takes \(request, prompt, options\)/, "commandFor takes (request, prompt)"));
       const prepared = await prepare(input);
       if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
       const { request, credential } = prepared;
@@ -209,8 +256,29 @@ function agentVariable(cli: AgentCli, found: string, provider: CodexProvider | u
   return cli === "codex" && provider !== undefined ? (provider.envKey ?? "OPENAI_API_KEY") : found;
 }
 
-function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo"> {
+/** A failed Run whose container could reach nothing says so, and what to declare. */
+function withNetworkHint(outcome: Outcome<AgentResult>, networks: readonly string[] | undefined): Outcome<AgentResult> {
+  if (outcome.ok || (networks !== undefined && networks.length > 0 && !networks.includes("none"))) return outcome;
+  const unreached = outcome.reason === "timeout" || outcome.result?.reason === "api_error" || outcome.result?.reason === "no_result" || outcome.result?.reason === "overloaded";
+  if (!unreached) return outcome;
+  const hint =
+    "the agent container has no network (createAgentRunner declares no networks), so the CLI could not reach its model; " +
+    'declare networks: a network of its own that reaches a gateway, or ["bridge"] for the default bridge (see the README on network choices)';
+  return { ...outcome, error: outcome.error === undefined ? hint : `${outcome.error}; ${hint}` };
+}
+
+/** The credential's value (and a login's tokens) out of a text the caller's callback wrote. */
+function credentialMasked(text: string, credential: Exclude<Credential, { kind: "none" }>): string {
+  const values =
+    credential.kind === "login"
+      ? [...(typeof credential.file.content === "string" ? [credential.file.content] : []), ...credential.tokens]
+      : [credential.value];
+  return values.filter((v) => v.length >= 6).reduce((masked, value) => masked.split(value).join(REDACTED), text);
+}
+
+function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo" | "replaceHarvestTo"> {
   return {
+    ...(options.replaceHarvestTo === undefined ? {} : { replaceHarvestTo: options.replaceHarvestTo }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
     ...(options.harvestTo === undefined ? {} : { harvestTo: options.harvestTo }),

@@ -45,7 +45,10 @@ export type Outcome<R extends ReaderVerdict = ReaderVerdict> = {
   /** One message for a person: the reader's error, then the exit facts, then the start of stderr. */
   readonly error?: string;
   readonly exit?: ExitFacts;
+  /** The Run's own time, from its slot to its end; the wait for a slot is `queuedMs`. */
   readonly durationMs: number;
+  /** How long the Run waited for a free slot (maxConcurrentRuns) before it began; 0 when it did not. */
+  readonly queuedMs?: number;
   /** What the reader returned, with secret values masked; absent when it never finished. */
   readonly result?: R;
   readonly stdoutBytes: number;

@@ -22,6 +22,9 @@ export {
 } from "../container/index.js";
 export { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 
+import { availableParallelism, totalmem } from "node:os";
+import { DEFAULT_MEMORY_BYTES as DEFAULT_MEMORY_BYTES_FOR_CONCURRENCY } from "../container/index.js";
+
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -43,5 +46,10 @@ export const ENGINE_ANSWER_MARGIN_MS = 30_000;
 /** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
 
-export const DEFAULT_MAX_CONCURRENT_RUNS = 1;
+/**
+ * Runs at once unless maxConcurrentRuns says otherwise: one per core this process may use, and no
+ * more than this machine's memory holds at the default memory limit; at least 1. On 2 cores and
+ * 24 GiB that is 2. More Runs than this queue (their wait is the Outcome's `queuedMs`).
+ */
+export const DEFAULT_MAX_CONCURRENT_RUNS = Math.max(1, Math.min(availableParallelism(), Math.floor(totalmem() / DEFAULT_MEMORY_BYTES_FOR_CONCURRENCY)));
 export const MAX_CONCURRENT_RUNS = 1024;

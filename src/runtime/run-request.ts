@@ -6,9 +6,13 @@ import { lstat, opendir } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from "../container/index.js";
 import type { RunOptions } from "./runtime.js";
+import { checkCallShape, RUN_OPTION_NAMES } from "./usage.js";
 
 /** Why the call cannot run, or undefined when it can. */
-export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir: string | undefined): string | undefined {
+export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir: string | undefined, extra: readonly unknown[] = []): string | undefined {
+  const shape = checkCallShape("run", options, RUN_OPTION_NAMES, extra);
+  if (shape !== undefined) return shape;
+  options ??= {};
   const staged = runtimeDir !== undefined;
   const p = prompt as { text?: unknown; session?: unknown } | null;
   if (typeof p !== "object" || p === null || typeof p.text !== "string") {

@@ -29,6 +29,7 @@ import { performRun } from "./run.js";
 import { newRunId } from "./run-id.js";
 import { declaredSecrets, runMasker } from "./run-masker.js";
 import { checkRunRequest, checkRunSecrets } from "./run-request.js";
+import { callerAbort, checkCallShape, COMMAND_OPTION_NAMES, describeValue, RunRequestError } from "./usage.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
 import { newSessionId, ownershipLabels, thisProcess, type Ownership } from "./ownership.js";
 
@@ -36,7 +37,7 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
   readonly container: AgentContainer;
   /** Answers each Run with its plan; called once per Run and once per commandFor. */
   readonly run: RunPlanFunction<R, Q>;
-  /** Runs at once; more queue. Default 1. */
+  /** Runs at once; more queue (see `queuedMs`). Default: DEFAULT_MAX_CONCURRENT_RUNS, one per core within the machine's memory. */
   readonly maxConcurrentRuns?: number;
   /** The Docker connection the default engine uses; default: dockerode's own (DOCKER_HOST, else the local socket). */
   readonly docker?: Docker;
@@ -82,9 +83,21 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
   readonly session: string;
 };
 
+const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine"];
+
 export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined>(
   options: RuntimeOptions<R, Q>,
+  ...extra: never[]
 ): AgentContainerRuntime<R, Q> {
+  if (extra.length > 0) throw new AgentContainerError(`createAgentContainerRuntime takes one argument, { container, run }; ${extra.length} more were given`);
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new AgentContainerError(`createAgentContainerRuntime's options ${describeValue(options)} is not an object; pass { container: { image }, run: (prompt) => plan }`);
+  }
+  const unknown = Object.keys(options).filter((key) => !RUNTIME_OPTION_NAMES.includes(key));
+  if (unknown.length > 0) throw new AgentContainerError(`createAgentContainerRuntime option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUNTIME_OPTION_NAMES.join(", ")}`);
+  if (typeof options.container !== "object" || options.container === null) {
+    throw new AgentContainerError(`container ${describeValue(options.container)} is not an Agent Container; pass { image: "..." } at the least`);
+  }
   const container = validateAgentContainer(options.container);
   if (typeof options.run !== "function") {
     throw new AgentContainerError(`run is ${JSON.stringify(typeof options.run)}, not a function; pass (prompt) => RunPlan`);
@@ -121,19 +134,25 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     ...me,
     deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + ENGINE_ANSWER_MARGIN_MS),
   });
-  const sweep = (): Promise<SweepResult> => sweepOwner({ container, owner, session, engine, logger, masker: declaredMasker });
+  const sweep = (...extra: never[]): Promise<SweepResult> =>
+    extra.length > 0
+      ? Promise.reject(new RunRequestError(`sweep takes no arguments; ${extra.length} were given`))
+      : sweepOwner({ container, owner, session, engine, logger, masker: declaredMasker });
   let startupSweep: Promise<unknown> | undefined;
 
-  const run = (prompt: RunPrompt<Q>, runOptions: RunOptions = {}): Promise<Outcome<R>> => {
+  const run = (prompt: RunPrompt<Q>, runOptions: RunOptions = {}, ...extra: never[]): Promise<Outcome<R>> => {
     const runId = newRunId();
-    const startedAt = performance.now();
-    const invalid = checkRunRequest(prompt, runOptions, container.staging?.runtimeDir);
+    const calledAt = performance.now();
+    const invalid = checkRunRequest(prompt, runOptions, container.staging?.runtimeDir, extra);
     // A malformed call may hold secrets we cannot read yet: mask with what the declaration knows.
-    if (invalid !== undefined) return Promise.resolve(log(earlyOutcome<R>(runId, startedAt, declaredMasker, "invalid_request", invalid)));
+    if (invalid !== undefined) return Promise.resolve(log(earlyOutcome<R>(runId, calledAt, declaredMasker, "invalid_request", invalid)));
     const masker = runMasker(declared, runOptions);
-    const early = (reason: Outcome["reason"], error: string) => log(earlyOutcome<R>(runId, startedAt, masker, reason, error));
+    const early = (reason: Outcome["reason"], error: string, queuedMs = 0) => log({ ...earlyOutcome<R>(runId, calledAt, masker, reason, error), queuedMs });
     const signal = runOptions.signal;
-    if (signal?.aborted) return Promise.resolve(early("cancelled", "the Run was cancelled before it started"));
+    if (signal?.aborted) {
+      const { why, detail } = callerAbort(signal);
+      return Promise.resolve(early(why, `${detail} before the Run started`));
+    }
 
     return new Promise<Outcome<R>>((resolve) => {
       let settled = false;
@@ -143,11 +162,17 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
         resolve(outcome);
       };
       // A Run cancelled while it waits for a slot ends at once, not when the slot comes.
-      const cancelQueued = (): void => settle(early("cancelled", "the Run was cancelled while it waited for a free slot"));
+      const cancelQueued = (): void => {
+        const { why, detail } = callerAbort(signal as AbortSignal);
+        settle(early(why, `${detail} while the Run waited for a free slot`, Math.round(performance.now() - calledAt)));
+      };
       signal?.addEventListener("abort", cancelQueued, { once: true });
       void limit(async () => {
         signal?.removeEventListener("abort", cancelQueued);
         if (settled) return;
+        // The Run's own time starts with its slot; the wait before it is queuedMs.
+        const startedAt = performance.now();
+        const queuedMs = Math.round(startedAt - calledAt);
         liveRuns.add(runId);
         try {
           startupSweep ??= sweep().catch((error: unknown) => {
@@ -175,10 +200,10 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             runEnv: runOptions.env ?? {},
             secretFiles: runOptions.secretFiles ?? [],
           });
-          settle(log(outcome));
+          settle(log({ ...outcome, queuedMs }));
         } catch (error) {
           // performRun resolves for everything it knows of; this is a defect, still not a rejection.
-          settle(early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`));
+          settle(early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`, queuedMs));
         } finally {
           liveRuns.delete(runId);
         }
@@ -194,14 +219,19 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     return outcome;
   }
 
-  const commandFor = (prompt: RunPrompt<Q>, commandOptions: Pick<RunOptions, "env" | "secretFiles" | "secrets"> = {}): ComposedCommand => {
+  const commandFor = (prompt: RunPrompt<Q>, commandOptions: Pick<RunOptions, "env" | "secretFiles" | "secrets"> = {}, ...extra: never[]): ComposedCommand => {
+    const shape = checkCallShape("commandFor", commandOptions, COMMAND_OPTION_NAMES, extra);
+    if (shape !== undefined) throw new RunRequestError(shape);
+    if (typeof prompt !== "object" || prompt === null || typeof (prompt as { text?: unknown }).text !== "string") {
+      throw new RunRequestError(`the prompt ${describeValue(prompt)} is not { text: string }; pass the prompt's text as a string`);
+    }
     const problem = checkRunSecrets(commandOptions);
-    if (problem !== undefined) throw new TypeError(problem);
+    if (problem !== undefined) throw new RunRequestError(problem);
     const runId = newRunId();
     const masker = runMasker(declared, commandOptions);
     const plan = options.run(prompt, { runId, mask: masker.maskDeep });
     const planProblem = checkPlan(plan);
-    if (planProblem !== undefined) throw new TypeError(planProblem);
+    if (planProblem !== undefined) throw new RunRequestError(planProblem);
     const spec = composeRun(container, {
       runId,
       planArgs: plan.args,

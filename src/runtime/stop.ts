@@ -3,6 +3,8 @@
 // the grace period). The first cause wins and names the end; later ones change nothing. The
 // deadline covers the whole Run, staging and the Harvest included, through `signal`.
 
+import { callerAbort } from "./usage.js";
+
 /** Why the runtime itself ended a Run early. */
 export type Interruption = "timeout" | "cancelled" | "output_limit";
 
@@ -66,7 +68,10 @@ export function createRunStop(options: { readonly timeoutMs: number; readonly si
   };
 
   const timeoutTimer = setTimeout(() => interrupt("timeout", `the Run timed out after ${options.timeoutMs / 1000} s`), options.timeoutMs);
-  const onAbort = (): void => interrupt("cancelled", "the Run was cancelled by the caller");
+  const onAbort = (): void => {
+    const { why, detail } = callerAbort(options.signal as AbortSignal);
+    interrupt(why, detail);
+  };
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener("abort", onAbort, { once: true });
 

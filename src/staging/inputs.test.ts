@@ -353,7 +353,7 @@ describe("copyInputs from files", () => {
 describe("the input limits", () => {
   it("are named constants with their units", () => {
     expect({ MAX_INPUT_ENTRIES, MAX_INPUT_BYTES, MAX_INPUT_DEPTH }).toEqual({
-      MAX_INPUT_ENTRIES: 100_000,
+      MAX_INPUT_ENTRIES: 250_000,
       MAX_INPUT_BYTES: 4 * 1024 * 1024 * 1024,
       MAX_INPUT_DEPTH: 64,
     });

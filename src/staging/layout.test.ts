@@ -23,6 +23,7 @@ describe("runDirectory", () => {
       done: "/srv/agentcage/0123456789abcdef/done",
       info: "/srv/agentcage/0123456789abcdef/run.json",
       secrets: "/srv/agentcage/0123456789abcdef/secrets",
+      changes: "/srv/agentcage/0123456789abcdef/changes",
     });
   });
 });

@@ -46,7 +46,7 @@ describe("a harvest of what a hostile agent planted", () => {
     const destination = join(scratch, `dest-${reason}-${Math.random().toString(16).slice(2)}`);
     mkdirSync(destination);
     writeFileSync(join(destination, "previous.txt"), "from an earlier harvest\n");
-    const outcome = await runtime.run({ text: `echo fine > out/fine.txt; ${script}` }, { inputs: { directory: inputs }, harvestTo: destination });
+    const outcome = await runtime.run({ text: `echo fine > out/fine.txt; ${script}` }, { inputs: { directory: inputs }, harvestTo: destination, replaceHarvestTo: true });
     expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason } } });
     const refusal = (outcome.harvest as { refusal: { entry: string; message: string } }).refusal;
     expect(refusal.entry).toMatch(entry);

@@ -13,6 +13,7 @@ import {
   MAX_HARVEST_DEPTH,
   MAX_HARVEST_ENTRIES,
   MAX_HARVEST_FILE_BYTES,
+  HarvestArgumentError,
   type HarvestLimits,
 } from "./index.js";
 import type { HarvestRefusal, HarvestRefusalReason } from "../../plan/index.js";
@@ -405,13 +406,13 @@ describe("harvest and its signal", () => {
 });
 
 describe("harvest arguments", () => {
-  it("throws a TypeError for a relative path", async () => {
-    await expect(harvest("out", fixture.destination)).rejects.toThrow(TypeError);
+  it("rejects with HarvestArgumentError for a relative path", async () => {
+    await expect(harvest("out", fixture.destination)).rejects.toThrow(HarvestArgumentError);
     await expect(harvest(fixture.source, "dest")).rejects.toThrow(/"dest" is not an absolute path/);
   });
 
-  it("throws a TypeError for a destination inside the source, or containing it", async () => {
-    await expect(harvest(fixture.source, path.join(fixture.source, "inner"))).rejects.toThrow(TypeError);
+  it("rejects with HarvestArgumentError for a destination inside the source, or containing it", async () => {
+    await expect(harvest(fixture.source, path.join(fixture.source, "inner"))).rejects.toThrow(HarvestArgumentError);
     await expect(harvest(fixture.source, fixture.root)).rejects.toThrow(/overlap/);
     await expect(harvest(fixture.source, fixture.source)).rejects.toThrow(/overlap/);
   });
@@ -421,8 +422,16 @@ describe("harvest arguments", () => {
     expect(await harvest(fixture.source, `${fixture.source}..copy`)).toMatchObject({ ok: true, files: 1 });
   });
 
-  it("throws a TypeError for a limit that is not a non-negative integer", async () => {
+  it("rejects with HarvestArgumentError for a limit that is not a non-negative integer", async () => {
     await expect(harvest(fixture.source, fixture.destination, { maxEntries: -1 })).rejects.toThrow(/maxEntries/);
-    await expect(harvest(fixture.source, fixture.destination, { maxFileBytes: Number.NaN })).rejects.toThrow(TypeError);
+    await expect(harvest(fixture.source, fixture.destination, { maxFileBytes: Number.NaN })).rejects.toThrow(HarvestArgumentError);
+  });
+
+  it("rejects options it does not know, a signal that is not an AbortSignal, and extra arguments, naming each", async () => {
+    const call = harvest as unknown as (...args: unknown[]) => Promise<unknown>;
+    await expect(call(fixture.source, fixture.destination, { maxEntrys: 3 })).rejects.toThrow(/harvest option "maxEntrys" is not one harvest knows/);
+    await expect(call(fixture.source, fixture.destination, { signal: "stop" })).rejects.toThrow(/signal "stop" is not an AbortSignal/);
+    await expect(call(fixture.source, fixture.destination, "replace")).rejects.toThrow(/harvest options "replace" is not an object/);
+    await expect(call(fixture.source, fixture.destination, {}, { replace: true })).rejects.toThrow(/1 more argument\(s\) were given/);
   });
 });

@@ -30,17 +30,27 @@ export type HarvestLimits = {
   readonly maxEntries: number;
 };
 
+/** A harvest() call that cannot mean anything: the parameter, the value, and what to pass instead. */
+export class HarvestArgumentError extends Error {
+  override readonly name = "HarvestArgumentError";
+}
+
+const HARVEST_OPTION_NAMES = new Set(["maxDepth", "maxFileBytes", "maxTotalBytes", "maxEntries", "signal", "replace"]);
+
 /**
  * Copies the regular files and directories under `source` to `destination`, or refuses the whole
  * harvest. Run it only once nothing writes to `source` any more (after the container is gone).
- * Resolves with a refusal, never throws, for anything found on disk; throws a TypeError only for
+ * Resolves with a refusal, never throws, for anything found on disk; throws HarvestArgumentError only for
  * arguments that cannot mean anything (relative paths, overlapping paths, bad limits).
  */
 export async function harvest(
   source: string,
   destination: string,
   options: HarvestOptions = {},
+  ...extra: never[]
 ): Promise<HarvestResult> {
+  if (extra.length > 0) throw new HarvestArgumentError(`harvest takes (source, destination, options); ${extra.length} more argument(s) were given; pass the limits, signal and replace inside options`);
+  checkOptions(options);
   const paths = checkPaths(source, destination);
   const { signal, replace, ...limits } = options;
   const effective = checkLimits(limits);
@@ -462,15 +472,15 @@ async function copyBytes(
 function checkPaths(source: string, destination: string): CheckedPaths {
   for (const [role, value] of [["source", source], ["destination", destination]] as const) {
     if (typeof value !== "string" || !path.isAbsolute(value) || value.includes("\0")) {
-      throw new TypeError(`harvest ${role} ${JSON.stringify(value)} is not an absolute path; pass an absolute path without NUL characters`);
+      throw new HarvestArgumentError(`harvest ${role} ${JSON.stringify(value)} is not an absolute path; pass an absolute path without NUL characters`);
     }
   }
   const resolvedSource = path.resolve(source);
   const resolvedDestination = path.resolve(destination);
   const base = path.basename(resolvedDestination);
-  if (base === "") throw new TypeError(`harvest destination ${JSON.stringify(destination)} is the file-system root; pass a directory below it`);
+  if (base === "") throw new HarvestArgumentError(`harvest destination ${JSON.stringify(destination)} is the file-system root; pass a directory below it`);
   if (within(resolvedSource, resolvedDestination) || within(resolvedDestination, resolvedSource)) {
-    throw new TypeError(
+    throw new HarvestArgumentError(
       `harvest source ${JSON.stringify(source)} and destination ${JSON.stringify(destination)} overlap; pass a destination outside the source and not containing it`,
     );
   }
@@ -482,6 +492,25 @@ function within(outer: string, inner: string): boolean {
   return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
+function checkOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new HarvestArgumentError(`harvest options ${describe(options)} is not an object; pass { maxEntries?, maxTotalBytes?, signal?, replace? } or leave it out`);
+  }
+  const unknown = Object.keys(options).filter((key) => !HARVEST_OPTION_NAMES.has(key));
+  if (unknown.length > 0) throw new HarvestArgumentError(`harvest option ${JSON.stringify(unknown[0])} is not one harvest knows; use ${[...HARVEST_OPTION_NAMES].join(", ")}`);
+  const { signal, replace } = options as HarvestOptions;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new HarvestArgumentError(`harvest option signal ${describe(signal)} is not an AbortSignal; pass controller.signal or leave it out`);
+  if (replace !== undefined && typeof replace !== "boolean") throw new HarvestArgumentError(`harvest option replace ${describe(replace)} is not a boolean; pass true to replace a destination that holds files`);
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 function checkLimits(limits: Partial<HarvestLimits>): HarvestLimits {
   const effective: HarvestLimits = {
     maxDepth: limits.maxDepth ?? MAX_HARVEST_DEPTH,
@@ -491,7 +520,7 @@ function checkLimits(limits: Partial<HarvestLimits>): HarvestLimits {
   };
   for (const [key, value] of Object.entries(effective)) {
     if (!Number.isSafeInteger(value) || value < 0) {
-      throw new TypeError(`harvest limit ${key} ${JSON.stringify(value)} is not a non-negative integer; pass a whole number or leave it out for the default`);
+      throw new HarvestArgumentError(`harvest limit ${key} ${JSON.stringify(value)} is not a non-negative integer; pass a whole number or leave it out for the default`);
     }
   }
   return effective;

@@ -10,7 +10,7 @@
  * ```
  */
 export type { HarvestLimits, HarvestOptions } from "./harvest.js";
-export { harvest } from "./harvest.js";
+export { harvest, HarvestArgumentError } from "./harvest.js";
 export { printableName } from "./printable-name.js";
 export {
   MAX_HARVEST_DEPTH,

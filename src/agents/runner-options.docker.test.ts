@@ -1,0 +1,25 @@
+// The runner's answers to misuse and to the obvious mistakes, against the real engine and the real
+// CLIs: an agent with no network says why it could not reach its model and what to declare.
+
+import { describe, expect, it } from "vitest";
+import { createAgentRunner } from "../index.js";
+import { capturingLogger } from "../../test/support/engine.js";
+import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
+
+describe("an agent Run with no network declared", () => {
+  for (const cli of ["claude", "codex"] as const) {
+    it(`ends with ${cli} saying it could not reach its model and naming networks`, async () => {
+      const runner = createAgentRunner({
+        image: AGENT_IMAGE,
+        environment: { ANTHROPIC_API_KEY: "sk-no-network-test-key", OPENAI_API_KEY: "sk-no-network-test-key" },
+        apiRetries: 0,
+        logger: capturingLogger().logger,
+      });
+      // codex retries an unreachable endpoint until the timeout (issue: it should end at once); keep it short.
+      const outcome = await runner.run({ cli, timeoutSeconds: 15 }, "hello");
+      expect(outcome.ok).toBe(false);
+      expect(outcome.error).toContain("the agent container has no network");
+      expect(outcome.error).toContain("declare networks");
+    }, 90_000);
+  }
+});
