@@ -65,7 +65,7 @@ describe("claudeArgs", () => {
 
   it("puts every field in a fixed order", () => {
     expect(
-      claude({ model: "opus", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "abc-123" }),
+      claude({ model: "opus", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" }),
     ).toEqual([
       "claude",
       "--print",
@@ -76,7 +76,7 @@ describe("claudeArgs", () => {
       "--model", "opus",
       "--effort", "low",
       "--append-system-prompt", "Be brief.",
-      "--resume", "abc-123",
+      "--resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
     ]);
   });
 

@@ -87,7 +87,7 @@ describe("codexArgs", () => {
   });
 
   it("puts every field in a fixed order", () => {
-    expect(codex({ model: "gpt-5.5", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "abc-123" })).toEqual([
+    expect(codex({ model: "gpt-5.5", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" })).toEqual([
       "codex",
       "exec",
       "--json",
@@ -109,14 +109,14 @@ describe("codexArgs", () => {
       "--model", "gpt-5.5",
       "-c", 'model_reasoning_effort="low"',
       "-c", 'developer_instructions="Be brief."',
-      "resume", "abc-123",
+      "resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
       "-",
     ]);
   });
 
   it("takes no prompt: it always ends with - to read it from stdin", () => {
     expect(codexArgs.length).toBe(2);
-    expect(codex({ resumeSession: "abc-123", systemPrompt: "x" }).at(-1)).toBe("-");
+    expect(codex({ resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c", systemPrompt: "x" }).at(-1)).toBe("-");
   });
 
   describe("with a CodexProvider", () => {
@@ -150,12 +150,12 @@ describe("codexArgs", () => {
     });
 
     it("comes after the request's fields and before resume", () => {
-      expect(codex({ model: "m1", resumeSession: "s1" }, { baseUrl: "http://x" })).toEqual([
+      expect(codex({ model: "m1", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" }, { baseUrl: "http://x" })).toEqual([
         ...CODEX_BASE,
         ...WEB_OFF,
         "--model", "m1",
         ...providerWords('name="agentcage",base_url="http://x",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
-        "resume", "s1",
+        "resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
         "-",
       ]);
     });

@@ -56,6 +56,8 @@ export type CodexArgsOptions = {
   readonly workdir: string;
   /** A gateway or stand-in instead of the CLI's own provider; default: none. */
   readonly provider?: CodexProvider;
+  /** Write the session's rollout so a later Run can resume it (not --ephemeral); default false. */
+  readonly keepSession?: boolean;
 };
 
 export function codexArgs(request: AgentRequest, options: CodexArgsOptions): string[] {
@@ -67,7 +69,7 @@ export function codexArgs(request: AgentRequest, options: CodexArgsOptions): str
     "--cd", options.workdir,
     "--skip-git-repo-check",
     "--sandbox", "danger-full-access",
-    "--ephemeral",
+    ...(options.keepSession === true ? [] : ["--ephemeral"]),
     "--ignore-user-config",
     "--disable", "shell_snapshot",
     ...CODEX_QUIET,

@@ -124,9 +124,10 @@ describe("parseAgentRequest", () => {
   });
 
   describe("resumeSession", () => {
-    it.each(["abc def", "-abc"])("refuses %j, quoting it", (resumeSession) => {
+    // codex starts a new thread for an id that is not a UUID (exit 0); claude looks it up as a title.
+    it.each(["abc def", "-abc", "not-a-uuid", "6F9B66AA-50A7-4B68-8CB5-57E7B106A44C"])("refuses %j, quoting it", (resumeSession) => {
       expect(refusal({ cli: "claude", resumeSession })).toBe(
-        `the agent request is invalid: resumeSession ${JSON.stringify(resumeSession)} is not a session id; pass the id an earlier Outcome reported`,
+        `the agent request is invalid: resumeSession ${JSON.stringify(resumeSession)} is not a session id (a lower-case UUID); pass the sessionId an earlier Outcome reported`,
       );
     });
 

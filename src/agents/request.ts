@@ -17,7 +17,11 @@ export type AgentCli = (typeof AGENT_CLIS)[number];
 
 /** Letters, digits and `._:/@[]-`, not starting with a dash: never a flag, never a shell word. */
 const MODEL = /^[A-Za-z0-9._:/@[\]][A-Za-z0-9._:/@[\]-]*$/;
-const SESSION = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/**
+ * A CLI session id: a lower-case UUID, as both CLIs print them. Anything else is refused here:
+ * codex silently starts a new thread for an id that is not a UUID, and claude looks it up as a title.
+ */
+const SESSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const schema = z.strictObject({
   cli: z.enum(AGENT_CLIS, { error: (issue) => `cli ${JSON.stringify(issue.input)} is not one of ${AGENT_CLIS.join(", ")}` }),
@@ -47,7 +51,7 @@ const schema = z.strictObject({
   systemPrompt: z.string().optional(),
   resumeSession: z
     .string()
-    .regex(SESSION, { error: (issue) => `resumeSession ${JSON.stringify(issue.input)} is not a session id; pass the id an earlier Outcome reported` })
+    .regex(SESSION, { error: (issue) => `resumeSession ${JSON.stringify(issue.input)} is not a session id (a lower-case UUID); pass the sessionId an earlier Outcome reported` })
     .optional(),
 });
 

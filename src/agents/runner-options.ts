@@ -18,6 +18,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "anthropicBaseUrl",
   "codexProvider",
   "apiRetries",
+  "sessions",
   "networks",
   "limits",
   "user",

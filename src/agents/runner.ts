@@ -18,6 +18,7 @@ import {
   type Outcome,
   type RunInputs,
   type RunOptions,
+  type SessionStoreOptions,
   type StagingDeclaration,
   type SweepResult,
 } from "../runtime/index.js";
@@ -26,7 +27,7 @@ import { parseClaudeStream } from "./claude-stream.js";
 import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
-import { publicEnvironment } from "./environment.js";
+import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.js";
 import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES } from "./limits.js";
 import { AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
@@ -55,6 +56,12 @@ export type AgentRunnerOptions = {
    * whole timeout retrying an outage; the Outcome says `retryable` so the caller can decide.
    */
   readonly apiRetries?: number;
+  /**
+   * Keep each Run's CLI session (claude's conversation log, codex's rollout) in the Staging
+   * Directory under its session id, so a later request can `resumeSession` it in a fresh container.
+   * Needs `staging`. Default false: nothing of a session outlives its Run, and resumeSession is refused.
+   */
+  readonly sessions?: boolean;
   /** Networks the agent joins to reach its model; default: none (it then reaches nothing). */
   readonly networks?: readonly string[];
   readonly limits?: ContainerLimits;
@@ -101,6 +108,13 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
   const apiRetries = options.apiRetries ?? DEFAULT_API_RETRIES;
   if (!Number.isInteger(apiRetries) || apiRetries < 0 || apiRetries > MAX_API_RETRIES) {
     throw new AgentRunnerError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
+  }
+  const keepSessions = options.sessions === true;
+  if (options.sessions !== undefined && typeof options.sessions !== "boolean") {
+    throw new AgentRunnerError(`sessions ${JSON.stringify(options.sessions)} is not a boolean; pass true to keep sessions for resumeSession, or leave it out`);
+  }
+  if (keepSessions && options.staging === undefined) {
+    throw new AgentRunnerError("sessions: true needs staging: each session is kept in the Staging Directory; declare staging: { runtimeDir }");
   }
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
     throw new AgentRunnerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
@@ -153,7 +167,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       return request.cli === "claude"
         ? { args: claudeArgs(request), stdin: prompt.text, request, exitGraceMs: EXIT_AFTER_RESULT_MS, outcome: (stdout) => parseClaudeStream(stdout, live) }
         : {
-            args: codexArgs(request, { workdir, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
+            args: codexArgs(request, { workdir, keepSession: keepSessions, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
             stdin: prompt.text,
             request,
             exitGraceMs: EXIT_AFTER_RESULT_MS,
@@ -171,6 +185,14 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       request = parseAgentRequest(input);
     } catch (error) {
       return refused("invalid_request", (error as AgentRequestError).message, "none");
+    }
+    if (request.resumeSession !== undefined && !keepSessions) {
+      return refused(
+        "invalid_request",
+        `resumeSession ${JSON.stringify(request.resumeSession)} cannot be resumed: this runner keeps no sessions; create it with sessions: true (and staging) so each session outlives its container`,
+        "none",
+        request.cli,
+      );
     }
     let credential: Credential;
     try {
@@ -220,6 +242,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
           timeoutSeconds: request.timeoutSeconds,
           ...handOver(request.cli, credential, codexProvider),
           ...pick(runOptions),
+          ...(keepSessions ? { sessionStore: sessionStoreOf(request) } : {}),
         },
       );
       return {
@@ -254,6 +277,12 @@ function handOver(cli: AgentCli, credential: Exclude<Credential, { kind: "none" 
 /** The variable the agent reads its key from: a codex provider names its own; otherwise where it was found. */
 function agentVariable(cli: AgentCli, found: string, provider: CodexProvider | undefined): string {
   return cli === "codex" && provider !== undefined ? (provider.envKey ?? "OPENAI_API_KEY") : found;
+}
+
+/** Where each CLI keeps what resuming needs, found with the real CLIs: claude's projects/ (one log per session), codex's sessions/ (rollouts). */
+function sessionStoreOf(request: AgentRequest): SessionStoreOptions {
+  const agentPath = request.cli === "claude" ? `${CLAUDE_CONFIG_DIR}/projects` : `${CODEX_HOME}/sessions`;
+  return { namespace: request.cli, agentPath, ...(request.resumeSession === undefined ? {} : { resume: request.resumeSession }) };
 }
 
 /** A failed Run whose container could reach nothing says so, and what to declare. */

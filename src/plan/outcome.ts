@@ -57,6 +57,8 @@ export type Outcome<R extends ReaderVerdict = ReaderVerdict> = {
   readonly stderr: string;
   /** What the Harvest copied, or why it refused; present when a destination was given and the reader said ok. */
   readonly harvest?: HarvestResult;
+  /** With a session store: the session it was kept as, or why it was not (the earlier store stays as it was). */
+  readonly session?: { readonly id: string; readonly kept: true } | { readonly id?: string; readonly kept: false; readonly error: string };
   /** The Run directory, when it is kept (keepRuns). */
   readonly runDirectory?: string;
 };

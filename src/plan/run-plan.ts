@@ -17,6 +17,8 @@ export type ReaderVerdict = {
   readonly ok: boolean;
   /** One sentence for a person when `ok` is false; default: none. */
   readonly error?: string;
+  /** The agent's own session id, when it has one: a Run with a session store keeps it under this id. */
+  readonly sessionId?: string;
 };
 
 export type RunPlan<R extends ReaderVerdict = ReaderVerdict> = {

@@ -10,6 +10,8 @@ export type RunComposition = {
   readonly planArgs: readonly string[];
   readonly runEnv?: Readonly<Record<string, string>>;
   readonly secretFiles?: readonly SecretFile[];
+  /** Where the agent sees the Run's session store; default: it has none. */
+  readonly sessionAgentPath?: string;
   /** Who owns the Run and until when, as labels; default none. */
   readonly labels?: Readonly<Record<string, string>>;
 };
@@ -23,6 +25,6 @@ export function composeRun(container: ValidatedContainer, run: RunComposition): 
     planArgs: run.planArgs,
     ...(run.runEnv === undefined ? {} : { runEnv: run.runEnv }),
     ...(run.labels === undefined ? {} : { labels: run.labels }),
-    ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(run.runId, agentWorkdir, container.staging?.writableWork ?? false, secretPaths) }),
+    ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(run.runId, agentWorkdir, container.staging?.writableWork ?? false, secretPaths, run.sessionAgentPath) }),
   });
 }

@@ -12,7 +12,7 @@
  * const outcome = await runtime.run({ text: "hi" }, { timeoutSeconds: 60 });
  * ```
  */
-export type { AgentContainerRuntime, RunOptions, RuntimeOptions } from "./runtime.js";
+export type { AgentContainerRuntime, RunOptions, RuntimeOptions, SessionStoreOptions } from "./runtime.js";
 export type { SweepResult } from "./sweep.js";
 export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
 export type { Engine } from "../engine/index.js";

@@ -5,6 +5,7 @@
 import { lstat, opendir } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from "../container/index.js";
+import { SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
 import { checkCallShape, RUN_OPTION_NAMES } from "./usage.js";
 
@@ -27,8 +28,21 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   }
   const secretsProblem = checkRunSecrets(options);
   if (secretsProblem !== undefined) return secretsProblem;
-  if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined || (options.secretFiles ?? []).length > 0)) {
-    return "inputs, harvestTo and secretFiles need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
+  if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined || (options.secretFiles ?? []).length > 0 || options.sessionStore !== undefined)) {
+    return "inputs, harvestTo, secretFiles and sessionStore need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
+  }
+  const store = options.sessionStore;
+  if (store !== undefined) {
+    if (typeof store !== "object" || store === null) return `sessionStore ${JSON.stringify(store)} is not an object; pass { namespace, agentPath, resume? }`;
+    if (typeof store.namespace !== "string" || !SESSION_NAME.test(store.namespace)) {
+      return `sessionStore.namespace ${JSON.stringify(store.namespace)} is not a plain name; use letters, digits, ".", "_" and "-", like "claude"`;
+    }
+    if (typeof store.agentPath !== "string" || !isAbsolute(store.agentPath) || store.agentPath.split("/").some((part, i) => i > 0 && (part === "" || part === "." || part === ".."))) {
+      return `sessionStore.agentPath ${JSON.stringify(store.agentPath)} is not a normalized absolute path; write where the agent keeps its sessions, like "/tmp/sessions"`;
+    }
+    if (store.resume !== undefined && (typeof store.resume !== "string" || !SESSION_NAME.test(store.resume))) {
+      return `sessionStore.resume ${JSON.stringify(store.resume)} is not a session id; pass the sessionId an earlier Outcome reported`;
+    }
   }
   if (options.harvestTo !== undefined && !isAbsolute(options.harvestTo)) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not absolute; pass an absolute directory path`;

@@ -17,6 +17,8 @@ import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
 import { planRun } from "./plan.js";
 import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
 import { stageRun } from "./stage.js";
+import { checkSessionToResume, keepSession } from "./session.js";
+import type { SessionStoreOptions } from "./runtime.js";
 import { checkHarvestDestination } from "./run-request.js";
 import { createRunStop, type RunStop } from "./stop.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";
@@ -40,6 +42,7 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly inputs?: RunInputs;
   readonly harvestTo?: string;
   readonly replaceHarvestTo: boolean;
+  readonly sessionStore?: SessionStoreOptions;
   readonly runEnv: Readonly<Record<string, string>>;
   readonly secretFiles: readonly SecretFile[];
 };
@@ -55,6 +58,10 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       const refusal = await checkHarvestDestination(ctx.harvestTo, ctx.replaceHarvestTo);
       if (refusal !== undefined) return early("invalid_request", refusal);
     }
+    if (ctx.sessionStore !== undefined) {
+      const refusal = await checkSessionToResume(container.staging.runtimeDir, ctx.sessionStore);
+      if (refusal !== undefined) return early("invalid_request", refusal);
+    }
     const staged = await stageRun({
       runId,
       container,
@@ -62,6 +69,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       maskedPrompt: masker.mask(ctx.prompt.text),
       secretFiles: ctx.secretFiles,
       ownership: ctx.ownership,
+      ...(ctx.sessionStore === undefined ? {} : { sessionStore: ctx.sessionStore }),
       stop,
     });
     if (!staged.ok) return early(staged.reason, staged.error);
@@ -79,6 +87,9 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     let outcome = await planComposeAndRun(directory, stop);
     const recordContext = { runId, masker, logger };
     await removeSecretFiles(directory, recordContext);
+    if (ctx.sessionStore !== undefined && outcome.exit !== undefined) {
+      outcome = await keepSession(outcome, directory, container.staging?.runtimeDir as string, ctx.sessionStore, masker);
+    }
     if (ctx.harvestTo !== undefined) {
       outcome = await harvestRun(outcome, directory, ctx.harvestTo, {
         ...(manifest === undefined ? {} : { changesSince: { manifest, originals: ctx.inputs ?? {} } }),
@@ -108,6 +119,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
           runEnv: ctx.runEnv,
           secretFiles: ctx.secretFiles,
           labels: ownershipLabels(ctx.ownership),
+          ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
         });
       } catch (error) {
         // Only what this Run added can fail here (a secret file's path clashing with a mount).

@@ -69,6 +69,22 @@ export type RunOptions = {
   readonly secretFiles?: readonly SecretFile[];
   /** More values to mask in this Run only (tokens inside a secret file, say); default: none. */
   readonly secrets?: readonly string[];
+  /**
+   * A session store (needs `staging`): a directory that outlives the container, where the agent keeps
+   * its sessions. Mounted writable at `agentPath`; after the Run it is kept under the session id the
+   * reader's verdict names (`sessionId`). With `resume`, the Run gets that session's kept store, and
+   * a session with none ends the Run as invalid_request before anything starts. Default: none.
+   */
+  readonly sessionStore?: SessionStoreOptions;
+};
+
+export type SessionStoreOptions = {
+  /** Separates one agent's sessions from another's (one per CLI), a plain name. */
+  readonly namespace: string;
+  /** Absolute path inside the container where the agent keeps its sessions. */
+  readonly agentPath: string;
+  /** The session to hand this Run; default: a new one. */
+  readonly resume?: string;
 };
 
 export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
@@ -197,6 +213,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             ...(runOptions.inputs === undefined ? {} : { inputs: runOptions.inputs }),
             ...(runOptions.harvestTo === undefined ? {} : { harvestTo: runOptions.harvestTo }),
             replaceHarvestTo: runOptions.replaceHarvestTo === true,
+            ...(runOptions.sessionStore === undefined ? {} : { sessionStore: runOptions.sessionStore }),
             runEnv: runOptions.env ?? {},
             secretFiles: runOptions.secretFiles ?? [],
           });

@@ -5,9 +5,10 @@
 import { resolveAgentUser, DEFAULT_OWNER, type ValidatedContainer } from "../container/index.js";
 import type { EndReason } from "../plan/index.js";
 import { rm } from "node:fs/promises";
-import { prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import { openSessionStore, prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 import type { Ownership } from "./ownership.js";
+import type { SessionStoreOptions } from "./runtime.js";
 
 export type StageRequest = {
   readonly runId: string;
@@ -17,6 +18,8 @@ export type StageRequest = {
   readonly maskedPrompt: string;
   readonly secretFiles: readonly SecretFile[];
   readonly ownership: Ownership;
+  /** The Run's session store, whose working copy is made here; default: none. */
+  readonly sessionStore?: SessionStoreOptions;
   readonly stop: RunStop;
 };
 
@@ -46,8 +49,16 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       ownership: request.ownership,
       signal: stop.signal,
     });
-    if (!(staging.writableWork ?? false)) return { ok: true, directory };
     try {
+      const store = request.sessionStore;
+      if (store !== undefined) {
+        const refusal = await openSessionStore(directory, staging.runtimeDir, store.namespace, store.resume, resolveAgentUser(container.user));
+        if (refusal !== undefined) {
+          await rm(directory.root, { recursive: true, force: true });
+          return { ok: false, reason: "invalid_request", error: refusal };
+        }
+      }
+      if (!(staging.writableWork ?? false)) return { ok: true, directory };
       return { ok: true, directory, manifest: await takeManifest(directory.work) };
     } catch (error) {
       await rm(directory.root, { recursive: true, force: true });

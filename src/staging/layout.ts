@@ -26,6 +26,8 @@ export type RunDirectory = {
   readonly secrets: string;
   /** With a writable work/: what the agent changed, collected here for the Harvest. */
   readonly changes: string;
+  /** The Run's working copy of a session store, mounted writable where the agent keeps its sessions. */
+  readonly session: string;
 };
 
 export function runDirectory(runtimeDir: string, runId: string): RunDirectory {
@@ -45,6 +47,7 @@ export function runDirectory(runtimeDir: string, runId: string): RunDirectory {
     info: join(root, "run.json"),
     secrets: join(root, "secrets"),
     changes: join(root, "changes"),
+    session: join(root, "session"),
   };
 }
 
@@ -56,11 +59,23 @@ export function secretFilePath(runId: string, index: number): string {
   return `${runId}/secrets/${index}`;
 }
 
-/** The Mount Table entries of a staged Run, relative to the Staging Directory. */
-export function stagedMounts(runId: string, agentWorkdir: string, writableWork: boolean, secretPaths: readonly string[] = []): Mount[] {
+/** Where the session stores of one namespace (one CLI's) are kept, below the Staging Directory. */
+export const SESSIONS_DIRECTORY = "sessions";
+
+/** The kept store of session `id` in `namespace`. */
+export function sessionStorePath(runtimeDir: string, namespace: string, id: string): string {
+  return join(runtimeDir, SESSIONS_DIRECTORY, namespace, id);
+}
+
+/**
+ * The Mount Table entries of a staged Run, relative to the Staging Directory: its work/ (and out/),
+ * its secret files, and, when it has one, the working copy of its session store.
+ */
+export function stagedMounts(runId: string, agentWorkdir: string, writableWork: boolean, secretPaths: readonly string[] = [], sessionAgentPath?: string): Mount[] {
   const work = { agentPath: agentWorkdir, path: `${runId}/work`, readOnly: !writableWork };
   const secrets = secretPaths.map((agentPath, index) => ({ agentPath, path: secretFilePath(runId, index), readOnly: true }));
+  const session = sessionAgentPath === undefined ? [] : [{ agentPath: sessionAgentPath, path: `${runId}/session` }];
   // With a writable work/ the whole of it is the agent's; out/ needs no mount of its own.
-  if (writableWork) return [work, ...secrets];
-  return [work, { agentPath: `${agentWorkdir.replace(/\/+$/, "")}/out`, path: `${runId}/work/out` }, ...secrets];
+  if (writableWork) return [work, ...secrets, ...session];
+  return [work, { agentPath: `${agentWorkdir.replace(/\/+$/, "")}/out`, path: `${runId}/work/out` }, ...secrets, ...session];
 }

@@ -13,3 +13,12 @@ export const MAX_INPUT_DEPTH = 64;
 export const STAGE_COPY_CONCURRENCY = 16;
 /** A Run directory older than this is removed by the next sweep whatever it holds. */
 export const MAX_RUN_DIRECTORY_AGE_MS = 24 * 60 * 60 * 1000;
+
+/** A kept session store: the files in it (a CLI's conversation log grows with every turn). */
+export const MAX_SESSION_FILE_BYTES = 64 * MiB;
+/** A kept session store, all files together. */
+export const MAX_SESSION_STORE_BYTES = 256 * MiB;
+/** Files and directories in a kept session store. */
+export const MAX_SESSION_STORE_ENTRIES = 2000;
+/** Directory levels in a kept session store. */
+export const MAX_SESSION_STORE_DEPTH = 8;

@@ -100,7 +100,7 @@ export function numericUser(user: string): { uid: number; gid: number } | undefi
  * else (another uid, or a name we cannot resolve) world-writable modes, which the 0700 Run
  * directory keeps from other host users. Links are never followed (lchown, no chmod).
  */
-async function grantToAgent(tree: string, agentUser: string): Promise<void> {
+export async function grantToAgent(tree: string, agentUser: string): Promise<void> {
   const agent = numericUser(agentUser);
   const ourUid = process.getuid?.();
   if (agent !== undefined && agent.uid === ourUid) return;

@@ -13,7 +13,13 @@ const STARTUP_TIMEOUT_MS = 20_000;
 const STAND_IN_LIFETIME_SECONDS = 60 * 60;
 
 /** One line the stand-in printed about a request it answered. */
-export type StandInRequest = { readonly event: string; readonly method?: string; readonly path?: string };
+export type StandInRequest = {
+  readonly event: string;
+  readonly method?: string;
+  readonly path?: string;
+  /** The conversation the request carried, one short entry per turn. */
+  readonly history?: ReadonlyArray<{ readonly role: string; readonly text: string }>;
+};
 
 export type RunningStandIn = {
   /** The stand-in's container name. */

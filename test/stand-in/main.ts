@@ -21,7 +21,8 @@ const model = await startStandInModel({
   port,
   host: process.env["HOST"] ?? "127.0.0.1",
   onRequest: (request) => {
-    process.stdout.write(`${JSON.stringify({ event: "request", method: request.method, path: request.path, query: request.query, api: request.api })}\n`);
+    const line = { event: "request", method: request.method, path: request.path, query: request.query, api: request.api, history: historyOf(request.body) };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
   },
 });
 process.stdout.write(`${JSON.stringify({ event: "listening", url: model.url, port: model.port, scenario })}\n`);
@@ -33,4 +34,29 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       () => process.exit(1),
     );
   });
+}
+
+/**
+ * The conversation a request carries (Anthropic `messages`, OpenAI `input`), one short entry per
+ * turn: enough for a test to see that a resumed session sent the earlier turns again.
+ */
+function historyOf(body: unknown): Array<{ role: string; text: string }> | undefined {
+  const fields = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  const turns = Array.isArray(fields["messages"]) ? fields["messages"] : Array.isArray(fields["input"]) ? fields["input"] : undefined;
+  if (turns === undefined) return undefined;
+  return turns.map((turn: unknown) => {
+    const t = typeof turn === "object" && turn !== null ? (turn as Record<string, unknown>) : {};
+    return { role: typeof t["role"] === "string" ? t["role"] : String(t["type"] ?? "?"), text: textOf(t["content"]) };
+  });
+}
+
+/** The start of each text part of a turn (a CLI may put a long reminder before the prompt). */
+function textOf(content: unknown): string {
+  const excerpt = (text: string) => text.slice(0, 120);
+  if (typeof content === "string") return excerpt(content);
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? excerpt((part as { text: string }).text) : ""))
+    .filter((text) => text !== "")
+    .join(" | ");
 }

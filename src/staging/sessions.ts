@@ -1,0 +1,51 @@
+// Session stores: what an agent CLI keeps of a session (its conversation log) outlives the Run's
+// container in `<runtimeDir>/sessions/<namespace>/<id>/`, so a later Run can resume it. A Run gets
+// a working copy only when it names the session; what it leaves is checked like a Harvest
+// (regular files and directories, bounded) before it replaces the kept store.
+
+import { access, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { HarvestResult } from "../plan/index.js";
+import { harvest } from "./harvest/index.js";
+import { sessionStorePath, type RunDirectory } from "./layout.js";
+import { MAX_SESSION_FILE_BYTES, MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_DEPTH, MAX_SESSION_STORE_ENTRIES } from "./limits.js";
+import { grantToAgent } from "./prepare.js";
+
+/** A session namespace (one per CLI) or a session id: a safe single path component. */
+export const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+const STORE_LIMITS = {
+  maxDepth: MAX_SESSION_STORE_DEPTH,
+  maxEntries: MAX_SESSION_STORE_ENTRIES,
+  maxFileBytes: MAX_SESSION_FILE_BYTES,
+  maxTotalBytes: MAX_SESSION_STORE_BYTES,
+} as const;
+
+export async function sessionStoreExists(runtimeDir: string, namespace: string, id: string): Promise<boolean> {
+  return access(sessionStorePath(runtimeDir, namespace, id)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Makes the Run's working copy of a session store (a copy of the kept one when resuming, else an
+ * empty directory), writable by the agent. Resolves with why it could not, or undefined.
+ */
+export async function openSessionStore(run: RunDirectory, runtimeDir: string, namespace: string, resume: string | undefined, agentUser: string): Promise<string | undefined> {
+  if (resume === undefined) {
+    await mkdir(run.session, { mode: 0o755 });
+  } else {
+    const copied = await harvest(sessionStorePath(runtimeDir, namespace, resume), run.session, STORE_LIMITS);
+    if (!copied.ok) return `the kept store of session ${JSON.stringify(resume)} cannot be handed over: ${copied.refusal.message}`;
+  }
+  await grantToAgent(run.session, agentUser);
+  return undefined;
+}
+
+/** Keeps what the Run left in its working copy as the store of session `id`, replacing the kept one whole. */
+export async function keepSessionStore(run: RunDirectory, runtimeDir: string, namespace: string, id: string): Promise<HarvestResult> {
+  const kept = sessionStorePath(runtimeDir, namespace, id);
+  await mkdir(dirname(kept), { recursive: true, mode: 0o700 });
+  return harvest(run.session, kept, { ...STORE_LIMITS, replace: true });
+}
