@@ -29,6 +29,13 @@ function codexUsage(value: unknown): AgentUsage | undefined {
   };
 }
 
+/**
+ * What codex says while it retries an endpoint it cannot reach at all: a name that does not resolve
+ * (no network in the cage), a refused connection. Retrying cannot help inside the cage, and codex
+ * would spend the Run's whole timeout on it (five reconnects, a DNS wait each).
+ */
+const UNREACHABLE = /failed to lookup address information|dns error|Connection refused|error sending request|error trying to connect|No route to host|Network is unreachable/i;
+
 export function classifyCodexFailure(message: string): Classified {
   for (const [pattern, classified] of CODEX_MESSAGES) if (pattern.test(message)) return classified;
   // "unexpected status 401 Unauthorized: ...", "exceeded retry limit, last status: 429 ..."
@@ -97,6 +104,16 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
       case "error":
         lastError = str(record["message"]);
         if (lastError !== undefined) emit({ type: "error", message: lastError });
+        if (lastError !== undefined && UNREACHABLE.test(lastError)) {
+          terminal = {
+            ok: false,
+            reason: "api_error",
+            retryable: true,
+            error: `codex cannot reach its model's endpoint: ${lastError}; check the agent's networks and the provider's address`,
+            ...facts(),
+          };
+          return "terminal";
+        }
         break;
     }
     return undefined;

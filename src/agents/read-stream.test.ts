@@ -181,3 +181,25 @@ describe("the terminal record ends the reading", () => {
     expect(settled).toBe("pending");
   });
 });
+
+describe("parseCodexStream and an endpoint it cannot reach", () => {
+  it("ends at the first reconnect that names an unreachable endpoint, with the cause, not at the timeout", async () => {
+    const lines = [
+      '{"type":"thread.started","thread_id":"01a22d68-b870-7550-ba2d-ed68dd90136c"}',
+      '{"type":"turn.started"}',
+      '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information: Try again)"}',
+    ];
+    async function* neverEnds(): AsyncGenerator<Uint8Array> {
+      yield new TextEncoder().encode(`${lines.join("\n")}\n`);
+      await new Promise(() => undefined);
+    }
+    const result = await parseCodexStream(neverEnds());
+    expect(result).toMatchObject({ ok: false, reason: "api_error", retryable: true, sessionId: "01a22d68-b870-7550-ba2d-ed68dd90136c" });
+    expect(result.error).toContain("codex cannot reach its model's endpoint: Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information");
+  });
+
+  it("keeps reading past a reconnect for a passing overload", async () => {
+    const result = await parseCodexStream(chunked(fixture("codex", "status_500.retried"), 64));
+    expect(result).toMatchObject({ ok: false, reason: "overloaded" });
+  });
+});

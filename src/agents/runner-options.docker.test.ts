@@ -15,11 +15,16 @@ describe("an agent Run with no network declared", () => {
         apiRetries: 0,
         logger: capturingLogger().logger,
       });
-      // codex retries an unreachable endpoint until the timeout (issue: it should end at once); keep it short.
-      const outcome = await runner.run({ cli, timeoutSeconds: 15 }, "hello");
+      const outcome = await runner.run({ cli, timeoutSeconds: cli === "claude" ? 15 : 120 }, "hello");
       expect(outcome.ok).toBe(false);
       expect(outcome.error).toContain("the agent container has no network");
       expect(outcome.error).toContain("declare networks");
+      if (cli === "codex") {
+        // It would retry an endpoint it cannot resolve for its whole timeout: it ends at the first such retry, with the cause.
+        expect(outcome.result).toMatchObject({ reason: "api_error" });
+        expect(outcome.error).toContain("failed to lookup address information");
+        expect(outcome.durationMs).toBeLessThan(40_000);
+      }
     }, 90_000);
   }
 });

@@ -170,7 +170,7 @@ describe("constructing a runtime", () => {
       ["the shortest timeout", { timeoutSeconds: 1 }],
       ["the longest timeout", { timeoutSeconds: 86400 }],
       ["limits at their lower bounds", { limits: { memoryBytes: 8 * MiB, cpus: 0.01, pids: 8, tmpfsBytes: MiB, stopGraceSeconds: 0 } }],
-      ["every supported extraArgs form", { extraArgs: ["--env=A=1", "-eB=2", "-e", "C=3", "--label", "x=y", "-w", "/w", "-h", "h", "--add-host", "db:10.0.0.3", "--dns", "10.0.0.2", "--stop-signal", "SIGINT"] }],
+      ["every supported extraArgs form", { extraArgs: ["--env=A=value-1", "-eB=value-2", "-e", "C=value-3", "--label", "x=y", "-w", "/w", "-h", "h", "--add-host", "db:10.0.0.3", "--dns", "10.0.0.2", "--stop-signal", "SIGINT"] }],
     ])("%s", (_what, field) => {
       expect(() => construct({ image: "agent:1", ...field })).not.toThrow();
     });
@@ -194,6 +194,15 @@ describe("what construction closes off", () => {
 
   it.each([[["none", "bridge"]], [["container:abc", "bridge"]]])("refuses networks %j, where none or container: must stand alone", (networks) => {
     expect(refusal({ image: "agent:1", networks }).message).toContain("either stands alone");
+  });
+
+  it("refuses a secret too short to be masked, in env or extraArgs, without quoting it; an empty one passes", () => {
+    for (const container of [{ env: { TOKEN: "abc12" } }, { extraArgs: ["-e", "TOKEN=abc12"] }]) {
+      const build = () => createAgentContainerRuntime({ container: { image: "agent:1", logger: silent, ...container }, run: plan });
+      expect(build).toThrow(/env value of TOKEN is 5 character\(s\), too short to be masked .*belongs in publicEnv/);
+      expect(build).not.toThrow(/abc12/);
+    }
+    expect(() => createAgentContainerRuntime({ container: { image: "agent:1", logger: silent, env: { TOKEN: "" } }, run: plan })).not.toThrow();
   });
 
   it("keeps its own copy of the declaration, so later changes to the caller's object change nothing", () => {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Logger } from "pino";
 import type { MountTable } from "../mounts/index.js";
 import { validateMountTable } from "../mounts/index.js";
+import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { ENV_NAME, parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
 import {
   MAX_CPUS,
@@ -229,6 +230,8 @@ export function validateAgentContainer(input: unknown): ValidatedContainer {
     if (container.mounts !== undefined) validateMountTable(container.mounts);
     const both = Object.keys(container.publicEnv ?? {}).filter((name) => Object.hasOwn(container.env ?? {}, name));
     if (both.length > 0) throw new Error(`${JSON.stringify(both[0])} is in both env and publicEnv; a value is either secret or not, keep it in one`);
+    const unmaskable = unmaskableSecret([...Object.entries(container.env ?? {}), ...parseExtraArgs(container.extraArgs ?? []).env]);
+    if (unmaskable !== undefined) throw new Error(unmaskable);
     const staging = container.staging;
     if (staging !== undefined) {
       validateMountTable({ runtimeDir: staging.runtimeDir, entries: [] });
@@ -250,4 +253,14 @@ function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/**
+ * A secret value too short to be masked cannot be promised to stay out of every record: refuse it
+ * where it is declared (empty values hide nothing and reveal nothing, so they pass). Never quotes the value.
+ */
+export function unmaskableSecret(entries: ReadonlyArray<readonly [string, string]>): string | undefined {
+  const short = entries.find(([, value]) => value.length > 0 && value.length < MIN_MASKED_VALUE_LENGTH);
+  if (short === undefined) return undefined;
+  return `env value of ${short[0]} is ${short[1].length} character(s), too short to be masked in records and logs (MIN_MASKED_VALUE_LENGTH is ${MIN_MASKED_VALUE_LENGTH}); a value that is not secret belongs in publicEnv`;
 }

@@ -14,7 +14,7 @@ export type { AgentContainer, ContainerLimits, StagingDeclaration, ValidatedCont
 export type { ComposedSpec, RunSpecInput } from "./compose.js";
 export type { ComposedCommand } from "./render-cli.js";
 export type { ExtraOptions } from "./extra-args.js";
-export { AgentContainerError, agentWorkdirOf, DEFAULT_AGENT_WORKDIR, validateAgentContainer } from "./agent-container.js";
+export { AgentContainerError, agentWorkdirOf, DEFAULT_AGENT_WORKDIR, unmaskableSecret, validateAgentContainer } from "./agent-container.js";
 export { composeSpec, containerName, DEFAULT_OWNER, effectiveEnv, OWNER_LABEL, resolveAgentUser, RUN_LABEL, tmpfsOptions } from "./compose.js";
 export { ENV_NAME, ExtraArgsError, SUPPORTED_EXTRA_FLAGS } from "./extra-args.js";
 export { renderCliArgs, renderCommand } from "./render-cli.js";

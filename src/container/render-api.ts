@@ -40,6 +40,8 @@ export function renderCreateBody(spec: ComposedSpec): ContainerCreateOptions {
       MemorySwap: spec.memoryBytes,
       ...(spec.cpus === undefined ? {} : { NanoCpus: Math.round(spec.cpus * 1e9) }),
       Ulimits: [{ Name: "core", Soft: 0, Hard: 0 }],
+      // The Run reads its streams by attach; a log file would keep them unmasked (and unbounded) on the host.
+      LogConfig: { Type: "none", Config: {} },
       Mounts: spec.mounts.map((m) => ({ ...m })),
       // The first network at create; any others are connected before start (API 1.41 takes one).
       NetworkMode: spec.networks[0] ?? "none",

@@ -53,6 +53,7 @@ const LOCKED_DOWN = [
   "--memory", "2147483648",
   "--memory-swap", "2147483648",
   "--ulimit", "core=0",
+  "--log-driver", "none",
 ] as const;
 
 /** The run id a command names its container after. */
@@ -76,6 +77,7 @@ describe("commandFor", () => {
       "--memory", "2147483648",
       "--memory-swap", "2147483648",
       "--ulimit", "core=0",
+      "--log-driver", "none",
       "--user", AGENT_USER,
       "--network", "none",
       "--name", `agentcage-${id}`,
@@ -121,6 +123,7 @@ describe("commandFor", () => {
       "--memory", "2147483648",
       "--memory-swap", "2147483648",
       "--ulimit", "core=0",
+      "--log-driver", "none",
       "--mount", "type=bind,source=/srv/agentcage/run-1/work,target=/work",
       "--mount", "type=bind,source=/srv/agentcage/run-1/config.json,target=/in/config.json,readonly",
       "--user", AGENT_USER,
@@ -167,7 +170,7 @@ describe("commandFor", () => {
   });
 
   it("names env variables in args and hands their values over separately", () => {
-    const command = commandFor({ image: "agent:1", env: { API_KEY: "sk-live-0123456789", MODE: "fast" } });
+    const command = commandFor({ image: "agent:1", env: { API_KEY: "sk-live-0123456789", MODE: "fast-mode" } });
     const id = runIdOf(command.args);
     expect(command.args).toEqual([
       ...LOCKED_DOWN,
@@ -181,7 +184,7 @@ describe("commandFor", () => {
       "agent:1",
       "sample-agent", "--json",
     ]);
-    expect(command.env).toEqual({ API_KEY: "sk-live-0123456789", MODE: "fast" });
+    expect(command.env).toEqual({ API_KEY: "sk-live-0123456789", MODE: "fast-mode" });
   });
 
   it("puts declared labels before the run and owner labels", () => {
@@ -217,7 +220,7 @@ describe("commandFor", () => {
   });
 
   it("splices extraArgs last, after the entrypoint and before the image", () => {
-    const extraArgs = ["--hostname", "agent-1", "-e", "EXTRA=1", "--label", "tier=gold", "--dns", "10.0.0.2"];
+    const extraArgs = ["--hostname", "agent-1", "-e", "EXTRA=extra-1", "--label", "tier=gold", "--dns", "10.0.0.2"];
     const { args } = commandFor({ image: "agent:1", entrypoint: ["node", "/opt/agent.js"], extraArgs });
     const id = runIdOf(args);
     expect(args).toEqual([
@@ -253,6 +256,7 @@ describe("commandFor", () => {
       "--memory-swap", "536870912",
       "--cpus", "1.5",
       "--ulimit", "core=0",
+      "--log-driver", "none",
       "--user", AGENT_USER,
       "--network", "none",
       "--name", `agentcage-${id}`,
@@ -309,6 +313,7 @@ describe("commandFor", () => {
       "--memory", "2147483648",
       "--memory-swap", "2147483648",
       "--ulimit", "core=0",
+      "--log-driver", "none",
       "--user", AGENT_USER,
       "--network", "none",
       "--name", `agentcage-${id}`,
@@ -413,13 +418,13 @@ describe("commandFor and secrets", () => {
 
   it("never carries a declared env value, in args or redactedArgs", () => {
     const env = { API_KEY: "sk-live-0123456789abcdef", OTHER_TOKEN: "tok-fedcba9876543210" };
-    const command = commandFor({ image: "agent:1", env, extraArgs: ["-e", "MODE=fast"] });
+    const command = commandFor({ image: "agent:1", env, extraArgs: ["-e", "MODE=fast-mode"] });
     for (const words of [command.args, command.redactedArgs]) {
       const text = JSON.stringify(words);
       expect(text).not.toContain("sk-live-0123456789abcdef");
       expect(text).not.toContain("tok-fedcba9876543210");
     }
-    expect(command.env).toEqual({ ...env, MODE: "fast" });
+    expect(command.env).toEqual({ ...env, MODE: "fast-mode" });
   });
 
   it("hides an env value even when the entrypoint word before extraArgs is --env", () => {

@@ -46,6 +46,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
     "--memory-swap", String(spec.memoryBytes),
     ...(spec.cpus === undefined ? [] : ["--cpus", String(Math.round(spec.cpus * 1e9) / 1e9)]),
     "--ulimit", "core=0",
+    "--log-driver", "none",
     ...spec.mountArgs,
     "--user", spec.user,
     ...(spec.declaredWorkdir === undefined ? [] : ["--workdir", spec.declaredWorkdir]),

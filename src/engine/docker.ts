@@ -72,12 +72,6 @@ export function splitAttachStream(socket: Duplex): ContainerStreams {
   };
   stdout.on("drain", resume);
   stderr.on("drain", resume);
-  const demux = createFrameDemuxer((kind, payload) => {
-    const target = kind === STDOUT_FRAME ? stdout : kind === STDERR_FRAME ? stderr : undefined;
-    // The sink may reuse its buffer: hand each reader its own copy.
-    if (target !== undefined && !target.write(Uint8Array.prototype.slice.call(payload))) socket.pause();
-  });
-  socket.on("data", demux);
   let ended = false;
   const end = (): void => {
     if (ended) return;
@@ -85,7 +79,26 @@ export function splitAttachStream(socket: Duplex): ContainerStreams {
     stdout.end();
     stderr.end();
   };
-  socket.once("end", end);
+  let reportBroken!: (why: string) => void;
+  const broken = new Promise<string>((resolve) => (reportBroken = resolve));
+  const demux = createFrameDemuxer(
+    (kind, payload) => {
+      const target = kind === STDOUT_FRAME ? stdout : kind === STDERR_FRAME ? stderr : undefined;
+      // The sink may reuse its buffer: hand each reader its own copy.
+      if (target !== undefined && !target.write(Uint8Array.prototype.slice.call(payload))) socket.pause();
+    },
+    (why) => {
+      // Nothing after a broken frame can be trusted: end both outputs, drop the connection.
+      reportBroken(why);
+      end();
+      socket.destroy();
+    },
+  );
+  socket.on("data", demux);
+  socket.once("end", () => {
+    demux.end();
+    end();
+  });
   socket.once("close", end);
   // A closed stdin after the agent exited (EPIPE) is expected; any error ends the output all the same.
   socket.on("error", end);
@@ -93,6 +106,7 @@ export function splitAttachStream(socket: Duplex): ContainerStreams {
     stdin: socket,
     stdout,
     stderr,
+    broken,
     close: () => {
       socket.destroy();
       end();

@@ -17,6 +17,8 @@ export type ContainerStreams = {
   readonly stderr: Readable;
   /** Drops the connection: both readables end, stdin is closed. */
   readonly close: () => void;
+  /** Settles, with the reason, if the engine broke its own stream protocol; both readables then end. */
+  readonly broken: Promise<string>;
 };
 
 export type Engine = {

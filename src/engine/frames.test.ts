@@ -94,3 +94,42 @@ describe("createFrameDemuxer", () => {
     expect(seen).toEqual([[STDERR_FRAME, text("late")]]);
   });
 });
+
+describe("a stream that breaks the frame protocol", () => {
+  const demux = (onBroken: (why: string) => void) => {
+    const seen: number[] = [];
+    return { seen, push: createFrameDemuxer((stream) => void seen.push(stream), onBroken) };
+  };
+
+  it("is reported at a header that names no stream, and nothing after it is passed on", () => {
+    const broken: string[] = [];
+    const { seen, push } = demux((why) => broken.push(why));
+    push(concat([frame(STDOUT_FRAME, text("ok\n")), frame(7, text("??")), frame(STDOUT_FRAME, text("after\n"))]));
+    expect(seen).toEqual([STDOUT_FRAME]);
+    expect(broken).toEqual(["frame 2 has the header [7, 0, 0, 0], which names no stream (1 stdout, 2 stderr)"]);
+  });
+
+  it("is reported when the stream ends inside a frame or inside a header, at every chunk size", () => {
+    const whole = frame(STDOUT_FRAME, text("cut short"));
+    for (const [bytes, expected] of [
+      [whole.subarray(0, whole.length - 3), "the stream ended inside frame 1, 3 bytes short"],
+      [concat([whole, whole.subarray(0, 5)]), "the stream ended inside the header of frame 2 (5 of 8 bytes)"],
+    ] as const) {
+      for (const size of [1, 2, 3, 7, 64, bytes.length]) {
+        const broken: string[] = [];
+        const { push } = demux((why) => broken.push(why));
+        for (let i = 0; i < bytes.length; i += size) push(bytes.subarray(i, i + size));
+        push.end();
+        expect(broken).toEqual([expected]);
+      }
+    }
+  });
+
+  it("is not reported for a stream that ends between frames", () => {
+    const broken: string[] = [];
+    const { push } = demux((why) => broken.push(why));
+    push(STREAM);
+    push.end();
+    expect(broken).toEqual([]);
+  });
+});

@@ -159,6 +159,16 @@ describe("a Run's container, through the engine seam", () => {
     });
   });
 
+  describe("when the engine breaks its stream protocol", () => {
+    it("is unavailable, saying so, and the still-running container is killed and removed", async () => {
+      const fake = fakeEngine({ stdout: ["half an answer"], breakStream: "frame 2 has the header [7, 0, 0, 0], which names no stream" });
+      const outcome = await run(fake, collect, { run: { timeoutSeconds: 60 } });
+      expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
+      expect(outcome.error).toContain("the engine broke its attach stream's protocol (frame 2 has the header [7, 0, 0, 0]");
+      expect(kills(fake)).toEqual(["kill fake-1 SIGKILL"]);
+    });
+  });
+
   describe("when the agent has answered", () => {
     it("kills an agent that lingers past its plan's exitGraceMs, and the verdict stands", async () => {
       const fake = fakeEngine({ stdout: ["the answer\n"], hang: true });

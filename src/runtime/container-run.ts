@@ -122,6 +122,10 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
 
   /** Normally the agent exits, its output ends and the reader finishes. Interrupted, only the exit is awaited. */
   async function readAndWait(containerId: string, streams: ContainerStreams, out: RunOutput): Promise<void> {
+    void streams.broken.then((why) => {
+      engineFailure ??= `the engine broke its attach stream's protocol (${why}); nothing the agent printed after it can be trusted`;
+      stop.killContainer();
+    });
     const exited = engine.wait(containerId).then(
       () => undefined,
       (error: unknown) => {
@@ -146,8 +150,11 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
         out.stdout.detach();
       }
     })();
+    // Stopping never waits on the reader: once the Run is interrupted, the reader gets no more and
+    // the output is drained, since the engine reports an exit only when the output has been read.
+    const drained = stop.interrupted.then(() => out.stdout.detach());
     try {
-      await Promise.race([Promise.all([exited, out.ended, read]), stop.interrupted.then(() => exited)]);
+      await Promise.race([Promise.all([exited, out.ended, read]), drained.then(() => exited)]);
     } finally {
       clearTimeout(exitGraceTimer);
       out.stdout.end();

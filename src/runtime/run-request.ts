@@ -4,7 +4,8 @@
 
 import { lstat, opendir } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from "../container/index.js";
+import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, unmaskableSecret } from "../container/index.js";
+import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
 import { checkCallShape, RUN_OPTION_NAMES } from "./usage.js";
@@ -68,6 +69,8 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
     // Never quote the value: it is a secret.
     if (typeof value !== "string" || value.includes("\0")) return `env value of ${name} is not a string without NUL bytes; pass a plain string`;
   }
+  const unmaskable = unmaskableSecret(Object.entries(options.env ?? {}));
+  if (unmaskable !== undefined) return unmaskable;
   for (const file of options.secretFiles ?? []) {
     const path = file.agentPath;
     if (typeof path !== "string" || !path.startsWith("/") || path.split("/").some((part, i) => i > 0 && (part === "" || part === "." || part === ".."))) {
@@ -78,6 +81,8 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
   if (options.secrets !== undefined && (!Array.isArray(options.secrets) || !options.secrets.every((s) => typeof s === "string"))) {
     return "secrets is not a list of strings; pass the values to mask as string[]";
   }
+  const shortSecret = (options.secrets ?? []).findIndex((value) => value.length > 0 && value.length < MIN_MASKED_VALUE_LENGTH);
+  if (shortSecret !== -1) return `secrets[${shortSecret}] is too short to be masked (MIN_MASKED_VALUE_LENGTH is ${MIN_MASKED_VALUE_LENGTH}); pass only values that are credentials`;
   return undefined;
 }
 

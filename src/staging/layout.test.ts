@@ -24,6 +24,7 @@ describe("runDirectory", () => {
       info: "/srv/agentcage/0123456789abcdef/run.json",
       secrets: "/srv/agentcage/0123456789abcdef/secrets",
       changes: "/srv/agentcage/0123456789abcdef/changes",
+      session: "/srv/agentcage/0123456789abcdef/session",
     });
   });
 });

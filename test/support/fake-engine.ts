@@ -26,6 +26,8 @@ export type FakeContainerScript = {
   readonly hang?: boolean;
   /** SIGTERM does nothing; only SIGKILL ends it (137). Otherwise any signal ends it with 128 + n. */
   readonly ignoreSigterm?: boolean;
+  /** After its output, the engine breaks its stream protocol with this reason: the outputs end, the agent runs on. */
+  readonly breakStream?: string;
   /** Per-operation failures. A create that never answers still creates the container: the answer was lost. */
   readonly fail?: Partial<Record<EngineOperation, FakeFailure>>;
 };
@@ -45,6 +47,8 @@ type FakeContainer = {
   readonly exit: (code: number) => void;
   readonly stdinEnded: Promise<void>;
   readonly endStdin: () => void;
+  readonly broken: Promise<string>;
+  readonly breakStream: (why: string) => void;
 };
 
 export type FakeEngine = Engine & {
@@ -86,6 +90,7 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
   function make(spec: Spec, script: FakeContainerScript): FakeContainer {
     let exited!: (code: number) => void;
     let stdinEnded!: () => void;
+    let broken!: (why: string) => void;
     const c: FakeContainer = {
       id: `fake-${all.length + 1}`,
       name: spec.name,
@@ -99,6 +104,12 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
       exitCode: undefined,
       exited: new Promise<number>((resolve) => (exited = resolve)),
       stdinEnded: new Promise<void>((resolve) => (stdinEnded = resolve)),
+      broken: new Promise<string>((resolve) => (broken = resolve)),
+      breakStream: (why) => {
+        broken(why);
+        c.stdout.end();
+        c.stderr.end();
+      },
       endStdin: () => {
         c.stdinClosed = true;
         stdinEnded();
@@ -133,6 +144,7 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
       await Promise.race([c.stdinEnded, c.exited]);
       await write(c, c.stdout, Buffer.concat(c.stdinChunks));
     }
+    if (s.breakStream !== undefined) return c.breakStream(s.breakStream);
     if (s.hang !== true) c.exit(s.exitCode ?? 0);
   }
 
@@ -174,7 +186,7 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
         c.stdout.end();
         c.stderr.end();
       };
-      return { stdin, stdout: c.stdout, stderr: c.stderr, close };
+      return { stdin, stdout: c.stdout, stderr: c.stderr, close, broken: c.broken };
     },
     start: async (id) => {
       await enter("start", id, find(id));
