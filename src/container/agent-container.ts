@@ -43,6 +43,12 @@ export type StagingDeclaration = {
   readonly writableWork?: boolean;
   /** Keep each Run directory (record included) after the Run, for a day; default false. */
   readonly keepRuns?: boolean;
+  /**
+   * Bytes the agent may write (in out/, or in work/ beyond its inputs); past it writes fail and the
+   * Run ends as `write_limit`. Enforced by a tmpfs of that size, which needs this process to be root
+   * on the daemon's host; default 256 MiB.
+   */
+  readonly writableBytes?: number;
 };
 
 /** Where a staged Run's agent sees its `work/` unless `staging.agentWorkdir` says otherwise. */
@@ -147,6 +153,7 @@ const schema = z.strictObject({
         .optional(),
       writableWork: z.boolean().optional(),
       keepRuns: z.boolean().optional(),
+      writableBytes: intIn("staging.writableBytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES).optional(),
     })
     .optional(),
   entrypoint: words("entrypoint word").optional(),

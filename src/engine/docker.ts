@@ -58,6 +58,9 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
       }
     },
     remove,
+    ping: async () => {
+      await docker.ping();
+    },
     listByLabel: async (label) =>
       (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels })),
   };

@@ -38,4 +38,6 @@ export type Engine = {
   /** Force-removes by id or name; a container already gone is not an error. */
   readonly remove: (idOrName: string) => Promise<void>;
   readonly listByLabel: (label: string) => Promise<ListedContainer[]>;
+  /** Resolves when the engine answers at all; rejects when it does not. */
+  readonly ping: () => Promise<void>;
 };

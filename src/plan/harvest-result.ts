@@ -19,6 +19,11 @@ export const HARVEST_REFUSAL_REASONS = [
   "io_error",
   /** The Run's deadline passed, or its caller cancelled, while the Harvest copied. */
   "interrupted",
+  /**
+   * A file or directory changed while the Harvest read it (another inode, size or modification
+   * time than when it was inspected): something still writes to the source.
+   */
+  "changed_during_harvest",
 ] as const;
 
 export type HarvestRefusalReason = (typeof HARVEST_REFUSAL_REASONS)[number];

@@ -26,6 +26,8 @@ export const END_REASONS = [
   "invalid_request",
   /** The reader said ok, but what the agent left in out/ broke a Harvest rule; nothing was copied. */
   "harvest_refused",
+  /** The agent filled what it may write (staging.writableBytes); its writes past it failed. */
+  "write_limit",
 ] as const;
 
 export type EndReason = (typeof END_REASONS)[number];

@@ -1,8 +1,9 @@
 // The masker hides registered values anywhere in text, bytes and JSON-like values, longest first,
 // in their escaped spellings too; values too short to be credentials are ignored.
 
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createMasker, MIN_MASKED_VALUE_LENGTH, REDACTED } from "./index.js";
+import { createMasker, MAX_ENCODED_VALUE_BYTES, MIN_MASKED_VALUE_LENGTH, REDACTED, type Masker } from "./index.js";
 
 describe("createMasker", () => {
   it("masks every occurrence of a registered value", () => {
@@ -76,5 +77,148 @@ describe("createMasker on what readers return", () => {
   it("masks the escaped spelling of a secret, as JSON or Go quote it", () => {
     const masker = createMasker(['pa"ss\\word-1']);
     expect(masker.mask(JSON.stringify({ v: 'pa"ss\\word-1' }))).toBe(`{"v":"${REDACTED}"}`);
+  });
+});
+
+describe("createMasker on encoded secrets", () => {
+  // Its base64 has "+" or "/" at every alignment, so base64url differs; 20 bytes end a group at
+  // one alignment and leave one or two padding characters at the others.
+  const SECRET = "sk-live~>?0123456789";
+  const bytes = Buffer.from(SECRET);
+  const noise = (length: number): Buffer => createHash("sha256").update(`noise-${length}`).digest().subarray(0, length);
+  const masker = createMasker([SECRET]);
+
+  // The characters before the secret's first whole character, and from its last whole one on,
+  // carry bits of the neighbours too; everything between goes.
+  describe.each([0, 1, 2, 3, 4, 5])("with %i bytes before it", (before) => {
+    const first = Math.ceil((before * 8) / 6);
+    it.each([0, 1, 2, 7])("and %i after, in base64, with and without padding", (after) => {
+      const encoded = Buffer.concat([noise(before), bytes, noise(after)]).toString("base64");
+      const end = after === 0 ? encoded.length : Math.floor(((before + bytes.length) * 8) / 6);
+      expect(masker.mask(encoded)).toBe(`${encoded.slice(0, first)}${REDACTED}${encoded.slice(end)}`);
+      const unpadded = encoded.replace(/=+$/, "");
+      expect(masker.mask(unpadded)).toBe(`${unpadded.slice(0, first)}${REDACTED}${unpadded.slice(after === 0 ? unpadded.length : end)}`);
+    });
+
+    it.each([0, 1, 2, 7])("and %i after, in base64url", (after) => {
+      const encoded = Buffer.concat([noise(before), bytes, noise(after)]).toString("base64url");
+      expect(encoded).not.toBe(Buffer.concat([noise(before), bytes, noise(after)]).toString("base64").replace(/=+$/, ""));
+      const end = after === 0 ? encoded.length : Math.floor(((before + bytes.length) * 8) / 6);
+      expect(masker.mask(encoded)).toBe(`${encoded.slice(0, first)}${REDACTED}${encoded.slice(end)}`);
+    });
+
+    it("in hex, lower and upper case", () => {
+      const hex = Buffer.concat([noise(before), bytes, noise(3)]).toString("hex");
+      for (const spelled of [hex, hex.toUpperCase()]) {
+        expect(masker.mask(spelled)).toBe(`${spelled.slice(0, 2 * before)}${REDACTED}${spelled.slice(2 * (before + bytes.length))}`);
+      }
+    });
+  });
+
+  it("in a URL, as encodeURIComponent and URLSearchParams write it", () => {
+    const secret = "pa ss/wörd+&=?~!'()*";
+    const urlMasker = createMasker([secret]);
+    expect(urlMasker.mask(`https://host/?k=${encodeURIComponent(secret)}&b=1`)).toBe(`https://host/?k=${REDACTED}&b=1`);
+    expect(urlMasker.mask(new URLSearchParams({ k: secret, b: "1" }).toString())).toBe(`k=${REDACTED}&b=1`);
+  });
+
+  it("with every byte percent-encoded, in lower and upper case", () => {
+    const hex = bytes.toString("hex");
+    expect(masker.mask(`?k=${hex.replace(/../g, "%$&")}&`)).toBe(`?k=${REDACTED}&`);
+    expect(masker.mask(`?k=${hex.toUpperCase().replace(/../g, "%$&")}&`)).toBe(`?k=${REDACTED}&`);
+  });
+
+  it("in a byte array, as it masks text", () => {
+    const encoded = Buffer.from(`b64 ${Buffer.concat([Buffer.from([0]), bytes]).toString("base64")} hex ${bytes.toString("hex")}\n`);
+    expect(masker.maskDeep(encoded).toString()).toBe(`b64 AH${REDACTED} hex ${REDACTED}\n`);
+  });
+
+  it("reports as longest() its longest spelling, every byte percent-encoded", () => {
+    expect(masker.longest()).toBe(3 * bytes.length);
+    expect(createMasker(["wörd-ümlaut"]).longest()).toBe(3 * Buffer.byteLength("wörd-ümlaut"));
+  });
+
+  it("masks no encoded fragment shorter than MIN_MASKED_VALUE_LENGTH", () => {
+    const short = createMasker(["abcdef"]);
+    expect(short.mask("YWJjZGVm 616263646566 YWJj")).toBe(`${REDACTED} ${REDACTED} YWJj`);
+  });
+
+  it("masks a value longer than MAX_ENCODED_VALUE_BYTES only as written", () => {
+    const long = `key-${"x".repeat(MAX_ENCODED_VALUE_BYTES)}`;
+    const longMasker = createMasker([long]);
+    expect(longMasker.longest()).toBe(long.length);
+    expect(longMasker.mask(`a ${long} b`)).toBe(`a ${REDACTED} b`);
+    expect(longMasker.mask(Buffer.from(long).toString("base64"))).toBe(Buffer.from(long).toString("base64"));
+  });
+
+  it("takes a value with a lone surrogate, which encodeURIComponent refuses", () => {
+    const odd = createMasker(["sk-\ud800-0123456789"]);
+    expect(odd.mask("x sk-\ud800-0123456789 y")).toBe(`x ${REDACTED} y`);
+    expect(odd.mask(Buffer.from("sk-\ud800-0123456789").toString("hex"))).toBe(REDACTED);
+  });
+
+  it("hides overlapping occurrences as one", () => {
+    const overlapping = createMasker(["abcdefgh", "fghijklm"]);
+    expect(overlapping.mask("x abcdefghijklm y")).toBe(`x ${REDACTED} y`);
+    expect(overlapping.mask("x abcdefghfghijklm y")).toBe(`x ${REDACTED}${REDACTED} y`);
+  });
+});
+
+describe("maskSettled", () => {
+  /** Feeds `text` `size` characters at a time, as a record stream does, and returns what it wrote. */
+  function streamed(masker: Masker, text: string, size: number): { written: string; mostHeld: number } {
+    let written = "";
+    let unsettled = "";
+    let mostHeld = 0;
+    for (let at = 0; at < text.length; at += size) {
+      const settled = masker.maskSettled(unsettled + text.slice(at, at + size));
+      written += settled.masked;
+      unsettled = settled.unsettled;
+      mostHeld = Math.max(mostHeld, unsettled.length);
+    }
+    return { written: written + masker.mask(unsettled), mostHeld };
+  }
+
+  // A login file registered whole and by its lines, a value that extends another, and base64
+  // whose last characters only the padding settles: each would show in part if the shorter
+  // occurrence were masked before the longer one had arrived.
+  const FILE = "[default]\nkey_id = AKIA0123456789\nsecret = wJalrXUtnFEMI/K7MDENG\n";
+  const masker = createMasker([FILE, ...FILE.split("\n"), "sk-live-0123456789", "sk-live-0123456789-and-more"]);
+  const text = [
+    `whole ${FILE}`,
+    `pct ${Buffer.from(FILE).toString("hex").replace(/../g, "%$&")}`,
+    "extended sk-live-0123456789-and-more!",
+    `b64 ${Buffer.from("sk-live-0123456789").toString("base64")}`,
+    "end",
+  ].join(" | ");
+
+  it.each([1, 2, 3, 7, 64, text.length])("writes what mask writes, fed %i characters at a time", (size) => {
+    const { written, mostHeld } = streamed(masker, text, size);
+    expect(written).toBe(masker.mask(text));
+    expect(written).toBe(`whole ${REDACTED} | pct ${REDACTED} | extended ${REDACTED}! | b64 ${REDACTED} | end`);
+    expect(mostHeld).toBeLessThanOrEqual(2 * masker.longest());
+  });
+
+  it("settles all but the last longest() - 1 characters when nothing crosses the cut", () => {
+    const plain = "x".repeat(500);
+    expect(masker.maskSettled(plain)).toEqual({ masked: plain.slice(0, 501 - masker.longest()), unsettled: plain.slice(501 - masker.longest()) });
+    expect(createMasker().maskSettled("anything")).toEqual({ masked: "anything", unsettled: "" });
+  });
+
+  it("never splits a surrogate pair", () => {
+    const emoji = createMasker(["sk-live-0123"]);
+    // The cut would fall between the two halves of the emoji.
+    const cutAt = 100 - (emoji.longest() - 1);
+    const text = `${"a".repeat(cutAt - 1)}😀${"b".repeat(100 - cutAt - 1)}`;
+    const { masked, unsettled } = emoji.maskSettled(text);
+    expect(masked).toBe("a".repeat(cutAt - 1));
+    expect(unsettled.startsWith("😀")).toBe(true);
+  });
+
+  it("keeps what it holds bounded when overlapping occurrences chain on", () => {
+    const run = createMasker(["bbbbbbbb"]);
+    const { written, mostHeld } = streamed(run, `a${"b".repeat(10_000)}a`, 64);
+    expect(mostHeld).toBeLessThanOrEqual(2 * run.longest());
+    expect(written).toMatch(/^a(\[REDACTED\])+a$/);
   });
 });

@@ -1,60 +1,77 @@
 // Hides registered secret values (every env value, every credential) in any text the project
 // writes: log lines, records, error messages, Outcomes. Env values never enter an argv at all
 // (see src/container/render-cli.ts); this is the second line, for what an agent or an engine prints back.
+// Each value is looked for in all its spellings (see spellings.ts), all in one pass over the text;
+// longest() is the longest spelling, and a stream must hold back that much to mask one it splits.
 
-import { MIN_MASKED_VALUE_LENGTH } from "./limits.js";
+import { createSearch, replaceSpans, type Search } from "./search.js";
+import { spellingsOf } from "./spellings.js";
 
 /** What a secret value is replaced with. */
 export const REDACTED = "[REDACTED]";
 
 /** Replaces registered secret values in text; values too short to be credentials are ignored. */
 export type Masker = {
+  /** Registers a value, with its JSON escape and its base64, base64url, hex and percent encodings. */
   readonly add: (value: string) => void;
   readonly mask: (text: string) => string;
+  /**
+   * For a text that more will follow: masks the part of it no later text can change, and hands back
+   * the rest unmasked (at most 2 × longest() characters), to be passed again in front of what follows.
+   */
+  readonly maskSettled: (text: string) => { readonly masked: string; readonly unsettled: string };
   /** Masks every string and byte array inside a JSON-like value, keys included; other class instances pass as they are. */
   readonly maskDeep: <T>(value: T) => T;
-  /** Length of the longest registered secret (0 when none), for maskers of streams. */
+  /** Length in characters of the longest registered spelling (0 when none), for maskers of streams. */
   readonly longest: () => number;
 };
 
 export function createMasker(initial: Iterable<string> = []): Masker {
-  const secrets = new Set<string>();
-  let ordered: string[] = [];
-  let orderedBytes: Buffer[] = [];
-  const REDACTED_BYTES = Buffer.from(REDACTED);
+  const values = new Set<string>();
+  const spellings = new Set<string>();
+  let longest = 0;
+  // Built on first use after a change: registering many values costs one build, not one each.
+  let textSearch: Search | undefined;
+  let byteSearch: Search | undefined;
   const add = (value: string): void => {
-    if (value.length < MIN_MASKED_VALUE_LENGTH || secrets.has(value)) return;
-    secrets.add(value);
-    // Also its escaped spelling, as it appears inside JSON (and Go's %q) when quoted by someone else.
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) secrets.add(escaped);
-    // Longest first, so a secret that contains another is hidden whole.
-    ordered = [...secrets].sort((a, b) => b.length - a.length);
-    orderedBytes = ordered.map((secret) => Buffer.from(secret));
+    if (values.has(value)) return;
+    values.add(value);
+    for (const spelling of spellingsOf(value)) {
+      spellings.add(spelling);
+      longest = Math.max(longest, spelling.length);
+    }
+    textSearch = undefined;
+    byteSearch = undefined;
   };
   for (const value of initial) add(value);
-  const mask = (text: string): string => {
-    let result = text;
-    for (const secret of ordered) {
-      if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    }
-    return result;
+  const find = (text: string): number[] => {
+    if (spellings.size === 0) return [];
+    textSearch ??= createSearch(spellings);
+    return textSearch(text);
   };
-  const maskBytes = (bytes: Uint8Array): Buffer => {
-    let result = Buffer.from(bytes);
-    for (const secret of orderedBytes) {
-      const parts: Buffer[] = [];
-      let from = 0;
-      for (let at = result.indexOf(secret); at !== -1; at = result.indexOf(secret, from)) {
-        parts.push(result.subarray(from, at), REDACTED_BYTES);
-        from = at + secret.length;
-      }
-      if (parts.length > 0) result = Buffer.concat([...parts, result.subarray(from)]);
+  const mask = (text: string): string => replaceSpans(text, find(text), REDACTED);
+  const maskSettled = (text: string): { masked: string; unsettled: string } => {
+    const spans = find(text);
+    // An occurrence that starts before the cut ends within the text, so it is already found whole.
+    let cut = Math.max(0, text.length - Math.max(0, longest - 1));
+    if (cut > 0 && cut < text.length && isLowSurrogate(text.charCodeAt(cut))) cut -= 1;
+    for (let i = 0; i + 1 < spans.length; i += 2) {
+      const from = spans[i] ?? 0;
+      const to = spans[i + 1] ?? 0;
+      if (from >= cut) break;
+      // One that crosses the cut stays unsettled, whole, unless a chain of overlapping ones makes it too long.
+      if (to > cut) cut = text.length - from <= 2 * longest ? from : to;
     }
-    return result;
+    return { masked: replaceSpans(text, spans, REDACTED, cut), unsettled: text.slice(cut) };
+  };
+  // Bytes are searched as latin1 text (one character per byte) for the UTF-8 bytes of each spelling.
+  const maskBytes = (bytes: Uint8Array): Buffer => {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+    byteSearch ??= createSearch([...spellings].map((spelling) => Buffer.from(spelling, "utf8").toString("latin1")));
+    return Buffer.from(replaceSpans(text, byteSearch(text), REDACTED), "latin1");
   };
   const maskDeep = <T>(value: T): T => {
-    if (ordered.length === 0) return value;
+    if (spellings.size === 0) return value;
     if (typeof value === "string") return mask(value) as T;
     if (value instanceof Uint8Array) return maskBytes(value) as T;
     if (value instanceof Error) return Object.assign(new Error(mask(value.message)), { name: value.name }) as T;
@@ -67,5 +84,9 @@ export function createMasker(initial: Iterable<string> = []): Masker {
     }
     return value;
   };
-  return { add, mask, maskDeep, longest: () => ordered[0]?.length ?? 0 };
+  return { add, mask, maskSettled, maskDeep, longest: () => longest };
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

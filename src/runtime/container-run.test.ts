@@ -159,6 +159,20 @@ describe("a Run's container, through the engine seam", () => {
     });
   });
 
+  describe("when the container dies of a signal the Run did not send", () => {
+    it("is cancelled, stopped from outside, while the engine still answers", async () => {
+      const outcome = await run(fakeEngine({ stdout: ["partial"], exitCode: 143 }), collect);
+      expect(outcome).toMatchObject({ ok: false, reason: "cancelled", exit: { code: 143, signal: "SIGTERM" } });
+      expect(outcome.error).toContain("the container was stopped from outside the Run (SIGTERM this Run did not send");
+    });
+
+    it("is unavailable when the engine stops answering after it", async () => {
+      const outcome = await run(fakeEngine({ stdout: ["partial"], exitCode: 143, fail: { ping: { code: "ECONNREFUSED" } } }), collect);
+      expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
+      expect(outcome.error).toContain("the engine went away while the Run ran");
+    });
+  });
+
   describe("when the engine breaks its stream protocol", () => {
     it("is unavailable, saying so, and the still-running container is killed and removed", async () => {
       const fake = fakeEngine({ stdout: ["half an answer"], breakStream: "frame 2 has the header [7, 0, 0, 0], which names no stream" });

@@ -9,7 +9,10 @@ import { describeEngineError, engineMessage, engineStatus, type ContainerStreams
 import type { ExitFacts, ReaderVerdict, RunPlan } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import { signalOfExitCode, type ContainerFacts } from "./end-reason.js";
-import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { ENGINE_CLEANUP_TIMEOUT_MS, ENGINE_PROBE_INTERVAL_MS, ENGINE_PROBE_WINDOW_MS } from "./limits.js";
+
+/** Signals that stop a container from outside (docker stop, docker kill, an engine shutting down). */
+const OUTSIDE_SIGNALS = new Set(["SIGTERM", "SIGKILL", "SIGINT", "SIGHUP", "SIGQUIT"]);
 import { bounded, createEngineDeadline, type RunStop } from "./stop.js";
 import { readOutput, type RunOutput } from "./streams.js";
 
@@ -40,6 +43,8 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
   let exit: ExitFacts | undefined;
   /** The container was gone before this Run removed it: someone else did. */
   let removedFromOutside = false;
+  /** The container died of a signal this Run did not send: a `docker stop`, or the engine going away. */
+  let stoppedFromOutside: "by_someone" | "engine_gone" | undefined;
   const deadline = createEngineDeadline(ctx.abandonAfterMs);
 
   try {
@@ -51,6 +56,9 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     deadline.cancel();
     if (started && !deadline.hasPassed() && id !== undefined) exit = await exitFacts(id);
     stop.containerExited();
+    if (exit?.signal !== undefined && OUTSIDE_SIGNALS.has(exit.signal) && !exit.oomKilled && !stop.signalled()) {
+      stoppedFromOutside = (await engineStillAnswers()) ? "by_someone" : "engine_gone";
+    }
     if (id !== undefined || deadline.hasPassed()) await removeByName();
   }
 
@@ -62,6 +70,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     ...(verdict === undefined ? {} : { verdict }),
     ...(exit === undefined ? {} : { exit }),
     ...(removedFromOutside ? { removedFromOutside } : {}),
+    ...(stoppedFromOutside === undefined ? {} : { stoppedFromOutside }),
     stdoutBytes: output?.stdoutBytes() ?? 0,
     stderrText: output?.stderr.text() ?? "",
     stderrBytes: output?.stderr.totalBytes() ?? 0,
@@ -152,7 +161,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     })();
     // Stopping never waits on the reader: once the Run is interrupted, the reader gets no more and
     // the output is drained, since the engine reports an exit only when the output has been read.
-    const drained = stop.interrupted.then(() => out.stdout.detach());
+    const drained = stop.interrupted.then(() => out.drain());
     try {
       await Promise.race([Promise.all([exited, out.ended, read]), drained.then(() => exited)]);
     } finally {
@@ -183,6 +192,23 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
       logger.warn({ runId, err: masker.mask(engineMessage(error)) }, "could not inspect the finished container");
       return undefined;
     }
+  }
+
+  /**
+   * Whether the engine still answers a moment after the container died of a signal nobody here
+   * sent: an engine that is shutting down (or restarting) stops its containers, then goes.
+   */
+  async function engineStillAnswers(): Promise<boolean> {
+    // An engine shutting down finishes its own clean-up first: ask a few times over a short window.
+    for (let waited = 0; waited < ENGINE_PROBE_WINDOW_MS; waited += ENGINE_PROBE_INTERVAL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, ENGINE_PROBE_INTERVAL_MS));
+      const answered = await bounded(engine.ping(), ENGINE_PROBE_INTERVAL_MS * 4, "ping").then(
+        () => true,
+        () => false,
+      );
+      if (!answered) return false;
+    }
+    return true;
   }
 
   /** Removes the Run's container by its name, whether or not its id was ever known. */

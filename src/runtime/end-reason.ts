@@ -18,6 +18,8 @@ export type Observed = {
   readonly readerThrew?: string;
   /** The container was removed by someone other than this Run while it ran. */
   readonly removedFromOutside?: boolean;
+  /** The container died of a signal this Run did not send: by someone (the engine still answers), or as the engine went away. */
+  readonly stoppedFromOutside?: "by_someone" | "engine_gone";
   readonly verdict?: ReaderVerdict;
   readonly exit?: ExitFacts;
   readonly stderr: string;
@@ -37,6 +39,8 @@ export function decideReason(o: Observed): EndReason {
   if (o.interruption !== undefined) return o.interruption;
   // Not the agent's failure: whatever it printed was cut short by someone else.
   if (o.removedFromOutside === true) return "cancelled";
+  if (o.stoppedFromOutside === "engine_gone") return "unavailable";
+  if (o.stoppedFromOutside === "by_someone") return "cancelled";
   if (o.engineFailure !== undefined) return "unavailable";
   // The command never ran: whatever a reader made of no output, nothing was done.
   if (o.exit !== undefined && NEVER_RAN.has(o.exit.code) && !o.exit.oomKilled) return "unavailable";
@@ -67,6 +71,12 @@ export function describeFailure(o: Observed): string {
   if (o.interruptionDetail !== undefined) parts.push(o.interruptionDetail);
   if (o.interruption === undefined && o.removedFromOutside === true) {
     parts.push("the container was removed from outside the Run (by another process or by hand) before it ended");
+  }
+  if (o.interruption === undefined && o.stoppedFromOutside === "engine_gone") {
+    parts.push(`the engine went away while the Run ran: it stopped the container (${o.exit?.signal ?? "a signal"} this Run did not send) and then stopped answering; what the agent left is not harvested`);
+  }
+  if (o.interruption === undefined && o.stoppedFromOutside === "by_someone") {
+    parts.push(`the container was stopped from outside the Run (${o.exit?.signal ?? "a signal"} this Run did not send: a docker stop or kill) before it ended`);
   }
   if (o.engineFailure !== undefined) parts.push(o.engineFailure);
   if (o.readerThrew !== undefined) parts.push(`the reader threw: ${o.readerThrew}`);

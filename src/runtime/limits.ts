@@ -43,6 +43,12 @@ export const STDOUT_HIGH_WATER_BYTES = 1 * MiB;
 
 /** How long past timeout + grace a Run waits for an engine that does not answer before giving up on it. */
 export const ENGINE_ANSWER_MARGIN_MS = 30_000;
+/**
+ * After a container died of a signal nobody here sent, the engine is asked this often, for this
+ * long, whether it is still there: one that is shutting down stops answering within it.
+ */
+export const ENGINE_PROBE_INTERVAL_MS = 250;
+export const ENGINE_PROBE_WINDOW_MS = 3000;
 /** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
 

@@ -2,11 +2,10 @@
 // stderr.txt, masked before a byte reaches the disk) and finishes it last (outcome.json, then the
 // `done` marker), whatever happened. A record that cannot be written never changes the Outcome.
 
-import { rm } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { createRecordStream, writeAtomically, type RecordStream, type RunDirectory } from "../staging/index.js";
+import { createRecordStream, removeTree, writeAtomically, type RecordStream, type RunDirectory } from "../staging/index.js";
 import { MAX_STDERR_RECORD_BYTES, MAX_STDOUT_BYTES } from "./limits.js";
 
 export type RunRecord = {
@@ -36,7 +35,7 @@ export async function openRecord(directory: RunDirectory, request: unknown, ctx:
 
 /** Removes the Run's secret files: a secret file never outlives its Run, kept record or not. */
 export async function removeSecretFiles(directory: RunDirectory, ctx: RecordContext): Promise<void> {
-  await rm(directory.secrets, { recursive: true, force: true }).catch(logFailure(ctx, "the Run's secret files could not be removed"));
+  await removeTree(directory.secrets).catch(logFailure(ctx, "the Run's secret files could not be removed"));
 }
 
 /** Writes outcome.json and then `done`; removes the Run directory unless it is kept. */
@@ -48,7 +47,7 @@ export async function finishRecord<R extends ReaderVerdict>(directory: RunDirect
     logFailure(ctx, "the Run record could not be finished")(error);
   }
   // A clean-up failure (a file the agent owns that we may not delete) never rewrites the Outcome.
-  if (!keep) await rm(directory.root, { recursive: true, force: true }).catch(logFailure(ctx, "the Run directory could not be removed; sweep() will try again"));
+  if (!keep) await removeTree(directory.root).catch(logFailure(ctx, "the Run directory could not be removed; sweep() will try again"));
 }
 
 function logFailure(ctx: RecordContext, what: string, level: "warn" | "error" = "error") {

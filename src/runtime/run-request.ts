@@ -6,7 +6,7 @@ import { lstat, opendir } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, unmaskableSecret } from "../container/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
-import { SESSION_NAME } from "../staging/index.js";
+import { recoverHarvest, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
 import { checkCallShape, RUN_OPTION_NAMES } from "./usage.js";
 
@@ -94,6 +94,9 @@ function overlaps(a: string, b: string): boolean {
 
 /** Why `harvestTo` cannot take this Run's Harvest, decided before the Run starts; undefined when it can. */
 export async function checkHarvestDestination(harvestTo: string, replace: boolean): Promise<string | undefined> {
+  // A Harvest a crashed process left half-installed is put back first, so the check sees what the caller had.
+  const recovered = await recoverHarvest(harvestTo);
+  if (!recovered.ok) return `harvestTo ${JSON.stringify(harvestTo)} holds what an interrupted Harvest left and it could not be put back (${recovered.message}); restore or remove it`;
   let stats;
   try {
     stats = await lstat(harvestTo);

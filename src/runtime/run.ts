@@ -8,7 +8,9 @@ import { renderCommand, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import type { Manifest, RunDirectory, RunInputs, SecretFile } from "../staging/index.js";
+import { canBoundWrites, DEFAULT_WRITABLE_BYTES, releaseWritable, stagingLimits, writableFull, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+
+const { MAX_WRITABLE_ENTRIES } = stagingLimits;
 import { composeRun } from "./compose.js";
 import { runContainer } from "./container-run.js";
 import { earlyOutcome, outcomeOf } from "./end-reason.js";
@@ -85,6 +87,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
   /** From here on, whatever happens, a staged Run's directory gets its record (or goes). */
   async function runStaged(directory: RunDirectory, manifest: Manifest | undefined): Promise<Outcome<R>> {
     let outcome = await planComposeAndRun(directory, stop);
+    outcome = await checkWriteBound(outcome, directory);
     const recordContext = { runId, masker, logger };
     await removeSecretFiles(directory, recordContext);
     if (ctx.sessionStore !== undefined && outcome.exit !== undefined) {
@@ -100,8 +103,24 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     }
     const keep = container.staging?.keepRuns ?? false;
     if (keep) outcome = { ...outcome, runDirectory: directory.root };
+    // The bound on what the agent wrote ends with the Run; a kept record keeps what it wrote, on disk.
+    await releaseWritable(directory.root, writablePath(directory), keep).catch((error: unknown) => {
+      logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's writable tmpfs could not be released");
+    });
     await finishRecord(directory, outcome, keep, recordContext);
     return outcome;
+  }
+
+  function writablePath(directory: RunDirectory): string {
+    return container.staging?.writableWork === true ? directory.work : directory.out;
+  }
+
+  /** An agent that filled its bound had writes fail: whatever its reader said, the Run ends as write_limit. */
+  async function checkWriteBound(outcome: Outcome<R>, directory: RunDirectory): Promise<Outcome<R>> {
+    if (outcome.exit === undefined || !canBoundWrites() || !(await writableFull(writablePath(directory)).catch(() => false))) return outcome;
+    const limit = container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES;
+    const error = `the agent filled what it may write, ${limit} bytes (staging.writableBytes) or ${MAX_WRITABLE_ENTRIES} files, and its writes past it failed; raise staging.writableBytes or have it write less`;
+    return { ...outcome, ok: false, reason: "write_limit", error: outcome.error === undefined ? error : `${error}; ${outcome.error}` };
   }
 
   async function planComposeAndRun(directory: RunDirectory | undefined, runStop: RunStop): Promise<Outcome<R>> {

@@ -19,7 +19,7 @@ import { renderCommand } from "../container/index.js";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import { createMasker } from "../redact/index.js";
-import type { RunInputs, SecretFile } from "../staging/index.js";
+import { canBoundWrites, DEFAULT_WRITABLE_BYTES, type RunInputs, type SecretFile } from "../staging/index.js";
 import { composeRun } from "./compose.js";
 import { earlyOutcome } from "./end-reason.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, ENGINE_ANSWER_MARGIN_MS, MAX_CONCURRENT_RUNS } from "./limits.js";
@@ -136,6 +136,12 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   }
 
   const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
+  if (container.staging !== undefined && !canBoundWrites()) {
+    logger.warn(
+      { writableBytes: container.staging.writableBytes ?? DEFAULT_WRITABLE_BYTES },
+      "what an agent writes is not bounded: bounding it mounts a tmpfs, which needs this process to be root on the engine's host",
+    );
+  }
   const declared = declaredSecrets(container);
   const declaredMasker = createMasker(declared);
   const engine: Engine = options.engine ?? createDockerEngine(options.docker);

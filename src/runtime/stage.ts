@@ -5,7 +5,7 @@
 import { resolveAgentUser, DEFAULT_OWNER, type ValidatedContainer } from "../container/index.js";
 import type { EndReason } from "../plan/index.js";
 import { rm } from "node:fs/promises";
-import { openSessionStore, prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import { canBoundWrites, DEFAULT_WRITABLE_BYTES, unmountUnder, openSessionStore, prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 import type { Ownership } from "./ownership.js";
 import type { SessionStoreOptions } from "./runtime.js";
@@ -47,6 +47,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       agentUser: resolveAgentUser(container.user),
       secretFiles: request.secretFiles.map((file) => file.content),
       ownership: request.ownership,
+      ...(canBoundWrites() ? { writableBytes: staging.writableBytes ?? DEFAULT_WRITABLE_BYTES } : {}),
       signal: stop.signal,
     });
     try {
@@ -54,6 +55,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       if (store !== undefined) {
         const refusal = await openSessionStore(directory, staging.runtimeDir, store.namespace, store.resume, resolveAgentUser(container.user));
         if (refusal !== undefined) {
+          await unmountUnder(directory.root);
           await rm(directory.root, { recursive: true, force: true });
           return { ok: false, reason: "invalid_request", error: refusal };
         }
@@ -61,6 +63,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       if (!(staging.writableWork ?? false)) return { ok: true, directory };
       return { ok: true, directory, manifest: await takeManifest(directory.work) };
     } catch (error) {
+      await unmountUnder(directory.root);
       await rm(directory.root, { recursive: true, force: true });
       throw error;
     }

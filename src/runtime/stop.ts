@@ -31,6 +31,8 @@ export type RunStop = {
   readonly stopContainer: () => void;
   /** Kills the container at once without ending the Run early (it answered and did not exit in time). */
   readonly killContainer: () => void;
+  /** Whether the Run sent its container any signal (so a death by signal may be its own doing). */
+  readonly signalled: () => boolean;
   /** The container has exited: no SIGKILL is due any more. */
   readonly containerExited: () => void;
   /** Clears every timer and listener; the Run is over. */
@@ -86,6 +88,7 @@ export function createRunStop(options: { readonly timeoutMs: number; readonly si
     },
     stopContainer: () => stopContainer(false),
     killContainer: () => stopContainer(true),
+    signalled: () => stopping,
     containerExited: () => {
       clearTimeout(graceTimer);
       container = undefined;

@@ -16,6 +16,11 @@ export type RunOutput = {
   readonly stdoutBytes: () => number;
   /** Resolves when both stdout and stderr have ended (the container closed them, or the connection went). */
   readonly ended: Promise<void>;
+  /**
+   * The Run is being stopped: the reader keeps what was queued for it and gets nothing more, and
+   * the rest is drained and dropped, since an engine reports the exit only once the output is read.
+   */
+  readonly drain: () => void;
 };
 
 export type OutputHooks = {
@@ -32,10 +37,11 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
   const channel = createStdoutChannel(() => streams.stdout.resume());
   let stdoutBytes = 0;
   let overflowed = false;
+  let draining = false;
   streams.stdout.on("data", (chunk: Buffer) => {
     const room = MAX_STDOUT_BYTES - stdoutBytes;
     stdoutBytes += chunk.length;
-    if (overflowed) return;
+    if (overflowed || draining) return;
     if (chunk.length > room) {
       overflowed = true;
       if (room > 0) {
@@ -54,7 +60,12 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
     hooks.onStderr?.(chunk);
   });
   const ended = Promise.all([endOf(streams.stdout), endOf(streams.stderr)]).then(() => channel.end());
-  return { stdout: channel, stderr, stdoutBytes: () => stdoutBytes, ended };
+  const drain = (): void => {
+    draining = true;
+    channel.end();
+    streams.stdout.resume();
+  };
+  return { stdout: channel, stderr, stdoutBytes: () => stdoutBytes, ended, drain };
 }
 
 function endOf(stream: NodeJS.ReadableStream): Promise<void> {

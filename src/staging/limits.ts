@@ -22,3 +22,8 @@ export const MAX_SESSION_STORE_BYTES = 256 * MiB;
 export const MAX_SESSION_STORE_ENTRIES = 2000;
 /** Directory levels in a kept session store. */
 export const MAX_SESSION_STORE_DEPTH = 8;
+
+/** Bytes an agent may write unless staging.writableBytes says otherwise (out/, or work/ beyond its inputs). */
+export const DEFAULT_WRITABLE_BYTES = 256 * MiB;
+/** Files and directories an agent may make in what it can write. */
+export const MAX_WRITABLE_ENTRIES = 100_000;

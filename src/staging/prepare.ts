@@ -6,6 +6,8 @@ import { chmod, lchown, lstat, mkdir, opendir, rm, writeFile } from "node:fs/pro
 import { join } from "node:path";
 import { copyInputs, StagingError, type RunInputs } from "./inputs.js";
 import { runDirectory, type RunDirectory } from "./layout.js";
+import { MAX_INPUT_BYTES, MAX_INPUT_ENTRIES, MAX_WRITABLE_ENTRIES } from "./limits.js";
+import { allowMore, mountWritable, unmountUnder } from "./writable.js";
 
 export type PrepareOptions = {
   readonly runtimeDir: string;
@@ -16,6 +18,11 @@ export type PrepareOptions = {
   readonly writableWork: boolean;
   /** The user the container runs as (`uid[:gid]` or a name). */
   readonly agentUser: string;
+  /**
+   * Bytes the agent may write (in out/, or in work/ beyond its inputs), enforced by a tmpfs of
+   * that size; default: no bound (only where this process cannot mount, see writable.ts).
+   */
+  readonly writableBytes?: number;
   /** Who may end this Run and until when, kept in run.json for the sweep; default: none. */
   readonly ownership?: Readonly<Record<string, string>>;
   /** Stops staging when aborted; what was made is removed and the abort's reason is thrown. Default: never. */
@@ -53,8 +60,13 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     };
     await writeFile(dir.info, `${JSON.stringify(info)}\n`, { mode: 0o644 });
     await mkdir(dir.work, { mode: 0o755 });
+    const bound = options.writableBytes;
+    // A writable work/ holds the inputs too: its tmpfs takes them first, then is shrunk to them plus the bound.
+    if (bound !== undefined && options.writableWork) await mountWritable(dir.work, MAX_INPUT_BYTES + bound, MAX_INPUT_ENTRIES + MAX_WRITABLE_ENTRIES);
     await copyInputs(options.inputs, dir.work, { fileMode: options.writableWork ? 0o644 : 0o444, ...(options.signal === undefined ? {} : { signal: options.signal }) });
     await mkdir(dir.out, { mode: 0o755 });
+    if (bound !== undefined && options.writableWork) await allowMore(dir.work, bound, MAX_WRITABLE_ENTRIES);
+    if (bound !== undefined && !options.writableWork) await mountWritable(dir.out, bound, MAX_WRITABLE_ENTRIES);
     await chmod(dir.work, 0o755);
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
     await chmod(dir.prompt, 0o444);
@@ -62,6 +74,7 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     if ((options.secretFiles ?? []).length > 0) await writeSecretFiles(dir.secrets, options.secretFiles ?? [], options.agentUser);
     return dir;
   } catch (error) {
+    await unmountUnder(dir.root);
     await rm(dir.root, { recursive: true, force: true });
     if (error instanceof StagingError || options.signal?.aborted) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";

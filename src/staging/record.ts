@@ -13,9 +13,9 @@ export type RecordStream = {
 };
 
 /**
- * Writes decoded, masked text, keeping at most `capBytes` of input. It holds back the last
- * (longest secret - 1) characters of what it masked, so a secret that continues in the next
- * chunk is masked whole once it arrives.
+ * Writes decoded, masked text, keeping at most `capBytes` of input. It holds back, unmasked, what
+ * the masker says the next chunk may still change (about the longest secret's length), so a secret
+ * that continues in the next chunk is masked whole once it arrives.
  */
 export function createRecordStream(path: string, masker: Masker, capBytes: number): RecordStream {
   const file = createWriteStream(path, { mode: 0o600 });
@@ -26,13 +26,10 @@ export function createRecordStream(path: string, masker: Masker, capBytes: numbe
   let taken = 0;
   let cut = false;
   const emit = (text: string, final: boolean): void => {
-    const masked = masker.mask(held + text);
-    let keep = final ? 0 : Math.min(masked.length, Math.max(0, masker.longest() - 1));
-    // Never split a surrogate pair: hold its first half back too.
-    if (keep > 0 && keep < masked.length && /[\uDC00-\uDFFF]/.test(masked.charAt(masked.length - keep))) keep += 1;
-    held = masked.slice(masked.length - keep);
-    const out = masked.slice(0, masked.length - keep);
-    if (out.length > 0 && failed === undefined) file.write(out);
+    // What is held back is unmasked text: a longer secret that arrives later is still seen whole.
+    const { masked, unsettled } = final ? { masked: masker.mask(held + text), unsettled: "" } : masker.maskSettled(held + text);
+    held = unsettled;
+    if (masked.length > 0 && failed === undefined) file.write(masked);
   };
   return {
     write: (chunk) => {

@@ -2,11 +2,12 @@
 // nothing will finish (the caller decides which, from run.json) and were not kept on purpose
 // (keepRuns keeps them for a day). Never touches a directory that is not a Run directory of this owner.
 
-import { opendir, readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { opendir, readFile } from "node:fs/promises";
 import { MAX_RUN_DIRECTORY_AGE_MS } from "./limits.js";
 import { runDirectory, RUN_ID_PATTERN } from "./layout.js";
+import { removeTree } from "./remove-tree.js";
 import type { RunInfo } from "./prepare.js";
+import { unmountUnder } from "./writable.js";
 
 export type DiskSweepOptions = {
   readonly runtimeDir: string;
@@ -36,16 +37,18 @@ export async function sweepRunDirectories(options: DiskSweepOptions): Promise<st
     const info = await readInfo(dir.info);
     if (info?.owner !== options.owner || info.runId !== entry.name || !options.isOrphaned(info)) continue;
     // A secret file never outlives its Run, whatever else of the Run is kept.
-    await rm(dir.secrets, { recursive: true, force: true }).catch((error: unknown) => options.onError?.(entry.name, error));
+    await removeTree(dir.secrets).catch((error: unknown) => options.onError?.(entry.name, error));
     const old = now - Date.parse(info.createdAt) > MAX_RUN_DIRECTORY_AGE_MS;
     // With keepRuns, a Run that never finished (its orchestrator was killed) is kept too, for a day:
     // its stdout.txt and stderr.txt are what is left to say what happened.
     if (options.keepRuns && !old) continue;
     try {
-      await rm(join(options.runtimeDir, entry.name), { recursive: true, force: true });
+      // A tmpfs its crashed Run left mounted goes first: removeTree never crosses a mount point.
+      await unmountUnder(dir.root);
+      await removeTree(dir.root);
       removed.push(entry.name);
     } catch (error) {
-      // One directory we may not delete (files the agent's uid owns) must not stop the sweep.
+      // One directory we may not delete (files another uid owns, when we are not root) must not stop the sweep.
       options.onError?.(entry.name, error);
     }
   }

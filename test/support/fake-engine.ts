@@ -219,6 +219,9 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
       if (c.running) c.exit(137);
       live.delete(c.id);
     },
+    ping: async () => {
+      await enter("ping", "", undefined);
+    },
     listByLabel: async (label) => {
       await enter("listByLabel", label, undefined);
       const [key = "", value] = label.split("=");
@@ -230,6 +233,6 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel"];
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping"];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }

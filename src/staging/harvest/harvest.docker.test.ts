@@ -1,13 +1,16 @@
 // Hostile agents against the real engine: each plants one thing in out/ that the Harvest must
 // refuse. The refusal names it, the caller's destination stays exactly as it was, and a host
-// canary the planted links point at is never read into the harvest nor changed.
+// canary the planted links point at is never read into the harvest nor changed. Then harvest()
+// called on an out/ a container is still changing: no host file through a swapped link, no file
+// harvested while it grows.
 
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentContainerRuntime } from "../../index.js";
-import { TEST_IMAGE, capturingLogger, containersOfRun } from "../../../test/support/engine.js";
+import { createAgentContainerRuntime, harvest } from "../../index.js";
+import { TEST_IMAGE, capturingLogger, containersOfRun, docker } from "../../../test/support/engine.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-hostile-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -56,5 +59,96 @@ describe("a harvest of what a hostile agent planted", () => {
     expect(readdirSync(scratch).filter((n) => n.includes(".harvest-") || n.includes(".old-"))).toEqual([]);
     expect(readFileSync(canary, "utf8")).toBe("host canary\n");
     expect(containersOfRun(outcome.runId)).toEqual([]);
+  });
+});
+
+/** Every file's content under `directory`, found without following links. */
+function contents(directory: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const full = join(directory, name);
+    const stats = lstatSync(full);
+    if (stats.isDirectory()) return contents(full);
+    return stats.isFile() ? [readFileSync(full, "latin1")] : [];
+  });
+}
+
+/** Counts reads, by any FileHandle of this process, that return `marker`, until the returned stop is called. */
+async function countReadsOf(marker: string): Promise<{ readonly count: () => number; readonly stop: () => void }> {
+  type Read = (this: FileHandle, ...args: unknown[]) => Promise<{ bytesRead: number; buffer: Buffer }>;
+  const probe = await open(canary, "r");
+  const prototype = Object.getPrototypeOf(probe) as { read: Read };
+  await probe.close();
+  const original = prototype.read;
+  let count = 0;
+  prototype.read = async function (this: FileHandle, ...args: unknown[]) {
+    const result = await original.apply(this, args);
+    if (result.buffer.subarray(0, result.bytesRead).toString("latin1").includes(marker)) count += 1;
+    return result;
+  };
+  return { count: () => count, stop: () => void (prototype.read = original) };
+}
+
+/** Runs `script` in a container with `out` mounted at /out while `body` runs, then removes it. */
+async function whileContainerRuns<T>(out: string, script: string, body: () => Promise<T>): Promise<T> {
+  const id = docker("run", "--detach", "--network", "none", "--volume", `${out}:/out`, TEST_IMAGE, "sh", "-c", script);
+  try {
+    return await body();
+  } finally {
+    docker("rm", "--force", id);
+  }
+}
+
+describe("harvest() of an out/ a container is still changing", () => {
+  it("never copies a host file through a directory the container keeps swapping for a link to it", { timeout: 60_000 }, async () => {
+    const live = join(scratch, "live-swap");
+    const hostFiles = join(scratch, "host-files");
+    mkdirSync(join(live, "a"), { recursive: true });
+    mkdirSync(hostFiles);
+    for (let index = 0; index < 64; index += 1) {
+      writeFileSync(join(live, "a", `n${index}`), `the agent's own file ${index}\n`);
+      writeFileSync(join(hostFiles, `n${index}`), "host canary\n");
+    }
+    // The link's text is a host path: meaningless in the container, followed on the host by a harvest that follows links.
+    const swapper = `cd /out && i=0 && while [ $i -lt 100000 ]; do mv a a.real && ln -s ${hostFiles} a && rm a && mv a.real a; i=$((i+1)); done`;
+    const hostReads = await countReadsOf("host canary");
+    const reasons = await whileContainerRuns(live, swapper, async () => {
+      const seen: string[] = [];
+      const deadline = performance.now() + 5_000;
+      for (let attempt = 0; performance.now() < deadline; attempt += 1) {
+        const destination = join(scratch, `dest-swap-${attempt}`);
+        const result = await harvest(live, destination);
+        seen.push(result.ok ? "ok" : result.refusal.reason);
+        expect(contents(destination).filter((text) => text.includes("host canary"))).toEqual([]);
+      }
+      return seen;
+    }).finally(hostReads.stop);
+    expect(hostReads.count()).toBe(0);
+    expect(reasons.length).toBeGreaterThan(5);
+    expect(reasons).toContain("changed_during_harvest");
+    expect(readFileSync(canary, "utf8")).toBe("host canary\n");
+  });
+
+  it("refuses a file the container keeps appending to as changed while it was harvested", { timeout: 60_000 }, async () => {
+    const live = join(scratch, "live-grow");
+    mkdirSync(live);
+    writeFileSync(join(live, "log.txt"), "x".repeat(1024 * 1024));
+    const appender = "cd /out && i=0 && while [ $i -lt 2000000 ]; do echo x >> log.txt; i=$((i+1)); done";
+    const results = await whileContainerRuns(live, appender, async () => {
+      const seen = [];
+      for (let attempt = 0; attempt < 20; attempt += 1) seen.push(await harvest(live, join(scratch, `dest-grow-${attempt}`)));
+      return seen;
+    });
+    expect(results.filter((result) => !result.ok && result.refusal.reason === "changed_during_harvest").length).toBeGreaterThan(0);
+    for (const result of results) {
+      if (result.ok) continue;
+      expect(result.refusal).toMatchObject({ reason: "changed_during_harvest", entry: '"log.txt"' });
+      expect(result.refusal.message).toMatch(/^"log\.txt" changed while it was harvested \(/);
+    }
   });
 });

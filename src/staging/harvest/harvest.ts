@@ -1,10 +1,12 @@
 // Harvest: the one place that decides what of the agent's out/ reaches the caller, and how.
-// Invariants: nothing in the source is followed, opened or copied unless lstat proves it a regular
-// file or a directory (and, for a file, fstat of the opened handle proves it the same file); the
-// destination changes only by renaming a fully built sibling directory onto it, so any refusal
-// leaves it exactly as it was; no entry name is ever printed raw.
+// Invariants: each source directory is opened once, without following a link, and all below it is
+// reached through that descriptor (/proc/self/fd/N/<name>); a file is copied only if lstat, and fstat
+// before and after the copy, show the same unchanged regular file; the destination changes only by
+// renaming a fully built sibling onto it, so a refusal leaves it as it was; no name is printed raw.
+// After a crash mid-install, the next harvest (or recoverHarvest) renames the earlier tree back if
+// the destination is missing and removes the hidden siblings: the destination holds what it held
+// before the interrupted harvest, or, past its second rename, that harvest's whole result.
 
-import { randomBytes } from "node:crypto";
 import { constants, type BigIntStats } from "node:fs";
 import { chmod, lstat, mkdir, open, opendir, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
@@ -17,6 +19,7 @@ import {
   MAX_HARVEST_TOTAL_BYTES,
 } from "./limits.js";
 import { printableName } from "./printable-name.js";
+import { claimSibling, recoverSiblings, siblingName, type HarvestRecovery, type SiblingPurpose } from "./recover.js";
 import type { HarvestRefusal, HarvestRefusalReason, HarvestResult } from "../../plan/index.js";
 
 export type HarvestLimits = {
@@ -39,7 +42,9 @@ const HARVEST_OPTION_NAMES = new Set(["maxDepth", "maxFileBytes", "maxTotalBytes
 
 /**
  * Copies the regular files and directories under `source` to `destination`, or refuses the whole
- * harvest. Run it only once nothing writes to `source` any more (after the container is gone).
+ * harvest. Run it only once nothing writes to `source` any more (after the container is gone): a
+ * file or directory that changes while it is harvested refuses it (`changed_during_harvest`).
+ * Recovers first what an interrupted harvest to the same destination left (see recoverHarvest).
  * Resolves with a refusal, never throws, for anything found on disk; throws HarvestArgumentError only for
  * arguments that cannot mean anything (relative paths, overlapping paths, bad limits).
  */
@@ -61,6 +66,21 @@ export async function harvest(
   }
 }
 
+/**
+ * Puts `destination` back in a consistent state after a harvest to it was interrupted (the process
+ * died): when the destination is missing and the tree an install had set aside is beside it, that
+ * tree is renamed back, so the interrupted harvest never happened; then every leftover hidden
+ * sibling of the destination (`.<name>.harvest-<hex>`, `.<name>.old-<hex>`) is removed. harvest()
+ * does this itself first; call it at start-up for each destination a previous process may have been
+ * harvesting to. Siblings a harvest of this process is still using are left alone. Resolves with
+ * what it did, or why it could not; throws HarvestArgumentError only for a path that cannot mean anything.
+ */
+export async function recoverHarvest(destination: string, ...extra: never[]): Promise<HarvestRecovery> {
+  if (extra.length > 0) throw new HarvestArgumentError(`recoverHarvest takes (destination); ${extra.length} more argument(s) were given; pass only the destination`);
+  const checked = checkDestinationPath(destination);
+  return recoverSiblings(checked.parent, checked.base);
+}
+
 /** The limits, each defaulting as HarvestLimits says, and a signal that stops the copy at its next entry. */
 export type HarvestOptions = Partial<HarvestLimits> & {
   readonly signal?: AbortSignal;
@@ -69,6 +89,13 @@ export type HarvestOptions = Partial<HarvestLimits> & {
 };
 
 type CheckedPaths = { readonly source: string; readonly destination: string; readonly parent: string; readonly base: string };
+
+/**
+ * A directory of the source opened without following a link, and its fstat then. Whatever lies
+ * below it is named through `path` (/proc/self/fd/<fd>), which stays this very directory however
+ * the tree is renamed or swapped meanwhile, for as long as the handle is open.
+ */
+type PinnedDirectory = { readonly handle: FileHandle; readonly path: Buffer; readonly stats: BigIntStats };
 
 /**
  * One walk. Names are read, counted and lstat-checked one at a time, in directory order, so a
@@ -80,6 +107,8 @@ type Walk = {
   readonly signal: AbortSignal | undefined;
   /** File copies in flight; each removes itself when it settles. */
   readonly copies: Set<Promise<void>>;
+  /** Closes of pinned directories, each waiting for the copies it serves; they never reject. */
+  readonly closing: Array<Promise<void>>;
   /** Copy buffers not in use, one per possible copy in flight. */
   readonly chunks: Buffer[];
   /** The first refusal met by a copy in flight; the walk stops at its next entry once set. */
@@ -87,7 +116,7 @@ type Walk = {
   entries: number;
   files: number;
   directories: number;
-  /** Bytes of the files started (their lstat size), corrected by what reading them counted. */
+  /** Bytes of the files started (their lstat size; a file harvested has exactly that many). */
   bytes: number;
 };
 
@@ -99,27 +128,42 @@ const OWNER_READ = 0o400n;
 const OWNER_EXECUTE = 0o100n;
 const FILE_MODE = 0o644;
 const DIRECTORY_MODE = 0o755;
-/** The name of a temporary or set-aside directory keeps at most this much of the destination's name. */
-const SIBLING_NAME_CHARACTERS = 64;
+const OPEN_DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+/** O_NONBLOCK: a FIFO swapped in after the lstat cannot hang the harvest in open(). */
+const OPEN_FILE = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** What open() says of a name that is no longer the directory or file lstat saw there. */
+const REPLACED_CODES = new Set(["ELOOP", "ENOENT", "ENOTDIR", "ENXIO"]);
 
 async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits, signal: AbortSignal | undefined, replace: boolean): Promise<HarvestResult> {
+  const recovery = await recoverSiblings(paths.parent, paths.base);
+  if (!recovery.ok) return refused(refusal("io_error", EMPTY, recovery.message));
   const destinationRefusal = await checkDestination(paths, replace);
   if (destinationRefusal !== undefined) return refused(destinationRefusal);
-  const sourceStats = await sourceDirectory(paths.source);
-  if ("reason" in sourceStats) return refused(sourceStats);
-
+  const root = await openSource(paths.source);
+  if ("reason" in root) return refused(root);
   const temporary = siblingPath(paths, "harvest");
+  const release = claimSibling(temporary);
+  try {
+    return await harvestInto(paths, temporary, root, limits, signal);
+  } finally {
+    release();
+  }
+}
+
+/** Walks the pinned source `root` into `temporary` and installs it; always closes `root` and removes `temporary` unless installed. */
+async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedDirectory, limits: HarvestLimits, signal: AbortSignal | undefined): Promise<HarvestResult> {
   try {
     await mkdir(temporary, { mode: 0o700 });
   } catch (error) {
+    await root.handle.close().catch(() => undefined);
     return refused(ioError(EMPTY, "create the temporary directory beside the destination", error));
   }
   const chunks = Array.from({ length: HARVEST_PARALLEL_FILES }, () => Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES));
-  const walk: Walk = { limits, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
+  const walk: Walk = { limits, signal, copies: new Set(), closing: [], chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
   let installed = false;
   try {
-    const walkRefusal = await copyDirectory(walk, Buffer.from(paths.source), Buffer.from(temporary), EMPTY, 0, sourceStats);
-    await Promise.all([...walk.copies]);
+    const walkRefusal = await copyDirectory(walk, root, Buffer.from(temporary), EMPTY, 0);
+    await settle(walk);
     const refusalMet = walkRefusal ?? walk.failure;
     if (refusalMet !== undefined) return refused(refusalMet);
     await chmod(temporary, DIRECTORY_MODE);
@@ -128,9 +172,15 @@ async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits, signal
     installed = true;
     return { ok: true, files: walk.files, directories: walk.directories, bytes: walk.bytes };
   } finally {
-    await Promise.all([...walk.copies]);
+    await settle(walk);
     if (!installed) await removeQuietly(temporary);
   }
+}
+
+/** Waits for every copy in flight, then for every pinned directory to be closed. */
+async function settle(walk: Walk): Promise<void> {
+  await Promise.all([...walk.copies]);
+  await Promise.all(walk.closing);
 }
 
 /** Refuses a destination that is a link or not a directory, and a missing parent, before any work. */
@@ -176,8 +226,8 @@ function checkExistingDestination(paths: CheckedPaths, current: BigIntStats): Ha
   return undefined;
 }
 
-/** The source's own lstat, or why it cannot be harvested: it must be a real directory. */
-async function sourceDirectory(source: string): Promise<BigIntStats | HarvestRefusal> {
+/** The source pinned, or why it cannot be harvested: it must be a real directory. */
+async function openSource(source: string): Promise<PinnedDirectory | HarvestRefusal> {
   const stats = await lstatOrMissing(source);
   if (stats === undefined) {
     return refusal("source_missing", EMPTY, `the harvest source ${printablePath(source)} does not exist; pass the directory the agent wrote into`);
@@ -188,13 +238,39 @@ async function sourceDirectory(source: string): Promise<BigIntStats | HarvestRef
   if (!stats.isDirectory()) {
     return refusal("source_missing", EMPTY, `the harvest source ${printablePath(source)} is not a directory; pass the directory the agent wrote into`);
   }
-  return stats;
+  return openDirectory(Buffer.from(source), EMPTY, stats);
+}
+
+/**
+ * Opens the directory at `location`, which lstat saw as `expected`, without following a link, and
+ * refuses it unless fstat of the handle shows the same directory, unchanged.
+ */
+async function openDirectory(location: Buffer, relative: Buffer, expected: BigIntStats): Promise<PinnedDirectory | HarvestRefusal> {
+  let handle: FileHandle;
+  try {
+    handle = await open(location, OPEN_DIRECTORY);
+  } catch (error) {
+    if (REPLACED_CODES.has(errorCode(error) ?? "")) return changed(relative, "it was removed or replaced by something that is not a directory before it was opened");
+    return ioError(relative, "open the directory", error);
+  }
+  try {
+    const opened = await handle.stat({ bigint: true });
+    const difference = opened.isDirectory() ? stateDifference(expected, opened) : "it was replaced by something that is not a directory";
+    const openedRefusal = difference === undefined ? checkKind(opened, relative) : changed(relative, `${difference} before it was opened`);
+    if (openedRefusal === undefined) return { handle, path: Buffer.from(`/proc/self/fd/${handle.fd}`), stats: opened };
+    await handle.close();
+    return openedRefusal;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    return ioError(relative, "inspect the directory", error);
+  }
 }
 
 /**
  * Puts the built tree in place: a rename onto a missing destination, or, over an existing
  * directory, set the old one aside, rename the new one in, then remove the old one. Checked again
- * here because the destination may have changed during the walk.
+ * here because the destination may have changed during the walk. A process that dies between the
+ * two renames leaves the old tree in its sibling, for recoverSiblings to rename back.
  */
 async function install(paths: CheckedPaths, temporary: string): Promise<HarvestRefusal | undefined> {
   const current = await lstatOrMissing(paths.destination);
@@ -209,58 +285,63 @@ async function install(paths: CheckedPaths, temporary: string): Promise<HarvestR
   const existingRefusal = checkExistingDestination(paths, current);
   if (existingRefusal !== undefined) return existingRefusal;
   const old = siblingPath(paths, "old");
+  const release = claimSibling(old);
   try {
-    await rename(paths.destination, old);
-  } catch (error) {
-    return ioError(EMPTY, "set the existing destination aside", error);
+    try {
+      await rename(paths.destination, old);
+    } catch (error) {
+      return ioError(EMPTY, "set the existing destination aside", error);
+    }
+    try {
+      await rename(temporary, paths.destination);
+    } catch (error) {
+      await rename(old, paths.destination).catch(() => undefined);
+      return ioError(EMPTY, "rename the harvested tree onto the destination", error);
+    }
+    // The harvest has succeeded once the new tree is in place; a failure to remove the old one
+    // cannot be undone by refusing, so it is left to removeQuietly's best effort (and the next recovery).
+    await removeQuietly(old);
+    return undefined;
+  } finally {
+    release();
   }
-  try {
-    await rename(temporary, paths.destination);
-  } catch (error) {
-    await rename(old, paths.destination).catch(() => undefined);
-    return ioError(EMPTY, "rename the harvested tree onto the destination", error);
-  }
-  // The harvest has succeeded once the new tree is in place; a failure to remove the old one
-  // cannot be undone by refusing, so it is left to removeQuietly's best effort.
-  await removeQuietly(old);
-  return undefined;
 }
 
 /**
- * Copies the entries of the directory `source` (at `depth`, the source root being 0) into the
- * existing directory `target`. At most one directory handle per level is open at a time.
+ * Copies the entries of the pinned directory `directory` (at `depth`, the source root being 0) into
+ * the existing directory `target`, then closes `directory` once the copies it started are done.
+ * Refuses a directory whose own state changed while it was listed (an entry added, removed or renamed).
  */
 async function copyDirectory(
   walk: Walk,
-  source: Buffer,
+  directory: PinnedDirectory,
   target: Buffer,
   relative: Buffer,
   depth: number,
-  expected: BigIntStats,
 ): Promise<HarvestRefusal | undefined> {
+  const mine: Array<Promise<void>> = [];
   try {
-    for await (const name of directoryNames(source)) {
+    for await (const name of directoryNames(directory.path)) {
       if (walk.failure !== undefined) return walk.failure;
       if (walk.signal?.aborted) return refusal("interrupted", relative, `the Harvest was stopped at ${entryText(relative)}: ${String((walk.signal.reason as Error | undefined)?.message ?? walk.signal.reason)}`);
       const entryRefusal = await copyEntry(
         walk,
-        Buffer.concat([source, SLASH, name]),
-        Buffer.concat([target, SLASH, name]),
-        relative.length === 0 ? name : Buffer.concat([relative, SLASH, name]),
-        name,
+        { location: Buffer.concat([directory.path, SLASH, name]), target: Buffer.concat([target, SLASH, name]), relative: relative.length === 0 ? name : Buffer.concat([relative, SLASH, name]), name },
         depth + 1,
+        mine,
       );
       if (entryRefusal !== undefined) return entryRefusal;
     }
-    // Node has no openat: a directory swapped for a link while it was read shows up here as a
-    // different inode (the runtime harvests only once nothing writes to the source).
-    const after = await lstat(source, { bigint: true });
-    if (!after.isDirectory() || after.dev !== expected.dev || after.ino !== expected.ino) {
-      return refusal("symlink", relative, `${entryText(relative)} was replaced while it was harvested; leave out/ alone until the harvest is over`);
+    // The same handle, so the same inode: only its entries (size, times) or its mode (ctime) can differ.
+    if (stateDifference(directory.stats, await directory.handle.stat({ bigint: true })) !== undefined) {
+      return changed(relative, "an entry was added, removed or renamed in it, or its mode changed, while it was listed");
     }
     return undefined;
   } catch (error) {
     return ioError(relative, "read the directory", error);
+  } finally {
+    // Its copies open their files through directory.path, so it stays open until they have settled.
+    walk.closing.push(Promise.all(mine).then(() => directory.handle.close()).catch(() => undefined));
   }
 }
 
@@ -275,19 +356,17 @@ async function* directoryNames(directory: Buffer): AsyncGenerator<Buffer> {
   }
 }
 
+/** One entry of a pinned directory: reached at `location` (through the directory's descriptor), copied to `target`. */
+type Entry = { readonly location: Buffer; readonly target: Buffer; readonly relative: Buffer; readonly name: Buffer };
+
 /**
  * Depth: the source's direct children are at depth 1, their children at 2, and so on. A directory
  * at a depth greater than maxDepth is refused (`too_deep`) before it is read; a file is never
- * refused for depth, since it can only sit in a directory that was allowed.
+ * refused for depth, since it can only sit in a directory that was allowed. A file's copy, once
+ * started, is added to `started`.
  */
-async function copyEntry(
-  walk: Walk,
-  source: Buffer,
-  target: Buffer,
-  relative: Buffer,
-  name: Buffer,
-  depth: number,
-): Promise<HarvestRefusal | undefined> {
+async function copyEntry(walk: Walk, entry: Entry, depth: number, started: Array<Promise<void>>): Promise<HarvestRefusal | undefined> {
+  const { location, target, relative, name } = entry;
   if (name.length === 0 || name.includes(0x2f) || name.includes(0x00)) {
     return refusal("bad_name", relative, `an entry under ${entryText(relative)} has an empty or impossible name; give every file a plain non-empty name`);
   }
@@ -300,7 +379,7 @@ async function copyEntry(
     );
   }
   try {
-    const stats = await lstat(source, { bigint: true });
+    const stats = await lstat(location, { bigint: true });
     const kindRefusal = checkKind(stats, relative);
     if (kindRefusal !== undefined) return kindRefusal;
     if (stats.isDirectory()) {
@@ -311,15 +390,22 @@ async function copyEntry(
           `${entryText(relative)} is a directory ${depth} levels deep, deeper than MAX_HARVEST_DEPTH (${walk.limits.maxDepth}); write a flatter tree`,
         );
       }
-      await mkdir(target, { mode: DIRECTORY_MODE });
-      await chmod(target, DIRECTORY_MODE);
+      const pinned = await openDirectory(location, relative, stats);
+      if ("reason" in pinned) return pinned;
+      try {
+        await mkdir(target, { mode: DIRECTORY_MODE });
+        await chmod(target, DIRECTORY_MODE);
+      } catch (error) {
+        await pinned.handle.close().catch(() => undefined);
+        throw error;
+      }
       walk.directories += 1;
-      return await copyDirectory(walk, source, target, relative, depth, stats);
+      return await copyDirectory(walk, pinned, target, relative, depth);
     }
     const sizeRefusal = checkFileSize(walk, relative, stats.size) ?? checkTotal(walk, relative, stats.size);
     if (sizeRefusal !== undefined) return sizeRefusal;
     walk.bytes += Number(stats.size);
-    await startCopy(walk, relative, (chunk) => copyFile(walk, source, target, relative, stats, chunk));
+    await startCopy(walk, relative, started, (chunk) => copyFile(walk, entry, stats, chunk));
     return undefined;
   } catch (error) {
     return ioError(relative, "copy", error);
@@ -357,8 +443,16 @@ function specialKind(stats: BigIntStats): string {
   return "special file";
 }
 
-/** Starts a copy once fewer than HARVEST_PARALLEL_FILES are in flight; its refusal lands in walk.failure. */
-async function startCopy(walk: Walk, relative: Buffer, copy: (chunk: Buffer) => Promise<HarvestRefusal | undefined>): Promise<void> {
+/**
+ * Starts a copy once fewer than HARVEST_PARALLEL_FILES are in flight, and adds it to `started`; its
+ * refusal lands in walk.failure, and the promise added never rejects.
+ */
+async function startCopy(
+  walk: Walk,
+  relative: Buffer,
+  started: Array<Promise<void>>,
+  copy: (chunk: Buffer) => Promise<HarvestRefusal | undefined>,
+): Promise<void> {
   while (walk.copies.size >= HARVEST_PARALLEL_FILES) await Promise.race(walk.copies);
   const chunk = walk.chunks.pop() ?? Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES);
   const running: Promise<void> = copy(chunk)
@@ -369,40 +463,38 @@ async function startCopy(walk: Walk, relative: Buffer, copy: (chunk: Buffer) => 
       walk.failure ??= copyRefusal;
     });
   walk.copies.add(running);
+  started.push(running);
 }
 
 /**
- * Copies one regular file whose lstat size is already counted in walk.bytes. The opened handle must
- * be the inode lstat saw; bytes are counted while reading, so a file that grows is refused after
- * reading maxFileBytes + 1 bytes at most.
+ * Copies one regular file whose lstat (`expected`) size is already counted in walk.bytes. The
+ * handle, opened through the pinned parent, must be the inode lstat saw, unchanged; no more than
+ * that size is read; and after the copy fstat must still show the same inode, size and times, with
+ * exactly its size read, or the harvest is refused (`changed_during_harvest`): no file is harvested
+ * with a size or content it never had.
  */
-async function copyFile(
-  walk: Walk,
-  source: Buffer,
-  target: Buffer,
-  relative: Buffer,
-  expected: BigIntStats,
-  chunk: Buffer,
-): Promise<HarvestRefusal | undefined> {
+async function copyFile(walk: Walk, entry: Entry, expected: BigIntStats, chunk: Buffer): Promise<HarvestRefusal | undefined> {
+  const { location, target, relative } = entry;
   let input: FileHandle;
   try {
-    input = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    input = await open(location, OPEN_FILE);
   } catch (error) {
-    if (errorCode(error) === "ELOOP") return checkKind(await lstat(source, { bigint: true }), relative) ?? ioError(relative, "open", error);
+    if (REPLACED_CODES.has(errorCode(error) ?? "")) return changed(relative, "it was removed or replaced by something that is not a regular file before it was opened");
     return ioError(relative, "open", error);
   }
   try {
     const opened = await input.stat({ bigint: true });
-    if (!opened.isFile() || opened.dev !== expected.dev || opened.ino !== expected.ino) {
-      return refusal("symlink", relative, `${entryText(relative)} was replaced between inspection and opening, which only a link or a running writer can do; leave out/ alone until the harvest is over`);
-    }
+    const difference = opened.isFile() ? stateDifference(expected, opened) : "it was replaced by something that is not a regular file";
+    if (difference !== undefined) return changed(relative, `${difference} before it was opened`);
     const openedRefusal = checkKind(opened, relative) ?? checkFileSize(walk, relative, opened.size);
     if (openedRefusal !== undefined) return openedRefusal;
     const output = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
     try {
       await output.chmod(FILE_MODE);
-      const copied = await copyBytes(walk, input, output, relative, Number(expected.size), chunk);
-      if (copied !== undefined) return copied;
+      const copied = await copyBytes(input, output, Number(opened.size), chunk);
+      const after = await input.stat({ bigint: true });
+      const change = stateDifference(opened, after) ?? (BigInt(copied) === after.size ? undefined : `${copied} bytes were read of its ${after.size}`);
+      if (change !== undefined) return changed(relative, `${change} while it was copied`);
       walk.files += 1;
       return undefined;
     } finally {
@@ -413,20 +505,37 @@ async function copyFile(
   }
 }
 
-/** `size` is the file's reported size, or (`counted`) the bytes read from it so far. */
-function checkFileSize(walk: Walk, relative: Buffer, size: bigint | number, counted = false): HarvestRefusal | undefined {
-  if (BigInt(size) <= BigInt(walk.limits.maxFileBytes)) return undefined;
-  const holds = counted ? "grew while it was read to more than" : `holds ${size} bytes, more than`;
+/**
+ * How `after` differs from `before` for the same path: another inode, another size, or other
+ * modification or change times (a write, a rename in or out, a chmod); undefined when it does not.
+ */
+function stateDifference(before: BigIntStats, after: BigIntStats): string | undefined {
+  if (before.dev !== after.dev || before.ino !== after.ino) return "it was replaced by another file or directory";
+  if (before.size !== after.size) return `its size went from ${before.size} to ${after.size} bytes`;
+  if (before.mtimeNs !== after.mtimeNs || before.ctimeNs !== after.ctimeNs) return "it was modified";
+  return undefined;
+}
+
+function changed(relative: Buffer, what: string): HarvestRefusal {
+  return refusal(
+    "changed_during_harvest",
+    relative,
+    `${entryText(relative)} changed while it was harvested (${what}); harvest only a tree nothing writes to any more, after the container is gone`,
+  );
+}
+
+function checkFileSize(walk: Walk, relative: Buffer, size: bigint): HarvestRefusal | undefined {
+  if (size <= BigInt(walk.limits.maxFileBytes)) return undefined;
   return refusal(
     "file_too_large",
     relative,
-    `${entryText(relative)} ${holds} MAX_HARVEST_FILE_BYTES (${walk.limits.maxFileBytes}); write smaller files, or split this one`,
+    `${entryText(relative)} holds ${size} bytes, more than MAX_HARVEST_FILE_BYTES (${walk.limits.maxFileBytes}); write smaller files, or split this one`,
   );
 }
 
 /** Whether `extra` more bytes would take the harvest past maxTotalBytes. */
-function checkTotal(walk: Walk, relative: Buffer, extra: bigint | number): HarvestRefusal | undefined {
-  if (BigInt(walk.bytes) + BigInt(extra) <= BigInt(walk.limits.maxTotalBytes)) return undefined;
+function checkTotal(walk: Walk, relative: Buffer, extra: bigint): HarvestRefusal | undefined {
+  if (BigInt(walk.bytes) + extra <= BigInt(walk.limits.maxTotalBytes)) return undefined;
   return refusal(
     "total_too_large",
     relative,
@@ -435,56 +544,48 @@ function checkTotal(walk: Walk, relative: Buffer, extra: bigint | number): Harve
 }
 
 /**
- * Streams `input` to `output`, never reading more than one byte past the file limit, and moves
- * walk.bytes from the `reserved` size to the bytes actually read.
+ * Copies the first `size` bytes of `input` (its fstat size, already within the limits) to `output`,
+ * never reading past them; resolves with the bytes copied, fewer if the file ended early.
  */
-async function copyBytes(
-  walk: Walk,
-  input: FileHandle,
-  output: FileHandle,
-  relative: Buffer,
-  reserved: number,
-  chunk: Buffer,
-): Promise<HarvestRefusal | undefined> {
+async function copyBytes(input: FileHandle, output: FileHandle, size: number, chunk: Buffer): Promise<number> {
   let copied = 0;
-  for (;;) {
-    const wanted = Math.min(chunk.length, walk.limits.maxFileBytes - copied + 1);
-    const { bytesRead } = await input.read(chunk, 0, wanted, null);
+  while (copied < size) {
+    const { bytesRead } = await input.read(chunk, 0, Math.min(chunk.length, size - copied), null);
     if (bytesRead === 0) break;
-    copied += bytesRead;
-    const grown = copied - reserved;
-    if (grown > 0) {
-      const sizeRefusal = checkFileSize(walk, relative, copied, true) ?? checkTotal(walk, relative, grown);
-      if (sizeRefusal !== undefined) return sizeRefusal;
-      walk.bytes += grown;
-      reserved = copied;
-    }
     let written = 0;
     while (written < bytesRead) {
       const { bytesWritten } = await output.write(chunk, written, bytesRead - written);
       written += bytesWritten;
     }
+    copied += bytesRead;
   }
-  walk.bytes -= reserved - copied;
-  return undefined;
+  return copied;
 }
 
 function checkPaths(source: string, destination: string): CheckedPaths {
-  for (const [role, value] of [["source", source], ["destination", destination]] as const) {
-    if (typeof value !== "string" || !path.isAbsolute(value) || value.includes("\0")) {
-      throw new HarvestArgumentError(`harvest ${role} ${JSON.stringify(value)} is not an absolute path; pass an absolute path without NUL characters`);
-    }
-  }
+  checkAbsolute("harvest source", source);
+  const checked = checkDestinationPath(destination);
   const resolvedSource = path.resolve(source);
-  const resolvedDestination = path.resolve(destination);
-  const base = path.basename(resolvedDestination);
-  if (base === "") throw new HarvestArgumentError(`harvest destination ${JSON.stringify(destination)} is the file-system root; pass a directory below it`);
-  if (within(resolvedSource, resolvedDestination) || within(resolvedDestination, resolvedSource)) {
+  if (within(resolvedSource, checked.destination) || within(checked.destination, resolvedSource)) {
     throw new HarvestArgumentError(
       `harvest source ${JSON.stringify(source)} and destination ${JSON.stringify(destination)} overlap; pass a destination outside the source and not containing it`,
     );
   }
-  return { source: resolvedSource, destination: resolvedDestination, parent: path.dirname(resolvedDestination), base };
+  return { source: resolvedSource, ...checked };
+}
+
+function checkDestinationPath(destination: string): Omit<CheckedPaths, "source"> {
+  checkAbsolute("harvest destination", destination);
+  const resolved = path.resolve(destination);
+  const base = path.basename(resolved);
+  if (base === "") throw new HarvestArgumentError(`harvest destination ${JSON.stringify(destination)} is the file-system root; pass a directory below it`);
+  return { destination: resolved, parent: path.dirname(resolved), base };
+}
+
+function checkAbsolute(role: string, value: unknown): void {
+  if (typeof value !== "string" || !path.isAbsolute(value) || value.includes("\0")) {
+    throw new HarvestArgumentError(`${role} ${JSON.stringify(value)} is not an absolute path; pass an absolute path without NUL characters`);
+  }
 }
 
 function within(outer: string, inner: string): boolean {
@@ -526,10 +627,9 @@ function checkLimits(limits: Partial<HarvestLimits>): HarvestLimits {
   return effective;
 }
 
-/** `.<basename>.<purpose>-<16 hex>` in the destination's parent. */
-function siblingPath(paths: CheckedPaths, purpose: "harvest" | "old"): string {
-  const base = Array.from(paths.base).slice(0, SIBLING_NAME_CHARACTERS).join("");
-  return path.join(paths.parent, `.${base}.${purpose}-${randomBytes(8).toString("hex")}`);
+/** `.<basename>.<purpose>-<16 hex>` in the destination's parent (a long basename cut and hashed, see siblingName). */
+function siblingPath(paths: CheckedPaths, purpose: SiblingPurpose): string {
+  return path.join(paths.parent, siblingName(paths.base, purpose));
 }
 
 async function lstatOrMissing(target: string): Promise<BigIntStats | undefined> {

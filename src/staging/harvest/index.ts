@@ -1,7 +1,9 @@
 /**
  * Harvest: copying what the agent left in its `out/` back to the caller, under limits, all or
  * nothing. Only regular files and directories pass; anything else, or any limit broken, refuses the
- * whole harvest and leaves the destination as it was.
+ * whole harvest and leaves the destination as it was, and so does a file or directory that changes
+ * while it is copied. A harvest whose process died mid-install is rolled back by the next harvest to
+ * that destination, or by recoverHarvest(destination) at start-up.
  *
  * ```ts
  * const result = await harvest("/srv/agentcage/runs/0123456789abcdef/work/out", "/home/me/answer");
@@ -10,7 +12,8 @@
  * ```
  */
 export type { HarvestLimits, HarvestOptions } from "./harvest.js";
-export { harvest, HarvestArgumentError } from "./harvest.js";
+export type { HarvestRecovery } from "./recover.js";
+export { harvest, HarvestArgumentError, recoverHarvest } from "./harvest.js";
 export { printableName } from "./printable-name.js";
 export {
   MAX_HARVEST_DEPTH,

@@ -10,7 +10,7 @@ const MiB = 1024 * KiB;
  * reached through 9 directories (`d1/.../d9`) is refused; files may sit in any allowed directory.
  */
 export const MAX_HARVEST_DEPTH = 8;
-/** Bytes in one harvested file, checked on the size before reading and counted while reading. */
+/** Bytes in one harvested file, checked on its size before reading; no more than that size is ever read. */
 export const MAX_HARVEST_FILE_BYTES = 8 * MiB;
 /** Bytes in all harvested files together. */
 export const MAX_HARVEST_TOTAL_BYTES = 64 * MiB;
