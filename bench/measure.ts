@@ -42,3 +42,27 @@ export function summarize(samples: readonly number[]): Summary {
   const median = sorted.length % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
   return { median, p90: at(Math.ceil(0.9 * sorted.length) - 1), min: at(0) };
 }
+
+/**
+ * The end of a bench that starts containers: says how many of its containers are left (any is a
+ * failure, as is `failure`), and returns the exit code.
+ */
+export function reportEnd(label: string, leaked: readonly string[], failure: string | undefined): number {
+  console.log(`containers left with label ${label}: ${leaked.length}`);
+  if (failure !== undefined) console.error(`bench failed: ${failure}`);
+  if (leaked.length > 0) console.error(`bench failed: ${leaked.length} container(s) leaked: ${leaked.join(" ")}; remove them with docker rm -f`);
+  return failure === undefined && leaked.length === 0 ? 0 : 1;
+}
+
+/** Runs a bench's main and sets the exit code: what it returned, or 1 when it threw. */
+export function runBench(main: () => Promise<number>): void {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    },
+  );
+}

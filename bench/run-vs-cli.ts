@@ -4,7 +4,7 @@
 // Measured, not asserted: a MISS only prints. It exits non-zero only when a Run was not ok or a
 // container of its owner is left behind.
 
-import { BenchFailure, parseRuns, summarize, type Summary } from "./measure.js";
+import { BenchFailure, parseRuns, summarize, type Summary, reportEnd, runBench } from "./measure.js";
 import { execFileSync, spawn } from "node:child_process";
 import os from "node:os";
 import { pino } from "pino";
@@ -120,19 +120,7 @@ async function main(): Promise<number> {
     console.log(`median(run) / median(cli) = ${ratio.toFixed(2)}`);
     console.log(`target: run() at most ${TARGET_RATIO}x the CLI's median: ${ratio <= TARGET_RATIO ? "PASS" : "MISS"}`);
   }
-  console.log(`containers left with label ${OWNER_LABEL}=${OWNER}: ${leaked.length}`);
-
-  if (failure !== undefined) console.error(`bench failed: ${failure}`);
-  if (leaked.length > 0) console.error(`bench failed: ${leaked.length} container(s) leaked: ${leaked.join(" ")}; remove them with docker rm -f`);
-  return failure === undefined && leaked.length === 0 ? 0 : 1;
+  return reportEnd(`${OWNER_LABEL}=${OWNER}`, leaked, failure);
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench(main);

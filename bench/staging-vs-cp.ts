@@ -5,7 +5,7 @@
 // No copy is removed before the end: on ext4 without a journal, every file created within 60 s of
 // a delete (300 s until written back) steps over the recently deleted inodes, which swamps both ways.
 
-import { BenchFailure, parseRuns, summarize, type Summary } from "./measure.js";
+import { BenchFailure, parseRuns, summarize, type Summary, runBench } from "./measure.js";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, statfsSync, writeFileSync } from "node:fs";
@@ -293,12 +293,4 @@ async function main(): Promise<number> {
   return failure === undefined ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench(main);
