@@ -17,7 +17,7 @@ export type { CodexParseOptions } from "./codex-stream.js";
 export type { CodexArgsOptions, CodexProvider } from "./codex.js";
 export type { Credential, CredentialKind, CredentialSources } from "./credentials.js";
 export type { AgentOutcome, AgentRunner, AgentRunnerOptions, AgentRunOptions } from "./runner.js";
-export { AGENT_CLIS, AgentRequestError, parseAgentRequest } from "./request.js";
+export { AGENT_CLIS, AgentRequestError, agentRequestSchema, parseAgentRequest } from "./request.js";
 export { AGENT_REASONS } from "./result.js";
 export { parseClaudeStream } from "./claude-stream.js";
 export { parseCodexStream } from "./codex-stream.js";

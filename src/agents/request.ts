@@ -23,7 +23,8 @@ const MODEL = /^[A-Za-z0-9._:/@[\]][A-Za-z0-9._:/@[\]-]*$/;
  */
 const SESSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const schema = z.strictObject({
+/** The agent request's schema, for a service that validates and documents it in one place. */
+export const agentRequestSchema = z.strictObject({
   cli: z.enum(AGENT_CLIS, { error: (issue) => `cli ${JSON.stringify(issue.input)} is not one of ${AGENT_CLIS.join(", ")}` }),
   model: z
     .string()
@@ -56,9 +57,9 @@ const schema = z.strictObject({
 });
 
 /** A request as the caller writes it (defaults may be left out). */
-export type AgentRequestInput = z.input<typeof schema>;
+export type AgentRequestInput = z.input<typeof agentRequestSchema>;
 /** A request after validation, with every default filled in. */
-export type AgentRequest = z.output<typeof schema>;
+export type AgentRequest = z.output<typeof agentRequestSchema>;
 
 export class AgentRequestError extends Error {
   override readonly name = "AgentRequestError";
@@ -75,7 +76,7 @@ export function parseAgentRequest(input: unknown): AgentRequest {
   if (size > MAX_REQUEST_BYTES) {
     throw new AgentRequestError(`the request is ${size} bytes, over its limit of ${MAX_REQUEST_BYTES} (MAX_REQUEST_BYTES); move large text into the prompt or input files`);
   }
-  const parsed = schema.safeParse(input);
+  const parsed = agentRequestSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;

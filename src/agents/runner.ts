@@ -29,7 +29,7 @@ import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.js";
 import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES } from "./limits.js";
-import { AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
+import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
 import type { AgentEvent, AgentResult } from "./result.js";
 
@@ -101,6 +101,8 @@ export type AgentRunner = {
   /** The `docker run` words for a request, starting nothing; the credential only by name. */
   readonly commandFor: (request: AgentRequestInput, prompt: string) => Promise<ComposedCommand>;
   readonly sweep: () => Promise<SweepResult>;
+  /** Whether a Run could start now, and which kind of credential each CLI would get (never a value). */
+  readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean; readonly credentials: Readonly<Record<AgentCli, CredentialKind>> }>;
 };
 
 export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
@@ -262,6 +264,14 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, handOver(request.cli, credential, codexProvider));
     },
     sweep: runtime.sweep,
+    check: async () => {
+      const kinds = {} as Record<AgentCli, CredentialKind>;
+      for (const cli of AGENT_CLIS) {
+        const found = await prepare({ cli });
+        kinds[cli] = "runId" in found ? "none" : found.credential.kind;
+      }
+      return { ...(await runtime.check()), credentials: kinds };
+    },
   };
 }
 

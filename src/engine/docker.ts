@@ -61,6 +61,15 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
     ping: async () => {
       await docker.ping();
     },
+    hasImage: async (image) => {
+      try {
+        await docker.getImage(image).inspect();
+        return true;
+      } catch (error) {
+        if (engineStatus(error) === 404) return false;
+        throw error;
+      }
+    },
     listByLabel: async (label) =>
       (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels })),
   };

@@ -40,4 +40,6 @@ export type Engine = {
   readonly listByLabel: (label: string) => Promise<ListedContainer[]>;
   /** Resolves when the engine answers at all; rejects when it does not. */
   readonly ping: () => Promise<void>;
+  /** Whether the engine holds this image (nothing is pulled). */
+  readonly hasImage: (image: string) => Promise<boolean>;
 };

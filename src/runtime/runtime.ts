@@ -97,6 +97,8 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
   readonly sweep: () => Promise<SweepResult>;
   /** This runtime's session id: on every container and Run directory it makes, so no other process's sweep ends them. */
   readonly session: string;
+  /** Whether a Run could start now: the engine answers, and holds the declared image. Never throws. */
+  readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean }>;
 };
 
 const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine"];
@@ -266,5 +268,14 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     return renderCommand(spec, plan.stdin, masker);
   };
 
-  return { run, commandFor, sweep, session };
+  const check = async (): Promise<{ engine: boolean; image: boolean }> => {
+    const engineAnswers = await engine.ping().then(
+      () => true,
+      () => false,
+    );
+    if (!engineAnswers) return { engine: false, image: false };
+    return { engine: true, image: await engine.hasImage(container.image).catch(() => false) };
+  };
+
+  return { run, commandFor, sweep, session, check };
 }

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
 import { anthropicAnswer, writeAnthropicMessage } from "./anthropic.js";
 import { openaiAnswer, writeOpenAIResponse } from "./openai.js";
-import { isStatusScenario, type Scenario } from "./scenarios.js";
+import { isScenario, isStatusScenario, type Scenario } from "./scenarios.js";
 
 /** Request bodies larger than this are refused with 413 rather than buffered. */
 export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
@@ -121,7 +121,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 export async function startStandInModel(options: StandInOptions): Promise<StandInModel> {
-  const { scenario } = options;
+  const { scenario: defaultScenario } = options;
   const requests: RecordedRequest[] = [];
   let answered = 0;
 
@@ -151,11 +151,15 @@ export async function startStandInModel(options: StandInOptions): Promise<StandI
     }
     if (method === "GET" && path === "/") {
       res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
-      res.end(`stand-in model, scenario ${scenario}\n`);
+      res.end(`stand-in model, scenario ${defaultScenario}\n`);
       return;
     }
     const json = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     const now = new Date();
+    // A request may name its own scenario (`[stand-in:hang]` anywhere in it), so one stand-in can
+    // serve a service's many Runs, each as its test needs; still decided from the request alone.
+    const named = /\[stand-in:([a-z_0-9.]+)\]/.exec(JSON.stringify(body) ?? "")?.[1];
+    const scenario = named !== undefined && isScenario(named) ? named : options.scenario;
     if (api === "anthropic" && path === "/v1/messages/count_tokens") {
       const answer = anthropicAnswer(scenario, json, now);
       if (answer.kind === "error" && isStatusScenario(scenario)) sendJson(res, answer.status, answer.body, answer.headers);

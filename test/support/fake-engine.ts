@@ -222,6 +222,10 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
     ping: async () => {
       await enter("ping", "", undefined);
     },
+    hasImage: async (image) => {
+      await enter("hasImage", image, undefined);
+      return true;
+    },
     listByLabel: async (label) => {
       await enter("listByLabel", label, undefined);
       const [key = "", value] = label.split("=");
@@ -233,6 +237,6 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping"];
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage"];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }

@@ -1,0 +1,70 @@
+// The HTTP face of the service: Fastify with one plugin per concern (auth, errors, the routes of
+// Runs, events, health) and the zod schemas that validate requests also generating /openapi.json.
+// Routes only call the RunService; nothing here touches the engine.
+
+import swagger from "@fastify/swagger";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import { registerAuth } from "./auth.js";
+import { registerEventRoutes } from "./events.js";
+import { registerHealthRoutes, type Readiness } from "./health.js";
+import { MAX_BODY_BYTES } from "./limits.js";
+import { registerRunRoutes } from "./routes.js";
+import type { RunService } from "./runs.js";
+
+export type AppOptions = {
+  readonly service: RunService;
+  readonly token: string;
+  readonly readiness: () => Promise<Readiness>;
+  readonly logger: Logger;
+};
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  // pino's Logger is what Fastify logs with; its type parameter differs only in pino's own generics.
+  const app: FastifyInstance = Fastify({ loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: MAX_BODY_BYTES, disableRequestLogging: true });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "agentcage", version: "1", description: "Runs AI coding-agent CLIs in one fresh, locked-down container per Run." },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  // An empty JSON body (curl -X POST .../cancel with a content type) means no body, not an error.
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(Object.assign(new Error("the body is not JSON; send a JSON object"), { statusCode: 400 }), undefined);
+    }
+  });
+  registerErrors(app);
+  registerAuth(app, options.token);
+  registerHealthRoutes(app, options.readiness);
+  registerRunRoutes(app, options.service);
+  registerEventRoutes(app, options.service);
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+/** Every error as `{ error, message }`: a refused request names the field and says what to send. */
+function registerErrors(app: FastifyInstance): void {
+  app.setErrorHandler((error, _request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const message = error.validation.map((issue) => `${issue.instancePath.replace(/^\//, "").replaceAll("/", ".") || "body"}: ${issue.message}`).join("; ");
+      return reply.code(400).send({ error: "invalid_request", message });
+    }
+    const failure = error as Error & { statusCode?: number };
+    const status = failure.statusCode ?? 500;
+    if (status === 413) return reply.code(413).send({ error: "too_large", message: `the request body is over ${MAX_BODY_BYTES} bytes (MAX_BODY_BYTES); send a shorter prompt` });
+    if (status < 500) return reply.code(status).send({ error: "invalid_request", message: failure.message });
+    app.log.error({ err: failure.message }, "request failed");
+    return reply.code(500).send({ error: "internal", message: "the service failed this request; see its log" });
+  });
+}

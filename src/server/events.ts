@@ -1,0 +1,58 @@
+// GET /v1/runs/:id/events: Server-Sent Events. First a snapshot of the Run (no id: it moves no
+// cursor), then every persisted event after Last-Event-ID (or ?after=), then live ones, each with its
+// per-Run id, until exactly one `end` event with the Outcome; then the stream closes. A Run that
+// ended while nobody listened replays in full. A comment every SSE_KEEPALIVE_MS keeps proxies open.
+
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { SSE_KEEPALIVE_MS } from "./limits.js";
+import type { RunService } from "./runs.js";
+import { eventsQuery, runIdParams } from "./schemas.js";
+import type { StoredEvent } from "./store.js";
+
+export function registerEventRoutes(fastify: FastifyInstance, service: RunService): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.get(
+    "/v1/runs/:id/events",
+    { schema: { summary: "The Run's events as Server-Sent Events, resumable with Last-Event-ID", params: runIdParams, querystring: eventsQuery } },
+    async (request, reply) => {
+      const record = service.get(request.params.id);
+      if (record === undefined) return reply.code(404).send({ error: "not_found", message: "no Run with that id; list them with GET /v1/runs" });
+      const header = Number(request.headers["last-event-id"]);
+      const after = request.query.after ?? (Number.isInteger(header) && header >= 0 ? header : 0);
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+      const write = (text: string) => void (res.writableEnded ? undefined : res.write(text));
+      const send = (event: StoredEvent) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+
+      // Listen first, then replay: an event that lands between the two is queued, never lost or doubled.
+      let delivered = after;
+      let replaying = true;
+      const pending: StoredEvent[] = [];
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        stop();
+        clearInterval(keepAlive);
+        res.end();
+      };
+      const deliver = (event: StoredEvent) => {
+        if (event.id <= delivered) return;
+        delivered = event.id;
+        send(event);
+        if (event.type === "end") finish();
+      };
+      const stop = service.listen(record.id, (event) => (replaying ? pending.push(event) : deliver(event)));
+      const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
+      request.raw.on("close", finish);
+
+      write(`event: snapshot\ndata: ${JSON.stringify(service.get(record.id))}\n\n`);
+      for (const event of await service.events(record.id)) deliver(event);
+      replaying = false;
+      for (const event of pending) deliver(event);
+    },
+  );
+}

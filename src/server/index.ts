@@ -1,0 +1,12 @@
+/**
+ * The orchestrator service: the one process that holds the container engine and runs agents for
+ * others over HTTP (`agentcage serve`), on the library: Runs, resumable events, cancel, health.
+ *
+ * ```ts
+ * const running = await serve({ runtimeDir: "/srv/agentcage", standIn: true, port: 0 });
+ * console.log(running.url); // POST /v1/runs with Authorization: Bearer <token>
+ * await running.stop();
+ * ```
+ */
+export type { RunningService, ServeOptions } from "./serve.js";
+export { serve, ServeError } from "./serve.js";

@@ -1,0 +1,87 @@
+// A service killed with SIGKILL and started again, as real processes over real HTTP: finished Runs
+// are served as before, the queued one runs, the one that was running ends as interrupted
+// (unavailable, saying so), and the killed process's containers are gone.
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { docker } from "../../test/support/engine.js";
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-restart-"));
+const TOKEN = "service-restart-test-token-0123456789";
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  rmSync(runtimeDir, { recursive: true, force: true });
+});
+
+/** Starts `agentcage serve` as its own process; resolves with its URL once it listens. */
+function startService(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", runtimeDir, "--slots", "1", "--stand-in"], {
+    env: { ...process.env, AGENTCAGE_TOKEN: TOKEN },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let text = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const url = /listening on (http:\/\/[^\s;]+)/.exec(text)?.[1];
+      if (url !== undefined) resolve({ url, child });
+    });
+    child.on("exit", (code) => reject(new Error(`agentcage serve exited with ${code}: ${text.slice(-2000)}`)));
+  });
+}
+
+async function call(url: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not happen within 30 s`);
+}
+
+describe("a service killed with SIGKILL and started again", () => {
+  it("keeps finished Runs, runs the queued one, and ends the interrupted one, with no container left", async () => {
+    const first = await startService();
+    const done = await call(first.url, "/v1/runs", { cli: "claude", prompt: "finish before the crash" });
+    await until(async () => (await call(first.url, `/v1/runs/${done["id"] as string}`))["state"] === "completed", "the first Run finishing");
+    const hung = await call(first.url, "/v1/runs", { cli: "claude", prompt: "[stand-in:hang] never answered" });
+    await until(async () => (await call(first.url, `/v1/runs/${hung["id"] as string}`))["state"] === "running", "the hung Run running");
+    const queued = await call(first.url, "/v1/runs", { cli: "codex", prompt: "waits for the slot" });
+    expect(queued["state"]).toBe("queued");
+    first.child.kill("SIGKILL");
+    await new Promise((resolve) => first.child.once("exit", resolve));
+
+    const second = await startService();
+    expect(await call(second.url, `/v1/runs/${done["id"] as string}`)).toMatchObject({ state: "completed", outcome: { ok: true } });
+    const interrupted = await call(second.url, `/v1/runs/${hung["id"] as string}`);
+    expect(interrupted).toMatchObject({ state: "failed", outcome: { reason: "unavailable" } });
+    expect(JSON.stringify(interrupted["outcome"])).toContain("the service stopped while this Run ran");
+    await until(async () => (await call(second.url, `/v1/runs/${queued["id"] as string}`))["state"] === "completed", "the queued Run completing");
+    // What the killed process ran (its agent and its stand-in) is gone: the new process swept it.
+    const leftovers = docker("ps", "--all", "--quiet", "--filter", "label=agentcage.run").split("\n").filter((id) => id !== "");
+    const mine = leftovers.filter((id) => docker("inspect", "--format", "{{index .Config.Labels \"agentcage.pid\"}}", id) === String(first.child.pid));
+    expect(mine).toEqual([]);
+    second.child.kill("SIGTERM");
+    await new Promise((resolve) => second.child.once("exit", resolve));
+  }, 120_000);
+});

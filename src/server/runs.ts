@@ -1,0 +1,201 @@
+// The service's Runs: accepted in order, queued up to a bound, run through the agent runner one
+// slot at a time, every event numbered and persisted before anyone is told of it, cancel that
+// always ends, and the state after a restart rebuilt from the record. The HTTP routes only call this.
+
+import { randomBytes } from "node:crypto";
+import type { AgentEvent, AgentOutcome, AgentRequestInput, AgentRunner } from "../agents/index.js";
+import { createRunStore, TERMINAL_STATES, type RunRecord, type RunState, type StoredEvent } from "./store.js";
+
+/** What POST /v1/runs asks: an agent request plus the prompt and labels. */
+export type ServiceRunRequest = AgentRequestInput & { readonly prompt: string; readonly labels?: Readonly<Record<string, string>> | undefined };
+
+export type Listener = (event: StoredEvent) => void;
+
+export type RunService = {
+  /** Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made. */
+  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string) => Promise<{ readonly record: RunRecord; readonly created: boolean } | "queue_full">;
+  readonly get: (id: string) => RunRecord | undefined;
+  readonly list: () => readonly RunRecord[];
+  /** 1 for the next Run to start; undefined when the Run is not queued. */
+  readonly position: (id: string) => number | undefined;
+  readonly events: (id: string) => Promise<StoredEvent[]>;
+  readonly outcome: (id: string) => Promise<unknown>;
+  /** Hears each new event of a Run (after it is persisted); returns how to stop listening. */
+  readonly listen: (id: string, listener: Listener) => () => void;
+  /** Ends a Run: a queued one at once, a running one through its container's stop; a terminal one is left as it is. */
+  readonly cancel: (id: string) => Promise<RunRecord | undefined>;
+  /** Rebuilds the index from disk: finished Runs as they were, queued ones queued again, running ones ended as interrupted. */
+  readonly recover: () => Promise<void>;
+  /** No new Runs; running ones get `graceMs` to finish, then are cancelled. */
+  readonly drain: (graceMs: number) => Promise<void>;
+  readonly counts: () => { readonly queued: number; readonly running: number };
+};
+
+export type RunServiceOptions = {
+  readonly runner: AgentRunner;
+  readonly runtimeDir: string;
+  readonly slots: number;
+  readonly queueBound: number;
+};
+
+export function createRunService(options: RunServiceOptions): RunService {
+  const store = createRunStore(options.runtimeDir);
+  const records = new Map<string, RunRecord>();
+  const byKey = new Map<string, string>();
+  const queue: string[] = [];
+  const running = new Map<string, AbortController>();
+  const finished = new Map<string, Promise<void>>();
+  const listeners = new Map<string, Set<Listener>>();
+  const lastEventId = new Map<string, number>();
+  let draining = false;
+  let admitting = 0;
+  // One writer per Run: its events are appended in order.
+  const writes = new Map<string, Promise<void>>();
+
+  const emit = (id: string, type: string, data: unknown): Promise<void> => {
+    const next = (writes.get(id) ?? Promise.resolve()).then(async () => {
+      const event: StoredEvent = { id: (lastEventId.get(id) ?? 0) + 1, type, data };
+      lastEventId.set(id, event.id);
+      await store.appendEvent(id, event);
+      for (const listener of listeners.get(id) ?? []) listener(event);
+    });
+    writes.set(id, next.catch(() => undefined));
+    return next;
+  };
+
+  const setState = async (record: RunRecord, state: RunState, extra: Partial<RunRecord> = {}): Promise<RunRecord> => {
+    const next: RunRecord = { ...record, ...extra, state, ...(TERMINAL_STATES.has(state) ? { endedAt: new Date().toISOString() } : {}) };
+    records.set(next.id, next);
+    await store.update(next);
+    await emit(next.id, "state", { state });
+    return next;
+  };
+
+  const end = async (record: RunRecord, outcome: unknown, state: RunState): Promise<void> => {
+    await store.saveOutcome(record.id, outcome);
+    await setState(record, state);
+    await emit(record.id, "end", outcome);
+  };
+
+  const stateOf = (outcome: AgentOutcome): RunState => (outcome.ok ? "completed" : outcome.reason === "cancelled" ? "cancelled" : "failed");
+
+  const pump = (): void => {
+    while (!draining && running.size < options.slots && queue.length > 0) {
+      const id = queue.shift() as string;
+      const record = records.get(id);
+      if (record === undefined || record.state !== "queued") continue;
+      const controller = new AbortController();
+      running.set(id, controller);
+      finished.set(id, start(record, controller).finally(() => {
+        running.delete(id);
+        finished.delete(id);
+        pump();
+      }));
+    }
+  };
+
+  async function start(queued: RunRecord, controller: AbortController): Promise<void> {
+    let record = await setState(queued, "starting");
+    const request = (await store.request(record.id)) as ServiceRunRequest;
+    const { prompt, labels: _labels, ...agentRequest } = request;
+    let seenEvent = false;
+    const outcome = await options.runner.run(agentRequest, prompt, {
+      signal: controller.signal,
+      onEvent: (event: AgentEvent) => {
+        if (!seenEvent) {
+          seenEvent = true;
+          void setState(record, "running").then((next) => (record = next));
+        }
+        void emit(record.id, "agent", event);
+      },
+    });
+    await (writes.get(record.id) ?? Promise.resolve());
+    record = records.get(record.id) ?? record;
+    await end({ ...record, runId: outcome.runId }, outcome, stateOf(outcome));
+  }
+
+  return {
+    submit: async (request, idempotencyKey) => {
+      const known = idempotencyKey === undefined ? undefined : byKey.get(idempotencyKey);
+      if (known !== undefined) return { record: records.get(known) as RunRecord, created: false };
+      // Counted before the first await: submits that arrive together cannot all see room for one.
+      if (draining || queue.length + admitting >= options.queueBound) return "queue_full";
+      admitting += 1;
+      const record: RunRecord = {
+        id: randomBytes(8).toString("hex"),
+        state: "queued",
+        createdAt: new Date().toISOString(),
+        labels: request.labels ?? {},
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      };
+      try {
+        await store.create(record, request);
+        records.set(record.id, record);
+        if (idempotencyKey !== undefined) byKey.set(idempotencyKey, record.id);
+        await emit(record.id, "state", { state: "queued" });
+        queue.push(record.id);
+      } finally {
+        admitting -= 1;
+      }
+      pump();
+      return { record: records.get(record.id) as RunRecord, created: true };
+    },
+    get: (id) => records.get(id),
+    list: () => [...records.values()],
+    position: (id) => {
+      const at = queue.indexOf(id);
+      return at === -1 ? undefined : at + 1;
+    },
+    events: async (id) => {
+      await (writes.get(id) ?? Promise.resolve());
+      return store.events(id);
+    },
+    outcome: (id) => store.outcome(id),
+    listen: (id, listener) => {
+      const set = listeners.get(id) ?? new Set<Listener>();
+      set.add(listener);
+      listeners.set(id, set);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(id);
+      };
+    },
+    cancel: async (id) => {
+      const record = records.get(id);
+      if (record === undefined || TERMINAL_STATES.has(record.state)) return record;
+      const at = queue.indexOf(id);
+      if (at !== -1) {
+        queue.splice(at, 1);
+        await end(record, { ok: false, reason: "cancelled", error: "the Run was cancelled while it waited for a slot" }, "cancelled");
+        return records.get(id);
+      }
+      running.get(id)?.abort(new Error("cancelled through the service"));
+      await finished.get(id);
+      return records.get(id);
+    },
+    recover: async () => {
+      for (const saved of await store.all()) {
+        records.set(saved.id, saved);
+        if (saved.idempotencyKey !== undefined) byKey.set(saved.idempotencyKey, saved.id);
+        const events = await store.events(saved.id);
+        lastEventId.set(saved.id, events.at(-1)?.id ?? 0);
+        if (saved.state === "queued") queue.push(saved.id);
+        else if (!TERMINAL_STATES.has(saved.state)) {
+          // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container.
+          await end(saved, { ok: false, reason: "unavailable", error: "the service stopped while this Run ran; it was ended when the service started again, and its container removed" }, "failed");
+        }
+      }
+      pump();
+    },
+    drain: async (graceMs) => {
+      draining = true;
+      const all = Promise.all([...finished.values()]);
+      const timer = setTimeout(() => {
+        for (const controller of running.values()) controller.abort(new Error("the service is shutting down"));
+      }, graceMs);
+      await all;
+      clearTimeout(timer);
+    },
+    counts: () => ({ queued: queue.length, running: running.size }),
+  };
+}

@@ -1,0 +1,142 @@
+// The service over real HTTP on loopback, with real Runs of the real claude and codex CLIs against
+// the stand-in model: access, limits, a Run's events live and resumed after a disconnect exactly
+// once, cancel that answers in seconds and leaves no container, idempotent submits, the OpenAPI document.
+
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serve, type RunningService } from "./index.js";
+import { capturingLogger, containersOfRun } from "../../test/support/engine.js";
+
+const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-serve-"));
+let running: RunningService;
+let token: string;
+
+beforeAll(async () => {
+  running = await serve({ runtimeDir, port: 0, standIn: true, slots: 2, queueBound: 4, logger: capturingLogger().logger, environment: {} });
+  token = readFileSync(running.tokenFile as string, "utf8").trim();
+}, 60_000);
+
+afterAll(async () => {
+  await running.stop(5_000);
+  rmSync(runtimeDir, { recursive: true, force: true });
+}, 60_000);
+
+const call = (path: string, init: RequestInit = {}) =>
+  fetch(`${running.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+
+type SseEvent = { id?: number; event: string; data: unknown };
+
+/** Reads an event stream until it closes, or until `stopAfter` events with an id were read. */
+async function readEvents(path: string, headers: Record<string, string> = {}, stopAfter = Number.POSITIVE_INFINITY): Promise<SseEvent[]> {
+  const controller = new AbortController();
+  const response = await call(path, { headers, signal: controller.signal });
+  expect(response.headers.get("content-type")).toContain("text/event-stream");
+  const events: SseEvent[] = [];
+  let buffered = "";
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf("\n\n")) !== -1) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        if (block.startsWith(":")) continue;
+        const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
+        events.push({ ...(fields["id"] === undefined ? {} : { id: Number(fields["id"]) }), event: fields["event"] ?? "message", data: JSON.parse(fields["data"] ?? "null") });
+        if (events.filter((e) => e.id !== undefined).length >= stopAfter) {
+          controller.abort();
+          return events;
+        }
+      }
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  }
+  return events;
+}
+
+describe("agentcage serve, over HTTP", () => {
+  it("refuses a request without the token, and an oversized body, in its own words", async () => {
+    const anonymous = await fetch(`${running.url}/v1/runs`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ error: "unauthorized" });
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+    const big = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "x".repeat(2 * 1024 * 1024) }) });
+    expect(big.status).toBe(413);
+    const unknown = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "hi", temperature: 2 }) });
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()) as { message: string }).toMatchObject({ message: expect.stringContaining("temperature") });
+  });
+
+  for (const cli of ["claude", "codex"] as const) {
+    it(`runs a ${cli} Run, streams its events live to one end event, and replays after a disconnect exactly once`, async () => {
+      const submitted = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli, prompt: "What is the capital of France?", labels: { suite: "serve" } }) });
+      expect(submitted.status).toBe(202);
+      const run = (await submitted.json()) as { id: string; state: string };
+      expect(["queued", "starting"]).toContain(run.state);
+
+      const all = await readEvents(`/v1/runs/${run.id}/events`);
+      expect(all[0]?.event).toBe("snapshot");
+      const numbered = all.filter((e) => e.id !== undefined);
+      expect(numbered.map((e) => e.id)).toEqual(numbered.map((_, i) => i + 1));
+      expect(numbered.at(-1)).toMatchObject({ event: "end", data: { ok: true, reason: "completed", cli } });
+      expect(numbered.filter((e) => e.event === "end")).toHaveLength(1);
+      expect(numbered.some((e) => e.event === "agent" && (e.data as { type: string }).type === "assistant_text")).toBe(true);
+
+      // A client that saw events 1..2 reconnects: it gets 3.. exactly once, then the end.
+      const resumed = await readEvents(`/v1/runs/${run.id}/events`, { "last-event-id": "2" });
+      expect(resumed.filter((e) => e.id !== undefined).map((e) => e.id)).toEqual(numbered.slice(2).map((e) => e.id));
+      const viaQuery = await readEvents(`/v1/runs/${run.id}/events?after=${numbered.length - 1}`);
+      expect(viaQuery.filter((e) => e.id !== undefined).map((e) => e.event)).toEqual(["end"]);
+
+      const final = (await (await call(`/v1/runs/${run.id}`)).json()) as { state: string; outcome: { runId: string } };
+      expect(final).toMatchObject({ state: "completed", outcome: { ok: true } });
+      expect(containersOfRun(final.outcome.runId)).toEqual([]);
+      const listed = (await (await call("/v1/runs?label=suite%3Dserve&state=completed")).json()) as { runs: Array<{ id: string }> };
+      expect(listed.runs.map((r) => r.id)).toContain(run.id);
+    }, 90_000);
+  }
+
+  it("cancels a Run whose model never answers within seconds, leaving no container, and changes nothing on a second cancel", async () => {
+    // The stand-in's `hang` scenario: the model accepts the request and never answers.
+    const submitted = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] answer slowly", timeoutSeconds: 600 }) });
+    const run = (await submitted.json()) as { id: string };
+    await readEvents(`/v1/runs/${run.id}/events`, {}, 3); // queued, starting, running
+    const started = performance.now();
+    const cancelled = (await (await call(`/v1/runs/${run.id}/cancel`, { method: "POST" })).json()) as { state: string; outcome: { runId: string; reason: string } };
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(cancelled).toMatchObject({ state: "cancelled", outcome: { reason: "cancelled" } });
+    expect(containersOfRun(cancelled.outcome.runId)).toEqual([]);
+    const again = (await (await call(`/v1/runs/${run.id}/cancel`, { method: "POST" })).json()) as { state: string };
+    expect(again.state).toBe("cancelled");
+  }, 90_000);
+
+  it("answers the same Run for the same Idempotency-Key, and 429 past the queue bound", async () => {
+    const body = JSON.stringify({ cli: "claude", prompt: "once" });
+    const first = await call("/v1/runs", { method: "POST", body, headers: { "idempotency-key": "k-1" } });
+    const second = await call("/v1/runs", { method: "POST", body, headers: { "idempotency-key": "k-1" } });
+    expect(first.status).toBe(202);
+    expect(second.status).toBe(200);
+    expect(((await second.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => call("/v1/runs", { method: "POST", body })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses).toContain(429);
+    expect(answers.find((a) => a.status === 429)?.headers.get("retry-after")).toBe("5");
+  }, 120_000);
+
+  it("serves an OpenAPI 3.1 document made from the request schemas", async () => {
+    const document = (await (await call("/openapi.json")).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/v1/runs", "/v1/runs/{id}", "/v1/runs/{id}/cancel", "/v1/runs/{id}/events"]));
+    expect(JSON.stringify(document.paths["/v1/runs"])).toContain("maxTurns");
+  });
+
+  it("says it is ready: engine, image, the kind of each credential, slots", async () => {
+    const ready = (await (await fetch(`${running.url}/readyz`)).json()) as Record<string, unknown>;
+    expect(ready).toMatchObject({ ready: true, engine: true, image: true, credentials: { claude: "api_key", codex: "api_key" }, slots: { total: 2 } });
+    expect(JSON.stringify(ready)).not.toContain("sk-stand-in");
+  });
+});

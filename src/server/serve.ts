@@ -1,0 +1,133 @@
+// `agentcage serve`: one process that holds the container engine and runs agents for others over
+// HTTP. It builds the agent runner (against the stand-in model with `standIn`), rebuilds its Runs
+// from the record, sweeps what a crashed predecessor left, and drains on SIGTERM.
+
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { isIP } from "node:net";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { pino, type Logger } from "pino";
+import { createAgentRunner, type AgentRunnerOptions } from "../agents/index.js";
+import { AGENT_IMAGE, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { buildApp } from "./app.js";
+import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS } from "./limits.js";
+import { createRunService, type RunService } from "./runs.js";
+
+export type ServeOptions = {
+  /** Default 127.0.0.1; anything but loopback needs a token from the environment. */
+  readonly host?: string;
+  /** Default 8750; 0 picks a free port. */
+  readonly port?: number;
+  /** The Staging Directory; the service keeps its records in `service/` below it. */
+  readonly runtimeDir: string;
+  /** Default agentcage-agent:latest. */
+  readonly image?: string;
+  /** Runs at once; default 2. */
+  readonly slots?: number;
+  /** Runs waiting past which POST /v1/runs answers 429; default DEFAULT_QUEUE_BOUND. */
+  readonly queueBound?: number;
+  /** Run every agent against the stand-in model (no key needed); default false. */
+  readonly standIn?: boolean;
+  /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  readonly logger?: Logger;
+};
+
+export type RunningService = {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly service: RunService;
+  /** Where the generated token was written, when none was given. */
+  readonly tokenFile?: string;
+  /** Drains (no new Runs; running ones get the grace, then are cancelled) and stops. */
+  readonly stop: (graceMs?: number) => Promise<void>;
+};
+
+export class ServeError extends Error {
+  override readonly name = "ServeError";
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export async function serve(options: ServeOptions): Promise<RunningService> {
+  const env = options.environment ?? process.env;
+  const host = options.host ?? "127.0.0.1";
+  const logger = options.logger ?? pino({ name: "agentcage-serve" }, pino.destination(2));
+  if (!LOOPBACK.has(host) && isIP(host) === 0 && host !== "0.0.0.0") throw new ServeError(`--host ${JSON.stringify(host)} is not an address; write an IP address such as 127.0.0.1`);
+  const given = await tokenFromEnvironment(env);
+  if (given === undefined && !LOOPBACK.has(host)) {
+    throw new ServeError(`--host ${JSON.stringify(host)} is reachable from other machines and no token is set; set AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`);
+  }
+  const serviceDir = join(options.runtimeDir, "service");
+  await mkdir(serviceDir, { recursive: true, mode: 0o700 });
+  let tokenFile: string | undefined;
+  let token = given;
+  if (token === undefined) {
+    // On loopback without a token: make one, and say where it is, never what it is.
+    token = randomBytes(24).toString("base64url");
+    tokenFile = join(serviceDir, "token");
+    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+  }
+
+  let standIn: RunningStandIn | undefined;
+  const slots = options.slots ?? 2;
+  const runnerOptions: AgentRunnerOptions = {
+    image: options.image ?? AGENT_IMAGE,
+    staging: { runtimeDir: options.runtimeDir },
+    maxConcurrentRuns: slots,
+    logger,
+  };
+  let runner;
+  if (options.standIn === true) {
+    standIn = await startStandInModel("plain", { logger });
+    runner = createAgentRunner({
+      ...runnerOptions,
+      networks: [standIn.network],
+      // A made-up key: the stand-in takes any, and it is masked like a real one.
+      environment: { ANTHROPIC_API_KEY: "sk-stand-in-service-key", OPENAI_API_KEY: "sk-stand-in-service-key" },
+      anthropicBaseUrl: standIn.baseUrl,
+      codexProvider: { baseUrl: `${standIn.baseUrl}/v1` },
+    });
+  } else {
+    runner = createAgentRunner(runnerOptions);
+  }
+  await runner.sweep();
+  const service = createRunService({ runner, runtimeDir: options.runtimeDir, slots, queueBound: options.queueBound ?? DEFAULT_QUEUE_BOUND });
+  await service.recover();
+  const app = await buildApp({
+    service,
+    token,
+    logger,
+    readiness: async () => {
+      const checked = await runner.check();
+      const counts = service.counts();
+      return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...counts } };
+    },
+  });
+  const url = await app.listen({ host, port: options.port ?? 8750 });
+  logger.info({ url, tokenFile }, "agentcage serve is listening");
+  return {
+    url,
+    app,
+    service,
+    ...(tokenFile === undefined ? {} : { tokenFile }),
+    stop: async (graceMs = DRAIN_GRACE_MS) => {
+      await service.drain(graceMs);
+      await app.close();
+      await standIn?.stop();
+    },
+  };
+}
+
+async function tokenFromEnvironment(env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+  const direct = env["AGENTCAGE_TOKEN"];
+  if (direct !== undefined && direct !== "") return direct;
+  const file = env["AGENTCAGE_TOKEN_FILE"];
+  if (file === undefined || file === "") return undefined;
+  const text = (await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new ServeError(`AGENTCAGE_TOKEN_FILE ${JSON.stringify(file)} cannot be read (${error.code}); point it at a file holding the token`);
+  })).trim();
+  if (text === "") throw new ServeError(`AGENTCAGE_TOKEN_FILE ${JSON.stringify(file)} is empty; write the token into it`);
+  return text;
+}

@@ -1,0 +1,84 @@
+// The service's record of every Run it accepted, on disk under `<runtimeDir>/service/runs/<id>/`:
+// request.json (what was asked), state.json (where it is), events.jsonl (every event, numbered, the
+// log an event stream replays from), outcome.json (how it ended). The service's state after a
+// restart is rebuilt from these files alone. One Run, one directory, one writer: this process.
+
+import { appendFile, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
+export type RunState = (typeof RUN_STATES)[number];
+export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(["completed", "failed", "cancelled"]);
+
+/** One event of a Run's stream: a sequence number per Run, a type, and its data. */
+export type StoredEvent = { readonly id: number; readonly type: string; readonly data: unknown };
+
+export type RunRecord = {
+  readonly id: string;
+  readonly state: RunState;
+  readonly createdAt: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly idempotencyKey?: string;
+  /** The library's run id once the Run has a container; the Outcome's `runId`. */
+  readonly runId?: string;
+  readonly endedAt?: string;
+};
+
+export type RunStore = {
+  readonly root: string;
+  readonly create: (record: RunRecord, request: unknown) => Promise<void>;
+  readonly update: (record: RunRecord) => Promise<void>;
+  readonly appendEvent: (id: string, event: StoredEvent) => Promise<void>;
+  readonly events: (id: string) => Promise<StoredEvent[]>;
+  readonly request: (id: string) => Promise<unknown>;
+  readonly outcome: (id: string) => Promise<unknown>;
+  readonly saveOutcome: (id: string, outcome: unknown) => Promise<void>;
+  /** Every Run on disk, oldest first, for the index rebuilt at start. */
+  readonly all: () => Promise<RunRecord[]>;
+  readonly directory: (id: string) => string;
+};
+
+export function createRunStore(runtimeDir: string): RunStore {
+  const root = join(runtimeDir, "service", "runs");
+  const directory = (id: string) => join(root, id);
+  const writeJson = async (path: string, value: unknown) => {
+    const temporary = `${path}.tmp-${process.pid}`;
+    await writeFile(temporary, `${JSON.stringify(value)}\n`, { mode: 0o600 });
+    await rename(temporary, path);
+  };
+  const readJson = async (path: string): Promise<unknown> => JSON.parse(await readFile(path, "utf8"));
+  return {
+    root,
+    directory,
+    create: async (record, request) => {
+      await mkdir(directory(record.id), { recursive: true, mode: 0o700 });
+      await writeJson(join(directory(record.id), "request.json"), request);
+      await writeJson(join(directory(record.id), "state.json"), record);
+    },
+    update: (record) => writeJson(join(directory(record.id), "state.json"), record),
+    appendEvent: (id, event) => appendFile(join(directory(id), "events.jsonl"), `${JSON.stringify(event)}\n`, { mode: 0o600 }),
+    events: async (id) => {
+      const text = await readFile(join(directory(id), "events.jsonl"), "utf8").catch(() => "");
+      // A line cut short by a crash is the last one; what came before it stands.
+      return text.split("\n").flatMap((line) => {
+        try {
+          return line === "" ? [] : [JSON.parse(line) as StoredEvent];
+        } catch {
+          return [];
+        }
+      });
+    },
+    request: (id) => readJson(join(directory(id), "request.json")),
+    outcome: (id) => readJson(join(directory(id), "outcome.json")).catch(() => undefined),
+    saveOutcome: (id, outcome) => writeJson(join(directory(id), "outcome.json"), outcome),
+    all: async () => {
+      const names = await readdir(root).catch(() => [] as string[]);
+      const records: RunRecord[] = [];
+      for (const name of names) {
+        const record = (await readJson(join(directory(name), "state.json")).catch(() => undefined)) as RunRecord | undefined;
+        if (record?.id === name) records.push(record);
+      }
+      return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+  };
+}
