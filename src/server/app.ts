@@ -3,13 +3,14 @@
 // Routes only call the RunService; nothing here touches the engine.
 
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { registerAuth } from "./auth.js";
 import { registerEventRoutes } from "./events.js";
 import { registerHealthRoutes, type Readiness } from "./health.js";
 import { MAX_BODY_BYTES } from "./limits.js";
+import type { RunMetrics } from "./metrics.js";
 import { registerRunRoutes } from "./routes.js";
 import type { RunService } from "./runs.js";
 
@@ -18,11 +19,16 @@ export type AppOptions = {
   readonly token: string;
   readonly readiness: () => Promise<Readiness>;
   readonly logger: Logger;
+  readonly metrics: RunMetrics;
 };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // pino's Logger is what Fastify logs with; its type parameter differs only in pino's own generics.
-  const app: FastifyInstance = Fastify({ loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: MAX_BODY_BYTES, disableRequestLogging: true });
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: MAX_BODY_BYTES,
+    // One line per request would drown the Runs' own log lines; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(swagger, {
@@ -49,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerHealthRoutes(app, options.readiness);
   registerRunRoutes(app, options.service);
   registerEventRoutes(app, options.service);
+  options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

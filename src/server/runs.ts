@@ -36,6 +36,8 @@ export type RunServiceOptions = {
   readonly runtimeDir: string;
   readonly slots: number;
   readonly queueBound: number;
+  /** Told of every Run that ends, with its request and Outcome (for metrics); default: nobody. */
+  readonly onEnd?: (request: ServiceRunRequest, outcome: AgentOutcome) => void;
 };
 
 export function createRunService(options: RunServiceOptions): RunService {
@@ -112,6 +114,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     await (writes.get(record.id) ?? Promise.resolve());
     record = records.get(record.id) ?? record;
     await end({ ...record, runId: outcome.runId }, outcome, stateOf(outcome));
+    options.onEnd?.(request, outcome);
   }
 
   return {

@@ -127,6 +127,15 @@ describe("agentcage serve, over HTTP", () => {
     expect(answers.find((a) => a.status === 429)?.headers.get("retry-after")).toBe("5");
   }, 120_000);
 
+  it("counts Runs by end reason, tokens and durations in Prometheus text at /metrics, behind the token", async () => {
+    expect((await fetch(`${running.url}/metrics`)).status).toBe(401);
+    const text = await (await call("/metrics")).text();
+    expect(text).toMatch(/^agentcage_runs_total\{cli="claude",reason="completed"\} [1-9]/m);
+    expect(text).toMatch(/^agentcage_tokens_total\{cli="codex",direction="output"\} [1-9]/m);
+    expect(text).toContain("agentcage_run_duration_seconds_bucket");
+    expect(text).toMatch(/^agentcage_queue_depth \d+/m);
+  });
+
   it("serves an OpenAPI 3.1 document made from the request schemas", async () => {
     const document = (await (await call("/openapi.json")).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toBe("3.1.0");

@@ -12,6 +12,7 @@ import { createAgentRunner, type AgentRunnerOptions } from "../agents/index.js";
 import { AGENT_IMAGE, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS } from "./limits.js";
+import { createRunMetrics } from "./metrics.js";
 import { createRunService, type RunService } from "./runs.js";
 
 export type ServeOptions = {
@@ -93,15 +94,33 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     runner = createAgentRunner(runnerOptions);
   }
   await runner.sweep();
-  const service = createRunService({ runner, runtimeDir: options.runtimeDir, slots, queueBound: options.queueBound ?? DEFAULT_QUEUE_BOUND });
+  // The metrics read the service's counts when scraped; the service tells them of each end.
+  let service: RunService | undefined;
+  const metrics = createRunMetrics(() => service?.counts() ?? { queued: 0, running: 0 });
+  service = createRunService({
+    runner,
+    runtimeDir: options.runtimeDir,
+    slots,
+    queueBound: options.queueBound ?? DEFAULT_QUEUE_BOUND,
+    onEnd: (request, outcome) =>
+      metrics.ended({
+        cli: request.cli,
+        reason: outcome.reason,
+        durationMs: outcome.durationMs,
+        queuedMs: outcome.queuedMs ?? 0,
+        ...(outcome.result?.usage === undefined ? {} : { inputTokens: outcome.result.usage.inputTokens, outputTokens: outcome.result.usage.outputTokens }),
+        ...(outcome.result?.costUsd === undefined ? {} : { costUsd: outcome.result.costUsd }),
+      }),
+  });
   await service.recover();
   const app = await buildApp({
     service,
+    metrics,
     token,
     logger,
     readiness: async () => {
       const checked = await runner.check();
-      const counts = service.counts();
+      const counts = (service as RunService).counts();
       return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...counts } };
     },
   });

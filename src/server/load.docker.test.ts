@@ -1,0 +1,53 @@
+// A load test on loopback: 200 Runs submitted at once with 4 slots and a queue bound of 100. The
+// service accepts what its slots and queue hold and answers 429 for the rest; every accepted Run
+// reaches exactly one terminal state; no container and no Run directory of the library is left.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serve, type RunningService } from "./index.js";
+import { capturingLogger, docker } from "../../test/support/engine.js";
+
+const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-load-"));
+let running: RunningService;
+let token: string;
+
+beforeAll(async () => {
+  running = await serve({ runtimeDir, port: 0, standIn: true, slots: 4, queueBound: 100, logger: capturingLogger().logger, environment: {} });
+  token = readFileSync(running.tokenFile as string, "utf8").trim();
+}, 60_000);
+
+afterAll(async () => {
+  await running.stop(5_000);
+  rmSync(runtimeDir, { recursive: true, force: true });
+}, 60_000);
+
+describe("200 Runs submitted at once, 4 slots, a queue bound of 100", () => {
+  it("accepts what the slots and queue hold, refuses the rest with 429, and ends every accepted Run once", async () => {
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const rssBefore = process.memoryUsage().rss;
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => fetch(`${running.url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })),
+    );
+    const accepted = answers.filter((a) => a.status === 202);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(accepted.length + refused.length).toBe(200);
+    // The queue holds 100 waiting Runs; the ones that took a slot at once were never waiting.
+    expect(accepted.length).toBeGreaterThanOrEqual(100);
+    expect(accepted.length).toBeLessThanOrEqual(104);
+    const ids = await Promise.all(accepted.map(async (a) => ((await a.json()) as { id: string }).id));
+
+    for (const id of ids) {
+      // The event stream closes after the one end event, replayed in full for a Run that already ended.
+      const text = await (await fetch(`${running.url}/v1/runs/${id}/events`, { headers })).text();
+      expect(text.match(/^event: end$/gm) ?? []).toHaveLength(1);
+      expect(text).toContain('"reason":"completed"');
+    }
+    const rssAfter = process.memoryUsage().rss;
+    console.log(`load: ${accepted.length} accepted, ${refused.length} refused; rss ${(rssBefore / 2 ** 20).toFixed(0)} -> ${(rssAfter / 2 ** 20).toFixed(0)} MiB`);
+    expect(rssAfter - rssBefore).toBeLessThan(512 * 2 ** 20);
+    expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage").split("\n").filter((l) => l !== "")).toEqual([]);
+    expect(readdirSync(runtimeDir).filter((name) => /^[0-9a-f]{16}$/.test(name))).toEqual([]);
+  }, 300_000);
+});
