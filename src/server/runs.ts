@@ -68,8 +68,10 @@ export function createRunService(options: RunServiceOptions): RunService {
   const setState = async (record: RunRecord, state: RunState, extra: Partial<RunRecord> = {}): Promise<RunRecord> => {
     const next: RunRecord = { ...record, ...extra, state, ...(TERMINAL_STATES.has(state) ? { endedAt: new Date().toISOString() } : {}) };
     records.set(next.id, next);
+    // Queued on the Run's event chain before anything else is: events keep the order things happened in.
+    const emitted = emit(next.id, "state", { state });
     await store.update(next);
-    await emit(next.id, "state", { state });
+    await emitted;
     return next;
   };
 
