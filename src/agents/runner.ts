@@ -234,7 +234,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         request,
         ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
         onEventFailed: (error) => {
-          onEventError = `the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`;
+          onEventError = credentialMasked(`the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`, credential);
           options.logger?.warn({ err: onEventError }, "onEvent threw");
         },
       };

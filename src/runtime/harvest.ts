@@ -25,7 +25,8 @@ export async function harvestRun<R extends ReaderVerdict>(outcome: Outcome<R>, d
       refusal: { reason: "io_error", entry: ".", message: `the Harvest failed: ${error instanceof Error ? error.message : String(error)}` },
     }),
   );
-  if (harvested.ok) return { ...outcome, harvest: harvested };
+  // Paths the agent chose (file names) are its output too: masked like the rest of it.
+  if (harvested.ok) return { ...outcome, harvest: masker.maskDeep(harvested) };
   const interruption = stop.interruption();
   const reason = interruption?.why ?? "harvest_refused";
   return { ...outcome, ok: false, reason, error: masker.mask(harvested.refusal.message), harvest: masker.maskDeep(harvested) };

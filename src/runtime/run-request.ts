@@ -27,6 +27,16 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   if (t !== undefined && !(Number.isInteger(t) && t >= MIN_TIMEOUT_SECONDS && t <= MAX_TIMEOUT_SECONDS)) {
     return `timeoutSeconds ${JSON.stringify(t)} is out of range; write a whole number from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}`;
   }
+  if (options.harvestTo !== undefined && typeof options.harvestTo !== "string") {
+    return `harvestTo ${JSON.stringify(options.harvestTo)} is not a string; pass an absolute directory path`;
+  }
+  const inputs = options.inputs as { directory?: unknown; files?: unknown } | undefined;
+  if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || (inputs.directory !== undefined && typeof inputs.directory !== "string") || (inputs.files !== undefined && (typeof inputs.files !== "object" || inputs.files === null)))) {
+    return "inputs is not { directory?: string, files?: { path: content } }; pass an absolute directory path and/or named files";
+  }
+  if (options.secretFiles !== undefined && (!Array.isArray(options.secretFiles) || !options.secretFiles.every((file) => typeof file === "object" && file !== null))) {
+    return "secretFiles is not a list of { agentPath, content }; pass one object a file";
+  }
   const secretsProblem = checkRunSecrets(options);
   if (secretsProblem !== undefined) return secretsProblem;
   if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined || (options.secretFiles ?? []).length > 0 || options.sessionStore !== undefined)) {
@@ -51,10 +61,10 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   if (options.harvestTo !== undefined && runtimeDir !== undefined && overlaps(resolve(options.harvestTo), resolve(runtimeDir))) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the Staging Directory ${JSON.stringify(runtimeDir)}; harvest to a directory outside it`;
   }
-  const inputs = options.inputs?.directory;
-  if (options.harvestTo !== undefined && typeof inputs === "string" && overlaps(resolve(options.harvestTo), resolve(inputs))) {
+  const inputsDirectory = options.inputs?.directory;
+  if (options.harvestTo !== undefined && typeof inputsDirectory === "string" && overlaps(resolve(options.harvestTo), resolve(inputsDirectory))) {
     // Whatever the mode: a Harvest there would replace, or write into, the caller's own inputs.
-    return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the inputs directory ${JSON.stringify(inputs)}; harvest to a directory outside the inputs`;
+    return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the inputs directory ${JSON.stringify(inputsDirectory)}; harvest to a directory outside the inputs`;
   }
   if (options.replaceHarvestTo !== undefined && typeof options.replaceHarvestTo !== "boolean") {
     return `replaceHarvestTo ${JSON.stringify(options.replaceHarvestTo)} is not a boolean; pass true to replace a harvestTo that holds files, or leave it out`;

@@ -22,7 +22,13 @@ import { createMasker } from "../redact/index.js";
 import { canBoundWrites, DEFAULT_WRITABLE_BYTES, type RunInputs, type SecretFile } from "../staging/index.js";
 import { composeRun } from "./compose.js";
 import { earlyOutcome } from "./end-reason.js";
-import { DEFAULT_MAX_CONCURRENT_RUNS, ENGINE_ANSWER_MARGIN_MS, MAX_CONCURRENT_RUNS } from "./limits.js";
+import { DEFAULT_MAX_CONCURRENT_RUNS, ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, MAX_CONCURRENT_RUNS } from "./limits.js";
+import { bounded } from "./stop.js";
+
+/** Resolves when the signal aborts (at once when it already has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+}
 import { liveRuns } from "./live-runs.js";
 import { checkPlan } from "./plan.js";
 import { performRun } from "./run.js";
@@ -199,10 +205,11 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
         const queuedMs = Math.round(startedAt - calledAt);
         liveRuns.add(runId);
         try {
-          startupSweep ??= sweep().catch((error: unknown) => {
+          // Bounded: an engine that does not answer must not hold every Run (and its cancel) at the door.
+          startupSweep ??= bounded(sweep(), ENGINE_CLEANUP_TIMEOUT_MS, "the start-up sweep").catch((error: unknown) => {
             logger.warn({ err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the start-up sweep failed");
           });
-          await startupSweep;
+          await Promise.race([startupSweep, ...(signal === undefined ? [] : [aborted(signal)])]);
           const timeoutSeconds = runOptions.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
           const ownership = ownershipOf(timeoutSeconds);
           const outcome = await performRun<R, Q>({

@@ -24,6 +24,11 @@ export async function keepSession<R extends ReaderVerdict>(
   if (id === undefined || !SESSION_NAME.test(id)) {
     return { ...outcome, session: { kept: false, error: id === undefined ? "the agent named no session, so nothing was kept" : `the session id ${JSON.stringify(id)} is not a plain name; nothing was kept` } };
   }
+  // A Run may keep only the session it resumed, or a new one: an agent that names another session's
+  // id (its stdout is the agent's to write) must not replace that session's store.
+  if (id !== store.resume && (await sessionStoreExists(runtimeDir, store.namespace, id))) {
+    return { ...outcome, session: { id, kept: false, error: `session ${JSON.stringify(id)} already has a store that this Run did not resume; nothing was kept` } };
+  }
   const kept = await keepSessionStore(directory, runtimeDir, store.namespace, id).catch((error: unknown) => ({
     ok: false as const,
     refusal: { message: error instanceof Error ? error.message : String(error) },

@@ -5,7 +5,8 @@
 // nothing on another filesystem is touched (a mount point below the root is refused).
 
 import { randomBytes } from "node:crypto";
-import { chmod, lstat, opendir, rename, rmdir, unlink } from "node:fs/promises";
+import { constants } from "node:fs";
+import { chmod, lstat, open, opendir, rename, rmdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -34,15 +35,24 @@ export async function removeTree(root: string): Promise<void> {
     }
     top.emptied = true;
     if (!(await enter(top.path, stats.dev))) continue;
-    for await (const entry of await opendir(top.path)) {
-      let path = join(top.path, entry.name);
-      // A dirent's type is lstat's: a link to a directory is a link, removed as one.
-      if (!entry.isDirectory()) {
-        await unlink(path).catch(ignoreMissing);
-        continue;
+    // Pinned: opened without following a link, then listed and emptied through its descriptor, so a
+    // directory swapped for a link after it was listed cannot turn a removal onto anything else.
+    const handle = await open(top.path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(ignoreMissing);
+    if (handle === undefined) continue;
+    try {
+      const pinned = `/proc/self/fd/${handle.fd}`;
+      for await (const entry of await opendir(pinned)) {
+        // A dirent's type is lstat's: a link to a directory is a link, removed as one.
+        if (!entry.isDirectory()) {
+          await unlink(`${pinned}/${entry.name}`).catch(ignoreMissing);
+          continue;
+        }
+        let path = join(top.path, entry.name);
+        if (Buffer.byteLength(path) > MAX_REMOVE_PATH_BYTES) path = await moveUnder(root, path, stats.dev);
+        stack.push({ path, emptied: false });
       }
-      if (Buffer.byteLength(path) > MAX_REMOVE_PATH_BYTES) path = await moveUnder(root, path, stats.dev);
-      stack.push({ path, emptied: false });
+    } finally {
+      await handle.close();
     }
   }
 }

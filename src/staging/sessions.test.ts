@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runDirectory, sessionStorePath } from "./layout.js";
 import { keepSessionStore, openSessionStore, sessionStoreExists } from "./sessions.js";
+import { unmountUnder } from "./writable.js";
 
 const RUN_ONE = "00000000000000a1";
 const RUN_TWO = "00000000000000a2";
@@ -20,6 +21,8 @@ beforeEach(async () => {
   for (const runId of [RUN_ONE, RUN_TWO]) await mkdir(runDirectory(runtimeDir, runId).root, { recursive: true });
 });
 afterEach(async () => {
+  // As root the working copies are tmpfs mounts of their own (the bound on what an agent writes there).
+  await unmountUnder(runtimeDir);
   await rm(runtimeDir, { recursive: true, force: true });
 });
 

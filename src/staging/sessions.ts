@@ -10,6 +10,8 @@ import { harvest } from "./harvest/index.js";
 import { sessionStorePath, type RunDirectory } from "./layout.js";
 import { MAX_SESSION_FILE_BYTES, MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_DEPTH, MAX_SESSION_STORE_ENTRIES } from "./limits.js";
 import { grantToAgent } from "./prepare.js";
+import { removeTree } from "./remove-tree.js";
+import { canBoundWrites, copyContents, mountWritable } from "./writable.js";
 
 /** A session namespace (one per CLI) or a session id: a safe single path component. */
 export const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -33,11 +35,18 @@ export async function sessionStoreExists(runtimeDir: string, namespace: string, 
  * empty directory), writable by the agent. Resolves with why it could not, or undefined.
  */
 export async function openSessionStore(run: RunDirectory, runtimeDir: string, namespace: string, resume: string | undefined, agentUser: string): Promise<string | undefined> {
-  if (resume === undefined) {
-    await mkdir(run.session, { mode: 0o755 });
-  } else {
-    const copied = await harvest(sessionStorePath(runtimeDir, namespace, resume), run.session, STORE_LIMITS);
+  // Checked first (as a Harvest is), onto the disk beside the Run's working copy.
+  const incoming = `${run.session}.in`;
+  if (resume !== undefined) {
+    const copied = await harvest(sessionStorePath(runtimeDir, namespace, resume), incoming, STORE_LIMITS);
     if (!copied.ok) return `the kept store of session ${JSON.stringify(resume)} cannot be handed over: ${copied.refusal.message}`;
+  }
+  await mkdir(run.session, { mode: 0o755 });
+  // What the agent writes there is bounded like out/: a tmpfs of the store's own size, where we may mount.
+  if (canBoundWrites()) await mountWritable(run.session, MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES);
+  if (resume !== undefined) {
+    await copyContents(incoming, run.session);
+    await removeTree(incoming);
   }
   await grantToAgent(run.session, agentUser);
   return undefined;

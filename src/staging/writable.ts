@@ -3,9 +3,11 @@
 // daemon's host). Past the bound the agent's writes fail with ENOSPC and the host's disk is
 // untouched; the Run then ends as `write_limit`. Without that right nothing bounds it but the disk.
 
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { readFile, rename, statfs } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { removeTree } from "./remove-tree.js";
 
@@ -14,9 +16,27 @@ const run = promisify(execFile);
 const FULL_BELOW_BYTES = 64 * 1024;
 const FULL_BELOW_INODES = 8;
 
-/** Whether this process can mount a tmpfs (root on Linux); the runtime says so once when it cannot. */
+let mountable: boolean | undefined;
+
+/**
+ * Whether this process can mount a tmpfs: root on Linux, and allowed to mount (a root inside a
+ * container without CAP_SYS_ADMIN is not), found once by mounting one. The runtime says so when not.
+ */
 export function canBoundWrites(): boolean {
-  return process.platform === "linux" && process.getuid?.() === 0;
+  if (mountable !== undefined) return mountable;
+  mountable = false;
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return mountable;
+  const probe = mkdtempSync(join(tmpdir(), "agentcage-mount-probe-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4096", "agentcage-probe", probe], { stdio: "ignore" });
+    execFileSync("umount", [probe], { stdio: "ignore" });
+    mountable = true;
+  } catch {
+    mountable = false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+  return mountable;
 }
 
 /** Mounts a tmpfs of at most `bytes` and `inodes` at the existing, empty directory `path`. */
@@ -82,4 +102,9 @@ async function isMountPoint(path: string): Promise<boolean> {
   const table = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
   const target = resolve(path);
   return table.split("\n").some((line) => unescapeMountPoint(line.split(" ")[4] ?? "") === target);
+}
+
+/** Copies a directory's contents into another (links as links, modes kept), deep trees included. */
+export async function copyContents(from: string, to: string): Promise<void> {
+  await run("cp", ["-a", "--", `${from}/.`, to]);
 }

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { ChangeSummary } from "../../plan/index.js";
 import { MAX_HARVEST_ENTRIES } from "../harvest/index.js";
-import { BINARY_SNIFF_BYTES, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
+import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
 import { unchanged, type Manifest } from "./manifest.js";
 
 /** Where the original content of a staged path can be read again. */
@@ -114,8 +114,12 @@ async function diffOf(rel: string, old: Buffer | undefined, path: string, size: 
   return unifiedDiff(rel, old?.toString("utf8"), now.toString("utf8"));
 }
 
-/** `git apply`-able: a/ and b/ prefixes, /dev/null for a side that does not exist. */
-function unifiedDiff(rel: string, before: string | undefined, after: string | undefined): string {
+/**
+ * `git apply`-able: a/ and b/ prefixes, /dev/null for a side that does not exist. Undefined when the
+ * diff takes longer than DIFF_TIMEOUT_MS (its cost grows with the square of the changed lines, and it
+ * runs on the event loop every other Run shares): that file is listed as undiffed.
+ */
+function unifiedDiff(rel: string, before: string | undefined, after: string | undefined): string | undefined {
   const patch = createTwoFilesPatch(
     before === undefined ? "/dev/null" : `a/${rel}`,
     after === undefined ? "/dev/null" : `b/${rel}`,
@@ -123,8 +127,9 @@ function unifiedDiff(rel: string, before: string | undefined, after: string | un
     after ?? "",
     undefined,
     undefined,
-    { context: 3 },
-  );
+    { context: 3, timeout: DIFF_TIMEOUT_MS },
+  ) as string | undefined;
+  if (patch === undefined) return undefined;
   // jsdiff opens with a line of "=" that no patch tool needs; git's own header says what a side
   // that does not exist means (a new or a deleted file), or git apply looks for "dev/null".
   const mode = before === undefined ? "new file mode 100644\n" : after === undefined ? "deleted file mode 100644\n" : "";

@@ -7,3 +7,5 @@ export const MAX_DIFF_FILE_BYTES = 1024 * 1024;
 export const BINARY_SNIFF_BYTES = 8000;
 /** Directory levels of work/ walked for changes: an input may be this deep (MAX_INPUT_DEPTH). */
 export const MAX_CHANGES_DEPTH = 64;
+/** The longest one file's diff may take before the file is listed as undiffed instead (it runs on the shared event loop). */
+export const DIFF_TIMEOUT_MS = 1000;
