@@ -6,6 +6,8 @@ import swagger from "@fastify/swagger";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
+import { registerA2A } from "./a2a.js";
+import { registerArtifactRoutes } from "./artifacts.js";
 import { registerAuth } from "./auth.js";
 import { registerEventRoutes } from "./events.js";
 import { registerHealthRoutes, type Readiness } from "./health.js";
@@ -54,7 +56,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAuth(app, options.token);
   registerHealthRoutes(app, options.readiness);
   registerRunRoutes(app, options.service);
+  registerArtifactRoutes(app, options.service);
   registerEventRoutes(app, options.service);
+  await registerA2A(app, { service: options.service });
   options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

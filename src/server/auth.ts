@@ -5,7 +5,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 
-const OPEN_ROUTES = new Set(["/healthz", "/readyz"]);
+// The A2A agent card is public (A2A §5.4: it tells a client how to authenticate; ours holds no secret).
+const OPEN_ROUTES = new Set(["/healthz", "/readyz", "/.well-known/agent-card.json"]);
 
 export function registerAuth(app: FastifyInstance, token: string): void {
   const expected = createHash("sha256").update(token).digest();

@@ -47,12 +47,15 @@ export function createRunMetrics(counts: () => { readonly queued: number; readon
 
   return {
     ended: (e) => {
+      // What an agent reports is the agent's to write: a negative count must not throw in a counter.
+      const amount = (n: number | undefined) => (n === undefined || !Number.isFinite(n) || n < 0 ? undefined : n);
+      const [input, output, usd] = [amount(e.inputTokens), amount(e.outputTokens), amount(e.costUsd)];
       runs.inc({ cli: e.cli, reason: e.reason });
-      duration.observe({ cli: e.cli }, e.durationMs / 1000);
-      waited.observe({ cli: e.cli }, e.queuedMs / 1000);
-      if (e.inputTokens !== undefined) tokens.inc({ cli: e.cli, direction: "input" }, e.inputTokens);
-      if (e.outputTokens !== undefined) tokens.inc({ cli: e.cli, direction: "output" }, e.outputTokens);
-      if (e.costUsd !== undefined) cost.inc({ cli: e.cli }, e.costUsd);
+      duration.observe({ cli: e.cli }, Math.max(0, e.durationMs) / 1000);
+      waited.observe({ cli: e.cli }, Math.max(0, e.queuedMs) / 1000);
+      if (input !== undefined) tokens.inc({ cli: e.cli, direction: "input" }, input);
+      if (output !== undefined) tokens.inc({ cli: e.cli, direction: "output" }, output);
+      if (usd !== undefined) cost.inc({ cli: e.cli }, usd);
     },
     register: (app) => {
       app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));

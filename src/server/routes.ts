@@ -1,11 +1,13 @@
-// The Run routes under /v1: submit (202, or 429 when the queue is full), list with filters and
-// a cursor, one Run with its queue position or Outcome, cancel (idempotent, bounded).
+// The Run routes under /v1: submit (202, or 429 when the queue is full) as JSON, or multipart with
+// an input archive (inputs.ts), list with filters and a cursor, one Run with its queue position or
+// Outcome, cancel (idempotent, bounded), delete one that has ended.
 
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { extractInputs, InputsError, readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
 import { RETRY_AFTER_SECONDS } from "./limits.js";
-import type { RunService } from "./runs.js";
+import type { InputsWriter, RunService } from "./runs.js";
 import { errorSchema, listQuery, runIdParams, runRequestSchema, runSchema } from "./schemas.js";
 import type { RunRecord } from "./store.js";
 
@@ -17,25 +19,63 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
     return { ...record, ...(position === undefined ? {} : { queuePosition: position }), ...(outcome === undefined ? {} : { outcome }) };
   };
   const notFound = { error: "not_found", message: "no Run with that id; list them with GET /v1/runs" };
+  const refuseInputs = (reply: FastifyReply, error: InputsError) => {
+    // A bad archive was read to its end; one too large or too slow was not, and what is left of it
+    // never will be: the connection closes after the answer.
+    if (error.statusCode !== 400) void reply.header("connection", "close");
+    return reply.code(error.statusCode).send({ error: "invalid_inputs", message: error.message });
+  };
 
-  app.post(
-    "/v1/runs",
-    {
-      schema: {
-        summary: "Start a Run: one agent request and its prompt, in a fresh locked-down container",
-        body: runRequestSchema,
-        headers: z.object({ "idempotency-key": z.string().max(200).optional() }),
-        response: { 200: runSchema, 202: runSchema, 429: errorSchema },
+  // Only this route takes multipart, so the multipart parser lives in a scope of its own.
+  void fastify.register(async (scope) => {
+    await registerInputUploads(scope);
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      "/v1/runs",
+      {
+        schema: {
+          summary: "Start a Run: one agent request and its prompt, in a fresh locked-down container",
+          description:
+            "The Run request as JSON; or, to give the agent input files, multipart/form-data with the part `request` (this JSON) and then the file part `inputs`: " +
+            "an uncompressed tar archive of regular files and directories (no links, devices, absolute or `..` names). It is checked and extracted before the Run is accepted; " +
+            "a bad archive refuses the Run (400) naming the entry, and the agent finds the files in its working directory.",
+          body: runRequestSchema,
+          headers: z.object({ "idempotency-key": z.string().max(200).optional() }),
+          response: { 200: runSchema, 202: runSchema, 400: errorSchema, 408: errorSchema, 413: errorSchema, 429: errorSchema },
+        },
+        preValidation: readRequestPart,
       },
-    },
-    async (request, reply) => {
-      const submitted = await service.submit(request.body, request.headers["idempotency-key"]);
-      if (submitted === "queue_full") {
-        return reply.code(429).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` });
-      }
-      return reply.code(submitted.created ? 202 : 200).send(await view(submitted.record));
-    },
-  );
+      async (request, reply) => {
+        let upload: InputsUpload | undefined;
+        try {
+          upload = await takeInputsPart(request);
+        } catch (error) {
+          if (error instanceof InputsError) return refuseInputs(reply, error);
+          throw error;
+        }
+        const writer: InputsWriter | undefined =
+          upload === undefined
+            ? undefined
+            : async (directory) => {
+                const summary = await extractInputs(upload.archive, directory, { signal: uploadDeadline() });
+                await upload.finish();
+                return summary;
+              };
+        let submitted: Awaited<ReturnType<RunService["submit"]>>;
+        try {
+          submitted = await service.submit(request.body, request.headers["idempotency-key"], writer);
+        } catch (error) {
+          if (error instanceof InputsError) return refuseInputs(reply, error);
+          throw error;
+        }
+        // Answered without reading the archive (a full queue, a known key): it is read and dropped.
+        if (upload !== undefined && (submitted === "queue_full" || !submitted.created)) upload.discard();
+        if (submitted === "queue_full") {
+          return reply.code(429).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` });
+        }
+        return reply.code(submitted.created ? 202 : 200).send(await view(submitted.record));
+      },
+    );
+  });
 
   app.get(
     "/v1/runs",
@@ -65,6 +105,20 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
     async (request, reply) => {
       const record = await service.cancel(request.params.id);
       return record === undefined ? reply.code(404).send(notFound) : view(record);
+    },
+  );
+
+  app.delete(
+    "/v1/runs/:id",
+    { schema: { summary: "Remove a Run that has ended, its record and its artifacts", params: runIdParams, response: { 204: z.null().describe("removed"), 404: errorSchema, 409: errorSchema } } },
+    async (request, reply) => {
+      const removed = await service.remove(request.params.id);
+      if (removed === undefined) return reply.code(404).send(notFound);
+      if (removed === "live") {
+        const state = service.get(request.params.id)?.state ?? "live";
+        return reply.code(409).send({ error: "not_ended", message: `the Run is ${state}; cancel it first (POST /v1/runs/${request.params.id}/cancel), then delete it` });
+      }
+      return reply.code(204).send(null);
     },
   );
 }

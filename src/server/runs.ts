@@ -1,9 +1,11 @@
 // The service's Runs: accepted in order, queued up to a bound, run through the agent runner one
 // slot at a time, every event numbered and persisted before anyone is told of it, cancel that
-// always ends, and the state after a restart rebuilt from the record. The HTTP routes only call this.
+// always ends, and the state after a restart rebuilt from the record. Each Run is given its input
+// files from its own inputs/ and harvests to its own harvest/. The HTTP routes only call this.
 
 import { randomBytes } from "node:crypto";
 import type { AgentEvent, AgentOutcome, AgentRequestInput, AgentRunner } from "../agents/index.js";
+import { recoverHarvest } from "../staging/index.js";
 import { createRunStore, TERMINAL_STATES, type RunRecord, type RunState, type StoredEvent } from "./store.js";
 
 /** What POST /v1/runs asks: an agent request plus the prompt and labels. */
@@ -11,9 +13,19 @@ export type ServiceRunRequest = AgentRequestInput & { readonly prompt: string; r
 
 export type Listener = (event: StoredEvent) => void;
 
+/**
+ * Writes a Run's input files into `directory` (which does not exist yet) before the Run is
+ * accepted, and says what it wrote; a rejection refuses the Run, and its directory is removed.
+ */
+export type InputsWriter = (directory: string) => Promise<NonNullable<RunRecord["inputs"]>>;
+
 export type RunService = {
-  /** Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made. */
-  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string) => Promise<{ readonly record: RunRecord; readonly created: boolean } | "queue_full">;
+  /**
+   * Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made (a
+   * second submit with a key still being submitted waits for the first). `inputs`, when given,
+   * writes the Run's input files first; its rejection is this call's, and no Run is made.
+   */
+  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<{ readonly record: RunRecord; readonly created: boolean } | "queue_full">;
   readonly get: (id: string) => RunRecord | undefined;
   readonly list: () => readonly RunRecord[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */
@@ -29,6 +41,10 @@ export type RunService = {
   /** No new Runs; running ones get `graceMs` to finish, then are cancelled. */
   readonly drain: (graceMs: number) => Promise<void>;
   readonly counts: () => { readonly queued: number; readonly running: number };
+  /** Removes a Run that has ended and its directory; a live one is left as it is ("live"). */
+  readonly remove: (id: string) => Promise<RunRecord | "live" | undefined>;
+  /** Where a Run's agent's work was harvested to (`harvest/` in its directory); it exists once the Harvest ran and took something. */
+  readonly harvestDirectory: (id: string) => string;
 };
 
 export type RunServiceOptions = {
@@ -36,6 +52,8 @@ export type RunServiceOptions = {
   readonly runtimeDir: string;
   readonly slots: number;
   readonly queueBound: number;
+  /** Told of a Run whose record could not be written; default: nobody (it is logged by the caller). */
+  readonly onError?: (id: string, error: unknown) => void;
   /** Told of every Run that ends, with its request and Outcome (for metrics); default: nobody. */
   readonly onEnd?: (request: ServiceRunRequest, outcome: AgentOutcome) => void;
 };
@@ -49,6 +67,8 @@ export function createRunService(options: RunServiceOptions): RunService {
   const finished = new Map<string, Promise<void>>();
   const listeners = new Map<string, Set<Listener>>();
   const lastEventId = new Map<string, number>();
+  // Idempotency keys whose first submit is still writing its Run (an upload takes a while).
+  const submitting = new Map<string, Promise<unknown>>();
   let draining = false;
   let admitting = 0;
   // One writer per Run: its events are appended in order.
@@ -90,7 +110,8 @@ export function createRunService(options: RunServiceOptions): RunService {
       if (record === undefined || record.state !== "queued") continue;
       const controller = new AbortController();
       running.set(id, controller);
-      finished.set(id, start(record, controller).finally(() => {
+      // A Run that fails here (a disk error on its record) must not take the whole service down.
+      finished.set(id, start(record, controller).catch((error: unknown) => options.onError?.(id, error)).finally(() => {
         running.delete(id);
         finished.delete(id);
         pump();
@@ -105,6 +126,8 @@ export function createRunService(options: RunServiceOptions): RunService {
     let seenEvent = false;
     const outcome = await options.runner.run(agentRequest, prompt, {
       signal: controller.signal,
+      harvestTo: store.harvestDirectory(record.id),
+      ...(record.inputs === undefined ? {} : { inputs: { directory: store.inputsDirectory(record.id) } }),
       onEvent: (event: AgentEvent) => {
         if (!seenEvent) {
           seenEvent = true;
@@ -119,31 +142,59 @@ export function createRunService(options: RunServiceOptions): RunService {
     options.onEnd?.(request, outcome);
   }
 
-  return {
-    submit: async (request, idempotencyKey) => {
-      const known = idempotencyKey === undefined ? undefined : byKey.get(idempotencyKey);
-      if (known !== undefined) return { record: records.get(known) as RunRecord, created: false };
-      // Counted before the first await: submits that arrive together cannot all see room for one.
-      if (draining || queue.length + admitting >= options.queueBound) return "queue_full";
-      admitting += 1;
+  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<{ readonly record: RunRecord; readonly created: boolean } | "queue_full"> => {
+    // Counted before the first await: submits that arrive together cannot all see room for one.
+    if (draining || queue.length + admitting >= options.queueBound) return "queue_full";
+    admitting += 1;
+    const id = randomBytes(8).toString("hex");
+    try {
+      let given: RunRecord["inputs"];
+      if (inputs !== undefined) {
+        await store.open(id);
+        try {
+          given = await inputs(store.inputsDirectory(id));
+        } catch (error) {
+          // What the refusal says matters more than a failed removal; the next start removes what is left.
+          await store.remove(id).catch(() => undefined);
+          throw error;
+        }
+      }
       const record: RunRecord = {
-        id: randomBytes(8).toString("hex"),
+        id,
         state: "queued",
         createdAt: new Date().toISOString(),
         labels: request.labels ?? {},
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        ...(given === undefined ? {} : { inputs: given }),
       };
-      try {
-        await store.create(record, request);
-        records.set(record.id, record);
-        if (idempotencyKey !== undefined) byKey.set(idempotencyKey, record.id);
-        await emit(record.id, "state", { state: "queued" });
-        queue.push(record.id);
-      } finally {
-        admitting -= 1;
+      await store.create(record, request);
+      records.set(record.id, record);
+      if (idempotencyKey !== undefined) byKey.set(idempotencyKey, record.id);
+      await emit(record.id, "state", { state: "queued" });
+      queue.push(record.id);
+    } finally {
+      admitting -= 1;
+    }
+    pump();
+    return { record: records.get(id) as RunRecord, created: true };
+  };
+
+  return {
+    submit: async (request, idempotencyKey, inputs) => {
+      if (idempotencyKey === undefined) return admit(request, undefined, inputs);
+      // One submit per key at a time: the ones after it answer the Run it made.
+      for (let first = submitting.get(idempotencyKey); first !== undefined; first = submitting.get(idempotencyKey)) {
+        await first.catch(() => undefined);
       }
-      pump();
-      return { record: records.get(record.id) as RunRecord, created: true };
+      const known = byKey.get(idempotencyKey);
+      if (known !== undefined) return { record: records.get(known) as RunRecord, created: false };
+      const admitted = admit(request, idempotencyKey, inputs);
+      submitting.set(idempotencyKey, admitted);
+      try {
+        return await admitted;
+      } finally {
+        submitting.delete(idempotencyKey);
+      }
     },
     get: (id) => records.get(id),
     list: () => [...records.values()],
@@ -179,6 +230,7 @@ export function createRunService(options: RunServiceOptions): RunService {
       return records.get(id);
     },
     recover: async () => {
+      await store.prepare();
       for (const saved of await store.all()) {
         records.set(saved.id, saved);
         if (saved.idempotencyKey !== undefined) byKey.set(saved.idempotencyKey, saved.id);
@@ -186,7 +238,9 @@ export function createRunService(options: RunServiceOptions): RunService {
         lastEventId.set(saved.id, events.at(-1)?.id ?? 0);
         if (saved.state === "queued") queue.push(saved.id);
         else if (!TERMINAL_STATES.has(saved.state)) {
-          // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container.
+          // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container,
+          // and what a Harvest cut short left beside harvest/ goes.
+          await recoverHarvest(store.harvestDirectory(saved.id));
           await end(saved, { ok: false, reason: "unavailable", error: "the service stopped while this Run ran; it was ended when the service started again, and its container removed" }, "failed");
         }
       }
@@ -202,5 +256,23 @@ export function createRunService(options: RunServiceOptions): RunService {
       clearTimeout(timer);
     },
     counts: () => ({ queued: queue.length, running: running.size }),
+    remove: async (id) => {
+      const seen = records.get(id);
+      if (seen === undefined) return undefined;
+      if (!TERMINAL_STATES.has(seen.state)) return "live";
+      // Its end may still be being written (the end event after the terminal state).
+      await finished.get(id);
+      await writes.get(id);
+      const record = records.get(id);
+      // Another DELETE got there first.
+      if (record === undefined) return undefined;
+      records.delete(id);
+      if (record.idempotencyKey !== undefined && byKey.get(record.idempotencyKey) === id) byKey.delete(record.idempotencyKey);
+      lastEventId.delete(id);
+      writes.delete(id);
+      await store.remove(id);
+      return record;
+    },
+    harvestDirectory: (id) => store.harvestDirectory(id),
   };
 }

@@ -20,7 +20,7 @@ export type ServeOptions = {
   readonly host?: string;
   /** Default 8750; 0 picks a free port. */
   readonly port?: number;
-  /** The Staging Directory; the service keeps its records in `service/` below it. */
+  /** The service's directory: its records in `service/`, the library's Run directories in `staging/`. */
   readonly runtimeDir: string;
   /** Default agentcage-agent:latest. */
   readonly image?: string;
@@ -75,7 +75,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const slots = options.slots ?? 2;
   const runnerOptions: AgentRunnerOptions = {
     image: options.image ?? AGENT_IMAGE,
-    staging: { runtimeDir: options.runtimeDir },
+    // The library's Run directories in staging/, beside the service's records in service/: a Run's
+    // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
+    staging: { runtimeDir: join(options.runtimeDir, "staging") },
     maxConcurrentRuns: slots,
     logger,
   };
@@ -102,6 +104,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     runtimeDir: options.runtimeDir,
     slots,
     queueBound: options.queueBound ?? DEFAULT_QUEUE_BOUND,
+    onError: (id, error) => logger.error({ run: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
     onEnd: (request, outcome) =>
       metrics.ended({
         cli: request.cli,

@@ -1,10 +1,12 @@
 // The service's record of every Run it accepted, on disk under `<runtimeDir>/service/runs/<id>/`:
 // request.json (what was asked), state.json (where it is), events.jsonl (every event, numbered, the
-// log an event stream replays from), outcome.json (how it ended). The service's state after a
-// restart is rebuilt from these files alone. One Run, one directory, one writer: this process.
+// log an event stream replays from), outcome.json (how it ended), inputs/ (the files it was given),
+// harvest/ (what its agent left). The service's state after a restart is rebuilt from these files
+// alone; a directory without state.json is a submit that never finished. One Run, one directory,
+// one writer: this process.
 
-import { appendFile, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 
 export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -12,6 +14,9 @@ export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(["completed", "fai
 
 /** One event of a Run's stream: a sequence number per Run, a type, and its data. */
 export type StoredEvent = { readonly id: number; readonly type: string; readonly data: unknown };
+
+/** A Run's id: 16 hex digits, its directory's name. */
+export const RUN_ID = /^[0-9a-f]{16}$/;
 
 export type RunRecord = {
   readonly id: string;
@@ -22,6 +27,8 @@ export type RunRecord = {
   /** The library's run id once the Run has a container; the Outcome's `runId`. */
   readonly runId?: string;
   readonly endedAt?: string;
+  /** What the Run's input archive held, when it was given one. */
+  readonly inputs?: { readonly files: number; readonly directories: number; readonly bytes: number };
 };
 
 export type RunStore = {
@@ -36,10 +43,20 @@ export type RunStore = {
   /** Every Run on disk, oldest first, for the index rebuilt at start. */
   readonly all: () => Promise<RunRecord[]>;
   readonly directory: (id: string) => string;
+  /** Where a Run's input files are extracted (`inputs/`) and its agent's work harvested (`harvest/`). */
+  readonly inputsDirectory: (id: string) => string;
+  readonly harvestDirectory: (id: string) => string;
+  /** Makes a Run's directory before its record: its inputs go there first. */
+  readonly open: (id: string) => Promise<void>;
+  /** Removes a Run's directory and all it holds. */
+  readonly remove: (id: string) => Promise<void>;
+  /** Makes the runs directory, and removes the directories of submits that never finished (no state.json): a crash mid-upload. */
+  readonly prepare: () => Promise<string[]>;
 };
 
 export function createRunStore(runtimeDir: string): RunStore {
-  const root = join(runtimeDir, "service", "runs");
+  // Absolute whatever the caller wrote: a Run's inputs and harvestTo are handed to the runner as paths.
+  const root = join(resolve(runtimeDir), "service", "runs");
   const directory = (id: string) => join(root, id);
   const writeJson = async (path: string, value: unknown) => {
     const temporary = `${path}.tmp-${process.pid}`;
@@ -50,6 +67,22 @@ export function createRunStore(runtimeDir: string): RunStore {
   return {
     root,
     directory,
+    inputsDirectory: (id) => join(directory(id), "inputs"),
+    harvestDirectory: (id) => join(directory(id), "harvest"),
+    open: async (id) => void (await mkdir(directory(id), { recursive: true, mode: 0o700 })),
+    remove: (id) => rm(directory(id), { recursive: true, force: true }),
+    prepare: async () => {
+      await mkdir(root, { recursive: true, mode: 0o700 });
+      const removed: string[] = [];
+      for (const name of await readdir(root)) {
+        if (!RUN_ID.test(name)) continue;
+        const state = await lstat(join(directory(name), "state.json")).catch((error: NodeJS.ErrnoException) => error.code);
+        if (state !== "ENOENT") continue;
+        await rm(directory(name), { recursive: true, force: true });
+        removed.push(name);
+      }
+      return removed;
+    },
     create: async (record, request) => {
       await mkdir(directory(record.id), { recursive: true, mode: 0o700 });
       await writeJson(join(directory(record.id), "request.json"), request);

@@ -1,0 +1,93 @@
+// An A2A request's output schema and the check of the agent's final answer against it, with ajv.
+// The answer is the JSON value the final text holds (the whole text, a fenced block, or the span
+// from its first "{" to its last "}"), else the text itself as a string. A mismatch names every
+// field that broke the schema by its JSON pointer (ajv's instancePath, plus the missing property).
+
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import formats from "ajv-formats";
+import { MAX_OUTPUT_SCHEMA_BYTES } from "./a2a-limits.js";
+
+/** One field of the answer that broke the schema: "/city", or "/" for the answer as a whole. */
+export type SchemaMismatch = { readonly field: string; readonly keyword: string; readonly message: string };
+
+export type AnswerCheck =
+  | { readonly ok: true; readonly value: unknown; readonly json: boolean }
+  | { readonly ok: false; readonly message: string; readonly mismatches: readonly SchemaMismatch[] };
+
+export type OutputSchema = { readonly schema: unknown; readonly validate: ValidateFunction };
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
+const addFormats = formats.default;
+
+/** Compiles a caller's schema, or says in one sentence why it cannot be used. */
+export function compileOutputSchema(schema: unknown): OutputSchema | string {
+  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    return `metadata.outputSchema is ${JSON.stringify(schema)}, not a JSON Schema; send an object such as {"type":"object","required":["city"]}`;
+  }
+  const size = Buffer.byteLength(JSON.stringify(schema));
+  if (size > MAX_OUTPUT_SCHEMA_BYTES) return `metadata.outputSchema is ${size} bytes, over its limit of ${MAX_OUTPUT_SCHEMA_BYTES} (MAX_OUTPUT_SCHEMA_BYTES); send a smaller schema`;
+  // A fresh validator per schema: callers' schemas (and their $ids) never meet, and nothing is cached past the task.
+  const dialect = typeof schema === "object" && String((schema as { $schema?: unknown }).$schema ?? "").includes("2020-12") ? "2020-12" : "draft-07";
+  const options = { allErrors: true, strict: false } as const;
+  const ajv = dialect === "2020-12" ? new Ajv2020(options) : new Ajv(options);
+  addFormats(ajv);
+  try {
+    return { schema, validate: ajv.compile(schema) };
+  } catch (error) {
+    return `metadata.outputSchema is not a JSON Schema ajv can use (${(error as Error).message}); check it against draft-07 or 2020-12`;
+  }
+}
+
+/** The JSON value a final answer holds, or undefined when it holds none. */
+export function answerValue(text: string): unknown {
+  const parse = (candidate: string): unknown => {
+    try {
+      return JSON.parse(candidate) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  const whole = parse(trimmed);
+  if (whole !== undefined) return whole;
+  const fences = [...trimmed.matchAll(/```(?:json)?[ \t]*\n([\s\S]*?)```/g)].reverse();
+  for (const fence of fences) {
+    const value = parse((fence[1] ?? "").trim());
+    if (value !== undefined) return value;
+  }
+  const first = trimmed.indexOf("{");
+  const last = trimmed.lastIndexOf("}");
+  return first !== -1 && last > first ? parse(trimmed.slice(first, last + 1)) : undefined;
+}
+
+/** Checks a final answer against an output schema. */
+export function checkAnswer(text: string, output: OutputSchema): AnswerCheck {
+  const found = answerValue(text);
+  const json = found !== undefined;
+  const value = json ? found : text;
+  if (output.validate(value)) return { ok: true, value, json };
+  const mismatches = (output.validate.errors ?? []).map(mismatchOf);
+  const fields = mismatches.map((m) => `${m.field}: ${m.message}`).join("; ");
+  const message = json
+    ? `the answer does not match metadata.outputSchema: ${fields}`
+    : `the answer holds no JSON, so it was checked as a string and does not match metadata.outputSchema${expected(output.schema)}: ${fields}`;
+  return { ok: false, message, mismatches };
+}
+
+function mismatchOf(error: ErrorObject): SchemaMismatch {
+  const params = error.params as { missingProperty?: unknown; additionalProperty?: unknown };
+  const child = params.missingProperty ?? params.additionalProperty;
+  const pointer = typeof child === "string" ? `${error.instancePath}/${child.replaceAll("~", "~0").replaceAll("/", "~1")}` : error.instancePath;
+  return { field: pointer === "" ? "/" : pointer, keyword: error.keyword, message: error.message ?? error.keyword };
+}
+
+/** What the schema asks for at the top, in words, for an answer that holds no JSON at all. */
+function expected(schema: unknown): string {
+  if (typeof schema !== "object" || schema === null) return "";
+  const { type, required } = schema as { type?: unknown; required?: unknown };
+  const kind = typeof type === "string" ? ` (${["object", "array", "integer"].includes(type) ? "an" : "a"} ${type}` : "";
+  const fields = Array.isArray(required) && required.length > 0 ? ` with ${required.map((r) => `/${String(r)}`).join(", ")}` : "";
+  return kind === "" ? (fields === "" ? "" : ` (a value${fields})`) : `${kind}${fields})`;
+}

@@ -1,0 +1,54 @@
+// The agent card: who this agent is (one skill per CLI), where its JSON-RPC endpoint is (for A2A
+// 1.0 and, on the same URL, 0.3), that every call needs the service's bearer token, and which
+// message metadata a caller may set. It holds nothing secret: not the token, not a path on disk.
+
+import type { AgentCard, AgentSkill } from "@a2a-js/sdk";
+import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
+import { AGENT_CLIS, type AgentCli } from "../agents/index.js";
+
+const METADATA_HELP =
+  "Message metadata: `cli` (\"claude\" or \"codex\"; default \"claude\"), and any of `model`, `effort`, `maxTurns`, `timeoutSeconds`, " +
+  "`systemPrompt`, `web`, `noTools`, `resumeSession` as in POST /v1/runs; `outputSchema` (a JSON Schema, draft-07 or 2020-12): the final " +
+  "answer (the JSON its final text holds, else the text as a string) is checked against it, and a mismatch fails the task naming each field.";
+
+const SKILLS: Readonly<Record<AgentCli, Omit<AgentSkill, "id" | "inputModes" | "outputModes" | "securityRequirements">>> = {
+  claude: {
+    name: "claude",
+    description: `Runs Anthropic's claude CLI on the message's text in a fresh, locked-down container (one Run per task). Chosen with metadata.cli "claude", the default. ${METADATA_HELP}`,
+    tags: ["coding", "claude", "anthropic"],
+    examples: ["Review the diff below and list the bugs you find.", "What is the capital of France?"],
+  },
+  codex: {
+    name: "codex",
+    description: `Runs OpenAI's codex CLI on the message's text in a fresh, locked-down container (one Run per task). Chosen with metadata.cli "codex". ${METADATA_HELP}`,
+    tags: ["coding", "codex", "openai"],
+    examples: ["Explain what this function does and suggest a safer version.", "What is the capital of France?"],
+  },
+};
+
+/** The card for an endpoint URL: absolute when served, as clients connect to what it names. */
+export function agentCard(endpointUrl: string): AgentCard {
+  return {
+    name: "agentcage",
+    description:
+      "Runs an AI coding-agent CLI (claude or codex) in one fresh, locked-down container per task; a task's id is the id of its Run " +
+      `in the service's own API (/v1/runs/{id}). ${METADATA_HELP} Long tasks: stream them (message/stream) or ask with returnImmediately and poll tasks/get.`,
+    supportedInterfaces: duplicateInterfacesForLegacy([{ url: endpointUrl, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }], ["JSONRPC"]),
+    provider: undefined,
+    version: "1",
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {
+      bearer: {
+        scheme: {
+          $case: "httpAuthSecurityScheme",
+          value: { scheme: "Bearer", bearerFormat: "", description: "The token the service was started with (AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE), as Authorization: Bearer <token>." },
+        },
+      },
+    },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    defaultInputModes: ["text/plain", "application/json"],
+    defaultOutputModes: ["text/plain", "application/json"],
+    skills: AGENT_CLIS.map((cli) => ({ id: cli, ...SKILLS[cli], inputModes: ["text/plain", "application/json"], outputModes: ["text/plain", "application/json"], securityRequirements: [] })),
+    signatures: [],
+  };
+}

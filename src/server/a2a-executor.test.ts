@@ -1,0 +1,111 @@
+import { GetTaskRequest, Message, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
+import { DefaultRequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
+import { describe, expect, it } from "vitest";
+import { agentCard } from "./a2a-card.js";
+import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
+import { createRunTaskStore } from "./a2a-tasks.js";
+import type { Listener, RunService } from "./runs.js";
+import type { RunRecord, RunState, StoredEvent } from "./store.js";
+
+const RUN_ID = "0123456789abcdef";
+
+/** A RunService of one Run whose events the test tells, as the real one tells them: persisted, then heard. */
+function scriptedService(full = false) {
+  let record: RunRecord | undefined;
+  const events: StoredEvent[] = [];
+  const listeners = new Set<Listener>();
+  let outcome: unknown;
+  const tell = (type: string, data: unknown) => {
+    const event = { id: events.length + 1, type, data };
+    events.push(event);
+    if (type === "state" && record !== undefined) record = { ...record, state: (data as { state: RunState }).state };
+    if (type === "end") outcome = data;
+    for (const listener of listeners) listener(event);
+  };
+  const service = {
+    submit: async () => {
+      if (full) return "queue_full" as const;
+      record = { id: RUN_ID, state: "queued", createdAt: new Date().toISOString(), labels: {} };
+      tell("state", { state: "queued" });
+      return { record, created: true };
+    },
+    get: (id: string) => (id === RUN_ID ? record : undefined),
+    events: async () => [...events],
+    outcome: async () => outcome,
+    listen: (_id: string, listener: Listener) => {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    cancel: async () => record,
+  } as unknown as RunService;
+  return { service, tell };
+}
+
+function agentOver(service: RunService) {
+  const tasks = createRunTaskStore(service);
+  const buses = createRunBuses();
+  return new DefaultRequestHandler(agentCard("/a2a/jsonrpc"), tasks, createRunExecutor(service, tasks, buses), buses);
+}
+
+const ask = (metadata?: Record<string, unknown>) =>
+  SendMessageRequest.fromJSON({
+    message: Message.toJSON(Message.fromJSON({ messageId: "m-1", role: "ROLE_USER", parts: [{ text: "What is the capital of France?" }], ...(metadata === undefined ? {} : { metadata }) })),
+    configuration: { returnImmediately: true },
+  });
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe("the A2A agent over the service's Runs", () => {
+  it("makes the Run's id the task's, and follows the Run: submitted, working, the answer, completed", async () => {
+    const { service, tell } = scriptedService();
+    const agent = agentOver(service);
+    const context = new ServerCallContext();
+    const task = (await agent.sendMessage(ask(), context)) as Task;
+    expect(task).toMatchObject({ id: RUN_ID, status: { state: TaskState.TASK_STATE_SUBMITTED } });
+    tell("state", { state: "starting" });
+    tell("state", { state: "running" });
+    tell("agent", { type: "assistant_text", text: "The capital of France is Paris." });
+    await settled();
+    expect((await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context)).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    tell("state", { state: "completed" });
+    tell("end", { ok: true, reason: "completed", result: { text: "The capital of France is Paris." } });
+    await settled();
+    const done = await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(done.artifacts[0]?.parts[0]?.content).toEqual({ $case: "text", value: "The capital of France is Paris." });
+    expect(done.metadata).toMatchObject({ agentcage: { cli: "claude", runState: "completed", runReason: "completed" } });
+  });
+
+  it("fails the task of a completed Run whose answer breaks the output schema, naming the field", async () => {
+    const { service, tell } = scriptedService();
+    const agent = agentOver(service);
+    const context = new ServerCallContext();
+    await agent.sendMessage(ask({ outputSchema: { type: "object", required: ["city"], properties: { city: { type: "string" } } } }), context);
+    tell("state", { state: "completed" });
+    tell("end", { ok: true, reason: "completed", result: { text: '{"city": 75}' } });
+    await settled();
+    const done = await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(done.status?.message?.parts[0]?.content).toEqual({ $case: "text", value: "the answer does not match metadata.outputSchema: /city: must be string" });
+  });
+
+  it("says why a Run that failed failed", async () => {
+    const { service, tell } = scriptedService();
+    const agent = agentOver(service);
+    const context = new ServerCallContext();
+    await agent.sendMessage(ask(), context);
+    tell("state", { state: "failed" });
+    tell("end", { ok: false, reason: "credential_refused", error: "the API refused the key (401)" });
+    await settled();
+    const done = await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context);
+    expect(done.status).toMatchObject({ state: TaskState.TASK_STATE_FAILED, message: { parts: [{ content: { $case: "text", value: "the API refused the key (401)" } }] } });
+  });
+
+  it("rejects the task, under the SDK's id, when the queue is full: there is no Run to name it", async () => {
+    const { service } = scriptedService(true);
+    const task = (await agentOver(service).sendMessage(ask(), new ServerCallContext())) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(task.id).not.toBe(RUN_ID);
+    expect(task.status?.message?.parts[0]?.content).toEqual({ $case: "text", value: "the service's queue is full; send the message again in a few seconds" });
+  });
+});

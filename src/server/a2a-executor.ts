@@ -1,0 +1,180 @@
+// The A2A agent: each message becomes one Run (RunService.submit), and the Run's persisted events
+// become the task's: the Task (its id the Run's), working, the agent's text as it comes, the answer
+// as an artifact and one final status, checked against the request's output schema. The SDK knows
+// a task by the id it made before the Run existed; the buses below answer to the Run's id too.
+
+import { TaskState, type Message, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import { AgentEvent, DefaultExecutionEventBusManager, type AgentExecutor, type ExecutionEventBus, type ExecutionEventBusManager, type TaskStore } from "@a2a-js/sdk/server";
+import type { AgentEvent as RunAgentEvent } from "../agents/index.js";
+import { checkAnswer } from "./a2a-answer.js";
+import { runRequestOf, type A2ARunRequest } from "./a2a-request.js";
+import { a2aStateOf, agentMessage, answerArtifact, dataPart, endingOf, endingText, isTerminal, textPart } from "./a2a-tasks.js";
+import type { RunService } from "./runs.js";
+import { TERMINAL_STATES, type RunState, type StoredEvent } from "./store.js";
+
+/** The SDK's event buses, also found by Run id, each with the final status its Run's task ended with. */
+export type RunBuses = ExecutionEventBusManager & {
+  readonly follow: (runId: string, taskId: string, final: Promise<TaskStatusUpdateEvent>) => void;
+  readonly final: (runId: string) => Promise<TaskStatusUpdateEvent> | undefined;
+};
+
+export function createRunBuses(): RunBuses {
+  const buses = new DefaultExecutionEventBusManager();
+  const runs = new Map<string, { readonly taskId: string; readonly final: Promise<TaskStatusUpdateEvent> }>();
+  return {
+    createOrGetByTaskId: (taskId, context) => buses.createOrGetByTaskId(taskId, context),
+    getByTaskId: (taskId, context) => {
+      const run = runs.get(taskId);
+      return buses.getByTaskId(taskId, context) ?? (run === undefined ? undefined : buses.getByTaskId(run.taskId, context));
+    },
+    cleanupByTaskId: (taskId, context) => {
+      buses.cleanupByTaskId(taskId, context);
+      for (const [runId, run] of runs) if (run.taskId === taskId) runs.delete(runId);
+    },
+    follow: (runId, taskId, final) => void runs.set(runId, { taskId, final }),
+    final: (runId) => runs.get(runId)?.final,
+  };
+}
+
+export function createRunExecutor(service: RunService, tasks: TaskStore, buses: RunBuses): AgentExecutor {
+  return {
+    execute: async (context, bus) => {
+      const asked = runRequestOf(context.userMessage);
+      // The front door refused these already; a message that got past it still gets a reason.
+      if (typeof asked === "string") throw new RequestMalformedError(asked);
+      const submitted = await service.submit(asked.run, asked.idempotencyKey);
+      if (submitted === "queue_full") return reject(bus, context.taskId, context.contextId, context.userMessage);
+
+      const runId = submitted.record.id;
+      let settle: (update: TaskStatusUpdateEvent) => void = () => undefined;
+      buses.follow(runId, context.taskId, new Promise((resolve) => (settle = resolve)));
+      // A retried message (same messageId, same Run) keeps the task as it stands; a new one starts submitted.
+      const known = submitted.created ? undefined : await tasks.load(runId, context.context);
+      const contextId = known?.contextId ?? context.contextId;
+      const metadata = { agentcage: { cli: asked.run.cli } };
+      const status = known?.status ?? { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: submitted.record.createdAt };
+      const history = known === undefined ? [{ ...context.userMessage, taskId: runId, contextId }] : [];
+      bus.publish(AgentEvent.task({ id: runId, contextId, status, artifacts: [], history, metadata: known?.metadata ?? metadata }));
+      if (known !== undefined && isTerminal(known.status?.state)) {
+        const update = { taskId: runId, contextId, status, metadata: undefined };
+        bus.publish(AgentEvent.statusUpdate(update));
+        return settle(update);
+      }
+
+      const publishStatus = (state: TaskState, message: Message | undefined, extra?: Record<string, unknown>): TaskStatusUpdateEvent => {
+        const update = { taskId: runId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: extra };
+        bus.publish(AgentEvent.statusUpdate(update));
+        return update;
+      };
+      let working = false;
+      let runState: RunState = submitted.record.state;
+      try {
+        await followRun(service, runId, (event) => {
+          if (event.type === "state") {
+            runState = (event.data as { state: RunState }).state;
+            if ((runState === "starting" || runState === "running") && !working) {
+              working = true;
+              publishStatus(TaskState.TASK_STATE_WORKING, undefined);
+            }
+          } else if (event.type === "agent") {
+            const agentEvent = event.data as RunAgentEvent;
+            if (agentEvent.type === "assistant_text" && agentEvent.text.trim() !== "") {
+              working = true;
+              publishStatus(TaskState.TASK_STATE_WORKING, agentMessage(runId, contextId, `${runId}-${event.id}`, [textPart(agentEvent.text)]));
+            }
+          } else if (event.type === "end") {
+            settle(finish(runId, contextId, runState, event.data, asked, bus, publishStatus, metadata));
+          }
+        });
+      } catch (error) {
+        // Whatever broke here, the task ends, and says so: a cancel waiting on it is answered.
+        settle(publishStatus(TaskState.TASK_STATE_FAILED, agentMessage(runId, contextId, `${runId}-end`, [textPart(`the service lost track of this Run: ${(error as Error).message}`)])));
+      }
+    },
+    cancelTask: async (taskId, bus) => {
+      await service.cancel(taskId);
+      // The Run's end reached its task through execute; said once more here, so this cancel's own
+      // listener hears it even if the first telling came before it listened.
+      const final = buses.final(taskId);
+      if (final !== undefined) bus.publish(AgentEvent.statusUpdate(await final));
+    },
+  };
+}
+
+/** The Run's end as the task's: the answer as an artifact, then one final status. */
+function finish(
+  runId: string,
+  contextId: string,
+  runState: RunState,
+  outcome: unknown,
+  asked: A2ARunRequest,
+  bus: ExecutionEventBus,
+  publishStatus: (state: TaskState, message: Message | undefined, extra?: Record<string, unknown>) => TaskStatusUpdateEvent,
+  metadata: { agentcage: Record<string, unknown> },
+): TaskStatusUpdateEvent {
+  const ending = endingOf(outcome);
+  const ended: RunState = TERMINAL_STATES.has(runState) ? runState : ending.ok ? "completed" : ending.reason === "cancelled" ? "cancelled" : "failed";
+  let state = a2aStateOf(ended);
+  let message: Message | undefined;
+  let value: unknown;
+  if (state === TaskState.TASK_STATE_COMPLETED && asked.output !== undefined) {
+    const check = checkAnswer(ending.text ?? "", asked.output);
+    if (!check.ok) {
+      state = TaskState.TASK_STATE_FAILED;
+      message = agentMessage(runId, contextId, `${runId}-end`, [textPart(check.message), dataPart({ outputSchemaMismatches: check.mismatches })]);
+    } else if (check.json) {
+      value = check.value;
+    }
+  }
+  if (state !== TaskState.TASK_STATE_COMPLETED && message === undefined) message = agentMessage(runId, contextId, `${runId}-end`, [textPart(endingText(ending))]);
+  if (ending.text !== undefined) {
+    bus.publish(AgentEvent.artifactUpdate({ taskId: runId, contextId, artifact: answerArtifact(ending.text, value), append: false, lastChunk: true, metadata: undefined }));
+  }
+  return publishStatus(state, message, { agentcage: { ...metadata.agentcage, runState: ended, runReason: ending.reason } });
+}
+
+/** Hears every event of a Run from its first, exactly once, until its `end`. */
+function followRun(service: RunService, runId: string, onEvent: (event: StoredEvent) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let delivered = 0;
+    let replaying = true;
+    const pending: StoredEvent[] = [];
+    const deliver = (event: StoredEvent) => {
+      if (event.id <= delivered) return;
+      delivered = event.id;
+      try {
+        onEvent(event);
+      } catch (error) {
+        stop();
+        reject(error as Error);
+        return;
+      }
+      if (event.type === "end") {
+        stop();
+        resolve();
+      }
+    };
+    // Listen first, then replay: an event that lands between the two is queued, never lost or doubled.
+    const stop = service.listen(runId, (event) => (replaying ? pending.push(event) : deliver(event)));
+    service.events(runId).then(
+      (events) => {
+        for (const event of events) deliver(event);
+        replaying = false;
+        for (const event of pending) deliver(event);
+      },
+      (error: unknown) => {
+        stop();
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/** The queue is full: no Run, so the task keeps the SDK's id and ends rejected, saying when to retry. */
+function reject(bus: ExecutionEventBus, taskId: string, contextId: string, userMessage: Message): void {
+  const message = agentMessage(taskId, contextId, `${taskId}-rejected`, [textPart("the service's queue is full; send the message again in a few seconds")]);
+  const status = { state: TaskState.TASK_STATE_REJECTED, message, timestamp: new Date().toISOString() };
+  bus.publish(AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [{ ...userMessage, taskId, contextId }], metadata: undefined }));
+  bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status, metadata: undefined }));
+}

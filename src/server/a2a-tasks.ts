@@ -1,0 +1,130 @@
+// How a Run looks as an A2A task (its id is the Run's id; its state follows the Run's), and the
+// SDK's TaskStore over the service's Runs: the tasks A2A made are kept with their history, and any
+// other Run (made over /v1/runs, or before a restart) is answered from its record. Invariant: a
+// task saved as canceled while its Run still runs cancels the Run first; it never only says so.
+
+import { Role, TaskState, type Artifact, type ListTasksRequest, type ListTasksResponse, type Message, type Part, type Task, type TaskStatus } from "@a2a-js/sdk";
+import type { TaskStore } from "@a2a-js/sdk/server";
+import { MAX_TASKS_KEPT } from "./a2a-limits.js";
+import type { RunService } from "./runs.js";
+import { TERMINAL_STATES, type RunRecord, type RunState } from "./store.js";
+
+const A2A_STATES: Readonly<Record<RunState, TaskState>> = {
+  queued: TaskState.TASK_STATE_SUBMITTED,
+  starting: TaskState.TASK_STATE_WORKING,
+  running: TaskState.TASK_STATE_WORKING,
+  completed: TaskState.TASK_STATE_COMPLETED,
+  failed: TaskState.TASK_STATE_FAILED,
+  cancelled: TaskState.TASK_STATE_CANCELED,
+};
+
+/** queued → submitted, starting and running → working, and each end to its own. */
+export function a2aStateOf(state: RunState): TaskState {
+  return A2A_STATES[state];
+}
+
+const A2A_TERMINAL: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+export function isTerminal(state: TaskState | undefined): boolean {
+  return state !== undefined && A2A_TERMINAL.has(state);
+}
+
+/** What the service's `end` event (a Run's Outcome) says, read from whatever shape it has. */
+export type Ending = { readonly ok: boolean; readonly reason: string; readonly error?: string; readonly text?: string };
+
+export function endingOf(outcome: unknown): Ending {
+  const o = (typeof outcome === "object" && outcome !== null ? outcome : {}) as { ok?: unknown; reason?: unknown; error?: unknown; result?: { text?: unknown } };
+  const text = typeof o.result?.text === "string" && o.result.text !== "" ? o.result.text : undefined;
+  return {
+    ok: o.ok === true,
+    reason: typeof o.reason === "string" ? o.reason : "unknown",
+    ...(typeof o.error === "string" ? { error: o.error } : {}),
+    ...(text === undefined ? {} : { text }),
+  };
+}
+
+export const textPart = (text: string): Part => ({ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" });
+export const dataPart = (value: unknown): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
+
+/** A message from the agent; a stable messageId keeps it once in the task's history however often it is sent. */
+export function agentMessage(taskId: string, contextId: string, messageId: string, parts: Part[]): Message {
+  return { messageId, contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+/** The agent's final answer, as the task's one artifact; with the JSON it held when a schema checked it. */
+export function answerArtifact(text: string, value?: unknown): Artifact {
+  return {
+    artifactId: "answer",
+    name: "answer",
+    description: "the agent's final answer",
+    parts: value === undefined ? [textPart(text)] : [textPart(text), dataPart(value)],
+    metadata: undefined,
+    extensions: [],
+  };
+}
+
+/** Why a Run that did not complete ended, in words for the task's status message. */
+export function endingText(ending: Ending): string {
+  return ending.error ?? `the Run ended ${ending.reason}`;
+}
+
+/** A Run as a task, from its record and Outcome alone (no A2A history: it was not kept, or never was). */
+export async function taskOfRun(service: RunService, record: RunRecord): Promise<Task> {
+  const ending = TERMINAL_STATES.has(record.state) ? endingOf(await service.outcome(record.id)) : undefined;
+  const state = a2aStateOf(record.state);
+  const message =
+    ending !== undefined && state !== TaskState.TASK_STATE_COMPLETED ? agentMessage(record.id, record.id, `${record.id}-end`, [textPart(endingText(ending))]) : undefined;
+  const status: TaskStatus = { state, message, timestamp: record.endedAt ?? record.createdAt };
+  return {
+    id: record.id,
+    contextId: record.id,
+    status,
+    artifacts: ending?.text === undefined ? [] : [answerArtifact(ending.text)],
+    history: [],
+    metadata: { agentcage: { runState: record.state, ...(ending === undefined ? {} : { runReason: ending.reason }) } },
+  };
+}
+
+export function createRunTaskStore(service: RunService): TaskStore {
+  const kept = new Map<string, Task>();
+  const keep = (task: Task) => {
+    kept.delete(task.id);
+    kept.set(task.id, structuredClone(task));
+    // Oldest first; a task still under way is never dropped, whatever the count.
+    for (const [id, old] of kept) {
+      if (kept.size <= MAX_TASKS_KEPT) break;
+      if (isTerminal(old.status?.state)) kept.delete(id);
+    }
+  };
+  return {
+    load: async (taskId) => {
+      const task = kept.get(taskId);
+      if (task !== undefined) return structuredClone(task);
+      const record = service.get(taskId);
+      return record === undefined ? undefined : taskOfRun(service, record);
+    },
+    save: async (task) => {
+      const record = service.get(task.id);
+      if (task.status?.state === TaskState.TASK_STATE_CANCELED && record !== undefined && !TERMINAL_STATES.has(record.state)) {
+        const after = await service.cancel(task.id);
+        // It ended another way first: the task says how it really ended, and the SDK refuses the cancel.
+        if (after !== undefined && after.state !== "cancelled") {
+          keep({ ...task, status: (await taskOfRun(service, after)).status });
+          return;
+        }
+      }
+      keep(task);
+    },
+    list: async (params: ListTasksRequest): Promise<ListTasksResponse> => {
+      const pageSize = params.pageSize ?? 50;
+      const matching = [...kept.values()]
+        .filter((t) => (params.contextId === "" || t.contextId === params.contextId) && (params.status === TaskState.TASK_STATE_UNSPECIFIED || t.status?.state === params.status))
+        .filter((t) => !params.statusTimestampAfter || (t.status?.timestamp ?? "") >= params.statusTimestampAfter)
+        .reverse();
+      const start = params.pageToken === "" ? 0 : matching.findIndex((t) => t.id === params.pageToken) + 1;
+      const page = matching.slice(start, start + pageSize).map((t) => ({ ...structuredClone(t), artifacts: params.includeArtifacts === true ? structuredClone(t.artifacts) : [] }));
+      const last = page.at(-1);
+      return { tasks: page, nextPageToken: start + pageSize < matching.length && last !== undefined ? last.id : "", pageSize, totalSize: matching.length };
+    },
+  };
+}

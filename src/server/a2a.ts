@@ -1,0 +1,163 @@
+// The A2A face: the agent card at /.well-known/agent-card.json and one JSON-RPC endpoint that
+// speaks A2A 1.0 (SendMessage, SendStreamingMessage, GetTask, CancelTask, …) and, on the same URL,
+// 0.3 (message/send, message/stream, tasks/get, tasks/cancel, …), both through @a2a-js/sdk's own
+// request and transport handlers; this file only adapts them to Fastify (SSE for streams, as the
+// SDK's express adapter does). Tasks are the service's Runs; nothing here touches the engine.
+
+import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER, type Message } from "@a2a-js/sdk";
+import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from "@a2a-js/sdk/compat/v0_3";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { A2A_ERROR_CODE, RequestMalformedError } from "@a2a-js/sdk/errors";
+import { DefaultRequestHandler, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type A2ARequestHandler } from "@a2a-js/sdk/server";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { agentCard } from "./a2a-card.js";
+import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
+import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
+import { refusalOf } from "./a2a-request.js";
+import { createRunTaskStore } from "./a2a-tasks.js";
+import { SSE_KEEPALIVE_MS } from "./limits.js";
+import type { RunService } from "./runs.js";
+
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
+
+export type A2AOptions = {
+  readonly service: RunService;
+  /** The service's address as callers reach it (behind a proxy); default: the address each request was sent to. */
+  readonly publicUrl?: string;
+};
+
+/** Whoever got past the service's bearer-token hook: the only kind of caller there is. */
+const TOKEN_HOLDER = { isAuthenticated: true, userName: "token-holder" } as const;
+
+type RpcAnswer = { readonly jsonrpc: string; readonly id: string | number | null; readonly result?: unknown; readonly error?: unknown };
+
+export async function registerA2A(app: FastifyInstance, options: A2AOptions): Promise<void> {
+  const tasks = createRunTaskStore(options.service);
+  const buses = createRunBuses();
+  // The handler reads only capabilities and protocol versions from its card; the served card names the full URL.
+  const card = agentCard(A2A_JSONRPC_PATH);
+  const handler = refusingUnrunnable(new DefaultRequestHandler(card, tasks, createRunExecutor(options.service, tasks, buses), buses));
+  const current = new JsonRpcTransportHandler(handler);
+  const legacy = new LegacyJsonRpcTransportHandler(handler);
+
+  await app.register(async (scope) => {
+    // JSON-RPC answers a malformed body with its own parse error, so the body reaches the SDK as text.
+    scope.removeContentTypeParser("application/json");
+    scope.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+    scope.get(AGENT_CARD_PATH, { schema: { hide: true } }, async (request, reply) => {
+      // Named from the Host the caller used, so never stored by a cache another caller could be answered from.
+      const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
+      const endpoint = URL.canParse(A2A_JSONRPC_PATH, base) ? new URL(A2A_JSONRPC_PATH, base).href : A2A_JSONRPC_PATH;
+      return reply.header("cache-control", "no-store").type("application/json").send(AgentCard.toJSON(agentCard(endpoint)));
+    });
+
+    scope.post(A2A_JSONRPC_PATH, { schema: { hide: true } }, async (request, reply) => {
+      const version = header(request, A2A_VERSION_HEADER);
+      // As the SDK's own adapter decides: no A2A-Version header means a 0.3 caller.
+      const isLegacy = (version ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
+      const mapError = isLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+      const body = typeof request.body === "string" ? request.body : "";
+      try {
+        const { authorization: _token, ...headers } = request.headers;
+        const context = defaultServerCallContextBuilder({
+          extensions: Extensions.parseServiceParameter(isLegacy ? (header(request, LEGACY_HTTP_EXTENSION_HEADER) ?? header(request, HTTP_EXTENSION_HEADER)) : header(request, HTTP_EXTENSION_HEADER)),
+          user: TOKEN_HOLDER,
+          headers,
+          ...(version === undefined ? {} : { requestedVersion: version }),
+        });
+        validateVersion(context.requestedVersion, card, "JSONRPC");
+        const answer = await (isLegacy ? legacy : current).handle(body, context);
+        if (context.activatedExtensions !== undefined) reply.header(isLegacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, context.activatedExtensions.join(","));
+        if (Symbol.asyncIterator in answer) return await stream(request, reply, answer, (error) => ({ jsonrpc: "2.0", id: requestIdOf(body), error: mapError(error) }));
+        return reply.code(200).send(answer);
+      } catch (error) {
+        const mapped = mapError(error);
+        return reply.code(mapped.code === A2A_ERROR_CODE.INTERNAL_ERROR ? 500 : 200).send({ jsonrpc: "2.0", id: requestIdOf(body), error: mapped });
+      }
+    });
+  });
+}
+
+/**
+ * Server-Sent Events, as the SDK's express adapter sends them: the first answer is awaited before
+ * any header, so a refused request is a plain JSON-RPC error; then one `data:` line per answer, an
+ * `event: error` if the stream breaks, a comment every SSE_KEEPALIVE_MS, and the end. A client
+ * that goes away stops the stream, not the task: its Run goes on, and tasks/get still answers.
+ */
+async function stream(request: FastifyRequest, reply: FastifyReply, answers: AsyncGenerator<RpcAnswer, void, undefined>, failure: (error: unknown) => RpcAnswer): Promise<void> {
+  let first: IteratorResult<RpcAnswer, void>;
+  try {
+    first = await answers.next();
+  } catch (error) {
+    const answer = failure(error);
+    return reply.code(200).send(answer);
+  }
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
+  const write = (text: string) => void (res.writableEnded || res.destroyed ? undefined : res.write(text));
+  const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
+  const gone = () => void answers.return(undefined).catch(() => undefined);
+  request.raw.on("close", gone);
+  try {
+    if (first.done !== true) write(`data: ${JSON.stringify(first.value)}\n\n`);
+    for (let next = first; next.done !== true; ) {
+      next = await answers.next();
+      if (next.done !== true) write(`data: ${JSON.stringify(next.value)}\n\n`);
+    }
+  } catch (error) {
+    write(`event: error\ndata: ${JSON.stringify(failure(error))}\n\n`);
+  } finally {
+    clearInterval(keepAlive);
+    request.raw.off("close", gone);
+    if (!res.writableEnded) res.end();
+  }
+}
+
+/**
+ * The SDK's handler, but a message the service cannot run (an unknown cli, a bad output schema, a
+ * file part, a follow-up to a task) is refused as invalid params before any task or Run exists.
+ */
+function refusingUnrunnable(handler: A2ARequestHandler): A2ARequestHandler {
+  const check = (message: Message | undefined) => {
+    const refusal = refusalOf(message);
+    if (refusal !== undefined) throw new RequestMalformedError(refusal);
+  };
+  return {
+    getAgentCard: () => handler.getAgentCard(),
+    getAuthenticatedExtendedAgentCard: (params, context) => handler.getAuthenticatedExtendedAgentCard(params, context),
+    sendMessage: async (params, context) => {
+      check(params.message);
+      return handler.sendMessage(params, context);
+    },
+    sendMessageStream: async function* (params, context) {
+      check(params.message);
+      yield* handler.sendMessageStream(params, context);
+    },
+    getTask: (params, context) => handler.getTask(params, context),
+    cancelTask: (params, context) => handler.cancelTask(params, context),
+    listTasks: (params, context) => handler.listTasks(params, context),
+    resubscribe: (params, context) => handler.resubscribe(params, context),
+    createTaskPushNotificationConfig: (params, context) => handler.createTaskPushNotificationConfig(params, context),
+    getTaskPushNotificationConfig: (params, context) => handler.getTaskPushNotificationConfig(params, context),
+    listTaskPushNotificationConfigs: (params, context) => handler.listTaskPushNotificationConfigs(params, context),
+    deleteTaskPushNotificationConfig: (params, context) => handler.deleteTaskPushNotificationConfig(params, context),
+  };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === "" ? undefined : first;
+}
+
+/** The id of a JSON-RPC request, for an error answered outside the SDK's transport handler. */
+function requestIdOf(body: string): string | number | null {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === "string" || typeof id === "number" ? id : null;
+  } catch {
+    return null;
+  }
+}
