@@ -39,3 +39,6 @@ export const MAX_INPUT_DEPTH = 16;
 export const MAX_INPUT_NAME_BYTES = 1024;
 /** How long an upload may take; a slower one holds a place in the queue, and is refused (408). */
 export const INPUT_UPLOAD_TIMEOUT_MS = 5 * 60_000;
+
+/** Between SIGTERM and SIGKILL when the service stops a Run (a cancel, a drain): a caller waits on it. */
+export const SERVICE_STOP_GRACE_SECONDS = 3;

@@ -11,7 +11,7 @@ import { pino, type Logger } from "pino";
 import { createAgentRunner, type AgentRunnerOptions } from "../agents/index.js";
 import { AGENT_IMAGE, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
-import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS } from "./limits.js";
+import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
 import { createRunMetrics } from "./metrics.js";
 import { createRunService, type RunService } from "./runs.js";
 
@@ -79,6 +79,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
     staging: { runtimeDir: join(options.runtimeDir, "staging") },
     maxConcurrentRuns: slots,
+    // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
+    limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
     logger,
   };
   let runner;
