@@ -8,7 +8,7 @@ import {
   AgentContainerError,
   createAgentContainerRuntime,
   DEFAULT_AGENT_WORKDIR,
-  REDACTED,
+  createMasker,
   refusedOutcome,
   type AgentContainer,
   type AgentContainerRuntime,
@@ -306,13 +306,13 @@ function withNetworkHint(outcome: Outcome<AgentResult>, networks: readonly strin
   return { ...outcome, error: outcome.error === undefined ? hint : `${outcome.error}; ${hint}` };
 }
 
-/** The credential's value (and a login's tokens) out of a text the caller's callback wrote. */
+/** The credential's value (and a login's tokens) out of a text the caller's callback wrote, in every spelling the masker knows. */
 function credentialMasked(text: string, credential: Exclude<Credential, { kind: "none" }>): string {
   const values =
     credential.kind === "login"
       ? [...(typeof credential.file.content === "string" ? [credential.file.content] : []), ...credential.tokens]
       : [credential.value];
-  return values.filter((v) => v.length >= 6).reduce((masked, value) => masked.split(value).join(REDACTED), text);
+  return createMasker(values).mask(text);
 }
 
 function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo" | "replaceHarvestTo"> {

@@ -4,33 +4,21 @@
 // escapes or a link is refused; DELETE removes a finished Run and refuses a live one.
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import tar from "tar-stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serve, type RunningService } from "./index.js";
-import { capturingLogger, containersOfRun } from "../../test/support/engine.js";
+import { describe, expect, it } from "vitest";
+import { containersOfRun } from "../../test/support/engine.js";
+import { useTestService } from "../../test/support/service.js";
 
-const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-artifacts-http-"));
-let running: RunningService;
-let token: string;
-
-beforeAll(async () => {
-  running = await serve({ runtimeDir, port: 0, standIn: true, slots: 2, logger: capturingLogger().logger, environment: {} });
-  token = readFileSync(running.tokenFile as string, "utf8").trim();
-}, 60_000);
-
-afterAll(async () => {
-  await running.stop(5_000);
-  rmSync(runtimeDir, { recursive: true, force: true });
-}, 60_000);
+const service = useTestService("artifacts-http");
+const runtimeDir = service.runtimeDir;
 
 const WRITTEN = "written by the stand-in model\n";
 const sha256 = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
 const runDirectory = (id: string) => join(runtimeDir, "service", "runs", id);
 
-const call = (path: string, init: RequestInit = {}) => fetch(`${running.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+const call = (path: string, init: RequestInit = {}) => fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, ...init.headers } });
 const json = async (path: string, init: RequestInit = {}) => (await call(path, init)).json() as Promise<Record<string, unknown>>;
 
 async function tarOf(files: Record<string, string>): Promise<Buffer> {

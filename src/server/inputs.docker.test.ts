@@ -3,29 +3,16 @@
 // own directory included; a good archive is the Run's inputs/, and the Run it belongs to runs.
 
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tar, { type Header } from "tar-stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serve, type RunningService } from "./index.js";
-import { capturingLogger } from "../../test/support/engine.js";
+import { describe, expect, it } from "vitest";
+import { useTestService } from "../../test/support/service.js";
 
-const root = mkdtempSync(join(tmpdir(), "agentcage-inputs-http-"));
-const runtimeDir = join(root, "rt");
-let running: RunningService;
-let token: string;
-
-beforeAll(async () => {
-  mkdirSync(runtimeDir);
-  running = await serve({ runtimeDir, port: 0, standIn: true, slots: 2, logger: capturingLogger().logger, environment: {} });
-  token = readFileSync(running.tokenFile as string, "utf8").trim();
-}, 60_000);
-
-afterAll(async () => {
-  await running.stop(5_000);
-  rmSync(root, { recursive: true, force: true });
-}, 60_000);
+const service = useTestService("inputs-http");
+const runtimeDir = service.runtimeDir;
+const root = join(service.runtimeDir, "..");
 
 type Item = { readonly header: Partial<Header> & { name: string; pax?: Record<string, string> }; readonly content?: string };
 
@@ -46,10 +33,10 @@ function submit(request: object, archive?: Buffer, headers: Record<string, strin
   const form = new FormData();
   form.append("request", JSON.stringify(request));
   if (archive !== undefined) form.append("inputs", new Blob([archive], { type: "application/x-tar" }), "inputs.tar");
-  return fetch(`${running.url}/v1/runs`, { method: "POST", headers: { authorization: `Bearer ${token}`, ...headers }, body: form });
+  return fetch(`${service.running().url}/v1/runs`, { method: "POST", headers: { authorization: `Bearer ${service.token()}`, ...headers }, body: form });
 }
 
-const call = async (path: string) => (await fetch(`${running.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<Record<string, unknown>>;
+const call = async (path: string) => (await fetch(`${service.running().url}${path}`, { headers: { authorization: `Bearer ${service.token()}` } })).json() as Promise<Record<string, unknown>>;
 
 /** Every path below the test's root (the service's directory and its parent), sorted. */
 const everything = () => (readdirSync(root, { recursive: true, encoding: "utf8" }) as string[]).sort();
@@ -100,7 +87,7 @@ describe("input files for a Run, over HTTP", () => {
     const form = new FormData();
     form.append("inputs", new Blob([await tarOf([])]), "inputs.tar");
     form.append("request", JSON.stringify({ cli: "claude", prompt: "hi" }));
-    const reversed = await fetch(`${running.url}/v1/runs`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+    const reversed = await fetch(`${service.running().url}/v1/runs`, { method: "POST", headers: { authorization: `Bearer ${service.token()}` }, body: form });
     expect(reversed.status).toBe(400);
     expect(await reversed.json()).toMatchObject({ message: expect.stringContaining("the first part is not `request`") });
     expect(((await call("/v1/runs")) as { runs: unknown[] }).runs).toEqual([]);

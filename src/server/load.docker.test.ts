@@ -2,33 +2,21 @@
 // service accepts what its slots and queue hold and answers 429 for the rest; every accepted Run
 // reaches exactly one terminal state; no container and no Run directory of the library is left.
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serve, type RunningService } from "./index.js";
-import { capturingLogger, docker } from "../../test/support/engine.js";
+import { describe, expect, it } from "vitest";
+import { docker } from "../../test/support/engine.js";
+import { useTestService } from "../../test/support/service.js";
 
-const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-load-"));
-let running: RunningService;
-let token: string;
-
-beforeAll(async () => {
-  running = await serve({ runtimeDir, port: 0, standIn: true, slots: 4, queueBound: 100, logger: capturingLogger().logger, environment: {} });
-  token = readFileSync(running.tokenFile as string, "utf8").trim();
-}, 60_000);
-
-afterAll(async () => {
-  await running.stop(5_000);
-  rmSync(runtimeDir, { recursive: true, force: true });
-}, 60_000);
+const service = useTestService("load", { slots: 4, queueBound: 100 });
+const runtimeDir = service.runtimeDir;
 
 describe("200 Runs submitted at once, 4 slots, a queue bound of 100", () => {
   it("accepts what the slots and queue hold, refuses the rest with 429, and ends every accepted Run once", async () => {
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const headers = { authorization: `Bearer ${service.token()}`, "content-type": "application/json" };
     const rssBefore = process.memoryUsage().rss;
     const answers = await Promise.all(
-      Array.from({ length: 200 }, () => fetch(`${running.url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })),
+      Array.from({ length: 200 }, () => fetch(`${service.running().url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })),
     );
     const accepted = answers.filter((a) => a.status === 202);
     const refused = answers.filter((a) => a.status === 429);
@@ -40,7 +28,7 @@ describe("200 Runs submitted at once, 4 slots, a queue bound of 100", () => {
 
     for (const id of ids) {
       // The event stream closes after the one end event, replayed in full for a Run that already ended.
-      const text = await (await fetch(`${running.url}/v1/runs/${id}/events`, { headers })).text();
+      const text = await (await fetch(`${service.running().url}/v1/runs/${id}/events`, { headers })).text();
       expect(text.match(/^event: end$/gm) ?? []).toHaveLength(1);
       expect(text).toContain('"reason":"completed"');
     }

@@ -2,29 +2,16 @@
 // the stand-in model: access, limits, a Run's events live and resumed after a disconnect exactly
 // once, cancel that answers in seconds and leaves no container, idempotent submits, the OpenAPI document.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serve, type RunningService } from "./index.js";
-import { capturingLogger, containersOfRun } from "../../test/support/engine.js";
+import { describe, expect, it } from "vitest";
+import { containersOfRun } from "../../test/support/engine.js";
+import { useTestService } from "../../test/support/service.js";
 
-const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-serve-"));
-let running: RunningService;
-let token: string;
-
-beforeAll(async () => {
-  running = await serve({ runtimeDir, port: 0, standIn: true, slots: 2, queueBound: 4, logger: capturingLogger().logger, environment: {} });
-  token = readFileSync(running.tokenFile as string, "utf8").trim();
-}, 60_000);
-
-afterAll(async () => {
-  await running.stop(5_000);
-  rmSync(runtimeDir, { recursive: true, force: true });
-}, 60_000);
+const service = useTestService("serve", { slots: 2, queueBound: 4 });
+const runtimeDir = service.runtimeDir;
 
 const call = (path: string, init: RequestInit = {}) =>
-  fetch(`${running.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+  fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers } });
 
 type SseEvent = { id?: number; event: string; data: unknown };
 
@@ -60,10 +47,10 @@ async function readEvents(path: string, headers: Record<string, string> = {}, st
 
 describe("agentcage serve, over HTTP", () => {
   it("refuses a request without the token, and an oversized body, in its own words", async () => {
-    const anonymous = await fetch(`${running.url}/v1/runs`);
+    const anonymous = await fetch(`${service.running().url}/v1/runs`);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ error: "unauthorized" });
-    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${service.running().url}/healthz`)).status).toBe(200);
     const big = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "x".repeat(2 * 1024 * 1024) }) });
     expect(big.status).toBe(413);
     const unknown = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "hi", temperature: 2 }) });
@@ -128,7 +115,7 @@ describe("agentcage serve, over HTTP", () => {
   }, 120_000);
 
   it("counts Runs by end reason, tokens and durations in Prometheus text at /metrics, behind the token", async () => {
-    expect((await fetch(`${running.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${service.running().url}/metrics`)).status).toBe(401);
     const text = await (await call("/metrics")).text();
     expect(text).toMatch(/^agentcage_runs_total\{cli="claude",reason="completed"\} [1-9]/m);
     expect(text).toMatch(/^agentcage_tokens_total\{cli="codex",direction="output"\} [1-9]/m);
@@ -144,7 +131,7 @@ describe("agentcage serve, over HTTP", () => {
   });
 
   it("says it is ready: engine, image, the kind of each credential, slots", async () => {
-    const ready = (await (await fetch(`${running.url}/readyz`)).json()) as Record<string, unknown>;
+    const ready = (await (await fetch(`${service.running().url}/readyz`)).json()) as Record<string, unknown>;
     expect(ready).toMatchObject({ ready: true, engine: true, image: true, credentials: { claude: "api_key", codex: "api_key" }, slots: { total: 2 } });
     expect(JSON.stringify(ready)).not.toContain("sk-stand-in");
   });
