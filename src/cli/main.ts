@@ -27,6 +27,8 @@ async function main(argv: readonly string[]): Promise<void> {
         "runtime-dir": { type: "string" },
         image: { type: "string" },
         slots: { type: "string" },
+        "queue-bound": { type: "string" },
+        "drain-seconds": { type: "string" },
         "stand-in": { type: "boolean" },
       },
       strict: true,
@@ -43,6 +45,8 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   const port = whole("port", values.port, 0, 65_535);
   const slots = whole("slots", values.slots, 1, 64);
+  const queueBound = whole("queue-bound", values["queue-bound"], 1, 100_000);
+  const drainSeconds = whole("drain-seconds", values["drain-seconds"], 0, 86_400);
   const runtimeDir = values["runtime-dir"] ?? process.env["AGENTCAGE_RUNTIME_DIR"] ?? "/var/lib/agentcage";
   try {
     const running = await serve({
@@ -51,6 +55,8 @@ async function main(argv: readonly string[]): Promise<void> {
       ...(port === undefined ? {} : { port }),
       ...(values.image === undefined ? {} : { image: values.image }),
       ...(slots === undefined ? {} : { slots }),
+      ...(queueBound === undefined ? {} : { queueBound }),
+      ...(drainSeconds === undefined ? {} : { drainGraceMs: drainSeconds * 1000 }),
       standIn: values["stand-in"] === true,
     });
     process.stderr.write(`agentcage serve: listening on ${running.url}${running.tokenFile === undefined ? "" : `; token in ${running.tokenFile}`}\n`);

@@ -149,7 +149,9 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
         if (typeof verdict !== "object" || verdict === null || typeof verdict.ok !== "boolean") {
           readerThrew = `it returned ${JSON.stringify(verdict)?.slice(0, 200)}, which has no boolean "ok"`;
           verdict = undefined;
-        } else if (ctx.plan.exitGraceMs !== undefined) {
+        } else if (ctx.plan.exitGraceMs !== undefined && stop.interruption() === undefined) {
+          // An interrupted Run's reader ends because its output was cut, not because the agent
+          // answered: the stop's own grace (stop signal, then SIGKILL) governs, not the exit grace.
           exitGraceTimer = giveTimeToExit(ctx.plan.exitGraceMs);
         }
       } catch (error) {

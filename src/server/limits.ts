@@ -7,7 +7,7 @@ const MiB = 1024 * KiB;
 export const MAX_BODY_BYTES = 1 * MiB;
 /** A Run's prompt, in characters. */
 export const MAX_PROMPT_CHARACTERS = 512 * KiB;
-/** Runs waiting for a slot; past it POST /v1/runs answers 429. */
+/** Runs accepted and not ended (waiting for a slot or running); past it POST /v1/runs answers 429. */
 export const DEFAULT_QUEUE_BOUND = 100;
 /** How long a caller is told to wait after a 429. */
 export const RETRY_AFTER_SECONDS = 5;

@@ -12,7 +12,7 @@ const service = useTestService("load", { slots: 4, queueBound: 100 });
 const runtimeDir = service.runtimeDir;
 
 describe("200 Runs submitted at once, 4 slots, a queue bound of 100", () => {
-  it("accepts what the slots and queue hold, refuses the rest with 429, and ends every accepted Run once", async () => {
+  it("accepts 100, refuses the rest with 429, and ends every accepted Run once", async () => {
     const headers = { authorization: `Bearer ${service.token()}`, "content-type": "application/json" };
     const rssBefore = process.memoryUsage().rss;
     const answers = await Promise.all(
@@ -21,9 +21,9 @@ describe("200 Runs submitted at once, 4 slots, a queue bound of 100", () => {
     const accepted = answers.filter((a) => a.status === 202);
     const refused = answers.filter((a) => a.status === 429);
     expect(accepted.length + refused.length).toBe(200);
-    // The queue holds 100 waiting Runs; the ones that took a slot at once were never waiting.
-    expect(accepted.length).toBeGreaterThanOrEqual(100);
-    expect(accepted.length).toBeLessThanOrEqual(104);
+    // The bound holds every Run accepted and not ended: 4 running and 96 waiting. None ends before
+    // the last submit is answered (a Run of the real CLI takes longer than 200 loopback requests).
+    expect(accepted.length).toBe(100);
     const ids = await Promise.all(accepted.map(async (a) => ((await a.json()) as { id: string }).id));
 
     for (const id of ids) {

@@ -143,8 +143,9 @@ export function createRunService(options: RunServiceOptions): RunService {
   }
 
   const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<{ readonly record: RunRecord; readonly created: boolean } | "queue_full"> => {
-    // Counted before the first await: submits that arrive together cannot all see room for one.
-    if (draining || queue.length + admitting >= options.queueBound) return "queue_full";
+    // The bound holds every Run accepted and not ended (waiting or running), counted before the
+    // first await: submits that arrive together cannot all see room for one.
+    if (draining || queue.length + running.size + admitting >= options.queueBound) return "queue_full";
     admitting += 1;
     const id = randomBytes(8).toString("hex");
     try {

@@ -26,8 +26,10 @@ export type ServeOptions = {
   readonly image?: string;
   /** Runs at once; default 2. */
   readonly slots?: number;
-  /** Runs waiting past which POST /v1/runs answers 429; default DEFAULT_QUEUE_BOUND. */
+  /** Runs accepted and not ended (waiting or running) past which POST /v1/runs answers 429; default DEFAULT_QUEUE_BOUND, at least `slots`. */
   readonly queueBound?: number;
+  /** On stop (SIGTERM): how long running Runs may finish before they are cancelled; default DRAIN_GRACE_MS. */
+  readonly drainGraceMs?: number;
   /** Run every agent against the stand-in model (no key needed); default false. */
   readonly standIn?: boolean;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
@@ -60,6 +62,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   if (given === undefined && !LOOPBACK.has(host)) {
     throw new ServeError(`--host ${JSON.stringify(host)} is reachable from other machines and no token is set; set AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`);
   }
+  const slots = options.slots ?? 2;
+  const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
+  if (queueBound < slots) throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
   const serviceDir = join(options.runtimeDir, "service");
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
   let tokenFile: string | undefined;
@@ -72,7 +77,6 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   }
 
   let standIn: RunningStandIn | undefined;
-  const slots = options.slots ?? 2;
   const runnerOptions: AgentRunnerOptions = {
     image: options.image ?? AGENT_IMAGE,
     // The library's Run directories in staging/, beside the service's records in service/: a Run's
@@ -105,7 +109,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     runner,
     runtimeDir: options.runtimeDir,
     slots,
-    queueBound: options.queueBound ?? DEFAULT_QUEUE_BOUND,
+    queueBound,
     onError: (id, error) => logger.error({ run: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
     onEnd: (request, outcome) =>
       metrics.ended({
@@ -136,7 +140,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     app,
     service,
     ...(tokenFile === undefined ? {} : { tokenFile }),
-    stop: async (graceMs = DRAIN_GRACE_MS) => {
+    stop: async (graceMs = options.drainGraceMs ?? DRAIN_GRACE_MS) => {
       await service.drain(graceMs);
       await app.close();
       await standIn?.stop();
