@@ -1,7 +1,8 @@
 // An A2A request's output schema and the check of the agent's final answer against it, with ajv.
-// The answer is the JSON value the final text holds (the whole text, a fenced block, or the span
-// from its first "{" to its last "}"), else the text itself as a string. A mismatch names every
-// field that broke the schema by its JSON pointer (ajv's instancePath, plus the missing property).
+// The answer is the agent's out/result.json when it wrote one (all of it JSON), else the JSON value
+// its final text holds (the whole text, a fenced block, or the span from its first "{" to its last
+// "}"), else the text itself as a string. A mismatch names every field that broke the schema by its
+// JSON pointer (ajv's instancePath, plus the missing property).
 
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -62,8 +63,23 @@ export function answerValue(text: string): unknown {
   return first !== -1 && last > first ? parse(trimmed.slice(first, last + 1)) : undefined;
 }
 
-/** Checks a final answer against an output schema. */
-export function checkAnswer(text: string, output: OutputSchema): AnswerCheck {
+/**
+ * Checks an answer against an output schema: the final text (whatever JSON it holds), or, with
+ * `file`, the whole content of the file the agent wrote its answer to, which must be JSON.
+ */
+export function checkAnswer(text: string, output: OutputSchema, file?: string): AnswerCheck {
+  if (file !== undefined) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text) as unknown;
+    } catch (error) {
+      const message = `${file} is not JSON (${(error as Error).message})`;
+      return { ok: false, message: `the answer does not match metadata.outputSchema: ${message}`, mismatches: [{ field: "/", keyword: "json", message }] };
+    }
+    if (output.validate(value)) return { ok: true, value, json: true };
+    const mismatches = (output.validate.errors ?? []).map(mismatchOf);
+    return { ok: false, message: `the answer in ${file} does not match metadata.outputSchema: ${mismatches.map((m) => `${m.field}: ${m.message}`).join("; ")}`, mismatches };
+  }
   const found = answerValue(text);
   const json = found !== undefined;
   const value = json ? found : text;

@@ -1,5 +1,8 @@
 import { GetTaskRequest, Message, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { DefaultRequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentCard } from "./a2a-card.js";
 import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
@@ -12,6 +15,8 @@ const RUN_ID = "0123456789abcdef";
 /** A RunService of one Run whose events the test tells, as the real one tells them: persisted, then heard. */
 function scriptedService(full = false) {
   let record: RunRecord | undefined;
+  const harvest = mkdtempSync(join(tmpdir(), "agentcage-a2a-harvest-"));
+  const saved = new Map<string, unknown>();
   const events: StoredEvent[] = [];
   const listeners = new Set<Listener>();
   let outcome: unknown;
@@ -37,8 +42,12 @@ function scriptedService(full = false) {
       return () => void listeners.delete(listener);
     },
     cancel: async () => record,
+    list: () => (record === undefined ? [] : [record]),
+    harvestDirectory: () => harvest,
+    a2aTask: async (id: string) => saved.get(id),
+    saveA2ATask: async (id: string, task: unknown) => void saved.set(id, structuredClone(task)),
   } as unknown as RunService;
-  return { service, tell };
+  return { service, tell, harvest };
 }
 
 function agentOver(service: RunService) {
@@ -87,6 +96,53 @@ describe("the A2A agent over the service's Runs", () => {
     const done = await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(done.status?.message?.parts[0]?.content).toEqual({ $case: "text", value: "the answer does not match metadata.outputSchema: /city: must be string" });
+  });
+
+  const CITY_SCHEMA = { type: "object", required: ["city"], properties: { city: { type: "string" } } };
+
+  it("checks out/result.json, when the agent wrote one, before its final text", async () => {
+    const { service, tell, harvest } = scriptedService();
+    const agent = agentOver(service);
+    const context = new ServerCallContext();
+    await agent.sendMessage(ask({ outputSchema: CITY_SCHEMA }), context);
+    writeFileSync(join(harvest, "result.json"), '{"city": "Paris"}\n');
+    tell("state", { state: "completed" });
+    tell("end", { ok: true, reason: "completed", result: { text: "I wrote the answer to out/result.json." } });
+    await settled();
+    const done = await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(done.artifacts[0]?.parts[1]?.content).toEqual({ $case: "data", value: { city: "Paris" } });
+  });
+
+  it.each([
+    ['{"city": 75}', "the answer in out/result.json does not match metadata.outputSchema: /city: must be string"],
+    ["Paris", "the answer does not match metadata.outputSchema: out/result.json is not JSON"],
+  ])("fails the task when out/result.json holds %j, however right the final text is", async (written, said) => {
+    const { service, tell, harvest } = scriptedService();
+    const agent = agentOver(service);
+    const context = new ServerCallContext();
+    await agent.sendMessage(ask({ outputSchema: CITY_SCHEMA }), context);
+    writeFileSync(join(harvest, "result.json"), written);
+    tell("state", { state: "completed" });
+    tell("end", { ok: true, reason: "completed", result: { text: '{"city": "Paris"}' } });
+    await settled();
+    const done = await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    const text = done.status?.message?.parts[0]?.content;
+    expect(text?.$case === "text" ? text.value : "").toContain(said);
+  });
+
+  it("keeps a task's history in its Run's record: a new agent over the same Runs (a restart) answers it whole", async () => {
+    const { service, tell } = scriptedService();
+    const context = new ServerCallContext();
+    await agentOver(service).sendMessage(ask(), context);
+    tell("state", { state: "completed" });
+    tell("end", { ok: true, reason: "completed", result: { text: "The capital of France is Paris." } });
+    await settled();
+    const again = await agentOver(service).getTask(GetTaskRequest.fromJSON({ id: RUN_ID, historyLength: 10 }), context);
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(again.history.map((m) => m.messageId)).toContain("m-1");
+    expect(again.metadata).toMatchObject({ agentcage: { cli: "claude" } });
   });
 
   it("says why a Run that failed failed", async () => {

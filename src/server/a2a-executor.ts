@@ -3,14 +3,17 @@
 // as an artifact and one final status, checked against the request's output schema. The SDK knows
 // a task by the id it made before the Run existed; the buses below answer to the Run's id too.
 
+import { lstat, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { TaskState, type Message, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import { AgentEvent, DefaultExecutionEventBusManager, type AgentExecutor, type ExecutionEventBus, type ExecutionEventBusManager, type TaskStore } from "@a2a-js/sdk/server";
 import type { AgentEvent as RunAgentEvent } from "../agents/index.js";
 import { checkAnswer } from "./a2a-answer.js";
+import { MAX_RESULT_FILE_BYTES, RESULT_FILE } from "./a2a-limits.js";
 import { runRequestOf, type A2ARunRequest } from "./a2a-request.js";
 import { a2aStateOf, agentMessage, answerArtifact, dataPart, endingOf, endingText, isTerminal, textPart } from "./a2a-tasks.js";
-import type { RunService } from "./runs.js";
+import type { Refused, RunService } from "./runs.js";
 import { TERMINAL_STATES, type RunState, type StoredEvent } from "./store.js";
 
 /** The SDK's event buses, also found by Run id, each with the final status its Run's task ended with. */
@@ -44,7 +47,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
       // The front door refused these already; a message that got past it still gets a reason.
       if (typeof asked === "string") throw new RequestMalformedError(asked);
       const submitted = await service.submit(asked.run, asked.idempotencyKey);
-      if (submitted === "queue_full") return reject(bus, context.taskId, context.contextId, context.userMessage);
+      if (typeof submitted === "string") return reject(bus, context.taskId, context.contextId, context.userMessage, submitted);
 
       const runId = submitted.record.id;
       let settle: (update: TaskStatusUpdateEvent) => void = () => undefined;
@@ -69,6 +72,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
       };
       let working = false;
       let runState: RunState = submitted.record.state;
+      let outcome: { readonly data: unknown } | undefined;
       try {
         await followRun(service, runId, (event) => {
           if (event.type === "state") {
@@ -84,9 +88,12 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
               publishStatus(TaskState.TASK_STATE_WORKING, agentMessage(runId, contextId, `${runId}-${event.id}`, [textPart(agentEvent.text)]));
             }
           } else if (event.type === "end") {
-            settle(finish(runId, contextId, runState, event.data, asked, bus, publishStatus, metadata));
+            outcome = { data: event.data };
           }
         });
+        const ended = outcome as { readonly data: unknown };
+        const resultFile = asked.output === undefined ? undefined : await readResultFile(service.harvestDirectory(runId));
+        settle(finish(runId, contextId, runState, ended.data, resultFile, asked, bus, publishStatus, metadata));
       } catch (error) {
         // Whatever broke here, the task ends, and says so: a cancel waiting on it is answered.
         settle(publishStatus(TaskState.TASK_STATE_FAILED, agentMessage(runId, contextId, `${runId}-end`, [textPart(`the service lost track of this Run: ${(error as Error).message}`)])));
@@ -102,12 +109,27 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
   };
 }
 
+/**
+ * The agent's `out/result.json` (harvested to the Run's harvest/), when it left one: it is the
+ * answer a schema checks, before the final text. Read as text; too big a file is an answer that
+ * fails the check, in words.
+ */
+async function readResultFile(harvest: string): Promise<{ readonly text: string } | { readonly refused: string } | undefined> {
+  const path = join(harvest, RESULT_FILE);
+  const facts = await lstat(path).catch(() => undefined);
+  if (facts === undefined) return undefined;
+  if (!facts.isFile()) return { refused: `out/${RESULT_FILE} is not a regular file` };
+  if (facts.size > MAX_RESULT_FILE_BYTES) return { refused: `out/${RESULT_FILE} is ${facts.size} bytes, over its limit of ${MAX_RESULT_FILE_BYTES} (MAX_RESULT_FILE_BYTES)` };
+  return { text: await readFile(path, "utf8") };
+}
+
 /** The Run's end as the task's: the answer as an artifact, then one final status. */
 function finish(
   runId: string,
   contextId: string,
   runState: RunState,
   outcome: unknown,
+  resultFile: Awaited<ReturnType<typeof readResultFile>>,
   asked: A2ARunRequest,
   bus: ExecutionEventBus,
   publishStatus: (state: TaskState, message: Message | undefined, extra?: Record<string, unknown>) => TaskStatusUpdateEvent,
@@ -119,7 +141,13 @@ function finish(
   let message: Message | undefined;
   let value: unknown;
   if (state === TaskState.TASK_STATE_COMPLETED && asked.output !== undefined) {
-    const check = checkAnswer(ending.text ?? "", asked.output);
+    // out/result.json, when the agent wrote one, is its answer; else its final text is.
+    const check =
+      resultFile !== undefined && "refused" in resultFile
+        ? ({ ok: false, message: `the answer does not match metadata.outputSchema: ${resultFile.refused}`, mismatches: [{ field: "/", keyword: "file", message: resultFile.refused }] } as const)
+        : resultFile !== undefined
+          ? checkAnswer(resultFile.text, asked.output, `out/${RESULT_FILE}`)
+          : checkAnswer(ending.text ?? "", asked.output);
     if (!check.ok) {
       state = TaskState.TASK_STATE_FAILED;
       message = agentMessage(runId, contextId, `${runId}-end`, [textPart(check.message), dataPart({ outputSchemaMismatches: check.mismatches })]);
@@ -171,9 +199,10 @@ function followRun(service: RunService, runId: string, onEvent: (event: StoredEv
   });
 }
 
-/** The queue is full: no Run, so the task keeps the SDK's id and ends rejected, saying when to retry. */
-function reject(bus: ExecutionEventBus, taskId: string, contextId: string, userMessage: Message): void {
-  const message = agentMessage(taskId, contextId, `${taskId}-rejected`, [textPart("the service's queue is full; send the message again in a few seconds")]);
+/** No Run was made (the queue is full, or the service is shutting down): the task keeps the SDK's id and ends rejected, saying when to retry. */
+function reject(bus: ExecutionEventBus, taskId: string, contextId: string, userMessage: Message, why: Refused): void {
+  const text = why === "queue_full" ? "the service's queue is full; send the message again in a few seconds" : "the service is shutting down; send the message again once it is back";
+  const message = agentMessage(taskId, contextId, `${taskId}-rejected`, [textPart(text)]);
   const status = { state: TaskState.TASK_STATE_REJECTED, message, timestamp: new Date().toISOString() };
   bus.publish(AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [{ ...userMessage, taskId, contextId }], metadata: undefined }));
   bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status, metadata: undefined }));

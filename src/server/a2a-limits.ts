@@ -6,8 +6,10 @@ export const A2A_JSONRPC_PATH = "/a2a/jsonrpc";
 export const MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024;
 /** A message id doubles as the Run's idempotency key; longer ones are refused. */
 export const MAX_MESSAGE_ID_CHARACTERS = 200;
-/**
- * Finished tasks kept in memory with their A2A history (a prompt can be 512 KiB); older ones are
- * answered from their Run's record, without history or an output schema's verdict.
- */
+/** Tasks with no Run (rejected: the queue was full) kept in memory, the newest; a Run's task is kept in its directory. */
 export const MAX_TASKS_KEPT = 256;
+
+/** The file an agent may leave in out/ as its answer, checked against an output schema before its final text. */
+export const RESULT_FILE = "result.json";
+/** Bytes of out/result.json read as an answer; a bigger one fails the check. */
+export const MAX_RESULT_FILE_BYTES = 1024 * 1024;

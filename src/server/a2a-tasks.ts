@@ -1,9 +1,9 @@
 // How a Run looks as an A2A task (its id is the Run's id; its state follows the Run's), and the
-// SDK's TaskStore over the service's Runs: the tasks A2A made are kept with their history, and any
-// other Run (made over /v1/runs, or before a restart) is answered from its record. Invariant: a
-// task saved as canceled while its Run still runs cancels the Run first; it never only says so.
+// SDK's TaskStore over the service's Runs: the tasks A2A made are kept with their history in their
+// Run's directory (through a restart), and any other Run (made over /v1/runs) is answered from its
+// record. Invariant: a task saved as canceled while its Run still runs cancels the Run first.
 
-import { Role, TaskState, type Artifact, type ListTasksRequest, type ListTasksResponse, type Message, type Part, type Task, type TaskStatus } from "@a2a-js/sdk";
+import { Role, Task, TaskState, type Artifact, type ListTasksRequest, type ListTasksResponse, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
 import type { TaskStore } from "@a2a-js/sdk/server";
 import { MAX_TASKS_KEPT } from "./a2a-limits.js";
 import type { RunService } from "./runs.js";
@@ -86,43 +86,51 @@ export async function taskOfRun(service: RunService, record: RunRecord): Promise
 }
 
 export function createRunTaskStore(service: RunService): TaskStore {
-  const kept = new Map<string, Task>();
-  const keep = (task: Task) => {
-    kept.delete(task.id);
-    kept.set(task.id, structuredClone(task));
-    // Oldest first; a task still under way is never dropped, whatever the count.
-    for (const [id, old] of kept) {
-      if (kept.size <= MAX_TASKS_KEPT) break;
-      if (isTerminal(old.status?.state)) kept.delete(id);
+  // Tasks of Runs are saved in the Run's directory (they outlive a restart and go with DELETE); a
+  // task with no Run (rejected: the queue was full) is kept here only, the newest MAX_TASKS_KEPT.
+  const runless = new Map<string, Task>();
+  const keepRunless = (task: Task) => {
+    runless.delete(task.id);
+    runless.set(task.id, structuredClone(task));
+    for (const id of runless.keys()) {
+      if (runless.size <= MAX_TASKS_KEPT) break;
+      runless.delete(id);
     }
   };
+  const keep = async (task: Task) => {
+    if (service.get(task.id) === undefined) return keepRunless(task);
+    await service.saveA2ATask(task.id, Task.toJSON(task));
+  };
+  const load = async (taskId: string): Promise<Task | undefined> => {
+    const record = service.get(taskId);
+    if (record === undefined) return structuredClone(runless.get(taskId));
+    const saved = await service.a2aTask(taskId);
+    return saved === undefined ? taskOfRun(service, record) : Task.fromJSON(saved);
+  };
   return {
-    load: async (taskId) => {
-      const task = kept.get(taskId);
-      if (task !== undefined) return structuredClone(task);
-      const record = service.get(taskId);
-      return record === undefined ? undefined : taskOfRun(service, record);
-    },
+    load: (taskId) => load(taskId),
     save: async (task) => {
       const record = service.get(task.id);
       if (task.status?.state === TaskState.TASK_STATE_CANCELED && record !== undefined && !TERMINAL_STATES.has(record.state)) {
         const after = await service.cancel(task.id);
         // It ended another way first: the task says how it really ended, and the SDK refuses the cancel.
         if (after !== undefined && after.state !== "cancelled") {
-          keep({ ...task, status: (await taskOfRun(service, after)).status });
+          await keep({ ...task, status: (await taskOfRun(service, after)).status });
           return;
         }
       }
-      keep(task);
+      await keep(task);
     },
     list: async (params: ListTasksRequest): Promise<ListTasksResponse> => {
       const pageSize = params.pageSize ?? 50;
-      const matching = [...kept.values()]
+      // Every Run is a task (the ones A2A made with their history), newest first, then the rejected ones.
+      const ids = [...service.list()].reverse().map((r) => r.id);
+      const all = [...(await Promise.all(ids.map(load))).filter((t): t is Task => t !== undefined), ...[...runless.values()].reverse()];
+      const matching = all
         .filter((t) => (params.contextId === "" || t.contextId === params.contextId) && (params.status === TaskState.TASK_STATE_UNSPECIFIED || t.status?.state === params.status))
-        .filter((t) => !params.statusTimestampAfter || (t.status?.timestamp ?? "") >= params.statusTimestampAfter)
-        .reverse();
+        .filter((t) => !params.statusTimestampAfter || (t.status?.timestamp ?? "") >= params.statusTimestampAfter);
       const start = params.pageToken === "" ? 0 : matching.findIndex((t) => t.id === params.pageToken) + 1;
-      const page = matching.slice(start, start + pageSize).map((t) => ({ ...structuredClone(t), artifacts: params.includeArtifacts === true ? structuredClone(t.artifacts) : [] }));
+      const page = matching.slice(start, start + pageSize).map((t) => ({ ...t, artifacts: params.includeArtifacts === true ? t.artifacts : [] }));
       const last = page.at(-1);
       return { tasks: page, nextPageToken: start + pageSize < matching.length && last !== undefined ? last.id : "", pageSize, totalSize: matching.length };
     },

@@ -25,8 +25,8 @@ afterAll(async () => {
 });
 
 /** Starts `agentcage serve` as its own process; resolves with its URL once it listens. */
-function startService(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", runtimeDir, "--slots", "1", "--stand-in"], {
+function startService(...extra: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", runtimeDir, "--slots", "1", "--stand-in", ...extra], {
     env: { ...process.env, AGENTCAGE_TOKEN: TOKEN },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -43,12 +43,15 @@ function startService(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 async function call(url: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}${path}`, {
+  return (await post(url, path, body)).json() as Promise<Record<string, unknown>>;
+}
+
+function post(url: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${url}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return (await response.json()) as Record<string, unknown>;
 }
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -83,5 +86,37 @@ describe("a service killed with SIGKILL and started again", () => {
     expect(mine).toEqual([]);
     second.child.kill("SIGTERM");
     await new Promise((resolve) => second.child.once("exit", resolve));
+  }, 120_000);
+});
+
+describe("a service sent SIGTERM", () => {
+  it("takes no new Runs, gives the running one its drain grace, cancels it, keeps the queued one for the next start, and exits", async () => {
+    const service = await startService("--drain-seconds", "2");
+    const hung = await call(service.url, "/v1/runs", { cli: "claude", prompt: "[stand-in:hang] outlives the drain" });
+    await until(async () => (await call(service.url, `/v1/runs/${hung["id"] as string}`))["state"] === "running", "the hung Run running");
+    const queued = await call(service.url, "/v1/runs", { cli: "codex", prompt: "waits out the drain" });
+    expect(queued["state"]).toBe("queued");
+    const exited = new Promise<number | null>((resolve) => service.child.once("exit", resolve));
+    const signalled = performance.now();
+    service.child.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Draining: a new Run is refused with 503 and Retry-After, and what is known is still answered.
+    const refused = await post(service.url, "/v1/runs", { cli: "claude", prompt: "too late" });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(((await refused.json()) as { error: string }).error).toBe("draining");
+    expect((await call(service.url, `/v1/runs/${queued["id"] as string}`))["state"]).toBe("queued");
+    expect(await exited).toBe(0);
+    const tookMs = performance.now() - signalled;
+    // The drain grace (2 s), then the stop grace (3 s) for the hung Run, and the stand-in's stop.
+    expect(tookMs).toBeGreaterThan(2_000);
+    expect(tookMs).toBeLessThan(20_000);
+    expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${service.child.pid}`)).toBe("");
+
+    const next = await startService();
+    expect(await call(next.url, `/v1/runs/${hung["id"] as string}`)).toMatchObject({ state: "cancelled", outcome: { reason: "cancelled" } });
+    await until(async () => (await call(next.url, `/v1/runs/${queued["id"] as string}`))["state"] === "completed", "the queued Run completing after the restart");
+    next.child.kill("SIGTERM");
+    await new Promise((resolve) => next.child.once("exit", resolve));
   }, 120_000);
 });

@@ -1,4 +1,4 @@
-// The Run routes under /v1: submit (202, or 429 when the queue is full) as JSON, or multipart with
+// The Run routes under /v1: submit (202; 429 when the queue is full, 503 while draining) as JSON, or multipart with
 // an input archive (inputs.ts), list with filters and a cursor, one Run with its queue position or
 // Outcome, cancel (idempotent, bounded), delete one that has ended.
 
@@ -40,7 +40,7 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
             "a bad archive refuses the Run (400) naming the entry, and the agent finds the files in its working directory.",
           body: runRequestSchema,
           headers: z.object({ "idempotency-key": z.string().max(200).optional() }),
-          response: { 200: runSchema, 202: runSchema, 400: errorSchema, 408: errorSchema, 413: errorSchema, 429: errorSchema },
+          response: { 200: runSchema, 202: runSchema, 400: errorSchema, 408: errorSchema, 413: errorSchema, 429: errorSchema, 503: errorSchema },
         },
         preValidation: readRequestPart,
       },
@@ -68,9 +68,12 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
           throw error;
         }
         // Answered without reading the archive (a full queue, a known key): it is read and dropped.
-        if (upload !== undefined && (submitted === "queue_full" || !submitted.created)) upload.discard();
+        if (upload !== undefined && (typeof submitted === "string" || !submitted.created)) upload.discard();
         if (submitted === "queue_full") {
           return reply.code(429).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` });
+        }
+        if (submitted === "draining") {
+          return reply.code(503).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "draining", message: "the service is shutting down and takes no new Runs; send it to the service once it is back" });
         }
         return reply.code(submitted.created ? 202 : 200).send(await view(submitted.record));
       },

@@ -19,13 +19,17 @@ export type Listener = (event: StoredEvent) => void;
  */
 export type InputsWriter = (directory: string) => Promise<NonNullable<RunRecord["inputs"]>>;
 
+export type Admitted = { readonly record: RunRecord; readonly created: boolean };
+/** Why a submit made no Run: the bound is reached, or the service is shutting down. */
+export type Refused = "queue_full" | "draining";
+
 export type RunService = {
   /**
    * Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made (a
    * second submit with a key still being submitted waits for the first). `inputs`, when given,
    * writes the Run's input files first; its rejection is this call's, and no Run is made.
    */
-  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<{ readonly record: RunRecord; readonly created: boolean } | "queue_full">;
+  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | Refused>;
   readonly get: (id: string) => RunRecord | undefined;
   readonly list: () => readonly RunRecord[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */
@@ -43,6 +47,10 @@ export type RunService = {
   readonly counts: () => { readonly queued: number; readonly running: number };
   /** Removes a Run that has ended and its directory; a live one is left as it is ("live"). */
   readonly remove: (id: string) => Promise<RunRecord | "live" | undefined>;
+  /** The A2A task made for a Run (the SDK's JSON), kept in its directory so it outlives a restart. */
+  readonly a2aTask: (id: string) => Promise<unknown>;
+  /** Saves it; a Run that was removed (or never was) keeps nothing. */
+  readonly saveA2ATask: (id: string, task: unknown) => Promise<void>;
   /** Where a Run's agent's work was harvested to (`harvest/` in its directory); it exists once the Harvest ran and took something. */
   readonly harvestDirectory: (id: string) => string;
 };
@@ -142,10 +150,11 @@ export function createRunService(options: RunServiceOptions): RunService {
     options.onEnd?.(request, outcome);
   }
 
-  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<{ readonly record: RunRecord; readonly created: boolean } | "queue_full"> => {
+  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<Admitted | Refused> => {
     // The bound holds every Run accepted and not ended (waiting or running), counted before the
     // first await: submits that arrive together cannot all see room for one.
-    if (draining || queue.length + running.size + admitting >= options.queueBound) return "queue_full";
+    if (draining) return "draining";
+    if (queue.length + running.size + admitting >= options.queueBound) return "queue_full";
     admitting += 1;
     const id = randomBytes(8).toString("hex");
     try {
@@ -275,5 +284,12 @@ export function createRunService(options: RunServiceOptions): RunService {
       return record;
     },
     harvestDirectory: (id) => store.harvestDirectory(id),
+    a2aTask: (id) => (records.has(id) ? store.a2aTask(id) : Promise.resolve(undefined)),
+    saveA2ATask: async (id, task) => {
+      // A DELETE that lands meanwhile takes the directory: then there is nothing to keep it in.
+      if (records.has(id)) await store.saveA2ATask(id, task).catch((error: unknown) => {
+        if (records.has(id)) throw error;
+      });
+    },
   };
 }

@@ -1,7 +1,8 @@
 // The service's record of every Run it accepted, on disk under `<runtimeDir>/service/runs/<id>/`:
 // request.json (what was asked), state.json (where it is), events.jsonl (every event, numbered, the
 // log an event stream replays from), outcome.json (how it ended), inputs/ (the files it was given),
-// harvest/ (what its agent left). The service's state after a restart is rebuilt from these files
+// harvest/ (what its agent left), a2a-task.json (the task an A2A caller made of it, with its
+// history). The service's state after a restart is rebuilt from these files
 // alone; a directory without state.json is a submit that never finished. One Run, one directory,
 // one writer: this process.
 
@@ -40,6 +41,9 @@ export type RunStore = {
   readonly request: (id: string) => Promise<unknown>;
   readonly outcome: (id: string) => Promise<unknown>;
   readonly saveOutcome: (id: string, outcome: unknown) => Promise<void>;
+  /** The A2A task a Run was made for, as the SDK's JSON; undefined when none was saved. */
+  readonly a2aTask: (id: string) => Promise<unknown>;
+  readonly saveA2ATask: (id: string, task: unknown) => Promise<void>;
   /** Every Run on disk, oldest first, for the index rebuilt at start. */
   readonly all: () => Promise<RunRecord[]>;
   readonly directory: (id: string) => string;
@@ -104,6 +108,8 @@ export function createRunStore(runtimeDir: string): RunStore {
     request: (id) => readJson(join(directory(id), "request.json")),
     outcome: (id) => readJson(join(directory(id), "outcome.json")).catch(() => undefined),
     saveOutcome: (id, outcome) => writeJson(join(directory(id), "outcome.json"), outcome),
+    a2aTask: (id) => readJson(join(directory(id), "a2a-task.json")).catch(() => undefined),
+    saveA2ATask: (id, task) => writeJson(join(directory(id), "a2a-task.json"), task),
     all: async () => {
       const names = await readdir(root).catch(() => [] as string[]);
       const records: RunRecord[] = [];
