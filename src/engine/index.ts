@@ -9,6 +9,7 @@
  * ```
  */
 export type { ContainerState, ContainerStreams, Engine, ListedContainer } from "./engine.js";
+export { connectDocker } from "./connect.js";
 export { createDockerEngine, splitAttachStream } from "./docker.js";
 export { describeEngineError, engineMessage, engineStatus } from "./errors.js";
 export { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { createAgentRunner, type AgentRunnerOptions } from "../agents/index.js";
-import { AGENT_IMAGE, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { AGENT_IMAGE, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
 import { createRunMetrics } from "./metrics.js";
@@ -30,6 +30,8 @@ export type ServeOptions = {
   readonly queueBound?: number;
   /** On stop (SIGTERM): how long running Runs may finish before they are cancelled; default DRAIN_GRACE_MS. */
   readonly drainGraceMs?: number;
+  /** Networks every agent joins to reach its model (e.g. a network of the deployment's own); default none. Ignored with `standIn`. */
+  readonly agentNetworks?: readonly string[];
   /** Run every agent against the stand-in model (no key needed); default false. */
   readonly standIn?: boolean;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
@@ -90,16 +92,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   let runner;
   if (options.standIn === true) {
     standIn = await startStandInModel("plain", { logger });
-    runner = createAgentRunner({
-      ...runnerOptions,
-      networks: [standIn.network],
-      // A made-up key: the stand-in takes any, and it is masked like a real one.
-      environment: { ANTHROPIC_API_KEY: "sk-stand-in-service-key", OPENAI_API_KEY: "sk-stand-in-service-key" },
-      anthropicBaseUrl: standIn.baseUrl,
-      codexProvider: { baseUrl: `${standIn.baseUrl}/v1` },
-    });
+    runner = createAgentRunner({ ...runnerOptions, ...standInRunnerOptions(standIn) });
   } else {
-    runner = createAgentRunner(runnerOptions);
+    runner = createAgentRunner({ ...runnerOptions, ...(options.agentNetworks === undefined ? {} : { networks: options.agentNetworks }) });
   }
   await runner.sweep();
   // The metrics read the service's counts when scraped; the service tells them of each end.

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { connectDocker } from "../engine/index.js";
 import { buildImage, type BuildImageResult, type DockerImages, type ImageBuildRequest } from "./build-image.js";
 import { compare, inputsHash, readContext } from "./image-context.js";
 import { AGENT_IMAGE, STAND_IN_IMAGE } from "./stand-in-model.js";
@@ -140,7 +141,9 @@ build's npm trusts; empty for none; default NODE_EXTRA_CA_CERTS, else the host's
 Exit status: 0 built or reused, 1 a build failed, 2 wrong arguments.
 `;
 
-export type BuildImagesCommandOptions = Omit<BuildAgentImagesOptions, "images" | "output"> & {
+export type BuildImagesCommandOptions = Omit<BuildAgentImagesOptions, "images" | "output" | "docker"> & {
+  /** Default: Docker from the environment (DOCKER_HOST, else the local socket). */
+  readonly docker?: DockerImages;
   /** Default: process.stdout. */
   readonly stdout?: NodeJS.WritableStream;
   /** Progress and messages; default: process.stderr. */
@@ -176,7 +179,7 @@ export async function buildImagesCommand(args: readonly string[], options: Build
       return 0;
     }
     for (const image of images) {
-      const [result] = await buildAgentImages({ docker: options.docker, images: [image], root, env, output: stderr });
+      const [result] = await buildAgentImages({ docker: options.docker ?? connectDocker(), images: [image], root, env, output: stderr });
       if (result !== undefined) stderr.write(`${PROGRAM}: ${result.built ? "built" : "reused"} ${result.tag} in ${result.seconds} s\n`);
     }
     return 0;

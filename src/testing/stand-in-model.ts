@@ -97,3 +97,19 @@ export async function startStandInModel(scenario: string, options: StandInOption
   const requests = async (): Promise<StandInRequest[]> => lines.filter((line) => line["event"] === "request") as StandInRequest[];
   return { name, network: `container:${name}`, baseUrl: `http://127.0.0.1:${STAND_IN_PORT}`, requests, stop };
 }
+
+/** A key the stand-in accepts; made up, and masked like a real one wherever it could show. */
+const STAND_IN_KEY = "sk-stand-in-made-up-key";
+
+/**
+ * What an agent runner needs to run both CLIs against a running stand-in: its network, its URLs,
+ * and a made-up key for each CLI (the stand-in takes any).
+ */
+export function standInRunnerOptions(standIn: Pick<RunningStandIn, "network" | "baseUrl">) {
+  return {
+    networks: [standIn.network],
+    environment: { ANTHROPIC_API_KEY: STAND_IN_KEY, OPENAI_API_KEY: STAND_IN_KEY },
+    anthropicBaseUrl: standIn.baseUrl,
+    codexProvider: { baseUrl: `${standIn.baseUrl}/v1` },
+  } as const;
+}

@@ -1,0 +1,52 @@
+// What every subcommand shares: where agentcage keeps its state, how a number on the command line
+// is read, and the error a wrong argument gets (naming the option, quoting the value, saying what to write).
+
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { InvalidArgumentError } from "commander";
+
+/** A wrong command line, worded for the person who typed it; the command exits 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/**
+ * Where Run directories, kept sessions and the service's records live: AGENTCAGE_RUNTIME_DIR, else
+ * /var/lib/agentcage for root (as the service runs), else ~/.local/state/agentcage.
+ */
+export function defaultRuntimeDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const given = env["AGENTCAGE_RUNTIME_DIR"];
+  if (given !== undefined && given !== "") return given;
+  if (process.getuid?.() === 0) return "/var/lib/agentcage";
+  return join(env["XDG_STATE_HOME"] || join(homedir(), ".local", "state"), "agentcage");
+}
+
+/** A commander argument parser for a whole number from `min` to `max`, naming its option when it refuses. */
+export function wholeNumber(option: string, min: number, max: number): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+/** Collects a repeatable option's values. */
+export function collect(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** The agent request's field names as the command line spells them, for errors the library words. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  maxTurns: "--max-turns",
+  timeoutSeconds: "--timeout",
+  resumeSession: "--resume",
+  model: "--model",
+  effort: "--effort",
+};
+
+/** A library message about the request, with each field named as the option that sets it. */
+export function inFlagWords(message: string): string {
+  return message.replace(/\b(maxTurns|timeoutSeconds|resumeSession|model|effort)\b(?= ")/g, (field) => FLAG_OF_FIELD[field] ?? field);
+}

@@ -1,0 +1,201 @@
+// The `agentcage` command line (commander 14): each subcommand's words and options, and which
+// function does the work. Nothing here runs a container; every action calls the library.
+
+import { Command, Option } from "commander";
+import { AGENT_IMAGE } from "../testing/index.js";
+import { EXIT } from "./exit-codes.js";
+import { collect, defaultRuntimeDir, wholeNumber } from "./options.js";
+import { checkRunArguments, type RunArguments } from "./run-args.js";
+import type { CommandIo } from "./run-local.js";
+
+export type ProgramIo = CommandIo & {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Reads all of stdin (for a prompt given as "-"). */
+  readonly readStdin: () => Promise<string>;
+};
+
+const EXIT_CODES_HELP = `
+Exit status of run: ${EXIT.completed} completed, ${EXIT.failed} failed, ${EXIT.usage} wrong arguments or a refused request,
+${EXIT.unavailable} unavailable (no engine, image, credential or service), ${EXIT.timeout} timed out,
+${EXIT.lost} the service went silent (the Run may go on there), ${EXIT.cancelled} cancelled (Ctrl-C).`;
+
+type RunFlags = {
+  in?: string;
+  out?: string;
+  replace?: boolean;
+  writable?: boolean;
+  model?: string;
+  effort?: string;
+  maxTurns?: number;
+  timeout?: number;
+  network?: string[];
+  resume?: string;
+  standIn?: boolean;
+  json?: boolean;
+  image: string;
+  runtimeDir: string;
+  verbose?: boolean;
+  remote?: string;
+  idleTimeout: number;
+};
+
+/** The options `run` and `plan` share: what the Run is. */
+function runOptions(command: Command, env: ProgramIo["env"]): Command {
+  return command
+    .argument("<cli>", "the agent: claude or codex")
+    .argument("<prompt>", 'what the agent should do ("-" reads it from stdin)')
+    .option("--in <dir>", "input files: the agent reads a copy of this directory in its workspace")
+    .option("--out <dir>", "where the agent's out/ is harvested (refused when it holds files, unless --replace)")
+    .option("--replace", "replace --out whole when it holds files")
+    .option("--writable", "the agent edits a copy of --in; its changes come back as a patch (on stdout, or in --out)")
+    .option("--model <model>", "the model, as the CLI names it")
+    .option("--effort <level>", "reasoning effort, e.g. high")
+    .option("--max-turns <n>", "stop the agent after this many turns", wholeNumber("--max-turns", 0, 1000))
+    .option("--timeout <seconds>", "end the Run after this long", wholeNumber("--timeout", 1, 24 * 3600))
+    .option("--network <name>", "a network the agent joins to reach its model (repeatable); default none", collect)
+    .option("--resume <session>", "continue an earlier Run's session (its summary names it)")
+    .option("--stand-in", "run against the project's stand-in model: no key, no network")
+    .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
+    .option("--runtime-dir <dir>", "where Run directories and kept sessions live", defaultRuntimeDir(env))
+    .option("--verbose", "the library's log lines on stderr");
+}
+
+async function promptOf(raw: string, io: ProgramIo): Promise<string> {
+  return raw === "-" ? io.readStdin() : raw;
+}
+
+function runArguments(cli: string, prompt: string, flags: RunFlags): RunArguments {
+  const optional = <K extends keyof RunArguments>(key: K, value: RunArguments[K] | undefined) => (value === undefined ? {} : { [key]: value });
+  return {
+    cli,
+    prompt,
+    ...optional("in", flags.in),
+    ...optional("out", flags.out),
+    ...optional("replace", flags.replace),
+    ...optional("writable", flags.writable),
+    ...optional("model", flags.model),
+    ...optional("effort", flags.effort),
+    ...optional("maxTurns", flags.maxTurns),
+    ...optional("timeout", flags.timeout),
+    ...optional("resume", flags.resume),
+  };
+}
+
+/** The program; `settle` receives each action's exit status. */
+export function buildProgram(io: ProgramIo, settle: (code: number) => void): Command {
+  const program = new Command("agentcage")
+    .description("Run AI coding-agent CLIs in one fresh, locked-down container per Run.")
+    .showHelpAfterError("(agentcage --help for usage)")
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .exitOverride();
+
+  runOptions(program.command("run").description("run an agent once and show what it does"), io.env)
+    .option("--json", "print the Outcome as JSON on stdout, and nothing else there")
+    .option("--remote <url>", "run it on an agentcage service (token from AGENTCAGE_TOKEN)")
+    .option("--idle-timeout <seconds>", "with --remote: give up after this long without a word from the service", wholeNumber("--idle-timeout", 1, 24 * 3600), 60)
+    .addHelpText("after", EXIT_CODES_HELP)
+    .action(async (cli: string, rawPrompt: string, flags: RunFlags) => {
+      const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
+      if (flags.remote !== undefined) {
+        const { runRemote } = await import("./run-remote.js");
+        settle(await runRemote({ ...checked, url: flags.remote, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] }, io));
+        return;
+      }
+      const { runLocal } = await import("./run-local.js");
+      settle(
+        await runLocal(
+          { ...checked, image: flags.image, runtimeDir: flags.runtimeDir, networks: flags.network ?? [], standIn: flags.standIn === true, json: flags.json === true, verbose: flags.verbose === true },
+          io,
+        ),
+      );
+    });
+
+  runOptions(program.command("plan").description("print the docker run command for the same arguments, starting nothing"), io.env).action(
+    async (cli: string, rawPrompt: string, flags: RunFlags) => {
+      const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
+      const { plan } = await import("./plan.js");
+      settle(await plan({ ...checked, image: flags.image, runtimeDir: flags.runtimeDir, networks: flags.network ?? [], standIn: flags.standIn === true }, io));
+    },
+  );
+
+  program
+    .command("serve")
+    .description("start the orchestrator service: Runs over HTTP, live events, A2A")
+    .option("--host <address>", "the address to listen on (anything but loopback needs a token)", "127.0.0.1")
+    .option("--port <port>", "the port (0 picks a free one)", wholeNumber("--port", 0, 65_535), 8750)
+    .option("--runtime-dir <dir>", "the service's records and the Staging Directory", defaultRuntimeDir(io.env))
+    .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
+    .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
+    .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
+    .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400))
+    .addOption(new Option("--agent-network <name>", "a network every agent joins to reach its model (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
+    .option("--stand-in", "run every agent against the stand-in model (no key needed)")
+    .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
+    .action(async (flags: { host: string; port: number; runtimeDir: string; image: string; slots: number; queueBound?: number; drainSeconds?: number; agentNetwork?: string[] | string; standIn?: boolean }) => {
+      const { serveCommand } = await import("./serve.js");
+      const networks = flags.agentNetwork === undefined ? undefined : typeof flags.agentNetwork === "string" ? [flags.agentNetwork] : flags.agentNetwork;
+      settle(
+        await serveCommand(
+          {
+            host: flags.host,
+            port: flags.port,
+            runtimeDir: flags.runtimeDir,
+            image: flags.image,
+            slots: flags.slots,
+            ...(flags.queueBound === undefined ? {} : { queueBound: flags.queueBound }),
+            ...(flags.drainSeconds === undefined ? {} : { drainGraceMs: flags.drainSeconds * 1000 }),
+            ...(networks === undefined ? {} : { agentNetworks: networks }),
+            standIn: flags.standIn === true,
+          },
+          io,
+        ),
+      );
+    });
+
+  program
+    .command("sweep")
+    .description("remove what crashed agentcage processes left: their containers and Run directories")
+    .option("--runtime-dir <dir>", "the Staging Directory's parent", defaultRuntimeDir(io.env))
+    .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
+    .action(async (flags: { runtimeDir: string; image: string }) => {
+      const { sweep } = await import("./sweep.js");
+      settle(await sweep(flags, io));
+    });
+
+  const runs = program.command("runs").description("the service's Run records: ls, show ID, logs ID");
+  const recordsOption = (command: Command) => command.option("--runtime-dir <dir>", "the service's runtime directory", defaultRuntimeDir(io.env));
+  recordsOption(runs.command("ls").description("list Runs, newest first"))
+    .option("--state <state>", "only Runs in this state")
+    .option("--label <key=value>", "only Runs with this label (repeatable)", collect)
+    .option("--json", "as JSON")
+    .action(async (flags: { runtimeDir: string; state?: string; label?: string[]; json?: boolean }) => {
+      const { listRuns } = await import("./runs.js");
+      settle(await listRuns(flags, io));
+    });
+  recordsOption(runs.command("show").description("one Run: its request, state and Outcome").argument("<id>", "the Run's id")).action(
+    async (id: string, flags: { runtimeDir: string }) => {
+      const { showRun } = await import("./runs.js");
+      settle(await showRun(id, flags, io));
+    },
+  );
+  recordsOption(runs.command("logs").description("one Run's events, as they were recorded").argument("<id>", "the Run's id"))
+    .option("--json", "one JSON event a line")
+    .action(async (id: string, flags: { runtimeDir: string; json?: boolean }) => {
+      const { runLogs } = await import("./runs.js");
+      settle(await runLogs(id, flags, io));
+    });
+
+  program
+    .command("image")
+    .description("agentcage's images")
+    .command("build")
+    .description("build the agent image (and the stand-in model's) from the installed package")
+    .argument("[names...]", "agent, stand-in (default both)")
+    .option("--dry-run", "print each image's inputs; contact no engine")
+    .action(async (names: string[], flags: { dryRun?: boolean }) => {
+      const { buildImages } = await import("./image.js");
+      settle(await buildImages([...(flags.dryRun === true ? ["--dry-run"] : []), ...names], io));
+    });
+
+  return program;
+}

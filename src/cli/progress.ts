@@ -1,0 +1,116 @@
+// What the command knows of a Run while it goes, folded from the agent's typed events: the tool
+// calls so far, the last thing the agent said, tokens, cost and turns. Pure: both views (the live
+// one on a terminal, the plain lines elsewhere) and the summary read it.
+
+import type { AgentEvent, AgentUsage } from "../agents/index.js";
+
+export type Progress = {
+  readonly cli: string;
+  readonly startedAt: number;
+  readonly model?: string;
+  readonly sessionId?: string;
+  /** Each tool's name with how often it was called, in the order first called. */
+  readonly tools: ReadonlyMap<string, number>;
+  readonly toolCalls: number;
+  readonly lastToolCall?: string;
+  readonly lastText?: string;
+  readonly usage?: AgentUsage;
+  readonly costUsd?: number;
+  readonly turns?: number;
+  /** Where the Run is: "starting", then "running" once the agent spoke, then its end. */
+  readonly phase: string;
+};
+
+export function startProgress(cli: string, startedAt: number): Progress {
+  return { cli, startedAt, tools: new Map(), toolCalls: 0, phase: "starting" };
+}
+
+/** The progress after one more event. */
+export function applyEvent(progress: Progress, event: AgentEvent): Progress {
+  const running = { ...progress, phase: "running" };
+  switch (event.type) {
+    case "init":
+      return { ...running, ...(event.model === undefined ? {} : { model: event.model }), ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }) };
+    case "assistant_text":
+      return event.text.trim() === "" ? running : { ...running, lastText: event.text.trim() };
+    case "tool_call": {
+      const tools = new Map(progress.tools);
+      tools.set(event.name, (tools.get(event.name) ?? 0) + 1);
+      return { ...running, tools, toolCalls: progress.toolCalls + 1, lastToolCall: describeToolCall(event.name, event.input) };
+    }
+    case "usage":
+      return { ...running, usage: addUsage(progress.usage, event.usage) };
+    case "result": {
+      const r = event.result;
+      return {
+        ...running,
+        ...(r.usage === undefined ? {} : { usage: r.usage }),
+        ...(r.costUsd === undefined ? {} : { costUsd: r.costUsd }),
+        ...(r.numTurns === undefined ? {} : { turns: r.numTurns }),
+        ...(r.sessionId === undefined ? {} : { sessionId: r.sessionId }),
+        ...(r.model === undefined ? {} : { model: r.model }),
+      };
+    }
+    default:
+      return running;
+  }
+}
+
+function addUsage(a: AgentUsage | undefined, b: AgentUsage): AgentUsage {
+  if (a === undefined) return b;
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** The argument of a tool call that says what it does: a command, a path, a pattern; else its JSON. */
+const TELLING_FIELDS = ["command", "cmd", "file_path", "path", "pattern", "url", "query", "description"] as const;
+
+/** `Bash: npm test`, `Write: out/answer.txt`, or the tool's name and its input as JSON, on one line. */
+export function describeToolCall(name: string, input: unknown): string {
+  if (typeof input === "object" && input !== null) {
+    const fields = input as Record<string, unknown>;
+    for (const field of TELLING_FIELDS) {
+      const value = fields[field];
+      if (typeof value === "string" && value !== "") return `${name}: ${oneLine(value)}`;
+      if (Array.isArray(value) && value.every((part) => typeof part === "string")) return `${name}: ${oneLine(value.join(" "))}`;
+    }
+    const json = JSON.stringify(input);
+    return json === "{}" ? name : `${name}: ${oneLine(json)}`;
+  }
+  return input === undefined ? name : `${name}: ${oneLine(String(input))}`;
+}
+
+/** Whitespace runs (newlines included) as one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** At most `width` characters, with an ellipsis where it was cut. */
+export function shorten(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(1, width - 1)).join("")}…`;
+}
+
+/** 1.2 s, 12 s, 2 min 5 s. */
+export function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+}
+
+/** `1,234 in / 56 out tokens`, with the cached ones when there were any. */
+export function formatUsage(usage: AgentUsage | undefined): string | undefined {
+  if (usage === undefined) return undefined;
+  const n = (value: number) => value.toLocaleString("en-US");
+  const cached = usage.cacheReadTokens + usage.cacheWriteTokens > 0 ? ` (cache ${n(usage.cacheReadTokens)} read, ${n(usage.cacheWriteTokens)} written)` : "";
+  return `${n(usage.inputTokens)} in / ${n(usage.outputTokens)} out tokens${cached}`;
+}
+
+export function formatCost(costUsd: number | undefined): string | undefined {
+  return costUsd === undefined ? undefined : `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`;
+}

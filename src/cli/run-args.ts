@@ -1,0 +1,84 @@
+// `agentcage run`'s arguments checked before anything starts, the same for a local Run and a
+// remote one: the prompt, --in, --out (never a non-empty one without --replace), --writable.
+// A wrong one is a UsageError that names the option and quotes the value; nothing is made.
+
+import { opendir, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { AGENT_CLIS, parseAgentRequest, AgentRequestError, type AgentCli, type AgentRequestInput } from "../agents/index.js";
+import { inFlagWords, UsageError } from "./options.js";
+
+export type RunArguments = {
+  readonly cli: string;
+  readonly prompt: string;
+  readonly in?: string;
+  readonly out?: string;
+  readonly replace?: boolean;
+  readonly writable?: boolean;
+  readonly model?: string;
+  readonly effort?: string;
+  readonly maxTurns?: number;
+  readonly timeout?: number;
+  readonly resume?: string;
+};
+
+export type CheckedRun = {
+  readonly request: AgentRequestInput & { readonly cli: AgentCli };
+  readonly prompt: string;
+  /** Absolute. */
+  readonly inputs?: string;
+  /** Absolute. */
+  readonly out?: string;
+  readonly replace: boolean;
+  readonly writable: boolean;
+};
+
+export async function checkRunArguments(args: RunArguments): Promise<CheckedRun> {
+  if (!(AGENT_CLIS as readonly string[]).includes(args.cli)) {
+    throw new UsageError(`the agent ${JSON.stringify(args.cli)} is not one of ${AGENT_CLIS.join(", ")}; write e.g. agentcage run claude "..."`);
+  }
+  if (args.prompt.trim() === "") throw new UsageError('the prompt is empty; write what the agent should do, e.g. agentcage run claude "Review the diff"');
+  const request: AgentRequestInput & { cli: AgentCli } = {
+    cli: args.cli as AgentCli,
+    ...(args.model === undefined ? {} : { model: args.model }),
+    ...(args.effort === undefined ? {} : { effort: args.effort }),
+    ...(args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }),
+    ...(args.timeout === undefined ? {} : { timeoutSeconds: args.timeout }),
+    ...(args.resume === undefined ? {} : { resumeSession: args.resume }),
+  };
+  try {
+    parseAgentRequest(request);
+  } catch (error) {
+    if (error instanceof AgentRequestError) throw new UsageError(inFlagWords(error.message.replace(/^the agent request is invalid: /, "")));
+    throw error;
+  }
+  const inputs = args.in === undefined ? undefined : resolve(args.in);
+  if (inputs !== undefined) {
+    const facts = await stat(inputs).catch((error: NodeJS.ErrnoException) => error.code ?? "unreadable");
+    if (typeof facts === "string") throw new UsageError(`--in ${JSON.stringify(args.in)} cannot be read (${facts}); pass a directory of files for the agent`);
+    if (!facts.isDirectory()) throw new UsageError(`--in ${JSON.stringify(args.in)} is not a directory; pass a directory of files for the agent`);
+  }
+  if (args.writable === true && inputs === undefined) {
+    throw new UsageError("--writable needs --in DIR: the agent edits a copy of that directory, and its changes come back as a patch");
+  }
+  const out = args.out === undefined ? undefined : resolve(args.out);
+  if (out !== undefined && args.replace !== true && (await holdsFiles(out))) {
+    throw new UsageError(`--out ${JSON.stringify(args.out)} already holds files; pass an empty or new directory, or --replace to replace it whole`);
+  }
+  if (out !== undefined && inputs !== undefined && (out === inputs || out.startsWith(`${inputs}/`) || inputs.startsWith(`${out}/`))) {
+    throw new UsageError(`--out ${JSON.stringify(args.out)} overlaps --in ${JSON.stringify(args.in)}; write the agent's work outside its inputs`);
+  }
+  return { request, prompt: args.prompt, ...(inputs === undefined ? {} : { inputs }), ...(out === undefined ? {} : { out }), replace: args.replace === true, writable: args.writable === true };
+}
+
+/** Whether a directory exists with anything in it (a file that is not a directory counts too). */
+async function holdsFiles(path: string): Promise<boolean> {
+  const facts = await stat(path).catch(() => undefined);
+  if (facts === undefined) return false;
+  if (!facts.isDirectory()) return true;
+  const directory = await opendir(path);
+  try {
+    return (await directory.read()) !== null;
+  } finally {
+    await directory.close();
+  }
+}

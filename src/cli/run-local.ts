@@ -1,0 +1,85 @@
+// `agentcage run` on this machine: one Run through the library's agent runner, shown live, with
+// Ctrl-C as a cancel (the container goes; exit 130), the Harvest in --out, and the answer (or
+// the patch, or the Outcome as JSON) on stdout.
+
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { createAgentRunner, type AgentOutcome, type AgentRunnerOptions } from "../agents/index.js";
+import { standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { exitCodeOf } from "./exit-codes.js";
+import type { CheckedRun } from "./run-args.js";
+import { createRunView, type ViewStream } from "./view.js";
+import { workNotes } from "./work.js";
+
+export type CommandIo = {
+  readonly stdout: ViewStream;
+  readonly stderr: ViewStream;
+  /** Whether stderr gets the live view (a terminal, no NO_COLOR, no CI). */
+  readonly live: boolean;
+  /** Calls `handler` on each Ctrl-C until the returned function is called. */
+  readonly onInterrupt: (handler: () => void) => () => void;
+  /** Leaves at once with `code` (a second Ctrl-C). */
+  readonly exit: (code: number) => never;
+};
+
+export type LocalRunOptions = CheckedRun & {
+  readonly image: string;
+  readonly runtimeDir: string;
+  readonly networks: readonly string[];
+  readonly standIn: boolean;
+  readonly json: boolean;
+  readonly verbose: boolean;
+};
+
+export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise<number> {
+  const view = createRunView(options.request.cli, io.stderr, io.live);
+  view.note(options.standIn ? "starting the stand-in model" : "starting");
+  await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 });
+  const controller = new AbortController();
+  let interrupts = 0;
+  const stopListening = io.onInterrupt(() => {
+    interrupts += 1;
+    if (interrupts > 1) {
+      io.stderr.write("\nagentcage: left at once; whatever is left of the Run goes at the next `agentcage sweep`\n");
+      io.exit(130);
+    }
+    view.note("cancelling (Ctrl-C again to leave at once)");
+    controller.abort(new Error("cancelled with Ctrl-C"));
+  });
+  let standIn: RunningStandIn | undefined;
+  // --writable with no --out: the Harvest goes to a scratch directory, and its patch to stdout.
+  const scratch = options.writable && options.out === undefined ? await mkdtemp(join(tmpdir(), "agentcage-patch-")) : undefined;
+  try {
+    const logger = pino({ name: "agentcage", level: options.verbose ? "info" : "silent" }, pino.destination(2));
+    const runnerOptions: AgentRunnerOptions = {
+      image: options.image,
+      staging: { runtimeDir: join(options.runtimeDir, "staging"), ...(options.writable ? { writableWork: true } : {}) },
+      sessions: true,
+      logger,
+      ...(options.networks.length === 0 ? {} : { networks: options.networks }),
+    };
+    if (options.standIn && !controller.signal.aborted) {
+      standIn = await startStandInModel("plain", { logger });
+    }
+    const runner = createAgentRunner(standIn === undefined ? runnerOptions : { ...runnerOptions, ...standInRunnerOptions(standIn) });
+    const harvestTo = options.out ?? scratch;
+    const outcome: AgentOutcome = await runner.run(options.request, options.prompt, {
+      signal: controller.signal,
+      onEvent: (event) => view.event(event),
+      ...(options.inputs === undefined ? {} : { inputs: { directory: options.inputs } }),
+      ...(harvestTo === undefined ? {} : { harvestTo, replaceHarvestTo: options.replace }),
+    });
+    const patch = scratch === undefined ? undefined : await readFile(join(scratch, "changes.patch"), "utf8").catch(() => undefined);
+    view.end(outcome, workNotes(outcome.harvest, options.out, patch !== undefined));
+    if (options.json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+    else if (patch !== undefined) io.stdout.write(patch);
+    else if (outcome.result?.text !== undefined) io.stdout.write(`${outcome.result.text}\n`);
+    return exitCodeOf(outcome);
+  } finally {
+    stopListening();
+    await standIn?.stop();
+    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+  }
+}
