@@ -84,9 +84,19 @@ export function describeToolCall(name: string, input: unknown): string {
   return input === undefined ? name : `${name}: ${oneLine(String(input))}`;
 }
 
-/** Whitespace runs (newlines included) as one space. */
+/** Whitespace runs (newlines included) as one space, and no control character left to act on a terminal. */
 export function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return printable(text.replace(/\s+/g, " ").trim());
+}
+
+// C0 controls but tab and newline, DEL, and C1 controls: an agent that prints an escape sequence
+// (it reads untrusted input) must not move the cursor, retitle the window or hide text on the
+// terminal of the person watching it. Each is shown as its \x escape instead.
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** The text with every terminal control character written out as `\xNN`. */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
 /** At most `width` characters, with an ellipsis where it was cut. */

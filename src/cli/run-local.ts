@@ -10,6 +10,7 @@ import { createAgentRunner, type AgentOutcome, type AgentRunnerOptions } from ".
 import { standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
+import { forStdout } from "./answer.js";
 import { createRunView, type ViewStream } from "./view.js";
 import { workNotes } from "./work.js";
 
@@ -74,8 +75,8 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     const patch = scratch === undefined ? undefined : await readFile(join(scratch, "changes.patch"), "utf8").catch(() => undefined);
     view.end(outcome, workNotes(outcome.harvest, options.out, patch !== undefined));
     if (options.json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-    else if (patch !== undefined) io.stdout.write(patch);
-    else if (outcome.result?.text !== undefined) io.stdout.write(`${outcome.result.text}\n`);
+    else if (patch !== undefined) io.stdout.write(forStdout(patch, io.stdout));
+    else if (outcome.result?.text !== undefined) io.stdout.write(`${forStdout(outcome.result.text, io.stdout)}\n`);
     return exitCodeOf(outcome);
   } finally {
     stopListening();

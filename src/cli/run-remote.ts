@@ -16,6 +16,7 @@ import { UsageError } from "./options.js";
 import type { CheckedRun } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import type { SummaryOutcome } from "./summary.js";
+import { forStdout } from "./answer.js";
 import { createRunView, type RunView } from "./view.js";
 
 export type RemoteRunOptions = CheckedRun & {
@@ -49,7 +50,7 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
     return submitted.code;
   }
   const id = submitted.id;
-  view.note(submitted.position === undefined ? submitted.state : `queued, position ${submitted.position}`);
+  view.note(`accepted as Run ${id}${submitted.position === undefined ? "" : `, position ${submitted.position} in the queue`}`);
 
   let interrupts = 0;
   let cancelling: Promise<unknown> | undefined;
@@ -73,7 +74,7 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
     const work = options.out !== undefined && outcome.harvest?.ok === true ? await fetchHarvest(base, headers, id, options.out, options.replace) : [];
     view.end({ ...outcome, runId: id }, work);
     if (options.json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-    else if (outcome.result?.text !== undefined) io.stdout.write(`${outcome.result.text}\n`);
+    else if (outcome.result?.text !== undefined) io.stdout.write(`${forStdout(outcome.result.text, io.stdout)}\n`);
     return exitCodeOf(outcome);
   } finally {
     stopListening();
@@ -115,7 +116,8 @@ async function submit(base: URL, headers: Record<string, string>, options: Remot
     } else {
       const tar = Buffer.concat(await Readable.from(packArtifacts(options.inputs)).toArray());
       const form = new FormData();
-      form.append("request", new Blob([JSON.stringify(request)], { type: "application/json" }));
+      // A field, not a file: the service takes one file part, the archive.
+      form.append("request", JSON.stringify(request));
       form.append("inputs", new Blob([tar], { type: "application/x-tar" }), "inputs.tar");
       body = form;
     }
@@ -129,8 +131,8 @@ async function submit(base: URL, headers: Record<string, string>, options: Remot
       }
       return { refused: `the service at ${base.origin} cannot be reached (${causeOf(error)}); check --remote and that agentcage serve runs there`, reason: "unavailable", code: EXIT.unavailable };
     }
-    const answer = (await response.json().catch(() => ({}))) as { id?: string; state?: string; position?: number; message?: string; error?: string };
-    if (response.ok && typeof answer.id === "string") return { id: answer.id, state: answer.state ?? "queued", ...(answer.position === undefined ? {} : { position: answer.position }) };
+    const answer = (await response.json().catch(() => ({}))) as { id?: string; state?: string; queuePosition?: number; message?: string; error?: string };
+    if (response.ok && typeof answer.id === "string") return { id: answer.id, state: answer.state ?? "queued", ...(answer.queuePosition === undefined ? {} : { position: answer.queuePosition }) };
     const said = answer.message ?? answer.error ?? `HTTP ${response.status}`;
     if (response.status === 401) return { refused: `the service refused the token (${said}); set AGENTCAGE_TOKEN to the service's token`, reason: "unauthorized", code: EXIT.usage };
     if (response.status === 429 || response.status === 503) {

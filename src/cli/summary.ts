@@ -2,7 +2,7 @@
 // turns, tokens and cost, the tools it called, where its work went, and how to resume it.
 
 import type { Progress } from "./progress.js";
-import { formatCost, formatSeconds, formatUsage } from "./progress.js";
+import { formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
 
 /** What a summary needs of an Outcome (the library's, or one the service sent as JSON). */
 export type SummaryOutcome = {
@@ -66,6 +66,6 @@ export function summaryLines(outcome: SummaryOutcome, progress: Progress, work: 
 }
 
 function firstLines(text: string, count: number): string {
-  const lines = text.split("\n");
+  const lines = printable(text).split("\n");
   return lines.length <= count ? text : `${lines.slice(0, count).join("\n  ")}\n  …`;
 }

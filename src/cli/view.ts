@@ -32,10 +32,15 @@ export function createRunView(cli: string, stream: ViewStream, live: boolean, no
 
 function plainView(cli: string, stream: ViewStream, now: () => number): RunView {
   let progress = startProgress(cli, now());
+  let lastNote: string | undefined;
   const say = (text: string) => stream.write(`[${formatSeconds(now() - progress.startedAt).padStart(8)}] ${text}\n`);
   return {
     progress: () => progress,
-    note: (text) => say(text),
+    // A note said again (a state replayed after a reconnect) is not news.
+    note: (text) => {
+      if (text !== lastNote) say(text);
+      lastNote = text;
+    },
     event: (event) => {
       progress = applyEvent(progress, event);
       const line = plainLine(event, progress);

@@ -1,0 +1,43 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { UsageError } from "./options.js";
+import { checkRunArguments } from "./run-args.js";
+
+const root = mkdtempSync(join(tmpdir(), "agentcage-run-args-"));
+const inputs = join(root, "in");
+mkdirSync(inputs);
+const full = join(root, "full");
+mkdirSync(full);
+writeFileSync(join(full, "kept.txt"), "x");
+writeFileSync(join(root, "file"), "x");
+symlinkSync(full, join(root, "link"));
+
+describe("run's arguments", () => {
+  it("make an agent request and absolute paths", async () => {
+    const checked = await checkRunArguments({ cli: "codex", prompt: "hi", in: inputs, out: join(root, "new"), maxTurns: 3, timeout: 60, model: "gpt-5.5" });
+    expect(checked).toEqual({ request: { cli: "codex", maxTurns: 3, timeoutSeconds: 60, model: "gpt-5.5" }, prompt: "hi", inputs, out: join(root, "new"), replace: false, writable: false });
+  });
+
+  it.each([
+    [{ cli: "gemini", prompt: "hi" }, 'the agent "gemini" is not one of claude, codex'],
+    [{ cli: "claude", prompt: "  " }, "the prompt is empty"],
+    [{ cli: "claude", prompt: "hi", model: "-rf" }, '--model "-rf" is not a model id'],
+    [{ cli: "claude", prompt: "hi", resume: "yesterday" }, '--resume "yesterday" is not a session id'],
+    [{ cli: "claude", prompt: "hi", in: join(root, "missing") }, `--in "${join(root, "missing")}" cannot be read (ENOENT)`],
+    [{ cli: "claude", prompt: "hi", in: join(root, "file") }, "is not a directory"],
+    [{ cli: "claude", prompt: "hi", writable: true }, "--writable needs --in DIR"],
+    [{ cli: "claude", prompt: "hi", out: full }, `--out "${full}" already holds files; pass an empty or new directory, or --replace`],
+    [{ cli: "claude", prompt: "hi", out: join(root, "file") }, "already holds files"],
+    [{ cli: "claude", prompt: "hi", in: inputs, out: join(inputs, "o") }, "overlaps --in"],
+  ])("refuse %j, naming the option and quoting the value", async (args, said) => {
+    const refused = await checkRunArguments(args).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as Error).message).toContain(said);
+  });
+
+  it("take a full --out with --replace", async () => {
+    await expect(checkRunArguments({ cli: "claude", prompt: "hi", out: full, replace: true })).resolves.toMatchObject({ out: full, replace: true });
+  });
+});

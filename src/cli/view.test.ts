@@ -1,0 +1,72 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { EXIT, exitCodeOf } from "./exit-codes.js";
+import { summaryLines, NO_PAINT } from "./summary.js";
+import { createRunView, wantsLiveView, type ViewStream } from "./view.js";
+import { startProgress } from "./progress.js";
+
+function capture(isTTY: boolean): { stream: ViewStream; text: () => string } {
+  const stream = Object.assign(new PassThrough(), { isTTY, columns: 80 });
+  let text = "";
+  stream.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return { stream, text: () => text };
+}
+
+describe("which view", () => {
+  it("is live only on a terminal without NO_COLOR, CI or a dumb TERM", () => {
+    const tty = { isTTY: true } as ViewStream;
+    expect(wantsLiveView(tty, {})).toBe(true);
+    expect(wantsLiveView(tty, { NO_COLOR: "1" })).toBe(false);
+    expect(wantsLiveView(tty, { CI: "true" })).toBe(false);
+    expect(wantsLiveView(tty, { TERM: "dumb" })).toBe(false);
+    expect(wantsLiveView(tty, { NO_COLOR: "" })).toBe(true);
+    expect(wantsLiveView({ isTTY: false } as ViewStream, {})).toBe(false);
+  });
+});
+
+describe("the plain view", () => {
+  it("writes one line per event worth reading and a summary, with no escape code anywhere", () => {
+    const out = capture(false);
+    let clock = 0;
+    const view = createRunView("claude", out.stream, false, () => clock);
+    view.note("queued");
+    view.note("queued");
+    clock = 1500;
+    view.event({ type: "init", model: "m-1" });
+    view.event({ type: "tool_call", name: "Bash", input: { command: "echo \u001b[31mred" } });
+    view.event({ type: "assistant_text", text: "done" });
+    view.end({ ok: true, reason: "completed", durationMs: 2000, runId: "r-1" }, ["harvested 1 file (3 bytes) into /o"]);
+    const text = out.text();
+    expect(text).toContain("[   0.0 s] queued\n[   1.5 s] claude started (m-1)\n[   1.5 s] tool Bash: echo");
+    expect(text.match(/queued/g)).toHaveLength(1);
+    // What the agent printed cannot drive the terminal: its escape code is written out.
+    expect(text).not.toContain("\u001b");
+    expect(text).toContain("echo \\x1b[31mred");
+    expect(text).toContain("✔ completed in 2.0 s · claude · m-1\n  1 tool call: Bash\n  harvested 1 file (3 bytes) into /o\n  run r-1\n");
+  });
+});
+
+describe("the summary", () => {
+  it("says why a Run failed and offers to resume only a session that was kept", () => {
+    const progress = { ...startProgress("codex", 0), sessionId: "s-1" };
+    const failed = summaryLines({ ok: false, reason: "timeout", error: "the Run timed out after 5 s", durationMs: 5000, result: { reason: "no_result" } }, progress, [], NO_PAINT);
+    expect(failed.slice(0, 2)).toEqual(["✖ timeout (no_result) after 5.0 s · codex", "  the Run timed out after 5 s"]);
+    expect(failed).toContain("  session s-1");
+    const kept = summaryLines({ ok: true, reason: "completed", durationMs: 1, session: { id: "s-1", kept: true } }, progress, [], NO_PAINT);
+    expect(kept).toContain("  session s-1 (continue it: --resume s-1)");
+  });
+});
+
+describe("exit codes", () => {
+  it.each([
+    [{ ok: true, reason: "completed" }, EXIT.completed],
+    [{ ok: false, reason: "failed" }, EXIT.failed],
+    [{ ok: false, reason: "harvest_refused" }, EXIT.failed],
+    [{ ok: false, reason: "invalid_request" }, EXIT.usage],
+    [{ ok: false, reason: "unavailable" }, EXIT.unavailable],
+    [{ ok: false, reason: "timeout" }, EXIT.timeout],
+    [{ ok: false, reason: "cancelled" }, EXIT.cancelled],
+  ])("%j exits %i", (outcome, code) => {
+    expect(exitCodeOf(outcome)).toBe(code);
+  });
+});
