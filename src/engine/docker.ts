@@ -6,6 +6,7 @@ import Docker from "dockerode";
 import { PassThrough, type Duplex } from "node:stream";
 import { renderCreateBody } from "../container/index.js";
 import type { ContainerStreams, Engine } from "./engine.js";
+import { containerMountsOf, engineFactsOf, imageFactsOf } from "./docker-facts.js";
 import { engineStatus } from "./errors.js";
 import { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";
 
@@ -67,6 +68,26 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
         return true;
       } catch (error) {
         if (engineStatus(error) === 404) return false;
+        throw error;
+      }
+    },
+    facts: async () => {
+      const [version, info] = await Promise.all([docker.version(), docker.info() as Promise<unknown>]);
+      return engineFactsOf(version, info);
+    },
+    inspectImage: async (image) => {
+      try {
+        return imageFactsOf(await docker.getImage(image).inspect());
+      } catch (error) {
+        if (engineStatus(error) === 404) return undefined;
+        throw error;
+      }
+    },
+    mountsOf: async (idOrName) => {
+      try {
+        return containerMountsOf(await docker.getContainer(idOrName).inspect());
+      } catch (error) {
+        if (engineStatus(error) === 404) return undefined;
         throw error;
       }
     },

@@ -8,6 +8,56 @@ import type { ComposedSpec } from "../container/index.js";
 export type ContainerState = { readonly exitCode: number; readonly oomKilled: boolean; readonly running: boolean };
 export type ListedContainer = { readonly id: string; readonly labels: Readonly<Record<string, string>> };
 
+/** One part of the engine as it reports itself (Docker: Engine, containerd, runc, docker-init). */
+export type EngineComponent = {
+  readonly name: string;
+  readonly version: string;
+  /** What else it says of its build: a commit, or a distribution's package version; "" when nothing. */
+  readonly detail: string;
+};
+
+/** An OCI runtime registered with the engine (runc, runsc, crun, ...). */
+export type EngineRuntime = {
+  readonly name: string;
+  /** The binary the engine runs for it, when the engine says. */
+  readonly path?: string;
+};
+
+/** What the engine says of itself: enough to judge whether the confinement of a Run can be trusted. */
+export type EngineFacts = {
+  /** "Docker Engine", "Podman Engine", "Docker Desktop 4.30.0 (149282)". */
+  readonly name: string;
+  readonly serverVersion: string;
+  readonly apiVersion: string;
+  /** As the engine's own build names them: "linux", "amd64". */
+  readonly os: string;
+  readonly arch: string;
+  readonly kernelVersion: string;
+  /** The engine host's operating system: "Debian GNU/Linux 12 (bookworm)"; "" when not said. */
+  readonly operatingSystem: string;
+  /** The runtime a container gets when it names none, as every Run does; "" when not said. */
+  readonly defaultRuntime: string;
+  readonly runtimes: readonly EngineRuntime[];
+  readonly components: readonly EngineComponent[];
+  /** "name=seccomp,profile=default", "name=rootless", ... */
+  readonly securityOptions: readonly string[];
+  /** "1" or "2"; "" when not said. */
+  readonly cgroupVersion: string;
+};
+
+/** What the engine holds of one image. */
+export type ImageFacts = {
+  readonly id: string;
+  /** When it was built, as the engine says (RFC 3339). */
+  readonly created: string;
+  readonly os: string;
+  readonly arch: string;
+  readonly labels: Readonly<Record<string, string>>;
+};
+
+/** A bind or volume of a container, as the engine's host sees its source. */
+export type ContainerMount = { readonly source: string; readonly destination: string; readonly readOnly: boolean };
+
 /** A container's three standard streams, attached before it starts so no early byte is lost. */
 export type ContainerStreams = {
   /** Ending it closes the agent's stdin. */
@@ -42,4 +92,10 @@ export type Engine = {
   readonly ping: () => Promise<void>;
   /** Whether the engine holds this image (nothing is pulled). */
   readonly hasImage: (image: string) => Promise<boolean>;
+  /** The engine's version, runtimes and components. */
+  readonly facts: () => Promise<EngineFacts>;
+  /** Undefined when the engine does not hold this image (nothing is pulled). */
+  readonly inspectImage: (image: string) => Promise<ImageFacts | undefined>;
+  /** A container's mounts, sources as the engine's host sees them; undefined when no such container exists. */
+  readonly mountsOf: (idOrName: string) => Promise<readonly ContainerMount[] | undefined>;
 };

@@ -8,7 +8,17 @@
  * const runtime = createAgentContainerRuntime({ container, run: plan, engine });
  * ```
  */
-export type { ContainerState, ContainerStreams, Engine, ListedContainer } from "./engine.js";
+export type {
+  ContainerMount,
+  ContainerState,
+  ContainerStreams,
+  Engine,
+  EngineComponent,
+  EngineFacts,
+  EngineRuntime,
+  ImageFacts,
+  ListedContainer,
+} from "./engine.js";
 export { connectDocker } from "./connect.js";
 export { createDockerEngine, splitAttachStream } from "./docker.js";
 export { describeEngineError, engineMessage, engineStatus } from "./errors.js";

@@ -2,10 +2,11 @@
 // a script (output, exit code, OOM, hanging, ignoring SIGTERM, failing or silent engine calls), and
 // the fake records every call in order, the stdin each container got and which containers remain.
 // Stdout is a real PassThrough written with backpressure, so a reader that stops reading stalls it.
+// What the engine says of itself, its images and a container's mounts is given in FakeEngineOptions.
 
 import { constants } from "node:os";
 import { PassThrough, Writable } from "node:stream";
-import type { ContainerStreams, Engine } from "../../src/index.js";
+import type { ContainerMount, ContainerStreams, Engine, EngineFacts, ImageFacts } from "../../src/index.js";
 
 type Spec = Parameters<Engine["create"]>[0];
 export type EngineOperation = keyof Engine;
@@ -31,6 +32,41 @@ export type FakeContainerScript = {
   /** Per-operation failures. A create that never answers still creates the container: the answer was lost. */
   readonly fail?: Partial<Record<EngineOperation, FakeFailure>>;
 };
+
+/** What the fake engine says of itself and holds; by default a healthy Docker Engine holding every image. */
+export type FakeEngineOptions = {
+  /** Merged over FAKE_ENGINE_FACTS. */
+  readonly facts?: Partial<EngineFacts>;
+  /** The images it holds, by reference; default: every image, with FAKE_IMAGE_FACTS. */
+  readonly images?: Readonly<Record<string, Partial<ImageFacts>>>;
+  /** Mounts of containers that are not the fake's own (the orchestrator's own container, say), by id or name. */
+  readonly mounts?: Readonly<Record<string, readonly ContainerMount[]>>;
+  /** Failures of the calls that concern no container. */
+  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "mountsOf" | "listByLabel", FakeFailure>>;
+};
+
+/** A Docker Engine whose runc has the fix for CVE-2024-21626, with gVisor registered beside it. */
+export const FAKE_ENGINE_FACTS: EngineFacts = {
+  name: "Docker Engine",
+  serverVersion: "26.1.4",
+  apiVersion: "1.45",
+  os: "linux",
+  arch: "amd64",
+  kernelVersion: "6.1.0-21-amd64",
+  operatingSystem: "Debian GNU/Linux 12 (bookworm)",
+  defaultRuntime: "runc",
+  runtimes: [{ name: "io.containerd.runc.v2" }, { name: "runc", path: "runc" }, { name: "runsc", path: "/usr/local/bin/runsc" }],
+  components: [
+    { name: "Engine", version: "26.1.4", detail: "de5c9cf" },
+    { name: "containerd", version: "1.6.33", detail: "d2d58213f83a351ca8f528a95fbd145f5654e957" },
+    { name: "runc", version: "1.1.12", detail: "v1.1.12-0-g51d5e94" },
+    { name: "docker-init", version: "0.19.0", detail: "de40ad0" },
+  ],
+  securityOptions: ["name=seccomp,profile=builtin"],
+  cgroupVersion: "2",
+};
+
+export const FAKE_IMAGE_FACTS: ImageFacts = { id: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", created: "2025-01-02T03:04:05Z", os: "linux", arch: "amd64", labels: {} };
 
 type FakeContainer = {
   readonly id: string;
@@ -67,7 +103,10 @@ function failure(op: string, f: Exclude<FakeFailure, "never">): Error {
   return Object.assign(new Error(message), f.code === undefined ? { statusCode: f.statusCode ?? 500, json: { message } } : { code: f.code });
 }
 
-export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, index: number) => FakeContainerScript) = {}): FakeEngine {
+export function createFakeEngine(
+  scripts: FakeContainerScript | ((spec: Spec, index: number) => FakeContainerScript) = {},
+  options: FakeEngineOptions = {},
+): FakeEngine {
   const calls: string[] = [];
   const all: FakeContainer[] = [];
   const live = new Map<string, FakeContainer>();
@@ -77,7 +116,7 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
   /** Logs the call, then applies the script's failure for it, if any. */
   async function enter(op: EngineOperation, args: string, c: FakeContainer | undefined): Promise<void> {
     calls.push(`${op} ${args}`);
-    const f = (c?.script ?? fallback).fail?.[op];
+    const f = (c?.script ?? fallback).fail?.[op] ?? (options.fail as Partial<Record<EngineOperation, FakeFailure>> | undefined)?.[op];
     if (f === "never") return never;
     if (f !== undefined) throw failure(op, f);
   }
@@ -224,7 +263,23 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
     },
     hasImage: async (image) => {
       await enter("hasImage", image, undefined);
-      return true;
+      return options.images === undefined || image in options.images;
+    },
+    facts: async () => {
+      await enter("facts", "", undefined);
+      return { ...FAKE_ENGINE_FACTS, ...options.facts };
+    },
+    inspectImage: async (image) => {
+      await enter("inspectImage", image, undefined);
+      if (options.images === undefined) return FAKE_IMAGE_FACTS;
+      const held = options.images[image];
+      return held === undefined ? undefined : { ...FAKE_IMAGE_FACTS, ...held };
+    },
+    mountsOf: async (idOrName) => {
+      const c = find(idOrName);
+      await enter("mountsOf", idOrName, c);
+      if (c !== undefined) return live.has(c.id) ? [] : undefined;
+      return options.mounts?.[idOrName];
     },
     listByLabel: async (label) => {
       await enter("listByLabel", label, undefined);
@@ -237,6 +292,6 @@ export function createFakeEngine(scripts: FakeContainerScript | ((spec: Spec, in
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage"];
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "mountsOf"];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }
