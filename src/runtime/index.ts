@@ -15,7 +15,9 @@
 export type { AgentContainerRuntime, RunOptions, RuntimeOptions, SessionStoreOptions } from "./runtime.js";
 export type { SweepResult } from "./sweep.js";
 export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
-export type { Engine } from "../engine/index.js";
+export type { ContainerMount, Engine, EngineComponent, EngineFacts, EngineRuntime, ImageFacts } from "../engine/index.js";
+export type { EngineConnection, EngineFailure, EngineReport, ImageReport, MountsReport } from "./engine-facts.js";
+export type { StagingProbe, StagingProbeFailure, StagingProbeOptions } from "./staging-probe.js";
 export type { RunInputs, SecretFile } from "../staging/index.js";
 export type {
   ChangeSummary,
@@ -34,6 +36,8 @@ export type {
 } from "../plan/index.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { refusedOutcome } from "./end-reason.js";
+export { containerMounts, inspectEngine, inspectImage } from "./engine-facts.js";
+export { PREFLIGHT_OWNER, probeStagingDirectory } from "./staging-probe.js";
 export { describeValue, RunRequestError } from "./usage.js";
 export { AgentContainerError, DEFAULT_AGENT_WORKDIR, ExtraArgsError, OWNER_LABEL, RUN_LABEL, SUPPORTED_EXTRA_FLAGS } from "../container/index.js";
 export { END_REASONS, HARVEST_REFUSAL_REASONS, jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES } from "../plan/index.js";
