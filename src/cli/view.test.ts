@@ -14,13 +14,14 @@ function capture(isTTY: boolean): { stream: ViewStream; text: () => string } {
 
 describe("which view", () => {
   it("is live only on a terminal without NO_COLOR, CI or a dumb TERM", () => {
-    const tty = { isTTY: true } as ViewStream;
+    const tty = { isTTY: true, columns: 80 } as ViewStream;
     expect(wantsLiveView(tty, {})).toBe(true);
     expect(wantsLiveView(tty, { NO_COLOR: "1" })).toBe(false);
     expect(wantsLiveView(tty, { CI: "true" })).toBe(false);
     expect(wantsLiveView(tty, { TERM: "dumb" })).toBe(false);
     expect(wantsLiveView(tty, { NO_COLOR: "" })).toBe(true);
     expect(wantsLiveView({ isTTY: false } as ViewStream, {})).toBe(false);
+    expect(wantsLiveView({ isTTY: true, columns: 0 } as ViewStream, {})).toBe(false);
   });
 });
 

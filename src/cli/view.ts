@@ -20,10 +20,13 @@ export type RunView = {
 
 export type ViewStream = NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
 
-/** Live only on a terminal, and never with NO_COLOR or CI set (to anything but empty). */
+/**
+ * Live only on a terminal that has a size (a pseudo-terminal nobody sized has 0 columns, and a
+ * redraw there cannot know what to clear), and never with NO_COLOR or CI set (to anything but empty).
+ */
 export function wantsLiveView(stream: ViewStream, env: Readonly<Record<string, string | undefined>>): boolean {
   const set = (name: string) => (env[name] ?? "") !== "";
-  return stream.isTTY === true && !set("NO_COLOR") && !set("CI") && env["TERM"] !== "dumb";
+  return stream.isTTY === true && (stream.columns ?? 0) > 0 && !set("NO_COLOR") && !set("CI") && env["TERM"] !== "dumb";
 }
 
 export function createRunView(cli: string, stream: ViewStream, live: boolean, now: () => number = Date.now): RunView {

@@ -1,0 +1,129 @@
+// `agentcage run` and `agentcage plan` as a person runs them: a subprocess with the real claude and
+// codex CLIs in the agent image against the stand-in model. Piped, it prints plain lines and no
+// escape code; through a pseudo-terminal (script(1)), the live view; Ctrl-C cancels and exits 130.
+
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "shell-quote";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandEnv, ensureBuilt, MAIN, runCommand, startCommand } from "../../test/support/command.js";
+import { docker } from "../../test/support/engine.js";
+import { PLAIN_ANSWER, TOOL_FINAL_ANSWER, WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
+import { EXIT } from "./exit-codes.js";
+
+const root = mkdtempSync(join(tmpdir(), "agentcage-cli-"));
+const runtimeDir = join(root, "rt");
+const inputs = join(root, "in");
+const env = commandEnv({ AGENTCAGE_RUNTIME_DIR: runtimeDir });
+const ESC = "\u001b";
+
+beforeAll(() => {
+  ensureBuilt();
+  mkdirSync(inputs);
+  writeFileSync(join(inputs, "README.md"), "# a project\n");
+}, 180_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The library's Run directories under the runtime dir: none is left after a Run. */
+function runDirectories(): string[] {
+  const staging = join(runtimeDir, "staging");
+  return existsSync(staging) ? readdirSync(staging).filter((name) => /^[0-9a-f]{16}$/.test(name)) : [];
+}
+
+describe("agentcage run, piped", () => {
+  it("runs claude with --in and --out: the answer on stdout, one plain line per step and a summary on stderr, the Harvest in --out", async () => {
+    const out = join(root, "out-claude");
+    const done = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--out", out], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stdout).toBe(`${TOOL_FINAL_ANSWER}\n`);
+    expect(readFileSync(join(out, "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
+    expect(done.stderr).toMatch(/\] claude started/);
+    expect(done.stderr).toMatch(/\] tool Write: \/work\/out\/answer\.txt\n.*\] tool Bash: echo from-bash\n/);
+    expect(done.stderr).toContain("✔ completed in");
+    expect(done.stderr).toContain("2 tool calls: Write, Bash");
+    expect(done.stderr).toContain(`harvested 1 file (${WRITTEN_FILE_TEXT.length} bytes) into ${out}`);
+    expect(done.stderr).toMatch(/session [0-9a-f-]{36} \(continue it: --resume [0-9a-f-]{36}\)/);
+    expect(done.stderr).not.toContain(ESC);
+    expect(runDirectories()).toEqual([]);
+  }, 120_000);
+
+  it("runs codex with --json: the Outcome as JSON on stdout and nothing else", async () => {
+    const done = await runCommand(["run", "codex", "What is the capital of France?", "--stand-in", "--json"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    const outcome = JSON.parse(done.stdout) as { ok: boolean; reason: string; cli: string; credential: string; result: { text: string } };
+    expect(outcome).toMatchObject({ ok: true, reason: "completed", cli: "codex", credential: "api_key", result: { text: PLAIN_ANSWER } });
+    expect(done.stdout).not.toContain("sk-stand-in");
+  }, 120_000);
+
+  it("with --writable and no --out prints the patch of what the agent changed", async () => {
+    const done = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--writable"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stdout).toContain("--- /dev/null\n+++ b/out/answer.txt\n");
+    expect(done.stdout).toContain(`+${WRITTEN_FILE_TEXT}`);
+    expect(done.stderr).toContain("changes: 1 added, 0 changed, 0 deleted; the patch is on stdout");
+    // The agent edited a copy: the inputs are as they were.
+    expect(readdirSync(inputs)).toEqual(["README.md"]);
+  }, 120_000);
+
+  it.each([
+    [["run", "gemini", "hi"], 'the agent "gemini" is not one of claude, codex'],
+    [["run", "claude", "hi", "--max-turns", "many"], '--max-turns "many" is not a whole number from 0 to 1000'],
+    [["run", "claude", "hi", "--out", inputs], `--out "${inputs}" already holds files; pass an empty or new directory, or --replace to replace it whole`],
+    [["run", "claude", "hi", "--writable"], "--writable needs --in DIR"],
+    [["run", "claude"], "missing required argument 'prompt'"],
+    [["run", "claude", "hi", "--remote", "ftp://x"], '--remote "ftp://x" is not http or https'],
+  ])("refuses %j with exit 2, saying what to write, and starts nothing", async (args, said) => {
+    const done = await runCommand(args, env);
+    expect(done.code).toBe(EXIT.usage);
+    expect(done.stderr).toContain(said);
+    expect(done.stdout).toBe("");
+    expect(runDirectories()).toEqual([]);
+  });
+
+  it("cancels on Ctrl-C: the container goes, and it exits 130", async () => {
+    const started = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);
+    await started.stderrHas("claude started");
+    started.child.kill("SIGINT");
+    const done = await started.finished;
+    expect(done.code, done.stderr).toBe(EXIT.cancelled);
+    expect(done.stderr).toContain("✖ cancelled");
+    expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`)).toBe("");
+    expect(runDirectories()).toEqual([]);
+  }, 120_000);
+});
+
+describe("agentcage run, on a terminal", () => {
+  it("redraws a live view with a spinner and colour, prints the tool calls above it, and ends with the summary", async () => {
+    // script(1) gives the command a pseudo-terminal; -e returns its exit status.
+    // A pseudo-terminal starts with no size: give it one, as a terminal window has.
+    const line = ["stty cols 100 rows 30;", process.execPath, MAIN, "run", "claude", "'[stand-in:tool_write_bash] write the answer'", "--stand-in"].join(" ");
+    const started = startCommand(["-qfec", line, "/dev/null"], { ...env, TERM: "xterm-256color", COLUMNS: "100" }, "script", []);
+    const done = await started.finished;
+    expect(done.code, done.stdout).toBe(EXIT.completed);
+    // On a terminal stdout and stderr are one screen.
+    const screen = done.stdout;
+    expect(screen).toContain(`${ESC}[`);
+    expect(screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    const text = screen.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+    expect(text).toContain("› Write: /work/out/answer.txt");
+    expect(text).toContain("› Bash: echo from-bash");
+    expect(text).toMatch(/✔ completed in [0-9.]+ s · claude/);
+    expect(text).toContain(TOOL_FINAL_ANSWER);
+  }, 120_000);
+});
+
+describe("agentcage plan", () => {
+  it("prints the docker run command, quoted to paste, with the credential by name and never its value", async () => {
+    const secret = "sk-ant-plan-test-value-0123456789";
+    const done = await runCommand(["plan", "claude", "it's a prompt", "--max-turns", "3"], { ...env, ANTHROPIC_API_KEY: secret });
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stdout + done.stderr).not.toContain(secret);
+    const words = parse(done.stdout.trim()) as string[];
+    expect(words.slice(0, 2)).toEqual(["docker", "run"]);
+    expect(words).toEqual(expect.arrayContaining(["--cap-drop", "ALL", "--read-only", "--network", "none", "--env", "ANTHROPIC_API_KEY", "--max-turns", "3"]));
+    // The words run: docker accepts them (checked without starting anything: `docker run --help` parses nothing).
+    expect(execFileSync("docker", ["version", "--format", "{{.Server.APIVersion}}"]).toString().trim()).not.toBe("");
+  });
+});

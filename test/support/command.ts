@@ -1,0 +1,80 @@
+// Runs the built `agentcage` command as a subprocess, the way a person or a script runs it:
+// compiled first when any source is newer than dist/cli/main.js, then spawned with its own
+// environment; resolves with its exit status and everything it printed.
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const MAIN = join(REPO, "dist", "cli", "main.js");
+
+function newestSource(directory: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : entry.name.endsWith(".ts") ? statSync(path).mtimeMs : 0);
+  }
+  return newest;
+}
+
+/** Compiles the package when dist/ is older than src/ (or missing). */
+export function ensureBuilt(): void {
+  const built = (() => {
+    try {
+      return statSync(MAIN).mtimeMs;
+    } catch {
+      return 0;
+    }
+  })();
+  if (built > newestSource(join(REPO, "src"))) return;
+  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
+}
+
+export type Finished = { readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stdout: string; readonly stderr: string };
+
+export type Started = {
+  readonly child: ChildProcess;
+  readonly finished: Promise<Finished>;
+  /** Resolves once stderr holds `text`. */
+  readonly stderrHas: (text: string, timeoutMs?: number) => Promise<void>;
+};
+
+/** The environment of a command run by a test: this process's, without CI and NO_COLOR unless given. */
+export function commandEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const { CI: _ci, NO_COLOR: _noColor, ...rest } = process.env;
+  return { ...rest, ...extra };
+}
+
+export function startCommand(args: readonly string[], env: NodeJS.ProcessEnv = commandEnv(), command = process.execPath, prefix: readonly string[] = [MAIN]): Started {
+  const child = spawn(command, [...prefix, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  child.stdin?.end();
+  let stdout = "";
+  let stderr = "";
+  const waiting = new Set<() => void>();
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const check of waiting) check();
+  });
+  const finished = new Promise<Finished>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const stderrHas = (text: string, timeoutMs = 30_000) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stderr did not show ${JSON.stringify(text)} within ${timeoutMs} ms: ${stderr.slice(-2000)}`)), timeoutMs);
+      const check = () => {
+        if (!stderr.includes(text)) return;
+        clearTimeout(timer);
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+      check();
+    });
+  return { child, finished, stderrHas };
+}
+
+/** Runs the command to its end. */
+export function runCommand(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<Finished> {
+  return startCommand(args, env).finished;
+}
