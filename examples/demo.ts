@@ -3,7 +3,7 @@
 // environment, each runs against the stand-in model server (offline); with one, against the real API.
 
 import { createAgentRunner, type AgentCli, type AgentRunnerOptions } from "../src/index.js";
-import { AGENT_IMAGE, startStandInModel } from "../src/testing/index.js";
+import { AGENT_IMAGE, standInRunnerOptions, startStandInModel } from "../src/testing/index.js";
 
 const IMAGE = process.env["AGENTCAGE_AGENT_IMAGE"] ?? AGENT_IMAGE;
 const KEYS: Record<AgentCli, readonly string[]> = {
@@ -22,14 +22,7 @@ async function demo(cli: AgentCli): Promise<boolean> {
   try {
     const options: AgentRunnerOptions = standIn === undefined
       ? { image: IMAGE, networks: ["bridge"] }
-      : {
-          image: IMAGE,
-          networks: [standIn.network],
-          // A made-up key: the stand-in accepts any, and it is masked like a real one.
-          environment: { ANTHROPIC_API_KEY: "sk-stand-in-demo-key", OPENAI_API_KEY: "sk-stand-in-demo-key" },
-          anthropicBaseUrl: standIn.baseUrl,
-          codexProvider: { baseUrl: `${standIn.baseUrl}/v1` },
-        };
+      : { image: IMAGE, ...standInRunnerOptions(standIn) };
     const runner = createAgentRunner(options);
     const request = { cli, maxTurns: 5, timeoutSeconds: 300 } as const;
     console.log(`\n# ${cli}, against ${standIn === undefined ? "the real API" : "the stand-in model (no key set)"}; the same Run by hand:`);
