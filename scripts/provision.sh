@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine able to run agentcage's tests and demo: a docker engine that answers,
-# a static busybox, the offline test image, and (unless AGENTCAGE_AGENT_IMAGES=0) the agent and
-# stand-in images on a Debian base. Runs first in `npm test` and `npm run demo`.
+# docker-compose, a static busybox, the offline test image, and (unless AGENTCAGE_AGENT_IMAGES=0)
+# the agent, stand-in and orchestrator images on a Debian base. Runs first in `npm test` and `npm run demo`.
 # Invariants: idempotent and quick when everything is already there; installs and starts only as
 # root; never skips silently — if the engine cannot be had, it says why and exits non-zero.
 set -euo pipefail
@@ -132,11 +132,19 @@ ensure_engine() {
   start_engine
 }
 
-# The agent image (the real CLIs, pinned) and the stand-in model's image, each rebuilt only when
-# its inputs changed. AGENTCAGE_AGENT_IMAGES=0 skips them, for a quick unit-only run.
+# compose.yaml's tests parse it and bring it up with Debian's docker-compose (1.29, Compose v1).
+ensure_compose() {
+  command -v docker-compose >/dev/null 2>&1 && return 0
+  is_root || die "no docker-compose on PATH; install Debian's docker-compose (apt-get install docker-compose)"
+  apt_install docker-compose
+}
+
+# The agent image (the real CLIs, pinned), the stand-in model's image and the orchestrator's
+# (compose.yaml), each rebuilt only when its inputs changed. AGENTCAGE_AGENT_IMAGES=0 skips them,
+# for a quick unit-only run.
 build_agent_images() {
   if [[ "${AGENTCAGE_AGENT_IMAGES:-1}" == 0 ]]; then
-    say "AGENTCAGE_AGENT_IMAGES=0: not building the agent and stand-in images"
+    say "AGENTCAGE_AGENT_IMAGES=0: not building the agent, stand-in and orchestrator images"
     return 0
   fi
   local started=$SECONDS
@@ -147,8 +155,10 @@ build_agent_images() {
     npx --no-install tsc -p tsconfig.tools.json
     node dist-tools/scripts/build-image.js agent
     node dist-tools/scripts/build-image.js stand-in
+    npx --no-install tsc -p tsconfig.build.json
+    node dist-tools/scripts/build-image.js orchestrator
   )
-  say "agent and stand-in images ready in $((SECONDS - started)) s"
+  say "agent, stand-in and orchestrator images ready in $((SECONDS - started)) s"
 }
 
 main() {
@@ -160,6 +170,7 @@ main() {
   ensure_static_cc
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
+  ensure_compose
   AGENTCAGE_BUSYBOX="$BUSYBOX" bash "${SCRIPT_DIR}/build-test-image.sh" 9>&-
   build_agent_images 9>&-
 }

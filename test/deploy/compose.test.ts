@@ -1,0 +1,168 @@
+// compose.yaml as the operator's engine reads it: resolved by the real docker-compose 1.29 (so it
+// also proves v1 parses it) and read as YAML. One service holds the docker socket; agents run on a
+// network the orchestrator is not on; the Staging Directory keeps its host path; no secret or
+// secret default lives in the file, and .env.example documents what it reads. Starts nothing.
+
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { COMPOSE_FILE, dockerCompose, NO_SECRET_FILE, REPO } from "./docker-compose.js";
+
+type Mount = string | { readonly source?: string; readonly target?: string };
+type Service = {
+  readonly image?: string;
+  readonly build?: string | { readonly context?: string; readonly args?: Record<string, string> };
+  readonly volumes?: readonly Mount[];
+  readonly networks?: readonly string[] | Readonly<Record<string, unknown>>;
+  readonly network_mode?: string;
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly ports?: ReadonlyArray<string | Readonly<Record<string, unknown>>>;
+  readonly privileged?: boolean;
+  readonly read_only?: boolean;
+  readonly cap_drop?: readonly string[];
+  readonly security_opt?: readonly string[];
+  readonly group_add?: readonly (string | number)[];
+};
+type ComposeFile = {
+  readonly version?: unknown;
+  readonly services: Readonly<Record<string, Service>>;
+  readonly networks?: Readonly<Record<string, { readonly name?: string; readonly external?: unknown; readonly internal?: unknown; readonly driver_opts?: Record<string, string> } | null>>;
+  readonly secrets?: Readonly<Record<string, { readonly file?: string }>>;
+};
+
+const SOCKET = "/var/run/docker.sock";
+/** A variable holding a credential or the token, by its name. */
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|CREDENTIAL/;
+const REQUIRED = { DOCKER_GID: "4242", AGENTCAGE_RUNTIME_DIR: "/srv/agentcage-compose-test" } as const;
+
+const raw = readFileSync(COMPOSE_FILE, "utf8");
+const source = parse(raw) as ComposeFile;
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-compose-config-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+let envFiles = 0;
+/** compose.yaml as docker-compose resolves it with exactly these variables. */
+function resolved(variables: Readonly<Record<string, string>>): ComposeFile {
+  const envFile = join(scratch, `env-${envFiles++}`);
+  writeFileSync(envFile, Object.entries(variables).map(([name, value]) => `${name}=${value}\n`).join(""));
+  return parse(dockerCompose({ envFile, project: "agentcage-config-test" }, "config")) as ComposeFile;
+}
+
+function mountsOf(service: Service): Array<{ source: string; target: string }> {
+  return (service.volumes ?? []).map((mount) => {
+    if (typeof mount !== "string") return { source: mount.source ?? "", target: mount.target ?? "" };
+    const [from = "", to = ""] = mount.split(":");
+    return { source: from, target: to };
+  });
+}
+
+function networksOf(service: Service): string[] {
+  const networks = service.networks ?? [];
+  return Array.isArray(networks) ? [...(networks as string[])] : Object.keys(networks);
+}
+
+/** Every `${NAME...}` in the file: the name, the operator (`:-`, `-`, `:?`, `?`) and what follows it. */
+function interpolations(text: string): Array<{ name: string; operator: string; rest: string }> {
+  return [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g)].map((m) => ({ name: m[1] as string, operator: m[2] ?? "", rest: m[3] ?? "" }));
+}
+
+/** Whether a service mounts an engine socket: by its target, or by a source naming docker.sock (interpolated or not). */
+const holdsSocket = (service: Service): boolean =>
+  (service.volumes ?? []).some((mount) => (typeof mount === "string" ? mount.includes("docker.sock") : mount.target === SOCKET || (mount.source ?? "").includes("docker.sock")));
+
+describe("compose.yaml", () => {
+  it("has no version key, so Compose v1 and v2 both read it as the Compose Specification", () => {
+    expect(Object.keys(source)).not.toContain("version");
+    expect(raw).not.toMatch(/^version\s*:/m);
+  });
+
+  it("is read by docker-compose 1.29, which refuses it without DOCKER_GID or AGENTCAGE_RUNTIME_DIR", () => {
+    expect(Object.keys(resolved(REQUIRED).services).sort()).toEqual(["agent-image", "orchestrator"]);
+    expect(() => resolved({ AGENTCAGE_RUNTIME_DIR: REQUIRED.AGENTCAGE_RUNTIME_DIR })).toThrow(/set DOCKER_GID in \.env/);
+    expect(() => resolved({ DOCKER_GID: REQUIRED.DOCKER_GID })).toThrow(/set AGENTCAGE_RUNTIME_DIR in \.env/);
+  });
+
+  it("mounts the docker socket into exactly one service, the orchestrator, which runs locked down", () => {
+    const config = resolved(REQUIRED);
+    expect(Object.entries(config.services).filter(([, service]) => holdsSocket(service)).map(([name]) => name)).toEqual(["orchestrator"]);
+    expect(Object.entries(source.services).filter(([, service]) => holdsSocket(service)).map(([name]) => name)).toEqual(["orchestrator"]);
+    const orchestrator = config.services["orchestrator"] as Service;
+    expect(orchestrator.group_add?.map(String)).toEqual([REQUIRED.DOCKER_GID]);
+    expect(orchestrator).toMatchObject({ read_only: true, cap_drop: ["ALL"], security_opt: ["no-new-privileges:true"] });
+    expect(orchestrator.privileged).toBeUndefined();
+    expect(orchestrator.network_mode).toBeUndefined();
+  });
+
+  it("runs agents on a network of their own, named for serve, that the orchestrator is not on", () => {
+    for (const variables of [REQUIRED, { ...REQUIRED, AGENTCAGE_AGENT_NETWORK: "agents-of-this-test" }]) {
+      const config = resolved(variables);
+      const named = config.services["orchestrator"]?.environment?.["AGENTCAGE_AGENT_NETWORK"];
+      expect(named).toBe("AGENTCAGE_AGENT_NETWORK" in variables ? "agents-of-this-test" : "agentcage-agents");
+      const agents = Object.entries(config.networks ?? {}).filter(([, network]) => network?.name === named);
+      expect(agents.map(([key]) => key)).toEqual(["agents"]);
+      expect(agents[0]?.[1]).toMatchObject({ driver_opts: { "com.docker.network.bridge.enable_icc": "false" } });
+      expect(agents[0]?.[1]?.external).toBeUndefined();
+      const onto = networksOf(config.services["orchestrator"] as Service);
+      expect(onto.length).toBeGreaterThan(0);
+      expect(onto).not.toContain("agents");
+      for (const key of onto) expect(config.networks?.[key]?.name ?? `agentcage-config-test_${key}`).not.toBe(named);
+    }
+  });
+
+  it("mounts the Staging Directory at the very path the engine resolves, and names it to the orchestrator", () => {
+    const orchestrator = resolved(REQUIRED).services["orchestrator"] as Service;
+    expect(mountsOf(orchestrator)).toContainEqual({ source: REQUIRED.AGENTCAGE_RUNTIME_DIR, target: REQUIRED.AGENTCAGE_RUNTIME_DIR });
+    expect(orchestrator.environment?.["AGENTCAGE_RUNTIME_DIR"]).toBe(REQUIRED.AGENTCAGE_RUNTIME_DIR);
+  });
+
+  it("publishes the API on loopback by default, at the address and port .env names", () => {
+    expect(resolved(REQUIRED).services["orchestrator"]?.ports).toEqual(["127.0.0.1:8750:8750/tcp"]);
+    expect(resolved({ ...REQUIRED, AGENTCAGE_PORT: "18751", AGENTCAGE_BIND_ADDRESS: "0.0.0.0" }).services["orchestrator"]?.ports).toEqual(["0.0.0.0:18751:8750/tcp"]);
+  });
+
+  it("builds the agent image that serve runs, from images/agent", () => {
+    const builder = resolved(REQUIRED).services["agent-image"] as Service;
+    expect(builder.image).toBe("agentcage-agent:latest");
+    expect(builder.build).toMatchObject({ context: join(REPO, "images", "agent"), args: { BASE_IMAGE: "debian:bookworm-slim" } });
+    expect(networksOf(builder)).toEqual(["agents"]);
+  });
+
+  it("holds no secret and no secret default: each comes from .env or a file .env names", () => {
+    const secretVariables = interpolations(raw).filter(({ name }) => SECRET_NAME.test(name));
+    expect(secretVariables.length).toBeGreaterThanOrEqual(10);
+    for (const { name, operator, rest } of secretVariables) {
+      if (operator.endsWith("-")) expect(`${name}=${rest}`).toBe(name.endsWith("_SECRET_FILE") ? `${name}=./images/orchestrator/no-secret` : `${name}=`);
+    }
+    for (const [name, value] of Object.entries(source.services["orchestrator"]?.environment ?? {})) {
+      if (SECRET_NAME.test(name)) expect(value).toBe(`\${${name}:-}`);
+    }
+    // Nothing shaped like a key: an sk- prefix, or a run of 24 or more letters and digits mixing both.
+    expect(raw).not.toMatch(/sk-[A-Za-z0-9]|(?=[A-Za-z0-9+/=]*[0-9])(?=[A-Za-z0-9+/=]*[a-z])[A-Za-z0-9+/=]{24,}/);
+
+    // With nothing in .env, every secret is empty and every secret file the empty placeholder.
+    const bare = resolved(REQUIRED);
+    for (const [name, value] of Object.entries(bare.services["orchestrator"]?.environment ?? {})) if (SECRET_NAME.test(name)) expect([name, value]).toEqual([name, ""]);
+    for (const secret of Object.values(bare.secrets ?? {})) expect(secret.file).toBe(NO_SECRET_FILE);
+    expect(statSync(NO_SECRET_FILE).size).toBe(0);
+
+    // What .env sets is what the orchestrator gets.
+    const names = ["AGENTCAGE_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY"];
+    const given = Object.fromEntries(names.flatMap((name) => [[name, `sentinel-${name.toLowerCase()}`], [`${name}_SECRET_FILE`, `/run/test/${name.toLowerCase()}`]]));
+    const full = resolved({ ...REQUIRED, ...given });
+    for (const name of names) {
+      expect(full.services["orchestrator"]?.environment?.[name]).toBe(`sentinel-${name.toLowerCase()}`);
+      expect(full.secrets?.[name === "AGENTCAGE_TOKEN" ? "agentcage_token" : name.toLowerCase()]?.file).toBe(`/run/test/${name.toLowerCase()}`);
+    }
+  });
+
+  it("has .env.example document every variable it reads, with no value for a secret", () => {
+    const example = readFileSync(join(REPO, ".env.example"), "utf8");
+    const documented = new Set([...example.matchAll(/^#? ?([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+    for (const { name } of interpolations(raw)) expect([name, documented.has(name)]).toEqual([name, true]);
+    for (const [, name, value] of example.matchAll(/^([A-Z_][A-Z0-9_]*)=(.*)$/gm)) {
+      if (SECRET_NAME.test(name as string) && !(name as string).endsWith("_SECRET_FILE")) expect([name, value]).toEqual([name, ""]);
+    }
+  });
+});
