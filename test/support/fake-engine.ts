@@ -37,7 +37,7 @@ export type FakeContainerScript = {
 export type FakeEngineOptions = {
   /** Merged over FAKE_ENGINE_FACTS. */
   readonly facts?: Partial<EngineFacts>;
-  /** The images it holds, by reference; default: every image, with FAKE_IMAGE_FACTS. */
+  /** The images it holds, by reference (a container of another is refused, 404); default: every image, with FAKE_IMAGE_FACTS. */
   readonly images?: Readonly<Record<string, Partial<ImageFacts>>>;
   /** Mounts of containers that are not the fake's own (the orchestrator's own container, say), by id or name. */
   readonly mounts?: Readonly<Record<string, readonly ContainerMount[]>>;
@@ -204,6 +204,7 @@ export function createFakeEngine(
         return never;
       }
       if (f !== undefined) throw failure("create", f);
+      if (options.images !== undefined && !(spec.image in options.images)) throw failure("create", { statusCode: 404, message: `No such image: ${spec.image}` });
       return make(spec, script).id;
     },
     attach: async (id): Promise<ContainerStreams> => {

@@ -1,0 +1,271 @@
+// `agentcage doctor`: whether this machine can run agents, one line per check and the fix beside
+// each warning and failure, in the style of `brew doctor`. Every question goes through the library
+// (the engine's facts, the image, each CLI's own --version, the credentials' kinds, the Staging
+// Directory probe); doctor-checks.ts judges the answers. Exit 0 when nothing failed, 1 otherwise.
+// Invariant: no credential value ever reaches the output; what is printed is masked besides.
+
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { join, posix } from "node:path";
+import { createColors } from "picocolors";
+import { pino } from "pino";
+import { AGENT_CLIS, agentCliVersions, createAgentRunner, CredentialError, findCredential, type AgentCli, type CliVersion, type CredentialKind } from "../agents/index.js";
+import {
+  containerMounts,
+  createMasker,
+  inspectEngine,
+  inspectImage,
+  limits,
+  probeStagingDirectory,
+  type ContainerMount,
+  type Engine,
+  type EngineFacts,
+  type EngineReport,
+  type ImageReport,
+  type StagingProbe,
+  type StagingProbeFailure,
+} from "../runtime/index.js";
+import { AGENT_IMAGE, packageRoot, parseClisEnv } from "../testing/index.js";
+import {
+  cliCheck,
+  credentialCheck,
+  engineCheck,
+  imageCheck,
+  runtimeCheck,
+  runtimesCheck,
+  skippedCheck,
+  stagingCheck,
+  stagingOnEngineCheck,
+  type DoctorCheck,
+  type Whereabouts,
+} from "./doctor-checks.js";
+import { UsageError } from "./options.js";
+
+export type DoctorOptions = {
+  /** As `serve` and `run` take it: absolute; the Staging Directory is `<runtimeDir>/staging`. */
+  readonly runtimeDir: string;
+  /** The agent image to check. */
+  readonly image: string;
+  /** Where the report goes (stdout). */
+  readonly stream: NodeJS.WritableStream;
+  /** Colour the status words; default false (plain text, no escape codes). */
+  readonly color?: boolean;
+  /** One JSON array of { check, status, detail, fix } instead of lines; default false. */
+  readonly json?: boolean;
+  /** Where credentials are looked up first; default this process's environment. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** As the runner takes it: credentials in files named like the variables; default none. */
+  readonly secretsDirectory?: string;
+  /** As the runner takes it: a codex ChatGPT login (auth.json); default none. */
+  readonly codexLoginDirectory?: string;
+  /** The engine to check; default Docker through DOCKER_HOST, else the local socket. */
+  readonly engine?: Engine;
+  /** Where this process runs; default: read from the signs a container leaves (whereabouts()). */
+  readonly whereabouts?: Whereabouts;
+};
+
+const OPTION_NAMES = ["runtimeDir", "image", "stream", "color", "json", "environment", "secretsDirectory", "codexLoginDirectory", "engine", "whereabouts"];
+/** Names of variables whose values are masked in the report, whatever it quotes. */
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASS|CRED|AUTH/i;
+
+/** Runs every check, prints the report, and resolves with the exit status: 1 when a check failed, else 0. */
+export async function doctor(options: DoctorOptions, ...extra: never[]): Promise<number> {
+  checkOptions(options, extra);
+  const env = options.environment ?? process.env;
+  const masker = createMasker(Object.entries(env).flatMap(([name, value]) => (value !== undefined && SECRET_NAME.test(name) && value.length >= limits.MIN_MASKED_VALUE_LENGTH ? [value] : [])));
+  const clean = (check: DoctorCheck): DoctorCheck => ({
+    check: check.check,
+    status: check.status,
+    detail: oneLine(masker.mask(check.detail)),
+    ...(check.fix === undefined ? {} : { fix: oneLine(masker.mask(check.fix)) }),
+  });
+  const pending = startChecks(options);
+  const checks: DoctorCheck[] = [];
+  for (const next of pending) {
+    const check = clean(await next);
+    checks.push(check);
+    if (options.json !== true) options.stream.write(`${renderCheck(check, options.color === true)}\n`);
+  }
+  if (options.json === true) options.stream.write(`${JSON.stringify(checks.map((c) => ({ ...c, fix: c.fix ?? null })), null, 2)}\n`);
+  else options.stream.write(`${summary(checks, options.color === true)}\n`);
+  return checks.some((c) => c.status === "fail") ? 1 : 0;
+}
+
+/** Every check, started at once after the engine's; in the order they are reported. */
+export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
+  const connection = options.engine === undefined ? {} : { engine: options.engine };
+  const stagingDir = posix.join(options.runtimeDir, "staging");
+  const place = options.whereabouts === undefined ? whereabouts() : Promise.resolve(options.whereabouts);
+  const engineReport = inspectEngine(connection);
+  const facts = engineReport.then((r) => (r.ok ? r.facts : undefined));
+  const whenEngine = <T>(then: (facts: EngineFacts) => Promise<T>) => facts.then((f) => (f === undefined ? undefined : then(f)));
+  const imageReport = whenEngine(() => inspectImage(options.image, connection));
+  const present = imageReport.then((r) => r?.ok === true && r.facts !== undefined);
+  const versions = present.then((yes) => (yes ? agentCliVersions({ image: options.image, ...connection }) : undefined));
+  const pinned = pinnedVersions();
+  // The probe needs the engine; without one, whether the directory can be written is still worth saying.
+  const probe = facts.then((f) => (f === undefined ? writableOnly(stagingDir) : probeStagingDirectory({ runtimeDir: stagingDir, image: options.image, ...connection })));
+  const kinds = facts.then((f) => credentialKinds(options, f !== undefined));
+  const noEngine = "the engine does not answer";
+
+  const where = options.engine !== undefined ? "the engine given" : process.env["DOCKER_HOST"] || "unix:///var/run/docker.sock";
+  const cli = (name: AgentCli) =>
+    Promise.all([facts, present, versions, pinned]).then(([f, yes, found, pins]) =>
+      f === undefined ? skippedCheck(`${name} cli`, noEngine) : !yes || found === undefined ? skippedCheck(`${name} cli`, "the agent image is missing") : cliCheck(name, found[name], pins[name]),
+    );
+  return [
+    engineReport.then((r: EngineReport) => engineCheck(r, where)),
+    facts.then((f) => (f === undefined ? skippedCheck("runtime", noEngine) : runtimeCheck(f))),
+    facts.then((f) => (f === undefined ? skippedCheck("runtimes", noEngine) : runtimesCheck(f))),
+    Promise.all([imageReport, facts]).then(([r, f]: [ImageReport | undefined, EngineFacts | undefined]) =>
+      r === undefined ? skippedCheck("image", noEngine) : imageCheck(options.image, r, f, options.image === AGENT_IMAGE),
+    ),
+    ...AGENT_CLIS.map(cli),
+    ...AGENT_CLIS.map((name) => kinds.then((k) => credentialCheck(name, k[name].kind, k[name].looked, k[name].problem))),
+    probe.then(stagingCheck),
+    Promise.all([probe, place, present, facts]).then(async ([p, here, yes, f]) => {
+      if (!p.ok && f === undefined && p.failure !== "unwritable") return skippedCheck("staging on engine", noEngine);
+      const misplaced = !p.ok && (p.failure === "not_on_engine" || p.failure === "other_directory");
+      const mounts = misplaced && here.inContainer && here.containerId !== undefined ? await ownMounts(here.containerId, options.engine) : undefined;
+      return stagingOnEngineCheck(p, here, options.runtimeDir, mounts, !yes);
+    }),
+  ];
+}
+
+/** The probe's first step alone (make the directory, write a file in it, remove it), for when there is no engine to probe with. */
+async function writableOnly(runtimeDir: string): Promise<StagingProbe> {
+  const startedAt = performance.now();
+  const result = (failure: StagingProbeFailure, error: string): StagingProbe => ({ ok: false, runtimeDir, failure, error, durationMs: Math.round(performance.now() - startedAt) });
+  let dir: string | undefined;
+  try {
+    await mkdir(runtimeDir, { recursive: true, mode: 0o700 });
+    dir = await mkdtemp(join(runtimeDir, ".probe-"));
+    await writeFile(join(dir, "nonce"), "", { flag: "wx" });
+    return result("unavailable", "the engine does not answer");
+  } catch (error) {
+    return result("unwritable", `this process cannot write in ${JSON.stringify(runtimeDir)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  } finally {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+type Found = { readonly kind: CredentialKind; readonly looked: readonly string[]; readonly problem?: string };
+
+/** The kind of credential each CLI's Run would get (the runner's own check), and where a missing one was looked for. */
+async function credentialKinds(options: DoctorOptions, engineAnswers: boolean): Promise<Record<AgentCli, Found>> {
+  const sources = {
+    ...(options.environment === undefined ? {} : { environment: options.environment }),
+    ...(options.secretsDirectory === undefined ? {} : { secretsDirectory: options.secretsDirectory }),
+    ...(options.codexLoginDirectory === undefined ? {} : { codexLoginDirectory: options.codexLoginDirectory }),
+  };
+  let kinds: Partial<Record<AgentCli, CredentialKind>> = {};
+  let refused: string | undefined;
+  // The runner's check asks the engine too: only when it answers, so a silent engine cannot hold this up.
+  if (engineAnswers) {
+    try {
+      const runner = createAgentRunner({
+        image: options.image,
+        ...sources,
+        ...(options.codexLoginDirectory === undefined ? {} : { staging: { runtimeDir: posix.join(options.runtimeDir, "staging") } }),
+        ...(options.engine === undefined ? {} : { engine: options.engine }),
+        logger: pino({ level: "silent" }),
+      });
+      kinds = (await runner.check()).credentials;
+    } catch (error) {
+      refused = error instanceof Error ? error.message : String(error);
+    }
+  }
+  const found = {} as Record<AgentCli, Found>;
+  for (const cli of AGENT_CLIS) {
+    if (refused !== undefined) {
+      found[cli] = { kind: "none", looked: [], problem: refused };
+      continue;
+    }
+    try {
+      const credential = await findCredential(cli, sources);
+      const kind = kinds[cli] ?? credential.kind;
+      found[cli] = { kind, looked: credential.kind === "none" ? credential.looked : [] };
+    } catch (error) {
+      found[cli] = { kind: "none", looked: [], problem: error instanceof CredentialError ? error.message : String(error) };
+    }
+  }
+  return found;
+}
+
+/** The CLI versions this agentcage pins (images/agent/clis.env of the installed package); none when its files are missing. */
+async function pinnedVersions(): Promise<Partial<Record<AgentCli, string>>> {
+  try {
+    const clis = parseClisEnv(await readFile(join(packageRoot(), "images", "agent", "clis.env"), "utf8"));
+    return { ...(clis["CLAUDE_VERSION"] ? { claude: clis["CLAUDE_VERSION"] } : {}), ...(clis["CODEX_VERSION"] ? { codex: clis["CODEX_VERSION"] } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+async function ownMounts(containerId: string, engine: Engine | undefined): Promise<readonly ContainerMount[] | undefined> {
+  const report = await containerMounts(containerId, engine === undefined ? {} : { engine });
+  return report.ok ? report.mounts : undefined;
+}
+
+/**
+ * Whether this process runs in a container, from the signs engines leave: /.dockerenv (Docker),
+ * /run/.containerenv (podman), a container's cgroup on PID 1; and its id, from the files the engine
+ * bound into it (/etc/hostname and friends come from `.../containers/<id>/`). `root` is for tests.
+ */
+export async function whereabouts(root = "/"): Promise<Whereabouts> {
+  const read = (path: string) => readFile(join(root, path), "utf8").catch(() => "");
+  const exists = (path: string) => access(join(root, path)).then(() => true, () => false);
+  const containerenv = await read("run/.containerenv");
+  const id =
+    /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf) \/etc\//.exec(await read("proc/self/mountinfo"))?.[1] ?? /^id="([0-9a-f]{64})"$/m.exec(containerenv)?.[1];
+  const inside = (evidence: string): Whereabouts => ({ inContainer: true, evidence, ...(id === undefined ? {} : { containerId: id }) });
+  if (await exists(".dockerenv")) return inside("/.dockerenv");
+  if (await exists("run/.containerenv")) return inside("/run/.containerenv");
+  if (/\/(?:docker|kubepods|containerd|libpod|lxc)\b/.test(await read("proc/1/cgroup"))) return inside("/proc/1/cgroup");
+  return { inContainer: false, evidence: "" };
+}
+
+/** One line: the status word, the check's name, what was found, and the fix. */
+export function renderCheck(check: DoctorCheck, color: boolean): string {
+  const paint = createColors(color);
+  const word = { ok: paint.green("ok  "), warn: paint.yellow("warn"), fail: paint.bold(paint.red("FAIL")), skip: paint.dim("skip") }[check.status];
+  const line = `${word}  ${check.check.padEnd(18)} ${check.detail}`;
+  return check.fix === undefined ? line : `${line}; ${paint.bold("fix")}: ${check.fix}`;
+}
+
+function summary(checks: readonly DoctorCheck[], color: boolean): string {
+  const paint = createColors(color);
+  const count = (status: DoctorCheck["status"]) => checks.filter((c) => c.status === status).length;
+  const [failed, warned, skipped] = [count("fail"), count("warn"), count("skip")];
+  if (failed + warned + skipped === 0) return paint.green(`agentcage doctor: all ${checks.length} checks passed`);
+  const parts = [`${count("ok")} ok`, ...(warned > 0 ? [`${warned} warning${warned === 1 ? "" : "s"}`] : []), ...(failed > 0 ? [`${failed} failed`] : []), ...(skipped > 0 ? [`${skipped} skipped`] : [])];
+  const text = `agentcage doctor: ${parts.join(", ")}`;
+  return failed > 0 ? paint.red(text) : warned > 0 ? paint.yellow(text) : text;
+}
+
+/** What an engine or a CLI said, on one line, with no control characters left to drive a terminal. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+function checkOptions(options: DoctorOptions, extra: readonly unknown[]): void {
+  if (extra.length > 0) throw new UsageError(`doctor takes one argument, its options; ${extra.length} more were given`);
+  if (typeof options !== "object" || options === null) throw new UsageError("doctor's options are not an object; pass { runtimeDir, image, stream }");
+  const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key));
+  if (unknown.length > 0) throw new UsageError(`doctor option ${JSON.stringify(unknown[0])} is not one it knows; use ${OPTION_NAMES.join(", ")}`);
+  const absolute = (flag: string, value: unknown): void => {
+    if (value !== undefined && (typeof value !== "string" || !posix.isAbsolute(value) || value.includes("\0"))) {
+      throw new UsageError(`${flag} ${JSON.stringify(value)} is not an absolute path; write it from the root, as the engine's host resolves bind mounts from there`);
+    }
+  };
+  if (options.runtimeDir === undefined) throw new UsageError("--runtime-dir is missing; name the directory that holds the Staging Directory");
+  absolute("--runtime-dir", options.runtimeDir);
+  absolute("secretsDirectory", options.secretsDirectory);
+  absolute("codexLoginDirectory", options.codexLoginDirectory);
+  if (typeof options.image !== "string" || options.image.trim() === "" || options.image.startsWith("-")) {
+    throw new UsageError(`--image ${JSON.stringify(options.image)} is not an image reference; write one such as ${JSON.stringify(AGENT_IMAGE)}`);
+  }
+  if (typeof options.stream?.write !== "function") throw new UsageError("doctor's stream cannot be written to; pass a writable stream such as process.stdout");
+  for (const flag of ["color", "json"] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== "boolean") throw new UsageError(`doctor option ${flag} ${JSON.stringify(options[flag])} is not a boolean; pass true or false`);
+  }
+}
