@@ -142,6 +142,13 @@ describe("agentcage doctor", () => {
     expect(text).toContain("Debian [REDACTED]");
   });
 
+  it("reports a check that throws as its own failure, and goes on with the others", async () => {
+    const { code, lines } = await run({ engineOptions: { facts: { components: null } as unknown as FakeEngineOptions["facts"] } });
+    expect(lines[1]).toMatch(/^FAIL {2}runtime {12}the check itself failed: .*; fix: report this as a bug in agentcage$/);
+    expect(lines[9]).toMatch(/^ok {4}staging on engine/);
+    expect(code).toBe(1);
+  });
+
   it("prints a JSON array of { check, status, detail, fix } with --json, and nothing else", async () => {
     const { code, text } = await run({ json: true, engineOptions: { images: {} } });
     const checks = JSON.parse(text) as { check: string; status: string; detail: string; fix: string | null }[];

@@ -12,6 +12,7 @@ import { AGENT_CLIS, agentCliVersions, createAgentRunner, CredentialError, findC
 import {
   containerMounts,
   createMasker,
+  describeValue,
   inspectEngine,
   inspectImage,
   limits,
@@ -112,23 +113,33 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
     Promise.all([facts, present, versions, pinned]).then(([f, yes, found, pins]) =>
       f === undefined ? skippedCheck(`${name} cli`, noEngine) : !yes || found === undefined ? skippedCheck(`${name} cli`, "the agent image is missing") : cliCheck(name, found[name], pins[name]),
     );
-  return [
-    engineReport.then((r: EngineReport) => engineCheck(r, where)),
-    facts.then((f) => (f === undefined ? skippedCheck("runtime", noEngine) : runtimeCheck(f))),
-    facts.then((f) => (f === undefined ? skippedCheck("runtimes", noEngine) : runtimesCheck(f))),
-    Promise.all([imageReport, facts]).then(([r, f]: [ImageReport | undefined, EngineFacts | undefined]) =>
-      r === undefined ? skippedCheck("image", noEngine) : imageCheck(options.image, r, f, options.image === AGENT_IMAGE),
-    ),
-    ...AGENT_CLIS.map(cli),
-    ...AGENT_CLIS.map((name) => kinds.then((k) => credentialCheck(name, k[name].kind, k[name].looked, k[name].problem))),
-    probe.then(stagingCheck),
-    Promise.all([probe, place, present, facts]).then(async ([p, here, yes, f]) => {
-      if (!p.ok && f === undefined && p.failure !== "unwritable") return skippedCheck("staging on engine", noEngine);
-      const misplaced = !p.ok && (p.failure === "not_on_engine" || p.failure === "other_directory");
-      const mounts = misplaced && here.inContainer && here.containerId !== undefined ? await ownMounts(here.containerId, options.engine) : undefined;
-      return stagingOnEngineCheck(p, here, options.runtimeDir, mounts, !yes);
-    }),
+  const checks: [string, Promise<DoctorCheck>][] = [
+    ["engine", engineReport.then((r: EngineReport) => engineCheck(r, where))],
+    ["runtime", facts.then((f) => (f === undefined ? skippedCheck("runtime", noEngine) : runtimeCheck(f)))],
+    ["runtimes", facts.then((f) => (f === undefined ? skippedCheck("runtimes", noEngine) : runtimesCheck(f)))],
+    [
+      "image",
+      Promise.all([imageReport, facts]).then(([r, f]: [ImageReport | undefined, EngineFacts | undefined]) =>
+        r === undefined ? skippedCheck("image", noEngine) : imageCheck(options.image, r, f, options.image === AGENT_IMAGE),
+      ),
+    ],
+    ...AGENT_CLIS.map((name): [string, Promise<DoctorCheck>] => [`${name} cli`, cli(name)]),
+    ...AGENT_CLIS.map((name): [string, Promise<DoctorCheck>] => [`${name} credential`, kinds.then((k) => credentialCheck(name, k[name].kind, k[name].looked, k[name].problem))]),
+    ["staging directory", probe.then(stagingCheck)],
+    [
+      "staging on engine",
+      Promise.all([probe, place, present, facts]).then(async ([p, here, yes, f]) => {
+        if (!p.ok && f === undefined && p.failure !== "unwritable") return skippedCheck("staging on engine", noEngine);
+        const misplaced = !p.ok && (p.failure === "not_on_engine" || p.failure === "other_directory");
+        const mounts = misplaced && here.inContainer && here.containerId !== undefined ? await ownMounts(here.containerId, options.engine) : undefined;
+        return stagingOnEngineCheck(p, here, options.runtimeDir, mounts, !yes);
+      }),
+    ],
   ];
+  // A check that throws is a defect, reported as its own failure; it must not take the others down.
+  return checks.map(([check, pending]) =>
+    pending.catch((error: unknown): DoctorCheck => ({ check, status: "fail", detail: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`, fix: "report this as a bug in agentcage" })),
+  );
 }
 
 /** The probe's first step alone (make the directory, write a file in it, remove it), for when there is no engine to probe with. */
@@ -249,7 +260,7 @@ function oneLine(text: string): string {
 
 function checkOptions(options: DoctorOptions, extra: readonly unknown[]): void {
   if (extra.length > 0) throw new UsageError(`doctor takes one argument, its options; ${extra.length} more were given`);
-  if (typeof options !== "object" || options === null) throw new UsageError("doctor's options are not an object; pass { runtimeDir, image, stream }");
+  if (typeof options !== "object" || options === null) throw new UsageError(`doctor's options ${describeValue(options)} is not an object; pass { runtimeDir, image, stream }`);
   const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key));
   if (unknown.length > 0) throw new UsageError(`doctor option ${JSON.stringify(unknown[0])} is not one it knows; use ${OPTION_NAMES.join(", ")}`);
   const absolute = (flag: string, value: unknown): void => {
