@@ -143,7 +143,7 @@ describe("agentcage doctor", () => {
   });
 
   it("reports a check that throws as its own failure, and goes on with the others", async () => {
-    const { code, lines } = await run({ engineOptions: { facts: { components: null } as unknown as FakeEngineOptions["facts"] } });
+    const { code, lines } = await run({ engineOptions: { facts: { components: null } as unknown as NonNullable<FakeEngineOptions["facts"]> } });
     expect(lines[1]).toMatch(/^FAIL {2}runtime {12}the check itself failed: .*; fix: report this as a bug in agentcage$/);
     expect(lines[9]).toMatch(/^ok {4}staging on engine/);
     expect(code).toBe(1);

@@ -7,6 +7,7 @@ import { EXIT } from "./exit-codes.js";
 import { collect, defaultRuntimeDir, wholeNumber } from "./options.js";
 import { checkRunArguments, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
+import { wantsLiveView } from "./view.js";
 
 export type ProgramIo = CommandIo & {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -150,6 +151,18 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
           io,
         ),
       );
+    });
+
+  program
+    .command("doctor")
+    .description("check that this machine can run agents, with the fix beside each warning and failure")
+    .option("--runtime-dir <dir>", "the runtime directory to check (its staging/ must be bound by the engine as this process sees it)", defaultRuntimeDir(io.env))
+    .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
+    .option("--json", "the checks as one JSON array")
+    .addHelpText("after", "\nExit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 wrong arguments.")
+    .action(async (flags: { runtimeDir: string; image: string; json?: boolean }) => {
+      const { doctor } = await import("./doctor.js");
+      settle(await doctor({ runtimeDir: flags.runtimeDir, image: flags.image, stream: io.stdout, color: wantsLiveView(io.stdout, io.env), json: flags.json === true, environment: io.env }));
     });
 
   program

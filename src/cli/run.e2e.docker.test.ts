@@ -127,3 +127,15 @@ describe("agentcage plan", () => {
     expect(execFileSync("docker", ["version", "--format", "{{.Server.APIVersion}}"]).toString().trim()).not.toBe("");
   });
 });
+
+describe("agentcage doctor", () => {
+  it("checks this machine as a subprocess: the engine, the image's CLIs, the Staging Directory on the engine; --json for scripts", async () => {
+    const done = await runCommand(["doctor", "--json", "--runtime-dir", runtimeDir], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    const checks = JSON.parse(done.stdout) as Array<{ check: string; status: string }>;
+    expect(Object.fromEntries(checks.map((c) => [c.check, c.status]))).toMatchObject({ engine: "ok", image: "ok", "claude cli": "ok", "codex cli": "ok", "staging on engine": "ok" });
+    const wrong = await runCommand(["doctor", "--runtime-dir", "relative/dir"], env);
+    expect(wrong.code).toBe(EXIT.usage);
+    expect(wrong.stderr).toContain('--runtime-dir "relative/dir" is not an absolute path');
+  }, 60_000);
+});
