@@ -11,6 +11,10 @@ export const END_REASONS = [
   "failed",
   "timeout",
   "cancelled",
+  /** A budget cap (turns, tokens, cost, wall time) was passed; the agent was stopped. */
+  "budget_exceeded",
+  /** The agent printed nothing and used no CPU for its stall time; it was stopped. */
+  "stalled",
   "oom",
   /** Stdout passed its cap; the container was killed. */
   "output_limit",

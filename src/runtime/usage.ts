@@ -38,9 +38,24 @@ export function checkCallShape(call: string, options: unknown, known: readonly s
   return undefined;
 }
 
-/** How a caller's abort reads in an Outcome: a timeout signal is a timeout; any other reason is quoted. */
-export function callerAbort(signal: AbortSignal): { readonly why: "timeout" | "cancelled"; readonly detail: string } {
+/**
+ * An abort reason that ends a Run as something other than cancelled: an adapter that watches the
+ * agent's events (its budget) aborts the Run's signal with one, and the Outcome says `why`.
+ */
+export class EarlyEnd extends Error {
+  override readonly name = "EarlyEnd";
+  constructor(
+    readonly why: "budget_exceeded" | "stalled",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How a caller's abort reads in an Outcome: a timeout signal is a timeout, an EarlyEnd its own reason; any other reason is quoted. */
+export function callerAbort(signal: AbortSignal): { readonly why: "timeout" | "cancelled" | EarlyEnd["why"]; readonly detail: string } {
   const reason: unknown = signal.reason;
+  if (reason instanceof EarlyEnd) return { why: reason.why, detail: reason.message };
   if (reason instanceof DOMException && reason.name === "TimeoutError") {
     return { why: "timeout", detail: `the caller's signal timed out (${reason.message})` };
   }
