@@ -1,0 +1,270 @@
+// The deployment end to end: compose.yaml brought up for real by docker-compose 1.29 under a
+// project name of the test's own, in stand-in mode, from an env file the test writes (a token in a
+// secret file, a Staging Directory under a temporary path, a free loopback port); a Run submitted
+// over HTTP to the published port; then what an agent container cannot reach: the orchestrator,
+// the published API, the docker socket. Taken down after, leaving no container, network or volume.
+// Traffic goes only to loopback and to the containers and networks this test made.
+
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { docker } from "../support/engine.js";
+import { AGENT_IMAGE, STAND_IN_IMAGE } from "../support/stand-in-container.js";
+import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, REPO } from "./docker-compose.js";
+
+const PROJECT = `agentcage-e2e-${randomBytes(4).toString("hex")}`;
+const AGENT_NETWORK = `${PROJECT}-agents`;
+const API_NETWORK = `${PROJECT}_api`;
+/** Marks the probe containers this test starts, so that nothing of them can outlive it. */
+const PROBE_LABEL = `agentcage-compose-test=${PROJECT}`;
+const SOCKET = "/var/run/docker.sock";
+const TOKEN = randomBytes(24).toString("hex");
+const READY_WITHIN_MS = 90_000;
+/** How long one HTTP request to the deployment may take. */
+const REQUEST_TIMEOUT_MS = 10_000;
+const RUN_WITHIN_MS = 60_000;
+
+const root = mkdtempSync(join(tmpdir(), "agentcage-compose-e2e-"));
+const runtimeDir = join(root, "runtime");
+const envFile = join(root, "deploy.env");
+const compose = (...args: string[]): string => dockerCompose({ project: PROJECT, envFile }, ...args);
+
+let base = "";
+let port = 0;
+/** The orchestrator's container: its id, its hostname (what its Runs' ownership labels name) and its address on its own network. */
+let orchestrator = { id: "", hostname: "", address: "" };
+
+type RunView = { readonly id: string; readonly state: string; readonly outcome?: { readonly ok: boolean; readonly reason: string; readonly result?: { readonly text?: string } } };
+
+/** Submits one Run to the deployment and waits for its end. The one place a test talks to the API to run something. */
+async function submitRun(request: { readonly cli: "claude" | "codex"; readonly prompt: string }): Promise<RunView> {
+  const { id } = (await api("/v1/runs", request)) as RunView;
+  return untilRun(id, (run) => ["completed", "failed", "cancelled"].includes(run.state));
+}
+
+async function api(path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  if (!response.ok) throw new Error(`${body === undefined ? "GET" : "POST"} ${path} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+async function untilRun(id: string, done: (run: RunView) => boolean): Promise<RunView> {
+  const deadline = Date.now() + RUN_WITHIN_MS;
+  for (;;) {
+    const run = (await api(`/v1/runs/${id}`)) as RunView;
+    if (done(run)) return run;
+    if (Date.now() > deadline) throw new Error(`Run ${id} is still ${run.state} after ${RUN_WITHIN_MS} ms`);
+    await sleep(200);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port: free } = server.address() as { port: number };
+      server.close(() => resolve(free));
+    });
+  });
+}
+
+/**
+ * What a shell in an agent container says of the socket and of each `host:port`: `socket absent`
+ * or `socket present`, then `<host:port> reached` or `unreachable` (3 s each, bash's /dev/tcp).
+ */
+const PROBE = `
+  if [ -e ${SOCKET} ]; then echo "socket present"; else echo "socket absent"; fi
+  for target in "$@"; do
+    if timeout 3 bash -c 'exec 3<>"/dev/tcp/\${1%:*}/\${1##*:}"' _ "$target" 2>/dev/null; then echo "$target reached"; else echo "$target unreachable"; fi
+  done`;
+
+function probeIn(network: string, ...targets: string[]): string[] {
+  const out = docker("run", "--rm", "--label", PROBE_LABEL, "--network", network, "--cap-drop", "ALL", "--security-opt", "no-new-privileges", AGENT_IMAGE, "bash", "-c", PROBE, "probe", ...targets);
+  return out.split("\n");
+}
+
+function composeLogs(): string {
+  try {
+    return compose("logs", "--no-color", "--tail", "60");
+  } catch (error) {
+    return `(no logs: ${(error as Error).message})`;
+  }
+}
+
+/** What of this deployment still exists on the engine: compose's, the orchestrator's Runs and stand-in, this test's probes. */
+function leftovers(): { containers: string[]; networks: string[]; volumes: string[] } {
+  const lines = (text: string) => text.split("\n").filter((line) => line !== "");
+  const containers = [
+    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`)),
+    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${PROBE_LABEL}`)),
+    ...(orchestrator.hostname === "" ? [] : lines(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.host=${orchestrator.hostname}`))),
+  ];
+  const networks = lines(docker("network", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`));
+  for (const name of [AGENT_NETWORK, API_NETWORK]) if (lines(docker("network", "ls", "--quiet", "--filter", `name=^${name}$`)).length > 0) networks.push(name);
+  const volumes = lines(docker("volume", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`));
+  return { containers: [...new Set(containers)], networks: [...new Set(networks)], volumes };
+}
+
+function tearDown(): void {
+  compose("down", "--volumes", "--remove-orphans", "--timeout", "45");
+}
+
+beforeAll(async () => {
+  // The image of the code under test: unchanged code reuses it (its inputs digest), else it is rebuilt.
+  const build = (...args: string[]): void => {
+    try {
+      execFileSync(args[0] as string, args.slice(1), { cwd: REPO, stdio: "pipe", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+    } catch (error) {
+      const failed = error as { stdout?: Buffer; stderr?: Buffer; message: string };
+      throw new Error(`${args.join(" ")} failed: ${`${failed.stdout ?? ""}${failed.stderr ?? ""}`.trim().slice(-3000) || failed.message}`);
+    }
+  };
+  build("npx", "--no-install", "tsc", "-p", "tsconfig.build.json");
+  build("npx", "--no-install", "tsc", "-p", "tsconfig.tools.json");
+  build(process.execPath, "dist-tools/scripts/build-image.js", "orchestrator");
+  for (const image of [ORCHESTRATOR_IMAGE, AGENT_IMAGE, STAND_IN_IMAGE]) {
+    expect(() => docker("image", "inspect", "--format", "{{.Id}}", image), `${image} is missing; run npm run provision`).not.toThrow();
+  }
+
+  // The Staging Directory and the token's secret file belong to the image's user, as .env.example says.
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  const tokenFile = join(root, "token");
+  writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o400 });
+  if (process.getuid?.() === 0) {
+    for (const path of [runtimeDir, tokenFile]) chownSync(path, ORCHESTRATOR_UID, ORCHESTRATOR_UID);
+  } else {
+    chmodSync(runtimeDir, 0o777);
+    chmodSync(tokenFile, 0o444);
+  }
+  port = await freeLoopbackPort();
+  base = `http://127.0.0.1:${port}`;
+  writeFileSync(
+    envFile,
+    [
+      `DOCKER_GID=${statSync(SOCKET).gid}`,
+      `AGENTCAGE_RUNTIME_DIR=${runtimeDir}`,
+      `AGENTCAGE_TOKEN_SECRET_FILE=${tokenFile}`,
+      `AGENTCAGE_PORT=${port}`,
+      `AGENTCAGE_AGENT_NETWORK=${AGENT_NETWORK}`,
+      "AGENTCAGE_STAND_IN=1",
+      // The orchestrator starts only when `agentcage doctor` passes in its container.
+      "AGENTCAGE_DOCTOR=1",
+      "",
+    ].join("\n"),
+  );
+
+  compose("up", "--detach", "--no-build");
+  const id = compose("ps", "--quiet", "orchestrator").trim();
+  orchestrator = {
+    id,
+    hostname: docker("inspect", "--format", "{{.Config.Hostname}}", id),
+    address: docker("inspect", "--format", `{{(index .NetworkSettings.Networks "${API_NETWORK}").IPAddress}}`, id),
+  };
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    const ready = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then((response) => response.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline || docker("inspect", "--format", "{{.State.Running}}", id) !== "true") {
+      throw new Error(`the orchestrator was not ready on ${base} within ${READY_WITHIN_MS} ms; its logs:\n${composeLogs()}`);
+    }
+    await sleep(250);
+  }
+}, 600_000);
+
+afterAll(() => {
+  try {
+    if (existsSync(envFile)) tearDown();
+  } finally {
+    const left = leftovers();
+    if (left.containers.length > 0) docker("rm", "--force", "--volumes", ...left.containers);
+    for (const network of left.networks) docker("network", "rm", network);
+    rmSync(root, { recursive: true, force: true });
+  }
+}, 120_000);
+
+describe("the deployment brought up with docker-compose", () => {
+  it("serves only after agentcage doctor passed in the orchestrator's container", () => {
+    const logs = compose("logs", "--no-color", "orchestrator");
+    expect(logs).toMatch(/ok +staging on engine/);
+    expect(logs).toMatch(/agentcage doctor: \d+ ok/);
+    expect(logs.indexOf("agentcage doctor:")).toBeLessThan(logs.indexOf("agentcage serve: listening"));
+  });
+
+  it("runs a Run submitted over HTTP to the published port", async () => {
+    const run = await submitRun({ cli: "claude", prompt: "What is the capital of France?" });
+    expect(run).toMatchObject({ state: "completed", outcome: { ok: true, reason: "completed" } });
+    expect(run.outcome?.result?.text).toContain("Paris");
+  }, 60_000);
+
+  it("gives the docker socket to the orchestrator alone, which is not on the agents' network", () => {
+    const inspected = JSON.parse(docker("inspect", orchestrator.id))[0];
+    expect(inspected.Mounts).toContainEqual(expect.objectContaining({ Source: SOCKET, Destination: SOCKET }));
+    expect(inspected.Mounts).toContainEqual(expect.objectContaining({ Source: runtimeDir, Destination: runtimeDir }));
+    expect(Object.keys(inspected.NetworkSettings.Networks)).toEqual([API_NETWORK]);
+    expect(inspected.Config.User).toBe(`${ORCHESTRATOR_UID}:${ORCHESTRATOR_UID}`);
+    expect(inspected.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ["ALL"], Privileged: false, GroupAdd: [String(statSync(SOCKET).gid)] });
+    expect(inspected.State.Health.Status).not.toBe("unhealthy");
+    const holders = docker("ps", "--all", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`)
+      .split("\n")
+      .filter((id) => (JSON.parse(docker("inspect", id))[0].Mounts as Array<{ Source: string; Destination: string }>).some((m) => m.Destination === SOCKET || m.Source.includes("docker.sock")))
+      .map((id) => JSON.parse(docker("inspect", id))[0].Id as string);
+    expect(holders).toEqual([inspected.Id]);
+
+    const agents = JSON.parse(docker("network", "inspect", AGENT_NETWORK))[0];
+    expect(Object.keys(agents.Containers ?? {})).not.toContain(orchestrator.id);
+    expect(agents.Options).toMatchObject({ "com.docker.network.bridge.enable_icc": "false" });
+  });
+
+  it("runs each agent without the socket, outside the orchestrator's reach", async () => {
+    // A Run whose model never answers, so that its agent container lives long enough to be looked at.
+    const { id } = (await api("/v1/runs", { cli: "claude", prompt: "[stand-in:hang] wait" })) as RunView;
+    let agent = "";
+    const deadline = Date.now() + RUN_WITHIN_MS;
+    while (agent === "") {
+      agent = docker("ps", "--quiet", "--filter", `label=agentcage.host=${orchestrator.hostname}`, "--filter", `ancestor=${AGENT_IMAGE}`).split("\n")[0] ?? "";
+      if (agent === "" && Date.now() > deadline) throw new Error(`no agent container of Run ${id} appeared within ${RUN_WITHIN_MS} ms`);
+      if (agent === "") await sleep(200);
+    }
+    const inspected = JSON.parse(docker("inspect", agent))[0];
+    for (const mount of inspected.Mounts as Array<{ Source: string; Destination: string; Type: string }>) {
+      expect(mount.Destination).not.toBe(SOCKET);
+      expect(mount.Source).not.toContain("docker.sock");
+      if (mount.Type === "bind") expect(mount.Source.startsWith(`${runtimeDir}/staging/`)).toBe(true);
+    }
+    expect(Object.keys(inspected.NetworkSettings.Networks ?? {})).not.toContain(API_NETWORK);
+    // In stand-in mode the agent shares the stand-in's network namespace, which has no network at all.
+    expect(inspected.HostConfig.NetworkMode).toMatch(/^container:/);
+
+    const said = docker("exec", agent, "bash", "-c", PROBE, "probe", `${orchestrator.address}:8750`, `127.0.0.1:${port}`).split("\n");
+    expect(said).toEqual(["socket absent", `${orchestrator.address}:8750 unreachable`, `127.0.0.1:${port} unreachable`]);
+
+    await api(`/v1/runs/${id}/cancel`, {});
+    expect((await untilRun(id, (run) => run.state !== "running" && run.state !== "starting" && run.state !== "queued")).state).toBe("cancelled");
+    expect(docker("ps", "--all", "--quiet", "--filter", `id=${agent}`)).toBe("");
+  }, 90_000);
+
+  it("keeps a container on the agents' network away from the orchestrator, the published API and the socket", () => {
+    const gateway = docker("network", "inspect", "--format", "{{(index .IPAM.Config 0).Gateway}}", AGENT_NETWORK);
+    const fromAgents = probeIn(AGENT_NETWORK, `${orchestrator.address}:8750`, `${gateway}:${port}`);
+    expect(fromAgents).toEqual(["socket absent", `${orchestrator.address}:8750 unreachable`, `${gateway}:${port} unreachable`]);
+    // The same probe on the orchestrator's own network does reach it: what failed above is the network, not the probe.
+    expect(probeIn(API_NETWORK, `${orchestrator.address}:8750`)).toEqual(["socket absent", `${orchestrator.address}:8750 reached`]);
+  }, 60_000);
+
+  it("is taken down leaving no container, network or volume behind", () => {
+    tearDown();
+    expect(leftovers()).toEqual({ containers: [], networks: [], volumes: [] });
+  }, 120_000);
+});
