@@ -41,6 +41,9 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
   let lastText: string | undefined;
   let apiError: { readonly error?: string; readonly status?: number; readonly text?: string } | undefined;
   let terminal: AgentResult | undefined;
+  // Each model response is one assistant message (its records share the message's id); its usage
+  // is the response's, repeated on each record. Totals so far are the sum over messages.
+  const usageByMessage = new Map<string, AgentUsage>();
 
   const onResult = (record: Record<string, unknown>): AgentResult => {
     const subtype = str(record["subtype"]);
@@ -102,6 +105,16 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
         emit({ type: "error", message: text });
         return undefined;
       }
+      const messageId = str(message?.["id"]);
+      if (messageId !== undefined && !usageByMessage.has(messageId)) {
+        usageByMessage.set(messageId, ZERO_USAGE);
+        emit({ type: "turn", number: usageByMessage.size });
+      }
+      const messageUsage = claudeUsage(message?.["usage"]);
+      if (messageId !== undefined && messageUsage !== undefined) {
+        usageByMessage.set(messageId, messageUsage);
+        emit({ type: "usage", usage: sumUsage(usageByMessage.values()) });
+      }
       for (const block of blocks) {
         if (str(block?.["type"]) === "text" && str(block?.["text"]) !== undefined) {
           lastText = str(block?.["text"]) as string;
@@ -141,4 +154,19 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
     return result;
   }
   return { ...terminal, ...counts };
+}
+
+const ZERO_USAGE: AgentUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+function sumUsage(all: Iterable<AgentUsage>): AgentUsage {
+  let total = ZERO_USAGE;
+  for (const u of all) {
+    total = {
+      inputTokens: total.inputTokens + u.inputTokens,
+      outputTokens: total.outputTokens + u.outputTokens,
+      cacheReadTokens: total.cacheReadTokens + u.cacheReadTokens,
+      cacheWriteTokens: total.cacheWriteTokens + u.cacheWriteTokens,
+    };
+  }
+  return total;
 }

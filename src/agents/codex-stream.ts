@@ -58,6 +58,7 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
     ...(options.model === undefined ? {} : { model: options.model }),
   });
 
+  let completedItems = 0;
   const tally = await readRecords(source, options, (record): RecordVerdict => {
     const type = str(record["type"]);
     const item = obj(record["item"]);
@@ -74,6 +75,11 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
         }
         break;
       case "item.completed":
+        // Each item codex completes is a model response acted on: what a budget counts as a turn.
+        if (itemType === "agent_message" || itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "file_change" || itemType === "web_search") {
+          completedItems += 1;
+          emit({ type: "turn", number: completedItems });
+        }
         if (itemType === "agent_message" && str(item?.["text"]) !== undefined) {
           text = str(item?.["text"]) as string;
           emit({ type: "assistant_text", text });

@@ -18,3 +18,13 @@ export const MAX_API_RETRIES = 10;
  * hang on the way out (an upload that cannot resolve inside the cage) never costs a Run's timeout.
  */
 export const EXIT_AFTER_RESULT_MS = 2000;
+
+/**
+ * How long a Run may print nothing and use no CPU before it is stopped as stalled: long enough
+ * for a model to think through a hard step, short enough that a hung CLI is not paid for all day.
+ */
+export const DEFAULT_STALL_SECONDS = 600;
+export const MAX_STALL_SECONDS = 86_400;
+/** The most a budget's maxTokens may say (a billion), and its maxCostUsd (dollars). */
+export const MAX_BUDGET_TOKENS = 1_000_000_000;
+export const MAX_BUDGET_COST_USD = 100_000;

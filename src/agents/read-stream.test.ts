@@ -60,11 +60,11 @@ describe("parseClaudeStream on the real CLI's output", () => {
     });
   }
 
-  it("emits the tool calls and their results in order, then the answer, usage and result", async () => {
+  it("emits each response as a turn with the tokens so far, the tool calls and their results in order, then the answer, usage and result", async () => {
     const events: AgentEvent[] = [];
     await parseClaudeStream(chunked(fixture("claude", "tool_write_bash"), 64), { onEvent: (e) => events.push(e) });
-    expect(events.map((e) => (e.type === "tool_call" ? `tool_call:${e.name}` : e.type))).toEqual([
-      "init", "tool_call:Write", "tool_result", "tool_call:Bash", "tool_result", "assistant_text", "usage", "result",
+    expect(events.map((e) => (e.type === "tool_call" ? `tool_call:${e.name}` : e.type === "turn" ? `turn:${e.number}` : e.type === "usage" ? `usage:${e.usage.inputTokens}` : e.type))).toEqual([
+      "init", "turn:1", "usage:21", "tool_call:Write", "tool_result", "turn:2", "usage:42", "tool_call:Bash", "tool_result", "turn:3", "usage:63", "assistant_text", "usage:63", "result",
     ]);
     const bash = events.find((e) => e.type === "tool_result" && e.text === "from-bash");
     expect(bash).toMatchObject({ isError: false });
@@ -85,6 +85,8 @@ describe("parseCodexStream on the real CLI's output", () => {
     const kinds = events.map((e) => e.type);
     expect(kinds[0]).toBe("init");
     expect(kinds.slice(-3)).toEqual(["assistant_text", "usage", "result"]);
+    // Each item codex completes (the command, the message) is a turn.
+    expect(events.filter((e) => e.type === "turn").map((e) => (e.type === "turn" ? e.number : 0))).toEqual([1, 2]);
     expect(kinds.filter((k) => k === "tool_call").length).toBe(kinds.filter((k) => k === "tool_result").length);
     expect(events.some((e) => e.type === "tool_result" && e.text === "from-bash\n")).toBe(true);
   });

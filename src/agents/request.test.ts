@@ -22,7 +22,7 @@ const MODEL_HINT = 'is not a model id; use letters, digits and ._:/@[]- and do n
 describe("parseAgentRequest", () => {
   describe("fills in defaults", () => {
     it("gives a request with only cli every default", () => {
-      expect(parseAgentRequest({ cli: "claude" })).toEqual({ cli: "claude", web: false, noTools: false, maxTurns: 100, timeoutSeconds: 1800 });
+      expect(parseAgentRequest({ cli: "claude" })).toEqual({ cli: "claude", web: false, noTools: false, maxTurns: 100, timeoutSeconds: 1800, stallSeconds: 600 });
     });
 
     it("keeps every field a caller wrote", () => {
@@ -36,8 +36,23 @@ describe("parseAgentRequest", () => {
         timeoutSeconds: 60,
         systemPrompt: "Be brief.",
         resumeSession: "01a22a3a-acd8-76d0-b073-23922d1390c9",
+        budget: { maxTurns: 5, maxTokens: 10_000, maxCostUsd: 0.25, maxWallSeconds: 300 },
+        stallSeconds: 120,
       };
       expect(parseAgentRequest(full)).toEqual(full);
+    });
+  });
+
+  describe("budget and stallSeconds", () => {
+    it.each([
+      [{ budget: { maxTokens: 0 } }, 'budget.maxTokens 0 is out of range; write a whole number from 1 to 1000000000'],
+      [{ budget: { maxTurns: 2.5 } }, "budget.maxTurns 2.5 is not a whole number"],
+      [{ budget: { maxCostUsd: -1 } }, "budget.maxCostUsd -1 is out of range; write dollars above 0"],
+      [{ budget: { maxCostUsd: "1" } }, 'budget.maxCostUsd "1" is not a number'],
+      [{ budget: { maxDollars: 1 } }, 'unknown field(s) "maxDollars"'],
+      [{ stallSeconds: 0 }, "stallSeconds 0 is out of range; write a whole number from 1 to 86400"],
+    ])("refuses %j, naming the field", (fields, said) => {
+      expect(refusal({ cli: "claude", ...fields })).toContain(said);
     });
   });
 

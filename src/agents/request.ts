@@ -10,7 +10,32 @@ import {
   MAX_REQUEST_TIMEOUT_SECONDS,
   MAX_TURNS,
   MIN_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_STALL_SECONDS,
+  MAX_BUDGET_COST_USD,
+  MAX_BUDGET_TOKENS,
+  MAX_STALL_SECONDS,
 } from "./limits.js";
+
+/** A whole number from `min` to `max`, refused in words that name the field and quote the value. */
+function wholeIn(field: string, min: number, max: number) {
+  const out = (issue: { input: unknown }) => `${field} ${JSON.stringify(issue.input)} is out of range; write a whole number from ${min} to ${max}`;
+  return z
+    .number({ error: (issue) => `${field} ${JSON.stringify(issue.input)} is not a number; write a whole number from ${min} to ${max}` })
+    .refine(Number.isInteger, { error: (issue) => `${field} ${JSON.stringify(issue.input)} is not a whole number` })
+    .min(min, { error: out })
+    .max(max, { error: out });
+}
+
+const budgetSchema = z.strictObject({
+  maxTurns: wholeIn("budget.maxTurns", 1, MAX_TURNS).optional(),
+  maxTokens: wholeIn("budget.maxTokens", 1, MAX_BUDGET_TOKENS).optional(),
+  maxCostUsd: z
+    .number({ error: (issue) => `budget.maxCostUsd ${JSON.stringify(issue.input)} is not a number; write dollars, e.g. 0.5` })
+    .gt(0, { error: (issue) => `budget.maxCostUsd ${JSON.stringify(issue.input)} is out of range; write dollars above 0, at most ${MAX_BUDGET_COST_USD}` })
+    .max(MAX_BUDGET_COST_USD, { error: (issue) => `budget.maxCostUsd ${JSON.stringify(issue.input)} is out of range; write dollars above 0, at most ${MAX_BUDGET_COST_USD}` })
+    .optional(),
+  maxWallSeconds: wholeIn("budget.maxWallSeconds", 1, MAX_REQUEST_TIMEOUT_SECONDS).optional(),
+});
 
 export const AGENT_CLIS = ["claude", "codex"] as const;
 export type AgentCli = (typeof AGENT_CLIS)[number];
@@ -50,6 +75,10 @@ export const agentRequestSchema = z.strictObject({
     .max(MAX_REQUEST_TIMEOUT_SECONDS, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}` })
     .default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
   systemPrompt: z.string().optional(),
+  /** Caps that stop the Run as budget_exceeded, watched live from its events. */
+  budget: budgetSchema.optional(),
+  /** Seconds with no output and no CPU used after which the Run is stopped as stalled. */
+  stallSeconds: wholeIn("stallSeconds", 1, MAX_STALL_SECONDS).default(DEFAULT_STALL_SECONDS),
   resumeSession: z
     .string()
     .regex(SESSION, { error: (issue) => `resumeSession ${JSON.stringify(issue.input)} is not a session id (a lower-case UUID); pass the sessionId an earlier Outcome reported` })
@@ -81,7 +110,8 @@ export function parseAgentRequest(input: unknown): AgentRequest {
   const problems = parsed.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
     const where = issue.path.map(String).join(".") || "request";
-    return issue.code === "invalid_type" ? `${where} should be a ${issue.expected}` : issue.message;
+    // zod's own words for a wrong type quote nothing; a field with words of its own keeps them.
+    return issue.code === "invalid_type" && issue.message.startsWith("Invalid input") ? `${where} should be a ${issue.expected}` : issue.message;
   });
   throw new AgentRequestError(`the agent request is invalid: ${problems.join("; ")}`);
 }

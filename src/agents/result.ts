@@ -51,12 +51,45 @@ export type AgentResult = ReaderVerdict & {
   readonly oversizedLines?: number;
 };
 
+/** What a Run may spend before it is stopped as budget_exceeded; each cap is optional. */
+export type AgentBudget = {
+  /** Model responses (claude: assistant messages; codex: the items it completes: commands, file changes, messages). */
+  readonly maxTurns?: number;
+  /** Input + output tokens; cached tokens are counted apart and not in this sum. */
+  readonly maxTokens?: number;
+  /** Dollars: the CLI's own cost where it reports one, else estimated from the price table (prices.ts). */
+  readonly maxCostUsd?: number;
+  /** Seconds from the container's start; unlike timeoutSeconds, the Run ends as budget_exceeded with what it has. */
+  readonly maxWallSeconds?: number;
+};
+
+/** A budget's caps, each as its name in AgentBudget. */
+export type BudgetCap = keyof AgentBudget;
+
+/** What a Run has spent so far, against its budget. */
+export type BudgetUse = {
+  readonly turns: number;
+  readonly tokens: number;
+  readonly cachedTokens: number;
+  readonly costUsd?: number;
+  /** Where the cost comes from: the CLI's own figure, the price table for the model, or the dearest price when the model is unknown. */
+  readonly costFrom?: "cli" | "price_table" | "dearest_price";
+  readonly wallSeconds: number;
+};
+
 export type AgentEvent =
   | { readonly type: "init"; readonly sessionId?: string; readonly model?: string; readonly tools?: readonly string[] }
+  /** A model response began (the nth). */
+  | { readonly type: "turn"; readonly number: number }
   | { readonly type: "assistant_text"; readonly text: string }
   | { readonly type: "tool_call"; readonly id?: string; readonly name: string; readonly input?: unknown }
   | { readonly type: "tool_result"; readonly id?: string; readonly isError: boolean; readonly text?: string }
+  /** Tokens so far, in all (each usage event replaces the one before). */
   | { readonly type: "usage"; readonly usage: AgentUsage }
+  /** Spending against the request's budget, at most once a second, and once more when a cap is passed. */
+  | { readonly type: "budget"; readonly used: BudgetUse; readonly caps: AgentBudget }
+  /** Half the stall time passed with no output and no CPU used; at stallSeconds the Run is stopped. */
+  | { readonly type: "stall_warning"; readonly silentSeconds: number; readonly stallSeconds: number; readonly lastEvent?: string }
   | { readonly type: "result"; readonly result: AgentResult }
   | { readonly type: "error"; readonly message: string };
 

@@ -31,6 +31,7 @@ import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.
 import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES } from "./limits.js";
 import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
+import { createRunGuard, type BudgetReport } from "./guard.js";
 import type { AgentEvent, AgentResult } from "./result.js";
 
 export type AgentRunnerOptions = {
@@ -90,10 +91,18 @@ export type AgentOutcome = Outcome<AgentResult> & {
   readonly cli?: AgentCli;
   /** The first error the caller's onEvent threw (masked); the Run went on without delivering to it. */
   readonly onEventError?: string;
+  /** With a budget: its caps, what the Run spent, and the cap it passed when it ended budget_exceeded. */
+  readonly budget?: BudgetReport;
 };
 
 /** What rides on the prompt from `run` to the plan function. */
-type PlannedRequest = { readonly request: AgentRequest; readonly onEvent?: (event: AgentEvent) => void; readonly onEventFailed?: (error: unknown) => void };
+type PlannedRequest = {
+  readonly request: AgentRequest;
+  readonly onEvent?: (event: AgentEvent) => void;
+  readonly onEventFailed?: (error: unknown) => void;
+  /** The Run's guards: each event the agent printed, and the events they add (budget). */
+  readonly watch: (event: AgentEvent) => AgentEvent[];
+};
 
 export type AgentRunner = {
   /** Never rejects: a malformed call, a missing credential, anything that happens to the Run is the Outcome. */
@@ -153,7 +162,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     ...(options.docker === undefined ? {} : { docker: options.docker }),
     ...(options.engine === undefined ? {} : { engine: options.engine }),
     run: (prompt, { mask }) => {
-      const { request, onEvent, onEventFailed } = prompt.request;
+      const { request, onEvent, onEventFailed, watch } = prompt.request;
       // The caller's callback failing is the caller's bug: reported in the Outcome, never the Run's end.
       let failed = false;
       const deliver = (event: AgentEvent): void => {
@@ -165,7 +174,14 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
           onEventFailed?.(error);
         }
       };
-      const live = onEvent === undefined ? {} : { onEvent: deliver };
+      // The guards see every event, whether or not the caller listens.
+      const live = {
+        onEvent: (event: AgentEvent) => {
+          const added = watch(event);
+          deliver(event);
+          for (const extra of added) deliver(extra);
+        },
+      };
       return request.cli === "claude"
         ? { args: claudeArgs(request), stdin: prompt.text, request, exitGraceMs: EXIT_AFTER_RESULT_MS, outcome: (stdout) => parseClaudeStream(stdout, live) }
         : {
@@ -230,25 +246,41 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       if ("runId" in prepared) return prepared;
       const { request, credential } = prepared;
       let onEventError: string | undefined;
+      const guard = createRunGuard(request, runOptions.signal);
       const planned: PlannedRequest = {
         request,
+        watch: guard.watch,
         ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
         onEventFailed: (error) => {
           onEventError = credentialMasked(`the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`, credential);
           options.logger?.warn({ err: onEventError }, "onEvent threw");
         },
       };
-      const outcome = await runtime.run(
-        { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
-        {
-          timeoutSeconds: request.timeoutSeconds,
-          ...handOver(request.cli, credential, codexProvider),
-          ...pick(runOptions),
-          ...(keepSessions ? { sessionStore: sessionStoreOf(request) } : {}),
-        },
-      );
+      let ran: Outcome<AgentResult>;
+      try {
+        ran = await runtime.run(
+          { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
+          {
+            timeoutSeconds: request.timeoutSeconds,
+            ...handOver(request.cli, credential, codexProvider),
+            ...pick(runOptions),
+            signal: guard.signal,
+            ...(keepSessions ? { sessionStore: sessionStoreOf(request) } : {}),
+          },
+        );
+      } finally {
+        guard.dispose();
+      }
+      const guarded = guard.finish(ran.reason, ran.result);
+      const last = guard.lastEvent();
+      const outcome: Outcome<AgentResult> = {
+        ...ran,
+        ...(guarded.result === undefined ? {} : { result: guarded.result }),
+        ...(ran.reason === "stalled" && last !== undefined ? { error: `${ran.error ?? "the agent stalled"}; the last event it printed: ${last}` } : {}),
+      };
       return {
         ...withNetworkHint(outcome, options.networks),
+        ...(guarded.budget === undefined ? {} : { budget: guarded.budget }),
         credential: credential.kind,
         cli: request.cli,
         // Masked like everything else the Run hands back: the callback may have quoted an event.
@@ -261,7 +293,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       const prepared = await prepare(input);
       if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
       const { request, credential } = prepared;
-      return runtime.commandFor({ text: prompt, request: { request } satisfies PlannedRequest }, handOver(request.cli, credential, codexProvider));
+      return runtime.commandFor({ text: prompt, request: { request, watch: () => [] } satisfies PlannedRequest }, handOver(request.cli, credential, codexProvider));
     },
     sweep: runtime.sweep,
     check: async () => {

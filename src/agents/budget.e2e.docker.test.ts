@@ -1,0 +1,64 @@
+// Budget caps with the real claude and codex CLIs against the stand-in's `max_turns` scenario, a
+// model that asks for one more tool call forever: each cap stops the Run as budget_exceeded, naming
+// the cap, with the usage and session so far, and no container is left.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentRunner, type AgentEvent, type AgentOutcome, type AgentRequestInput, type AgentRunner } from "../index.js";
+import { containersOfRun } from "../../test/support/engine.js";
+import { AGENT_IMAGE, startStandInModel } from "../../test/support/stand-in-container.js";
+import { standInRunnerOptions, type RunningStandIn } from "../testing/index.js";
+
+let standIn: RunningStandIn;
+let runner: AgentRunner;
+
+beforeAll(async () => {
+  standIn = await startStandInModel("max_turns");
+  runner = createAgentRunner({ image: AGENT_IMAGE, apiRetries: 0, ...standInRunnerOptions(standIn) });
+}, 60_000);
+afterAll(async () => standIn?.stop());
+
+async function run(request: AgentRequestInput): Promise<{ outcome: AgentOutcome; events: AgentEvent[] }> {
+  const events: AgentEvent[] = [];
+  const outcome = await runner.run({ timeoutSeconds: 120, maxTurns: 50, ...request }, "Keep going.", { onEvent: (event) => events.push(event) });
+  expect(containersOfRun(outcome.runId)).toEqual([]);
+  return { outcome, events };
+}
+
+describe("a budget stops a runaway agent", () => {
+  it("on turns (claude), with the usage and session so far", async () => {
+    const { outcome, events } = await run({ cli: "claude", budget: { maxTurns: 2 } });
+    expect(outcome).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { caps: { maxTurns: 2 }, exceeded: "maxTurns", used: { turns: 3 } } });
+    expect(outcome.error).toContain("the Run passed its budget's maxTurns (3 turns of 2 turns)");
+    expect(outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
+    expect(outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(events.filter((e) => e.type === "tool_call").length).toBeGreaterThanOrEqual(2);
+    expect(events.some((e) => e.type === "budget")).toBe(true);
+  }, 120_000);
+
+  it("on tokens (claude)", async () => {
+    const { outcome } = await run({ cli: "claude", budget: { maxTokens: 50 } });
+    expect(outcome).toMatchObject({ reason: "budget_exceeded", budget: { exceeded: "maxTokens" } });
+    expect(outcome.budget?.used.tokens).toBeGreaterThan(50);
+    expect(outcome.error).toContain("maxTokens");
+  }, 120_000);
+
+  it("on cost (claude), priced from the table for its model", async () => {
+    const { outcome } = await run({ cli: "claude", budget: { maxCostUsd: 0.05 } });
+    expect(outcome).toMatchObject({ reason: "budget_exceeded", budget: { exceeded: "maxCostUsd" } });
+    expect(outcome.budget?.used.costUsd).toBeGreaterThan(0.05);
+    expect(["price_table", "dearest_price"]).toContain(outcome.budget?.used.costFrom);
+  }, 120_000);
+
+  it("on turns (codex), counted from the items it completes", async () => {
+    const { outcome } = await run({ cli: "codex", model: "gpt-5.5", budget: { maxTurns: 3 } });
+    expect(outcome).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { exceeded: "maxTurns", used: { turns: 4 } } });
+    expect(outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  }, 120_000);
+
+  it("reports what a Run within its budget spent", async () => {
+    const { outcome } = await run({ cli: "claude", maxTurns: 2, budget: { maxTurns: 10, maxTokens: 1_000_000 } });
+    expect(outcome.reason).not.toBe("budget_exceeded");
+    expect(outcome.budget).toMatchObject({ caps: { maxTurns: 10, maxTokens: 1_000_000 } });
+    expect(outcome.budget?.exceeded).toBeUndefined();
+  }, 120_000);
+});

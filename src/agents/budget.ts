@@ -1,0 +1,95 @@
+// A Run's budget, watched live: the typed events fold into what was spent (turns, tokens, cost,
+// wall time), and the first cap passed is the breach that stops the Run as budget_exceeded. Pure:
+// the runner feeds it events and the clock. Until an egress proxy meters the API itself, the
+// stream is the meter: claude reports tokens per response; codex reports tokens only at the end of
+// its run, so for codex only turns and wall time stop a Run early.
+
+import { costOf, priceOf } from "./prices.js";
+import type { AgentCli } from "./request.js";
+import type { AgentBudget, AgentEvent, AgentUsage, BudgetCap, BudgetUse } from "./result.js";
+
+export type Breach = { readonly cap: BudgetCap; readonly limit: number; readonly used: number; readonly message: string };
+
+export type BudgetMeter = {
+  /** Folds one event in; returns the breach when this event passed a cap (once). */
+  readonly observe: (event: AgentEvent, now: number) => Breach | undefined;
+  /** Checks the wall clock alone. */
+  readonly tick: (now: number) => Breach | undefined;
+  readonly used: (now: number) => BudgetUse;
+  /** What the agent said last, its session and usage: the partial answer of a stopped Run. */
+  readonly partial: () => { readonly text?: string; readonly sessionId?: string; readonly usage?: AgentUsage };
+};
+
+export function createBudgetMeter(cli: AgentCli, caps: AgentBudget, startedAt: number, requestedModel?: string): BudgetMeter {
+  let turns = 0;
+  let usage: AgentUsage | undefined;
+  let cliCost: number | undefined;
+  let model = requestedModel;
+  let text: string | undefined;
+  let sessionId: string | undefined;
+  let breached = false;
+
+  const used = (now: number): BudgetUse => {
+    const tokens = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
+    const cachedTokens = usage === undefined ? 0 : usage.cacheReadTokens + usage.cacheWriteTokens;
+    const priced = priceOf(cli, model);
+    const cost = cliCost ?? (usage === undefined ? undefined : costOf(usage, priced.price));
+    return {
+      turns,
+      tokens,
+      cachedTokens,
+      ...(cost === undefined ? {} : { costUsd: cost, costFrom: cliCost !== undefined ? "cli" : priced.known ? "price_table" : "dearest_price" }),
+      wallSeconds: Math.floor((now - startedAt) / 1000),
+    };
+  };
+
+  const check = (now: number): Breach | undefined => {
+    if (breached) return undefined;
+    const u = used(now);
+    const over = (cap: BudgetCap, value: number, unit: (n: number) => string): Breach | undefined => {
+      const limit = caps[cap];
+      if (limit === undefined || value <= limit) return undefined;
+      breached = true;
+      return { cap, limit, used: value, message: `the Run passed its budget's ${cap} (${unit(value)} of ${unit(limit)}); it was stopped with what it had so far` };
+    };
+    const costNote = u.costFrom === "dearest_price" ? `, priced at ${cli}'s dearest model since ${JSON.stringify(model ?? "its model")} is not in the price table` : "";
+    return (
+      over("maxTurns", u.turns, (n) => `${n} turn${n === 1 ? "" : "s"}`) ??
+      over("maxTokens", u.tokens, (n) => `${n.toLocaleString("en-US")} tokens`) ??
+      over("maxCostUsd", u.costUsd ?? 0, (n) => `$${n.toFixed(4)}${n === u.costUsd ? costNote : ""}`) ??
+      over("maxWallSeconds", u.wallSeconds, (n) => `${n} s`)
+    );
+  };
+
+  return {
+    observe: (event, now) => {
+      switch (event.type) {
+        case "init":
+          model = event.model ?? model;
+          sessionId = event.sessionId ?? sessionId;
+          break;
+        case "turn":
+          turns = Math.max(turns, event.number);
+          break;
+        case "usage":
+          usage = event.usage;
+          break;
+        case "assistant_text":
+          if (event.text.trim() !== "") text = event.text;
+          break;
+        case "result":
+          usage = event.result.usage ?? usage;
+          cliCost = event.result.costUsd ?? cliCost;
+          sessionId = event.result.sessionId ?? sessionId;
+          text = event.result.text ?? text;
+          break;
+        default:
+          break;
+      }
+      return check(now);
+    },
+    tick: (now) => check(now),
+    used,
+    partial: () => ({ ...(text === undefined ? {} : { text }), ...(sessionId === undefined ? {} : { sessionId }), ...(usage === undefined ? {} : { usage }) }),
+  };
+}

@@ -1,0 +1,97 @@
+// A Run's live guards, as the runner wires them: the budget meter fed from every event (a breach
+// aborts the Run's signal with an EarlyEnd, so it ends budget_exceeded), `budget` events at most
+// once a second, the wall-clock cap on a timer, and what the Outcome of a stopped Run keeps: the
+// answer so far, the usage so far, the session, and the last event it printed (for a stalled Run).
+
+import { EarlyEnd } from "../runtime/index.js";
+import { createBudgetMeter, type BudgetMeter } from "./budget.js";
+import type { AgentRequest } from "./request.js";
+import type { AgentBudget, AgentEvent, AgentResult, BudgetCap, BudgetUse } from "./result.js";
+
+/** Between two `budget` events. */
+const BUDGET_EVENT_INTERVAL_MS = 1000;
+
+/** What the Outcome says of the budget: the caps, what was spent, and the cap passed, if one was. */
+export type BudgetReport = { readonly caps: AgentBudget; readonly used: BudgetUse; readonly exceeded?: BudgetCap };
+
+export type RunGuard = {
+  /** The Run's signal: the caller's, and the guard's own. */
+  readonly signal: AbortSignal;
+  /** Takes each event the agent printed; returns the events to deliver after it (a `budget` event). */
+  readonly watch: (event: AgentEvent) => AgentEvent[];
+  /** The last event the agent printed, in a few words. */
+  readonly lastEvent: () => string | undefined;
+  /** The budget report, and a stopped Run's result completed with what was seen. */
+  readonly finish: (reason: string, result: AgentResult | undefined) => { readonly budget?: BudgetReport; readonly result?: AgentResult };
+  readonly dispose: () => void;
+};
+
+export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal | undefined, now: () => number = Date.now): RunGuard {
+  const own = new AbortController();
+  const signal = callerSignal === undefined ? own.signal : AbortSignal.any([callerSignal, own.signal]);
+  // The caps the request set, and only those (a zod object keeps an unset cap as undefined).
+  const caps = request.budget === undefined ? undefined : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
+  const meter: BudgetMeter | undefined = caps === undefined ? undefined : createBudgetMeter(request.cli, caps, now(), request.model);
+  let exceeded: BudgetCap | undefined;
+  let lastBudgetEventAt = Number.NEGATIVE_INFINITY;
+  let last: string | undefined;
+
+  const breach = (found: ReturnType<BudgetMeter["observe"]>): boolean => {
+    if (found === undefined || own.signal.aborted) return false;
+    exceeded = found.cap;
+    own.abort(new EarlyEnd("budget_exceeded", found.message));
+    return true;
+  };
+  const wall = caps?.maxWallSeconds === undefined ? undefined : setTimeout(() => breach(meter?.tick(now() + 1000)), caps.maxWallSeconds * 1000 + 1000);
+  wall?.unref();
+
+  return {
+    signal,
+    watch: (event) => {
+      last = describeEvent(event) ?? last;
+      if (meter === undefined || caps === undefined) return [];
+      const passed = breach(meter.observe(event, now()));
+      const at = now();
+      if (!passed && at - lastBudgetEventAt < BUDGET_EVENT_INTERVAL_MS) return [];
+      lastBudgetEventAt = at;
+      return [{ type: "budget", used: meter.used(at), caps }];
+    },
+    lastEvent: () => last,
+    finish: (reason, result) => {
+      if (meter === undefined || caps === undefined) return result === undefined ? {} : { result };
+      const budget: BudgetReport = { caps, used: meter.used(now()), ...(exceeded === undefined ? {} : { exceeded }) };
+      if (reason !== "budget_exceeded" && reason !== "stalled") return { budget, ...(result === undefined ? {} : { result }) };
+      // Stopped: whatever the reader made of a cut stream, the answer, usage and session seen so far stay.
+      const partial = meter.partial();
+      const base: AgentResult = result ?? { ok: false, reason: "no_result", error: "the agent was stopped before it printed its result" };
+      return {
+        budget,
+        result: {
+          ...base,
+          ...(base.text === undefined && partial.text !== undefined ? { text: partial.text } : {}),
+          ...(base.usage === undefined && partial.usage !== undefined ? { usage: partial.usage } : {}),
+          ...(base.sessionId === undefined && partial.sessionId !== undefined ? { sessionId: partial.sessionId } : {}),
+        },
+      };
+    },
+    dispose: () => clearTimeout(wall),
+  };
+}
+
+/** `tool_call Bash`, `assistant_text "…"`: enough to say where a stalled agent stopped. */
+function describeEvent(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case "tool_call":
+      return `tool_call ${event.name}`;
+    case "tool_result":
+      return `tool_result${event.isError ? " (an error)" : ""}`;
+    case "assistant_text":
+      return `assistant_text ${JSON.stringify(event.text.length > 80 ? `${event.text.slice(0, 79)}…` : event.text)}`;
+    case "init":
+    case "turn":
+    case "error":
+      return event.type;
+    default:
+      return undefined;
+  }
+}
