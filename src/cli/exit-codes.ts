@@ -14,6 +14,10 @@ export const EXIT = {
   timeout: 4,
   /** The service went silent past --idle-timeout; the Run may still be going on there. */
   lost: 5,
+  /** A budget cap was passed (--max-tokens, --max-cost, --max-wall); the agent was stopped. */
+  budget: 6,
+  /** The agent printed nothing and used no CPU for --stall seconds; it was stopped. */
+  stalled: 7,
   /** Cancelled: Ctrl-C (128 + SIGINT), or a cancel from elsewhere. */
   cancelled: 130,
 } as const;
@@ -28,6 +32,10 @@ export function exitCodeOf(outcome: { readonly ok: boolean; readonly reason: str
       return EXIT.timeout;
     case "unavailable":
       return EXIT.unavailable;
+    case "budget_exceeded":
+      return EXIT.budget;
+    case "stalled":
+      return EXIT.stalled;
     case "invalid_request":
     case "input_limit":
       return EXIT.usage;

@@ -32,6 +32,15 @@ export function wholeNumber(option: string, min: number, max: number): (raw: str
   };
 }
 
+/** A commander argument parser for an amount of dollars above 0. */
+export function dollars(option: string): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw.replace(/^\$/, ""));
+    if (raw.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an amount of dollars above 0; write e.g. 0.50`);
+    return n;
+  };
+}
+
 /** Collects a repeatable option's values. */
 export function collect(value: string, previous: readonly string[] = []): string[] {
   return [...previous, value];
@@ -39,6 +48,10 @@ export function collect(value: string, previous: readonly string[] = []): string
 
 /** The agent request's field names as the command line spells them, for errors the library words. */
 const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  "budget.maxTokens": "--max-tokens",
+  "budget.maxCostUsd": "--max-cost",
+  "budget.maxWallSeconds": "--max-wall",
+  stallSeconds: "--stall",
   maxTurns: "--max-turns",
   timeoutSeconds: "--timeout",
   resumeSession: "--resume",
@@ -48,5 +61,5 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
 
 /** A library message about the request, with each field named as the option that sets it. */
 export function inFlagWords(message: string): string {
-  return message.replace(/\b(maxTurns|timeoutSeconds|resumeSession|model|effort)\b(?= ")/g, (field) => FLAG_OF_FIELD[field] ?? field);
+  return message.replace(/(budget\.maxTokens|budget\.maxCostUsd|budget\.maxWallSeconds|\bstallSeconds|\bmaxTurns|\btimeoutSeconds|\bresumeSession|\bmodel|\beffort)\b(?= ["0-9-])/g, (field) => FLAG_OF_FIELD[field] ?? field);
 }

@@ -4,7 +4,7 @@
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
 import { EXIT } from "./exit-codes.js";
-import { collect, defaultRuntimeDir, wholeNumber } from "./options.js";
+import { collect, defaultRuntimeDir, dollars, wholeNumber } from "./options.js";
 import { checkRunArguments, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import { wantsLiveView } from "./view.js";
@@ -18,7 +18,8 @@ export type ProgramIo = CommandIo & {
 const EXIT_CODES_HELP = `
 Exit status of run: ${EXIT.completed} completed, ${EXIT.failed} failed, ${EXIT.usage} wrong arguments or a refused request,
 ${EXIT.unavailable} unavailable (no engine, image, credential or service), ${EXIT.timeout} timed out,
-${EXIT.lost} the service went silent (the Run may go on there), ${EXIT.cancelled} cancelled (Ctrl-C).`;
+${EXIT.lost} the service went silent (the Run may go on there), ${EXIT.budget} a budget cap was passed, ${EXIT.stalled} stalled,
+${EXIT.cancelled} cancelled (Ctrl-C).`;
 
 type RunFlags = {
   in?: string;
@@ -29,6 +30,10 @@ type RunFlags = {
   effort?: string;
   maxTurns?: number;
   timeout?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  maxWall?: number;
+  stall?: number;
   network?: string[];
   resume?: string;
   standIn?: boolean;
@@ -53,6 +58,10 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--effort <level>", "reasoning effort, e.g. high")
     .option("--max-turns <n>", "stop the agent after this many turns", wholeNumber("--max-turns", 0, 1000))
     .option("--timeout <seconds>", "end the Run after this long", wholeNumber("--timeout", 1, 24 * 3600))
+    .option("--max-tokens <n>", "budget: stop the agent past this many input + output tokens", wholeNumber("--max-tokens", 1, 1_000_000_000))
+    .option("--max-cost <usd>", "budget: stop the agent past this many dollars", dollars("--max-cost"))
+    .option("--max-wall <seconds>", "budget: stop the agent after this long, keeping its answer so far", wholeNumber("--max-wall", 1, 24 * 3600))
+    .option("--stall <seconds>", "stop the agent after this long printing nothing and using no CPU (default 600)", wholeNumber("--stall", 1, 24 * 3600))
     .option("--network <name>", "a network the agent joins to reach its model (repeatable); default none", collect)
     .option("--resume <session>", "continue an earlier Run's session (its summary names it)")
     .option("--stand-in", "run against the project's stand-in model: no key, no network")
@@ -78,6 +87,10 @@ function runArguments(cli: string, prompt: string, flags: RunFlags): RunArgument
     ...optional("effort", flags.effort),
     ...optional("maxTurns", flags.maxTurns),
     ...optional("timeout", flags.timeout),
+    ...optional("maxTokens", flags.maxTokens),
+    ...optional("maxCost", flags.maxCost),
+    ...optional("maxWall", flags.maxWall),
+    ...optional("stall", flags.stall),
     ...optional("resume", flags.resume),
   };
 }

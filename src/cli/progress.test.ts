@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEvent, describeToolCall, formatSeconds, formatUsage, shorten, startProgress } from "./progress.js";
+import { applyEvent, describeToolCall, formatBudget, formatSeconds, formatUsage, shorten, startProgress } from "./progress.js";
 
 describe("a Run's progress, folded from its events", () => {
   it("counts tool calls by name, keeps the last thing said, and takes the result's usage, cost, turns and session", () => {
@@ -10,8 +10,9 @@ describe("a Run's progress, folded from its events", () => {
     progress = applyEvent(progress, { type: "tool_call", name: "Bash", input: { command: "ls" } });
     progress = applyEvent(progress, { type: "assistant_text", text: "  done  " });
     progress = applyEvent(progress, { type: "assistant_text", text: "   " });
+    // Each usage event is the total so far.
     progress = applyEvent(progress, { type: "usage", usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 } });
-    progress = applyEvent(progress, { type: "usage", usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 1, cacheWriteTokens: 0 } });
+    progress = applyEvent(progress, { type: "usage", usage: { inputTokens: 10, outputTokens: 4, cacheReadTokens: 1, cacheWriteTokens: 0 } });
     expect(progress).toMatchObject({ phase: "running", model: "m-1", sessionId: "s-1", toolCalls: 3, lastToolCall: "Bash: ls", lastText: "done" });
     expect([...progress.tools]).toEqual([["Bash", 2], ["Write", 1]]);
     expect(progress.usage).toEqual({ inputTokens: 10, outputTokens: 4, cacheReadTokens: 1, cacheWriteTokens: 0 });
@@ -32,6 +33,18 @@ describe("a tool call in one line", () => {
     ["Custom", undefined, "Custom"],
   ])("%s %j reads %j", (name, input, expected) => {
     expect(describeToolCall(name, input)).toBe(expected);
+  });
+});
+
+describe("a budget and a stall warning", () => {
+  it("shows each cap as spent/limit, and a quiet spell until the next event", () => {
+    let progress = startProgress("claude", 0);
+    progress = applyEvent(progress, { type: "budget", used: { turns: 2, tokens: 1234, cachedTokens: 0, costUsd: 0.0123, costFrom: "price_table", wallSeconds: 5 }, caps: { maxTurns: 5, maxTokens: 10_000, maxCostUsd: 0.5 } });
+    expect(formatBudget(progress.budget)).toBe("budget turns 2/5, tokens 1,234/10,000, $0.0123/$0.5000");
+    progress = applyEvent(progress, { type: "stall_warning", silentSeconds: 300, stallSeconds: 600 });
+    expect(progress.quietSeconds).toBe(300);
+    progress = applyEvent(progress, { type: "assistant_text", text: "back" });
+    expect(progress.quietSeconds).toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@
 // calls so far, the last thing the agent said, tokens, cost and turns. Pure: both views (the live
 // one on a terminal, the plain lines elsewhere) and the summary read it.
 
-import type { AgentEvent, AgentUsage } from "../agents/index.js";
+import type { AgentBudget, AgentEvent, AgentUsage, BudgetUse } from "../agents/index.js";
 
 export type Progress = {
   readonly cli: string;
@@ -19,6 +19,10 @@ export type Progress = {
   readonly turns?: number;
   /** Where the Run is: "starting", then "running" once the agent spoke, then its end. */
   readonly phase: string;
+  /** The latest budget event: what was spent against which caps. */
+  readonly budget?: { readonly used: BudgetUse; readonly caps: AgentBudget };
+  /** Set by a stall warning, cleared by the next event. */
+  readonly quietSeconds?: number;
 };
 
 export function startProgress(cli: string, startedAt: number): Progress {
@@ -27,7 +31,8 @@ export function startProgress(cli: string, startedAt: number): Progress {
 
 /** The progress after one more event. */
 export function applyEvent(progress: Progress, event: AgentEvent): Progress {
-  const running = { ...progress, phase: "running" };
+  const { quietSeconds: _quiet, ...rest } = progress;
+  const running = { ...rest, phase: "running" };
   switch (event.type) {
     case "init":
       return { ...running, ...(event.model === undefined ? {} : { model: event.model }), ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }) };
@@ -39,7 +44,12 @@ export function applyEvent(progress: Progress, event: AgentEvent): Progress {
       return { ...running, tools, toolCalls: progress.toolCalls + 1, lastToolCall: describeToolCall(event.name, event.input) };
     }
     case "usage":
-      return { ...running, usage: addUsage(progress.usage, event.usage) };
+      // Each usage event is the total so far.
+      return { ...running, usage: event.usage };
+    case "budget":
+      return { ...running, budget: { used: event.used, caps: event.caps }, ...(event.used.costUsd === undefined || progress.costUsd !== undefined ? {} : { costUsd: event.used.costUsd }) };
+    case "stall_warning":
+      return { ...progress, quietSeconds: event.silentSeconds };
     case "result": {
       const r = event.result;
       return {
@@ -54,16 +64,6 @@ export function applyEvent(progress: Progress, event: AgentEvent): Progress {
     default:
       return running;
   }
-}
-
-function addUsage(a: AgentUsage | undefined, b: AgentUsage): AgentUsage {
-  if (a === undefined) return b;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
 }
 
 /** The argument of a tool call that says what it does: a command, a path, a pattern; else its JSON. */
@@ -121,6 +121,22 @@ export function formatUsage(usage: AgentUsage | undefined): string | undefined {
   return `${n(usage.inputTokens)} in / ${n(usage.outputTokens)} out tokens${cached}`;
 }
 
+export function formatCost(costUsd: number): string;
+export function formatCost(costUsd: number | undefined): string | undefined;
 export function formatCost(costUsd: number | undefined): string | undefined {
   return costUsd === undefined ? undefined : `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`;
+}
+
+/** The caps a budget event names, each as spent/limit: `tokens 1,234/10,000 · $0.0123/$0.50`. */
+export function formatBudget(budget: Progress["budget"]): string | undefined {
+  if (budget === undefined) return undefined;
+  const { used, caps } = budget;
+  const n = (value: number) => value.toLocaleString("en-US");
+  const parts = [
+    caps.maxTurns === undefined ? undefined : `turns ${used.turns}/${caps.maxTurns}`,
+    caps.maxTokens === undefined ? undefined : `tokens ${n(used.tokens)}/${n(caps.maxTokens)}`,
+    caps.maxCostUsd === undefined ? undefined : `${formatCost(used.costUsd ?? 0)}/${formatCost(caps.maxCostUsd)}`,
+    caps.maxWallSeconds === undefined ? undefined : `${used.wallSeconds}/${caps.maxWallSeconds} s`,
+  ].filter((part) => part !== undefined);
+  return parts.length === 0 ? undefined : `budget ${parts.join(", ")}`;
 }

@@ -19,6 +19,10 @@ export type RunArguments = {
   readonly maxTurns?: number;
   readonly timeout?: number;
   readonly resume?: string;
+  readonly maxTokens?: number;
+  readonly maxCost?: number;
+  readonly maxWall?: number;
+  readonly stall?: number;
 };
 
 export type CheckedRun = {
@@ -37,14 +41,21 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
     throw new UsageError(`the agent ${JSON.stringify(args.cli)} is not one of ${AGENT_CLIS.join(", ")}; write e.g. agentcage run claude "..."`);
   }
   if (args.prompt.trim() === "") throw new UsageError('the prompt is empty; write what the agent should do, e.g. agentcage run claude "Review the diff"');
-  const request: AgentRequestInput & { cli: AgentCli } = {
+  const request: { -readonly [K in keyof AgentRequestInput]: AgentRequestInput[K] } & { cli: AgentCli } = {
     cli: args.cli as AgentCli,
     ...(args.model === undefined ? {} : { model: args.model }),
     ...(args.effort === undefined ? {} : { effort: args.effort }),
     ...(args.maxTurns === undefined ? {} : { maxTurns: args.maxTurns }),
     ...(args.timeout === undefined ? {} : { timeoutSeconds: args.timeout }),
     ...(args.resume === undefined ? {} : { resumeSession: args.resume }),
+    ...(args.stall === undefined ? {} : { stallSeconds: args.stall }),
   };
+  const budget = {
+    ...(args.maxTokens === undefined ? {} : { maxTokens: args.maxTokens }),
+    ...(args.maxCost === undefined ? {} : { maxCostUsd: args.maxCost }),
+    ...(args.maxWall === undefined ? {} : { maxWallSeconds: args.maxWall }),
+  };
+  if (Object.keys(budget).length > 0) request.budget = budget;
   try {
     parseAgentRequest(request);
   } catch (error) {

@@ -72,6 +72,7 @@ describe("agentcage run, piped", () => {
     [["run", "claude", "hi", "--max-turns", "many"], '--max-turns "many" is not a whole number from 0 to 1000'],
     [["run", "claude", "hi", "--out", inputs], `--out "${inputs}" already holds files; pass an empty or new directory, or --replace to replace it whole`],
     [["run", "claude", "hi", "--writable"], "--writable needs --in DIR"],
+    [["run", "claude", "hi", "--max-cost", "free"], '--max-cost "free" is not an amount of dollars above 0'],
     [["run", "claude"], "missing required argument 'prompt'"],
     [["run", "claude", "hi", "--remote", "ftp://x"], '--remote "ftp://x" is not http or https'],
   ])("refuses %j with exit 2, saying what to write, and starts nothing", async (args, said) => {
@@ -81,6 +82,15 @@ describe("agentcage run, piped", () => {
     expect(done.stdout).toBe("");
     expect(runDirectories()).toEqual([]);
   });
+
+  it("stops a runaway agent at --max-tokens with exit 6, keeping what it spent", async () => {
+    const done = await runCommand(["run", "claude", "[stand-in:max_turns] keep going", "--stand-in", "--max-tokens", "50"], env);
+    expect(done.code, done.stderr).toBe(EXIT.budget);
+    expect(done.stderr).toContain("✖ budget_exceeded");
+    expect(done.stderr).toContain("the Run passed its budget's maxTokens");
+    expect(done.stderr).toMatch(/budget tokens [0-9,]+\/50 \(passed maxTokens\)/);
+    expect(runDirectories()).toEqual([]);
+  }, 120_000);
 
   it("cancels on Ctrl-C: the container goes, and it exits 130", async () => {
     const started = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);

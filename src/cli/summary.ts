@@ -2,7 +2,7 @@
 // turns, tokens and cost, the tools it called, where its work went, and how to resume it.
 
 import type { Progress } from "./progress.js";
-import { formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
+import { formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
 
 /** What a summary needs of an Outcome (the library's, or one the service sent as JSON). */
 export type SummaryOutcome = {
@@ -16,6 +16,7 @@ export type SummaryOutcome = {
   readonly credential?: string;
   /** Whether the Run's session was kept to be resumed (a runner with sessions on). */
   readonly session?: { readonly id?: string; readonly kept: boolean };
+  readonly budget?: Progress["budget"] & { readonly exceeded?: string };
   readonly result?: {
     readonly reason?: string;
     readonly model?: string;
@@ -54,6 +55,8 @@ export function summaryLines(outcome: SummaryOutcome, progress: Progress, work: 
   const turns = r?.numTurns ?? progress.turns;
   const numbers = [turns === undefined ? undefined : `${turns} turn${turns === 1 ? "" : "s"}`, usage, cost].filter((part) => part !== undefined);
   if (numbers.length > 0) lines.push(`  ${numbers.join(" · ")}`);
+  const budget = formatBudget(outcome.budget ?? progress.budget);
+  if (budget !== undefined) lines.push(`  ${outcome.budget?.exceeded === undefined ? budget : paint.yellow(`${budget} (passed ${outcome.budget.exceeded})`)}`);
   if (progress.toolCalls > 0) {
     lines.push(`  ${progress.toolCalls} tool call${progress.toolCalls === 1 ? "" : "s"}: ${[...progress.tools].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(", ")}`);
   }

@@ -5,7 +5,7 @@
 import ora from "ora";
 import { createColors } from "picocolors";
 import type { AgentEvent } from "../agents/index.js";
-import { applyEvent, formatCost, formatSeconds, formatUsage, oneLine, shorten, startProgress, type Progress } from "./progress.js";
+import { applyEvent, formatBudget, formatCost, formatSeconds, formatUsage, oneLine, shorten, startProgress, type Progress } from "./progress.js";
 import { NO_PAINT, summaryLines, type Paint, type SummaryOutcome, type WorkNote } from "./summary.js";
 
 export type RunView = {
@@ -65,9 +65,12 @@ function plainLine(event: AgentEvent, progress: Progress): string | undefined {
       return event.isError ? `tool failed${event.text === undefined ? "" : `: ${shorten(oneLine(event.text), 200)}`}` : undefined;
     case "assistant_text":
       return event.text.trim() === "" ? undefined : `says ${shorten(oneLine(event.text), 200)}`;
+    case "stall_warning":
+      return `quiet for ${event.silentSeconds} s, no CPU used: stopped as stalled at ${event.stallSeconds} s${event.lastEvent === undefined ? "" : ` (last: ${shorten(oneLine(event.lastEvent), 100)})`}`;
     case "usage":
-      return undefined;
     case "result":
+    case "turn":
+    case "budget":
       return undefined;
     case "error":
       return `error ${shorten(oneLine(event.message), 200)}`;
@@ -88,6 +91,8 @@ function liveView(cli: string, stream: ViewStream, now: () => number): RunView {
       progress.toolCalls === 0 ? undefined : `${progress.toolCalls} tool call${progress.toolCalls === 1 ? "" : "s"}`,
       formatUsage(progress.usage),
       formatCost(progress.costUsd),
+      formatBudget(progress.budget),
+      progress.quietSeconds === undefined ? undefined : colors.yellow(`quiet ${progress.quietSeconds} s`),
     ].filter((part) => part !== undefined);
     const status = parts.join(colors.dim(" · "));
     return progress.lastText === undefined ? status : `${status}\n  ${colors.dim(shorten(oneLine(progress.lastText), width() - 2))}`;
