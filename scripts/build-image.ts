@@ -66,8 +66,6 @@ export type IgnoreRule = {
   readonly exclude: boolean;
   readonly pattern: string;
   readonly regex: RegExp;
-  /** The literal directories before the first wildcard: only below (or above) it can the rule match. */
-  readonly base: string;
 };
 
 const IGNORE_PATTERN = /^[A-Za-z0-9._\-/*]+$/;
@@ -88,9 +86,7 @@ export function parseDockerignore(text: string): IgnoreRule[] {
     if (!IGNORE_PATTERN.test(pattern) || segments.some((segment) => segment === "" || segment === "." || segment === "..") || segments.some((segment) => segment.includes("**") && segment !== "**")) {
       throw new Error(`line ${index + 1} of .dockerignore (${JSON.stringify(line)}) is not a form scripts/build-image.ts reads; write a relative path with * or ** wildcards, optionally after !`);
     }
-    const literal = segments.findIndex((segment) => segment.includes("*"));
-    const base = (literal === -1 ? segments.slice(0, -1) : segments.slice(0, literal)).join("/");
-    rules.push({ exclude, pattern, regex: ignoreRegex(segments), base });
+    rules.push({ exclude, pattern, regex: ignoreRegex(segments) });
   }
   return rules;
 }
@@ -118,9 +114,9 @@ export function inContext(rules: readonly IgnoreRule[], name: string): boolean {
 /** The files of `root` its .dockerignore lets into the orchestrator's build context, sorted. Links are refused. */
 export async function orchestratorContextNames(root: string = REPO_ROOT): Promise<string[]> {
   const rules = parseDockerignore(await readFile(path.join(root, ".dockerignore"), "utf8"));
-  // A directory is walked when it is in the context, or when an including rule could match below it.
-  const mayHoldIncluded = (dir: string): boolean =>
-    inContext(rules, dir) || rules.some((rule) => !rule.exclude && (rule.base === "" || rule.base === dir || rule.base.startsWith(`${dir}/`) || dir.startsWith(`${rule.base}/`)));
+  // Docker's walk: a directory left out is entered only when an including rule's pattern starts
+  // with its path (`!dist/cli/*.js` enters dist/ and dist/cli/; `!dist/**/*.js` never enters dist/cli/).
+  const mayHoldIncluded = (dir: string): boolean => inContext(rules, dir) || rules.some((rule) => !rule.exclude && `${rule.pattern}/`.startsWith(`${dir}/`));
   const names: string[] = [];
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(path.join(root, dir), { withFileTypes: true })) {
