@@ -1,8 +1,9 @@
 // The Docker API's own words read as facts: the /version and /info of Debian's docker.io 20.10
-// (trimmed to the fields read), a Docker Desktop naming itself, and an engine that leaves fields out.
+// (trimmed to the fields read), a Docker Desktop naming itself, an engine that leaves fields out,
+// and a container's stats while it runs and after it stopped.
 
 import { describe, expect, it } from "vitest";
-import { containerMountsOf, engineFactsOf, imageFactsOf } from "./docker-facts.js";
+import { containerMountsOf, cpuNanosOf, engineFactsOf, imageFactsOf } from "./docker-facts.js";
 
 const DEBIAN_VERSION = {
   Platform: { Name: "" },
@@ -103,5 +104,20 @@ describe("imageFactsOf and containerMountsOf", () => {
       { source: "/srv/agentcage", destination: "/var/lib/agentcage", readOnly: false },
       { source: "/var/run/docker.sock", destination: "/var/run/docker.sock", readOnly: true },
     ]);
+  });
+});
+
+describe("cpuNanosOf", () => {
+  it("reads the cumulative CPU time of a running container, in nanoseconds", () => {
+    const running = { read: "2025-01-02T03:04:05.6Z", cpu_stats: { cpu_usage: { total_usage: 17_555_991, usage_in_usermode: 10_000_000 }, online_cpus: 2 } };
+    expect(cpuNanosOf(running)).toBe(17_555_991);
+  });
+
+  it("reads nothing from the zero reading docker.io 20.10 answers for a stopped container, or from a body of the wrong shape", () => {
+    const stopped = { read: "0001-01-01T00:00:00Z", cpu_stats: { cpu_usage: { total_usage: 0, usage_in_kernelmode: 0, usage_in_usermode: 0 } } };
+    expect(cpuNanosOf(stopped)).toBeUndefined();
+    expect(cpuNanosOf({})).toBeUndefined();
+    expect(cpuNanosOf(null)).toBeUndefined();
+    expect(cpuNanosOf({ cpu_stats: { cpu_usage: { total_usage: "12" } } })).toBeUndefined();
   });
 });

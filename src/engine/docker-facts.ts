@@ -1,5 +1,5 @@
-// How the Docker Engine API's own words (/version, /info, an image's and a container's inspect)
-// read as the engine seam's facts. Pure, and forgiving: an engine that leaves a field out (podman's
+// How the Docker Engine API's own words (/version, /info, an image's and a container's inspect, a
+// container's stats) read as the engine seam's facts. Pure, and forgiving: an engine that leaves a field out (podman's
 // Docker-compatible API, an older daemon) gets "" or [] there, never a throw.
 
 import type { ContainerMount, EngineComponent, EngineFacts, EngineRuntime, ImageFacts } from "./engine.js";
@@ -55,4 +55,13 @@ export function containerMountsOf(inspectBody: unknown): ContainerMount[] {
     const m = object(raw);
     return { source: text(m["Source"]), destination: text(m["Destination"]), readOnly: m["RW"] === false };
   });
+}
+
+/**
+ * A container's cumulative CPU time (ns) from the body of GET /containers/{id}/stats: undefined for a
+ * container that is not running, which the engine answers with a zero reading.
+ */
+export function cpuNanosOf(statsBody: unknown): number | undefined {
+  const total = object(object(object(statsBody)["cpu_stats"])["cpu_usage"])["total_usage"];
+  return typeof total === "number" && Number.isFinite(total) && total > 0 ? total : undefined;
 }

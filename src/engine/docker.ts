@@ -6,7 +6,7 @@ import Docker from "dockerode";
 import { PassThrough, type Duplex } from "node:stream";
 import { renderCreateBody } from "../container/index.js";
 import type { ContainerStreams, Engine } from "./engine.js";
-import { containerMountsOf, engineFactsOf, imageFactsOf } from "./docker-facts.js";
+import { containerMountsOf, cpuNanosOf, engineFactsOf, imageFactsOf } from "./docker-facts.js";
 import { engineStatus } from "./errors.js";
 import { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";
 
@@ -88,6 +88,17 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
         return containerMountsOf(await docker.getContainer(idOrName).inspect());
       } catch (error) {
         if (engineStatus(error) === 404) return undefined;
+        throw error;
+      }
+    },
+    cpuUsage: async (id, signal) => {
+      try {
+        // One-shot: the engine's latest reading, not two readings a second apart (API 1.41+; an
+        // older engine ignores it and answers a second later, which a watchdog tolerates).
+        const stats = await docker.getContainer(id).stats({ stream: false, "one-shot": true, ...(signal === undefined ? {} : { abortSignal: signal }) });
+        return cpuNanosOf(stats);
+      } catch (error) {
+        if (gone(error)) return undefined;
         throw error;
       }
     },

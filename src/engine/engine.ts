@@ -98,4 +98,10 @@ export type Engine = {
   readonly inspectImage: (image: string) => Promise<ImageFacts | undefined>;
   /** A container's mounts, sources as the engine's host sees them; undefined when no such container exists. */
   readonly mountsOf: (idOrName: string) => Promise<readonly ContainerMount[] | undefined>;
+  /**
+   * The CPU time all of a container's processes have used so far, in nanoseconds: one reading, not
+   * a stream, answered without waiting to sample twice. Undefined when the container is gone or not
+   * running. `signal` abandons the question (a watchdog bounds each one).
+   */
+  readonly cpuUsage: (id: string, signal?: AbortSignal) => Promise<number | undefined>;
 };

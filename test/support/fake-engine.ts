@@ -1,5 +1,6 @@
 // An in-memory Engine for unit tests of the Run lifecycle, no daemon needed: each container plays
-// a script (output, exit code, OOM, hanging, ignoring SIGTERM, failing or silent engine calls), and
+// a script (output, exit code, OOM, hanging, ignoring SIGTERM, the CPU time it has used, failing or
+// silent engine calls), and
 // the fake records every call in order, the stdin each container got and which containers remain.
 // Stdout is a real PassThrough written with backpressure, so a reader that stops reading stalls it.
 // What the engine says of itself, its images and a container's mounts is given in FakeEngineOptions.
@@ -29,6 +30,17 @@ export type FakeContainerScript = {
   readonly ignoreSigterm?: boolean;
   /** After its output, the engine breaks its stream protocol with this reason: the outputs end, the agent runs on. */
   readonly breakStream?: string;
+  /**
+   * Output written while it runs: each entry is written `afterMs` after start (stdout unless said),
+   * after the script's own output; a hanging script keeps running after the last one.
+   */
+  readonly timed?: readonly { readonly afterMs: number; readonly stdout?: string; readonly stderr?: string }[];
+  /**
+   * Its cumulative CPU time in ns as cpuUsage reads it, given the ms since it started and which
+   * question this is (0 first). "hang" does not answer until the question is abandoned (its signal);
+   * a throw fails the call. Default: 1 ms that never grows, an idle agent.
+   */
+  readonly cpuNs?: (sinceStartMs: number, question: number) => number | "hang";
   /** Per-operation failures. A create that never answers still creates the container: the answer was lost. */
   readonly fail?: Partial<Record<EngineOperation, FakeFailure>>;
 };
@@ -78,6 +90,8 @@ type FakeContainer = {
   readonly stdinChunks: Buffer[];
   stdinClosed: boolean;
   running: boolean;
+  startedAt: number;
+  cpuQuestions: number;
   exitCode: number | undefined;
   readonly exited: Promise<number>;
   readonly exit: (code: number) => void;
@@ -140,6 +154,8 @@ export function createFakeEngine(
       stdinChunks: [],
       stdinClosed: false,
       running: false,
+      startedAt: 0,
+      cpuQuestions: 0,
       exitCode: undefined,
       exited: new Promise<number>((resolve) => (exited = resolve)),
       stdinEnded: new Promise<void>((resolve) => (stdinEnded = resolve)),
@@ -182,6 +198,12 @@ export function createFakeEngine(
     if (s.echoStdin === true) {
       await Promise.race([c.stdinEnded, c.exited]);
       await write(c, c.stdout, Buffer.concat(c.stdinChunks));
+    }
+    for (const entry of s.timed ?? []) {
+      const wait = entry.afterMs - (performance.now() - c.startedAt);
+      if (wait > 0) await Promise.race([new Promise((resolve) => setTimeout(resolve, wait)), c.exited]);
+      if (entry.stderr !== undefined) await write(c, c.stderr, entry.stderr);
+      if (entry.stdout !== undefined) await write(c, c.stdout, entry.stdout);
     }
     if (s.breakStream !== undefined) return c.breakStream(s.breakStream);
     if (s.hang !== true) c.exit(s.exitCode ?? 0);
@@ -232,6 +254,7 @@ export function createFakeEngine(
       await enter("start", id, find(id));
       const c = need(id);
       c.running = true;
+      c.startedAt = performance.now();
       void play(c);
     },
     wait: async (id) => {
@@ -282,6 +305,18 @@ export function createFakeEngine(
       if (c !== undefined) return live.has(c.id) ? [] : undefined;
       return options.mounts?.[idOrName];
     },
+    cpuUsage: async (id, signal) => {
+      const c = find(id);
+      await enter("cpuUsage", id, c);
+      if (c === undefined || !live.has(c.id) || !c.running) return undefined;
+      const answer = (c.script.cpuNs ?? (() => 1_000_000))(performance.now() - c.startedAt, c.cpuQuestions++);
+      if (answer !== "hang") return answer;
+      return new Promise<never>((_, reject) => {
+        const abandon = (): void => reject(Object.assign(new Error("The operation was aborted"), { name: "AbortError" }));
+        if (signal?.aborted) abandon();
+        else signal?.addEventListener("abort", abandon, { once: true });
+      });
+    },
     listByLabel: async (label) => {
       await enter("listByLabel", label, undefined);
       const [key = "", value] = label.split("=");
@@ -293,6 +328,6 @@ export function createFakeEngine(
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "mountsOf"];
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "mountsOf", "cpuUsage"];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }
