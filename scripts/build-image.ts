@@ -7,7 +7,7 @@
 // CLI: `node dist-tools/scripts/build-image.js [--dry-run] [agent] [stand-in] [orchestrator]`
 // (after `npm run build:tools`; orchestrator also needs `npm run build`).
 
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -59,7 +59,13 @@ function isEntry(): boolean {
 export const ORCHESTRATOR_IMAGE = "agentcage-orchestrator:latest";
 /** Its Dockerfile, relative to the repository's root (the build context). */
 export const ORCHESTRATOR_DOCKERFILE = "images/orchestrator/Dockerfile";
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The repository's root: the directory above this file (compiled into dist-tools/scripts/ or not) that holds the orchestrator's Dockerfile. */
+const REPO_ROOT = ((): string => {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, ORCHESTRATOR_DOCKERFILE))) return dir;
+  }
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+})();
 
 /** One line of a .dockerignore: a pattern that excludes, or (after `!`) includes again. */
 export type IgnoreRule = {

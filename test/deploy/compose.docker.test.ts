@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docker } from "../support/engine.js";
 import { AGENT_IMAGE, STAND_IN_IMAGE } from "../support/stand-in-container.js";
-import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, REPO } from "./docker-compose.js";
+import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, REPO, useCurrentOrchestratorImage } from "./docker-compose.js";
 
 const PROJECT = `agentcage-e2e-${randomBytes(4).toString("hex")}`;
 const AGENT_NETWORK = `${PROJECT}-agents`;
@@ -133,7 +133,7 @@ beforeAll(async () => {
   };
   build("npx", "--no-install", "tsc", "-p", "tsconfig.build.json");
   build("npx", "--no-install", "tsc", "-p", "tsconfig.tools.json");
-  build(process.execPath, "dist-tools/scripts/build-image.js", "orchestrator");
+  await useCurrentOrchestratorImage();
   for (const image of [ORCHESTRATOR_IMAGE, AGENT_IMAGE, STAND_IN_IMAGE]) {
     expect(() => docker("image", "inspect", "--format", "{{.Id}}", image), `${image} is missing; run npm run provision`).not.toThrow();
   }

@@ -1,11 +1,15 @@
 // What the deployment's tests share: the repository's compose.yaml and the one way they run the
 // real docker-compose (Debian's 1.29, which scripts/provision.sh installs): with an env file the
 // test wrote and an environment holding nothing of this machine's but PATH, HOME and DOCKER_HOST,
-// so no secret or setting of the caller's can reach the file's interpolation.
+// so no secret or setting of the caller's can reach the file's interpolation. And the orchestrator
+// image of the tree as it is: rebuilt when its inputs changed, else reused.
 
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import Docker from "dockerode";
+import { buildOrchestratorImage } from "../../scripts/build-image.js";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const COMPOSE_FILE = join(REPO, "compose.yaml");
@@ -37,5 +41,24 @@ export function dockerCompose(options: ComposeOptions, ...args: string[]): strin
       throw new Error("docker-compose is not installed; run npm run provision (as root it installs Debian's docker-compose), or apt-get install docker-compose");
     }
     throw new Error(`docker-compose ${words.join(" ")} failed (exit ${failed.status ?? "?"}): ${(failed.stderr ?? failed.message).trim().slice(-3000)}`);
+  }
+}
+
+/**
+ * Makes agentcage-orchestrator:latest hold this tree's dist/, dist-tools/ and images/ as they are
+ * (compile first what should be current): reused in a second when nothing changed.
+ */
+export async function useCurrentOrchestratorImage(): Promise<void> {
+  const progress: string[] = [];
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      progress.push(String(chunk));
+      done();
+    },
+  });
+  try {
+    await buildOrchestratorImage(new Docker(), { output });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${progress.join("").slice(-3000)}`);
   }
 }

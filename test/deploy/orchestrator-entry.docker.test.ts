@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID } from "./docker-compose.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, useCurrentOrchestratorImage } from "./docker-compose.js";
 
 const SOCKET = "/var/run/docker.sock";
 const root = mkdtempSync(join(tmpdir(), "agentcage-entry-"));
@@ -18,6 +18,7 @@ const asRoot = process.getuid?.() === 0;
 if (asRoot) chownSync(staging, ORCHESTRATOR_UID, ORCHESTRATOR_UID);
 const socketGroup = String(statSync(SOCKET).gid);
 
+beforeAll(useCurrentOrchestratorImage, 600_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Starts the image as compose would, with these extra `docker run` words; resolves with its exit code and what it said. */

@@ -8,14 +8,15 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { orchestratorContextNames } from "../../scripts/build-image.js";
 import { docker, TEST_IMAGE } from "../support/engine.js";
-import { ORCHESTRATOR_IMAGE, REPO } from "./docker-compose.js";
+import { ORCHESTRATOR_IMAGE, REPO, useCurrentOrchestratorImage } from "./docker-compose.js";
 import { makeSampleRoot, SAMPLE_CONTEXT } from "./sample-context.js";
 
 const scratch: string[] = [];
 
+beforeAll(useCurrentOrchestratorImage, 600_000);
 afterAll(async () => {
   for (const dir of scratch) await rm(dir, { recursive: true, force: true });
 });
