@@ -1,6 +1,7 @@
 // One Run's container, start to end, as a sequence: create (joined to its networks), attach before
 // start (no early byte lost), start, write stdin and close it, read and wait, inspect, remove.
-// Stopping is stop.ts's, output handling streams.ts's; this file only calls the steps in order.
+// Stopping is stop.ts's, output handling streams.ts's, the stall watchdog watchdog.ts's; this file
+// only calls the steps in order.
 // Whatever happens, it resolves with the facts and leaves no container of the Run behind.
 
 import type { Logger } from "pino";
@@ -15,6 +16,7 @@ import { ENGINE_CLEANUP_TIMEOUT_MS, ENGINE_PROBE_INTERVAL_MS, ENGINE_PROBE_WINDO
 const OUTSIDE_SIGNALS = new Set(["SIGTERM", "SIGKILL", "SIGINT", "SIGHUP", "SIGQUIT"]);
 import { bounded, createEngineDeadline, type RunStop } from "./stop.js";
 import { readOutput, type RunOutput } from "./streams.js";
+import { stallDetail, startWatchdog, type Watchdog } from "./watchdog.js";
 
 export type ContainerRunContext<R extends ReaderVerdict> = {
   readonly runId: string;
@@ -30,6 +32,10 @@ export type ContainerRunContext<R extends ReaderVerdict> = {
   readonly masker: Masker;
   readonly onStdout?: (chunk: Uint8Array) => void;
   readonly onStderr?: (chunk: Uint8Array) => void;
+  /** Printing nothing and using no CPU this long ends the Run as `stalled`; absent: no watchdog. */
+  readonly stallSeconds?: number;
+  /** Half of stallSeconds passed in silence; again only after activity and a new silence. */
+  readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
 };
 
 export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunContext<R>): Promise<ContainerFacts<R>> {
@@ -45,6 +51,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
   let removedFromOutside = false;
   /** The container died of a signal this Run did not send: a `docker stop`, or the engine going away. */
   let stoppedFromOutside: "by_someone" | "engine_gone" | undefined;
+  let watchdog: Watchdog | undefined;
   const deadline = createEngineDeadline(ctx.abandonAfterMs);
 
   try {
@@ -54,6 +61,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     engineFailure ??= describeEngineError("the Run", error, spec.image);
   } finally {
     deadline.cancel();
+    watchdog?.stop();
     if (started && !deadline.hasPassed() && id !== undefined) exit = await exitFacts(id);
     stop.containerExited();
     if (exit?.signal !== undefined && OUTSIDE_SIGNALS.has(exit.signal) && !exit.oomKilled && !stop.signalled()) {
@@ -90,9 +98,11 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     output = readOutput(streams, {
       ...(ctx.onStdout === undefined ? {} : { onStdout: ctx.onStdout }),
       ...(ctx.onStderr === undefined ? {} : { onStderr: ctx.onStderr }),
+      onBytes: () => watchdog?.output(),
       onOverflow: (detail) => stop.interrupt("output_limit", detail, true),
     });
     if (!(await start(id, streams))) return;
+    watch(id, output);
     streams.stdin.end(ctx.stdin);
     await readAndWait(id, streams, output);
   }
@@ -127,6 +137,33 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
       graceMs: ctx.graceMs,
     });
     return true;
+  }
+
+  /** With stallSeconds: a Run that prints nothing and uses no CPU that long is stopped as stalled. */
+  function watch(containerId: string, out: RunOutput): void {
+    const seconds = ctx.stallSeconds;
+    if (seconds === undefined || stop.interruption() !== undefined) return;
+    watchdog = startWatchdog({
+      stallMs: seconds * 1000,
+      cpuNs: (signal) => engine.cpuUsage(containerId, signal),
+      heldUp: out.heldUp,
+      onWarning: ({ silentMs }) => {
+        logger.warn({ runId, silentMs: Math.round(silentMs), stallSeconds: seconds }, "the agent has printed nothing and used no CPU for half its stall time");
+        try {
+          ctx.onStallWarning?.({ silentMs: Math.round(silentMs) });
+        } catch (error) {
+          logger.warn({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "onStallWarning threw; the Run goes on");
+        }
+      },
+      onStall: (silence) => {
+        logger.warn({ runId, silentMs: Math.round(silence.silentMs), stallSeconds: seconds }, "the agent stalled; it is stopped");
+        stop.interrupt("stalled", stallDetail(silence, seconds));
+      },
+      onReadingFailed: (error) => {
+        logger.debug({ runId, err: masker.mask(engineMessage(error)) }, "the agent's CPU time could not be read; the stall clock starts over");
+      },
+    });
+    void stop.interrupted.then(() => watchdog?.stop());
   }
 
   /** Normally the agent exits, its output ends and the reader finishes. Interrupted, only the exit is awaited. */

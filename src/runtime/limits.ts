@@ -66,3 +66,22 @@ export const ENGINE_QUESTION_TIMEOUT_MS = 10_000;
 export const PREFLIGHT_TIMEOUT_SECONDS = 60;
 /** What a preflight container may print before it is cut off (a nonce, a version line). */
 export const PREFLIGHT_OUTPUT_BYTES = 4 * KiB;
+
+/** The range of a Run's stallSeconds, whole seconds: a second to a day. */
+export const MIN_STALL_SECONDS = 1;
+export const MAX_STALL_SECONDS = 24 * 60 * 60;
+/**
+ * CPU time per second of wall time above which an agent that prints nothing counts as working:
+ * 10 ms a second, 1% of one core, so 50 ms over a 5 s sample. An idle node process with its timers
+ * uses far less (measured: under 10 ms in 10 s), a shell's `sleep` nothing; a busy loop, a
+ * compiler or a test suite uses tens to hundreds of times more.
+ */
+export const STALL_CPU_ACTIVE_NS_PER_SECOND = 10_000_000;
+/** The watchdog reads the container's CPU time every stall time / 5, within these bounds. */
+export const STALL_SAMPLE_MIN_MS = 250;
+export const STALL_SAMPLE_MAX_MS = 5000;
+/**
+ * How long one reading of the CPU time may take before it is abandoned: twice the sample interval,
+ * at least this (Docker answers a one-shot reading at its stats collector's next 1 s tick).
+ */
+export const STALL_SAMPLE_MIN_TIMEOUT_MS = 2000;

@@ -6,9 +6,10 @@ import { lstat, opendir } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, unmaskableSecret } from "../container/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
+import { MAX_STALL_SECONDS, MIN_STALL_SECONDS } from "./limits.js";
 import { recoverHarvest, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
-import { checkCallShape, RUN_OPTION_NAMES } from "./usage.js";
+import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./usage.js";
 
 /** Why the call cannot run, or undefined when it can. */
 export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir: string | undefined, extra: readonly unknown[] = []): string | undefined {
@@ -26,6 +27,13 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   const t = options.timeoutSeconds;
   if (t !== undefined && !(Number.isInteger(t) && t >= MIN_TIMEOUT_SECONDS && t <= MAX_TIMEOUT_SECONDS)) {
     return `timeoutSeconds ${JSON.stringify(t)} is out of range; write a whole number from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}`;
+  }
+  const stall: unknown = options.stallSeconds;
+  if (stall !== undefined && !(typeof stall === "number" && Number.isInteger(stall) && stall >= MIN_STALL_SECONDS && stall <= MAX_STALL_SECONDS)) {
+    return `stallSeconds ${describeValue(stall)} is not a whole number of seconds from ${MIN_STALL_SECONDS} to ${MAX_STALL_SECONDS}; write how long the agent may print nothing and use no CPU, like 600, or leave it out`;
+  }
+  if (options.onStallWarning !== undefined && typeof options.onStallWarning !== "function") {
+    return `onStallWarning ${describeValue(options.onStallWarning)} is not a function; pass ({ silentMs }) => ..., or leave it out`;
   }
   if (options.harvestTo !== undefined && typeof options.harvestTo !== "string") {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not a string; pass an absolute directory path`;

@@ -47,6 +47,8 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly sessionStore?: SessionStoreOptions;
   readonly runEnv: Readonly<Record<string, string>>;
   readonly secretFiles: readonly SecretFile[];
+  readonly stallSeconds?: number;
+  readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
 };
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
@@ -158,6 +160,8 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         logger,
         masker,
         ...(record === undefined ? {} : { onStdout: record.onStdout, onStderr: record.onStderr }),
+        ...(ctx.stallSeconds === undefined ? {} : { stallSeconds: ctx.stallSeconds }),
+        ...(ctx.onStallWarning === undefined ? {} : { onStallWarning: ctx.onStallWarning }),
       });
       const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
       if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {

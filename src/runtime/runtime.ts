@@ -82,6 +82,19 @@ export type RunOptions = {
    * a session with none ends the Run as invalid_request before anything starts. Default: none.
    */
   readonly sessionStore?: SessionStoreOptions;
+  /**
+   * The stall watchdog: a Run whose agent prints nothing (no byte on stdout or stderr) and uses no
+   * CPU for this long ends as `stalled`; a long tool call (a test suite, a build) burns CPU and is
+   * not a stall. Whole seconds, 1 to 86400. Default: no watchdog, since only the caller knows how
+   * long its agent may think in silence (the agent runners pass their own default).
+   */
+  readonly stallSeconds?: number;
+  /**
+   * Called when half of stallSeconds has passed with no output and no CPU use, with how long the
+   * silence has lasted; called again only after the agent was active and went silent again. It must
+   * not throw (a throw is logged and ignored). Default: none.
+   */
+  readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
 };
 
 export type SessionStoreOptions = {
@@ -231,6 +244,8 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             ...(runOptions.sessionStore === undefined ? {} : { sessionStore: runOptions.sessionStore }),
             runEnv: runOptions.env ?? {},
             secretFiles: runOptions.secretFiles ?? [],
+            ...(runOptions.stallSeconds === undefined ? {} : { stallSeconds: runOptions.stallSeconds }),
+            ...(runOptions.onStallWarning === undefined ? {} : { onStallWarning: runOptions.onStallWarning }),
           });
           settle(log({ ...outcome, queuedMs }));
         } catch (error) {

@@ -21,6 +21,8 @@ export type RunOutput = {
    * the rest is drained and dropped, since an engine reports the exit only once the output is read.
    */
   readonly drain: () => void;
+  /** Whether the agent's stdout is paused because the reader has not taken what was queued: it is held up by us. */
+  readonly heldUp: () => boolean;
 };
 
 export type OutputHooks = {
@@ -28,6 +30,8 @@ export type OutputHooks = {
   readonly onStdout?: (chunk: Uint8Array) => void;
   /** Sees every stderr byte as it arrives. */
   readonly onStderr?: (chunk: Uint8Array) => void;
+  /** Any bytes on stdout or stderr, kept or not: the agent is not silent. */
+  readonly onBytes?: () => void;
   /** Stdout passed MAX_STDOUT_BYTES; called once. */
   readonly onOverflow: (detail: string) => void;
 };
@@ -39,6 +43,7 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
   let overflowed = false;
   let draining = false;
   streams.stdout.on("data", (chunk: Buffer) => {
+    hooks.onBytes?.();
     const room = MAX_STDOUT_BYTES - stdoutBytes;
     stdoutBytes += chunk.length;
     if (overflowed || draining) return;
@@ -56,6 +61,7 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
     if (!channel.push(chunk)) streams.stdout.pause();
   });
   streams.stderr.on("data", (chunk: Buffer) => {
+    hooks.onBytes?.();
     stderr.push(chunk);
     hooks.onStderr?.(chunk);
   });
@@ -65,7 +71,8 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
     channel.end();
     streams.stdout.resume();
   };
-  return { stdout: channel, stderr, stdoutBytes: () => stdoutBytes, ended, drain };
+  const heldUp = (): boolean => !draining && !overflowed && streams.stdout.isPaused();
+  return { stdout: channel, stderr, stdoutBytes: () => stdoutBytes, ended, drain, heldUp };
 }
 
 function endOf(stream: NodeJS.ReadableStream): Promise<void> {

@@ -8,13 +8,14 @@ export class RunRequestError extends Error {
 }
 
 /** The options run() knows; anything else is a typo the caller should hear about. */
-export const RUN_OPTION_NAMES = ["signal", "timeoutSeconds", "inputs", "harvestTo", "replaceHarvestTo", "env", "secretFiles", "secrets", "sessionStore"] as const;
+export const RUN_OPTION_NAMES = ["signal", "timeoutSeconds", "inputs", "harvestTo", "replaceHarvestTo", "env", "secretFiles", "secrets", "sessionStore", "stallSeconds", "onStallWarning"] as const;
 export const COMMAND_OPTION_NAMES = ["env", "secretFiles", "secrets"] as const;
 
 /** A value as a person reads it in an error: JSON where it can be, else its kind. Never for secrets. */
 export function describeValue(value: unknown): string {
   if (typeof value === "function") return "a function";
-  if (typeof value === "bigint" || typeof value === "symbol") return String(value);
+  // NaN and the infinities have no JSON spelling (it writes null): say them as they are.
+  if (typeof value === "bigint" || typeof value === "symbol" || (typeof value === "number" && !Number.isFinite(value))) return String(value);
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
