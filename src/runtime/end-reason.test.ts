@@ -22,6 +22,7 @@ describe("decideReason", () => {
     ["an interruption over everything else", everything, "timeout"],
     ["a cancel as its own interruption", { ...everything, interruption: "cancelled" }, "cancelled"],
     ["an output limit as its own interruption", { ...everything, interruption: "output_limit" }, "output_limit"],
+    ["a stall as its own interruption, over a reader that said ok", { ...everything, interruption: "stalled" }, "stalled"],
     ["an engine failure over the reader", uninterrupted, "unavailable"],
     ["a reader that threw over its verdict", { readerThrew: "bad json", verdict: { ok: true }, exit: KILLED_OOM, stderr: "" }, "reader_error"],
     ["a reader that said ok over an OOM kill", { verdict: { ok: true }, exit: KILLED_OOM, stderr: "" }, "completed"],
@@ -92,6 +93,18 @@ describe("describeFailure", () => {
         stderr: "",
       }),
     ).toBe("the Run passed its timeout of 5 s; the agent was killed by SIGTERM (exit code 143)");
+  });
+
+  it("tells a stall: the silence, then what the reader made of the cut output, then the exit facts", () => {
+    expect(
+      describeFailure({
+        interruption: "stalled",
+        interruptionDetail: "the agent printed nothing and used no CPU for 600 s (stallSeconds 600); it was stopped",
+        verdict: { ok: false, error: "the agent printed no result record" },
+        exit: { code: 143, signal: "SIGTERM", oomKilled: false },
+        stderr: "",
+      }),
+    ).toBe("the agent printed nothing and used no CPU for 600 s (stallSeconds 600); it was stopped; the agent printed no result record; the agent was killed by SIGTERM (exit code 143)");
   });
 
   it("opens with the engine's words when the engine failed", () => {
