@@ -15,9 +15,11 @@ const socket = join(root, "docker.sock");
 let daemon: ChildProcess | undefined;
 
 function startDaemon(): ChildProcess {
+  // In a network namespace of its own: a second daemon started with --bridge=none deletes the
+  // host's docker0 bridge, which the host's own daemon needs for every container on the default bridge.
   const child = spawn(
-    "dockerd",
-    ["--data-root", join(root, "data"), "--exec-root", join(root, "exec"), "--pidfile", join(root, "pid"), "-H", `unix://${socket}`,
+    "unshare",
+    ["--net", "dockerd", "--data-root", join(root, "data"), "--exec-root", join(root, "exec"), "--pidfile", join(root, "pid"), "-H", `unix://${socket}`,
       "--bridge=none", "--iptables=false", "--ip-masq=false", "--shutdown-timeout", "2"],
     { stdio: ["ignore", "ignore", "ignore"] },
   );
