@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandEnv, ensureBuilt, runCommand } from "../support/command.js";
 import { docker } from "../support/engine.js";
 import { AGENT_IMAGE, STAND_IN_IMAGE } from "../support/stand-in-container.js";
 import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, REPO, useCurrentOrchestratorImage } from "./docker-compose.js";
@@ -41,11 +42,6 @@ let orchestrator = { id: "", hostname: "", address: "" };
 type RunView = { readonly id: string; readonly state: string; readonly outcome?: { readonly ok: boolean; readonly reason: string; readonly result?: { readonly text?: string } } };
 
 /** Submits one Run to the deployment and waits for its end. The one place a test talks to the API to run something. */
-async function submitRun(request: { readonly cli: "claude" | "codex"; readonly prompt: string }): Promise<RunView> {
-  const { id } = (await api("/v1/runs", request)) as RunView;
-  return untilRun(id, (run) => ["completed", "failed", "cancelled"].includes(run.state));
-}
-
 async function api(path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${base}${path}`, {
     method: body === undefined ? "GET" : "POST",
@@ -202,11 +198,16 @@ describe("the deployment brought up with docker-compose", () => {
     expect(logs.indexOf("agentcage doctor:")).toBeLessThan(logs.indexOf("agentcage serve: listening"));
   });
 
-  it("runs a Run submitted over HTTP to the published port", async () => {
-    const run = await submitRun({ cli: "claude", prompt: "What is the capital of France?" });
-    expect(run).toMatchObject({ state: "completed", outcome: { ok: true, reason: "completed" } });
+  it("runs a Run submitted with `agentcage run --remote` to the published port", async () => {
+    ensureBuilt();
+    const done = await runCommand(["run", "claude", "What is the capital of France?", "--remote", base, "--json"], commandEnv({ AGENTCAGE_TOKEN: TOKEN }));
+    expect(done.code, done.stderr).toBe(0);
+    const outcome = JSON.parse(done.stdout) as { ok: boolean; reason: string; result?: { text?: string } };
+    expect(outcome).toMatchObject({ ok: true, reason: "completed" });
+    expect(outcome.result?.text).toContain("Paris");
+    const run = await untilRun(/accepted as Run ([0-9a-f]{16})/.exec(done.stderr)?.[1] as string, (r) => r.state === "completed");
     expect(run.outcome?.result?.text).toContain("Paris");
-  }, 60_000);
+  }, 120_000);
 
   it("gives the docker socket to the orchestrator alone, which is not on the agents' network", () => {
     const inspected = JSON.parse(docker("inspect", orchestrator.id))[0];
