@@ -38,9 +38,10 @@ export type FakeContainerScript = {
   /**
    * Its cumulative CPU time in ns as cpuUsage reads it, given the ms since it started and which
    * question this is (0 first). "hang" does not answer until the question is abandoned (its signal);
-   * a throw fails the call. Default: 1 ms that never grows, an idle agent.
+   * a throw (or a rejection) fails the call; a promise answers late. Default: 1 ms that never grows,
+   * an idle agent.
    */
-  readonly cpuNs?: (sinceStartMs: number, question: number) => number | "hang";
+  readonly cpuNs?: (sinceStartMs: number, question: number) => number | "hang" | Promise<number>;
   /** Per-operation failures. A create that never answers still creates the container: the answer was lost. */
   readonly fail?: Partial<Record<EngineOperation, FakeFailure>>;
 };
