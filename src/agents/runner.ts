@@ -100,8 +100,10 @@ type PlannedRequest = {
   readonly request: AgentRequest;
   readonly onEvent?: (event: AgentEvent) => void;
   readonly onEventFailed?: (error: unknown) => void;
-  /** The Run's guards: each event the agent printed, and the events they add (budget). */
+  /** The Run's guards: each event the agent printed (masked), and the events they add (budget). */
   readonly watch: (event: AgentEvent) => AgentEvent[];
+  /** Takes the Run's own way to tell the caller an event (masked, the caller's failures caught), for events the runner makes. */
+  readonly attach?: (deliver: (event: AgentEvent) => void) => void;
 };
 
 export type AgentRunner = {
@@ -162,7 +164,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     ...(options.docker === undefined ? {} : { docker: options.docker }),
     ...(options.engine === undefined ? {} : { engine: options.engine }),
     run: (prompt, { mask }) => {
-      const { request, onEvent, onEventFailed, watch } = prompt.request;
+      const { request, onEvent, onEventFailed, watch, attach } = prompt.request;
       // The caller's callback failing is the caller's bug: reported in the Outcome, never the Run's end.
       let failed = false;
       const deliver = (event: AgentEvent): void => {
@@ -174,10 +176,11 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
           onEventFailed?.(error);
         }
       };
-      // The guards see every event, whether or not the caller listens.
+      attach?.(deliver);
+      // The guards see every event (masked: a guard may quote one in the Outcome), whether or not the caller listens.
       const live = {
         onEvent: (event: AgentEvent) => {
-          const added = watch(event);
+          const added = watch(mask(event));
           deliver(event);
           for (const extra of added) deliver(extra);
         },
@@ -247,9 +250,11 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       const { request, credential } = prepared;
       let onEventError: string | undefined;
       const guard = createRunGuard(request, runOptions.signal);
+      let tell: ((event: AgentEvent) => void) | undefined;
       const planned: PlannedRequest = {
         request,
         watch: guard.watch,
+        attach: (deliver) => (tell = deliver),
         ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
         onEventFailed: (error) => {
           onEventError = credentialMasked(`the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`, credential);
@@ -265,6 +270,11 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
             ...handOver(request.cli, credential, codexProvider),
             ...pick(runOptions),
             signal: guard.signal,
+            stallSeconds: request.stallSeconds,
+            onStallWarning: ({ silentMs }) => {
+              const last = guard.lastEvent();
+              tell?.({ type: "stall_warning", silentSeconds: Math.round(silentMs / 1000), stallSeconds: request.stallSeconds, ...(last === undefined ? {} : { lastEvent: last }) });
+            },
             ...(keepSessions ? { sessionStore: sessionStoreOf(request) } : {}),
           },
         );

@@ -1,12 +1,12 @@
-// Budget caps with the real claude and codex CLIs against the stand-in's `max_turns` scenario, a
-// model that asks for one more tool call forever: each cap stops the Run as budget_exceeded, naming
-// the cap, with the usage and session so far, and no container is left.
+// The live guards with the real claude and codex CLIs against the stand-in. Its `max_turns`
+// scenario asks for one more tool call forever: each budget cap stops the Run as budget_exceeded,
+// naming the cap, with the usage and session so far. Its `hang` scenario never answers, and the
+// CLI waits in silence: the watchdog ends the Run as stalled. No container is left.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentRunner, type AgentEvent, type AgentOutcome, type AgentRequestInput, type AgentRunner } from "../index.js";
 import { containersOfRun } from "../../test/support/engine.js";
-import { AGENT_IMAGE, startStandInModel } from "../../test/support/stand-in-container.js";
-import { standInRunnerOptions, type RunningStandIn } from "../testing/index.js";
+import { AGENT_IMAGE, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../../test/support/stand-in-container.js";
 
 let standIn: RunningStandIn;
 let runner: AgentRunner;
@@ -17,9 +17,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => standIn?.stop());
 
-async function run(request: AgentRequestInput): Promise<{ outcome: AgentOutcome; events: AgentEvent[] }> {
+async function run(request: AgentRequestInput, prompt = "Keep going."): Promise<{ outcome: AgentOutcome; events: AgentEvent[] }> {
   const events: AgentEvent[] = [];
-  const outcome = await runner.run({ timeoutSeconds: 120, maxTurns: 50, ...request }, "Keep going.", { onEvent: (event) => events.push(event) });
+  const outcome = await runner.run({ timeoutSeconds: 120, maxTurns: 50, ...request }, prompt, { onEvent: (event) => events.push(event) });
   expect(containersOfRun(outcome.runId)).toEqual([]);
   return { outcome, events };
 }
@@ -60,5 +60,21 @@ describe("a budget stops a runaway agent", () => {
     expect(outcome.reason).not.toBe("budget_exceeded");
     expect(outcome.budget).toMatchObject({ caps: { maxTurns: 10, maxTokens: 1_000_000 } });
     expect(outcome.budget?.exceeded).toBeUndefined();
+  }, 120_000);
+});
+
+describe("the watchdog stops a CLI that waits in silence", () => {
+  it.each(["claude", "codex"] as const)("%s, waiting on a model that never answers, ends stalled after stallSeconds, with a warning at half and its last event", async (cli) => {
+    const started = performance.now();
+    const { outcome, events } = await run({ cli, ...(cli === "codex" ? { model: "gpt-5.5" } : {}), stallSeconds: 4 }, "[stand-in:hang] answer slowly");
+    const tookMs = performance.now() - started;
+    expect(outcome).toMatchObject({ ok: false, reason: "stalled" });
+    // claude keeps its CPU busy for a few seconds after its last line (its start-up), so its silence
+    // and its idleness can differ: "printed nothing for 9 s and used no CPU for the last 4 s".
+    expect(outcome.error).toMatch(/printed nothing (for \d+ s )?and used no CPU/);
+    expect(outcome.error).toContain("the last event it printed: init");
+    expect(events.some((e) => e.type === "stall_warning")).toBe(true);
+    // The CLI's start-up, stallSeconds of idleness, a sampling interval late at most, and the stop.
+    expect(tookMs).toBeLessThan((4 + 14) * 1000);
   }, 120_000);
 });
