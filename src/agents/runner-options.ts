@@ -21,6 +21,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "apiRetries",
   "sessions",
   "networks",
+  "containerRuntime",
   "limits",
   "user",
   "owner",

@@ -65,6 +65,8 @@ export type AgentRunnerOptions = {
   readonly sessions?: boolean;
   /** Networks the agent joins to reach its model; default: none (it then reaches nothing). */
   readonly networks?: readonly string[];
+  /** The container runtime for every agent (e.g. "runsc" for gVisor); default: the engine's. */
+  readonly containerRuntime?: string;
   readonly limits?: ContainerLimits;
   readonly user?: string;
   readonly owner?: string;
@@ -146,6 +148,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     ...(options.staging === undefined ? {} : { staging: options.staging }),
     workdir,
     ...(options.networks === undefined ? {} : { networks: options.networks }),
+    ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.user === undefined ? {} : { user: options.user }),
     ...(options.owner === undefined ? {} : { owner: options.owner }),

@@ -11,7 +11,13 @@ import type { CommandIo } from "./run-local.js";
 
 const STAND_IN_PLACEHOLDER = "agentcage-stand-in";
 
-export type PlanOptions = CheckedRun & { readonly image: string; readonly runtimeDir: string; readonly networks: readonly string[]; readonly standIn: boolean };
+export type PlanOptions = CheckedRun & {
+  readonly image: string;
+  readonly runtimeDir: string;
+  readonly networks: readonly string[];
+  readonly standIn: boolean;
+  readonly containerRuntime?: string;
+};
 
 export async function plan(options: PlanOptions, io: CommandIo): Promise<number> {
   // With --stand-in the agent joins the stand-in's container, whose name is made when it starts:
@@ -21,6 +27,7 @@ export async function plan(options: PlanOptions, io: CommandIo): Promise<number>
     image: options.image,
     staging: { runtimeDir: join(options.runtimeDir, "staging"), ...(options.writable ? { writableWork: true } : {}) },
     ...(options.networks.length === 0 ? {} : { networks: options.networks }),
+    ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
   };
   const runner = createAgentRunner(standIn === undefined ? base : { ...base, ...standInRunnerOptions(standIn) });
   try {

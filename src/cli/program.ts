@@ -37,6 +37,7 @@ type RunFlags = {
   network?: string[];
   resume?: string;
   standIn?: boolean;
+  containerRuntime?: string;
   json?: boolean;
   image: string;
   runtimeDir: string;
@@ -65,6 +66,7 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--network <name>", "a network the agent joins to reach its model (repeatable); default none", collect)
     .option("--resume <session>", "continue an earlier Run's session (its summary names it)")
     .option("--stand-in", "run against the project's stand-in model: no key, no network")
+    .option("--container-runtime <name>", "the engine's container runtime for the agent, e.g. runsc (gVisor); default the engine's")
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--runtime-dir <dir>", "where Run directories and kept sessions live", defaultRuntimeDir(env))
     .option("--verbose", "the library's log lines on stderr");
@@ -118,7 +120,16 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       const { runLocal } = await import("./run-local.js");
       settle(
         await runLocal(
-          { ...checked, image: flags.image, runtimeDir: flags.runtimeDir, networks: flags.network ?? [], standIn: flags.standIn === true, json: flags.json === true, verbose: flags.verbose === true },
+          {
+            ...checked,
+            image: flags.image,
+            runtimeDir: flags.runtimeDir,
+            networks: flags.network ?? [],
+            standIn: flags.standIn === true,
+            json: flags.json === true,
+            verbose: flags.verbose === true,
+            ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+          },
           io,
         ),
       );
@@ -128,7 +139,12 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     async (cli: string, rawPrompt: string, flags: RunFlags) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
       const { plan } = await import("./plan.js");
-      settle(await plan({ ...checked, image: flags.image, runtimeDir: flags.runtimeDir, networks: flags.network ?? [], standIn: flags.standIn === true }, io));
+      settle(
+        await plan(
+          { ...checked, image: flags.image, runtimeDir: flags.runtimeDir, networks: flags.network ?? [], standIn: flags.standIn === true, ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }) },
+          io,
+        ),
+      );
     },
   );
 
@@ -144,8 +160,9 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400))
     .addOption(new Option("--agent-network <name>", "a network every agent joins to reach its model (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
+    .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
-    .action(async (flags: { host: string; port: number; runtimeDir: string; image: string; slots: number; queueBound?: number; drainSeconds?: number; agentNetwork?: string[] | string; standIn?: boolean }) => {
+    .action(async (flags: { host: string; port: number; runtimeDir: string; image: string; slots: number; queueBound?: number; drainSeconds?: number; agentNetwork?: string[] | string; standIn?: boolean; containerRuntime?: string }) => {
       const { serveCommand } = await import("./serve.js");
       const networks = flags.agentNetwork === undefined ? undefined : typeof flags.agentNetwork === "string" ? [flags.agentNetwork] : flags.agentNetwork;
       settle(
@@ -160,6 +177,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             ...(flags.drainSeconds === undefined ? {} : { drainGraceMs: flags.drainSeconds * 1000 }),
             ...(networks === undefined ? {} : { agentNetworks: networks }),
             standIn: flags.standIn === true,
+            ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },
           io,
         ),

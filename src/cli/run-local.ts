@@ -32,6 +32,7 @@ export type LocalRunOptions = CheckedRun & {
   readonly standIn: boolean;
   readonly json: boolean;
   readonly verbose: boolean;
+  readonly containerRuntime?: string;
 };
 
 export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise<number> {
@@ -59,6 +60,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
       staging: { runtimeDir: join(options.runtimeDir, "staging"), ...(options.writable ? { writableWork: true } : {}) },
       sessions: true,
       logger,
+      ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
       ...(options.networks.length === 0 ? {} : { networks: options.networks }),
     };
     if (options.standIn && !controller.signal.aborted) {

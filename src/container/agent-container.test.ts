@@ -216,3 +216,12 @@ describe("what construction closes off", () => {
     expect(command.args.filter((a) => a === "--mount")).toHaveLength(1);
   });
 });
+
+describe("containerRuntime", () => {
+  it("takes a runtime's name and refuses anything that is not one, quoting it", async () => {
+    const { validateAgentContainer } = await import("./agent-container.js");
+    expect(validateAgentContainer({ image: "a", containerRuntime: "runsc" }).containerRuntime).toBe("runsc");
+    expect(() => validateAgentContainer({ image: "a", containerRuntime: "--privileged" })).toThrow(AgentContainerError);
+    expect(() => validateAgentContainer({ image: "a", containerRuntime: "run sc" })).toThrow('containerRuntime "run sc" is not a runtime name');
+  });
+});

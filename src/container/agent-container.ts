@@ -87,6 +87,12 @@ export type AgentContainer = {
   readonly owner?: string;
   /** Spliced last into the CLI rendering; only flags run() can mirror are accepted. */
   readonly extraArgs?: readonly string[];
+  /**
+   * The container runtime the engine runs this container with, as the engine registered it: "runsc"
+   * (gVisor) or a Kata runtime for a stronger sandbox; default: the engine's default (runc). A
+   * runtime the engine does not have ends each Run as unavailable, naming it.
+   */
+  readonly containerRuntime?: string;
   /** The client `commandFor` names; default ["docker"]; ["podman"] works. */
   readonly containerCommand?: readonly string[];
   /** Where the runtime logs; default: pino to stderr at info. */
@@ -113,6 +119,8 @@ const intIn = (what: string, min: number, max: number) =>
 const ID = "(?:\\d+|[A-Za-z_][A-Za-z0-9_.-]*)";
 const USER = new RegExp(`^(${ID})(?::(${ID}))?$`);
 const OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+/** A runtime's name as engines register them (runsc, kata-runtime, io.containerd.runc.v2). */
+const RUNTIME_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /** uid 0, by number or by the name root. (gid 0 stays allowed: some platforms run any uid with gid 0.) */
 function isRoot(user: string): boolean {
@@ -206,6 +214,10 @@ const schema = z.strictObject({
     .regex(OWNER, { error: (issue) => `owner ${JSON.stringify(issue.input)} is not a short name; use letters, digits, ".", "_" and "-"` })
     .optional(),
   extraArgs: z.array(z.string()).optional(),
+  containerRuntime: z
+    .string()
+    .regex(RUNTIME_NAME, { error: (issue) => `containerRuntime ${JSON.stringify(issue.input)} is not a runtime name; write the name the engine registered it under, e.g. "runsc" (docker info lists them)` })
+    .optional(),
   containerCommand: words("containerCommand word").optional(),
   logger: z
     .custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).info === "function" && typeof (v as Logger).child === "function", {

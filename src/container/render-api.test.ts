@@ -31,6 +31,7 @@ const FULL: AgentContainer = {
   limits: { memoryBytes: 512 * 1024 * 1024, cpus: 1.5, pids: 64, tmpfsBytes: 16 * 1024 * 1024, stopGraceSeconds: 5 },
   labels: { team: "infra" },
   owner: "ci-runner-1",
+  containerRuntime: "runsc",
   extraArgs: [
     "-e", "MODE=slow-mode",
     "--env=EXTRA=extra-1",
@@ -124,6 +125,10 @@ describe.each([
     });
     expect(host.CapDrop).toEqual(["ALL"]);
     expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
+  });
+
+  it("the container runtime", () => {
+    expect(host.Runtime).toBe(last(cli, "--runtime"));
   });
 
   it("Tmpfs", () => {
@@ -248,6 +253,7 @@ describe("renderCreateBody", () => {
       HostConfig: {
         AutoRemove: false,
         Init: true,
+        Runtime: "runsc",
         CapDrop: ["ALL"],
         SecurityOpt: ["no-new-privileges"],
         ReadonlyRootfs: true,

@@ -31,6 +31,7 @@ export function renderCreateBody(spec: ComposedSpec): ContainerCreateOptions {
       // Removal is explicit (after inspecting exit facts), not AutoRemove: see src/runtime/container-run.ts.
       AutoRemove: false,
       Init: true,
+      ...(spec.container.containerRuntime === undefined ? {} : { Runtime: spec.container.containerRuntime }),
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],
       ReadonlyRootfs: true,

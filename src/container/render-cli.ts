@@ -37,6 +37,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
     "--rm",
     "--interactive",
     "--init",
+    ...(c.containerRuntime === undefined ? [] : ["--runtime", c.containerRuntime]),
     "--cap-drop", "ALL",
     "--security-opt", "no-new-privileges",
     "--read-only",

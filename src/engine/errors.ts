@@ -27,5 +27,9 @@ export function describeEngineError(step: string, error: unknown, image: string)
   if (step === "create" && engineStatus(error) === 404) {
     return `image ${JSON.stringify(image)} is not on this engine (${engineMessage(error)}); build or load it first, nothing is pulled`;
   }
-  return `the engine refused ${step}: ${engineMessage(error)}`;
+  const said = engineMessage(error);
+  if (step === "create" && /unknown runtime|invalid runtime/i.test(said)) {
+    return `the engine has no such container runtime (${said}); register it with the engine (dockerd's "runtimes" setting; \`docker info\` lists them), or leave containerRuntime out for the engine's default`;
+  }
+  return `the engine refused ${step}: ${said}`;
 }

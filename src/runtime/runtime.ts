@@ -247,7 +247,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             ...(runOptions.stallSeconds === undefined ? {} : { stallSeconds: runOptions.stallSeconds }),
             ...(runOptions.onStallWarning === undefined ? {} : { onStallWarning: runOptions.onStallWarning }),
           });
-          settle(log({ ...outcome, queuedMs }));
+          settle(log({ ...outcome, queuedMs, ...(container.containerRuntime === undefined ? {} : { containerRuntime: container.containerRuntime }) }));
         } catch (error) {
           // performRun resolves for everything it knows of; this is a defect, still not a rejection.
           settle(early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`, queuedMs));

@@ -32,6 +32,8 @@ export type ServeOptions = {
   readonly drainGraceMs?: number;
   /** Networks every agent joins to reach its model (e.g. a network of the deployment's own); default none. Ignored with `standIn`. */
   readonly agentNetworks?: readonly string[];
+  /** The container runtime for every agent (e.g. "runsc"); default the engine's. */
+  readonly containerRuntime?: string;
   /** Run every agent against the stand-in model (no key needed); default false. */
   readonly standIn?: boolean;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
@@ -85,6 +87,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
     staging: { runtimeDir: join(options.runtimeDir, "staging") },
     maxConcurrentRuns: slots,
+    ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
     // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
     limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
     logger,
