@@ -1,0 +1,25 @@
+/**
+ * The egress proxy: the one door from an agent's network to its model. The agent holds a per-Run
+ * token; the proxy holds the real credential, forwards only its CLI's model API paths to its
+ * provider, meters every answer as it streams through, refuses model calls past the Run's budget,
+ * and (allowlist mode) tunnels CONNECT to the host:port pairs the Operator lists. The runtime
+ * talks to it in process, or over the control endpoint when it runs in a container of its own.
+ *
+ * ```ts
+ * const proxy = await createEgressProxy({ upstreams: { claude: "http://127.0.0.1:8080" } });
+ * const { token } = await proxy.register({ runId, cli: "claude", credential: { kind: "api_key", value: key }, budget: { maxTurns: 20 } });
+ * // the agent: ANTHROPIC_BASE_URL=proxy.url, ANTHROPIC_API_KEY=token
+ * proxy.onBreach((breach) => stopRun(breach.runId, breach.message));
+ * const spent = await proxy.revoke(runId); // the moment the Run ends
+ * await proxy.close();
+ * ```
+ */
+export type { EgressControl, EgressProxy } from "./proxy.js";
+export type { EgressProxyOptions } from "./options.js";
+export type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressCredential, EgressUsage, RunMeter, RunRegistration } from "./run.js";
+export type { Price } from "./prices.js";
+export { createEgressProxy } from "./proxy.js";
+export { EGRESS_CLIS, EgressArgumentError, validateRegistration } from "./run.js";
+export { ANTHROPIC_OAUTH_BETA, DEFAULT_UPSTREAMS, routesOf } from "./providers.js";
+export { PRICES_AS_OF, costOf, priceOf } from "./prices.js";
+export * from "./limits.js";

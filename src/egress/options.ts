@@ -1,0 +1,84 @@
+// The proxy's own declaration: where it listens, where each CLI's provider is, which CONNECT
+// targets the operator lists. Refused at construction, naming the option and quoting the value.
+
+import type { Logger } from "pino";
+import { DEFAULT_UPSTREAMS } from "./providers.js";
+import { EgressArgumentError, type EgressBreach, type EgressCli } from "./run.js";
+
+export type EgressProxyOptions = {
+  /** Default "127.0.0.1". In its own container: "0.0.0.0", on the agents' internal network only. */
+  readonly host?: string;
+  /** Default 0: the system picks a free port (read it back from the proxy's `port`). */
+  readonly port?: number;
+  /** Each CLI's provider, scheme and host (and a path prefix, if any). Default DEFAULT_UPSTREAMS; tests name the stand-in on loopback. */
+  readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>>;
+  /**
+   * The allowlist mode: `host:port` pairs a Run may open an HTTPS CONNECT tunnel to (no TLS
+   * interception). Default none: the model-only mode, where every CONNECT is refused.
+   */
+  readonly allowlist?: readonly string[];
+  /** One line per request. Default: pino at info to stdout, named "agentcage-egress". */
+  readonly logger?: Logger;
+  /** Called once per Run when it passes a cap (also available as `onBreach(listener)`). Default none. */
+  readonly onBreach?: (breach: EgressBreach) => void;
+};
+
+export type ValidatedOptions = {
+  readonly host: string;
+  readonly port: number;
+  readonly upstreams: Readonly<Record<EgressCli, URL>>;
+  /** Normalised `host:port`, host lower-case, IPv6 in brackets. */
+  readonly allowlist: ReadonlySet<string>;
+};
+
+export function validateProxyOptions(options: EgressProxyOptions): ValidatedOptions {
+  const host = options.host ?? "127.0.0.1";
+  if (typeof host !== "string" || host === "") throw new EgressArgumentError(`host ${JSON.stringify(host)} is empty; pass an address to listen on, such as "127.0.0.1"`);
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new EgressArgumentError(`port ${JSON.stringify(port)} is not a port; pass 0 to 65535 (0 picks a free one)`);
+  const upstreams = {} as Record<EgressCli, URL>;
+  for (const cli of Object.keys(DEFAULT_UPSTREAMS) as EgressCli[]) {
+    upstreams[cli] = upstreamUrl(`upstreams.${cli}`, options.upstreams?.[cli] ?? DEFAULT_UPSTREAMS[cli]);
+  }
+  for (const key of Object.keys(options.upstreams ?? {})) {
+    if (!(key in DEFAULT_UPSTREAMS)) throw new EgressArgumentError(`upstreams.${key} names no CLI; the CLIs are ${Object.keys(DEFAULT_UPSTREAMS).join(", ")}`);
+  }
+  const allowlist = new Set<string>();
+  (options.allowlist ?? []).forEach((entry, i) => {
+    const target = typeof entry === "string" ? connectTarget(entry) : undefined;
+    if (target === undefined) {
+      throw new EgressArgumentError(`allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name or address and its port, such as "example.com:443"`);
+    }
+    allowlist.add(target.key);
+  });
+  return { host, port, upstreams, allowlist };
+}
+
+function upstreamUrl(name: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new EgressArgumentError(`${name} ${JSON.stringify(value)} is not a URL; write the provider's base, such as "https://api.anthropic.com"`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new EgressArgumentError(`${name} ${JSON.stringify(value)} is not http or https; write the provider's base, such as "https://api.anthropic.com"`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new EgressArgumentError(`${name} holds a user name or password; write the URL alone, the proxy adds each Run's credential itself`);
+  }
+  if (url.search !== "" || url.hash !== "") {
+    throw new EgressArgumentError(`${name} ${JSON.stringify(value)} has a query or fragment; write the scheme, host and at most a path prefix`);
+  }
+  return url;
+}
+
+/** `host:port` of a CONNECT request or an allowlist entry, normalised; undefined when it is not one. */
+export function connectTarget(text: string): { readonly host: string; readonly port: number; readonly key: string } | undefined {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):(\d{1,5})$/.exec(text.trim());
+  if (match === null) return undefined;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) return undefined;
+  const host = (match[1] ?? "").toLowerCase();
+  return { host: host.startsWith("[") ? host.slice(1, -1) : host, port, key: `${host}:${port}` };
+}

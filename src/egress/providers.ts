@@ -1,0 +1,109 @@
+// What the proxy lets each CLI reach at its provider, and how the real credential is written on
+// the way out. The one place the path allowlist and the credential headers are decided.
+// Invariant: a request reaches upstream only on a listed method and path, with every header that
+// could carry the client's token removed and the real credential set by this file alone.
+
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import type { EgressCli, EgressCredential } from "./run.js";
+
+/** Production upstreams; a test points a CLI at the stand-in model on loopback instead. */
+export const DEFAULT_UPSTREAMS: Readonly<Record<EgressCli, string>> = {
+  claude: "https://api.anthropic.com",
+  codex: "https://api.openai.com",
+};
+
+/** Sent with an OAuth token, as the claude CLI itself does when it holds CLAUDE_CODE_OAUTH_TOKEN. */
+export const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
+
+export type Route = {
+  readonly method: string;
+  readonly path: string;
+  /** A model call: counted as a turn, held against the budget, refused once it is spent. */
+  readonly modelCall: boolean;
+};
+
+/** Exact paths (no prefix matching, no normalising): `/v1/messages/../x` is simply not listed. */
+const ROUTES: Readonly<Record<EgressCli, readonly Route[]>> = {
+  claude: [
+    { method: "POST", path: "/v1/messages", modelCall: true },
+    { method: "POST", path: "/v1/messages/count_tokens", modelCall: false },
+  ],
+  codex: [
+    { method: "POST", path: "/v1/responses", modelCall: true },
+    { method: "GET", path: "/v1/models", modelCall: false },
+  ],
+};
+
+export function routeOf(cli: EgressCli, method: string, path: string): Route | undefined {
+  return ROUTES[cli].find((r) => r.method === method && r.path === path);
+}
+
+export function routesOf(cli: EgressCli): readonly Route[] {
+  return ROUTES[cli];
+}
+
+/** The per-Run token a client sent: `x-api-key`, or `Authorization: Bearer`. */
+export function presentedToken(headers: IncomingHttpHeaders): string | undefined {
+  const key = headers["x-api-key"];
+  if (typeof key === "string" && key !== "") return key.trim();
+  const auth = headers["authorization"];
+  const match = typeof auth === "string" ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth) : null;
+  return match?.[1];
+}
+
+// Hop-by-hop headers (RFC 9110 7.6.1) and every header that may carry the client's credential.
+const NOT_FORWARDED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "authorization",
+  "x-api-key",
+  "api-key",
+  "cookie",
+  "accept-encoding",
+]);
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+/** The request headers sent upstream: the client's, less hop-by-hop and credential headers, plus the real credential. */
+export function upstreamRequestHeaders(cli: EgressCli, credential: EgressCredential, headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = connectionTokens(headers["connection"]);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || NOT_FORWARDED.has(name) || named.has(name)) continue;
+    out[name] = value;
+  }
+  // Identity, so the meter reads the answer as it passes (the client asked for nothing it needs).
+  out["accept-encoding"] = "identity";
+  if (cli === "claude" && credential.kind === "api_key") out["x-api-key"] = credential.value;
+  else out["authorization"] = `Bearer ${credential.value}`;
+  if (cli === "claude" && credential.kind === "oauth_token") {
+    const betas = String(out["anthropic-beta"] ?? "").split(",").map((b) => b.trim()).filter((b) => b !== "");
+    if (!betas.includes(ANTHROPIC_OAUTH_BETA)) betas.push(ANTHROPIC_OAUTH_BETA);
+    out["anthropic-beta"] = betas.join(",");
+  }
+  return out;
+}
+
+/** The response headers passed to the client: the provider's, less hop-by-hop ones. */
+export function clientResponseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = connectionTokens(headers["connection"]);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+function connectionTokens(value: string | string[] | undefined): Set<string> {
+  const text = Array.isArray(value) ? value.join(",") : (value ?? "");
+  return new Set(text.split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== ""));
+}

@@ -1,0 +1,413 @@
+import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { ANTHROPIC_USAGE, OPENAI_USAGE, startStandInModel, type Scenario, type StandInModel } from "../../test/stand-in/index.js";
+import { createEgressProxy, type EgressBreach, type EgressProxy, type EgressProxyOptions } from "./index.js";
+
+const CLAUDE_KEY = "sk-ant-api03-real-key-0123456789abcdef0123456789";
+const OAUTH_TOKEN = "sk-ant-oat01-real-oauth-0123456789abcdef012345";
+const OPENAI_KEY = "sk-proj-real-openai-key-0123456789abcdef0123";
+
+/** The upstream a test points the proxy at: records each request's real headers and the bytes answered, and relays to the stand-in. */
+type Capture = { readonly url: string; readonly seen: { headers: IncomingHttpHeaders; path: string; answered: Buffer }[]; close(): Promise<void> };
+
+async function capturing(standIn: StandInModel): Promise<Capture> {
+  const seen: Capture["seen"] = [];
+  const server: Server = createServer((req, res) => {
+    const record = { headers: req.headers, path: req.url ?? "", answered: Buffer.alloc(0) };
+    seen.push(record);
+    const relay = request(`${standIn.url}${req.url ?? "/"}`, { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 500, up.headers);
+      const chunks: Buffer[] = [];
+      up.on("data", (c: Buffer) => chunks.push(c));
+      up.on("end", () => (record.answered = Buffer.concat(chunks)));
+      up.pipe(res);
+    });
+    relay.on("error", () => res.destroy());
+    req.pipe(relay);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+type Setup = { proxy: EgressProxy; upstream: Capture; standIn: StandInModel; lines: string[]; breaches: EgressBreach[] };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setUp(scenario: Scenario = "plain", options: EgressProxyOptions = {}): Promise<Setup> {
+  const standIn = await startStandInModel({ scenario });
+  cleanups.push(() => standIn.close());
+  const upstream = await capturing(standIn);
+  cleanups.push(() => upstream.close());
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(...chunk.toString("utf8").split("\n").filter((l) => l !== ""));
+      callback();
+    },
+  });
+  const breaches: EgressBreach[] = [];
+  const proxy = await createEgressProxy({
+    upstreams: { claude: upstream.url, codex: upstream.url },
+    logger: pino({ level: "info" }, sink),
+    onBreach: (b) => breaches.push(b),
+    ...options,
+  });
+  cleanups.push(() => proxy.close());
+  return { proxy, upstream, standIn, lines, breaches };
+}
+
+function messages(url: string, headers: Record<string, string>, body: Record<string, unknown> = {}): Promise<Response> {
+  return fetch(`${url}/v1/messages?beta=true`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "anthropic-version": "2023-06-01", ...headers },
+    body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }], ...body }),
+  });
+}
+
+function responses(url: string, token: string, body: Record<string, unknown> = {}): Promise<Response> {
+  return fetch(`${url}/v1/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ model: "gpt-5", stream: true, input: "hi", ...body }),
+  });
+}
+
+const claudeUsage = {
+  inputTokens: ANTHROPIC_USAGE.input_tokens,
+  outputTokens: ANTHROPIC_USAGE.output_tokens,
+  cacheReadTokens: ANTHROPIC_USAGE.cache_read_input_tokens,
+  cacheWriteTokens: ANTHROPIC_USAGE.cache_creation_input_tokens,
+};
+const codexUsage = {
+  inputTokens: OPENAI_USAGE.input_tokens - OPENAI_USAGE.cached_tokens,
+  outputTokens: OPENAI_USAGE.output_tokens,
+  cacheReadTokens: OPENAI_USAGE.cached_tokens,
+  cacheWriteTokens: 0,
+};
+
+function allHeaderText(headers: IncomingHttpHeaders): string {
+  return JSON.stringify(headers);
+}
+
+describe("the egress proxy forwarding a Run's model calls", () => {
+  it("swaps claude's per-Run token for the real API key and streams the answer through byte for byte", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "run-a", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const response = await messages(proxy.url, { "x-api-key": token });
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(upstream.seen).toHaveLength(1);
+    const seen = upstream.seen[0]!;
+    expect(seen.path).toBe("/v1/messages?beta=true");
+    expect(seen.headers["x-api-key"]).toBe(CLAUDE_KEY);
+    expect(seen.headers["authorization"]).toBeUndefined();
+    expect(seen.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(allHeaderText(seen.headers)).not.toContain(token);
+    expect(body.equals(seen.answered)).toBe(true);
+    expect(body.length).toBeGreaterThan(200);
+    const meter = await proxy.meter("run-a");
+    expect(meter).toMatchObject({ runId: "run-a", cli: "claude", turns: 1, requests: 1, refused: 0, usage: claudeUsage, models: ["claude-sonnet-4-5"], costFrom: "price_table" });
+    expect(meter?.tokens).toBe(claudeUsage.inputTokens + claudeUsage.outputTokens);
+    const expectedCost = (claudeUsage.inputTokens * 3 + claudeUsage.outputTokens * 15 + claudeUsage.cacheReadTokens * 0.3 + claudeUsage.cacheWriteTokens * 3.75) / 1e6;
+    expect(meter?.costUsd).toBeCloseTo(expectedCost, 12);
+  });
+
+  it("sends an OAuth token as Authorization: Bearer with the OAuth beta added to the client's betas", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "run-oauth", cli: "claude", credential: { kind: "oauth_token", value: OAUTH_TOKEN } });
+    const response = await messages(proxy.url, { authorization: `Bearer ${token}`, "anthropic-beta": "claude-code-20250219" });
+    await response.arrayBuffer();
+    expect(response.status).toBe(200);
+    const seen = upstream.seen[0]!;
+    expect(seen.headers["authorization"]).toBe(`Bearer ${OAUTH_TOKEN}`);
+    expect(seen.headers["x-api-key"]).toBeUndefined();
+    expect(seen.headers["anthropic-beta"]).toBe("claude-code-20250219,oauth-2025-04-20");
+  });
+
+  it("swaps codex's bearer token for the real key and meters response.completed, cached input apart", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "run-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const response = await responses(proxy.url, token);
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(response.status).toBe(200);
+    const seen = upstream.seen[0]!;
+    expect(seen.path).toBe("/v1/responses");
+    expect(seen.headers["authorization"]).toBe(`Bearer ${OPENAI_KEY}`);
+    expect(body.equals(seen.answered)).toBe(true);
+    expect(await proxy.meter("run-codex")).toMatchObject({ turns: 1, usage: codexUsage, models: ["gpt-5"] });
+  });
+
+  it("meters answers that are not streamed from the JSON body's usage", async () => {
+    const { proxy } = await setUp();
+    const claude = await proxy.register({ runId: "json-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "json-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const a = await messages(proxy.url, { "x-api-key": claude.token }, { stream: false });
+    expect(((await a.json()) as { usage: unknown }).usage).toEqual(ANTHROPIC_USAGE);
+    const b = await responses(proxy.url, codex.token, { stream: false });
+    await b.arrayBuffer();
+    expect((await proxy.meter("json-claude"))?.usage).toEqual(claudeUsage);
+    expect((await proxy.meter("json-codex"))?.usage).toEqual(codexUsage);
+  });
+
+  it("forwards count_tokens and codex's model list without counting them as turns", async () => {
+    const { proxy, upstream } = await setUp();
+    const claude = await proxy.register({ runId: "side-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "side-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const count = await fetch(`${proxy.url}/v1/messages/count_tokens?beta=true`, { method: "POST", headers: { "x-api-key": claude.token, "content-type": "application/json" }, body: "{}" });
+    expect(count.status).toBe(200);
+    const models = await fetch(`${proxy.url}/v1/models?client_version=1`, { headers: { authorization: `Bearer ${codex.token}` } });
+    expect(await models.json()).toEqual({ object: "list", data: [] });
+    expect(upstream.seen.map((s) => s.path)).toEqual(["/v1/messages/count_tokens?beta=true", "/v1/models?client_version=1"]);
+    expect(await proxy.meter("side-claude")).toMatchObject({ turns: 0, requests: 1 });
+    expect(await proxy.meter("side-codex")).toMatchObject({ turns: 0, requests: 1 });
+  });
+
+  it("answers claude's HEAD probe itself, with no token and nothing forwarded", async () => {
+    const { proxy, upstream } = await setUp();
+    expect((await fetch(`${proxy.url}/`, { method: "HEAD" })).status).toBe(200);
+    expect(upstream.seen).toEqual([]);
+  });
+
+  it("passes the provider's own error through as it is, and meters nothing for it", async () => {
+    const { proxy } = await setUp("status_429");
+    const { token } = await proxy.register({ runId: "limited", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const response = await messages(proxy.url, { "x-api-key": token });
+    expect(response.status).toBe(429);
+    expect(response.headers.get("retry-after")).toBe("30");
+    expect(((await response.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
+    expect(await proxy.meter("limited")).toMatchObject({ turns: 1, tokens: 0 });
+  });
+
+  it("answers 502 with a JSON error when the provider cannot be reached", async () => {
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, "127.0.0.1", resolve));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+    const { proxy } = await setUp("plain", { upstreams: { claude: `http://127.0.0.1:${port}` } });
+    const { token } = await proxy.register({ runId: "unreachable", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const response = await messages(proxy.url, { "x-api-key": token });
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("upstream_unreachable");
+    expect(body.error.message).toContain(`127.0.0.1:${port}`);
+  });
+});
+
+describe("the egress proxy refusing", () => {
+  it("refuses a missing, unknown or revoked token with 401 and forwards nothing", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "gone", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const missing = await messages(proxy.url, {});
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("missing_token");
+    const unknown = await messages(proxy.url, { "x-api-key": "agentcage-run-not-a-real-token" });
+    expect(unknown.status).toBe(401);
+    const unknownBody = (await unknown.json()) as { type: string; error: { type: string; code: string; message: string } };
+    expect(unknownBody).toMatchObject({ type: "error", error: { type: "authentication_error", code: "unknown_token" } });
+    expect(unknownBody.error.message).toMatch(/unknown or was revoked/);
+    const final = await proxy.revoke("gone");
+    expect(final).toMatchObject({ runId: "gone", turns: 0 });
+    const revoked = await messages(proxy.url, { "x-api-key": token });
+    expect(revoked.status).toBe(401);
+    expect(revoked.headers.get("x-should-retry")).toBe("false");
+    const asTheRealKey = await messages(proxy.url, { "x-api-key": CLAUDE_KEY });
+    expect(asTheRealKey.status).toBe(401);
+    expect(upstream.seen).toEqual([]);
+    expect(await proxy.meter("gone")).toBeUndefined();
+    expect(await proxy.revoke("gone")).toBeUndefined();
+  });
+
+  it("refuses every path and method off the Run's CLI's allowlist with 403 and forwards nothing", async () => {
+    const { proxy, upstream } = await setUp();
+    const claude = await proxy.register({ runId: "paths-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "paths-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const tries: [string, string, Record<string, string>][] = [
+      ["POST", "/v1/responses", { "x-api-key": claude.token }],
+      ["GET", "/v1/models", { "x-api-key": claude.token }],
+      ["GET", "/v1/messages", { "x-api-key": claude.token }],
+      ["POST", "/v1/messages/batches", { "x-api-key": claude.token }],
+      ["POST", "/v1/messages/../files", { "x-api-key": claude.token }],
+      ["POST", "/v1/files", { "x-api-key": claude.token }],
+      ["POST", "/api/oauth/usage", { "x-api-key": claude.token }],
+      ["POST", "/v1/messages", { authorization: `Bearer ${codex.token}` }],
+      ["POST", "/v1/chat/completions", { authorization: `Bearer ${codex.token}` }],
+      ["DELETE", "/v1/responses", { authorization: `Bearer ${codex.token}` }],
+    ];
+    for (const [method, path, headers] of tries) {
+      const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${proxy.url}${path}`, { method, headers: { ...headers, "content-type": "application/json" } }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.end(method === "GET" ? undefined : "{}");
+      });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect((JSON.parse(response.body) as { error: { code: string } }).error.code).toBe("path_not_allowed");
+    }
+    expect(upstream.seen).toEqual([]);
+    expect(await proxy.meter("paths-claude")).toMatchObject({ refused: 7, turns: 0 });
+  });
+
+  it("refuses to act as a plain forward proxy for another host", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "forward", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: proxy.port, method: "GET", path: "http://example.com/v1/messages", headers: { "x-api-key": token } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(405);
+    expect(upstream.seen).toEqual([]);
+  });
+
+  it("refuses a websocket upgrade", async () => {
+    const { proxy } = await setUp();
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: proxy.port, path: "/v1/responses", headers: { connection: "Upgrade", upgrade: "websocket" } });
+      req.on("response", (res) => resolve(res.statusCode ?? 0));
+      req.on("upgrade", () => reject(new Error("upgraded")));
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(405);
+  });
+});
+
+describe("the egress proxy's budgets", () => {
+  it("refuses the call after maxTurns with 402, forwards nothing for it and reports the breach once", async () => {
+    const { proxy, upstream, breaches } = await setUp();
+    const { token } = await proxy.register({ runId: "turns", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 2 } });
+    for (let i = 0; i < 2; i++) expect((await (await messages(proxy.url, { "x-api-key": token })).arrayBuffer()).byteLength).toBeGreaterThan(0);
+    expect(breaches).toEqual([]);
+    const refused = await messages(proxy.url, { "x-api-key": token });
+    expect(refused.status).toBe(402);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("budget_exceeded");
+    expect(body.error.message).toContain("maxTurns (3 model calls of 2 model calls)");
+    expect((await messages(proxy.url, { "x-api-key": token })).status).toBe(402);
+    expect(upstream.seen).toHaveLength(2);
+    expect(breaches).toEqual([expect.objectContaining({ runId: "turns", cap: "maxTurns", limit: 2, used: 3 })]);
+    expect(await proxy.meter("turns")).toMatchObject({ turns: 2, refused: 2, breach: { cap: "maxTurns" } });
+  });
+
+  it("reports a maxTokens breach when the answer that passes it ends, and refuses the next call", async () => {
+    const { proxy, upstream, breaches } = await setUp();
+    const { token } = await proxy.register({ runId: "tokens", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY }, budget: { maxTokens: 10 } });
+    const first = await responses(proxy.url, token);
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    await until(() => breaches.length === 1);
+    expect(breaches[0]).toMatchObject({ runId: "tokens", cap: "maxTokens", limit: 10, used: codexUsage.inputTokens + codexUsage.outputTokens });
+    expect((await responses(proxy.url, token)).status).toBe(402);
+    expect(upstream.seen).toHaveLength(1);
+  });
+
+  it("holds maxCostUsd against the price table", async () => {
+    const { proxy, breaches } = await setUp();
+    const { token } = await proxy.register({ runId: "cost", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxCostUsd: 0.000001 } });
+    await (await messages(proxy.url, { "x-api-key": token }, { model: "claude-haiku-4-5" })).arrayBuffer();
+    await until(() => breaches.length === 1);
+    expect(breaches[0]).toMatchObject({ cap: "maxCostUsd", limit: 0.000001 });
+    expect((await messages(proxy.url, { "x-api-key": token })).status).toBe(402);
+  });
+
+  it("keeps each Run's meter and budget its own: a second Run's token neither spends nor reads the first's", async () => {
+    const { proxy, breaches } = await setUp();
+    const a = await proxy.register({ runId: "first", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 1 } });
+    const b = await proxy.register({ runId: "second", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 3 } });
+    for (let i = 0; i < 3; i++) expect((await messages(proxy.url, { "x-api-key": b.token })).status).toBe(200);
+    expect(await proxy.meter("first")).toMatchObject({ turns: 0, tokens: 0 });
+    expect(await proxy.meter("second")).toMatchObject({ turns: 3 });
+    expect((await messages(proxy.url, { "x-api-key": a.token })).status).toBe(200);
+    expect((await messages(proxy.url, { "x-api-key": a.token })).status).toBe(402);
+    expect(breaches.map((x) => x.runId)).toEqual(["first"]);
+    // The agents' port serves no meter: there is nothing there to read another Run's usage from.
+    for (const path of ["/v1/runs/first/meter", "/meter", "/v1/runs/first"]) {
+      expect((await fetch(`${proxy.url}${path}`, { headers: { "x-api-key": b.token } })).status).toBe(403);
+    }
+  });
+
+  it("refuses registering a Run id twice, and a bad budget, naming the parameter", async () => {
+    const { proxy } = await setUp();
+    await proxy.register({ runId: "twice", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    await expect(proxy.register({ runId: "twice", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } })).rejects.toThrow(/^runId "twice" is already registered/);
+    await expect(proxy.register({ runId: "x", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 0 } })).rejects.toThrow(/^budget\.maxTurns 0 must be a positive whole number/);
+  });
+});
+
+describe("the egress proxy's revoke", () => {
+  it("cuts a model call in flight and the Run's token dies with it", async () => {
+    const { proxy, upstream } = await setUp("hang");
+    const { token } = await proxy.register({ runId: "cut", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const pending = messages(proxy.url, { "x-api-key": token }).then(
+      (r) => r.status,
+      () => "cut",
+    );
+    await until(() => upstream.seen.length === 1);
+    expect(await proxy.revoke("cut")).toMatchObject({ runId: "cut", turns: 1 });
+    expect(await pending).toBe("cut");
+  });
+});
+
+describe("the egress proxy's log", () => {
+  it("writes one line per request with the Run, host, path, status, bytes, tokens and duration, and never a secret", async () => {
+    const { proxy, lines, upstream } = await setUp();
+    const claude = await proxy.register({ runId: "logged", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "logged-codex", cli: "codex", credential: { kind: "oauth_token", value: OPENAI_KEY } });
+    await (await messages(proxy.url, { "x-api-key": claude.token })).arrayBuffer();
+    await (await responses(proxy.url, codex.token)).arrayBuffer();
+    await (await messages(proxy.url, { "x-api-key": "wrong" })).arrayBuffer();
+    // A path holding the token itself is logged masked.
+    await (await fetch(`${proxy.url}/v1/${claude.token}`, { headers: { "x-api-key": claude.token } })).arrayBuffer();
+    await proxy.revoke("logged");
+    await until(() => lines.filter((l) => l.includes('"msg":"egress')).length >= 5);
+    const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l["msg"] === "egress" || l["msg"] === "egress refused");
+    expect(requests).toHaveLength(4);
+    const upstreamHost = new URL(upstream.url).host;
+    expect(requests[0]).toMatchObject({
+      runId: "logged",
+      method: "POST",
+      host: upstreamHost,
+      path: "/v1/messages",
+      status: 200,
+      tokens: claudeUsage,
+    });
+    expect(requests[0]?.["bytesIn"]).toBeGreaterThan(50);
+    expect(requests[0]?.["bytesOut"]).toBeGreaterThan(200);
+    expect(typeof requests[0]?.["durationMs"]).toBe("number");
+    expect(requests[1]).toMatchObject({ runId: "logged-codex", path: "/v1/responses", status: 200, tokens: codexUsage });
+    expect(requests[2]).toMatchObject({ status: 401, refused: "unknown_token" });
+    expect(requests[3]).toMatchObject({ runId: "logged", status: 403, refused: "path_not_allowed", path: "/v1/[REDACTED]" });
+    const all = lines.join("\n");
+    for (const secret of [CLAUDE_KEY, OPENAI_KEY, claude.token, codex.token, Buffer.from(CLAUDE_KEY).toString("base64")]) {
+      expect(all).not.toContain(secret);
+    }
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,0 +1,400 @@
+// The egress proxy: one HTTP server that agents reach instead of their provider. It swaps a
+// Run's token for the real credential, forwards only the provider paths of that Run's CLI to that
+// CLI's upstream, meters the answers as they stream through, refuses model calls past a budget,
+// and in the allowlist mode tunnels CONNECT to listed host:port pairs.
+// Invariants: nothing is forwarded for an unknown or revoked token or an unlisted path; a secret
+// (credential or token) never appears in a log line, an error or an event; a response body is
+// never buffered whole on its way to the client.
+
+import { once } from "node:events";
+import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { connect as netConnect, type AddressInfo, type Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import { pino, type Logger } from "pino";
+import { createMasker, type Masker } from "../redact/index.js";
+import { MAX_LIVE_RUNS, MAX_REQUEST_BYTES } from "./limits.js";
+import { createMeter, type Meter } from "./meter.js";
+import { connectTarget, validateProxyOptions, type EgressProxyOptions } from "./options.js";
+import { clientResponseHeaders, presentedToken, routeOf, upstreamRequestHeaders } from "./providers.js";
+import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
+import { EgressArgumentError, validateRegistration, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
+import { newRunToken, tokenKey } from "./token.js";
+import { createUsageReader } from "./usage-reader.js";
+
+/** What the runtime needs of the proxy, in process or over the control endpoint alike. */
+export type EgressControl = {
+  /** Registers a Run; resolves with its token, which the agent presents instead of a credential. Rejects a Run id already registered. */
+  readonly register: (registration: RunRegistration) => Promise<{ readonly token: string }>;
+  /** Kills the Run's token at once, cuts its requests and tunnels in flight, and resolves with its final meter (undefined when unknown). */
+  readonly revoke: (runId: string) => Promise<RunMeter | undefined>;
+  /** The Run's usage so far (undefined when unknown or revoked). */
+  readonly meter: (runId: string) => Promise<RunMeter | undefined>;
+  /** Calls the listener once per Run that passes a cap; returns the unsubscribe. */
+  readonly onBreach: (listener: (breach: EgressBreach) => void) => () => void;
+};
+
+export type EgressProxy = EgressControl & {
+  /** "http://<host>:<port>": claude's ANTHROPIC_BASE_URL; codex's provider base_url is url + "/v1". */
+  readonly url: string;
+  readonly port: number;
+  /** Revokes every Run and stops listening. */
+  readonly close: () => Promise<void>;
+};
+
+type LiveRun = {
+  readonly registration: RunRegistration;
+  readonly key: string;
+  readonly meter: Meter;
+  /** Requests and tunnels in flight: revoke stops each (metering what it saw first). */
+  readonly inFlight: Set<() => void>;
+};
+
+/** One log line's fields; `tokens` only for a metered answer. */
+type RequestLog = {
+  runId?: string;
+  method: string;
+  host?: string;
+  path?: string;
+  status?: number;
+  bytesIn: number;
+  bytesOut: number;
+  tokens?: EgressUsage;
+  durationMs?: number;
+  refused?: RefusalCode;
+  error?: string;
+};
+
+export async function createEgressProxy(options: EgressProxyOptions = {}): Promise<EgressProxy> {
+  const config = validateProxyOptions(options);
+  const logger = options.logger ?? pino({ name: "agentcage-egress" });
+  const runs = new Map<string, LiveRun>();
+  const byToken = new Map<string, LiveRun>();
+  const listeners = new Set<(breach: EgressBreach) => void>();
+  if (options.onBreach !== undefined) listeners.add(options.onBreach);
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+  // Every credential ever registered stays masked; a token only while its Run is live.
+  const credentials = new Set<string>();
+  let masker: Masker | undefined;
+  const tokens = new Map<string, string>(); // runId -> token, for the masker only
+  const secretsMasker = (): Masker => {
+    masker ??= createMasker([...credentials, ...tokens.values()]);
+    return masker;
+  };
+
+  const log = (entry: RequestLog, started: number): void => {
+    entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
+    const line = secretsMasker().maskDeep(entry);
+    if (entry.refused !== undefined) logger.warn(line, "egress refused");
+    else logger.info(line, "egress");
+  };
+
+  const emitBreach = (breach: EgressBreach): void => {
+    logger.warn(secretsMasker().maskDeep({ runId: breach.runId, cap: breach.cap, limit: breach.limit, used: breach.used }), "egress budget passed");
+    for (const listener of listeners) {
+      try {
+        listener(breach);
+      } catch (error) {
+        logger.error({ runId: breach.runId, error: secretsMasker().mask(String(error)) }, "egress breach listener threw");
+      }
+    }
+  };
+
+  const runOfToken = (token: string | undefined): LiveRun | undefined => (token === undefined ? undefined : byToken.get(tokenKey(token)));
+
+  const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    const method = req.method ?? "GET";
+    const target = req.url ?? "/";
+    const entry: RequestLog = { method, bytesIn: 0, bytesOut: 0 };
+    res.once("close", () => {
+      entry.status = res.statusCode;
+      log(entry, started);
+    });
+    const refuseWith = (status: number, code: RefusalCode, message: string, headers?: Readonly<Record<string, string>>): void => {
+      entry.refused = code;
+      refuse(res, status, code, message, headers);
+    };
+
+    if (!target.startsWith("/")) {
+      const host = hostOf(target);
+      if (host !== undefined) entry.host = host;
+      refuseWith(405, "not_a_proxy", "this proxy forwards only its Run's model API; plain-HTTP proxying to other hosts is refused");
+      return;
+    }
+    const queryAt = target.indexOf("?");
+    const path = queryAt < 0 ? target : target.slice(0, queryAt);
+    entry.path = path;
+    if (method === "HEAD" && path === "/") {
+      // claude's reachability probe: answered here, without a token, and nothing is forwarded.
+      res.writeHead(200, { "content-length": "0" });
+      res.end();
+      return;
+    }
+    const token = presentedToken(req.headers);
+    if (token === undefined) {
+      refuseWith(401, "missing_token", "no per-Run token was presented; send it as x-api-key or Authorization: Bearer");
+      return;
+    }
+    const run = runOfToken(token);
+    if (run === undefined) {
+      refuseWith(401, "unknown_token", "the per-Run token is unknown or was revoked (its Run has ended); start a new Run");
+      return;
+    }
+    const { registration, meter } = run;
+    const cli = registration.cli;
+    entry.runId = registration.runId;
+    const upstream = config.upstreams[cli];
+    entry.host = upstream.host;
+    const route = routeOf(cli, method, path);
+    if (route === undefined) {
+      meter.countRefused();
+      refuseWith(403, "path_not_allowed", `${method} ${JSON.stringify(path)} is not a ${cli} model API call this proxy forwards`);
+      return;
+    }
+    if (route.modelCall) {
+      const refusal = meter.startModelCall();
+      if (refusal !== undefined) {
+        meter.countRefused();
+        refuseWith(402, "budget_exceeded", refusal.refused.message);
+        if (refusal.fresh) emitBreach(refusal.refused);
+        return;
+      }
+    } else {
+      meter.countRequest();
+    }
+    forward(req, res, run, upstream, target, route.modelCall, entry);
+  };
+
+  const forward = (req: IncomingMessage, res: ServerResponse, run: LiveRun, upstream: URL, target: string, metered: boolean, entry: RequestLog): void => {
+    const { cli, credential } = run.registration;
+    const https = upstream.protocol === "https:";
+    const prefix = upstream.pathname.replace(/\/+$/, "");
+    const upstreamReq = (https ? httpsRequest : httpRequest)({
+      protocol: upstream.protocol,
+      hostname: upstream.hostname.startsWith("[") ? upstream.hostname.slice(1, -1) : upstream.hostname,
+      port: upstream.port === "" ? (https ? 443 : 80) : Number(upstream.port),
+      method: req.method,
+      path: `${prefix}${target}`,
+      headers: { ...upstreamRequestHeaders(cli, credential, req.headers), host: upstream.host },
+      agent: https ? agents.https : agents.http,
+    });
+    let finishMetering = (): void => undefined;
+    const stop = (): void => {
+      finishMetering();
+      upstreamReq.destroy();
+      res.destroy();
+    };
+    run.inFlight.add(stop);
+    res.once("close", () => {
+      run.inFlight.delete(stop);
+      if (!res.writableFinished) upstreamReq.destroy();
+    });
+
+    upstreamReq.once("response", (up) => {
+      const reader = metered && (up.statusCode ?? 0) < 300 ? createUsageReader(cli, up.headers["content-type"], up.headers["content-encoding"]) : undefined;
+      let done = false;
+      finishMetering = (): void => {
+        if (done) return;
+        done = true;
+        const used = reader?.end();
+        if (used === undefined) return;
+        entry.tokens = used.usage;
+        const breach = run.meter.add(used);
+        if (breach !== undefined) emitBreach(breach);
+      };
+      res.writeHead(up.statusCode ?? 502, clientResponseHeaders(up.headers));
+      up.on("data", (chunk: Buffer) => {
+        entry.bytesOut += chunk.length;
+        reader?.write(chunk);
+      });
+      up.once("end", finishMetering);
+      up.once("close", () => {
+        finishMetering();
+        if (!up.complete) res.destroy();
+      });
+      up.pipe(res);
+    });
+    upstreamReq.once("error", (error) => {
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      entry.error = error.message;
+      refuse(res, 502, "upstream_unreachable", `could not reach ${upstream.host}: ${error.message}`);
+      entry.refused = "upstream_unreachable";
+    });
+
+    req.on("data", (chunk: Buffer) => {
+      entry.bytesIn += chunk.length;
+      if (entry.bytesIn > MAX_REQUEST_BYTES && !upstreamReq.destroyed) {
+        upstreamReq.destroy();
+        entry.refused = "request_too_large";
+        refuse(res, 413, "request_too_large", `the request body passed ${MAX_REQUEST_BYTES} bytes`);
+      }
+    });
+    req.pipe(upstreamReq);
+  };
+
+  const handleConnect = (req: IncomingMessage, socket: Socket, head: Buffer): void => {
+    const started = performance.now();
+    const entry: RequestLog = { method: "CONNECT", bytesIn: 0, bytesOut: 0, host: req.url ?? "" };
+    socket.on("error", () => undefined);
+    const refuseWith = (status: number, code: RefusalCode, message: string, headers?: Readonly<Record<string, string>>): void => {
+      entry.status = status;
+      entry.refused = code;
+      refuseSocket(socket, status, code, message, headers);
+      log(entry, started);
+    };
+    if (config.allowlist.size === 0) {
+      refuseWith(405, "connect_not_allowed", "CONNECT is refused: this proxy's policy is model-only (no allowlist)");
+      return;
+    }
+    const run = runOfToken(proxyToken(req.headers["proxy-authorization"]));
+    if (run === undefined) {
+      const proxyAuth = { "proxy-authenticate": 'Basic realm="agentcage-egress"' };
+      const what = req.headers["proxy-authorization"] === undefined ? "no per-Run token was presented" : "the per-Run token is unknown or was revoked";
+      refuseWith(407, req.headers["proxy-authorization"] === undefined ? "missing_token" : "unknown_token", `${what}; send Proxy-Authorization: Bearer <token>, or Basic with the token as the password`, proxyAuth);
+      return;
+    }
+    entry.runId = run.registration.runId;
+    const target = connectTarget(req.url ?? "");
+    if (target === undefined || !config.allowlist.has(target.key)) {
+      run.meter.countRefused();
+      refuseWith(403, "connect_target_not_listed", `${JSON.stringify(req.url ?? "")} is not on this proxy's allowlist`);
+      return;
+    }
+    const upstream = netConnect({ host: target.host, port: target.port });
+    const stop = (): void => {
+      upstream.destroy();
+      socket.destroy();
+    };
+    run.inFlight.add(stop);
+    let established = false;
+    upstream.once("connect", () => {
+      established = true;
+      entry.status = 200;
+      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length > 0) upstream.write(head);
+      entry.bytesIn += head.length;
+      socket.on("data", (chunk: Buffer) => (entry.bytesIn += chunk.length));
+      upstream.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
+      socket.pipe(upstream);
+      upstream.pipe(socket);
+    });
+    upstream.once("error", (error) => {
+      if (!established) {
+        entry.error = error.message;
+        run.inFlight.delete(stop);
+        refuseWith(502, "connect_failed", `could not reach ${target.key}: ${error.message}`);
+        return;
+      }
+      socket.destroy();
+    });
+    socket.once("close", () => {
+      upstream.destroy();
+      if (established) {
+        run.inFlight.delete(stop);
+        log(entry, started);
+      }
+    });
+    upstream.once("close", () => socket.end());
+  };
+
+  const handleUpgrade = (req: IncomingMessage, socket: Socket): void => {
+    const started = performance.now();
+    const entry: RequestLog = { method: req.method ?? "GET", bytesIn: 0, bytesOut: 0, path: (req.url ?? "").split("?")[0] ?? "", status: 405, refused: "upgrade_not_allowed" };
+    socket.on("error", () => undefined);
+    refuseSocket(socket, 405, "upgrade_not_allowed", "protocol upgrades (websockets) are refused; use the provider's HTTP API");
+    log(entry, started);
+  };
+
+  const server = createServer(handleRequest);
+  server.on("connect", handleConnect);
+  server.on("upgrade", handleUpgrade);
+  server.keepAliveTimeout = 5_000;
+  // A model call may stream for many minutes: no request or headers timeout beyond node's default for headers.
+  server.requestTimeout = 0;
+  server.listen(config.port, config.host);
+  await once(server, "listening");
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host;
+
+  const revokeNow = (runId: string): RunMeter | undefined => {
+    const run = runs.get(runId);
+    if (run === undefined) return undefined;
+    runs.delete(runId);
+    byToken.delete(run.key);
+    tokens.delete(runId);
+    masker = undefined;
+    for (const stop of [...run.inFlight]) stop();
+    run.inFlight.clear();
+    const reading = run.meter.reading();
+    logger.info({ runId, turns: reading.turns, tokens: reading.tokens, costUsd: reading.costUsd }, "egress run revoked");
+    return reading;
+  };
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    register: async (value) => {
+      const registration = validateRegistration(value);
+      if (runs.has(registration.runId)) {
+        throw new EgressArgumentError(`runId ${JSON.stringify(registration.runId)} is already registered; revoke it first, or register each Run once`);
+      }
+      if (runs.size >= MAX_LIVE_RUNS) {
+        throw new EgressArgumentError(`runId ${JSON.stringify(registration.runId)} is refused: ${MAX_LIVE_RUNS} Runs are registered already; revoke the Runs that ended`);
+      }
+      const token = newRunToken();
+      const run: LiveRun = {
+        registration: { runId: registration.runId, cli: registration.cli, credential: { ...registration.credential }, ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }) },
+        key: tokenKey(token),
+        meter: createMeter(registration.runId, registration.cli, registration.budget),
+        inFlight: new Set(),
+      };
+      runs.set(registration.runId, run);
+      byToken.set(run.key, run);
+      tokens.set(registration.runId, token);
+      credentials.add(registration.credential.value);
+      masker = undefined;
+      logger.info({ runId: registration.runId, cli: registration.cli, credential: registration.credential.kind, budget: registration.budget ?? {} }, "egress run registered");
+      return { token };
+    },
+    revoke: async (runId) => revokeNow(runId),
+    meter: async (runId) => runs.get(runId)?.meter.reading(),
+    onBreach: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: async () => {
+      for (const runId of [...runs.keys()]) revokeNow(runId);
+      const closed = once(server, "close");
+      server.close();
+      server.closeAllConnections();
+      agents.http.destroy();
+      agents.https.destroy();
+      await closed;
+    },
+  };
+}
+
+/** The token in Proxy-Authorization: `Bearer <token>`, or `Basic` with the token as the password (any user name). */
+function proxyToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (bearer !== null) return bearer[1];
+  const basic = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header);
+  if (basic === null) return undefined;
+  const decoded = Buffer.from(basic[1] ?? "", "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+function hostOf(target: string): string | undefined {
+  try {
+    return new URL(target).host;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,143 @@
+// A Run as the egress proxy knows it: what the runtime registers (which CLI, the real credential,
+// the budget) and what the meter reads back. Refuses at registration what the value alone shows
+// to be wrong, naming the parameter and quoting the value; a credential's value is never quoted.
+
+import { MAX_CREDENTIAL_LENGTH, RUN_ID_PATTERN } from "./limits.js";
+
+export type EgressCli = "claude" | "codex";
+export const EGRESS_CLIS: readonly EgressCli[] = ["claude", "codex"];
+
+/**
+ * The real credential the proxy sends upstream in the Run's stead. claude: an API key goes out as
+ * `x-api-key`, an OAuth token (CLAUDE_CODE_OAUTH_TOKEN) as `Authorization: Bearer` with the OAuth
+ * beta; codex: either goes out as `Authorization: Bearer`.
+ */
+export type EgressCredential = { readonly kind: "api_key" | "oauth_token"; readonly value: string };
+
+/** Caps enforced at the source: past one, the Run's next model call is refused. */
+export type EgressBudget = {
+  /** Model calls (POST /v1/messages, POST /v1/responses); the call after the last one allowed is refused. Default: none. */
+  readonly maxTurns?: number;
+  /** Input + output tokens as the provider reported them; cached tokens are not in this sum. Default: none. */
+  readonly maxTokens?: number;
+  /** Dollars, from the price table (prices.ts), each response at its own model's price. Default: none. */
+  readonly maxCostUsd?: number;
+};
+export type EgressCap = keyof EgressBudget;
+
+export type RunRegistration = {
+  /** The Run's id (the runtime's 16 hex digits, or any id matching RUN_ID_PATTERN). */
+  readonly runId: string;
+  readonly cli: EgressCli;
+  readonly credential: EgressCredential;
+  /** Default: no caps; the Run is still metered. */
+  readonly budget?: EgressBudget;
+};
+
+/**
+ * Tokens as the provider reported them. inputTokens is input not read from a cache (Anthropic's
+ * input_tokens; OpenAI's input_tokens minus its cached_tokens), so the four never overlap.
+ */
+export type EgressUsage = {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+};
+
+export type EgressBreach = {
+  readonly runId: string;
+  readonly cap: EgressCap;
+  readonly limit: number;
+  readonly used: number;
+  /** One sentence for a person: which cap, how far past it, and what happened. */
+  readonly message: string;
+};
+
+/** What a Run has spent, read from the provider's own answers. */
+export type RunMeter = {
+  readonly runId: string;
+  readonly cli: EgressCli;
+  /** Model calls forwarded (refused ones are not counted). */
+  readonly turns: number;
+  /** Every request forwarded upstream, model calls and others (count_tokens, models). */
+  readonly requests: number;
+  /** Requests the proxy answered itself with a refusal (path, budget). */
+  readonly refused: number;
+  readonly usage: EgressUsage;
+  /** inputTokens + outputTokens: what maxTokens is held against. */
+  readonly tokens: number;
+  readonly costUsd: number;
+  /** "dearest_price" when some response's model was not in the price table and was priced at the CLI's dearest. */
+  readonly costFrom: "price_table" | "dearest_price";
+  /** The models the provider named in its answers, in first-seen order. */
+  readonly models: readonly string[];
+  /** The first cap passed, once it was. */
+  readonly breach?: EgressBreach;
+};
+
+export class EgressArgumentError extends Error {
+  override readonly name = "EgressArgumentError";
+}
+
+const CAPS: readonly EgressCap[] = ["maxTurns", "maxTokens", "maxCostUsd"];
+
+/** Throws EgressArgumentError naming the first wrong parameter; returns the registration as given. */
+export function validateRegistration(value: unknown): RunRegistration {
+  const r = isRecord(value) ? value : fail("registration", value, "must be an object { runId, cli, credential, budget? }");
+  const runId = r["runId"];
+  if (typeof runId !== "string" || !RUN_ID_PATTERN.test(runId)) {
+    fail("runId", runId, "must be 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit; pass the Run's id");
+  }
+  const cli = r["cli"];
+  if (typeof cli !== "string" || !(EGRESS_CLIS as readonly string[]).includes(cli)) {
+    fail("cli", cli, `must be one of ${EGRESS_CLIS.map((c) => `"${c}"`).join(", ")}`);
+  }
+  const credential = r["credential"];
+  if (!isRecord(credential)) {
+    // Not quoted: a credential passed as a bare string is the secret itself.
+    throw new EgressArgumentError('credential is missing or not an object; pass { kind: "api_key" | "oauth_token", value }');
+  }
+  const kind = credential["kind"];
+  if (kind !== "api_key" && kind !== "oauth_token") fail("credential.kind", kind, 'must be "api_key" or "oauth_token"');
+  const secret = credential["value"];
+  if (typeof secret !== "string" || secret.trim() === "") {
+    throw new EgressArgumentError("credential.value is empty or not a string; pass the real API key or OAuth token the proxy should send upstream");
+  }
+  if (secret.length > MAX_CREDENTIAL_LENGTH || /[\0-\x1f\x7f\s]/.test(secret)) {
+    // The value itself is never quoted: it is the one thing the proxy exists to keep.
+    throw new EgressArgumentError(
+      `credential.value (${secret.length} characters, not shown) holds whitespace or control characters or is longer than ${MAX_CREDENTIAL_LENGTH}; pass the key alone, trimmed`,
+    );
+  }
+  const budget = r["budget"];
+  if (budget !== undefined) {
+    if (!isRecord(budget)) fail("budget", budget, "must be an object { maxTokens?, maxCostUsd?, maxTurns? }");
+    for (const key of Object.keys(budget)) {
+      if (!(CAPS as readonly string[]).includes(key)) fail(`budget.${key}`, budget[key], `is not a cap; the caps are ${CAPS.join(", ")}`);
+    }
+    for (const cap of CAPS) {
+      const limit = budget[cap];
+      if (limit === undefined) continue;
+      const whole = cap !== "maxCostUsd";
+      if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0 || (whole && !Number.isInteger(limit))) {
+        fail(`budget.${cap}`, limit, whole ? "must be a positive whole number, or left out for no cap" : "must be a positive number of dollars, or left out for no cap");
+      }
+    }
+  }
+  return r as RunRegistration;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fail(parameter: string, value: unknown, what: string): never {
+  throw new EgressArgumentError(`${parameter} ${quote(value)} ${what}`);
+}
+
+function quote(value: unknown): string {
+  if (value === undefined) return "(missing)";
+  const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
