@@ -13,12 +13,20 @@
  * const spent = await proxy.revoke(runId); // the moment the Run ends
  * await proxy.close();
  * ```
+ *
+ * In its own container the proxy also serves `startEgressControlEndpoint(proxy, { socketPath,
+ * secret })`, and the orchestrator holds `createEgressControlClient({ socketPath, secret })`: the
+ * same EgressControl (register, revoke, meter, onBreach) over a unix socket with a bearer secret.
  */
 export type { EgressControl, EgressProxy } from "./proxy.js";
+export type { EgressControlEndpoint, EgressControlEndpointOptions } from "./control.js";
+export type { EgressControlClient, EgressControlClientOptions } from "./control-client.js";
 export type { EgressProxyOptions } from "./options.js";
 export type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressCredential, EgressUsage, RunMeter, RunRegistration } from "./run.js";
 export type { Price } from "./prices.js";
 export { createEgressProxy } from "./proxy.js";
+export { CONTROL_ROUTES, startEgressControlEndpoint } from "./control.js";
+export { createEgressControlClient, EgressControlError } from "./control-client.js";
 export { EGRESS_CLIS, EgressArgumentError, validateRegistration } from "./run.js";
 export { ANTHROPIC_OAUTH_BETA, DEFAULT_UPSTREAMS, routesOf } from "./providers.js";
 export { PRICES_AS_OF, costOf, priceOf } from "./prices.js";

@@ -1,0 +1,152 @@
+// The runtime's side of the control endpoint: the same EgressControl the in-process proxy is, spoken
+// over a unix socket or HTTP with the control secret. Breaches arrive on one event stream, opened
+// while anyone listens and reopened after a drop.
+// Invariant: a refusal from the endpoint keeps its meaning (a bad registration is an
+// EgressArgumentError with the endpoint's message); the secret appears in no error.
+
+import { request, type IncomingMessage, type RequestOptions } from "node:http";
+import { createParser } from "eventsource-parser";
+import { MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
+import type { EgressControl } from "./proxy.js";
+import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
+
+export type EgressControlClientOptions = {
+  /** The endpoint's unix socket; or */
+  readonly socketPath?: string;
+  /** its "http://host:port". */
+  readonly url?: string;
+  readonly secret: string;
+  /** Milliseconds before the event stream is reopened after a drop. Default 1000. */
+  readonly reconnectMs?: number;
+};
+
+export type EgressControlClient = EgressControl & {
+  /** Resolves once the breach event stream is open (after the first onBreach), so no breach after it is missed. */
+  readonly eventsOpen: () => Promise<void>;
+  /** Closes the event stream; later calls still work. */
+  readonly close: () => void;
+};
+
+export class EgressControlError extends Error {
+  override readonly name = "EgressControlError";
+}
+
+export function createEgressControlClient(options: EgressControlClientOptions): EgressControlClient {
+  if ((options.socketPath === undefined) === (options.url === undefined)) {
+    throw new EgressArgumentError(`socketPath ${JSON.stringify(options.socketPath)} and url ${JSON.stringify(options.url)}: pass exactly one, where the proxy's control endpoint listens`);
+  }
+  if (typeof options.secret !== "string" || options.secret.length < MIN_CONTROL_SECRET_LENGTH) {
+    throw new EgressArgumentError(`secret is shorter than ${MIN_CONTROL_SECRET_LENGTH} characters; pass the control secret the proxy was started with`);
+  }
+  const base = options.url === undefined ? undefined : new URL(options.url);
+  const where = options.socketPath ?? options.url ?? "";
+  const target = (method: string, path: string): RequestOptions => ({
+    method,
+    path,
+    headers: { authorization: `Bearer ${options.secret}`, "content-type": "application/json" },
+    ...(options.socketPath !== undefined ? { socketPath: options.socketPath } : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
+  });
+
+  const call = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
+    new Promise((resolve, reject) => {
+      const req = request(target(method, path), (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          let json: unknown;
+          try {
+            json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+        res.on("error", reject);
+      });
+      req.on("error", (error) => reject(new EgressControlError(`the egress proxy's control endpoint at ${where} could not be reached: ${error.message}`)));
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+
+  const failure = (what: string, status: number, json: unknown): Error => {
+    const message = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
+    return new EgressControlError(`the egress proxy's control endpoint refused to ${what} (HTTP ${status})${typeof message === "string" ? `: ${message}` : ""}`);
+  };
+
+  const readMeter = async (method: string, runId: string, suffix: string, what: string): Promise<RunMeter | undefined> => {
+    const { status, json } = await call(method, `/v1/runs/${encodeURIComponent(runId)}${suffix}`);
+    if (status === 404) return undefined;
+    if (status !== 200) throw failure(`${what} ${JSON.stringify(runId)}`, status, json);
+    return json as RunMeter;
+  };
+
+  const listeners = new Set<(breach: EgressBreach) => void>();
+  let stream: IncomingMessage | undefined;
+  let opening = false;
+  let closed = false;
+  let markOpen: () => void = () => undefined;
+  let opened = new Promise<void>((resolve) => (markOpen = resolve));
+  const open = (): void => {
+    if (closed || opening || stream !== undefined || listeners.size === 0) return;
+    opening = true;
+    const retry = (): void => {
+      opening = false;
+      stream = undefined;
+      setTimeout(open, options.reconnectMs ?? 1000).unref();
+    };
+    const req = request(target("GET", "/v1/events"), (res) => {
+      opening = false;
+      if (res.statusCode !== 200) {
+        res.resume();
+        retry();
+        return;
+      }
+      stream = res;
+      markOpen();
+      const decoder = new TextDecoder();
+      const parser = createParser({
+        onEvent: (event) => {
+          if (event.event !== "breach") return;
+          const breach = JSON.parse(event.data) as EgressBreach;
+          for (const listener of listeners) listener(breach);
+        },
+      });
+      res.on("data", (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
+      res.on("close", retry);
+      res.on("error", () => undefined);
+    });
+    req.on("error", retry);
+    req.end();
+  };
+  const shut = (): void => {
+    if (stream !== undefined) opened = new Promise<void>((resolve) => (markOpen = resolve));
+    stream?.destroy();
+    stream = undefined;
+  };
+
+  return {
+    register: async (registration: RunRegistration) => {
+      const { status, json } = await call("POST", "/v1/runs", registration);
+      if (status === 400) {
+        const message = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
+        throw new EgressArgumentError(typeof message === "string" ? message : "the registration was refused");
+      }
+      if (status !== 201) throw failure(`register Run ${JSON.stringify(registration.runId)}`, status, json);
+      return { token: (json as { token: string }).token };
+    },
+    revoke: (runId) => readMeter("DELETE", runId, "", "revoke Run"),
+    meter: (runId) => readMeter("GET", runId, "/meter", "read the meter of Run"),
+    onBreach: (listener) => {
+      listeners.add(listener);
+      open();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) shut();
+      };
+    },
+    eventsOpen: () => opened,
+    close: () => {
+      closed = true;
+      shut();
+    },
+  };
+}
