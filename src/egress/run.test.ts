@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { createMeter } from "./meter.js";
+import { validateProxyOptions } from "./options.js";
+import { upstreamRequestHeaders } from "./providers.js";
+import { validateRegistration } from "./run.js";
+
+const KEY = "sk-ant-api03-validation-key-0123456789";
+const good = { runId: "0123456789abcdef", cli: "claude", credential: { kind: "api_key", value: KEY } };
+
+describe("a Run's registration", () => {
+  it("is taken as it is when every field is right", () => {
+    expect(validateRegistration({ ...good, budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 } })).toEqual({ ...good, budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 } });
+  });
+
+  it.each([
+    [{ ...good, runId: "" }, /^runId "" must be 1 to 128 letters/],
+    [{ ...good, runId: "../etc" }, /^runId "\.\.\/etc" must be/],
+    [{ ...good, cli: "gemini" }, /^cli "gemini" must be one of "claude", "codex"/],
+    [{ ...good, credential: { kind: "password", value: KEY } }, /^credential\.kind "password" must be "api_key" or "oauth_token"/],
+    [{ ...good, budget: { maxTurns: 1.5 } }, /^budget\.maxTurns 1\.5 must be a positive whole number/],
+    [{ ...good, budget: { maxCostUsd: -1 } }, /^budget\.maxCostUsd -1 must be a positive number of dollars/],
+    [{ ...good, budget: { maxWallSeconds: 60 } }, /^budget\.maxWallSeconds 60 is not a cap; the caps are maxTurns, maxTokens, maxCostUsd/],
+    ["run", /^registration "run" must be an object/],
+  ])("refuses %j naming the parameter and quoting the value", (value, message) => {
+    expect(() => validateRegistration(value)).toThrow(message);
+  });
+
+  it("never quotes a credential, whatever is wrong with it", () => {
+    for (const credential of [KEY, { kind: "api_key", value: `${KEY}\n` }, { kind: "api_key", value: `${KEY} ${KEY}` }, { kind: "api_key", value: "" }]) {
+      let message = "";
+      try {
+        validateRegistration({ ...good, credential });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^credential/);
+      expect(message).not.toContain(KEY);
+    }
+  });
+});
+
+describe("the proxy's options", () => {
+  it("default to loopback, the providers' API hosts and the model-only mode", () => {
+    const options = validateProxyOptions({});
+    expect(options.host).toBe("127.0.0.1");
+    expect(options.upstreams.claude.href).toBe("https://api.anthropic.com/");
+    expect(options.upstreams.codex.href).toBe("https://api.openai.com/");
+    expect(options.allowlist.size).toBe(0);
+  });
+
+  it.each([
+    [{ upstreams: { claude: "api.anthropic.com" } }, /^upstreams\.claude "api\.anthropic\.com" is not a URL/],
+    [{ upstreams: { codex: "ftp://example.com" } }, /^upstreams\.codex "ftp:\/\/example\.com" is not http or https/],
+    [{ upstreams: { claude: "https://user:pw@example.com" } }, /^upstreams\.claude holds a user name or password/],
+    [{ upstreams: { gemini: "https://example.com" } }, /^upstreams\.gemini names no CLI/],
+    [{ port: 70000 }, /^port 70000 is not a port/],
+    [{ allowlist: ["[::1]:443", "Example.COM:443", "nohost"] }, /^allowlist\[2\] "nohost" is not host:port/],
+  ])("refuse %j, naming the option", (options, message) => {
+    expect(() => validateProxyOptions(options as never)).toThrow(message);
+  });
+
+  it("normalise allowlist entries: host lower-case, IPv6 in brackets", () => {
+    expect([...validateProxyOptions({ allowlist: ["[::1]:443", "Example.COM:8443"] }).allowlist]).toEqual(["[::1]:443", "example.com:8443"]);
+  });
+});
+
+describe("the headers sent upstream", () => {
+  const incoming = {
+    "x-api-key": "agentcage-run-token",
+    authorization: "Bearer agentcage-run-token",
+    "proxy-authorization": "Basic abc",
+    cookie: "a=b",
+    connection: "keep-alive, x-hop",
+    "x-hop": "1",
+    "keep-alive": "timeout=5",
+    "transfer-encoding": "chunked",
+    "accept-encoding": "gzip, br",
+    host: "proxy:8080",
+    "anthropic-version": "2023-06-01",
+    "content-type": "application/json",
+  };
+
+  it("carry the client's own headers, none of its credentials or hop-by-hop ones, and the real key", () => {
+    expect(upstreamRequestHeaders("claude", { kind: "api_key", value: KEY }, incoming)).toEqual({
+      "anthropic-version": "2023-06-01",
+      "content-type": "application/json",
+      "accept-encoding": "identity",
+      "x-api-key": KEY,
+    });
+  });
+
+  it("carry codex's key as a bearer token", () => {
+    expect(upstreamRequestHeaders("codex", { kind: "oauth_token", value: KEY }, { authorization: "Bearer t" })).toEqual({ "accept-encoding": "identity", authorization: `Bearer ${KEY}` });
+  });
+
+  it("add the OAuth beta once to claude's betas for an OAuth token", () => {
+    const headers = upstreamRequestHeaders("claude", { kind: "oauth_token", value: KEY }, { "anthropic-beta": "oauth-2025-04-20, fine-grained-tool-streaming-2025-05-14" });
+    expect(headers).toEqual({ "accept-encoding": "identity", authorization: `Bearer ${KEY}`, "anthropic-beta": "oauth-2025-04-20,fine-grained-tool-streaming-2025-05-14" });
+  });
+});
+
+describe("a Run's meter", () => {
+  it("prices each response at its own model, and at the dearest when the model is unknown", () => {
+    const meter = createMeter("r", "claude", {});
+    meter.add({ model: "claude-haiku-4-5", usage: { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+    expect(meter.reading()).toMatchObject({ costUsd: 1, costFrom: "price_table", models: ["claude-haiku-4-5"] });
+    meter.add({ model: "claude-future-9", usage: { inputTokens: 0, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+    expect(meter.reading()).toMatchObject({ costUsd: 76, costFrom: "dearest_price", models: ["claude-haiku-4-5", "claude-future-9"] });
+  });
+
+  it("lets exactly maxTurns model calls through and reports the breach once", () => {
+    const meter = createMeter("r", "codex", { maxTurns: 2 });
+    expect(meter.startModelCall()).toBeUndefined();
+    expect(meter.startModelCall()).toBeUndefined();
+    expect(meter.startModelCall()).toMatchObject({ fresh: true, refused: { cap: "maxTurns", limit: 2, used: 3 } });
+    expect(meter.startModelCall()).toMatchObject({ fresh: false });
+    expect(meter.reading().turns).toBe(2);
+  });
+
+  it("holds maxTokens to input plus output, cached tokens apart, and is not past it at the cap", () => {
+    const meter = createMeter("r", "claude", { maxTokens: 100 });
+    expect(meter.add({ usage: { inputTokens: 50, outputTokens: 50, cacheReadTokens: 10_000, cacheWriteTokens: 10_000 } })).toBeUndefined();
+    expect(meter.startModelCall()).toBeUndefined();
+    expect(meter.add({ usage: { inputTokens: 1, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } })).toMatchObject({ cap: "maxTokens", used: 101 });
+    expect(meter.startModelCall()).toMatchObject({ fresh: false, refused: { cap: "maxTokens" } });
+  });
+});
