@@ -5,10 +5,10 @@
 // Invariants: nothing here is reachable with a per-Run token; no answer or log line holds a
 // credential or the secret; a request body is bounded before it is parsed.
 
-import { chmod } from "node:fs/promises";
+import { chmod, lstat, unlink } from "node:fs/promises";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { MAX_CONTROL_BODY_BYTES, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
 import type { EgressControl } from "./proxy.js";
@@ -113,7 +113,10 @@ export async function startEgressControlEndpoint(control: EgressControl, options
       else res.destroy();
     });
   });
-  if (options.socketPath !== undefined) server.listen(options.socketPath);
+  if (options.socketPath !== undefined) {
+    await removeStaleSocket(options.socketPath);
+    server.listen(options.socketPath);
+  }
   else server.listen(options.port ?? 0, options.host ?? "127.0.0.1");
   await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
   if (options.socketPath !== undefined) await chmod(options.socketPath, 0o600);
@@ -160,4 +163,19 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 function hostForUrl(host: string): string {
   return host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+}
+
+/** A socket file nobody listens on (a restarted proxy's) is removed; a live one, or any other file, is left for listen to refuse. */
+async function removeStaleSocket(path: string): Promise<void> {
+  const found = await lstat(path).catch(() => undefined);
+  if (found === undefined || !found.isSocket()) return;
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+  if (!live) await unlink(path);
 }
