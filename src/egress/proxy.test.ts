@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANTHROPIC_USAGE, OPENAI_USAGE, startStandInModel, type Scenario, type StandInModel } from "../../test/stand-in/index.js";
-import { createEgressProxy, type EgressBreach, type EgressProxy, type EgressProxyOptions } from "./index.js";
+import { createEgressProxy, MAX_REQUEST_BYTES, type EgressBreach, type EgressProxy, type EgressProxyOptions } from "./index.js";
 
 const CLAUDE_KEY = "sk-ant-api03-real-key-0123456789abcdef0123456789";
 const OAUTH_TOKEN = "sk-ant-oat01-real-oauth-0123456789abcdef012345";
@@ -262,6 +262,34 @@ describe("the egress proxy refusing", () => {
     }
     expect(upstream.seen).toEqual([]);
     expect(await proxy.meter("paths-claude")).toMatchObject({ refused: 7, turns: 0 });
+  });
+
+  it("cuts a request body past MAX_REQUEST_BYTES with 413 and stops forwarding it", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "big", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${proxy.url}/v1/messages`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let sent = 0;
+      const more = (): void => {
+        while (sent <= MAX_REQUEST_BYTES) {
+          sent += chunk.length;
+          if (!req.write(chunk)) {
+            req.once("drain", more);
+            return;
+          }
+        }
+        req.end();
+      };
+      more();
+    });
+    expect(status).toBe(413);
+    await until(() => upstream.seen.length === 1);
+    expect(upstream.seen[0]!.answered.length).toBe(0);
   });
 
   it("refuses to act as a plain forward proxy for another host", async () => {

@@ -209,6 +209,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
         entry.bytesOut += chunk.length;
         reader?.write(chunk);
       });
+      up.on("error", () => res.destroy());
       up.once("end", finishMetering);
       up.once("close", () => {
         finishMetering();
@@ -216,7 +217,8 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       });
       up.pipe(res);
     });
-    upstreamReq.once("error", (error) => {
+    upstreamReq.on("error", (error) => {
+      if (entry.refused !== undefined) return;
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
@@ -226,12 +228,14 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       entry.refused = "upstream_unreachable";
     });
 
+    req.on("error", () => upstreamReq.destroy());
     req.on("data", (chunk: Buffer) => {
       entry.bytesIn += chunk.length;
-      if (entry.bytesIn > MAX_REQUEST_BYTES && !upstreamReq.destroyed) {
-        upstreamReq.destroy();
+      if (entry.bytesIn > MAX_REQUEST_BYTES && entry.refused === undefined) {
         entry.refused = "request_too_large";
-        refuse(res, 413, "request_too_large", `the request body passed ${MAX_REQUEST_BYTES} bytes`);
+        req.unpipe(upstreamReq);
+        upstreamReq.destroy();
+        refuse(res, 413, "request_too_large", `the request body passed ${MAX_REQUEST_BYTES} bytes; nothing of it was answered`, { connection: "close" });
       }
     });
     req.pipe(upstreamReq);
@@ -283,7 +287,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       socket.pipe(upstream);
       upstream.pipe(socket);
     });
-    upstream.once("error", (error) => {
+    upstream.on("error", (error) => {
       if (!established) {
         entry.error = error.message;
         run.inFlight.delete(stop);
