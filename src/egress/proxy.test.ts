@@ -176,6 +176,35 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     expect(await proxy.meter("side-codex")).toMatchObject({ turns: 0, requests: 1 });
   });
 
+  it("passes each event on as it comes, without waiting for the end of the answer", async () => {
+    let firstSeen: () => void = () => undefined;
+    const clientHasFirst = new Promise<void>((resolve) => (firstSeen = resolve));
+    const upstream = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('event: message_start\ndata: {"type":"message_start","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":7,"output_tokens":1}}}\n\n');
+      // The rest is sent only once the client holds the first event: a proxy that buffered would hang here.
+      void clientHasFirst.then(() => {
+        res.write('event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":9}}\n\n');
+        res.end('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+    const { proxy } = await setUp("plain", { upstreams: { claude: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` } });
+    const { token } = await proxy.register({ runId: "live", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const response = await messages(proxy.url, { "x-api-key": token });
+    const reader = response.body!.getReader();
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString();
+      if (text.includes("message_start")) firstSeen();
+    }
+    expect(text).toContain("message_stop");
+    expect((await proxy.meter("live"))?.usage).toEqual({ inputTokens: 7, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
   it("answers claude's HEAD probe itself, with no token and nothing forwarded", async () => {
     const { proxy, upstream } = await setUp();
     expect((await fetch(`${proxy.url}/`, { method: "HEAD" })).status).toBe(200);
