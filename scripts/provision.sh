@@ -139,6 +139,40 @@ ensure_compose() {
   apt_install docker-compose
 }
 
+# gVisor's runsc, registered with the engine as the container runtime "runsc": the stronger
+# sandbox an Agent Container can name (containerRuntime), and its test. Only for the local engine
+# and as root, as the engine itself is installed here: anywhere else the test says what to do.
+ensure_gvisor() {
+  runtime_registered runsc && return 0
+  if ! is_root || [[ -n "${DOCKER_HOST:-}" ]]; then
+    say "gVisor's runsc is not registered with the engine; install it (apt-get install runsc) and add it to the engine's \"runtimes\""
+    return 0
+  fi
+  command -v runsc >/dev/null 2>&1 || apt_install runsc
+  local config=/etc/docker/daemon.json
+  mkdir -p /etc/docker
+  # Merged into what the file holds; dockerd reloads its runtimes on SIGHUP, no restart. runsc's
+  # own --network=none: Debian's runsc (2022) refuses to start a container in the network
+  # namespace of a host that is itself a container, whatever the container's network, without it.
+  node -e '
+    const fs = require("fs");
+    const [path, runsc] = process.argv.slice(1);
+    const config = fs.existsSync(path) ? JSON.parse(fs.readFileSync(path, "utf8") || "{}") : {};
+    config.runtimes = { ...(config.runtimes ?? {}), runsc: { path: runsc, runtimeArgs: ["--network=none"] } };
+    fs.writeFileSync(path, JSON.stringify(config, null, 2) + "\n");
+  ' "$config" "$(command -v runsc)"
+  say "registered runsc in ${config}; reloading dockerd"
+  pkill -HUP -x dockerd || die "no dockerd to reload; restart the engine so it reads ${config}"
+  local try
+  for try in $(seq 1 50); do
+    runtime_registered runsc && return 0
+    sleep 0.2
+  done
+  die "dockerd did not take runsc from ${config}; restart the engine"
+}
+
+runtime_registered() { docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q "\"$1\""; }
+
 # The agent image (the real CLIs, pinned), the stand-in model's image and the orchestrator's
 # (compose.yaml), each rebuilt only when its inputs changed. AGENTCAGE_AGENT_IMAGES=0 skips them,
 # for a quick unit-only run.
@@ -171,6 +205,7 @@ main() {
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
   ensure_compose
+  ensure_gvisor
   AGENTCAGE_BUSYBOX="$BUSYBOX" bash "${SCRIPT_DIR}/build-test-image.sh" 9>&-
   build_agent_images 9>&-
 }

@@ -32,3 +32,19 @@ describe("a declared container runtime", () => {
     expect(containersOfRun(outcome.runId)).toEqual([]);
   });
 });
+
+describe("gVisor (runsc) with no network", () => {
+  it("runs a locked-down Run in gVisor's own kernel, which the agent sees", async () => {
+    expect(registered, "gVisor's runsc is not registered with the engine: run scripts/provision.sh as root (it installs runsc and registers it)").toContain("runsc");
+    const outcome = await createAgentContainerRuntime({
+      container: { image: TEST_IMAGE, logger: quiet, containerRuntime: "runsc" },
+      run: () => ({ args: ["sh", "-c", "cat; dmesg | head -n 1; id -u"], stdin: "through stdin\n", outcome: collectStdout }),
+    }).run({ text: "" });
+    expect(outcome).toMatchObject({ ok: true, reason: "completed", containerRuntime: "runsc" });
+    const printed = (outcome.result as { bytes: Buffer } | undefined)?.bytes.toString() ?? "";
+    expect(printed).toContain("through stdin");
+    expect(printed).toContain("Starting gVisor");
+    expect(printed.trim().split("\n").at(-1)).not.toBe("0");
+    expect(containersOfRun(outcome.runId)).toEqual([]);
+  });
+});
