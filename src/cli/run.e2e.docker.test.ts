@@ -149,3 +149,33 @@ describe("agentcage doctor", () => {
     expect(wrong.stderr).toContain('--runtime-dir "relative/dir" is not an absolute path');
   }, 60_000);
 });
+
+describe("agentcage sweep and image build", () => {
+  it("sweeps what a killed agentcage left: its agent's container and its Run directory", async () => {
+    // A Run whose process is killed mid-Run leaves its container and Run directory behind.
+    const started = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);
+    await started.stderrHas("claude started");
+    started.child.kill("SIGKILL");
+    await started.finished;
+    const left = docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`).split("\n").filter((id) => id !== "");
+    expect(left.length).toBeGreaterThan(0);
+    const swept = await runCommand(["sweep"], env);
+    expect(swept.code, swept.stderr).toBe(EXIT.completed);
+    expect(swept.stdout).toMatch(/^removed [1-9]\d* containers? and \d+ Run director(y|ies)/);
+    const agentsLeft = docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`, "--filter", "label=agentcage.owner=agentcage").split("\n").filter((id) => id !== "");
+    expect(agentsLeft).toEqual([]);
+    expect(runDirectories()).toEqual([]);
+    // The killed process's stand-in model has an owner of its own, swept by the next stand-in's start; not left to that here.
+    const standIns = docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`).split("\n").filter((id) => id !== "");
+    if (standIns.length > 0) docker("rm", "--force", ...standIns);
+  }, 120_000);
+
+  it("says what image build would build from the installed package, contacting no engine with --dry-run", async () => {
+    const done = await runCommand(["image", "build", "agent", "--dry-run"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stdout).toMatch(/^agentcage-agent:latest inputs [0-9a-f]{64} from .*images\/agent: /);
+    const wrong = await runCommand(["image", "build", "nope"], env);
+    expect(wrong.code).toBe(EXIT.usage);
+    expect(wrong.stderr).toContain('"nope" is not an image name');
+  }, 60_000);
+});
