@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentRunner, type AgentEvent, type AgentOutcome, type AgentRequestInput, type AgentRunner } from "../index.js";
 import { containersOfRun } from "../../test/support/engine.js";
+import { loopText } from "../../test/stand-in/index.js";
 import { AGENT_IMAGE, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../../test/support/stand-in-container.js";
 
 let standIn: RunningStandIn;
@@ -31,6 +32,8 @@ describe("a budget stops a runaway agent", () => {
     expect(outcome.error).toContain("the Run passed its budget's maxTurns (3 turns of 2 turns)");
     expect(outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
     expect(outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    // The answer so far: what the agent said before the call that passed the cap.
+    expect(outcome.result?.text).toBe(loopText(3));
     expect(events.filter((e) => e.type === "tool_call").length).toBeGreaterThanOrEqual(2);
     expect(events.some((e) => e.type === "budget")).toBe(true);
   }, 120_000);
@@ -40,12 +43,16 @@ describe("a budget stops a runaway agent", () => {
     expect(outcome).toMatchObject({ reason: "budget_exceeded", budget: { exceeded: "maxTokens" } });
     expect(outcome.budget?.used.tokens).toBeGreaterThan(50);
     expect(outcome.error).toContain("maxTokens");
+    expect(outcome.result?.text).toMatch(/^Loop turn \d+: checking once more\.$/);
+    expect(outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
   }, 120_000);
 
   it("on cost (claude), priced from the table for its model", async () => {
     const { outcome } = await run({ cli: "claude", budget: { maxCostUsd: 0.05 } });
     expect(outcome).toMatchObject({ reason: "budget_exceeded", budget: { exceeded: "maxCostUsd" } });
     expect(outcome.budget?.used.costUsd).toBeGreaterThan(0.05);
+    expect(outcome.result?.text).toMatch(/^Loop turn \d+: checking once more\.$/);
+    expect(outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
     expect(["price_table", "dearest_price"]).toContain(outcome.budget?.used.costFrom);
   }, 120_000);
 

@@ -3,6 +3,7 @@
 // Invariant: the answer depends only on the scenario, the request body and the clock, so the
 // same conversation always gets the same answer.
 import type { ServerResponse } from "node:http";
+import { loopText } from "./scenarios.js";
 import {
   ANTHROPIC_USAGE,
   BASH_COMMAND,
@@ -105,7 +106,9 @@ export function anthropicAnswer(scenario: Scenario, body: Body, now: Date): Anth
     case "max_turns": {
       if (!tools.includes("Bash")) return text(SIDE_ANSWER);
       const n = answeredToolIds(body).size + 1;
-      return toolUse(`${LOOP_TOOL_ID_PREFIX}${n}`, "Bash", { command: LOOP_COMMAND, description: `Loop turn ${n}` });
+      // A word before each call, as a real agent says what it is about to do: the answer so far of a Run stopped mid-loop.
+      const call = toolUse(`${LOOP_TOOL_ID_PREFIX}${n}`, "Bash", { command: LOOP_COMMAND, description: `Loop turn ${n}` });
+      return call.kind === "message" ? { ...call, content: [{ type: "text", text: loopText(n) }, ...call.content] } : call;
     }
     case "status_401":
       return error(401, "authentication_error", "invalid x-api-key");

@@ -23,5 +23,6 @@ export {
   TOOL_FINAL_ANSWER,
   WRITTEN_FILE_TEXT,
   isScenario,
+  loopText,
   isStatusScenario,
 } from "./scenarios.js";

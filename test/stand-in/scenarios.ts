@@ -25,7 +25,7 @@ export const SCENARIO_DESCRIPTIONS: Readonly<Record<Scenario, string>> = {
   non_ascii: "answers NON_ASCII_ANSWER: é, 日本語, an emoji outside the BMP and U+2028 inside one text block",
   tool_write_bash:
     "claude: a Write tool_use creating <cwd>/out/answer.txt, then a Bash tool_use running `echo from-bash`, then TOOL_FINAL_ANSWER; codex: one shell function call writing out/answer.txt and echoing from-bash, then TOOL_FINAL_ANSWER",
-  max_turns: "always answers with one more tool call (Bash / shell `echo again`), so the CLI stops at its turn limit",
+  max_turns: "always answers with one more tool call (Bash / shell `echo again`; claude's preceded by the text loopText(n)), so the CLI stops at its turn limit",
   status_401: "HTTP 401: Anthropic authentication_error, OpenAI invalid_api_key",
   status_429:
     "HTTP 429 with retry-after and reset headers (Anthropic: anthropic-ratelimit-*-reset; OpenAI: x-ratelimit-reset-*) and an error message naming the reset time",
@@ -45,6 +45,10 @@ export const WRITTEN_FILE_TEXT = "written by the stand-in model\n";
 export const CODEX_WRITTEN_FILE_TEXT = "written by codex\n";
 export const BASH_COMMAND = "echo from-bash";
 export const LOOP_COMMAND = "echo again";
+/** What claude's stand-in says before its nth call in max_turns. */
+export function loopText(n: number): string {
+  return `Loop turn ${n}: checking once more.`;
+}
 /** Side requests (no tools offered, e.g. a title) get this in every non-error scenario. */
 export const SIDE_ANSWER = "Stand-in side answer";
 

@@ -9,6 +9,7 @@ import {
   RETRY_AFTER_SECONDS,
   TOOL_FINAL_ANSWER,
   WRITTEN_FILE_TEXT,
+  loopText,
   startStandInModel,
   type Scenario,
   type StandInModel,
@@ -67,10 +68,12 @@ function anthropicText(evs: readonly Event[]): string {
 }
 
 function toolUseOf(evs: readonly Event[]): { name: string; input: Record<string, unknown> } {
-  const block = evs.find((e) => e.event === "content_block_start")!.data["content_block"] as { type: string; name: string };
-  expect(block.type).toBe("tool_use");
+  // The tool_use block, after any text block before it.
+  const start = evs.find((e) => e.event === "content_block_start" && (e.data["content_block"] as { type: string }).type === "tool_use");
+  expect(start).toBeDefined();
+  const block = start!.data["content_block"] as { type: string; name: string };
   const json = evs
-    .filter((e) => e.event === "content_block_delta")
+    .filter((e) => e.event === "content_block_delta" && e.data["index"] === start!.data["index"])
     .map((e) => (e.data["delta"] as { partial_json: string }).partial_json)
     .join("");
   return { name: block.name, input: JSON.parse(json) as Record<string, unknown> };
@@ -136,6 +139,11 @@ describe("the stand-in model, Anthropic Messages API", () => {
     for (let i = 0; i < 3; i++) {
       const evs = events(await (await messages(m, { stream: true, tools: claudeTools, messages: [{ role: "user", content: "go" }] })).text());
       expect(toolUseOf(evs).name).toBe("Bash");
+      const said = evs
+        .filter((e) => e.event === "content_block_delta" && (e.data["delta"] as { type: string }).type === "text_delta")
+        .map((e) => (e.data["delta"] as { text: string }).text)
+        .join("");
+      expect(said).toBe(loopText(1));
       expect(evs.at(-2)!.data).toMatchObject({ delta: { stop_reason: "tool_use" } });
     }
   });
