@@ -1,21 +1,29 @@
-// Measures parseClaudeStream on a large claude stream: throughput in MB/s and peak memory above
-// the starting point, at two sizes, against what a user would otherwise write (collect all of
-// stdout, split on newlines, JSON.parse each line). Ours must stay flat as the stream grows.
-// Measured, not asserted. Run each size in a fresh process so one cannot warm the other's heap.
+// Measures parseClaudeStream and parseCodexStream on large streams (16 and 64 MiB, fed in 64 KiB
+// chunks) against the floor: the tightest plain code that splits the same bytes on LF and
+// JSON.parses every line, streaming, so its memory is flat too. Prints MB/s, the ratio
+// parser/floor and peak RSS growth, side by side. Measured, not asserted; each measurement runs
+// in a fresh process, and the two ways take turns so drift on the machine hits both.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseClaudeStream } from "../src/index.js";
+import { parseClaudeStream, parseCodexStream } from "../src/index.js";
+import { parseRuns, runBench, summarize } from "./measure.js";
 
 const MiB = 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 const SIZES_MIB = [16, 64];
-const fixtureDir = new URL("../../test/fixtures/claude/", import.meta.url);
+const CLIS = ["claude", "codex"] as const;
+const WAYS = ["parser", "floor"] as const;
+const DEFAULT_RUNS = 3;
+const TARGET_RATIO = 0.9;
+type Cli = (typeof CLIS)[number];
+type Way = (typeof WAYS)[number];
 
-/** The real CLI's lines: init first, then its assistant and user lines over and over, then result. */
-function streamParts(): { head: Buffer; body: Buffer; tail: Buffer } {
-  const lines = readFileSync(new URL("tool_write_bash.jsonl", fixtureDir), "utf8").trimEnd().split("\n");
+/** The real CLI's lines: its first line, then the lines up to the terminal one over and over, then that one. */
+function streamParts(cli: Cli): { head: Buffer; body: Buffer; tail: Buffer } {
+  const file = new URL(`../../test/fixtures/${cli}/tool_write_bash.jsonl`, import.meta.url);
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n");
   return {
     head: Buffer.from(`${lines[0]}\n`),
     body: Buffer.from(`${lines.slice(1, -1).join("\n")}\n`),
@@ -23,59 +31,107 @@ function streamParts(): { head: Buffer; body: Buffer; tail: Buffer } {
   };
 }
 
-/** Yields `totalBytes` of stream in CHUNK_BYTES chunks, made as it goes: the input is never held whole. */
-async function* generate(totalBytes: number, sample: () => void): AsyncGenerator<Uint8Array> {
-  const { head, body, tail } = streamParts();
-  const repeat = Math.max(1, Math.floor((totalBytes - head.length - tail.length) / body.length));
-  const block = Buffer.concat(Array.from({ length: Math.max(1, Math.floor(CHUNK_BYTES / body.length)) }, () => body));
-  const perBlock = Math.floor(block.length / body.length);
-  yield head;
-  let left = repeat;
-  for (; left >= perBlock; left -= perBlock) {
+/**
+ * Yields `totalBytes` of stream in CHUNK_BYTES chunks cut at any byte (so lines span chunks), made
+ * as it goes: the input is never held whole, and each chunk is a fresh Buffer.
+ */
+async function* generate(cli: Cli, totalBytes: number, sample: () => void): AsyncGenerator<Uint8Array> {
+  const { head, body, tail } = streamParts(cli);
+  const bodyBytes = Math.max(body.length, totalBytes - head.length - tail.length);
+  const reps = Math.ceil((CHUNK_BYTES + body.length) / body.length) + 1;
+  const ring = Buffer.concat(Array.from({ length: reps }, () => body));
+  yield Buffer.from(head);
+  let sent = 0;
+  const whole = Math.floor(bodyBytes / body.length) * body.length;
+  while (sent < whole) {
+    const n = Math.min(CHUNK_BYTES, whole - sent);
+    const at = sent % body.length;
     sample();
-    yield Buffer.from(block);
+    yield Buffer.from(ring.subarray(at, at + n));
+    sent += n;
   }
-  for (; left > 0; left--) yield Buffer.from(body);
-  yield tail;
+  yield Buffer.from(tail);
 }
 
-async function naive(stream: AsyncIterable<Uint8Array>): Promise<number> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+/** The floor: Buffer chunks, indexOf(LF), one decode per line, JSON.parse. Keeps only a partial line. */
+async function floor(stream: AsyncIterable<Uint8Array>): Promise<number> {
   let records = 0;
-  for (const line of Buffer.concat(chunks).toString("utf8").split("\n")) if (line.trim() !== "") (JSON.parse(line), records++);
+  let carry: Buffer | undefined;
+  for await (const chunk of stream) {
+    let buffer = chunk as Buffer;
+    if (carry !== undefined) {
+      buffer = Buffer.concat([carry, buffer]);
+      carry = undefined;
+    }
+    let start = 0;
+    for (let nl = buffer.indexOf(10, start); nl !== -1; nl = buffer.indexOf(10, start)) {
+      if (nl > start) {
+        JSON.parse(buffer.toString("utf8", start, nl));
+        records++;
+      }
+      start = nl + 1;
+    }
+    if (start < buffer.length) carry = buffer.subarray(start);
+  }
+  if (carry !== undefined) (JSON.parse(carry.toString("utf8")), records++);
   return records;
 }
 
-async function measure(way: "parseClaudeStream" | "collect-then-parse", sizeMiB: number): Promise<void> {
+type Row = { readonly cli: Cli; readonly way: Way; readonly sizeMiB: number; readonly mbPerSecond: number; readonly peakAboveStartMiB: number };
+
+async function measure(cli: Cli, way: Way, sizeMiB: number): Promise<Row> {
   global.gc?.();
   const start = process.memoryUsage().rss;
   let peak = start;
   const sample = () => (peak = Math.max(peak, process.memoryUsage().rss));
   const began = performance.now();
-  const stream = generate(sizeMiB * MiB, sample);
-  if (way === "parseClaudeStream") {
-    const result = await parseClaudeStream(stream);
-    if (!result.ok) throw new Error(`the stream did not parse: ${result.error}`);
-  } else await naive(stream);
+  const stream = generate(cli, sizeMiB * MiB, sample);
+  if (way === "floor") await floor(stream);
+  else {
+    const result = cli === "claude" ? await parseClaudeStream(stream) : await parseCodexStream(stream);
+    if (!result.ok) throw new Error(`the ${cli} stream did not parse: ${result.error}`);
+  }
   sample();
   const seconds = (performance.now() - began) / 1000;
-  console.log(JSON.stringify({ way, sizeMiB, mbPerSecond: Math.round((sizeMiB * MiB) / 1e6 / seconds), peakAboveStartMiB: Math.round(((peak - start) / MiB) * 10) / 10 }));
+  return { cli, way, sizeMiB, mbPerSecond: Math.round((sizeMiB * MiB) / 1e6 / seconds), peakAboveStartMiB: Math.round(((peak - start) / MiB) * 10) / 10 };
 }
 
-const [way, size] = process.argv.slice(2);
-if (way !== undefined && size !== undefined) {
-  await measure(way as "parseClaudeStream", Number(size));
-} else {
-  // The driver: each measurement in its own process.
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args[0] === "--one") {
+    console.log(JSON.stringify(await measure(args[1] as Cli, args[2] as Way, Number(args[3]))));
+    return 0;
+  }
+  const runs = parseRuns(args, process.env, DEFAULT_RUNS, 50);
   const self = fileURLToPath(import.meta.url);
-  const rows: Array<Record<string, number | string>> = [];
-  for (const sizeMiB of SIZES_MIB) {
-    for (const w of ["parseClaudeStream", "collect-then-parse"]) {
-      rows.push(JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, w, String(sizeMiB)], { encoding: "utf8" })) as Record<string, number | string>);
+  const one = (cli: Cli, way: Way, sizeMiB: number): Row =>
+    JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "--one", cli, way, String(sizeMiB)], { encoding: "utf8" })) as Row;
+  const ratios = new Map<string, number[]>();
+  console.log(`parsing claude and codex streams fed in 64 KiB chunks: parser vs floor (split on LF + JSON.parse), ${runs} run(s)`);
+  console.log(`${"run".padEnd(4)}${"cli".padEnd(8)}${"size".padStart(7)}${"parser MB/s".padStart(13)}${"floor MB/s".padStart(12)}${"ratio".padStart(7)}${"parser peak".padStart(13)}${"floor peak".padStart(12)}`);
+  for (let run = 1; run <= runs; run++) {
+    for (const cli of CLIS) {
+      for (const sizeMiB of SIZES_MIB) {
+        // Alternate which way goes first, so neither always gets the warmer machine.
+        const order = run % 2 === 1 ? WAYS : ([...WAYS].reverse() as Way[]);
+        const got = new Map(order.map((way) => [way, one(cli, way, sizeMiB)] as const));
+        const parser = got.get("parser") as Row;
+        const base = got.get("floor") as Row;
+        const ratio = parser.mbPerSecond / base.mbPerSecond;
+        const key = `${cli} ${sizeMiB}`;
+        ratios.set(key, [...(ratios.get(key) ?? []), ratio]);
+        console.log(
+          `${String(run).padEnd(4)}${cli.padEnd(8)}${`${sizeMiB} MiB`.padStart(7)}${String(parser.mbPerSecond).padStart(13)}${String(base.mbPerSecond).padStart(12)}${ratio.toFixed(2).padStart(7)}${`${parser.peakAboveStartMiB} MiB`.padStart(13)}${`${base.peakAboveStartMiB} MiB`.padStart(12)}`,
+        );
+      }
     }
   }
-  console.log("parsing a claude stream-json stream, fed in 64 KiB chunks");
-  console.log(`${"way".padEnd(20)} ${"size".padStart(8)} ${"MB/s".padStart(8)} ${"peak RSS above start".padStart(22)}`);
-  for (const r of rows) console.log(`${String(r["way"]).padEnd(20)} ${`${r["sizeMiB"]} MiB`.padStart(8)} ${String(r["mbPerSecond"]).padStart(8)} ${`${r["peakAboveStartMiB"]} MiB`.padStart(22)}`);
+  console.log(`median ratio over ${runs} run(s), target >= ${TARGET_RATIO}:`);
+  for (const [key, values] of ratios) {
+    const median = summarize(values).median;
+    console.log(`  ${key.padEnd(12)} MiB ${median.toFixed(2)} ${median >= TARGET_RATIO ? "MET" : "MISS"}`);
+  }
+  return 0;
 }
+
+runBench(main);
