@@ -208,6 +208,8 @@ describe("the egress proxy forwarding a Run's model calls", () => {
   it("answers claude's HEAD probe itself, with no token and nothing forwarded", async () => {
     const { proxy, upstream } = await setUp();
     expect((await fetch(`${proxy.url}/`, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${proxy.url}/api/hello`, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${proxy.url}/api/hello`)).status).toBe(401);
     expect(upstream.seen).toEqual([]);
   });
 

@@ -126,8 +126,8 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     const queryAt = target.indexOf("?");
     const path = queryAt < 0 ? target : target.slice(0, queryAt);
     entry.path = path;
-    if (method === "HEAD" && path === "/") {
-      // claude's reachability probe: answered here, without a token, and nothing is forwarded.
+    if (method === "HEAD" && PROBE_PATHS.has(path)) {
+      // claude's reachability probe (it sends no key with it): answered here, and nothing is forwarded.
       res.writeHead(200, { "content-length": "0" });
       res.end();
       return;
@@ -382,6 +382,9 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     },
   };
 }
+
+/** Paths a CLI probes with HEAD, without a credential, to see that its API answers. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(["/", "/api/hello"]);
 
 /** The token in Proxy-Authorization: `Bearer <token>`, or `Basic` with the token as the password (any user name). */
 function proxyToken(header: string | undefined): string | undefined {
