@@ -15,6 +15,13 @@ export const DEFAULT_UPSTREAMS: Readonly<Record<EgressCli, string>> = {
 /** Sent with an OAuth token, as the claude CLI itself does when it holds CLAUDE_CODE_OAUTH_TOKEN. */
 export const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
 
+/**
+ * The status a budget refusal is answered with, per CLI: one the CLI neither retries nor works
+ * around. Checked with the real CLIs: claude retries none of 400, 402, 403 but answers a 400 by
+ * calling again several times; codex retries 402 and 403 (its request_max_retries) but not 400.
+ */
+export const BUDGET_REFUSAL_STATUS: Readonly<Record<EgressCli, number>> = { claude: 402, codex: 400 };
+
 export type Route = {
   readonly method: string;
   readonly path: string;

@@ -352,7 +352,7 @@ describe("the egress proxy refusing", () => {
 });
 
 describe("the egress proxy's budgets", () => {
-  it("refuses the call after maxTurns with 402, forwards nothing for it and reports the breach once", async () => {
+  it("refuses the call after maxTurns (claude: 402; codex: 400), forwards nothing for it and reports the breach once", async () => {
     const { proxy, upstream, breaches } = await setUp();
     const { token } = await proxy.register({ runId: "turns", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 2 } });
     for (let i = 0; i < 2; i++) expect((await (await messages(proxy.url, { "x-api-key": token })).arrayBuffer()).byteLength).toBeGreaterThan(0);
@@ -376,7 +376,7 @@ describe("the egress proxy's budgets", () => {
     await first.arrayBuffer();
     await until(() => breaches.length === 1);
     expect(breaches[0]).toMatchObject({ runId: "tokens", cap: "maxTokens", limit: 10, used: codexUsage.inputTokens + codexUsage.outputTokens });
-    expect((await responses(proxy.url, token)).status).toBe(402);
+    expect((await responses(proxy.url, token)).status).toBe(400);
     expect(upstream.seen).toHaveLength(1);
   });
 

@@ -16,7 +16,7 @@ import { createMasker, type Masker } from "../redact/index.js";
 import { MAX_LIVE_RUNS, MAX_REQUEST_BYTES } from "./limits.js";
 import { createMeter, type Meter } from "./meter.js";
 import { connectTarget, validateProxyOptions, type EgressProxyOptions } from "./options.js";
-import { clientResponseHeaders, presentedToken, routeOf, upstreamRequestHeaders } from "./providers.js";
+import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
 import { EgressArgumentError, validateRegistration, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
 import { newRunToken, tokenKey } from "./token.js";
@@ -157,7 +157,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       const refusal = meter.startModelCall();
       if (refusal !== undefined) {
         meter.countRefused();
-        refuseWith(402, "budget_exceeded", refusal.refused.message);
+        refuseWith(BUDGET_REFUSAL_STATUS[cli], "budget_exceeded", refusal.refused.message);
         if (refusal.fresh) emitBreach(refusal.refused);
         return;
       }

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLAIN_ANSWER } from "../../test/stand-in/index.js";
 import { AGENT_IMAGE, startStandInModel, type RunningStandIn } from "../../test/support/stand-in-container.js";
-import { createEgressControlClient, type EgressControlClient } from "./index.js";
+import { createEgressControlClient, type EgressBreach, type EgressControlClient } from "./index.js";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -144,5 +144,60 @@ describe("the real CLIs through the egress proxy", () => {
     expect(log).not.toContain(OPENAI_KEY);
     expect(log).not.toContain(token);
     console.log(`codex's requests through the proxy:\n${log.split("\n").filter((l) => l.includes("e2e-codex") && l.includes('"method"')).join("\n")}`);
+  }, 120_000);
+
+  it("a spent budget ends claude's Run at once: the call past maxTurns is refused, not retried, and the breach is reported", async () => {
+    const breaches: EgressBreach[] = [];
+    const unsubscribe = control!.onBreach((b) => breaches.push(b));
+    await control!.eventsOpen();
+    const { token } = await control!.register({ runId: "e2e-claude-budget", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 1 } });
+    const started = Date.now();
+    const result = await agent(
+      ["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "5", "--dangerously-skip-permissions"],
+      { ANTHROPIC_BASE_URL: `http://127.0.0.1:${PROXY_PORT}`, CLAUDE_CODE_MAX_RETRIES: "3", DISABLE_AUTOUPDATER: "1" },
+      { ANTHROPIC_API_KEY: token },
+      "Write the file and run the command. [stand-in:tool_write_bash]",
+    );
+    const seconds = (Date.now() - started) / 1000;
+    const final = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r["type"] === "result");
+    expect(final, `${result.stdout}\n${result.stderr}`).toMatchObject({ is_error: true });
+    expect(JSON.stringify(final)).toContain("budget");
+    expect(seconds).toBeLessThan(30);
+    const meter = await control!.revoke("e2e-claude-budget");
+    expect(meter).toMatchObject({ turns: 1, breach: { cap: "maxTurns", limit: 1 } });
+    expect(meter?.refused).toBe(1);
+    const deadline = Date.now() + 5_000;
+    while (breaches.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    unsubscribe();
+    expect(breaches).toEqual([expect.objectContaining({ runId: "e2e-claude-budget", cap: "maxTurns" })]);
+    console.log(`claude's end past its budget (${seconds.toFixed(1)} s): ${JSON.stringify(final).slice(0, 400)}`);
+  }, 120_000);
+
+  it("a spent budget ends codex's Run at once: the call past maxTurns is refused, not retried, and codex reports the proxy's message", async () => {
+    const { token } = await control!.register({ runId: "e2e-codex-budget", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY }, budget: { maxTurns: 1 } });
+    const codex = (): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+      agent(
+        [
+          "codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--ignore-user-config", "--sandbox", "danger-full-access",
+          "-c", "analytics.enabled=false", "-c", 'otel.metrics_exporter="none"', "-c", "check_for_update_on_startup=false",
+          "-c", 'model_provider="agentcage"',
+          "-c", `model_providers.agentcage={name="agentcage",base_url="http://127.0.0.1:${PROXY_PORT}/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=3,stream_max_retries=3}`,
+          "-",
+        ],
+        {},
+        { OPENAI_API_KEY: token },
+        "What is the capital of France?",
+      );
+    // The one model call the budget allows, then a second codex on the same Run's token.
+    expect((await codex()).stdout).toContain(PLAIN_ANSWER);
+    const started = Date.now();
+    const result = await codex();
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.stdout, `${result.stdout}\n${result.stderr}`).toContain("turn.failed");
+    expect(result.stdout).toContain("budget");
+    expect(result.code).not.toBe(0);
+    expect(seconds).toBeLessThan(30);
+    expect(await control!.revoke("e2e-codex-budget")).toMatchObject({ turns: 1, refused: 1, breach: { cap: "maxTurns" } });
+    console.log(`codex's end past its budget (${seconds.toFixed(1)} s, exit ${result.code}): ${result.stdout.split("\n").filter((l) => l.includes("turn.failed")).join(" ").slice(0, 400)}`);
   }, 120_000);
 });

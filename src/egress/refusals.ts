@@ -38,7 +38,7 @@ export function refusalBody(code: RefusalCode, message: string): string {
 
 /**
  * Answers a request with a refusal. `x-should-retry: false` tells the providers' SDKs not to retry
- * (a budget refusal is final), and the statuses used are ones neither CLI retries on its own.
+ * (a budget refusal is final); its status is chosen per CLI (providers.ts, BUDGET_REFUSAL_STATUS).
  */
 export function refuse(res: ServerResponse, status: number, code: RefusalCode, message: string, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent) {
