@@ -75,6 +75,8 @@ const NOT_FORWARDED = new Set([
   "api-key",
   "cookie",
   "accept-encoding",
+  // Node's server already answered 100-continue to the client; the body follows regardless.
+  "expect",
 ]);
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
