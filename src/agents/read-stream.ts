@@ -21,24 +21,31 @@ export async function readRecords(
 ): Promise<StreamTally> {
   const tally: StreamTally = { noiseLines: 0, oversizedLines: 0, tooNoisy: false };
   const maxNoise = options.maxNoiseLines ?? MAX_NOISE_LINES;
-  for await (const line of jsonLines(source, options.maxLineBytes ?? MAX_LINE_BYTES)) {
-    if (line.kind === "json") {
-      // Leaving the loop closes the source; the runtime keeps draining the agent's stdout.
-      if (!tally.tooNoisy && handle(line.value) === "terminal") break;
-    } else if (line.kind === "oversized") {
-      tally.oversizedLines += 1;
-    } else {
-      tally.noiseLines += 1;
-      tally.firstNoise ??= line.text;
-      // Past the cap, keep draining (so the agent is never blocked) but stop believing the stream.
-      if (tally.noiseLines > maxNoise) tally.tooNoisy = true;
+  // One batch per chunk read: no promise per line.
+  reading: for await (const batch of jsonLines.batches(source, options.maxLineBytes ?? MAX_LINE_BYTES)) {
+    for (const line of batch) {
+      if (line.kind === "json") {
+        // Leaving the loop closes the source; the runtime keeps draining the agent's stdout.
+        if (!tally.tooNoisy && handle(line.value) === "terminal") break reading;
+      } else if (line.kind === "oversized") {
+        tally.oversizedLines += 1;
+      } else {
+        tally.noiseLines += 1;
+        tally.firstNoise ??= line.text;
+        // Past the cap, keep draining (so the agent is never blocked) but stop believing the stream.
+        if (tally.noiseLines > maxNoise) tally.tooNoisy = true;
+      }
     }
   }
   return tally;
 }
 
-export function emitter(options: StreamParseOptions): (event: AgentEvent) => void {
-  return (event) => options.onEvent?.(event);
+/**
+ * The parser's way to emit, or undefined when nobody listens: call it as `emit?.(event)`, so an
+ * event nobody would see is not even built.
+ */
+export function emitter(options: StreamParseOptions): ((event: AgentEvent) => void) | undefined {
+  return options.onEvent === undefined ? undefined : (event) => options.onEvent?.(event);
 }
 
 /** Reads a field only when it has the type asked for. */

@@ -1,6 +1,7 @@
 // JSONL framing of a byte stream: split on LF bytes (never `readline`, which also splits on
 // U+2028/U+2029 inside JSON strings), decode each line as UTF-8, cap its length without buffering
 // past the cap, and parse a final line that has no newline. Pure; no knowledge of any agent.
+// Lines wholly inside a chunk are decoded straight from it; only a line that spans chunks is kept.
 
 import { MAX_LINE_BYTES } from "./limits.js";
 
@@ -13,11 +14,17 @@ export type FramedLine =
   | { readonly kind: "oversized"; readonly bytes: number };
 
 const LF = 0x0a;
+const CR = 0x0d;
+const OPEN_BRACE = 0x7b;
 const NOISE_QUOTE_CHARS = 200;
 
-function frame(bytes: Buffer): FramedLine | undefined {
-  const text = bytes.toString("utf8").replace(/\r$/, "");
-  if (text.trim() === "") return undefined;
+/** Frames bytes[start, end) of one line, its LF left out; one trailing CR is dropped. */
+function frame(bytes: Buffer, start: number, end: number): FramedLine | undefined {
+  if (end > start && bytes[end - 1] === CR) end -= 1;
+  if (end === start) return undefined;
+  const text = bytes.toString("utf8", start, end);
+  // A line that starts with "{" is not blank; only others pay for trim().
+  if (bytes[start] !== OPEN_BRACE && text.trim() === "") return undefined;
   try {
     const value: unknown = JSON.parse(text);
     if (value !== null && typeof value === "object" && !Array.isArray(value)) return { kind: "json", value: value as Record<string, unknown> };
@@ -27,41 +34,77 @@ function frame(bytes: Buffer): FramedLine | undefined {
   return { kind: "noise", text: text.slice(0, NOISE_QUOTE_CHARS) };
 }
 
-/** Frames a byte stream into lines; blank lines are dropped. */
-export async function* jsonLines(source: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<FramedLine> {
+/**
+ * Frames a byte stream into lines, one batch per chunk read (the lines that chunk completed);
+ * blank lines are dropped. The cheap way to read many lines: no promise per line.
+ */
+async function* jsonLineBatches(source: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<FramedLine[]> {
+  // The start of a line that continues into the next chunk: its pieces, or only its length once past the cap.
   let parts: Buffer[] = [];
   let length = 0;
   let skipping = false;
+  const finishPartial = (batch: FramedLine[]): void => {
+    if (skipping) batch.push({ kind: "oversized", bytes: length });
+    else if (parts.length > 0) {
+      const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
+      const line = frame(bytes, 0, bytes.length);
+      if (line !== undefined) batch.push(line);
+    }
+    parts = [];
+    length = 0;
+    skipping = false;
+  };
+  const addPartial = (piece: Buffer): void => {
+    length += piece.length;
+    if (!skipping && length > maxLineBytes) {
+      skipping = true;
+      parts = [];
+    }
+    if (!skipping && piece.length > 0) parts.push(piece);
+  };
   for await (const chunk of source) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const batch: FramedLine[] = [];
     let start = 0;
-    while (start < buffer.length) {
-      const newline = buffer.indexOf(LF, start);
-      const end = newline === -1 ? buffer.length : newline;
-      const piece = buffer.subarray(start, end);
-      length += piece.length;
-      if (!skipping && length > maxLineBytes) {
-        skipping = true;
-        parts = [];
+    const first = buffer.indexOf(LF);
+    if (parts.length > 0 || skipping) {
+      // The line that began in an earlier chunk.
+      addPartial(buffer.subarray(0, first === -1 ? buffer.length : first));
+      if (first === -1) {
+        // The source may reuse its buffer: keep our own copy of a line that continues.
+        if (!skipping && parts.length > 0 && (parts.at(-1) as Buffer).buffer === buffer.buffer) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
+        continue;
       }
-      if (!skipping) parts.push(piece);
-      if (newline === -1) break;
-      if (skipping) yield { kind: "oversized", bytes: length };
+      finishPartial(batch);
+      start = first + 1;
+    }
+    // Lines wholly inside this chunk: framed straight from it.
+    for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
+      if (newline - start > maxLineBytes) batch.push({ kind: "oversized", bytes: newline - start });
       else {
-        const line = frame(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts));
-        if (line !== undefined) yield line;
+        const line = frame(buffer, start, newline);
+        if (line !== undefined) batch.push(line);
       }
-      parts = [];
-      length = 0;
-      skipping = false;
       start = newline + 1;
     }
-    // The source may reuse its buffer: keep our own copy of a line that continues.
-    if (!skipping && parts.length > 0 && parts.at(-1)?.buffer === buffer.buffer) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
+    if (start < buffer.length) {
+      addPartial(buffer.subarray(start));
+      if (!skipping) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
+    }
+    if (batch.length > 0) yield batch;
   }
-  if (skipping) yield { kind: "oversized", bytes: length };
-  else if (parts.length > 0) {
-    const line = frame(Buffer.concat(parts));
-    if (line !== undefined) yield line;
-  }
+  const batch: FramedLine[] = [];
+  finishPartial(batch);
+  if (batch.length > 0) yield batch;
 }
+
+/** Frames a byte stream into lines; blank lines are dropped. */
+async function* jsonLinesOneByOne(source: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<FramedLine> {
+  for await (const batch of jsonLineBatches(source, maxLineBytes)) yield* batch;
+}
+
+/**
+ * Frames a byte stream into lines; blank lines are dropped. `jsonLines.batches` gives the same
+ * lines grouped by the chunk that completed them, for readers of many lines.
+ */
+export const jsonLines = Object.assign(jsonLinesOneByOne, { batches: jsonLineBatches });
