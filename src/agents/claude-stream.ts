@@ -57,7 +57,7 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
       ...(num(record["total_cost_usd"]) === undefined ? {} : { costUsd: num(record["total_cost_usd"]) as number }),
       ...(model === undefined ? {} : { model }),
     };
-    if (usage !== undefined) emit({ type: "usage", usage });
+    if (usage !== undefined) emit?.({ type: "usage", usage });
     if (subtype === "success" && !isError) {
       return { ok: true, reason: "completed", ...((resultText ?? lastText) === undefined ? {} : { text: (resultText ?? lastText) as string }), ...facts };
     }
@@ -88,9 +88,9 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
         sessionId = str(record["session_id"]);
         model = str(record["model"]);
         const tools = arr(record["tools"]).filter((t): t is string => typeof t === "string");
-        emit({ type: "init", ...(sessionId === undefined ? {} : { sessionId }), ...(model === undefined ? {} : { model }), tools });
+        emit?.({ type: "init", ...(sessionId === undefined ? {} : { sessionId }), ...(model === undefined ? {} : { model }), tools });
       } else if (subtype === "api_retry") {
-        emit({ type: "error", message: `retrying after ${String(record["error_status"] ?? "an error")} (${String(record["error"] ?? "")}), attempt ${String(record["attempt"])} of ${String(record["max_retries"])}` });
+        emit?.({ type: "error", message: `retrying after ${String(record["error_status"] ?? "an error")} (${String(record["error"] ?? "")}), attempt ${String(record["attempt"])} of ${String(record["max_retries"])}` });
       }
     } else if (type === "assistant") {
       const message = obj(record["message"]);
@@ -102,26 +102,29 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
           ...(num(record["api_error_status"]) === undefined ? {} : { status: num(record["api_error_status"]) as number }),
           text,
         };
-        emit({ type: "error", message: text });
+        emit?.({ type: "error", message: text });
         return undefined;
       }
-      const messageId = str(message?.["id"]);
-      if (messageId !== undefined && !usageByMessage.has(messageId)) {
-        usageByMessage.set(messageId, ZERO_USAGE);
-        emit({ type: "turn", number: usageByMessage.size });
-      }
-      const messageUsage = claudeUsage(message?.["usage"]);
-      if (messageId !== undefined && messageUsage !== undefined) {
-        usageByMessage.set(messageId, messageUsage);
-        emit({ type: "usage", usage: sumUsage(usageByMessage.values()) });
+      // Turns and usage so far are only ever events: nobody listening, nothing to count.
+      const messageId = emit === undefined ? undefined : str(message?.["id"]);
+      if (messageId !== undefined) {
+        if (!usageByMessage.has(messageId)) {
+          usageByMessage.set(messageId, ZERO_USAGE);
+          emit?.({ type: "turn", number: usageByMessage.size });
+        }
+        const messageUsage = claudeUsage(message?.["usage"]);
+        if (messageUsage !== undefined) {
+          usageByMessage.set(messageId, messageUsage);
+          emit?.({ type: "usage", usage: sumUsage(usageByMessage.values()) });
+        }
       }
       for (const block of blocks) {
         if (str(block?.["type"]) === "text" && str(block?.["text"]) !== undefined) {
           lastText = str(block?.["text"]) as string;
-          emit({ type: "assistant_text", text: lastText });
+          emit?.({ type: "assistant_text", text: lastText });
         } else if (str(block?.["type"]) === "tool_use") {
           const id = str(block?.["id"]);
-          emit({ type: "tool_call", ...(id === undefined ? {} : { id }), name: str(block?.["name"]) ?? "unknown", input: block?.["input"] });
+          emit?.({ type: "tool_call", ...(id === undefined ? {} : { id }), name: str(block?.["name"]) ?? "unknown", input: block?.["input"] });
         }
       }
     } else if (type === "user") {
@@ -129,11 +132,11 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
         if (str(block?.["type"]) !== "tool_result") continue;
         const id = str(block?.["tool_use_id"]);
         const text = toolResultText(block?.["content"]);
-        emit({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: block?.["is_error"] === true, ...(text === undefined ? {} : { text }) });
+        emit?.({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: block?.["is_error"] === true, ...(text === undefined ? {} : { text }) });
       }
     } else if (type === "result") {
       terminal = onResult(record);
-      emit({ type: "result", result: terminal });
+      emit?.({ type: "result", result: terminal });
       return "terminal";
     }
     return undefined;
@@ -150,7 +153,7 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
     const error = apiError?.text ?? "claude's stream ended without its result record";
     const partial = { ...(sessionId === undefined ? {} : { sessionId }), ...(model === undefined ? {} : { model }), ...(lastText === undefined ? {} : { text: lastText }) };
     const result: AgentResult = { ok: false, reason: "no_result", error, ...partial, ...counts };
-    emit({ type: "result", result });
+    emit?.({ type: "result", result });
     return result;
   }
   return { ...terminal, ...counts };

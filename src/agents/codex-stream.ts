@@ -67,36 +67,36 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
     switch (type) {
       case "thread.started":
         sessionId = str(record["thread_id"]);
-        emit({ type: "init", ...(sessionId === undefined ? {} : { sessionId }), ...(options.model === undefined ? {} : { model: options.model }) });
+        emit?.({ type: "init", ...(sessionId === undefined ? {} : { sessionId }), ...(options.model === undefined ? {} : { model: options.model }) });
         break;
       case "item.started":
         if (itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "web_search") {
-          emit({ type: "tool_call", ...(id === undefined ? {} : { id }), name: itemType === "command_execution" ? "shell" : (str(item?.["tool"]) ?? itemType), input: item?.["command"] ?? item?.["arguments"] ?? item?.["query"] });
+          emit?.({ type: "tool_call", ...(id === undefined ? {} : { id }), name: itemType === "command_execution" ? "shell" : (str(item?.["tool"]) ?? itemType), input: item?.["command"] ?? item?.["arguments"] ?? item?.["query"] });
         }
         break;
       case "item.completed":
         // Each item codex completes is a model response acted on: what a budget counts as a turn.
         if (itemType === "agent_message" || itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "file_change" || itemType === "web_search") {
           completedItems += 1;
-          emit({ type: "turn", number: completedItems });
+          emit?.({ type: "turn", number: completedItems });
         }
         if (itemType === "agent_message" && str(item?.["text"]) !== undefined) {
           text = str(item?.["text"]) as string;
-          emit({ type: "assistant_text", text });
+          emit?.({ type: "assistant_text", text });
         } else if (itemType === "command_execution" || itemType === "mcp_tool_call") {
           const output = str(item?.["aggregated_output"]);
           const exit = num(item?.["exit_code"]);
-          emit({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: (exit ?? 0) !== 0 || str(item?.["status"]) === "failed", ...(output === undefined ? {} : { text: output }) });
+          emit?.({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: (exit ?? 0) !== 0 || str(item?.["status"]) === "failed", ...(output === undefined ? {} : { text: output }) });
         } else if (itemType === "file_change") {
-          emit({ type: "tool_call", ...(id === undefined ? {} : { id }), name: "file_change", input: item?.["changes"] });
+          emit?.({ type: "tool_call", ...(id === undefined ? {} : { id }), name: "file_change", input: item?.["changes"] });
         } else if (itemType === "error" && str(item?.["message"]) !== undefined) {
-          emit({ type: "error", message: str(item?.["message"]) as string });
+          emit?.({ type: "error", message: str(item?.["message"]) as string });
         }
         break;
       case "turn.completed": {
         usage = codexUsage(record["usage"]) ?? usage;
         turns += 1;
-        if (usage !== undefined) emit({ type: "usage", usage });
+        if (usage !== undefined) emit?.({ type: "usage", usage });
         terminal = { ok: true, reason: "completed", ...(text === undefined ? {} : { text }), ...facts() };
         return "terminal";
       }
@@ -109,7 +109,7 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
       }
       case "error":
         lastError = str(record["message"]);
-        if (lastError !== undefined) emit({ type: "error", message: lastError });
+        if (lastError !== undefined) emit?.({ type: "error", message: lastError });
         if (lastError !== undefined && UNREACHABLE.test(lastError)) {
           terminal = {
             ok: false,
@@ -134,6 +134,6 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
   else if (terminal === undefined) {
     result = { ok: false, reason: "no_result", error: lastError ?? "codex's stream ended without turn.completed or turn.failed", ...(text === undefined ? {} : { text }), ...facts(), ...counts };
   } else result = { ...terminal, ...counts };
-  emit({ type: "result", result });
+  emit?.({ type: "result", result });
   return result;
 }
