@@ -9,17 +9,18 @@
 import { once } from "node:events";
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { connect as netConnect, type AddressInfo, type Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { pino, type Logger } from "pino";
 import { createMasker, type Masker } from "../redact/index.js";
 import { MAX_LIVE_RUNS, MAX_REQUEST_BYTES } from "./limits.js";
 import { createMeter, type Meter } from "./meter.js";
-import { connectTarget, validateProxyOptions, type EgressProxyOptions } from "./options.js";
+import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
 import { EgressArgumentError, validateRegistration, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
 import { newRunToken, tokenKey } from "./token.js";
+import { createConnectHandler } from "./tunnel.js";
 import { createUsageReader } from "./usage-reader.js";
 
 /** What the runtime needs of the proxy, in process or over the control endpoint alike. */
@@ -42,7 +43,7 @@ export type EgressProxy = EgressControl & {
   readonly close: () => Promise<void>;
 };
 
-type LiveRun = {
+export type LiveRun = {
   readonly registration: RunRegistration;
   readonly key: string;
   readonly meter: Meter;
@@ -51,7 +52,7 @@ type LiveRun = {
 };
 
 /** One log line's fields; `tokens` only for a metered answer. */
-type RequestLog = {
+export type RequestLog = {
   runId?: string;
   method: string;
   host?: string;
@@ -241,70 +242,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     req.pipe(upstreamReq);
   };
 
-  const handleConnect = (req: IncomingMessage, socket: Socket, head: Buffer): void => {
-    const started = performance.now();
-    const entry: RequestLog = { method: "CONNECT", bytesIn: 0, bytesOut: 0, host: req.url ?? "" };
-    socket.on("error", () => undefined);
-    const refuseWith = (status: number, code: RefusalCode, message: string, headers?: Readonly<Record<string, string>>): void => {
-      entry.status = status;
-      entry.refused = code;
-      refuseSocket(socket, status, code, message, headers);
-      log(entry, started);
-    };
-    if (config.allowlist.size === 0) {
-      refuseWith(405, "connect_not_allowed", "CONNECT is refused: this proxy's policy is model-only (no allowlist)");
-      return;
-    }
-    const run = runOfToken(proxyToken(req.headers["proxy-authorization"]));
-    if (run === undefined) {
-      const proxyAuth = { "proxy-authenticate": 'Basic realm="agentcage-egress"' };
-      const what = req.headers["proxy-authorization"] === undefined ? "no per-Run token was presented" : "the per-Run token is unknown or was revoked";
-      refuseWith(407, req.headers["proxy-authorization"] === undefined ? "missing_token" : "unknown_token", `${what}; send Proxy-Authorization: Bearer <token>, or Basic with the token as the password`, proxyAuth);
-      return;
-    }
-    entry.runId = run.registration.runId;
-    const target = connectTarget(req.url ?? "");
-    if (target === undefined || !config.allowlist.has(target.key)) {
-      run.meter.countRefused();
-      refuseWith(403, "connect_target_not_listed", `${JSON.stringify(req.url ?? "")} is not on this proxy's allowlist`);
-      return;
-    }
-    const upstream = netConnect({ host: target.host, port: target.port });
-    const stop = (): void => {
-      upstream.destroy();
-      socket.destroy();
-    };
-    run.inFlight.add(stop);
-    let established = false;
-    upstream.once("connect", () => {
-      established = true;
-      entry.status = 200;
-      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (head.length > 0) upstream.write(head);
-      entry.bytesIn += head.length;
-      socket.on("data", (chunk: Buffer) => (entry.bytesIn += chunk.length));
-      upstream.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
-      socket.pipe(upstream);
-      upstream.pipe(socket);
-    });
-    upstream.on("error", (error) => {
-      if (!established) {
-        entry.error = error.message;
-        run.inFlight.delete(stop);
-        refuseWith(502, "connect_failed", `could not reach ${target.key}: ${error.message}`);
-        return;
-      }
-      socket.destroy();
-    });
-    socket.once("close", () => {
-      upstream.destroy();
-      if (established) {
-        run.inFlight.delete(stop);
-        log(entry, started);
-      }
-    });
-    upstream.once("close", () => socket.end());
-  };
+  const handleConnect = createConnectHandler({ allowlist: config.allowlist, runOfToken, log });
 
   const handleUpgrade = (req: IncomingMessage, socket: Socket): void => {
     const started = performance.now();
@@ -385,18 +323,6 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
 
 /** Paths a CLI probes with HEAD, without a credential, to see that its API answers. */
 const PROBE_PATHS: ReadonlySet<string> = new Set(["/", "/api/hello"]);
-
-/** The token in Proxy-Authorization: `Bearer <token>`, or `Basic` with the token as the password (any user name). */
-function proxyToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  if (bearer !== null) return bearer[1];
-  const basic = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header);
-  if (basic === null) return undefined;
-  const decoded = Buffer.from(basic[1] ?? "", "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? undefined : decoded.slice(colon + 1);
-}
 
 function hostOf(target: string): string | undefined {
   try {

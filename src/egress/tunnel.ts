@@ -1,0 +1,100 @@
+// The allowlist mode's CONNECT: a Run's token (Proxy-Authorization, Bearer or Basic) opens a TCP
+// tunnel to one host:port the Operator listed, and the bytes pass both ways untouched (no TLS
+// interception: the proxy sees neither the content nor the credentials inside).
+// Invariants: no connection is opened to an unlisted target or for an unknown token; a tunnel
+// is cut when its Run is revoked; each CONNECT gets one log line, at its end.
+
+import type { IncomingMessage } from "node:http";
+import { connect as netConnect, type Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import { connectTarget } from "./options.js";
+import type { LiveRun, RequestLog } from "./proxy.js";
+import { refuseSocket, type RefusalCode } from "./refusals.js";
+
+export type ConnectDeps = {
+  /** Normalised host:port pairs; empty is the model-only mode, where every CONNECT is refused. */
+  readonly allowlist: ReadonlySet<string>;
+  readonly runOfToken: (token: string | undefined) => LiveRun | undefined;
+  readonly log: (entry: RequestLog, started: number) => void;
+};
+
+export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps): (req: IncomingMessage, socket: Socket, head: Buffer) => void {
+  return (req: IncomingMessage, socket: Socket, head: Buffer): void => {
+    const started = performance.now();
+    const entry: RequestLog = { method: "CONNECT", bytesIn: 0, bytesOut: 0, host: req.url ?? "" };
+    socket.on("error", () => undefined);
+    const refuseWith = (status: number, code: RefusalCode, message: string, headers?: Readonly<Record<string, string>>): void => {
+      entry.status = status;
+      entry.refused = code;
+      refuseSocket(socket, status, code, message, headers);
+      log(entry, started);
+    };
+    if (allowlist.size === 0) {
+      refuseWith(405, "connect_not_allowed", "CONNECT is refused: this proxy's policy is model-only (no allowlist)");
+      return;
+    }
+    const run = runOfToken(proxyToken(req.headers["proxy-authorization"]));
+    if (run === undefined) {
+      const proxyAuth = { "proxy-authenticate": 'Basic realm="agentcage-egress"' };
+      const what = req.headers["proxy-authorization"] === undefined ? "no per-Run token was presented" : "the per-Run token is unknown or was revoked";
+      refuseWith(407, req.headers["proxy-authorization"] === undefined ? "missing_token" : "unknown_token", `${what}; send Proxy-Authorization: Bearer <token>, or Basic with the token as the password`, proxyAuth);
+      return;
+    }
+    entry.runId = run.registration.runId;
+    const target = connectTarget(req.url ?? "");
+    if (target === undefined || !allowlist.has(target.key)) {
+      run.meter.countRefused();
+      refuseWith(403, "connect_target_not_listed", `${JSON.stringify(req.url ?? "")} is not on this proxy's allowlist`);
+      return;
+    }
+    const upstream = netConnect({ host: target.host, port: target.port });
+    const stop = (): void => {
+      upstream.destroy();
+      socket.destroy();
+    };
+    run.inFlight.add(stop);
+    let established = false;
+    upstream.once("connect", () => {
+      established = true;
+      entry.status = 200;
+      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length > 0) upstream.write(head);
+      entry.bytesIn += head.length;
+      socket.on("data", (chunk: Buffer) => (entry.bytesIn += chunk.length));
+      upstream.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
+      socket.pipe(upstream);
+      upstream.pipe(socket);
+    });
+    upstream.on("error", (error) => {
+      if (!established) {
+        entry.error = error.message;
+        run.inFlight.delete(stop);
+        refuseWith(502, "connect_failed", `could not reach ${target.key}: ${error.message}`);
+        return;
+      }
+      socket.destroy();
+    });
+    socket.once("close", () => {
+      upstream.destroy();
+      run.inFlight.delete(stop);
+      if (established) log(entry, started);
+      else if (entry.refused === undefined) {
+        entry.error = "the client left before the tunnel was open";
+        log(entry, started);
+      }
+    });
+    upstream.once("close", () => socket.end());
+  };
+}
+
+/** The token in Proxy-Authorization: `Bearer <token>`, or `Basic` with the token as the password (any user name). */
+function proxyToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (bearer !== null) return bearer[1];
+  const basic = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header);
+  if (basic === null) return undefined;
+  const decoded = Buffer.from(basic[1] ?? "", "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
