@@ -28,6 +28,6 @@ export { createEgressProxy } from "./proxy.js";
 export { CONTROL_ROUTES, startEgressControlEndpoint } from "./control.js";
 export { createEgressControlClient, EgressControlError } from "./control-client.js";
 export { EGRESS_CLIS, EgressArgumentError, validateRegistration } from "./run.js";
-export { ANTHROPIC_OAUTH_BETA, BUDGET_REFUSAL_STATUS, DEFAULT_UPSTREAMS, routesOf } from "./providers.js";
+export { ANTHROPIC_OAUTH_BETA, BUDGET_REFUSAL_STATUS, DEFAULT_UPSTREAMS, REFUSED_ANTHROPIC_BETAS, routesOf } from "./providers.js";
 export { PRICES_AS_OF, costOf, priceOf } from "./prices.js";
 export * from "./limits.js";

@@ -41,6 +41,20 @@ const ROUTES: Readonly<Record<EgressCli, readonly Route[]>> = {
   ],
 };
 
+/**
+ * Anthropic betas that let the provider's servers reach a URL the request names (the MCP connector,
+ * server-side web fetch): a way out around this proxy, so a request asking for one is refused.
+ */
+export const REFUSED_ANTHROPIC_BETAS: readonly string[] = ["mcp-client-", "web-fetch-"];
+
+/** The first beta of a claude request that REFUSED_ANTHROPIC_BETAS names, if any. */
+export function refusedBeta(cli: EgressCli, headers: IncomingHttpHeaders): string | undefined {
+  if (cli !== "claude") return undefined;
+  const value = headers["anthropic-beta"];
+  const betas = (Array.isArray(value) ? value.join(",") : (value ?? "")).split(",").map((b) => b.trim().toLowerCase());
+  return betas.find((beta) => REFUSED_ANTHROPIC_BETAS.some((prefix) => beta.startsWith(prefix)));
+}
+
 export function routeOf(cli: EgressCli, method: string, path: string): Route | undefined {
   return ROUTES[cli].find((r) => r.method === method && r.path === path);
 }

@@ -323,6 +323,21 @@ describe("the egress proxy refusing", () => {
     expect(upstream.seen[0]!.answered.length).toBe(0);
   });
 
+  it("refuses a claude call that asks for a beta letting the provider reach other hosts (MCP connector, web fetch)", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "betas", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    for (const beta of ["mcp-client-2025-04-04", "claude-code-20250219, web-fetch-2025-09-10"]) {
+      const response = await messages(proxy.url, { "x-api-key": token, "anthropic-beta": beta });
+      expect(response.status, beta).toBe(403);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("feature_not_allowed");
+      expect(body.error.message).toMatch(/anthropic-beta "(mcp-client|web-fetch)-/);
+    }
+    expect(upstream.seen).toEqual([]);
+    expect((await messages(proxy.url, { "x-api-key": token, "anthropic-beta": "claude-code-20250219,interleaved-thinking-2025-05-14" })).status).toBe(200);
+    expect(await proxy.meter("betas")).toMatchObject({ turns: 1, refused: 2 });
+  });
+
   it("refuses to act as a plain forward proxy for another host", async () => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "forward", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });

@@ -16,7 +16,7 @@ import { createMasker, type Masker } from "../redact/index.js";
 import { MAX_LIVE_RUNS, MAX_REQUEST_BYTES } from "./limits.js";
 import { createMeter, type Meter } from "./meter.js";
 import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
-import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, routeOf, upstreamRequestHeaders } from "./providers.js";
+import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
 import { EgressArgumentError, validateRegistration, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
 import { newRunToken, tokenKey } from "./token.js";
@@ -152,6 +152,12 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     if (route === undefined) {
       meter.countRefused();
       refuseWith(403, "path_not_allowed", `${method} ${JSON.stringify(path)} is not a ${cli} model API call this proxy forwards`);
+      return;
+    }
+    const beta = refusedBeta(cli, req.headers);
+    if (beta !== undefined) {
+      meter.countRefused();
+      refuseWith(403, "feature_not_allowed", `anthropic-beta ${JSON.stringify(beta)} is refused: it lets the provider's servers reach other hosts for the Run`);
       return;
     }
     if (route.modelCall) {

@@ -9,6 +9,7 @@ export type RefusalCode =
   | "missing_token"
   | "unknown_token"
   | "path_not_allowed"
+  | "feature_not_allowed"
   | "not_a_proxy"
   | "budget_exceeded"
   | "request_too_large"
@@ -22,6 +23,7 @@ const TYPES: Readonly<Record<RefusalCode, string>> = {
   missing_token: "authentication_error",
   unknown_token: "authentication_error",
   path_not_allowed: "permission_error",
+  feature_not_allowed: "permission_error",
   not_a_proxy: "permission_error",
   budget_exceeded: "budget_exceeded_error",
   request_too_large: "request_too_large",
