@@ -21,22 +21,19 @@ export async function readRecords(
 ): Promise<StreamTally> {
   const tally: StreamTally = { noiseLines: 0, oversizedLines: 0, tooNoisy: false };
   const maxNoise = options.maxNoiseLines ?? MAX_NOISE_LINES;
-  // One batch per chunk read: no promise per line.
-  reading: for await (const batch of jsonLines.batches(source, options.maxLineBytes ?? MAX_LINE_BYTES)) {
-    for (const line of batch) {
-      if (line.kind === "json") {
-        // Leaving the loop closes the source; the runtime keeps draining the agent's stdout.
-        if (!tally.tooNoisy && handle(line.value) === "terminal") break reading;
-      } else if (line.kind === "oversized") {
-        tally.oversizedLines += 1;
-      } else {
-        tally.noiseLines += 1;
-        tally.firstNoise ??= line.text;
-        // Past the cap, keep draining (so the agent is never blocked) but stop believing the stream.
-        if (tally.noiseLines > maxNoise) tally.tooNoisy = true;
-      }
+  // Each line as soon as it is framed: no promise per line. Answering false closes the source;
+  // the runtime keeps draining the agent's stdout.
+  await jsonLines.each(source, options.maxLineBytes ?? MAX_LINE_BYTES, (line) => {
+    if (line.kind === "json") return tally.tooNoisy || handle(line.value) !== "terminal";
+    if (line.kind === "oversized") tally.oversizedLines += 1;
+    else {
+      tally.noiseLines += 1;
+      tally.firstNoise ??= line.text;
+      // Past the cap, keep draining (so the agent is never blocked) but stop believing the stream.
+      if (tally.noiseLines > maxNoise) tally.tooNoisy = true;
     }
-  }
+    return true;
+  });
   return tally;
 }
 

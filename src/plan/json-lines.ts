@@ -34,25 +34,29 @@ function frame(bytes: Buffer, start: number, end: number): FramedLine | undefine
   return { kind: "noise", text: text.slice(0, NOISE_QUOTE_CHARS) };
 }
 
+/** Answers false to stop the framing: no later line is framed, and the source is closed. */
+type OnLine = (line: FramedLine) => boolean | void;
+
 /**
- * Frames a byte stream into lines, one batch per chunk read (the lines that chunk completed);
- * blank lines are dropped. The cheap way to read many lines: no promise per line.
+ * The framing itself, fed one chunk at a time and synchronous: each line goes to `onLine` as soon
+ * as it is framed, so its value can die young. Keeps only the start of a line that continues.
  */
-async function* jsonLineBatches(source: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<FramedLine[]> {
+function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLine): boolean; end(onLine: OnLine): void } {
   // The start of a line that continues into the next chunk: its pieces, or only its length once past the cap.
   let parts: Buffer[] = [];
   let length = 0;
   let skipping = false;
-  const finishPartial = (batch: FramedLine[]): void => {
-    if (skipping) batch.push({ kind: "oversized", bytes: length });
+  const finishPartial = (onLine: OnLine): boolean => {
+    let line: FramedLine | undefined;
+    if (skipping) line = { kind: "oversized", bytes: length };
     else if (parts.length > 0) {
       const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
-      const line = frame(bytes, 0, bytes.length);
-      if (line !== undefined) batch.push(line);
+      line = frame(bytes, 0, bytes.length);
     }
     parts = [];
     length = 0;
     skipping = false;
+    return line === undefined || onLine(line) !== false;
   };
   const addPartial = (piece: Buffer): void => {
     length += piece.length;
@@ -62,49 +66,69 @@ async function* jsonLineBatches(source: AsyncIterable<Uint8Array>, maxLineBytes 
     }
     if (!skipping && piece.length > 0) parts.push(piece);
   };
-  for await (const chunk of source) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const batch: FramedLine[] = [];
-    let start = 0;
-    const first = buffer.indexOf(LF);
-    if (parts.length > 0 || skipping) {
-      // The line that began in an earlier chunk.
-      addPartial(buffer.subarray(0, first === -1 ? buffer.length : first));
-      if (first === -1) {
-        // The source may reuse its buffer: keep our own copy of a line that continues.
-        if (!skipping && parts.length > 0 && (parts.at(-1) as Buffer).buffer === buffer.buffer) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
-        continue;
+  return {
+    push(buffer, onLine) {
+      let start = 0;
+      const first = buffer.indexOf(LF);
+      if (parts.length > 0 || skipping) {
+        // The line that began in an earlier chunk.
+        addPartial(buffer.subarray(0, first === -1 ? buffer.length : first));
+        if (first === -1) {
+          // The source may reuse its buffer: keep our own copy of a line that continues.
+          if (!skipping && parts.length > 0 && (parts.at(-1) as Buffer).buffer === buffer.buffer) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
+          return true;
+        }
+        if (!finishPartial(onLine)) return false;
+        start = first + 1;
       }
-      finishPartial(batch);
-      start = first + 1;
-    }
-    // Lines wholly inside this chunk: framed straight from it.
-    for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
-      if (newline - start > maxLineBytes) batch.push({ kind: "oversized", bytes: newline - start });
-      else {
-        const line = frame(buffer, start, newline);
-        if (line !== undefined) batch.push(line);
+      // Lines wholly inside this chunk: framed straight from it.
+      for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
+        const line = newline - start > maxLineBytes ? ({ kind: "oversized", bytes: newline - start } as const) : frame(buffer, start, newline);
+        start = newline + 1;
+        if (line !== undefined && onLine(line) === false) return false;
       }
-      start = newline + 1;
-    }
-    if (start < buffer.length) {
-      addPartial(buffer.subarray(start));
-      if (!skipping) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
-    }
-    if (batch.length > 0) yield batch;
-  }
-  const batch: FramedLine[] = [];
-  finishPartial(batch);
-  if (batch.length > 0) yield batch;
+      if (start < buffer.length) {
+        addPartial(buffer.subarray(start));
+        if (!skipping) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
+      }
+      return true;
+    },
+    end(onLine) {
+      finishPartial(onLine);
+    },
+  };
+}
+
+const asBuffer = (chunk: Uint8Array): Buffer => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+
+/**
+ * Reads a byte stream to its end and hands each line to `onLine` as it is framed; blank lines are
+ * dropped. `onLine` answering false stops the reading there and closes the source. The cheap way
+ * to read many lines: no promise per line.
+ */
+async function eachJsonLine(source: AsyncIterable<Uint8Array>, maxLineBytes: number, onLine: OnLine): Promise<void> {
+  const framer = createFramer(maxLineBytes);
+  for await (const chunk of source) if (!framer.push(asBuffer(chunk), onLine)) return;
+  framer.end(onLine);
 }
 
 /** Frames a byte stream into lines; blank lines are dropped. */
 async function* jsonLinesOneByOne(source: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<FramedLine> {
-  for await (const batch of jsonLineBatches(source, maxLineBytes)) yield* batch;
+  const framer = createFramer(maxLineBytes);
+  let batch: FramedLine[] = [];
+  const collect = (line: FramedLine): void => void batch.push(line);
+  for await (const chunk of source) {
+    framer.push(asBuffer(chunk), collect);
+    const lines = batch;
+    batch = [];
+    yield* lines;
+  }
+  framer.end(collect);
+  yield* batch;
 }
 
 /**
- * Frames a byte stream into lines; blank lines are dropped. `jsonLines.batches` gives the same
- * lines grouped by the chunk that completed them, for readers of many lines.
+ * Frames a byte stream into lines; blank lines are dropped. `jsonLines.each(source, maxLineBytes,
+ * onLine)` frames the same lines and calls `onLine` with each, for readers of many lines.
  */
-export const jsonLines = Object.assign(jsonLinesOneByOne, { batches: jsonLineBatches });
+export const jsonLines = Object.assign(jsonLinesOneByOne, { each: eachJsonLine });
