@@ -295,11 +295,11 @@ describe("the egress proxy refusing", () => {
     expect(await proxy.meter("paths-claude")).toMatchObject({ refused: 7, turns: 0 });
   });
 
-  it("cuts a request body past MAX_REQUEST_BYTES with 413 and stops forwarding it", async () => {
+  it.each(["claude", "codex"] as const)("cuts a %s request body past MAX_REQUEST_BYTES with 413 and stops forwarding it", async (cli) => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "big", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "big", cli, credential: { kind: "api_key", value: CLAUDE_KEY } });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${proxy.url}/v1/messages`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" } }, (res) => {
+      const req = request(`${proxy.url}/v1/${cli === "claude" ? "messages" : "responses"}`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
@@ -319,8 +319,10 @@ describe("the egress proxy refusing", () => {
       more();
     });
     expect(status).toBe(413);
-    await until(() => upstream.seen.length === 1);
-    expect(upstream.seen[0]!.answered.length).toBe(0);
+    // claude's body streams upstream until the bound and is cut there; codex's is read whole first and never leaves.
+    if (cli === "claude") await until(() => upstream.seen.length === 1);
+    expect(upstream.seen.length).toBe(cli === "claude" ? 1 : 0);
+    expect(upstream.seen[0]?.answered.length ?? 0).toBe(0);
   });
 
   it("refuses a claude call that asks for a beta letting the provider reach other hosts (MCP connector, web fetch)", async () => {
@@ -336,6 +338,24 @@ describe("the egress proxy refusing", () => {
     expect(upstream.seen).toEqual([]);
     expect((await messages(proxy.url, { "x-api-key": token, "anthropic-beta": "claude-code-20250219,interleaved-thinking-2025-05-14" })).status).toBe(200);
     expect(await proxy.meter("betas")).toMatchObject({ turns: 1, refused: 2 });
+  });
+
+  it("refuses a codex call naming a remote MCP tool, which the provider would call for the Run, and forwards nothing", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "mcp", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const refused = await responses(proxy.url, token, { tools: [{ type: "function", name: "shell" }, { type: "mcp", server_label: "x", server_url: "https://example.com/sse" }] });
+    expect(refused.status).toBe(403);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: "feature_not_allowed", message: expect.stringContaining('a tool of type "mcp" is refused') });
+    const unreadable = await fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-encoding": "zstd" }, body: "x" });
+    expect(unreadable.status).toBe(403);
+    expect(((await unreadable.json()) as { error: { message: string } }).error.message).toContain('content-encoding "zstd" cannot be inspected');
+    expect(upstream.seen).toEqual([]);
+    const allowed = await responses(proxy.url, token, { tools: [{ type: "function", name: "shell" }, { type: "web_search" }] });
+    expect(allowed.status).toBe(200);
+    await allowed.arrayBuffer();
+    expect(upstream.seen).toHaveLength(1);
+    expect(await proxy.meter("mcp")).toMatchObject({ turns: 1, refused: 2 });
   });
 
   it("refuses to act as a plain forward proxy for another host", async () => {

@@ -19,6 +19,7 @@ import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
 import { EgressArgumentError, validateRegistration, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
+import { openaiRequestRefusal } from "./request-policy.js";
 import { newRunToken, tokenKey } from "./token.js";
 import { createConnectHandler } from "./tunnel.js";
 import { createUsageReader } from "./usage-reader.js";
@@ -110,7 +111,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     const target = req.url ?? "/";
     const entry: RequestLog = { method, bytesIn: 0, bytesOut: 0 };
     res.once("close", () => {
-      entry.status = res.statusCode;
+      entry.status = res.headersSent ? res.statusCode : 0;
       log(entry, started);
     });
     const refuseWith = (status: number, code: RefusalCode, message: string, headers?: Readonly<Record<string, string>>): void => {
@@ -160,21 +161,49 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       refuseWith(403, "feature_not_allowed", `anthropic-beta ${JSON.stringify(beta)} is refused: it lets the provider's servers reach other hosts for the Run`);
       return;
     }
-    if (route.modelCall) {
-      const refusal = meter.startModelCall();
-      if (refusal !== undefined) {
-        meter.countRefused();
-        refuseWith(BUDGET_REFUSAL_STATUS[cli], "budget_exceeded", refusal.refused.message);
-        if (refusal.fresh) emitBreach(refusal.refused);
-        return;
+    // After the body's inspection, if any: the budget, then upstream.
+    const admit = (body: Buffer | undefined): void => {
+      if (route.modelCall) {
+        const refusal = meter.startModelCall();
+        if (refusal !== undefined) {
+          meter.countRefused();
+          refuseWith(BUDGET_REFUSAL_STATUS[cli], "budget_exceeded", refusal.refused.message);
+          if (refusal.fresh) emitBreach(refusal.refused);
+          return;
+        }
+      } else {
+        meter.countRequest();
       }
-    } else {
-      meter.countRequest();
+      forward(req, res, run, upstream, target, route.modelCall, entry, body);
+    };
+    if (!(cli === "codex" && route.modelCall)) {
+      admit(undefined);
+      return;
     }
-    forward(req, res, run, upstream, target, route.modelCall, entry);
+    // A codex model call is read whole first (it is small: the conversation so far), so its tools can be checked.
+    readBounded(req).then(
+      (body) => {
+        if (res.destroyed) return;
+        if (body === undefined) {
+          entry.bytesIn = MAX_REQUEST_BYTES;
+          refuseWith(413, "request_too_large", `the request body passed ${MAX_REQUEST_BYTES} bytes; nothing of it was answered`, { connection: "close" });
+          return;
+        }
+        const refusal = openaiRequestRefusal(body, req.headers["content-encoding"]);
+        if (refusal !== undefined) {
+          entry.bytesIn = body.length;
+          meter.countRefused();
+          refuseWith(403, "feature_not_allowed", refusal);
+          return;
+        }
+        admit(body);
+      },
+      () => res.destroy(),
+    );
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse, run: LiveRun, upstream: URL, target: string, metered: boolean, entry: RequestLog): void => {
+  /** Sends the request upstream: `body` when it was read already, else the client's body as it streams in. */
+  const forward = (req: IncomingMessage, res: ServerResponse, run: LiveRun, upstream: URL, target: string, metered: boolean, entry: RequestLog, body: Buffer | undefined): void => {
     const { cli, credential } = run.registration;
     const https = upstream.protocol === "https:";
     const prefix = upstream.pathname.replace(/\/+$/, "");
@@ -235,6 +264,11 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       entry.refused = "upstream_unreachable";
     });
 
+    if (body !== undefined) {
+      entry.bytesIn = body.length;
+      upstreamReq.end(body);
+      return;
+    }
     req.on("error", () => upstreamReq.destroy());
     req.on("data", (chunk: Buffer) => {
       entry.bytesIn += chunk.length;
@@ -329,6 +363,22 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
 
 /** Paths a CLI probes with HEAD, without a credential, to see that its API answers. */
 const PROBE_PATHS: ReadonlySet<string> = new Set(["/", "/api/hello"]);
+
+/** The whole request body, or undefined past MAX_REQUEST_BYTES (the rest is left unread). */
+function readBounded(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      // Past the bound the rest is read and dropped, so the refusal can still be answered.
+      if (size > MAX_REQUEST_BYTES) resolve(undefined);
+      else chunks.push(chunk);
+    });
+    req.once("end", () => resolve(size > MAX_REQUEST_BYTES ? undefined : Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
+}
 
 function hostOf(target: string): string | undefined {
   try {

@@ -1,0 +1,46 @@
+// What a model call's body may ask the provider to do on the Run's behalf. A codex request may name
+// tools the provider runs on its own servers; one that reaches a URL of the request's choosing
+// (a remote MCP server) is a way out around this proxy, so the request is refused before it leaves.
+// Invariant: a body this file cannot read (an encoding it cannot decode, not JSON) is refused, never
+// forwarded unread: the provider might read what the proxy could not.
+
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { MAX_REQUEST_BYTES } from "./limits.js";
+
+/** OpenAI Responses tool types whose server-side calls go to a URL the request names. */
+export const REFUSED_OPENAI_TOOL_TYPES: readonly string[] = ["mcp"];
+
+/** Why the body of a codex model call is refused, or undefined when it may go. */
+export function openaiRequestRefusal(raw: Buffer, contentEncoding: string | undefined): string | undefined {
+  const encoding = (contentEncoding ?? "identity").trim().toLowerCase();
+  let text: string;
+  try {
+    const options = { maxOutputLength: MAX_REQUEST_BYTES };
+    const bytes =
+      encoding === "identity" ? raw
+      : encoding === "gzip" || encoding === "x-gzip" ? gunzipSync(raw, options)
+      : encoding === "deflate" ? inflateSync(raw, options)
+      : encoding === "br" ? brotliDecompressSync(raw, options)
+      : undefined;
+    if (bytes === undefined) return `a request body in content-encoding ${JSON.stringify(encoding)} cannot be inspected; send it as identity, gzip, deflate or br`;
+    text = bytes.toString("utf8");
+  } catch {
+    return `the request body does not decode as ${JSON.stringify(encoding)}`;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return "the request body is not JSON";
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return "the request body is not a JSON object";
+  const tools = (body as Record<string, unknown>)["tools"];
+  if (!Array.isArray(tools)) return undefined;
+  for (const tool of tools) {
+    const type = typeof tool === "object" && tool !== null ? (tool as Record<string, unknown>)["type"] : undefined;
+    if (typeof type === "string" && REFUSED_OPENAI_TOOL_TYPES.includes(type)) {
+      return `a tool of type ${JSON.stringify(type)} is refused: the provider's servers would reach other hosts for the Run`;
+    }
+  }
+  return undefined;
+}
