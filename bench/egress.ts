@@ -1,8 +1,9 @@
-// Measures what a model call gains by going through the egress proxy: the same streamed
-// /v1/messages call to the stand-in model, once straight and once through the proxy (token swap,
-// path check, budget check, the answer metered on the side, one log line), on loopback, in turns
-// so drift hits both. Prints median, p90 and min of each, the median added in ms and the ratio,
-// against the target "under 2 ms added at the median". Measured, not asserted: a miss prints MISS.
+// Measures what a model call gains by going through the egress proxy: the same streamed call to
+// the stand-in model (claude's /v1/messages, then codex's /v1/responses, whose body the proxy reads
+// whole to check its tools), once straight and once through the proxy (token swap, path check,
+// budget check, the answer metered on the side, one log line), on loopback, in turns so drift hits
+// both. Prints median, p90 and min of each, the median added in ms and the ratio, against the
+// target "under 2 ms added at the median". Measured, not asserted: a miss prints MISS.
 
 import { Agent, request } from "node:http";
 import { Writable } from "node:stream";
@@ -14,20 +15,27 @@ import { BenchFailure, parseRuns, runBench, summarize, type Summary } from "./me
 
 const TARGET_ADDED_MS = 2;
 const WARM_UP_CALLS = 30;
-const BODY = JSON.stringify({
-  model: "claude-sonnet-4-5",
-  max_tokens: 1024,
-  stream: true,
-  messages: [{ role: "user", content: "What is the capital of France?" }],
-});
+type Cli = "claude" | "codex";
+const CALLS: Readonly<Record<Cli, { readonly path: string; readonly body: string; readonly auth: (key: string) => Record<string, string> }>> = {
+  claude: {
+    path: "/v1/messages?beta=true",
+    body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 1024, stream: true, messages: [{ role: "user", content: "What is the capital of France?" }] }),
+    auth: (key) => ({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
+  },
+  codex: {
+    path: "/v1/responses",
+    body: JSON.stringify({ model: "gpt-5", stream: true, input: "What is the capital of France?", tools: [{ type: "function", name: "shell" }] }),
+    auth: (key) => ({ authorization: `Bearer ${key}` }),
+  },
+};
 
 /** One streamed call, timed from the request to the answer's last byte, over a keep-alive agent as a CLI holds. */
-function call(agent: Agent, base: string, key: string): Promise<number> {
-  const url = new URL("/v1/messages?beta=true", base);
+function call(cli: Cli, agent: Agent, base: string, key: string): Promise<number> {
+  const url = new URL(CALLS[cli].path, base);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: "POST", agent, headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" } },
+      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: "POST", agent, headers: { "content-type": "application/json", ...CALLS[cli].auth(key) } },
       (res) => {
         let bytes = 0;
         res.on("data", (chunk: Buffer) => (bytes += chunk.length));
@@ -39,12 +47,12 @@ function call(agent: Agent, base: string, key: string): Promise<number> {
       },
     );
     req.on("error", reject);
-    req.end(BODY);
+    req.end(CALLS[cli].body);
   });
 }
 
 function row(label: string, s: Summary): string {
-  return `${label.padEnd(14)} ${s.median.toFixed(3).padStart(8)} ${s.p90.toFixed(3).padStart(8)} ${s.min.toFixed(3).padStart(8)}`;
+  return `${label.padEnd(22)} ${s.median.toFixed(3).padStart(8)} ${s.p90.toFixed(3).padStart(8)} ${s.min.toFixed(3).padStart(8)}`;
 }
 
 async function main(): Promise<number> {
@@ -52,37 +60,42 @@ async function main(): Promise<number> {
   const standIn = await startStandInModel({ scenario: "plain" });
   // The log lines are made, masked and serialized as in production, then dropped.
   const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-  const proxy = await createEgressProxy({ upstreams: { claude: standIn.url }, logger: pino(sink) });
-  const { token } = await proxy.register({ runId: "bench", cli: "claude", credential: { kind: "api_key", value: "sk-ant-bench-0123456789abcdef0123456789" } });
+  const proxy = await createEgressProxy({ upstreams: { claude: standIn.url, codex: standIn.url }, logger: pino(sink) });
   const direct = new Agent({ keepAlive: true, maxSockets: 1 });
   const proxied = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    for (let i = 0; i < WARM_UP_CALLS; i++) {
-      await call(direct, standIn.url, "sk-any");
-      await call(proxied, proxy.url, token);
-    }
-    const straight: number[] = [];
-    const through: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      // Alternate which goes first, so neither always follows the other's garbage.
-      if (i % 2 === 0) {
-        straight.push(await call(direct, standIn.url, "sk-any"));
-        through.push(await call(proxied, proxy.url, token));
-      } else {
-        through.push(await call(proxied, proxy.url, token));
-        straight.push(await call(direct, standIn.url, "sk-any"));
+    console.log(`egress proxy: ${runs} streamed calls each way per CLI on loopback, Node ${process.version}`);
+    console.log(`${"".padEnd(22)} ${"median".padStart(8)} ${"p90".padStart(8)} ${"min".padStart(8)}   (ms)`);
+    const verdicts: string[] = [];
+    for (const cli of ["claude", "codex"] as const) {
+      const runId = `bench-${cli}`;
+      const { token } = await proxy.register({ runId, cli, credential: { kind: "api_key", value: "sk-bench-0123456789abcdef0123456789" } });
+      for (let i = 0; i < WARM_UP_CALLS; i++) {
+        await call(cli, direct, standIn.url, "sk-any");
+        await call(cli, proxied, proxy.url, token);
       }
+      const straight: number[] = [];
+      const through: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        // Alternate which goes first, so neither always follows the other's garbage.
+        if (i % 2 === 0) {
+          straight.push(await call(cli, direct, standIn.url, "sk-any"));
+          through.push(await call(cli, proxied, proxy.url, token));
+        } else {
+          through.push(await call(cli, proxied, proxy.url, token));
+          straight.push(await call(cli, direct, standIn.url, "sk-any"));
+        }
+      }
+      const meter = await proxy.meter(runId);
+      if (meter?.turns !== WARM_UP_CALLS + runs) throw new BenchFailure(`the proxy metered ${meter?.turns} ${cli} model calls, not ${WARM_UP_CALLS + runs}`);
+      const a = summarize(straight);
+      const b = summarize(through);
+      const added = b.median - a.median;
+      console.log(row(`${cli} direct`, a));
+      console.log(row(`${cli} through proxy`, b));
+      verdicts.push(`${cli}: added at the median ${added.toFixed(3)} ms, ratio ${(b.median / a.median).toFixed(2)}x, target < ${TARGET_ADDED_MS} ms: ${added < TARGET_ADDED_MS ? "OK" : "MISS"}`);
     }
-    const meter = await proxy.meter("bench");
-    if (meter?.turns !== WARM_UP_CALLS + runs) throw new BenchFailure(`the proxy metered ${meter?.turns} model calls, not ${WARM_UP_CALLS + runs}`);
-    const a = summarize(straight);
-    const b = summarize(through);
-    const added = b.median - a.median;
-    console.log(`egress proxy: ${runs} streamed /v1/messages calls each way on loopback, Node ${process.version}`);
-    console.log(`${"".padEnd(14)} ${"median".padStart(8)} ${"p90".padStart(8)} ${"min".padStart(8)}   (ms)`);
-    console.log(row("direct", a));
-    console.log(row("through proxy", b));
-    console.log(`added at the median: ${added.toFixed(3)} ms; ratio ${(b.median / a.median).toFixed(2)}x; target < ${TARGET_ADDED_MS} ms: ${added < TARGET_ADDED_MS ? "OK" : "MISS"}`);
+    for (const verdict of verdicts) console.log(verdict);
     return 0;
   } finally {
     direct.destroy();
