@@ -1,6 +1,6 @@
 // Per-Run tokens: opaque, random, bound to one Run by the proxy's table and worth nothing anywhere
-// else. The table is keyed by the token's SHA-256, so a lookup's timing says nothing about a
-// token's bytes, and the proxy's memory holds no token in a form a provider would accept.
+// else (no provider accepts one). The table is keyed by the token's SHA-256, so a lookup's timing
+// says nothing about a token's bytes.
 
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { RUN_TOKEN_BYTES, RUN_TOKEN_PREFIX } from "./limits.js";
