@@ -460,6 +460,24 @@ describe("the egress proxy's revoke", () => {
     expect(await proxy.revoke("cut")).toMatchObject({ runId: "cut", turns: 1 });
     expect(await pending).toBe("cut");
   });
+
+  it("refuses a codex call whose Run is revoked while its body is still arriving", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "late", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const status = new Promise<number>((resolve, reject) => {
+      const req = request(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.write('{"model":"gpt-5","stream":true,');
+      setTimeout(() => {
+        void proxy.revoke("late").then(() => req.end('"input":"hi"}'));
+      }, 50);
+    });
+    expect(await status).toBe(401);
+    expect(upstream.seen).toEqual([]);
+  });
 });
 
 describe("the egress proxy's log", () => {

@@ -1,7 +1,8 @@
 // The egress proxy: one HTTP server that agents reach instead of their provider. It swaps a
 // Run's token for the real credential, forwards only the provider paths of that Run's CLI to that
 // CLI's upstream, meters the answers as they stream through, refuses model calls past a budget,
-// and in the allowlist mode tunnels CONNECT to listed host:port pairs.
+// refuses calls asking the provider to reach other hosts (request-policy.ts, providers.ts), and
+// in the allowlist mode tunnels CONNECT to listed host:port pairs (tunnel.ts).
 // Invariants: nothing is forwarded for an unknown or revoked token or an unlisted path; a secret
 // (credential or token) never appears in a log line, an error or an event; a response body is
 // never buffered whole on its way to the client.
@@ -184,6 +185,10 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     readBounded(req).then(
       (body) => {
         if (res.destroyed) return;
+        if (runs.get(registration.runId) !== run) {
+          refuseWith(401, "unknown_token", "the per-Run token was revoked while its request was read (its Run has ended)");
+          return;
+        }
         if (body === undefined) {
           entry.bytesIn = MAX_REQUEST_BYTES;
           refuseWith(413, "request_too_large", `the request body passed ${MAX_REQUEST_BYTES} bytes; nothing of it was answered`, { connection: "close" });
