@@ -3,6 +3,7 @@
 // past the cap, and parse a final line that has no newline. Pure; no knowledge of any agent.
 // Lines wholly inside a chunk are decoded straight from it; only a line that spans chunks is kept.
 
+import { isAscii } from "node:buffer";
 import { MAX_LINE_BYTES } from "./limits.js";
 
 export type FramedLine =
@@ -17,14 +18,13 @@ const LF = 0x0a;
 const CR = 0x0d;
 const OPEN_BRACE = 0x7b;
 const NOISE_QUOTE_CHARS = 200;
+/** The most bytes of whole lines decoded at once; past it, each line is decoded alone. */
+const ASCII_DECODE_MAX_BYTES = 1024 * 1024;
 
-/** Frames bytes[start, end) of one line, its LF left out; one trailing CR is dropped. */
-function frame(bytes: Buffer, start: number, end: number): FramedLine | undefined {
-  if (end > start && bytes[end - 1] === CR) end -= 1;
-  if (end === start) return undefined;
-  const text = bytes.toString("utf8", start, end);
+/** Frames one line's text, not empty and without its LF or trailing CR. */
+function frameText(text: string): FramedLine | undefined {
   // A line that starts with "{" is not blank; only others pay for trim().
-  if (bytes[start] !== OPEN_BRACE && text.trim() === "") return undefined;
+  if (text.charCodeAt(0) !== OPEN_BRACE && text.trim() === "") return undefined;
   try {
     const value: unknown = JSON.parse(text);
     if (value !== null && typeof value === "object" && !Array.isArray(value)) return { kind: "json", value: value as Record<string, unknown> };
@@ -32,6 +32,12 @@ function frame(bytes: Buffer, start: number, end: number): FramedLine | undefine
     // Not JSON: noise.
   }
   return { kind: "noise", text: text.slice(0, NOISE_QUOTE_CHARS) };
+}
+
+/** Frames bytes[start, end) of one line, its LF left out; one trailing CR is dropped. */
+function frame(bytes: Buffer, start: number, end: number): FramedLine | undefined {
+  if (end > start && bytes[end - 1] === CR) end -= 1;
+  return end === start ? undefined : frameText(bytes.toString("utf8", start, end));
 }
 
 /** Answers false to stop the framing: no later line is framed, and the source is closed. */
@@ -81,7 +87,20 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
         if (!finishPartial(onLine)) return false;
         start = first + 1;
       }
-      // Lines wholly inside this chunk: framed straight from it.
+      // Lines wholly inside this chunk: framed straight from it. When they are all ASCII, one
+      // decode for all of them, each line a slice (byte and character offsets are the same).
+      const last = buffer.lastIndexOf(LF);
+      if (last > start && last - start <= ASCII_DECODE_MAX_BYTES && isAscii(buffer.subarray(start, last))) {
+        const base = start;
+        const text = buffer.toString("latin1", base, last);
+        for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
+          let end = newline;
+          if (end > start && buffer[end - 1] === CR) end -= 1;
+          const line = newline - start > maxLineBytes ? ({ kind: "oversized", bytes: newline - start } as const) : end === start ? undefined : frameText(text.slice(start - base, end - base));
+          start = newline + 1;
+          if (line !== undefined && onLine(line) === false) return false;
+        }
+      }
       for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
         const line = newline - start > maxLineBytes ? ({ kind: "oversized", bytes: newline - start } as const) : frame(buffer, start, newline);
         start = newline + 1;
