@@ -6,6 +6,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const MAIN = join(REPO, "dist", "cli", "main.js");
@@ -47,8 +48,15 @@ export function commandEnv(extra: Record<string, string | undefined> = {}): Node
   return { ...rest, ...extra };
 }
 
+/** Every command a test file started: whatever is still running when the file ends is killed (a timed-out test must not leave one spinning). */
+const started = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
 export function startCommand(args: readonly string[], env: NodeJS.ProcessEnv = commandEnv(), command = process.execPath, prefix: readonly string[] = [MAIN]): Started {
   const child = spawn(command, [...prefix, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  started.add(child);
   child.stdin?.end();
   let stdout = "";
   let stderr = "";
