@@ -94,9 +94,9 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
       }
     } else if (type === "assistant") {
       const message = obj(record["message"]);
-      const blocks = arr(message?.["content"]).map(obj);
+      const content = arr(message?.["content"]);
       if (record["is_api_error_message"] === true || str(record["error"]) !== undefined) {
-        const text = blocks.map((b) => str(b?.["text"])).filter((t) => t !== undefined).join("\n");
+        const text = content.map((b) => str(obj(b)?.["text"])).filter((t) => t !== undefined).join("\n");
         apiError = {
           ...(str(record["error"]) === undefined ? {} : { error: str(record["error"]) as string }),
           ...(num(record["api_error_status"]) === undefined ? {} : { status: num(record["api_error_status"]) as number }),
@@ -118,17 +118,21 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
           emit?.({ type: "usage", usage: sumUsage(usageByMessage.values()) });
         }
       }
-      for (const block of blocks) {
-        if (str(block?.["type"]) === "text" && str(block?.["text"]) !== undefined) {
-          lastText = str(block?.["text"]) as string;
+      for (const part of content) {
+        const block = obj(part);
+        const blockType = str(block?.["type"]);
+        const blockText = blockType === "text" ? str(block?.["text"]) : undefined;
+        if (blockText !== undefined) {
+          lastText = blockText;
           emit?.({ type: "assistant_text", text: lastText });
-        } else if (str(block?.["type"]) === "tool_use") {
+        } else if (blockType === "tool_use") {
           const id = str(block?.["id"]);
           emit?.({ type: "tool_call", ...(id === undefined ? {} : { id }), name: str(block?.["name"]) ?? "unknown", input: block?.["input"] });
         }
       }
     } else if (type === "user") {
-      for (const block of arr(obj(record["message"])?.["content"]).map(obj)) {
+      for (const part of arr(obj(record["message"])?.["content"])) {
+        const block = obj(part);
         if (str(block?.["type"]) !== "tool_result") continue;
         const id = str(block?.["tool_use_id"]);
         const text = toolResultText(block?.["content"]);

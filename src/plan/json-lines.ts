@@ -92,7 +92,7 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
       const last = buffer.lastIndexOf(LF);
       if (last > start && last - start <= ASCII_DECODE_MAX_BYTES && isAscii(buffer.subarray(start, last))) {
         const base = start;
-        const text = buffer.toString("latin1", base, last);
+        const text = buffer.toString("utf8", base, last);
         for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
           let end = newline;
           if (end > start && buffer[end - 1] === CR) end -= 1;
