@@ -91,15 +91,18 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
       // decode for all of them, each line a slice (byte and character offsets are the same).
       const last = buffer.lastIndexOf(LF);
       if (last > start && last - start <= ASCII_DECODE_MAX_BYTES && isAscii(buffer.subarray(start, last))) {
-        const base = start;
-        const text = buffer.toString("utf8", base, last);
-        for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
-          let end = newline;
-          if (end > start && buffer[end - 1] === CR) end -= 1;
-          const line = newline - start > maxLineBytes ? ({ kind: "oversized", bytes: newline - start } as const) : end === start ? undefined : frameText(text.slice(start - base, end - base));
-          start = newline + 1;
+        // Lines are found in the string: V8's indexOf, no call into the Buffer binding per line.
+        const text = buffer.toString("utf8", start, last);
+        for (let at = 0; ; ) {
+          const newline = text.indexOf("\n", at);
+          const lineEnd = newline === -1 ? text.length : newline;
+          const end = lineEnd > at && text.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+          const line = lineEnd - at > maxLineBytes ? ({ kind: "oversized", bytes: lineEnd - at } as const) : end === at ? undefined : frameText(text.slice(at, end));
           if (line !== undefined && onLine(line) === false) return false;
+          if (newline === -1) break;
+          at = newline + 1;
         }
+        start = last + 1;
       }
       for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
         const line = newline - start > maxLineBytes ? ({ kind: "oversized", bytes: newline - start } as const) : frame(buffer, start, newline);
