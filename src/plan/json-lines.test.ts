@@ -47,3 +47,59 @@ describe("jsonLines", () => {
     ]);
   });
 });
+
+describe("jsonLines, cut anywhere", () => {
+  const text = [
+    JSON.stringify({ type: "a", n: 1 }),
+    "",
+    `${JSON.stringify({ type: "b", s: "x".repeat(40) })}\r`,
+    JSON.stringify({ type: "c", s: "é\u2028😀" }),
+    "warning: not json",
+    JSON.stringify({ type: "d", s: "y".repeat(80) }),
+    JSON.stringify({ type: "e" }),
+  ].join("\n");
+  const bytes = Buffer.from(text);
+
+  async function* cutAt(...offsets: number[]): AsyncGenerator<Uint8Array> {
+    let from = 0;
+    for (const to of [...offsets, bytes.length]) {
+      yield bytes.subarray(from, to);
+      from = to;
+    }
+  }
+  async function all(source: AsyncIterable<Uint8Array>, maxLineBytes?: number): Promise<FramedLine[]> {
+    const lines: FramedLine[] = [];
+    for await (const line of jsonLines(source, maxLineBytes)) lines.push(line);
+    return lines;
+  }
+
+  it("frames the same lines, ASCII or not, over the cap or not, whichever byte the stream is cut at", async () => {
+    for (const maxLineBytes of [undefined, 60]) {
+      const whole = await all(cutAt(), maxLineBytes);
+      expect(whole.length).toBe(6);
+      for (let i = 0; i <= bytes.length; i++) {
+        expect(await all(cutAt(i), maxLineBytes), `cut at ${i}`).toEqual(whole);
+        expect(await all(cutAt(i, Math.min(bytes.length, i + 5)), maxLineBytes), `cut at ${i} and ${i + 5}`).toEqual(whole);
+      }
+    }
+  });
+
+  it("hands each line to jsonLines.each until it answers false, then closes the source", async () => {
+    let closed = false;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      try {
+        yield bytes;
+        yield Buffer.from('\n{"never":"read"}\n');
+      } finally {
+        closed = true;
+      }
+    }
+    const seen: FramedLine[] = [];
+    await jsonLines.each(source(), 1024, (line) => seen.push(line) < 2);
+    expect(seen).toEqual([
+      { kind: "json", value: { type: "a", n: 1 } },
+      { kind: "json", value: { type: "b", s: "x".repeat(40) } },
+    ]);
+    expect(closed).toBe(true);
+  });
+});
