@@ -23,17 +23,20 @@ export async function readRecords(
   const maxNoise = options.maxNoiseLines ?? MAX_NOISE_LINES;
   // Each line as soon as it is framed: no promise per line. Answering false closes the source;
   // the runtime keeps draining the agent's stdout.
-  await jsonLines.each(source, options.maxLineBytes ?? MAX_LINE_BYTES, (line) => {
-    if (line.kind === "json") return tally.tooNoisy || handle(line.value) !== "terminal";
-    if (line.kind === "oversized") tally.oversizedLines += 1;
-    else {
-      tally.noiseLines += 1;
-      tally.firstNoise ??= line.text;
-      // Past the cap, keep draining (so the agent is never blocked) but stop believing the stream.
-      if (tally.noiseLines > maxNoise) tally.tooNoisy = true;
-    }
-    return true;
-  });
+  await jsonLines.each(
+    source,
+    options.maxLineBytes ?? MAX_LINE_BYTES,
+    (record) => tally.tooNoisy || handle(record) !== "terminal",
+    (line) => {
+      if (line.kind === "oversized") tally.oversizedLines += 1;
+      else {
+        tally.noiseLines += 1;
+        tally.firstNoise ??= line.text;
+        // Past the cap, keep draining (so the agent is never blocked) but stop believing the stream.
+        if (tally.noiseLines > maxNoise) tally.tooNoisy = true;
+      }
+    },
+  );
   return tally;
 }
 

@@ -95,7 +95,8 @@ describe("jsonLines, cut anywhere", () => {
       }
     }
     const seen: FramedLine[] = [];
-    await jsonLines.each(source(), 1024, (line) => seen.push(line) < 2);
+    const take = (line: FramedLine) => seen.push(line) < 2;
+    await jsonLines.each(source(), 1024, (value) => take({ kind: "json", value }), take);
     expect(seen).toEqual([
       { kind: "json", value: { type: "a", n: 1 } },
       { kind: "json", value: { type: "b", s: "x".repeat(40) } },

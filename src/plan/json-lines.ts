@@ -21,48 +21,55 @@ const NOISE_QUOTE_CHARS = 200;
 /** The most bytes of whole lines decoded at once; past it, each line is decoded alone. */
 const ASCII_DECODE_MAX_BYTES = 1024 * 1024;
 
-/** Frames one line's text, not empty and without its LF or trailing CR. */
-function frameText(text: string): FramedLine | undefined {
+/** A line that is not a JSON object. */
+type OtherLine = Exclude<FramedLine, { kind: "json" }>;
+
+/**
+ * Where framed lines go, as soon as each is framed: a record is handed over bare (no wrapper to
+ * allocate per line). Either answering false stops the framing: no later line is framed.
+ */
+type Sink = { readonly record: (value: Record<string, unknown>) => boolean | void; readonly other: (line: OtherLine) => boolean | void };
+
+/** Frames one line's text, not empty and without its LF or trailing CR; false when the sink said stop. */
+function frameText(text: string, sink: Sink): boolean {
   // A line that starts with "{" is not blank; only others pay for trim().
-  if (text.charCodeAt(0) !== OPEN_BRACE && text.trim() === "") return undefined;
+  if (text.charCodeAt(0) !== OPEN_BRACE && text.trim() === "") return true;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return { kind: "json", value: value as Record<string, unknown> };
+    value = JSON.parse(text);
   } catch {
     // Not JSON: noise.
   }
-  return { kind: "noise", text: text.slice(0, NOISE_QUOTE_CHARS) };
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) return sink.record(value as Record<string, unknown>) !== false;
+  return sink.other({ kind: "noise", text: text.slice(0, NOISE_QUOTE_CHARS) }) !== false;
 }
 
 /** Frames bytes[start, end) of one line, its LF left out; one trailing CR is dropped. */
-function frame(bytes: Buffer, start: number, end: number): FramedLine | undefined {
+function frame(bytes: Buffer, start: number, end: number, sink: Sink): boolean {
   if (end > start && bytes[end - 1] === CR) end -= 1;
-  return end === start ? undefined : frameText(bytes.toString("utf8", start, end));
+  return end === start || frameText(bytes.toString("utf8", start, end), sink);
 }
 
-/** Answers false to stop the framing: no later line is framed, and the source is closed. */
-type OnLine = (line: FramedLine) => boolean | void;
+/** An oversized line to the sink; false when it said stop. */
+const oversized = (bytes: number, sink: Sink): boolean => sink.other({ kind: "oversized", bytes }) !== false;
 
 /**
  * The framing itself, fed one chunk at a time and synchronous: each line goes to `onLine` as soon
  * as it is framed, so its value can die young. Keeps only the start of a line that continues.
  */
-function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLine): boolean; end(onLine: OnLine): void } {
+function createFramer(maxLineBytes: number, sink: Sink): { push(buffer: Buffer): boolean; end(): void } {
   // The start of a line that continues into the next chunk: its pieces, or only its length once past the cap.
   let parts: Buffer[] = [];
   let length = 0;
   let skipping = false;
-  const finishPartial = (onLine: OnLine): boolean => {
-    let line: FramedLine | undefined;
-    if (skipping) line = { kind: "oversized", bytes: length };
-    else if (parts.length > 0) {
-      const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
-      line = frame(bytes, 0, bytes.length);
-    }
+  const finishPartial = (): boolean => {
+    const bytes = skipping || parts.length === 0 ? undefined : parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
+    const wasOver = skipping ? length : undefined;
     parts = [];
     length = 0;
     skipping = false;
-    return line === undefined || onLine(line) !== false;
+    if (wasOver !== undefined) return oversized(wasOver, sink);
+    return bytes === undefined || frame(bytes, 0, bytes.length, sink);
   };
   const addPartial = (piece: Buffer): void => {
     length += piece.length;
@@ -73,7 +80,7 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
     if (!skipping && piece.length > 0) parts.push(piece);
   };
   return {
-    push(buffer, onLine) {
+    push(buffer) {
       let start = 0;
       const first = buffer.indexOf(LF);
       if (parts.length > 0 || skipping) {
@@ -84,7 +91,7 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
           if (!skipping && parts.length > 0 && (parts.at(-1) as Buffer).buffer === buffer.buffer) parts[parts.length - 1] = Buffer.from(parts.at(-1) as Buffer);
           return true;
         }
-        if (!finishPartial(onLine)) return false;
+        if (!finishPartial()) return false;
         start = first + 1;
       }
       // Lines wholly inside this chunk: framed straight from it. When they are all ASCII, one
@@ -97,17 +104,16 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
           const newline = text.indexOf("\n", at);
           const lineEnd = newline === -1 ? text.length : newline;
           const end = lineEnd > at && text.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
-          const line = lineEnd - at > maxLineBytes ? ({ kind: "oversized", bytes: lineEnd - at } as const) : end === at ? undefined : frameText(text.slice(at, end));
-          if (line !== undefined && onLine(line) === false) return false;
+          if (!(lineEnd - at > maxLineBytes ? oversized(lineEnd - at, sink) : end === at || frameText(text.slice(at, end), sink))) return false;
           if (newline === -1) break;
           at = newline + 1;
         }
         start = last + 1;
       }
       for (let newline = start === 0 ? first : buffer.indexOf(LF, start); newline !== -1; newline = buffer.indexOf(LF, start)) {
-        const line = newline - start > maxLineBytes ? ({ kind: "oversized", bytes: newline - start } as const) : frame(buffer, start, newline);
+        const go = newline - start > maxLineBytes ? oversized(newline - start, sink) : frame(buffer, start, newline, sink);
         start = newline + 1;
-        if (line !== undefined && onLine(line) === false) return false;
+        if (!go) return false;
       }
       if (start < buffer.length) {
         addPartial(buffer.subarray(start));
@@ -115,8 +121,8 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
       }
       return true;
     },
-    end(onLine) {
-      finishPartial(onLine);
+    end() {
+      finishPartial();
     },
   };
 }
@@ -124,33 +130,38 @@ function createFramer(maxLineBytes: number): { push(buffer: Buffer, onLine: OnLi
 const asBuffer = (chunk: Uint8Array): Buffer => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
 
 /**
- * Reads a byte stream to its end and hands each line to `onLine` as it is framed; blank lines are
- * dropped. `onLine` answering false stops the reading there and closes the source. The cheap way
- * to read many lines: no promise per line.
+ * Reads a byte stream to its end and hands each JSON object to `onRecord` as it is framed, each
+ * other line to `onOther`; blank lines are dropped. Either answering false stops the reading there
+ * and closes the source. The cheap way to read many lines: no promise, no wrapper per line.
  */
-async function eachJsonLine(source: AsyncIterable<Uint8Array>, maxLineBytes: number, onLine: OnLine): Promise<void> {
-  const framer = createFramer(maxLineBytes);
-  for await (const chunk of source) if (!framer.push(asBuffer(chunk), onLine)) return;
-  framer.end(onLine);
+async function eachJsonLine(
+  source: AsyncIterable<Uint8Array>,
+  maxLineBytes: number,
+  onRecord: (value: Record<string, unknown>) => boolean | void,
+  onOther: (line: OtherLine) => boolean | void,
+): Promise<void> {
+  const framer = createFramer(maxLineBytes, { record: onRecord, other: onOther });
+  for await (const chunk of source) if (!framer.push(asBuffer(chunk))) return;
+  framer.end();
 }
 
 /** Frames a byte stream into lines; blank lines are dropped. */
 async function* jsonLinesOneByOne(source: AsyncIterable<Uint8Array>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<FramedLine> {
-  const framer = createFramer(maxLineBytes);
   let batch: FramedLine[] = [];
-  const collect = (line: FramedLine): void => void batch.push(line);
+  const framer = createFramer(maxLineBytes, { record: (value) => void batch.push({ kind: "json", value }), other: (line) => void batch.push(line) });
   for await (const chunk of source) {
-    framer.push(asBuffer(chunk), collect);
+    framer.push(asBuffer(chunk));
     const lines = batch;
     batch = [];
     yield* lines;
   }
-  framer.end(collect);
+  framer.end();
   yield* batch;
 }
 
 /**
  * Frames a byte stream into lines; blank lines are dropped. `jsonLines.each(source, maxLineBytes,
- * onLine)` frames the same lines and calls `onLine` with each, for readers of many lines.
+ * onRecord, onOther)` frames the same lines and hands each over as it is framed, for readers of
+ * many lines.
  */
 export const jsonLines = Object.assign(jsonLinesOneByOne, { each: eachJsonLine });
