@@ -179,7 +179,7 @@ async function main(): Promise<number> {
   for (const [key, { wall, cpu }] of ratios) {
     const w = summarize(wall).median;
     const c = summarize(cpu).median;
-    console.log(`  ${key.padEnd(15)} wall ${w.toFixed(2)} ${w >= TARGET_RATIO ? "MET " : "MISS"}  cpu ${c.toFixed(2)} ${c >= TARGET_RATIO ? "MET" : "MISS"}`);
+    console.log(`  ${key.padEnd(15)} wall ${w.toFixed(3)} ${w >= TARGET_RATIO ? "MET " : "MISS"}  cpu ${c.toFixed(3)} ${c >= TARGET_RATIO ? "MET" : "MISS"}`);
   }
   return 0;
 }
