@@ -54,7 +54,7 @@ function frame(bytes: Buffer, start: number, end: number, sink: Sink): boolean {
 const oversized = (bytes: number, sink: Sink): boolean => sink.other({ kind: "oversized", bytes }) !== false;
 
 /**
- * The framing itself, fed one chunk at a time and synchronous: each line goes to `onLine` as soon
+ * The framing itself, fed one chunk at a time and synchronous: each line goes to the sink as soon
  * as it is framed, so its value can die young. Keeps only the start of a line that continues.
  */
 function createFramer(maxLineBytes: number, sink: Sink): { push(buffer: Buffer): boolean; end(): void } {
