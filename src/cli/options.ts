@@ -2,7 +2,7 @@
 // is read, and the error a wrong argument gets (naming the option, quoting the value, saying what to write).
 
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
 
 /** A wrong command line, worded for the person who typed it; the command exits 2. */
@@ -16,7 +16,7 @@ export class UsageError extends Error {
  */
 export function defaultRuntimeDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const given = env["AGENTCAGE_RUNTIME_DIR"];
-  if (given !== undefined && given !== "") return given;
+  if (given !== undefined && given !== "") return resolve(given);
   if (process.getuid?.() === 0) return "/var/lib/agentcage";
   return join(env["XDG_STATE_HOME"] || join(homedir(), ".local", "state"), "agentcage");
 }
@@ -29,6 +29,17 @@ export function wholeNumber(option: string, min: number, max: number): (raw: str
       throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number from ${min} to ${max}`);
     }
     return n;
+  };
+}
+
+/**
+ * A commander argument parser for a directory given as an absolute path: the engine resolves a
+ * Run's bind mounts on its own host, from the root, so a path relative to here would mean nothing there.
+ */
+export function absoluteDirectory(option: string): (raw: string) => string {
+  return (raw) => {
+    if (!isAbsolute(raw)) throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an absolute path; write it from the root, e.g. ${resolve(raw)}`);
+    return raw;
   };
 }
 

@@ -1,10 +1,11 @@
 // The `agentcage` command line (commander 14): each subcommand's words and options, and which
 // function does the work. Nothing here runs a container; every action calls the library.
 
+import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
 import { EXIT } from "./exit-codes.js";
-import { collect, defaultRuntimeDir, dollars, wholeNumber } from "./options.js";
+import { absoluteDirectory, collect, defaultRuntimeDir, dollars, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import { wantsLiveView } from "./view.js";
@@ -57,7 +58,7 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--writable", "the agent edits a copy of --in; its changes come back as a patch (on stdout, or in --out)")
     .option("--model <model>", "the model, as the CLI names it")
     .option("--effort <level>", "reasoning effort, e.g. high")
-    .option("--max-turns <n>", "stop the agent after this many turns", wholeNumber("--max-turns", 0, 1000))
+    .option("--max-turns <n>", "the CLI's own turn limit (claude's --max-turns; 0: none); ends as failed (max_turns)", wholeNumber("--max-turns", 0, 1000))
     .option("--timeout <seconds>", "end the Run after this long", wholeNumber("--timeout", 1, 24 * 3600))
     .option("--max-tokens <n>", "budget: stop the agent past this many input + output tokens", wholeNumber("--max-tokens", 1, 1_000_000_000))
     .option("--max-cost <usd>", "budget: stop the agent past this many dollars", dollars("--max-cost"))
@@ -68,8 +69,17 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--stand-in", "run against the project's stand-in model: no key, no network")
     .option("--container-runtime <name>", "the engine's container runtime for the agent, e.g. runsc (gVisor); default the engine's")
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
-    .option("--runtime-dir <dir>", "where Run directories and kept sessions live", defaultRuntimeDir(env))
+    .option("--runtime-dir <dir>", "where Run directories and kept sessions live", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
     .option("--verbose", "the library's log lines on stderr");
+}
+
+/** This package's version, from its package.json (two levels above the compiled file). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
 }
 
 async function promptOf(raw: string, io: ProgramIo): Promise<string> {
@@ -101,7 +111,8 @@ function runArguments(cli: string, prompt: string, flags: RunFlags): RunArgument
 export function buildProgram(io: ProgramIo, settle: (code: number) => void): Command {
   const program = new Command("agentcage")
     .description("Run AI coding-agent CLIs in one fresh, locked-down container per Run.")
-    .showHelpAfterError("(agentcage --help for usage)")
+    .version(packageVersion(), "--version", "print agentcage's version")
+    .showHelpAfterError("(add --help to the command for its usage)")
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();
 
@@ -113,6 +124,9 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .action(async (cli: string, rawPrompt: string, flags: RunFlags) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
       if (flags.remote !== undefined) {
+        // The service runs on its own settings: a local-only option given with --remote would be silently ignored.
+        const local = [flags.standIn === true ? "--stand-in" : undefined, flags.network === undefined ? undefined : "--network", flags.containerRuntime === undefined ? undefined : "--container-runtime"].filter((o) => o !== undefined);
+        if (local.length > 0) throw new UsageError(`${local.join(", ")} ${local.length === 1 ? "is" : "are"} the service's to choose with --remote (agentcage serve takes ${local.join(", ")}); leave ${local.length === 1 ? "it" : "them"} out, or run without --remote`);
         const { runRemote } = await import("./run-remote.js");
         settle(await runRemote({ ...checked, url: flags.remote, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] }, io));
         return;
@@ -153,7 +167,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .description("start the orchestrator service: Runs over HTTP, live events, A2A")
     .option("--host <address>", "the address to listen on (anything but loopback needs a token)", "127.0.0.1")
     .option("--port <port>", "the port (0 picks a free one)", wholeNumber("--port", 0, 65_535), 8750)
-    .option("--runtime-dir <dir>", "the service's records and the Staging Directory", defaultRuntimeDir(io.env))
+    .option("--runtime-dir <dir>", "the service's records and the Staging Directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
     .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
@@ -187,7 +201,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
   program
     .command("doctor")
     .description("check that this machine can run agents, with the fix beside each warning and failure")
-    .option("--runtime-dir <dir>", "the runtime directory to check (its staging/ must be bound by the engine as this process sees it)", defaultRuntimeDir(io.env))
+    .option("--runtime-dir <dir>", "the runtime directory to check (its staging/ must be bound by the engine as this process sees it)", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--json", "the checks as one JSON array")
     .addHelpText("after", "\nExit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 wrong arguments.")
@@ -199,7 +213,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
   program
     .command("sweep")
     .description("remove what crashed agentcage processes left: their containers and Run directories")
-    .option("--runtime-dir <dir>", "the Staging Directory's parent", defaultRuntimeDir(io.env))
+    .option("--runtime-dir <dir>", "the Staging Directory's parent", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .action(async (flags: { runtimeDir: string; image: string }) => {
       const { sweep } = await import("./sweep.js");
@@ -207,7 +221,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     });
 
   const runs = program.command("runs").description("the service's Run records: ls, show ID, logs ID");
-  const recordsOption = (command: Command) => command.option("--runtime-dir <dir>", "the service's runtime directory", defaultRuntimeDir(io.env));
+  const recordsOption = (command: Command) => command.option("--runtime-dir <dir>", "the service's runtime directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env));
   recordsOption(runs.command("ls").description("list Runs, newest first"))
     .option("--state <state>", "only Runs in this state")
     .option("--label <key=value>", "only Runs with this label (repeatable)", collect)

@@ -2,6 +2,7 @@
 // and Run directories), never what a live one still uses; says what it removed.
 
 import { createAgentRunner } from "../agents/index.js";
+import { STAND_IN_IMAGE, STAND_IN_OWNER } from "../testing/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { ProgramIo } from "./program.js";
 import { join } from "node:path";
@@ -13,7 +14,10 @@ export async function sweep(options: { readonly runtimeDir: string; readonly ima
     io.stderr.write("agentcage sweep: the container engine does not answer; start it (or set DOCKER_HOST), then sweep again\n");
     return EXIT.unavailable;
   }
-  const swept = await runner.sweep();
+  // The stand-in models that gone processes started (serve --stand-in, run --stand-in) carry an owner of their own.
+  const standIns = createAgentRunner({ image: STAND_IN_IMAGE, owner: STAND_IN_OWNER });
+  const [agents, models] = await Promise.all([runner.sweep(), standIns.sweep()]);
+  const swept = { removed: [...agents.removed, ...models.removed], removedRunDirectories: agents.removedRunDirectories };
   io.stdout.write(`removed ${swept.removed.length} container${swept.removed.length === 1 ? "" : "s"} and ${swept.removedRunDirectories.length} Run director${swept.removedRunDirectories.length === 1 ? "y" : "ies"}\n`);
   for (const id of swept.removed) io.stdout.write(`  container ${id.slice(0, 12)}\n`);
   for (const id of swept.removedRunDirectories) io.stdout.write(`  run ${id}\n`);

@@ -4,7 +4,8 @@
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { containersOfRun } from "../../test/support/engine.js";
+import { capturingLogger, containersOfRun, docker } from "../../test/support/engine.js";
+import { serve } from "./index.js";
 import { useTestService } from "../../test/support/service.js";
 
 const service = useTestService("serve", { slots: 2, queueBound: 4 });
@@ -122,6 +123,16 @@ describe("agentcage serve, over HTTP", () => {
     expect(text).toContain("agentcage_run_duration_seconds_bucket");
     expect(text).toMatch(/^agentcage_queue_depth \d+/m);
   });
+
+  it("refuses a port in use in its own words and leaves no stand-in behind", async () => {
+    const standIns = () => docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-stand-in", "--filter", `label=agentcage.pid=${process.pid}`).split("\n").filter((id) => id !== "");
+    const before = standIns().length;
+    const port = Number(new URL(service.running().url).port);
+    await expect(serve({ runtimeDir: join(runtimeDir, "second"), port, standIn: true, logger: capturingLogger().logger, environment: {} })).rejects.toThrow(
+      `--port ${port} on 127.0.0.1 is already in use; pick another with --port, or --port 0 for a free one`,
+    );
+    expect(standIns()).toHaveLength(before);
+  }, 60_000);
 
   it("serves an OpenAPI 3.1 document made from the request schemas", async () => {
     const document = (await (await call("/openapi.json")).json()) as { openapi: string; paths: Record<string, unknown> };

@@ -131,7 +131,18 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...counts } };
     },
   });
-  const url = await app.listen({ host, port: options.port ?? 8750 });
+  let url: string;
+  try {
+    url = await app.listen({ host, port: options.port ?? 8750 });
+  } catch (error) {
+    // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
+    await app.close().catch(() => undefined);
+    await standIn?.stop();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new ServeError(`--port ${options.port ?? 8750} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
+    if (code === "EADDRNOTAVAIL") throw new ServeError(`--host ${JSON.stringify(host)} is not an address of this machine; write one it has, e.g. 127.0.0.1`);
+    throw error;
+  }
   logger.info({ url, tokenFile }, "agentcage serve is listening");
   return {
     url,

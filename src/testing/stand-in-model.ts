@@ -8,6 +8,8 @@ import { createAgentContainerRuntime, jsonLines, type Engine } from "../runtime/
 export const STAND_IN_IMAGE = "agentcage-stand-in:latest";
 export const AGENT_IMAGE = "agentcage-agent:latest";
 export const STAND_IN_PORT = 8080;
+/** The owner label of stand-in containers: their own, so a service's sweep never takes one for an agent. */
+export const STAND_IN_OWNER = "agentcage-stand-in";
 const STARTUP_TIMEOUT_MS = 20_000;
 /** The stand-in lives at most this long, whoever forgets to stop it. */
 const STAND_IN_LIFETIME_SECONDS = 60 * 60;
@@ -55,7 +57,7 @@ export async function startStandInModel(scenario: string, options: StandInOption
       image: options.image ?? STAND_IN_IMAGE,
       publicEnv: { SCENARIO: scenario, PORT: String(STAND_IN_PORT) },
       user: "10002:10002",
-      owner: "agentcage-stand-in",
+      owner: STAND_IN_OWNER,
       timeoutSeconds: STAND_IN_LIFETIME_SECONDS,
       limits: { stopGraceSeconds: 2 },
       labels: { "agentcage-demo": "stand-in" },
