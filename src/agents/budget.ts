@@ -4,7 +4,7 @@
 // stream is the meter: claude reports tokens per response; codex reports tokens only at the end of
 // its run, so for codex only turns and wall time stop a Run early.
 
-import { costOf, priceOf } from "./prices.js";
+import { costOf, priceOf } from "../runtime/index.js";
 import type { AgentCli } from "./request.js";
 import type { AgentBudget, AgentEvent, AgentUsage, BudgetCap, BudgetUse } from "./result.js";
 

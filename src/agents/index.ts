@@ -14,7 +14,6 @@
 export type { AgentCli, AgentRequest, AgentRequestInput } from "./request.js";
 export type { AgentBudget, AgentEvent, AgentReason, AgentResult, AgentUsage, BudgetCap, BudgetUse, StreamParseOptions } from "./result.js";
 export type { BudgetReport } from "./guard.js";
-export { PRICES_AS_OF } from "./prices.js";
 export type { CodexParseOptions } from "./codex-stream.js";
 export type { CodexArgsOptions, CodexProvider } from "./codex.js";
 export type { Credential, CredentialKind, CredentialSources } from "./credentials.js";

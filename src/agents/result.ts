@@ -57,7 +57,7 @@ export type AgentBudget = {
   readonly maxTurns?: number;
   /** Input + output tokens; cached tokens are counted apart and not in this sum. */
   readonly maxTokens?: number;
-  /** Dollars: the CLI's own cost where it reports one, else estimated from the price table (prices.ts). */
+  /** Dollars: the CLI's own cost where it reports one, else estimated from the price table (src/plan/prices.ts). */
   readonly maxCostUsd?: number;
   /** Seconds from the container's start; unlike timeoutSeconds, the Run ends as budget_exceeded with what it has. */
   readonly maxWallSeconds?: number;

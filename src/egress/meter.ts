@@ -3,7 +3,7 @@
 // calls it; it does no I/O. Invariant: once breached, every later model call is refused, and the
 // breach is reported exactly once.
 
-import { costOf, priceOf } from "./prices.js";
+import { costOf, priceOf } from "../plan/index.js";
 import type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressUsage, RunMeter } from "./run.js";
 
 /** What one response said it used, and which model answered. */

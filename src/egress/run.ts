@@ -20,7 +20,7 @@ export type EgressBudget = {
   readonly maxTurns?: number;
   /** Input + output tokens as the provider reported them; cached tokens are not in this sum. Default: none. */
   readonly maxTokens?: number;
-  /** Dollars, from the price table (prices.ts), each response at its own model's price. Default: none. */
+  /** Dollars, from the price table (src/plan/prices.ts), each response at its own model's price. Default: none. */
   readonly maxCostUsd?: number;
 };
 export type EgressCap = keyof EgressBudget;

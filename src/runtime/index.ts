@@ -40,6 +40,7 @@ export { containerMounts, inspectEngine, inspectImage } from "./engine-facts.js"
 export { PREFLIGHT_OWNER, probeStagingDirectory } from "./staging-probe.js";
 export { describeValue, EarlyEnd, RunRequestError } from "./usage.js";
 export { AgentContainerError, DEFAULT_AGENT_WORKDIR, ExtraArgsError, OWNER_LABEL, RUN_LABEL, SUPPORTED_EXTRA_FLAGS } from "../container/index.js";
-export { END_REASONS, HARVEST_REFUSAL_REASONS, jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES } from "../plan/index.js";
+export { costOf, END_REASONS, HARVEST_REFUSAL_REASONS, jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES, PRICES_AS_OF, priceOf } from "../plan/index.js";
+export type { Price, PricedCli, TokenCounts } from "../plan/index.js";
 export { createMasker, REDACTED } from "../redact/index.js";
 export * as limits from "./limits.js";

@@ -1,10 +1,19 @@
 // What a model's tokens cost, for a budget's maxCostUsd while a Run goes (claude reports its own
-// cost only at the end, codex never). Dollars per million tokens, as the providers publish them.
-// Prices as of 2025-11, from Anthropic's and OpenAI's API pricing pages; update them here, with
-// the date. A model not listed is priced at its CLI's dearest entry, so a cap errs on the safe side.
+// cost only at the end, codex never) and for the egress proxy's meter: one table for both.
+// Dollars per million tokens, as the providers publish them. Prices as of 2025-11, from
+// Anthropic's and OpenAI's API pricing pages; update them here, with the date. A model not listed
+// is priced at its CLI's dearest entry, so a cap errs on the safe side.
 
-import type { AgentCli } from "./request.js";
-import type { AgentUsage } from "./result.js";
+/** The CLIs whose models are priced. */
+export type PricedCli = "claude" | "codex";
+
+/** Tokens of one kind each, as both the agents' usage and the proxy's meter count them. */
+export type TokenCounts = {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+};
 
 export const PRICES_AS_OF = "2025-11";
 
@@ -12,7 +21,7 @@ export const PRICES_AS_OF = "2025-11";
 export type Price = { readonly input: number; readonly output: number; readonly cacheRead: number; readonly cacheWrite: number };
 
 /** The first entry whose prefix starts the model's name wins: longer prefixes first. */
-const PRICES: Readonly<Record<AgentCli, ReadonlyArray<readonly [prefix: string, price: Price]>>> = {
+const PRICES: Readonly<Record<PricedCli, ReadonlyArray<readonly [prefix: string, price: Price]>>> = {
   claude: [
     ["claude-opus-4-5", { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }],
     ["claude-opus", { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 }],
@@ -33,7 +42,7 @@ const PRICES: Readonly<Record<AgentCli, ReadonlyArray<readonly [prefix: string, 
 };
 
 /** The model's price, or the CLI's dearest when the model is unknown (and which it was). */
-export function priceOf(cli: AgentCli, model: string | undefined): { readonly price: Price; readonly known: boolean } {
+export function priceOf(cli: PricedCli, model: string | undefined): { readonly price: Price; readonly known: boolean } {
   const entries = PRICES[cli];
   const found = model === undefined ? undefined : entries.find(([prefix]) => model.toLowerCase().startsWith(prefix));
   if (found !== undefined) return { price: found[1], known: true };
@@ -42,6 +51,6 @@ export function priceOf(cli: AgentCli, model: string | undefined): { readonly pr
 }
 
 /** Dollars for the tokens at the price. */
-export function costOf(usage: AgentUsage, price: Price): number {
+export function costOf(usage: TokenCounts, price: Price): number {
   return (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheReadTokens * price.cacheRead + usage.cacheWriteTokens * price.cacheWrite) / 1_000_000;
 }
