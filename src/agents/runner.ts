@@ -170,22 +170,24 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       const { request, onEvent, onEventFailed, watch, attach } = prompt.request;
       // The caller's callback failing is the caller's bug: reported in the Outcome, never the Run's end.
       let failed = false;
-      const deliver = (event: AgentEvent): void => {
+      const tell = (masked: AgentEvent): void => {
         if (failed || onEvent === undefined) return;
         try {
-          onEvent(mask(event));
+          onEvent(masked);
         } catch (error) {
           failed = true;
           onEventFailed?.(error);
         }
       };
-      attach?.(deliver);
-      // The guards see every event (masked: a guard may quote one in the Outcome), whether or not the caller listens.
+      // Events the runner makes (a stall warning) are masked like the agent's.
+      attach?.((event) => tell(mask(event)));
+      // Each event is masked once; the guards see it masked (a guard may quote one in the Outcome), whether or not the caller listens.
       const live = {
         onEvent: (event: AgentEvent) => {
-          const added = watch(mask(event));
-          deliver(event);
-          for (const extra of added) deliver(extra);
+          const masked = mask(event);
+          const added = watch(masked);
+          tell(masked);
+          for (const extra of added) tell(mask(extra));
         },
       };
       return request.cli === "claude"
