@@ -23,6 +23,8 @@ export type RunGuard = {
   readonly lastEvent: () => string | undefined;
   /** The budget report, and a stopped Run's result completed with what was seen. */
   readonly finish: (reason: string, result: AgentResult | undefined) => { readonly budget?: BudgetReport; readonly result?: AgentResult };
+  /** Ends the Run as budget_exceeded for a cap passed elsewhere (the egress proxy's meter). */
+  readonly exceededAtSource: (cap: BudgetCap, message: string) => void;
   readonly dispose: () => void;
 };
 
@@ -73,6 +75,11 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
           ...(base.sessionId === undefined && partial.sessionId !== undefined ? { sessionId: partial.sessionId } : {}),
         },
       };
+    },
+    exceededAtSource: (cap, message) => {
+      if (own.signal.aborted) return;
+      exceeded = cap;
+      own.abort(new EarlyEnd("budget_exceeded", message));
     },
     dispose: () => clearTimeout(wall),
   };

@@ -12,7 +12,7 @@
  * ```
  */
 export type { AgentCli, AgentRequest, AgentRequestInput } from "./request.js";
-export type { AgentBudget, AgentEvent, AgentReason, AgentResult, AgentUsage, BudgetCap, BudgetUse, StreamParseOptions } from "./result.js";
+export type { AgentBudget, AgentEvent, AgentReason, AgentResult, AgentUsage, BudgetCap, BudgetUse, MeteredUsage, StreamParseOptions } from "./result.js";
 export type { BudgetReport } from "./guard.js";
 export type { CodexParseOptions } from "./codex-stream.js";
 export type { CodexArgsOptions, CodexProvider } from "./codex.js";
@@ -31,3 +31,5 @@ export { publicEnvironment } from "./environment.js";
 export { createAgentRunner } from "./runner.js";
 export { agentCliVersions } from "./versions.js";
 export { AgentRunnerError } from "./runner-options.js";
+export type { NetworkPolicy, NetworkReport } from "./network-policy.js";
+export { NETWORK_POLICIES } from "./network-policy.js";

@@ -28,3 +28,6 @@ export const MAX_STALL_SECONDS = 86_400;
 /** The most a budget's maxTokens may say (a billion), and its maxCostUsd (dollars). */
 export const MAX_BUDGET_TOKENS = 1_000_000_000;
 export const MAX_BUDGET_COST_USD = 100_000;
+
+/** Between two readings of the egress proxy's meter during a Run (a `metered` event when it changed). */
+export const METER_EVENT_INTERVAL_MS = 1000;

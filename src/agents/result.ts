@@ -77,6 +77,9 @@ export type BudgetUse = {
   readonly wallSeconds: number;
 };
 
+/** Tokens as the provider reported them to the egress proxy; the four never overlap. */
+export type MeteredUsage = { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens: number; readonly cacheWriteTokens: number };
+
 export type AgentEvent =
   | { readonly type: "init"; readonly sessionId?: string; readonly model?: string; readonly tools?: readonly string[] }
   /** A model response began (the nth). */
@@ -90,6 +93,8 @@ export type AgentEvent =
   | { readonly type: "budget"; readonly used: BudgetUse; readonly caps: AgentBudget }
   /** Half the stall time passed with no output and no CPU used; at stallSeconds the Run is stopped. */
   | { readonly type: "stall_warning"; readonly silentSeconds: number; readonly stallSeconds: number; readonly lastEvent?: string }
+  /** Under the egress proxy: what it has metered so far, from the provider's own answers (each replaces the one before). */
+  | { readonly type: "metered"; readonly turns: number; readonly usage: MeteredUsage; readonly costUsd: number; readonly refused: number }
   | { readonly type: "result"; readonly result: AgentResult }
   | { readonly type: "error"; readonly message: string };
 

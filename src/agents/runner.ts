@@ -13,6 +13,9 @@ import {
   type AgentContainer,
   type AgentContainerRuntime,
   type ComposedCommand,
+  type EgressBreach,
+  type EgressGateway,
+  type RunMeter,
   type ContainerLimits,
   type Engine,
   type Outcome,
@@ -28,11 +31,13 @@ import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.js";
-import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES } from "./limits.js";
+import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES, METER_EVENT_INTERVAL_MS } from "./limits.js";
 import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
 import { createRunGuard, type BudgetReport } from "./guard.js";
-import type { AgentEvent, AgentResult } from "./result.js";
+import type { AgentEvent, AgentResult, BudgetCap } from "./result.js";
+import { checkNetworkPolicy } from "./network-options.js";
+import { egressBaseUrl, registerProxiedRun, type NetworkPolicy, type NetworkReport, type ProxiedRun } from "./network-policy.js";
 
 export type AgentRunnerOptions = {
   /** The agent image (images/agent), with both CLIs in it. */
@@ -63,7 +68,22 @@ export type AgentRunnerOptions = {
    * Needs `staging`. Default false: nothing of a session outlives its Run, and resumeSession is refused.
    */
   readonly sessions?: boolean;
-  /** Networks the agent joins to reach its model; default: none (it then reaches nothing). */
+  /**
+   * What each Run's agent may reach (named in the Outcome as `network.policy`); default "none":
+   * - "none": no network but loopback; the CLI cannot reach its model (for a stand-in that shares its namespace, use `networks`).
+   * - "model": a network of the Run's own with no route out, where the only peer is the egress
+   *   proxy (`egress`): the agent holds a per-Run token, never the real credential; the proxy meters
+   *   every call and refuses calls past the request's budget.
+   * - "allowlist": "model", plus HTTPS CONNECT through the proxy to the `allowlist` host:port pairs.
+   * - "open": a network of the Run's own with a route to the internet, and the real credential in
+   *   the container (see the README for what that risks).
+   */
+  readonly networkPolicy?: NetworkPolicy;
+  /** For "model" and "allowlist": the egress proxy, from `startEgressGateway` or `connectEgressGateway`. */
+  readonly egress?: EgressGateway;
+  /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "registry.npmjs.org:443". */
+  readonly allowlist?: readonly string[];
+  /** Networks the agent joins, declared by hand instead of a policy (a stand-in model's `container:<name>`); default: none. */
   readonly networks?: readonly string[];
   /** The container runtime for every agent (e.g. "runsc" for gVisor); default: the engine's. */
   readonly containerRuntime?: string;
@@ -95,6 +115,8 @@ export type AgentOutcome = Outcome<AgentResult> & {
   readonly onEventError?: string;
   /** With a budget: its caps, what the Run spent, and the cap it passed when it ended budget_exceeded. */
   readonly budget?: BudgetReport;
+  /** The Run's network policy, and under the egress proxy what it metered (the provider's own counts). */
+  readonly network?: NetworkReport;
 };
 
 /** What rides on the prompt from `run` to the plan function. */
@@ -134,15 +156,31 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
     throw new AgentRunnerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
   }
+  const policy = checkNetworkPolicy(options);
+  const gateway = policy === "model" || policy === "allowlist" ? options.egress : undefined;
+  // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting.
+  const anthropicBaseUrl = gateway === undefined ? options.anthropicBaseUrl : egressBaseUrl(gateway);
+  const declaredProvider = gateway === undefined ? options.codexProvider : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY" };
   // One working directory for the container and for codex's --cd: the staged workspace's.
   const workdir = options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR;
-  const codexProvider = options.codexProvider === undefined ? undefined : { ...options.codexProvider, maxRetries: options.codexProvider.maxRetries ?? apiRetries };
+  const codexProvider = declaredProvider === undefined ? undefined : { ...declaredProvider, maxRetries: declaredProvider.maxRetries ?? apiRetries };
+  /** Live proxied Runs by their id, for the proxy's breach reports. */
+  const atSource = new Map<string, (breach: EgressBreach) => void>();
+  let breachesHeard: Promise<void> | undefined;
+  const hearBreaches = (): Promise<void> => {
+    if (gateway === undefined) return Promise.resolve();
+    breachesHeard ??= (async () => {
+      gateway.onBreach((breach) => atSource.get(breach.runId)?.(breach));
+      await gateway.eventsOpen();
+    })();
+    return breachesHeard;
+  };
   const container: AgentContainer = {
     image: options.image,
     // Both CLIs' public variables: each ignores the other's.
     publicEnv: {
       ...publicEnvironment("codex"),
-      ...publicEnvironment("claude", options.anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl: options.anthropicBaseUrl }),
+      ...publicEnvironment("claude", anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl }),
       CLAUDE_CODE_MAX_RETRIES: String(apiRetries),
     },
     ...(options.staging === undefined ? {} : { staging: options.staging }),
@@ -253,8 +291,29 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       const prepared = await prepare(input);
       if ("runId" in prepared) return prepared;
       const { request, credential } = prepared;
+      let proxied: ProxiedRun | undefined;
+      if (gateway !== undefined) {
+        if (credential.kind === "login") {
+          return refused(
+            "unavailable",
+            `a codex ChatGPT login cannot be kept out of the agent's container by the egress proxy (network policy ${JSON.stringify(policy)}); give codex an API key ($OPENAI_API_KEY), or use the "open" policy for a login`,
+            credential.kind,
+            request.cli,
+          );
+        }
+        try {
+          await hearBreaches();
+          proxied = await registerProxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? []);
+        } catch (error) {
+          breachesHeard = undefined;
+          return refused("unavailable", `the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`, credential.kind, request.cli);
+        }
+      }
       let onEventError: string | undefined;
       const guard = createRunGuard(request, runOptions.signal);
+      if (proxied !== undefined) {
+        atSource.set(proxied.runId, (breach) => guard.exceededAtSource(breach.cap as BudgetCap, `the egress proxy refused a model call: ${breach.message}`));
+      }
       let tell: ((event: AgentEvent) => void) | undefined;
       const planned: PlannedRequest = {
         request,
@@ -267,12 +326,15 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         },
       };
       let ran: Outcome<AgentResult>;
+      let meter: RunMeter | undefined;
+      const metering = proxied === undefined ? undefined : watchMeter(gateway as EgressGateway, proxied.runId, (event) => tell?.(event));
       try {
         ran = await runtime.run(
           { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
           {
             timeoutSeconds: request.timeoutSeconds,
-            ...handOver(request.cli, credential, codexProvider),
+            ...(proxied === undefined ? handOver(request.cli, credential, codexProvider) : { runId: proxied.runId, network: proxied.network, env: proxied.env }),
+            ...(policy === "open" ? { network: { kind: "open" as const } } : {}),
             ...pick(runOptions),
             signal: guard.signal,
             stallSeconds: request.stallSeconds,
@@ -285,6 +347,15 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         );
       } finally {
         guard.dispose();
+        metering?.stop();
+        if (proxied !== undefined) {
+          atSource.delete(proxied.runId);
+          // The token dies with the Run; what it spent is the proxy's count.
+          meter = await (gateway as EgressGateway).revoke(proxied.runId).catch((error: unknown) => {
+            options.logger?.error({ runId: proxied?.runId, err: error instanceof Error ? error.message : String(error) }, "the egress proxy did not revoke the Run's token");
+            return undefined;
+          });
+        }
       }
       const guarded = guard.finish(ran.reason, ran.result);
       const last = guard.lastEvent();
@@ -294,8 +365,9 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         ...(ran.reason === "stalled" && last !== undefined ? { error: `${ran.error ?? "the agent stalled"}; the last event it printed: ${last}` } : {}),
       };
       return {
-        ...withNetworkHint(outcome, options.networks),
+        ...(policy === "none" && options.networks === undefined ? withNetworkHint(outcome) : outcome),
         ...(guarded.budget === undefined ? {} : { budget: guarded.budget }),
+        network: { policy: options.networks === undefined ? policy : "declared", ...(meter === undefined ? {} : { meter }) },
         credential: credential.kind,
         cli: request.cli,
         // Masked like everything else the Run hands back: the callback may have quoted an event.
@@ -342,14 +414,39 @@ function sessionStoreOf(request: AgentRequest): SessionStoreOptions {
   return { namespace: request.cli, agentPath, ...(request.resumeSession === undefined ? {} : { resume: request.resumeSession }) };
 }
 
+/**
+ * While a proxied Run goes on, the proxy's meter as `metered` events, each time it changed: the
+ * provider's own counts, even for a CLI that prints its usage only at the end.
+ */
+function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEvent) => void): { stop: () => void } {
+  let last = "";
+  let stopped = false;
+  const read = async (): Promise<void> => {
+    const meter = await gateway.meter(runId).catch(() => undefined);
+    if (stopped || meter === undefined) return;
+    const seen = JSON.stringify([meter.turns, meter.tokens, meter.usage.cacheReadTokens, meter.refused]);
+    if (seen === last) return;
+    last = seen;
+    tell({ type: "metered", turns: meter.turns, usage: meter.usage, costUsd: meter.costUsd, refused: meter.refused });
+  };
+  const timer = setInterval(() => void read(), METER_EVENT_INTERVAL_MS);
+  timer.unref();
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
 /** A failed Run whose container could reach nothing says so, and what to declare. */
-function withNetworkHint(outcome: Outcome<AgentResult>, networks: readonly string[] | undefined): Outcome<AgentResult> {
-  if (outcome.ok || (networks !== undefined && networks.length > 0 && !networks.includes("none"))) return outcome;
+function withNetworkHint(outcome: Outcome<AgentResult>): Outcome<AgentResult> {
+  if (outcome.ok) return outcome;
   const unreached = outcome.reason === "timeout" || outcome.result?.reason === "api_error" || outcome.result?.reason === "no_result" || outcome.result?.reason === "overloaded";
   if (!unreached) return outcome;
   const hint =
-    "the agent container has no network (createAgentRunner declares no networks), so the CLI could not reach its model; " +
-    'declare networks: a network of its own that reaches a gateway, or ["bridge"] for the default bridge (see the README on network choices)';
+    'the agent container has no network (network policy "none"), so the CLI could not reach its model; ' +
+    'choose networkPolicy "model" with the egress proxy, or "open" (see the README on network policies)';
   return { ...outcome, error: outcome.error === undefined ? hint : `${outcome.error}; ${hint}` };
 }
 

@@ -67,6 +67,8 @@ export type RunSpecInput = {
   readonly stagedMounts?: readonly Mount[];
   /** The runtime's own labels for this Run (`agentcage.` names: who owns it, until when); default none. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Networks of this Run's own, instead of the declared ones (a network policy's); default: the declaration's. */
+  readonly networks?: readonly string[];
 };
 
 export function composeSpec(container: ValidatedContainer, run: RunSpecInput): ComposedSpec {
@@ -102,7 +104,7 @@ export function composeSpec(container: ValidatedContainer, run: RunSpecInput): C
     runLabels: { ...run.labels },
     mountArgs: mountArguments(mounts),
     mounts: mountSpecs(mounts),
-    networks: container.networks ?? [],
+    networks: run.networks ?? container.networks ?? [],
     memoryBytes: container.limits?.memoryBytes ?? DEFAULT_MEMORY_BYTES,
     pids: container.limits?.pids ?? DEFAULT_PIDS_LIMIT,
     tmpfsBytes: container.limits?.tmpfsBytes ?? DEFAULT_TMPFS_BYTES,

@@ -31,3 +31,4 @@ export { EGRESS_CLIS, EgressArgumentError, validateRegistration } from "./run.js
 export { ANTHROPIC_OAUTH_BETA, BUDGET_REFUSAL_STATUS, DEFAULT_UPSTREAMS, REFUSED_ANTHROPIC_BETAS, routesOf } from "./providers.js";
 export { PRICES_AS_OF, costOf, priceOf } from "../plan/index.js";
 export * from "./limits.js";
+export { DEFAULT_CONTROL_SOCKET, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES } from "./environment.js";

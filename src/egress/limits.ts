@@ -22,3 +22,5 @@ export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 export const MAX_CREDENTIAL_LENGTH = 8 * KiB;
 /** Runs registered at once; one more is refused, so a runaway caller cannot exhaust the proxy. */
 export const MAX_LIVE_RUNS = 10_000;
+/** host:port pairs one Run's own allowlist may hold. */
+export const MAX_ALLOWLIST_ENTRIES = 256;

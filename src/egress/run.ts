@@ -2,7 +2,8 @@
 // the budget) and what the meter reads back. Refuses at registration what the value alone shows
 // to be wrong, naming the parameter and quoting the value; a credential's value is never quoted.
 
-import { MAX_CREDENTIAL_LENGTH, RUN_ID_PATTERN } from "./limits.js";
+import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, RUN_ID_PATTERN } from "./limits.js";
+import { connectTarget } from "./options.js";
 
 export type EgressCli = "claude" | "codex";
 export const EGRESS_CLIS: readonly EgressCli[] = ["claude", "codex"];
@@ -32,6 +33,11 @@ export type RunRegistration = {
   readonly credential: EgressCredential;
   /** Default: no caps; the Run is still metered. */
   readonly budget?: EgressBudget;
+  /**
+   * The `host:port` pairs this Run may open a CONNECT tunnel to; `[]` is the model-only policy.
+   * Default: the proxy's own allowlist.
+   */
+  readonly allowlist?: readonly string[];
 };
 
 /**
@@ -124,6 +130,15 @@ export function validateRegistration(value: unknown): RunRegistration {
         fail(`budget.${cap}`, limit, whole ? "must be a positive whole number, or left out for no cap" : "must be a positive number of dollars, or left out for no cap");
       }
     }
+  }
+  const allowlist = r["allowlist"];
+  if (allowlist !== undefined) {
+    if (!Array.isArray(allowlist) || allowlist.length > MAX_ALLOWLIST_ENTRIES) {
+      fail("allowlist", allowlist, `must be a list of at most ${MAX_ALLOWLIST_ENTRIES} "host:port" strings, [] for none, or left out for the proxy's own`);
+    }
+    allowlist.forEach((entry: unknown, i: number) => {
+      if (typeof entry !== "string" || connectTarget(entry) === undefined) fail(`allowlist[${i}]`, entry, 'is not host:port; write a host name or address and its port, such as "example.com:443"');
+    });
   }
   return r as RunRegistration;
 }

@@ -29,11 +29,18 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
       refuseSocket(socket, status, code, message, headers);
       log(entry, started);
     };
-    if (allowlist.size === 0) {
-      refuseWith(405, "connect_not_allowed", "CONNECT is refused: this proxy's policy is model-only (no allowlist)");
+    const run = runOfToken(proxyToken(req.headers["proxy-authorization"]));
+    // A Run registered with its own allowlist has that one; any other has the proxy's.
+    const own = run?.registration.allowlist;
+    const listed = own === undefined ? allowlist : new Set(own.map((entry) => connectTarget(entry)?.key ?? ""));
+    if (listed.size === 0) {
+      if (run !== undefined) {
+        entry.runId = run.registration.runId;
+        run.meter.countRefused();
+      }
+      refuseWith(405, "connect_not_allowed", `CONNECT is refused: ${run === undefined ? "this proxy's" : "this Run's"} policy is model-only (no allowlist)`);
       return;
     }
-    const run = runOfToken(proxyToken(req.headers["proxy-authorization"]));
     if (run === undefined) {
       const proxyAuth = { "proxy-authenticate": 'Basic realm="agentcage-egress"' };
       const what = req.headers["proxy-authorization"] === undefined ? "no per-Run token was presented" : "the per-Run token is unknown or was revoked";
@@ -42,9 +49,9 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
     }
     entry.runId = run.registration.runId;
     const target = connectTarget(req.url ?? "");
-    if (target === undefined || !allowlist.has(target.key)) {
+    if (target === undefined || !listed.has(target.key)) {
       run.meter.countRefused();
-      refuseWith(403, "connect_target_not_listed", `${JSON.stringify(req.url ?? "")} is not on this proxy's allowlist`);
+      refuseWith(403, "connect_target_not_listed", `${JSON.stringify(req.url ?? "")} is not on ${own === undefined ? "this proxy's" : "this Run's"} allowlist`);
       return;
     }
     const upstream = netConnect({ host: target.host, port: target.port });

@@ -104,6 +104,37 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
     },
     listByLabel: async (label) =>
       (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels })),
+    createNetwork: async (spec) => {
+      await docker.createNetwork({
+        Name: spec.name,
+        Driver: "bridge",
+        Internal: spec.internal,
+        CheckDuplicate: true,
+        Labels: { ...spec.labels },
+        // Without an address of the host's on the bridge, a member of an internal network cannot
+        // reach the host's own services either (an internal network alone still lets it).
+        Options: spec.internal ? { "com.docker.network.bridge.inhibit_ipv4": "true" } : {},
+      });
+    },
+    connectNetwork: async (network, container, aliases) => {
+      await docker.getNetwork(network).connect({ Container: container, EndpointConfig: { Aliases: [...aliases] } });
+    },
+    removeNetwork: async (name) => {
+      const network = docker.getNetwork(name);
+      try {
+        const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
+        for (const member of Object.keys(info.Containers ?? {})) {
+          await network.disconnect({ Container: member, Force: true }).catch((error: unknown) => {
+            if (!gone(error)) throw error;
+          });
+        }
+        await network.remove();
+      } catch (error) {
+        if (!gone(error)) throw error;
+      }
+    },
+    listNetworksByLabel: async (label) =>
+      ((await docker.listNetworks({ filters: { label: [label] } })) as Array<{ Name: string; Labels?: Record<string, string> }>).map((n) => ({ name: n.Name, labels: n.Labels ?? {} })),
   };
 }
 

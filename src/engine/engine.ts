@@ -7,6 +7,19 @@ import type { ComposedSpec } from "../container/index.js";
 
 export type ContainerState = { readonly exitCode: number; readonly oomKilled: boolean; readonly running: boolean };
 export type ListedContainer = { readonly id: string; readonly labels: Readonly<Record<string, string>> };
+export type ListedNetwork = { readonly name: string; readonly labels: Readonly<Record<string, string>> };
+
+/** A network of one Run's own (see src/runtime/run-network.ts). */
+export type NetworkSpec = {
+  readonly name: string;
+  /**
+   * True: no route out of it, and the engine's host holds no address on it (Docker: `--internal`
+   * and `com.docker.network.bridge.inhibit_ipv4`), so its members reach each other and nothing else.
+   * False: the engine's usual bridge with a route out through its NAT.
+   */
+  readonly internal: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+};
 
 /** One part of the engine as it reports itself (Docker: Engine, containerd, runc, docker-init). */
 export type EngineComponent = {
@@ -104,4 +117,11 @@ export type Engine = {
    * running. `signal` abandons the question (a watchdog bounds each one).
    */
   readonly cpuUsage: (id: string, signal?: AbortSignal) => Promise<number | undefined>;
+  /** Creates a network; a name already taken is refused (409). */
+  readonly createNetwork: (spec: NetworkSpec) => Promise<void>;
+  /** Joins a running container to a network, known there under `aliases`. */
+  readonly connectNetwork: (network: string, container: string, aliases: readonly string[]) => Promise<void>;
+  /** Takes every member off the network (members keep running) and removes it; a network already gone is not an error. */
+  readonly removeNetwork: (name: string) => Promise<void>;
+  readonly listNetworksByLabel: (label: string) => Promise<ListedNetwork[]>;
 };

@@ -18,6 +18,8 @@ export type {
   EngineRuntime,
   ImageFacts,
   ListedContainer,
+  ListedNetwork,
+  NetworkSpec,
 } from "./engine.js";
 export { connectDocker } from "./connect.js";
 export { createDockerEngine, splitAttachStream } from "./docker.js";

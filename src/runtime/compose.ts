@@ -14,6 +14,8 @@ export type RunComposition = {
   readonly sessionAgentPath?: string;
   /** Who owns the Run and until when, as labels; default none. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** The Run's own network, instead of the declared ones; default: the declaration's. */
+  readonly networks?: readonly string[];
 };
 
 /** Throws (a plain Error naming the clash) only when the Run's own additions clash with a declared mount. */
@@ -25,6 +27,7 @@ export function composeRun(container: ValidatedContainer, run: RunComposition): 
     planArgs: run.planArgs,
     ...(run.runEnv === undefined ? {} : { runEnv: run.runEnv }),
     ...(run.labels === undefined ? {} : { labels: run.labels }),
+    ...(run.networks === undefined ? {} : { networks: run.networks }),
     ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(run.runId, agentWorkdir, container.staging?.writableWork ?? false, secretPaths, run.sessionAgentPath) }),
   });
 }

@@ -58,8 +58,9 @@ function run<R extends ReaderVerdict>(
 
 /** The calls after the start-up sweep's listing. */
 function lifecycleCalls(fake: FakeEngine): string[] {
-  expect(fake.calls[0]).toBe("listByLabel agentcage.owner=agentcage");
-  return fake.calls.slice(1);
+  // The start-up sweep: containers, then the Runs' networks.
+  expect(fake.calls.slice(0, 2)).toEqual(["listByLabel agentcage.owner=agentcage", "listNetworksByLabel agentcage.owner=agentcage"]);
+  return fake.calls.slice(2);
 }
 
 const kills = (fake: FakeEngine): string[] => fake.calls.filter((call) => call.startsWith("kill "));

@@ -34,7 +34,13 @@ export type {
   RunPlanFunction,
   RunPrompt,
 } from "../plan/index.js";
+export type { RunNetwork } from "./run-network.js";
+export type { EgressGateway, EgressGatewayConnection, EgressGatewayOptions } from "./egress-gateway.js";
+export type { EgressBreach, EgressCli, EgressCredential, RunMeter, RunRegistration } from "../egress/index.js";
+export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
 export { createAgentContainerRuntime } from "./runtime.js";
+export { newRunId } from "./run-id.js";
+export { runNetworkName } from "./run-network.js";
 export { refusedOutcome } from "./end-reason.js";
 export { containerMounts, inspectEngine, inspectImage } from "./engine-facts.js";
 export { PREFLIGHT_OWNER, probeStagingDirectory } from "./staging-probe.js";

@@ -10,6 +10,8 @@ import { MAX_STALL_SECONDS, MIN_STALL_SECONDS } from "./limits.js";
 import { recoverHarvest, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
 import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./usage.js";
+import { liveRuns } from "./live-runs.js";
+import { RUN_NETWORK_KINDS } from "./run-network.js";
 
 /** Why the call cannot run, or undefined when it can. */
 export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir: string | undefined, extra: readonly unknown[] = []): string | undefined {
@@ -34,6 +36,23 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   }
   if (options.onStallWarning !== undefined && typeof options.onStallWarning !== "function") {
     return `onStallWarning ${describeValue(options.onStallWarning)} is not a function; pass ({ silentMs }) => ..., or leave it out`;
+  }
+  const runId: unknown = options.runId;
+  if (runId !== undefined && (typeof runId !== "string" || !/^[0-9a-f]{16}$/.test(runId))) {
+    return `runId ${describeValue(runId)} is not a Run id; make one with newRunId(), or leave it out`;
+  }
+  if (typeof runId === "string" && liveRuns.has(runId)) {
+    return `runId ${JSON.stringify(runId)} is the id of a Run that is still going; make a new one with newRunId()`;
+  }
+  const network = options.network as { kind?: unknown; attach?: { container?: unknown; alias?: unknown } } | undefined;
+  if (network !== undefined) {
+    if (typeof network !== "object" || network === null || !(RUN_NETWORK_KINDS as readonly unknown[]).includes(network.kind)) {
+      return `network ${describeValue(network)} is not { kind: "internal" | "open", attach? }; pass the kind of the Run's own network, or leave it out`;
+    }
+    const attach = network.attach;
+    if (attach !== undefined && (typeof attach !== "object" || attach === null || typeof attach.container !== "string" || attach.container === "" || typeof attach.alias !== "string" || !/^[a-z0-9][a-z0-9.-]*$/.test(attach.alias))) {
+      return `network.attach ${describeValue(attach)} is not { container, alias }; name a running container and the host name the agent reaches it by, like { container: "agentcage-egress", alias: "egress" }`;
+    }
   }
   if (options.harvestTo !== undefined && typeof options.harvestTo !== "string") {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not a string; pass an absolute directory path`;

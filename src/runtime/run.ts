@@ -24,6 +24,7 @@ import type { SessionStoreOptions } from "./runtime.js";
 import { checkHarvestDestination } from "./run-request.js";
 import { createRunStop, type RunStop } from "./stop.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";
+import { closeRunNetwork, openRunNetwork, runNetworkName, type RunNetwork } from "./run-network.js";
 
 export type RunContext<R extends ReaderVerdict, Q> = {
   readonly runId: string;
@@ -49,6 +50,10 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly secretFiles: readonly SecretFile[];
   readonly stallSeconds?: number;
   readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
+  /** The Run's own network, made before its container and removed after it; default: the declared networks. */
+  readonly network?: RunNetwork;
+  /** The owner label its network carries, as its container does. */
+  readonly owner: string;
 };
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
@@ -130,6 +135,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     const planned = planRun(ctx.planFunction, ctx.prompt, { runId, mask: masker.maskDeep });
     if (!planned.ok) return early(planned.reason, planned.error);
     let record: RunRecord | undefined;
+    let networkOpen = false;
     if (directory !== undefined) record = await openRecord(directory, planned.plan.request, { runId, masker, logger });
     try {
       let spec;
@@ -141,10 +147,16 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
           secretFiles: ctx.secretFiles,
           labels: ownershipLabels(ctx.ownership),
           ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
+          ...(ctx.network === undefined ? {} : { networks: [runNetworkName(runId)] }),
         });
       } catch (error) {
         // Only what this Run added can fail here (a secret file's path clashing with a mount).
         return early("invalid_request", error instanceof Error ? error.message : String(error));
+      }
+      if (ctx.network !== undefined) {
+        const refused = await openRunNetwork(ctx.engine, runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner);
+        if (refused !== undefined) return early("unavailable", refused);
+        networkOpen = true;
       }
       const command = renderCommand(spec, planned.stdin, masker);
       logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
@@ -169,6 +181,11 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       }
       return outcome;
     } finally {
+      if (networkOpen) {
+        await closeRunNetwork(ctx.engine, runId).catch((error: unknown) => {
+          logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's network could not be removed; sweep() will remove it");
+        });
+      }
       await record?.closeStreams();
     }
   }

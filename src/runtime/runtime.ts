@@ -33,6 +33,7 @@ import { liveRuns } from "./live-runs.js";
 import { checkPlan } from "./plan.js";
 import { performRun } from "./run.js";
 import { newRunId } from "./run-id.js";
+import type { RunNetwork } from "./run-network.js";
 import { declaredSecrets, runMasker } from "./run-masker.js";
 import { checkRunRequest, checkRunSecrets } from "./run-request.js";
 import { callerAbort, checkCallShape, COMMAND_OPTION_NAMES, describeValue, RunRequestError } from "./usage.js";
@@ -95,6 +96,17 @@ export type RunOptions = {
    * not throw (a throw is logged and ignored). Default: none.
    */
   readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
+  /**
+   * The id this Run takes, made by `newRunId()`, when something must know it before the Run starts
+   * (the egress proxy registers the Run under it). Default: a new one.
+   */
+  readonly runId?: string;
+  /**
+   * A network of the Run's own instead of the declared ones, made before its container and removed
+   * after it: `{ kind: "internal", attach: { container, alias } }` gives the agent exactly one
+   * reachable peer (the egress proxy). Default: the declaration's networks.
+   */
+  readonly network?: RunNetwork;
 };
 
 export type SessionStoreOptions = {
@@ -184,9 +196,10 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   let startupSweep: Promise<unknown> | undefined;
 
   const run = (prompt: RunPrompt<Q>, runOptions: RunOptions = {}, ...extra: never[]): Promise<Outcome<R>> => {
-    const runId = newRunId();
     const calledAt = performance.now();
     const invalid = checkRunRequest(prompt, runOptions, container.staging?.runtimeDir, extra);
+    const chosen = invalid === undefined ? runOptions?.runId : undefined;
+    const runId = chosen ?? newRunId();
     // A malformed call may hold secrets we cannot read yet: mask with what the declaration knows.
     if (invalid !== undefined) return Promise.resolve(log(earlyOutcome<R>(runId, calledAt, declaredMasker, "invalid_request", invalid)));
     const masker = runMasker(declared, runOptions);
@@ -246,6 +259,8 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             secretFiles: runOptions.secretFiles ?? [],
             ...(runOptions.stallSeconds === undefined ? {} : { stallSeconds: runOptions.stallSeconds }),
             ...(runOptions.onStallWarning === undefined ? {} : { onStallWarning: runOptions.onStallWarning }),
+            ...(runOptions.network === undefined ? {} : { network: runOptions.network }),
+            owner,
           });
           settle(log({ ...outcome, queuedMs, ...(container.containerRuntime === undefined ? {} : { containerRuntime: container.containerRuntime }) }));
         } catch (error) {

@@ -15,6 +15,8 @@ export type SweepResult = {
   readonly removed: readonly string[];
   /** Run ids whose directories were removed from the Staging Directory. */
   readonly removedRunDirectories: readonly string[];
+  /** Names of the Runs' own networks removed. */
+  readonly removedNetworks: readonly string[];
 };
 
 export type SweepRequest = {
@@ -43,6 +45,20 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
       logger.warn({ container: listed.id, err: masker.mask(engineMessage(error)) }, "sweep could not remove a container");
     }
   }
+  // After the containers: a Run's network outlives its container only when its process died between the two.
+  const removedNetworks: string[] = [];
+  for (const listed of await engine.listNetworksByLabel(`${OWNER_LABEL}=${owner}`)) {
+    const runId = listed.labels[RUN_LABEL] ?? "";
+    const why = orphanedBecause(runId, ownershipFromLabels(listed.labels), context);
+    if (why === undefined) continue;
+    try {
+      await engine.removeNetwork(listed.name);
+      removedNetworks.push(listed.name);
+      logger.info({ runId, network: listed.name, why }, "sweep removed a Run's network");
+    } catch (error) {
+      logger.warn({ network: listed.name, err: masker.mask(engineMessage(error)) }, "sweep could not remove a Run's network");
+    }
+  }
   const staging = request.container.staging;
   const removedRunDirectories =
     staging === undefined
@@ -54,8 +70,8 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
           isOrphaned: (info) => orphanedBecause(info.runId, (info.ownership ?? {}) as Partial<Ownership>, context) !== undefined,
           onError: (runId, error) => logger.warn({ runId, err: masker.mask(String(error)) }, "sweep could not remove a Run directory"),
         });
-  if (removed.length + removedRunDirectories.length > 0) {
-    logger.info({ owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length }, "swept what earlier Runs left");
+  if (removed.length + removedRunDirectories.length + removedNetworks.length > 0) {
+    logger.info({ owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length }, "swept what earlier Runs left");
   }
-  return { removed, removedRunDirectories };
+  return { removed, removedRunDirectories, removedNetworks };
 }

@@ -8,7 +8,7 @@ export class RunRequestError extends Error {
 }
 
 /** The options run() knows; anything else is a typo the caller should hear about. */
-export const RUN_OPTION_NAMES = ["signal", "timeoutSeconds", "inputs", "harvestTo", "replaceHarvestTo", "env", "secretFiles", "secrets", "sessionStore", "stallSeconds", "onStallWarning"] as const;
+export const RUN_OPTION_NAMES = ["signal", "timeoutSeconds", "inputs", "harvestTo", "replaceHarvestTo", "env", "secretFiles", "secrets", "sessionStore", "stallSeconds", "onStallWarning", "runId", "network"] as const;
 export const COMMAND_OPTION_NAMES = ["env", "secretFiles", "secrets"] as const;
 
 /** A value as a person reads it in an error: JSON where it can be, else its kind. Never for secrets. */

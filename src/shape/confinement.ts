@@ -16,8 +16,8 @@ interface Import {
 
 // Lower ranks sit underneath: a folder may import only folders of a strictly lower rank.
 const RANKS: Readonly<Record<string, number>> = {
-  mounts: 0, plan: 0, redact: 0, shape: 0, container: 1, engine: 2, staging: 2,
-  runtime: 3, agents: 4, egress: 4, testing: 5, server: 6, cli: 7,
+  mounts: 0, plan: 0, redact: 0, shape: 0, container: 1, engine: 2, staging: 2, egress: 2,
+  runtime: 3, agents: 4, testing: 5, server: 6, cli: 7,
 };
 const PACKAGE_ROOT = "src";
 

@@ -55,7 +55,7 @@ export type FakeEngineOptions = {
   /** Mounts of containers that are not the fake's own (the orchestrator's own container, say), by id or name. */
   readonly mounts?: Readonly<Record<string, readonly ContainerMount[]>>;
   /** Failures of the calls that concern no container. */
-  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "mountsOf" | "listByLabel", FakeFailure>>;
+  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "mountsOf" | "listByLabel" | "createNetwork" | "connectNetwork" | "removeNetwork" | "listNetworksByLabel", FakeFailure>>;
 };
 
 /** A Docker Engine whose runc has the fix for CVE-2024-21626, with gVisor registered beside it. */
@@ -109,7 +109,11 @@ export type FakeEngine = Engine & {
   readonly stdinOf: (idOrName: string) => { readonly bytes: Buffer; readonly closed: boolean } | undefined;
   /** Names of the containers that still exist. */
   readonly existing: () => string[];
+  /** Networks that still exist, by name, with their members (container names or ids) and aliases. */
+  readonly networks: () => ReadonlyMap<string, FakeNetwork>;
 };
+
+export type FakeNetwork = { readonly internal: boolean; readonly labels: Readonly<Record<string, string>>; readonly members: Map<string, readonly string[]> };
 
 const never = new Promise<never>(() => undefined);
 
@@ -125,6 +129,7 @@ export function createFakeEngine(
   const calls: string[] = [];
   const all: FakeContainer[] = [];
   const live = new Map<string, FakeContainer>();
+  const networks = new Map<string, FakeNetwork>();
   const fallback = typeof scripts === "function" ? {} : scripts;
   const find = (idOrName: string): FakeContainer | undefined => all.find((c) => c.id === idOrName || c.name === idOrName);
 
@@ -217,6 +222,7 @@ export function createFakeEngine(
       return c === undefined ? undefined : { bytes: Buffer.concat(c.stdinChunks), closed: c.stdinClosed };
     },
     existing: () => [...live.values()].map((c) => c.name),
+    networks: () => networks,
 
     create: async (spec) => {
       const script = typeof scripts === "function" ? scripts(spec, all.length) : scripts;
@@ -323,12 +329,32 @@ export function createFakeEngine(
       const [key = "", value] = label.split("=");
       return [...live.values()].filter((c) => c.labels[key] === value).map((c) => ({ id: c.id, labels: c.labels }));
     },
+    createNetwork: async (spec) => {
+      await enter("createNetwork", spec.name, undefined);
+      if (networks.has(spec.name)) throw failure("createNetwork", { statusCode: 409, message: `network with name ${spec.name} already exists` });
+      networks.set(spec.name, { internal: spec.internal, labels: spec.labels, members: new Map() });
+    },
+    connectNetwork: async (network, container, aliases) => {
+      await enter("connectNetwork", `${network} ${container}`, undefined);
+      const held = networks.get(network);
+      if (held === undefined) throw failure("connectNetwork", { statusCode: 404, message: `network ${network} not found` });
+      held.members.set(container, aliases);
+    },
+    removeNetwork: async (name) => {
+      await enter("removeNetwork", name, undefined);
+      networks.delete(name);
+    },
+    listNetworksByLabel: async (label) => {
+      await enter("listNetworksByLabel", label, undefined);
+      const [key = "", value] = label.split("=");
+      return [...networks.entries()].filter(([, n]) => n.labels[key] === value).map(([name, n]) => ({ name, labels: n.labels }));
+    },
   };
 }
 
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "mountsOf", "cpuUsage"];
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "mountsOf", "cpuUsage", "createNetwork", "connectNetwork", "removeNetwork", "listNetworksByLabel"];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }

@@ -1,0 +1,50 @@
+// The runner's network options checked together, at construction: a policy, the proxy it needs,
+// and the settings it replaces. Each refusal names the option, quotes the value and says what to write.
+
+import type { AgentRunnerOptions } from "./runner.js";
+import { AgentRunnerError } from "./runner-options.js";
+import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
+
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):(\d{1,5})$/;
+
+/** The policy in effect; throws AgentRunnerError for options that cannot go together. */
+export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
+  const policy = options.networkPolicy ?? "none";
+  if (!(NETWORK_POLICIES as readonly unknown[]).includes(policy)) {
+    throw new AgentRunnerError(`networkPolicy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.map((p) => JSON.stringify(p)).join(", ")}`);
+  }
+  if (options.networkPolicy !== undefined && options.networks !== undefined) {
+    throw new AgentRunnerError(`networkPolicy ${JSON.stringify(policy)} and networks ${JSON.stringify(options.networks)} were both given; choose a policy, or declare networks by hand, not both`);
+  }
+  const proxied = policy === "model" || policy === "allowlist";
+  if (proxied) {
+    const gateway = options.egress as unknown as Record<string, unknown> | undefined;
+    if (gateway === undefined || typeof gateway !== "object" || gateway === null || typeof gateway["register"] !== "function" || typeof gateway["container"] !== "string") {
+      throw new AgentRunnerError(`networkPolicy ${JSON.stringify(policy)} needs egress: the egress proxy; pass egress: await startEgressGateway({ runtimeDir }), or connectEgressGateway(...) for one the Operator runs`);
+    }
+    for (const replaced of ["anthropicBaseUrl", "codexProvider", "codexLoginDirectory"] as const) {
+      if (options[replaced] !== undefined) {
+        throw new AgentRunnerError(
+          `${replaced} ${JSON.stringify(options[replaced])} cannot go with networkPolicy ${JSON.stringify(policy)}: behind the egress proxy the CLI speaks only to the proxy, and where the proxy sends it is the proxy's own setting (upstreams); leave ${replaced} out`,
+        );
+      }
+    }
+  } else if (options.egress !== undefined) {
+    throw new AgentRunnerError(`egress is given but networkPolicy is ${JSON.stringify(policy)}; set networkPolicy "model" (or "allowlist") to use the proxy, or leave egress out`);
+  }
+  if (options.allowlist !== undefined) {
+    if (policy !== "allowlist") {
+      throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is given but networkPolicy is ${JSON.stringify(policy)}; set networkPolicy "allowlist", or leave allowlist out`);
+    }
+    if (!Array.isArray(options.allowlist)) throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is not a list; write host:port pairs, like ["registry.npmjs.org:443"]`);
+    options.allowlist.forEach((entry: unknown, i) => {
+      const match = typeof entry === "string" ? HOST_PORT.exec(entry) : null;
+      if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+        throw new AgentRunnerError(`allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name and its port, like "registry.npmjs.org:443"`);
+      }
+    });
+  } else if (policy === "allowlist") {
+    throw new AgentRunnerError('networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"');
+  }
+  return policy;
+}

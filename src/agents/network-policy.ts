@@ -1,0 +1,69 @@
+// A Run's network policy, as the runner applies it: what network the agent gets, and under `model`
+// and `allowlist` the per-Run token it holds instead of the real credential (registered with the
+// egress proxy before the Run, revoked the moment it ends), with the budget held at the source.
+// The one place that decides which variables point a CLI at the proxy.
+
+import { newRunId, type EgressGateway, type RunMeter, type RunNetwork } from "../runtime/index.js";
+import type { Credential } from "./credentials.js";
+import type { AgentRequest } from "./request.js";
+
+export const NETWORK_POLICIES = ["none", "model", "allowlist", "open"] as const;
+export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];
+
+/** What the Outcome says of the Run's network: its policy, and under the proxy what it metered. */
+export type NetworkReport = {
+  /** "declared": the runner's own `networks`, not a policy. */
+  readonly policy: NetworkPolicy | "declared";
+  /** Under `model` and `allowlist`: the proxy's meter, read from the provider's own answers. */
+  readonly meter?: RunMeter;
+};
+
+/** The variables a CLI reads to reach its model through the proxy, with the Run's token as its key. */
+export function proxiedEnvironment(cli: AgentRequest["cli"], token: string, gateway: Pick<EgressGateway, "alias" | "port">, policy: "model" | "allowlist"): Record<string, string> {
+  const base = `http://${gateway.alias}:${gateway.port}`;
+  // claude reads ANTHROPIC_BASE_URL from the public environment; codex its provider's env key (codexArgs).
+  const key = cli === "claude" ? { ANTHROPIC_API_KEY: token } : { OPENAI_API_KEY: token };
+  if (policy === "model") return key;
+  // CONNECT through the proxy, authorized by the same token; the model itself stays direct.
+  const proxy = `http://run:${token}@${gateway.alias}:${gateway.port}`;
+  return { ...key, HTTPS_PROXY: proxy, https_proxy: proxy, NO_PROXY: gateway.alias, no_proxy: gateway.alias };
+}
+
+export function egressBaseUrl(gateway: Pick<EgressGateway, "alias" | "port">): string {
+  return `http://${gateway.alias}:${gateway.port}`;
+}
+
+export type ProxiedRun = {
+  readonly runId: string;
+  readonly env: Record<string, string>;
+  readonly network: RunNetwork;
+};
+
+/** Registers the Run with the proxy; rejects with the proxy's refusal. */
+export async function registerProxiedRun(
+  gateway: EgressGateway,
+  request: AgentRequest,
+  credential: Extract<Credential, { kind: "api_key" | "oauth_token" }>,
+  policy: "model" | "allowlist",
+  allowlist: readonly string[],
+): Promise<ProxiedRun> {
+  const runId = newRunId();
+  const caps = request.budget;
+  const budget = {
+    ...(caps?.maxTurns === undefined ? {} : { maxTurns: caps.maxTurns }),
+    ...(caps?.maxTokens === undefined ? {} : { maxTokens: caps.maxTokens }),
+    ...(caps?.maxCostUsd === undefined ? {} : { maxCostUsd: caps.maxCostUsd }),
+  };
+  const { token } = await gateway.register({
+    runId,
+    cli: request.cli,
+    credential: { kind: credential.kind, value: credential.value },
+    ...(Object.keys(budget).length === 0 ? {} : { budget }),
+    allowlist: policy === "allowlist" ? allowlist : [],
+  });
+  return {
+    runId,
+    env: proxiedEnvironment(request.cli, token, gateway, policy),
+    network: { kind: "internal", attach: { container: gateway.container, alias: gateway.alias } },
+  };
+}

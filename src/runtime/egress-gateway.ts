@@ -1,0 +1,190 @@
+// The egress proxy as the runtime runs it: its own long-lived container, locked down like an agent
+// (non-root, no capabilities, read-only root, no engine socket), on the networks that reach the
+// providers, driven over a control socket in the Staging Directory with a secret made here.
+// Each `model` Run's network is joined to it for that Run only (run-network.ts), under "egress".
+// `connectEgressGateway` speaks to one the Operator runs instead (the compose service).
+
+import { randomBytes } from "node:crypto";
+import { chown, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import type { Logger } from "pino";
+import { composeSpec, OWNER_LABEL, resolveAgentUser, validateAgentContainer, type AgentContainer } from "../container/index.js";
+import { createDockerEngine, engineMessage, describeEngineError, type Engine } from "../engine/index.js";
+import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli, type EgressControlClient } from "../egress/index.js";
+import { newRunId } from "./run-id.js";
+import { orphanedBecause, ownershipFromLabels, ownershipLabels, newSessionId, thisProcess } from "./ownership.js";
+import { bounded } from "./stop.js";
+import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { RunRequestError } from "./usage.js";
+
+/** The image that holds this package's proxy program (dist/egress/main.js). */
+export const DEFAULT_EGRESS_IMAGE = "agentcage-orchestrator:latest";
+/** Owner label of runtime-started proxies: their own, so no agent sweep takes one for a Run. */
+export const EGRESS_OWNER = "agentcage-egress";
+/** The host name every Run's agent reaches the proxy by. */
+export const EGRESS_ALIAS = "egress";
+const CONTROL_TARGET = "/run/agentcage";
+const SECRET_FILE = "control-secret";
+const SOCKET_FILE = "egress.sock";
+const STARTUP_TIMEOUT_MS = 20_000;
+/** The proxy is a small Node server: bounds well below an agent's. */
+const PROXY_LIMITS = { memoryBytes: 256 * 1024 * 1024, pids: 64, tmpfsBytes: 16 * 1024 * 1024, stopGraceSeconds: 5 };
+
+export type EgressGateway = EgressControlClient & {
+  /** The proxy's container, which each Run's network is joined to. */
+  readonly container: string;
+  /** The host name the agent reaches it by on its Run's network. */
+  readonly alias: string;
+  /** The port it serves agents on. */
+  readonly port: number;
+  /** Stops the proxy (a runtime-started one) and removes its control directory; an Operator's is left running. */
+  readonly close: () => Promise<void>;
+};
+
+export type EgressGatewayOptions = {
+  /**
+   * A directory this process and the engine's host see at the same path (the Staging Directory):
+   * the proxy's control socket and secret live in a directory of their own under it.
+   */
+  readonly runtimeDir: string;
+  /** Default DEFAULT_EGRESS_IMAGE (built by `npm run image:orchestrator`). */
+  readonly image?: string;
+  /** The networks through which the proxy reaches the providers; default ["bridge"]. Never the agents'. */
+  readonly networks?: readonly string[];
+  /** Each CLI's provider; default the real ones (api.anthropic.com, api.openai.com). */
+  readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>>;
+  /** uid[:gid] of the proxy; default this process's, or 10002:10002 when that is root. */
+  readonly user?: string;
+  /** The proxy's own log level (its lines: `docker logs`); default "info". */
+  readonly logLevel?: string;
+  readonly engine?: Engine;
+  readonly docker?: Docker;
+  readonly logger?: Logger;
+};
+
+/** Starts the proxy container and resolves once its control socket answers. Throws (RunRequestError) with what to do when it cannot. */
+export async function startEgressGateway(options: EgressGatewayOptions): Promise<EgressGateway> {
+  const engine = options.engine ?? createDockerEngine(options.docker);
+  const image = options.image ?? DEFAULT_EGRESS_IMAGE;
+  const id = `egress-${newRunId()}`;
+  const session = newSessionId();
+  await sweepGateways(engine, session, options.logger);
+  const directoryName = `.${id}`;
+  const directory = join(options.runtimeDir, directoryName);
+  const user = resolveAgentUser(options.user);
+  const secret = randomBytes(32).toString("base64url");
+  await mkdir(directory, { mode: 0o700 });
+  const cleanup = (): Promise<void> => rm(directory, { recursive: true, force: true });
+  try {
+    await writeFile(join(directory, SECRET_FILE), secret, { mode: 0o400 });
+    if (process.getuid?.() === 0) {
+      // Root here, another uid there: the proxy must own what it reads and where it listens.
+      const [uid, gid] = user.split(":").map(Number);
+      if (Number.isInteger(uid)) {
+        await chown(directory, uid as number, Number.isInteger(gid) ? (gid as number) : (uid as number));
+        await chown(join(directory, SECRET_FILE), uid as number, Number.isInteger(gid) ? (gid as number) : (uid as number));
+      }
+    }
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  const declaration: AgentContainer = {
+    image,
+    entrypoint: ["node", "/app/dist/egress/main.js"],
+    mounts: { runtimeDir: options.runtimeDir, entries: [{ path: directoryName, agentPath: CONTROL_TARGET }] },
+    networks: options.networks ?? ["bridge"],
+    publicEnv: {
+      [EGRESS_VARIABLES.host]: "0.0.0.0",
+      [EGRESS_VARIABLES.port]: String(DEFAULT_EGRESS_PORT),
+      [EGRESS_VARIABLES.controlSocket]: `${CONTROL_TARGET}/${SOCKET_FILE}`,
+      [EGRESS_VARIABLES.controlSecretFile]: `${CONTROL_TARGET}/${SECRET_FILE}`,
+      [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
+      ...(options.upstreams?.claude === undefined ? {} : { [EGRESS_VARIABLES.claudeUpstream]: options.upstreams.claude }),
+      ...(options.upstreams?.codex === undefined ? {} : { [EGRESS_VARIABLES.codexUpstream]: options.upstreams.codex }),
+    },
+    user,
+    owner: EGRESS_OWNER,
+    limits: PROXY_LIMITS,
+  };
+  const spec = composeSpec(validateAgentContainer(declaration), {
+    runId: id,
+    planArgs: [],
+    // Lives as long as this process: only its death makes the proxy an orphan.
+    labels: ownershipLabels({ session, ...thisProcess(), deadline: String(Number.MAX_SAFE_INTEGER) }),
+  });
+  const stopProxy = async (): Promise<void> => {
+    await bounded(engine.remove(spec.name), ENGINE_CLEANUP_TIMEOUT_MS, "remove the egress proxy").catch(() => undefined);
+  };
+  try {
+    const containerId = await engine.create(spec);
+    await engine.start(containerId);
+  } catch (error) {
+    await stopProxy();
+    await cleanup();
+    throw new RunRequestError(`the egress proxy could not start: ${describeEngineError("create", error, image)}${/no such image|not on this engine/i.test(engineMessage(error)) ? "; build it with `npm run image:orchestrator`" : ""}`);
+  }
+  const socketPath = join(directory, SOCKET_FILE);
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (!(await lstat(socketPath).then((s) => s.isSocket(), () => false))) {
+    const state = await engine.inspect(spec.name).catch(() => undefined);
+    if (state === undefined || !state.running || Date.now() > deadline) {
+      await stopProxy();
+      await cleanup();
+      throw new RunRequestError(
+        `the egress proxy ${state?.running === true ? `did not listen within ${STARTUP_TIMEOUT_MS} ms` : `exited (code ${state?.exitCode ?? "unknown"})`}; see \`docker logs\` of a proxy started by hand, or the image ${JSON.stringify(image)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const client = createEgressControlClient({ socketPath, secret });
+  return {
+    ...client,
+    container: spec.name,
+    alias: EGRESS_ALIAS,
+    port: DEFAULT_EGRESS_PORT,
+    close: async () => {
+      client.close();
+      await stopProxy();
+      await cleanup();
+    },
+  };
+}
+
+export type EgressGatewayConnection = {
+  /** The proxy's container name or id (what each Run's network is joined to). */
+  readonly container: string;
+  /** Its control socket, as this process sees it. */
+  readonly socketPath: string;
+  /** A file holding the control secret (a compose secret). */
+  readonly secretFile: string;
+  /** Default DEFAULT_EGRESS_PORT. */
+  readonly port?: number;
+};
+
+/** A proxy the Operator runs (the compose service): this process only registers Runs with it and joins it to their networks. */
+export async function connectEgressGateway(connection: EgressGatewayConnection): Promise<EgressGateway> {
+  let secret: string;
+  try {
+    secret = (await readFile(connection.secretFile, "utf8")).trim();
+  } catch (error) {
+    throw new RunRequestError(`egress secretFile ${JSON.stringify(connection.secretFile)} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); mount the control secret the proxy holds there`);
+  }
+  const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
+  return { ...client, container: connection.container, alias: EGRESS_ALIAS, port: connection.port ?? DEFAULT_EGRESS_PORT, close: async () => client.close() };
+}
+
+/** Removes proxies a dead process started (their owner is EGRESS_OWNER). */
+async function sweepGateways(engine: Engine, session: string, logger: Logger | undefined): Promise<void> {
+  const context = { session, me: thisProcess(), isLive: () => false, now: Date.now() };
+  const listed = await engine.listByLabel(`${OWNER_LABEL}=${EGRESS_OWNER}`).catch(() => []);
+  for (const container of listed) {
+    const why = orphanedBecause("", ownershipFromLabels(container.labels), context);
+    if (why === undefined) continue;
+    await engine.remove(container.id).then(
+      () => logger?.info({ container: container.id, why }, "removed an egress proxy left behind"),
+      () => undefined,
+    );
+  }
+}

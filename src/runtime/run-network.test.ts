@@ -1,0 +1,104 @@
+// A Run's own network against the fake engine: made before the container with its one attached peer,
+// the container joined to it alone, removed after the Run whatever happened; a network the engine
+// refuses ends the Run unavailable before any container; a crashed process's network is swept.
+
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { createFakeEngine, type FakeContainerScript } from "../../test/support/fake-engine.js";
+import { createAgentContainerRuntime, newRunId, runNetworkName, type Engine, type RunOptions } from "../index.js";
+
+const silent = pino({ level: "silent" });
+const ATTACH = { container: "agentcage-egress-proxy", alias: "egress" };
+
+function runtimeOn(engine: Engine) {
+  return createAgentContainerRuntime({
+    container: { image: "fake:1", logger: silent },
+    run: (prompt) => ({ args: ["agent"], stdin: prompt.text, outcome: async (stdout) => { for await (const _ of stdout) void _; return { ok: true }; } }),
+    engine,
+  });
+}
+
+describe("a Run's own network", () => {
+  it("is made and joined by its peer before the container, which joins it alone, and is gone after the Run", async () => {
+    let networksOfContainer: readonly string[] = [];
+    const fake = createFakeEngine((spec) => {
+      networksOfContainer = spec.networks;
+      return {} satisfies FakeContainerScript;
+    });
+    const runId = newRunId();
+    let seenAtCreate: unknown;
+    const created = fake.create;
+    Object.assign(fake, {
+      create: async (spec: Parameters<Engine["create"]>[0]) => {
+        const network = fake.networks().get(runNetworkName(runId));
+        seenAtCreate = network === undefined ? undefined : { internal: network.internal, members: Object.fromEntries(network.members) };
+        return created(spec);
+      },
+    });
+    const outcome = await runtimeOn(fake).run({ text: "hi" }, { runId, network: { kind: "internal", attach: ATTACH } });
+    expect(outcome).toMatchObject({ ok: true, runId });
+    expect(seenAtCreate).toEqual({ internal: true, members: { [ATTACH.container]: ["egress"] } });
+    expect(networksOfContainer).toEqual([runNetworkName(runId)]);
+    expect([...fake.networks().keys()]).toEqual([]);
+    expect(fake.existing()).toEqual([]);
+    const order = fake.calls.filter((c) => /^(createNetwork|connectNetwork|create|removeNetwork|remove) /.test(c)).map((c) => c.split(" ")[0]);
+    expect(order).toEqual(["createNetwork", "connectNetwork", "create", "remove", "removeNetwork"]);
+  });
+
+  it("an open network has a route out and no peer", async () => {
+    const fake = createFakeEngine({});
+    let kind: boolean | undefined;
+    const created = fake.create;
+    Object.assign(fake, {
+      create: async (spec: Parameters<Engine["create"]>[0]) => {
+        kind = fake.networks().get(spec.networks[0] ?? "")?.internal;
+        return created(spec);
+      },
+    });
+    const outcome = await runtimeOn(fake).run({ text: "hi" }, { network: { kind: "open" } });
+    expect(outcome.ok).toBe(true);
+    expect(kind).toBe(false);
+    expect(fake.calls.some((c) => c.startsWith("connectNetwork"))).toBe(false);
+  });
+
+  it("a network the engine refuses ends the Run unavailable, naming why, before any container", async () => {
+    const fake = createFakeEngine({}, { fail: { createNetwork: { statusCode: 500, message: "could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network" } } });
+    const outcome = await runtimeOn(fake).run({ text: "hi" }, { network: { kind: "internal", attach: ATTACH } });
+    expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
+    expect(outcome.error).toContain("default-address-pools");
+    expect(fake.calls.some((c) => c.startsWith("create "))).toBe(false);
+    expect(fake.existing()).toEqual([]);
+  });
+
+  it("a peer that cannot join ends the Run unavailable, and the network is removed", async () => {
+    const fake = createFakeEngine({}, { fail: { connectNetwork: { statusCode: 404, message: "No such container: agentcage-egress-proxy" } } });
+    const outcome = await runtimeOn(fake).run({ text: "hi" }, { network: { kind: "internal", attach: ATTACH } });
+    expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
+    expect(outcome.error).toContain('"agentcage-egress-proxy"');
+    expect([...fake.networks().keys()]).toEqual([]);
+    expect(fake.calls.some((c) => c.startsWith("create "))).toBe(false);
+  });
+
+  it("refuses a runId that is not one and a network that is not one, naming each, before anything starts", async () => {
+    const fake = createFakeEngine({});
+    const runtime = runtimeOn(fake);
+    const badId = await runtime.run({ text: "hi" }, { runId: "../etc" });
+    expect(badId).toMatchObject({ reason: "invalid_request" });
+    expect(badId.error).toContain('runId "../etc"');
+    const badNetwork = await runtime.run({ text: "hi" }, { network: { kind: "everything" } as unknown as RunOptions["network"] });
+    expect(badNetwork.error).toMatch(/^network \{"kind":"everything"\} is not/);
+    const badAttach = await runtime.run({ text: "hi" }, { network: { kind: "internal", attach: { container: "x", alias: "Not An Alias" } } });
+    expect(badAttach.error).toContain("network.attach");
+    expect(fake.calls.filter((c) => !c.startsWith("list"))).toEqual([]);
+  });
+
+  it("the sweep removes the network of a Run whose process is gone, and leaves a live one", async () => {
+    const fake = createFakeEngine({});
+    const labels = { "agentcage.owner": "agentcage", "agentcage.session": "other", "agentcage.host": "elsewhere", "agentcage.pid": "1", "agentcage.deadline": "1" };
+    await fake.createNetwork({ name: "agentcage-net-0123456789abcdef", internal: true, labels: { ...labels, "agentcage.run": "0123456789abcdef" } });
+    await fake.createNetwork({ name: "agentcage-net-live", internal: true, labels: { ...labels, "agentcage.deadline": String(Date.now() + 3_600_000), "agentcage.run": "fedcba9876543210" } });
+    const swept = await runtimeOn(fake).sweep();
+    expect(swept.removedNetworks).toEqual(["agentcage-net-0123456789abcdef"]);
+    expect([...fake.networks().keys()]).toEqual(["agentcage-net-live"]);
+  });
+});

@@ -1,0 +1,57 @@
+// A network of one Run's own: made before its container, joined by a running container the Run
+// should reach (the egress proxy) under an alias, and removed after the Run whatever happened.
+// Labelled like the Run's container, so a sweep removes what a crashed process left.
+
+import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";
+import { describeEngineError, engineMessage, type Engine } from "../engine/index.js";
+import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { bounded } from "./stop.js";
+
+export type RunNetwork = {
+  /**
+   * "internal": the Run's members reach each other and nothing else (no route out, no address of
+   * the engine's host on it). "open": a route out to the internet through the engine's NAT.
+   */
+  readonly kind: "internal" | "open";
+  /** A running container joined to the Run's network for the Run only, known there by `alias` (the egress proxy as "egress"). */
+  readonly attach?: { readonly container: string; readonly alias: string };
+};
+
+export const RUN_NETWORK_KINDS = ["internal", "open"] as const;
+
+export function runNetworkName(runId: string): string {
+  return `agentcage-net-${runId}`;
+}
+
+/** Why the network could not be made, or undefined once it exists with its attached member. */
+export async function openRunNetwork(
+  engine: Engine,
+  runId: string,
+  network: RunNetwork,
+  labels: Readonly<Record<string, string>>,
+  owner: string,
+): Promise<string | undefined> {
+  const name = runNetworkName(runId);
+  try {
+    await bounded(engine.createNetwork({ name, internal: network.kind === "internal", labels: { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner } }), ENGINE_CLEANUP_TIMEOUT_MS, "create network");
+  } catch (error) {
+    const message = engineMessage(error);
+    const pools = /available, non-overlapping|address pool/i.test(message)
+      ? "; the engine has no address range left for another network: fewer Runs at once, or more ranges in the daemon's default-address-pools"
+      : "";
+    return `${describeEngineError("create network", error, name)}${pools}`;
+  }
+  if (network.attach === undefined) return undefined;
+  try {
+    await bounded(engine.connectNetwork(name, network.attach.container, [network.attach.alias]), ENGINE_CLEANUP_TIMEOUT_MS, "connect network");
+    return undefined;
+  } catch (error) {
+    await closeRunNetwork(engine, runId).catch(() => undefined);
+    return `the Run's network could not be joined by ${JSON.stringify(network.attach.container)} (${engineMessage(error)}); is that container running?`;
+  }
+}
+
+/** Removes the Run's network (its attached member is taken off, and keeps running). */
+export async function closeRunNetwork(engine: Engine, runId: string): Promise<void> {
+  await bounded(engine.removeNetwork(runNetworkName(runId)), ENGINE_CLEANUP_TIMEOUT_MS, "remove network");
+}
