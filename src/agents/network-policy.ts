@@ -24,9 +24,14 @@ export function proxiedEnvironment(cli: AgentRequest["cli"], token: string, gate
   // claude reads ANTHROPIC_BASE_URL from the public environment; codex its provider's env key (codexArgs).
   const key = cli === "claude" ? { ANTHROPIC_API_KEY: token } : { OPENAI_API_KEY: token };
   if (policy === "model") return key;
-  // CONNECT through the proxy, authorized by the same token; the model itself stays direct.
+  // CONNECT through the proxy, authorized by the same token; the model itself stays direct (publicProxyEnvironment).
   const proxy = `http://run:${token}@${gateway.alias}:${gateway.port}`;
-  return { ...key, HTTPS_PROXY: proxy, https_proxy: proxy, NO_PROXY: gateway.alias, no_proxy: gateway.alias };
+  return { ...key, HTTPS_PROXY: proxy, https_proxy: proxy };
+}
+
+/** What is not secret of the allowlist's proxy settings: the model's own host goes direct. Every secret value is masked everywhere, so this cannot ride with the token. */
+export function publicProxyEnvironment(gateway: Pick<EgressGateway, "alias">): Record<string, string> {
+  return { NO_PROXY: gateway.alias, no_proxy: gateway.alias };
 }
 
 export function egressBaseUrl(gateway: Pick<EgressGateway, "alias" | "port">): string {

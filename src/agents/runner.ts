@@ -37,7 +37,7 @@ import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } fro
 import { createRunGuard, type BudgetReport } from "./guard.js";
 import type { AgentEvent, AgentResult, BudgetCap } from "./result.js";
 import { checkNetworkPolicy } from "./network-options.js";
-import { egressBaseUrl, registerProxiedRun, type NetworkPolicy, type NetworkReport, type ProxiedRun } from "./network-policy.js";
+import { egressBaseUrl, publicProxyEnvironment, registerProxiedRun, type NetworkPolicy, type NetworkReport, type ProxiedRun } from "./network-policy.js";
 
 export type AgentRunnerOptions = {
   /** The agent image (images/agent), with both CLIs in it. */
@@ -182,6 +182,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       ...publicEnvironment("codex"),
       ...publicEnvironment("claude", anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl }),
       CLAUDE_CODE_MAX_RETRIES: String(apiRetries),
+      ...(gateway !== undefined && policy === "allowlist" ? publicProxyEnvironment(gateway) : {}),
     },
     ...(options.staging === undefined ? {} : { staging: options.staging }),
     workdir,
@@ -355,6 +356,8 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
             options.logger?.error({ runId: proxied?.runId, err: error instanceof Error ? error.message : String(error) }, "the egress proxy did not revoke the Run's token");
             return undefined;
           });
+          // The last word on what the Run spent, as an event too, however short the Run was.
+          if (meter !== undefined) tell?.({ type: "metered", turns: meter.turns, usage: meter.usage, costUsd: meter.costUsd, refused: meter.refused });
         }
       }
       const guarded = guard.finish(ran.reason, ran.result);

@@ -335,7 +335,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       }
       const token = newRunToken();
       const run: LiveRun = {
-        registration: { runId: registration.runId, cli: registration.cli, credential: { ...registration.credential }, ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }) },
+        registration: { runId: registration.runId, cli: registration.cli, credential: { ...registration.credential }, ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }), ...(registration.allowlist === undefined ? {} : { allowlist: [...registration.allowlist] }) },
         key: tokenKey(token),
         meter: createMeter(registration.runId, registration.cli, registration.budget),
         inFlight: new Set(),
@@ -345,7 +345,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       tokens.set(registration.runId, token);
       credentials.add(registration.credential.value);
       masker = undefined;
-      logger.info({ runId: registration.runId, cli: registration.cli, credential: registration.credential.kind, budget: registration.budget ?? {} }, "egress run registered");
+      logger.info({ runId: registration.runId, cli: registration.cli, credential: registration.credential.kind, budget: registration.budget ?? {}, ...(registration.allowlist === undefined ? {} : { allowlist: registration.allowlist }) }, "egress run registered");
       return { token };
     },
     revoke: async (runId) => revokeNow(runId),

@@ -8,7 +8,8 @@ import { randomBytes } from "node:crypto";
 import { chown, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import type { Logger } from "pino";
+import { pino, type Logger } from "pino";
+import { jsonLines } from "../plan/index.js";
 import { composeSpec, OWNER_LABEL, resolveAgentUser, validateAgentContainer, type AgentContainer } from "../container/index.js";
 import { createDockerEngine, engineMessage, describeEngineError, type Engine } from "../engine/index.js";
 import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli, type EgressControlClient } from "../egress/index.js";
@@ -117,8 +118,14 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   const stopProxy = async (): Promise<void> => {
     await bounded(engine.remove(spec.name), ENGINE_CLEANUP_TIMEOUT_MS, "remove the egress proxy").catch(() => undefined);
   };
+  const logger = options.logger ?? pino({ name: "agentcage-egress" }, pino.destination(2));
   try {
     const containerId = await engine.create(spec);
+    // Its one line per request goes to this process's log: a container's own log is off (as every Run's).
+    const streams = await engine.attach(containerId);
+    streams.stdin.end();
+    void forwardLog(streams.stdout, logger);
+    streams.stderr.on("data", (chunk: Buffer) => logger.warn({ stderr: chunk.toString("utf8").trim() }, "the egress proxy wrote to stderr"));
     await engine.start(containerId);
   } catch (error) {
     await stopProxy();
@@ -173,6 +180,20 @@ export async function connectEgressGateway(connection: EgressGatewayConnection):
   }
   const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
   return { ...client, container: connection.container, alias: EGRESS_ALIAS, port: connection.port ?? DEFAULT_EGRESS_PORT, close: async () => client.close() };
+}
+
+/** The proxy's JSON lines as this process's log lines, at their own level. */
+async function forwardLog(stdout: AsyncIterable<Uint8Array>, logger: Logger): Promise<void> {
+  const levels: Record<number, "trace" | "debug" | "info" | "warn" | "error" | "fatal"> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+  try {
+    for await (const line of jsonLines(stdout)) {
+      if (line.kind !== "json") continue;
+      const { level, msg, time: _time, pid: _pid, hostname: _hostname, name: _name, ...fields } = line.value as Record<string, unknown>;
+      logger[levels[Number(level)] ?? "info"]({ egress: fields }, typeof msg === "string" ? msg : "egress proxy");
+    }
+  } catch {
+    // The proxy went away (closed): nothing more to forward.
+  }
 }
 
 /** Removes proxies a dead process started (their owner is EGRESS_OWNER). */

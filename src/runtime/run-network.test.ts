@@ -85,7 +85,7 @@ describe("a Run's own network", () => {
     const badId = await runtime.run({ text: "hi" }, { runId: "../etc" });
     expect(badId).toMatchObject({ reason: "invalid_request" });
     expect(badId.error).toContain('runId "../etc"');
-    const badNetwork = await runtime.run({ text: "hi" }, { network: { kind: "everything" } as unknown as RunOptions["network"] });
+    const badNetwork = await runtime.run({ text: "hi" }, { network: { kind: "everything" } } as unknown as RunOptions);
     expect(badNetwork.error).toMatch(/^network \{"kind":"everything"\} is not/);
     const badAttach = await runtime.run({ text: "hi" }, { network: { kind: "internal", attach: { container: "x", alias: "Not An Alias" } } });
     expect(badAttach.error).toContain("network.attach");
@@ -96,9 +96,11 @@ describe("a Run's own network", () => {
     const fake = createFakeEngine({});
     const labels = { "agentcage.owner": "agentcage", "agentcage.session": "other", "agentcage.host": "elsewhere", "agentcage.pid": "1", "agentcage.deadline": "1" };
     await fake.createNetwork({ name: "agentcage-net-0123456789abcdef", internal: true, labels: { ...labels, "agentcage.run": "0123456789abcdef" } });
-    await fake.createNetwork({ name: "agentcage-net-live", internal: true, labels: { ...labels, "agentcage.deadline": String(Date.now() + 3_600_000), "agentcage.run": "fedcba9876543210" } });
+    await fake.createNetwork({ name: "agentcage-net-fedcba9876543210", internal: true, labels: { ...labels, "agentcage.deadline": String(Date.now() + 3_600_000), "agentcage.run": "fedcba9876543210" } });
+    // The Operator's own network with the owner's label is no Run's: never swept.
+    await fake.createNetwork({ name: "operators-own", internal: false, labels: { "agentcage.owner": "agentcage" } });
     const swept = await runtimeOn(fake).sweep();
     expect(swept.removedNetworks).toEqual(["agentcage-net-0123456789abcdef"]);
-    expect([...fake.networks().keys()]).toEqual(["agentcage-net-live"]);
+    expect([...fake.networks().keys()]).toEqual(["agentcage-net-fedcba9876543210", "operators-own"]);
   });
 });

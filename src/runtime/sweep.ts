@@ -8,6 +8,7 @@ import { engineMessage, type Engine } from "../engine/index.js";
 import type { Masker } from "../redact/index.js";
 import { sweepRunDirectories } from "../staging/index.js";
 import { liveRuns } from "./live-runs.js";
+import { runNetworkName } from "./run-network.js";
 import { orphanedBecause, ownershipFromLabels, thisProcess, type Ownership } from "./ownership.js";
 
 export type SweepResult = {
@@ -48,7 +49,9 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
   // After the containers: a Run's network outlives its container only when its process died between the two.
   const removedNetworks: string[] = [];
   for (const listed of await engine.listNetworksByLabel(`${OWNER_LABEL}=${owner}`)) {
-    const runId = listed.labels[RUN_LABEL] ?? "";
+    const runId = listed.labels[RUN_LABEL];
+    // Only a Run's own network (named for it, labelled with it): never one the Operator made.
+    if (runId === undefined || listed.name !== runNetworkName(runId)) continue;
     const why = orphanedBecause(runId, ownershipFromLabels(listed.labels), context);
     if (why === undefined) continue;
     try {

@@ -21,6 +21,8 @@ export type StandInRequest = {
   readonly path?: string;
   /** The conversation the request carried, one short entry per turn. */
   readonly history?: ReadonlyArray<{ readonly role: string; readonly text: string }>;
+  /** SHA-256 (hex) of the credential the request carried: which key reached the model, never the key. */
+  readonly credentialSha256?: string;
 };
 
 export type RunningStandIn = {
@@ -29,6 +31,8 @@ export type RunningStandIn = {
   /** The network an agent container joins to reach it: `container:<name>`. */
   readonly network: string;
   readonly baseUrl: string;
+  /** With `networks`: its URL there, by its container name. */
+  readonly networkUrl?: string;
   /** The requests it has answered so far. */
   readonly requests: () => Promise<StandInRequest[]>;
   readonly stop: () => Promise<void>;
@@ -41,6 +45,11 @@ export type StandInOptions = {
   readonly engine?: Engine;
   /** Where the stand-in's own Run logs; default: pino to stderr, warnings and worse only. */
   readonly logger?: Logger;
+  /**
+   * Networks the stand-in joins, listening on all its addresses there (as a provider the egress
+   * proxy reaches); default: none, loopback only, for agents that join its namespace.
+   */
+  readonly networks?: readonly string[];
 };
 
 /** Starts the stand-in with one of its scenarios (see test/stand-in/scenarios.ts); resolves once it listens. */
@@ -55,7 +64,8 @@ export async function startStandInModel(scenario: string, options: StandInOption
   const runtime = createAgentContainerRuntime({
     container: {
       image: options.image ?? STAND_IN_IMAGE,
-      publicEnv: { SCENARIO: scenario, PORT: String(STAND_IN_PORT) },
+      publicEnv: { SCENARIO: scenario, PORT: String(STAND_IN_PORT), ...(options.networks === undefined ? {} : { HOST: "0.0.0.0" }) },
+      ...(options.networks === undefined ? {} : { networks: options.networks }),
       user: "10002:10002",
       owner: STAND_IN_OWNER,
       timeoutSeconds: STAND_IN_LIFETIME_SECONDS,
@@ -97,7 +107,14 @@ export async function startStandInModel(scenario: string, options: StandInOption
     clearTimeout(timer);
   }
   const requests = async (): Promise<StandInRequest[]> => lines.filter((line) => line["event"] === "request") as StandInRequest[];
-  return { name, network: `container:${name}`, baseUrl: `http://127.0.0.1:${STAND_IN_PORT}`, requests, stop };
+  return {
+    name,
+    network: `container:${name}`,
+    baseUrl: `http://127.0.0.1:${STAND_IN_PORT}`,
+    ...(options.networks === undefined ? {} : { networkUrl: `http://${name}:${STAND_IN_PORT}` }),
+    requests,
+    stop,
+  };
 }
 
 /** A key the stand-in accepts; made up, and masked like a real one wherever it could show. */

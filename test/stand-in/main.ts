@@ -21,7 +21,15 @@ const model = await startStandInModel({
   port,
   host: process.env["HOST"] ?? "127.0.0.1",
   onRequest: (request) => {
-    const line = { event: "request", method: request.method, path: request.path, query: request.query, api: request.api, history: historyOf(request.body) };
+    const line = {
+      event: "request",
+      method: request.method,
+      path: request.path,
+      query: request.query,
+      api: request.api,
+      history: historyOf(request.body),
+      ...(request.credentialSha256 === undefined ? {} : { credentialSha256: request.credentialSha256 }),
+    };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   },
 });

@@ -2,6 +2,7 @@
 // the OpenAI Responses API for one scenario, recording every request for assertions.
 // Invariants: it listens on loopback unless told otherwise; no credential value is ever recorded
 // (credential headers become "[set]"); close() ends hung requests too, so a test never leaks one.
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
@@ -28,6 +29,11 @@ export type RecordedRequest = {
   /** Parsed JSON; the raw text when it is not JSON; undefined when there is no body. */
   readonly body: unknown;
   readonly api: StandInApi;
+  /**
+   * SHA-256 (hex) of the credential the request carried (x-api-key, or Authorization's bearer), so
+   * a test can tell which key reached the model without the key being recorded; absent when none.
+   */
+  readonly credentialSha256?: string;
 };
 
 export type StandInOptions = {
@@ -140,7 +146,16 @@ export async function startStandInModel(options: StandInOptions): Promise<StandI
       body = `[undecodable ${String(req.headers["content-encoding"])} body of ${raw.length} bytes]`;
     }
     const api = apiOf(method, path);
-    const recorded: RecordedRequest = { method, path, query, headers: redactedHeaders(req), body, api };
+    const credential = req.headers["x-api-key"] ?? /^Bearer\s+(\S+)/i.exec(req.headers["authorization"] ?? "")?.[1];
+    const recorded: RecordedRequest = {
+      method,
+      path,
+      query,
+      headers: redactedHeaders(req),
+      body,
+      api,
+      ...(typeof credential === "string" ? { credentialSha256: createHash("sha256").update(credential).digest("hex") } : {}),
+    };
     requests.push(recorded);
     options.onRequest?.(recorded);
 
