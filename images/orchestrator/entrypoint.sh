@@ -63,9 +63,14 @@ fi
 
 args=("$@")
 if [[ "$stand_in" == 1 ]]; then
-  say "AGENTCAGE_STAND_IN=1: every agent talks to the stand-in model; building or reusing its image"
-  node /app/scripts/agentcage-build-images.js stand-in >&2 ||
-    die "the stand-in model's image could not be built (the build's output is above)"
+  case "${AGENTCAGE_NETWORK_POLICY:-none}" in
+    model | allowlist) say "AGENTCAGE_STAND_IN=1: every agent talks to the stand-in model behind the egress proxy" ;;
+    *)
+      say "AGENTCAGE_STAND_IN=1: every agent talks to the stand-in model; building or reusing its image"
+      node /app/scripts/agentcage-build-images.js stand-in >&2 ||
+        die "the stand-in model's image could not be built (the build's output is above)"
+      ;;
+  esac
   args+=(--stand-in)
 fi
 if [[ "$doctor" == 1 ]]; then

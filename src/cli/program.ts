@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
+import { NETWORK_POLICIES, type NetworkPolicy } from "../agents/index.js";
 import { EXIT } from "./exit-codes.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, dollars, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type RunArguments } from "./run-args.js";
@@ -36,6 +37,8 @@ type RunFlags = {
   maxWall?: number;
   stall?: number;
   network?: string[];
+  networkPolicy?: NetworkPolicy;
+  allow?: string[];
   resume?: string;
   standIn?: boolean;
   containerRuntime?: string;
@@ -45,6 +48,25 @@ type RunFlags = {
   verbose?: boolean;
   remote?: string;
   idleTimeout: number;
+};
+
+type ServeFlags = {
+  host: string;
+  port: number;
+  runtimeDir: string;
+  image: string;
+  slots: number;
+  queueBound?: number;
+  drainSeconds?: number;
+  agentNetwork?: string[] | string;
+  networkPolicy?: NetworkPolicy;
+  allow?: string[] | string;
+  egressContainer?: string;
+  egressControlSocket?: string;
+  egressControlSecretFile?: string;
+  egressNetwork?: string[] | string;
+  standIn?: boolean;
+  containerRuntime?: string;
 };
 
 /** The options `run` and `plan` share: what the Run is. */
@@ -64,13 +86,33 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--max-cost <usd>", "budget: stop the agent past this many dollars", dollars("--max-cost"))
     .option("--max-wall <seconds>", "budget: stop the agent after this long, keeping its answer so far", wholeNumber("--max-wall", 1, 24 * 3600))
     .option("--stall <seconds>", "stop the agent after this long printing nothing and using no CPU (default 600)", wholeNumber("--stall", 1, 24 * 3600))
-    .option("--network <name>", "a network the agent joins to reach its model (repeatable); default none", collect)
+    .addOption(new Option("--network-policy <policy>", "what the agent may reach: none (default), model (only the egress proxy, which holds the key), allowlist (and --allow hosts), open (the internet, key in the container)").choices([...NETWORK_POLICIES]))
+    .option("--allow <host:port>", "with --network-policy allowlist: a host the agent may reach over HTTPS (repeatable)", collect)
+    .option("--network <name>", "a network the agent joins, declared by hand instead of a policy (repeatable)", collect)
     .option("--resume <session>", "continue an earlier Run's session (its summary names it)")
     .option("--stand-in", "run against the project's stand-in model: no key, no network")
     .option("--container-runtime <name>", "the engine's container runtime for the agent, e.g. runsc (gVisor); default the engine's")
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--runtime-dir <dir>", "where Run directories and kept sessions live", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
     .option("--verbose", "the library's log lines on stderr");
+}
+
+/** --network-policy, --allow and --network, which only make sense in some combinations. */
+function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "allow">): void {
+  if (flags.networkPolicy !== undefined && flags.network !== undefined) {
+    throw new UsageError(`--network-policy ${flags.networkPolicy} and --network ${flags.network.join(", ")} were both given; choose a policy, or name networks by hand, not both`);
+  }
+  if (flags.allow !== undefined && flags.networkPolicy !== "allowlist") {
+    throw new UsageError(`--allow ${flags.allow.join(", ")} needs --network-policy allowlist; add it, or leave --allow out`);
+  }
+  if (flags.networkPolicy === "allowlist" && flags.allow === undefined) {
+    throw new UsageError('--network-policy allowlist needs at least one --allow <host:port>, such as --allow registry.npmjs.org:443; with none, use --network-policy model');
+  }
+  for (const entry of flags.allow ?? []) {
+    if (!/^[A-Za-z0-9.-]+:\d{1,5}$/.test(entry) || Number(entry.split(":")[1]) > 65535 || Number(entry.split(":")[1]) < 1) {
+      throw new UsageError(`--allow ${JSON.stringify(entry)} is not host:port; write a host name and its port, such as registry.npmjs.org:443`);
+    }
+  }
 }
 
 /** This package's version, from its package.json (two levels above the compiled file). */
@@ -123,9 +165,16 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .addHelpText("after", EXIT_CODES_HELP)
     .action(async (cli: string, rawPrompt: string, flags: RunFlags) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
+      checkNetworkFlags(flags);
       if (flags.remote !== undefined) {
         // The service runs on its own settings: a local-only option given with --remote would be silently ignored.
-        const local = [flags.standIn === true ? "--stand-in" : undefined, flags.network === undefined ? undefined : "--network", flags.containerRuntime === undefined ? undefined : "--container-runtime"].filter((o) => o !== undefined);
+        const local = [
+          flags.standIn === true ? "--stand-in" : undefined,
+          flags.network === undefined ? undefined : "--network",
+          flags.networkPolicy === undefined ? undefined : "--network-policy",
+          flags.allow === undefined ? undefined : "--allow",
+          flags.containerRuntime === undefined ? undefined : "--container-runtime",
+        ].filter((o) => o !== undefined);
         if (local.length > 0) throw new UsageError(`${local.join(", ")} ${local.length === 1 ? "is" : "are"} the service's to choose with --remote (agentcage serve takes ${local.join(", ")}); leave ${local.length === 1 ? "it" : "them"} out, or run without --remote`);
         const { runRemote } = await import("./run-remote.js");
         settle(await runRemote({ ...checked, url: flags.remote, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] }, io));
@@ -139,6 +188,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             image: flags.image,
             runtimeDir: flags.runtimeDir,
             networks: flags.network ?? [],
+            ...(flags.networkPolicy === undefined ? {} : { networkPolicy: flags.networkPolicy }),
+            ...(flags.allow === undefined ? {} : { allowlist: flags.allow }),
             standIn: flags.standIn === true,
             json: flags.json === true,
             verbose: flags.verbose === true,
@@ -152,6 +203,10 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
   runOptions(program.command("plan").description("print the docker run command for the same arguments, starting nothing"), io.env).action(
     async (cli: string, rawPrompt: string, flags: RunFlags) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
+      checkNetworkFlags(flags);
+      if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
+        throw new UsageError(`--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints the one docker run of a Run with no network (leave --network-policy out)`);
+      }
       const { plan } = await import("./plan.js");
       settle(
         await plan(
@@ -172,13 +227,26 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
     .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
     .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400))
-    .addOption(new Option("--agent-network <name>", "a network every agent joins to reach its model (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
+    .addOption(new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open (README: network policies)").choices([...NETWORK_POLICIES]).env("AGENTCAGE_NETWORK_POLICY"))
+    .addOption(new Option("--allow <host:port>", "with --network-policy allowlist: a host agents may reach over HTTPS (repeatable; the variable takes a comma-separated list)").argParser(collect).env("AGENTCAGE_ALLOWLIST"))
+    .addOption(new Option("--egress-container <name>", "the egress proxy the deployment runs (compose's egress service); default: serve starts its own").env("AGENTCAGE_EGRESS_CONTAINER"))
+    .addOption(new Option("--egress-control-socket <path>", "that proxy's control socket").env("AGENTCAGE_EGRESS_CONTROL_SOCKET"))
+    .addOption(new Option("--egress-control-secret-file <path>", "the file holding that proxy's control secret").env("AGENTCAGE_EGRESS_CONTROL_SECRET_FILE"))
+    .addOption(new Option("--egress-network <name>", "for the proxy serve starts: a network through which it reaches the providers (repeatable); default bridge").argParser(collect))
+    .addOption(new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
-    .action(async (flags: { host: string; port: number; runtimeDir: string; image: string; slots: number; queueBound?: number; drainSeconds?: number; agentNetwork?: string[] | string; standIn?: boolean; containerRuntime?: string }) => {
+    .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import("./serve.js");
       const networks = flags.agentNetwork === undefined ? undefined : typeof flags.agentNetwork === "string" ? [flags.agentNetwork] : flags.agentNetwork;
+      const allowlist = flags.allow === undefined ? undefined : (typeof flags.allow === "string" ? [flags.allow] : flags.allow).flatMap((entry) => entry.split(/[\s,]+/)).filter((entry) => entry !== "");
+      const egressGiven = [flags.egressContainer, flags.egressControlSocket, flags.egressControlSecretFile].filter((v) => v !== undefined && v !== "").length;
+      if (egressGiven > 0 && egressGiven < 3) {
+        throw new UsageError("--egress-container, --egress-control-socket and --egress-control-secret-file name one proxy together; give all three (compose.yaml does), or none to have serve start its own");
+      }
+      const policy = flags.networkPolicy === undefined || (flags.networkPolicy as string) === "" ? undefined : flags.networkPolicy;
+      checkNetworkFlags({ ...(policy === undefined ? {} : { networkPolicy: policy }), ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }) });
       settle(
         await serveCommand(
           {
@@ -190,6 +258,12 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             ...(flags.queueBound === undefined ? {} : { queueBound: flags.queueBound }),
             ...(flags.drainSeconds === undefined ? {} : { drainGraceMs: flags.drainSeconds * 1000 }),
             ...(networks === undefined ? {} : { agentNetworks: networks }),
+            ...(policy === undefined ? {} : { networkPolicy: policy }),
+            ...(allowlist === undefined || allowlist.length === 0 ? {} : { allowlist }),
+            ...(egressGiven === 3 && policy !== undefined && policy !== "none" && policy !== "open"
+              ? { egress: { container: flags.egressContainer as string, socketPath: flags.egressControlSocket as string, secretFile: flags.egressControlSecretFile as string } }
+              : {}),
+            ...(flags.egressNetwork === undefined ? {} : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
             standIn: flags.standIn === true,
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },

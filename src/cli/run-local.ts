@@ -6,7 +6,9 @@ import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { createAgentRunner, type AgentOutcome, type AgentRunnerOptions } from "../agents/index.js";
+import { createAgentRunner, type AgentOutcome, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
+import { startEgressGateway, type EgressGateway } from "../runtime/index.js";
+import { UsageError } from "./options.js";
 import { standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
@@ -29,6 +31,9 @@ export type LocalRunOptions = CheckedRun & {
   readonly image: string;
   readonly runtimeDir: string;
   readonly networks: readonly string[];
+  /** Default: none, or the declared --network. */
+  readonly networkPolicy?: NetworkPolicy;
+  readonly allowlist?: readonly string[];
   readonly standIn: boolean;
   readonly json: boolean;
   readonly verbose: boolean;
@@ -37,7 +42,8 @@ export type LocalRunOptions = CheckedRun & {
 
 export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise<number> {
   const view = createRunView(options.request.cli, io.stderr, io.live);
-  view.note(options.standIn ? "starting the stand-in model" : "starting");
+  const proxied = options.networkPolicy === "model" || options.networkPolicy === "allowlist";
+  view.note(proxied ? "starting" : options.standIn ? "starting the stand-in model" : "starting");
   await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 });
   const controller = new AbortController();
   let interrupts = 0;
@@ -51,6 +57,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     controller.abort(new Error("cancelled with Ctrl-C"));
   });
   let standIn: RunningStandIn | undefined;
+  let gateway: EgressGateway | undefined;
   // --writable with no --out: the Harvest goes to a scratch directory, and its patch to stdout.
   const scratch = options.writable && options.out === undefined ? await mkdtemp(join(tmpdir(), "agentcage-patch-")) : undefined;
   try {
@@ -62,11 +69,30 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
       logger,
       ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
       ...(options.networks.length === 0 ? {} : { networks: options.networks }),
+      ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
+      ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
     };
-    if (options.standIn && !controller.signal.aborted) {
+    await mkdir(runnerOptions.staging?.runtimeDir as string, { recursive: true, mode: 0o700 });
+    if (proxied && !controller.signal.aborted) {
+      // The proxy for this one Run: its own container, gone when the Run is (with --stand-in, the model is behind it).
+      view.note(options.standIn ? "starting the egress proxy, with the stand-in model behind it" : "starting the egress proxy");
+      gateway = await startEgressGateway({ runtimeDir: runnerOptions.staging?.runtimeDir as string, standIn: options.standIn, logger });
+    } else if (options.standIn && !controller.signal.aborted) {
       standIn = await startStandInModel("plain", { logger });
     }
-    const runner = createAgentRunner(standIn === undefined ? runnerOptions : { ...runnerOptions, ...standInRunnerOptions(standIn) });
+    let runner;
+    try {
+      runner = createAgentRunner(
+        gateway !== undefined
+          ? { ...runnerOptions, egress: gateway, ...(options.standIn ? { environment: standInRunnerOptions({ network: "", baseUrl: "" }).environment } : {}) }
+          : standIn === undefined
+            ? runnerOptions
+            : { ...runnerOptions, ...standInRunnerOptions(standIn) },
+      );
+    } catch (error) {
+      // The flags were checked together already (program.ts); what is left is the library's own refusal.
+      throw new UsageError((error as Error).message);
+    }
     const harvestTo = options.out ?? scratch;
     const outcome: AgentOutcome = await runner.run(options.request, options.prompt, {
       signal: controller.signal,
@@ -83,6 +109,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
   } finally {
     stopListening();
     await standIn?.stop();
+    await gateway?.close();
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   }
 }

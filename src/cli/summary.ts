@@ -17,6 +17,11 @@ export type SummaryOutcome = {
   /** Whether the Run's session was kept to be resumed (a runner with sessions on). */
   readonly session?: { readonly id?: string; readonly kept: boolean };
   readonly budget?: Progress["budget"] & { readonly exceeded?: string };
+  /** The Run's network policy, and under the egress proxy what it metered. */
+  readonly network?: {
+    readonly policy: string;
+    readonly meter?: { readonly turns: number; readonly refused: number; readonly costUsd: number; readonly usage: NonNullable<Progress["usage"]> };
+  };
   readonly result?: {
     readonly reason?: string;
     readonly model?: string;
@@ -57,6 +62,15 @@ export function summaryLines(outcome: SummaryOutcome, progress: Progress, work: 
   if (numbers.length > 0) lines.push(`  ${numbers.join(" · ")}`);
   const budget = formatBudget(outcome.budget ?? progress.budget);
   if (budget !== undefined) lines.push(`  ${outcome.budget?.exceeded === undefined ? budget : paint.yellow(`${budget} (passed ${outcome.budget.exceeded})`)}`);
+  const network = outcome.network;
+  if (network !== undefined && network.policy !== "none" && network.policy !== "declared") {
+    const meter = network.meter;
+    const metered =
+      meter === undefined
+        ? ""
+        : `: the egress proxy metered ${meter.turns} model call${meter.turns === 1 ? "" : "s"} · ${formatUsage(meter.usage) ?? "no tokens"} · ${formatCost(meter.costUsd) ?? "$0"}${meter.refused > 0 ? ` · ${meter.refused} refused` : ""}`;
+    lines.push(`  ${paint.dim(`network ${network.policy}${metered}`)}`);
+  }
   if (progress.toolCalls > 0) {
     lines.push(`  ${progress.toolCalls} tool call${progress.toolCalls === 1 ? "" : "s"}: ${[...progress.tools].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(", ")}`);
   }

@@ -29,6 +29,8 @@ const CONTROL_TARGET = "/run/agentcage";
 const SECRET_FILE = "control-secret";
 const SOCKET_FILE = "egress.sock";
 const STARTUP_TIMEOUT_MS = 20_000;
+/** How long connectEgressGateway waits for an Operator's proxy that is still starting. */
+const CONNECT_WAIT_MS = 30_000;
 /** The proxy is a small Node server: bounds well below an agent's. */
 const PROXY_LIMITS = { memoryBytes: 256 * 1024 * 1024, pids: 64, tmpfsBytes: 16 * 1024 * 1024, stopGraceSeconds: 5 };
 
@@ -57,8 +59,13 @@ export type EgressGatewayOptions = {
   readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>>;
   /** uid[:gid] of the proxy; default this process's, or 10002:10002 when that is root. */
   readonly user?: string;
-  /** The proxy's own log level (its lines: `docker logs`); default "info". */
+  /** The proxy's own log level (its lines go to `logger`); default "info". */
   readonly logLevel?: string;
+  /**
+   * Put the project's stand-in model behind the proxy, inside its container on loopback, instead of
+   * the providers (no key, no internet needed: for trying things and for tests). Default false.
+   */
+  readonly standIn?: boolean;
   readonly engine?: Engine;
   readonly docker?: Docker;
   readonly logger?: Logger;
@@ -93,7 +100,8 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   }
   const declaration: AgentContainer = {
     image,
-    entrypoint: ["node", "/app/dist/egress/main.js"],
+    // The image's egress entry: the stand-in behind the proxy when asked, then the proxy itself.
+    entrypoint: ["/usr/local/bin/agentcage-egress"],
     mounts: { runtimeDir: options.runtimeDir, entries: [{ path: directoryName, agentPath: CONTROL_TARGET }] },
     networks: options.networks ?? ["bridge"],
     publicEnv: {
@@ -102,6 +110,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       [EGRESS_VARIABLES.controlSocket]: `${CONTROL_TARGET}/${SOCKET_FILE}`,
       [EGRESS_VARIABLES.controlSecretFile]: `${CONTROL_TARGET}/${SECRET_FILE}`,
       [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
+      AGENTCAGE_STAND_IN: options.standIn === true ? "1" : "0",
       ...(options.upstreams?.claude === undefined ? {} : { [EGRESS_VARIABLES.claudeUpstream]: options.upstreams.claude }),
       ...(options.upstreams?.codex === undefined ? {} : { [EGRESS_VARIABLES.codexUpstream]: options.upstreams.codex }),
     },
@@ -170,13 +179,27 @@ export type EgressGatewayConnection = {
   readonly port?: number;
 };
 
-/** A proxy the Operator runs (the compose service): this process only registers Runs with it and joins it to their networks. */
+/**
+ * A proxy the Operator runs (the compose service): this process only registers Runs with it and
+ * joins it to their networks. Waits up to CONNECT_WAIT_MS for a proxy that is still starting.
+ */
 export async function connectEgressGateway(connection: EgressGatewayConnection): Promise<EgressGateway> {
-  let secret: string;
-  try {
-    secret = (await readFile(connection.secretFile, "utf8")).trim();
-  } catch (error) {
-    throw new RunRequestError(`egress secretFile ${JSON.stringify(connection.secretFile)} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); mount the control secret the proxy holds there`);
+  let secret = "";
+  const deadline = Date.now() + CONNECT_WAIT_MS;
+  for (;;) {
+    try {
+      secret = (await readFile(connection.secretFile, "utf8")).trim();
+      if (secret !== "" && (await lstat(connection.socketPath)).isSocket()) break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        const code = (error as NodeJS.ErrnoException).code ?? "error";
+        throw new RunRequestError(
+          `the egress proxy's ${secret === "" ? `control secret ${JSON.stringify(connection.secretFile)}` : `control socket ${JSON.stringify(connection.socketPath)}`} cannot be read (${code}) after ${CONNECT_WAIT_MS / 1000} s; is the proxy running, with its control directory shared with this process?`,
+        );
+      }
+    }
+    if (Date.now() > deadline) throw new RunRequestError(`the egress proxy's control secret ${JSON.stringify(connection.secretFile)} is empty; the proxy writes it when it starts`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
   return { ...client, container: connection.container, alias: EGRESS_ALIAS, port: connection.port ?? DEFAULT_EGRESS_PORT, close: async () => client.close() };

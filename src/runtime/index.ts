@@ -15,7 +15,7 @@
 export type { AgentContainerRuntime, RunOptions, RuntimeOptions, SessionStoreOptions } from "./runtime.js";
 export type { SweepResult } from "./sweep.js";
 export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
-export type { ContainerMount, Engine, EngineComponent, EngineFacts, EngineRuntime, ImageFacts } from "../engine/index.js";
+export type { ContainerMount, Engine, EngineComponent, EngineFacts, EngineRuntime, ImageFacts, ListedNetwork, NetworkSpec } from "../engine/index.js";
 export type { EngineConnection, EngineFailure, EngineReport, ImageReport, MountsReport } from "./engine-facts.js";
 export type { StagingProbe, StagingProbeFailure, StagingProbeOptions } from "./staging-probe.js";
 export type { RunInputs, SecretFile } from "../staging/index.js";
@@ -36,7 +36,18 @@ export type {
 } from "../plan/index.js";
 export type { RunNetwork } from "./run-network.js";
 export type { EgressGateway, EgressGatewayConnection, EgressGatewayOptions } from "./egress-gateway.js";
-export type { EgressBreach, EgressCli, EgressCredential, RunMeter, RunRegistration } from "../egress/index.js";
+export type {
+  EgressBreach,
+  EgressBudget,
+  EgressCap,
+  EgressCli,
+  EgressControl,
+  EgressControlClient,
+  EgressCredential,
+  EgressUsage,
+  RunMeter,
+  RunRegistration,
+} from "../egress/index.js";
 export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { newRunId } from "./run-id.js";

@@ -8,7 +8,8 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
-import { createAgentRunner, type AgentRunnerOptions } from "../agents/index.js";
+import { createAgentRunner, NETWORK_POLICIES, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
+import { connectEgressGateway, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
 import { AGENT_IMAGE, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
@@ -30,8 +31,20 @@ export type ServeOptions = {
   readonly queueBound?: number;
   /** On stop (SIGTERM): how long running Runs may finish before they are cancelled; default DRAIN_GRACE_MS. */
   readonly drainGraceMs?: number;
-  /** Networks every agent joins to reach its model (e.g. a network of the deployment's own); default none. Ignored with `standIn`. */
+  /** Networks every agent joins to reach its model, declared by hand instead of a network policy; default none. Ignored with `standIn`. */
   readonly agentNetworks?: readonly string[];
+  /**
+   * What every agent may reach (see createAgentRunner's networkPolicy); default "none". Under
+   * "model" and "allowlist" the agents reach only the egress proxy: the Operator's (`egress`), or
+   * one serve starts and stops itself.
+   */
+  readonly networkPolicy?: NetworkPolicy;
+  /** For "allowlist": the host:port pairs agents may reach through the proxy. */
+  readonly allowlist?: readonly string[];
+  /** The egress proxy the Operator runs (compose's `egress` service); default: serve starts its own when the policy needs one. */
+  readonly egress?: EgressGatewayConnection;
+  /** For the proxy serve starts itself: the networks through which it reaches the providers; default ["bridge"]. */
+  readonly egressNetworks?: readonly string[];
   /** The container runtime for every agent (e.g. "runsc"); default the engine's. */
   readonly containerRuntime?: string;
   /** Run every agent against the stand-in model (no key needed); default false. */
@@ -92,12 +105,55 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
     logger,
   };
+  const policy = options.networkPolicy;
+  if (policy !== undefined && !(NETWORK_POLICIES as readonly string[]).includes(policy)) {
+    throw new ServeError(`--network-policy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.join(", ")}`);
+  }
+  if (policy !== undefined && options.agentNetworks !== undefined) {
+    throw new ServeError(`--network-policy ${policy} and --agent-network ${options.agentNetworks.join(", ")} were both given; choose a policy, or declare networks by hand, not both`);
+  }
+  const proxied = policy === "model" || policy === "allowlist";
+  let gateway: EgressGateway | undefined;
+  if (proxied) {
+    const staging = join(options.runtimeDir, "staging");
+    await mkdir(staging, { recursive: true, mode: 0o700 });
+    try {
+      gateway =
+        options.egress !== undefined
+          ? await connectEgressGateway(options.egress)
+          : await startEgressGateway({
+              runtimeDir: staging,
+              ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
+              standIn: options.standIn === true,
+              logger,
+            });
+    } catch (error) {
+      throw new ServeError(error instanceof Error ? error.message : String(error));
+    }
+  }
+  const networkOptions: Partial<AgentRunnerOptions> =
+    gateway !== undefined
+      ? { networkPolicy: policy as NetworkPolicy, egress: gateway, ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }) }
+      : policy !== undefined
+        ? { networkPolicy: policy }
+        : options.agentNetworks === undefined
+          ? {}
+          : { networks: options.agentNetworks };
   let runner;
-  if (options.standIn === true) {
-    standIn = await startStandInModel("plain", { logger });
-    runner = createAgentRunner({ ...runnerOptions, ...standInRunnerOptions(standIn) });
-  } else {
-    runner = createAgentRunner({ ...runnerOptions, ...(options.agentNetworks === undefined ? {} : { networks: options.agentNetworks }) });
+  try {
+    if (options.standIn === true && gateway !== undefined) {
+      // The stand-in is the proxy's upstream: the agents hold tokens, the proxy the stand-in's made-up key.
+      const { environment } = standInRunnerOptions({ network: "", baseUrl: "" });
+      runner = createAgentRunner({ ...runnerOptions, ...networkOptions, environment });
+    } else if (options.standIn === true) {
+      standIn = await startStandInModel("plain", { logger });
+      runner = createAgentRunner({ ...runnerOptions, ...standInRunnerOptions(standIn) });
+    } else {
+      runner = createAgentRunner({ ...runnerOptions, ...networkOptions });
+    }
+  } catch (error) {
+    await gateway?.close();
+    throw new ServeError(error instanceof Error ? error.message : String(error));
   }
   await runner.sweep();
   // The metrics read the service's counts when scraped; the service tells them of each end.
@@ -138,6 +194,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
     await app.close().catch(() => undefined);
     await standIn?.stop();
+    await gateway?.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") throw new ServeError(`--port ${options.port ?? 8750} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
     if (code === "EADDRNOTAVAIL") throw new ServeError(`--host ${JSON.stringify(host)} is not an address of this machine; write one it has, e.g. 127.0.0.1`);
@@ -153,6 +210,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       await service.drain(graceMs);
       await app.close();
       await standIn?.stop();
+      await gateway?.close();
     },
   };
 }

@@ -1,8 +1,10 @@
 // The deployment end to end: compose.yaml brought up for real by docker-compose 1.29 under a
 // project name of the test's own, in stand-in mode, from an env file the test writes (a token in a
 // secret file, a Staging Directory under a temporary path, a free loopback port); a Run submitted
-// over HTTP to the published port; then what an agent container cannot reach: the orchestrator,
-// the published API, the docker socket. Taken down after, leaving no container, network or volume.
+// over HTTP to the published port, which the agent answers through the egress service (the stand-in
+// model runs behind it, in its container); then what an agent container reaches: the egress proxy
+// on the Run's own internal network, and not the orchestrator, the published API, the proxy's way
+// out or the docker socket. Taken down after, leaving no container, network or volume.
 // Traffic goes only to loopback and to the containers and networks this test made.
 
 import { execFileSync } from "node:child_process";
@@ -18,8 +20,9 @@ import { AGENT_IMAGE, STAND_IN_IMAGE } from "../support/stand-in-container.js";
 import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, REPO, useCurrentOrchestratorImage } from "./docker-compose.js";
 
 const PROJECT = `agentcage-e2e-${randomBytes(4).toString("hex")}`;
-const AGENT_NETWORK = `${PROJECT}-agents`;
+const EGRESS_CONTAINER = `${PROJECT}-egress`;
 const API_NETWORK = `${PROJECT}_api`;
+const EGRESS_NETWORK = `${PROJECT}_egress`;
 /** Marks the probe containers this test starts, so that nothing of them can outlive it. */
 const PROBE_LABEL = `agentcage-compose-test=${PROJECT}`;
 const SOCKET = "/var/run/docker.sock";
@@ -107,8 +110,12 @@ function leftovers(): { containers: string[]; networks: string[]; volumes: strin
     ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${PROBE_LABEL}`)),
     ...(orchestrator.hostname === "" ? [] : lines(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.host=${orchestrator.hostname}`))),
   ];
-  const networks = lines(docker("network", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`));
-  for (const name of [AGENT_NETWORK, API_NETWORK]) if (lines(docker("network", "ls", "--quiet", "--filter", `name=^${name}$`)).length > 0) networks.push(name);
+  const networks = [
+    ...lines(docker("network", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`)),
+    // Each Run's own network, labelled like its container.
+    ...(orchestrator.hostname === "" ? [] : lines(docker("network", "ls", "--quiet", "--filter", `label=agentcage.host=${orchestrator.hostname}`))),
+  ];
+  for (const name of [API_NETWORK, EGRESS_NETWORK]) if (lines(docker("network", "ls", "--quiet", "--filter", `name=^${name}$`)).length > 0) networks.push(name);
   const volumes = lines(docker("volume", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`));
   return { containers: [...new Set(containers)], networks: [...new Set(networks)], volumes };
 }
@@ -153,7 +160,9 @@ beforeAll(async () => {
       `AGENTCAGE_RUNTIME_DIR=${runtimeDir}`,
       `AGENTCAGE_TOKEN_SECRET_FILE=${tokenFile}`,
       `AGENTCAGE_PORT=${port}`,
-      `AGENTCAGE_AGENT_NETWORK=${AGENT_NETWORK}`,
+      `AGENTCAGE_EGRESS_CONTAINER=${EGRESS_CONTAINER}`,
+      // The default policy, said here so the test reads on its own: agents reach only the egress proxy.
+      "AGENTCAGE_NETWORK_POLICY=model",
       "AGENTCAGE_STAND_IN=1",
       // The orchestrator starts only when `agentcage doctor` passes in its container.
       "AGENTCAGE_DOCTOR=1",
@@ -209,7 +218,7 @@ describe("the deployment brought up with docker-compose", () => {
     expect(run.outcome?.result?.text).toContain("Paris");
   }, 120_000);
 
-  it("gives the docker socket to the orchestrator alone, which is not on the agents' network", () => {
+  it("gives the docker socket to the orchestrator alone; the egress proxy holds none, and neither shares a network with the other", () => {
     const inspected = JSON.parse(docker("inspect", orchestrator.id))[0];
     expect(inspected.Mounts).toContainEqual(expect.objectContaining({ Source: SOCKET, Destination: SOCKET }));
     expect(inspected.Mounts).toContainEqual(expect.objectContaining({ Source: runtimeDir, Destination: runtimeDir }));
@@ -223,12 +232,14 @@ describe("the deployment brought up with docker-compose", () => {
       .map((id) => JSON.parse(docker("inspect", id))[0].Id as string);
     expect(holders).toEqual([inspected.Id]);
 
-    const agents = JSON.parse(docker("network", "inspect", AGENT_NETWORK))[0];
-    expect(Object.keys(agents.Containers ?? {})).not.toContain(orchestrator.id);
-    expect(agents.Options).toMatchObject({ "com.docker.network.bridge.enable_icc": "false" });
+    const egress = JSON.parse(docker("inspect", EGRESS_CONTAINER))[0];
+    expect(Object.keys(egress.NetworkSettings.Networks)).toEqual([EGRESS_NETWORK]);
+    expect(egress.Config.User).toBe(`${ORCHESTRATOR_UID}:${ORCHESTRATOR_UID}`);
+    expect(egress.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ["ALL"], Privileged: false });
+    expect((egress.Config.Env as string[]).filter((entry) => /^(ANTHROPIC_API_KEY|OPENAI_API_KEY|CODEX_API_KEY|CLAUDE_CODE_OAUTH_TOKEN|AGENTCAGE_TOKEN)=/.test(entry))).toEqual([]);
   });
 
-  it("runs each agent without the socket, outside the orchestrator's reach", async () => {
+  it("runs each agent on an internal network of its Run's own, where only the egress proxy answers", async () => {
     // A Run whose model never answers, so that its agent container lives long enough to be looked at.
     const { id } = (await api("/v1/runs", { cli: "claude", prompt: "[stand-in:hang] wait" })) as RunView;
     let agent = "";
@@ -244,25 +255,38 @@ describe("the deployment brought up with docker-compose", () => {
       expect(mount.Source).not.toContain("docker.sock");
       if (mount.Type === "bind") expect(mount.Source.startsWith(`${runtimeDir}/staging/`)).toBe(true);
     }
-    expect(Object.keys(inspected.NetworkSettings.Networks ?? {})).not.toContain(API_NETWORK);
-    // In stand-in mode the agent shares the stand-in's network namespace, which has no network at all.
-    expect(inspected.HostConfig.NetworkMode).toMatch(/^container:/);
+    const joined = Object.keys(inspected.NetworkSettings.Networks ?? {});
+    expect(joined).toHaveLength(1);
+    expect(joined[0]).toMatch(/^agentcage-net-[0-9a-f]{16}$/);
+    const runNetwork = JSON.parse(docker("network", "inspect", joined[0] as string))[0];
+    expect(runNetwork.Internal).toBe(true);
+    // Its members: the agent and the egress proxy, nothing else.
+    expect(Object.values(runNetwork.Containers as Record<string, { Name: string }>).map((c) => c.Name).sort()).toEqual([inspected.Name.replace(/^\//, ""), EGRESS_CONTAINER].sort());
+    // The agent holds a token for its Run, not the key the proxy sends upstream.
+    const env = inspected.Config.Env as string[];
+    expect(env.find((entry) => entry.startsWith("ANTHROPIC_API_KEY="))).toMatch(/^ANTHROPIC_API_KEY=agentcage-run-/);
+    expect(env.find((entry) => entry.startsWith("ANTHROPIC_BASE_URL="))).toBe("ANTHROPIC_BASE_URL=http://egress:8751");
 
-    const said = docker("exec", agent, "bash", "-c", PROBE, "probe", `${orchestrator.address}:8750`, `127.0.0.1:${port}`).split("\n");
-    expect(said).toEqual(["socket absent", `${orchestrator.address}:8750 unreachable`, `127.0.0.1:${port} unreachable`]);
+    const egressOut = docker("inspect", "--format", `{{(index .NetworkSettings.Networks "${EGRESS_NETWORK}").IPAddress}}`, EGRESS_CONTAINER);
+    const gateway = runNetwork.IPAM.Config[0].Gateway as string;
+    const targets = ["egress:8751", `${orchestrator.address}:8750`, `127.0.0.1:${port}`, `${gateway}:${port}`, `${egressOut}:8751`, "169.254.169.254:80"];
+    const said = docker("exec", agent, "bash", "-c", PROBE, "probe", ...targets).split("\n");
+    expect(said).toEqual(["socket absent", "egress:8751 reached", ...targets.slice(1).map((target) => `${target} unreachable`)]);
+    // The same probe on the orchestrator's own network does reach it: what failed above is the network, not the probe.
+    expect(probeIn(API_NETWORK, `${orchestrator.address}:8750`)).toEqual(["socket absent", `${orchestrator.address}:8750 reached`]);
 
     await api(`/v1/runs/${id}/cancel`, {});
     expect((await untilRun(id, (run) => run.state !== "running" && run.state !== "starting" && run.state !== "queued")).state).toBe("cancelled");
     expect(docker("ps", "--all", "--quiet", "--filter", `id=${agent}`)).toBe("");
+    expect(docker("network", "ls", "--quiet", "--filter", `name=^${joined[0] as string}$`)).toBe("");
   }, 90_000);
 
-  it("keeps a container on the agents' network away from the orchestrator, the published API and the socket", () => {
-    const gateway = docker("network", "inspect", "--format", "{{(index .IPAM.Config 0).Gateway}}", AGENT_NETWORK);
-    const fromAgents = probeIn(AGENT_NETWORK, `${orchestrator.address}:8750`, `${gateway}:${port}`);
-    expect(fromAgents).toEqual(["socket absent", `${orchestrator.address}:8750 unreachable`, `${gateway}:${port} unreachable`]);
-    // The same probe on the orchestrator's own network does reach it: what failed above is the network, not the probe.
-    expect(probeIn(API_NETWORK, `${orchestrator.address}:8750`)).toEqual(["socket absent", `${orchestrator.address}:8750 reached`]);
-  }, 60_000);
+  it("has the egress proxy log one line per model call, with no key or token in it", () => {
+    const logs = compose("logs", "--no-color", "egress");
+    expect(logs).toMatch(/"path":"\/v1\/messages"/);
+    expect(logs).not.toMatch(/agentcage-run-[A-Za-z0-9_-]{20,}/);
+    expect(logs).not.toContain("sk-stand-in-made-up-key");
+  });
 
   it("is taken down leaving no container, network or volume behind", () => {
     tearDown();

@@ -1,6 +1,6 @@
 // compose.yaml as the operator's engine reads it: resolved by the real docker-compose 1.29 (so it
-// also proves v1 parses it) and read as YAML. One service holds the docker socket; agents run on a
-// network the orchestrator is not on; the Staging Directory keeps its host path; no secret or
+// also proves v1 parses it) and read as YAML. One service holds the docker socket; agents reach
+// only the egress proxy, which holds no key in the file and sits on a way out the orchestrator is not on; the Staging Directory keeps its host path; no secret or
 // secret default lives in the file, and .env.example documents what it reads. Starts nothing.
 
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -79,7 +79,7 @@ describe("compose.yaml", () => {
   });
 
   it("is read by docker-compose 1.29, which refuses it without DOCKER_GID or AGENTCAGE_RUNTIME_DIR", () => {
-    expect(Object.keys(resolved(REQUIRED).services).sort()).toEqual(["agent-image", "orchestrator"]);
+    expect(Object.keys(resolved(REQUIRED).services).sort()).toEqual(["agent-image", "egress", "orchestrator"]);
     expect(() => resolved({ AGENTCAGE_RUNTIME_DIR: REQUIRED.AGENTCAGE_RUNTIME_DIR })).toThrow(/set DOCKER_GID in \.env/);
     expect(() => resolved({ DOCKER_GID: REQUIRED.DOCKER_GID })).toThrow(/set AGENTCAGE_RUNTIME_DIR in \.env/);
   });
@@ -95,19 +95,33 @@ describe("compose.yaml", () => {
     expect(orchestrator.network_mode).toBeUndefined();
   });
 
-  it("runs agents on a network of their own, named for serve, that the orchestrator is not on", () => {
-    for (const variables of [REQUIRED, { ...REQUIRED, AGENTCAGE_AGENT_NETWORK: "agents-of-this-test" }]) {
+  it("puts agents behind the egress proxy by default, which holds no key and no socket, on a way out the orchestrator is not on", () => {
+    for (const variables of [REQUIRED, { ...REQUIRED, AGENTCAGE_EGRESS_CONTAINER: "egress-of-this-test", AGENTCAGE_NETWORK_POLICY: "allowlist" }]) {
       const config = resolved(variables);
-      const named = config.services["orchestrator"]?.environment?.["AGENTCAGE_AGENT_NETWORK"];
-      expect(named).toBe("AGENTCAGE_AGENT_NETWORK" in variables ? "agents-of-this-test" : "agentcage-agents");
-      const agents = Object.entries(config.networks ?? {}).filter(([, network]) => network?.name === named);
-      expect(agents.map(([key]) => key)).toEqual(["agents"]);
-      expect(agents[0]?.[1]).toMatchObject({ driver_opts: { "com.docker.network.bridge.enable_icc": "false" } });
-      expect(agents[0]?.[1]?.external).toBeUndefined();
-      const onto = networksOf(config.services["orchestrator"] as Service);
-      expect(onto.length).toBeGreaterThan(0);
-      expect(onto).not.toContain("agents");
-      for (const key of onto) expect(config.networks?.[key]?.name ?? `agentcage-config-test_${key}`).not.toBe(named);
+      const orchestrator = config.services["orchestrator"] as Service & { depends_on?: unknown };
+      const egress = config.services["egress"] as Service & { container_name?: string; healthcheck?: unknown };
+      const environment = orchestrator.environment ?? {};
+      expect(environment["AGENTCAGE_NETWORK_POLICY"]).toBe("AGENTCAGE_NETWORK_POLICY" in variables ? "allowlist" : "model");
+      // serve joins the proxy to each Run's network by the name compose gives its container.
+      expect(egress.container_name).toBe("AGENTCAGE_EGRESS_CONTAINER" in variables ? "egress-of-this-test" : "agentcage-egress");
+      expect(environment["AGENTCAGE_EGRESS_CONTAINER"]).toBe(egress.container_name);
+      // The control socket and secret on a volume only the two of them mount.
+      const control = (service: Service) => mountsOf(service).filter((m) => m.target === "/run/agentcage");
+      expect(control(orchestrator)).toEqual([{ source: "egress-control", target: "/run/agentcage" }]);
+      expect(control(egress)).toEqual([{ source: "egress-control", target: "/run/agentcage" }]);
+      expect(environment["AGENTCAGE_EGRESS_CONTROL_SOCKET"]).toBe(egress.environment?.["AGENTCAGE_EGRESS_CONTROL_SOCKET"]);
+      expect(environment["AGENTCAGE_EGRESS_CONTROL_SECRET_FILE"]).toBe(egress.environment?.["AGENTCAGE_EGRESS_CONTROL_SECRET_FILE"]);
+      // The proxy: locked down, no socket, no key in its environment (each Run's arrives over the control socket).
+      expect(holdsSocket(egress)).toBe(false);
+      expect(egress).toMatchObject({ read_only: true, cap_drop: ["ALL"], security_opt: ["no-new-privileges:true"] });
+      expect(Object.keys(egress.environment ?? {}).filter((name) => SECRET_NAME.test(name) && !name.endsWith("_SECRET_FILE"))).toEqual([]);
+      expect(egress.ports).toBeUndefined();
+      // Its way out is its own: not the orchestrator's network, and the orchestrator is not on it.
+      expect(networksOf(egress)).toEqual(["egress"]);
+      expect(networksOf(orchestrator)).toEqual(["api"]);
+      expect(config.networks?.["egress"]?.internal).toBeUndefined();
+      // No network for agents is declared: serve makes one per Run, internal (test/deploy/compose.docker.test.ts looks at one).
+      expect(Object.keys(config.networks ?? {}).sort()).toEqual(["api", "egress"]);
     }
   });
 
@@ -126,7 +140,7 @@ describe("compose.yaml", () => {
     const builder = resolved(REQUIRED).services["agent-image"] as Service;
     expect(builder.image).toBe("agentcage-agent:latest");
     expect(builder.build).toMatchObject({ context: join(REPO, "images", "agent"), args: { BASE_IMAGE: "debian:bookworm-slim" } });
-    expect(networksOf(builder)).toEqual(["agents"]);
+    expect(builder.network_mode).toBe("none");
   });
 
   it("holds no secret and no secret default: each comes from .env or a file .env names", () => {
@@ -136,14 +150,17 @@ describe("compose.yaml", () => {
       if (operator.endsWith("-")) expect(`${name}=${rest}`).toBe(name.endsWith("_SECRET_FILE") ? `${name}=./images/orchestrator/no-secret` : `${name}=`);
     }
     for (const [name, value] of Object.entries(source.services["orchestrator"]?.environment ?? {})) {
-      if (SECRET_NAME.test(name)) expect(value).toBe(`\${${name}:-}`);
+      // A *_SECRET_FILE set in the file itself is a path inside the container (the egress proxy's control secret), not a secret.
+      if (SECRET_NAME.test(name) && !(name.endsWith("_SECRET_FILE") && value.startsWith("/run/agentcage/"))) expect(value).toBe(`\${${name}:-}`);
     }
     // Nothing shaped like a key: an sk- prefix, or a run of 24 or more letters and digits mixing both.
     expect(raw).not.toMatch(/sk-[A-Za-z0-9]|(?=[A-Za-z0-9+/=]*[0-9])(?=[A-Za-z0-9+/=]*[a-z])[A-Za-z0-9+/=]{24,}/);
 
     // With nothing in .env, every secret is empty and every secret file the empty placeholder.
     const bare = resolved(REQUIRED);
-    for (const [name, value] of Object.entries(bare.services["orchestrator"]?.environment ?? {})) if (SECRET_NAME.test(name)) expect([name, value]).toEqual([name, ""]);
+    for (const [name, value] of Object.entries(bare.services["orchestrator"]?.environment ?? {})) {
+      if (SECRET_NAME.test(name) && !value.startsWith("/run/agentcage/")) expect([name, value]).toEqual([name, ""]);
+    }
     for (const secret of Object.values(bare.secrets ?? {})) expect(secret.file).toBe(NO_SECRET_FILE);
     expect(statSync(NO_SECRET_FILE).size).toBe(0);
 
