@@ -237,6 +237,23 @@ describe('under networkPolicy "model"', () => {
   }, 120_000);
 });
 
+describe("under gVisor (runsc), which this engine runs with no network", () => {
+  it('a "model" Run cannot reach its model, and the Outcome says the runtime is why', async () => {
+    const runner = createAgentRunner({
+      image: AGENT_IMAGE,
+      apiRetries: 0,
+      owner: OWNER,
+      environment: { ANTHROPIC_API_KEY: CLAUDE_KEY },
+      networkPolicy: "model",
+      egress: gateway,
+      containerRuntime: "runsc",
+    });
+    const outcome = await runner.run({ cli: "claude", timeoutSeconds: 60 }, "What is the capital of France?");
+    expect(outcome).toMatchObject({ ok: false, containerRuntime: "runsc", network: { policy: "model", meter: { turns: 0 } } });
+    expect(outcome.error).toContain('the container runtime "runsc" may give the agent no network on this engine');
+  }, 120_000);
+});
+
 describe('under networkPolicy "allowlist"', () => {
   it("a CONNECT to a listed host:port opens a tunnel, and to any other is refused", async () => {
     const listed = `${standIn.name}:8080`;

@@ -142,6 +142,7 @@ export type AgentRunner = {
 
 export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
   checkRunnerOptions(options, extra);
+  const policy = checkNetworkPolicy(options);
   const apiRetries = options.apiRetries ?? DEFAULT_API_RETRIES;
   if (!Number.isInteger(apiRetries) || apiRetries < 0 || apiRetries > MAX_API_RETRIES) {
     throw new AgentRunnerError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
@@ -156,7 +157,6 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
     throw new AgentRunnerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
   }
-  const policy = checkNetworkPolicy(options);
   const gateway = policy === "model" || policy === "allowlist" ? options.egress : undefined;
   // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting.
   const anthropicBaseUrl = gateway === undefined ? options.anthropicBaseUrl : egressBaseUrl(gateway);
@@ -368,7 +368,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         ...(ran.reason === "stalled" && last !== undefined ? { error: `${ran.error ?? "the agent stalled"}; the last event it printed: ${last}` } : {}),
       };
       return {
-        ...(policy === "none" && options.networks === undefined ? withNetworkHint(outcome) : outcome),
+        ...(policy === "none" && options.networks === undefined ? withNetworkHint(outcome) : policy !== "none" && options.containerRuntime !== undefined ? withRuntimeHint(outcome, options.containerRuntime, policy) : outcome),
         ...(guarded.budget === undefined ? {} : { budget: guarded.budget }),
         network: { policy: options.networks === undefined ? policy : "declared", ...(meter === undefined ? {} : { meter }) },
         credential: credential.kind,
@@ -442,11 +442,22 @@ function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEv
   };
 }
 
+/** A Run under another container runtime that could not reach its model: that runtime may have no network on this engine. */
+function withRuntimeHint(outcome: Outcome<AgentResult>, runtime: string, policy: NetworkPolicy): Outcome<AgentResult> {
+  if (outcome.ok || !unreachedModel(outcome)) return outcome;
+  const hint =
+    `the container runtime ${JSON.stringify(runtime)} may give the agent no network on this engine (gVisor registered with --network=none does), ` +
+    `so network policy ${JSON.stringify(policy)} cannot reach the model under it; use the "none" policy with it, or the engine's default runtime (see the README on runtimes and policies)`;
+  return { ...outcome, error: outcome.error === undefined ? hint : `${outcome.error}; ${hint}` };
+}
+
+function unreachedModel(outcome: Outcome<AgentResult>): boolean {
+  return outcome.reason === "timeout" || outcome.result?.reason === "api_error" || outcome.result?.reason === "no_result" || outcome.result?.reason === "overloaded";
+}
+
 /** A failed Run whose container could reach nothing says so, and what to declare. */
 function withNetworkHint(outcome: Outcome<AgentResult>): Outcome<AgentResult> {
-  if (outcome.ok) return outcome;
-  const unreached = outcome.reason === "timeout" || outcome.result?.reason === "api_error" || outcome.result?.reason === "no_result" || outcome.result?.reason === "overloaded";
-  if (!unreached) return outcome;
+  if (outcome.ok || !unreachedModel(outcome)) return outcome;
   const hint =
     'the agent container has no network (network policy "none"), so the CLI could not reach its model; ' +
     'choose networkPolicy "model" with the egress proxy, or "open" (see the README on network policies)';

@@ -77,6 +77,12 @@ describe("agentcage run, piped", () => {
     [["run", "claude", "hi", "--remote", "ftp://x"], '--remote "ftp://x" is not http or https'],
     [["run", "claude", "hi", "--remote", "http://127.0.0.1:1", "--stand-in"], "--stand-in is the service's to choose with --remote"],
     [["run", "claude", "hi", "--runtime-dir", "relative-rt"], '--runtime-dir "relative-rt" is not an absolute path; write it from the root'],
+    [["run", "claude", "hi", "--network-policy", "wide"], "argument 'wide' is invalid. Allowed choices are none, model, allowlist, open"],
+    [["run", "claude", "hi", "--network-policy", "allowlist"], "--network-policy allowlist needs at least one --allow <host:port>"],
+    [["run", "claude", "hi", "--allow", "registry.npmjs.org:443"], "--allow registry.npmjs.org:443 needs --network-policy allowlist"],
+    [["run", "claude", "hi", "--network-policy", "model", "--network", "bridge"], "--network-policy model and --network bridge were both given"],
+    [["run", "claude", "hi", "--network-policy", "allowlist", "--allow", "no-port"], '--allow "no-port" is not host:port'],
+    [["run", "claude", "hi", "--remote", "http://127.0.0.1:1", "--network-policy", "model"], "--network-policy is the service's to choose with --remote"],
   ])("refuses %j with exit 2, saying what to write, and starts nothing", async (args, said) => {
     const done = await runCommand(args, env);
     expect(done.code).toBe(EXIT.usage);
@@ -84,6 +90,15 @@ describe("agentcage run, piped", () => {
     expect(done.stdout).toBe("");
     expect(runDirectories()).toEqual([]);
   });
+
+  it("runs claude under --network-policy model: the proxy starts for the Run, meters it, and goes with it", async () => {
+    const done = await runCommand(["run", "claude", "What is the capital of France?", "--stand-in", "--network-policy", "model", "--json"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    const outcome = JSON.parse(done.stdout) as { network?: { policy: string; meter?: { turns: number } }; result?: { text?: string } };
+    expect(outcome.result?.text).toBe(PLAIN_ANSWER);
+    expect(outcome.network).toMatchObject({ policy: "model", meter: { turns: 1 } });
+    expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress")).toBe("");
+  }, 120_000);
 
   it("stops a runaway agent at --max-tokens with exit 6, keeping what it spent", async () => {
     const done = await runCommand(["run", "claude", "[stand-in:max_turns] keep going", "--stand-in", "--max-tokens", "50"], env);

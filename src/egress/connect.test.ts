@@ -154,6 +154,25 @@ describe("the egress proxy's allowlist mode", () => {
     expect(target.connections()).toBe(0);
   });
 
+  it("holds a Run registered with its own allowlist to that list, not the proxy's; [] is model-only for that Run", async () => {
+    const mine = await echoServer();
+    const theirs = await echoServer();
+    const proxy = await proxyWith({ allowlist: [`127.0.0.1:${theirs.port}`] });
+    const own = await proxy.register({ runId: "own-list", cli: "claude", credential: { kind: "api_key", value: KEY }, allowlist: [`127.0.0.1:${mine.port}`] });
+    const none = await proxy.register({ runId: "no-list", cli: "claude", credential: { kind: "api_key", value: KEY }, allowlist: [] });
+    const through = await connectThrough(proxy, `127.0.0.1:${mine.port}`, `Bearer ${own.token}`);
+    expect(through.status).toBe(200);
+    through.socket!.destroy();
+    const other = await connectThrough(proxy, `127.0.0.1:${theirs.port}`, `Bearer ${own.token}`);
+    expect([other.status, other.body]).toEqual([403, expect.stringContaining("this Run's allowlist")]);
+    // Another Run's list is not this one's.
+    const borrowed = await connectThrough(proxy, `127.0.0.1:${mine.port}`, `Bearer ${none.token}`);
+    expect([borrowed.status, borrowed.body]).toEqual([405, expect.stringContaining("this Run's policy is model-only")]);
+    expect(theirs.connections()).toBe(0);
+    expect(mine.connections()).toBe(1);
+    expect((await proxy.meter("no-list"))?.refused).toBe(1);
+  });
+
   it("refuses an allowlist entry that is not host:port at construction, quoting it", async () => {
     await expect(createEgressProxy({ allowlist: ["example.com"] })).rejects.toThrow('allowlist[0] "example.com" is not host:port');
     await expect(createEgressProxy({ allowlist: ["example.com:443", "https://example.com:443"] })).rejects.toThrow(/^allowlist\[1\] "https:\/\/example.com:443"/);

@@ -10,6 +10,7 @@ const good = { runId: "0123456789abcdef", cli: "claude", credential: { kind: "ap
 describe("a Run's registration", () => {
   it("is taken as it is when every field is right", () => {
     expect(validateRegistration({ ...good, budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 } })).toEqual({ ...good, budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 } });
+    expect(validateRegistration({ ...good, allowlist: [] })).toEqual({ ...good, allowlist: [] });
   });
 
   it.each([
@@ -21,6 +22,8 @@ describe("a Run's registration", () => {
     [{ ...good, budget: { maxCostUsd: -1 } }, /^budget\.maxCostUsd -1 must be a positive number of dollars/],
     [{ ...good, budget: { maxWallSeconds: 60 } }, /^budget\.maxWallSeconds 60 is not a cap; the caps are maxTurns, maxTokens, maxCostUsd/],
     ["run", /^registration "run" must be an object/],
+    [{ ...good, allowlist: "example.com:443" }, /^allowlist "example\.com:443" must be a list of at most 256 "host:port" strings/],
+    [{ ...good, allowlist: ["example.com:443", "example.com"] }, /^allowlist\[1\] "example\.com" is not host:port/],
   ])("refuses %j naming the parameter and quoting the value", (value, message) => {
     expect(() => validateRegistration(value)).toThrow(message);
   });
