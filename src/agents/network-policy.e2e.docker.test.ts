@@ -196,6 +196,12 @@ describe('under networkPolicy "model"', () => {
       // The token works now (through the proxy, from inside)...
       const probe = `exec 3<>/dev/tcp/egress/${gateway.port}; printf 'POST /v1/messages/count_tokens HTTP/1.1\\r\\nHost: egress\\r\\nx-api-key: %s\\r\\ncontent-type: application/json\\r\\ncontent-length: 2\\r\\nconnection: close\\r\\n\\r\\n{}' "$(cat)" >&3; timeout 5 head -1 <&3`;
       expect((await inside(agent, probe, token)).stdout).toMatch(/^HTTP\/1\.1 200/);
+      // ...for the model's API alone: the control routes (another Run's meter, the breach events) are not on the agents' port.
+      for (const path of ["/v1/runs/0123456789abcdef/meter", "/v1/events", "/v1/runs"]) {
+        const control = `exec 3<>/dev/tcp/egress/${gateway.port}; printf 'GET ${path} HTTP/1.1\\r\\nHost: egress\\r\\nx-api-key: %s\\r\\nauthorization: Bearer %s\\r\\nconnection: close\\r\\n\\r\\n' "$T" "$T" >&3; timeout 5 head -1 <&3`;
+        const answer = (await inside(agent, `T=$(cat); ${control}`, token)).stdout;
+        expect(answer, path).toMatch(/^HTTP\/1\.1 4\d\d/);
+      }
       controller.abort();
       outcome = await running;
       // ...and not the moment the Run has ended: from the host, on the proxy's own address.

@@ -1,14 +1,14 @@
 // The runner's answers to misuse and to the obvious mistakes, against the real engine and the real
-// CLIs: an agent with no network says why it could not reach its model and what to declare.
+// CLIs: an agent with no network says why it could not reach its model and which policies would.
 
 import { describe, expect, it } from "vitest";
 import { createAgentRunner } from "../index.js";
 import { capturingLogger } from "../../test/support/engine.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 
-describe("an agent Run with no network declared", () => {
+describe("an agent Run under the none network policy", () => {
   for (const cli of ["claude", "codex"] as const) {
-    it(`ends with ${cli} saying it could not reach its model and naming networks`, async () => {
+    it(`ends with ${cli} saying it could not reach its model and naming the policies that would`, async () => {
       const runner = createAgentRunner({
         image: AGENT_IMAGE,
         environment: { ANTHROPIC_API_KEY: "sk-no-network-test-key", OPENAI_API_KEY: "sk-no-network-test-key" },
@@ -17,8 +17,9 @@ describe("an agent Run with no network declared", () => {
       });
       const outcome = await runner.run({ cli, timeoutSeconds: cli === "claude" ? 15 : 120 }, "hello");
       expect(outcome.ok).toBe(false);
-      expect(outcome.error).toContain("the agent container has no network");
-      expect(outcome.error).toContain("declare networks");
+      expect(outcome.error).toContain('the agent container has no network (network policy "none")');
+      expect(outcome.error).toContain('choose networkPolicy "model" with the egress proxy, or "open"');
+      expect(outcome.network).toEqual({ policy: "none" });
       if (cli === "codex") {
         // It would retry an endpoint it cannot resolve for its whole timeout: it ends at the first such retry, with the cause.
         expect(outcome.result).toMatchObject({ reason: "api_error" });
