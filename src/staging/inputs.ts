@@ -3,10 +3,10 @@
 // and never lets an input take the agent's `out/`. Bounded by the limits in limits.ts.
 
 import { constants } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, open, opendir, readlink, symlink, writeFile, type FileHandle } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, opendir, readlink, symlink, writeFile, type FileHandle } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
-import pLimit from "p-limit";
-import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_CONCURRENCY } from "./limits.js";
+import { copyBatch, countOnBudget, newByteBudget, type ByteBudget, type CopyResult, type CopyTask } from "./copy-pool.js";
+import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_BATCH } from "./limits.js";
 
 export type RunInputs = {
   /** A directory to copy into `work/`; never modified, never mounted. */
@@ -30,7 +30,7 @@ export class StagingError extends Error {
 /** The agent writes in `out/`; an input of that name would be harvested as if the agent wrote it. */
 export const OUT_NAME = "out";
 
-type Budget = { entries: number; bytes: number };
+type Budget = { entries: number; readonly bytes: ByteBudget };
 
 export type CopyOptions = {
   /** Mode of copied regular files: 0o444 for read-only inputs, 0o644 when work/ is writable. */
@@ -40,14 +40,14 @@ export type CopyOptions = {
 };
 
 /** Copies `source` into the existing directory `work`, returning the entries and bytes copied. */
-export async function copyInputs(inputs: RunInputs, work: string, options: CopyOptions): Promise<Budget> {
-  const budget: Budget = { entries: 0, bytes: 0 };
+export async function copyInputs(inputs: RunInputs, work: string, options: CopyOptions): Promise<{ entries: number; bytes: number }> {
+  const budget: Budget = { entries: 0, bytes: newByteBudget(MAX_INPUT_BYTES) };
   if (inputs.directory !== undefined) await copyDirectory(inputs.directory, work, options, budget);
   for (const [relative, content] of Object.entries(inputs.files ?? {})) {
     options.signal?.throwIfAborted();
     await writeInputFile(work, relative, content, options, budget);
   }
-  return budget;
+  return { entries: budget.entries, bytes: Number(budget.bytes.counted[0]) };
 }
 
 function count(budget: Budget, entry: string, bytes = 0): void {
@@ -59,10 +59,11 @@ function count(budget: Budget, entry: string, bytes = 0): void {
 }
 
 function countBytes(budget: Budget, entry: string, bytes: number): void {
-  budget.bytes += bytes;
-  if (budget.bytes > MAX_INPUT_BYTES) {
-    throw new StagingError("invalid_input", `inputs pass ${MAX_INPUT_BYTES} bytes (MAX_INPUT_BYTES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
-  }
+  if (!countOnBudget(budget.bytes, bytes)) throw overBudget(entry);
+}
+
+function overBudget(entry: string): StagingError {
+  return new StagingError("invalid_input", `inputs pass ${MAX_INPUT_BYTES} bytes (MAX_INPUT_BYTES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
 }
 
 async function copyDirectory(source: string, work: string, options: CopyOptions, budget: Budget): Promise<void> {
@@ -75,7 +76,6 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
   if (!top.isDirectory()) {
     throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} is not a directory (links are not followed); pass the directory itself`);
   }
-  const limit = pLimit(STAGE_COPY_CONCURRENCY);
   const copies: Array<Promise<void>> = [];
   // The first failure of any copy; each copy's promise never rejects, so none goes unhandled
   // while the walk is still running.
@@ -86,8 +86,23 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
   const walk = async (dir: FileHandle, to: string, relative: string, depth: number): Promise<void> => {
     const base = `/proc/self/fd/${dir.fd}`;
     const mine: Array<Promise<void>> = [];
+    let batch: Array<CopyTask & { readonly rel: string }> = [];
+    // Files go to the copy workers a batch at a time: the walk never waits on a copy.
+    const flush = (): void => {
+      if (batch.length === 0) return;
+      const tasks = batch;
+      batch = [];
+      const copy = copyBatch(tasks, options.fileMode, budget.bytes)
+        .then((results) => {
+          const failed = results.findIndex((result) => !result.ok);
+          if (failed >= 0) throw copyError(results[failed] as Exclude<CopyResult, { ok: true }>, tasks[failed]?.rel ?? "");
+        })
+        .catch((error: unknown) => void (copyFailure ??= { error }));
+      copies.push(copy);
+      mine.push(copy);
+    };
     try {
-      for await (const entry of await opendir(base)) {
+      for await (const entry of await opendir(base, { bufferSize: DIRECTORY_READ_ENTRIES })) {
         if (copyFailure !== undefined) return;
         options.signal?.throwIfAborted();
         const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
@@ -101,19 +116,14 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
           if (depth + 1 > MAX_INPUT_DEPTH) {
             throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is deeper than ${MAX_INPUT_DEPTH} levels (MAX_INPUT_DEPTH); hand over a shallower tree`);
           }
+          flush();
           await mkdir(dst, { mode: 0o755 });
           await walk(await openDirectory(src, rel), dst, rel, depth + 1);
           await chmod(dst, 0o755);
         } else if (entry.isFile()) {
           count(budget, rel);
-          // The size is read inside the copy's slot: awaited here, it would make the walk that feeds
-          // the copies wait one thread-pool round trip per file (half of staging's time, measured).
-          const copy = limit(async () => {
-            if (copyFailure !== undefined) return;
-            await copyRegularFile(src, dst, rel, budget, options.fileMode);
-          }).catch((error: unknown) => void (copyFailure ??= { error }));
-          copies.push(copy);
-          mine.push(copy);
+          batch.push({ src, dst, rel });
+          if (batch.length >= STAGE_COPY_BATCH) flush();
         } else if (entry.isSymbolicLink()) {
           count(budget, rel);
           // Copied as a link, never followed: it resolves inside the container, if at all.
@@ -122,6 +132,7 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
           throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out`);
         }
       }
+      flush();
     } finally {
       await Promise.all(mine);
       await dir.close();
@@ -133,6 +144,25 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
     await Promise.all(copies);
   }
   if (copyFailure !== undefined) throw copyFailure.error;
+}
+
+/** Entries read from a directory at a time (node's default is 32, each read a trip through the thread pool). */
+const DIRECTORY_READ_ENTRIES = 512;
+
+/** What a failed copy means for the caller, naming the input. */
+function copyError(result: Exclude<CopyResult, { ok: true }>, rel: string): Error {
+  switch (result.why) {
+    case "link":
+      return new StagingError("invalid_input", `input ${JSON.stringify(rel)} became a link while it was copied; hand over a tree nothing writes to`);
+    case "not_file":
+      return new StagingError("invalid_input", `input ${JSON.stringify(rel)} is no longer a regular file; hand over a tree nothing writes to`);
+    case "over_budget":
+      return overBudget(rel);
+    case "skipped":
+      return new StagingError("io", `input ${JSON.stringify(rel)} was not copied after an earlier failure`);
+    case "error":
+      return Object.assign(new Error(`copying input ${JSON.stringify(rel)} failed: ${result.message}`), result.code === undefined ? {} : { code: result.code });
+  }
 }
 
 /** Opens a directory of the input without following a link; refuses one that is no longer a directory. */
@@ -148,35 +178,6 @@ async function openDirectory(path: string, rel: string): Promise<FileHandle> {
     throw error;
   }
   return handle;
-}
-
-/**
- * Copies one input file that must still be the regular file the walk saw: opened without
- * following a link and without blocking (a FIFO swapped in cannot hang staging), checked with
- * fstat, then copied from that very open file through /proc/self/fd, so nothing swapped in
- * between the check and the copy can be read instead.
- */
-async function copyRegularFile(src: string, dst: string, rel: string, budget: Budget, mode: number): Promise<void> {
-  let handle;
-  try {
-    handle = await open(src, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ELOOP") {
-      throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} became a link while it was copied; hand over a tree nothing writes to`);
-    }
-    throw error;
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is no longer a regular file; hand over a tree nothing writes to`);
-    }
-    countBytes(budget, rel, stats.size);
-    await copyFile(`/proc/self/fd/${handle.fd}`, dst, constants.COPYFILE_FICLONE);
-    await chmod(dst, mode);
-  } finally {
-    await handle.close();
-  }
 }
 
 function checkRelative(relative: string): string {

@@ -9,8 +9,8 @@ export const MAX_INPUT_ENTRIES = 250_000;
 export const MAX_INPUT_BYTES = 4096 * MiB;
 /** Directory levels below the input directory. */
 export const MAX_INPUT_DEPTH = 64;
-/** Files copied at once while staging. */
-export const STAGE_COPY_CONCURRENCY = 16;
+/** Input files handed to a copy worker at a time (a directory's files, up to this many). */
+export const STAGE_COPY_BATCH = 64;
 /** A Run directory older than this is removed by the next sweep whatever it holds. */
 export const MAX_RUN_DIRECTORY_AGE_MS = 24 * 60 * 60 * 1000;
 
