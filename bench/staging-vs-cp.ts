@@ -25,6 +25,11 @@ const INPUT_FILES_PER_DIR = 100;
 const INPUT_MAX_FILE_BYTES = 8 * 1024;
 /** The harvest source: HARVEST_DIRS directories of HARVEST_FILES_PER_DIR files, 2000 entries in all. */
 const HARVEST_DIRS = 10;
+/** The monorepo-like tree: MONO_PACKAGES x MONO_AREAS x MONO_MODULES modules of MONO_FILES_PER_MODULE files (100,000). */
+const MONO_PACKAGES = 20;
+const MONO_AREAS = 5;
+const MONO_MODULES = 10;
+const MONO_FILES_PER_MODULE = 100;
 const HARVEST_FILES_PER_DIR = 199;
 /** Harvest files are this size give or take HARVEST_FILE_SPREAD_BYTES, just under 64 MiB in all. */
 const HARVEST_FILE_BYTES = 33_600;
@@ -79,6 +84,35 @@ function makeInputTree(root: string, bytes: Buffer): Tally {
     }
   }
   return { files, directories: INPUT_TOP * (1 + INPUT_SUB), bytes: total };
+}
+
+/**
+ * 100,000 files shaped like a monorepo: 20 packages x 5 areas x 10 modules, each module 1 to 4
+ * directories deep, 100 files in its deepest; most files 0 to 4 KiB, one in 200 of 256 KiB to 1 MiB.
+ */
+function makeMonorepoTree(root: string, bytes: Buffer): Tally {
+  let files = 0;
+  let directories = 0;
+  let total = 0;
+  mkdirSync(root);
+  for (let p = 0; p < MONO_PACKAGES; p++) {
+    for (let a = 0; a < MONO_AREAS; a++) {
+      for (let m = 0; m < MONO_MODULES; m++) {
+        let dir = path.join(root, `packages/pkg-${p}`, ["src", "test", "lib", "docs", "scripts"][a] as string, `module-${m}`);
+        for (let level = 0; level < m % 4; level++) dir = path.join(dir, `nested-${level}`);
+        mkdirSync(dir, { recursive: true });
+        for (let f = 0; f < MONO_FILES_PER_MODULE; f++) {
+          const large = files % 200 === 199;
+          const size = large ? 256 * 1024 + ((files * 7919) % (768 * 1024)) : (files * 2_654_435_761) % (4 * 1024 + 1);
+          writeFileSync(path.join(dir, `file-${f}.ts`), slice(bytes, files, size), { mode: 0o644 });
+          files += 1;
+          total += size;
+        }
+      }
+    }
+  }
+  directories = tallyTree(root).directories;
+  return { files, directories, bytes: total };
 }
 
 /** 1990 files of about 32 KiB in 10 directories: 2000 entries, just under 64 MiB. */
@@ -205,12 +239,14 @@ async function main(): Promise<number> {
     const source = path.join(scratch, "out");
     const inputTally = makeInputTree(input, bytes);
     const harvestTally = makeHarvestTree(source, bytes);
+    const monorepo = path.join(scratch, "monorepo");
+    const monorepoTally = makeMonorepoTree(monorepo, bytes);
     const runtimeDir = path.join(scratch, "runs");
     const copies = path.join(scratch, "copies");
     mkdirSync(runtimeDir, { mode: 0o700 });
     mkdirSync(copies);
     sync();
-    const needed = 2 * (runs + 1) * (diskBytes(input) + diskBytes(source));
+    const needed = 2 * (runs + 1) * (diskBytes(input) + diskBytes(source) + diskBytes(monorepo));
     const free = statfsSync(scratch);
     const available = free.bavail * free.bsize;
     if (needed > MAX_FREE_SPACE_FRACTION * available) {
@@ -224,24 +260,26 @@ async function main(): Promise<number> {
     const fresh = (): string => path.join(copies, `c${n++}`);
 
     // Staging: prepareRunDirectory copies the tree into <runId>/work/ (0444 files, an empty out/).
-    const stageOurs = async (check: boolean): Promise<number> => {
+    const stageOursOf = (tree: string, tally: Tally) => async (check: boolean): Promise<number> => {
       const runId = randomBytes(8).toString("hex");
       const ms = await time(async () => {
-        await prepareRunDirectory({ runtimeDir, runId, owner: OWNER, inputs: { directory: input }, promptText: "ping\n", writableWork: false, agentUser: AGENT_USER });
+        await prepareRunDirectory({ runtimeDir, runId, owner: OWNER, inputs: { directory: tree }, promptText: "ping\n", writableWork: false, agentUser: AGENT_USER });
       });
       const root = path.join(runtimeDir, runId);
       // work/ holds the inputs plus the agent's empty out/.
-      if (check) sameTally("the staged work/", tallyTree(path.join(root, "work")), { ...inputTally, directories: inputTally.directories + 1 });
+      if (check) sameTally("the staged work/", tallyTree(path.join(root, "work")), { ...tally, directories: tally.directories + 1 });
       sync();
       return ms;
     };
-    const stageCp = async (check: boolean): Promise<number> => {
+    const stageCpOf = (tree: string, tally: Tally) => async (check: boolean): Promise<number> => {
       const destination = fresh();
-      const ms = await time(() => cpArchive(input, destination));
-      if (check) sameTally("cp -a's copy of the input tree", tallyTree(destination), inputTally);
+      const ms = await time(() => cpArchive(tree, destination));
+      if (check) sameTally("cp -a's copy of the input tree", tallyTree(destination), tally);
       sync();
       return ms;
     };
+    const stageOurs = stageOursOf(input, inputTally);
+    const stageCp = stageCpOf(input, inputTally);
     const harvestOurs = async (check: boolean): Promise<number> => {
       const destination = fresh();
       const started = performance.now();
@@ -276,6 +314,8 @@ async function main(): Promise<number> {
 
     const [stageOursMs, stageCpMs] = await interleave(stageOurs, stageCp);
     report("staging", "prepareRunDirectory", stageOursMs, stageCpMs, inputTally);
+    const [monoOursMs, monoCpMs] = await interleave(stageOursOf(monorepo, monorepoTally), stageCpOf(monorepo, monorepoTally));
+    report("staging a monorepo-like tree", "prepareRunDirectory", monoOursMs, monoCpMs, monorepoTally);
     const [harvestOursMs, harvestCpMs] = await interleave(harvestOurs, harvestCp);
     report("harvest", "harvest()", harvestOursMs, harvestCpMs, harvestTally);
     console.log("");

@@ -20,4 +20,4 @@ export const MAX_HARVEST_ENTRIES = 2000;
 /** Bytes read and written per system call while copying one file; a tuning value, not a limit. */
 export const HARVEST_COPY_CHUNK_BYTES = 256 * KiB;
 /** File copies in flight at once (each holds two descriptors and one copy chunk); a tuning value. */
-export const HARVEST_PARALLEL_FILES = 8;
+export const HARVEST_PARALLEL_FILES = 16;
