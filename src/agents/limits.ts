@@ -31,3 +31,5 @@ export const MAX_BUDGET_COST_USD = 100_000;
 
 /** Between two readings of the egress proxy's meter during a Run (a `metered` event when it changed). */
 export const METER_EVENT_INTERVAL_MS = 1000;
+/** How long a Run waits for the egress proxy's breach event stream to open before it ends unavailable. */
+export const EGRESS_EVENTS_OPEN_MS = 10_000;

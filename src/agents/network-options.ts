@@ -1,11 +1,10 @@
 // The runner's network options checked together, at construction: a policy, the proxy it needs,
 // and the settings it replaces. Each refusal names the option, quotes the value and says what to write.
 
+import { connectTarget } from "../runtime/index.js";
 import type { AgentRunnerOptions } from "./runner.js";
 import { AgentRunnerError } from "./runner-options.js";
 import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
-
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):(\d{1,5})$/;
 
 /** The policy in effect; throws AgentRunnerError for options that cannot go together. */
 export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
@@ -38,8 +37,7 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
     }
     if (!Array.isArray(options.allowlist)) throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is not a list; write host:port pairs, like ["registry.npmjs.org:443"]`);
     options.allowlist.forEach((entry: unknown, i) => {
-      const match = typeof entry === "string" ? HOST_PORT.exec(entry) : null;
-      if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+      if (typeof entry !== "string" || connectTarget(entry) === undefined) {
         throw new AgentRunnerError(`allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name and its port, like "registry.npmjs.org:443"`);
       }
     });

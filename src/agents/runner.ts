@@ -31,7 +31,7 @@ import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.js";
-import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES, METER_EVENT_INTERVAL_MS } from "./limits.js";
+import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES, METER_EVENT_INTERVAL_MS, EGRESS_EVENTS_OPEN_MS } from "./limits.js";
 import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
 import { createRunGuard, type BudgetReport } from "./guard.js";
@@ -166,14 +166,18 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
   const codexProvider = declaredProvider === undefined ? undefined : { ...declaredProvider, maxRetries: declaredProvider.maxRetries ?? apiRetries };
   /** Live proxied Runs by their id, for the proxy's breach reports. */
   const atSource = new Map<string, (breach: EgressBreach) => void>();
-  let breachesHeard: Promise<void> | undefined;
-  const hearBreaches = (): Promise<void> => {
-    if (gateway === undefined) return Promise.resolve();
-    breachesHeard ??= (async () => {
-      gateway.onBreach((breach) => atSource.get(breach.runId)?.(breach));
-      await gateway.eventsOpen();
-    })();
-    return breachesHeard;
+  let listening = false;
+  /** One listener for the runner's whole life; each Run waits until the breach stream is open, so no breach of it is missed. */
+  const hearBreaches = async (proxy: EgressGateway): Promise<void> => {
+    if (!listening) {
+      proxy.onBreach((breach) => atSource.get(breach.runId)?.(breach));
+      listening = true;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`its breach event stream did not open within ${EGRESS_EVENTS_OPEN_MS} ms (EGRESS_EVENTS_OPEN_MS); is the proxy running?`)), EGRESS_EVENTS_OPEN_MS);
+    });
+    await Promise.race([proxy.eventsOpen(), late]).finally(() => clearTimeout(timer));
   };
   const container: AgentContainer = {
     image: options.image,
@@ -303,10 +307,9 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
           );
         }
         try {
-          await hearBreaches();
+          await hearBreaches(gateway);
           proxied = await registerProxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? []);
         } catch (error) {
-          breachesHeard = undefined;
           return refused("unavailable", `the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`, credential.kind, request.cli);
         }
       }

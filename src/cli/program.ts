@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
 import { NETWORK_POLICIES, type NetworkPolicy } from "../agents/index.js";
+import { connectTarget } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, dollars, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type RunArguments } from "./run-args.js";
@@ -109,7 +110,7 @@ function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "
     throw new UsageError('--network-policy allowlist needs at least one --allow <host:port>, such as --allow registry.npmjs.org:443; with none, use --network-policy model');
   }
   for (const entry of flags.allow ?? []) {
-    if (!/^[A-Za-z0-9.-]+:\d{1,5}$/.test(entry) || Number(entry.split(":")[1]) > 65535 || Number(entry.split(":")[1]) < 1) {
+    if (connectTarget(entry) === undefined) {
       throw new UsageError(`--allow ${JSON.stringify(entry)} is not host:port; write a host name and its port, such as registry.npmjs.org:443`);
     }
   }

@@ -9,7 +9,7 @@ import { pino } from "pino";
 import { createAgentRunner, type AgentOutcome, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
 import { startEgressGateway, type EgressGateway } from "../runtime/index.js";
 import { UsageError } from "./options.js";
-import { standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
 import { forStdout } from "./answer.js";
@@ -84,7 +84,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     try {
       runner = createAgentRunner(
         gateway !== undefined
-          ? { ...runnerOptions, egress: gateway, ...(options.standIn ? { environment: standInRunnerOptions({ network: "", baseUrl: "" }).environment } : {}) }
+          ? { ...runnerOptions, egress: gateway, ...(options.standIn ? { environment: STAND_IN_ENVIRONMENT } : {}) }
           : standIn === undefined
             ? runnerOptions
             : { ...runnerOptions, ...standInRunnerOptions(standIn) },

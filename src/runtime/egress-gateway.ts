@@ -88,10 +88,9 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     await writeFile(join(directory, SECRET_FILE), secret, { mode: 0o400 });
     if (process.getuid?.() === 0) {
       // Root here, another uid there: the proxy must own what it reads and where it listens.
-      const [uid, gid] = user.split(":").map(Number);
-      if (Number.isInteger(uid)) {
-        await chown(directory, uid as number, Number.isInteger(gid) ? (gid as number) : (uid as number));
-        await chown(join(directory, SECRET_FILE), uid as number, Number.isInteger(gid) ? (gid as number) : (uid as number));
+      const [uid = Number.NaN, gid = uid] = user.split(":").map(Number);
+      if (Number.isInteger(uid) && Number.isInteger(gid)) {
+        for (const path of [directory, join(directory, SECRET_FILE)]) await chown(path, uid, gid);
       }
     }
   } catch (error) {

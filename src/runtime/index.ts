@@ -49,6 +49,7 @@ export type {
   RunRegistration,
 } from "../egress/index.js";
 export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export { connectTarget } from "../egress/index.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { newRunId } from "./run-id.js";
 export { runNetworkName } from "./run-network.js";

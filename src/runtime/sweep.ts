@@ -33,35 +33,25 @@ export type SweepRequest = {
 export async function sweep(request: SweepRequest): Promise<SweepResult> {
   const { engine, logger, masker, owner } = request;
   const context = { session: request.session, me: thisProcess(), isLive: liveRuns.has, now: Date.now() };
-  const removed: string[] = [];
-  for (const listed of await engine.listByLabel(`${OWNER_LABEL}=${owner}`)) {
-    const runId = listed.labels[RUN_LABEL] ?? "";
-    const why = orphanedBecause(runId, ownershipFromLabels(listed.labels), context);
-    if (why === undefined) continue;
-    try {
-      await engine.remove(listed.id);
-      removed.push(listed.id);
-      logger.info({ runId, container: listed.id, why }, "sweep removed a container");
-    } catch (error) {
-      logger.warn({ container: listed.id, err: masker.mask(engineMessage(error)) }, "sweep could not remove a container");
-    }
-  }
+  const orphaned = (runId: string, labels: Readonly<Record<string, string>>) => orphanedBecause(runId, ownershipFromLabels(labels), context);
+  const removed = await removeOrphans(
+    (await engine.listByLabel(`${OWNER_LABEL}=${owner}`)).map((c) => ({ name: c.id, runId: c.labels[RUN_LABEL] ?? "", labels: c.labels })),
+    { field: "container", words: "container" },
+    orphaned,
+    engine.remove,
+    request,
+  );
   // After the containers: a Run's network outlives its container only when its process died between the two.
-  const removedNetworks: string[] = [];
-  for (const listed of await engine.listNetworksByLabel(`${OWNER_LABEL}=${owner}`)) {
-    const runId = listed.labels[RUN_LABEL];
-    // Only a Run's own network (named for it, labelled with it): never one the Operator made.
-    if (runId === undefined || listed.name !== runNetworkName(runId)) continue;
-    const why = orphanedBecause(runId, ownershipFromLabels(listed.labels), context);
-    if (why === undefined) continue;
-    try {
-      await engine.removeNetwork(listed.name);
-      removedNetworks.push(listed.name);
-      logger.info({ runId, network: listed.name, why }, "sweep removed a Run's network");
-    } catch (error) {
-      logger.warn({ network: listed.name, err: masker.mask(engineMessage(error)) }, "sweep could not remove a Run's network");
-    }
-  }
+  const removedNetworks = await removeOrphans(
+    (await engine.listNetworksByLabel(`${OWNER_LABEL}=${owner}`))
+      // Only a Run's own network (named for it, labelled with it): never one the Operator made.
+      .filter((n) => n.labels[RUN_LABEL] !== undefined && n.name === runNetworkName(n.labels[RUN_LABEL]))
+      .map((n) => ({ name: n.name, runId: n.labels[RUN_LABEL] ?? "", labels: n.labels })),
+    { field: "network", words: "Run's network" },
+    orphaned,
+    engine.removeNetwork,
+    request,
+  );
   const staging = request.container.staging;
   const removedRunDirectories =
     staging === undefined
@@ -77,4 +67,27 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
     logger.info({ owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length }, "swept what earlier Runs left");
   }
   return { removed, removedRunDirectories, removedNetworks };
+}
+
+/** Removes each listed thing that is orphaned, logging why; one that cannot be removed is logged and left to the next sweep. */
+async function removeOrphans(
+  listed: ReadonlyArray<{ readonly name: string; readonly runId: string; readonly labels: Readonly<Record<string, string>> }>,
+  what: { readonly field: "container" | "network"; readonly words: string },
+  orphaned: (runId: string, labels: Readonly<Record<string, string>>) => string | undefined,
+  remove: (name: string) => Promise<void>,
+  { logger, masker }: Pick<SweepRequest, "logger" | "masker">,
+): Promise<string[]> {
+  const removed: string[] = [];
+  for (const { name, runId, labels } of listed) {
+    const why = orphaned(runId, labels);
+    if (why === undefined) continue;
+    try {
+      await remove(name);
+      removed.push(name);
+      logger.info({ runId, [what.field]: name, why }, `sweep removed a ${what.words}`);
+    } catch (error) {
+      logger.warn({ [what.field]: name, err: masker.mask(engineMessage(error)) }, `sweep could not remove a ${what.words}`);
+    }
+  }
+  return removed;
 }

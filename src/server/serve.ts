@@ -10,7 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { createAgentRunner, NETWORK_POLICIES, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
 import { connectEgressGateway, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
-import { AGENT_IMAGE, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { AGENT_IMAGE, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
 import { createRunMetrics } from "./metrics.js";
@@ -143,8 +143,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   try {
     if (options.standIn === true && gateway !== undefined) {
       // The stand-in is the proxy's upstream: the agents hold tokens, the proxy the stand-in's made-up key.
-      const { environment } = standInRunnerOptions({ network: "", baseUrl: "" });
-      runner = createAgentRunner({ ...runnerOptions, ...networkOptions, environment });
+      runner = createAgentRunner({ ...runnerOptions, ...networkOptions, environment: STAND_IN_ENVIRONMENT });
     } else if (options.standIn === true) {
       standIn = await startStandInModel("plain", { logger });
       runner = createAgentRunner({ ...runnerOptions, ...standInRunnerOptions(standIn) });

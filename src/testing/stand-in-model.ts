@@ -120,6 +120,9 @@ export async function startStandInModel(scenario: string, options: StandInOption
 /** A key the stand-in accepts; made up, and masked like a real one wherever it could show. */
 const STAND_IN_KEY = "sk-stand-in-made-up-key";
 
+/** A made-up key for each CLI: all a runner needs when the stand-in sits behind the egress proxy (startEgressGateway's `standIn`). */
+export const STAND_IN_ENVIRONMENT: Readonly<Record<string, string>> = { ANTHROPIC_API_KEY: STAND_IN_KEY, OPENAI_API_KEY: STAND_IN_KEY };
+
 /**
  * What an agent runner needs to run both CLIs against a running stand-in: its network, its URLs,
  * and a made-up key for each CLI (the stand-in takes any).
@@ -127,7 +130,7 @@ const STAND_IN_KEY = "sk-stand-in-made-up-key";
 export function standInRunnerOptions(standIn: Pick<RunningStandIn, "network" | "baseUrl">) {
   return {
     networks: [standIn.network],
-    environment: { ANTHROPIC_API_KEY: STAND_IN_KEY, OPENAI_API_KEY: STAND_IN_KEY },
+    environment: STAND_IN_ENVIRONMENT,
     anthropicBaseUrl: standIn.baseUrl,
     codexProvider: { baseUrl: `${standIn.baseUrl}/v1` },
   } as const;
