@@ -131,6 +131,8 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
         }
       }
     } else if (type === "user") {
+      // A tool's result is only ever an event: nobody listening, nothing to read.
+      if (emit === undefined) return undefined;
       for (const part of arr(obj(record["message"])?.["content"])) {
         const block = obj(part);
         if (str(block?.["type"]) !== "tool_result") continue;

@@ -60,21 +60,27 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
 
   let completedItems = 0;
   const tally = await readRecords(source, options, (record): RecordVerdict => {
-    const type = str(record["type"]);
-    const item = obj(record["item"]);
-    const itemType = str(item?.["type"]);
-    const id = str(item?.["id"]);
-    switch (type) {
+    // The switch compares the field itself (a case is a string, so a non-string matches none);
+    // the item is read only by the cases that have one: most lines are items, read once each.
+    switch (record["type"]) {
       case "thread.started":
         sessionId = str(record["thread_id"]);
         emit?.({ type: "init", ...(sessionId === undefined ? {} : { sessionId }), ...(options.model === undefined ? {} : { model: options.model }) });
         break;
-      case "item.started":
+      case "item.started": {
+        if (emit === undefined) break;
+        const item = obj(record["item"]);
+        const itemType = str(item?.["type"]);
+        const id = str(item?.["id"]);
         if (itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "web_search") {
-          emit?.({ type: "tool_call", ...(id === undefined ? {} : { id }), name: itemType === "command_execution" ? "shell" : (str(item?.["tool"]) ?? itemType), input: item?.["command"] ?? item?.["arguments"] ?? item?.["query"] });
+          emit({ type: "tool_call", ...(id === undefined ? {} : { id }), name: itemType === "command_execution" ? "shell" : (str(item?.["tool"]) ?? itemType), input: item?.["command"] ?? item?.["arguments"] ?? item?.["query"] });
         }
         break;
-      case "item.completed":
+      }
+      case "item.completed": {
+        const item = obj(record["item"]);
+        const itemType = str(item?.["type"]);
+        const id = str(item?.["id"]);
         // Each item codex completes is a model response acted on: what a budget counts as a turn.
         if (itemType === "agent_message" || itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "file_change" || itemType === "web_search") {
           completedItems += 1;
@@ -84,15 +90,18 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
           text = str(item?.["text"]) as string;
           emit?.({ type: "assistant_text", text });
         } else if (itemType === "command_execution" || itemType === "mcp_tool_call") {
-          const output = str(item?.["aggregated_output"]);
-          const exit = num(item?.["exit_code"]);
-          emit?.({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: (exit ?? 0) !== 0 || str(item?.["status"]) === "failed", ...(output === undefined ? {} : { text: output }) });
+          if (emit !== undefined) {
+            const output = str(item?.["aggregated_output"]);
+            const exit = num(item?.["exit_code"]);
+            emit({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: (exit ?? 0) !== 0 || str(item?.["status"]) === "failed", ...(output === undefined ? {} : { text: output }) });
+          }
         } else if (itemType === "file_change") {
           emit?.({ type: "tool_call", ...(id === undefined ? {} : { id }), name: "file_change", input: item?.["changes"] });
         } else if (itemType === "error" && str(item?.["message"]) !== undefined) {
           emit?.({ type: "error", message: str(item?.["message"]) as string });
         }
         break;
+      }
       case "turn.completed": {
         usage = codexUsage(record["usage"]) ?? usage;
         turns += 1;
