@@ -5,7 +5,7 @@
 
 import type { HarvestResult, Outcome, ReaderVerdict } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { ChangesRefused, collectChanges, harvest, type Manifest, type Originals, type RunDirectory } from "../staging/index.js";
+import { harvest, harvestChanges, type Manifest, type Originals, type RunDirectory } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 
 export type HarvestStep = {
@@ -35,13 +35,5 @@ export async function harvestRun<R extends ReaderVerdict>(outcome: Outcome<R>, d
 async function copyBack(directory: RunDirectory, destination: string, step: HarvestStep): Promise<HarvestResult> {
   const options = { signal: step.stop.signal, replace: step.replace };
   if (step.changesSince === undefined) return harvest(directory.out, destination, options);
-  let changes;
-  try {
-    changes = await collectChanges(directory.work, step.changesSince.manifest, step.changesSince.originals, directory.changes);
-  } catch (error) {
-    if (!(error instanceof ChangesRefused)) throw error;
-    return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
-  }
-  const harvested = await harvest(directory.changes, destination, options);
-  return harvested.ok ? { ...harvested, changes } : harvested;
+  return harvestChanges(directory.work, step.changesSince, directory.changes, destination, options);
 }

@@ -23,6 +23,6 @@ export { removeTree } from "./remove-tree.js";
 export { sweepRunDirectories } from "./sweep.js";
 export * from "./harvest/index.js";
 export type { Manifest, Originals } from "./changes/index.js";
-export { ChangesRefused, collectChanges, takeManifest } from "./changes/index.js";
+export { ChangesRefused, collectChanges, harvestChanges, takeManifest } from "./changes/index.js";
 export * as stagingLimits from "./limits.js";
 export { DEFAULT_WRITABLE_BYTES } from "./limits.js";

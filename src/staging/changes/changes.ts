@@ -8,8 +8,8 @@ import { constants } from "node:fs";
 import { copyFile, lstat, mkdir, opendir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import type { ChangeSummary } from "../../plan/index.js";
-import { MAX_HARVEST_ENTRIES } from "../harvest/index.js";
+import type { ChangeSummary, HarvestResult } from "../../plan/index.js";
+import { harvest, MAX_HARVEST_ENTRIES } from "../harvest/index.js";
 import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
 import { unchanged, type Manifest } from "./manifest.js";
 
@@ -29,6 +29,30 @@ export class ChangesRefused extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Collects the changes of `work` into the new directory `into`, then harvests that to
+ * `destination`; a refusal of either is the Harvest's refusal.
+ */
+export async function harvestChanges(
+  work: string,
+  since: { readonly manifest: Manifest; readonly originals: Originals },
+  into: string,
+  destination: string,
+  options: { readonly signal?: AbortSignal; readonly replace?: boolean } = {},
+): Promise<HarvestResult> {
+  let changes: ChangeSummary;
+  try {
+    changes = await collectChanges(work, since.manifest, since.originals, into);
+  } catch (error) {
+    if (!(error instanceof ChangesRefused)) throw error;
+    return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
+  }
+  // The change set mirrors the inputs' own directories under files/: it may be as deep as they
+  // were (the walk above bounds that), not only as deep as the Harvest lets an agent's out/ be.
+  const harvested = await harvest(into, destination, { ...options, maxDepth: MAX_CHANGES_DEPTH + 1 });
+  return harvested.ok ? { ...harvested, changes } : harvested;
 }
 
 /** Writes the changes of `work` into the new directory `into`; returns their summary. */

@@ -11,4 +11,4 @@
 export type { Manifest } from "./manifest.js";
 export type { Originals } from "./changes.js";
 export { takeManifest } from "./manifest.js";
-export { ChangesRefused, collectChanges } from "./changes.js";
+export { ChangesRefused, collectChanges, harvestChanges } from "./changes.js";

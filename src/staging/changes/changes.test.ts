@@ -1,0 +1,98 @@
+// What an agent changed in a writable work/, collected and harvested, on the real file system: the
+// change set of a tree as deep as its inputs may be, the same lists whatever order the walk meets
+// entries in, and a refusal for each entry the Harvest would not take.
+
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { MAX_HARVEST_DEPTH, MAX_HARVEST_ENTRIES } from "../harvest/index.js";
+import { harvestChanges, takeManifest } from "./index.js";
+import { MAX_CHANGES_DEPTH } from "./limits.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-changes-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let counter = 0;
+const fresh = (name: string) => join(scratch, `${name}-${++counter}`);
+
+/** Inputs made of `files` (relative path to text), staged into a writable work/ and its manifest taken. */
+async function staged(files: Record<string, string>) {
+  const inputs = fresh("inputs");
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(join(inputs, rel, ".."), { recursive: true });
+    writeFileSync(join(inputs, rel), text);
+  }
+  const work = fresh("work");
+  cpSync(inputs, work, { recursive: true });
+  const manifest = await takeManifest(work);
+  const harvestTo = (destination = fresh("destination")) => harvestChanges(work, { manifest, originals: { directory: inputs } }, fresh("changes"), destination);
+  return { inputs, work, harvestTo };
+}
+
+describe("the change set of a writable work/", () => {
+  it("comes back from a directory as deep as the inputs were, deeper than the Harvest takes from out/", async () => {
+    const deep = Array.from({ length: MAX_HARVEST_DEPTH }, (_, i) => `d${i + 1}`).join("/");
+    const { work, harvestTo } = await staged({ [`${deep}/file.txt`]: "one\n", "top.txt": "top\n" });
+    writeFileSync(join(work, deep, "file.txt"), "one, edited\n");
+    const destination = fresh("destination");
+    const result = await harvestTo(destination);
+    expect(result).toMatchObject({ ok: true, changes: { added: [], changed: [`${deep}/file.txt`], deleted: [] } });
+    expect(readFileSync(join(destination, "files", deep, "file.txt"), "utf8")).toBe("one, edited\n");
+  });
+
+  it("lists what was added, changed and deleted, sorted, with a patch git applies, whatever order the walk met them in", async () => {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 6; d++) for (let f = 0; f < 40; f++) files[`pkg${d}/src/f${f}.ts`] = `export const v${d}_${f} = ${f};\n`;
+    const { inputs, work, harvestTo } = await staged(files);
+    for (let d = 0; d < 6; d++) {
+      writeFileSync(join(work, `pkg${d}/src/f${d * 5}.ts`), `export const v${d}_${d * 5} = "edited";\n`);
+      unlinkSync(join(work, `pkg${d}/src/f${d * 5 + 1}.ts`));
+      mkdirSync(join(work, `pkg${d}/gen`));
+      writeFileSync(join(work, `pkg${d}/gen/new.ts`), `export const made = ${d};\n`);
+    }
+    writeFileSync(join(work, "pkg0/src/binary.bin"), Buffer.from([1, 0, 2]));
+    const destination = fresh("destination");
+    const result = await harvestTo(destination);
+    const range = [0, 1, 2, 3, 4, 5];
+    expect(result).toMatchObject({
+      ok: true,
+      changes: {
+        added: ["pkg0/src/binary.bin", ...range.map((d) => `pkg${d}/gen/new.ts`)].sort(),
+        changed: range.map((d) => `pkg${d}/src/f${d * 5}.ts`).sort(),
+        deleted: range.map((d) => `pkg${d}/src/f${d * 5 + 1}.ts`).sort(),
+        undiffed: ["pkg0/src/binary.bin"],
+      },
+    });
+    const copy = fresh("applied");
+    cpSync(inputs, copy, { recursive: true });
+    execFileSync("git", ["apply", join(destination, "changes.patch")], { cwd: copy });
+    expect(readFileSync(join(copy, "pkg3/src/f15.ts"), "utf8")).toBe('export const v3_15 = "edited";\n');
+    expect(readFileSync(join(copy, "pkg3/gen/new.ts"), "utf8")).toBe("export const made = 3;\n");
+  });
+
+  it("is refused, naming the entry, for a link the agent made", async () => {
+    const { work, harvestTo } = await staged({ "a/one.txt": "one\n" });
+    symlinkSync("/etc/passwd", join(work, "a/link"));
+    expect(await harvestTo()).toMatchObject({ ok: false, refusal: { reason: "symlink", entry: '"a/link"' } });
+  });
+
+  it("is refused for a special file the agent made", async () => {
+    const { work, harvestTo } = await staged({ "a/one.txt": "one\n" });
+    execFileSync("mkfifo", [join(work, "a/fifo")]);
+    expect(await harvestTo()).toMatchObject({ ok: false, refusal: { reason: "special_file", entry: '"a/fifo"' } });
+  });
+
+  it("is refused once work/ holds more entries than were staged plus what a Harvest may take", async () => {
+    const { work, harvestTo } = await staged({ "a/one.txt": "one\n" });
+    mkdirSync(join(work, "many"));
+    for (let i = 0; i <= MAX_HARVEST_ENTRIES + 1; i++) writeFileSync(join(work, "many", `f${i}`), "");
+    expect(await harvestTo()).toMatchObject({ ok: false, refusal: { reason: "too_many_entries" } });
+  });
+
+  it("is refused for a tree deeper than MAX_CHANGES_DEPTH", async () => {
+    const { work, harvestTo } = await staged({ "a/one.txt": "one\n" });
+    mkdirSync(join(work, ...Array.from({ length: MAX_CHANGES_DEPTH + 2 }, (_, i) => `l${i}`)), { recursive: true });
+    expect(await harvestTo()).toMatchObject({ ok: false, refusal: { reason: "too_deep" } });
+  });
+});
