@@ -7,7 +7,7 @@
 // before each copy, so no file past MAX_INPUT_BYTES is ever copied.
 
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { createWorkerPool } from "./workers/index.js";
 
 export type CopyTask = {
   /** Read through a pinned directory's descriptor: `/proc/self/fd/<dir>/<name>`. */
@@ -19,7 +19,7 @@ export type CopyTask = {
 export type CopyResult =
   | { readonly ok: true; readonly bytes: number }
   | { readonly ok: false; readonly why: "link" | "not_file" | "over_budget" | "skipped"; readonly bytes?: number }
-  | { readonly ok: false; readonly why: "error"; readonly code?: string; readonly message: string };
+  | { readonly ok: false; readonly why: "error"; readonly code?: string | undefined; readonly message: string };
 
 export type ByteBudget = {
   /** Shared with the workers: bytes counted so far (index 0). */
@@ -36,21 +36,18 @@ export function countOnBudget(budget: ByteBudget, bytes: number): boolean {
   return Atomics.add(budget.counted, 0, BigInt(bytes)) + BigInt(bytes) <= budget.max;
 }
 
-/**
- * The worker's whole program, as plain JavaScript run with `eval` (so it needs no file of its own,
- * compiled or not). Only node's own modules; no closure over this module.
- */
-function workerProgram(): void {
+type CopyRequest = { readonly tasks: readonly CopyTask[]; readonly mode: number; readonly counted: BigInt64Array; readonly max: bigint };
+
+/** The copy worker's program (see workers/): only node's own modules, no closure over this module. */
+function copyProgram(): (request: CopyRequest) => CopyResult[] {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const fs = require("node:fs") as typeof import("node:fs");
-  const { parentPort } = require("node:worker_threads") as typeof import("node:worker_threads");
   const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
   // Files up to this size are copied through one buffer of this worker's; larger ones by the kernel.
   const SMALL_FILE_BYTES = 64 * 1024;
   const buffer = Buffer.allocUnsafe(SMALL_FILE_BYTES);
-  type Message = { id: number; tasks: Array<{ src: string; dst: string }>; mode: number; counted: BigInt64Array; max: bigint };
-  parentPort?.on("message", (message: Message) => {
-    const results: unknown[] = [];
+  return (message) => {
+    const results: CopyResult[] = [];
     let stopped = false;
     for (const task of message.tasks) {
       if (stopped) {
@@ -104,53 +101,15 @@ function workerProgram(): void {
         fs.closeSync(fd);
       }
     }
-    parentPort?.postMessage({ id: message.id, results });
-  });
+    return results;
+  };
 }
-
-type Pending = { readonly resolve: (results: CopyResult[]) => void; readonly reject: (error: Error) => void };
-type PoolWorker = { readonly worker: Worker; readonly pending: Map<number, Pending> };
 
 /** Workers: one per core, at least 2 and at most 4 (more only queue on this machine's disks). */
 const POOL_SIZE = Math.min(4, Math.max(2, availableParallelism()));
-
-let workers: PoolWorker[] | undefined;
-let nextId = 0;
-
-function startWorkers(): PoolWorker[] {
-  return Array.from({ length: POOL_SIZE }, () => {
-    const worker = new Worker(`(${workerProgram.toString()})()`, { eval: true, name: "agentcage-copy" });
-    const entry: PoolWorker = { worker, pending: new Map() };
-    worker.on("message", (message: { id: number; results: CopyResult[] }) => {
-      entry.pending.get(message.id)?.resolve(message.results);
-      entry.pending.delete(message.id);
-      if (entry.pending.size === 0) worker.unref();
-    });
-    const fail = (error: Error): void => {
-      for (const pending of entry.pending.values()) pending.reject(error);
-      entry.pending.clear();
-      // A worker that died is replaced at the next batch.
-      workers = workers?.filter((w) => w !== entry);
-      if (workers?.length === 0) workers = undefined;
-    };
-    worker.on("error", fail);
-    worker.on("exit", (code) => fail(new Error(`a copy worker exited (code ${code})`)));
-    // Idle workers never keep the process alive.
-    worker.unref();
-    return entry;
-  });
-}
+const pool = createWorkerPool("agentcage-copy", POOL_SIZE, copyProgram);
 
 /** Copies one batch of files with `mode`, counting bytes on `budget`; resolves with one result per task. */
 export function copyBatch(tasks: readonly CopyTask[], mode: number, budget: ByteBudget): Promise<CopyResult[]> {
-  workers ??= startWorkers();
-  const pool = workers;
-  // The least busy worker: batches of one directory go where the queue is shortest.
-  const target = pool.reduce((best, w) => (w.pending.size < best.pending.size ? w : best), pool[0] as PoolWorker);
-  const id = nextId++;
-  return new Promise<CopyResult[]>((resolve, reject) => {
-    target.pending.set(id, { resolve, reject });
-    target.worker.ref();
-    target.worker.postMessage({ id, tasks, mode, counted: budget.counted, max: budget.max });
-  });
+  return pool.run({ tasks, mode, counted: budget.counted, max: budget.max });
 }

@@ -30,7 +30,7 @@ async function staged(files: Record<string, string>) {
   return { inputs, work, harvestTo };
 }
 
-describe("the change set of a writable work/", () => {
+describe("a writable work/'s manifest and change set", () => {
   it("comes back from a directory as deep as the inputs were, deeper than the Harvest takes from out/", async () => {
     const deep = Array.from({ length: MAX_HARVEST_DEPTH }, (_, i) => `d${i + 1}`).join("/");
     const { work, harvestTo } = await staged({ [`${deep}/file.txt`]: "one\n", "top.txt": "top\n" });
@@ -43,7 +43,8 @@ describe("the change set of a writable work/", () => {
 
   it("lists what was added, changed and deleted, sorted, with a patch git applies, whatever order the walk met them in", async () => {
     const files: Record<string, string> = {};
-    for (let d = 0; d < 6; d++) for (let f = 0; f < 40; f++) files[`pkg${d}/src/f${f}.ts`] = `export const v${d}_${f} = ${f};\n`;
+    // More entries than the walk's first columns hold (1,024), so they grow on the way.
+    for (let d = 0; d < 6; d++) for (let f = 0; f < 175; f++) files[`pkg${d}/src/f${f}.ts`] = `export const v${d}_${f} = ${f};\n`;
     const { inputs, work, harvestTo } = await staged(files);
     for (let d = 0; d < 6; d++) {
       writeFileSync(join(work, `pkg${d}/src/f${d * 5}.ts`), `export const v${d}_${d * 5} = "edited";\n`);
@@ -69,6 +70,17 @@ describe("the change set of a writable work/", () => {
     execFileSync("git", ["apply", join(destination, "changes.patch")], { cwd: copy });
     expect(readFileSync(join(copy, "pkg3/src/f15.ts"), "utf8")).toBe('export const v3_15 = "edited";\n');
     expect(readFileSync(join(copy, "pkg3/gen/new.ts"), "utf8")).toBe("export const made = 3;\n");
+  });
+
+  it("is taken of links as links, never of what they point at", async () => {
+    const inputs = fresh("inputs");
+    mkdirSync(join(inputs, "a"), { recursive: true });
+    writeFileSync(join(inputs, "a/one.txt"), "one\n");
+    symlinkSync("/etc", join(inputs, "etc-link"));
+    const manifest = await takeManifest(inputs);
+    expect([...manifest.keys()].sort()).toEqual(["a", "a/one.txt", "etc-link"]);
+    expect(manifest.get("etc-link")?.kind).toBe("symlink");
+    expect(manifest.get("a/one.txt")).toMatchObject({ kind: "file", size: 4n });
   });
 
   it("is refused, naming the entry, for a link the agent made", async () => {

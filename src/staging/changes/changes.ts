@@ -5,13 +5,14 @@
 // Run it only once nothing writes to work/ (the container is gone). Links are never followed.
 
 import { constants } from "node:fs";
-import { copyFile, lstat, mkdir, opendir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { ChangeSummary, HarvestResult } from "../../plan/index.js";
 import { harvest, MAX_HARVEST_ENTRIES } from "../harvest/index.js";
 import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
 import { unchanged, type Manifest } from "./manifest.js";
+import { KIND, walkTree } from "./walk.js";
 
 /** Where the original content of a staged path can be read again. */
 export type Originals = {
@@ -68,39 +69,34 @@ export async function collectChanges(work: string, manifest: Manifest, originals
   // More entries than were staged plus what a Harvest may take, or a deeper tree, cannot be harvested:
   // stop walking there rather than walk whatever the agent made.
   const maxEntries = manifest.size + MAX_HARVEST_ENTRIES;
-  let entries = 0;
-  const visit = async (dir: string, relative: string, depth: number): Promise<void> => {
-    if (depth > MAX_CHANGES_DEPTH) {
-      throw new ChangesRefused("too_deep", relative, `${JSON.stringify(relative)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`);
+  const walk = await walkTree(work, { maxEntries, maxDepth: MAX_CHANGES_DEPTH });
+  if ("stopped" in walk) {
+    throw walk.stopped === "too_deep"
+      ? new ChangesRefused("too_deep", walk.entry, `${JSON.stringify(walk.entry)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`)
+      : new ChangesRefused("too_many_entries", walk.entry, `work/ holds more than ${maxEntries} entries (the staged ones plus MAX_HARVEST_ENTRIES); leave fewer files`);
+  }
+  for (let i = 0; i < walk.paths.length; i++) {
+    const rel = walk.paths[i] as string;
+    const kind = walk.kinds[i];
+    const now = { ino: walk.ino[i] as bigint, size: walk.size[i] as bigint, ctimeNs: walk.ctimeNs[i] as bigint };
+    const before = manifest.get(rel);
+    seen.add(rel);
+    if (kind === KIND.directory) continue;
+    if (unchanged(before, now) && before?.kind !== "directory") continue;
+    if (kind !== KIND.file) {
+      const symlink = kind === KIND.symlink;
+      throw new ChangesRefused(symlink ? "symlink" : "special_file", rel, `${JSON.stringify(rel)} is a ${symlink ? "symbolic link" : "special file"} the agent made or changed; the Harvest takes regular files only`);
     }
-    for await (const entry of await opendir(dir)) {
-      const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (++entries > maxEntries) {
-        throw new ChangesRefused("too_many_entries", rel, `work/ holds more than ${maxEntries} entries (the staged ones plus MAX_HARVEST_ENTRIES); leave fewer files`);
-      }
-      const path = join(dir, entry.name);
-      const stats = await lstat(path, { bigint: true });
-      const before = manifest.get(rel);
-      seen.add(rel);
-      if (stats.isDirectory()) {
-        await visit(path, rel, depth + 1);
-        continue;
-      }
-      if (unchanged(before, stats) && before?.kind !== "directory") continue;
-      if (!stats.isFile()) {
-        throw new ChangesRefused(stats.isSymbolicLink() ? "symlink" : "special_file", rel, `${JSON.stringify(rel)} is a ${stats.isSymbolicLink() ? "symbolic link" : "special file"} the agent made or changed; the Harvest takes regular files only`);
-      }
-      (before === undefined || before.kind !== "file" ? added : changed).push(rel);
-      bytes += Number(stats.size);
-      const target = join(into, "files", rel);
-      await mkdir(dirname(target), { recursive: true, mode: 0o755 });
-      await copyFile(path, target, constants.COPYFILE_EXCL);
-      const patch = await diffOf(rel, before?.kind === "file" ? await original(originals, rel) : undefined, path, Number(stats.size));
-      if (patch === undefined) undiffed.push(rel);
-      else patches.push(patch);
-    }
-  };
-  await visit(work, "", 0);
+    (before === undefined || before.kind !== "file" ? added : changed).push(rel);
+    bytes += Number(now.size);
+    const path = join(work, rel);
+    const target = join(into, "files", rel);
+    await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+    await copyFile(path, target, constants.COPYFILE_EXCL);
+    const patch = await diffOf(rel, before?.kind === "file" ? await original(originals, rel) : undefined, path, Number(now.size));
+    if (patch === undefined) undiffed.push(rel);
+    else patches.push(patch);
+  }
 
   const deleted: string[] = [];
   for (const [rel, entry] of manifest) {
