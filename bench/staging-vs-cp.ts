@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { MAX_HARVEST_ENTRIES, MAX_HARVEST_FILE_BYTES, MAX_HARVEST_TOTAL_BYTES, harvest } from "../src/staging/harvest/index.js";
 import { prepareRunDirectory } from "../src/staging/index.js";
+import { checkedCopy } from "./checked-copy.js";
 import { BenchFailure, parseRuns, runBench } from "./measure.js";
 import { checkFreeSpace, cpArchive, diskBytes, machineLine, makeMonorepoTree, pattern, report, rssMiB, sameTally, slice, sync, tallyTree, textPattern, time, type Tally } from "./trees.js";
 
@@ -135,6 +136,12 @@ async function main(): Promise<number> {
       sync();
       return ms;
     };
+    const harvestFloor = async (): Promise<number> => {
+      const destination = fresh();
+      const ms = await time(() => checkedCopy(source, destination));
+      sync();
+      return ms;
+    };
     const harvestCp = async (check: boolean): Promise<number> => {
       const destination = fresh();
       const ms = await time(() => cpArchive(source, destination));
@@ -143,25 +150,31 @@ async function main(): Promise<number> {
       return ms;
     };
 
-    const interleave = async (ours: (check: boolean) => Promise<number>, cp: (check: boolean) => Promise<number>): Promise<[number[], number[]]> => {
+    const interleave = async (
+      ours: (check: boolean) => Promise<number>,
+      cp: (check: boolean) => Promise<number>,
+      floor?: () => Promise<number>,
+    ): Promise<[number[], number[], number[]]> => {
       // The warm-ups are not counted; they are the ones whose trees are checked entry by entry.
       await ours(true);
       await cp(true);
-      const a: number[] = [];
-      const b: number[] = [];
+      await floor?.();
+      const [a, b, c]: [number[], number[], number[]] = [[], [], []];
       for (let i = 0; i < runs; i++) {
         a.push(await ours(false));
         b.push(await cp(false));
+        if (floor !== undefined) c.push(await floor());
       }
-      return [a, b];
+      return [a, b, c];
     };
 
+    // The monorepo goes last: its copies (gigabytes, kept to the end) slow every later copy, both ways.
     const [stageOursMs, stageCpMs] = await interleave(stageOurs, stageCp);
     report("staging", inputTally, ["prepareRunDirectory", stageOursMs], stageCpMs);
+    const [harvestOursMs, harvestCpMs, harvestFloorMs] = await interleave(harvestOurs, harvestCp, harvestFloor);
+    report("harvest", harvestTally, ["harvest()", harvestOursMs], harvestCpMs, [["checked copy (floor)", harvestFloorMs]]);
     const [monoOursMs, monoCpMs] = await interleave(stageOursOf(monorepo, monorepoTally), stageCpOf(monorepo, monorepoTally));
     report("staging a monorepo-like tree", monorepoTally, ["prepareRunDirectory", monoOursMs], monoCpMs);
-    const [harvestOursMs, harvestCpMs] = await interleave(harvestOurs, harvestCp);
-    report("harvest", harvestTally, ["harvest()", harvestOursMs], harvestCpMs);
     console.log("");
     console.log(`peak RSS of this process at the end: ${rssMiB()} MiB`);
   } catch (error) {
