@@ -1,7 +1,8 @@
 // Collects what the agent changed in a writable work/, relative to what was staged: the added and
 // changed files (copied), the deleted paths, and one unified diff of the text changes
 // (changes.patch, which `git apply` takes on a copy of the inputs). The result is a tree the Harvest
-// then copies under its usual rules: `files/`, `changes.patch`, `changes.json`.
+// then copies under its usual rules, but as deep as the inputs may be: `files/`, `changes.patch`,
+// `changes.json`.
 // Run it only once nothing writes to work/ (the container is gone). Links are never followed.
 
 import { constants } from "node:fs";
