@@ -8,13 +8,11 @@
 
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import os from "node:os";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { harvestChanges, prepareRunDirectory, takeManifest } from "../src/staging/index.js";
 import { BenchFailure, parseRuns, runBench } from "./measure.js";
-import { checkFreeSpace, cpArchive, diskBytes, isLargeMonorepoFile, machineLine, makeMonorepoTree, report, rssMiB, sameTally, slice, sync, tallyTree, textPattern, time } from "./trees.js";
+import { checkFreeSpace, diskBytes, inScratch, isLargeMonorepoFile, machineLine, makeMonorepoTree, report, rssMiB, sameTally, slice, sync, tallyTree, textPattern, time, timedCpArchive } from "./trees.js";
 
 const DEFAULT_RUNS = 5;
 const MAX_RUNS = 1000;
@@ -64,9 +62,7 @@ function statWalk(root: string): Promise<void> {
 
 async function main(): Promise<number> {
   const runs = parseRuns(process.argv.slice(2), process.env, DEFAULT_RUNS, MAX_RUNS);
-  const scratch = mkdtempSync(path.join(os.tmpdir(), "agentcage-bench-changes-"));
-  let failure: string | undefined;
-  try {
+  return inScratch("agentcage-bench-changes-", async (scratch) => {
     console.log(`harvesting the change set of a writable workspace vs cp -a of it: ${runs} interleaved runs each, after one warm-up each, under ${scratch}`);
     console.log(machineLine(scratch));
     const text = textPattern();
@@ -103,13 +99,7 @@ async function main(): Promise<number> {
       sync();
       return ms;
     };
-    const cp = async (check: boolean): Promise<number> => {
-      const destination = fresh();
-      const ms = await time(() => cpArchive(work, destination));
-      if (check) sameTally("cp -a's copy of work/", tallyTree(destination), workTally);
-      sync();
-      return ms;
-    };
+    const cp = timedCpArchive(work, workTally, fresh);
     const samples = { ours: [] as number[], cp: [] as number[], find: [] as number[], manifest: [] as number[] };
     // The warm-ups are not counted; they are the ones whose trees are checked entry by entry.
     await ours(true);
@@ -126,16 +116,7 @@ async function main(): Promise<number> {
     ]);
     console.log("");
     console.log(`peak RSS of this process at the end: ${rssMiB()} MiB`);
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error);
-  } finally {
-    await rm(scratch, { recursive: true, force: true }).catch((error: unknown) => {
-      failure ??= `could not remove ${scratch}: ${error instanceof Error ? error.message : String(error)}`;
-    });
-    sync();
-  }
-  if (failure !== undefined) console.error(`bench failed: ${failure}`);
-  return failure === undefined ? 0 : 1;
+  });
 }
 
 runBench(main);

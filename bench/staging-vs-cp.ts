@@ -6,15 +6,13 @@
 // a delete (300 s until written back) steps over the recently deleted inodes, which swamps both ways.
 
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MAX_HARVEST_ENTRIES, MAX_HARVEST_FILE_BYTES, MAX_HARVEST_TOTAL_BYTES, harvest } from "../src/staging/harvest/index.js";
 import { prepareRunDirectory } from "../src/staging/index.js";
 import { checkedCopy } from "./checked-copy.js";
 import { BenchFailure, parseRuns, runBench } from "./measure.js";
-import { checkFreeSpace, cpArchive, diskBytes, machineLine, makeMonorepoTree, pattern, report, rssMiB, sameTally, slice, sync, tallyTree, textPattern, time, type Tally } from "./trees.js";
+import { checkFreeSpace, diskBytes, inScratch, machineLine, makeMonorepoTree, pattern, report, rssMiB, sameTally, slice, sync, tallyTree, textPattern, time, timedCpArchive, type Tally } from "./trees.js";
 
 const DEFAULT_RUNS = 5;
 const MAX_RUNS = 1000;
@@ -79,9 +77,7 @@ function makeHarvestTree(root: string, bytes: Buffer): Tally {
 
 async function main(): Promise<number> {
   const runs = parseRuns(process.argv.slice(2), process.env, DEFAULT_RUNS, MAX_RUNS);
-  const scratch = mkdtempSync(path.join(os.tmpdir(), "agentcage-bench-staging-"));
-  let failure: string | undefined;
-  try {
+  return inScratch("agentcage-bench-staging-", async (scratch) => {
     console.log(`staging and harvest vs cp -a: ${runs} interleaved runs each, after one warm-up each, under ${scratch}`);
     console.log(machineLine(scratch));
 
@@ -116,15 +112,8 @@ async function main(): Promise<number> {
       sync();
       return ms;
     };
-    const stageCpOf = (tree: string, tally: Tally) => async (check: boolean): Promise<number> => {
-      const destination = fresh();
-      const ms = await time(() => cpArchive(tree, destination));
-      if (check) sameTally("cp -a's copy of the input tree", tallyTree(destination), tally);
-      sync();
-      return ms;
-    };
     const stageOurs = stageOursOf(input, inputTally);
-    const stageCp = stageCpOf(input, inputTally);
+    const stageCp = timedCpArchive(input, inputTally, fresh);
     const harvestOurs = async (check: boolean): Promise<number> => {
       const destination = fresh();
       const started = performance.now();
@@ -142,13 +131,7 @@ async function main(): Promise<number> {
       sync();
       return ms;
     };
-    const harvestCp = async (check: boolean): Promise<number> => {
-      const destination = fresh();
-      const ms = await time(() => cpArchive(source, destination));
-      if (check) sameTally("cp -a's copy of the harvest tree", tallyTree(destination), harvestTally);
-      sync();
-      return ms;
-    };
+    const harvestCp = timedCpArchive(source, harvestTally, fresh);
 
     const interleave = async (
       ours: (check: boolean) => Promise<number>,
@@ -173,21 +156,11 @@ async function main(): Promise<number> {
     report("staging", inputTally, ["prepareRunDirectory", stageOursMs], stageCpMs);
     const [harvestOursMs, harvestCpMs, harvestFloorMs] = await interleave(harvestOurs, harvestCp, harvestFloor);
     report("harvest", harvestTally, ["harvest()", harvestOursMs], harvestCpMs, [["checked copy (floor)", harvestFloorMs]]);
-    const [monoOursMs, monoCpMs] = await interleave(stageOursOf(monorepo, monorepoTally), stageCpOf(monorepo, monorepoTally));
+    const [monoOursMs, monoCpMs] = await interleave(stageOursOf(monorepo, monorepoTally), timedCpArchive(monorepo, monorepoTally, fresh));
     report("staging a monorepo-like tree", monorepoTally, ["prepareRunDirectory", monoOursMs], monoCpMs);
     console.log("");
     console.log(`peak RSS of this process at the end: ${rssMiB()} MiB`);
-  } catch (error) {
-    failure = error instanceof Error ? error.message : String(error);
-  } finally {
-    await rm(scratch, { recursive: true, force: true }).catch((error: unknown) => {
-      failure ??= `could not remove ${scratch}: ${error instanceof Error ? error.message : String(error)}`;
-    });
-    // Written back, the deleted inodes stop slowing creates sooner (see the top of this file).
-    sync();
-  }
-  if (failure !== undefined) console.error(`bench failed: ${failure}`);
-  return failure === undefined ? 0 : 1;
+  });
 }
 
 runBench(main);

@@ -2,7 +2,8 @@
 // they share: cp -a as the yardstick, a tally to check a copy by, and the report of two ways side by side.
 
 import { spawn, spawnSync } from "node:child_process";
-import { lstatSync, mkdirSync, readdirSync, statfsSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, statfsSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { BenchFailure, summarize } from "./measure.js";
@@ -135,6 +136,42 @@ export function cpArchive(source: string, destination: string): Promise<void> {
       else reject(new BenchFailure(`cp -a ${source} ${destination} exited ${code ?? signal}: ${Buffer.concat(stderr).toString("utf8").trim().slice(0, 500)}`));
     });
   });
+}
+
+/**
+ * A timed `cp -a tree` into a fresh destination from `fresh`, its copy checked against `tally` when
+ * `check` (the warm-up), then written back; resolves with its ms.
+ */
+export const timedCpArchive =
+  (tree: string, tally: Tally, fresh: () => string) =>
+  async (check: boolean): Promise<number> => {
+    const destination = fresh();
+    const ms = await time(() => cpArchive(tree, destination));
+    if (check) sameTally(`cp -a's copy of ${path.basename(tree)}`, tallyTree(destination), tally);
+    sync();
+    return ms;
+  };
+
+/**
+ * Runs `body` in a fresh scratch directory under os.tmpdir() (TMPDIR chooses the file system), then
+ * removes it and writes the removal back (deleted inodes slow later creates until then); resolves
+ * with the exit code: 1, saying why, when anything went wrong.
+ */
+export async function inScratch(prefix: string, body: (scratch: string) => Promise<void>): Promise<number> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), prefix));
+  let failure: string | undefined;
+  try {
+    await body(scratch);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  } finally {
+    await rm(scratch, { recursive: true, force: true }).catch((error: unknown) => {
+      failure ??= `could not remove ${scratch}: ${error instanceof Error ? error.message : String(error)}`;
+    });
+    sync();
+  }
+  if (failure !== undefined) console.error(`bench failed: ${failure}`);
+  return failure === undefined ? 0 : 1;
 }
 
 /** Writes back what the copy just timed left dirty, so the next timed copy does not pay for its writeback. */

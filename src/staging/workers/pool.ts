@@ -32,11 +32,11 @@ export function createWorkerPool<Request, Response>(name: string, size: number, 
       }
       parentPort.postMessage(reply);
     });`;
-  let workers: PoolWorker[] | undefined;
+  let workers: PoolWorker[] = [];
   let nextId = 0;
 
-  const start = (): PoolWorker[] =>
-    Array.from({ length: size }, () => {
+  const start = (count: number): PoolWorker[] =>
+    Array.from({ length: count }, () => {
       const worker = new Worker(source, { eval: true, name });
       const entry: PoolWorker = { worker, pending: new Map() };
       worker.on("message", (reply: Reply) => {
@@ -49,8 +49,7 @@ export function createWorkerPool<Request, Response>(name: string, size: number, 
       const fail = (error: Error): void => {
         for (const pending of entry.pending.values()) pending.reject(error);
         entry.pending.clear();
-        workers = workers?.filter((w) => w !== entry);
-        if (workers?.length === 0) workers = undefined;
+        workers = workers.filter((w) => w !== entry);
       };
       worker.on("error", fail);
       worker.on("exit", (code) => fail(new Error(`a ${name} worker exited (code ${code})`)));
@@ -60,9 +59,9 @@ export function createWorkerPool<Request, Response>(name: string, size: number, 
 
   return {
     run(request) {
-      workers ??= start();
-      const pool = workers;
-      const target = pool.reduce((best, w) => (w.pending.size < best.pending.size ? w : best), pool[0] as PoolWorker);
+      // The first request starts them all; a later one replaces any that died.
+      if (workers.length < size) workers = [...workers, ...start(size - workers.length)];
+      const target = workers.reduce((best, w) => (w.pending.size < best.pending.size ? w : best), workers[0] as PoolWorker);
       const id = nextId++;
       return new Promise<Response>((resolve, reject) => {
         target.pending.set(id, { resolve: resolve as (response: never) => void, reject });
