@@ -102,6 +102,33 @@ describe("a writable work/'s manifest and change set", () => {
     expect(await harvestTo()).toMatchObject({ ok: false, refusal: { reason: "too_many_entries" } });
   });
 
+  it("comes back whole when the agent edited a file in each of many deep modules, however many directories mirror them", async () => {
+    // 700 files, each alone three directories down: the change set holds 700 files in 2,101
+    // directories, more entries together than MAX_HARVEST_ENTRIES, though the agent made only 700.
+    const modules = 700;
+    const files: Record<string, string> = {};
+    for (let i = 0; i < modules; i++) files[`m${i}/src/lib/index.ts`] = `export const m${i} = ${i};\n`;
+    const { work, harvestTo } = await staged(files);
+    for (let i = 0; i < modules; i++) writeFileSync(join(work, `m${i}/src/lib/index.ts`), `export const m${i} = "edited";\n`);
+    const destination = fresh("destination");
+    const result = await harvestTo(destination);
+    expect(result).toMatchObject({ ok: true, files: modules + 2, directories: 1 + 3 * modules });
+    expect(result.ok && result.changes?.changed.length).toBe(modules);
+    expect(readFileSync(join(destination, "files", "m699/src/lib/index.ts"), "utf8")).toBe('export const m699 = "edited";\n');
+  });
+
+  it("is refused, before anything is copied, once the agent added or changed more files than MAX_HARVEST_ENTRIES", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i <= MAX_HARVEST_ENTRIES; i++) files[`d${i % 4}/f${i}`] = "";
+    const { work, harvestTo } = await staged(files);
+    for (let i = 0; i <= MAX_HARVEST_ENTRIES; i++) writeFileSync(join(work, `d${i % 4}/f${i}`), "edited\n");
+    const result = await harvestTo();
+    expect(result).toMatchObject({ ok: false, refusal: { reason: "too_many_entries" } });
+    expect(result.ok ? "" : result.refusal.message).toBe(
+      `the agent added or changed ${MAX_HARVEST_ENTRIES + 1} files, more than MAX_HARVEST_ENTRIES (${MAX_HARVEST_ENTRIES}); change fewer files in one Run, or leave the generated ones out of work/`,
+    );
+  });
+
   it("is refused for a tree deeper than MAX_CHANGES_DEPTH", async () => {
     const { work, harvestTo } = await staged({ "a/one.txt": "one\n" });
     mkdirSync(join(work, ...Array.from({ length: MAX_CHANGES_DEPTH + 2 }, (_, i) => `l${i}`)), { recursive: true });

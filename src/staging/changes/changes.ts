@@ -52,9 +52,19 @@ export async function harvestChanges(
     return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
   }
   // The change set mirrors the inputs' own directories under files/: it may be as deep as they
-  // were (the walk above bounds that), not only as deep as the Harvest lets an agent's out/ be.
-  const harvested = await harvest(into, destination, { ...options, maxDepth: MAX_CHANGES_DEPTH + 1 });
+  // were (the walk above bounds that), not only as deep as the Harvest lets an agent's out/ be, and
+  // hold as many entries as it was built with (its files were counted against MAX_HARVEST_ENTRIES).
+  const harvested = await harvest(into, destination, { ...options, maxDepth: MAX_CHANGES_DEPTH + 1, maxEntries: changeSetEntries(changes) });
   return harvested.ok ? { ...harvested, changes } : harvested;
+}
+
+/** Files and directories in a change set: the copied files, the directories that mirror theirs under files/, files/ itself, the patch and the summary. */
+function changeSetEntries(changes: ChangeSummary): number {
+  const directories = new Set<string>();
+  for (const rel of [...changes.added, ...changes.changed]) {
+    for (let slash = rel.indexOf("/"); slash !== -1; slash = rel.indexOf("/", slash + 1)) directories.add(rel.slice(0, slash));
+  }
+  return changes.added.length + changes.changed.length + directories.size + 3;
 }
 
 /** Writes the changes of `work` into the new directory `into`; returns their summary. */
@@ -76,6 +86,8 @@ export async function collectChanges(work: string, manifest: Manifest, originals
       ? new ChangesRefused("too_deep", walk.entry, `${JSON.stringify(walk.entry)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`)
       : new ChangesRefused("too_many_entries", walk.entry, `work/ holds more than ${maxEntries} entries (the staged ones plus MAX_HARVEST_ENTRIES); leave fewer files`);
   }
+  // First what changed, so that too many changes are refused before anything is copied.
+  const copies: Array<{ readonly rel: string; readonly size: number }> = [];
   for (let i = 0; i < walk.paths.length; i++) {
     const rel = walk.paths[i] as string;
     const kind = walk.kinds[i];
@@ -89,12 +101,23 @@ export async function collectChanges(work: string, manifest: Manifest, originals
       throw new ChangesRefused(symlink ? "symlink" : "special_file", rel, `${JSON.stringify(rel)} is a ${symlink ? "symbolic link" : "special file"} the agent made or changed; the Harvest takes regular files only`);
     }
     (before === undefined || before.kind !== "file" ? added : changed).push(rel);
-    bytes += Number(now.size);
+    copies.push({ rel, size: Number(now.size) });
+  }
+  if (copies.length > MAX_HARVEST_ENTRIES) {
+    throw new ChangesRefused(
+      "too_many_entries",
+      (copies[MAX_HARVEST_ENTRIES] as { rel: string }).rel,
+      `the agent added or changed ${copies.length} files, more than MAX_HARVEST_ENTRIES (${MAX_HARVEST_ENTRIES}); change fewer files in one Run, or leave the generated ones out of work/`,
+    );
+  }
+  for (const { rel, size } of copies) {
+    const before = manifest.get(rel);
+    bytes += size;
     const path = join(work, rel);
     const target = join(into, "files", rel);
     await mkdir(dirname(target), { recursive: true, mode: 0o755 });
     await copyFile(path, target, constants.COPYFILE_EXCL);
-    const patch = await diffOf(rel, before?.kind === "file" ? await original(originals, rel) : undefined, path, Number(now.size));
+    const patch = await diffOf(rel, before?.kind === "file" ? await original(originals, rel) : undefined, path, size);
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
   }

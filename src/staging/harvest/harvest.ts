@@ -1,8 +1,10 @@
 // Harvest: the one place that decides what of the agent's out/ reaches the caller, and how.
 // Invariants: each source directory is opened once, without following a link, and all below it is
 // reached through that descriptor (/proc/self/fd/N/<name>); a file is copied only if lstat, and fstat
-// before and after the copy, show the same unchanged regular file; the destination changes only by
-// renaming a fully built sibling onto it, so a refusal leaves it as it was; no name is printed raw.
+// before and after the copy, show the same unchanged regular file; a directory is refused if it
+// changed between its opening and the end of its listing, or by the time every file is copied; the
+// destination changes only by renaming a fully built sibling onto it, so a refusal leaves it as it
+// was; no name is printed raw. The tree is listed in a worker (listing.ts); its files are copied here.
 // After a crash mid-install, the next harvest (or recoverHarvest) renames the earlier tree back if
 // the destination is missing and removes the hidden siblings: the destination holds what it held
 // before the interrupted harvest, or, past its second rename, that harvest's whole result.
@@ -18,6 +20,7 @@ import {
   MAX_HARVEST_FILE_BYTES,
   MAX_HARVEST_TOTAL_BYTES,
 } from "./limits.js";
+import { listSource, releaseDirectories, type CallFailure, type ListedEntry, type Listing, type Observed } from "./listing.js";
 import { printableName } from "./printable-name.js";
 import { claimSibling, recoverSiblings, siblingName, type HarvestRecovery, type SiblingPurpose } from "./recover.js";
 import type { HarvestRefusal, HarvestRefusalReason, HarvestResult } from "../../plan/index.js";
@@ -98,17 +101,15 @@ type CheckedPaths = { readonly source: string; readonly destination: string; rea
 type PinnedDirectory = { readonly handle: FileHandle; readonly path: Buffer; readonly stats: BigIntStats };
 
 /**
- * One walk. Names are read, counted and lstat-checked one at a time, in directory order, so a
- * source with a million names is refused after MAX_HARVEST_ENTRIES of them without the rest ever
- * being listed; only the copying of file contents runs HARVEST_PARALLEL_FILES at a time.
+ * One walk. The listing's records are checked one at a time, in walk order, so the first refusal
+ * met is the one a walk name by name would meet; only the copying of file contents runs
+ * HARVEST_PARALLEL_FILES at a time.
  */
 type Walk = {
   readonly limits: HarvestLimits;
   readonly signal: AbortSignal | undefined;
   /** File copies in flight; each removes itself when it settles. */
   readonly copies: Set<Promise<void>>;
-  /** Closes of pinned directories, each waiting for the copies it serves; they never reject. */
-  readonly closing: Array<Promise<void>>;
   /** Copy buffers not in use, one per possible copy in flight. */
   readonly chunks: Buffer[];
   /** The first refusal met by a copy in flight; the walk stops at its next entry once set. */
@@ -120,10 +121,23 @@ type Walk = {
   bytes: number;
 };
 
+/** A directory of the source, pinned: its descriptor's path, where it is made at the destination, its fstat when opened. */
+type Directory = { readonly path: Buffer; readonly target: Buffer; readonly relative: Buffer; readonly fd: number; readonly opened: Observed };
+
 const EMPTY = Buffer.alloc(0);
 const SLASH = Buffer.from("/");
 const ROOT_ENTRY = JSON.stringify(".");
 const SPECIAL_MODE_BITS = 0o7000n;
+const TYPE_BITS = BigInt(constants.S_IFMT);
+const TYPE = {
+  file: BigInt(constants.S_IFREG),
+  directory: BigInt(constants.S_IFDIR),
+  symlink: BigInt(constants.S_IFLNK),
+  fifo: BigInt(constants.S_IFIFO),
+  socket: BigInt(constants.S_IFSOCK),
+  characterDevice: BigInt(constants.S_IFCHR),
+  blockDevice: BigInt(constants.S_IFBLK),
+};
 const OWNER_READ = 0o400n;
 const OWNER_EXECUTE = 0o100n;
 const FILE_MODE = 0o644;
@@ -159,12 +173,28 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     return refused(ioError(EMPTY, "create the temporary directory beside the destination", error));
   }
   const chunks = Array.from({ length: HARVEST_PARALLEL_FILES }, () => Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES));
-  const walk: Walk = { limits, signal, copies: new Set(), closing: [], chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
+  const walk: Walk = { limits, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
+  const rootDirectory: Directory = { path: root.path, target: Buffer.from(temporary), relative: EMPTY, fd: root.handle.fd, opened: root.stats };
+  // The directories accepted so far, in walk order, each checked again once every file is copied.
+  const accepted: Directory[] = [rootDirectory];
+  let listing: Listing | undefined;
+  let released = false;
   let installed = false;
   try {
-    const walkRefusal = await copyDirectory(walk, root, Buffer.from(temporary), EMPTY, 0);
+    if (signal?.aborted) return refused(interrupted(EMPTY, signal));
+    listing = await listSource(root.path.toString(), root.handle.fd, observed(root.stats), temporary, limits);
+    const walkRefusal = await copyListed(walk, listing, rootDirectory, accepted);
     await settle(walk);
-    const refusalMet = walkRefusal ?? walk.failure;
+    released = true;
+    const changedIndex = await releaseDirectories(
+      accepted.map((directory) => ({ fd: directory.fd, expected: observed(directory.opened) })),
+      listing.fds,
+    );
+    const changedAfter = changedIndex === -1 ? undefined : (accepted[changedIndex] as Directory);
+    const refusalMet =
+      walkRefusal ??
+      walk.failure ??
+      (changedAfter === undefined ? undefined : changed(changedAfter.relative, "an entry was added, removed or renamed in it, or its mode changed, while its files were copied"));
     if (refusalMet !== undefined) return refused(refusalMet);
     await chmod(temporary, DIRECTORY_MODE);
     const installRefusal = await install(paths, temporary);
@@ -173,14 +203,15 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     return { ok: true, files: walk.files, directories: walk.directories, bytes: walk.bytes };
   } finally {
     await settle(walk);
+    if (listing !== undefined && !released) await releaseDirectories([], listing.fds).catch(() => undefined);
+    await root.handle.close().catch(() => undefined);
     if (!installed) await removeQuietly(temporary);
   }
 }
 
-/** Waits for every copy in flight, then for every pinned directory to be closed. */
+/** Waits for every copy in flight. */
 async function settle(walk: Walk): Promise<void> {
   await Promise.all([...walk.copies]);
-  await Promise.all(walk.closing);
 }
 
 /** Refuses a destination that is a link or not a directory, and a missing parent, before any work. */
@@ -308,66 +339,45 @@ async function install(paths: CheckedPaths, temporary: string): Promise<HarvestR
 }
 
 /**
- * Copies the entries of the pinned directory `directory` (at `depth`, the source root being 0) into
- * the existing directory `target`, then closes `directory` once the copies it started are done.
- * Refuses a directory whose own state changed while it was listed (an entry added, removed or renamed).
+ * Checks the listing's records in walk order, as a walk name by name would meet them, and starts
+ * the copy of each file that passes; adds each directory that passes to `accepted`. Resolves with
+ * the first refusal met, by a check or by a copy already settled.
  */
-async function copyDirectory(
-  walk: Walk,
-  directory: PinnedDirectory,
-  target: Buffer,
-  relative: Buffer,
-  depth: number,
-): Promise<HarvestRefusal | undefined> {
-  const mine: Array<Promise<void>> = [];
-  try {
-    for await (const name of directoryNames(directory.path)) {
-      if (walk.failure !== undefined) return walk.failure;
-      if (walk.signal?.aborted) return refusal("interrupted", relative, `the Harvest was stopped at ${entryText(relative)}: ${String((walk.signal.reason as Error | undefined)?.message ?? walk.signal.reason)}`);
-      const entryRefusal = await copyEntry(
-        walk,
-        { location: Buffer.concat([directory.path, SLASH, name]), target: Buffer.concat([target, SLASH, name]), relative: relative.length === 0 ? name : Buffer.concat([relative, SLASH, name]), name },
-        depth + 1,
-        mine,
-      );
-      if (entryRefusal !== undefined) return entryRefusal;
+async function copyListed(walk: Walk, listing: Listing, root: Directory, accepted: Directory[]): Promise<HarvestRefusal | undefined> {
+  const directories = new Map<number, Directory>([[-1, root]]);
+  for (const [index, record] of listing.records.entries()) {
+    if (walk.failure !== undefined) return walk.failure;
+    if (record.kind === "end") {
+      const directory = directories.get(record.directory) as Directory;
+      if (record.after === undefined) return ioError(directory.relative, "read the directory", failureError(record.readFailure));
+      // The same descriptor, so the same inode: only its entries (size, times) or its mode (ctime) can differ.
+      if (stateDifference(directory.opened, record.after) !== undefined) {
+        return changed(directory.relative, "an entry was added, removed or renamed in it, or its mode changed, while it was listed");
+      }
+      continue;
     }
-    // The same handle, so the same inode: only its entries (size, times) or its mode (ctime) can differ.
-    if (stateDifference(directory.stats, await directory.handle.stat({ bigint: true })) !== undefined) {
-      return changed(relative, "an entry was added, removed or renamed in it, or its mode changed, while it was listed");
-    }
-    return undefined;
-  } catch (error) {
-    return ioError(relative, "read the directory", error);
-  } finally {
-    // Its copies open their files through directory.path, so it stays open until they have settled.
-    walk.closing.push(Promise.all(mine).then(() => directory.handle.close()).catch(() => undefined));
+    const parent = directories.get(record.parent) as Directory;
+    if (walk.signal?.aborted) return interrupted(parent.relative, walk.signal);
+    const checked = await copyEntry(walk, parent, record);
+    if (checked === undefined) continue;
+    if ("reason" in checked) return checked;
+    directories.set(index, checked);
+    accepted.push(checked);
   }
+  // The listing stops only at a record refused above; one that stopped anywhere else would be a partial tree.
+  if (!listing.complete) return refusal("io_error", EMPTY, "harvest's listing of the source stopped at an entry it takes; harvest again, and report this if it happens twice");
+  return undefined;
 }
-
-/** The byte-exact names in a directory, read a few at a time (opendir's own buffer). */
-async function* directoryNames(directory: Buffer): AsyncGenerator<Buffer> {
-  // The Node types declare only string encodings for opendir; "buffer" is honoured at run time.
-  // 512 names a read: node's default of 32 costs a trip through the thread pool every 32 names.
-  const handle = await opendir(directory, { encoding: "buffer" as BufferEncoding, bufferSize: 512 });
-  for await (const dirent of handle) {
-    const name: unknown = dirent.name;
-    if (!Buffer.isBuffer(name)) throw new TypeError("opendir returned a name that is not a Buffer");
-    yield name;
-  }
-}
-
-/** One entry of a pinned directory: reached at `location` (through the directory's descriptor), copied to `target`. */
-type Entry = { readonly location: Buffer; readonly target: Buffer; readonly relative: Buffer; readonly name: Buffer };
 
 /**
- * Depth: the source's direct children are at depth 1, their children at 2, and so on. A directory
- * at a depth greater than maxDepth is refused (`too_deep`) before it is read; a file is never
- * refused for depth, since it can only sit in a directory that was allowed. A file's copy, once
- * started, is added to `started`.
+ * One entry. Depth: the source's direct children are at depth 1, their children at 2, and so on.
+ * A directory at a depth greater than maxDepth is refused (`too_deep`) before it is opened; a file
+ * is never refused for depth, since it can only sit in a directory that was allowed. Resolves with
+ * the directory an accepted directory became, undefined for a file whose copy has started, or a refusal.
  */
-async function copyEntry(walk: Walk, entry: Entry, depth: number, started: Array<Promise<void>>): Promise<HarvestRefusal | undefined> {
-  const { location, target, relative, name } = entry;
+async function copyEntry(walk: Walk, parent: Directory, record: ListedEntry): Promise<Directory | HarvestRefusal | undefined> {
+  const name = Buffer.from(record.name.buffer, record.name.byteOffset, record.name.byteLength);
+  const relative = parent.relative.length === 0 ? name : Buffer.concat([parent.relative, SLASH, name]);
   if (name.length === 0 || name.includes(0x2f) || name.includes(0x00)) {
     return refusal("bad_name", relative, `an entry under ${entryText(relative)} has an empty or impossible name; give every file a plain non-empty name`);
   }
@@ -379,81 +389,101 @@ async function copyEntry(walk: Walk, entry: Entry, depth: number, started: Array
       `${entryText(relative)} is one entry more than MAX_HARVEST_ENTRIES (${walk.limits.maxEntries} files and directories); leave fewer files in out/, for example one archive`,
     );
   }
-  try {
-    const stats = await lstat(location, { bigint: true });
-    const kindRefusal = checkKind(stats, relative);
-    if (kindRefusal !== undefined) return kindRefusal;
-    if (stats.isDirectory()) {
-      if (depth > walk.limits.maxDepth) {
-        return refusal(
-          "too_deep",
-          relative,
-          `${entryText(relative)} is a directory ${depth} levels deep, deeper than MAX_HARVEST_DEPTH (${walk.limits.maxDepth}); write a flatter tree`,
-        );
-      }
-      const pinned = await openDirectory(location, relative, stats);
-      if ("reason" in pinned) return pinned;
-      try {
-        await mkdir(target, { mode: DIRECTORY_MODE });
-        await chmod(target, DIRECTORY_MODE);
-      } catch (error) {
-        await pinned.handle.close().catch(() => undefined);
-        throw error;
-      }
-      walk.directories += 1;
-      return await copyDirectory(walk, pinned, target, relative, depth);
+  const stats = record.lstat;
+  if (stats === undefined) return ioError(relative, "copy", failureError(record.lstatFailure));
+  const kindRefusal = checkKind(stats, relative);
+  if (kindRefusal !== undefined) return kindRefusal;
+  const target = Buffer.concat([parent.target, SLASH, name]);
+  if (isType(stats, TYPE.directory)) {
+    if (record.depth > walk.limits.maxDepth) {
+      return refusal(
+        "too_deep",
+        relative,
+        `${entryText(relative)} is a directory ${record.depth} levels deep, deeper than MAX_HARVEST_DEPTH (${walk.limits.maxDepth}); write a flatter tree`,
+      );
     }
-    const sizeRefusal = checkFileSize(walk, relative, stats.size) ?? checkTotal(walk, relative, stats.size);
-    if (sizeRefusal !== undefined) return sizeRefusal;
-    walk.bytes += Number(stats.size);
-    await startCopy(walk, relative, started, (chunk) => copyFile(walk, entry, stats, chunk));
-    return undefined;
-  } catch (error) {
-    return ioError(relative, "copy", error);
+    if (record.openFailure !== undefined) {
+      if (REPLACED_CODES.has(record.openFailure.code ?? "")) return changed(relative, "it was removed or replaced by something that is not a directory before it was opened");
+      return ioError(relative, "open the directory", failureError(record.openFailure));
+    }
+    const opened = record.opened;
+    if (opened === undefined || record.fd === undefined) return ioError(relative, "inspect the directory", failureError(record.inspectFailure));
+    const difference = isType(opened, TYPE.directory) ? stateDifference(stats, opened) : "it was replaced by something that is not a directory";
+    if (difference !== undefined) return changed(relative, `${difference} before it was opened`);
+    const openedRefusal = checkKind(opened, relative);
+    if (openedRefusal !== undefined) return openedRefusal;
+    if (record.makeFailure !== undefined) return ioError(relative, "copy", failureError(record.makeFailure));
+    walk.directories += 1;
+    return { path: Buffer.from(`/proc/self/fd/${record.fd}`), target, relative, fd: record.fd, opened };
   }
+  const sizeRefusal = checkFileSize(walk, relative, stats.size) ?? checkTotal(walk, relative, stats.size);
+  if (sizeRefusal !== undefined) return sizeRefusal;
+  walk.bytes += Number(stats.size);
+  const entry: Entry = { location: Buffer.concat([parent.path, SLASH, name]), target, relative };
+  await startCopy(walk, relative, (chunk) => copyFile(walk, entry, stats, chunk));
+  return undefined;
+}
+
+/** One file of a pinned directory: reached at `location` (through the directory's descriptor), copied to `target`. */
+type Entry = { readonly location: Buffer; readonly target: Buffer; readonly relative: Buffer };
+
+function interrupted(relative: Buffer, signal: AbortSignal): HarvestRefusal {
+  return refusal("interrupted", relative, `the Harvest was stopped at ${entryText(relative)}: ${String((signal.reason as Error | undefined)?.message ?? signal.reason)}`);
+}
+
+/** The fields of a stat the checks read, as a plain object that crosses to a worker. */
+function observed(stats: Observed): Observed {
+  return { dev: stats.dev, ino: stats.ino, mode: stats.mode, nlink: stats.nlink, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+}
+
+/** A failure the listing reported, as the Error ioError reads its code and system call from. */
+function failureError(failure: CallFailure | undefined): Error {
+  const error = new Error(failure?.name ?? "the listing gave no reason");
+  error.name = failure?.name ?? "Error";
+  return Object.assign(error, failure?.code === undefined ? {} : { code: failure.code }, failure?.syscall === undefined ? {} : { syscall: failure.syscall });
+}
+
+function isType(stats: Observed, type: bigint): boolean {
+  return (stats.mode & TYPE_BITS) === type;
 }
 
 /** What lstat alone decides: only plain regular files and directories the owner can read pass. */
-function checkKind(stats: BigIntStats, relative: Buffer): HarvestRefusal | undefined {
+function checkKind(stats: Observed, relative: Buffer): HarvestRefusal | undefined {
   const entry = entryText(relative);
-  if (stats.isSymbolicLink()) {
+  if (isType(stats, TYPE.symlink)) {
     return refusal("symlink", relative, `${entry} is a symbolic link; harvest copies only regular files and directories, so write the file itself into out/, not a link to it`);
   }
-  if (!stats.isFile() && !stats.isDirectory()) {
+  const file = isType(stats, TYPE.file);
+  if (!file && !isType(stats, TYPE.directory)) {
     return refusal("special_file", relative, `${entry} is a ${specialKind(stats)}; harvest copies only regular files and directories, so write its contents into a regular file instead`);
   }
   const mode = `0${(stats.mode & 0o7777n).toString(8)}`;
   if ((stats.mode & SPECIAL_MODE_BITS) !== 0n) {
     return refusal("special_mode", relative, `${entry} has a setuid, setgid or sticky bit (mode ${mode}); leave those bits off, since harvested files become 0644 and directories 0755`);
   }
-  if (stats.isFile() && stats.nlink > 1n) {
+  if (file && stats.nlink > 1n) {
     return refusal("hardlink", relative, `${entry} is a hard link (link count ${stats.nlink}); write a separate copy of the file into out/ instead of linking it`);
   }
-  const readable = stats.isFile() ? OWNER_READ : OWNER_READ | OWNER_EXECUTE;
+  const readable = file ? OWNER_READ : OWNER_READ | OWNER_EXECUTE;
   if ((stats.mode & readable) !== readable) {
     return refusal("unreadable", relative, `${entry} is not readable by its owner (mode ${mode}); give it owner read permission (0644 for a file, 0755 for a directory) or leave it out of out/`);
   }
   return undefined;
 }
 
-function specialKind(stats: BigIntStats): string {
-  if (stats.isFIFO()) return "FIFO";
-  if (stats.isSocket()) return "socket";
-  if (stats.isCharacterDevice()) return "character device";
-  if (stats.isBlockDevice()) return "block device";
+function specialKind(stats: Observed): string {
+  if (isType(stats, TYPE.fifo)) return "FIFO";
+  if (isType(stats, TYPE.socket)) return "socket";
+  if (isType(stats, TYPE.characterDevice)) return "character device";
+  if (isType(stats, TYPE.blockDevice)) return "block device";
   return "special file";
 }
 
 /**
- * Starts a copy once fewer than HARVEST_PARALLEL_FILES are in flight, and adds it to `started`; its
- * refusal lands in walk.failure, and the promise added never rejects.
+ * Starts a copy once fewer than HARVEST_PARALLEL_FILES are in flight; its refusal lands in
+ * walk.failure, and the promise it adds to walk.copies never rejects.
  */
-async function startCopy(
-  walk: Walk,
-  relative: Buffer,
-  started: Array<Promise<void>>,
-  copy: (chunk: Buffer) => Promise<HarvestRefusal | undefined>,
-): Promise<void> {
+async function startCopy(walk: Walk, relative: Buffer, copy: (chunk: Buffer) => Promise<HarvestRefusal | undefined>): Promise<void> {
   while (walk.copies.size >= HARVEST_PARALLEL_FILES) await Promise.race(walk.copies);
   const chunk = walk.chunks.pop() ?? Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES);
   const running: Promise<void> = copy(chunk)
@@ -464,7 +494,6 @@ async function startCopy(
       walk.failure ??= copyRefusal;
     });
   walk.copies.add(running);
-  started.push(running);
 }
 
 /**
@@ -474,7 +503,7 @@ async function startCopy(
  * exactly its size read, or the harvest is refused (`changed_during_harvest`): no file is harvested
  * with a size or content it never had.
  */
-async function copyFile(walk: Walk, entry: Entry, expected: BigIntStats, chunk: Buffer): Promise<HarvestRefusal | undefined> {
+async function copyFile(walk: Walk, entry: Entry, expected: Observed, chunk: Buffer): Promise<HarvestRefusal | undefined> {
   const { location, target, relative } = entry;
   let input: FileHandle;
   try {
@@ -510,7 +539,7 @@ async function copyFile(walk: Walk, entry: Entry, expected: BigIntStats, chunk: 
  * How `after` differs from `before` for the same path: another inode, another size, or other
  * modification or change times (a write, a rename in or out, a chmod); undefined when it does not.
  */
-function stateDifference(before: BigIntStats, after: BigIntStats): string | undefined {
+function stateDifference(before: Observed, after: Observed): string | undefined {
   if (before.dev !== after.dev || before.ino !== after.ino) return "it was replaced by another file or directory";
   if (before.size !== after.size) return `its size went from ${before.size} to ${after.size} bytes`;
   if (before.mtimeNs !== after.mtimeNs || before.ctimeNs !== after.ctimeNs) return "it was modified";

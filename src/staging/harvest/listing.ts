@@ -1,0 +1,250 @@
+// The Harvest's listing of a pinned source tree, made in a worker thread with synchronous calls:
+// each entry lstat'ed, each directory opened without following a link (and kept open, so what lies
+// below it is reached through its descriptor) and made at the destination. A tree of 2,000
+// directories costs what `find` costs, not ten trips through libuv's thread pool per directory.
+// The listing only observes; harvest.ts decides every refusal from it, in walk order.
+
+import { createWorkerPool } from "../workers/index.js";
+
+/** What lstat or fstat showed of one entry: the fields the Harvest's checks read. */
+export type Observed = {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly mode: bigint;
+  readonly nlink: bigint;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+};
+
+/** A system call that failed, by its code and call only: its message would quote the raw path. */
+export type CallFailure = { readonly code?: string; readonly syscall?: string; readonly name: string };
+
+/** One name met in a directory, in walk order (a directory before what it holds). */
+export type ListedEntry = {
+  readonly kind: "entry";
+  /** The name, byte-exact. */
+  readonly name: Uint8Array;
+  /** The entry's directory: an index into the listing's records, or -1 for the source itself. */
+  readonly parent: number;
+  /** The source's direct children are 1. */
+  readonly depth: number;
+  readonly lstat?: Observed;
+  readonly lstatFailure?: CallFailure;
+  /** A directory no deeper than maxDepth, opened without following a link: its descriptor, kept open. */
+  readonly fd?: number;
+  /** fstat of that descriptor, just after it was opened. */
+  readonly opened?: Observed;
+  readonly openFailure?: CallFailure;
+  readonly inspectFailure?: CallFailure;
+  /** Making its directory at the destination failed. */
+  readonly makeFailure?: CallFailure;
+};
+
+/** The end of one directory's names: fstat of its descriptor then, or why its names could not be read. */
+export type ListedEnd = {
+  readonly kind: "end";
+  /** The directory: an index into the listing's records, or -1 for the source itself. */
+  readonly directory: number;
+  readonly after?: Observed;
+  readonly readFailure?: CallFailure;
+};
+
+/**
+ * Every record in walk order. The listing stops at the first record the Harvest must refuse that
+ * the worker can see without the Harvest's rules (an entry past maxEntries, a directory too deep,
+ * a failed call, a kind that is not a plain file or directory, a directory that changed), so a
+ * tree of a million names is never listed whole.
+ */
+export type Listing = {
+  readonly records: ReadonlyArray<ListedEntry | ListedEnd>;
+  /** Whether every name was listed: false when the listing stopped at its last record. */
+  readonly complete: boolean;
+  /** Every directory descriptor the listing opened, to be closed by releaseDirectories. */
+  readonly fds: readonly number[];
+};
+
+type ListRequest = {
+  readonly op: "list";
+  /** The pinned source: /proc/self/fd/<fd>, and the fd, for its fstat after its names are read. */
+  readonly root: string;
+  readonly rootFd: number;
+  readonly rootOpened: Observed;
+  /** The destination directory the source's directories are made in (it exists). */
+  readonly target: string;
+  readonly maxEntries: number;
+  readonly maxDepth: number;
+};
+type ReleaseRequest = {
+  readonly op: "release";
+  /** Directories to fstat once more and compare with what they were, in walk order. */
+  readonly check: ReadonlyArray<{ readonly fd: number; readonly expected: Observed }>;
+  /** Descriptors to close then, whatever the checks found (the source's is not among them: its handle closes it). */
+  readonly close: readonly number[];
+};
+type Request = ListRequest | ReleaseRequest;
+/** A listing, or for a release the index (into its fds) of the first directory that changed, -1 if none did. */
+type Reply = Listing | number;
+
+/** The listing worker's program (see workers/): only node's own modules, no closure over this module. */
+function listingProgram(): (request: Request) => Reply {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const fs = require("node:fs") as typeof import("node:fs");
+  const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, S_IFMT, S_IFREG, S_IFDIR } = fs.constants;
+  const OPEN_DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+  const DIRECTORY_MODE = 0o755;
+  const observe = (s: import("node:fs").BigIntStats): Observed => ({ dev: s.dev, ino: s.ino, mode: s.mode, nlink: s.nlink, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs });
+  const failure = (error: unknown): CallFailure => {
+    const e = error as NodeJS.ErrnoException;
+    return { name: e instanceof Error ? e.name : "Error", ...(e.code === undefined ? {} : { code: e.code }), ...(e.syscall === undefined ? {} : { syscall: e.syscall }) };
+  };
+  const same = (a: Observed, b: Observed): boolean => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+  // A plain regular file or directory its owner can read: what harvest.ts's checkKind lets through,
+  // written again here (the program cannot close over that module) only to know where to stop.
+  const plain = (s: Observed): boolean => {
+    const type = Number(s.mode) & S_IFMT;
+    if (type !== S_IFREG && type !== S_IFDIR) return false;
+    if ((Number(s.mode) & 0o7000) !== 0) return false;
+    if (type === S_IFREG) return s.nlink === 1n && (Number(s.mode) & 0o400) !== 0;
+    return (Number(s.mode) & 0o500) === 0o500;
+  };
+  const isDirectory = (s: Observed): boolean => (Number(s.mode) & S_IFMT) === S_IFDIR;
+
+  const list = (request: ListRequest): Listing => {
+    const records: Array<ListedEntry | ListedEnd> = [];
+    const fds: number[] = [];
+    let entries = 0;
+    class Stop {}
+    const visit = (path: Buffer, target: Buffer, self: number, depth: number, opened: Observed, fd: number): void => {
+      // Names a few hundred at a time: a directory of a million names is never read whole.
+      let handle: import("node:fs").Dir;
+      try {
+        handle = fs.opendirSync(path, { encoding: "buffer" as BufferEncoding, bufferSize: 512 });
+      } catch (error) {
+        records.push({ kind: "end", directory: self, readFailure: failure(error) });
+        throw new Stop();
+      }
+      try {
+        for (;;) {
+          let dirent: import("node:fs").Dirent | null;
+          try {
+            dirent = handle.readSync();
+          } catch (error) {
+            records.push({ kind: "end", directory: self, readFailure: failure(error) });
+            throw new Stop();
+          }
+          if (dirent === null) break;
+          const name = dirent.name as unknown as Buffer;
+          const index = records.length;
+          entries += 1;
+          const location = Buffer.concat([path, Buffer.from("/"), name]);
+          let lstat: Observed;
+          try {
+            lstat = observe(fs.lstatSync(location, { bigint: true }));
+          } catch (error) {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstatFailure: failure(error) });
+            throw new Stop();
+          }
+          if (entries > request.maxEntries || !plain(lstat) || (isDirectory(lstat) && depth + 1 > request.maxDepth)) {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat });
+            throw new Stop();
+          }
+          if (!isDirectory(lstat)) {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat });
+            continue;
+          }
+          let childFd: number;
+          try {
+            childFd = fs.openSync(location, OPEN_DIRECTORY);
+          } catch (error) {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, openFailure: failure(error) });
+            throw new Stop();
+          }
+          fds.push(childFd);
+          let childOpened: Observed;
+          try {
+            childOpened = observe(fs.fstatSync(childFd, { bigint: true }));
+          } catch (error) {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, inspectFailure: failure(error) });
+            throw new Stop();
+          }
+          if (!isDirectory(childOpened) || !same(lstat, childOpened) || !plain(childOpened)) {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, opened: childOpened });
+            throw new Stop();
+          }
+          const childTarget = Buffer.concat([target, Buffer.from("/"), name]);
+          try {
+            fs.mkdirSync(childTarget, { mode: DIRECTORY_MODE });
+            fs.chmodSync(childTarget, DIRECTORY_MODE);
+          } catch (error) {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, opened: childOpened, makeFailure: failure(error) });
+            throw new Stop();
+          }
+          records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, opened: childOpened });
+          visit(Buffer.from(`/proc/self/fd/${childFd}`), childTarget, index, depth + 1, childOpened, childFd);
+        }
+      } finally {
+        handle.closeSync();
+      }
+      // The same descriptor, so the same inode: only its entries (size, times) or its mode (ctime) can differ.
+      let after: Observed;
+      try {
+        after = observe(fs.fstatSync(fd, { bigint: true }));
+      } catch (error) {
+        records.push({ kind: "end", directory: self, readFailure: failure(error) });
+        throw new Stop();
+      }
+      records.push({ kind: "end", directory: self, after });
+      if (!same(opened, after)) throw new Stop();
+    };
+    try {
+      visit(Buffer.from(request.root), Buffer.from(request.target), -1, 0, request.rootOpened, request.rootFd);
+    } catch (error) {
+      if (!(error instanceof Stop)) {
+        // Nothing unexpected may leave descriptors open in this process.
+        for (const fd of fds) fs.closeSync(fd);
+        throw error;
+      }
+      return { records, complete: false, fds };
+    }
+    return { records, complete: true, fds };
+  };
+
+  const release = (request: ReleaseRequest): number => {
+    let changed = -1;
+    for (const [index, { fd, expected }] of request.check.entries()) {
+      try {
+        if (!same(expected, observe(fs.fstatSync(fd, { bigint: true })))) changed = index;
+      } catch {
+        changed = index;
+      }
+      if (changed !== -1) break;
+    }
+    for (const fd of request.close) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Already closed: nothing is left open either way.
+      }
+    }
+    return changed;
+  };
+
+  return (request) => (request.op === "list" ? list(request) : release(request));
+}
+
+/** Two: one harvest at a time uses one, and two Runs' harvests need not queue. */
+const pool = createWorkerPool("agentcage-harvest", 2, listingProgram);
+
+/** Lists the source pinned at `root` (its descriptor `rootFd`, fstat'ed as `rootOpened`), making its directories under `target`. */
+export async function listSource(root: string, rootFd: number, rootOpened: Observed, target: string, limits: { readonly maxEntries: number; readonly maxDepth: number }): Promise<Listing> {
+  return (await pool.run({ op: "list", root, rootFd, rootOpened, target, ...limits })) as Listing;
+}
+
+/**
+ * Checks each directory of `check` once more against what it was, then closes every descriptor of
+ * `close`; resolves with the index (into `check`) of the first directory that changed, or -1.
+ */
+export async function releaseDirectories(check: ReleaseRequest["check"], close: readonly number[]): Promise<number> {
+  return (await pool.run({ op: "release", check, close })) as number;
+}
