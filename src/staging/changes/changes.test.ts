@@ -72,6 +72,19 @@ describe("a writable work/'s manifest and change set", () => {
     expect(readFileSync(join(copy, "pkg3/gen/new.ts"), "utf8")).toBe("export const made = 3;\n");
   });
 
+  it("lists a changed file whose original cannot be read again as undiffed, never as a file the patch creates", async () => {
+    const { inputs, work, harvestTo } = await staged({ "a/kept.txt": "kept\n", "a/gone.txt": "gone\n" });
+    writeFileSync(join(work, "a/kept.txt"), "kept, edited\n");
+    writeFileSync(join(work, "a/gone.txt"), "gone, edited\n");
+    unlinkSync(join(inputs, "a/gone.txt"));
+    const destination = fresh("destination");
+    expect(await harvestTo(destination)).toMatchObject({ ok: true, changes: { changed: ["a/gone.txt", "a/kept.txt"], undiffed: ["a/gone.txt"] } });
+    const patch = readFileSync(join(destination, "changes.patch"), "utf8");
+    expect(patch).toContain("+kept, edited");
+    expect(patch).not.toContain("gone");
+    expect(readFileSync(join(destination, "files/a/gone.txt"), "utf8")).toBe("gone, edited\n");
+  });
+
   it("is taken of links as links, never of what they point at", async () => {
     const inputs = fresh("inputs");
     mkdirSync(join(inputs, "a"), { recursive: true });

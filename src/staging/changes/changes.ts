@@ -5,13 +5,13 @@
 // `changes.json`.
 // Run it only once nothing writes to work/ (the container is gone). Links are never followed.
 
-import { constants } from "node:fs";
-import { copyFile, lstat, mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { ChangeSummary, HarvestResult } from "../../plan/index.js";
 import { harvest, MAX_HARVEST_ENTRIES } from "../harvest/index.js";
 import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
+import { gather, type GatherTask } from "./gather.js";
 import { unchanged, type Manifest } from "./manifest.js";
 import { KIND, walkTree } from "./walk.js";
 
@@ -110,14 +110,27 @@ export async function collectChanges(work: string, manifest: Manifest, originals
       `the agent added or changed ${copies.length} files, more than MAX_HARVEST_ENTRIES (${MAX_HARVEST_ENTRIES}); change fewer files in one Run, or leave the generated ones out of work/`,
     );
   }
-  for (const { rel, size } of copies) {
-    const before = manifest.get(rel);
+  // The copies and every read of contents run in a worker, in batches; the diffs run here.
+  const where = { work, files: join(into, "files"), originals: originals.directory, maxDiffBytes: MAX_DIFF_FILE_BYTES };
+  const originalKnown = (rel: string): boolean => originals.files?.[rel] !== undefined;
+  const copyTasks: GatherTask[] = copies.map(({ rel, size }) => ({
+    rel,
+    copy: true,
+    readNow: size <= MAX_DIFF_FILE_BYTES,
+    readOriginal: size <= MAX_DIFF_FILE_BYTES && manifest.get(rel)?.kind === "file" && !originalKnown(rel),
+  }));
+  const sizeOf = new Map(copies.map(({ rel, size }) => [rel, size]));
+  const estimate = (task: GatherTask): number =>
+    (task.readNow ? (sizeOf.get(task.rel) ?? 0) : 0) + (task.readOriginal ? Math.min(Number(manifest.get(task.rel)?.size ?? 0), MAX_DIFF_FILE_BYTES) : 0);
+  let index = 0;
+  for await (const contents of gather(where, copyTasks, estimate)) {
+    const { rel, size } = copies[index++] as { rel: string; size: number };
     bytes += size;
-    const path = join(work, rel);
-    const target = join(into, "files", rel);
-    await mkdir(dirname(target), { recursive: true, mode: 0o755 });
-    await copyFile(path, target, constants.COPYFILE_EXCL);
-    const patch = await diffOf(rel, before?.kind === "file" ? await original(originals, rel) : undefined, path, size);
+    const staged = manifest.get(rel)?.kind === "file";
+    const before = staged ? originalOf(originals, rel, contents.original) : undefined;
+    // A changed file whose original cannot be read again is not diffed: against nothing, its patch would create a file that exists.
+    const diffable = contents.now !== undefined && (!staged || before !== undefined);
+    const patch = diffable ? patchOf(rel, before, Buffer.from(contents.now as Uint8Array)) : undefined;
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
   }
@@ -126,7 +139,12 @@ export async function collectChanges(work: string, manifest: Manifest, originals
   for (const [rel, entry] of manifest) {
     if (seen.has(rel) || entry.kind === "directory") continue;
     deleted.push(rel);
-    const old = entry.kind === "file" ? await original(originals, rel) : undefined;
+  }
+  const deleteTasks: GatherTask[] = deleted.map((rel) => ({ rel, copy: false, readNow: false, readOriginal: manifest.get(rel)?.kind === "file" && !originalKnown(rel) }));
+  index = 0;
+  for await (const contents of gather(where, deleteTasks, estimate)) {
+    const rel = deleted[index++] as string;
+    const old = manifest.get(rel)?.kind === "file" ? originalOf(originals, rel, contents.original) : undefined;
     const patch = old === undefined || isBinary(old) || old.length > MAX_DIFF_FILE_BYTES ? undefined : unifiedDiff(rel, old.toString("utf8"), undefined);
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
@@ -137,23 +155,15 @@ export async function collectChanges(work: string, manifest: Manifest, originals
   return summary;
 }
 
-/** The staged content of `rel`, or undefined when it cannot be read again (the caller's tree changed). */
-async function original(originals: Originals, rel: string): Promise<Buffer | undefined> {
+/** The staged content of `rel`: given in memory, or read from the originals' directory (`read`), or undefined when it could not be read again. */
+function originalOf(originals: Originals, rel: string, read: Uint8Array | undefined): Buffer | undefined {
   const given = originals.files?.[rel];
   if (given !== undefined) return Buffer.from(given);
-  if (originals.directory === undefined) return undefined;
-  try {
-    const stats = await lstat(join(originals.directory, rel));
-    return stats.isFile() && stats.size <= MAX_DIFF_FILE_BYTES ? await readFile(join(originals.directory, rel)) : undefined;
-  } catch {
-    return undefined;
-  }
+  return read === undefined ? undefined : Buffer.from(read.buffer, read.byteOffset, read.byteLength);
 }
 
-/** A unified diff of one text file, or undefined when either side is binary or too large to diff. */
-async function diffOf(rel: string, old: Buffer | undefined, path: string, size: number): Promise<string | undefined> {
-  if (size > MAX_DIFF_FILE_BYTES) return undefined;
-  const now = await readFile(path);
+/** A unified diff of one text file, or undefined when either side is binary. */
+function patchOf(rel: string, old: Buffer | undefined, now: Buffer): string | undefined {
   if (isBinary(now) || (old !== undefined && isBinary(old))) return undefined;
   return unifiedDiff(rel, old?.toString("utf8"), now.toString("utf8"));
 }

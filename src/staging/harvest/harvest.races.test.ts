@@ -145,6 +145,31 @@ describe("harvest of a directory swapped for a link to the host while it is walk
   });
 });
 
+describe("harvest of a directory that changes after it was listed", () => {
+  it("refuses a directory that gains a file while the files in it are copied, naming it", async () => {
+    const added = path.join(source, "a", "late.txt");
+    let written = false;
+    await interceptReads(() => {
+      if (written) return;
+      written = true;
+      appendFileSync(added, "written after a/ was listed\n");
+    });
+
+    const result = await harvest(source, path.join(root, "dest"));
+
+    expect(written).toBe(true);
+    expect(result).toEqual({
+      ok: false,
+      refusal: {
+        reason: "changed_during_harvest",
+        entry: '"a"',
+        message: '"a" changed while it was harvested (an entry was added, removed or renamed in it, or its mode changed, while its files were copied); harvest only a tree nothing writes to any more, after the container is gone',
+      },
+    });
+    expect(await readdir(root)).toEqual(["host", "out"]);
+  });
+});
+
 describe("harvest of a file that changes while it is copied", () => {
   const big = (): string => path.join(source, "a", "big.bin");
 
