@@ -10,7 +10,7 @@
 // before the interrupted harvest, or, past its second rename, that harvest's whole result.
 
 import { constants, type BigIntStats } from "node:fs";
-import { chmod, lstat, mkdir, open, opendir, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, opendir, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import {
   HARVEST_COPY_CHUNK_BYTES,
@@ -107,6 +107,8 @@ type PinnedDirectory = { readonly handle: FileHandle; readonly path: Buffer; rea
  */
 type Walk = {
   readonly limits: HarvestLimits;
+  /** Whether a file created with FILE_MODE gets exactly that mode (the umask takes none of its bits), so no fchmod is needed. */
+  readonly createdExact: boolean;
   readonly signal: AbortSignal | undefined;
   /** File copies in flight; each removes itself when it settles. */
   readonly copies: Set<Promise<void>>;
@@ -173,7 +175,8 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     return refused(ioError(EMPTY, "create the temporary directory beside the destination", error));
   }
   const chunks = Array.from({ length: HARVEST_PARALLEL_FILES }, () => Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES));
-  const walk: Walk = { limits, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
+  const createdExact = ((await currentUmask()) & FILE_MODE) === 0;
+  const walk: Walk = { limits, createdExact, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
   const rootDirectory: Directory = { path: root.path, target: Buffer.from(temporary), relative: EMPTY, fd: root.handle.fd, opened: root.stats };
   // The directories accepted so far, in walk order, each checked again once every file is copied.
   const accepted: Directory[] = [rootDirectory];
@@ -207,6 +210,16 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     await root.handle.close().catch(() => undefined);
     if (!installed) await removeQuietly(temporary);
   }
+}
+
+/**
+ * This process's umask, read from /proc/self/status (process.umask() reads it by setting it twice),
+ * or all bits when that cannot be read, so every file gets its fchmod.
+ */
+async function currentUmask(): Promise<number> {
+  const status = await readFile("/proc/self/status", "latin1").catch(() => "");
+  const match = /^Umask:\s*([0-7]+)$/m.exec(status);
+  return match === null ? 0o777 : Number.parseInt(match[1] as string, 8);
 }
 
 /** Waits for every copy in flight. */
@@ -520,7 +533,7 @@ async function copyFile(walk: Walk, entry: Entry, expected: Observed, chunk: Buf
     if (openedRefusal !== undefined) return openedRefusal;
     const output = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
     try {
-      await output.chmod(FILE_MODE);
+      if (!walk.createdExact) await output.chmod(FILE_MODE);
       const copied = await copyBytes(input, output, Number(opened.size), chunk);
       const after = await input.stat({ bigint: true });
       const change = stateDifference(opened, after) ?? (BigInt(copied) === after.size ? undefined : `${copied} bytes were read of its ${after.size}`);
