@@ -25,7 +25,7 @@ export type Originals = {
 export class ChangesRefused extends Error {
   override readonly name = "ChangesRefused";
   constructor(
-    readonly reason: "symlink" | "special_file" | "too_many_entries" | "too_deep",
+    readonly reason: "symlink" | "special_file" | "too_many_entries" | "too_deep" | "changed_during_harvest",
     readonly entry: string,
     message: string,
   ) {
@@ -87,7 +87,7 @@ export async function collectChanges(work: string, manifest: Manifest, originals
       : new ChangesRefused("too_many_entries", walk.entry, `work/ holds more than ${maxEntries} entries (the staged ones plus MAX_HARVEST_ENTRIES); leave fewer files`);
   }
   // First what changed, so that too many changes are refused before anything is copied.
-  const copies: Array<{ readonly rel: string; readonly size: number }> = [];
+  const copies: Array<{ readonly rel: string; readonly size: number; readonly ino: bigint }> = [];
   for (let i = 0; i < walk.paths.length; i++) {
     const rel = walk.paths[i] as string;
     const kind = walk.kinds[i];
@@ -101,7 +101,7 @@ export async function collectChanges(work: string, manifest: Manifest, originals
       throw new ChangesRefused(symlink ? "symlink" : "special_file", rel, `${JSON.stringify(rel)} is a ${symlink ? "symbolic link" : "special file"} the agent made or changed; the Harvest takes regular files only`);
     }
     (before === undefined || before.kind !== "file" ? added : changed).push(rel);
-    copies.push({ rel, size: Number(now.size) });
+    copies.push({ rel, size: Number(now.size), ino: now.ino });
   }
   if (copies.length > MAX_HARVEST_ENTRIES) {
     throw new ChangesRefused(
@@ -113,9 +113,9 @@ export async function collectChanges(work: string, manifest: Manifest, originals
   // The copies and every read of contents run in a worker, in batches; the diffs run here.
   const where = { work, files: join(into, "files"), originals: originals.directory, maxDiffBytes: MAX_DIFF_FILE_BYTES };
   const originalKnown = (rel: string): boolean => originals.files?.[rel] !== undefined;
-  const copyTasks: GatherTask[] = copies.map(({ rel, size }) => ({
+  const copyTasks: GatherTask[] = copies.map(({ rel, size, ino }) => ({
     rel,
-    copy: true,
+    copy: { ino, size: BigInt(size) },
     readNow: size <= MAX_DIFF_FILE_BYTES,
     readOriginal: size <= MAX_DIFF_FILE_BYTES && manifest.get(rel)?.kind === "file" && !originalKnown(rel),
   }));
@@ -125,6 +125,9 @@ export async function collectChanges(work: string, manifest: Manifest, originals
   let index = 0;
   for await (const contents of gather(where, copyTasks, estimate)) {
     const { rel, size } = copies[index++] as { rel: string; size: number };
+    if (contents.replaced === true) {
+      throw new ChangesRefused("changed_during_harvest", rel, `${JSON.stringify(rel)} changed after work/ was walked; harvest only a work/ nothing writes to any more, after the container is gone`);
+    }
     bytes += size;
     const staged = manifest.get(rel)?.kind === "file";
     const before = staged ? originalOf(originals, rel, contents.original) : undefined;
@@ -140,7 +143,7 @@ export async function collectChanges(work: string, manifest: Manifest, originals
     if (seen.has(rel) || entry.kind === "directory") continue;
     deleted.push(rel);
   }
-  const deleteTasks: GatherTask[] = deleted.map((rel) => ({ rel, copy: false, readNow: false, readOriginal: manifest.get(rel)?.kind === "file" && !originalKnown(rel) }));
+  const deleteTasks: GatherTask[] = deleted.map((rel) => ({ rel, readNow: false, readOriginal: manifest.get(rel)?.kind === "file" && !originalKnown(rel) }));
   index = 0;
   for await (const contents of gather(where, deleteTasks, estimate)) {
     const rel = deleted[index++] as string;

@@ -9,15 +9,19 @@ import { createWorkerPool } from "../workers/index.js";
 export type GatherTask = {
   /** Relative to work/, with forward slashes. */
   readonly rel: string;
-  /** Copy work/<rel> to <files>/<rel>, making its directories. */
-  readonly copy: boolean;
-  /** Read what the agent left at <rel> (from the copy), for its diff. */
+  /**
+   * Copy work/<rel> to <files>/<rel>, making its directories, from the file opened without
+   * following a link, only if it is still the regular file the walk saw (this inode, this size).
+   */
+  readonly copy?: { readonly ino: bigint; readonly size: bigint };
+  /** Read what the agent left at <rel> (from the file copied, no more than its size), for its diff. */
   readonly readNow: boolean;
   /** Read the staged original at <originals>/<rel>, if it is still a regular file of at most maxDiffBytes. */
   readonly readOriginal: boolean;
 };
 
-export type Gathered = { readonly now?: Uint8Array; readonly original?: Uint8Array };
+/** The contents asked for; `replaced` when work/<rel> was no longer the file the walk saw, and nothing was copied. */
+export type Gathered = { readonly now?: Uint8Array; readonly original?: Uint8Array; readonly replaced?: true };
 
 type GatherRequest = {
   readonly work: string;
@@ -47,17 +51,36 @@ function gatherProgram(): (request: GatherRequest) => Gathered[] {
       return undefined;
     }
   };
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, COPYFILE_EXCL } = fs.constants;
+  /** Copies the file the walk saw to `copy`, and reads it back when asked: its bytes, or undefined, or "replaced". */
+  const copyChecked = (source: string, copy: string, expected: { ino: bigint; size: bigint }, read: boolean): Uint8Array | undefined | "replaced" => {
+    let fd: number;
+    try {
+      fd = fs.openSync(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch (error) {
+      if (["ELOOP", "ENOENT", "ENOTDIR", "ENXIO"].includes((error as NodeJS.ErrnoException).code ?? "")) return "replaced";
+      throw error;
+    }
+    try {
+      const stats = fs.fstatSync(fd, { bigint: true });
+      if (!stats.isFile() || stats.ino !== expected.ino || stats.size !== expected.size) return "replaced";
+      makeDirectory(dirname(copy));
+      fs.copyFileSync(`/proc/self/fd/${fd}`, copy, COPYFILE_EXCL);
+      if (!read) return undefined;
+      // No more than the size the walk saw, whatever the file holds by now.
+      const bytes = Buffer.allocUnsafe(Number(expected.size));
+      return bytes.subarray(0, fs.readSync(fd, bytes, 0, bytes.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
   return ({ work, files, originals, maxDiffBytes, tasks }) => {
     made.clear();
     return tasks.map((task) => {
-      const copy = join(files, task.rel);
-      if (task.copy) {
-        makeDirectory(dirname(copy));
-        fs.copyFileSync(join(work, task.rel), copy, fs.constants.COPYFILE_EXCL);
-      }
-      const now = task.readNow ? fs.readFileSync(copy) : undefined;
+      const copied = task.copy === undefined ? undefined : copyChecked(join(work, task.rel), join(files, task.rel), task.copy, task.readNow);
+      if (copied === "replaced") return { replaced: true };
       const original = task.readOriginal && originals !== undefined ? readOriginal(join(originals, task.rel), maxDiffBytes) : undefined;
-      return { ...(now === undefined ? {} : { now }), ...(original === undefined ? {} : { original }) };
+      return { ...(copied === undefined ? {} : { now: copied }), ...(original === undefined ? {} : { original }) };
     });
   };
 }

@@ -405,6 +405,27 @@ describe("harvest and its signal", () => {
   });
 });
 
+describe("harvest and its descriptors", () => {
+  const openDescriptors = async (): Promise<number> => (await readdir("/proc/self/fd")).length;
+
+  it("leaves none open, whether it copies, refuses in the walk, or refuses after the copies", async () => {
+    // A tree of file-less directories (closed as soon as they are listed) and directories with files.
+    for (let i = 0; i < 40; i++) await writeSource(`m${i}/src/lib/index.ts`, `export const m${i} = ${i};\n`);
+    // Once first, so the listing's worker threads (each with descriptors of its own) have started.
+    await harvest(fixture.source, path.join(fixture.root, "warm"));
+    const before = await openDescriptors();
+    expect(await harvest(fixture.source, fixture.destination)).toMatchObject({ ok: true, files: 40, directories: 120 });
+    expect(await openDescriptors()).toBe(before);
+
+    await symlink(fixture.canary, path.join(fixture.source, "m39", "src", "link"));
+    expect(await harvest(fixture.source, path.join(fixture.root, "again"))).toMatchObject({ ok: false, refusal: { reason: "symlink" } });
+    expect(await openDescriptors()).toBe(before);
+
+    expect(await harvest(fixture.source, path.join(fixture.root, "small"), { maxTotalBytes: 100 })).toMatchObject({ ok: false, refusal: { reason: "total_too_large" } });
+    expect(await openDescriptors()).toBe(before);
+  });
+});
+
 describe("harvest arguments", () => {
   it("rejects with HarvestArgumentError for a relative path", async () => {
     await expect(harvest("out", fixture.destination)).rejects.toThrow(HarvestArgumentError);

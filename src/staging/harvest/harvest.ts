@@ -2,15 +2,16 @@
 // Invariants: each source directory is opened once, without following a link, and all below it is
 // reached through that descriptor (/proc/self/fd/N/<name>); a file is copied only if lstat, and fstat
 // before and after the copy, show the same unchanged regular file; a directory is refused if it
-// changed between its opening and the end of its listing, or by the time every file is copied; the
-// destination changes only by renaming a fully built sibling onto it, so a refusal leaves it as it
-// was; no name is printed raw. The tree is listed in a worker (listing.ts); its files are copied here.
+// changed between its opening and the end of its listing, or, if it holds files, by the time every
+// file is copied; the destination changes only by renaming a fully built sibling onto it, so a
+// refusal leaves it as it was; no name is printed raw. A worker lists the tree (listing.ts); this
+// thread checks what it listed and copies the files.
 // After a crash mid-install, the next harvest (or recoverHarvest) renames the earlier tree back if
 // the destination is missing and removes the hidden siblings: the destination holds what it held
 // before the interrupted harvest, or, past its second rename, that harvest's whole result.
 
 import { constants, type BigIntStats } from "node:fs";
-import { chmod, lstat, mkdir, open, opendir, readFile, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, opendir, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import {
   HARVEST_COPY_CHUNK_BYTES,
@@ -84,7 +85,7 @@ export async function recoverHarvest(destination: string, ...extra: never[]): Pr
   return recoverSiblings(checked.parent, checked.base);
 }
 
-/** The limits, each defaulting as HarvestLimits says, and a signal that stops the copy at its next entry. */
+/** The limits, each defaulting as HarvestLimits says, and a signal that stops the copy at its next entry (a listing under way, bounded by maxEntries, is finished first). */
 export type HarvestOptions = Partial<HarvestLimits> & {
   readonly signal?: AbortSignal;
   /** Replace a destination that already holds something; default false: such a destination is refused, nothing is deleted. */
@@ -107,8 +108,6 @@ type PinnedDirectory = { readonly handle: FileHandle; readonly path: Buffer; rea
  */
 type Walk = {
   readonly limits: HarvestLimits;
-  /** Whether a file created with FILE_MODE gets exactly that mode (the umask takes none of its bits), so no fchmod is needed. */
-  readonly createdExact: boolean;
   readonly signal: AbortSignal | undefined;
   /** File copies in flight; each removes itself when it settles. */
   readonly copies: Set<Promise<void>>;
@@ -175,11 +174,11 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     return refused(ioError(EMPTY, "create the temporary directory beside the destination", error));
   }
   const chunks = Array.from({ length: HARVEST_PARALLEL_FILES }, () => Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES));
-  const createdExact = ((await currentUmask()) & FILE_MODE) === 0;
-  const walk: Walk = { limits, createdExact, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
+  const walk: Walk = { limits, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
   const rootDirectory: Directory = { path: root.path, target: Buffer.from(temporary), relative: EMPTY, fd: root.handle.fd, opened: root.stats };
-  // The directories accepted so far, in walk order, each checked again once every file is copied.
-  const accepted: Directory[] = [rootDirectory];
+  // The directories accepted so far, by their listing index (the source's is -1), in walk order;
+  // each still open is checked again once every file is copied.
+  const accepted = new Map<number, Directory>([[-1, rootDirectory]]);
   let listing: Listing | undefined;
   let released = false;
   let installed = false;
@@ -188,12 +187,15 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     listing = await listSource(root.path.toString(), root.handle.fd, observed(root.stats), temporary, limits);
     const walkRefusal = await copyListed(walk, listing, rootDirectory, accepted);
     await settle(walk);
+    // Set first: a release that failed halfway is never tried again, since closing a descriptor
+    // twice could close one this process has opened since under the same number.
     released = true;
+    const checked = [...accepted.values()];
     const changedIndex = await releaseDirectories(
-      accepted.map((directory) => ({ fd: directory.fd, expected: observed(directory.opened) })),
+      checked.map((directory) => ({ fd: directory.fd, expected: observed(directory.opened) })),
       listing.fds,
     );
-    const changedAfter = changedIndex === -1 ? undefined : (accepted[changedIndex] as Directory);
+    const changedAfter = changedIndex === -1 ? undefined : (checked[changedIndex] as Directory);
     const refusalMet =
       walkRefusal ??
       walk.failure ??
@@ -210,16 +212,6 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     await root.handle.close().catch(() => undefined);
     if (!installed) await removeQuietly(temporary);
   }
-}
-
-/**
- * This process's umask, read from /proc/self/status (process.umask() reads it by setting it twice),
- * or all bits when that cannot be read, so every file gets its fchmod.
- */
-async function currentUmask(): Promise<number> {
-  const status = await readFile("/proc/self/status", "latin1").catch(() => "");
-  const match = /^Umask:\s*([0-7]+)$/m.exec(status);
-  return match === null ? 0o777 : Number.parseInt(match[1] as string, 8);
 }
 
 /** Waits for every copy in flight. */
@@ -353,10 +345,11 @@ async function install(paths: CheckedPaths, temporary: string): Promise<HarvestR
 
 /**
  * Checks the listing's records in walk order, as a walk name by name would meet them, and starts
- * the copy of each file that passes; adds each directory that passes to `accepted`. Resolves with
+ * the copy of each file that passes; adds each directory that passes to `accepted`, and takes out
+ * again one the listing closed because it held no files. Resolves with
  * the first refusal met, by a check or by a copy already settled.
  */
-async function copyListed(walk: Walk, listing: Listing, root: Directory, accepted: Directory[]): Promise<HarvestRefusal | undefined> {
+async function copyListed(walk: Walk, listing: Listing, root: Directory, accepted: Map<number, Directory>): Promise<HarvestRefusal | undefined> {
   const directories = new Map<number, Directory>([[-1, root]]);
   for (const [index, record] of listing.records.entries()) {
     if (walk.failure !== undefined) return walk.failure;
@@ -367,6 +360,7 @@ async function copyListed(walk: Walk, listing: Listing, root: Directory, accepte
       if (stateDifference(directory.opened, record.after) !== undefined) {
         return changed(directory.relative, "an entry was added, removed or renamed in it, or its mode changed, while it was listed");
       }
+      if (record.closed === true) accepted.delete(record.directory);
       continue;
     }
     const parent = directories.get(record.parent) as Directory;
@@ -375,7 +369,7 @@ async function copyListed(walk: Walk, listing: Listing, root: Directory, accepte
     if (checked === undefined) continue;
     if ("reason" in checked) return checked;
     directories.set(index, checked);
-    accepted.push(checked);
+    accepted.set(index, checked);
   }
   // The listing stops only at a record refused above; one that stopped anywhere else would be a partial tree.
   if (!listing.complete) return refusal("io_error", EMPTY, "harvest's listing of the source stopped at an entry it takes; harvest again, and report this if it happens twice");
@@ -533,7 +527,7 @@ async function copyFile(walk: Walk, entry: Entry, expected: Observed, chunk: Buf
     if (openedRefusal !== undefined) return openedRefusal;
     const output = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
     try {
-      if (!walk.createdExact) await output.chmod(FILE_MODE);
+      await output.chmod(FILE_MODE);
       const copied = await copyBytes(input, output, Number(opened.size), chunk);
       const after = await input.stat({ bigint: true });
       const change = stateDifference(opened, after) ?? (BigInt(copied) === after.size ? undefined : `${copied} bytes were read of its ${after.size}`);

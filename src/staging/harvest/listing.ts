@@ -3,6 +3,10 @@
 // below it is reached through its descriptor) and made at the destination. A tree of 2,000
 // directories costs what `find` costs, not ten trips through libuv's thread pool per directory.
 // The listing only observes; harvest.ts decides every refusal from it, in walk order.
+// Descriptors: a directory that holds files stays open until releaseDirectories (its files are
+// copied through it); one that holds none is closed at the end of its names, so a tree of deep,
+// file-less directories (a change set's mirror) holds one descriptor per directory with files.
+// A worker that dies mid-listing leaks the descriptors it had opened: nothing else knows them.
 
 import { createWorkerPool } from "../workers/index.js";
 
@@ -48,6 +52,8 @@ export type ListedEnd = {
   readonly directory: number;
   readonly after?: Observed;
   readonly readFailure?: CallFailure;
+  /** It held no files, so its descriptor was closed here and it is not checked again after the copies. */
+  readonly closed?: true;
 };
 
 /**
@@ -83,7 +89,7 @@ type ReleaseRequest = {
   readonly close: readonly number[];
 };
 type Request = ListRequest | ReleaseRequest;
-/** A listing, or for a release the index (into its fds) of the first directory that changed, -1 if none did. */
+/** A listing, or for a release the index (into its `check`) of the first directory that changed, -1 if none did. */
 type Reply = Listing | number;
 
 /** The listing worker's program (see workers/): only node's own modules, no closure over this module. */
@@ -105,17 +111,25 @@ function listingProgram(): (request: Request) => Reply {
     const type = Number(s.mode) & S_IFMT;
     if (type !== S_IFREG && type !== S_IFDIR) return false;
     if ((Number(s.mode) & 0o7000) !== 0) return false;
-    if (type === S_IFREG) return s.nlink === 1n && (Number(s.mode) & 0o400) !== 0;
+    if (type === S_IFREG) return s.nlink <= 1n && (Number(s.mode) & 0o400) !== 0;
     return (Number(s.mode) & 0o500) === 0o500;
   };
   const isDirectory = (s: Observed): boolean => (Number(s.mode) & S_IFMT) === S_IFDIR;
 
   const list = (request: ListRequest): Listing => {
     const records: Array<ListedEntry | ListedEnd> = [];
-    const fds: number[] = [];
+    const fds = new Set<number>();
     let entries = 0;
     class Stop {}
+    const closeQuietly = (fd: number): void => {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // EBADF or EIO: the descriptor is released either way, and nothing here closes one twice.
+      }
+    };
     const visit = (path: Buffer, target: Buffer, self: number, depth: number, opened: Observed, fd: number): void => {
+      let holdsFiles = false;
       // Names a few hundred at a time: a directory of a million names is never read whole.
       let handle: import("node:fs").Dir;
       try {
@@ -151,6 +165,7 @@ function listingProgram(): (request: Request) => Reply {
           }
           if (!isDirectory(lstat)) {
             records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat });
+            holdsFiles = true;
             continue;
           }
           let childFd: number;
@@ -160,7 +175,7 @@ function listingProgram(): (request: Request) => Reply {
             records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, openFailure: failure(error) });
             throw new Stop();
           }
-          fds.push(childFd);
+          fds.add(childFd);
           let childOpened: Observed;
           try {
             childOpened = observe(fs.fstatSync(childFd, { bigint: true }));
@@ -194,20 +209,30 @@ function listingProgram(): (request: Request) => Reply {
         records.push({ kind: "end", directory: self, readFailure: failure(error) });
         throw new Stop();
       }
+      if (!same(opened, after)) {
+        records.push({ kind: "end", directory: self, after });
+        throw new Stop();
+      }
+      // Nothing is copied through a directory without files: its descriptor is not needed any more.
+      if (!holdsFiles && self !== -1) {
+        fds.delete(fd);
+        closeQuietly(fd);
+        records.push({ kind: "end", directory: self, after, closed: true });
+        return;
+      }
       records.push({ kind: "end", directory: self, after });
-      if (!same(opened, after)) throw new Stop();
     };
     try {
       visit(Buffer.from(request.root), Buffer.from(request.target), -1, 0, request.rootOpened, request.rootFd);
     } catch (error) {
       if (!(error instanceof Stop)) {
         // Nothing unexpected may leave descriptors open in this process.
-        for (const fd of fds) fs.closeSync(fd);
+        for (const fd of fds) closeQuietly(fd);
         throw error;
       }
-      return { records, complete: false, fds };
+      return { records, complete: false, fds: [...fds] };
     }
-    return { records, complete: true, fds };
+    return { records, complete: true, fds: [...fds] };
   };
 
   const release = (request: ReleaseRequest): number => {
@@ -224,7 +249,7 @@ function listingProgram(): (request: Request) => Reply {
       try {
         fs.closeSync(fd);
       } catch {
-        // Already closed: nothing is left open either way.
+        // EBADF or EIO: the descriptor is released either way. harvest.ts releases each listing once.
       }
     }
     return changed;
