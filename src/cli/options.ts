@@ -74,3 +74,18 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
 export function inFlagWords(message: string): string {
   return message.replace(/(budget\.maxTokens|budget\.maxCostUsd|budget\.maxWallSeconds|\bstallSeconds|\bmaxTurns|\btimeoutSeconds|\bresumeSession|\bmodel|\beffort)\b(?= ["0-9-])/g, (field) => FLAG_OF_FIELD[field] ?? field);
 }
+
+/**
+ * A Run's error in the command's words: the library names the inputs, the destination and a
+ * session to resume by their option names (inputs, harvestTo, sessionStore); the command by its flags.
+ */
+export function inCommandWords(error: string): string {
+  return error
+    .replace(/^(inputs? )/, "--in: $1")
+    .replace(/^harvestTo (".*?") /, "--out $1 ")
+    .replace(/replaceHarvestTo: true/g, "--replace")
+    .replace(
+      /^session ("[^"]+") has no kept store of (\S+) in this Staging Directory; pass the sessionId an earlier Outcome of this runner reported, or start a new session$/,
+      "--resume $1 names no session of $2 kept under --runtime-dir; pass a session id an earlier run printed, or leave --resume out",
+    );
+}

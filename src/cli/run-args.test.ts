@@ -13,6 +13,7 @@ mkdirSync(full);
 writeFileSync(join(full, "kept.txt"), "x");
 writeFileSync(join(root, "file"), "x");
 symlinkSync(full, join(root, "link"));
+symlinkSync(inputs, join(root, "in-link"));
 
 describe("run's arguments", () => {
   it("make an agent request and absolute paths", async () => {
@@ -29,8 +30,15 @@ describe("run's arguments", () => {
     [{ cli: "claude", prompt: "hi", in: join(root, "file") }, "is not a directory"],
     [{ cli: "claude", prompt: "hi", writable: true }, "--writable needs --in DIR"],
     [{ cli: "claude", prompt: "hi", out: full }, `--out "${full}" already holds files; pass an empty or new directory, or --replace`],
-    [{ cli: "claude", prompt: "hi", out: join(root, "file") }, "already holds files"],
+    [{ cli: "claude", prompt: "hi", out: join(root, "file") }, "is a file, not a directory"],
     [{ cli: "claude", prompt: "hi", in: inputs, out: join(inputs, "o") }, "overlaps --in"],
+    [{ cli: "claude", prompt: "hi", in: inputs, out: join(root, "in-link", "o"), replace: true }, "overlaps --in"],
+    [{ cli: "claude", prompt: "hi", in: join(root, "in-link"), out: inputs, replace: true }, "overlaps --in"],
+    [{ cli: "claude", prompt: "hi", in: inputs, out: inputs }, "overlaps --in"],
+    [{ cli: "claude", prompt: "hi", out: join(root, "file"), replace: true }, `--out "${join(root, "file")}" is a file, not a directory`],
+    [{ cli: "claude", prompt: "hi", out: "" }, '--out "" is empty'],
+    [{ cli: "claude", prompt: "hi", out: join(root, "link"), replace: true }, `--out "${join(root, "link")}" is a link`],
+    [{ cli: "claude", prompt: "hi", in: "" }, '--in "" is empty'],
   ])("refuse %j, naming the option and quoting the value", async (args, said) => {
     const refused = await checkRunArguments(args).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);

@@ -2,9 +2,10 @@
 // remote one: the prompt, --in, --out (never a non-empty one without --replace), --writable.
 // A wrong one is a UsageError that names the option and quotes the value; nothing is made.
 
-import { opendir, stat } from "node:fs/promises";
+import { lstat, opendir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { AGENT_CLIS, parseAgentRequest, AgentRequestError, type AgentCli, type AgentRequestInput } from "../agents/index.js";
+import { pathsOverlap } from "../staging/index.js";
 import { inFlagWords, UsageError } from "./options.js";
 
 export type RunArguments = {
@@ -62,6 +63,8 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
     if (error instanceof AgentRequestError) throw new UsageError(inFlagWords(error.message.replace(/^the agent request is invalid: /, "")));
     throw error;
   }
+  if (args.in === "") throw new UsageError('--in "" is empty; pass the directory of files the agent should see');
+  if (args.out === "") throw new UsageError('--out "" is empty; pass a directory for the agent\'s work, new or empty');
   const inputs = args.in === undefined ? undefined : resolve(args.in);
   if (inputs !== undefined) {
     const facts = await stat(inputs).catch((error: NodeJS.ErrnoException) => error.code ?? "unreadable");
@@ -72,11 +75,19 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
     throw new UsageError("--writable needs --in DIR: the agent edits a copy of that directory, and its changes come back as a patch");
   }
   const out = args.out === undefined ? undefined : resolve(args.out);
+  // Links resolved: an --out reached through a link into --in would replace the inputs themselves.
+  if (out !== undefined && inputs !== undefined && (await pathsOverlap(out, inputs).catch(() => true))) {
+    throw new UsageError(`--out ${JSON.stringify(args.out)} overlaps --in ${JSON.stringify(args.in)}; write the agent's work outside its inputs`);
+  }
+  const existing = out === undefined ? undefined : await lstat(out).catch(() => undefined);
+  if (existing?.isSymbolicLink() === true) {
+    throw new UsageError(`--out ${JSON.stringify(args.out)} is a link, and the agent's work is never written through one; pass the directory it points to, or a new one`);
+  }
+  if (existing !== undefined && !existing.isDirectory()) {
+    throw new UsageError(`--out ${JSON.stringify(args.out)} is a file, not a directory; pass a directory for the agent's work, new or empty`);
+  }
   if (out !== undefined && args.replace !== true && (await holdsFiles(out))) {
     throw new UsageError(`--out ${JSON.stringify(args.out)} already holds files; pass an empty or new directory, or --replace to replace it whole`);
-  }
-  if (out !== undefined && inputs !== undefined && (out === inputs || out.startsWith(`${inputs}/`) || inputs.startsWith(`${out}/`))) {
-    throw new UsageError(`--out ${JSON.stringify(args.out)} overlaps --in ${JSON.stringify(args.in)}; write the agent's work outside its inputs`);
   }
   return { request, prompt: args.prompt, ...(inputs === undefined ? {} : { inputs }), ...(out === undefined ? {} : { out }), replace: args.replace === true, writable: args.writable === true };
 }

@@ -3,6 +3,7 @@
 
 import type { Progress } from "./progress.js";
 import { formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
+import { inCommandWords } from "./options.js";
 
 /** What a summary needs of an Outcome (the library's, or one the service sent as JSON). */
 export type SummaryOutcome = {
@@ -54,7 +55,7 @@ export function summaryLines(outcome: SummaryOutcome, progress: Progress, work: 
     ? `${paint.green("✔")} ${paint.bold("completed")} in ${took}${waited}`
     : `${paint.red("✖")} ${paint.bold(outcome.reason)}${r?.reason !== undefined && r.reason !== outcome.reason && r.reason !== "completed" ? ` (${r.reason})` : ""} after ${took}${waited}`;
   const lines = [`${head} ${paint.dim(`· ${outcome.cli ?? progress.cli}${model === undefined ? "" : ` · ${model}`}`)}`];
-  if (!outcome.ok && outcome.error !== undefined) lines.push(`  ${paint.red(firstLines(outcome.error, 3))}`);
+  if (!outcome.ok && outcome.error !== undefined) lines.push(`  ${paint.red(firstLines(inCommandWords(outcome.error), 3))}`);
   const usage = formatUsage(r?.usage ?? progress.usage);
   const cost = formatCost(r?.costUsd ?? progress.costUsd);
   const turns = r?.numTurns ?? progress.turns;

@@ -58,6 +58,22 @@ describe("the summary", () => {
   });
 });
 
+describe("a Run's error in the summary", () => {
+  it.each([
+    ['input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out', '--in: input "src/pipe" is not a file'],
+    ["inputs pass 268435456 bytes (MAX_INPUT_BYTES) at \"big.bin\"; hand over a smaller tree", "--in: inputs pass 268435456 bytes"],
+    ['harvestTo "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or replaceHarvestTo: true to replace it whole', '--out "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or --replace to replace it whole'],
+    [
+      'session "0000" has no kept store of claude in this Staging Directory; pass the sessionId an earlier Outcome of this runner reported, or start a new session',
+      '--resume "0000" names no session of claude kept under --runtime-dir; pass a session id an earlier run printed, or leave --resume out',
+    ],
+    ["the Run timed out after 5 s", "the Run timed out after 5 s"],
+  ])("%s reads as the command's flags", (error, said) => {
+    const lines = summaryLines({ ok: false, reason: "invalid_request", error, durationMs: 1 }, startProgress("claude", 0), [], NO_PAINT);
+    expect(lines[1]).toContain(said);
+  });
+});
+
 describe("exit codes", () => {
   it.each([
     [{ ok: true, reason: "completed" }, EXIT.completed],

@@ -4,7 +4,7 @@
 // files and a patch that the real `git apply` takes on a copy of the inputs.
 
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -38,10 +38,19 @@ function smallInputs(): string {
 const listing = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
 
 describe("a harvestTo that overlaps the inputs", () => {
+  // A link to the inputs, or to the directory that holds them, made beside them.
+  const alias = (inputs: string, target: string): string => {
+    const link = fresh("alias");
+    symlinkSync(target, link);
+    return link;
+  };
   for (const [how, where] of [
     ["equals", (inputs: string) => inputs],
     ["lies inside", (inputs: string) => join(inputs, "src")],
     ["contains", (inputs: string) => join(inputs, "..")],
+    ["lies, through a link, inside", (inputs: string) => join(alias(inputs, inputs), "src")],
+    ["is a link to a directory containing", (inputs: string) => alias(inputs, join(inputs, ".."))],
+    ["would lie, once made and through a link, inside", (inputs: string) => join(alias(inputs, inputs), "src", "new", "deeper")],
   ] as const) {
     it(`is refused before any container starts when it ${how} the inputs, whatever the mode`, async () => {
       for (const writableWork of [false, true]) {

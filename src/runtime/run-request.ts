@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, unmaskableSecret } from "../container/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { MAX_STALL_SECONDS, MIN_STALL_SECONDS } from "./limits.js";
-import { recoverHarvest, SESSION_NAME } from "../staging/index.js";
+import { pathsOverlap, recoverHarvest, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
 import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./usage.js";
 import { liveRuns } from "./live-runs.js";
@@ -129,8 +129,20 @@ function overlaps(a: string, b: string): boolean {
   return inside(a, b) || inside(b, a);
 }
 
-/** Why `harvestTo` cannot take this Run's Harvest, decided before the Run starts; undefined when it can. */
-export async function checkHarvestDestination(harvestTo: string, replace: boolean): Promise<string | undefined> {
+/**
+ * Why `harvestTo` cannot take this Run's Harvest, decided before the Run starts; undefined when it
+ * can. The overlaps checkRunRequest found as written are looked for again with links resolved.
+ */
+export async function checkHarvestDestination(harvestTo: string, replace: boolean, around: { readonly inputsDirectory?: string; readonly runtimeDir: string }): Promise<string | undefined> {
+  for (const [name, other, instead] of [
+    ["the inputs directory", around.inputsDirectory, "harvest to a directory outside the inputs"],
+    ["the Staging Directory", around.runtimeDir, "harvest to a directory outside it"],
+  ] as const) {
+    if (other === undefined) continue;
+    const overlap = await pathsOverlap(harvestTo, other).catch((error: NodeJS.ErrnoException) => error.code ?? "unresolvable");
+    if (overlap === true) return `harvestTo ${JSON.stringify(harvestTo)} overlaps ${name} ${JSON.stringify(other)} once links are resolved; ${instead}`;
+    if (typeof overlap === "string") return `harvestTo ${JSON.stringify(harvestTo)} or ${name} ${JSON.stringify(other)} cannot be resolved (${overlap}); pass paths this process can read`;
+  }
   // A Harvest a crashed process left half-installed is put back first, so the check sees what the caller had.
   const recovered = await recoverHarvest(harvestTo);
   if (!recovered.ok) return `harvestTo ${JSON.stringify(harvestTo)} holds what an interrupted Harvest left and it could not be put back (${recovered.message}); restore or remove it`;

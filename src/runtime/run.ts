@@ -64,7 +64,10 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     if (container.staging === undefined) return await runUnstaged();
     if (ctx.harvestTo !== undefined) {
       // Before anything is staged: a destination that cannot take the Harvest costs no Run.
-      const refusal = await checkHarvestDestination(ctx.harvestTo, ctx.replaceHarvestTo);
+      const refusal = await checkHarvestDestination(ctx.harvestTo, ctx.replaceHarvestTo, {
+        runtimeDir: container.staging.runtimeDir,
+        ...(ctx.inputs?.directory === undefined ? {} : { inputsDirectory: ctx.inputs.directory }),
+      });
       if (refusal !== undefined) return early("invalid_request", refusal);
     }
     if (ctx.sessionStore !== undefined) {

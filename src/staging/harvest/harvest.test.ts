@@ -438,6 +438,12 @@ describe("harvest arguments", () => {
     await expect(harvest(fixture.source, fixture.source)).rejects.toThrow(/overlap/);
   });
 
+  it("rejects with HarvestArgumentError for a destination that reaches into the source through a link", async () => {
+    await symlink(fixture.source, path.join(fixture.root, "alias"));
+    await expect(harvest(fixture.source, path.join(fixture.root, "alias", "inner"))).rejects.toThrow(/overlap/);
+    await expect(harvest(path.join(fixture.root, "alias"), fixture.source)).rejects.toThrow(/overlap/);
+  });
+
   it("accepts a destination whose name only begins like the source's", async () => {
     await writeSource("answer.txt", "42\n");
     expect(await harvest(fixture.source, `${fixture.source}..copy`)).toMatchObject({ ok: true, files: 1 });

@@ -22,6 +22,7 @@ import {
   MAX_HARVEST_TOTAL_BYTES,
 } from "./limits.js";
 import { listSource, releaseDirectories, type CallFailure, type ListedEntry, type Listing, type Observed } from "./listing.js";
+import { pathsOverlap, within } from "./overlap.js";
 import { printableName } from "./printable-name.js";
 import { claimSibling, recoverSiblings, siblingName, type HarvestRecovery, type SiblingPurpose } from "./recover.js";
 import type { HarvestRefusal, HarvestRefusalReason, HarvestResult } from "../../plan/index.js";
@@ -63,6 +64,11 @@ export async function harvest(
   const paths = checkPaths(source, destination);
   const { signal, replace, ...limits } = options;
   const effective = checkLimits(limits);
+  if (await pathsOverlap(paths.source, paths.destination).catch(() => false)) {
+    throw new HarvestArgumentError(
+      `harvest source ${JSON.stringify(source)} and destination ${JSON.stringify(destination)} overlap once links are resolved; pass a destination outside the source and not containing it`,
+    );
+  }
   try {
     return await harvestChecked(paths, effective, signal, replace === true);
   } catch (error) {
@@ -625,10 +631,6 @@ function checkAbsolute(role: string, value: unknown): void {
   }
 }
 
-function within(outer: string, inner: string): boolean {
-  const relative = path.relative(outer, inner);
-  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}
 
 function checkOptions(options: unknown): void {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
