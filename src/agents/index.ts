@@ -25,7 +25,7 @@ export { parseClaudeStream } from "./claude-stream.js";
 export { parseCodexStream } from "./codex-stream.js";
 export { claudeArgs } from "./claude.js";
 export { codexArgs } from "./codex.js";
-export { CredentialError, findCredential } from "./credentials.js";
+export { CREDENTIAL_VARIABLES, CredentialError, findCredential } from "./credentials.js";
 export type { EndpointOverrides } from "./environment.js";
 export { publicEnvironment } from "./environment.js";
 export { createAgentRunner } from "./runner.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
-import { NETWORK_POLICIES, type NetworkPolicy } from "../agents/index.js";
+import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, type AgentCli, type NetworkPolicy } from "../agents/index.js";
 import { connectTarget } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, dollars, UsageError, wholeNumber } from "./options.js";
@@ -23,6 +23,21 @@ Exit status of run: ${EXIT.completed} completed, ${EXIT.failed} failed, ${EXIT.u
 ${EXIT.unavailable} unavailable (no engine, image, credential or service), ${EXIT.timeout} timed out,
 ${EXIT.lost} the service went silent (the Run may go on there), ${EXIT.budget} a budget cap was passed, ${EXIT.stalled} stalled,
 ${EXIT.cancelled} cancelled (Ctrl-C).`;
+
+const keyNames = (cli: AgentCli): string => CREDENTIAL_VARIABLES[cli].map(([name]) => name).join(" or ");
+
+const RUN_HELP = `
+The key comes from this process's environment, never from the command line:
+claude takes ${keyNames("claude")},
+codex ${keyNames("codex")} (\`agentcage doctor\` says which it finds).
+
+The agent reads a copy of --in and can write only to its out/. --out receives that out/; with
+--writable, the change set instead: files/ (what it added or changed), changes.patch (git apply
+takes it on --in) and changes.json. Without --out, stdout gets the answer (with --writable, the patch).
+
+Without a key, against the project's stand-in model:
+  agentcage run claude "[stand-in:tool_write_bash] write out/answer.txt" --stand-in --out ./answer
+${EXIT_CODES_HELP}`;
 
 type RunFlags = {
   in?: string;
@@ -163,7 +178,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--json", "print the Outcome as JSON on stdout, and nothing else there")
     .option("--remote <url>", "run it on an agentcage service (token from AGENTCAGE_TOKEN)")
     .option("--idle-timeout <seconds>", "with --remote: give up after this long without a word from the service", wholeNumber("--idle-timeout", 1, 24 * 3600), 60)
-    .addHelpText("after", EXIT_CODES_HELP)
+    .addHelpText("after", RUN_HELP)
     .action(async (cli: string, rawPrompt: string, flags: RunFlags) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
       checkNetworkFlags(flags);

@@ -32,6 +32,23 @@ function runDirectories(): string[] {
   return existsSync(staging) ? readdirSync(staging).filter((name) => /^[0-9a-f]{16}$/.test(name)) : [];
 }
 
+describe("agentcage run --help", () => {
+  it("says where the key comes from and what --out receives, and its example runs as written", async () => {
+    const help = await runCommand(["run", "--help"], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("claude takes CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_API_KEY");
+    expect(help.stdout).toContain("changes.patch");
+    const example = /^ {2}agentcage (run .*)$/m.exec(help.stdout)?.[1];
+    expect(example).toBeDefined();
+    // Its words, as a shell would split them: the quoted prompt is one.
+    const words = (example ?? "").match(/"[^"]*"|\S+/g)?.map((word) => word.replace(/^"|"$/g, "")) ?? [];
+    const out = join(root, "help-example");
+    const done = await runCommand([...words.map((word) => (word === "./answer" ? out : word))], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(readFileSync(join(out, "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
+  }, 120_000);
+});
+
 describe("agentcage run, piped", () => {
   it("runs claude with --in and --out: the answer on stdout, one plain line per step and a summary on stderr, the Harvest in --out", async () => {
     const out = join(root, "out-claude");
