@@ -76,9 +76,9 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
   }
   const out = args.out === undefined ? undefined : resolve(args.out);
   // Links resolved: an --out reached through a link into --in would replace the inputs themselves.
-  if (out !== undefined && inputs !== undefined && (await pathsOverlap(out, inputs).catch(() => true))) {
-    throw new UsageError(`--out ${JSON.stringify(args.out)} overlaps --in ${JSON.stringify(args.in)}; write the agent's work outside its inputs`);
-  }
+  const overlap = out === undefined || inputs === undefined ? false : await pathsOverlap(out, inputs).catch((error: NodeJS.ErrnoException) => error.code ?? "unresolvable");
+  if (typeof overlap === "string") throw new UsageError(`--out ${JSON.stringify(args.out)} cannot be resolved against --in (${overlap}); pass paths this process can read`);
+  if (overlap) throw new UsageError(`--out ${JSON.stringify(args.out)} overlaps --in ${JSON.stringify(args.in)}; write the agent's work outside its inputs`);
   const existing = out === undefined ? undefined : await lstat(out).catch(() => undefined);
   if (existing?.isSymbolicLink() === true) {
     throw new UsageError(`--out ${JSON.stringify(args.out)} is a link, and the agent's work is never written through one; pass the directory it points to, or a new one`);

@@ -3,11 +3,11 @@
 // are never quoted, they are secrets.
 
 import { lstat, opendir } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, unmaskableSecret } from "../container/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { MAX_STALL_SECONDS, MIN_STALL_SECONDS } from "./limits.js";
-import { pathsOverlap, recoverHarvest, SESSION_NAME } from "../staging/index.js";
+import { overlapsAsWritten, pathsOverlap, recoverHarvest, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
 import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./usage.js";
 import { liveRuns } from "./live-runs.js";
@@ -85,11 +85,11 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   if (options.harvestTo !== undefined && !isAbsolute(options.harvestTo)) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not absolute; pass an absolute directory path`;
   }
-  if (options.harvestTo !== undefined && runtimeDir !== undefined && overlaps(resolve(options.harvestTo), resolve(runtimeDir))) {
+  if (options.harvestTo !== undefined && runtimeDir !== undefined && overlapsAsWritten(options.harvestTo, runtimeDir)) {
     return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the Staging Directory ${JSON.stringify(runtimeDir)}; harvest to a directory outside it`;
   }
   const inputsDirectory = options.inputs?.directory;
-  if (options.harvestTo !== undefined && typeof inputsDirectory === "string" && overlaps(resolve(options.harvestTo), resolve(inputsDirectory))) {
+  if (options.harvestTo !== undefined && typeof inputsDirectory === "string" && overlapsAsWritten(options.harvestTo, inputsDirectory)) {
     // Whatever the mode: a Harvest there would replace, or write into, the caller's own inputs.
     return `harvestTo ${JSON.stringify(options.harvestTo)} overlaps the inputs directory ${JSON.stringify(inputsDirectory)}; harvest to a directory outside the inputs`;
   }
@@ -123,11 +123,6 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
   return undefined;
 }
 
-/** Whether one path is the other or lies inside it. */
-function overlaps(a: string, b: string): boolean {
-  const inside = (x: string, y: string) => x === y || x.startsWith(y.endsWith("/") ? y : `${y}/`);
-  return inside(a, b) || inside(b, a);
-}
 
 /**
  * Why `harvestTo` cannot take this Run's Harvest, decided before the Run starts; undefined when it

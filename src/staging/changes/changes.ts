@@ -119,9 +119,8 @@ export async function collectChanges(work: string, manifest: Manifest, originals
     readNow: size <= MAX_DIFF_FILE_BYTES,
     readOriginal: size <= MAX_DIFF_FILE_BYTES && manifest.get(rel)?.kind === "file" && !originalKnown(rel),
   }));
-  const sizeOf = new Map(copies.map(({ rel, size }) => [rel, size]));
   const estimate = (task: GatherTask): number =>
-    (task.readNow ? (sizeOf.get(task.rel) ?? 0) : 0) + (task.readOriginal ? Math.min(Number(manifest.get(task.rel)?.size ?? 0), MAX_DIFF_FILE_BYTES) : 0);
+    (task.readNow ? Number(task.copy?.size ?? 0n) : 0) + (task.readOriginal ? Math.min(Number(manifest.get(task.rel)?.size ?? 0), MAX_DIFF_FILE_BYTES) : 0);
   let index = 0;
   for await (const contents of gather(where, copyTasks, estimate)) {
     const { rel, size } = copies[index++] as { rel: string; size: number };

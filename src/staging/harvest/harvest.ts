@@ -22,7 +22,7 @@ import {
   MAX_HARVEST_TOTAL_BYTES,
 } from "./limits.js";
 import { listSource, releaseDirectories, type CallFailure, type ListedEntry, type Listing, type Observed } from "./listing.js";
-import { pathsOverlap, within } from "./overlap.js";
+import { overlapsAsWritten, pathsOverlap } from "./overlap.js";
 import { printableName } from "./printable-name.js";
 import { claimSibling, recoverSiblings, siblingName, type HarvestRecovery, type SiblingPurpose } from "./recover.js";
 import type { HarvestRefusal, HarvestRefusalReason, HarvestResult } from "../../plan/index.js";
@@ -181,24 +181,24 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
   }
   const chunks = Array.from({ length: HARVEST_PARALLEL_FILES }, () => Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES));
   const walk: Walk = { limits, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
-  const rootDirectory: Directory = { path: root.path, target: Buffer.from(temporary), relative: EMPTY, fd: root.handle.fd, opened: root.stats };
-  // The directories accepted so far, by their listing index (the source's is -1), in walk order;
-  // each still open is checked again once every file is copied.
+  const rootDirectory: Directory = { path: root.path, target: Buffer.from(temporary), relative: EMPTY, fd: root.handle.fd, opened: observed(root.stats) };
+  // The directories accepted so far and still open, by their listing index (the source's is -1),
+  // in walk order; each is checked again once every file is copied.
   const accepted = new Map<number, Directory>([[-1, rootDirectory]]);
   let listing: Listing | undefined;
   let released = false;
   let installed = false;
   try {
     if (signal?.aborted) return refused(interrupted(EMPTY, signal));
-    listing = await listSource(root.path.toString(), root.handle.fd, observed(root.stats), temporary, limits);
-    const walkRefusal = await copyListed(walk, listing, rootDirectory, accepted);
+    listing = await listSource(root.path.toString(), root.handle.fd, rootDirectory.opened, temporary, limits);
+    const walkRefusal = await copyListed(walk, listing, accepted);
     await settle(walk);
     // Set first: a release that failed halfway is never tried again, since closing a descriptor
     // twice could close one this process has opened since under the same number.
     released = true;
     const checked = [...accepted.values()];
     const changedIndex = await releaseDirectories(
-      checked.map((directory) => ({ fd: directory.fd, expected: observed(directory.opened) })),
+      checked.map((directory) => ({ fd: directory.fd, expected: directory.opened })),
       listing.fds,
     );
     const changedAfter = changedIndex === -1 ? undefined : (checked[changedIndex] as Directory);
@@ -351,16 +351,16 @@ async function install(paths: CheckedPaths, temporary: string): Promise<HarvestR
 
 /**
  * Checks the listing's records in walk order, as a walk name by name would meet them, and starts
- * the copy of each file that passes; adds each directory that passes to `accepted`, and takes out
- * again one the listing closed because it held no files. Resolves with
+ * the copy of each file that passes; adds each directory that passes to `accepted` (which holds
+ * the source's), and takes out again one the listing closed because it held no files. Resolves with
  * the first refusal met, by a check or by a copy already settled.
  */
-async function copyListed(walk: Walk, listing: Listing, root: Directory, accepted: Map<number, Directory>): Promise<HarvestRefusal | undefined> {
-  const directories = new Map<number, Directory>([[-1, root]]);
+async function copyListed(walk: Walk, listing: Listing, accepted: Map<number, Directory>): Promise<HarvestRefusal | undefined> {
   for (const [index, record] of listing.records.entries()) {
     if (walk.failure !== undefined) return walk.failure;
     if (record.kind === "end") {
-      const directory = directories.get(record.directory) as Directory;
+      // A directory's end is its last record: nothing after it needs it in `accepted` once it is closed.
+      const directory = accepted.get(record.directory) as Directory;
       if (record.after === undefined) return ioError(directory.relative, "read the directory", failureError(record.readFailure));
       // The same descriptor, so the same inode: only its entries (size, times) or its mode (ctime) can differ.
       if (stateDifference(directory.opened, record.after) !== undefined) {
@@ -369,12 +369,11 @@ async function copyListed(walk: Walk, listing: Listing, root: Directory, accepte
       if (record.closed === true) accepted.delete(record.directory);
       continue;
     }
-    const parent = directories.get(record.parent) as Directory;
+    const parent = accepted.get(record.parent) as Directory;
     if (walk.signal?.aborted) return interrupted(parent.relative, walk.signal);
     const checked = await copyEntry(walk, parent, record);
     if (checked === undefined) continue;
     if ("reason" in checked) return checked;
-    directories.set(index, checked);
     accepted.set(index, checked);
   }
   // The listing stops only at a record refused above; one that stopped anywhere else would be a partial tree.
@@ -609,7 +608,7 @@ function checkPaths(source: string, destination: string): CheckedPaths {
   checkAbsolute("harvest source", source);
   const checked = checkDestinationPath(destination);
   const resolvedSource = path.resolve(source);
-  if (within(resolvedSource, checked.destination) || within(checked.destination, resolvedSource)) {
+  if (overlapsAsWritten(resolvedSource, checked.destination)) {
     throw new HarvestArgumentError(
       `harvest source ${JSON.stringify(source)} and destination ${JSON.stringify(destination)} overlap; pass a destination outside the source and not containing it`,
     );

@@ -116,18 +116,19 @@ function listingProgram(): (request: Request) => Reply {
   };
   const isDirectory = (s: Observed): boolean => (Number(s.mode) & S_IFMT) === S_IFDIR;
 
+  const closeQuietly = (fd: number): void => {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // EBADF or EIO: the descriptor is released either way; nothing closes one twice (harvest.ts releases each listing once).
+    }
+  };
+
   const list = (request: ListRequest): Listing => {
     const records: Array<ListedEntry | ListedEnd> = [];
     const fds = new Set<number>();
     let entries = 0;
     class Stop {}
-    const closeQuietly = (fd: number): void => {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        // EBADF or EIO: the descriptor is released either way, and nothing here closes one twice.
-      }
-    };
     const visit = (path: Buffer, target: Buffer, self: number, depth: number, opened: Observed, fd: number): void => {
       let holdsFiles = false;
       // Names a few hundred at a time: a directory of a million names is never read whole.
@@ -150,21 +151,24 @@ function listingProgram(): (request: Request) => Reply {
           if (dirent === null) break;
           const name = dirent.name as unknown as Buffer;
           const index = records.length;
+          const entry = (seen: Omit<ListedEntry, "kind" | "name" | "parent" | "depth">): void => {
+            records.push({ kind: "entry", name, parent: self, depth: depth + 1, ...seen });
+          };
           entries += 1;
           const location = Buffer.concat([path, Buffer.from("/"), name]);
           let lstat: Observed;
           try {
             lstat = observe(fs.lstatSync(location, { bigint: true }));
           } catch (error) {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstatFailure: failure(error) });
+            entry({ lstatFailure: failure(error) });
             throw new Stop();
           }
           if (entries > request.maxEntries || !plain(lstat) || (isDirectory(lstat) && depth + 1 > request.maxDepth)) {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat });
+            entry({ lstat });
             throw new Stop();
           }
           if (!isDirectory(lstat)) {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat });
+            entry({ lstat });
             holdsFiles = true;
             continue;
           }
@@ -172,7 +176,7 @@ function listingProgram(): (request: Request) => Reply {
           try {
             childFd = fs.openSync(location, OPEN_DIRECTORY);
           } catch (error) {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, openFailure: failure(error) });
+            entry({ lstat, openFailure: failure(error) });
             throw new Stop();
           }
           fds.add(childFd);
@@ -180,11 +184,11 @@ function listingProgram(): (request: Request) => Reply {
           try {
             childOpened = observe(fs.fstatSync(childFd, { bigint: true }));
           } catch (error) {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, inspectFailure: failure(error) });
+            entry({ lstat, fd: childFd, inspectFailure: failure(error) });
             throw new Stop();
           }
           if (!isDirectory(childOpened) || !same(lstat, childOpened) || !plain(childOpened)) {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, opened: childOpened });
+            entry({ lstat, fd: childFd, opened: childOpened });
             throw new Stop();
           }
           const childTarget = Buffer.concat([target, Buffer.from("/"), name]);
@@ -192,10 +196,10 @@ function listingProgram(): (request: Request) => Reply {
             fs.mkdirSync(childTarget, { mode: DIRECTORY_MODE });
             fs.chmodSync(childTarget, DIRECTORY_MODE);
           } catch (error) {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, opened: childOpened, makeFailure: failure(error) });
+            entry({ lstat, fd: childFd, opened: childOpened, makeFailure: failure(error) });
             throw new Stop();
           }
-          records.push({ kind: "entry", name, parent: self, depth: depth + 1, lstat, fd: childFd, opened: childOpened });
+          entry({ lstat, fd: childFd, opened: childOpened });
           visit(Buffer.from(`/proc/self/fd/${childFd}`), childTarget, index, depth + 1, childOpened, childFd);
         }
       } finally {
@@ -245,13 +249,7 @@ function listingProgram(): (request: Request) => Reply {
       }
       if (changed !== -1) break;
     }
-    for (const fd of request.close) {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        // EBADF or EIO: the descriptor is released either way. harvest.ts releases each listing once.
-      }
-    }
+    for (const fd of request.close) closeQuietly(fd);
     return changed;
   };
 

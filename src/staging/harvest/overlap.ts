@@ -24,11 +24,17 @@ export async function canonicalPath(target: string): Promise<string> {
 /** Whether `a` and `b`, links resolved, are the same or one lies inside the other. */
 export async function pathsOverlap(a: string, b: string): Promise<boolean> {
   const [first, second] = await Promise.all([canonicalPath(a), canonicalPath(b)]);
+  return overlapsAsWritten(first, second);
+}
+
+/** Whether `a` and `b`, resolved against the working directory but links not followed, are the same or one lies inside the other. */
+export function overlapsAsWritten(a: string, b: string): boolean {
+  const [first, second] = [path.resolve(a), path.resolve(b)];
   return within(first, second) || within(second, first);
 }
 
 /** Whether `inner` is `outer` or lies inside it, as written. */
-export function within(outer: string, inner: string): boolean {
+function within(outer: string, inner: string): boolean {
   const relative = path.relative(outer, inner);
   return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
