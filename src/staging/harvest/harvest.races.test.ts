@@ -124,9 +124,13 @@ describe("harvest of a directory swapped for a link to the host while it is walk
         if (bytes.toString("latin1").includes("host canary")) canaryReads += 1;
       },
     );
-    // Bounded by its own count too, so a test process that dies cannot leave it running.
-    const swap = 'cd "$1" && i=0 && while [ $i -lt 20000 ]; do mv a a.real && ln -s "$2" a && rm a && mv a.real a; i=$((i+1)); done';
-    const swapper = spawn("sh", ["-c", swap, "swapper", source, host], { stdio: "ignore" });
+    // It stops at the end of a round once `stop` exists, so no mv of its outlives it into the
+    // cleanup (a SIGKILL to sh alone would leave its running child to finish after it); bounded by
+    // its own count too, so a test process that dies cannot leave it running.
+    const stop = path.join(root, "stop");
+    const swap = 'cd "$1" && i=0 && while [ $i -lt 20000 ] && [ ! -e "$3" ]; do mv a a.real && ln -s "$2" a && rm a && mv a.real a; i=$((i+1)); done';
+    const swapper = spawn("sh", ["-c", swap, "swapper", source, host, stop], { stdio: "ignore" });
+    const exited = new Promise((resolve) => swapper.once("exit", resolve));
     let attempts = 0;
     try {
       const deadline = performance.now() + 3_000;
@@ -137,8 +141,8 @@ describe("harvest of a directory swapped for a link to the host while it is walk
         expect((await contents(destination)).filter((text) => text.includes("host canary"))).toEqual([]);
       }
     } finally {
-      swapper.kill("SIGKILL");
-      await new Promise((resolve) => swapper.once("exit", resolve));
+      await writeFile(stop, "");
+      await exited;
     }
     expect(canaryReads).toBe(0);
     expect(attempts).toBeGreaterThan(5);
