@@ -444,6 +444,17 @@ describe("harvest arguments", () => {
     await expect(harvest(path.join(fixture.root, "alias"), fixture.source)).rejects.toThrow(/overlap/);
   });
 
+  it("refuses, naming the check, a destination whose links cannot be resolved to rule out an overlap", async () => {
+    await writeSource("answer.txt", "42\n");
+    await symlink("loop", path.join(fixture.root, "loop"));
+
+    const result = await harvest(fixture.source, path.join(fixture.root, "loop", "dest"));
+
+    expect(result).toMatchObject({ ok: false, refusal: { reason: "io_error", entry: '"."' } });
+    expect(result.ok ? "" : result.refusal.message).toMatch(/^harvest could not resolve the links of its source and destination to check that neither lies inside the other \(ELOOP in realpath\); pass paths/);
+    expect(await readdir(fixture.root)).not.toContain("dest");
+  });
+
   it("accepts a destination whose name only begins like the source's", async () => {
     await writeSource("answer.txt", "42\n");
     expect(await harvest(fixture.source, `${fixture.source}..copy`)).toMatchObject({ ok: true, files: 1 });

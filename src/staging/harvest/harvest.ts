@@ -64,7 +64,21 @@ export async function harvest(
   const paths = checkPaths(source, destination);
   const { signal, replace, ...limits } = options;
   const effective = checkLimits(limits);
-  if (await pathsOverlap(paths.source, paths.destination).catch(() => false)) {
+  // A path whose links cannot be resolved is refused here, not let through: the overlap check
+  // would otherwise pass it unchecked.
+  let overlap: boolean;
+  try {
+    overlap = await pathsOverlap(paths.source, paths.destination);
+  } catch (error) {
+    return refused(
+      refusal(
+        "io_error",
+        EMPTY,
+        `harvest could not resolve the links of its source and destination to check that neither lies inside the other ${failureText(error)}; pass paths with no link loop, whose directories this process can search`,
+      ),
+    );
+  }
+  if (overlap) {
     throw new HarvestArgumentError(
       `harvest source ${JSON.stringify(source)} and destination ${JSON.stringify(destination)} overlap once links are resolved; pass a destination outside the source and not containing it`,
     );
@@ -697,9 +711,14 @@ function refusal(reason: HarvestRefusalReason, relative: Buffer, message: string
 
 /** An unexpected failure, described by its code and system call only: Node's own message would quote the raw path. */
 function ioError(relative: Buffer, action: string, error: unknown): HarvestRefusal {
+  return refusal("io_error", relative, `harvest could not ${action} ${entryText(relative)} ${failureText(error)}; check the host's disk and permissions, then harvest again`);
+}
+
+/** "(CODE in syscall)": a failure told without Node's own message, which would quote the raw path. */
+function failureText(error: unknown): string {
   const code = errorCode(error) ?? (error instanceof Error ? error.name : "an unknown error");
   const syscall = error instanceof Error && "syscall" in error && typeof error.syscall === "string" ? ` in ${error.syscall}` : "";
-  return refusal("io_error", relative, `harvest could not ${action} ${entryText(relative)} (${code}${syscall}); check the host's disk and permissions, then harvest again`);
+  return `(${code}${syscall})`;
 }
 
 function errorCode(error: unknown): string | undefined {
