@@ -84,6 +84,7 @@ export function inCommandWords(error: string): string {
     .replace(/^(inputs? )/, "--in: $1")
     .replace(/^harvestTo (".*?") /, "--out $1 ")
     .replace(/replaceHarvestTo: true/g, "--replace")
+    .replace(/inputs\.exclude: \["([^"\]]+)"\]/g, "--exclude $1")
     .replace(
       /^session ("[^"]+") has no kept store of (\S+) in this Staging Directory; pass the sessionId an earlier Outcome of this runner reported, or start a new session$/,
       "--resume $1 names no session of $2 kept under --runtime-dir; pass a session id an earlier run printed, or leave --resume out",

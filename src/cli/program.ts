@@ -34,6 +34,8 @@ codex ${keyNames("codex")} (\`agentcage doctor\` says which it finds).
 The agent reads a copy of --in and can write only to its out/. --out receives that out/; with
 --writable, the change set instead: files/ (what it added or changed), changes.patch (git apply
 takes it on --in) and changes.json. Without --out, stdout gets the answer (with --writable, the patch).
+--exclude leaves a path of --in out (a glob on the path within it: node_modules is the top-level
+one, "**/node_modules" every one); a checkout with its own out/ needs --exclude out.
 
 Without a key, against the project's stand-in model:
   agentcage run claude "[stand-in:tool_write_bash] write out/answer.txt" --stand-in --out ./answer
@@ -41,6 +43,7 @@ ${EXIT_CODES_HELP}`;
 
 type RunFlags = {
   in?: string;
+  exclude?: string[];
   out?: string;
   replace?: boolean;
   writable?: boolean;
@@ -91,6 +94,7 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .argument("<cli>", "the agent: claude or codex")
     .argument("<prompt>", 'what the agent should do ("-" reads it from stdin)')
     .option("--in <dir>", "input files: the agent reads a copy of this directory in its workspace")
+    .option("--exclude <glob>", 'with --in: a path of that directory the agent never sees, e.g. out, node_modules, "**/dist" (repeatable)', collect)
     .option("--out <dir>", "where the agent's out/ is harvested (refused when it holds files, unless --replace)")
     .option("--replace", "replace --out whole when it holds files")
     .option("--writable", "the agent edits a copy of --in; its changes come back as a patch (on stdout, or in --out)")
@@ -150,6 +154,7 @@ function runArguments(cli: string, prompt: string, flags: RunFlags): RunArgument
     cli,
     prompt,
     ...optional("in", flags.in),
+    ...optional("exclude", flags.exclude),
     ...optional("out", flags.out),
     ...optional("replace", flags.replace),
     ...optional("writable", flags.writable),

@@ -4,7 +4,7 @@
 // Ctrl-C as a cancel, and `agentcage runs` reading the service's records.
 
 import { createServer as createHttpServer, type Server } from "node:http";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, connect, type AddressInfo, type Server as TcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +96,25 @@ describe("agentcage run --remote", () => {
     const unknown = await runCommand(["runs", "show", "0000000000000000", "--runtime-dir", service.runtimeDir], env());
     expect(unknown.code).toBe(EXIT.usage);
     expect(unknown.stderr).toContain('no Run "0000000000000000"');
+  }, 120_000);
+
+  it("sends --in without what --exclude names: a link and an out/ left out do not refuse the archive", async () => {
+    const checkout = join(root, "checkout");
+    mkdirSync(join(checkout, "out"), { recursive: true });
+    mkdirSync(join(checkout, "node_modules", ".bin"), { recursive: true });
+    writeFileSync(join(checkout, "README.md"), "# a checkout\n");
+    writeFileSync(join(checkout, "out", "index.html"), "<p>last build</p>\n");
+    symlinkSync("../left-pad/cli.js", join(checkout, "node_modules", ".bin", "left-pad"));
+    const args = ["run", "claude", "[stand-in:tool_write_bash] write the answer", "--remote", service.running().url, "--in", checkout];
+
+    const refused = await runCommand(args, env());
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr).toContain('--in holds "node_modules/.bin/left-pad", which is not a regular file or directory');
+
+    const out = join(root, "excluded-out");
+    const done = await runCommand([...args, "--exclude", "out", "--exclude", "node_modules", "--out", out], env());
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(readdirSync(out)).toEqual(["answer.txt"]);
   }, 120_000);
 
   it("cancels the Run on the service on Ctrl-C and exits 130", async () => {

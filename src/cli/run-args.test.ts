@@ -18,7 +18,11 @@ symlinkSync(inputs, join(root, "in-link"));
 describe("run's arguments", () => {
   it("make an agent request and absolute paths", async () => {
     const checked = await checkRunArguments({ cli: "codex", prompt: "hi", in: inputs, out: join(root, "new"), maxTurns: 3, timeout: 60, model: "gpt-5.5" });
-    expect(checked).toEqual({ request: { cli: "codex", maxTurns: 3, timeoutSeconds: 60, model: "gpt-5.5" }, prompt: "hi", inputs, out: join(root, "new"), replace: false, writable: false });
+    expect(checked).toEqual({ request: { cli: "codex", maxTurns: 3, timeoutSeconds: 60, model: "gpt-5.5" }, prompt: "hi", inputs, exclude: [], out: join(root, "new"), replace: false, writable: false });
+  });
+
+  it("carry --exclude globs with --in", async () => {
+    await expect(checkRunArguments({ cli: "claude", prompt: "hi", in: inputs, exclude: ["out", "**/node_modules"] })).resolves.toMatchObject({ inputs, exclude: ["out", "**/node_modules"] });
   });
 
   it.each([
@@ -39,6 +43,10 @@ describe("run's arguments", () => {
     [{ cli: "claude", prompt: "hi", out: "" }, '--out "" is empty'],
     [{ cli: "claude", prompt: "hi", out: join(root, "link"), replace: true }, `--out "${join(root, "link")}" is a link`],
     [{ cli: "claude", prompt: "hi", in: "" }, '--in "" is empty'],
+    [{ cli: "claude", prompt: "hi", exclude: ["out"] }, '--exclude "out" leaves paths out of --in DIR, and there is none; pass --in, or leave --exclude out'],
+    [{ cli: "claude", prompt: "hi", in: inputs, exclude: ["out", "/etc"] }, '--exclude "/etc" is absolute; write a path relative to the input directory'],
+    [{ cli: "claude", prompt: "hi", in: inputs, exclude: ["!src"] }, '--exclude "!src" is a negation, which exclude does not take'],
+    [{ cli: "claude", prompt: "hi", in: inputs, exclude: Array.from({ length: 65 }, (_, i) => `d${i}`) }, "--exclude holds 65 patterns, more than MAX_EXCLUDE_PATTERNS (64)"],
   ])("refuse %j, naming the option and quoting the value", async (args, said) => {
     const refused = await checkRunArguments(args).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);

@@ -1,17 +1,19 @@
 // `agentcage run`'s arguments checked before anything starts, the same for a local Run and a
-// remote one: the prompt, --in, --out (never a non-empty one without --replace), --writable.
+// remote one: the prompt, --in and its --exclude globs, --out (never a non-empty one without
+// --replace), --writable.
 // A wrong one is a UsageError that names the option and quotes the value; nothing is made.
 
 import { lstat, opendir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { AGENT_CLIS, parseAgentRequest, AgentRequestError, type AgentCli, type AgentRequestInput } from "../agents/index.js";
-import { pathsOverlap } from "../staging/index.js";
+import { excludeProblem, pathsOverlap } from "../staging/index.js";
 import { inFlagWords, UsageError } from "./options.js";
 
 export type RunArguments = {
   readonly cli: string;
   readonly prompt: string;
   readonly in?: string;
+  readonly exclude?: readonly string[];
   readonly out?: string;
   readonly replace?: boolean;
   readonly writable?: boolean;
@@ -31,6 +33,8 @@ export type CheckedRun = {
   readonly prompt: string;
   /** Absolute. */
   readonly inputs?: string;
+  /** Globs of paths under `inputs` the agent never sees (--exclude); empty without --in. */
+  readonly exclude: readonly string[];
   /** Absolute. */
   readonly out?: string;
   readonly replace: boolean;
@@ -71,6 +75,14 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
     if (typeof facts === "string") throw new UsageError(`--in ${JSON.stringify(args.in)} cannot be read (${facts}); pass a directory of files for the agent`);
     if (!facts.isDirectory()) throw new UsageError(`--in ${JSON.stringify(args.in)} is not a directory; pass a directory of files for the agent`);
   }
+  const exclude = args.exclude ?? [];
+  if (exclude.length > 0 && inputs === undefined) throw new UsageError(`--exclude ${JSON.stringify(exclude[0])} leaves paths out of --in DIR, and there is none; pass --in, or leave --exclude out`);
+  for (const pattern of exclude) {
+    const problem = excludeProblem([pattern], { directory: inputs });
+    if (problem !== undefined) throw new UsageError(problem.replace(/^inputs\.exclude\[0\] /, "--exclude "));
+  }
+  const listProblem = excludeProblem(exclude, { directory: inputs });
+  if (listProblem !== undefined) throw new UsageError(listProblem.replace(/^inputs\.exclude /, "--exclude "));
   if (args.writable === true && inputs === undefined) {
     throw new UsageError("--writable needs --in DIR: the agent edits a copy of that directory, and its changes come back as a patch");
   }
@@ -89,7 +101,7 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
   if (out !== undefined && args.replace !== true && (await holdsFiles(out))) {
     throw new UsageError(`--out ${JSON.stringify(args.out)} already holds files; pass an empty or new directory, or --replace to replace it whole`);
   }
-  return { request, prompt: args.prompt, ...(inputs === undefined ? {} : { inputs }), ...(out === undefined ? {} : { out }), replace: args.replace === true, writable: args.writable === true };
+  return { request, prompt: args.prompt, ...(inputs === undefined ? {} : { inputs }), exclude, ...(out === undefined ? {} : { out }), replace: args.replace === true, writable: args.writable === true };
 }
 
 /** Whether a directory exists with anything in it (a file that is not a directory counts too). */

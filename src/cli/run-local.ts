@@ -97,7 +97,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     const outcome: AgentOutcome = await runner.run(options.request, options.prompt, {
       signal: controller.signal,
       onEvent: (event) => view.event(event),
-      ...(options.inputs === undefined ? {} : { inputs: { directory: options.inputs } }),
+      ...(options.inputs === undefined ? {} : { inputs: { directory: options.inputs, ...(options.exclude.length === 0 ? {} : { exclude: options.exclude }) } }),
       ...(harvestTo === undefined ? {} : { harvestTo, replaceHarvestTo: options.replace }),
     });
     const patch = scratch === undefined ? undefined : await readFile(join(scratch, "changes.patch"), "utf8").catch(() => undefined);

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { AgentEvent } from "../agents/index.js";
 import { extractInputs, packArtifacts } from "../server/index.js";
+import { excludedBy, withinExcluded, type Excluded } from "../staging/index.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import type { CheckedRun } from "./run-args.js";
@@ -39,7 +40,8 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
     throw new UsageError("--remote needs the service's token in AGENTCAGE_TOKEN; the service wrote it to <runtime-dir>/service/token when it made one");
   }
   if (options.writable) throw new UsageError("--writable is not offered by the service; run it here (without --remote), or harvest with --out");
-  if (options.inputs !== undefined) await refuseLinks(options.inputs);
+  const excluded = excludedBy(options.exclude);
+  if (options.inputs !== undefined) await refuseLinks(options.inputs, excluded);
   const headers = { authorization: `Bearer ${options.token}` };
   const view = createRunView(options.request.cli, io.stderr, io.live);
   view.note(`submitting to ${base.origin}`);
@@ -93,10 +95,12 @@ function serviceUrl(raw: string): URL {
 }
 
 /** The service refuses links in an inputs archive; say so here, naming the entry, before anything is sent. */
-async function refuseLinks(directory: string): Promise<void> {
+async function refuseLinks(directory: string, excluded: Excluded): Promise<void> {
   for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
     if (entry.isFile() || entry.isDirectory()) continue;
     const path = relative(directory, join(entry.parentPath, entry.name));
+    // The archive leaves out what --exclude names, and all below it.
+    if (withinExcluded(excluded, path)) continue;
     throw new UsageError(`--in holds ${JSON.stringify(path)}, which is not a regular file or directory (links are never sent); remove it or pass another directory`);
   }
 }
@@ -114,7 +118,7 @@ async function submit(base: URL, headers: Record<string, string>, options: Remot
       body = JSON.stringify(request);
       sent["content-type"] = "application/json";
     } else {
-      const tar = Buffer.concat(await Readable.from(packArtifacts(options.inputs)).toArray());
+      const tar = Buffer.concat(await Readable.from(packArtifacts(options.inputs, excludedBy(options.exclude))).toArray());
       const form = new FormData();
       // A field, not a file: the service takes one file part, the archive.
       form.append("request", JSON.stringify(request));

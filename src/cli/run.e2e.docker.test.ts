@@ -84,6 +84,28 @@ describe("agentcage run, piped", () => {
     expect(readdirSync(inputs)).toEqual(["README.md"]);
   }, 120_000);
 
+  it("leaves out what --exclude names: a checkout with its own out/ and node_modules runs, and neither is in the patch", async () => {
+    const checkout = join(root, "checkout");
+    mkdirSync(join(checkout, "out"), { recursive: true });
+    mkdirSync(join(checkout, "node_modules", "left-pad"), { recursive: true });
+    writeFileSync(join(checkout, "README.md"), "# a checkout\n");
+    writeFileSync(join(checkout, "out", "index.html"), "<p>last build</p>\n");
+    writeFileSync(join(checkout, "node_modules", "left-pad", "index.js"), "module.exports = 1;\n");
+
+    const refused = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout], env);
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr).toContain('already has "out", where the agent writes; leave it out with --exclude out, or rename it');
+    expect(runDirectories()).toEqual([]);
+
+    const done = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout, "--exclude", "out", "--exclude", "node_modules", "--writable"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stdout).toContain("--- /dev/null\n+++ b/out/answer.txt\n");
+    expect(done.stdout).not.toContain("index.html");
+    expect(done.stdout).not.toContain("left-pad");
+    expect(done.stderr).toContain("changes: 1 added, 0 changed, 0 deleted; the patch is on stdout");
+    expect(readdirSync(checkout).sort()).toEqual(["README.md", "node_modules", "out"]);
+  }, 120_000);
+
   it.each([
     [["run", "gemini", "hi"], 'the agent "gemini" is not one of claude, codex'],
     [["run", "claude", "hi", "--max-turns", "many"], '--max-turns "many" is not a whole number from 0 to 1000'],

@@ -7,7 +7,7 @@ import { isAbsolute } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, unmaskableSecret } from "../container/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { MAX_STALL_SECONDS, MIN_STALL_SECONDS } from "./limits.js";
-import { overlapsAsWritten, pathsOverlap, recoverHarvest, SESSION_NAME } from "../staging/index.js";
+import { excludeProblem, overlapsAsWritten, pathsOverlap, recoverHarvest, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./runtime.js";
 import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./usage.js";
 import { liveRuns } from "./live-runs.js";
@@ -57,10 +57,12 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   if (options.harvestTo !== undefined && typeof options.harvestTo !== "string") {
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not a string; pass an absolute directory path`;
   }
-  const inputs = options.inputs as { directory?: unknown; files?: unknown } | undefined;
+  const inputs = options.inputs as { directory?: unknown; files?: unknown; exclude?: unknown } | undefined;
   if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || (inputs.directory !== undefined && typeof inputs.directory !== "string") || (inputs.files !== undefined && (typeof inputs.files !== "object" || inputs.files === null)))) {
-    return "inputs is not { directory?: string, files?: { path: content } }; pass an absolute directory path and/or named files";
+    return "inputs is not { directory?: string, files?: { path: content }, exclude?: [glob] }; pass an absolute directory path and/or named files";
   }
+  const excludeRefusal = inputs === undefined ? undefined : excludeProblem(inputs.exclude, inputs);
+  if (excludeRefusal !== undefined) return excludeRefusal;
   if (options.secretFiles !== undefined && (!Array.isArray(options.secretFiles) || !options.secretFiles.every((file) => typeof file === "object" && file !== null))) {
     return "secretFiles is not a list of { agentPath, content }; pass one object a file";
   }

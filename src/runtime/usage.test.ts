@@ -37,6 +37,7 @@ describe("run called wrongly", () => {
     ["a signal that is not an AbortSignal", [{ text: "x" }, { signal: "stop" }], /run option signal "stop" is not an AbortSignal/],
     ["a third argument", [{ text: "x" }, {}, { timeoutSeconds: 5 }], /run takes \(prompt, options\); 1 more argument\(s\) were given/],
     ["a Run's secret too short to be masked", [{ text: "x" }, { env: { TOKEN: "abc" } }], /env value of TOKEN is 3 character\(s\), too short to be masked/],
+    ["an exclusion that is absolute", [{ text: "x" }, { inputs: { directory: "/srv/checkout", exclude: ["dist", "/srv/checkout/out"] } }], /^inputs\.exclude\[1\] "\/srv\/checkout\/out" is absolute; write a path relative to the input directory/],
   ])("resolves as invalid_request for %s, naming it, and creates nothing", async (_what, args, message) => {
     const engine = createFakeEngine();
     const outcome = (await loose(runtime(engine).run)(...args)) as { reason: string; error: string };

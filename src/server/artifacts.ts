@@ -25,7 +25,10 @@ const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 type Found = { readonly path: string; readonly kind: "directory" } | { readonly path: string; readonly kind: "file"; readonly at: string };
 
 /** Walks `root` depth first, names sorted, parents before children; links and special files are left out. Nothing when `root` is missing. */
-async function* walk(root: string): AsyncGenerator<Found> {
+/** Whether a path relative to the root ("a/b.txt") is left out of a walk, with all below it. */
+type Skip = (path: string) => boolean;
+
+async function* walk(root: string, skip: Skip = () => false): AsyncGenerator<Found> {
   let top: FileHandle;
   try {
     top = await open(root, DIRECTORY_FLAGS);
@@ -33,20 +36,21 @@ async function* walk(root: string): AsyncGenerator<Found> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
-  yield* walkIn(top, "");
+  yield* walkIn(top, "", skip);
 }
 
-async function* walkIn(directory: FileHandle, prefix: string): AsyncGenerator<Found> {
+async function* walkIn(directory: FileHandle, prefix: string, skip: Skip): AsyncGenerator<Found> {
   try {
     const base = `/proc/self/fd/${directory.fd}`;
     const entries = (await readdir(base, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+      if (skip(path)) continue;
       if (entry.isDirectory()) {
         const child = await open(`${base}/${entry.name}`, DIRECTORY_FLAGS).catch(() => undefined);
         if (child === undefined) continue;
         yield { path, kind: "directory" };
-        yield* walkIn(child, path);
+        yield* walkIn(child, path, skip);
       } else if (entry.isFile()) {
         yield { path, kind: "file", at: `${base}/${entry.name}` };
       }
@@ -132,11 +136,14 @@ async function isLink(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true;
 }
 
-/** The whole tree below `root` as an uncompressed tar stream: directories 0755, files 0644, no links. */
-export function packArtifacts(root: string): Readable {
+/**
+ * The whole tree below `root` as an uncompressed tar stream: directories 0755, files 0644, no
+ * links; `skip` leaves out a path and everything below it.
+ */
+export function packArtifacts(root: string, skip?: Skip): Readable {
   const pack = tar.pack();
   const fill = async () => {
-    for await (const found of walk(root)) {
+    for await (const found of walk(root, skip)) {
       if (found.kind === "directory") {
         await new Promise<void>((resolve, reject) => pack.entry({ name: `${found.path}/`, type: "directory", mode: 0o755 }, (error) => (error ? reject(error) : resolve())));
         continue;

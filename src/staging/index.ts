@@ -14,6 +14,7 @@ export type { PrepareOptions, RunInfo } from "./prepare.js";
 export type { RecordStream } from "./record.js";
 export type { DiskSweepOptions } from "./sweep.js";
 export { StagingError } from "./inputs.js";
+export * from "./exclude/index.js";
 export { prepareRunDirectory } from "./prepare.js";
 export { runDirectory, sessionStorePath, stagedMounts } from "./layout.js";
 export { canBoundWrites, releaseWritable, unmountUnder, writableFull } from "./writable.js";

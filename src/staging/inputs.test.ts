@@ -238,7 +238,7 @@ describe("copyInputs refuses", () => {
     const error = await stagingError(copy({ directory: source }));
 
     expect(error.kind).toBe("invalid_input");
-    expect(error.message).toBe(`input directory ${JSON.stringify(source)} already has "out", where the agent writes; rename it`);
+    expect(error.message).toBe(`input directory ${JSON.stringify(source)} already has "out", where the agent writes; leave it out with inputs.exclude: ["out"], or rename it`);
   });
 
   it("a relative input directory", async () => {
@@ -267,6 +267,77 @@ describe("copyInputs refuses", () => {
     expect(error.message).toBe(
       `input directory ${JSON.stringify(notADirectory)} is not a directory (links are not followed); pass the directory itself`,
     );
+  });
+});
+
+describe("copyInputs with inputs.exclude", () => {
+  beforeEach(async () => {
+    await writeSource("src/main.ts", "export {};\n");
+    await writeSource("out/index.html", "<p>a build</p>\n");
+    await writeSource("node_modules/left-pad/index.js", "module.exports = 1;\n");
+    await writeSource("packages/web/node_modules/react/index.js", "module.exports = 2;\n");
+    await writeSource(".cache/deep/node_modules/x.js", "3\n");
+    await writeSource("packages/web/dist/bundle.js", "bundle\n");
+    await writeSource("docs/out/kept.md", "an out that is not the top-level one\n");
+  });
+
+  it("leaves out what the globs match, at the depth they say, and copies the rest", async () => {
+    const copied = await copy({ directory: source, exclude: ["out", "**/node_modules", "packages/*/dist/"] });
+
+    expect(Object.keys(await tree(work)).sort()).toEqual([
+      ".cache",
+      ".cache/deep",
+      "docs",
+      "docs/out",
+      "docs/out/kept.md",
+      "packages",
+      "packages/web",
+      "src",
+      "src/main.ts",
+    ]);
+    expect(copied.entries).toBe(9);
+  });
+
+  it("never lists what it leaves out: a FIFO or a link below it is not refused", async () => {
+    execFileSync("mkfifo", [join(source, "node_modules", "pipe")]);
+    await symlink(host, join(source, "out", "host"));
+
+    await copy({ directory: source, exclude: ["out", "node_modules"] });
+
+    expect(Object.keys(await tree(work)).sort()).not.toContain("node_modules");
+  });
+
+  it("matches only the top-level name when the glob has no **", async () => {
+    await copy({ directory: source, exclude: ["out", "node_modules"] });
+
+    const staged = Object.keys(await tree(work));
+    expect(staged).toContain("packages/web/node_modules/react/index.js");
+    expect(staged).toContain("docs/out/kept.md");
+    expect(staged).not.toContain("node_modules");
+  });
+
+  it.each<[string, unknown, string]>([
+    ["a string, not a list", "node_modules", 'inputs.exclude "node_modules" is not a list; pass globs of paths to leave out, like "node_modules" or "**/dist"'],
+    ["an absolute path", ["/srv/out"], 'inputs.exclude[0] "/srv/out" is absolute; write a path relative to the input directory, like "node_modules" or "**/dist"'],
+    ["a negation", ["out", "!src"], 'inputs.exclude[1] "!src" is a negation, which exclude does not take; list only what to leave out'],
+    ["a climb", ["src/../../etc"], 'inputs.exclude[0] "src/../../etc" climbs out of the input directory; write a path inside it, like "node_modules" or "**/dist"'],
+    ["an empty pattern", ["./"], 'inputs.exclude[0] "./" is empty; write a glob, like "node_modules" or "**/dist"'],
+    ["not a string", [3], 'inputs.exclude[0] 3 is not a string; write a glob, like "node_modules" or "**/dist"'],
+  ])("refuses %s, naming and quoting it, before anything is copied", async (_what, exclude, message) => {
+    const error = await stagingError(copy({ directory: source, exclude: exclude as string[] }));
+
+    expect(error.kind).toBe("invalid_input");
+    expect(error.message).toBe(message);
+    expect(await readdir(work)).toEqual([]);
+  });
+
+  it("refuses a named file that an exclusion would leave out, and an exclusion with no directory", async () => {
+    const named = await stagingError(copy({ directory: source, files: { "dist/app.js": "x" }, exclude: ["dist"] }));
+    expect(named.message).toBe('inputs.files names "dist/app.js", which inputs.exclude leaves out; drop one of the two');
+
+    const alone = await stagingError(copy({ files: { "a.txt": "a" }, exclude: ["dist"] }));
+    expect(alone.message).toBe("inputs.exclude leaves paths out of inputs.directory, and there is none; pass the directory, or leave exclude out");
+    expect(await readdir(work)).toEqual([]);
   });
 });
 

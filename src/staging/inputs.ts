@@ -1,11 +1,13 @@
 // Copies what the caller hands over into a Run's `work/`: a directory tree and/or named files.
 // Never follows a link in the source (a link is copied as a link), never copies a special file,
-// and never lets an input take the agent's `out/`. Bounded by the limits in limits.ts.
+// and never lets an input take the agent's `out/`; leaves out what `exclude` names. Bounded by the
+// limits in limits.ts.
 
 import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, opendir, readlink, symlink, writeFile, type FileHandle } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
 import { copyBatch, countOnBudget, newByteBudget, type ByteBudget, type CopyResult, type CopyTask } from "./copy-pool.js";
+import { excludedBy, excludeProblem, type Excluded } from "./exclude/index.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_BATCH } from "./limits.js";
 
 export type RunInputs = {
@@ -13,6 +15,12 @@ export type RunInputs = {
   readonly directory?: string;
   /** Files to write into `work/`, by path relative to it. */
   readonly files?: Readonly<Record<string, string | Uint8Array>>;
+  /**
+   * Paths of `directory` to leave out: globs matched against each entry's path relative to it
+   * (`"node_modules"` is only the top-level one; `**` and a slash before it make it every one).
+   * What is left out is neither copied nor, with a writable work/, reported as changed.
+   */
+  readonly exclude?: readonly string[];
 };
 
 /** Why staging refused: the caller's inputs (`invalid_input`) or the host's disk (`io`). */
@@ -41,8 +49,10 @@ export type CopyOptions = {
 
 /** Copies `source` into the existing directory `work`, returning the entries and bytes copied. */
 export async function copyInputs(inputs: RunInputs, work: string, options: CopyOptions): Promise<{ entries: number; bytes: number }> {
+  const excludeRefusal = excludeProblem(inputs.exclude, inputs);
+  if (excludeRefusal !== undefined) throw new StagingError("invalid_input", excludeRefusal);
   const budget: Budget = { entries: 0, bytes: newByteBudget(MAX_INPUT_BYTES) };
-  if (inputs.directory !== undefined) await copyDirectory(inputs.directory, work, options, budget);
+  if (inputs.directory !== undefined) await copyDirectory(inputs.directory, work, options, budget, excludedBy(inputs.exclude ?? []));
   for (const [relative, content] of Object.entries(inputs.files ?? {})) {
     options.signal?.throwIfAborted();
     await writeInputFile(work, relative, content, options, budget);
@@ -66,7 +76,7 @@ function overBudget(entry: string): StagingError {
   return new StagingError("invalid_input", `inputs pass ${MAX_INPUT_BYTES} bytes (MAX_INPUT_BYTES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
 }
 
-async function copyDirectory(source: string, work: string, options: CopyOptions, budget: Budget): Promise<void> {
+async function copyDirectory(source: string, work: string, options: CopyOptions, budget: Budget, excluded: Excluded): Promise<void> {
   if (!isAbsolute(source)) {
     throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} is not absolute; pass an absolute path`);
   }
@@ -106,8 +116,12 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
         if (copyFailure !== undefined) return;
         options.signal?.throwIfAborted();
         const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
+        if (excluded(rel)) continue;
         if (rel === OUT_NAME) {
-          throw new StagingError("invalid_input", `input directory ${JSON.stringify(source)} already has ${JSON.stringify(OUT_NAME)}, where the agent writes; rename it`);
+          throw new StagingError(
+            "invalid_input",
+            `input directory ${JSON.stringify(source)} already has ${JSON.stringify(OUT_NAME)}, where the agent writes; leave it out with inputs.exclude: ["${OUT_NAME}"], or rename it`,
+          );
         }
         const src = `${base}/${entry.name}`;
         const dst = join(to, entry.name);

@@ -26,7 +26,8 @@ async function staged(files: Record<string, string>) {
   const work = fresh("work");
   cpSync(inputs, work, { recursive: true });
   const manifest = await takeManifest(work);
-  const harvestTo = (destination = fresh("destination")) => harvestChanges(work, { manifest, originals: { directory: inputs } }, fresh("changes"), destination);
+  const harvestTo = (destination = fresh("destination"), exclude?: readonly string[]) =>
+    harvestChanges(work, { manifest, originals: { directory: inputs, ...(exclude === undefined ? {} : { exclude }) } }, fresh("changes"), destination);
   return { inputs, work, harvestTo };
 }
 
@@ -113,6 +114,26 @@ describe("a writable work/'s manifest and change set", () => {
     mkdirSync(join(work, "many"));
     for (let i = 0; i <= MAX_HARVEST_ENTRIES + 1; i++) writeFileSync(join(work, "many", `f${i}`), "");
     expect(await harvestTo()).toMatchObject({ ok: false, refusal: { reason: "too_many_entries" } });
+  });
+
+  it("leaves out what the inputs' exclusions name, however much the agent made there, but never its own out/", async () => {
+    const { work, harvestTo } = await staged({ "src/main.ts": "one\n" });
+    writeFileSync(join(work, "src/main.ts"), "one, edited\n");
+    // An install the inputs left out: more files than a change set may hold, a link and a FIFO among them.
+    mkdirSync(join(work, "node_modules/pkg"), { recursive: true });
+    for (let i = 0; i <= MAX_HARVEST_ENTRIES + 1; i++) writeFileSync(join(work, "node_modules/pkg", `f${i}.js`), "");
+    symlinkSync("/etc/passwd", join(work, "node_modules/link"));
+    execFileSync("mkfifo", [join(work, "node_modules/fifo")]);
+    writeFileSync(join(work, "src/debug.log"), "noise\n");
+    mkdirSync(join(work, "out"));
+    writeFileSync(join(work, "out/run.log"), "the agent's own report\n");
+    const destination = fresh("destination");
+
+    const result = await harvestTo(destination, ["node_modules", "**/*.log"]);
+
+    expect(result).toMatchObject({ ok: true, changes: { added: ["out/run.log"], changed: ["src/main.ts"], deleted: [] } });
+    expect(readFileSync(join(destination, "files/out/run.log"), "utf8")).toBe("the agent's own report\n");
+    expect(readFileSync(join(destination, "changes.patch"), "utf8")).not.toContain("node_modules");
   });
 
   it("comes back whole when the agent edited a file in each of many deep modules, however many directories mirror them", async () => {

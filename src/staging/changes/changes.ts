@@ -9,16 +9,22 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { ChangeSummary, HarvestResult } from "../../plan/index.js";
+import { excludeExpressions } from "../exclude/index.js";
 import { harvest, MAX_HARVEST_ENTRIES } from "../harvest/index.js";
 import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
 import { gather, type GatherTask } from "./gather.js";
 import { unchanged, type Manifest } from "./manifest.js";
 import { KIND, walkTree } from "./walk.js";
 
+/** The agent's out/, at the top of work/. */
+const OUT_DIRECTORY = "out";
+
 /** Where the original content of a staged path can be read again. */
 export type Originals = {
   readonly directory?: string;
   readonly files?: Readonly<Record<string, string | Uint8Array>>;
+  /** What staging left out of `directory`: nothing the agent does there is a change (inputs.exclude). */
+  readonly exclude?: readonly string[];
 };
 
 /** Why the changes cannot be harvested: an entry the Harvest would refuse anyway, named. */
@@ -80,7 +86,9 @@ export async function collectChanges(work: string, manifest: Manifest, originals
   // More entries than were staged plus what a Harvest may take, or a deeper tree, cannot be harvested:
   // stop walking there rather than walk whatever the agent made.
   const maxEntries = manifest.size + MAX_HARVEST_ENTRIES;
-  const walk = await walkTree(work, { maxEntries, maxDepth: MAX_CHANGES_DEPTH });
+  // The agent's own out/ is its work whatever the exclusions say: they speak of the inputs.
+  const skipping = { skip: excludeExpressions(originals.exclude ?? []), never: OUT_DIRECTORY };
+  const walk = await walkTree(work, { maxEntries, maxDepth: MAX_CHANGES_DEPTH }, skipping);
   if ("stopped" in walk) {
     throw walk.stopped === "too_deep"
       ? new ChangesRefused("too_deep", walk.entry, `${JSON.stringify(walk.entry)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`)

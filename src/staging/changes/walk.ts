@@ -28,7 +28,15 @@ export type WalkLimits = {
   readonly maxDepth: number;
 };
 
-type WalkRequest = WalkLimits & { readonly root: string };
+/** Entries the walk steps over, never listing what is below them (a change set's excluded inputs). */
+export type WalkSkip = {
+  /** Regular expressions, as `new RegExp(source, flags)`, tested against each path relative to the root. */
+  readonly skip: ReadonlyArray<{ readonly source: string; readonly flags: string }>;
+  /** A top-level name whose tree is walked whatever `skip` says. */
+  readonly never: string;
+};
+
+type WalkRequest = WalkLimits & { readonly root: string; readonly skipping?: WalkSkip };
 /** What crosses from the worker: columns, the paths joined by NUL (no name holds one), so one string is copied and not 100,000. */
 type WalkReply = Omit<TreeWalk, "paths"> & { readonly paths: string } | WalkStop;
 
@@ -41,7 +49,10 @@ function walkProgram(): (request: WalkRequest) => WalkReply {
   class Stop {
     constructor(readonly reply: { stopped: "too_many_entries" | "too_deep"; entry: string }) {}
   }
-  return ({ root, maxEntries, maxDepth }) => {
+  return ({ root, maxEntries, maxDepth, skipping }) => {
+    const skip = (skipping?.skip ?? []).map(({ source, flags }) => new RegExp(source, flags));
+    const never = skipping?.never ?? "";
+    const skipped = (rel: string): boolean => skip.length > 0 && rel !== never && !rel.startsWith(`${never}/`) && skip.some((expression) => expression.test(rel));
     let capacity = 1024;
     let count = 0;
     let kinds = new Uint8Array(capacity);
@@ -68,6 +79,7 @@ function walkProgram(): (request: WalkRequest) => WalkReply {
       try {
         for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) {
           const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
+          if (skipped(rel)) continue;
           if (count >= maxEntries) throw new Stop({ stopped: "too_many_entries", entry: rel });
           const path = `${dir}/${entry.name}`;
           const stats = fs.lstatSync(path, { bigint: true });
@@ -99,8 +111,8 @@ function walkProgram(): (request: WalkRequest) => WalkReply {
 const pool = createWorkerPool("agentcage-walk", 2, walkProgram);
 
 /** Walks the tree below `root`; a broken limit stops the walk there and is answered instead. */
-export async function walkTree(root: string, limits: WalkLimits): Promise<TreeWalk | WalkStop> {
-  const reply = await pool.run({ root, ...limits });
+export async function walkTree(root: string, limits: WalkLimits, skipping?: WalkSkip): Promise<TreeWalk | WalkStop> {
+  const reply = await pool.run({ root, ...limits, ...(skipping === undefined ? {} : { skipping }) });
   if ("stopped" in reply) return reply;
   return { ...reply, paths: reply.kinds.length === 0 ? [] : reply.paths.split("\0") };
 }
