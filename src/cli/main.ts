@@ -8,6 +8,12 @@ import { UsageError } from "./options.js";
 import { buildProgram, type ProgramIo } from "./program.js";
 import { wantsLiveView } from "./view.js";
 
+// A reader that goes away (`agentcage run ... 2>&1 | head -1`) makes every later write fail with
+// EPIPE. Unhandled, that error would end the process mid-Run and leave its containers and Run
+// directory behind; the Run goes on to its end instead (its Harvest still lands in --out), and what
+// it would have printed there is dropped.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+
 const io: ProgramIo = {
   stdout: process.stdout,
   stderr: process.stderr,

@@ -106,6 +106,21 @@ describe("agentcage run, piped", () => {
     expect(readdirSync(checkout).sort()).toEqual(["README.md", "node_modules", "out"]);
   }, 120_000);
 
+  it("goes on to the end and leaves nothing behind when its reader goes away (| head -1)", async () => {
+    const started = startCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--out", join(root, "read-by-head")], env);
+    await started.stderrHas("starting the stand-in model");
+    // What `head -1` does once it has its line: the reading end closes, and every later write fails with EPIPE.
+    started.child.stdout?.destroy();
+    started.child.stderr?.destroy();
+
+    const done = await started.finished;
+
+    expect(done.code).toBe(EXIT.completed);
+    expect(readFileSync(join(root, "read-by-head", "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
+    expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`).trim()).toBe("");
+    expect(runDirectories()).toEqual([]);
+  }, 120_000);
+
   it.each([
     [["run", "gemini", "hi"], 'the agent "gemini" is not one of claude, codex'],
     [["run", "claude", "hi", "--max-turns", "many"], '--max-turns "many" is not a whole number from 0 to 1000'],
