@@ -140,6 +140,13 @@ describe("codexArgs", () => {
       ]);
     });
 
+    it("runs the provider's model when the request names none, and the request's when it does", () => {
+      expect(codex({}, { baseUrl: "http://x", model: "gpt-5.5" })).toContain("--model");
+      expect(codex({}, { baseUrl: "http://x", model: "gpt-5.5" }).join(" ")).toContain("--model gpt-5.5");
+      expect(codex({ model: "m1" }, { baseUrl: "http://x", model: "gpt-5.5" }).join(" ")).toContain("--model m1");
+      expect(codex({}, { baseUrl: "http://x" })).not.toContain("--model");
+    });
+
     it("TOML-quotes a base_url with a quote and a backslash in it", () => {
       const baseUrl = 'http://h/"a\\b';
       const args = codex({}, { baseUrl });

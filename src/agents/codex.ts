@@ -12,6 +12,11 @@ export type CodexProvider = {
   readonly envKey?: string;
   /** Retries of a failed request or stream by codex itself; default 0 (the caller decides, from the Outcome). */
   readonly maxRetries?: number;
+  /**
+   * The model a request that names none runs with, for a provider that serves another than the
+   * CLI's own default; default: the CLI's.
+   */
+  readonly model?: string;
 };
 
 /**
@@ -75,7 +80,7 @@ export function codexArgs(request: AgentRequest, options: CodexArgsOptions): str
     ...CODEX_QUIET,
     "-c", `web_search=${toml(request.web && !request.noTools ? "live" : "disabled")}`,
     ...(request.noTools ? ["--disable", "shell_tool"] : []),
-    ...(request.model === undefined ? [] : ["--model", request.model]),
+    ...((request.model ?? provider?.model) === undefined ? [] : ["--model", (request.model ?? provider?.model) as string]),
     ...(request.effort === undefined ? [] : ["-c", `model_reasoning_effort=${toml(request.effort)}`]),
     ...(request.systemPrompt === undefined ? [] : ["-c", `developer_instructions=${toml(request.systemPrompt)}`]),
     ...(provider === undefined

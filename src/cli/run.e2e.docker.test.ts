@@ -10,7 +10,7 @@ import { parse } from "shell-quote";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnv, ensureBuilt, MAIN, runCommand, startCommand } from "../../test/support/command.js";
 import { docker } from "../../test/support/engine.js";
-import { PLAIN_ANSWER, TOOL_FINAL_ANSWER, WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
+import { CODEX_WRITTEN_FILE_TEXT, PLAIN_ANSWER, TOOL_FINAL_ANSWER, WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-cli-"));
@@ -64,6 +64,14 @@ describe("agentcage run, piped", () => {
     expect(done.stderr).toMatch(/session [0-9a-f-]{36} \(continue it: --resume [0-9a-f-]{36}\)/);
     expect(done.stderr).not.toContain(ESC);
     expect(runDirectories()).toEqual([]);
+  }, 120_000);
+
+  it("runs codex's tool scenario against the stand-in as written, with no --model: it writes out/answer.txt", async () => {
+    const out = join(root, "codex-out");
+    const done = await runCommand(["run", "codex", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--out", out], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stdout).toBe(`${TOOL_FINAL_ANSWER}\n`);
+    expect(readFileSync(join(out, "answer.txt"), "utf8")).toBe(CODEX_WRITTEN_FILE_TEXT);
   }, 120_000);
 
   it("runs codex with --json: the Outcome as JSON on stdout and nothing else", async () => {

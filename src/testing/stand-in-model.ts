@@ -124,14 +124,21 @@ const STAND_IN_KEY = "sk-stand-in-made-up-key";
 export const STAND_IN_ENVIRONMENT: Readonly<Record<string, string>> = { ANTHROPIC_API_KEY: STAND_IN_KEY, OPENAI_API_KEY: STAND_IN_KEY };
 
 /**
+ * The codex model a request that names none runs with against the stand-in: the one its fixtures
+ * were captured with. For its own default model the pinned codex offers a custom provider no
+ * tools, so `[stand-in:tool_write_bash]` would get a plain answer and write nothing.
+ */
+export const STAND_IN_CODEX_MODEL = "gpt-5.5";
+
+/**
  * What an agent runner needs to run both CLIs against a running stand-in: its network, its URLs,
- * and a made-up key for each CLI (the stand-in takes any).
+ * the codex model it answers tools for, and a made-up key for each CLI (the stand-in takes any).
  */
 export function standInRunnerOptions(standIn: Pick<RunningStandIn, "network" | "baseUrl">) {
   return {
     networks: [standIn.network],
     environment: STAND_IN_ENVIRONMENT,
     anthropicBaseUrl: standIn.baseUrl,
-    codexProvider: { baseUrl: `${standIn.baseUrl}/v1` },
+    codexProvider: { baseUrl: `${standIn.baseUrl}/v1`, model: STAND_IN_CODEX_MODEL },
   } as const;
 }
