@@ -109,7 +109,10 @@ describe("agentcage run --remote", () => {
 
     const refused = await runCommand(args, env());
     expect(refused.code).toBe(EXIT.usage);
-    expect(refused.stderr).toContain('--in holds "node_modules/.bin/left-pad", which is not a regular file or directory');
+    expect(refused.stderr).toContain('already has "out", where the agent writes; leave it out with --exclude out, or rename it');
+    const linked = await runCommand([...args, "--exclude", "out"], env());
+    expect(linked.code).toBe(EXIT.usage);
+    expect(linked.stderr).toContain('--in holds "node_modules/.bin/left-pad", which is not a regular file or directory (links are never sent); leave it out with --exclude "node_modules/.bin/left-pad", or remove it');
 
     const out = join(root, "excluded-out");
     const done = await runCommand([...args, "--exclude", "out", "--exclude", "node_modules", "--out", out], env());

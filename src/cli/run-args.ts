@@ -4,10 +4,13 @@
 // A wrong one is a UsageError that names the option and quotes the value; nothing is made.
 
 import { lstat, opendir, stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { AGENT_CLIS, parseAgentRequest, AgentRequestError, type AgentCli, type AgentRequestInput } from "../agents/index.js";
-import { excludeProblem, pathsOverlap } from "../staging/index.js";
+import { excludedBy, excludeProblem, pathsOverlap } from "../staging/index.js";
 import { inFlagWords, UsageError } from "./options.js";
+
+/** The agent's out/ at the top of its workspace: an --in that has one must leave it out. */
+const OUT_NAME = "out";
 
 export type RunArguments = {
   readonly cli: string;
@@ -76,13 +79,17 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
     if (!facts.isDirectory()) throw new UsageError(`--in ${JSON.stringify(args.in)} is not a directory; pass a directory of files for the agent`);
   }
   const exclude = args.exclude ?? [];
-  if (exclude.length > 0 && inputs === undefined) throw new UsageError(`--exclude ${JSON.stringify(exclude[0])} leaves paths out of --in DIR, and there is none; pass --in, or leave --exclude out`);
+  if (exclude.length > 0 && inputs === undefined) throw new UsageError(`--exclude ${JSON.stringify(exclude[0])} leaves paths out of --in DIR, and there is none; pass --in DIR, or drop --exclude`);
   for (const pattern of exclude) {
     const problem = excludeProblem([pattern], { directory: inputs });
     if (problem !== undefined) throw new UsageError(problem.replace(/^inputs\.exclude\[0\] /, "--exclude "));
   }
   const listProblem = excludeProblem(exclude, { directory: inputs });
   if (listProblem !== undefined) throw new UsageError(listProblem.replace(/^inputs\.exclude /, "--exclude "));
+  // Staging (and the service) refuse it too; said here it costs no start of anything, with --remote no upload.
+  if (inputs !== undefined && !excludedBy(exclude)(OUT_NAME) && (await lstat(join(inputs, OUT_NAME)).catch(() => undefined)) !== undefined) {
+    throw new UsageError(`--in ${JSON.stringify(args.in)} already has "${OUT_NAME}", where the agent writes; leave it out with --exclude ${OUT_NAME}, or rename it`);
+  }
   if (args.writable === true && inputs === undefined) {
     throw new UsageError("--writable needs --in DIR: the agent edits a copy of that directory, and its changes come back as a patch");
   }

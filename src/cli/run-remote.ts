@@ -101,7 +101,7 @@ async function refuseLinks(directory: string, excluded: Excluded): Promise<void>
     const path = relative(directory, join(entry.parentPath, entry.name));
     // The archive leaves out what --exclude names, and all below it.
     if (withinExcluded(excluded, path)) continue;
-    throw new UsageError(`--in holds ${JSON.stringify(path)}, which is not a regular file or directory (links are never sent); remove it or pass another directory`);
+    throw new UsageError(`--in holds ${JSON.stringify(path)}, which is not a regular file or directory (links are never sent); leave it out with --exclude ${JSON.stringify(path)}, or remove it`);
   }
 }
 

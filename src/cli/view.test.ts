@@ -60,7 +60,7 @@ describe("the summary", () => {
 
 describe("a Run's error in the summary", () => {
   it.each([
-    ['input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out', '--in: input "src/pipe" is not a file'],
+    ['input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: ["src/pipe"]', '--in: input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with --exclude src/pipe'],
     ["inputs pass 268435456 bytes (MAX_INPUT_BYTES) at \"big.bin\"; hand over a smaller tree", "--in: inputs pass 268435456 bytes"],
     ['harvestTo "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or replaceHarvestTo: true to replace it whole', '--out "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or --replace to replace it whole'],
     [

@@ -214,7 +214,7 @@ describe("copyInputs refuses", () => {
     const error = await stagingError(copy({ directory: source }));
 
     expect(error.kind).toBe("invalid_input");
-    expect(error.message).toBe('input "sub/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out');
+    expect(error.message).toBe('input "sub/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: ["sub/pipe"]');
   });
 
   it("a unix socket, quoting it", async () => {
@@ -225,7 +225,7 @@ describe("copyInputs refuses", () => {
     const error = await stagingError(copy({ directory: source }));
 
     expect(error.kind).toBe("invalid_input");
-    expect(error.message).toBe('input "socket" is not a file, directory or link (a FIFO, socket or device); leave it out');
+    expect(error.message).toBe('input "socket" is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: ["socket"]');
   });
 
   it.each([
@@ -336,7 +336,7 @@ describe("copyInputs with inputs.exclude", () => {
     expect(named.message).toBe('inputs.files names "dist/app.js", which inputs.exclude leaves out; drop one of the two');
 
     const alone = await stagingError(copy({ files: { "a.txt": "a" }, exclude: ["dist"] }));
-    expect(alone.message).toBe("inputs.exclude leaves paths out of inputs.directory, and there is none; pass the directory, or leave exclude out");
+    expect(alone.message).toBe("inputs.exclude leaves paths out of inputs.directory, and there is none; pass the directory, or drop exclude");
     expect(await readdir(work)).toEqual([]);
   });
 });
@@ -480,7 +480,7 @@ describe("prepareRunDirectory with refused inputs", () => {
     );
 
     expect(error.kind).toBe("invalid_input");
-    expect(error.message).toBe('input "pipe" is not a file, directory or link (a FIFO, socket or device); leave it out');
+    expect(error.message).toBe('input "pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: ["pipe"]');
     expect(await readdir(runtimeDir)).toEqual([]);
   });
 

@@ -143,7 +143,7 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
           // Copied as a link, never followed: it resolves inside the container, if at all.
           await symlink(await readlink(src), dst);
         } else {
-          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out`);
+          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: [${JSON.stringify(rel)}]`);
         }
       }
       flush();

@@ -3,6 +3,7 @@
 // "**/dist"). A directory left out is never listed. Checked before anything is made, and compiled
 // to regular expressions, which a worker (that cannot load the library) tests as they are.
 
+import { posix } from "node:path";
 import picomatch from "picomatch";
 
 /** The most patterns one Run may give, and the longest pattern. */
@@ -27,7 +28,7 @@ export function excludeProblem(exclude: unknown, inputs: { readonly directory?: 
   if (exclude === undefined) return undefined;
   if (!Array.isArray(exclude)) return `inputs.exclude ${describe(exclude)} is not a list; pass globs of paths to leave out, ${EXAMPLES}`;
   if (exclude.length === 0) return undefined;
-  if (inputs.directory === undefined) return "inputs.exclude leaves paths out of inputs.directory, and there is none; pass the directory, or leave exclude out";
+  if (inputs.directory === undefined) return "inputs.exclude leaves paths out of inputs.directory, and there is none; pass the directory, or drop exclude";
   if (exclude.length > MAX_EXCLUDE_PATTERNS) return `inputs.exclude holds ${exclude.length} patterns, more than MAX_EXCLUDE_PATTERNS (${MAX_EXCLUDE_PATTERNS}); use ** to cover more in one`;
   for (const [index, pattern] of exclude.entries()) {
     const problem = patternProblem(pattern);
@@ -69,7 +70,12 @@ function patternProblem(pattern: unknown): string | undefined {
   if (pattern.startsWith("/")) return `is absolute; write a path relative to the input directory, ${EXAMPLES}`;
   // With several patterns picomatch matches any one, so "!x" would leave out everything but x.
   if (pattern.startsWith("!")) return "is a negation, which exclude does not take; list only what to leave out";
-  if (pattern.split("/").includes("..")) return `climbs out of the input directory; write a path inside it, ${EXAMPLES}`;
+  if (pattern.split("/").includes("..")) {
+    const resolved = posix.normalize(pattern);
+    if (resolved === ".." || resolved.startsWith("../")) return `climbs out of the input directory; write a path inside it, ${EXAMPLES}`;
+    // picomatch matches ".." literally, and no path of the walk holds one.
+    return `holds "..", which no path below the input directory does; write it as ${JSON.stringify(resolved)}`;
+  }
   return undefined;
 }
 
