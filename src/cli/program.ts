@@ -32,8 +32,9 @@ claude takes ${keyNames("claude")},
 codex ${keyNames("codex")} (\`agentcage doctor\` says which it finds).
 
 The agent reads a copy of --in and can write only to its out/. --out receives that out/; with
---writable, the change set instead: files/ (what it added or changed), changes.patch (git apply
-takes it on --in) and changes.json. Without --out, stdout gets the answer (with --writable, the patch).
+--writable, the change set: files/ (what it added or changed in --in's copy), changes.patch (git
+apply takes it on --in), changes.json, and the agent's out/ as out/ (never in the patch).
+Without --out, stdout gets the answer (with --writable, the patch).
 --exclude leaves a path of --in out (a glob on the path within it: node_modules is the top-level
 one, "**/node_modules" every one); a checkout with its own out/ needs --exclude out.
 

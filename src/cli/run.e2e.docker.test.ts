@@ -82,12 +82,21 @@ describe("agentcage run, piped", () => {
     expect(done.stdout).not.toContain("sk-stand-in");
   }, 120_000);
 
-  it("with --writable and no --out prints the patch of what the agent changed", async () => {
+  it("with --writable keeps the agent's out/ out of the patch: beside the changes with --out, and said to be dropped without", async () => {
+    // The stand-in's agent writes only out/answer.txt: its report, not a change to the inputs.
     const done = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--writable"], env);
     expect(done.code, done.stderr).toBe(EXIT.completed);
-    expect(done.stdout).toContain("--- /dev/null\n+++ b/out/answer.txt\n");
-    expect(done.stdout).toContain(`+${WRITTEN_FILE_TEXT}`);
-    expect(done.stderr).toContain("changes: 1 added, 0 changed, 0 deleted; the patch is on stdout");
+    expect(done.stdout).toBe("");
+    expect(done.stderr).toContain("changes: none to the inputs");
+    expect(done.stderr).toContain("the agent's out/ held 1 file, not kept: pass --out DIR to keep them in DIR/out/");
+
+    const out = join(root, "writable-out");
+    const kept = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--writable", "--out", out], env);
+    expect(kept.code, kept.stderr).toBe(EXIT.completed);
+    expect(readFileSync(join(out, "out", "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
+    expect(readFileSync(join(out, "changes.patch"), "utf8")).toBe("");
+    expect(JSON.parse(readFileSync(join(out, "changes.json"), "utf8"))).toMatchObject({ added: [], changed: [], deleted: [], outFiles: 1 });
+    expect(kept.stderr).toContain(`the agent's out/ (1 file) is in ${out}/out/`);
     // The agent edited a copy: the inputs are as they were.
     expect(readdirSync(inputs)).toEqual(["README.md"]);
   }, 120_000);
@@ -105,13 +114,14 @@ describe("agentcage run, piped", () => {
     expect(refused.stderr).toContain('already has "out", where the agent writes; leave it out with --exclude out, or rename it');
     expect(runDirectories()).toEqual([]);
 
-    const done = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout, "--exclude", "out", "--exclude", "node_modules", "--writable"], env);
+    const out = join(root, "excluded-writable");
+    const done = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout, "--exclude", "out", "--exclude", "node_modules", "--writable", "--out", out], env);
     expect(done.code, done.stderr).toBe(EXIT.completed);
-    expect(done.stdout).toContain("--- /dev/null\n+++ b/out/answer.txt\n");
-    expect(done.stdout).not.toContain("index.html");
-    expect(done.stdout).not.toContain("left-pad");
-    expect(done.stderr).toContain("changes: 1 added, 0 changed, 0 deleted; the patch is on stdout");
+    // The checkout's own out/ and node_modules are neither staged nor changes; the agent's out/ comes back beside.
+    expect(readFileSync(join(out, "changes.patch"), "utf8")).toBe("");
+    expect(readdirSync(join(out, "out"))).toEqual(["answer.txt"]);
     expect(readdirSync(checkout).sort()).toEqual(["README.md", "node_modules", "out"]);
+    expect(readdirSync(join(checkout, "out"))).toEqual(["index.html"]);
   }, 120_000);
 
   it("goes on to the end and leaves nothing behind when its reader goes away (| head -1)", async () => {

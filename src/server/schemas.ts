@@ -45,9 +45,9 @@ export const artifactsSchema = z.object({
     .optional()
     .describe("why the Harvest took nothing: the one entry and the rule it broke"),
   changes: z
-    .object({ added: z.array(z.string()).readonly(), changed: z.array(z.string()).readonly(), deleted: z.array(z.string()).readonly(), undiffed: z.array(z.string()).readonly(), bytes: z.number().int() })
+    .object({ added: z.array(z.string()).readonly(), changed: z.array(z.string()).readonly(), deleted: z.array(z.string()).readonly(), undiffed: z.array(z.string()).readonly(), bytes: z.number().int(), outFiles: z.number().int().optional() })
     .optional()
-    .describe("with a writable workspace: what the agent changed, relative to its inputs"),
+    .describe("with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/)"),
   patch: z.boolean().optional().describe("with a writable workspace: whether changes.patch (a unified diff git apply takes) is among the files"),
 });
 

@@ -90,16 +90,17 @@ describe("a staged Run", () => {
     expect(lines.at(-1)).toBe("out-writable");
   });
 
-  it("lets the agent edit a copy of everything when work/ is writable, and harvests only what it changed", async () => {
+  it("lets the agent edit a copy of everything when work/ is writable, and harvests only what it changed, its own out/ beside", async () => {
     const destination = fresh("harvest");
     const { runtime } = stagedRuntime("echo edited > README.md; rm src/main.ts; echo new > src/new.ts; echo o > out/o.txt", {
       staging: { runtimeDir: fresh("runtime"), writableWork: true },
     });
     const outcome = await runtime.run({ text: "" }, { inputs: { directory: inputs }, harvestTo: destination });
-    const changes = { added: ["out/o.txt", "src/new.ts"], changed: ["README.md"], deleted: ["src/main.ts"], undiffed: [], bytes: 13 };
+    const changes = { added: ["src/new.ts"], changed: ["README.md"], deleted: ["src/main.ts"], undiffed: [], bytes: 11, outFiles: 1 };
     expect(outcome).toMatchObject({ ok: true, harvest: { ok: true, changes } });
     const harvested = tree(destination);
-    expect(Object.keys(harvested).sort()).toEqual(["changes.json", "changes.patch", "files/README.md", "files/out/o.txt", "files/src/new.ts"]);
+    expect(Object.keys(harvested).sort()).toEqual(["changes.json", "changes.patch", "files/README.md", "files/src/new.ts", "out/o.txt"]);
+    expect(harvested["changes.patch"]).not.toContain("out/o.txt");
     expect(harvested["files/README.md"]).toBe("edited\n");
     expect(JSON.parse(harvested["changes.json"] ?? "")).toEqual(changes);
     expect(harvested["changes.patch"]).toContain("-read me\n+edited\n");

@@ -116,7 +116,7 @@ describe("a writable work/'s manifest and change set", () => {
     expect(await harvestTo()).toMatchObject({ ok: false, refusal: { reason: "too_many_entries" } });
   });
 
-  it("leaves out what the inputs' exclusions name, however much the agent made there, but never its own out/", async () => {
+  it("leaves out what the inputs' exclusions name, however much the agent made there, and keeps its own out/ beside, whatever they say", async () => {
     const { work, harvestTo } = await staged({ "src/main.ts": "one\n" });
     writeFileSync(join(work, "src/main.ts"), "one, edited\n");
     // An install the inputs left out: more files than a change set may hold, a link and a FIFO among them.
@@ -131,9 +131,32 @@ describe("a writable work/'s manifest and change set", () => {
 
     const result = await harvestTo(destination, ["node_modules", "**/*.log"]);
 
-    expect(result).toMatchObject({ ok: true, changes: { added: ["out/run.log"], changed: ["src/main.ts"], deleted: [] } });
-    expect(readFileSync(join(destination, "files/out/run.log"), "utf8")).toBe("the agent's own report\n");
+    expect(result).toMatchObject({ ok: true, changes: { added: [], changed: ["src/main.ts"], deleted: [], outFiles: 1 } });
+    expect(readFileSync(join(destination, "out/run.log"), "utf8")).toBe("the agent's own report\n");
     expect(readFileSync(join(destination, "changes.patch"), "utf8")).not.toContain("node_modules");
+  });
+
+  it("brings the agent's out/ back beside the changes, never in the patch, and refuses a link in it by its path in work/", async () => {
+    const { inputs, work, harvestTo } = await staged({ "src/main.ts": "one\n" });
+    mkdirSync(join(work, "out/notes"), { recursive: true });
+    writeFileSync(join(work, "out/notes/summary.md"), "what I did\n");
+    writeFileSync(join(work, "src/main.ts"), "one, edited\n");
+    const destination = fresh("destination");
+
+    const result = await harvestTo(destination);
+
+    expect(result).toMatchObject({ ok: true, changes: { added: [], changed: ["src/main.ts"], outFiles: 1 } });
+    expect(readFileSync(join(destination, "out/notes/summary.md"), "utf8")).toBe("what I did\n");
+    expect(JSON.parse(readFileSync(join(destination, "changes.json"), "utf8"))).toMatchObject({ changed: ["src/main.ts"], outFiles: 1 });
+    const copy = fresh("applied");
+    cpSync(inputs, copy, { recursive: true });
+    execFileSync("git", ["apply", join(destination, "changes.patch")], { cwd: copy });
+    expect(readFileSync(join(copy, "src/main.ts"), "utf8")).toBe("one, edited\n");
+
+    symlinkSync("/etc/passwd", join(work, "out/notes/link"));
+    const refused = await harvestTo();
+    expect(refused).toMatchObject({ ok: false, refusal: { reason: "symlink", entry: '"out/notes/link"' } });
+    expect(refused.ok ? "" : refused.refusal.message).toMatch(/^"out\/notes\/link" /);
   });
 
   it("comes back whole when the agent edited a file in each of many deep modules, however many directories mirror them", async () => {

@@ -1,16 +1,17 @@
 // Collects what the agent changed in a writable work/, relative to what was staged: the added and
 // changed files (copied), the deleted paths, and one unified diff of the text changes
-// (changes.patch, which `git apply` takes on a copy of the inputs). The result is a tree the Harvest
-// then copies under its usual rules, but as deep as the inputs may be: `files/`, `changes.patch`,
-// `changes.json`.
+// (changes.patch, which `git apply` takes on a copy of the inputs). The agent's own out/ is not a
+// change to the inputs: it comes back beside them as out/, under the Harvest's rules for an out/.
+// The result is a tree the Harvest then copies under its usual rules, but as deep as the inputs may
+// be: `files/`, `changes.patch`, `changes.json`, `out/`.
 // Run it only once nothing writes to work/ (the container is gone). Links are never followed.
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { lstat, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { ChangeSummary, HarvestResult } from "../../plan/index.js";
 import { excludeExpressions } from "../exclude/index.js";
-import { harvest, MAX_HARVEST_ENTRIES } from "../harvest/index.js";
+import { harvest, MAX_HARVEST_DEPTH, MAX_HARVEST_ENTRIES, MAX_HARVEST_TOTAL_BYTES } from "../harvest/index.js";
 import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
 import { gather, type GatherTask } from "./gather.js";
 import { unchanged, type Manifest } from "./manifest.js";
@@ -57,11 +58,33 @@ export async function harvestChanges(
     if (!(error instanceof ChangesRefused)) throw error;
     return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
   }
+  // The agent's out/, with the rules and limits of any out/; an agent that removed it left none.
+  const out = (await lstat(join(work, OUT_DIRECTORY)).catch(() => undefined)) === undefined ? undefined : await harvest(join(work, OUT_DIRECTORY), join(into, OUT_DIRECTORY), options);
+  if (out !== undefined && !out.ok) {
+    const entry = outEntry(out.refusal.entry);
+    return { ok: false, refusal: { ...out.refusal, entry, message: out.refusal.message.replace(out.refusal.entry, entry) } };
+  }
+  const withOut: ChangeSummary = { ...changes, outFiles: out?.files ?? 0 };
+  await writeSummary(into, withOut);
   // The change set mirrors the inputs' own directories under files/: it may be as deep as they
   // were (the walk above bounds that), not only as deep as the Harvest lets an agent's out/ be, and
-  // hold as many entries as it was built with (its files were counted against MAX_HARVEST_ENTRIES).
-  const harvested = await harvest(into, destination, { ...options, maxDepth: MAX_CHANGES_DEPTH + 1, maxEntries: changeSetEntries(changes) });
-  return harvested.ok ? { ...harvested, changes } : harvested;
+  // hold as many entries as it was built with (its files were counted against MAX_HARVEST_ENTRIES),
+  // and out/ beside it what that Harvest took.
+  const harvested = await harvest(into, destination, {
+    ...options,
+    maxDepth: Math.max(MAX_CHANGES_DEPTH, MAX_HARVEST_DEPTH) + 1,
+    maxEntries: changeSetEntries(changes) + (out === undefined ? 0 : 1 + out.files + out.directories),
+    maxTotalBytes: MAX_HARVEST_TOTAL_BYTES + (out?.bytes ?? 0),
+  });
+  return harvested.ok ? { ...harvested, changes: withOut } : harvested;
+}
+
+/**
+ * A refusal's entry in out/ (`"."` is out/ itself), named as it sits in work/: the printable
+ * literal is extended as it is, so none of its escapes is undone.
+ */
+function outEntry(entry: string): string {
+  return entry === '"."' ? JSON.stringify(OUT_DIRECTORY) : `"${OUT_DIRECTORY}/${entry.slice(1)}`;
 }
 
 /** Files and directories in a change set: the copied files, the directories that mirror theirs under files/, files/ itself, the patch and the summary. */
@@ -86,9 +109,9 @@ export async function collectChanges(work: string, manifest: Manifest, originals
   // More entries than were staged plus what a Harvest may take, or a deeper tree, cannot be harvested:
   // stop walking there rather than walk whatever the agent made.
   const maxEntries = manifest.size + MAX_HARVEST_ENTRIES;
-  // The agent's own out/ is its work whatever the exclusions say: they speak of the inputs.
-  const skipping = { skip: excludeExpressions(originals.exclude ?? []), never: OUT_DIRECTORY };
-  const walk = await walkTree(work, { maxEntries, maxDepth: MAX_CHANGES_DEPTH }, skipping);
+  // Neither what the inputs left out nor the agent's own out/ (harvested beside) is a change to the inputs.
+  const skip = [...excludeExpressions(originals.exclude ?? []), { source: `^${OUT_DIRECTORY}$`, flags: "" }];
+  const walk = await walkTree(work, { maxEntries, maxDepth: MAX_CHANGES_DEPTH }, { skip });
   if ("stopped" in walk) {
     throw walk.stopped === "too_deep"
       ? new ChangesRefused("too_deep", walk.entry, `${JSON.stringify(walk.entry)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`)
@@ -159,10 +182,14 @@ export async function collectChanges(work: string, manifest: Manifest, originals
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
   }
-  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes };
+  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes, outFiles: 0 };
   await writeFile(join(into, "changes.patch"), patches.join(""), { mode: 0o644 });
-  await writeFile(join(into, "changes.json"), `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o644 });
+  await writeSummary(into, summary);
   return summary;
+}
+
+async function writeSummary(into: string, summary: ChangeSummary): Promise<void> {
+  await writeFile(join(into, "changes.json"), `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o644 });
 }
 
 /** The staged content of `rel`: given in memory, or read from the originals' directory (`read`), or undefined when it could not be read again. */

@@ -28,12 +28,10 @@ export type WalkLimits = {
   readonly maxDepth: number;
 };
 
-/** Entries the walk steps over, never listing what is below them (a change set's excluded inputs). */
+/** Entries the walk steps over, never listing what is below them (a change set's excluded inputs, the agent's out/). */
 export type WalkSkip = {
   /** Regular expressions, as `new RegExp(source, flags)`, tested against each path relative to the root. */
   readonly skip: ReadonlyArray<{ readonly source: string; readonly flags: string }>;
-  /** A top-level name whose tree is walked whatever `skip` says. */
-  readonly never: string;
 };
 
 type WalkRequest = WalkLimits & { readonly root: string; readonly skipping?: WalkSkip };
@@ -51,8 +49,7 @@ function walkProgram(): (request: WalkRequest) => WalkReply {
   }
   return ({ root, maxEntries, maxDepth, skipping }) => {
     const skip = (skipping?.skip ?? []).map(({ source, flags }) => new RegExp(source, flags));
-    const never = skipping?.never ?? "";
-    const skipped = (rel: string): boolean => skip.length > 0 && rel !== never && !rel.startsWith(`${never}/`) && skip.some((expression) => expression.test(rel));
+    const skipped = (rel: string): boolean => skip.length > 0 && skip.some((expression) => expression.test(rel));
     let capacity = 1024;
     let count = 0;
     let kinds = new Uint8Array(capacity);
