@@ -188,6 +188,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .action(async (cli: string, rawPrompt: string, flags: RunFlags) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
       checkNetworkFlags(flags);
+      for (const note of checked.notes) io.stderr.write(`agentcage: ${note}\n`);
       if (flags.remote !== undefined) {
         // The service runs on its own settings: a local-only option given with --remote would be silently ignored.
         const local = [
@@ -226,6 +227,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     async (cli: string, rawPrompt: string, flags: RunFlags) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
       checkNetworkFlags(flags);
+      for (const note of checked.notes) io.stderr.write(`agentcage: ${note}\n`);
       if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
         throw new UsageError(`--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints the one docker run of a Run with no network (leave --network-policy out)`);
       }

@@ -20,12 +20,19 @@ mkdirSync(join(withOut, "out"), { recursive: true });
 describe("run's arguments", () => {
   it("make an agent request and absolute paths", async () => {
     const checked = await checkRunArguments({ cli: "codex", prompt: "hi", in: inputs, out: join(root, "new"), maxTurns: 3, timeout: 60, model: "gpt-5.5" });
-    expect(checked).toEqual({ request: { cli: "codex", maxTurns: 3, timeoutSeconds: 60, model: "gpt-5.5" }, prompt: "hi", inputs, exclude: [], out: join(root, "new"), replace: false, writable: false });
+    expect(checked).toEqual({ request: { cli: "codex", maxTurns: 3, timeoutSeconds: 60, model: "gpt-5.5" }, prompt: "hi", inputs, exclude: [], notes: [], out: join(root, "new"), replace: false, writable: false });
   });
 
   it("carry --exclude globs with --in, and take an --in with its own out/ once it is left out", async () => {
     await expect(checkRunArguments({ cli: "claude", prompt: "hi", in: inputs, exclude: ["out", "**/node_modules"] })).resolves.toMatchObject({ inputs, exclude: ["out", "**/node_modules"] });
-    await expect(checkRunArguments({ cli: "claude", prompt: "hi", in: withOut, exclude: ["out/"] })).resolves.toMatchObject({ inputs: withOut });
+    await expect(checkRunArguments({ cli: "claude", prompt: "hi", in: withOut, exclude: ["out/"] })).resolves.toMatchObject({ inputs: withOut, notes: [] });
+  });
+
+  it("note an --exclude path that names nothing in --in, and never a glob that matches nothing", async () => {
+    const checked = await checkRunArguments({ cli: "claude", prompt: "hi", in: withOut, exclude: ["out", "node_modlues", "**/dist", "./out/"] });
+    expect(checked.notes).toEqual([
+      '--exclude "node_modlues" names nothing in --in, so it leaves nothing out; check its spelling (a glob like "**/node_modlues" reaches below the top)',
+    ]);
   });
 
   it.each([

@@ -6,7 +6,7 @@
 import { lstat, opendir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AGENT_CLIS, parseAgentRequest, AgentRequestError, type AgentCli, type AgentRequestInput } from "../agents/index.js";
-import { excludedBy, excludeProblem, pathsOverlap } from "../staging/index.js";
+import { excludedBy, excludeProblem, literalPath, pathsOverlap } from "../staging/index.js";
 import { inFlagWords, UsageError } from "./options.js";
 
 /** The agent's out/ at the top of its workspace: an --in that has one must leave it out. */
@@ -38,6 +38,8 @@ export type CheckedRun = {
   readonly inputs?: string;
   /** Globs of paths under `inputs` the agent never sees (--exclude); empty without --in. */
   readonly exclude: readonly string[];
+  /** What the command says before it starts, without refusing: an --exclude that names no path of --in (a typo, most likely). */
+  readonly notes: readonly string[];
   /** Absolute. */
   readonly out?: string;
   readonly replace: boolean;
@@ -108,7 +110,19 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
   if (out !== undefined && args.replace !== true && (await holdsFiles(out))) {
     throw new UsageError(`--out ${JSON.stringify(args.out)} already holds files; pass an empty or new directory, or --replace to replace it whole`);
   }
-  return { request, prompt: args.prompt, ...(inputs === undefined ? {} : { inputs }), exclude, ...(out === undefined ? {} : { out }), replace: args.replace === true, writable: args.writable === true };
+  const notes = inputs === undefined ? [] : await missingExcludes(inputs, exclude);
+  return { request, prompt: args.prompt, ...(inputs === undefined ? {} : { inputs }), exclude, notes, ...(out === undefined ? {} : { out }), replace: args.replace === true, writable: args.writable === true };
+}
+
+/** A note for each --exclude that is a plain path (no glob) and names nothing in `inputs`; a glob may match nothing on purpose. */
+async function missingExcludes(inputs: string, exclude: readonly string[]): Promise<string[]> {
+  const notes: string[] = [];
+  for (const pattern of exclude) {
+    const path = literalPath(pattern);
+    if (path === undefined || (await lstat(join(inputs, path)).catch(() => undefined)) !== undefined) continue;
+    notes.push(`--exclude ${JSON.stringify(pattern)} names nothing in --in, so it leaves nothing out; check its spelling (a glob like "**/${path}" reaches below the top)`);
+  }
+  return notes;
 }
 
 /** Whether a directory exists with anything in it (a file that is not a directory counts too). */

@@ -115,8 +115,12 @@ describe("agentcage run, piped", () => {
     expect(runDirectories()).toEqual([]);
 
     const out = join(root, "excluded-writable");
-    const done = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout, "--exclude", "out", "--exclude", "node_modules", "--writable", "--out", out], env);
+    const done = await runCommand(
+      ["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout, "--exclude", "out", "--exclude", "node_modules", "--exclude", "bulid", "--writable", "--out", out],
+      env,
+    );
     expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stderr).toContain('agentcage: --exclude "bulid" names nothing in --in, so it leaves nothing out; check its spelling');
     // The checkout's own out/ and node_modules are neither staged nor changes; the agent's out/ comes back beside.
     expect(readFileSync(join(out, "changes.patch"), "utf8")).toBe("");
     expect(readdirSync(join(out, "out"))).toEqual(["answer.txt"]);

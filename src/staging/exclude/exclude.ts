@@ -79,6 +79,12 @@ function patternProblem(pattern: unknown): string | undefined {
   return undefined;
 }
 
+/** The one path `pattern` names when it holds no glob syntax ("node_modules", "./dist/"); undefined for a glob. */
+export function literalPath(pattern: string): string | undefined {
+  const normalized = normalize(pattern);
+  return picomatch.scan(normalized).isGlob ? undefined : normalized;
+}
+
 /** "./dist/" as "dist": the ways people write a directory, as picomatch matches a path. */
 function normalize(pattern: string): string {
   return pattern.replace(/^(\.\/)+/, "").replace(/\/+$/, "");

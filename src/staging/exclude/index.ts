@@ -3,4 +3,4 @@
  * checked before anything is made and tested by staging's walk and by a change set's.
  */
 export type { ExcludeExpression, Excluded } from "./exclude.js";
-export { excludedBy, excludeExpressions, excludeProblem, MAX_EXCLUDE_PATTERN_LENGTH, MAX_EXCLUDE_PATTERNS, withinExcluded } from "./exclude.js";
+export { excludedBy, excludeExpressions, excludeProblem, literalPath, MAX_EXCLUDE_PATTERN_LENGTH, MAX_EXCLUDE_PATTERNS, withinExcluded } from "./exclude.js";
