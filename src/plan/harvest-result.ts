@@ -48,8 +48,8 @@ export type ChangeSummary = {
   readonly undiffed: readonly string[];
   /** Bytes of the added and changed files. */
   readonly bytes: number;
-  /** Files the agent left in its own out/, harvested beside the change set as out/ (never in the patch). */
-  readonly outFiles: number;
+  /** Files the agent left in its own out/, harvested beside the change set as out/ (never in the patch); set by harvestChanges. */
+  readonly outFiles?: number;
 };
 
 export type HarvestResult =

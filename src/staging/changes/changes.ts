@@ -59,7 +59,9 @@ export async function harvestChanges(
     return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
   }
   // The agent's out/, with the rules and limits of any out/; an agent that removed it left none.
-  const out = (await lstat(join(work, OUT_DIRECTORY)).catch(() => undefined)) === undefined ? undefined : await harvest(join(work, OUT_DIRECTORY), join(into, OUT_DIRECTORY), options);
+  const agentOut = join(work, OUT_DIRECTORY);
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const out = (await lstat(agentOut).catch(() => undefined)) === undefined ? undefined : await harvest(agentOut, join(into, OUT_DIRECTORY), signal);
   if (out !== undefined && !out.ok) {
     const entry = outEntry(out.refusal.entry);
     return { ok: false, refusal: { ...out.refusal, entry, message: out.refusal.message.replace(out.refusal.entry, entry) } };
@@ -182,7 +184,7 @@ export async function collectChanges(work: string, manifest: Manifest, originals
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
   }
-  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes, outFiles: 0 };
+  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes };
   await writeFile(join(into, "changes.patch"), patches.join(""), { mode: 0o644 });
   await writeSummary(into, summary);
   return summary;
