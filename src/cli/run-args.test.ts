@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { UsageError } from "./options.js";
 import { checkRunArguments } from "./run-args.js";
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-run-args-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 const inputs = join(root, "in");
 mkdirSync(inputs);
 const full = join(root, "full");

@@ -1,9 +1,9 @@
 import { GetTaskRequest, Message, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { DefaultRequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { agentCard } from "./a2a-card.js";
 import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
 import { createRunTaskStore } from "./a2a-tasks.js";
@@ -12,10 +12,14 @@ import type { RunRecord, RunState, StoredEvent } from "./store.js";
 
 const RUN_ID = "0123456789abcdef";
 
+/** Each scripted service's harvest directory, removed when the file ends. */
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-a2a-executor-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
 /** A RunService of one Run whose events the test tells, as the real one tells them: persisted, then heard. */
 function scriptedService(full = false) {
   let record: RunRecord | undefined;
-  const harvest = mkdtempSync(join(tmpdir(), "agentcage-a2a-harvest-"));
+  const harvest = mkdtempSync(join(scratch, "harvest-"));
   const saved = new Map<string, unknown>();
   const events: StoredEvent[] = [];
   const listeners = new Set<Listener>();
