@@ -67,6 +67,7 @@ export type CodexArgsOptions = {
 
 export function codexArgs(request: AgentRequest, options: CodexArgsOptions): string[] {
   const provider = options.provider;
+  const model = request.model ?? provider?.model;
   return [
     "codex",
     "exec",
@@ -80,7 +81,7 @@ export function codexArgs(request: AgentRequest, options: CodexArgsOptions): str
     ...CODEX_QUIET,
     "-c", `web_search=${toml(request.web && !request.noTools ? "live" : "disabled")}`,
     ...(request.noTools ? ["--disable", "shell_tool"] : []),
-    ...((request.model ?? provider?.model) === undefined ? [] : ["--model", (request.model ?? provider?.model) as string]),
+    ...(model === undefined ? [] : ["--model", model]),
     ...(request.effort === undefined ? [] : ["-c", `model_reasoning_effort=${toml(request.effort)}`]),
     ...(request.systemPrompt === undefined ? [] : ["-c", `developer_instructions=${toml(request.systemPrompt)}`]),
     ...(provider === undefined

@@ -6,11 +6,8 @@
 import { lstat, opendir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AGENT_CLIS, parseAgentRequest, AgentRequestError, type AgentCli, type AgentRequestInput } from "../agents/index.js";
-import { excludedBy, excludeProblem, literalPath, pathsOverlap } from "../staging/index.js";
+import { excludedBy, excludeProblem, literalPath, OUT_NAME, pathsOverlap } from "../staging/index.js";
 import { inFlagWords, UsageError } from "./options.js";
-
-/** The agent's out/ at the top of its workspace: an --in that has one must leave it out. */
-const OUT_NAME = "out";
 
 export type RunArguments = {
   readonly cli: string;
@@ -82,12 +79,9 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
   }
   const exclude = args.exclude ?? [];
   if (exclude.length > 0 && inputs === undefined) throw new UsageError(`--exclude ${JSON.stringify(exclude[0])} leaves paths out of --in DIR, and there is none; pass --in DIR, or drop --exclude`);
-  for (const pattern of exclude) {
-    const problem = excludeProblem([pattern], { directory: inputs });
-    if (problem !== undefined) throw new UsageError(problem.replace(/^inputs\.exclude\[0\] /, "--exclude "));
-  }
-  const listProblem = excludeProblem(exclude, { directory: inputs });
-  if (listProblem !== undefined) throw new UsageError(listProblem.replace(/^inputs\.exclude /, "--exclude "));
+  const excludeRefusal = excludeProblem(exclude, { directory: inputs });
+  // The library names a pattern by its place in the list; the command by the flag it came with.
+  if (excludeRefusal !== undefined) throw new UsageError(excludeRefusal.replace(/^inputs\.exclude(\[\d+\])? /, "--exclude "));
   // Staging (and the service) refuse it too; said here it costs no start of anything, with --remote no upload.
   if (inputs !== undefined && !excludedBy(exclude)(OUT_NAME) && (await lstat(join(inputs, OUT_NAME)).catch(() => undefined)) !== undefined) {
     throw new UsageError(`--in ${JSON.stringify(args.in)} already has "${OUT_NAME}", where the agent writes; leave it out with --exclude ${OUT_NAME}, or rename it`);

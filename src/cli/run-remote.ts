@@ -5,13 +5,13 @@
 
 import { randomUUID } from "node:crypto";
 import { readdir, rename, rm, rmdir } from "node:fs/promises";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { AgentEvent } from "../agents/index.js";
 import { extractInputs, packArtifacts } from "../server/index.js";
-import { excludedBy, withinExcluded, type Excluded } from "../staging/index.js";
+import { excludedBy, type Excluded } from "../staging/index.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import type { CheckedRun } from "./run-args.js";
@@ -46,7 +46,7 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
   const view = createRunView(options.request.cli, io.stderr, io.live);
   view.note(`submitting to ${base.origin}`);
 
-  const submitted = await submit(base, headers, options);
+  const submitted = await submit(base, headers, options, excluded);
   if ("refused" in submitted) {
     view.end({ ok: false, reason: submitted.reason, error: submitted.refused }, []);
     return submitted.code;
@@ -94,20 +94,25 @@ function serviceUrl(raw: string): URL {
   return url;
 }
 
-/** The service refuses links in an inputs archive; say so here, naming the entry, before anything is sent. */
-async function refuseLinks(directory: string, excluded: Excluded): Promise<void> {
-  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile() || entry.isDirectory()) continue;
-    const path = relative(directory, join(entry.parentPath, entry.name));
-    // The archive leaves out what --exclude names, and all below it.
-    if (withinExcluded(excluded, path)) continue;
+/**
+ * The service refuses links in an inputs archive; say so here, naming the entry, before anything
+ * is sent. What --exclude names is left out of the archive, so it is never read here either.
+ */
+async function refuseLinks(directory: string, excluded: Excluded, below = ""): Promise<void> {
+  for (const entry of await readdir(join(directory, below), { withFileTypes: true })) {
+    const path = below === "" ? entry.name : `${below}/${entry.name}`;
+    if (excluded(path) || entry.isFile()) continue;
+    if (entry.isDirectory()) {
+      await refuseLinks(directory, excluded, path);
+      continue;
+    }
     throw new UsageError(`--in holds ${JSON.stringify(path)}, which is not a regular file or directory (links are never sent); leave it out with --exclude ${JSON.stringify(path)}, or remove it`);
   }
 }
 
 type Submitted = { readonly id: string; readonly state: string; readonly position?: number } | { readonly refused: string; readonly reason: string; readonly code: number };
 
-async function submit(base: URL, headers: Record<string, string>, options: RemoteRunOptions): Promise<Submitted> {
+async function submit(base: URL, headers: Record<string, string>, options: RemoteRunOptions, excluded: Excluded): Promise<Submitted> {
   const request = { ...options.request, prompt: options.prompt };
   // One key for this submit: a retry after a dropped connection answers the Run the first one made.
   const key = randomUUID();
@@ -118,7 +123,7 @@ async function submit(base: URL, headers: Record<string, string>, options: Remot
       body = JSON.stringify(request);
       sent["content-type"] = "application/json";
     } else {
-      const tar = Buffer.concat(await Readable.from(packArtifacts(options.inputs, excludedBy(options.exclude))).toArray());
+      const tar = Buffer.concat(await Readable.from(packArtifacts(options.inputs, excluded)).toArray());
       const form = new FormData();
       // A field, not a file: the service takes one file part, the archive.
       form.append("request", JSON.stringify(request));

@@ -125,7 +125,6 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
   return undefined;
 }
 
-
 /**
  * Why `harvestTo` cannot take this Run's Harvest, decided before the Run starts; undefined when it
  * can. The overlaps checkRunRequest found as written are looked for again with links resolved.

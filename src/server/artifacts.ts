@@ -24,10 +24,10 @@ const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 /** One thing found below the root: a directory, or a file to open through `at` while the walk waits on it. */
 type Found = { readonly path: string; readonly kind: "directory" } | { readonly path: string; readonly kind: "file"; readonly at: string };
 
-/** Walks `root` depth first, names sorted, parents before children; links and special files are left out. Nothing when `root` is missing. */
 /** Whether a path relative to the root ("a/b.txt") is left out of a walk, with all below it. */
 type Skip = (path: string) => boolean;
 
+/** Walks `root` depth first, names sorted, parents before children; links and special files are left out. Nothing when `root` is missing. */
 async function* walk(root: string, skip: Skip = () => false): AsyncGenerator<Found> {
   let top: FileHandle;
   try {

@@ -13,7 +13,7 @@ export type { RunDirectory, SecretFile } from "./layout.js";
 export type { PrepareOptions, RunInfo } from "./prepare.js";
 export type { RecordStream } from "./record.js";
 export type { DiskSweepOptions } from "./sweep.js";
-export { StagingError } from "./inputs.js";
+export { OUT_NAME, StagingError } from "./inputs.js";
 export * from "./exclude/index.js";
 export { prepareRunDirectory } from "./prepare.js";
 export { runDirectory, sessionStorePath, stagedMounts } from "./layout.js";

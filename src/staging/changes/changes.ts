@@ -51,14 +51,8 @@ export async function harvestChanges(
   destination: string,
   options: { readonly signal?: AbortSignal; readonly replace?: boolean } = {},
 ): Promise<HarvestResult> {
-  let changes: ChangeSummary;
-  try {
-    changes = await collectChanges(work, since.manifest, since.originals, into);
-  } catch (error) {
-    if (!(error instanceof ChangesRefused)) throw error;
-    return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
-  }
   // The agent's out/, with the rules and limits of any out/; an agent that removed it left none.
+  await mkdir(into, { recursive: true, mode: 0o755 });
   const agentOut = join(work, OUT_DIRECTORY);
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   const out = (await lstat(agentOut).catch(() => undefined)) === undefined ? undefined : await harvest(agentOut, join(into, OUT_DIRECTORY), signal);
@@ -66,8 +60,13 @@ export async function harvestChanges(
     const entry = outEntry(out.refusal.entry);
     return { ok: false, refusal: { ...out.refusal, entry, message: out.refusal.message.replace(out.refusal.entry, entry) } };
   }
-  const withOut: ChangeSummary = { ...changes, outFiles: out?.files ?? 0 };
-  await writeSummary(into, withOut);
+  let changes: ChangeSummary;
+  try {
+    changes = await collectInto(work, since.manifest, since.originals, into, { outFiles: out?.files ?? 0 });
+  } catch (error) {
+    if (!(error instanceof ChangesRefused)) throw error;
+    return { ok: false, refusal: { reason: error.reason, entry: JSON.stringify(error.entry), message: error.message } };
+  }
   // The change set mirrors the inputs' own directories under files/: it may be as deep as they
   // were (the walk above bounds that), not only as deep as the Harvest lets an agent's out/ be, and
   // hold as many entries as it was built with (its files were counted against MAX_HARVEST_ENTRIES),
@@ -78,7 +77,7 @@ export async function harvestChanges(
     maxEntries: changeSetEntries(changes) + (out === undefined ? 0 : 1 + out.files + out.directories),
     maxTotalBytes: MAX_HARVEST_TOTAL_BYTES + (out?.bytes ?? 0),
   });
-  return harvested.ok ? { ...harvested, changes: withOut } : harvested;
+  return harvested.ok ? { ...harvested, changes } : harvested;
 }
 
 /**
@@ -100,6 +99,11 @@ function changeSetEntries(changes: ChangeSummary): number {
 
 /** Writes the changes of `work` into the new directory `into`; returns their summary. */
 export async function collectChanges(work: string, manifest: Manifest, originals: Originals, into: string): Promise<ChangeSummary> {
+  return collectInto(work, manifest, originals, into, {});
+}
+
+/** collectChanges, with what the summary says of the agent's out/ when the caller harvested it. */
+async function collectInto(work: string, manifest: Manifest, originals: Originals, into: string, out: Pick<ChangeSummary, "outFiles">): Promise<ChangeSummary> {
   const added: string[] = [];
   const changed: string[] = [];
   const undiffed: string[] = [];
@@ -184,14 +188,10 @@ export async function collectChanges(work: string, manifest: Manifest, originals
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
   }
-  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes };
+  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes, ...out };
   await writeFile(join(into, "changes.patch"), patches.join(""), { mode: 0o644 });
-  await writeSummary(into, summary);
-  return summary;
-}
-
-async function writeSummary(into: string, summary: ChangeSummary): Promise<void> {
   await writeFile(join(into, "changes.json"), `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o644 });
+  return summary;
 }
 
 /** The staged content of `rel`: given in memory, or read from the originals' directory (`read`), or undefined when it could not be read again. */

@@ -49,7 +49,7 @@ function walkProgram(): (request: WalkRequest) => WalkReply {
   }
   return ({ root, maxEntries, maxDepth, skipping }) => {
     const skip = (skipping?.skip ?? []).map(({ source, flags }) => new RegExp(source, flags));
-    const skipped = (rel: string): boolean => skip.length > 0 && skip.some((expression) => expression.test(rel));
+    const skipped = (rel: string): boolean => skip.some((expression) => expression.test(rel));
     let capacity = 1024;
     let count = 0;
     let kinds = new Uint8Array(capacity);
