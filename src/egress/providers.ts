@@ -89,6 +89,9 @@ const NOT_FORWARDED = new Set([
   "api-key",
   "cookie",
   "accept-encoding",
+  // Which organisation and project the real key bills is the Operator's to say, never the agent's.
+  "openai-organization",
+  "openai-project",
   // Node's server already answered 100-continue to the client; the body follows regardless.
   "expect",
 ]);

@@ -14,6 +14,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { pino, type Logger } from "pino";
 import { createMasker, type Masker } from "../redact/index.js";
+import { credentialMasker, decoderFor, maskedHeaders, maskingStream } from "./answer-guard.js";
 import { MAX_LIVE_RUNS, MAX_REQUEST_BYTES } from "./limits.js";
 import { createMeter, type Meter } from "./meter.js";
 import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
@@ -49,6 +50,8 @@ export type LiveRun = {
   readonly registration: RunRegistration;
   readonly key: string;
   readonly meter: Meter;
+  /** Masks the Run's real credential in everything the proxy hands its agent. */
+  readonly answerMasker: Masker;
   /** Requests and tunnels in flight: revoke stops each (metering what it saw first). */
   readonly inFlight: Set<() => void>;
 };
@@ -234,7 +237,16 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     });
 
     upstreamReq.once("response", (up) => {
-      const reader = metered && (up.statusCode ?? 0) < 300 ? createUsageReader(cli, up.headers["content-type"], up.headers["content-encoding"]) : undefined;
+      // What the agent gets is decoded and masked: an upstream that echoes the credential hands back nothing of it.
+      const decoder = decoderFor(up.headers["content-encoding"]);
+      if (decoder === undefined) {
+        up.resume();
+        entry.refused = "upstream_encoding";
+        refuse(res, 502, "upstream_encoding", `the provider answered in content-encoding ${JSON.stringify(String(up.headers["content-encoding"]))}, which the proxy cannot inspect; nothing of it was passed on`);
+        return;
+      }
+      const status = up.statusCode ?? 502;
+      const reader = metered && status < 300 ? createUsageReader(cli, up.headers["content-type"], "identity") : undefined;
       let done = false;
       finishMetering = (): void => {
         if (done) return;
@@ -245,18 +257,24 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
         const breach = run.meter.add(used);
         if (breach !== undefined) emitBreach(breach);
       };
-      res.writeHead(up.statusCode ?? 502, clientResponseHeaders(up.headers));
-      up.on("data", (chunk: Buffer) => {
-        entry.bytesOut += chunk.length;
-        reader?.write(chunk);
-      });
+      const headers = maskedHeaders(clientResponseHeaders(up.headers), run.answerMasker);
+      // Decoding and masking change the body's length: it goes chunked.
+      delete headers["content-length"];
+      if (decoder !== null) delete headers["content-encoding"];
+      res.writeHead(status, headers);
+      up.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
       up.on("error", () => res.destroy());
-      up.once("end", finishMetering);
+      const body = decoder === null ? up : up.pipe(decoder);
+      if (decoder !== null) decoder.on("error", () => res.destroy());
+      if (reader !== undefined) body.on("data", (chunk: Buffer) => reader.write(chunk));
+      body.once("end", finishMetering);
       up.once("close", () => {
-        finishMetering();
-        if (!up.complete) res.destroy();
+        if (!up.complete) {
+          finishMetering();
+          res.destroy();
+        }
       });
-      up.pipe(res);
+      body.pipe(maskingStream(run.answerMasker)).pipe(res);
     });
     upstreamReq.on("error", (error) => {
       if (entry.refused !== undefined) return;
@@ -338,6 +356,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
         registration: { runId: registration.runId, cli: registration.cli, credential: { ...registration.credential }, ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }), ...(registration.allowlist === undefined ? {} : { allowlist: [...registration.allowlist] }) },
         key: tokenKey(token),
         meter: createMeter(registration.runId, registration.cli, registration.budget),
+        answerMasker: credentialMasker(registration.credential.value),
         inFlight: new Set(),
       };
       runs.set(registration.runId, run);

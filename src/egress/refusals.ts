@@ -14,6 +14,7 @@ export type RefusalCode =
   | "budget_exceeded"
   | "request_too_large"
   | "upstream_unreachable"
+  | "upstream_encoding"
   | "connect_not_allowed"
   | "connect_target_not_listed"
   | "connect_failed"
@@ -28,6 +29,7 @@ const TYPES: Readonly<Record<RefusalCode, string>> = {
   budget_exceeded: "budget_exceeded_error",
   request_too_large: "request_too_large",
   upstream_unreachable: "api_error",
+  upstream_encoding: "api_error",
   connect_not_allowed: "permission_error",
   connect_target_not_listed: "permission_error",
   connect_failed: "api_error",

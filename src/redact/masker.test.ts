@@ -222,3 +222,32 @@ describe("maskSettled", () => {
     expect(written).toMatch(/^a(\[REDACTED\])+a$/);
   });
 });
+
+describe("maskSettledBytes", () => {
+  // A response streaming through the egress proxy: bytes, cut anywhere, UTF-8 around the secret.
+  const masker = createMasker(["sk-ant-api03-streamed-0123456789", "clé-secrète-ünïcode"]);
+  const text = `é data: {"text":"sk-ant-api03-streamed-0123456789"} | ${Buffer.from("sk-ant-api03-streamed-0123456789").toString("base64")} | clé-secrète-ünïcode 😀 end`;
+  const bytes = Buffer.from(text, "utf8");
+
+  it.each([1, 2, 3, 7, 64, bytes.length])("writes what mask writes, fed %i bytes at a time", (size) => {
+    const parts: Buffer[] = [];
+    let unsettled: Buffer = Buffer.alloc(0);
+    let mostHeld = 0;
+    for (let at = 0; at < bytes.length; at += size) {
+      const settled = masker.maskSettledBytes(Buffer.concat([unsettled, bytes.subarray(at, at + size)]));
+      parts.push(settled.masked);
+      unsettled = settled.unsettled;
+      mostHeld = Math.max(mostHeld, unsettled.length);
+    }
+    parts.push(Buffer.from(masker.maskDeep(new Uint8Array(unsettled))));
+    expect(Buffer.concat(parts).toString("utf8")).toBe(masker.mask(text));
+    expect(masker.mask(text)).toBe(`é data: {"text":"${REDACTED}"} | ${REDACTED} | ${REDACTED} 😀 end`);
+    expect(mostHeld).toBeLessThanOrEqual(2 * Buffer.byteLength("clé-secrète-ünïcode".repeat(3)));
+  });
+
+  it("settles everything when nothing is registered", () => {
+    const settled = createMasker().maskSettledBytes(bytes);
+    expect(settled.masked.equals(bytes)).toBe(true);
+    expect(settled.unsettled.length).toBe(0);
+  });
+});

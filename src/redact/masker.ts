@@ -20,6 +20,8 @@ export type Masker = {
    * the rest unmasked (at most 2 × longest() characters), to be passed again in front of what follows.
    */
   readonly maskSettled: (text: string) => { readonly masked: string; readonly unsettled: string };
+  /** maskSettled for bytes that more will follow (a response streaming through): the unsettled tail is at most 2 × the longest spelling's UTF-8 bytes. */
+  readonly maskSettledBytes: (bytes: Uint8Array) => { readonly masked: Buffer; readonly unsettled: Buffer };
   /** Masks every string and byte array inside a JSON-like value, keys included; other class instances pass as they are. */
   readonly maskDeep: <T>(value: T) => T;
   /** Length in characters of the longest registered spelling (0 when none), for maskers of streams. */
@@ -30,6 +32,7 @@ export function createMasker(initial: Iterable<string> = []): Masker {
   const values = new Set<string>();
   const spellings = new Set<string>();
   let longest = 0;
+  let longestBytes = 0;
   // Built on first use after a change: registering many values costs one build, not one each.
   let textSearch: Search | undefined;
   let byteSearch: Search | undefined;
@@ -39,6 +42,7 @@ export function createMasker(initial: Iterable<string> = []): Masker {
     for (const spelling of spellingsOf(value)) {
       spellings.add(spelling);
       longest = Math.max(longest, spelling.length);
+      longestBytes = Math.max(longestBytes, Buffer.byteLength(spelling, "utf8"));
     }
     textSearch = undefined;
     byteSearch = undefined;
@@ -52,23 +56,26 @@ export function createMasker(initial: Iterable<string> = []): Masker {
   const mask = (text: string): string => replaceSpans(text, find(text), REDACTED);
   const maskSettled = (text: string): { masked: string; unsettled: string } => {
     const spans = find(text);
-    // An occurrence that starts before the cut ends within the text, so it is already found whole.
     let cut = Math.max(0, text.length - Math.max(0, longest - 1));
     if (cut > 0 && cut < text.length && isLowSurrogate(text.charCodeAt(cut))) cut -= 1;
-    for (let i = 0; i + 1 < spans.length; i += 2) {
-      const from = spans[i] ?? 0;
-      const to = spans[i + 1] ?? 0;
-      if (from >= cut) break;
-      // One that crosses the cut stays unsettled, whole, unless a chain of overlapping ones makes it too long.
-      if (to > cut) cut = text.length - from <= 2 * longest ? from : to;
-    }
+    cut = settledCut(text.length, spans, cut, longest);
     return { masked: replaceSpans(text, spans, REDACTED, cut), unsettled: text.slice(cut) };
   };
   // Bytes are searched as latin1 text (one character per byte) for the UTF-8 bytes of each spelling.
-  const maskBytes = (bytes: Uint8Array): Buffer => {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  const findBytes = (text: string): number[] => {
+    if (spellings.size === 0) return [];
     byteSearch ??= createSearch([...spellings].map((spelling) => Buffer.from(spelling, "utf8").toString("latin1")));
-    return Buffer.from(replaceSpans(text, byteSearch(text), REDACTED), "latin1");
+    return byteSearch(text);
+  };
+  const maskBytes = (bytes: Uint8Array): Buffer => {
+    const text = latin1(bytes);
+    return Buffer.from(replaceSpans(text, findBytes(text), REDACTED), "latin1");
+  };
+  const maskSettledBytes = (bytes: Uint8Array): { masked: Buffer; unsettled: Buffer } => {
+    const text = latin1(bytes);
+    const spans = findBytes(text);
+    const cut = settledCut(text.length, spans, Math.max(0, text.length - Math.max(0, longestBytes - 1)), longestBytes);
+    return { masked: Buffer.from(replaceSpans(text, spans, REDACTED, cut), "latin1"), unsettled: Buffer.from(text.slice(cut), "latin1") };
   };
   const maskDeep = <T>(value: T): T => {
     if (spellings.size === 0) return value;
@@ -84,7 +91,26 @@ export function createMasker(initial: Iterable<string> = []): Masker {
     }
     return value;
   };
-  return { add, mask, maskSettled, maskDeep, longest: () => longest };
+  return { add, mask, maskSettled, maskSettledBytes, maskDeep, longest: () => longest };
+}
+
+/**
+ * Where a text that more will follow may be cut: no later text can change what comes before it.
+ * An occurrence that starts before `cut` ends within the text, so it is already found whole; one
+ * that crosses the cut stays unsettled, whole, unless a chain of overlapping ones makes it too long.
+ */
+function settledCut(length: number, spans: readonly number[], cut: number, longest: number): number {
+  for (let i = 0; i + 1 < spans.length; i += 2) {
+    const from = spans[i] ?? 0;
+    const to = spans[i + 1] ?? 0;
+    if (from >= cut) break;
+    if (to > cut) cut = length - from <= 2 * longest ? from : to;
+  }
+  return cut;
+}
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
 function isLowSurrogate(code: number): boolean {
