@@ -173,6 +173,31 @@ describe("the egress proxy's allowlist mode", () => {
     expect((await proxy.meter("no-list"))?.refused).toBe(1);
   });
 
+  it("refuses a listed name that resolves to loopback, saying which rule refused it, and opens no connection", async () => {
+    const target = await echoServer();
+    const proxy = await proxyWith({ allowlist: [`localhost:${target.port}`] });
+    const { token } = await proxy.register({ runId: "rebind", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const tunnel = await connectThrough(proxy, `localhost:${target.port}`, `Bearer ${token}`);
+    expect(tunnel.status).toBe(403);
+    expect(tunnel.body).toContain("connect_destination_refused");
+    expect(tunnel.body).toMatch(/"localhost\\" resolves to (127\.0\.0\.1|::1), a loopback address/);
+    // Nor the proxy's own port behind it, for a Run whose own list names it.
+    const inward = await proxy.register({ runId: "inward", cli: "claude", credential: { kind: "api_key", value: KEY }, allowlist: [`localhost:${proxy.port}`] });
+    const own = await connectThrough(proxy, `localhost:${proxy.port}`, `Bearer ${inward.token}`);
+    expect([own.status, own.body]).toEqual([403, expect.stringContaining("a loopback address")]);
+    expect(target.connections()).toBe(0);
+    expect((await proxy.meter("rebind"))?.refused).toBe(1);
+  });
+
+  it("lets a tunnel go to a private or loopback address the Operator listed as that very address", async () => {
+    const target = await echoServer();
+    const proxy = await proxyWith({ allowlist: [`127.0.0.1:${target.port}`] });
+    const { token } = await proxy.register({ runId: "literal", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const tunnel = await connectThrough(proxy, `127.0.0.1:${target.port}`, `Bearer ${token}`);
+    expect(tunnel.status).toBe(200);
+    tunnel.socket!.destroy();
+  });
+
   it("refuses an allowlist entry that is not host:port at construction, quoting it", async () => {
     await expect(createEgressProxy({ allowlist: ["example.com"] })).rejects.toThrow('allowlist[0] "example.com" is not host:port');
     await expect(createEgressProxy({ allowlist: ["example.com:443", "https://example.com:443"] })).rejects.toThrow(/^allowlist\[1\] "https:\/\/example.com:443"/);

@@ -17,6 +17,7 @@ export type RefusalCode =
   | "upstream_encoding"
   | "connect_not_allowed"
   | "connect_target_not_listed"
+  | "connect_destination_refused"
   | "connect_failed"
   | "upgrade_not_allowed";
 
@@ -32,6 +33,7 @@ const TYPES: Readonly<Record<RefusalCode, string>> = {
   upstream_encoding: "api_error",
   connect_not_allowed: "permission_error",
   connect_target_not_listed: "permission_error",
+  connect_destination_refused: "permission_error",
   connect_failed: "api_error",
   upgrade_not_allowed: "permission_error",
 };

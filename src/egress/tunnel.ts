@@ -1,12 +1,14 @@
 // The allowlist mode's CONNECT: a Run's token (Proxy-Authorization, Bearer or Basic) opens a TCP
 // tunnel to one host:port the Operator listed, and the bytes pass both ways untouched (no TLS
 // interception: the proxy sees neither the content nor the credentials inside).
-// Invariants: no connection is opened to an unlisted target or for an unknown token; a tunnel
+// Invariants: no connection is opened to an unlisted target, to a listed name that resolves inside
+// this host or its private networks (destination.ts), or for an unknown token; a tunnel
 // is cut when its Run is revoked; each CONNECT gets one log line, at its end.
 
 import type { IncomingMessage } from "node:http";
 import { connect as netConnect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
+import { resolveDestination } from "./destination.js";
 import { connectTarget } from "./options.js";
 import type { LiveRun, RequestLog } from "./proxy.js";
 import { refuseSocket, type RefusalCode } from "./refusals.js";
@@ -54,35 +56,16 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
       refuseWith(403, "connect_target_not_listed", `${JSON.stringify(req.url ?? "")} is not on ${own === undefined ? "this proxy's" : "this Run's"} allowlist`);
       return;
     }
-    const upstream = netConnect({ host: target.host, port: target.port });
+    // The listed name is resolved here and its address checked; the tunnel goes to that address.
+    let upstream: Socket | undefined;
+    let established = false;
     const stop = (): void => {
-      upstream.destroy();
+      upstream?.destroy();
       socket.destroy();
     };
     run.inFlight.add(stop);
-    let established = false;
-    upstream.once("connect", () => {
-      established = true;
-      entry.status = 200;
-      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (head.length > 0) upstream.write(head);
-      entry.bytesIn += head.length;
-      socket.on("data", (chunk: Buffer) => (entry.bytesIn += chunk.length));
-      upstream.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
-      socket.pipe(upstream);
-      upstream.pipe(socket);
-    });
-    upstream.on("error", (error) => {
-      if (!established) {
-        entry.error = error.message;
-        run.inFlight.delete(stop);
-        refuseWith(502, "connect_failed", `could not reach ${target.key}: ${error.message}`);
-        return;
-      }
-      socket.destroy();
-    });
     socket.once("close", () => {
-      upstream.destroy();
+      upstream?.destroy();
       run.inFlight.delete(stop);
       if (established) log(entry, started);
       else if (entry.refused === undefined) {
@@ -90,7 +73,39 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
         log(entry, started);
       }
     });
-    upstream.once("close", () => socket.end());
+    const open = (address: string, family: 4 | 6): void => {
+      const to = netConnect({ host: address, port: target.port, family });
+      upstream = to;
+      to.once("connect", () => {
+        established = true;
+        entry.status = 200;
+        socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        if (head.length > 0) to.write(head);
+        entry.bytesIn += head.length;
+        socket.on("data", (chunk: Buffer) => (entry.bytesIn += chunk.length));
+        to.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
+        socket.pipe(to);
+        to.pipe(socket);
+      });
+      to.on("error", (error) => {
+        if (established) {
+          socket.destroy();
+          return;
+        }
+        entry.error = error.message;
+        refuseWith(502, "connect_failed", `could not reach ${target.key}: ${error.message}`);
+      });
+      to.once("close", () => socket.end());
+    };
+    void resolveDestination(target.host).then((destination) => {
+      if (socket.destroyed) return;
+      if ("address" in destination) {
+        open(destination.address, destination.family);
+        return;
+      }
+      run.meter.countRefused();
+      refuseWith(403, "connect_destination_refused", destination.refused);
+    });
   };
 }
 
