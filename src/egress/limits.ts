@@ -8,8 +8,34 @@ const MiB = 1024 * KiB;
 export const RUN_TOKEN_BYTES = 32;
 /** What every per-Run token starts with, so a log reader or a masker can tell one at a glance. */
 export const RUN_TOKEN_PREFIX = "agentcage-run-";
-/** A model request body larger than this is cut off and answered 413. */
-export const MAX_REQUEST_BYTES = 64 * MiB;
+/** A request body larger than this is cut off and answered 413 (Anthropic's own limit for a Messages call). */
+export const MAX_REQUEST_BYTES = 32 * MiB;
+/** Bytes of model-call bodies one Run may have held in the proxy at once; past it a call is answered 429. */
+export const MAX_RUN_HELD_REQUEST_BYTES = 48 * MiB;
+/** Bytes of model-call bodies all Runs may have held at once, well inside the proxy's memory; past it 503. */
+export const MAX_HELD_REQUEST_BYTES = 96 * MiB;
+/** Requests one Run may have in flight at once; one more is answered 429. */
+export const MAX_RUN_REQUESTS_IN_FLIGHT = 16;
+/** CONNECT tunnels one Run may have open at once; one more is refused 429. */
+export const MAX_RUN_TUNNELS = 16;
+/** Connections from one source address (one Run's agent, on its own network) at once; more are closed as they open. */
+export const MAX_CONNECTIONS_PER_SOURCE = 64;
+/** Connections to the proxy at once, from everyone. */
+export const MAX_CONNECTIONS = 4096;
+/** A connection must have sent a request's headers within this long of opening or of its last request. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** A request must have arrived whole (headers and body) within this long; its answer may stream for longer. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+/** An idle keep-alive connection is closed after this long. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often the server checks its connections against the two timeouts above. */
+export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+/** A tunnel through which no byte passed either way for this long is cut. */
+export const TUNNEL_IDLE_TIMEOUT_MS = 5 * 60_000;
+/** A model call waiting for the calls in flight to settle the budget is answered 429 after this long. */
+export const MAX_BUDGET_WAIT_MS = 10 * 60_000;
+/** A model call that names no output bound is reserved at this many output tokens. */
+export const DEFAULT_WORST_OUTPUT_TOKENS = 128_000;
 /** A JSON (not streamed) response is metered from at most this many bytes; the rest passes unread. */
 export const MAX_METERED_JSON_BYTES = 16 * MiB;
 /** The control endpoint reads at most this much of a request body. */

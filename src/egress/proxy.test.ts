@@ -319,10 +319,9 @@ describe("the egress proxy refusing", () => {
       more();
     });
     expect(status).toBe(413);
-    // claude's body streams upstream until the bound and is cut there; codex's is read whole first and never leaves.
-    if (cli === "claude") await until(() => upstream.seen.length === 1);
-    expect(upstream.seen.length).toBe(cli === "claude" ? 1 : 0);
-    expect(upstream.seen[0]?.answered.length ?? 0).toBe(0);
+    // A model call is read whole first (to check its tools and its bounds): nothing of it leaves.
+    expect(upstream.seen.length).toBe(0);
+    expect((await proxy.meter("big"))?.refused).toBe(1);
   });
 
   it("refuses a claude call that asks for a beta letting the provider reach other hosts (MCP connector, web fetch)", async () => {
@@ -422,6 +421,32 @@ describe("the egress proxy's budgets", () => {
     await until(() => breaches.length === 1);
     expect(breaches[0]).toMatchObject({ cap: "maxCostUsd", limit: 0.000001 });
     expect((await messages(proxy.url, { "x-api-key": token })).status).toBe(402);
+  });
+
+  it.each([
+    { cap: "maxTokens", budget: { maxTokens: 100 } },
+    { cap: "maxCostUsd", budget: { maxCostUsd: 0.015 } },
+  ] as const)("passes $cap by one call's worth at most when 40 calls come at once near it", async ({ cap, budget }) => {
+    const { proxy, upstream, breaches } = await setUp();
+    const { token } = await proxy.register({ runId: `concurrent-${cap}`, cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget });
+    // A body as large as a real one's share of cached tokens: each byte may be a token.
+    const body = { messages: [{ role: "user", content: "x".repeat(5_000) }] };
+    const statuses = await Promise.all(Array.from({ length: 40 }, async () => {
+      const answer = await messages(proxy.url, { "x-api-key": token }, body);
+      await answer.arrayBuffer();
+      return answer.status;
+    }));
+    const meter = await proxy.meter(`concurrent-${cap}`);
+    const forwarded = statuses.filter((status) => status === 200).length;
+    expect(forwarded).toBe(upstream.seen.length);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(40 - forwarded);
+    expect(breaches).toHaveLength(1);
+    // What one call spends, from the meter itself: the cap, plus one call's worth, and no more.
+    const used = cap === "maxTokens" ? (meter?.tokens ?? 0) : (meter?.costUsd ?? 0);
+    const perCall = used / forwarded;
+    const limit = cap === "maxTokens" ? budget.maxTokens : budget.maxCostUsd;
+    expect(used).toBeGreaterThan(limit ?? 0);
+    expect(used).toBeLessThanOrEqual((limit ?? 0) + perCall + 1e-12);
   });
 
   it("keeps each Run's meter and budget its own: a second Run's token neither spends nor reads the first's", async () => {

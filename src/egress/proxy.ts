@@ -15,13 +15,15 @@ import { performance } from "node:perf_hooks";
 import { pino, type Logger } from "pino";
 import { createMasker, type Masker } from "../redact/index.js";
 import { credentialMasker, decoderFor, maskedHeaders, maskingStream } from "./answer-guard.js";
-import { MAX_LIVE_RUNS, MAX_REQUEST_BYTES } from "./limits.js";
-import { createMeter, type Meter } from "./meter.js";
+import { MAX_BUDGET_WAIT_MS, MAX_LIVE_RUNS, MAX_REQUEST_BYTES, MAX_RUN_REQUESTS_IN_FLIGHT } from "./limits.js";
+import { createMeter, type Admission, type Meter, type Reservation, type ResponseUsage } from "./meter.js";
 import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
 import { EgressArgumentError, validateRegistration, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
-import { openaiRequestRefusal } from "./request-policy.js";
+import { readHeldBody, type HeldBytes } from "./request-body.js";
+import { openaiToolRefusal, readModelCallBody } from "./request-policy.js";
+import { worstCaseOf } from "./reservation.js";
 import { newRunToken, tokenKey } from "./token.js";
 import { createConnectHandler } from "./tunnel.js";
 import { createUsageReader } from "./usage-reader.js";
@@ -54,6 +56,12 @@ export type LiveRun = {
   readonly answerMasker: Masker;
   /** Requests and tunnels in flight: revoke stops each (metering what it saw first). */
   readonly inFlight: Set<() => void>;
+  /** Bytes of this Run's model-call bodies the proxy holds now. */
+  readonly heldBytes: HeldBytes;
+  /** This Run's requests being answered now. */
+  requestsInFlight: number;
+  /** This Run's CONNECT tunnels open now. */
+  tunnels: number;
 };
 
 /** One log line's fields; `tokens` only for a metered answer. */
@@ -75,6 +83,8 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
   const config = validateProxyOptions(options);
   const logger = options.logger ?? pino({ name: "agentcage-egress" });
   const runs = new Map<string, LiveRun>();
+  // Bytes of model-call bodies held for every Run at once (request-body.ts).
+  const heldBytes: HeldBytes = { held: 0 };
   const byToken = new Map<string, LiveRun>();
   const listeners = new Set<(breach: EgressBreach) => void>();
   if (options.onBreach !== undefined) listeners.add(options.onBreach);
@@ -165,53 +175,90 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       refuseWith(403, "feature_not_allowed", `anthropic-beta ${JSON.stringify(beta)} is refused: it lets the provider's servers reach other hosts for the Run`);
       return;
     }
-    // After the body's inspection, if any: the budget, then upstream.
-    const admit = (body: Buffer | undefined): void => {
-      if (route.modelCall) {
-        const refusal = meter.startModelCall();
-        if (refusal !== undefined) {
-          meter.countRefused();
-          refuseWith(BUDGET_REFUSAL_STATUS[cli], "budget_exceeded", refusal.refused.message);
-          if (refusal.fresh) emitBreach(refusal.refused);
-          return;
-        }
-      } else {
-        meter.countRequest();
-      }
-      forward(req, res, run, upstream, target, route.modelCall, entry, body);
-    };
-    if (!(cli === "codex" && route.modelCall)) {
-      admit(undefined);
+    if (run.requestsInFlight >= MAX_RUN_REQUESTS_IN_FLIGHT) {
+      meter.countRefused();
+      refuseWith(429, "too_many_requests", `the Run has ${MAX_RUN_REQUESTS_IN_FLIGHT} requests in flight already; wait for one to end`, { "retry-after": "1", "x-should-retry": "true" });
       return;
     }
-    // A codex model call is read whole first (it is small: the conversation so far), so its tools can be checked.
-    readBounded(req).then(
-      (body) => {
-        if (res.destroyed) return;
-        if (runs.get(registration.runId) !== run) {
-          refuseWith(401, "unknown_token", "the per-Run token was revoked while its request was read (its Run has ended)");
-          return;
-        }
-        if (body === undefined) {
-          entry.bytesIn = MAX_REQUEST_BYTES;
-          refuseWith(413, "request_too_large", `the request body passed ${MAX_REQUEST_BYTES} bytes; nothing of it was answered`, { connection: "close" });
-          return;
-        }
-        const refusal = openaiRequestRefusal(body, req.headers["content-encoding"]);
-        if (refusal !== undefined) {
-          entry.bytesIn = body.length;
-          meter.countRefused();
-          refuseWith(403, "feature_not_allowed", refusal);
-          return;
-        }
-        admit(body);
-      },
-      () => res.destroy(),
-    );
+    run.requestsInFlight += 1;
+    res.once("close", () => (run.requestsInFlight -= 1));
+    if (!route.modelCall) {
+      meter.countRequest();
+      forward(req, res, run, upstream, target, undefined, entry, undefined);
+      return;
+    }
+    // A model call is read whole first (bounded: request-body.ts), so its tools and its bounds can
+    // be checked before anything of it leaves; then the budget admits it, or it waits, or it is refused.
+    void readHeldBody(req, run.heldBytes, heldBytes).then(async (read) => {
+      if (read.kind === "gone" || res.destroyed) return;
+      if (read.kind === "too_large") {
+        entry.bytesIn = read.limit;
+        meter.countRefused();
+        if (read.bound === "request") refuseWith(413, "request_too_large", `the request body passed ${read.limit} bytes; nothing of it was answered`, { connection: "close" });
+        else refuseWith(read.bound === "run" ? 429 : 503, "too_many_bytes_held", `${read.bound === "run" ? "the Run's" : "every Run's"} request bodies in the proxy passed ${read.limit} bytes at once; send fewer or smaller calls at a time`, { connection: "close", "retry-after": "1", "x-should-retry": "true" });
+        return;
+      }
+      res.once("close", read.release);
+      entry.bytesIn = read.body.length;
+      if (runs.get(registration.runId) !== run) {
+        refuseWith(401, "unknown_token", "the per-Run token was revoked while its request was read (its Run has ended)");
+        return;
+      }
+      const parsed = readModelCallBody(read.body, req.headers["content-encoding"]);
+      const refusal = "refusal" in parsed ? parsed.refusal : cli === "codex" ? openaiToolRefusal(parsed.body) : undefined;
+      if (refusal !== undefined || "refusal" in parsed) {
+        meter.countRefused();
+        refuseWith(403, "feature_not_allowed", refusal ?? "the request body cannot be read");
+        return;
+      }
+      const admission = await admitModelCall(run, worstCaseOf(cli, parsed.body, parsed.bytes), res);
+      if (admission === undefined || res.destroyed) {
+        if (admission?.kind === "admitted") admission.settle(undefined);
+        return;
+      }
+      if (admission.kind === "refused") {
+        meter.countRefused();
+        refuseWith(BUDGET_REFUSAL_STATUS[cli], "budget_exceeded", admission.refused.message);
+        if (admission.fresh) emitBreach(admission.refused);
+        return;
+      }
+      if (admission.kind === "wait") {
+        meter.countRefused();
+        refuseWith(429, "budget_wait", `the Run's calls in flight could spend what is left of its budget, and did not settle within ${MAX_BUDGET_WAIT_MS / 1000} s; call again`, { "retry-after": "1", "x-should-retry": "true" });
+        return;
+      }
+      forward(req, res, run, upstream, target, admission.settle, entry, read.body);
+    });
   };
 
-  /** Sends the request upstream: `body` when it was read already, else the client's body as it streams in. */
-  const forward = (req: IncomingMessage, res: ServerResponse, run: LiveRun, upstream: URL, target: string, metered: boolean, entry: RequestLog, body: Buffer | undefined): void => {
+  /**
+   * Admits a model call against the Run's budget: at once, or once the calls in flight have settled
+   * enough of it (a "wait" answer after MAX_BUDGET_WAIT_MS); undefined when the client left meanwhile.
+   */
+  const admitModelCall = async (run: LiveRun, reservation: Reservation, res: ServerResponse): Promise<Admission | undefined> => {
+    const giveUp = Date.now() + MAX_BUDGET_WAIT_MS;
+    for (;;) {
+      const admission = run.meter.admit(reservation);
+      if (admission.kind !== "wait") return admission;
+      const left = giveUp - Date.now();
+      if (left <= 0) return admission;
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        run.meter.settled().then(() => "settled" as const),
+        once(res, "close").then(() => "gone" as const),
+        new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), left))),
+      ]);
+      clearTimeout(timer);
+      if (outcome === "gone") return undefined;
+    }
+  };
+
+  /**
+   * Sends the request upstream: `body` when it was read already, else the client's body as it
+   * streams in. `settle` is a model call's admission: its answer's usage settles it, once.
+   */
+  const forward = (req: IncomingMessage, res: ServerResponse, run: LiveRun, upstream: URL, target: string, settle: ((response: ResponseUsage | undefined) => EgressBreach | undefined) | undefined, entry: RequestLog, body: Buffer | undefined): void => {
+    const metered = settle !== undefined;
     const { cli, credential } = run.registration;
     const https = upstream.protocol === "https:";
     const prefix = upstream.pathname.replace(/\/+$/, "");
@@ -224,7 +271,9 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       headers: { ...upstreamRequestHeaders(cli, credential, req.headers), host: upstream.host },
       agent: https ? agents.https : agents.http,
     });
-    let finishMetering = (): void => undefined;
+    let finishMetering = (): void => {
+      settle?.(undefined);
+    };
     const stop = (): void => {
       finishMetering();
       upstreamReq.destroy();
@@ -234,6 +283,8 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     res.once("close", () => {
       run.inFlight.delete(stop);
       if (!res.writableFinished) upstreamReq.destroy();
+      // However the call ended, its admission is settled (with what was seen of its usage).
+      finishMetering();
     });
 
     upstreamReq.once("response", (up) => {
@@ -252,9 +303,8 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
         if (done) return;
         done = true;
         const used = reader?.end();
-        if (used === undefined) return;
-        entry.tokens = used.usage;
-        const breach = run.meter.add(used);
+        if (used !== undefined) entry.tokens = used.usage;
+        const breach = settle?.(used);
         if (breach !== undefined) emitBreach(breach);
       };
       const headers = maskedHeaders(clientResponseHeaders(up.headers), run.answerMasker);
@@ -357,6 +407,9 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
         key: tokenKey(token),
         meter: createMeter(registration.runId, registration.cli, registration.budget),
         answerMasker: credentialMasker(registration.credential.value),
+        heldBytes: { held: 0 },
+        requestsInFlight: 0,
+        tunnels: 0,
         inFlight: new Set(),
       };
       runs.set(registration.runId, run);
@@ -387,22 +440,6 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
 
 /** Paths a CLI probes with HEAD, without a credential, to see that its API answers. */
 const PROBE_PATHS: ReadonlySet<string> = new Set(["/", "/api/hello"]);
-
-/** The whole request body, or undefined past MAX_REQUEST_BYTES (the rest is left unread). */
-function readBounded(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      // Past the bound the rest is read and dropped, so the refusal can still be answered.
-      if (size > MAX_REQUEST_BYTES) resolve(undefined);
-      else chunks.push(chunk);
-    });
-    req.once("end", () => resolve(size > MAX_REQUEST_BYTES ? undefined : Buffer.concat(chunks)));
-    req.once("error", reject);
-  });
-}
 
 function hostOf(target: string): string | undefined {
   try {

@@ -13,6 +13,10 @@ export type RefusalCode =
   | "not_a_proxy"
   | "budget_exceeded"
   | "request_too_large"
+  | "too_many_bytes_held"
+  | "too_many_requests"
+  | "too_many_tunnels"
+  | "budget_wait"
   | "upstream_unreachable"
   | "upstream_encoding"
   | "connect_not_allowed"
@@ -29,6 +33,10 @@ const TYPES: Readonly<Record<RefusalCode, string>> = {
   not_a_proxy: "permission_error",
   budget_exceeded: "budget_exceeded_error",
   request_too_large: "request_too_large",
+  too_many_bytes_held: "rate_limit_error",
+  too_many_requests: "rate_limit_error",
+  too_many_tunnels: "rate_limit_error",
+  budget_wait: "rate_limit_error",
   upstream_unreachable: "api_error",
   upstream_encoding: "api_error",
   connect_not_allowed: "permission_error",

@@ -1,4 +1,6 @@
-// What a model call's body may ask the provider to do on the Run's behalf. A codex request may name
+// What a model call's body may ask the provider to do on the Run's behalf, and the one place a
+// body is decoded and parsed for the proxy to look at (its tools; its bounds, for the budget's
+// reservation). A codex request may name
 // tools the provider runs on its own servers; one that reaches a URL of the request's choosing
 // (a remote MCP server) is a way out around this proxy, so the request is refused before it leaves.
 // Invariant: a body this file cannot read (an encoding it cannot decode, not JSON) is refused, never
@@ -10,31 +12,35 @@ import { MAX_REQUEST_BYTES } from "./limits.js";
 /** OpenAI Responses tool types whose server-side calls go to a URL the request names. */
 export const REFUSED_OPENAI_TOOL_TYPES: readonly string[] = ["mcp"];
 
-/** Why the body of a codex model call is refused, or undefined when it may go. */
-export function openaiRequestRefusal(raw: Buffer, contentEncoding: string | undefined): string | undefined {
+/** A model call's body, decoded and parsed, or why it cannot be read (and so is refused). */
+export function readModelCallBody(raw: Buffer, contentEncoding: string | undefined): { readonly body: Readonly<Record<string, unknown>>; readonly bytes: number } | { readonly refusal: string } {
   const encoding = (contentEncoding ?? "identity").trim().toLowerCase();
-  let text: string;
+  let bytes: Buffer | undefined;
   try {
     const options = { maxOutputLength: MAX_REQUEST_BYTES };
-    const bytes =
+    bytes =
       encoding === "identity" ? raw
       : encoding === "gzip" || encoding === "x-gzip" ? gunzipSync(raw, options)
       : encoding === "deflate" ? inflateSync(raw, options)
       : encoding === "br" ? brotliDecompressSync(raw, options)
       : undefined;
-    if (bytes === undefined) return `a request body in content-encoding ${JSON.stringify(encoding)} cannot be inspected; send it as identity, gzip, deflate or br`;
-    text = bytes.toString("utf8");
   } catch {
-    return `the request body does not decode as ${JSON.stringify(encoding)}`;
+    return { refusal: `the request body does not decode as ${JSON.stringify(encoding)}` };
   }
+  if (bytes === undefined) return { refusal: `a request body in content-encoding ${JSON.stringify(encoding)} cannot be inspected; send it as identity, gzip, deflate or br` };
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(bytes.toString("utf8"));
   } catch {
-    return "the request body is not JSON";
+    return { refusal: "the request body is not JSON" };
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return "the request body is not a JSON object";
-  const tools = (body as Record<string, unknown>)["tools"];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { refusal: "the request body is not a JSON object" };
+  return { body: body as Record<string, unknown>, bytes: bytes.length };
+}
+
+/** Why a codex model call's body is refused, or undefined when it may go. */
+export function openaiToolRefusal(body: Readonly<Record<string, unknown>>): string | undefined {
+  const tools = body["tools"];
   if (!Array.isArray(tools)) return undefined;
   for (const tool of tools) {
     const type = typeof tool === "object" && tool !== null ? (tool as Record<string, unknown>)["type"] : undefined;
@@ -43,4 +49,10 @@ export function openaiRequestRefusal(raw: Buffer, contentEncoding: string | unde
     }
   }
   return undefined;
+}
+
+/** Why the body of a codex model call is refused, or undefined when it may go. */
+export function openaiRequestRefusal(raw: Buffer, contentEncoding: string | undefined): string | undefined {
+  const read = readModelCallBody(raw, contentEncoding);
+  return "refusal" in read ? read.refusal : openaiToolRefusal(read.body);
 }

@@ -113,18 +113,46 @@ describe("a Run's meter", () => {
 
   it("lets exactly maxTurns model calls through and reports the breach once", () => {
     const meter = createMeter("r", "codex", { maxTurns: 2 });
-    expect(meter.startModelCall()).toBeUndefined();
-    expect(meter.startModelCall()).toBeUndefined();
-    expect(meter.startModelCall()).toMatchObject({ fresh: true, refused: { cap: "maxTurns", limit: 2, used: 3 } });
-    expect(meter.startModelCall()).toMatchObject({ fresh: false });
+    expect(meter.admit()).toMatchObject({ kind: "admitted" });
+    expect(meter.admit()).toMatchObject({ kind: "admitted" });
+    expect(meter.admit()).toMatchObject({ kind: "refused", fresh: true, refused: { cap: "maxTurns", limit: 2, used: 3 } });
+    expect(meter.admit()).toMatchObject({ kind: "refused", fresh: false });
     expect(meter.reading().turns).toBe(2);
   });
 
   it("holds maxTokens to input plus output, cached tokens apart, and is not past it at the cap", () => {
     const meter = createMeter("r", "claude", { maxTokens: 100 });
     expect(meter.add({ usage: { inputTokens: 50, outputTokens: 50, cacheReadTokens: 10_000, cacheWriteTokens: 10_000 } })).toBeUndefined();
-    expect(meter.startModelCall()).toBeUndefined();
+    expect(meter.admit()).toMatchObject({ kind: "admitted" });
     expect(meter.add({ usage: { inputTokens: 1, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } })).toMatchObject({ cap: "maxTokens", used: 101 });
-    expect(meter.startModelCall()).toMatchObject({ fresh: false, refused: { cap: "maxTokens" } });
+    expect(meter.admit()).toMatchObject({ kind: "refused", fresh: false, refused: { cap: "maxTokens" } });
+  });
+
+  it("makes a call wait while the reservations in flight could carry the Run past a cap, and admits it once they settle", async () => {
+    const meter = createMeter("r", "claude", { maxTokens: 1_000 });
+    const first = meter.admit({ tokens: 600, costUsd: 0 });
+    const second = meter.admit({ tokens: 600, costUsd: 0 });
+    expect([first.kind, second.kind]).toEqual(["admitted", "admitted"]);
+    // 1,200 reserved: a third would pass the cap if both spent their worst.
+    expect(meter.admit({ tokens: 600, costUsd: 0 })).toEqual({ kind: "wait" });
+    const woken = meter.settled();
+    if (first.kind !== "admitted" || second.kind !== "admitted") throw new Error("not admitted");
+    first.settle({ usage: { inputTokens: 100, outputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+    await woken;
+    // 150 spent, 600 reserved: room again.
+    expect(meter.admit({ tokens: 600, costUsd: 0 })).toMatchObject({ kind: "admitted" });
+    expect(meter.inFlight()).toBe(2);
+    second.settle(undefined);
+    second.settle(undefined);
+    expect(meter.inFlight()).toBe(1);
+  });
+
+  it("holds maxCostUsd the same way, and never makes a lone call wait", () => {
+    const meter = createMeter("r", "codex", { maxCostUsd: 0.01 });
+    const alone = meter.admit({ tokens: 0, costUsd: 5 });
+    expect(alone.kind).toBe("admitted");
+    expect(meter.admit({ tokens: 0, costUsd: 0.001 })).toEqual({ kind: "wait" });
+    if (alone.kind === "admitted") alone.settle(undefined);
+    expect(meter.admit({ tokens: 0, costUsd: 5 }).kind).toBe("admitted");
   });
 });
