@@ -2,6 +2,7 @@
 // targets the operator lists. Refused at construction, naming the option and quoting the value.
 
 import type { Logger } from "pino";
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
 import { DEFAULT_UPSTREAMS } from "./providers.js";
 import { EgressArgumentError, type EgressBreach, type EgressCli } from "./run.js";
 
@@ -21,6 +22,11 @@ export type EgressProxyOptions = {
   readonly logger?: Logger;
   /** Called once per Run when it passes a cap (also available as `onBreach(listener)`). Default none. */
   readonly onBreach?: (breach: EgressBreach) => void;
+  /**
+   * How long a connection may take to send a request's headers, and the whole request; its answer
+   * may stream for longer. Default HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS.
+   */
+  readonly timeouts?: { readonly headersMs?: number; readonly requestMs?: number };
 };
 
 export type ValidatedOptions = {
@@ -29,6 +35,7 @@ export type ValidatedOptions = {
   readonly upstreams: Readonly<Record<EgressCli, URL>>;
   /** Normalised `host:port`, host lower-case, IPv6 in brackets. */
   readonly allowlist: ReadonlySet<string>;
+  readonly timeouts: { readonly headersMs: number; readonly requestMs: number };
 };
 
 export function validateProxyOptions(options: EgressProxyOptions): ValidatedOptions {
@@ -51,7 +58,13 @@ export function validateProxyOptions(options: EgressProxyOptions): ValidatedOpti
     }
     allowlist.add(target.key);
   });
-  return { host, port, upstreams, allowlist };
+  const timeouts = { headersMs: options.timeouts?.headersMs ?? HEADERS_TIMEOUT_MS, requestMs: options.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS };
+  for (const [name, value] of Object.entries(timeouts)) {
+    if (!Number.isInteger(value) || value < 100) throw new EgressArgumentError(`timeouts.${name} ${JSON.stringify(value)} is not a whole number of milliseconds of at least 100; leave it out for the default`);
+  }
+  // Node checks headers against the request timeout too: the headers' may not be the longer.
+  if (timeouts.headersMs > timeouts.requestMs) throw new EgressArgumentError(`timeouts.headersMs ${timeouts.headersMs} is longer than timeouts.requestMs ${timeouts.requestMs}; the headers are part of the request`);
+  return { host, port, upstreams, allowlist, timeouts };
 }
 
 function upstreamUrl(name: string, value: string): URL {

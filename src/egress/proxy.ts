@@ -15,7 +15,16 @@ import { performance } from "node:perf_hooks";
 import { pino, type Logger } from "pino";
 import { createMasker, type Masker } from "../redact/index.js";
 import { credentialMasker, decoderFor, maskedHeaders, maskingStream } from "./answer-guard.js";
-import { MAX_BUDGET_WAIT_MS, MAX_LIVE_RUNS, MAX_REQUEST_BYTES, MAX_RUN_REQUESTS_IN_FLIGHT } from "./limits.js";
+import {
+  CONNECTIONS_CHECK_INTERVAL_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_BUDGET_WAIT_MS,
+  MAX_CONNECTIONS,
+  MAX_CONNECTIONS_PER_SOURCE,
+  MAX_LIVE_RUNS,
+  MAX_REQUEST_BYTES,
+  MAX_RUN_REQUESTS_IN_FLIGHT,
+} from "./limits.js";
 import { createMeter, type Admission, type Meter, type Reservation, type ResponseUsage } from "./meter.js";
 import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
@@ -119,7 +128,15 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
 
   const runOfToken = (token: string | undefined): LiveRun | undefined => (token === undefined ? undefined : byToken.get(tokenKey(token)));
 
+  // Each new connection's timer for its first request's headers (cleared when they have come).
+  const firstRequestTimers = new WeakMap<Socket, NodeJS.Timeout>();
+  const heard = (socket: Socket): void => {
+    clearTimeout(firstRequestTimers.get(socket));
+    firstRequestTimers.delete(socket);
+  };
+
   const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    heard(req.socket);
     const started = performance.now();
     const method = req.method ?? "GET";
     const target = req.url ?? "/";
@@ -365,12 +382,46 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     log(entry, started);
   };
 
-  const server = createServer(handleRequest);
-  server.on("connect", handleConnect);
-  server.on("upgrade", handleUpgrade);
-  server.keepAliveTimeout = 5_000;
-  // A model call may stream for many minutes: no request or headers timeout beyond node's default for headers.
-  server.requestTimeout = 0;
+  // Every connection is bounded in time until its request has arrived whole (an answer may then
+  // stream for many minutes), and in number per source: one Run's agent cannot hold the door shut.
+  const server = createServer(
+    {
+      headersTimeout: config.timeouts.headersMs,
+      requestTimeout: config.timeouts.requestMs,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+    },
+    handleRequest,
+  );
+  server.maxConnections = MAX_CONNECTIONS;
+  const connectionsFrom = new Map<string, number>();
+  server.on("connection", (socket: Socket) => {
+    const source = socket.remoteAddress ?? "";
+    const count = (connectionsFrom.get(source) ?? 0) + 1;
+    if (count > MAX_CONNECTIONS_PER_SOURCE) {
+      socket.destroy();
+      return;
+    }
+    connectionsFrom.set(source, count);
+    // node times out headers only once a byte of them has come: a connection that sends nothing is closed here.
+    const silent = setTimeout(() => socket.destroy(), config.timeouts.headersMs);
+    silent.unref();
+    firstRequestTimers.set(socket, silent);
+    socket.once("close", () => {
+      clearTimeout(silent);
+      const left = (connectionsFrom.get(source) ?? 1) - 1;
+      if (left <= 0) connectionsFrom.delete(source);
+      else connectionsFrom.set(source, left);
+    });
+  });
+  server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    heard(socket);
+    handleConnect(req, socket, head);
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Socket) => {
+    heard(socket);
+    handleUpgrade(req, socket);
+  });
   server.listen(config.port, config.host);
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;

@@ -9,6 +9,7 @@ import type { IncomingMessage } from "node:http";
 import { connect as netConnect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { resolveDestination } from "./destination.js";
+import { MAX_RUN_TUNNELS, TUNNEL_IDLE_TIMEOUT_MS } from "./limits.js";
 import { connectTarget } from "./options.js";
 import type { LiveRun, RequestLog } from "./proxy.js";
 import { refuseSocket, type RefusalCode } from "./refusals.js";
@@ -56,6 +57,11 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
       refuseWith(403, "connect_target_not_listed", `${JSON.stringify(req.url ?? "")} is not on ${own === undefined ? "this proxy's" : "this Run's"} allowlist`);
       return;
     }
+    if (run.tunnels >= MAX_RUN_TUNNELS) {
+      run.meter.countRefused();
+      refuseWith(429, "too_many_tunnels", `the Run has ${MAX_RUN_TUNNELS} tunnels open already; close one first`);
+      return;
+    }
     // The listed name is resolved here and its address checked; the tunnel goes to that address.
     let upstream: Socket | undefined;
     let established = false;
@@ -64,9 +70,13 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
       socket.destroy();
     };
     run.inFlight.add(stop);
+    run.tunnels += 1;
+    // A tunnel nothing passes through is cut, so idle ones do not pile up.
+    socket.setTimeout(TUNNEL_IDLE_TIMEOUT_MS, stop);
     socket.once("close", () => {
       upstream?.destroy();
       run.inFlight.delete(stop);
+      run.tunnels -= 1;
       if (established) log(entry, started);
       else if (entry.refused === undefined) {
         entry.error = "the client left before the tunnel was open";
@@ -76,6 +86,7 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
     const open = (address: string, family: 4 | 6): void => {
       const to = netConnect({ host: address, port: target.port, family });
       upstream = to;
+      to.setTimeout(TUNNEL_IDLE_TIMEOUT_MS, stop);
       to.once("connect", () => {
         established = true;
         entry.status = 200;
