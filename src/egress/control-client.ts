@@ -134,6 +134,12 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
       return { token: (json as { token: string }).token };
     },
     revoke: (runId) => readMeter("DELETE", runId, "", "revoke Run"),
+    bind: async (runId, sources) => {
+      const { status, json } = await call("PUT", `/v1/runs/${encodeURIComponent(runId)}/sources`, { sources });
+      if (status === 404) return false;
+      if (status !== 200) throw failure(`bind Run ${JSON.stringify(runId)} to its network`, status, json);
+      return true;
+    },
     meter: (runId) => readMeter("GET", runId, "/meter", "read the meter of Run"),
     onBreach: (listener) => {
       listeners.add(listener);

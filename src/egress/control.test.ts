@@ -76,6 +76,19 @@ describe("the egress proxy's control endpoint", () => {
     expect(await client.revoke("remote")).toBeUndefined();
   });
 
+  it("binds a Run's token to its network over the socket, refusing a bad range with 400 and an unknown Run with false", async () => {
+    const { proxy, socketPath } = await proxyAndSocket();
+    const client = createEgressControlClient({ socketPath, secret: SECRET });
+    cleanups.push(async () => client.close());
+    const { token } = await client.register({ runId: "to-bind", cli: "claude", credential: { kind: "api_key", value: KEY }, sources: [] });
+    const call = (): Promise<number> => fetch(`${proxy.url}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" }, body: "{}" }).then((r) => r.status);
+    expect(await call()).toBe(403);
+    expect(await client.bind("to-bind", ["127.0.0.1/32"])).toBe(true);
+    expect(await call()).toBe(200);
+    expect(await client.bind("nobody", ["127.0.0.1/32"])).toBe(false);
+    await expect(client.bind("to-bind", ["300.1.1.1"])).rejects.toThrow(/HTTP 400.*sources\[0\] "300.1.1.1"/);
+  });
+
   it("delivers a breach on its event stream", async () => {
     const { proxy, socketPath } = await proxyAndSocket();
     const client = createEgressControlClient({ socketPath, secret: SECRET });

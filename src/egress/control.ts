@@ -20,6 +20,7 @@ export const CONTROL_ROUTES = {
   register: "POST /v1/runs",
   meter: "GET /v1/runs/{runId}/meter",
   revoke: "DELETE /v1/runs/{runId}",
+  bind: "PUT /v1/runs/{runId}/sources",
   events: "GET /v1/events",
 } as const;
 
@@ -64,7 +65,7 @@ export async function startEgressControlEndpoint(control: EgressControl, options
     }
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const runPath = /^\/v1\/runs\/([^/]+)(\/meter)?$/.exec(path);
+    const runPath = /^\/v1\/runs\/([^/]+)(\/meter|\/sources)?$/.exec(path);
     const runId = runPath === null ? undefined : decodeURIComponent(runPath[1] ?? "");
     if (method === "POST" && path === "/v1/runs") {
       const body = await readJson(req);
@@ -83,6 +84,18 @@ export async function startEgressControlEndpoint(control: EgressControl, options
     if (runId !== undefined && method === "GET" && runPath?.[2] === "/meter") {
       const reading = await control.meter(runId);
       answer(res, reading === undefined ? 404 : 200, reading ?? notFound(runId));
+      return;
+    }
+    if (runId !== undefined && method === "PUT" && runPath?.[2] === "/sources") {
+      const body = await readJson(req);
+      const sources = (body as { sources?: unknown } | undefined)?.sources;
+      try {
+        const bound = await control.bind(runId, sources as readonly string[]);
+        answer(res, bound ? 200 : 404, bound ? { runId, sources } : notFound(runId));
+      } catch (error) {
+        if (!(error instanceof EgressArgumentError)) throw error;
+        answer(res, 400, { error: { code: "bad_sources", message: error.message } });
+      }
       return;
     }
     if (runId !== undefined && method === "DELETE" && runPath?.[2] === undefined) {

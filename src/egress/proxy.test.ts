@@ -473,6 +473,42 @@ describe("the egress proxy's budgets", () => {
   });
 });
 
+/** A count_tokens call from `localAddress` (127.0.0.0/8 is all loopback here): its status and refusal code. */
+function countTokensFrom(proxy: EgressProxy, token: string, localAddress: string): Promise<{ status: number; code?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: proxy.port, localAddress, method: "POST", path: "/v1/messages/count_tokens", headers: { "x-api-key": token, "content-type": "application/json" } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ...(res.statusCode === 200 ? {} : { code: (JSON.parse(text) as { error: { code: string } }).error.code }) }));
+    });
+    req.on("error", reject);
+    req.end("{}");
+  });
+}
+
+describe("the egress proxy binding a token to its Run's network", () => {
+  it("refuses a token presented from outside the sources it was registered with, and takes it from inside", async () => {
+    const { proxy, upstream } = await setUp();
+    const { token } = await proxy.register({ runId: "bound", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["127.0.0.2/32"] });
+    expect(await countTokensFrom(proxy, token, "127.0.0.1")).toEqual({ status: 403, code: "token_elsewhere" });
+    expect(upstream.seen).toHaveLength(0);
+    expect(await countTokensFrom(proxy, token, "127.0.0.2")).toEqual({ status: 200 });
+    expect(await proxy.meter("bound")).toMatchObject({ refused: 1, requests: 1 });
+  });
+
+  it("takes a token registered with no sources from nowhere until bind names its network", async () => {
+    const { proxy } = await setUp();
+    const { token } = await proxy.register({ runId: "late", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: [] });
+    expect(await countTokensFrom(proxy, token, "127.0.0.1")).toEqual({ status: 403, code: "token_elsewhere" });
+    expect(await proxy.bind("late", ["127.0.0.0/30"])).toBe(true);
+    expect(await countTokensFrom(proxy, token, "127.0.0.1")).toEqual({ status: 200 });
+    expect(await countTokensFrom(proxy, token, "127.0.0.9")).toEqual({ status: 403, code: "token_elsewhere" });
+    expect(await proxy.bind("unknown", ["127.0.0.1"])).toBe(false);
+    await expect(proxy.bind("late", ["not-an-address"])).rejects.toThrow('sources[0] "not-an-address" is not an address or CIDR range');
+    await expect(proxy.register({ runId: "bad", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["10.0.0.0/33"] })).rejects.toThrow(/^sources\[0\] "10.0.0.0\/33"/);
+  });
+});
+
 describe("the egress proxy's revoke", () => {
   it("cuts a model call in flight and the Run's token dies with it", async () => {
     const { proxy, upstream } = await setUp("hang");

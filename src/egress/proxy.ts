@@ -10,7 +10,7 @@
 import { once } from "node:events";
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo, BlockList, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { pino, type Logger } from "pino";
 import { createMasker, type Masker } from "../redact/index.js";
@@ -29,7 +29,8 @@ import { createMeter, type Admission, type Meter, type Reservation, type Respons
 import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
-import { EgressArgumentError, validateRegistration, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
+import { fromItsRun, sourceList } from "./sources.js";
+import { EgressArgumentError, validateRegistration, validateSources, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
 import { readHeldBody, type HeldBytes } from "./request-body.js";
 import { openaiToolRefusal, readModelCallBody } from "./request-policy.js";
 import { worstCaseOf } from "./reservation.js";
@@ -47,6 +48,11 @@ export type EgressControl = {
   readonly meter: (runId: string) => Promise<RunMeter | undefined>;
   /** Calls the listener once per Run that passes a cap; returns the unsubscribe. */
   readonly onBreach: (listener: (breach: EgressBreach) => void) => () => void;
+  /**
+   * Binds a live Run's token to where its agent is (its Run's network, as addresses or CIDR
+   * ranges): from anywhere else the token is refused. Resolves false when the Run is unknown.
+   */
+  readonly bind: (runId: string, sources: readonly string[]) => Promise<boolean>;
 };
 
 export type EgressProxy = EgressControl & {
@@ -71,6 +77,8 @@ export type LiveRun = {
   requestsInFlight: number;
   /** This Run's CONNECT tunnels open now. */
   tunnels: number;
+  /** Where its token is taken from; undefined: anywhere. */
+  sources: BlockList | undefined;
 };
 
 /** One log line's fields; `tokens` only for a metered answer. */
@@ -178,6 +186,11 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     const { registration, meter } = run;
     const cli = registration.cli;
     entry.runId = registration.runId;
+    if (!fromItsRun(run, req.socket.remoteAddress)) {
+      meter.countRefused();
+      refuseWith(403, "token_elsewhere", `this Run's token was presented from ${req.socket.remoteAddress ?? "an unknown address"}, outside its Run's own network; a token works only from its own Run`);
+      return;
+    }
     const upstream = config.upstreams[cli];
     entry.host = upstream.host;
     const route = routeOf(cli, method, path);
@@ -454,13 +467,14 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       }
       const token = newRunToken();
       const run: LiveRun = {
-        registration: { runId: registration.runId, cli: registration.cli, credential: { ...registration.credential }, ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }), ...(registration.allowlist === undefined ? {} : { allowlist: [...registration.allowlist] }) },
+        registration: { runId: registration.runId, cli: registration.cli, credential: { ...registration.credential }, ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }), ...(registration.allowlist === undefined ? {} : { allowlist: [...registration.allowlist] }), ...(registration.sources === undefined ? {} : { sources: [...registration.sources] }) },
         key: tokenKey(token),
         meter: createMeter(registration.runId, registration.cli, registration.budget),
         answerMasker: credentialMasker(registration.credential.value),
         heldBytes: { held: 0 },
         requestsInFlight: 0,
         tunnels: 0,
+        sources: registration.sources === undefined ? undefined : sourceList(registration.sources),
         inFlight: new Set(),
       };
       runs.set(registration.runId, run);
@@ -473,6 +487,14 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     },
     revoke: async (runId) => revokeNow(runId),
     meter: async (runId) => runs.get(runId)?.meter.reading(),
+    bind: async (runId, sources) => {
+      validateSources("sources", sources);
+      const run = runs.get(runId);
+      if (run === undefined) return false;
+      run.sources = sourceList(sources);
+      logger.info({ runId, sources }, "egress run bound to its network");
+      return true;
+    },
     onBreach: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -8,6 +8,7 @@ import type { Socket } from "node:net";
 export type RefusalCode =
   | "missing_token"
   | "unknown_token"
+  | "token_elsewhere"
   | "path_not_allowed"
   | "feature_not_allowed"
   | "not_a_proxy"
@@ -28,6 +29,7 @@ export type RefusalCode =
 const TYPES: Readonly<Record<RefusalCode, string>> = {
   missing_token: "authentication_error",
   unknown_token: "authentication_error",
+  token_elsewhere: "permission_error",
   path_not_allowed: "permission_error",
   feature_not_allowed: "permission_error",
   not_a_proxy: "permission_error",

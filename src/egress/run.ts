@@ -2,6 +2,7 @@
 // the budget) and what the meter reads back. Refuses at registration what the value alone shows
 // to be wrong, naming the parameter and quoting the value; a credential's value is never quoted.
 
+import { isIP } from "node:net";
 import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, RUN_ID_PATTERN } from "./limits.js";
 import { connectTarget } from "./options.js";
 
@@ -38,6 +39,11 @@ export type RunRegistration = {
    * Default: the proxy's own allowlist.
    */
   readonly allowlist?: readonly string[];
+  /**
+   * Where the token is taken from: addresses or CIDR ranges (the Run's own network); `[]` is
+   * nowhere until `bind` says. Default: anywhere (a proxy the caller runs for one Run alone).
+   */
+  readonly sources?: readonly string[];
 };
 
 /**
@@ -140,7 +146,29 @@ export function validateRegistration(value: unknown): RunRegistration {
       if (typeof entry !== "string" || connectTarget(entry) === undefined) fail(`allowlist[${i}]`, entry, 'is not host:port; write a host name or address and its port, such as "example.com:443"');
     });
   }
+  const sources = r["sources"];
+  if (sources !== undefined) validateSources("sources", sources);
   return r as RunRegistration;
+}
+
+/** Throws EgressArgumentError unless `value` is a list of IP addresses and CIDR ranges. */
+export function validateSources(name: string, value: unknown): readonly string[] {
+  if (!Array.isArray(value) || value.length > MAX_ALLOWLIST_ENTRIES) fail(name, value, `must be a list of at most ${MAX_ALLOWLIST_ENTRIES} addresses or CIDR ranges, such as "172.30.0.0/16"`);
+  value.forEach((entry: unknown, i: number) => {
+    if (typeof entry !== "string" || parseSource(entry) === undefined) fail(`${name}[${i}]`, entry, 'is not an address or CIDR range; write one such as "172.30.0.0/16" or "172.30.0.2"');
+  });
+  return value as readonly string[];
+}
+
+/** An address or CIDR range as BlockList takes it; undefined when it is neither. */
+export function parseSource(text: string): { readonly address: string; readonly prefix: number; readonly family: "ipv4" | "ipv6" } | undefined {
+  const [address = "", prefixText, extra] = text.split("/");
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return undefined;
+  const most = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? most : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : Number.NaN;
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > most) return undefined;
+  return { address, prefix, family: version === 4 ? "ipv4" : "ipv6" };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -31,8 +31,8 @@ const SOCKET_FILE = "egress.sock";
 const STARTUP_TIMEOUT_MS = 20_000;
 /** How long connectEgressGateway waits for an Operator's proxy that is still starting. */
 const CONNECT_WAIT_MS = 30_000;
-/** The proxy is a small Node server: bounds well below an agent's. */
-const PROXY_LIMITS = { memoryBytes: 256 * 1024 * 1024, pids: 64, tmpfsBytes: 16 * 1024 * 1024, stopGraceSeconds: 5 };
+/** The proxy is a small Node server: bounds below an agent's, with room for the request bodies it may hold (MAX_HELD_REQUEST_BYTES). */
+const PROXY_LIMITS = { memoryBytes: 512 * 1024 * 1024, pids: 64, tmpfsBytes: 16 * 1024 * 1024, stopGraceSeconds: 5 };
 
 export type EgressGateway = EgressControlClient & {
   /** The proxy's container, which each Run's network is joined to. */
