@@ -220,6 +220,42 @@ describe('under networkPolicy "model"', () => {
     expect(JSON.stringify(outcome)).not.toContain(CLAUDE_KEY);
   }, 180_000);
 
+  it("a Run's token works only from its own Run's network: from inside another live Run's container it is refused", async () => {
+    const controller = new AbortController();
+    const tokenOf = async (agent: string): Promise<string> =>
+      (await inside(agent, "for p in /proc/[0-9]*; do tr '\\0' '\\n' <$p/environ 2>/dev/null | sed -n 's/^ANTHROPIC_API_KEY=//p'; done | head -1")).stdout.trim();
+    const probe = `exec 3<>/dev/tcp/egress/${gateway.port}; printf 'POST /v1/messages/count_tokens HTTP/1.1\\r\\nHost: egress\\r\\nx-api-key: %s\\r\\ncontent-type: application/json\\r\\ncontent-length: 2\\r\\nconnection: close\\r\\n\\r\\n{}' "$(cat)" >&3; timeout 5 cat <&3`;
+    const first = model.run({ cli: "claude", timeoutSeconds: 120 }, "Wait for the model. [stand-in:hang]", { signal: controller.signal });
+    let second: Promise<AgentOutcome> | undefined;
+    try {
+      const agentA = await liveAgentContainer();
+      second = model.run({ cli: "claude", timeoutSeconds: 120 }, "Wait for the model. [stand-in:hang]", { signal: controller.signal });
+      const agentB = await liveAgentContainer();
+      const [tokenA, tokenB] = [await tokenOf(agentA), await tokenOf(agentB)];
+      expect(tokenA).toMatch(/^agentcage-run-/);
+      expect(tokenB).toMatch(/^agentcage-run-/);
+      expect(tokenA).not.toBe(tokenB);
+      // Each works from its own container (the positive control)...
+      expect((await inside(agentA, probe, tokenA)).stdout).toMatch(/^HTTP\/1\.1 200/);
+      expect((await inside(agentB, probe, tokenB)).stdout).toMatch(/^HTTP\/1\.1 200/);
+      // ...and A's, stolen into B, is refused there and bills A nothing.
+      const runOf = (agent: string): Promise<string> => docker("inspect", "-f", '{{index .Config.Labels "agentcage.run"}}', agent);
+      const [runA, runB] = [await runOf(agentA), await runOf(agentB)];
+      const before = await gateway.meter(runA);
+      const stolen = (await inside(agentB, probe, tokenA)).stdout;
+      expect(stolen).toMatch(/^HTTP\/1\.1 403/);
+      expect(stolen).toContain("token_elsewhere");
+      const after = await gateway.meter(runA);
+      expect(after?.requests).toBe(before?.requests);
+      expect(after?.refused).toBe((before?.refused ?? 0) + 1);
+      expect((await gateway.meter(runB))?.refused).toBe(0);
+    } finally {
+      controller.abort();
+    }
+    const outcomes = await Promise.all([first, ...(second === undefined ? [] : [second])]);
+    expect(outcomes.map((o) => o.reason)).toEqual(["cancelled", "cancelled"]);
+  }, 180_000);
+
   it("a Run's token spends only its own budget: a second Run's calls are metered to it alone", async () => {
     const [first, second] = await Promise.all([
       model.run({ cli: "claude", timeoutSeconds: 120, budget: { maxTurns: 5 } }, "What is the capital of France?"),
@@ -262,8 +298,11 @@ describe("under gVisor (runsc), which this engine runs with no network", () => {
 
 describe('under networkPolicy "allowlist"', () => {
   it("a CONNECT to a listed host:port opens a tunnel, and to any other is refused", async () => {
-    const listed = `${standIn.name}:8080`;
-    const runner = runnerWith("allowlist", [listed]);
+    // A private address goes only when it is listed as that very address; listed by a name that
+    // resolves to it (here the stand-in's container name), it is refused after resolution.
+    const listed = `${await addressOn(standIn.name, upstreamNetwork)}:8080`;
+    const named = `${standIn.name}:8080`;
+    const runner = runnerWith("allowlist", [listed, named]);
     const controller = new AbortController();
     const running = runner.run({ cli: "claude", timeoutSeconds: 120 }, "Wait for the model. [stand-in:hang]", { signal: controller.signal });
     try {
@@ -281,12 +320,15 @@ describe('under networkPolicy "allowlist"', () => {
       expect(refused.stdout).toMatch(/^HTTP\/1\.1 403/);
       const elsewhere = await inside(agent, `export $(tr '\\0' '\\n' < /proc/1/environ | grep ^HTTPS_PROXY=); ${connect("example.com:443")}`);
       expect(elsewhere.stdout).toMatch(/^HTTP\/1\.1 403/);
+      const byName = await inside(agent, `export $(tr '\\0' '\\n' < /proc/1/environ | grep ^HTTPS_PROXY=); ${connect(named)}; timeout 3 cat <&3`);
+      expect(byName.stdout).toMatch(/^HTTP\/1\.1 403/);
+      expect(byName.stdout).toContain("a private address");
     } finally {
       controller.abort();
     }
     const outcome = await running;
     expect(outcome).toMatchObject({ reason: "cancelled", network: { policy: "allowlist" } });
-    expect(outcome.network?.meter?.refused).toBe(2);
+    expect(outcome.network?.meter?.refused).toBe(3);
   }, 180_000);
 
   it('under "model" the same CONNECT is refused: a model-only Run has no allowlist', async () => {

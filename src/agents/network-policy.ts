@@ -41,6 +41,8 @@ export type ProxiedRun = {
   readonly runId: string;
   readonly env: Record<string, string>;
   readonly network: RunNetwork;
+  /** Kills the Run's token (once: the moment its container is seen gone, or when the Run ends) and resolves with the proxy's last meter reading. */
+  readonly revoke: () => Promise<RunMeter | undefined>;
 };
 
 /** Registers the Run with the proxy; rejects with the proxy's refusal. */
@@ -64,10 +66,23 @@ export async function registerProxiedRun(
     credential: { kind: credential.kind, value: credential.value },
     ...(Object.keys(budget).length === 0 ? {} : { budget }),
     allowlist: policy === "allowlist" ? allowlist : [],
+    // Taken from nowhere until the Run's network exists; then only from inside it.
+    sources: [],
   });
+  let revoked: Promise<RunMeter | undefined> | undefined;
+  const revoke = (): Promise<RunMeter | undefined> => (revoked ??= gateway.revoke(runId));
   return {
     runId,
     env: proxiedEnvironment(request.cli, token, gateway, policy),
-    network: { kind: "internal", attach: { container: gateway.container, alias: gateway.alias } },
+    network: {
+      kind: "internal",
+      attach: { container: gateway.container, alias: gateway.alias },
+      onOpened: async ({ subnets }) => {
+        if (subnets.length === 0) throw new Error("the engine gave it no address range, so the Run's token cannot be bound to it");
+        if (!(await gateway.bind(runId, subnets))) throw new Error("the egress proxy no longer knows the Run (was it restarted?)");
+      },
+      onAgentGone: () => void revoke().catch(() => undefined),
+    },
+    revoke,
   };
 }

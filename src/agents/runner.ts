@@ -355,7 +355,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         if (proxied !== undefined) {
           atSource.delete(proxied.runId);
           // The token dies with the Run; what it spent is the proxy's count.
-          meter = await (gateway as EgressGateway).revoke(proxied.runId).catch((error: unknown) => {
+          meter = await proxied.revoke().catch((error: unknown) => {
             options.logger?.error({ runId: proxied?.runId, err: error instanceof Error ? error.message : String(error) }, "the egress proxy did not revoke the Run's token");
             return undefined;
           });

@@ -136,7 +136,9 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
     revoke: (runId) => readMeter("DELETE", runId, "", "revoke Run"),
     bind: async (runId, sources) => {
       const { status, json } = await call("PUT", `/v1/runs/${encodeURIComponent(runId)}/sources`, { sources });
-      if (status === 404) return false;
+      const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
+      if (status === 404 && code === "unknown_run") return false;
+      if (status === 404) throw new EgressControlError("the egress proxy has no route to bind a Run's token to its network: it runs an older image than this orchestrator; rebuild its image and restart it");
       if (status !== 200) throw failure(`bind Run ${JSON.stringify(runId)} to its network`, status, json);
       return true;
     },

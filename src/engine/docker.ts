@@ -105,7 +105,7 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
     listByLabel: async (label) =>
       (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels })),
     createNetwork: async (spec) => {
-      await docker.createNetwork({
+      const network = await docker.createNetwork({
         Name: spec.name,
         Driver: "bridge",
         Internal: spec.internal,
@@ -115,6 +115,8 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
         // reach the host's own services either (an internal network alone still lets it).
         Options: spec.internal ? { "com.docker.network.bridge.inhibit_ipv4": "true" } : {},
       });
+      const info = (await network.inspect()) as { IPAM?: { Config?: Array<{ Subnet?: string }> } };
+      return { subnets: (info.IPAM?.Config ?? []).flatMap((config) => (config.Subnet === undefined ? [] : [config.Subnet])) };
     },
     connectNetwork: async (network, container, aliases) => {
       await docker.getNetwork(network).connect({ Container: container, EndpointConfig: { Aliases: [...aliases] } });

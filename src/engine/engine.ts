@@ -117,8 +117,8 @@ export type Engine = {
    * running. `signal` abandons the question (a watchdog bounds each one).
    */
   readonly cpuUsage: (id: string, signal?: AbortSignal) => Promise<number | undefined>;
-  /** Creates a network; a name already taken is refused (409). */
-  readonly createNetwork: (spec: NetworkSpec) => Promise<void>;
+  /** Creates a network; a name already taken is refused (409). Resolves with the address ranges the engine gave it. */
+  readonly createNetwork: (spec: NetworkSpec) => Promise<{ readonly subnets: readonly string[] }>;
   /** Joins a running container to a network, known there under `aliases`. */
   readonly connectNetwork: (network: string, container: string, aliases: readonly string[]) => Promise<void>;
   /** Takes every member off the network (members keep running) and removes it; a network already gone is not an error. */

@@ -36,6 +36,8 @@ export type ContainerRunContext<R extends ReaderVerdict> = {
   readonly stallSeconds?: number;
   /** Half of stallSeconds passed in silence; again only after activity and a new silence. */
   readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
+  /** Called once, the moment the container is seen not running (or given up on), before anything else of the Run ends. */
+  readonly onExited?: () => void;
 };
 
 export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunContext<R>): Promise<ContainerFacts<R>> {
@@ -53,6 +55,16 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
   let stoppedFromOutside: "by_someone" | "engine_gone" | undefined;
   let watchdog: Watchdog | undefined;
   const deadline = createEngineDeadline(ctx.abandonAfterMs);
+  let exitTold = false;
+  const tellExited = (): void => {
+    if (exitTold) return;
+    exitTold = true;
+    try {
+      ctx.onExited?.();
+    } catch (error) {
+      logger.warn({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "onExited threw");
+    }
+  };
 
   try {
     await Promise.race([lifecycle(), deadline.passed]);
@@ -60,6 +72,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
   } catch (error) {
     engineFailure ??= describeEngineError("the Run", error, spec.image);
   } finally {
+    tellExited();
     deadline.cancel();
     watchdog?.stop();
     if (started && !deadline.hasPassed() && id !== undefined) exit = await exitFacts(id);
@@ -173,7 +186,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
       stop.killContainer();
     });
     const exited = engine.wait(containerId).then(
-      () => undefined,
+      () => tellExited(),
       (error: unknown) => {
         engineFailure ??= describeEngineError("wait", error, spec.image);
         streams.close();

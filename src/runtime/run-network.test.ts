@@ -45,6 +45,45 @@ describe("a Run's own network", () => {
     expect(order).toEqual(["createNetwork", "connectNetwork", "create", "remove", "removeNetwork"]);
   });
 
+  it("hands onOpened the engine's address ranges before the container, and tells onAgentGone when it exits, before the network goes", async () => {
+    const fake = createFakeEngine({});
+    const runId = newRunId();
+    const told: string[] = [];
+    const removeNetwork = fake.removeNetwork;
+    Object.assign(fake, {
+      removeNetwork: async (name: string) => {
+        told.push("removeNetwork");
+        return removeNetwork(name);
+      },
+      create: ((created) => async (spec: Parameters<Engine["create"]>[0]) => {
+        told.push("create");
+        return created(spec);
+      })(fake.create),
+    });
+    const outcome = await runtimeOn(fake).run(
+      { text: "hi" },
+      {
+        runId,
+        network: {
+          kind: "internal",
+          attach: ATTACH,
+          onOpened: async ({ subnets }) => void told.push(`opened ${subnets.join(",")}`),
+          onAgentGone: () => void told.push("agent gone"),
+        },
+      },
+    );
+    expect(outcome.ok).toBe(true);
+    expect(told).toEqual([expect.stringMatching(/^opened 10\.99\.\d+\.0\/24$/), "create", "agent gone", "removeNetwork"]);
+  });
+
+  it("refuses the Run unavailable when onOpened rejects, with no container made and no network left", async () => {
+    const fake = createFakeEngine({});
+    const outcome = await runtimeOn(fake).run({ text: "hi" }, { network: { kind: "internal", attach: ATTACH, onOpened: async () => Promise.reject(new Error("the egress proxy no longer knows the Run")) } });
+    expect(outcome).toMatchObject({ ok: false, reason: "unavailable", error: expect.stringContaining("the egress proxy no longer knows the Run") });
+    expect(fake.calls.some((c) => c.startsWith("create "))).toBe(false);
+    expect([...fake.networks().keys()]).toEqual([]);
+  });
+
   it("an open network has a route out and no peer", async () => {
     const fake = createFakeEngine({});
     let kind: boolean | undefined;

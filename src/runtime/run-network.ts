@@ -15,6 +15,13 @@ export type RunNetwork = {
   readonly kind: "internal" | "open";
   /** A running container joined to the Run's network for the Run only, known there by `alias` (the egress proxy as "egress"). */
   readonly attach?: { readonly container: string; readonly alias: string };
+  /**
+   * Called once the network exists, before the agent's container is made, with the address ranges
+   * the engine gave it (the egress proxy binds the Run's token to them); a rejection refuses the Run.
+   */
+  readonly onOpened?: (opened: { readonly subnets: readonly string[] }) => Promise<void>;
+  /** Called the moment the Run's container is seen gone, before its network is removed (the token dies then). */
+  readonly onAgentGone?: () => void;
 };
 
 export const RUN_NETWORK_KINDS = ["internal", "open"] as const;
@@ -32,8 +39,9 @@ export async function openRunNetwork(
   owner: string,
 ): Promise<string | undefined> {
   const name = runNetworkName(runId);
+  let subnets: readonly string[] = [];
   try {
-    await bounded(engine.createNetwork({ name, internal: network.kind === "internal", labels: { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner } }), ENGINE_CLEANUP_TIMEOUT_MS, "create network");
+    ({ subnets } = await bounded(engine.createNetwork({ name, internal: network.kind === "internal", labels: { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner } }), ENGINE_CLEANUP_TIMEOUT_MS, "create network"));
   } catch (error) {
     const message = engineMessage(error);
     const pools = /available, non-overlapping|address pool/i.test(message)
@@ -41,13 +49,21 @@ export async function openRunNetwork(
       : "";
     return `${describeEngineError("create network", error, name)}${pools}`;
   }
-  if (network.attach === undefined) return undefined;
+  if (network.attach !== undefined) {
+    try {
+      await bounded(engine.connectNetwork(name, network.attach.container, [network.attach.alias]), ENGINE_CLEANUP_TIMEOUT_MS, "connect network");
+    } catch (error) {
+      await closeRunNetwork(engine, runId).catch(() => undefined);
+      return `the Run's network could not be joined by ${JSON.stringify(network.attach.container)} (${engineMessage(error)}); is that container running?`;
+    }
+  }
+  if (network.onOpened === undefined) return undefined;
   try {
-    await bounded(engine.connectNetwork(name, network.attach.container, [network.attach.alias]), ENGINE_CLEANUP_TIMEOUT_MS, "connect network");
+    await network.onOpened({ subnets });
     return undefined;
   } catch (error) {
     await closeRunNetwork(engine, runId).catch(() => undefined);
-    return `the Run's network could not be joined by ${JSON.stringify(network.attach.container)} (${engineMessage(error)}); is that container running?`;
+    return `the Run's network ${JSON.stringify(name)} was made, but ${error instanceof Error ? error.message : String(error)}`;
   }
 }
 

@@ -333,6 +333,8 @@ export function createFakeEngine(
       await enter("createNetwork", spec.name, undefined);
       if (networks.has(spec.name)) throw failure("createNetwork", { statusCode: 409, message: `network with name ${spec.name} already exists` });
       networks.set(spec.name, { internal: spec.internal, labels: spec.labels, members: new Map() });
+      // One /24 a network, as an engine's address pool hands them out.
+      return { subnets: [`10.99.${networks.size % 256}.0/24`] };
     },
     connectNetwork: async (network, container, aliases) => {
       await enter("connectNetwork", `${network} ${container}`, undefined);
