@@ -25,6 +25,8 @@ export type RunGuard = {
   readonly finish: (reason: string, result: AgentResult | undefined) => { readonly budget?: BudgetReport; readonly result?: AgentResult };
   /** Ends the Run as budget_exceeded for a cap passed elsewhere (the egress proxy's meter). */
   readonly exceededAtSource: (cap: BudgetCap, message: string) => void;
+  /** Ends the Run as unavailable: something it cannot go on without went away (the egress proxy). */
+  readonly unavailable: (message: string) => void;
   readonly dispose: () => void;
 };
 
@@ -80,6 +82,10 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
       if (own.signal.aborted) return;
       exceeded = cap;
       own.abort(new EarlyEnd("budget_exceeded", message));
+    },
+    unavailable: (message) => {
+      if (own.signal.aborted) return;
+      own.abort(new EarlyEnd("unavailable", message));
     },
     dispose: () => clearTimeout(wall),
   };

@@ -31,5 +31,12 @@ export const MAX_BUDGET_COST_USD = 100_000;
 
 /** Between two readings of the egress proxy's meter during a Run (a `metered` event when it changed). */
 export const METER_EVENT_INTERVAL_MS = 1000;
+/**
+ * Readings of the proxy's meter in a row (one each METER_EVENT_INTERVAL_MS) that may fail before a
+ * Run under `model` or `allowlist` ends unavailable: its agent cannot reach its model without the proxy.
+ */
+export const EGRESS_GONE_AFTER_MISSES = 2;
+/** One reading of the proxy's meter that has not answered in this long is a miss. */
+export const METER_READ_TIMEOUT_MS = 2000;
 /** How long a Run waits for the egress proxy's breach event stream to open before it ends unavailable. */
 export const EGRESS_EVENTS_OPEN_MS = 10_000;

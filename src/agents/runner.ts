@@ -31,7 +31,7 @@ import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.js";
-import { DEFAULT_API_RETRIES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES, METER_EVENT_INTERVAL_MS, EGRESS_EVENTS_OPEN_MS } from "./limits.js";
+import { DEFAULT_API_RETRIES, EGRESS_EVENTS_OPEN_MS, EGRESS_GONE_AFTER_MISSES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES, METER_EVENT_INTERVAL_MS, METER_READ_TIMEOUT_MS } from "./limits.js";
 import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
 import { createRunGuard, type BudgetReport } from "./guard.js";
@@ -331,7 +331,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       };
       let ran: Outcome<AgentResult>;
       let meter: RunMeter | undefined;
-      const metering = proxied === undefined ? undefined : watchMeter(gateway as EgressGateway, proxied.runId, (event) => tell?.(event));
+      const metering = proxied === undefined ? undefined : watchMeter(gateway as EgressGateway, proxied.runId, (event) => tell?.(event), guard.unavailable);
       try {
         ran = await runtime.run(
           { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
@@ -424,12 +424,34 @@ function sessionStoreOf(request: AgentRequest): SessionStoreOptions {
  * While a proxied Run goes on, the proxy's meter as `metered` events, each time it changed: the
  * provider's own counts, even for a CLI that prints its usage only at the end.
  */
-function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEvent) => void): { stop: () => void } {
+function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEvent) => void, gone: (message: string) => void): { stop: () => void } {
   let last = "";
   let stopped = false;
+  let missed = 0;
   const read = async (): Promise<void> => {
-    const meter = await gateway.meter(runId).catch(() => undefined);
-    if (stopped || meter === undefined) return;
+    let meter: RunMeter | undefined;
+    let failure: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // A proxy that hangs is as gone as one that died: a reading is given up after a while.
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${METER_READ_TIMEOUT_MS} ms`)), METER_READ_TIMEOUT_MS)));
+      meter = await Promise.race([gateway.meter(runId), late]);
+      if (meter === undefined) failure = "no longer knows the Run (it restarted, and the Run's token died with it)";
+    } catch (error) {
+      const code = /\b(E[A-Z]{3,})\b/.exec(error instanceof Error ? error.message : String(error))?.[1];
+      failure = `does not answer on its control endpoint${code === undefined ? "" : ` (${code})`}`;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (stopped) return;
+    if (failure !== undefined) {
+      // The agent cannot reach its model any more: end the Run now, not when the CLI gives up.
+      missed += 1;
+      if (missed >= EGRESS_GONE_AFTER_MISSES) gone(`the egress proxy went away: it ${failure}; the Run cannot reach its model without it`);
+      return;
+    }
+    missed = 0;
+    if (meter === undefined) return;
     const seen = JSON.stringify([meter.turns, meter.tokens, meter.usage.cacheReadTokens, meter.refused]);
     if (seen === last) return;
     last = seen;

@@ -6,7 +6,7 @@
 import { callerAbort } from "./usage.js";
 
 /** Why the runtime itself ended a Run early. */
-export type Interruption = "timeout" | "cancelled" | "output_limit" | "budget_exceeded" | "stalled";
+export type Interruption = "timeout" | "cancelled" | "output_limit" | "budget_exceeded" | "stalled" | "unavailable";
 
 /** How to stop this Run's container once it has started. */
 export type ContainerStopper = {

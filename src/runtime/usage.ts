@@ -46,7 +46,7 @@ export function checkCallShape(call: string, options: unknown, known: readonly s
 export class EarlyEnd extends Error {
   override readonly name = "EarlyEnd";
   constructor(
-    readonly why: "budget_exceeded" | "stalled",
+    readonly why: "budget_exceeded" | "stalled" | "unavailable",
     message: string,
   ) {
     super(message);
