@@ -2,6 +2,8 @@
 // slot at a time, every event numbered and persisted before anyone is told of it, cancel that
 // always ends, and the state after a restart rebuilt from the record. Each Run is given its input
 // files from its own inputs/ and harvests to its own harvest/. The HTTP routes only call this.
+// Invariant: a Run that has ended stays as it ended; nothing its agent's reader hands over later
+// (stopping never waits on the reader) moves its state or follows its `end` event.
 
 import { randomBytes } from "node:crypto";
 import type { AgentEvent, AgentOutcome, AgentRequestInput, AgentRunner } from "../agents/index.js";
@@ -55,6 +57,9 @@ export type RunService = {
   readonly harvestDirectory: (id: string) => string;
 };
 
+/** What a Run's end tells the metrics: its end reason, its times, and what its agent reported using. */
+export type RunEnd = Pick<AgentOutcome, "reason" | "durationMs" | "queuedMs" | "result">;
+
 export type RunServiceOptions = {
   readonly runner: AgentRunner;
   readonly runtimeDir: string;
@@ -62,8 +67,8 @@ export type RunServiceOptions = {
   readonly queueBound: number;
   /** Told of a Run whose record could not be written; default: nobody (it is logged by the caller). */
   readonly onError?: (id: string, error: unknown) => void;
-  /** Told of every Run that ends, with its request and Outcome (for metrics); default: nobody. */
-  readonly onEnd?: (request: ServiceRunRequest, outcome: AgentOutcome) => void;
+  /** Told of every Run that ends, with its request and how it ended (for metrics), a Run cancelled while queued too; default: nobody. */
+  readonly onEnd?: (request: ServiceRunRequest, end: RunEnd) => void;
 };
 
 export function createRunService(options: RunServiceOptions): RunService {
@@ -94,6 +99,9 @@ export function createRunService(options: RunServiceOptions): RunService {
   };
 
   const setState = async (record: RunRecord, state: RunState, extra: Partial<RunRecord> = {}): Promise<RunRecord> => {
+    // A Run that has ended stays as it ended, whatever is said of it afterwards.
+    const current = records.get(record.id);
+    if (current !== undefined && TERMINAL_STATES.has(current.state)) return current;
     const next: RunRecord = { ...record, ...extra, state, ...(TERMINAL_STATES.has(state) ? { endedAt: new Date().toISOString() } : {}) };
     records.set(next.id, next);
     // Queued on the Run's event chain before anything else is: events keep the order things happened in.
@@ -132,11 +140,14 @@ export function createRunService(options: RunServiceOptions): RunService {
     const request = (await store.request(record.id)) as ServiceRunRequest;
     const { prompt, labels: _labels, ...agentRequest } = request;
     let seenEvent = false;
+    // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.
+    let over = false;
     const outcome = await options.runner.run(agentRequest, prompt, {
       signal: controller.signal,
       harvestTo: store.harvestDirectory(record.id),
       ...(record.inputs === undefined ? {} : { inputs: { directory: store.inputsDirectory(record.id) } }),
       onEvent: (event: AgentEvent) => {
+        if (over) return;
         if (!seenEvent) {
           seenEvent = true;
           void setState(record, "running").then((next) => (record = next));
@@ -144,6 +155,7 @@ export function createRunService(options: RunServiceOptions): RunService {
         void emit(record.id, "agent", event);
       },
     });
+    over = true;
     await (writes.get(record.id) ?? Promise.resolve());
     record = records.get(record.id) ?? record;
     await end({ ...record, runId: outcome.runId }, outcome, stateOf(outcome));
@@ -232,7 +244,10 @@ export function createRunService(options: RunServiceOptions): RunService {
       const at = queue.indexOf(id);
       if (at !== -1) {
         queue.splice(at, 1);
-        await end(record, { ok: false, reason: "cancelled", error: "the Run was cancelled while it waited for a slot" }, "cancelled");
+        const queuedMs = Math.max(0, Date.now() - Date.parse(record.createdAt));
+        await end(record, { ok: false, reason: "cancelled", error: "the Run was cancelled while it waited for a slot", durationMs: 0, queuedMs }, "cancelled");
+        const request = (await store.request(id).catch(() => undefined)) as ServiceRunRequest | undefined;
+        if (request !== undefined) options.onEnd?.(request, { reason: "cancelled", durationMs: 0, queuedMs });
         return records.get(id);
       }
       running.get(id)?.abort(new Error("cancelled through the service"));
