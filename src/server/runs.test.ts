@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentOutcome, AgentRunner, AgentRunOptions } from "../agents/index.js";
-import { createRunService, type RunEnd, type ServiceRunRequest } from "./runs.js";
+import { createRunService, type Admitted, type KeyReused, type Refused, type RunEnd, type ServiceRunRequest } from "./runs.js";
 import { createRunStore } from "./store.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-runs-"));
@@ -42,6 +42,12 @@ function serviceOver(runner: AgentRunner, slots = 1) {
 }
 
 const ask = (prompt: string, more: Partial<ServiceRunRequest> = {}) => ({ cli: "claude", prompt, ...more }) as ServiceRunRequest;
+/** The Run a submit made or answered; anything else fails the test. */
+function made(submitted: Admitted | KeyReused | Refused): Admitted {
+  if (typeof submitted === "string" || !("record" in submitted)) throw new Error(`the submit was answered ${JSON.stringify(submitted)}`);
+  return submitted;
+}
+
 const settled = () => new Promise((resolve) => setTimeout(resolve, 100));
 
 async function until(check: () => boolean): Promise<void> {
@@ -53,8 +59,7 @@ describe("a cancelled Run", () => {
     const { runner, started } = untilCancelled();
     const { service, ended, store } = serviceOver(runner);
     await service.recover();
-    const admitted = await service.submit(ask("go on"));
-    if (typeof admitted === "string") throw new Error(admitted);
+    const admitted = made(await service.submit(ask("go on")));
     const id = admitted.record.id;
     await until(() => started.length === 1);
     expect((await service.cancel(id))?.state).toBe("cancelled");
@@ -72,13 +77,28 @@ describe("a cancelled Run", () => {
     const { runner } = untilCancelled([]);
     const { service, ended } = serviceOver(runner, 1);
     await service.recover();
-    const first = await service.submit(ask("holds the slot"));
-    const second = await service.submit(ask("waits"));
-    if (typeof first === "string" || typeof second === "string") throw new Error("refused");
+    const first = made(await service.submit(ask("holds the slot")));
+    const second = made(await service.submit(ask("waits")));
     expect(service.get(second.record.id)?.state).toBe("queued");
     expect((await service.cancel(second.record.id))?.state).toBe("cancelled");
     expect(ended).toEqual([expect.objectContaining({ reason: "cancelled", durationMs: 0 })]);
     expect((await service.events(second.record.id)).at(-1)).toMatchObject({ type: "end", data: { ok: false, reason: "cancelled" } });
+    await service.cancel(first.record.id);
+  });
+});
+
+describe("an Idempotency-Key", () => {
+  it("answers the Run it made for the same request, and refuses a different request naming the Run", async () => {
+    const { runner } = untilCancelled([]);
+    const { service } = serviceOver(runner, 1);
+    await service.recover();
+    const first = made(await service.submit(ask("once", { labels: { a: "1", b: "2" } }), "k-1"));
+    // The same request, its fields in another order, is the same request.
+    const again = await service.submit({ labels: { b: "2", a: "1" }, prompt: "once", cli: "claude" } as ServiceRunRequest, "k-1");
+    expect(again).toMatchObject({ record: { id: first.record.id }, created: false });
+    expect(await service.submit(ask("twice"), "k-1")).toEqual({ reused: first.record });
+    expect(await service.submit(ask("once", { labels: { a: "1" } }), "k-1")).toEqual({ reused: first.record });
+    expect(service.list()).toHaveLength(1);
     await service.cancel(first.record.id);
   });
 });

@@ -22,16 +22,19 @@ export type Listener = (event: StoredEvent) => void;
 export type InputsWriter = (directory: string) => Promise<NonNullable<RunRecord["inputs"]>>;
 
 export type Admitted = { readonly record: RunRecord; readonly created: boolean };
+/** The idempotency key was given before, with a different request: the Run it made, which this request is not. */
+export type KeyReused = { readonly reused: RunRecord };
 /** Why a submit made no Run: the bound is reached, or the service is shutting down. */
 export type Refused = "queue_full" | "draining";
 
 export type RunService = {
   /**
-   * Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made (a
-   * second submit with a key still being submitted waits for the first). `inputs`, when given,
-   * writes the Run's input files first; its rejection is this call's, and no Run is made.
+   * Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made when
+   * the request is the same (field order aside; inputs given or not), and that Run as `reused`
+   * when it is not; a second submit with a key still being submitted waits for the first.
+   * `inputs`, when given, writes the Run's input files first; its rejection is this call's, and no Run is made.
    */
-  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | Refused>;
+  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | KeyReused | Refused>;
   readonly get: (id: string) => RunRecord | undefined;
   readonly list: () => readonly RunRecord[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */
@@ -162,7 +165,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     options.onEnd?.(request, outcome);
   }
 
-  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<Admitted | Refused> => {
+  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<Admitted | KeyReused | Refused> => {
     // The bound holds every Run accepted and not ended (waiting or running), counted before the
     // first await: submits that arrive together cannot all see room for one.
     if (draining) return "draining";
@@ -209,7 +212,11 @@ export function createRunService(options: RunServiceOptions): RunService {
         await first.catch(() => undefined);
       }
       const known = byKey.get(idempotencyKey);
-      if (known !== undefined) return { record: records.get(known) as RunRecord, created: false };
+      if (known !== undefined) {
+        const record = records.get(known) as RunRecord;
+        const same = canonical(await store.request(known)) === canonical(request) && (record.inputs !== undefined) === (inputs !== undefined);
+        return same ? { record, created: false } : { reused: record };
+      }
       const admitted = admit(request, idempotencyKey, inputs);
       submitting.set(idempotencyKey, admitted);
       try {
@@ -307,4 +314,11 @@ export function createRunService(options: RunServiceOptions): RunService {
       });
     },
   };
+}
+
+/** A request as JSON with every object's keys in order: two requests that differ only in field order are one. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "object" && item !== null && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
 }

@@ -108,7 +108,15 @@ describe("agentcage serve, over HTTP", () => {
     const second = await call("/v1/runs", { method: "POST", body, headers: { "idempotency-key": "k-1" } });
     expect(first.status).toBe(202);
     expect(second.status).toBe(200);
-    expect(((await second.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    const made = ((await first.json()) as { id: string }).id;
+    expect(((await second.json()) as { id: string }).id).toBe(made);
+    // The same key with another request is refused, naming the key and the Run it made.
+    const other = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "twice" }), headers: { "idempotency-key": "k-1" } });
+    expect(other.status).toBe(422);
+    expect(await other.json()).toEqual({
+      error: "idempotency_key_reused",
+      message: `Idempotency-Key "k-1" was already used for Run ${made} with a different request; send that same request to get that Run again, or a new key for a new Run`,
+    });
     const answers = await Promise.all(Array.from({ length: 12 }, () => call("/v1/runs", { method: "POST", body })));
     const statuses = answers.map((a) => a.status);
     expect(statuses).toContain(429);
