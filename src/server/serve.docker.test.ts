@@ -88,6 +88,25 @@ describe("agentcage serve, over HTTP", () => {
     }, 90_000);
   }
 
+  it("sends the end again and closes the stream for a client that reconnects at or past it, as an EventSource does after the end", async () => {
+    const run = (await (await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })).json()) as { id: string };
+    const all = await readEvents(`/v1/runs/${run.id}/events`);
+    const end = all.find((e) => e.event === "end") as SseEvent;
+    expect(end.id).toBeGreaterThan(1);
+    for (const [path, headers] of [
+      [`/v1/runs/${run.id}/events`, { "last-event-id": String(end.id) }],
+      [`/v1/runs/${run.id}/events?after=${(end.id as number) + 5}`, {}],
+    ] as const) {
+      const started = performance.now();
+      const again = await Promise.race([readEvents(path, headers), new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), 10_000))]);
+      expect(again).not.toBe("still open");
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect((again as SseEvent[]).map((e) => e.event)).toEqual(["snapshot", "end"]);
+      expect((again as SseEvent[])[0]?.data).toMatchObject({ state: "completed" });
+      expect((again as SseEvent[])[1]).toEqual(end);
+    }
+  }, 90_000);
+
   it("cancels a Run whose model never answers within seconds, leaving no container, and changes nothing on a second cancel", async () => {
     // The stand-in's `hang` scenario: the model accepts the request and never answers.
     const submitted = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] answer slowly", timeoutSeconds: 600 }) });
