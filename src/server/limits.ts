@@ -46,7 +46,7 @@ export const SERVICE_STOP_GRACE_SECONDS = 3;
 // Every connection is held to these, whatever it sends: none can hold a socket by saying nothing,
 // or by saying its headers a byte at a time.
 
-/** A connection that has not sent a request's headers this long after it opened is closed. */
+/** A connection silent this long before its first request's headers are in (no byte at all, or no more) is closed. */
 export const IDLE_CONNECTION_TIMEOUT_MS = 10_000;
 /** A request's headers, from its first byte to the blank line; past it the answer is 408 and the connection closes. */
 export const HEADERS_TIMEOUT_MS = 10_000;
