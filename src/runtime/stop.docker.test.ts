@@ -2,6 +2,9 @@
 // that throw, containers that vanish, and queued Runs. After each, no container of the Run remains.
 
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgentContainerRuntime, limits, type AgentContainer, type ReaderVerdict, type RunPlan } from "../index.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, containersOfRun, docker, expectOkLine } from "../../test/support/engine.js";
@@ -55,6 +58,41 @@ describe("a Run the runtime ends early", () => {
     expect(outcome).toMatchObject({ ok: false, reason: "cancelled", exit: { signal: "SIGTERM" } });
     expect(outcome.durationMs).toBeLessThan(10_000);
     expect(containersOfRun(outcome.runId)).toEqual([]);
+  });
+
+  it("keeps what the agent prints on stdout after a cancel, in stdout.txt and for its reader, as it keeps stderr", async () => {
+    const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-stop-"));
+    try {
+      const controller = new AbortController();
+      let seen = "";
+      let readerDone: () => void = () => undefined;
+      const read = new Promise<void>((resolve) => (readerDone = resolve));
+      const runtime = createAgentContainerRuntime({
+        container: { image: TEST_IMAGE, logger: quiet, staging: { runtimeDir, keepRuns: true } },
+        run: () => ({
+          // Asked to stop, it says so on both streams, as an agent printing its last words does.
+          args: ["sh", "-c", "trap 'echo stopped-out; echo stopped-err >&2; exit 3' TERM; echo up; while true; do sleep 0.1; done"],
+          stdin: "",
+          outcome: async (stdout) => {
+            for await (const chunk of stdout) {
+              seen += Buffer.from(chunk).toString("utf8");
+              if (seen.includes("up\n")) controller.abort();
+            }
+            readerDone();
+            return { ok: false, error: "stopped before it was done" };
+          },
+        }),
+      });
+      const outcome = await runtime.run({ text: "" }, { signal: controller.signal });
+      await Promise.race([read, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      expect(outcome).toMatchObject({ ok: false, reason: "cancelled", exit: { code: 3 }, stdoutBytes: "up\nstopped-out\n".length });
+      expect(outcome.stderr).toBe("stopped-err\n");
+      expect(readFileSync(join(runtimeDir, outcome.runId, "stdout.txt"), "utf8")).toBe("up\nstopped-out\n");
+      expect(seen).toBe("up\nstopped-out\n");
+      expect(containersOfRun(outcome.runId)).toEqual([]);
+    } finally {
+      rmSync(runtimeDir, { recursive: true, force: true });
+    }
   });
 
   it("starts nothing for a Run cancelled before it began, or while it waited for a slot", async () => {

@@ -1,7 +1,8 @@
 // A running container's output, as the Run consumes it: stdout to the plan's reader through a
 // channel with backpressure and a hard cap (past it the Run ends as `output_limit`), stderr kept
 // up to its cap and counted. Both keep draining whatever the reader does, so the agent never
-// blocks on a full pipe because of us.
+// blocks on a full pipe because of us. What the agent prints while it is being stopped is kept:
+// recorded like the rest, and handed to the reader without holding the agent up.
 
 import type { ContainerStreams } from "../engine/index.js";
 import { createCappedBytes, type CappedBytes } from "./capped-bytes.js";
@@ -17,8 +18,10 @@ export type RunOutput = {
   /** Resolves when both stdout and stderr have ended (the container closed them, or the connection went). */
   readonly ended: Promise<void>;
   /**
-   * The Run is being stopped: the reader keeps what was queued for it and gets nothing more, and
-   * the rest is drained and dropped, since an engine reports the exit only once the output is read.
+   * The Run is being stopped: stdout is read at once from here on (an engine reports the exit only
+   * once the output is read), still recorded and still handed to the reader, but never paused for
+   * it: a reader more than STDOUT_HIGH_WATER_BYTES behind has its stream ended there, the rest is
+   * recorded and counted only.
    */
   readonly drain: () => void;
   /** Whether the agent's stdout is paused because the reader has not taken what was queued: it is held up by us. */
@@ -46,7 +49,7 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
     hooks.onBytes?.();
     const room = MAX_STDOUT_BYTES - stdoutBytes;
     stdoutBytes += chunk.length;
-    if (overflowed || draining) return;
+    if (overflowed) return;
     if (chunk.length > room) {
       overflowed = true;
       if (room > 0) {
@@ -58,7 +61,10 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
       return;
     }
     hooks.onStdout?.(chunk);
-    if (!channel.push(chunk)) streams.stdout.pause();
+    const taken = channel.push(chunk);
+    if (taken) return;
+    if (draining) channel.end();
+    else streams.stdout.pause();
   });
   streams.stderr.on("data", (chunk: Buffer) => {
     hooks.onBytes?.();
@@ -68,7 +74,8 @@ export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOu
   const ended = Promise.all([endOf(streams.stdout), endOf(streams.stderr)]).then(() => channel.end());
   const drain = (): void => {
     draining = true;
-    channel.end();
+    // A reader already that far behind gets what was queued for it, and no more.
+    if (streams.stdout.isPaused()) channel.end();
     streams.stdout.resume();
   };
   const heldUp = (): boolean => !draining && !overflowed && streams.stdout.isPaused();

@@ -2,12 +2,14 @@
 // The answer is the agent's out/result.json when it wrote one (all of it JSON), else the JSON value
 // its final text holds (the whole text, a fenced block, or the span from its first "{" to its last
 // "}"), else the text itself as a string. A mismatch names every field that broke the schema by its
-// JSON pointer (ajv's instancePath, plus the missing property).
+// JSON pointer (ajv's instancePath, plus the missing property). The schema is compiled here to
+// refuse a bad one up front; the answer is checked in a worker, within OUTPUT_CHECK_TIMEOUT_MS.
 
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv, type ErrorObject } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
-import { MAX_OUTPUT_SCHEMA_BYTES } from "./a2a-limits.js";
+import { validateBounded } from "./a2a-answer-worker.js";
+import { MAX_OUTPUT_SCHEMA_BYTES, OUTPUT_CHECK_TIMEOUT_MS } from "./a2a-limits.js";
 
 /** One field of the answer that broke the schema: "/city", or "/" for the answer as a whole. */
 export type SchemaMismatch = { readonly field: string; readonly keyword: string; readonly message: string };
@@ -16,7 +18,8 @@ export type AnswerCheck =
   | { readonly ok: true; readonly value: unknown; readonly json: boolean }
   | { readonly ok: false; readonly message: string; readonly mismatches: readonly SchemaMismatch[] };
 
-export type OutputSchema = { readonly schema: unknown; readonly validate: ValidateFunction };
+/** A schema that compiles, and the dialect it was compiled in; answers are checked against it in a worker. */
+export type OutputSchema = { readonly schema: unknown; readonly dialect: "draft-07" | "2020-12" };
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module, whose `default` is the plugin.
 const addFormats = formats.default;
@@ -34,7 +37,8 @@ export function compileOutputSchema(schema: unknown): OutputSchema | string {
   const ajv = dialect === "2020-12" ? new Ajv2020(options) : new Ajv(options);
   addFormats(ajv);
   try {
-    return { schema, validate: ajv.compile(schema) };
+    ajv.compile(schema);
+    return { schema, dialect };
   } catch (error) {
     return `metadata.outputSchema is not a JSON Schema ajv can use (${(error as Error).message}); check it against draft-07 or 2020-12`;
   }
@@ -65,30 +69,41 @@ export function answerValue(text: string): unknown {
 
 /**
  * Checks an answer against an output schema: the final text (whatever JSON it holds), or, with
- * `file`, the whole content of the file the agent wrote its answer to, which must be JSON.
+ * `file`, the whole content of the file the agent wrote its answer to, which must be JSON. A check
+ * that takes longer than `timeoutMs` fails, naming the pattern it was stuck in.
  */
-export function checkAnswer(text: string, output: OutputSchema, file?: string): AnswerCheck {
+export async function checkAnswer(text: string, output: OutputSchema, file?: string, timeoutMs = OUTPUT_CHECK_TIMEOUT_MS): Promise<AnswerCheck> {
+  let value: unknown;
+  let json = true;
   if (file !== undefined) {
-    let value: unknown;
     try {
       value = JSON.parse(text) as unknown;
     } catch (error) {
       const message = `${file} is not JSON (${(error as Error).message})`;
       return { ok: false, message: `the answer does not match metadata.outputSchema: ${message}`, mismatches: [{ field: "/", keyword: "json", message }] };
     }
-    if (output.validate(value)) return { ok: true, value, json: true };
-    const mismatches = (output.validate.errors ?? []).map(mismatchOf);
-    return { ok: false, message: `the answer in ${file} does not match metadata.outputSchema: ${mismatches.map((m) => `${m.field}: ${m.message}`).join("; ")}`, mismatches };
+  } else {
+    const found = answerValue(text);
+    json = found !== undefined;
+    value = json ? found : text;
   }
-  const found = answerValue(text);
-  const json = found !== undefined;
-  const value = json ? found : text;
-  if (output.validate(value)) return { ok: true, value, json };
-  const mismatches = (output.validate.errors ?? []).map(mismatchOf);
+  const checked = await validateBounded(output.schema, output.dialect, value, timeoutMs);
+  if ("timedOut" in checked) {
+    const message =
+      checked.pattern === undefined
+        ? `the answer could not be checked against metadata.outputSchema within ${timeoutMs} ms (OUTPUT_CHECK_TIMEOUT_MS); send a simpler schema`
+        : `the answer could not be checked against metadata.outputSchema within ${timeoutMs} ms (OUTPUT_CHECK_TIMEOUT_MS): its pattern ${JSON.stringify(checked.pattern)} backtracks on it; write a pattern without nested or overlapping repetition, such as "x$"`;
+    return { ok: false, message, mismatches: [{ field: "/", keyword: checked.pattern === undefined ? "timeout" : "pattern", message }] };
+  }
+  if (checked.valid) return { ok: true, value, json };
+  const mismatches = checked.errors.map(mismatchOf);
   const fields = mismatches.map((m) => `${m.field}: ${m.message}`).join("; ");
-  const message = json
-    ? `the answer does not match metadata.outputSchema: ${fields}`
-    : `the answer holds no JSON, so it was checked as a string and does not match metadata.outputSchema${expected(output.schema)}: ${fields}`;
+  const message =
+    file !== undefined
+      ? `the answer in ${file} does not match metadata.outputSchema: ${fields}`
+      : json
+        ? `the answer does not match metadata.outputSchema: ${fields}`
+        : `the answer holds no JSON, so it was checked as a string and does not match metadata.outputSchema${expected(output.schema)}: ${fields}`;
   return { ok: false, message, mismatches };
 }
 

@@ -48,6 +48,11 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
       if (typeof asked === "string") throw new RequestMalformedError(asked);
       const submitted = await service.submit(asked.run, asked.idempotencyKey);
       if (typeof submitted === "string") return reject(bus, context.taskId, context.contextId, context.userMessage, submitted);
+      if ("reused" in submitted) {
+        throw new RequestMalformedError(
+          `message.messageId ${JSON.stringify(context.userMessage.messageId)} was already sent, with other content, as task ${submitted.reused.id}; send a new messageId for a new message`,
+        );
+      }
 
       const runId = submitted.record.id;
       let settle: (update: TaskStatusUpdateEvent) => void = () => undefined;
@@ -93,7 +98,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
         });
         const ended = outcome as { readonly data: unknown };
         const resultFile = asked.output === undefined ? undefined : await readResultFile(service.harvestDirectory(runId));
-        settle(finish(runId, contextId, runState, ended.data, resultFile, asked, bus, publishStatus, metadata));
+        settle(await finish(runId, contextId, runState, ended.data, resultFile, asked, bus, publishStatus, metadata));
       } catch (error) {
         // Whatever broke here, the task ends, and says so: a cancel waiting on it is answered.
         settle(publishStatus(TaskState.TASK_STATE_FAILED, agentMessage(runId, contextId, `${runId}-end`, [textPart(`the service lost track of this Run: ${(error as Error).message}`)])));
@@ -124,7 +129,7 @@ async function readResultFile(harvest: string): Promise<{ readonly text: string 
 }
 
 /** The Run's end as the task's: the answer as an artifact, then one final status. */
-function finish(
+async function finish(
   runId: string,
   contextId: string,
   runState: RunState,
@@ -134,7 +139,7 @@ function finish(
   bus: ExecutionEventBus,
   publishStatus: (state: TaskState, message: Message | undefined, extra?: Record<string, unknown>) => TaskStatusUpdateEvent,
   metadata: { agentcage: Record<string, unknown> },
-): TaskStatusUpdateEvent {
+): Promise<TaskStatusUpdateEvent> {
   const ending = endingOf(outcome);
   const ended: RunState = TERMINAL_STATES.has(runState) ? runState : ending.ok ? "completed" : ending.reason === "cancelled" ? "cancelled" : "failed";
   let state = a2aStateOf(ended);
@@ -146,8 +151,8 @@ function finish(
       resultFile !== undefined && "refused" in resultFile
         ? ({ ok: false, message: `the answer does not match metadata.outputSchema: ${resultFile.refused}`, mismatches: [{ field: "/", keyword: "file", message: resultFile.refused }] } as const)
         : resultFile !== undefined
-          ? checkAnswer(resultFile.text, asked.output, `out/${RESULT_FILE}`)
-          : checkAnswer(ending.text ?? "", asked.output);
+          ? await checkAnswer(resultFile.text, asked.output, `out/${RESULT_FILE}`)
+          : await checkAnswer(ending.text ?? "", asked.output);
     if (!check.ok) {
       state = TaskState.TASK_STATE_FAILED;
       message = agentMessage(runId, contextId, `${runId}-end`, [textPart(check.message), dataPart({ outputSchemaMismatches: check.mismatches })]);

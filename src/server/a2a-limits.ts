@@ -9,6 +9,12 @@ export const MAX_MESSAGE_ID_CHARACTERS = 200;
 /** Tasks with no Run (rejected: the queue was full) kept in memory, the newest; a Run's task is kept in its directory. */
 export const MAX_TASKS_KEPT = 256;
 
+/**
+ * How long checking one answer against an output schema may take, in its worker; past it the task
+ * fails naming the pattern that was running (a caller's pattern can backtrack for minutes).
+ */
+export const OUTPUT_CHECK_TIMEOUT_MS = 5_000;
+
 /** The file an agent may leave in out/ as its answer, checked against an output schema before its final text. */
 export const RESULT_FILE = "result.json";
 /** Bytes of out/result.json read as an answer; a bigger one fails the check. */

@@ -1,8 +1,10 @@
 // The HTTP face of the service: Fastify with one plugin per concern (auth, errors, the routes of
 // Runs, events, health) and the zod schemas that validate requests also generating /openapi.json.
-// Routes only call the RunService; nothing here touches the engine.
+// Routes only call the RunService; nothing here touches the engine. Every connection is held to
+// the limits' timeouts: its first request's headers, each request's headers, each whole request.
 
 import swagger from "@fastify/swagger";
+import type { Server } from "node:http";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
@@ -11,7 +13,7 @@ import { registerArtifactRoutes } from "./artifacts.js";
 import { registerAuth } from "./auth.js";
 import { registerEventRoutes } from "./events.js";
 import { registerHealthRoutes, type Readiness } from "./health.js";
-import { MAX_BODY_BYTES } from "./limits.js";
+import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, IDLE_CONNECTION_TIMEOUT_MS, MAX_BODY_BYTES, REQUEST_TIMEOUT_MS } from "./limits.js";
 import type { RunMetrics } from "./metrics.js";
 import { registerRunRoutes } from "./routes.js";
 import type { RunService } from "./runs.js";
@@ -30,7 +32,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: MAX_BODY_BYTES,
     // One line per request would drown the Runs' own log lines; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // Fastify's own default is no request timeout at all, and Node checks its timeouts every 30 s.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS },
   });
+  closeSilentConnections(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(swagger, {
@@ -62,6 +68,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;
+}
+
+/**
+ * Node holds a request's headers to HEADERS_TIMEOUT_MS only from its first byte: a connection that
+ * sends nothing at all would be kept for ever. It is closed IDLE_CONNECTION_TIMEOUT_MS after it
+ * opened unless a request has come by then; between requests, the keep-alive timeout holds it.
+ */
+function closeSilentConnections(server: Server): void {
+  server.on("connection", (socket) => socket.setTimeout(IDLE_CONNECTION_TIMEOUT_MS));
+  // Node destroys a socket that times out with no request on it; once one came, its own timeouts take over.
+  server.on("request", (request) => request.socket.setTimeout(server.timeout));
 }
 
 /** Every error as `{ error, message }`: a refused request names the field and says what to send. */

@@ -1,7 +1,9 @@
 // GET /v1/runs/:id/events: Server-Sent Events. First a snapshot of the Run (no id: it moves no
 // cursor), then every persisted event after Last-Event-ID (or ?after=), then live ones, each with its
 // per-Run id, until exactly one `end` event with the Outcome; then the stream closes. A Run that
-// ended while nobody listened replays in full. A comment every SSE_KEEPALIVE_MS keeps proxies open.
+// ended while nobody listened replays in full. A client that asks for what follows the `end` (an
+// EventSource reconnects after the stream closes, with the end's id) gets the `end` again and the
+// stream closes: no stream outlives its Run. A comment every SSE_KEEPALIVE_MS keeps proxies open.
 
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -40,6 +42,12 @@ export function registerEventRoutes(fastify: FastifyInstance, service: RunServic
         res.end();
       };
       const deliver = (event: StoredEvent) => {
+        if (done) return;
+        // At or past the end already: there is nothing after it, and the end says so once more.
+        if (event.type === "end" && event.id <= after) {
+          send(event);
+          return finish();
+        }
         if (event.id <= delivered) return;
         delivered = event.id;
         send(event);

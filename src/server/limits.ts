@@ -42,3 +42,18 @@ export const INPUT_UPLOAD_TIMEOUT_MS = 5 * 60_000;
 
 /** Between SIGTERM and SIGKILL when the service stops a Run (a cancel, a drain): a caller waits on it. */
 export const SERVICE_STOP_GRACE_SECONDS = 3;
+
+// Every connection is held to these, whatever it sends: none can hold a socket by saying nothing,
+// or by saying its headers a byte at a time.
+
+/** A connection silent this long before its first request's headers are in (no byte at all, or no more) is closed. */
+export const IDLE_CONNECTION_TIMEOUT_MS = 10_000;
+/** A request's headers, from its first byte to the blank line; past it the answer is 408 and the connection closes. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * A whole request, body included, from its first byte. An inputs upload is bounded by its own
+ * INPUT_UPLOAD_TIMEOUT_MS (and answered 408 in its own words) well before this one.
+ */
+export const REQUEST_TIMEOUT_MS = INPUT_UPLOAD_TIMEOUT_MS + 60_000;
+/** How often the server looks for connections past HEADERS_TIMEOUT_MS or REQUEST_TIMEOUT_MS: the most they overrun by. */
+export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;

@@ -1,4 +1,5 @@
-// The Run routes under /v1: submit (202; 429 when the queue is full, 503 while draining) as JSON, or multipart with
+// The Run routes under /v1: submit (202; 200 for a known Idempotency-Key and the same request, 422 for
+// a different one; 429 when the queue is full, 503 while draining) as JSON, or multipart with
 // an input archive (inputs.ts), list with filters and a cursor, one Run with its queue position or
 // Outcome, cancel (idempotent, bounded), delete one that has ended.
 
@@ -40,7 +41,7 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
             "a bad archive refuses the Run (400) naming the entry, and the agent finds the files in its working directory.",
           body: runRequestSchema,
           headers: z.object({ "idempotency-key": z.string().max(200).optional() }),
-          response: { 200: runSchema, 202: runSchema, 400: errorSchema, 408: errorSchema, 413: errorSchema, 429: errorSchema, 503: errorSchema },
+          response: { 200: runSchema, 202: runSchema, 400: errorSchema, 408: errorSchema, 413: errorSchema, 422: errorSchema, 429: errorSchema, 503: errorSchema },
         },
         preValidation: readRequestPart,
       },
@@ -68,12 +69,19 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
           throw error;
         }
         // Answered without reading the archive (a full queue, a known key): it is read and dropped.
-        if (upload !== undefined && (typeof submitted === "string" || !submitted.created)) upload.discard();
+        if (upload !== undefined && (typeof submitted === "string" || !("created" in submitted) || !submitted.created)) upload.discard();
         if (submitted === "queue_full") {
           return reply.code(429).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` });
         }
         if (submitted === "draining") {
           return reply.code(503).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "draining", message: "the service is shutting down and takes no new Runs; send it to the service once it is back" });
+        }
+        if ("reused" in submitted) {
+          const key = JSON.stringify(request.headers["idempotency-key"]);
+          return reply.code(422).send({
+            error: "idempotency_key_reused",
+            message: `Idempotency-Key ${key} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`,
+          });
         }
         return reply.code(submitted.created ? 202 : 200).send(await view(submitted.record));
       },

@@ -2,6 +2,8 @@
 // slot at a time, every event numbered and persisted before anyone is told of it, cancel that
 // always ends, and the state after a restart rebuilt from the record. Each Run is given its input
 // files from its own inputs/ and harvests to its own harvest/. The HTTP routes only call this.
+// Invariant: a Run that has ended stays as it ended; nothing its agent's reader hands over later
+// (stopping never waits on the reader) moves its state or follows its `end` event.
 
 import { randomBytes } from "node:crypto";
 import type { AgentEvent, AgentOutcome, AgentRequestInput, AgentRunner } from "../agents/index.js";
@@ -20,16 +22,19 @@ export type Listener = (event: StoredEvent) => void;
 export type InputsWriter = (directory: string) => Promise<NonNullable<RunRecord["inputs"]>>;
 
 export type Admitted = { readonly record: RunRecord; readonly created: boolean };
+/** The idempotency key was given before, with a different request: the Run it made, which this request is not. */
+export type KeyReused = { readonly reused: RunRecord };
 /** Why a submit made no Run: the bound is reached, or the service is shutting down. */
 export type Refused = "queue_full" | "draining";
 
 export type RunService = {
   /**
-   * Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made (a
-   * second submit with a key still being submitted waits for the first). `inputs`, when given,
-   * writes the Run's input files first; its rejection is this call's, and no Run is made.
+   * Accepts a Run, or says the queue is full. A known idempotency key answers the Run it made when
+   * the request is the same (field order aside; inputs given or not), and that Run as `reused`
+   * when it is not; a second submit with a key still being submitted waits for the first.
+   * `inputs`, when given, writes the Run's input files first; its rejection is this call's, and no Run is made.
    */
-  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | Refused>;
+  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | KeyReused | Refused>;
   readonly get: (id: string) => RunRecord | undefined;
   readonly list: () => readonly RunRecord[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */
@@ -55,6 +60,9 @@ export type RunService = {
   readonly harvestDirectory: (id: string) => string;
 };
 
+/** What a Run's end tells the metrics: its end reason, its times, and what its agent reported using. */
+export type RunEnd = Pick<AgentOutcome, "reason" | "durationMs" | "queuedMs" | "result">;
+
 export type RunServiceOptions = {
   readonly runner: AgentRunner;
   readonly runtimeDir: string;
@@ -62,8 +70,8 @@ export type RunServiceOptions = {
   readonly queueBound: number;
   /** Told of a Run whose record could not be written; default: nobody (it is logged by the caller). */
   readonly onError?: (id: string, error: unknown) => void;
-  /** Told of every Run that ends, with its request and Outcome (for metrics); default: nobody. */
-  readonly onEnd?: (request: ServiceRunRequest, outcome: AgentOutcome) => void;
+  /** Told of every Run that ends, with its request and how it ended (for metrics), a Run cancelled while queued too; default: nobody. */
+  readonly onEnd?: (request: ServiceRunRequest, end: RunEnd) => void;
 };
 
 export function createRunService(options: RunServiceOptions): RunService {
@@ -94,6 +102,9 @@ export function createRunService(options: RunServiceOptions): RunService {
   };
 
   const setState = async (record: RunRecord, state: RunState, extra: Partial<RunRecord> = {}): Promise<RunRecord> => {
+    // A Run that has ended stays as it ended, whatever is said of it afterwards.
+    const current = records.get(record.id);
+    if (current !== undefined && TERMINAL_STATES.has(current.state)) return current;
     const next: RunRecord = { ...record, ...extra, state, ...(TERMINAL_STATES.has(state) ? { endedAt: new Date().toISOString() } : {}) };
     records.set(next.id, next);
     // Queued on the Run's event chain before anything else is: events keep the order things happened in.
@@ -132,11 +143,14 @@ export function createRunService(options: RunServiceOptions): RunService {
     const request = (await store.request(record.id)) as ServiceRunRequest;
     const { prompt, labels: _labels, ...agentRequest } = request;
     let seenEvent = false;
+    // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.
+    let over = false;
     const outcome = await options.runner.run(agentRequest, prompt, {
       signal: controller.signal,
       harvestTo: store.harvestDirectory(record.id),
       ...(record.inputs === undefined ? {} : { inputs: { directory: store.inputsDirectory(record.id) } }),
       onEvent: (event: AgentEvent) => {
+        if (over) return;
         if (!seenEvent) {
           seenEvent = true;
           void setState(record, "running").then((next) => (record = next));
@@ -144,13 +158,14 @@ export function createRunService(options: RunServiceOptions): RunService {
         void emit(record.id, "agent", event);
       },
     });
+    over = true;
     await (writes.get(record.id) ?? Promise.resolve());
     record = records.get(record.id) ?? record;
     await end({ ...record, runId: outcome.runId }, outcome, stateOf(outcome));
     options.onEnd?.(request, outcome);
   }
 
-  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<Admitted | Refused> => {
+  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<Admitted | KeyReused | Refused> => {
     // The bound holds every Run accepted and not ended (waiting or running), counted before the
     // first await: submits that arrive together cannot all see room for one.
     if (draining) return "draining";
@@ -197,7 +212,11 @@ export function createRunService(options: RunServiceOptions): RunService {
         await first.catch(() => undefined);
       }
       const known = byKey.get(idempotencyKey);
-      if (known !== undefined) return { record: records.get(known) as RunRecord, created: false };
+      if (known !== undefined) {
+        const record = records.get(known) as RunRecord;
+        const same = canonical(await store.request(known)) === canonical(request) && (record.inputs !== undefined) === (inputs !== undefined);
+        return same ? { record, created: false } : { reused: record };
+      }
       const admitted = admit(request, idempotencyKey, inputs);
       submitting.set(idempotencyKey, admitted);
       try {
@@ -232,7 +251,10 @@ export function createRunService(options: RunServiceOptions): RunService {
       const at = queue.indexOf(id);
       if (at !== -1) {
         queue.splice(at, 1);
-        await end(record, { ok: false, reason: "cancelled", error: "the Run was cancelled while it waited for a slot" }, "cancelled");
+        const queuedMs = Math.max(0, Date.now() - Date.parse(record.createdAt));
+        await end(record, { ok: false, reason: "cancelled", error: "the Run was cancelled while it waited for a slot", durationMs: 0, queuedMs }, "cancelled");
+        const request = (await store.request(id).catch(() => undefined)) as ServiceRunRequest | undefined;
+        if (request !== undefined) options.onEnd?.(request, { reason: "cancelled", durationMs: 0, queuedMs });
         return records.get(id);
       }
       running.get(id)?.abort(new Error("cancelled through the service"));
@@ -292,4 +314,11 @@ export function createRunService(options: RunServiceOptions): RunService {
       });
     },
   };
+}
+
+/** A request as JSON with every object's keys in order: two requests that differ only in field order are one. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "object" && item !== null && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
 }

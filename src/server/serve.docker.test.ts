@@ -88,6 +88,25 @@ describe("agentcage serve, over HTTP", () => {
     }, 90_000);
   }
 
+  it("sends the end again and closes the stream for a client that reconnects at or past it, as an EventSource does after the end", async () => {
+    const run = (await (await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })).json()) as { id: string };
+    const all = await readEvents(`/v1/runs/${run.id}/events`);
+    const end = all.find((e) => e.event === "end") as SseEvent;
+    expect(end.id).toBeGreaterThan(1);
+    for (const [path, headers] of [
+      [`/v1/runs/${run.id}/events`, { "last-event-id": String(end.id) }],
+      [`/v1/runs/${run.id}/events?after=${(end.id as number) + 5}`, {}],
+    ] as const) {
+      const started = performance.now();
+      const again = await Promise.race([readEvents(path, headers), new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), 10_000))]);
+      expect(again).not.toBe("still open");
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect((again as SseEvent[]).map((e) => e.event)).toEqual(["snapshot", "end"]);
+      expect((again as SseEvent[])[0]?.data).toMatchObject({ state: "completed" });
+      expect((again as SseEvent[])[1]).toEqual(end);
+    }
+  }, 90_000);
+
   it("cancels a Run whose model never answers within seconds, leaving no container, and changes nothing on a second cancel", async () => {
     // The stand-in's `hang` scenario: the model accepts the request and never answers.
     const submitted = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] answer slowly", timeoutSeconds: 600 }) });
@@ -108,7 +127,15 @@ describe("agentcage serve, over HTTP", () => {
     const second = await call("/v1/runs", { method: "POST", body, headers: { "idempotency-key": "k-1" } });
     expect(first.status).toBe(202);
     expect(second.status).toBe(200);
-    expect(((await second.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    const made = ((await first.json()) as { id: string }).id;
+    expect(((await second.json()) as { id: string }).id).toBe(made);
+    // The same key with another request is refused, naming the key and the Run it made.
+    const other = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "twice" }), headers: { "idempotency-key": "k-1" } });
+    expect(other.status).toBe(422);
+    expect(await other.json()).toEqual({
+      error: "idempotency_key_reused",
+      message: `Idempotency-Key "k-1" was already used for Run ${made} with a different request; send that same request to get that Run again, or a new key for a new Run`,
+    });
     const answers = await Promise.all(Array.from({ length: 12 }, () => call("/v1/runs", { method: "POST", body })));
     const statuses = answers.map((a) => a.status);
     expect(statuses).toContain(429);

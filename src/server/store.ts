@@ -4,7 +4,7 @@
 // harvest/ (what its agent left), a2a-task.json (the task an A2A caller made of it, with its
 // history). The service's state after a restart is rebuilt from these files
 // alone; a directory without state.json is a submit that never finished. One Run, one directory,
-// one writer: this process.
+// one writer: this process, and one write of each file at a time, in the order they were asked.
 
 import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -62,10 +62,22 @@ export function createRunStore(runtimeDir: string): RunStore {
   // Absolute whatever the caller wrote: a Run's inputs and harvestTo are handed to the runner as paths.
   const root = join(resolve(runtimeDir), "service", "runs");
   const directory = (id: string) => join(root, id);
-  const writeJson = async (path: string, value: unknown) => {
-    const temporary = `${path}.tmp-${process.pid}`;
-    await writeFile(temporary, `${JSON.stringify(value)}\n`, { mode: 0o600 });
-    await rename(temporary, path);
+  // Writes of one file wait for the one before: two at once would share the temporary file, and
+  // the second rename would find it gone (or an older state would land last).
+  const writing = new Map<string, Promise<void>>();
+  const writeJson = (path: string, value: unknown): Promise<void> => {
+    const text = `${JSON.stringify(value)}\n`;
+    const written = (writing.get(path) ?? Promise.resolve()).then(async () => {
+      const temporary = `${path}.tmp-${process.pid}`;
+      await writeFile(temporary, text, { mode: 0o600 });
+      await rename(temporary, path);
+    });
+    const settled = written.catch(() => undefined);
+    writing.set(path, settled);
+    void settled.then(() => {
+      if (writing.get(path) === settled) writing.delete(path);
+    });
+    return written;
   };
   const readJson = async (path: string): Promise<unknown> => JSON.parse(await readFile(path, "utf8"));
   return {

@@ -1,0 +1,104 @@
+// The service's Runs over a scripted agent runner (the engine's side is the engine tests'): what a
+// cancel leaves in a Run's state, events, record and metrics, and what an Idempotency-Key answers.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { AgentEvent, AgentOutcome, AgentRunner, AgentRunOptions } from "../agents/index.js";
+import { createRunService, type Admitted, type KeyReused, type Refused, type RunEnd, type ServiceRunRequest } from "./runs.js";
+import { createRunStore } from "./store.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-runs-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const cancelledOutcome = (): AgentOutcome => ({ runId: "r", ok: false, reason: "cancelled", error: "the Run was cancelled by the caller", durationMs: 5, stdoutBytes: 0, stderrBytes: 0, stderr: "", credential: "api_key" });
+
+/**
+ * A runner whose Runs go on until they are cancelled; a cancelled one resolves, and then its reader
+ * hands over what it had queued, as the library's may (stopping never waits on the reader).
+ */
+function untilCancelled(late: AgentEvent[] = [{ type: "assistant_text", text: "printed as it was stopped" }]) {
+  const started: string[] = [];
+  const runner = {
+    run: (_request: unknown, prompt: string, options: AgentRunOptions) => {
+      started.push(prompt);
+      return new Promise<AgentOutcome>((resolve) => {
+        options.signal?.addEventListener("abort", () => {
+          resolve(cancelledOutcome());
+          setTimeout(() => late.forEach((event) => options.onEvent?.(event)), 30);
+        });
+      });
+    },
+  } as unknown as AgentRunner;
+  return { runner, started };
+}
+
+function serviceOver(runner: AgentRunner, slots = 1) {
+  const runtimeDir = mkdtempSync(join(scratch, "rt-"));
+  const ended: RunEnd[] = [];
+  const service = createRunService({ runner, runtimeDir, slots, queueBound: 10, onEnd: (_request, end) => void ended.push(end) });
+  return { service, ended, store: createRunStore(runtimeDir) };
+}
+
+const ask = (prompt: string, more: Partial<ServiceRunRequest> = {}) => ({ cli: "claude", prompt, ...more }) as ServiceRunRequest;
+/** The Run a submit made or answered; anything else fails the test. */
+function made(submitted: Admitted | KeyReused | Refused): Admitted {
+  if (typeof submitted === "string" || !("record" in submitted)) throw new Error(`the submit was answered ${JSON.stringify(submitted)}`);
+  return submitted;
+}
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+async function until(check: () => boolean): Promise<void> {
+  for (let waited = 0; !check() && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe("a cancelled Run", () => {
+  it("is cancelled in its state, its events, its record and the metrics, whatever its reader hands over after its Outcome", async () => {
+    const { runner, started } = untilCancelled();
+    const { service, ended, store } = serviceOver(runner);
+    await service.recover();
+    const admitted = made(await service.submit(ask("go on")));
+    const id = admitted.record.id;
+    await until(() => started.length === 1);
+    expect((await service.cancel(id))?.state).toBe("cancelled");
+    await settled();
+
+    expect(service.get(id)?.state).toBe("cancelled");
+    const events = await service.events(id);
+    expect(events.at(-1)).toMatchObject({ type: "end", data: { reason: "cancelled" } });
+    expect(events.filter((e) => e.type === "state").at(-1)).toMatchObject({ data: { state: "cancelled" } });
+    expect((await store.all()).map((r) => r.state)).toEqual(["cancelled"]);
+    expect(ended.map((e) => e.reason)).toEqual(["cancelled"]);
+  });
+
+  it("is told to the metrics as cancelled when it was cancelled while it waited for a slot", async () => {
+    const { runner } = untilCancelled([]);
+    const { service, ended } = serviceOver(runner, 1);
+    await service.recover();
+    const first = made(await service.submit(ask("holds the slot")));
+    const second = made(await service.submit(ask("waits")));
+    expect(service.get(second.record.id)?.state).toBe("queued");
+    expect((await service.cancel(second.record.id))?.state).toBe("cancelled");
+    expect(ended).toEqual([expect.objectContaining({ reason: "cancelled", durationMs: 0 })]);
+    expect((await service.events(second.record.id)).at(-1)).toMatchObject({ type: "end", data: { ok: false, reason: "cancelled" } });
+    await service.cancel(first.record.id);
+  });
+});
+
+describe("an Idempotency-Key", () => {
+  it("answers the Run it made for the same request, and refuses a different request naming the Run", async () => {
+    const { runner } = untilCancelled([]);
+    const { service } = serviceOver(runner, 1);
+    await service.recover();
+    const first = made(await service.submit(ask("once", { labels: { a: "1", b: "2" } }), "k-1"));
+    // The same request, its fields in another order, is the same request.
+    const again = await service.submit({ labels: { b: "2", a: "1" }, prompt: "once", cli: "claude" } as ServiceRunRequest, "k-1");
+    expect(again).toMatchObject({ record: { id: first.record.id }, created: false });
+    expect(await service.submit(ask("twice"), "k-1")).toEqual({ reused: first.record });
+    expect(await service.submit(ask("once", { labels: { a: "1" } }), "k-1")).toEqual({ reused: first.record });
+    expect(service.list()).toHaveLength(1);
+    await service.cancel(first.record.id);
+  });
+});
