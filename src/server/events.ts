@@ -1,9 +1,9 @@
 // GET /v1/runs/:id/events: Server-Sent Events. First a snapshot of the Run (no id: it moves no
 // cursor), then every persisted event after Last-Event-ID (or ?after=), then live ones, each with its
 // per-Run id, until exactly one `end` event with the Outcome; then the stream closes. A Run that
-// ended while nobody listened replays in full. A client that asks for what follows the `end` (an
-// EventSource reconnects after the stream closes, with the end's id) gets the `end` again and the
-// stream closes: no stream outlives its Run. A comment every SSE_KEEPALIVE_MS keeps proxies open.
+// ended while nobody listened replays in full. An EventSource that reconnects with the end's id
+// (as it does after the stream closes) is answered 204, which stops it; `?after=` at or past the
+// end gets the `end` again and the stream closes: no stream outlives its Run. A comment every SSE_KEEPALIVE_MS keeps proxies open.
 
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -22,6 +22,12 @@ export function registerEventRoutes(fastify: FastifyInstance, service: RunServic
       if (record === undefined) return reply.code(404).send({ error: "not_found", message: "no Run with that id; list them with GET /v1/runs" });
       const header = Number(request.headers["last-event-id"]);
       const after = request.query.after ?? (Number.isInteger(header) && header >= 0 ? header : 0);
+      // An EventSource reconnecting with the end's id (as it does once the stream closes) has seen
+      // everything: 204 is the one answer that makes it stop reconnecting, per the SSE standard.
+      if (request.query.after === undefined && request.headers["last-event-id"] !== undefined) {
+        const end = (await service.events(record.id)).find((event) => event.type === "end");
+        if (end !== undefined && after >= end.id) return reply.code(204).send();
+      }
 
       reply.hijack();
       const res = reply.raw;

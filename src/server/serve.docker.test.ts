@@ -88,15 +88,19 @@ describe("agentcage serve, over HTTP", () => {
     }, 90_000);
   }
 
-  it("sends the end again and closes the stream for a client that reconnects at or past it, as an EventSource does after the end", async () => {
+  it("answers an EventSource that reconnects after the end 204, and ?after= past it with the end again, closing the stream", async () => {
     const run = (await (await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })).json()) as { id: string };
     const all = await readEvents(`/v1/runs/${run.id}/events`);
     const end = all.find((e) => e.event === "end") as SseEvent;
     expect(end.id).toBeGreaterThan(1);
-    for (const [path, headers] of [
-      [`/v1/runs/${run.id}/events`, { "last-event-id": String(end.id) }],
-      [`/v1/runs/${run.id}/events?after=${(end.id as number) + 5}`, {}],
-    ] as const) {
+    // 204 is what makes an EventSource stop reconnecting (the SSE standard), at the end's id or past it.
+    for (const lastEventId of [end.id as number, (end.id as number) + 3]) {
+      const reconnect = await call(`/v1/runs/${run.id}/events`, { headers: { "last-event-id": String(lastEventId) } });
+      expect(reconnect.status).toBe(204);
+    }
+    // Before the end, the same header replays what follows it.
+    expect((await readEvents(`/v1/runs/${run.id}/events`, { "last-event-id": String((end.id as number) - 1) })).map((e) => e.event)).toEqual(["snapshot", "end"]);
+    for (const [path, headers] of [[`/v1/runs/${run.id}/events?after=${(end.id as number) + 5}`, {}]] as const) {
       const started = performance.now();
       const again = await Promise.race([readEvents(path, headers), new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), 10_000))]);
       expect(again).not.toBe("still open");
