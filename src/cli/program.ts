@@ -86,6 +86,7 @@ type ServeFlags = {
   egressControlSecretFile?: string;
   egressNetwork?: string[] | string;
   standIn?: boolean;
+  sessions?: boolean;
   containerRuntime?: string;
 };
 
@@ -259,6 +260,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .addOption(new Option("--egress-network <name>", "for the proxy serve starts: a network through which it reaches the providers (repeatable); default bridge").argParser(collect))
     .addOption(new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
+    .option("--sessions", "keep each Run's session so a later Run can resume it (resumeSession; agentcage run --resume)")
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
     .action(async (flags: ServeFlags) => {
@@ -289,6 +291,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
               : {}),
             ...(flags.egressNetwork === undefined ? {} : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
             standIn: flags.standIn === true,
+            sessions: flags.sessions === true,
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },
           io,

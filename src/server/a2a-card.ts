@@ -8,7 +8,7 @@ import { AGENT_CLIS, type AgentCli } from "../agents/index.js";
 
 const METADATA_HELP =
   "Message metadata: `cli` (\"claude\" or \"codex\"; default \"claude\"), and any of `model`, `effort`, `maxTurns`, `timeoutSeconds`, " +
-  "`systemPrompt`, `web`, `noTools`, `resumeSession` as in POST /v1/runs; `outputSchema` (a JSON Schema, draft-07 or 2020-12): the final " +
+  "`systemPrompt`, `web`, `noTools`, `resumeSession` (when the service keeps sessions: agentcage serve --sessions) as in POST /v1/runs; `outputSchema` (a JSON Schema, draft-07 or 2020-12): the final " +
   "answer (the JSON its final text holds, else the text as a string) is checked against it, and a mismatch fails the task naming each field.";
 
 const SKILLS: Readonly<Record<AgentCli, Omit<AgentSkill, "id" | "inputModes" | "outputModes" | "securityRequirements">>> = {

@@ -48,6 +48,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
       if (typeof asked === "string") throw new RequestMalformedError(asked);
       const submitted = await service.submit(asked.run, asked.idempotencyKey);
       if (typeof submitted === "string") return reject(bus, context.taskId, context.contextId, context.userMessage, submitted);
+      if ("unserved" in submitted) throw new RequestMalformedError(`metadata.${submitted.unserved}`);
       if ("reused" in submitted) {
         throw new RequestMalformedError(
           `message.messageId ${JSON.stringify(context.userMessage.messageId)} was already sent, with other content, as task ${submitted.reused.id}; send a new messageId for a new message`,

@@ -76,6 +76,7 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
         if (submitted === "draining") {
           return reply.code(503).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "draining", message: "the service is shutting down and takes no new Runs; send it to the service once it is back" });
         }
+        if ("unserved" in submitted) return reply.code(400).send({ error: "invalid_request", message: submitted.unserved });
         if ("reused" in submitted) {
           const key = JSON.stringify(request.headers["idempotency-key"]);
           return reply.code(422).send({

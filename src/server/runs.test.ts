@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentOutcome, AgentRunner, AgentRunOptions } from "../agents/index.js";
-import { createRunService, type Admitted, type KeyReused, type Refused, type RunEnd, type ServiceRunRequest } from "./runs.js";
+import { createRunService, type Admitted, type KeyReused, type Refused, type Unserved, type RunEnd, type ServiceRunRequest } from "./runs.js";
 import { createRunStore } from "./store.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-runs-"));
@@ -43,7 +43,7 @@ function serviceOver(runner: AgentRunner, slots = 1) {
 
 const ask = (prompt: string, more: Partial<ServiceRunRequest> = {}) => ({ cli: "claude", prompt, ...more }) as ServiceRunRequest;
 /** The Run a submit made or answered; anything else fails the test. */
-function made(submitted: Admitted | KeyReused | Refused): Admitted {
+function made(submitted: Admitted | KeyReused | Refused | Unserved): Admitted {
   if (typeof submitted === "string" || !("record" in submitted)) throw new Error(`the submit was answered ${JSON.stringify(submitted)}`);
   return submitted;
 }

@@ -26,6 +26,8 @@ export type Admitted = { readonly record: RunRecord; readonly created: boolean }
 export type KeyReused = { readonly reused: RunRecord };
 /** Why a submit made no Run: the bound is reached, or the service is shutting down. */
 export type Refused = "queue_full" | "draining";
+/** A request the service cannot serve as it was started (a session to resume, and no sessions kept): what to do instead. */
+export type Unserved = { readonly unserved: string };
 
 export type RunService = {
   /**
@@ -34,7 +36,7 @@ export type RunService = {
    * when it is not; a second submit with a key still being submitted waits for the first.
    * `inputs`, when given, writes the Run's input files first; its rejection is this call's, and no Run is made.
    */
-  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | KeyReused | Refused>;
+  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | KeyReused | Refused | Unserved>;
   readonly get: (id: string) => RunRecord | undefined;
   readonly list: () => readonly RunRecord[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */
@@ -68,6 +70,8 @@ export type RunServiceOptions = {
   readonly runtimeDir: string;
   readonly slots: number;
   readonly queueBound: number;
+  /** Whether the runner keeps sessions (created with sessions: true); default false: a request with resumeSession is refused before it is a Run. */
+  readonly sessions?: boolean;
   /** Told of a Run whose record could not be written; default: nobody (it is logged by the caller). */
   readonly onError?: (id: string, error: unknown) => void;
   /** Told of every Run that ends, with its request and how it ended (for metrics), a Run cancelled while queued too; default: nobody. */
@@ -206,6 +210,11 @@ export function createRunService(options: RunServiceOptions): RunService {
 
   return {
     submit: async (request, idempotencyKey, inputs) => {
+      if (request.resumeSession !== undefined && options.sessions !== true) {
+        return {
+          unserved: `resumeSession ${JSON.stringify(request.resumeSession)} cannot be resumed: this service keeps no sessions; leave resumeSession out, or ask its Operator to start it with agentcage serve --sessions (AGENTCAGE_SESSIONS=1 in compose)`,
+        };
+      }
       if (idempotencyKey === undefined) return admit(request, undefined, inputs);
       // One submit per key at a time: the ones after it answer the Run it made.
       for (let first = submitting.get(idempotencyKey); first !== undefined; first = submitting.get(idempotencyKey)) {

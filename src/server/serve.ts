@@ -1,6 +1,7 @@
 // `agentcage serve`: one process that holds the container engine and runs agents for others over
 // HTTP. It builds the agent runner (against the stand-in model with `standIn`), rebuilds its Runs
-// from the record, sweeps what a crashed predecessor left, and drains on SIGTERM.
+// from the record, sweeps what a crashed predecessor left, and drains on SIGTERM. With `sessions`
+// the runner keeps each Run's CLI session so a later Run can resume it.
 
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -49,6 +50,13 @@ export type ServeOptions = {
   readonly containerRuntime?: string;
   /** Run every agent against the stand-in model (no key needed); default false. */
   readonly standIn?: boolean;
+  /**
+   * Keep each Run's CLI session in the Staging Directory, so a later POST /v1/runs may resume it
+   * with `resumeSession` (`--sessions`; compose turns it on). Default false: nothing of a session
+   * outlives its Run, and a request that names one is refused (400). Every caller may resume any
+   * session it knows the id of: per-caller scoping comes with tenants.
+   */
+  readonly sessions?: boolean;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
@@ -100,6 +108,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
     staging: { runtimeDir: join(options.runtimeDir, "staging") },
     maxConcurrentRuns: slots,
+    ...(options.sessions === true ? { sessions: true } : {}),
     ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
     // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
     limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
@@ -162,6 +171,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     runner,
     runtimeDir: options.runtimeDir,
     slots,
+    sessions: options.sessions === true,
     queueBound,
     onError: (id, error) => logger.error({ run: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
     onEnd: (request, outcome) =>
