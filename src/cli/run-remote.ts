@@ -1,7 +1,8 @@
 // `agentcage run --remote URL`: the same Run on an agentcage service. It submits the request (and
 // --in as a tar, in the same multipart POST), follows the Run's event stream, resumes it with
 // Last-Event-ID when the connection drops, gives up after --idle-timeout without a word from the
-// service (exit 5; the Run may go on there), cancels on Ctrl-C, and fetches the Harvest into --out.
+// service (exit 5; the Run may go on there), cancels on Ctrl-C, and fetches the Harvest into --out
+// (with --writable the change set; without --out its patch goes to stdout, as a local Run's does).
 
 import { randomUUID } from "node:crypto";
 import { readdir, rename, rm, rmdir } from "node:fs/promises";
@@ -9,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { AgentEvent } from "../agents/index.js";
+import type { AgentEvent, AgentOutcome } from "../agents/index.js";
 import { extractInputs, packArtifacts } from "../server/index.js";
 import { excludedBy, type Excluded } from "../staging/index.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -19,6 +20,7 @@ import type { CommandIo } from "./run-local.js";
 import type { SummaryOutcome } from "./summary.js";
 import { forStdout } from "./answer.js";
 import { createRunView, type RunView } from "./view.js";
+import { workNotes } from "./work.js";
 
 export type RemoteRunOptions = CheckedRun & {
   readonly url: string;
@@ -32,14 +34,13 @@ const MAX_RECONNECT_WAIT_MS = 5_000;
 /** A cancel or an artifact fetch that takes longer than this has failed. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-type RemoteOutcome = SummaryOutcome & { readonly result?: SummaryOutcome["result"] & { readonly text?: string }; readonly harvest?: { readonly ok: boolean } };
+type RemoteOutcome = SummaryOutcome & { readonly result?: SummaryOutcome["result"] & { readonly text?: string }; readonly harvest?: AgentOutcome["harvest"] };
 
 export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promise<number> {
   const base = serviceUrl(options.url);
   if (options.token === undefined || options.token === "") {
     throw new UsageError("--remote needs the service's token in AGENTCAGE_TOKEN; the service wrote it to <runtime-dir>/service/token when it made one");
   }
-  if (options.writable) throw new UsageError("--writable is not offered by the service; run it here (without --remote), or harvest with --out");
   const excluded = excludedBy(options.exclude);
   if (options.inputs !== undefined) await refuseLinks(options.inputs, excluded);
   const headers = { authorization: `Bearer ${options.token}` };
@@ -73,9 +74,15 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
       return EXIT.lost;
     }
     const outcome = followed;
-    const work = options.out !== undefined && outcome.harvest?.ok === true ? await fetchHarvest(base, headers, id, options.out, options.replace) : [];
+    const harvested = outcome.harvest?.ok === true;
+    const fetched = options.out !== undefined && harvested ? await fetchHarvest(base, headers, id, options.out, options.replace) : [];
+    // --writable with no --out: the patch goes to stdout, as a local Run's does.
+    const patch = options.writable && options.out === undefined && harvested ? await fetchPatch(base, headers, id) : undefined;
+    const failedFetch = fetched.filter((note) => !note.startsWith("harvested "));
+    const work = options.writable ? [...workNotes(outcome.harvest, options.out, typeof patch === "string"), ...failedFetch, ...(patch !== undefined && typeof patch !== "string" ? [patch.failed] : [])] : fetched;
     view.end({ ...outcome, runId: id }, work);
     if (options.json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+    else if (typeof patch === "string") io.stdout.write(forStdout(patch, io.stdout));
     else if (outcome.result?.text !== undefined) io.stdout.write(`${forStdout(outcome.result.text, io.stdout)}\n`);
     return exitCodeOf(outcome);
   } finally {
@@ -113,7 +120,7 @@ async function refuseLinks(directory: string, excluded: Excluded, below = ""): P
 type Submitted = { readonly id: string; readonly state: string; readonly position?: number } | { readonly refused: string; readonly reason: string; readonly code: number };
 
 async function submit(base: URL, headers: Record<string, string>, options: RemoteRunOptions, excluded: Excluded): Promise<Submitted> {
-  const request = { ...options.request, prompt: options.prompt };
+  const request = { ...options.request, prompt: options.prompt, ...(options.writable ? { writable: true } : {}) };
   // One key for this submit: a retry after a dropped connection answers the Run the first one made.
   const key = randomUUID();
   for (let attempt = 1; ; attempt++) {
@@ -211,7 +218,8 @@ async function fetchHarvest(base: URL, headers: Record<string, string>, id: stri
   if (!response.ok || response.body === null) return [`the Harvest could not be fetched (HTTP ${response.status}); GET ${base.origin}/v1/runs/${id}/artifacts lists it`];
   const beside = join(dirname(out), `.${basename(out)}.agentcage-${process.pid}`);
   try {
-    const taken = await extractInputs(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), beside);
+    // A writable Run's change set holds the agent's own out/ beside files/ and the patch.
+    const taken = await extractInputs(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), beside, { takeOut: true });
     // Checked before the Run: --out is new, or empty, or --replace was given.
     if (replace) await rm(out, { recursive: true, force: true });
     else await rmdir(out).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)));
@@ -220,6 +228,18 @@ async function fetchHarvest(base: URL, headers: Record<string, string>, id: stri
   } catch (error) {
     await rm(beside, { recursive: true, force: true });
     return [`the Harvest was not written to ${out}: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}
+
+/** A writable Run's changes.patch, or why it could not be fetched. */
+async function fetchPatch(base: URL, headers: Record<string, string>, id: string): Promise<string | { readonly failed: string }> {
+  const where = `${base.origin}/v1/runs/${id}/artifacts/changes.patch`;
+  try {
+    const response = await fetch(new URL(`/v1/runs/${id}/artifacts/changes.patch`, base), { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    if (response.ok) return await response.text();
+    return { failed: `the patch could not be fetched (HTTP ${response.status}); GET ${where} serves it` };
+  } catch (error) {
+    return { failed: `the patch could not be fetched (${causeOf(error)}); GET ${where} serves it` };
   }
 }
 

@@ -57,6 +57,8 @@ export type ExtractOptions = {
   readonly signal?: AbortSignal;
   /** Tighter bounds, for tests; default the MAX_INPUT_* constants. */
   readonly limits?: Partial<InputLimits>;
+  /** Take entries under `out/` too (a writable Run's Harvest holds the agent's own out/); default false: inputs may not name it. */
+  readonly takeOut?: boolean;
 };
 
 /** The agent's `out/` is staged beside the inputs: an input of that name would pass for the agent's work. */
@@ -91,7 +93,7 @@ export async function extractInputs(archive: Readable, directory: string, option
   archive.pipe(extract as unknown as NodeJS.WritableStream);
   const progress: Progress = { entries: 0, files: 0, bytes: 0, made: new Set() };
   try {
-    for await (const entry of extract) await take(entry, directory, limits, progress);
+    for await (const entry of extract) await take(entry, directory, limits, progress, options.takeOut === true);
   } catch (error) {
     archive.unpipe(extract as unknown as NodeJS.WritableStream);
     if (!archive.destroyed) archive.resume();
@@ -105,12 +107,13 @@ export async function extractInputs(archive: Readable, directory: string, option
 /** One entry as tar-stream yields it: its header, then its data (Buffers). */
 type Entry = AsyncIterable<unknown> & { readonly header: Header; resume(): unknown };
 
-async function take(entry: Entry, root: string, limits: InputLimits, progress: Progress): Promise<void> {
+async function take(entry: Entry, root: string, limits: InputLimits, progress: Progress, takeOut: boolean): Promise<void> {
   const { header } = entry;
   const name = header.name;
   progress.entries += 1;
   if (progress.entries > limits.entries) refuse(name, `is past MAX_INPUT_ENTRIES (${limits.entries} files and directories); send fewer files`);
   const parts = partsOf(name);
+  if (!takeOut && parts[0] === OUT_NAME) refuse(name, `is inside ${quote(OUT_NAME)}, where the agent writes; rename it`);
   switch (header.type) {
     case "directory": {
       if (parts.length > limits.depth) refuse(name, `is ${parts.length} directories deep, over MAX_INPUT_DEPTH (${limits.depth}); send a shallower tree`);
@@ -154,7 +157,6 @@ function partsOf(name: string): string[] {
   const parts = all.filter((part) => part !== "" && part !== ".");
   const long = parts.find((part) => Buffer.byteLength(part) > MAX_NAME_PART_BYTES);
   if (long !== undefined) refuse(name, `has a part over ${MAX_NAME_PART_BYTES} bytes (${quote(long)}); use shorter names`);
-  if (parts[0] === OUT_NAME) refuse(name, `is inside ${quote(OUT_NAME)}, where the agent writes; rename it`);
   return parts;
 }
 

@@ -1,7 +1,8 @@
 // The service's Runs: accepted in order, queued up to a bound, run through the agent runner one
 // slot at a time, every event numbered and persisted before anyone is told of it, cancel that
 // always ends, and the state after a restart rebuilt from the record. Each Run is given its input
-// files from its own inputs/ and harvests to its own harvest/. The HTTP routes only call this.
+// files from its own inputs/ and harvests to its own harvest/; a writable one edits a copy of them
+// and harvests its change set. The HTTP routes only call this.
 // Invariant: a Run that has ended stays as it ended; nothing its agent's reader hands over later
 // (stopping never waits on the reader) moves its state or follows its `end` event.
 
@@ -10,8 +11,8 @@ import type { AgentEvent, AgentOutcome, AgentRequestInput, AgentRunner } from ".
 import { recoverHarvest } from "../staging/index.js";
 import { createRunStore, TERMINAL_STATES, type RunRecord, type RunState, type StoredEvent } from "./store.js";
 
-/** What POST /v1/runs asks: an agent request plus the prompt and labels. */
-export type ServiceRunRequest = AgentRequestInput & { readonly prompt: string; readonly labels?: Readonly<Record<string, string>> | undefined };
+/** What POST /v1/runs asks: an agent request plus the prompt, labels, and whether the agent edits a copy of its inputs. */
+export type ServiceRunRequest = AgentRequestInput & { readonly prompt: string; readonly labels?: Readonly<Record<string, string>> | undefined; readonly writable?: boolean | undefined };
 
 export type Listener = (event: StoredEvent) => void;
 
@@ -26,7 +27,7 @@ export type Admitted = { readonly record: RunRecord; readonly created: boolean }
 export type KeyReused = { readonly reused: RunRecord };
 /** Why a submit made no Run: the bound is reached, or the service is shutting down. */
 export type Refused = "queue_full" | "draining";
-/** A request the service cannot serve as it was started (a session to resume, and no sessions kept): what to do instead. */
+/** A request the service cannot serve (a session to resume, and no sessions kept; writable without inputs): what to do instead. */
 export type Unserved = { readonly unserved: string };
 
 export type RunService = {
@@ -67,6 +68,8 @@ export type RunEnd = Pick<AgentOutcome, "reason" | "durationMs" | "queuedMs" | "
 
 export type RunServiceOptions = {
   readonly runner: AgentRunner;
+  /** The runner for a request with `writable: true`: the same, its Agent Container's work/ writable (staging.writableWork); default none, and such a request is refused. */
+  readonly writableRunner?: AgentRunner;
   readonly runtimeDir: string;
   readonly slots: number;
   readonly queueBound: number;
@@ -145,11 +148,12 @@ export function createRunService(options: RunServiceOptions): RunService {
   async function start(queued: RunRecord, controller: AbortController): Promise<void> {
     let record = await setState(queued, "starting");
     const request = (await store.request(record.id)) as ServiceRunRequest;
-    const { prompt, labels: _labels, ...agentRequest } = request;
+    const { prompt, labels: _labels, writable, ...agentRequest } = request;
+    const runner = writable === true && options.writableRunner !== undefined ? options.writableRunner : options.runner;
     let seenEvent = false;
     // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.
     let over = false;
-    const outcome = await options.runner.run(agentRequest, prompt, {
+    const outcome = await runner.run(agentRequest, prompt, {
       signal: controller.signal,
       harvestTo: store.harvestDirectory(record.id),
       ...(record.inputs === undefined ? {} : { inputs: { directory: store.inputsDirectory(record.id) } }),
@@ -210,6 +214,14 @@ export function createRunService(options: RunServiceOptions): RunService {
 
   return {
     submit: async (request, idempotencyKey, inputs) => {
+      if (request.writable === true && (inputs === undefined || options.writableRunner === undefined)) {
+        return {
+          unserved:
+            inputs === undefined
+              ? "writable: true needs input files: the agent edits a copy of them; send the request as multipart/form-data with the part `request`, then the tar archive `inputs`, or leave writable out"
+              : "writable: true is not offered by this service; leave writable out",
+        };
+      }
       if (request.resumeSession !== undefined && options.sessions !== true) {
         return {
           unserved: `resumeSession ${JSON.stringify(request.resumeSession)} cannot be resumed: this service keeps no sessions; leave resumeSession out, or ask its Operator to start it with agentcage serve --sessions (AGENTCAGE_SESSIONS=1 in compose)`,

@@ -12,6 +12,12 @@ export const runRequestSchema = agentRequestSchema.extend({
     .record(z.string().min(1).max(MAX_LABEL_CHARACTERS), z.string().max(MAX_LABEL_CHARACTERS))
     .refine((labels) => Object.keys(labels).length <= MAX_LABELS, { error: `a Run takes at most ${MAX_LABELS} labels (MAX_LABELS)` })
     .optional(),
+  writable: z
+    .boolean()
+    .optional()
+    .describe(
+      "Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/",
+    ),
 });
 
 export const runSchema = z.object({

@@ -102,11 +102,12 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   }
 
   let standIn: RunningStandIn | undefined;
+  // The library's Run directories in staging/, beside the service's records in service/: a Run's
+  // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
+  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging") };
   const runnerOptions: AgentRunnerOptions = {
     image: options.image ?? AGENT_IMAGE,
-    // The library's Run directories in staging/, beside the service's records in service/: a Run's
-    // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
-    staging: { runtimeDir: join(options.runtimeDir, "staging") },
+    staging: stagingDeclaration,
     maxConcurrentRuns: slots,
     ...(options.sessions === true ? { sessions: true } : {}),
     ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
@@ -148,18 +149,23 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         : options.agentNetworks === undefined
           ? {}
           : { networks: options.agentNetworks };
-  let runner;
-  try {
+  // Two runners on one Staging Directory: a writable Run's Agent Container differs in its work/ mount alone.
+  const makeRunner = (extra: Partial<AgentRunnerOptions>) => {
     if (options.standIn === true && gateway !== undefined) {
       // The stand-in is the proxy's upstream: the agents hold tokens, the proxy the stand-in's made-up key.
-      runner = createAgentRunner({ ...runnerOptions, ...networkOptions, environment: STAND_IN_ENVIRONMENT });
-    } else if (options.standIn === true) {
-      standIn = await startStandInModel("plain", { logger });
-      runner = createAgentRunner({ ...runnerOptions, ...standInRunnerOptions(standIn) });
-    } else {
-      runner = createAgentRunner({ ...runnerOptions, ...networkOptions });
+      return createAgentRunner({ ...runnerOptions, ...networkOptions, environment: STAND_IN_ENVIRONMENT, ...extra });
     }
+    if (standIn !== undefined) return createAgentRunner({ ...runnerOptions, ...standInRunnerOptions(standIn), ...extra });
+    return createAgentRunner({ ...runnerOptions, ...networkOptions, ...extra });
+  };
+  let runner;
+  let writableRunner;
+  try {
+    if (options.standIn === true && gateway === undefined) standIn = await startStandInModel("plain", { logger });
+    runner = makeRunner({});
+    writableRunner = makeRunner({ staging: { ...stagingDeclaration, writableWork: true } });
   } catch (error) {
+    await standIn?.stop();
     await gateway?.close();
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
@@ -169,6 +175,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const metrics = createRunMetrics(() => service?.counts() ?? { queued: 0, running: 0 });
   service = createRunService({
     runner,
+    writableRunner,
     runtimeDir: options.runtimeDir,
     slots,
     sessions: options.sessions === true,
