@@ -7,8 +7,9 @@ import { describe, expect, it, beforeAll } from "vitest";
 import { commandEnv, ensureBuilt, runCommand } from "../../test/support/command.js";
 import { containersOfRun } from "../../test/support/engine.js";
 import { useTestService } from "../../test/support/service.js";
-import { EXIT } from "../cli/exit-codes.js";
 
+/** `agentcage run`'s exit status for a completed Run (EXIT.completed; src/cli is above this folder). */
+const COMPLETED = 0;
 const keeping = useTestService("sessions-http", { sessions: true });
 const plain = useTestService("no-sessions-http");
 
@@ -43,7 +44,7 @@ describe("sessions over HTTP", () => {
     expect(containersOfRun(two["runId"] as string)).toEqual([]);
 
     const resumed = await runCommand(["run", "claude", "THIRD-TURN: and now?", "--remote", url, "--resume", sessionId, "--json"], commandEnv({ AGENTCAGE_TOKEN: token }));
-    expect(resumed.code, resumed.stderr).toBe(EXIT.completed);
+    expect(resumed.code, resumed.stderr).toBe(COMPLETED);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, result: { sessionId }, session: { id: sessionId, kept: true } });
   }, 180_000);
 

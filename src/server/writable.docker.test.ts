@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnv, ensureBuilt, runCommand } from "../../test/support/command.js";
 import { useTestService } from "../../test/support/service.js";
 import { WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
-import { EXIT } from "../cli/exit-codes.js";
 
+/** `agentcage run`'s exit status for a completed Run (EXIT.completed; src/cli is above this folder). */
+const COMPLETED = 0;
 const service = useTestService("writable-http");
 const root = mkdtempSync(join(tmpdir(), "agentcage-writable-http-"));
 const inputs = join(root, "in");
@@ -77,14 +78,14 @@ describe("a writable workspace, over HTTP", () => {
     const out = join(root, "out");
     const args = ["run", "claude", "[stand-in:tool_write_bash] write the answer", "--remote", service.running().url, "--in", inputs, "--writable"];
     const kept = await runCommand([...args, "--out", out], commandEnv({ AGENTCAGE_TOKEN: service.token() }));
-    expect(kept.code, kept.stderr).toBe(EXIT.completed);
+    expect(kept.code, kept.stderr).toBe(COMPLETED);
     expect(readFileSync(join(out, "out", "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
     expect(readFileSync(join(out, "changes.patch"), "utf8")).toBe("");
     expect(JSON.parse(readFileSync(join(out, "changes.json"), "utf8"))).toMatchObject({ added: [], changed: [], deleted: [], outFiles: 1 });
     expect(kept.stderr).toContain("changes: none to the inputs");
 
     const printed = await runCommand(args, commandEnv({ AGENTCAGE_TOKEN: service.token() }));
-    expect(printed.code, printed.stderr).toBe(EXIT.completed);
+    expect(printed.code, printed.stderr).toBe(COMPLETED);
     expect(printed.stdout).toBe("");
     expect(printed.stderr).toContain("changes: none to the inputs");
   }, 180_000);
