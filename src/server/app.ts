@@ -7,6 +7,7 @@ import swagger from "@fastify/swagger";
 import type { Server } from "node:http";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import type { OpenAPIV3_1 } from "openapi-types";
 import type { Logger } from "pino";
 import { registerA2A } from "./a2a.js";
 import { registerArtifactRoutes } from "./artifacts.js";
@@ -17,6 +18,7 @@ import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, IDLE_CONNECTION_TIME
 import type { RunMetrics } from "./metrics.js";
 import { registerRunRoutes } from "./routes.js";
 import type { RunService } from "./runs.js";
+import { ARTIFACT_PATH_HELP } from "./schemas.js";
 
 export type AppOptions = {
   readonly service: RunService;
@@ -42,11 +44,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "agentcage", version: "1", description: "Runs AI coding-agent CLIs in one fresh, locked-down container per Run." },
+      info: { title: "agentcage", version: "1", description: "Runs AI coding-agent CLIs in one fresh, locked-down container per Run.", license: { name: "MIT", identifier: "MIT" } },
+      // Relative: the service itself, wherever the document was fetched from.
+      servers: [{ url: "/", description: "the service that served this document" }],
       components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // This app's document is always OpenAPI 3.1 (openapi above), never Swagger 2.
+    transformObject: (document) => documentAsServed(("openapiObject" in document ? document.openapiObject : {}) as OpenAPIV3_1.Document),
   });
   // An empty JSON body (curl -X POST .../cancel with a content type) means no body, not an error.
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
@@ -68,6 +74,42 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;
+}
+
+/**
+ * What the routes' schemas cannot say themselves: the one-file artifact route's wildcard (`*`,
+ * which OpenAPI cannot name) as the parameter `path`, and the multipart form of POST /v1/runs as a
+ * schema of its own: the part `request` (the JSON body), then the tar archive `inputs`.
+ */
+function documentAsServed(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const paths: OpenAPIV3_1.PathsObject = {};
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (!path.endsWith("/{*}") || item?.get === undefined) {
+      paths[path] = item;
+      continue;
+    }
+    const parameters = (item.get.parameters ?? []).map((parameter) =>
+      "name" in parameter && parameter.name === "*" ? { ...parameter, name: "path", description: ARTIFACT_PATH_HELP } : parameter,
+    );
+    paths[`${path.slice(0, -"{*}".length)}{path}`] = { ...item, get: { ...item.get, parameters } };
+  }
+  const create = paths["/v1/runs"]?.post;
+  const body = create?.requestBody;
+  if (create !== undefined && body !== undefined && "content" in body) {
+    const json = body.content["application/json"]?.schema;
+    body.content["multipart/form-data"] = {
+      schema: {
+        type: "object",
+        properties: {
+          request: { ...(json ?? { type: "object" }), description: "the Run request, as the JSON body would be" },
+          inputs: { type: "string", format: "binary", contentMediaType: "application/x-tar", description: "an uncompressed tar archive of the agent's input files" },
+        },
+        required: ["request"],
+      },
+      encoding: { request: { contentType: "application/json" }, inputs: { contentType: "application/x-tar" } },
+    };
+  }
+  return { ...document, paths };
 }
 
 /**

@@ -189,6 +189,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
     "/v1/runs/:id/artifacts",
     {
       schema: {
+        operationId: "listArtifacts",
         summary: "The files the Run's Harvest took, with size and sha256, and what the agent changed when its workspace was writable",
         params: runIdParams,
         response: { 200: artifactsSchema, 404: errorSchema, 409: errorSchema },
@@ -212,7 +213,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
 
   app.get(
     "/v1/runs/:id/artifacts.tar",
-    { schema: { summary: "The Run's whole Harvest as an uncompressed tar stream", params: runIdParams, produces: ["application/x-tar"], response: { 200: z.unknown().describe("a tar stream"), 404: errorSchema, 409: errorSchema } } },
+    { schema: { operationId: "getArtifactsTar", summary: "The Run's whole Harvest as an uncompressed tar stream", params: runIdParams, produces: ["application/x-tar"], response: { 200: z.unknown().describe("a tar stream"), 404: errorSchema, 409: errorSchema } } },
     async (request, reply) => {
       const root = harvestOf(request.params.id, reply);
       if (root === undefined) return reply;
@@ -227,6 +228,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
     "/v1/runs/:id/artifacts/*",
     {
       schema: {
+        operationId: "getArtifact",
         summary: "One harvested file, streamed",
         params: artifactParams,
         produces: ["application/octet-stream"],

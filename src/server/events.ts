@@ -9,14 +9,24 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
-import { eventsQuery, runIdParams } from "./schemas.js";
+import { z } from "zod";
+import { errorSchema, eventsQuery, runIdParams } from "./schemas.js";
 import type { StoredEvent } from "./store.js";
 
 export function registerEventRoutes(fastify: FastifyInstance, service: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get(
     "/v1/runs/:id/events",
-    { schema: { summary: "The Run's events as Server-Sent Events, resumable with Last-Event-ID", params: runIdParams, querystring: eventsQuery } },
+    {
+      schema: {
+        operationId: "streamRunEvents",
+        summary: "The Run's events as Server-Sent Events, resumable with Last-Event-ID",
+        params: runIdParams,
+        querystring: eventsQuery,
+        produces: ["text/event-stream"],
+        response: { 200: z.string().describe("a text/event-stream: a snapshot, then each event (state, agent, metered), then one end with the Outcome"), 204: z.null().describe("the Last-Event-ID is the end's: nothing follows"), 400: errorSchema, 404: errorSchema },
+      },
+    },
     async (request, reply) => {
       const record = service.get(request.params.id);
       if (record === undefined) return reply.code(404).send({ error: "not_found", message: "no Run with that id; list them with GET /v1/runs" });
@@ -26,7 +36,7 @@ export function registerEventRoutes(fastify: FastifyInstance, service: RunServic
       // everything: 204 is the one answer that makes it stop reconnecting, per the SSE standard.
       if (request.query.after === undefined && request.headers["last-event-id"] !== undefined) {
         const end = (await service.events(record.id)).find((event) => event.type === "end");
-        if (end !== undefined && after >= end.id) return reply.code(204).send();
+        if (end !== undefined && after >= end.id) return reply.code(204).send(null);
       }
 
       reply.hijack();

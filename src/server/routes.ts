@@ -9,14 +9,15 @@ import { z } from "zod";
 import { extractInputs, InputsError, readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
 import { RETRY_AFTER_SECONDS } from "./limits.js";
 import type { InputsWriter, RunService } from "./runs.js";
-import { errorSchema, listQuery, runIdParams, runRequestSchema, runSchema } from "./schemas.js";
+import { errorSchema, listQuery, outcomeSchema, runIdParams, runRequestSchema, runSchema } from "./schemas.js";
 import type { RunRecord } from "./store.js";
 
 export function registerRunRoutes(fastify: FastifyInstance, service: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const view = async (record: RunRecord) => {
     const position = service.position(record.id);
-    const outcome = record.endedAt === undefined ? undefined : await service.outcome(record.id);
+    // As the runner answered it (AgentOutcome); the schema serves it as it is.
+    const outcome = record.endedAt === undefined ? undefined : ((await service.outcome(record.id)) as z.infer<typeof outcomeSchema> | undefined);
     return { ...record, ...(position === undefined ? {} : { queuePosition: position }), ...(outcome === undefined ? {} : { outcome }) };
   };
   const notFound = { error: "not_found", message: "no Run with that id; list them with GET /v1/runs" };
@@ -34,6 +35,7 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
       "/v1/runs",
       {
         schema: {
+          operationId: "createRun",
           summary: "Start a Run: one agent request and its prompt, in a fresh locked-down container",
           description:
             "The Run request as JSON; or, to give the agent input files, multipart/form-data with the part `request` (this JSON) and then the file part `inputs`: " +
@@ -91,7 +93,7 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
 
   app.get(
     "/v1/runs",
-    { schema: { summary: "List Runs, newest first", querystring: listQuery, response: { 200: z.object({ runs: z.array(runSchema), nextCursor: z.string().optional() }) } } },
+    { schema: { operationId: "listRuns", summary: "List Runs, newest first", querystring: listQuery, response: { 200: z.object({ runs: z.array(runSchema), nextCursor: z.string().optional() }), 400: errorSchema } } },
     async (request) => {
       const { state, label, limit, cursor } = request.query;
       const [key, value] = label === undefined ? [] : [label.slice(0, label.indexOf("=")), label.slice(label.indexOf("=") + 1)];
@@ -106,14 +108,14 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
     },
   );
 
-  app.get("/v1/runs/:id", { schema: { summary: "One Run: its state, queue position, Outcome", params: runIdParams, response: { 200: runSchema, 404: errorSchema } } }, async (request, reply) => {
+  app.get("/v1/runs/:id", { schema: { operationId: "getRun", summary: "One Run: its state, queue position, Outcome", params: runIdParams, response: { 200: runSchema, 404: errorSchema } } }, async (request, reply) => {
     const record = service.get(request.params.id);
     return record === undefined ? reply.code(404).send(notFound) : view(record);
   });
 
   app.post(
     "/v1/runs/:id/cancel",
-    { schema: { summary: "Cancel a Run; a finished one is left as it is", params: runIdParams, response: { 200: runSchema, 404: errorSchema } } },
+    { schema: { operationId: "cancelRun", summary: "Cancel a Run; a finished one is left as it is", params: runIdParams, response: { 200: runSchema, 404: errorSchema } } },
     async (request, reply) => {
       const record = await service.cancel(request.params.id);
       return record === undefined ? reply.code(404).send(notFound) : view(record);
@@ -122,7 +124,7 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
 
   app.delete(
     "/v1/runs/:id",
-    { schema: { summary: "Remove a Run that has ended, its record and its artifacts", params: runIdParams, response: { 204: z.null().describe("removed"), 404: errorSchema, 409: errorSchema } } },
+    { schema: { operationId: "deleteRun", summary: "Remove a Run that has ended, its record and its artifacts", params: runIdParams, response: { 204: z.null().describe("removed"), 404: errorSchema, 409: errorSchema } } },
     async (request, reply) => {
       const removed = await service.remove(request.params.id);
       if (removed === undefined) return reply.code(404).send(notFound);

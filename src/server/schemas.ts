@@ -2,7 +2,8 @@
 // handlers and generate the OpenAPI document served at /openapi.json.
 
 import { z } from "zod";
-import { agentRequestSchema } from "../agents/index.js";
+import { AGENT_CLIS, agentRequestSchema } from "../agents/index.js";
+import { END_REASONS } from "../plan/index.js";
 import { RUN_ID, RUN_STATES } from "./store.js";
 import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS } from "./limits.js";
 
@@ -20,6 +21,57 @@ export const runRequestSchema = agentRequestSchema.extend({
     ),
 });
 
+const count = z.number().int();
+
+/** What a Run's change set holds, relative to its inputs (a writable workspace). */
+const changesSchema = z
+  .object({ added: z.array(z.string()).readonly(), changed: z.array(z.string()).readonly(), deleted: z.array(z.string()).readonly(), undiffed: z.array(z.string()).readonly(), bytes: count, outFiles: count.optional() })
+  .describe("with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/)");
+
+/**
+ * The Outcome as the library's runner answers it (AgentOutcome), for the document and its clients.
+ * Loose objects: a field the library adds is served, not dropped, before this schema names it.
+ */
+export const outcomeSchema = z
+  .looseObject({
+    ok: z.boolean(),
+    reason: z.enum(END_REASONS),
+    runId: z.string().optional().describe("the library's run id (the Run's own id on the service is `id`)"),
+    error: z.string().optional().describe("one message for a person, when the Run did not complete"),
+    durationMs: z.number().optional(),
+    queuedMs: z.number().optional(),
+    cli: z.enum(AGENT_CLIS).optional(),
+    credential: z.string().optional().describe("which kind of credential the Run got (never its value)"),
+    result: z
+      .looseObject({
+        ok: z.boolean().optional(),
+        reason: z.string().optional(),
+        text: z.string().optional().describe("the agent's final answer"),
+        sessionId: z.string().optional().describe("what a later Run resumes with resumeSession"),
+        numTurns: count.optional(),
+        usage: z.looseObject({ inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheWriteTokens: count }).optional(),
+        costUsd: z.number().optional(),
+        model: z.string().optional(),
+        retryable: z.boolean().optional(),
+      })
+      .optional()
+      .describe("what the agent's stream said, secrets masked"),
+    exit: z.looseObject({ code: z.number().int(), signal: z.string().optional(), oomKilled: z.boolean() }).optional(),
+    stdoutBytes: count.optional(),
+    stderrBytes: count.optional(),
+    stderr: z.string().optional(),
+    harvest: z
+      .union([
+        z.looseObject({ ok: z.literal(true), files: count, directories: count, bytes: count, changes: changesSchema.optional() }),
+        z.looseObject({ ok: z.literal(false), refusal: z.looseObject({ reason: z.string(), entry: z.string(), message: z.string() }) }),
+      ])
+      .optional(),
+    session: z.looseObject({ id: z.string().optional(), kept: z.boolean(), error: z.string().optional() }).optional().describe("with sessions kept: the session the Run was kept as, or why not"),
+    budget: z.looseObject({}).optional().describe("with a budget: its caps, what the Run spent, and the cap it passed"),
+    network: z.looseObject({ policy: z.string() }).optional().describe("the Run's network policy, and under the egress proxy its meter"),
+  })
+  .describe("the typed end of a Run");
+
 export const runSchema = z.object({
   id: z.string(),
   state: z.enum(RUN_STATES),
@@ -32,14 +84,17 @@ export const runSchema = z.object({
     .object({ files: z.number().int(), directories: z.number().int(), bytes: z.number().int() })
     .optional()
     .describe("what the Run's input archive held, when it was given one"),
-  outcome: z.unknown().optional().describe("the Run's Outcome, once it has ended"),
+  outcome: outcomeSchema.optional().describe("the Run's Outcome, once it has ended"),
 });
+
+export const ARTIFACT_PATH_HELP = "the file's path in the Harvest, as GET /v1/runs/{id}/artifacts lists it; its slashes as they are or percent-encoded (%2F)";
 
 const runId = z.string().regex(RUN_ID, { error: "the Run id is 16 hex digits, as POST /v1/runs answered it" });
 
 export const runIdParams = z.object({ id: runId });
 
-export const artifactParams = z.object({ id: runId, "*": z.string().min(1).describe("the file's path in the Harvest, as GET /v1/runs/:id/artifacts lists it") });
+/** `*` in the route (a path may hold slashes); the document names it `path` (app.ts). */
+export const artifactParams = z.object({ id: runId, "*": z.string().min(1).describe(ARTIFACT_PATH_HELP) });
 
 export const artifactsSchema = z.object({
   id: z.string(),
@@ -50,10 +105,7 @@ export const artifactsSchema = z.object({
     .object({ reason: z.string(), entry: z.string(), message: z.string() })
     .optional()
     .describe("why the Harvest took nothing: the one entry and the rule it broke"),
-  changes: z
-    .object({ added: z.array(z.string()).readonly(), changed: z.array(z.string()).readonly(), deleted: z.array(z.string()).readonly(), undiffed: z.array(z.string()).readonly(), bytes: z.number().int(), outFiles: z.number().int().optional() })
-    .optional()
-    .describe("with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/)"),
+  changes: changesSchema.optional(),
   patch: z.boolean().optional().describe("with a writable workspace: whether changes.patch (a unified diff git apply takes) is among the files"),
 });
 
