@@ -18,6 +18,7 @@ import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, IDLE_CONNECTION_TIME
 import type { RunMetrics } from "./metrics.js";
 import { registerRunRoutes } from "./routes.js";
 import type { RunService } from "./runs.js";
+import { refusalOf, type ValidationContext } from "./refusals.js";
 import { ARTIFACT_PATH_HELP } from "./schemas.js";
 
 export type AppOptions = {
@@ -125,10 +126,10 @@ function closeSilentConnections(server: Server): void {
 
 /** Every error as `{ error, message }`: a refused request names the field and says what to send. */
 function registerErrors(app: FastifyInstance): void {
-  app.setErrorHandler((error, _request, reply) => {
+  app.setErrorHandler((error, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const message = error.validation.map((issue) => `${issue.instancePath.replace(/^\//, "").replaceAll("/", ".") || "body"}: ${issue.message}`).join("; ");
-      return reply.code(400).send({ error: "invalid_request", message });
+      const context = ((error as { validationContext?: string }).validationContext ?? "body") as ValidationContext;
+      return reply.code(400).send({ error: "invalid_request", message: refusalOf(error.validation, context, request) });
     }
     const failure = error as Error & { statusCode?: number };
     const status = failure.statusCode ?? 500;

@@ -91,7 +91,7 @@ describe("/openapi.json", () => {
       expect(got.data).toMatchObject({ id: run, state: "completed", outcome: { ok: true, reason: "completed" } });
       expect(got.data?.outcome?.reason).toBe("completed");
     }
-    const listed = await client.GET("/v1/runs", { params: { query: { label: "suite=openapi", limit: 10 } } });
+    const listed = await client.GET("/v1/runs", { params: { query: { label: ["suite=openapi"], limit: 10 } } });
     expect(listed.data?.runs.map((run) => run.id)).toEqual([id]);
 
     const artifacts = await client.GET("/v1/runs/{id}/artifacts", { params: { path: { id: writable } } });

@@ -94,14 +94,20 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
   app.get(
     "/v1/runs",
     { schema: { operationId: "listRuns", summary: "List Runs, newest first", querystring: listQuery, response: { 200: z.object({ runs: z.array(runSchema), nextCursor: z.string().optional() }), 400: errorSchema } } },
-    async (request) => {
+    async (request, reply) => {
       const { state, label, limit, cursor } = request.query;
-      const [key, value] = label === undefined ? [] : [label.slice(0, label.indexOf("=")), label.slice(label.indexOf("=") + 1)];
+      const wanted = (label ?? []).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as const);
+      const newestFirst = (a: RunRecord, b: RunRecord) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
       const all = service
         .list()
-        .filter((r) => (state === undefined || r.state === state) && (key === undefined || r.labels[key] === value))
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-      const start = cursor === undefined ? 0 : all.findIndex((r) => r.id === cursor) + 1;
+        .filter((r) => (state === undefined || r.state === state) && wanted.every(([key, value]) => r.labels[key] === value))
+        .sort(newestFirst);
+      // The page after the cursor's Run, wherever it is now: it may have left this filter (a Run that ended) since.
+      const after = cursor === undefined ? undefined : service.get(cursor);
+      if (cursor !== undefined && after === undefined) {
+        return reply.code(400).send({ error: "invalid_request", message: `cursor ${JSON.stringify(cursor)} names no Run (it was deleted, or never was); start again from the first page, without cursor` });
+      }
+      const start = after === undefined ? 0 : all.filter((r) => newestFirst(r, after) <= 0).length;
       const page = all.slice(start, start + limit);
       const last = page.at(-1);
       return { runs: await Promise.all(page.map(view)), ...(start + limit < all.length && last !== undefined ? { nextCursor: last.id } : {}) };

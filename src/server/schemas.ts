@@ -6,12 +6,13 @@ import { AGENT_CLIS, agentRequestSchema } from "../agents/index.js";
 import { END_REASONS } from "../plan/index.js";
 import { RUN_ID, RUN_STATES } from "./store.js";
 import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS } from "./limits.js";
+import { quote } from "./refusals.js";
 
 export const runRequestSchema = agentRequestSchema.extend({
-  prompt: z.string().min(1).max(MAX_PROMPT_CHARACTERS, { error: `prompt is longer than ${MAX_PROMPT_CHARACTERS} characters (MAX_PROMPT_CHARACTERS); hand large inputs over as files` }),
+  prompt: z.string().min(1).max(MAX_PROMPT_CHARACTERS, { error: (issue) => `prompt is ${String(issue.input).length} characters, over MAX_PROMPT_CHARACTERS (${MAX_PROMPT_CHARACTERS}); hand large inputs over as files` }),
   labels: z
     .record(z.string().min(1).max(MAX_LABEL_CHARACTERS), z.string().max(MAX_LABEL_CHARACTERS))
-    .refine((labels) => Object.keys(labels).length <= MAX_LABELS, { error: `a Run takes at most ${MAX_LABELS} labels (MAX_LABELS)` })
+    .refine((labels) => Object.keys(labels).length <= MAX_LABELS, { error: (issue) => `labels has ${Object.keys(issue.input as object).length} labels, over MAX_LABELS (${MAX_LABELS}); send at most ${MAX_LABELS}` })
     .optional(),
   writable: z
     .boolean()
@@ -89,7 +90,7 @@ export const runSchema = z.object({
 
 export const ARTIFACT_PATH_HELP = "the file's path in the Harvest, as GET /v1/runs/{id}/artifacts lists it; its slashes as they are or percent-encoded (%2F)";
 
-const runId = z.string().regex(RUN_ID, { error: "the Run id is 16 hex digits, as POST /v1/runs answered it" });
+const runId = z.string().regex(RUN_ID, { error: (issue) => `the Run id ${quote(issue.input)} is not 16 hex digits; use the id POST /v1/runs answered` });
 
 export const runIdParams = z.object({ id: runId });
 
@@ -109,16 +110,24 @@ export const artifactsSchema = z.object({
   patch: z.boolean().optional().describe("with a writable workspace: whether changes.patch (a unified diff git apply takes) is among the files"),
 });
 
-export const listQuery = z.object({
+const label = z.string().regex(/^[^=]+=.*$/, { error: (issue) => `label ${quote(issue.input)} is not key=value; send label=key=value, once for each label` });
+
+// Strict, as the bodies are: a parameter the route does not take (?labels= for label) is refused, not ignored.
+export const listQuery = z.strictObject({
   state: z.enum(RUN_STATES).optional(),
   label: z
-    .string()
-    .regex(/^[^=]+=.*$/, { error: "label is key=value" })
-    .optional(),
+    .union([label, z.array(label)])
+    .transform((given) => (typeof given === "string" ? [given] : given))
+    .optional()
+    .describe("key=value; given more than once, a Run has every one of them"),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
-  cursor: z.string().optional().describe("the nextCursor of the previous page"),
+  cursor: z
+    .string()
+    .regex(RUN_ID, { error: (issue) => `cursor ${quote(issue.input)} is not a Run id; send the nextCursor of the previous page as it was, or no cursor for the first page` })
+    .optional()
+    .describe("the nextCursor of the previous page"),
 });
 
-export const eventsQuery = z.object({ after: z.coerce.number().int().min(0).optional().describe("replay events after this id (as Last-Event-ID does)") });
+export const eventsQuery = z.strictObject({ after: z.coerce.number().int().min(0).optional().describe("replay events after this id (as Last-Event-ID does)") });
 
 export const errorSchema = z.object({ error: z.string(), message: z.string() });

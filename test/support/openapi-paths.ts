@@ -143,7 +143,8 @@ export interface operations {
         parameters: {
             query?: {
                 state?: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-                label?: string;
+                /** @description key=value; given more than once, a Run has every one of them */
+                label?: string | string[];
                 limit?: number;
                 /** @description the nextCursor of the previous page */
                 cursor?: string;
