@@ -43,6 +43,8 @@ export type ProxiedRun = {
   readonly network: RunNetwork;
   /** Kills the Run's token (once: the moment its container is seen gone, or when the Run ends) and resolves with the proxy's last meter reading. */
   readonly revoke: () => Promise<RunMeter | undefined>;
+  /** Takes each reading of the proxy's meter: an answer that streamed since the last is a sign of life for the stall watchdog. */
+  readonly observe: (meter: RunMeter) => void;
 };
 
 /** Registers the Run with the proxy; rejects with the proxy's refusal. */
@@ -71,6 +73,8 @@ export async function registerProxiedRun(
   });
   let revoked: Promise<RunMeter | undefined> | undefined;
   const revoke = (): Promise<RunMeter | undefined> => (revoked ??= gateway.revoke(runId));
+  let alive: (() => void) | undefined;
+  let lastByteAt = 0;
   return {
     runId,
     env: proxiedEnvironment(request.cli, token, gateway, policy),
@@ -82,7 +86,13 @@ export async function registerProxiedRun(
         if (!(await gateway.bind(runId, subnets))) throw new Error("the egress proxy no longer knows the Run (was it restarted?)");
       },
       onAgentGone: () => void revoke().catch(() => undefined),
+      liveness: (sign) => (alive = sign),
     },
     revoke,
+    observe: (meter) => {
+      if (meter.lastByteAt === undefined || meter.lastByteAt <= lastByteAt) return;
+      lastByteAt = meter.lastByteAt;
+      alive?.();
+    },
   };
 }

@@ -331,7 +331,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       };
       let ran: Outcome<AgentResult>;
       let meter: RunMeter | undefined;
-      const metering = proxied === undefined ? undefined : watchMeter(gateway as EgressGateway, proxied.runId, (event) => tell?.(event), guard.unavailable);
+      const metering = proxied === undefined ? undefined : watchMeter(gateway as EgressGateway, proxied, (event) => tell?.(event), guard.unavailable);
       try {
         ran = await runtime.run(
           { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
@@ -424,7 +424,8 @@ function sessionStoreOf(request: AgentRequest): SessionStoreOptions {
  * While a proxied Run goes on, the proxy's meter as `metered` events, each time it changed: the
  * provider's own counts, even for a CLI that prints its usage only at the end.
  */
-function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEvent) => void, gone: (message: string) => void): { stop: () => void } {
+function watchMeter(gateway: EgressGateway, proxied: ProxiedRun, tell: (event: AgentEvent) => void, gone: (message: string) => void): { stop: () => void } {
+  const { runId } = proxied;
   let last = "";
   let stopped = false;
   let missed = 0;
@@ -452,6 +453,7 @@ function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEv
     }
     missed = 0;
     if (meter === undefined) return;
+    proxied.observe(meter);
     const seen = JSON.stringify([meter.turns, meter.tokens, meter.usage.cacheReadTokens, meter.refused]);
     if (seen === last) return;
     last = seen;

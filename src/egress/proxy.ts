@@ -342,7 +342,10 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       delete headers["content-length"];
       if (decoder !== null) delete headers["content-encoding"];
       res.writeHead(status, headers);
-      up.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
+      up.on("data", (chunk: Buffer) => {
+        entry.bytesOut += chunk.length;
+        run.meter.streamed();
+      });
       up.on("error", () => res.destroy());
       const body = decoder === null ? up : up.pipe(decoder);
       if (decoder !== null) decoder.on("error", () => res.destroy());

@@ -178,6 +178,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         ...(ctx.stallSeconds === undefined ? {} : { stallSeconds: ctx.stallSeconds }),
         ...(ctx.onStallWarning === undefined ? {} : { onStallWarning: ctx.onStallWarning }),
         ...(ctx.network?.onAgentGone === undefined ? {} : { onExited: ctx.network.onAgentGone }),
+        ...(ctx.network?.liveness === undefined ? {} : { liveness: ctx.network.liveness }),
       });
       const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
       if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {

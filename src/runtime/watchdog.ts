@@ -30,6 +30,8 @@ export type WatchdogOptions = {
 export type Watchdog = {
   /** The agent printed something (any byte on stdout or stderr). */
   readonly output: () => void;
+  /** Someone who sees the agent's traffic saw it live (its model's answer streaming to it): not silence, though it printed nothing. */
+  readonly alive: () => void;
   readonly stop: () => void;
 };
 
@@ -134,6 +136,10 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
   return {
     output: () => {
       lastOutputAt = performance.now();
+      activity();
+    },
+    alive: () => {
+      if (quietSince !== undefined) quietSince = performance.now();
       activity();
     },
     stop,
