@@ -1,0 +1,146 @@
+// A Run's container ends by itself at its deadline, with nobody left to stop it: the process that
+// started it is SIGKILLed mid-Run (or the `docker run` client of commandFor's words is), no sweep
+// runs, and the engine's own record says the container stopped a little after its timeout: at the
+// agent's stop signal, or a grace later (SIGKILL) for an agent that ignores it. On both kinds of
+// image: the busybox test image (busybox's timeout) and the Debian agent image (coreutils').
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentContainerRuntime } from "../index.js";
+import { TEST_IMAGE, capturingLogger, docker } from "../../test/support/engine.js";
+import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const CHILD = path.join(REPO, "test/support/run-in-child.mjs");
+const TIMEOUT_S = 3;
+const GRACE_S = 2;
+/** The container's timer fires this long after the Run's own (CONTAINER_DEADLINE_MARGIN_SECONDS). */
+const MARGIN_S = 1;
+/** Up to 3x what it takes on an idle machine, as every time bound in a test. */
+const SLACK = 3;
+
+const AGENT_SLEEPS = "echo up; sleep 1000";
+const AGENT_IGNORES_TERM = "trap '' TERM; echo up; while :; do sleep 1; done";
+
+let runtimeDir: string;
+const children: ChildProcess[] = [];
+const containers: string[] = [];
+
+beforeAll(async () => {
+  // The children run the built library, as a user's process would.
+  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
+  runtimeDir = await mkdtemp(path.join(tmpdir(), "agentcage-deadline-"));
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  // What the killed children left (their stopped containers, their Run directories and the tmpfs in
+  // each) goes the way it would in use: the next process's sweep.
+  await createAgentContainerRuntime({
+    container: { image: TEST_IMAGE, staging: { runtimeDir }, logger: capturingLogger().logger },
+    run: () => ({ args: ["true"], stdin: "", outcome: async () => ({ ok: true }) }),
+  }).sweep();
+  for (const id of containers) execFileSync("docker", ["rm", "--force", id], { stdio: "ignore" });
+  await rm(runtimeDir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The first running container matching a `docker ps` filter, within 30 s. */
+async function runningContainer(filter: string): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const id = docker("ps", "--quiet", "--filter", filter).split("\n")[0];
+    if (id !== undefined && id !== "") return id;
+    await sleep(50);
+  }
+  throw new Error(`no running container with ${filter} within 30 s`);
+}
+
+type Ended = { readonly livedMs: number; readonly exitCode: number } | "gone";
+
+/** Waits until the container is not running (or gone), up to `ms`; then what the engine recorded of its life. */
+async function endOf(id: string, ms: number): Promise<Ended> {
+  const until = Date.now() + ms;
+  for (;;) {
+    let state: { Running: boolean; StartedAt: string; FinishedAt: string; ExitCode: number };
+    try {
+      state = (JSON.parse(docker("inspect", "--format", "{{json .State}}", id)) as typeof state);
+    } catch {
+      return "gone";
+    }
+    if (!state.Running) return { livedMs: Date.parse(state.FinishedAt) - Date.parse(state.StartedAt), exitCode: state.ExitCode };
+    if (Date.now() > until) throw new Error(`container ${id} still runs ${ms} ms after its orchestrator was killed; its deadline was ${TIMEOUT_S} s`);
+    await sleep(100);
+  }
+}
+
+/** Starts a Run in a child process, waits for its container to run, SIGKILLs the child. */
+async function orphanOf(image: string, script: string): Promise<string> {
+  const child = spawn(process.execPath, [CHILD, JSON.stringify({ runtimeDir, image, script, timeoutSeconds: TIMEOUT_S, stopGraceSeconds: GRACE_S })], { cwd: REPO });
+  children.push(child);
+  const session = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes("\n")) resolve((JSON.parse(text.split("\n")[0] as string) as { session: string }).session);
+    });
+    child.on("close", () => reject(new Error("the child ended before it said its session")));
+  });
+  const id = await runningContainer(`label=agentcage.session=${session}`);
+  containers.push(id);
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("close", resolve));
+  return id;
+}
+
+describe.each([
+  ["the busybox test image", TEST_IMAGE],
+  ["the Debian agent image", AGENT_IMAGE],
+])("on %s, the container of a Run whose process was SIGKILLed", (_what, image) => {
+  it("ends at its deadline when the agent heeds its stop signal", async () => {
+    const id = await orphanOf(image, AGENT_SLEEPS);
+    expect(docker("inspect", "--format", "{{.State.Running}}", id)).toBe("true");
+    const ended = await endOf(id, SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
+    expect(ended).not.toBe("gone"); // no sweep ran: the engine keeps the stopped container
+    const { livedMs } = ended as Exclude<Ended, "gone">;
+    expect(livedMs).toBeGreaterThanOrEqual(TIMEOUT_S * 1000);
+    expect(livedMs).toBeLessThan(SLACK * (TIMEOUT_S + MARGIN_S) * 1000);
+  }, 60_000);
+
+  it("ends a grace later, killed, when the agent ignores its stop signal", async () => {
+    const id = await orphanOf(image, AGENT_IGNORES_TERM);
+    const ended = await endOf(id, SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
+    expect(ended).not.toBe("gone");
+    const { livedMs } = ended as Exclude<Ended, "gone">;
+    // Not before the grace: the agent had its stop signal, then the grace, then SIGKILL.
+    expect(livedMs).toBeGreaterThanOrEqual((TIMEOUT_S + GRACE_S) * 1000);
+    expect(livedMs).toBeLessThan(SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
+  }, 60_000);
+});
+
+describe("commandFor's words run by hand", () => {
+  it("make a container that ends, and goes (--rm), at its deadline after the client is SIGKILLed", async () => {
+    const runtime = createAgentContainerRuntime({
+      container: { image: TEST_IMAGE, timeoutSeconds: TIMEOUT_S, limits: { stopGraceSeconds: GRACE_S }, labels: { "deadline-test": "by-hand" }, logger: capturingLogger().logger },
+      run: () => ({ args: ["sh", "-c", AGENT_SLEEPS], stdin: "", outcome: async () => ({ ok: true }) }),
+    });
+    const command = runtime.commandFor({ text: "" });
+    const client = spawn(command.command, command.args, { env: { ...process.env, ...command.env }, stdio: ["pipe", "ignore", "ignore"] });
+    children.push(client);
+    const id = await runningContainer(`label=agentcage.session=${runtime.session}`);
+    containers.push(id);
+    const startedAt = Date.now();
+    client.kill("SIGKILL");
+    const ended = await endOf(id, SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
+    // --rm: the engine removes it once it has stopped; give it the same bound to do so.
+    if (ended !== "gone") {
+      for (let i = 0; i < 100 && docker("ps", "--all", "--quiet", "--filter", `id=${id}`) !== ""; i++) await sleep(100);
+    }
+    expect(docker("ps", "--all", "--quiet", "--filter", `id=${id}`)).toBe("");
+    expect(Date.now() - startedAt).toBeLessThan(SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
+  }, 60_000);
+});
