@@ -2,10 +2,11 @@
 // started it is SIGKILLed mid-Run (or the `docker run` client of commandFor's words is), no sweep
 // runs, and the engine's own record says the container stopped a little after its timeout: at the
 // agent's stop signal, or a grace later (SIGKILL) for an agent that ignores it. On both kinds of
-// image: the busybox test image (busybox's timeout) and the Debian agent image (coreutils').
+// image: the busybox test image (busybox's timeout) and the Debian agent image (coreutils'); an
+// image with no timeout at all ends each Run as unavailable, saying what to add.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, mkdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -142,5 +143,33 @@ describe("commandFor's words run by hand", () => {
     }
     expect(docker("ps", "--all", "--quiet", "--filter", `id=${id}`)).toBe("");
     expect(Date.now() - startedAt).toBeLessThan(SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
+  }, 60_000);
+});
+
+describe("an image with no timeout", () => {
+  const image = `agentcage-test-no-timeout:${process.pid}`;
+  beforeAll(async () => {
+    // The test image's busybox alone, with sh and sleep but no timeout applet.
+    const root = await mkdtemp(path.join(tmpdir(), "agentcage-no-timeout-"));
+    await mkdir(path.join(root, "bin"));
+    execFileSync("cp", [process.env["AGENTCAGE_BUSYBOX"] ?? "/bin/busybox", path.join(root, "bin", "busybox")]);
+    for (const applet of ["sh", "sleep", "echo"]) await symlink("busybox", path.join(root, "bin", applet));
+    const tar = execFileSync("tar", ["-C", root, "-c", "."], { maxBuffer: 64 * 1024 * 1024 });
+    execFileSync("docker", ["import", "--change", "ENV PATH=/bin", "-", image], { input: tar, stdio: ["pipe", "ignore", "pipe"] });
+    await rm(root, { recursive: true, force: true });
+  }, 60_000);
+  afterAll(() => execFileSync("docker", ["image", "rm", "--force", image], { stdio: "ignore" }));
+
+  it.each([
+    ["after the image's own entrypoint", undefined],
+    ["in front of a declared entrypoint", ["/bin/sh", "-c"]],
+  ])("ends each Run as unavailable, %s, saying what the image lacks and what to add", async (_where, entrypoint) => {
+    const runtime = createAgentContainerRuntime({
+      container: { image, ...(entrypoint === undefined ? {} : { entrypoint }), logger: capturingLogger().logger },
+      run: () => ({ args: entrypoint === undefined ? ["sh", "-c", "echo ran"] : ["echo ran"], stdin: "", outcome: async () => ({ ok: true }) }),
+    });
+    const outcome = await runtime.run({ text: "" });
+    expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
+    expect(outcome.error).toContain("has no `timeout` on its PATH");
   }, 60_000);
 });
