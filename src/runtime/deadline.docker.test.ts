@@ -69,7 +69,7 @@ async function endOf(id: string, ms: number): Promise<Ended> {
   for (;;) {
     let state: { Running: boolean; StartedAt: string; FinishedAt: string; ExitCode: number };
     try {
-      state = (JSON.parse(docker("inspect", "--format", "{{json .State}}", id)) as typeof state);
+      state = JSON.parse(docker("inspect", "--format", "{{json .State}}", id)) as typeof state;
     } catch {
       return "gone";
     }
@@ -78,6 +78,21 @@ async function endOf(id: string, ms: number): Promise<Ended> {
     await sleep(100);
   }
 }
+
+/**
+ * The seconds the container's own timer was given, read back from the words it runs: what was
+ * left of the Run's timeout when it was composed (its start-up sweep and staging came first), plus
+ * the margin.
+ */
+function timerSecondsOf(id: string): number {
+  const words = JSON.parse(docker("inspect", "--format", "{{json .Config.Cmd}}", id)) as string[];
+  const at = words.indexOf("timeout");
+  expect(words.slice(at, at + 5)).toEqual(["timeout", "-s", "TERM", "-k", String(GRACE_S)]);
+  return Number(words[at + 5]);
+}
+
+/** The engine stamps StartedAt once the process runs; the timer may have started a little before. */
+const STAMP_SKEW_MS = 200;
 
 /** Starts a Run in a child process, waits for its container to run, SIGKILLs the child. */
 async function orphanOf(image: string, script: string): Promise<string> {
@@ -105,21 +120,24 @@ describe.each([
   it("ends at its deadline when the agent heeds its stop signal", async () => {
     const id = await orphanOf(image, AGENT_SLEEPS);
     expect(docker("inspect", "--format", "{{.State.Running}}", id)).toBe("true");
+    const seconds = timerSecondsOf(id);
+    expect(seconds).toBeLessThanOrEqual(TIMEOUT_S + MARGIN_S);
     const ended = await endOf(id, SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
     expect(ended).not.toBe("gone"); // no sweep ran: the engine keeps the stopped container
     const { livedMs } = ended as Exclude<Ended, "gone">;
-    expect(livedMs).toBeGreaterThanOrEqual(TIMEOUT_S * 1000);
-    expect(livedMs).toBeLessThan(SLACK * (TIMEOUT_S + MARGIN_S) * 1000);
+    expect(livedMs).toBeGreaterThanOrEqual(seconds * 1000 - STAMP_SKEW_MS);
+    expect(livedMs).toBeLessThan(SLACK * seconds * 1000);
   }, 60_000);
 
   it("ends a grace later, killed, when the agent ignores its stop signal", async () => {
     const id = await orphanOf(image, AGENT_IGNORES_TERM);
+    const seconds = timerSecondsOf(id);
     const ended = await endOf(id, SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
     expect(ended).not.toBe("gone");
     const { livedMs } = ended as Exclude<Ended, "gone">;
     // Not before the grace: the agent had its stop signal, then the grace, then SIGKILL.
-    expect(livedMs).toBeGreaterThanOrEqual((TIMEOUT_S + GRACE_S) * 1000);
-    expect(livedMs).toBeLessThan(SLACK * (TIMEOUT_S + MARGIN_S + GRACE_S) * 1000);
+    expect(livedMs).toBeGreaterThanOrEqual((seconds + GRACE_S) * 1000 - STAMP_SKEW_MS);
+    expect(livedMs).toBeLessThan(SLACK * (seconds + GRACE_S) * 1000);
   }, 60_000);
 });
 
