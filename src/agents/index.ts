@@ -32,4 +32,4 @@ export { createAgentRunner } from "./runner.js";
 export { agentCliVersions } from "./versions.js";
 export { AgentRunnerError } from "./runner-options.js";
 export type { NetworkPolicy, NetworkReport } from "./network-policy.js";
-export { NETWORK_POLICIES } from "./network-policy.js";
+export { NETWORK_POLICIES, reachWarning } from "./network-policy.js";

@@ -47,10 +47,13 @@ function envWords(args: readonly string[]): string[] {
   return args.flatMap((word, i) => (word === "--env" ? [args[i + 1] ?? ""] : []));
 }
 
-/** The agent's own words: everything after the image. */
+/** The agent's own words: everything after the image and the Run's own timer (`timeout -s TERM -k GRACE SECONDS`). */
 function agentWords(args: readonly string[]): string[] {
   expect(args).toContain(IMAGE);
-  return args.slice(args.indexOf(IMAGE) + 1);
+  const afterImage = args.slice(args.indexOf(IMAGE) + 1);
+  expect(afterImage.slice(0, 4)).toEqual(["timeout", "-s", "TERM", "-k"]);
+  expect(afterImage.slice(4, 6)).toEqual([expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)]);
+  return afterImage.slice(6);
 }
 
 const PUBLIC_ENV_WORDS = [

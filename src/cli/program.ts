@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
-import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, type AgentCli, type NetworkPolicy } from "../agents/index.js";
+import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, reachWarning, type AgentCli, type NetworkPolicy } from "../agents/index.js";
 import { connectTarget } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, dollars, UsageError, wholeNumber } from "./options.js";
@@ -118,6 +118,12 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--verbose", "the library's log lines on stderr");
 }
 
+/** A network that reaches out is only ever named, never picked: when it is, stderr says what the agent can then reach. */
+function warnOfReach(flags: Pick<RunFlags, "network" | "networkPolicy">, io: Pick<CommandIo, "stderr">): void {
+  const warning = reachWarning({ ...(flags.networkPolicy === undefined ? {} : { policy: flags.networkPolicy }), ...(flags.network === undefined ? {} : { networks: flags.network }) });
+  if (warning !== undefined) io.stderr.write(`agentcage: warning: ${warning}\n`);
+}
+
 /** --network-policy, --allow and --network, which only make sense in some combinations. */
 function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "allow">): void {
   if (flags.networkPolicy !== undefined && flags.network !== undefined) {
@@ -203,6 +209,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
         settle(await runRemote({ ...checked, url: flags.remote, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] }, io));
         return;
       }
+      warnOfReach(flags, io);
       const { runLocal } = await import("./run-local.js");
       settle(
         await runLocal(
@@ -231,6 +238,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
         throw new UsageError(`--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints the one docker run of a Run with no network (leave --network-policy out)`);
       }
+      warnOfReach(flags, io);
       const { plan } = await import("./plan.js");
       settle(
         await plan(

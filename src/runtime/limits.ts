@@ -41,6 +41,12 @@ export const MAX_EXIT_GRACE_MS = 10 * 60 * 1000;
 /** Bytes queued for a slow reader before the container's output is paused. */
 export const STDOUT_HIGH_WATER_BYTES = 1 * MiB;
 
+/**
+ * How long after the Run's own timeout its container's timer sends the stop signal (then SIGKILL a
+ * grace later): late enough that a live orchestrator always stops the Run first and names it
+ * `timeout`, so the timer matters only when nobody is left to stop the container.
+ */
+export const CONTAINER_DEADLINE_MARGIN_SECONDS = 1;
 /** How long past timeout + grace a Run waits for an engine that does not answer before giving up on it. */
 export const ENGINE_ANSWER_MARGIN_MS = 30_000;
 /**
