@@ -33,8 +33,7 @@ export type RunGuard = {
 export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal | undefined, now: () => number = Date.now): RunGuard {
   const own = new AbortController();
   const signal = callerSignal === undefined ? own.signal : AbortSignal.any([callerSignal, own.signal]);
-  // The caps the request set, and only those (a zod object keeps an unset cap as undefined).
-  const caps = request.budget === undefined ? undefined : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
+  const caps = capsOf(request);
   const meter: BudgetMeter | undefined = caps === undefined ? undefined : createBudgetMeter(request.cli, caps, now(), request.model);
   let exceeded: BudgetCap | undefined;
   let lastBudgetEventAt = Number.NEGATIVE_INFINITY;
@@ -89,6 +88,18 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
     },
     dispose: () => clearTimeout(wall),
   };
+}
+
+/**
+ * The caps the request set, and only those (a zod object keeps an unset cap as undefined). codex has
+ * no turn limit of its own, so its request's maxTurns (0: none) is held here, from its stream, as a
+ * budget's maxTurns: the lower of the two wins. claude holds its maxTurns itself (--max-turns).
+ */
+export function capsOf(request: AgentRequest): AgentBudget | undefined {
+  const set = request.budget === undefined ? {} : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
+  const turns = request.cli === "codex" && request.maxTurns > 0 ? Math.min(request.maxTurns, set.maxTurns ?? Number.POSITIVE_INFINITY) : set.maxTurns;
+  const caps: AgentBudget = { ...set, ...(turns === undefined ? {} : { maxTurns: turns }) };
+  return Object.keys(caps).length === 0 ? undefined : caps;
 }
 
 /** `tool_call Bash`, `assistant_text "…"`: enough to say where a stalled agent stopped. */

@@ -62,6 +62,17 @@ describe("a budget stops a runaway agent", () => {
     expect(outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
   }, 120_000);
 
+  it("on the request's maxTurns (codex), which codex has no flag for: budget_exceeded one turn past at most", async () => {
+    const started = performance.now();
+    const { outcome, events } = await run({ cli: "codex", model: "gpt-5.5", maxTurns: 3, timeoutSeconds: 60 });
+    const tookMs = performance.now() - started;
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { caps: { maxTurns: 3 }, exceeded: "maxTurns" } });
+    expect(outcome.budget?.used.turns).toBeLessThanOrEqual(4);
+    expect(events.filter((e) => e.type === "tool_call").length).toBeLessThanOrEqual(5);
+    // 2.9 s on an idle machine (from the test's start to its Outcome); three times that, far from its timeout.
+    expect(tookMs).toBeLessThan(9_000);
+  }, 120_000);
+
   it("reports what a Run within its budget spent", async () => {
     const { outcome } = await run({ cli: "claude", maxTurns: 2, budget: { maxTurns: 10, maxTokens: 1_000_000 } });
     expect(outcome.reason).not.toBe("budget_exceeded");

@@ -55,7 +55,7 @@ export type AgentResult = ReaderVerdict & {
 export type AgentBudget = {
   /** Model responses (claude: assistant messages; codex: the items it completes: commands, file changes, messages). */
   readonly maxTurns?: number;
-  /** Input + output tokens; cached tokens are counted apart and not in this sum. */
+  /** Input + output tokens; cached tokens are counted apart and not in this sum. codex: held only by the egress proxy (unheldCaps). */
   readonly maxTokens?: number;
   /** Dollars: the CLI's own cost where it reports one, else estimated from the price table (src/plan/prices.ts). */
   readonly maxCostUsd?: number;

@@ -185,6 +185,24 @@ describe("agentcage run, piped", () => {
     expect(runDirectories()).toEqual([]);
   }, 120_000);
 
+  it("stops codex at --max-turns with exit 6, counting its turns from its stream", async () => {
+    const done = await runCommand(["run", "codex", "[stand-in:max_turns] keep going", "--stand-in", "--max-turns", "3"], env);
+    expect(done.code, done.stderr).toBe(EXIT.budget);
+    expect(done.stderr).toContain("✖ budget_exceeded");
+    expect(done.stderr).toMatch(/budget turns 4\/3 \(passed maxTurns\)/);
+    expect(runDirectories()).toEqual([]);
+  }, 120_000);
+
+  it("refuses codex's --max-tokens and --max-cost where no egress proxy meters them, starting nothing", async () => {
+    const done = await runCommand(["run", "codex", "[stand-in:max_turns] keep going", "--stand-in", "--max-tokens", "50", "--max-cost", "0.5"], env);
+    expect(done.code, done.stderr).toBe(EXIT.usage);
+    expect(done.stderr).toContain(
+      `--max-tokens 50 and --max-cost 0.5 cannot be held for codex under --stand-in's own network: codex prints its tokens only when it ends, so only the egress proxy of --network-policy model or allowlist meters them while it runs; use one of those, or leave the caps out`,
+    );
+    expect(done.stderr).not.toContain("starting");
+    expect(runDirectories()).toEqual([]);
+  }, 60_000);
+
   it("cancels on Ctrl-C: the container goes, and it exits 130", async () => {
     const started = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);
     await started.stderrHas("claude started");
