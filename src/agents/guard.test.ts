@@ -1,3 +1,6 @@
+// The guard's decisions without a Run: which caps hold a request (codex's maxTurns is one), and
+// how a Run the CLI stopped at its own cap ends (claude's --max-budget-usd is budget_exceeded).
+
 import { describe, expect, it } from "vitest";
 import { EarlyEnd } from "../runtime/index.js";
 import { createRunGuard } from "./guard.js";
@@ -28,5 +31,13 @@ describe("a Run's guard", () => {
     for (const number of [1, 2, 3, 4, 5]) guard.watch({ type: "turn", number });
     expect(guard.signal.aborted).toBe(false);
     expect(guard.finish("completed", undefined).budget).toBeUndefined();
+  });
+
+  it("ends a Run that claude stopped at its own --max-budget-usd as budget_exceeded, passing maxCostUsd", () => {
+    const guard = createRunGuard(parseAgentRequest({ cli: "claude", budget: { maxCostUsd: 0.01 } }), undefined, () => 0);
+    const stopped = { ok: false, reason: "budget_exceeded", retryable: false, error: "Reached maximum budget ($0.01)", costUsd: 0.011676 } as const;
+    guard.watch({ type: "result", result: stopped });
+    expect(guard.finish("failed", stopped)).toMatchObject({ reason: "budget_exceeded", budget: { caps: { maxCostUsd: 0.01 }, exceeded: "maxCostUsd", used: { costUsd: 0.011676, costFrom: "cli" } }, result: stopped });
+    expect(guard.finish("failed", { ok: false, reason: "api_error", error: "boom" }).reason).toBe("failed");
   });
 });

@@ -21,8 +21,11 @@ export type RunGuard = {
   readonly watch: (event: AgentEvent) => AgentEvent[];
   /** The last event the agent printed, in a few words. */
   readonly lastEvent: () => string | undefined;
-  /** The budget report, and a stopped Run's result completed with what was seen. */
-  readonly finish: (reason: string, result: AgentResult | undefined) => { readonly budget?: BudgetReport; readonly result?: AgentResult };
+  /**
+   * The Run's end reason (a CLI that stopped itself at its own cap, claude's --max-budget-usd, is
+   * budget_exceeded too), the budget report, and a stopped Run's result completed with what was seen.
+   */
+  readonly finish: <R extends string>(reason: R, result: AgentResult | undefined) => { readonly reason: R | "budget_exceeded"; readonly budget?: BudgetReport; readonly result?: AgentResult };
   /** Ends the Run as budget_exceeded for a cap passed elsewhere (the egress proxy's meter). */
   readonly exceededAtSource: (cap: BudgetCap, message: string) => void;
   /** Ends the Run as unavailable: something it cannot go on without went away (the egress proxy). */
@@ -60,14 +63,18 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
       return [{ type: "budget", used: meter.used(at), caps }];
     },
     lastEvent: () => last,
-    finish: (reason, result) => {
-      if (meter === undefined || caps === undefined) return result === undefined ? {} : { result };
+    finish: (ended, result) => {
+      const atOwnCap = ended === "failed" && result?.reason === "budget_exceeded";
+      const reason = atOwnCap ? ("budget_exceeded" as const) : ended;
+      if (atOwnCap && exceeded === undefined) exceeded = "maxCostUsd";
+      if (meter === undefined || caps === undefined) return { reason, ...(result === undefined ? {} : { result }) };
       const budget: BudgetReport = { caps, used: meter.used(now()), ...(exceeded === undefined ? {} : { exceeded }) };
-      if (reason !== "budget_exceeded" && reason !== "stalled") return { budget, ...(result === undefined ? {} : { result }) };
+      if (reason !== "budget_exceeded" && reason !== "stalled") return { reason, budget, ...(result === undefined ? {} : { result }) };
       // Stopped: whatever the reader made of a cut stream, the answer, usage and session seen so far stay.
       const partial = meter.partial();
       const base: AgentResult = result ?? { ok: false, reason: "no_result", error: "the agent was stopped before it printed its result" };
       return {
+        reason,
         budget,
         result: {
           ...base,

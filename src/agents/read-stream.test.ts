@@ -24,6 +24,7 @@ const claudeCases: ReadonlyArray<readonly [string, Partial<AgentResult>]> = [
   ["non_ascii", { ok: true, reason: "completed", text: "Café au lait, 日本語のテキスト, emoji 🦀🎉 and a line\u2028separator.", sessionId: "0b814f43-4029-4dda-84f0-e0449c6f69bf", usage: ONE_TURN_USAGE }],
   ["tool_write_bash", { ok: true, reason: "completed", text: "I wrote out/answer.txt and ran the command; it printed from-bash.", numTurns: 3, usage: THREE_TURN_USAGE, costUsd: 0.017514 }],
   ["max_turns", { ok: false, reason: "max_turns", error: "Reached maximum number of turns (3)", numTurns: 4, usage: THREE_TURN_USAGE, costUsd: 0.017514 }],
+  ["max_turns.max_budget", { ok: false, reason: "budget_exceeded", retryable: false, error: "Reached maximum budget ($0.01)", numTurns: 2, costUsd: expect.closeTo(0.011676, 9) as unknown as number }],
   ["status_401", { ok: false, reason: "credential_refused", retryable: false, error: "Invalid API key · Fix external API key", usage: NO_USAGE, costUsd: 0 }],
   ["status_429", { ok: false, reason: "rate_limited", retryable: true, resetAt: "2026-11-30T02:10:38.000Z" }],
   ["status_529", { ok: false, reason: "overloaded", retryable: true }],

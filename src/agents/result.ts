@@ -8,6 +8,8 @@ export const AGENT_REASONS = [
   "completed",
   /** The agent stopped at its turn limit before answering. */
   "max_turns",
+  /** The CLI stopped itself at its own spending cap (claude's --max-budget-usd): the Run ends budget_exceeded. */
+  "budget_exceeded",
   /** 401/403 or an authentication failure: fix the credential; retrying will not help. */
   "credential_refused",
   /** 429: retry after `resetAt` when known. */

@@ -370,6 +370,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       const last = guard.lastEvent();
       const outcome: Outcome<AgentResult> = {
         ...ran,
+        reason: guarded.reason,
         ...(guarded.result === undefined ? {} : { result: guarded.result }),
         ...(ran.reason === "stalled" && last !== undefined ? { error: `${ran.error ?? "the agent stalled"}; the last event it printed: ${last}` } : {}),
       };
