@@ -176,6 +176,15 @@ describe("agentcage run, piped", () => {
     expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress")).toBe("");
   }, 120_000);
 
+  it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {
+    const done = await runCommand(["run", "codex", "What is the capital of France?", "--stand-in", "--network-policy", "model"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    const spent = done.stderr.split("\n").filter((line) => /\$\d|tokens/.test(line));
+    expect(spent, done.stderr).toHaveLength(1);
+    expect(spent[0]).toMatch(/^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\) · from the egress proxy's meter$/);
+    expect(done.stderr).toContain("  network model: 1 model call through the egress proxy\n");
+  }, 120_000);
+
   it("stops a runaway agent at --max-tokens with exit 6, keeping what it spent", async () => {
     const done = await runCommand(["run", "claude", "[stand-in:max_turns] keep going", "--stand-in", "--max-tokens", "50"], env);
     expect(done.code, done.stderr).toBe(EXIT.budget);
