@@ -284,6 +284,12 @@ describe('under networkPolicy "model"', () => {
     expect(outcome.result?.text).toBe(loopText(2));
     expect(events.some((e) => e.type === "metered")).toBe(true);
   }, 120_000);
+
+  it("the proxy holds codex to a token cap its stream cannot tell until the end: budget_exceeded on the provider's own counts", async () => {
+    const outcome = await model.run({ cli: "codex", timeoutSeconds: 120, budget: { maxTokens: 50 } }, "Keep going. [stand-in:max_turns]");
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { exceeded: "maxTokens" }, network: { policy: "model", meter: { breach: { cap: "maxTokens", limit: 50 } } } });
+    expect(outcome.network?.meter?.tokens).toBeGreaterThan(50);
+  }, 120_000);
 });
 
 describe("under gVisor (runsc), which this engine runs with no network", () => {
