@@ -24,6 +24,8 @@ const KILL_GRACE_MS = 5_000;
 const CODEX_LOOP_CALLS = 8;
 const CLAUDE_MAX_TURNS = 10;
 const CLAUDE_MAX_TURNS_FOR_LOOP = 3;
+/** claude's --max-budget-usd in the max_turns.max_budget capture: passed on its first or second call. */
+const CLAUDE_LOOP_BUDGET_USD = 0.01;
 const CLAUDE_MODEL = "claude-sonnet-4-5-20250929";
 const CODEX_MODEL = "gpt-5.5";
 /** The capture's temp root is rewritten to this in fixtures (and its "-tmp-..." slug likewise). */
@@ -42,6 +44,8 @@ type Capture = {
   readonly retries: number;
   /** Default CLAUDE_MODEL / CODEX_MODEL; another id shows how the CLI treats a model it does not know. */
   readonly model?: string;
+  /** claude's own --max-budget-usd; default none. A loop under a tiny one shows how claude ends at it. */
+  readonly maxBudgetUsd?: number;
 };
 
 type ExitRecord = {
@@ -120,8 +124,11 @@ function sanitize(bytes: Buffer, base: string): Buffer {
 
 function argvFor(capture: Capture, bin: string, modelUrl: string): string[] {
   if (capture.cli === "claude") {
-    const turns = capture.scenario === "max_turns" ? CLAUDE_MAX_TURNS_FOR_LOOP : CLAUDE_MAX_TURNS;
-    return [bin, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", String(turns), "--dangerously-skip-permissions", "--model", capture.model ?? CLAUDE_MODEL];
+    const turns = capture.scenario === "max_turns" && capture.maxBudgetUsd === undefined ? CLAUDE_MAX_TURNS_FOR_LOOP : CLAUDE_MAX_TURNS;
+    return [
+      bin, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", String(turns), "--dangerously-skip-permissions", "--model", capture.model ?? CLAUDE_MODEL,
+      ...(capture.maxBudgetUsd === undefined ? [] : ["--max-budget-usd", String(capture.maxBudgetUsd)]),
+    ];
   }
   const provider =
     `model_providers.stub={name="stub",base_url="${modelUrl}/v1",env_key="OPENAI_API_KEY",wire_api="responses",` +
@@ -214,13 +221,14 @@ async function runCapture(capture: Capture, bin: string, uid: number): Promise<{
   }
 }
 
-function parseArgs(argv: readonly string[]): { cli?: Cli; scenario?: Scenario } {
-  const out: { cli?: Cli; scenario?: Scenario } = {};
+function parseArgs(argv: readonly string[]): { cli?: Cli; scenario?: Scenario; name?: string } {
+  const out: { cli?: Cli; scenario?: Scenario; name?: string } = {};
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === "--cli" && (value === "claude" || value === "codex")) out.cli = value;
     else if (flag === "--scenario" && value !== undefined && isScenario(value)) out.scenario = value;
-    else throw new Error(`argument ${JSON.stringify(`${flag ?? ""} ${value ?? ""}`.trim())} is not understood; use --cli claude|codex and --scenario <${SCENARIOS.join("|")}>`);
+    else if (flag === "--name" && value !== undefined) out.name = value;
+    else throw new Error(`argument ${JSON.stringify(`${flag ?? ""} ${value ?? ""}`.trim())} is not understood; use --cli claude|codex, --scenario <${SCENARIOS.join("|")}> and --name <fixture, e.g. max_turns.max_budget>`);
   }
   return out;
 }
@@ -252,10 +260,11 @@ async function main(): Promise<void> {
   captures.push({ cli: "claude", scenario: "status_529", name: "status_529.retried", retries: 2 });
   captures.push({ cli: "codex", scenario: "status_500", name: "status_500.retried", retries: 1 });
   captures.push({ cli: "codex", scenario: "plain", name: "plain.unknown_model", retries: 0, model: "gpt-stand-in-unknown" });
+  captures.push({ cli: "claude", scenario: "max_turns", name: "max_turns.max_budget", retries: 0, maxBudgetUsd: CLAUDE_LOOP_BUDGET_USD });
 
   const fixtures = join(root, "test", "fixtures");
   for (const capture of captures) {
-    if ((only.cli !== undefined && capture.cli !== only.cli) || (only.scenario !== undefined && capture.scenario !== only.scenario)) continue;
+    if ((only.cli !== undefined && capture.cli !== only.cli) || (only.scenario !== undefined && capture.scenario !== only.scenario) || (only.name !== undefined && capture.name !== only.name)) continue;
     const dir = join(fixtures, capture.cli);
     mkdirSync(dir, { recursive: true });
     const { stdout, stderr, exit, outFile } = await runCapture(capture, bins[capture.cli], uid);

@@ -6,7 +6,7 @@
  */
 export * from "./runtime/index.js";
 export * from "./agents/index.js";
-export type { ComposedSpec, ExtraOptions, ValidatedContainer } from "./container/index.js";
+export type { ComposedSpec, ContainerDeadline, ExtraOptions, ValidatedContainer } from "./container/index.js";
 export type { Mount, MountSpec, MountTable } from "./mounts/index.js";
 export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
 export type { HarvestLimits, HarvestOptions, HarvestRecovery } from "./staging/index.js";

@@ -2,11 +2,26 @@
 // wall time), and the first cap passed is the breach that stops the Run as budget_exceeded. Pure:
 // the runner feeds it events and the clock. Until an egress proxy meters the API itself, the
 // stream is the meter: claude reports tokens per response; codex reports tokens only at the end of
-// its run, so for codex only turns and wall time stop a Run early.
+// its run, so a codex token or dollar cap is refused unless the proxy holds it (unheldCaps).
 
 import { costOf, priceOf } from "../runtime/index.js";
 import type { AgentCli } from "./request.js";
 import type { AgentBudget, AgentEvent, AgentUsage, BudgetCap, BudgetUse } from "./result.js";
+
+/**
+ * The request's caps that cannot be held where the Run goes, as the refusal that says so: codex
+ * prints its tokens only when it ends, so its maxTokens and maxCostUsd hold only behind the egress
+ * proxy, which meters every call. `where` is the Run's network policy, or "declared" (networks by hand).
+ */
+export function unheldCaps(cli: AgentCli, caps: { readonly [cap in BudgetCap]?: number | undefined } | undefined, where: "none" | "open" | "declared" | "model" | "allowlist"): string | undefined {
+  if (cli !== "codex" || caps === undefined || where === "model" || where === "allowlist") return undefined;
+  const unheld = (["maxTokens", "maxCostUsd"] as const).filter((cap) => caps[cap] !== undefined).map((cap) => `budget.${cap} ${JSON.stringify(caps[cap])}`);
+  if (unheld.length === 0) return undefined;
+  return (
+    `${unheld.join(" and ")} cannot be held for codex under ${where === "declared" ? "networks declared by hand" : `network policy ${JSON.stringify(where)}`}: ` +
+    `codex prints its tokens only when it ends, so only the egress proxy of the networkPolicy "model" or "allowlist" meters them while it runs; use one of those, or leave the cap${unheld.length === 1 ? "" : "s"} out`
+  );
+}
 
 export type Breach = { readonly cap: BudgetCap; readonly limit: number; readonly used: number; readonly message: string };
 

@@ -65,6 +65,10 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
       const message = arr(record["errors"]).map(String).join("; ") || "the agent reached its turn limit";
       return { ok: false, reason: "max_turns", error: message, ...(lastText === undefined ? {} : { text: lastText }), ...facts };
     }
+    if (subtype === "error_max_budget_usd" || str(record["terminal_reason"]) === "budget_exhausted") {
+      const message = arr(record["errors"]).map(String).join("; ") || "the agent reached its --max-budget-usd";
+      return { ok: false, reason: "budget_exceeded", retryable: false, error: message, ...(lastText === undefined ? {} : { text: lastText }), ...facts };
+    }
     const status = num(record["api_error_status"]) ?? apiError?.status;
     const message = resultText ?? apiError?.text ?? (arr(record["errors"]).map(String).join("; ") || `claude ended with subtype ${JSON.stringify(subtype)}`);
     const known = apiError?.error === undefined ? undefined : ASSISTANT_ERRORS[apiError.error];

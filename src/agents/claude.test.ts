@@ -46,6 +46,11 @@ describe("claudeArgs", () => {
     expect(claude({ noTools: true, web: true })).toEqual([...CLAUDE_BASE, "--tools", ""]);
   });
 
+  it("adds claude's own --max-budget-usd for a budget's maxCostUsd, a backstop to the live guard", () => {
+    expect(claude({ budget: { maxCostUsd: 0.5 } })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--max-budget-usd", "0.5"]);
+    expect(claude({ budget: { maxTokens: 5000 } })).toEqual([...CLAUDE_BASE, ...NO_WEB]);
+  });
+
   it("writes maxTurns after --max-turns", () => {
     expect(claude({ maxTurns: 0 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "0", "--dangerously-skip-permissions", ...NO_WEB]);
     expect(claude({ maxTurns: 1000 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "1000", "--dangerously-skip-permissions", ...NO_WEB]);

@@ -17,6 +17,8 @@ export function claudeArgs(request: AgentRequest): string[] {
     // Needs a non-root uid; inside the container there is nobody to ask and nothing to protect.
     "--dangerously-skip-permissions",
     ...(request.noTools ? ["--tools", ""] : request.web ? [] : ["--disallowedTools", ...CLAUDE_WEB_TOOLS]),
+    // A backstop to the live guard's dollar cap, by claude's own count: it ends error_max_budget_usd.
+    ...(request.budget?.maxCostUsd === undefined ? [] : ["--max-budget-usd", String(request.budget.maxCostUsd)]),
     ...(request.model === undefined ? [] : ["--model", request.model]),
     ...(request.effort === undefined ? [] : ["--effort", request.effort]),
     ...(request.systemPrompt === undefined ? [] : ["--append-system-prompt", request.systemPrompt]),

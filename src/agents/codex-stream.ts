@@ -18,13 +18,16 @@ const CODEX_MESSAGES: ReadonlyArray<readonly [RegExp, Classified]> = [
   [/at capacity|high demand|server_is_overloaded/i, { reason: "overloaded", retryable: true }],
 ];
 
+/** codex's usage, the four kept apart: its input_tokens include its cached_input_tokens (OpenAI's way), as the egress proxy counts them too. */
 function codexUsage(value: unknown): AgentUsage | undefined {
   const usage = obj(value);
   if (usage === undefined) return undefined;
+  const input = num(usage["input_tokens"]) ?? 0;
+  const cached = Math.min(input, num(usage["cached_input_tokens"]) ?? 0);
   return {
-    inputTokens: num(usage["input_tokens"]) ?? 0,
+    inputTokens: input - cached,
     outputTokens: num(usage["output_tokens"]) ?? 0,
-    cacheReadTokens: num(usage["cached_input_tokens"]) ?? 0,
+    cacheReadTokens: cached,
     cacheWriteTokens: num(usage["cache_write_input_tokens"]) ?? 0,
   };
 }

@@ -21,8 +21,11 @@ export type RunGuard = {
   readonly watch: (event: AgentEvent) => AgentEvent[];
   /** The last event the agent printed, in a few words. */
   readonly lastEvent: () => string | undefined;
-  /** The budget report, and a stopped Run's result completed with what was seen. */
-  readonly finish: (reason: string, result: AgentResult | undefined) => { readonly budget?: BudgetReport; readonly result?: AgentResult };
+  /**
+   * The Run's end reason (a CLI that stopped itself at its own cap, claude's --max-budget-usd, is
+   * budget_exceeded too), the budget report, and a stopped Run's result completed with what was seen.
+   */
+  readonly finish: <R extends string>(reason: R, result: AgentResult | undefined) => { readonly reason: R | "budget_exceeded"; readonly budget?: BudgetReport; readonly result?: AgentResult };
   /** Ends the Run as budget_exceeded for a cap passed elsewhere (the egress proxy's meter). */
   readonly exceededAtSource: (cap: BudgetCap, message: string) => void;
   /** Ends the Run as unavailable: something it cannot go on without went away (the egress proxy). */
@@ -33,8 +36,7 @@ export type RunGuard = {
 export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal | undefined, now: () => number = Date.now): RunGuard {
   const own = new AbortController();
   const signal = callerSignal === undefined ? own.signal : AbortSignal.any([callerSignal, own.signal]);
-  // The caps the request set, and only those (a zod object keeps an unset cap as undefined).
-  const caps = request.budget === undefined ? undefined : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
+  const caps = capsOf(request);
   const meter: BudgetMeter | undefined = caps === undefined ? undefined : createBudgetMeter(request.cli, caps, now(), request.model);
   let exceeded: BudgetCap | undefined;
   let lastBudgetEventAt = Number.NEGATIVE_INFINITY;
@@ -61,14 +63,18 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
       return [{ type: "budget", used: meter.used(at), caps }];
     },
     lastEvent: () => last,
-    finish: (reason, result) => {
-      if (meter === undefined || caps === undefined) return result === undefined ? {} : { result };
+    finish: (ended, result) => {
+      const atOwnCap = ended === "failed" && result?.reason === "budget_exceeded";
+      const reason = atOwnCap ? ("budget_exceeded" as const) : ended;
+      if (atOwnCap && exceeded === undefined) exceeded = "maxCostUsd";
+      if (meter === undefined || caps === undefined) return { reason, ...(result === undefined ? {} : { result }) };
       const budget: BudgetReport = { caps, used: meter.used(now()), ...(exceeded === undefined ? {} : { exceeded }) };
-      if (reason !== "budget_exceeded" && reason !== "stalled") return { budget, ...(result === undefined ? {} : { result }) };
+      if (reason !== "budget_exceeded" && reason !== "stalled") return { reason, budget, ...(result === undefined ? {} : { result }) };
       // Stopped: whatever the reader made of a cut stream, the answer, usage and session seen so far stay.
       const partial = meter.partial();
       const base: AgentResult = result ?? { ok: false, reason: "no_result", error: "the agent was stopped before it printed its result" };
       return {
+        reason,
         budget,
         result: {
           ...base,
@@ -89,6 +95,18 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
     },
     dispose: () => clearTimeout(wall),
   };
+}
+
+/**
+ * The caps the request set, and only those (a zod object keeps an unset cap as undefined). codex has
+ * no turn limit of its own, so its request's maxTurns (0: none) is held here, from its stream, as a
+ * budget's maxTurns: the lower of the two wins. claude holds its maxTurns itself (--max-turns).
+ */
+export function capsOf(request: AgentRequest): AgentBudget | undefined {
+  const set = request.budget === undefined ? {} : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
+  const turns = request.cli === "codex" && request.maxTurns > 0 ? Math.min(request.maxTurns, set.maxTurns ?? Number.POSITIVE_INFINITY) : set.maxTurns;
+  const caps: AgentBudget = { ...set, ...(turns === undefined ? {} : { maxTurns: turns }) };
+  return Object.keys(caps).length === 0 ? undefined : caps;
 }
 
 /** `tool_call Bash`, `assistant_text "…"`: enough to say where a stalled agent stopped. */

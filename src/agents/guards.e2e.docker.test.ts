@@ -56,10 +56,29 @@ describe("a budget stops a runaway agent", () => {
     expect(["price_table", "dearest_price"]).toContain(outcome.budget?.used.costFrom);
   }, 120_000);
 
+  it("passes claude its own --max-budget-usd as a backstop, which the pinned CLI takes: a Run within it completes", async () => {
+    const request = { cli: "claude", budget: { maxCostUsd: 1 } } as const;
+    const { outcome } = await run(request, "[stand-in:plain] What is the capital of France?");
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, reason: "completed", budget: { caps: { maxCostUsd: 1 } } });
+    const words = (await runner.commandFor({ timeoutSeconds: 120, maxTurns: 50, ...request }, "hi")).args;
+    expect(words.slice(words.indexOf("--max-budget-usd"), words.indexOf("--max-budget-usd") + 2)).toEqual(["--max-budget-usd", "1"]);
+  }, 120_000);
+
   it("on turns (codex), counted from the items it completes", async () => {
     const { outcome } = await run({ cli: "codex", model: "gpt-5.5", budget: { maxTurns: 3 } });
     expect(outcome).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { exceeded: "maxTurns", used: { turns: 4 } } });
     expect(outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  }, 120_000);
+
+  it("on the request's maxTurns (codex), which codex has no flag for: budget_exceeded one turn past at most", async () => {
+    const started = performance.now();
+    const { outcome, events } = await run({ cli: "codex", model: "gpt-5.5", maxTurns: 3, timeoutSeconds: 60 });
+    const tookMs = performance.now() - started;
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { caps: { maxTurns: 3 }, exceeded: "maxTurns" } });
+    expect(outcome.budget?.used.turns).toBeLessThanOrEqual(4);
+    expect(events.filter((e) => e.type === "tool_call").length).toBeLessThanOrEqual(5);
+    // 2.9 s on an idle machine (from the test's start to its Outcome); three times that, far from its timeout.
+    expect(tookMs).toBeLessThan(9_000);
   }, 120_000);
 
   it("reports what a Run within its budget spent", async () => {
@@ -81,7 +100,8 @@ describe("the watchdog stops a CLI that waits in silence", () => {
     expect(outcome.error).toMatch(/printed nothing (for \d+ s )?and used no CPU/);
     expect(outcome.error).toContain("the last event it printed: init");
     expect(events.some((e) => e.type === "stall_warning")).toBe(true);
-    // The CLI's start-up, stallSeconds of idleness, a sampling interval late at most, and the stop.
-    expect(tookMs).toBeLessThan((4 + 14) * 1000);
+    // The CLI's start-up, stallSeconds of idleness, a sampling interval late at most, and the stop:
+    // about 7 s (codex) and 9.5 s (claude) with both cores busy; three times 10 s is the bound.
+    expect(tookMs).toBeLessThan(3 * 10_000);
   }, 120_000);
 });

@@ -29,7 +29,8 @@ export { CREDENTIAL_VARIABLES, CredentialError, findCredential } from "./credent
 export type { EndpointOverrides } from "./environment.js";
 export { publicEnvironment } from "./environment.js";
 export { createAgentRunner } from "./runner.js";
+export { unheldCaps } from "./budget.js";
 export { agentCliVersions } from "./versions.js";
 export { AgentRunnerError } from "./runner-options.js";
 export type { NetworkPolicy, NetworkReport } from "./network-policy.js";
-export { NETWORK_POLICIES } from "./network-policy.js";
+export { NETWORK_POLICIES, reachWarning } from "./network-policy.js";

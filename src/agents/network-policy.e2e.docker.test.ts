@@ -256,6 +256,13 @@ describe('under networkPolicy "model"', () => {
     expect(outcomes.map((o) => o.reason)).toEqual(["cancelled", "cancelled"]);
   }, 180_000);
 
+  it("an answer that streams for longer than stallSeconds while the CLI prints nothing is life, not a stall: the proxy sees it", async () => {
+    // The model thinks for 9 s, its stream's bytes flowing all along (comment lines), then answers.
+    const outcome = await model.run({ cli: "claude", timeoutSeconds: 120, stallSeconds: 3 }, "What is the capital of France? [stand-in-pace:9000]");
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, reason: "completed", result: { text: PLAIN_ANSWER } });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(9000);
+  }, 120_000);
+
   it("a Run's token spends only its own budget: a second Run's calls are metered to it alone", async () => {
     const [first, second] = await Promise.all([
       model.run({ cli: "claude", timeoutSeconds: 120, budget: { maxTurns: 5 } }, "What is the capital of France?"),
@@ -276,6 +283,12 @@ describe('under networkPolicy "model"', () => {
     expect(outcome.network?.meter?.usage.inputTokens).toBe(ANTHROPIC_USAGE.input_tokens * 2);
     expect(outcome.result?.text).toBe(loopText(2));
     expect(events.some((e) => e.type === "metered")).toBe(true);
+  }, 120_000);
+
+  it("the proxy holds codex to a token cap its stream cannot tell until the end: budget_exceeded on the provider's own counts", async () => {
+    const outcome = await model.run({ cli: "codex", timeoutSeconds: 120, budget: { maxTokens: 50 } }, "Keep going. [stand-in:max_turns]");
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { exceeded: "maxTokens" }, network: { policy: "model", meter: { breach: { cap: "maxTokens", limit: 50 } } } });
+    expect(outcome.network?.meter?.tokens).toBeGreaterThan(50);
   }, 120_000);
 });
 

@@ -10,6 +10,23 @@ import type { AgentRequest } from "./request.js";
 export const NETWORK_POLICIES = ["none", "model", "allowlist", "open"] as const;
 export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];
 
+/** The clouds' instance metadata endpoint: any network with a route out reaches it. */
+const METADATA_ADDRESS = "169.254.169.254";
+
+/**
+ * What an agent can reach past its model, said plainly, when it is a policy or a network named by
+ * hand that reaches out: `open`, or any network but "none" and a container's namespace (a stand-in
+ * model's). Undefined when the agent reaches no more than the egress proxy, a namespace, or nothing.
+ */
+export function reachWarning(choice: { readonly policy?: NetworkPolicy; readonly networks?: readonly string[] }): string | undefined {
+  if (choice.policy === "open") {
+    return `under network policy "open" the agent holds its credential itself and has a route out: it reaches the internet, your LAN, the host's bridge address and a cloud's metadata endpoint (${METADATA_ADDRESS}); use "model" to keep the key in the egress proxy and let the agent reach only its model`;
+  }
+  const reaching = (choice.networks ?? []).filter((name) => name !== "none" && !name.startsWith("container:"));
+  if (reaching.length === 0) return undefined;
+  return `network ${reaching.map((name) => JSON.stringify(name)).join(", ")} is joined by hand, with the agent's credential in its environment: the agent reaches whatever it routes to, and Docker's default "bridge" reaches the internet, your LAN, the host's services and a cloud's metadata endpoint (${METADATA_ADDRESS}) through NAT; use network policy "model" to keep the key in the egress proxy`;
+}
+
 /** What the Outcome says of the Run's network: its policy, and under the proxy what it metered. */
 export type NetworkReport = {
   /** "declared": the runner's own `networks`, not a policy. */
@@ -43,6 +60,8 @@ export type ProxiedRun = {
   readonly network: RunNetwork;
   /** Kills the Run's token (once: the moment its container is seen gone, or when the Run ends) and resolves with the proxy's last meter reading. */
   readonly revoke: () => Promise<RunMeter | undefined>;
+  /** Takes each reading of the proxy's meter: an answer that streamed since the last is a sign of life for the stall watchdog. */
+  readonly observe: (meter: RunMeter) => void;
 };
 
 /** Registers the Run with the proxy; rejects with the proxy's refusal. */
@@ -71,6 +90,8 @@ export async function registerProxiedRun(
   });
   let revoked: Promise<RunMeter | undefined> | undefined;
   const revoke = (): Promise<RunMeter | undefined> => (revoked ??= gateway.revoke(runId));
+  let alive: (() => void) | undefined;
+  let lastByteAt = 0;
   return {
     runId,
     env: proxiedEnvironment(request.cli, token, gateway, policy),
@@ -82,7 +103,13 @@ export async function registerProxiedRun(
         if (!(await gateway.bind(runId, subnets))) throw new Error("the egress proxy no longer knows the Run (was it restarted?)");
       },
       onAgentGone: () => void revoke().catch(() => undefined),
+      liveness: (sign) => (alive = sign),
     },
     revoke,
+    observe: (meter) => {
+      if (meter.lastByteAt === undefined || meter.lastByteAt <= lastByteAt) return;
+      lastByteAt = meter.lastByteAt;
+      alive?.();
+    },
   };
 }

@@ -8,6 +8,8 @@ export const AGENT_REASONS = [
   "completed",
   /** The agent stopped at its turn limit before answering. */
   "max_turns",
+  /** The CLI stopped itself at its own spending cap (claude's --max-budget-usd): the Run ends budget_exceeded. */
+  "budget_exceeded",
   /** 401/403 or an authentication failure: fix the credential; retrying will not help. */
   "credential_refused",
   /** 429: retry after `resetAt` when known. */
@@ -55,7 +57,7 @@ export type AgentResult = ReaderVerdict & {
 export type AgentBudget = {
   /** Model responses (claude: assistant messages; codex: the items it completes: commands, file changes, messages). */
   readonly maxTurns?: number;
-  /** Input + output tokens; cached tokens are counted apart and not in this sum. */
+  /** Input + output tokens; cached tokens are counted apart and not in this sum. codex: held only by the egress proxy (unheldCaps). */
   readonly maxTokens?: number;
   /** Dollars: the CLI's own cost where it reports one, else estimated from the price table (src/plan/prices.ts). */
   readonly maxCostUsd?: number;

@@ -47,10 +47,13 @@ function envWords(args: readonly string[]): string[] {
   return args.flatMap((word, i) => (word === "--env" ? [args[i + 1] ?? ""] : []));
 }
 
-/** The agent's own words: everything after the image. */
+/** The agent's own words: everything after the image and the Run's own timer (`timeout -s TERM -k GRACE SECONDS`). */
 function agentWords(args: readonly string[]): string[] {
   expect(args).toContain(IMAGE);
-  return args.slice(args.indexOf(IMAGE) + 1);
+  const afterImage = args.slice(args.indexOf(IMAGE) + 1);
+  expect(afterImage.slice(0, 4)).toEqual(["timeout", "-s", "TERM", "-k"]);
+  expect(afterImage.slice(4, 6)).toEqual([expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)]);
+  return afterImage.slice(6);
 }
 
 const PUBLIC_ENV_WORDS = [
@@ -96,6 +99,30 @@ describe("createAgentRunner", () => {
     it("resolves for a value that is not a request at all", async () => {
       const outcome = await runner().run("claude" as never, PROMPT);
       expect(outcome).toEqual(refused("invalid_request", "the agent request is invalid: request should be a object"));
+    });
+  });
+
+  describe("run with a budget codex cannot be held to", () => {
+    it.each([
+      [{}, 'network policy "none"'],
+      [{ networkPolicy: "open" as const }, 'network policy "open"'],
+      [{ networks: ["container:stand-in"] }, "networks declared by hand"],
+    ])("refuses codex's maxTokens and maxCostUsd before the Run under %j, naming the policies that hold them", async (options, where) => {
+      const outcome = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, ...options }).run({ cli: "codex", budget: { maxTokens: 5000, maxCostUsd: 0.5 } }, PROMPT);
+      expect(outcome).toEqual(
+        refused(
+          "invalid_request",
+          `budget.maxTokens 5000 and budget.maxCostUsd 0.5 cannot be held for codex under ${where}: codex prints its tokens only when it ends, so only the egress proxy of the networkPolicy "model" or "allowlist" meters them while it runs; use one of those, or leave the caps out`,
+          "codex",
+        ),
+      );
+    });
+
+    it("takes codex's maxTurns and maxWallSeconds anywhere, and claude's token and dollar caps", async () => {
+      const codex = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).run({ cli: "codex", budget: { maxTurns: 3, maxWallSeconds: 60 } }, PROMPT);
+      expect(codex.reason).not.toBe("invalid_request");
+      const claude = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run({ cli: "claude", budget: { maxTokens: 5000, maxCostUsd: 0.5 } }, PROMPT);
+      expect(claude.reason).not.toBe("invalid_request");
     });
   });
 

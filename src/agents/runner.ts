@@ -35,6 +35,7 @@ import { DEFAULT_API_RETRIES, EGRESS_EVENTS_OPEN_MS, EGRESS_GONE_AFTER_MISSES, E
 import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
 import { createRunGuard, type BudgetReport } from "./guard.js";
+import { unheldCaps } from "./budget.js";
 import type { AgentEvent, AgentResult, BudgetCap } from "./result.js";
 import { checkNetworkPolicy } from "./network-options.js";
 import { egressBaseUrl, publicProxyEnvironment, registerProxiedRun, type NetworkPolicy, type NetworkReport, type ProxiedRun } from "./network-policy.js";
@@ -263,6 +264,8 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         request.cli,
       );
     }
+    const unheld = unheldCaps(request.cli, request.budget, gateway !== undefined ? (policy as "model" | "allowlist") : options.networks !== undefined ? "declared" : (policy as "none" | "open"));
+    if (unheld !== undefined) return refused("invalid_request", unheld, "none", request.cli);
     let credential: Credential;
     try {
       const gatewayKey = request.cli === "codex" ? codexProvider?.envKey : undefined;
@@ -331,7 +334,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       };
       let ran: Outcome<AgentResult>;
       let meter: RunMeter | undefined;
-      const metering = proxied === undefined ? undefined : watchMeter(gateway as EgressGateway, proxied.runId, (event) => tell?.(event), guard.unavailable);
+      const metering = proxied === undefined ? undefined : watchMeter(gateway as EgressGateway, proxied, (event) => tell?.(event), guard.unavailable);
       try {
         ran = await runtime.run(
           { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
@@ -367,6 +370,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       const last = guard.lastEvent();
       const outcome: Outcome<AgentResult> = {
         ...ran,
+        reason: guarded.reason,
         ...(guarded.result === undefined ? {} : { result: guarded.result }),
         ...(ran.reason === "stalled" && last !== undefined ? { error: `${ran.error ?? "the agent stalled"}; the last event it printed: ${last}` } : {}),
       };
@@ -424,7 +428,8 @@ function sessionStoreOf(request: AgentRequest): SessionStoreOptions {
  * While a proxied Run goes on, the proxy's meter as `metered` events, each time it changed: the
  * provider's own counts, even for a CLI that prints its usage only at the end.
  */
-function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEvent) => void, gone: (message: string) => void): { stop: () => void } {
+function watchMeter(gateway: EgressGateway, proxied: ProxiedRun, tell: (event: AgentEvent) => void, gone: (message: string) => void): { stop: () => void } {
+  const { runId } = proxied;
   let last = "";
   let stopped = false;
   let missed = 0;
@@ -452,6 +457,7 @@ function watchMeter(gateway: EgressGateway, runId: string, tell: (event: AgentEv
     }
     missed = 0;
     if (meter === undefined) return;
+    proxied.observe(meter);
     const seen = JSON.stringify([meter.turns, meter.tokens, meter.usage.cacheReadTokens, meter.refused]);
     if (seen === last) return;
     last = seen;

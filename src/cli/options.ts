@@ -72,7 +72,7 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
 
 /** A library message about the request, with each field named as the option that sets it. */
 export function inFlagWords(message: string): string {
-  return message.replace(/(budget\.maxTokens|budget\.maxCostUsd|budget\.maxWallSeconds|\bstallSeconds|\bmaxTurns|\btimeoutSeconds|\bresumeSession|\bmodel|\beffort)\b(?= ["0-9-])/g, (field) => FLAG_OF_FIELD[field] ?? field);
+  return message.replace(/the networkPolicy "(\w+)" or "(\w+)"/g, "--network-policy $1 or $2").replace(/(budget\.maxTokens|budget\.maxCostUsd|budget\.maxWallSeconds|\bstallSeconds|\bmaxTurns|\btimeoutSeconds|\bresumeSession|\bmodel|\beffort)\b(?= ["0-9-])/g, (field) => FLAG_OF_FIELD[field] ?? field);
 }
 
 /**

@@ -4,11 +4,11 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
-import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, type AgentCli, type NetworkPolicy } from "../agents/index.js";
+import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, reachWarning, unheldCaps, type AgentCli, type NetworkPolicy } from "../agents/index.js";
 import { connectTarget } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
-import { absoluteDirectory, collect, defaultRuntimeDir, dollars, UsageError, wholeNumber } from "./options.js";
-import { checkRunArguments, type RunArguments } from "./run-args.js";
+import { absoluteDirectory, collect, defaultRuntimeDir, dollars, inFlagWords, UsageError, wholeNumber } from "./options.js";
+import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import { wantsLiveView } from "./view.js";
 
@@ -102,10 +102,10 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--writable", "the agent edits a copy of --in; its changes come back as a patch (on stdout, or in --out)")
     .option("--model <model>", "the model, as the CLI names it")
     .option("--effort <level>", "reasoning effort, e.g. high")
-    .option("--max-turns <n>", "the CLI's own turn limit (claude's --max-turns; 0: none); ends as failed (max_turns)", wholeNumber("--max-turns", 0, 1000))
+    .option("--max-turns <n>", "the turn limit (0: none): claude's own --max-turns, ends as failed (max_turns); codex's counted from its stream, ends budget_exceeded", wholeNumber("--max-turns", 0, 1000))
     .option("--timeout <seconds>", "end the Run after this long", wholeNumber("--timeout", 1, 24 * 3600))
-    .option("--max-tokens <n>", "budget: stop the agent past this many input + output tokens", wholeNumber("--max-tokens", 1, 1_000_000_000))
-    .option("--max-cost <usd>", "budget: stop the agent past this many dollars", dollars("--max-cost"))
+    .option("--max-tokens <n>", "budget: stop the agent past this many input + output tokens (codex: only with --network-policy model or allowlist)", wholeNumber("--max-tokens", 1, 1_000_000_000))
+    .option("--max-cost <usd>", "budget: stop the agent past this many dollars (codex: only with --network-policy model or allowlist)", dollars("--max-cost"))
     .option("--max-wall <seconds>", "budget: stop the agent after this long, keeping its answer so far", wholeNumber("--max-wall", 1, 24 * 3600))
     .option("--stall <seconds>", "stop the agent after this long printing nothing and using no CPU (default 600)", wholeNumber("--stall", 1, 24 * 3600))
     .addOption(new Option("--network-policy <policy>", "what the agent may reach: none (default), model (only the egress proxy, which holds the key), allowlist (and --allow hosts), open (the internet, key in the container)").choices([...NETWORK_POLICIES]))
@@ -117,6 +117,12 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--runtime-dir <dir>", "where Run directories and kept sessions live", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
     .option("--verbose", "the library's log lines on stderr");
+}
+
+/** A network that reaches out is only ever named, never picked: when it is, stderr says what the agent can then reach. */
+function warnOfReach(flags: Pick<RunFlags, "network" | "networkPolicy">, io: Pick<CommandIo, "stderr">): void {
+  const warning = reachWarning({ ...(flags.networkPolicy === undefined ? {} : { policy: flags.networkPolicy }), ...(flags.network === undefined ? {} : { networks: flags.network }) });
+  if (warning !== undefined) io.stderr.write(`agentcage: warning: ${warning}\n`);
 }
 
 /** --network-policy, --allow and --network, which only make sense in some combinations. */
@@ -135,6 +141,15 @@ function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "
       throw new UsageError(`--allow ${JSON.stringify(entry)} is not host:port; write a host name and its port, such as registry.npmjs.org:443`);
     }
   }
+}
+
+/** A cap the Run's network cannot hold (codex's tokens and dollars, outside the egress proxy), refused before anything starts. */
+function checkBudgetFlags(checked: CheckedRun, flags: Pick<RunFlags, "network" | "networkPolicy" | "standIn">): void {
+  const where = flags.networkPolicy ?? (flags.network !== undefined || flags.standIn === true ? "declared" : "none");
+  const unheld = unheldCaps(checked.request.cli, checked.request.budget, where);
+  if (unheld === undefined) return;
+  const said = inFlagWords(unheld).replace("networks declared by hand", flags.standIn === true && flags.network === undefined ? "--stand-in's own network" : "--network");
+  throw new UsageError(said);
 }
 
 /** This package's version, from its package.json (two levels above the compiled file). */
@@ -204,6 +219,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
         settle(await runRemote({ ...checked, url: flags.remote, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] }, io));
         return;
       }
+      checkBudgetFlags(checked, flags);
+      warnOfReach(flags, io);
       const { runLocal } = await import("./run-local.js");
       settle(
         await runLocal(
@@ -232,6 +249,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
         throw new UsageError(`--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints the one docker run of a Run with no network (leave --network-policy out)`);
       }
+      checkBudgetFlags(checked, flags);
+      warnOfReach(flags, io);
       const { plan } = await import("./plan.js");
       settle(
         await plan(

@@ -22,6 +22,18 @@ describe("a Run's progress, folded from its events", () => {
   });
 });
 
+describe("what a Run spent, while it goes", () => {
+  it("takes the egress proxy's meter once there is one, and no count of the CLI's after it", () => {
+    const metered = { inputTokens: 66, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 };
+    let progress = applyEvent(startProgress("codex", 0), { type: "metered", turns: 1, usage: metered, costUsd: 0.0292, refused: 0 });
+    expect(progress).toMatchObject({ usage: metered, costUsd: 0.0292, metered: true });
+    progress = applyEvent(progress, { type: "usage", usage: { inputTokens: 130, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 } });
+    progress = applyEvent(progress, { type: "budget", used: { turns: 1, tokens: 147, cachedTokens: 64, costUsd: 0.0071, costFrom: "dearest_price", wallSeconds: 1 }, caps: { maxTokens: 1000 } });
+    progress = applyEvent(progress, { type: "result", result: { ok: true, reason: "completed", usage: { inputTokens: 130, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 }, numTurns: 1 } });
+    expect(progress).toMatchObject({ usage: metered, costUsd: 0.0292, turns: 1 });
+  });
+});
+
 describe("a tool call in one line", () => {
   it.each([
     ["Bash", { command: "npm test\n  -- --watch=false" }, "Bash: npm test -- --watch=false"],

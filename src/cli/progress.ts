@@ -16,6 +16,8 @@ export type Progress = {
   readonly lastText?: string;
   readonly usage?: AgentUsage;
   readonly costUsd?: number;
+  /** Whether usage and cost are the egress proxy's meter (the provider's own counts); once they are, the CLI's own counts no longer replace them. */
+  readonly metered?: boolean;
   readonly turns?: number;
   /** Where the Run is: "starting", then "running" once the agent spoke, then its end. */
   readonly phase: string;
@@ -45,7 +47,9 @@ export function applyEvent(progress: Progress, event: AgentEvent): Progress {
     }
     case "usage":
       // Each usage event is the total so far.
-      return { ...running, usage: event.usage };
+      return progress.metered === true ? running : { ...running, usage: event.usage };
+    case "metered":
+      return { ...running, usage: event.usage, costUsd: event.costUsd, metered: true };
     case "budget":
       return { ...running, budget: { used: event.used, caps: event.caps }, ...(event.used.costUsd === undefined || progress.costUsd !== undefined ? {} : { costUsd: event.used.costUsd }) };
     case "stall_warning":
@@ -54,8 +58,8 @@ export function applyEvent(progress: Progress, event: AgentEvent): Progress {
       const r = event.result;
       return {
         ...running,
-        ...(r.usage === undefined ? {} : { usage: r.usage }),
-        ...(r.costUsd === undefined ? {} : { costUsd: r.costUsd }),
+        ...(r.usage === undefined || progress.metered === true ? {} : { usage: r.usage }),
+        ...(r.costUsd === undefined || progress.metered === true ? {} : { costUsd: r.costUsd }),
         ...(r.numTurns === undefined ? {} : { turns: r.numTurns }),
         ...(r.sessionId === undefined ? {} : { sessionId: r.sessionId }),
         ...(r.model === undefined ? {} : { model: r.model }),

@@ -176,6 +176,15 @@ describe("agentcage run, piped", () => {
     expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress")).toBe("");
   }, 120_000);
 
+  it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {
+    const done = await runCommand(["run", "codex", "What is the capital of France?", "--stand-in", "--network-policy", "model"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    const spent = done.stderr.split("\n").filter((line) => /\$\d|tokens/.test(line));
+    expect(spent, done.stderr).toHaveLength(1);
+    expect(spent[0]).toMatch(/^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\) · from the egress proxy's meter$/);
+    expect(done.stderr).toContain("  network model: 1 model call through the egress proxy\n");
+  }, 120_000);
+
   it("stops a runaway agent at --max-tokens with exit 6, keeping what it spent", async () => {
     const done = await runCommand(["run", "claude", "[stand-in:max_turns] keep going", "--stand-in", "--max-tokens", "50"], env);
     expect(done.code, done.stderr).toBe(EXIT.budget);
@@ -184,6 +193,24 @@ describe("agentcage run, piped", () => {
     expect(done.stderr).toMatch(/budget tokens [0-9,]+\/50 \(passed maxTokens\)/);
     expect(runDirectories()).toEqual([]);
   }, 120_000);
+
+  it("stops codex at --max-turns with exit 6, counting its turns from its stream", async () => {
+    const done = await runCommand(["run", "codex", "[stand-in:max_turns] keep going", "--stand-in", "--max-turns", "3"], env);
+    expect(done.code, done.stderr).toBe(EXIT.budget);
+    expect(done.stderr).toContain("✖ budget_exceeded");
+    expect(done.stderr).toMatch(/budget turns 4\/3 \(passed maxTurns\)/);
+    expect(runDirectories()).toEqual([]);
+  }, 120_000);
+
+  it("refuses codex's --max-tokens and --max-cost where no egress proxy meters them, starting nothing", async () => {
+    const done = await runCommand(["run", "codex", "[stand-in:max_turns] keep going", "--stand-in", "--max-tokens", "50", "--max-cost", "0.5"], env);
+    expect(done.code, done.stderr).toBe(EXIT.usage);
+    expect(done.stderr).toContain(
+      `--max-tokens 50 and --max-cost 0.5 cannot be held for codex under --stand-in's own network: codex prints its tokens only when it ends, so only the egress proxy of --network-policy model or allowlist meters them while it runs; use one of those, or leave the caps out`,
+    );
+    expect(done.stderr).not.toContain("starting");
+    expect(runDirectories()).toEqual([]);
+  }, 60_000);
 
   it("cancels on Ctrl-C: the container goes, and it exits 130", async () => {
     const started = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);

@@ -1,5 +1,7 @@
 // The one screen the command prints when a Run ends: how it ended and why, how long it took, its
 // turns, tokens and cost, the tools it called, where its work went, and how to resume it.
+// One token count and one cost per Run, each from one source, named: the egress proxy's meter
+// when there is one (the provider's own counts), else the CLI's; a cost the price table gave is said so.
 
 import type { Progress } from "./progress.js";
 import { formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
@@ -21,7 +23,14 @@ export type SummaryOutcome = {
   /** The Run's network policy, and under the egress proxy what it metered. */
   readonly network?: {
     readonly policy: string;
-    readonly meter?: { readonly turns: number; readonly refused: number; readonly costUsd: number; readonly usage: NonNullable<Progress["usage"]> };
+    readonly meter?: {
+      readonly turns: number;
+      readonly refused: number;
+      readonly costUsd: number;
+      /** "dearest_price": some answer's model was not in the price table, and was priced at the CLI's dearest entry. */
+      readonly costFrom?: string;
+      readonly usage: NonNullable<Progress["usage"]>;
+    };
   };
   readonly result?: {
     readonly reason?: string;
@@ -56,20 +65,18 @@ export function summaryLines(outcome: SummaryOutcome, progress: Progress, work: 
     : `${paint.red("✖")} ${paint.bold(outcome.reason)}${r?.reason !== undefined && r.reason !== outcome.reason && r.reason !== "completed" ? ` (${r.reason})` : ""} after ${took}${waited}`;
   const lines = [`${head} ${paint.dim(`· ${outcome.cli ?? progress.cli}${model === undefined ? "" : ` · ${model}`}`)}`];
   if (!outcome.ok && outcome.error !== undefined) lines.push(`  ${paint.red(firstLines(inCommandWords(outcome.error), 3))}`);
-  const usage = formatUsage(r?.usage ?? progress.usage);
-  const cost = formatCost(r?.costUsd ?? progress.costUsd);
+  const spent = spentOf(outcome, progress);
   const turns = r?.numTurns ?? progress.turns;
-  const numbers = [turns === undefined ? undefined : `${turns} turn${turns === 1 ? "" : "s"}`, usage, cost].filter((part) => part !== undefined);
-  if (numbers.length > 0) lines.push(`  ${numbers.join(" · ")}`);
-  const budget = formatBudget(outcome.budget ?? progress.budget);
+  const numbers = [turns === undefined ? undefined : `${turns} turn${turns === 1 ? "" : "s"}`, formatUsage(spent.usage), spent.cost].filter((part) => part !== undefined);
+  if (numbers.length > 0) lines.push(`  ${numbers.join(" · ")}${spent.usage === undefined && spent.cost === undefined ? "" : ` · ${paint.dim(spent.from)}`}`);
+  const caps = outcome.budget ?? progress.budget;
+  // What the budget line says was spent is the same count as above, not a second one.
+  const budget = formatBudget(caps === undefined || spent.tokens === undefined ? caps : { caps: caps.caps, used: { ...caps.used, tokens: spent.tokens, ...(spent.costUsd === undefined ? {} : { costUsd: spent.costUsd }) } });
   if (budget !== undefined) lines.push(`  ${outcome.budget?.exceeded === undefined ? budget : paint.yellow(`${budget} (passed ${outcome.budget.exceeded})`)}`);
   const network = outcome.network;
   if (network !== undefined && network.policy !== "none" && network.policy !== "declared") {
     const meter = network.meter;
-    const metered =
-      meter === undefined
-        ? ""
-        : `: the egress proxy metered ${meter.turns} model call${meter.turns === 1 ? "" : "s"} · ${formatUsage(meter.usage) ?? "no tokens"} · ${formatCost(meter.costUsd) ?? "$0"}${meter.refused > 0 ? ` · ${meter.refused} refused` : ""}`;
+    const metered = meter === undefined ? "" : `: ${meter.turns} model call${meter.turns === 1 ? "" : "s"} through the egress proxy${meter.refused > 0 ? `, ${meter.refused} refused` : ""}`;
     lines.push(`  ${paint.dim(`network ${network.policy}${metered}`)}`);
   }
   if (progress.toolCalls > 0) {
@@ -81,6 +88,31 @@ export function summaryLines(outcome: SummaryOutcome, progress: Progress, work: 
   else if (session !== undefined) lines.push(`  ${paint.dim(`session ${session}`)}`);
   if (outcome.runId !== undefined) lines.push(`  ${paint.dim(`run ${outcome.runId}`)}`);
   return lines;
+}
+
+/** The Run's one token count and one cost, and where they came from. */
+function spentOf(outcome: SummaryOutcome, progress: Progress): { usage?: NonNullable<Progress["usage"]>; tokens?: number; costUsd?: number; cost?: string; from: string } {
+  const meter = outcome.network?.meter;
+  if (meter !== undefined) {
+    return { usage: meter.usage, tokens: meter.usage.inputTokens + meter.usage.outputTokens, costUsd: meter.costUsd, cost: costWords(meter.costUsd, meter.costFrom ?? "price_table", true), from: "from the egress proxy's meter" };
+  }
+  const cli = outcome.cli ?? progress.cli;
+  const usage = outcome.result?.usage ?? progress.usage;
+  const used = (outcome.budget ?? progress.budget)?.used;
+  // The CLI's own cost first (claude, at its end); else the budget's, priced from the CLI's tokens.
+  const [costUsd, costFrom] = outcome.result?.costUsd !== undefined ? [outcome.result.costUsd, "cli"] : used?.costUsd !== undefined ? [used.costUsd, used.costFrom ?? "price_table"] : [progress.costUsd, "cli"];
+  return {
+    ...(usage === undefined ? {} : { usage, tokens: usage.inputTokens + usage.outputTokens }),
+    ...(costUsd === undefined ? {} : { costUsd, cost: costWords(costUsd, costFrom, false) }),
+    from: `from ${cli}'s own output`,
+  };
+}
+
+/** `$0.0123`, and how it was priced when nobody billed it: from the table, or estimated at the dearest entry. */
+function costWords(costUsd: number, costFrom: string, metered: boolean): string {
+  const cost = formatCost(costUsd);
+  if (costFrom === "dearest_price") return `${cost} estimated (its model is not in the price table: priced at the dearest entry)`;
+  return costFrom === "price_table" && !metered ? `${cost} priced from the table` : cost;
 }
 
 function firstLines(text: string, count: number): string {

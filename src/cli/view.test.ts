@@ -58,6 +58,47 @@ describe("the summary", () => {
   });
 });
 
+describe("what a Run spent, in the summary", () => {
+  const progress = startProgress("codex", 0);
+  const cliUsage = { inputTokens: 66, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 };
+
+  it("shows one token count and one cost, the egress proxy's, saying it is an estimate when the proxy priced an unknown model at the dearest entry", () => {
+    const lines = summaryLines(
+      {
+        ok: true,
+        reason: "completed",
+        durationMs: 1000,
+        cli: "codex",
+        result: { numTurns: 1, usage: { inputTokens: 130, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 }, model: "gpt-stand-in" },
+        budget: { caps: { maxTokens: 1000, maxCostUsd: 1 }, used: { turns: 1, tokens: 147, cachedTokens: 64, costUsd: 0.0071, costFrom: "dearest_price", wallSeconds: 1 } },
+        network: { policy: "model", meter: { turns: 1, refused: 0, costUsd: 0.0292, costFrom: "dearest_price", usage: cliUsage } },
+      },
+      progress,
+      [],
+      NO_PAINT,
+    );
+    expect(lines.slice(1, 4)).toEqual([
+      "  1 turn · 66 in / 17 out tokens (cache 64 read, 0 written) · $0.0292 estimated (its model is not in the price table: priced at the dearest entry) · from the egress proxy's meter",
+      "  budget tokens 83/1,000, $0.0292/$1.00",
+      "  network model: 1 model call through the egress proxy",
+    ]);
+    expect(lines.join("\n")).not.toContain("0.0071");
+    expect(lines.join("\n")).not.toContain("130 in");
+  });
+
+  it("says the CLI's own figures are its own, and a cost from the price table is priced, not billed", () => {
+    const claude = summaryLines({ ok: true, reason: "completed", durationMs: 1, cli: "claude", result: { numTurns: 3, usage: cliUsage, costUsd: 0.0175 } }, startProgress("claude", 0), [], NO_PAINT);
+    expect(claude[1]).toBe("  3 turns · 66 in / 17 out tokens (cache 64 read, 0 written) · $0.0175 · from claude's own output");
+    const priced = summaryLines(
+      { ok: false, reason: "budget_exceeded", durationMs: 1, cli: "claude", result: { usage: cliUsage }, budget: { caps: { maxCostUsd: 0.001 }, exceeded: "maxCostUsd", used: { turns: 1, tokens: 83, cachedTokens: 64, costUsd: 0.002, costFrom: "price_table", wallSeconds: 1 } } },
+      startProgress("claude", 0),
+      [],
+      NO_PAINT,
+    );
+    expect(priced).toContain("  66 in / 17 out tokens (cache 64 read, 0 written) · $0.0020 priced from the table · from claude's own output");
+  });
+});
+
 describe("a Run's error in the summary", () => {
   it.each([
     ['input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: ["src/pipe"]', '--in: input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with --exclude src/pipe'],

@@ -1,14 +1,29 @@
 // One spec per Run: the declaration, the Run Plan and the Run's identity folded into a single
 // value that both renderings (CLI words and Engine API body) read. Pure; no I/O, no defaults elsewhere.
+// The one place that decides what the container runs: a Run's timer in front of the agent's words,
+// so its container ends by itself at its deadline whoever is (or is not) left to stop it.
 
 import type { Mount, MountSpec } from "../mounts/index.js";
 import { mountArguments, mountSpecs } from "../mounts/index.js";
 import { agentWorkdirOf, type ValidatedContainer } from "./agent-container.js";
-import { DEFAULT_MEMORY_BYTES, DEFAULT_PIDS_LIMIT, DEFAULT_TMPFS_BYTES, FALLBACK_AGENT_USER } from "./limits.js";
+import { DEFAULT_MEMORY_BYTES, DEFAULT_PIDS_LIMIT, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TMPFS_BYTES, FALLBACK_AGENT_USER } from "./limits.js";
 
 export const RUN_LABEL = "agentcage.run";
 export const OWNER_LABEL = "agentcage.owner";
 export const DEFAULT_OWNER = "agentcage";
+/**
+ * The program in the image that is a Run's own timer: coreutils' `timeout` (Debian) and busybox's
+ * take the same words, `-s SIGNAL -k GRACE SECONDS COMMAND...`.
+ */
+export const DEADLINE_COMMAND = "timeout";
+
+/** A container's own deadline: its agent gets the stop signal after `seconds`, SIGKILL `graceSeconds` later. */
+export type ContainerDeadline = {
+  readonly seconds: number;
+  readonly graceSeconds: number;
+  /** As the declaration names it (`--stop-signal`), default SIGTERM. */
+  readonly signal: string;
+};
 
 export type ComposedSpec = {
   readonly name: string;
@@ -37,6 +52,10 @@ export type ComposedSpec = {
   readonly pids: number;
   readonly tmpfsBytes: number;
   readonly cpus?: number;
+  /** Seconds between the stop signal and SIGKILL, for every stop: ours, the engine's (StopTimeout) and the container's own timer. */
+  readonly stopGraceSeconds: number;
+  /** The container's own timer; absent: none (the egress proxy, which lives as long as its process). */
+  readonly deadline?: ContainerDeadline;
   readonly container: ValidatedContainer;
 };
 
@@ -69,6 +88,12 @@ export type RunSpecInput = {
   readonly labels?: Readonly<Record<string, string>>;
   /** Networks of this Run's own, instead of the declared ones (a network policy's); default: the declaration's. */
   readonly networks?: readonly string[];
+  /**
+   * Whole seconds after its start at which the container's own timer stops the agent (its stop
+   * signal, then SIGKILL after the grace), so it ends even when the process that started it is gone;
+   * default: no timer. Every Run passes one (src/runtime/compose.ts); the egress proxy does not.
+   */
+  readonly deadlineSeconds?: number;
 };
 
 export function composeSpec(container: ValidatedContainer, run: RunSpecInput): ComposedSpec {
@@ -90,6 +115,7 @@ export function composeSpec(container: ValidatedContainer, run: RunSpecInput): C
   const agentWorkdir = agentWorkdirOf(container);
   const declaredWorkdir = container.workdir ?? agentWorkdir;
   const workdir = extra.workdir ?? declaredWorkdir;
+  const stopGraceSeconds = container.limits?.stopGraceSeconds ?? DEFAULT_STOP_GRACE_SECONDS;
   return {
     name: containerName(runId),
     image: container.image,
@@ -109,8 +135,34 @@ export function composeSpec(container: ValidatedContainer, run: RunSpecInput): C
     pids: container.limits?.pids ?? DEFAULT_PIDS_LIMIT,
     tmpfsBytes: container.limits?.tmpfsBytes ?? DEFAULT_TMPFS_BYTES,
     ...(container.limits?.cpus === undefined ? {} : { cpus: container.limits.cpus }),
+    stopGraceSeconds,
+    ...(run.deadlineSeconds === undefined ? {} : { deadline: { seconds: run.deadlineSeconds, graceSeconds: stopGraceSeconds, signal: extra.stopSignal ?? "SIGTERM" } }),
     container,
   };
+}
+
+/**
+ * What the container runs, split the way both renderings split it: the entrypoint's first word when
+ * one replaces the image's, and every word after the image. The timer goes in front of a declared
+ * entrypoint, or else in front of the plan's words, after the image's own entrypoint, which must
+ * then run its arguments as a command (none, `tini --`, a script ending in `exec "$@"`).
+ */
+export function commandWords(spec: ComposedSpec): { readonly entry?: string; readonly afterImage: readonly string[] } {
+  const timer = spec.deadline === undefined ? [] : deadlineWords(spec.deadline);
+  if (spec.entrypoint === undefined) return { afterImage: [...timer, ...spec.planArgs] };
+  const [entry, ...rest] = [...timer, ...spec.entrypoint];
+  return { ...(entry === undefined ? {} : { entry }), afterImage: [...rest, ...spec.planArgs] };
+}
+
+/**
+ * The timer's words: the stop signal at the deadline, SIGKILL a grace later (with no grace, SIGKILL
+ * at once, as a stop with no grace does). The timer stays the agent's parent (coreutils) or watches
+ * it from beside it (busybox); either way the container's init passes every stop signal on.
+ */
+export function deadlineWords(deadline: ContainerDeadline): string[] {
+  if (deadline.graceSeconds === 0) return [DEADLINE_COMMAND, "-s", "KILL", String(deadline.seconds)];
+  const signal = /^\d+$/.test(deadline.signal) ? deadline.signal : deadline.signal.toUpperCase().replace(/^SIG/, "");
+  return [DEADLINE_COMMAND, "-s", signal, "-k", String(deadline.graceSeconds), String(deadline.seconds)];
 }
 
 /** Mount options of the tmpfs at /tmp; one string so both renderings say the same. */

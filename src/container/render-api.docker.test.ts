@@ -16,7 +16,7 @@ const SECURITY_FIELDS = {
     "Init", "CapAdd", "CapDrop", "SecurityOpt", "ReadonlyRootfs", "Tmpfs", "PidsLimit", "Memory", "MemorySwap",
     "NanoCpus", "Ulimits", "Mounts", "Binds", "NetworkMode", "Privileged", "Devices", "PidMode", "IpcMode", "UsernsMode", "LogConfig",
   ],
-  Config: ["User", "Tty", "OpenStdin", "StdinOnce", "Entrypoint", "Cmd", "Image", "WorkingDir"],
+  Config: ["User", "Tty", "OpenStdin", "StdinOnce", "Entrypoint", "Cmd", "Image", "WorkingDir", "StopTimeout"],
 } as const;
 
 function securityView(inspected: Inspected) {

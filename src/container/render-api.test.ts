@@ -13,6 +13,8 @@ import { renderCommand, type ComposedCommand } from "./render-cli.js";
 
 const RUN_ID = "0123456789abcdef";
 const PLAN_ARGS = ["sample-agent", "--json"];
+/** The container's own timer, as every Run's container has one. */
+const DEADLINE_SECONDS = 61;
 
 const FULL: AgentContainer = {
   image: "agent:1",
@@ -46,7 +48,7 @@ const FULL: AgentContainer = {
 };
 
 function render(container: AgentContainer): { body: ContainerCreateOptions; command: ComposedCommand } {
-  const spec = composeSpec(validateAgentContainer(container), { runId: RUN_ID, planArgs: PLAN_ARGS });
+  const spec = composeSpec(validateAgentContainer(container), { runId: RUN_ID, planArgs: PLAN_ARGS, deadlineSeconds: DEADLINE_SECONDS });
   return { body: renderCreateBody(spec), command: renderCommand(spec, "", createMasker()) };
 }
 
@@ -190,6 +192,10 @@ describe.each([
     });
   });
 
+  it("StopTimeout, the grace", () => {
+    expect(body.StopTimeout).toBe(Number(last(cli, "--stop-timeout")));
+  });
+
   it("stdin open without a TTY, attached once", () => {
     expect(last(cli, "--interactive")).toBe("true");
     expect(cli.flags.has("--tty")).toBe(false);
@@ -202,8 +208,10 @@ describe("renderCreateBody", () => {
     expect(render({ image: "agent:1" }).body).toEqual({
       name: `agentcage-${RUN_ID}`,
       Image: "agent:1",
-      Cmd: ["sample-agent", "--json"],
+      // The timer runs under the image's own entrypoint, in front of the plan's words.
+      Cmd: ["timeout", "-s", "TERM", "-k", "10", "61", "sample-agent", "--json"],
       User: resolveAgentUser(undefined),
+      StopTimeout: 10,
       Env: [],
       Labels: { "agentcage.run": RUN_ID, "agentcage.owner": "agentcage" },
       Tty: false,
@@ -235,12 +243,14 @@ describe("renderCreateBody", () => {
     expect(render(FULL).body).toEqual({
       name: `agentcage-${RUN_ID}`,
       Image: "agent:1",
-      Entrypoint: ["node"],
-      Cmd: ["/opt/agent.js", "--stream", "sample-agent", "--json"],
+      // The timer replaces the entrypoint, and runs the declared one: the stop signal is extraArgs' SIGINT.
+      Entrypoint: ["timeout"],
+      Cmd: ["-s", "INT", "-k", "5", "61", "node", "/opt/agent.js", "--stream", "sample-agent", "--json"],
       User: "10002:10002",
       WorkingDir: "/work/sub",
       Hostname: "agent-1",
       StopSignal: "SIGINT",
+      StopTimeout: 5,
       Env: ["API_KEY=sk-live-0123456789", "MODE=slow-mode", "EXTRA=extra-1", "OTHER=other-2"],
       Labels: { team: "infra", tier: "gold", "agentcage.run": RUN_ID, "agentcage.owner": "ci-runner-1" },
       Tty: false,

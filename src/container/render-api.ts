@@ -3,21 +3,23 @@
 
 import type { ContainerCreateOptions } from "dockerode";
 import type { ComposedSpec } from "./compose.js";
-import { effectiveEnv, tmpfsOptions } from "./compose.js";
+import { commandWords, effectiveEnv, tmpfsOptions } from "./compose.js";
 
 export function renderCreateBody(spec: ComposedSpec): ContainerCreateOptions {
   const extra = spec.container.extra;
-  const [entry, ...entryRest] = spec.entrypoint ?? [];
+  const { entry, afterImage } = commandWords(spec);
   return {
     name: spec.name,
     Image: spec.image,
     ...(entry === undefined ? {} : { Entrypoint: [entry] }),
     // As the CLI does: the words after the image (rest of entrypoint, then the plan) are Cmd.
-    Cmd: [...entryRest, ...spec.planArgs],
+    Cmd: [...afterImage],
     User: spec.user,
     ...(spec.workdir === undefined ? {} : { WorkingDir: spec.workdir }),
     ...(extra.hostname === undefined ? {} : { Hostname: extra.hostname }),
     ...(extra.stopSignal === undefined ? {} : { StopSignal: extra.stopSignal }),
+    // A stop the engine makes itself (docker stop, a shutdown) gives the agent the same grace as ours.
+    StopTimeout: spec.stopGraceSeconds,
     Env: [...effectiveEnv(spec)].map(([name, value]) => `${name}=${value}`),
     Labels: { ...spec.labels },
     Tty: false,

@@ -54,7 +54,15 @@ const LOCKED_DOWN = [
   "--memory-swap", "2147483648",
   "--ulimit", "core=0",
   "--log-driver", "none",
+  "--stop-timeout", "10",
 ] as const;
+
+/**
+ * The Run's own timer, in front of the agent's words: the stop signal a margin (1 s) after the
+ * default timeout of 3600 s, SIGKILL the default grace of 10 s later.
+ */
+const TIMER = ["timeout", "-s", "TERM", "-k", "10", "3601"] as const;
+const TIMER_ARGS = TIMER.slice(1);
 
 /** The run id a command names its container after. */
 function runIdOf(args: readonly string[]): string {
@@ -78,12 +86,14 @@ describe("commandFor", () => {
       "--memory-swap", "2147483648",
       "--ulimit", "core=0",
       "--log-driver", "none",
+      "--stop-timeout", "10",
       "--user", AGENT_USER,
       "--network", "none",
       "--name", `agentcage-${id}`,
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ];
     expect(command).toEqual({ command: "docker", args, redactedArgs: args, env: {}, stdin: "hello" });
@@ -124,6 +134,7 @@ describe("commandFor", () => {
       "--memory-swap", "2147483648",
       "--ulimit", "core=0",
       "--log-driver", "none",
+      "--stop-timeout", "10",
       "--mount", "type=bind,source=/srv/agentcage/run-1/work,target=/work",
       "--mount", "type=bind,source=/srv/agentcage/run-1/config.json,target=/in/config.json,readonly",
       "--user", AGENT_USER,
@@ -132,6 +143,7 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ]);
   });
@@ -146,9 +158,10 @@ describe("commandFor", () => {
       "--name", `agentcage-${id}`,
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
-      "--entrypoint", "node",
+      // The Run's own timer first: the declared entrypoint runs under it.
+      "--entrypoint", "timeout",
       "agent:1",
-      "/opt/agent.js", "--stream",
+      ...TIMER_ARGS, "node", "/opt/agent.js", "--stream",
       "sample-agent", "--json",
     ]);
   });
@@ -165,6 +178,7 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ]);
   });
@@ -182,6 +196,7 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ]);
     expect(command.env).toEqual({ API_KEY: "sk-live-0123456789", MODE: "fast-mode" });
@@ -200,6 +215,7 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ]);
   });
@@ -215,6 +231,7 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=ci-runner-1",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ]);
   });
@@ -230,11 +247,11 @@ describe("commandFor", () => {
       "--name", `agentcage-${id}`,
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
-      "--entrypoint", "node",
+      "--entrypoint", "timeout",
       // The env assignment keeps its place but loses its value, which moves to the client's env.
       "--hostname", "agent-1", "--env", "EXTRA", "--label", "tier=gold", "--dns", "10.0.0.2",
       "agent:1",
-      "/opt/agent.js",
+      ...TIMER_ARGS, "node", "/opt/agent.js",
       "sample-agent", "--json",
     ]);
   });
@@ -257,12 +274,14 @@ describe("commandFor", () => {
       "--cpus", "1.5",
       "--ulimit", "core=0",
       "--log-driver", "none",
+      "--stop-timeout", "5",
       "--user", AGENT_USER,
       "--network", "none",
       "--name", `agentcage-${id}`,
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      "timeout", "-s", "TERM", "-k", "5", "3601",
       "sample-agent", "--json",
     ]);
   });
@@ -279,6 +298,7 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ]);
   });
@@ -295,6 +315,7 @@ describe("commandFor", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ]);
   });
@@ -314,15 +335,37 @@ describe("commandFor", () => {
       "--memory-swap", "2147483648",
       "--ulimit", "core=0",
       "--log-driver", "none",
+      "--stop-timeout", "10",
       "--user", AGENT_USER,
       "--network", "none",
       "--name", `agentcage-${id}`,
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       "sample-agent", "--json",
     ];
     expect(command).toEqual({ command: "sudo", args, redactedArgs: args, env: {}, stdin: "hello" });
+  });
+});
+
+describe("the Run's own timer", () => {
+  const afterImage = (args: readonly string[]) => args.slice(args.indexOf("agent:1") + 1);
+
+  it("sends the stop signal a margin after the declared timeout, and SIGKILL a grace later", () => {
+    const { args } = commandFor({ image: "agent:1", timeoutSeconds: 60, limits: { stopGraceSeconds: 3 } });
+    expect(afterImage(args)).toEqual(["timeout", "-s", "TERM", "-k", "3", "61", ...PLAN_ARGS]);
+    expect(args.slice(args.indexOf("--stop-timeout"), args.indexOf("--stop-timeout") + 2)).toEqual(["--stop-timeout", "3"]);
+  });
+
+  it("sends SIGKILL at once when the grace is 0, as a stop with no grace does", () => {
+    const { args } = commandFor({ image: "agent:1", timeoutSeconds: 60, limits: { stopGraceSeconds: 0 } });
+    expect(afterImage(args)).toEqual(["timeout", "-s", "KILL", "61", ...PLAN_ARGS]);
+  });
+
+  it("sends the declared stop signal, in the words both coreutils' and busybox's timeout take", () => {
+    const { args } = commandFor({ image: "agent:1", timeoutSeconds: 60, extraArgs: ["--stop-signal", "sigquit"] });
+    expect(afterImage(args)).toEqual(["timeout", "-s", "QUIT", "-k", "10", "61", ...PLAN_ARGS]);
   });
 });
 
@@ -373,6 +416,7 @@ describe("commandFor with public and per-Run environment", () => {
       "--label", `agentcage.run=${id}`,
       "--label", "agentcage.owner=agentcage",
       "agent:1",
+      ...TIMER,
       ...PLAN_ARGS,
     ]);
     expect(command.env).toEqual({ DECLARED: "declared-secret", RUN_TOKEN: "per-run-secret-1" });

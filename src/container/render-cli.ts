@@ -2,7 +2,7 @@
 // This is the one place argument order is decided; env values never enter these words.
 
 import type { ComposedSpec } from "./compose.js";
-import { effectiveEnv, OWNER_LABEL, RUN_LABEL, tmpfsOptions } from "./compose.js";
+import { commandWords, effectiveEnv, OWNER_LABEL, RUN_LABEL, tmpfsOptions } from "./compose.js";
 import { cliExtraArgs } from "./extra-args.js";
 import type { Masker } from "../redact/index.js";
 
@@ -28,7 +28,7 @@ export type ComposedCommand = {
  */
 export function renderCliArgs(spec: ComposedSpec): string[] {
   const c = spec.container;
-  const [entry, ...entryRest] = spec.entrypoint ?? [];
+  const { entry, afterImage } = commandWords(spec);
   const envNames = [...new Set([...Object.keys(c.env ?? {}), ...spec.runEnvNames])];
   // Declared labels and the runtime's own; extraArgs labels come later, in extraArgs, and win.
   const ownLabels = Object.entries({ ...c.labels, ...spec.runLabels, [RUN_LABEL]: spec.labels[RUN_LABEL], [OWNER_LABEL]: spec.labels[OWNER_LABEL] });
@@ -48,6 +48,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
     ...(spec.cpus === undefined ? [] : ["--cpus", String(Math.round(spec.cpus * 1e9) / 1e9)]),
     "--ulimit", "core=0",
     "--log-driver", "none",
+    "--stop-timeout", String(spec.stopGraceSeconds),
     ...spec.mountArgs,
     "--user", spec.user,
     ...(spec.declaredWorkdir === undefined ? [] : ["--workdir", spec.declaredWorkdir]),
@@ -59,8 +60,7 @@ export function renderCliArgs(spec: ComposedSpec): string[] {
     ...(entry === undefined ? [] : ["--entrypoint", entry]),
     ...cliExtraArgs(c.extraArgs ?? []),
     spec.image,
-    ...entryRest,
-    ...spec.planArgs,
+    ...afterImage,
   ];
 }
 

@@ -34,6 +34,8 @@ export type Meter = {
   readonly add: (response: ResponseUsage) => EgressBreach | undefined;
   /** Calls admitted and not yet settled. */
   readonly inFlight: () => number;
+  /** A byte of an answer streamed to the agent now. */
+  readonly streamed: () => void;
   readonly reading: () => RunMeter;
 };
 
@@ -64,6 +66,7 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
   };
 
   const reserved = { tokens: 0, costUsd: 0, calls: 0 };
+  let lastByteAt: number | undefined;
   let waiters: (() => void)[] = [];
   // Past a cap only if the calls in flight spend their worst: then a new call waits for them.
   const wouldPass = (): boolean =>
@@ -122,6 +125,9 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
     },
     settled: () => new Promise<void>((resolve) => waiters.push(resolve)),
     inFlight: () => reserved.calls,
+    streamed: () => {
+      lastByteAt = Date.now();
+    },
     countRequest: () => {
       requests += 1;
     },
@@ -141,6 +147,7 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
       costFrom: dearest ? "dearest_price" : "price_table",
       models: [...models],
       ...(breach === undefined ? {} : { breach }),
+      ...(lastByteAt === undefined ? {} : { lastByteAt }),
     }),
   };
 }

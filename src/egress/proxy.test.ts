@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANTHROPIC_USAGE, OPENAI_USAGE, startStandInModel, type Scenario, type StandInModel } from "../../test/stand-in/index.js";
+import { sendLargeBody } from "../../test/support/large-body.js";
 import { createEgressProxy, MAX_REQUEST_BYTES, type EgressBreach, type EgressProxy, type EgressProxyOptions } from "./index.js";
 
 const CLAUDE_KEY = "sk-ant-api03-real-key-0123456789abcdef0123456789";
@@ -304,19 +305,7 @@ describe("the egress proxy refusing", () => {
         resolve(res.statusCode ?? 0);
       });
       req.on("error", reject);
-      const chunk = Buffer.alloc(1024 * 1024, 0x20);
-      let sent = 0;
-      const more = (): void => {
-        while (sent <= MAX_REQUEST_BYTES) {
-          sent += chunk.length;
-          if (!req.write(chunk)) {
-            req.once("drain", more);
-            return;
-          }
-        }
-        req.end();
-      };
-      more();
+      sendLargeBody(req, MAX_REQUEST_BYTES + 1);
     });
     expect(status).toBe(413);
     // A model call is read whole first (to check its tools and its bounds): nothing of it leaves.

@@ -136,15 +136,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
 
   const runOfToken = (token: string | undefined): LiveRun | undefined => (token === undefined ? undefined : byToken.get(tokenKey(token)));
 
-  // Each new connection's timer for its first request's headers (cleared when they have come).
-  const firstRequestTimers = new WeakMap<Socket, NodeJS.Timeout>();
-  const heard = (socket: Socket): void => {
-    clearTimeout(firstRequestTimers.get(socket));
-    firstRequestTimers.delete(socket);
-  };
-
   const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    heard(req.socket);
     const started = performance.now();
     const method = req.method ?? "GET";
     const target = req.url ?? "/";
@@ -342,7 +334,10 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       delete headers["content-length"];
       if (decoder !== null) delete headers["content-encoding"];
       res.writeHead(status, headers);
-      up.on("data", (chunk: Buffer) => (entry.bytesOut += chunk.length));
+      up.on("data", (chunk: Buffer) => {
+        entry.bytesOut += chunk.length;
+        run.meter.streamed();
+      });
       up.on("error", () => res.destroy());
       const body = decoder === null ? up : up.pipe(decoder);
       if (decoder !== null) decoder.on("error", () => res.destroy());
@@ -397,6 +392,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
 
   // Every connection is bounded in time until its request has arrived whole (an answer may then
   // stream for many minutes), and in number per source: one Run's agent cannot hold the door shut.
+  // node's headers timeout also closes a connection that sends nothing at all (with a 408).
   const server = createServer(
     {
       headersTimeout: config.timeouts.headersMs,
@@ -417,24 +413,14 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     }
     connectionsFrom.set(source, count);
     // node times out headers only once a byte of them has come: a connection that sends nothing is closed here.
-    const silent = setTimeout(() => socket.destroy(), config.timeouts.headersMs);
-    silent.unref();
-    firstRequestTimers.set(socket, silent);
     socket.once("close", () => {
-      clearTimeout(silent);
       const left = (connectionsFrom.get(source) ?? 1) - 1;
       if (left <= 0) connectionsFrom.delete(source);
       else connectionsFrom.set(source, left);
     });
   });
-  server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    heard(socket);
-    handleConnect(req, socket, head);
-  });
-  server.on("upgrade", (req: IncomingMessage, socket: Socket) => {
-    heard(socket);
-    handleUpgrade(req, socket);
-  });
+  server.on("connect", handleConnect);
+  server.on("upgrade", handleUpgrade);
   server.listen(config.port, config.host);
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;

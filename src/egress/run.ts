@@ -86,6 +86,8 @@ export type RunMeter = {
   readonly models: readonly string[];
   /** The first cap passed, once it was. */
   readonly breach?: EgressBreach;
+  /** When a byte of an answer last streamed to the Run's agent (ms since the epoch); absent before the first. */
+  readonly lastByteAt?: number;
 };
 
 export class EgressArgumentError extends Error {

@@ -1,9 +1,11 @@
 // The compose step: the declaration, the checked plan and the Run's own workspace folded into the
 // one composed spec both renderings read. Staging decides the workspace mounts; the container
 // folder decides everything else. Only what the Run itself added can make this fail.
+// Every Run's container gets its own timer (deadlineSeconds): it ends by itself, whoever is left.
 
 import { agentWorkdirOf, composeSpec, type ComposedSpec, type ValidatedContainer } from "../container/index.js";
 import { stagedMounts, type SecretFile } from "../staging/index.js";
+import { CONTAINER_DEADLINE_MARGIN_SECONDS } from "./limits.js";
 
 export type RunComposition = {
   readonly runId: string;
@@ -16,6 +18,8 @@ export type RunComposition = {
   readonly labels?: Readonly<Record<string, string>>;
   /** The Run's own network, instead of the declared ones; default: the declaration's. */
   readonly networks?: readonly string[];
+  /** Whole seconds from the container's start to its own timer's stop signal: every Run's container has one. */
+  readonly deadlineSeconds: number;
 };
 
 /** Throws (a plain Error naming the clash) only when the Run's own additions clash with a declared mount. */
@@ -25,9 +29,18 @@ export function composeRun(container: ValidatedContainer, run: RunComposition): 
   return composeSpec(container, {
     runId: run.runId,
     planArgs: run.planArgs,
+    deadlineSeconds: run.deadlineSeconds,
     ...(run.runEnv === undefined ? {} : { runEnv: run.runEnv }),
     ...(run.labels === undefined ? {} : { labels: run.labels }),
     ...(run.networks === undefined ? {} : { networks: run.networks }),
     ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(run.runId, agentWorkdir, container.staging?.writableWork ?? false, secretPaths, run.sessionAgentPath) }),
   });
+}
+
+/**
+ * The container's own deadline for a Run whose timeout ends `remainingMs` from now: a margin after
+ * it, so that while this process lives its own timeout stops the Run first and names the end.
+ */
+export function containerDeadlineSeconds(remainingMs: number): number {
+  return Math.max(1, Math.ceil(remainingMs / 1000)) + CONTAINER_DEADLINE_MARGIN_SECONDS;
 }

@@ -38,6 +38,8 @@ export type ContainerRunContext<R extends ReaderVerdict> = {
   readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
   /** Called once, the moment the container is seen not running (or given up on), before anything else of the Run ends. */
   readonly onExited?: () => void;
+  /** Called as the watchdog starts, with what to call each time the agent's traffic is seen live elsewhere (the egress proxy). */
+  readonly liveness?: (alive: () => void) => void;
 };
 
 export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunContext<R>): Promise<ContainerFacts<R>> {
@@ -177,6 +179,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
       },
     });
     void stop.interrupted.then(() => watchdog?.stop());
+    ctx.liveness?.(() => watchdog?.alive());
   }
 
   /** Normally the agent exits, its output ends and the reader finishes. Interrupted, only the exit is awaited. */

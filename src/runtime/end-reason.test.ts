@@ -72,6 +72,17 @@ describe("describeFailure", () => {
     );
   });
 
+  it("says what to add when the image has no timeout to run the agent under, in tini's words or the engine's", () => {
+    const exit = { code: 127, oomKilled: false };
+    const hint = "the image has no `timeout` on its PATH, which every Run's agent runs under (its container's own deadline); add coreutils or busybox to the image";
+    expect(describeFailure({ exit, stderr: "[FATAL tini (7)] exec timeout failed: No such file or directory" })).toBe(
+      `the reader gave no verdict; the agent exited with code 127; stderr: [FATAL tini (7)] exec timeout failed: No such file or directory; ${hint}`,
+    );
+    expect(describeFailure({ engineFailure: 'start: exec: "timeout": executable file not found in $PATH', stderr: "" })).toContain(hint);
+    // timeout itself ran: what it could not run is the agent's own command.
+    expect(describeFailure({ exit, stderr: "timeout: failed to run command 'claude': No such file or directory" })).not.toContain("no `timeout`");
+  });
+
   it("quotes what the reader threw", () => {
     expect(describeFailure({ readerThrew: "Unexpected token } in JSON", exit: { code: 0, oomKilled: false }, stderr: "" })).toBe(
       "the reader threw: Unexpected token } in JSON; the agent exited with code 0",

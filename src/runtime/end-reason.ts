@@ -3,6 +3,7 @@
 // outranks the reader, which outranks the exit facts.
 
 import { constants } from "node:os";
+import { DEADLINE_COMMAND } from "../container/index.js";
 import type { EndReason, ExitFacts, Outcome, ReaderVerdict } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import { MAX_STDERR_RECORD_BYTES, STDERR_QUOTE_BYTES } from "./limits.js";
@@ -31,6 +32,12 @@ export function signalOfExitCode(code: number): string | undefined {
   const n = code - 128;
   return Object.entries(constants.signals).find(([, value]) => value === n)?.[0];
 }
+
+/**
+ * How the container's init (tini: "exec timeout failed") or the engine ('exec: "timeout":
+ * executable file not found') says that the image has no timer to run the agent under.
+ */
+const NO_TIMER = new RegExp(`exec:? "?${DEADLINE_COMMAND}"?:? (?:failed|executable file not found)`);
 
 /** Exit codes that mean the command never ran: docker's 125, not executable 126, not found 127. */
 const NEVER_RAN = new Set([125, 126, 127]);
@@ -85,6 +92,9 @@ export function describeFailure(o: Observed): string {
   if (o.exit !== undefined) parts.push(`the agent ${describeExit(o.exit)}`);
   const quoted = quoteStderr(o.stderr);
   if (quoted !== undefined) parts.push(quoted);
+  if (NO_TIMER.test(`${o.engineFailure ?? ""}\n${o.stderr.slice(0, STDERR_QUOTE_BYTES)}`)) {
+    parts.push(`the image has no \`${DEADLINE_COMMAND}\` on its PATH, which every Run's agent runs under (its container's own deadline); add coreutils or busybox to the image`);
+  }
   return parts.join("; ");
 }
 

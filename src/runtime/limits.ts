@@ -41,6 +41,12 @@ export const MAX_EXIT_GRACE_MS = 10 * 60 * 1000;
 /** Bytes queued for a slow reader before the container's output is paused. */
 export const STDOUT_HIGH_WATER_BYTES = 1 * MiB;
 
+/**
+ * How long after the Run's own timeout its container's timer sends the stop signal (then SIGKILL a
+ * grace later): late enough that a live orchestrator always stops the Run first and names it
+ * `timeout`, so the timer matters only when nobody is left to stop the container.
+ */
+export const CONTAINER_DEADLINE_MARGIN_SECONDS = 1;
 /** How long past timeout + grace a Run waits for an engine that does not answer before giving up on it. */
 export const ENGINE_ANSWER_MARGIN_MS = 30_000;
 /**
@@ -71,12 +77,15 @@ export const PREFLIGHT_OUTPUT_BYTES = 4 * KiB;
 export const MIN_STALL_SECONDS = 1;
 export const MAX_STALL_SECONDS = 24 * 60 * 60;
 /**
- * CPU time per second of wall time above which an agent that prints nothing counts as working:
- * 10 ms a second, 1% of one core, so 50 ms over a 5 s sample. An idle node process with its timers
- * uses far less (measured: under 10 ms in 10 s), a shell's `sleep` nothing; a busy loop, a
- * compiler or a test suite uses tens to hundreds of times more.
+ * CPU time per second of wall time above which an agent that prints nothing counts as working, when
+ * two readings in a row say so: 100 ms a second, a tenth of one core. A CLI waiting on a silent
+ * model is not idle at zero: the pinned claude, measured over 20 s in half-second windows, used
+ * 8 ms/s with timer spikes of 40 to 90 ms (15 ms/s on average), codex under 2 ms/s; a test suite,
+ * a compiler or a build uses several hundred ms/s, sustained.
  */
-export const STALL_CPU_ACTIVE_NS_PER_SECOND = 10_000_000;
+export const STALL_CPU_ACTIVE_NS_PER_SECOND = 100_000_000;
+/** CPU time per second of wall time that counts as working from one reading alone: 400 ms a second, more than any idle spike measured. */
+export const STALL_CPU_BURST_NS_PER_SECOND = 400_000_000;
 /** The watchdog reads the container's CPU time every stall time / 5, within these bounds. */
 export const STALL_SAMPLE_MIN_MS = 250;
 export const STALL_SAMPLE_MAX_MS = 5000;

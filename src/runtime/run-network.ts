@@ -22,6 +22,12 @@ export type RunNetwork = {
   readonly onOpened?: (opened: { readonly subnets: readonly string[] }) => Promise<void>;
   /** Called the moment the Run's container is seen gone, before its network is removed (the token dies then). */
   readonly onAgentGone?: () => void;
+  /**
+   * Called as the Run's stall watchdog starts, with what to call each time the peer sees the
+   * agent's traffic live (bytes of its model's answer streaming to it): each call is a sign of life,
+   * so a CLI that prints nothing while its answer streams is not stalled.
+   */
+  readonly liveness?: (alive: () => void) => void;
 };
 
 export const RUN_NETWORK_KINDS = ["internal", "open"] as const;

@@ -11,7 +11,7 @@ import type { Masker } from "../redact/index.js";
 import { canBoundWrites, DEFAULT_WRITABLE_BYTES, releaseWritable, stagingLimits, writableFull, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 
 const { MAX_WRITABLE_ENTRIES } = stagingLimits;
-import { composeRun } from "./compose.js";
+import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { runContainer } from "./container-run.js";
 import { earlyOutcome, outcomeOf } from "./end-reason.js";
 import { harvestRun } from "./harvest.js";
@@ -149,6 +149,8 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
           runEnv: ctx.runEnv,
           secretFiles: ctx.secretFiles,
           labels: ownershipLabels(ctx.ownership),
+          // What is left of the Run's timeout (staging took some): the container's own timer ends it then.
+          deadlineSeconds: containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()),
           ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
           ...(ctx.network === undefined ? {} : { networks: [runNetworkName(runId)] }),
         });
@@ -178,6 +180,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         ...(ctx.stallSeconds === undefined ? {} : { stallSeconds: ctx.stallSeconds }),
         ...(ctx.onStallWarning === undefined ? {} : { onStallWarning: ctx.onStallWarning }),
         ...(ctx.network?.onAgentGone === undefined ? {} : { onExited: ctx.network.onAgentGone }),
+        ...(ctx.network?.liveness === undefined ? {} : { liveness: ctx.network.liveness }),
       });
       const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
       if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {

@@ -20,7 +20,7 @@ import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import { createMasker } from "../redact/index.js";
 import { canBoundWrites, DEFAULT_WRITABLE_BYTES, type RunInputs, type SecretFile } from "../staging/index.js";
-import { composeRun } from "./compose.js";
+import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { earlyOutcome } from "./end-reason.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, MAX_CONCURRENT_RUNS } from "./limits.js";
 import { bounded } from "./stop.js";
@@ -163,7 +163,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   }
   // Compose once now, with a placeholder plan, so a declaration that cannot render throws here.
   try {
-    composeRun(container, { runId: "0000000000000000", planArgs: [] });
+    composeRun(container, { runId: "0000000000000000", planArgs: [], deadlineSeconds: containerDeadlineSeconds((container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000) });
   } catch (error) {
     throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
   }
@@ -294,13 +294,16 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     const plan = options.run(prompt, { runId, mask: masker.maskDeep });
     const planProblem = checkPlan(plan);
     if (planProblem !== undefined) throw new RunRequestError(planProblem);
+    const timeoutSeconds = container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     const spec = composeRun(container, {
       runId,
       planArgs: plan.args,
+      // As run() times a Run that starts now: the container's own timer, a margin after the timeout.
+      deadlineSeconds: containerDeadlineSeconds(timeoutSeconds * 1000),
       ...(commandOptions.env === undefined ? {} : { runEnv: commandOptions.env }),
       ...(commandOptions.secretFiles === undefined ? {} : { secretFiles: commandOptions.secretFiles }),
       // As run() labels it, so both renderings agree and a sweep knows whose it is.
-      labels: ownershipLabels(ownershipOf(container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
+      labels: ownershipLabels(ownershipOf(timeoutSeconds)),
     });
     return renderCommand(spec, plan.stdin, masker);
   };

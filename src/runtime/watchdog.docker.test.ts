@@ -26,7 +26,8 @@ describe("the stall watchdog on the real engine", () => {
     expect(warnings[0]).toBeGreaterThanOrEqual(1500);
     // The reading every 600 ms, the engine's answer at its next 1 s tick, then the stop.
     expect(outcome.durationMs).toBeGreaterThanOrEqual(STALL_SECONDS * 1000);
-    expect(outcome.durationMs).toBeLessThan(STALL_SECONDS * 1000 + 4000);
+    // About STALL_SECONDS + 1.6 s on an idle machine; three times that on a busy one.
+    expect(outcome.durationMs).toBeLessThan(3 * (STALL_SECONDS * 1000 + 1600));
     expect(containersOfRun(outcome.runId)).toEqual([]);
   });
 

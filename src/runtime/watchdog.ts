@@ -1,9 +1,10 @@
-// The stall watchdog: tells an agent that hangs (prints nothing and uses no CPU) from one that works
-// quietly (a test suite or a build prints nothing but burns CPU). It never calls a Run stalled
-// without evidence: only readings of the CPU time that answered, one after another, with no output
-// and no CPU use between them, add up to the stall time; a reading that fails starts it over.
+// The stall watchdog: tells an agent that hangs (prints nothing and uses no CPU to speak of) from one
+// that works quietly (a test suite or a build prints nothing but burns CPU). An idle CLI's timers
+// use a little CPU with spikes, so work is CPU above a rate for two readings in a row, or far above
+// it for one. It never calls a Run stalled without evidence: only readings that answered, one after
+// another, with no output and no work between them, add up to the stall time; a failed one starts it over.
 
-import { STALL_CPU_ACTIVE_NS_PER_SECOND, STALL_SAMPLE_MAX_MS, STALL_SAMPLE_MIN_MS, STALL_SAMPLE_MIN_TIMEOUT_MS } from "./limits.js";
+import { STALL_CPU_ACTIVE_NS_PER_SECOND, STALL_CPU_BURST_NS_PER_SECOND, STALL_SAMPLE_MAX_MS, STALL_SAMPLE_MIN_MS, STALL_SAMPLE_MIN_TIMEOUT_MS } from "./limits.js";
 
 export type Silence = {
   /** How long it has printed nothing and used no CPU: the stall clock. */
@@ -29,6 +30,8 @@ export type WatchdogOptions = {
 export type Watchdog = {
   /** The agent printed something (any byte on stdout or stderr). */
   readonly output: () => void;
+  /** Someone who sees the agent's traffic saw it live (its model's answer streaming to it): not silence, though it printed nothing. */
+  readonly alive: () => void;
   readonly stop: () => void;
 };
 
@@ -52,6 +55,8 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
   /** The last reading that answered (asked at `at`), and since when the readings have shown no CPU use. */
   let last: { readonly at: number; readonly ns: number } | undefined;
   let quietSince: number | undefined;
+  /** The last interval's CPU rate was above STALL_CPU_ACTIVE_NS_PER_SECOND: one more such is work. */
+  let warm = false;
   let warned = false;
   let inFlight = false;
   let stopped = false;
@@ -63,6 +68,7 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
   const noEvidence = (): void => {
     last = undefined;
     quietSince = undefined;
+    warm = false;
   };
 
   /** One reading at a time: a tick while one is out is skipped; one that takes too long is abandoned. */
@@ -93,7 +99,11 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
     last = { at: askedAt, ns };
     // The quiet stretch starts when a reading's answer is in hand: the engine may read the CPU
     // time any moment between the question and the answer, so only after it is the quiet proven.
-    if (previous === undefined || ns < previous.ns || ns - previous.ns > (STALL_CPU_ACTIVE_NS_PER_SECOND * (askedAt - previous.at)) / 1000) {
+    const rate = previous === undefined || askedAt <= previous.at ? 0 : ((ns - previous.ns) * 1000) / (askedAt - previous.at);
+    const above = rate > STALL_CPU_ACTIVE_NS_PER_SECOND;
+    const working = previous !== undefined && (ns < previous.ns || rate > STALL_CPU_BURST_NS_PER_SECOND || (above && warm));
+    warm = above;
+    if (previous === undefined || working) {
       if (previous !== undefined) activity();
       quietSince = answeredAt;
       return;
@@ -126,6 +136,10 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
   return {
     output: () => {
       lastOutputAt = performance.now();
+      activity();
+    },
+    alive: () => {
+      if (quietSince !== undefined) quietSince = performance.now();
       activity();
     },
     stop,

@@ -8,6 +8,11 @@ import { createAgentContainerRuntime, jsonLines, type Engine } from "../runtime/
 export const STAND_IN_IMAGE = "agentcage-stand-in:latest";
 export const AGENT_IMAGE = "agentcage-agent:latest";
 export const STAND_IN_PORT = 8080;
+/**
+ * The stand-in image's own entrypoint, declared: it is the program itself, not a command runner,
+ * so the Run's timer must run it (after the image's entrypoint, the timer's words would be its arguments).
+ */
+const STAND_IN_ENTRYPOINT = ["node", "/stand-in/test/stand-in/main.js"] as const;
 /** The owner label of stand-in containers: their own, so a service's sweep never takes one for an agent. */
 export const STAND_IN_OWNER = "agentcage-stand-in";
 const STARTUP_TIMEOUT_MS = 20_000;
@@ -64,6 +69,7 @@ export async function startStandInModel(scenario: string, options: StandInOption
   const runtime = createAgentContainerRuntime({
     container: {
       image: options.image ?? STAND_IN_IMAGE,
+      entrypoint: [...STAND_IN_ENTRYPOINT],
       publicEnv: { SCENARIO: scenario, PORT: String(STAND_IN_PORT), ...(options.networks === undefined ? {} : { HOST: "0.0.0.0" }) },
       ...(options.networks === undefined ? {} : { networks: options.networks }),
       user: "10002:10002",

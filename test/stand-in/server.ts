@@ -103,6 +103,33 @@ function apiOf(method: string, path: string): StandInApi {
   return "other";
 }
 
+/** The longest `[stand-in-pace:MS]` a request may ask for. */
+export const MAX_PACE_MS = 60_000;
+/** Between two comment lines of a paced answer. */
+const PACE_BEAT_MS = 500;
+
+/**
+ * A streamed answer as a model that thinks for a while before it says anything: a request holding
+ * `[stand-in-pace:MS]` gets its stream's headers at once, an SSE comment line every PACE_BEAT_MS
+ * for MS, then the scenario's answer. Bytes stream all along, the CLI has nothing to print.
+ */
+function paced(res: ServerResponse, body: Readonly<Record<string, unknown>>, answer: () => void): void {
+  const ms = Math.min(MAX_PACE_MS, Number(/\[stand-in-pace:(\d{1,6})\]/.exec(JSON.stringify(body))?.[1] ?? 0));
+  if (ms === 0 || body["stream"] !== true) {
+    answer();
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  // The answer's own writer sends its headers too: those are already out.
+  res.writeHead = (() => res) as typeof res.writeHead;
+  const beat = setInterval(() => res.write(": the stand-in is thinking\n\n"), PACE_BEAT_MS);
+  res.once("close", () => clearInterval(beat));
+  setTimeout(() => {
+    clearInterval(beat);
+    if (!res.destroyed) answer();
+  }, ms);
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
@@ -185,14 +212,14 @@ export async function startStandInModel(options: StandInOptions): Promise<StandI
       const answer = anthropicAnswer(scenario, json, now);
       if (answer.kind === "hang") return;
       if (answer.kind === "error") sendJson(res, answer.status, answer.body, answer.headers);
-      else writeAnthropicMessage(res, answer, json, `msg_standin_${++answered}`);
+      else paced(res, json, () => writeAnthropicMessage(res, answer, json, `msg_standin_${++answered}`));
       return;
     }
     if (api === "openai" && path === "/v1/responses") {
       const answer = openaiAnswer(scenario, json, now);
       if (answer.kind === "hang") return;
       if (answer.kind === "error") sendJson(res, answer.status, answer.body, answer.headers);
-      else writeOpenAIResponse(res, answer, json, `resp_standin_${++answered}`, now);
+      else paced(res, json, () => writeOpenAIResponse(res, answer, json, `resp_standin_${++answered}`, now));
       return;
     }
     if (method === "GET" && path === "/v1/models") {
