@@ -249,7 +249,8 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
 
   /** The request and its credential, or the Outcome that ends the Run before it starts. */
   type Found = Exclude<Credential, { kind: "none" }>;
-  const prepare = async (input: AgentRequestInput): Promise<{ request: AgentRequest; credential: Found } | AgentOutcome> => {
+  /** `named`: no credential found is no refusal; the request comes back with none (commandFor names where one goes). */
+  const prepareAny = async (input: AgentRequestInput, named: boolean): Promise<{ request: AgentRequest; credential: Found | undefined } | AgentOutcome> => {
     let request: AgentRequest;
     try {
       request = parseAgentRequest(input);
@@ -280,6 +281,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       return refused("unavailable", error instanceof CredentialError ? error.message : String(error), "none", request.cli);
     }
     if (credential.kind === "none") {
+      if (named) return { request, credential: undefined };
       const names = CREDENTIAL_VARIABLES[request.cli].map(([variable]) => variable);
       return refused(
         "unavailable",
@@ -291,6 +293,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     }
     return { request, credential };
   };
+  const prepare = (input: AgentRequestInput) => prepareAny(input, false) as Promise<{ request: AgentRequest; credential: Found } | AgentOutcome>;
 
   return {
     run: async (input, prompt, runOptions = {}, ...extra: never[]) => {
@@ -387,10 +390,13 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     commandFor: async (input, prompt, ...extra: never[]) => {
       const misuse = checkRunCall(prompt, undefined, extra);
       if (misuse !== undefined) throw new AgentRunnerError(misuse.replace(/^run takes \(request, prompt, options\)/, "commandFor takes (request, prompt)"));
-      const prepared = await prepare(input);
+      const prepared = await prepareAny(input, true);
       if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
       const { request, credential } = prepared;
-      return runtime.commandFor({ text: prompt, request: { request, watch: () => [] } satisfies PlannedRequest }, handOver(request.cli, credential, codexProvider));
+      // No credential here is no reason to refuse a plan: it names the variable a Run would read
+      // (`--env NAME`, its value from the environment of whoever runs the words).
+      const handed = credential === undefined ? { env: { [agentVariable(request.cli, CREDENTIAL_VARIABLES[request.cli][0]?.[0] ?? "", codexProvider)]: "" } } : handOver(request.cli, credential, codexProvider);
+      return runtime.commandFor({ text: prompt, request: { request, watch: () => [] } satisfies PlannedRequest }, handed);
     },
     sweep: runtime.sweep,
     check: async () => {

@@ -3,7 +3,7 @@
 
 import { join } from "node:path";
 import { quote } from "shell-quote";
-import { createAgentRunner } from "../agents/index.js";
+import { createAgentRunner, CREDENTIAL_VARIABLES } from "../agents/index.js";
 import { standInRunnerOptions, STAND_IN_IMAGE, STAND_IN_PORT } from "../testing/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
@@ -38,6 +38,10 @@ export async function plan(options: PlanOptions, io: CommandIo): Promise<number>
       io.stderr.write("# a Run stages --in and harvests --out through its own Run directory; this command shows the container alone\n");
     }
     io.stderr.write("# the prompt goes to the container's stdin; each --env NAME takes its value from your environment\n");
+    const names = CREDENTIAL_VARIABLES[options.request.cli].map(([name]) => name);
+    if (!options.standIn && names.every((name) => (process.env[name] ?? "") === "")) {
+      io.stderr.write(`# no credential is set here: set ${names.join(" or ")} before you run these words\n`);
+    }
     return EXIT.completed;
   } catch (error) {
     io.stderr.write(`agentcage plan: ${error instanceof Error ? error.message : String(error)}\n`);
