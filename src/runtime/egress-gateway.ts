@@ -5,8 +5,8 @@
 // `connectEgressGateway` speaks to one the Operator runs instead (the compose service).
 
 import { randomBytes } from "node:crypto";
-import { chown, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { chown, lstat, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
 import type Docker from "dockerode";
 import { pino, type Logger } from "pino";
 import { jsonLines } from "../plan/index.js";
@@ -73,6 +73,7 @@ export type EgressGatewayOptions = {
 
 /** Starts the proxy container and resolves once its control socket answers. Throws (RunRequestError) with what to do when it cannot. */
 export async function startEgressGateway(options: EgressGatewayOptions): Promise<EgressGateway> {
+  await checkRuntimeDir(options.runtimeDir);
   const engine = options.engine ?? createDockerEngine(options.docker);
   const image = options.image ?? DEFAULT_EGRESS_IMAGE;
   const id = `egress-${newRunId()}`;
@@ -202,6 +203,17 @@ export async function connectEgressGateway(connection: EgressGatewayConnection):
   }
   const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
   return { ...client, container: connection.container, alias: EGRESS_ALIAS, port: connection.port ?? DEFAULT_EGRESS_PORT, close: async () => client.close() };
+}
+
+/** Refuses a runtimeDir the proxy's control directory cannot be made in, naming it and saying what to pass. */
+async function checkRuntimeDir(runtimeDir: unknown): Promise<void> {
+  if (typeof runtimeDir !== "string" || !isAbsolute(runtimeDir)) {
+    throw new RunRequestError(`runtimeDir ${JSON.stringify(runtimeDir)} is not an absolute path; pass the Staging Directory, a directory this process and the engine's host see at the same absolute path`);
+  }
+  const found = await stat(runtimeDir).catch((error: NodeJS.ErrnoException) => error.code ?? "error");
+  if (typeof found === "string" || !found.isDirectory()) {
+    throw new RunRequestError(`runtimeDir ${JSON.stringify(runtimeDir)} is ${typeof found === "string" ? `not there (${found})` : "not a directory"}; make it first (install -d -m 0700 ${runtimeDir}), or pass the Staging Directory`);
+  }
 }
 
 /** The proxy's JSON lines as this process's log lines, at their own level. */
