@@ -161,7 +161,8 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
   const gateway = policy === "model" || policy === "allowlist" ? options.egress : undefined;
   // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting.
   const anthropicBaseUrl = gateway === undefined ? options.anthropicBaseUrl : egressBaseUrl(gateway);
-  const declaredProvider = gateway === undefined ? options.codexProvider : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY" };
+  const declaredProvider =
+    gateway === undefined ? options.codexProvider : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY", ...(gateway.codexModel === undefined ? {} : { model: gateway.codexModel }) };
   // One working directory for the container and for codex's --cd: the staged workspace's.
   const workdir = options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR;
   const codexProvider = declaredProvider === undefined ? undefined : { ...declaredProvider, maxRetries: declaredProvider.maxRetries ?? apiRetries };

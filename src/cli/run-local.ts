@@ -9,7 +9,7 @@ import { pino } from "pino";
 import { createAgentRunner, type AgentOutcome, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
 import { startEgressGateway, type EgressGateway } from "../runtime/index.js";
 import { UsageError } from "./options.js";
-import { STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
 import { forStdout } from "./answer.js";
@@ -76,7 +76,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     if (proxied && !controller.signal.aborted) {
       // The proxy for this one Run: its own container, gone when the Run is (with --stand-in, the model is behind it).
       view.note(options.standIn ? "starting the egress proxy, with the stand-in model behind it" : "starting the egress proxy");
-      gateway = await startEgressGateway({ runtimeDir: runnerOptions.staging?.runtimeDir as string, standIn: options.standIn, logger });
+      gateway = await startEgressGateway({ runtimeDir: runnerOptions.staging?.runtimeDir as string, standIn: options.standIn, ...(options.standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}), logger });
     } else if (options.standIn && !controller.signal.aborted) {
       standIn = await startStandInModel("plain", { logger });
     }

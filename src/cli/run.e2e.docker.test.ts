@@ -66,9 +66,9 @@ describe("agentcage run, piped", () => {
     expect(runDirectories()).toEqual([]);
   }, 120_000);
 
-  it("runs codex's tool scenario against the stand-in as written, with no --model: it writes out/answer.txt", async () => {
-    const out = join(root, "codex-out");
-    const done = await runCommand(["run", "codex", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--out", out], env);
+  it.each([[], ["--network-policy", "model"]])("runs codex's tool scenario against the stand-in as written, with no --model (%j): it writes out/answer.txt", async (...policy: string[]) => {
+    const out = join(root, `codex-out${policy.length}`);
+    const done = await runCommand(["run", "codex", "[stand-in:tool_write_bash] write the answer", "--stand-in", ...policy, "--out", out], env);
     expect(done.code, done.stderr).toBe(EXIT.completed);
     expect(done.stdout).toBe(`${TOOL_FINAL_ANSWER}\n`);
     expect(readFileSync(join(out, "answer.txt"), "utf8")).toBe(CODEX_WRITTEN_FILE_TEXT);

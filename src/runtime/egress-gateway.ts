@@ -41,6 +41,12 @@ export type EgressGateway = EgressControlClient & {
   readonly alias: string;
   /** The port it serves agents on. */
   readonly port: number;
+  /**
+   * The model a codex request that names none runs with behind this proxy, when its upstream is
+   * not the provider's own (the stand-in serves its tools to the model its fixtures were captured
+   * with only); absent: codex's own default.
+   */
+  readonly codexModel?: string;
   /** Stops the proxy (a runtime-started one) and removes its control directory; an Operator's is left running. */
   readonly close: () => Promise<void>;
 };
@@ -66,6 +72,8 @@ export type EgressGatewayOptions = {
    * the providers (no key, no internet needed: for trying things and for tests). Default false.
    */
   readonly standIn?: boolean;
+  /** The model a codex request that names none runs with behind it (EgressGateway.codexModel); default codex's own. */
+  readonly codexModel?: string;
   readonly engine?: Engine;
   readonly docker?: Docker;
   readonly logger?: Logger;
@@ -160,6 +168,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     container: spec.name,
     alias: EGRESS_ALIAS,
     port: DEFAULT_EGRESS_PORT,
+    ...(options.codexModel === undefined ? {} : { codexModel: options.codexModel }),
     close: async () => {
       client.close();
       await stopProxy();
@@ -177,6 +186,8 @@ export type EgressGatewayConnection = {
   readonly secretFile: string;
   /** Default DEFAULT_EGRESS_PORT. */
   readonly port?: number;
+  /** The model a codex request that names none runs with behind it (EgressGateway.codexModel); default codex's own. */
+  readonly codexModel?: string;
 };
 
 /**
@@ -202,7 +213,14 @@ export async function connectEgressGateway(connection: EgressGatewayConnection):
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
-  return { ...client, container: connection.container, alias: EGRESS_ALIAS, port: connection.port ?? DEFAULT_EGRESS_PORT, close: async () => client.close() };
+  return {
+    ...client,
+    container: connection.container,
+    alias: EGRESS_ALIAS,
+    port: connection.port ?? DEFAULT_EGRESS_PORT,
+    ...(connection.codexModel === undefined ? {} : { codexModel: connection.codexModel }),
+    close: async () => client.close(),
+  };
 }
 
 /** Refuses a runtimeDir the proxy's control directory cannot be made in, naming it and saying what to pass. */

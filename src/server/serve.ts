@@ -11,7 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { createAgentRunner, NETWORK_POLICIES, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
 import { connectEgressGateway, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
-import { AGENT_IMAGE, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { AGENT_IMAGE, STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
 import { createRunMetrics } from "./metrics.js";
@@ -130,11 +130,12 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     try {
       gateway =
         options.egress !== undefined
-          ? await connectEgressGateway(options.egress)
+          ? await connectEgressGateway({ ...options.egress, ...(options.standIn === true ? { codexModel: STAND_IN_CODEX_MODEL } : {}) })
           : await startEgressGateway({
               runtimeDir: staging,
               ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
               standIn: options.standIn === true,
+              ...(options.standIn === true ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
               logger,
             });
     } catch (error) {
