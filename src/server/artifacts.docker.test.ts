@@ -10,6 +10,7 @@ import tar from "tar-stream";
 import { describe, expect, it } from "vitest";
 import { containersOfRun } from "../../test/support/engine.js";
 import { useTestService } from "../../test/support/service.js";
+import { tarOf } from "../../test/support/tar.js";
 
 const service = useTestService("artifacts-http");
 const runtimeDir = service.runtimeDir;
@@ -20,18 +21,6 @@ const runDirectory = (id: string) => join(runtimeDir, "service", "runs", id);
 
 const call = (path: string, init: RequestInit = {}) => fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, ...init.headers } });
 const json = async (path: string, init: RequestInit = {}) => (await call(path, init)).json() as Promise<Record<string, unknown>>;
-
-async function tarOf(files: Record<string, string>): Promise<Buffer> {
-  const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  const done = (async () => {
-    for await (const chunk of pack) chunks.push(chunk as Buffer);
-  })();
-  for (const [name, content] of Object.entries(files)) await new Promise<void>((resolve, reject) => pack.entry({ name }, content, (error) => (error ? reject(error) : resolve())));
-  pack.finalize();
-  await done;
-  return Buffer.concat(chunks);
-}
 
 async function untar(bytes: Buffer): Promise<Record<string, string>> {
   const extract = tar.extract();

@@ -11,11 +11,11 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import createClient from "openapi-fetch";
 import openapiTS, { astToString } from "openapi-typescript";
-import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestService } from "../../test/support/service.js";
 import type { paths } from "../../test/support/openapi-paths.js";
 import { WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
+import { tarOf } from "../../test/support/tar.js";
 
 const service = useTestService("openapi", { sessions: true });
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-openapi-"));
@@ -30,18 +30,6 @@ const TYPES_HEADER = `// The service's HTTP API as TypeScript types, generated b
 type Document = { paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: unknown }> } }>>; components?: unknown; servers?: unknown };
 
 const documentOf = async (): Promise<Document> => (await fetch(`${service.running().url}/openapi.json`, { headers: { authorization: `Bearer ${service.token()}` } })).json() as Promise<Document>;
-
-async function tarOf(files: Record<string, string>): Promise<Buffer> {
-  const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  const done = (async () => {
-    for await (const chunk of pack) chunks.push(chunk as Buffer);
-  })();
-  for (const [name, content] of Object.entries(files)) await new Promise<void>((resolve, reject) => pack.entry({ name }, content, (error) => (error ? reject(error) : resolve())));
-  pack.finalize();
-  await done;
-  return Buffer.concat(chunks);
-}
 
 describe("/openapi.json", () => {
   it("passes @redocly/cli lint with no error, and names every operation", async () => {

@@ -6,11 +6,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnv, ensureBuilt, runCommand } from "../../test/support/command.js";
 import { useTestService } from "../../test/support/service.js";
 import { WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
+import { tarOf } from "../../test/support/tar.js";
 
 /** `agentcage run`'s exit status for a completed Run (EXIT.completed; src/cli is above this folder). */
 const COMPLETED = 0;
@@ -27,18 +27,6 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const call = (path: string, init: RequestInit = {}) => fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, ...init.headers } });
 const json = async (path: string) => (await call(path)).json() as Promise<Record<string, unknown>>;
-
-async function tarOf(files: Record<string, string>): Promise<Buffer> {
-  const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  const done = (async () => {
-    for await (const chunk of pack) chunks.push(chunk as Buffer);
-  })();
-  for (const [name, content] of Object.entries(files)) await new Promise<void>((resolve, reject) => pack.entry({ name }, content, (error) => (error ? reject(error) : resolve())));
-  pack.finalize();
-  await done;
-  return Buffer.concat(chunks);
-}
 
 async function ended(id: string): Promise<Record<string, unknown>> {
   for (let i = 0; i < 900; i++) {
