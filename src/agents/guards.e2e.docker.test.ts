@@ -28,12 +28,16 @@ async function run(request: AgentRequestInput, prompt = "Keep going."): Promise<
 describe("a budget stops a runaway agent", () => {
   it("on turns (claude), with the usage and session so far", async () => {
     const { outcome, events } = await run({ cli: "claude", budget: { maxTurns: 2 } });
-    expect(outcome).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { caps: { maxTurns: 2 }, exceeded: "maxTurns", used: { turns: 3 } } });
+    expect(outcome).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { caps: { maxTurns: 2 }, exceeded: "maxTurns" } });
     expect(outcome.error).toContain("the Run passed its budget's maxTurns (3 turns of 2 turns)");
+    // What the agent printed while it was being stopped is read too (stopping never drops its
+    // stdout), so one more turn may be counted: one past the cap's breach at most.
+    const turns = outcome.budget?.used.turns ?? 0;
+    expect([3, 4]).toContain(turns);
     expect(outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
     expect(outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    // The answer so far: what the agent said before the call that passed the cap.
-    expect(outcome.result?.text).toBe(loopText(3));
+    // The answer so far: what the agent said by the turn the Run was stopped at.
+    expect(outcome.result?.text).toBe(loopText(turns));
     expect(events.filter((e) => e.type === "tool_call").length).toBeGreaterThanOrEqual(2);
     expect(events.some((e) => e.type === "budget")).toBe(true);
   }, 120_000);
