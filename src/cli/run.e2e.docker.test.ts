@@ -177,7 +177,8 @@ describe("agentcage run, piped", () => {
   }, 120_000);
 
   it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {
-    const done = await runCommand(["run", "codex", "What is the capital of France?", "--stand-in", "--network-policy", "model"], env);
+    // A model the price table does not list: the proxy prices it at the dearest entry, and says so.
+    const done = await runCommand(["run", "codex", "What is the capital of France?", "--stand-in", "--network-policy", "model", "--model", "gpt-unlisted-1"], env);
     expect(done.code, done.stderr).toBe(EXIT.completed);
     const spent = done.stderr.split("\n").filter((line) => /\$\d|tokens/.test(line));
     expect(spent, done.stderr).toHaveLength(1);
