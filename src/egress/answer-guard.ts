@@ -6,7 +6,7 @@
 
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { Transform, type TransformCallback } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from "node:zlib";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { createMasker, type Masker } from "../redact/index.js";
 
 /** A masker of one Run's real credential, for what goes back to its agent. */
@@ -31,7 +31,7 @@ export function maskedHeaders(headers: OutgoingHttpHeaders, masker: Masker): Out
  * The decoder a body in `contentEncoding` needs before it can be masked: null for identity,
  * undefined for an encoding the proxy cannot read.
  */
-export function decoderFor(contentEncoding: IncomingHttpHeaders["content-encoding"]): Gunzip | Transform | null | undefined {
+export function decoderFor(contentEncoding: IncomingHttpHeaders["content-encoding"]): Transform | null | undefined {
   const encoding = (contentEncoding ?? "identity").trim().toLowerCase();
   if (encoding === "identity" || encoding === "") return null;
   if (encoding === "gzip" || encoding === "x-gzip") return createGunzip();

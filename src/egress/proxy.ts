@@ -29,7 +29,7 @@ import { createMeter, type Admission, type Meter, type Reservation, type Respons
 import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
-import { fromItsRun, sourceList } from "./sources.js";
+import { fromItsRun, presentedElsewhere, sourceList } from "./sources.js";
 import { EgressArgumentError, validateRegistration, validateSources, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
 import { readHeldBody, type HeldBytes } from "./request-body.js";
 import { openaiToolRefusal, readModelCallBody } from "./request-policy.js";
@@ -180,7 +180,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     entry.runId = registration.runId;
     if (!fromItsRun(run, req.socket.remoteAddress)) {
       meter.countRefused();
-      refuseWith(403, "token_elsewhere", `this Run's token was presented from ${req.socket.remoteAddress ?? "an unknown address"}, outside its Run's own network; a token works only from its own Run`);
+      refuseWith(403, "token_elsewhere", presentedElsewhere(req.socket.remoteAddress));
       return;
     }
     const upstream = config.upstreams[cli];
@@ -228,11 +228,12 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       }
       const parsed = readModelCallBody(read.body, req.headers["content-encoding"]);
       const refusal = "refusal" in parsed ? parsed.refusal : cli === "codex" ? openaiToolRefusal(parsed.body) : undefined;
-      if (refusal !== undefined || "refusal" in parsed) {
+      if (refusal !== undefined) {
         meter.countRefused();
-        refuseWith(403, "feature_not_allowed", refusal ?? "the request body cannot be read");
+        refuseWith(403, "feature_not_allowed", refusal);
         return;
       }
+      if ("refusal" in parsed) return; // refused just above; tells the compiler the body was read
       const admission = await admitModelCall(run, worstCaseOf(cli, parsed.body, parsed.bytes), res);
       if (admission === undefined || res.destroyed) {
         if (admission?.kind === "admitted") admission.settle(undefined);
@@ -259,6 +260,8 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
    */
   const admitModelCall = async (run: LiveRun, reservation: Reservation, res: ServerResponse): Promise<Admission | undefined> => {
     const giveUp = Date.now() + MAX_BUDGET_WAIT_MS;
+    // One listener for the client leaving, however many times the call is woken to try again.
+    const gone = once(res, "close").then(() => "gone" as const);
     for (;;) {
       const admission = run.meter.admit(reservation);
       if (admission.kind !== "wait") return admission;
@@ -267,7 +270,7 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       let timer: NodeJS.Timeout | undefined;
       const outcome = await Promise.race([
         run.meter.settled().then(() => "settled" as const),
-        once(res, "close").then(() => "gone" as const),
+        gone,
         new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), left))),
       ]);
       clearTimeout(timer);

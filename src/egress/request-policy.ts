@@ -50,9 +50,3 @@ export function openaiToolRefusal(body: Readonly<Record<string, unknown>>): stri
   }
   return undefined;
 }
-
-/** Why the body of a codex model call is refused, or undefined when it may go. */
-export function openaiRequestRefusal(raw: Buffer, contentEncoding: string | undefined): string | undefined {
-  const read = readModelCallBody(raw, contentEncoding);
-  return "refusal" in read ? read.refusal : openaiToolRefusal(read.body);
-}

@@ -15,6 +15,11 @@ export function sourceList(sources: readonly string[]): BlockList {
   return list;
 }
 
+/** The refusal of a token presented from outside its Run's network. */
+export function presentedElsewhere(address: string | undefined): string {
+  return `this Run's token was presented from ${address ?? "an unknown address"}, outside its Run's own network; a token works only from its own Run`;
+}
+
 /** Whether a request from `address` may use a token bound to `sources` (undefined: unbound, anywhere). */
 export function fromItsRun(run: { readonly sources: BlockList | undefined }, address: string | undefined): boolean {
   if (run.sources === undefined) return true;

@@ -12,7 +12,7 @@ import { resolveDestination } from "./destination.js";
 import { MAX_RUN_TUNNELS, TUNNEL_IDLE_TIMEOUT_MS } from "./limits.js";
 import { connectTarget } from "./options.js";
 import type { LiveRun, RequestLog } from "./proxy.js";
-import { fromItsRun } from "./sources.js";
+import { fromItsRun, presentedElsewhere } from "./sources.js";
 import { refuseSocket, type RefusalCode } from "./refusals.js";
 
 export type ConnectDeps = {
@@ -54,7 +54,7 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
     entry.runId = run.registration.runId;
     if (!fromItsRun(run, socket.remoteAddress)) {
       run.meter.countRefused();
-      refuseWith(403, "token_elsewhere", `this Run's token was presented from ${socket.remoteAddress ?? "an unknown address"}, outside its Run's own network; a token works only from its own Run`);
+      refuseWith(403, "token_elsewhere", presentedElsewhere(socket.remoteAddress));
       return;
     }
     const target = connectTarget(req.url ?? "");
