@@ -65,7 +65,10 @@ export async function openRunNetwork(
   }
   if (network.onOpened === undefined) return undefined;
   try {
-    await network.onOpened({ subnets });
+    // Bounded like every engine call: a peer that hangs must not hold the Run before it starts.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`its peer was not told of it within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`)), ENGINE_CLEANUP_TIMEOUT_MS)));
+    await Promise.race([network.onOpened({ subnets }), late]).finally(() => clearTimeout(timer));
     return undefined;
   } catch (error) {
     await closeRunNetwork(engine, runId).catch(() => undefined);
