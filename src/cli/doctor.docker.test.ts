@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { PREFLIGHT_OWNER } from "../index.js";
 import { docker } from "../../test/support/engine.js";
 import { runcPredatesFix } from "./doctor-checks.js";
@@ -33,11 +33,6 @@ async function scratch(): Promise<string> {
   made.push(dir);
   return dir;
 }
-
-beforeAll(() => {
-  // The contained doctor runs the built command, as an installed one would.
-  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
-}, 120_000);
 
 afterAll(async () => {
   for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });

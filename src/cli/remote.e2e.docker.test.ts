@@ -9,7 +9,7 @@ import { createServer, connect, type AddressInfo, type Server as TcpServer } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandEnv, ensureBuilt, runCommand, startCommand } from "../../test/support/command.js";
+import { commandEnv, runCommand, startCommand } from "../../test/support/command.js";
 import { useTestService } from "../../test/support/service.js";
 import { TOOL_FINAL_ANSWER, WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
@@ -20,7 +20,6 @@ const inputs = join(root, "in");
 const servers: Array<Server | TcpServer> = [];
 
 beforeAll(() => {
-  ensureBuilt();
   mkdirSync(inputs);
   writeFileSync(join(inputs, "README.md"), "# a project\n");
 }, 180_000);

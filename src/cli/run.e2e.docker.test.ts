@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "shell-quote";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandEnv, ensureBuilt, MAIN, runCommand, startCommand } from "../../test/support/command.js";
+import { commandEnv, MAIN, runCommand, startCommand } from "../../test/support/command.js";
 import { docker } from "../../test/support/engine.js";
 import { CODEX_WRITTEN_FILE_TEXT, PLAIN_ANSWER, TOOL_FINAL_ANSWER, WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
@@ -20,7 +20,6 @@ const env = commandEnv({ AGENTCAGE_RUNTIME_DIR: runtimeDir });
 const ESC = "\u001b";
 
 beforeAll(() => {
-  ensureBuilt();
   mkdirSync(inputs);
   writeFileSync(join(inputs, "README.md"), "# a project\n");
 }, 180_000);

@@ -32,8 +32,7 @@ const children: ChildProcess[] = [];
 const containers: string[] = [];
 
 beforeAll(async () => {
-  // The children run the built library, as a user's process would.
-  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
+  // The children run the built library (test/support/build-once.ts), as a user's process would.
   runtimeDir = await mkdtemp(path.join(tmpdir(), "agentcage-deadline-"));
 }, 120_000);
 

@@ -2,7 +2,7 @@
 // the first's live Run alone; a process killed mid-Run leaves a container and a Run directory that
 // the next sweep removes at once; a container removed from outside ends its Run as cancelled.
 
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -18,8 +18,7 @@ let runtimeDir: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
-  // The children run the built library, as a user's process would.
-  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
+  // The children run the built library (test/support/build-once.ts), as a user's process would.
   runtimeDir = await mkdtemp(path.join(tmpdir(), "agentcage-ownership-"));
 }, 120_000);
 

@@ -2,22 +2,18 @@
 // are served as before, the queued one runs, the one that was running ends as interrupted
 // (unavailable, saying so), and the killed process's containers are gone.
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { docker } from "../../test/support/engine.js";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-restart-"));
 const TOKEN = "service-restart-test-token-0123456789";
 const children: ChildProcess[] = [];
-
-beforeAll(() => {
-  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
-}, 120_000);
 
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");

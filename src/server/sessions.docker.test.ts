@@ -4,7 +4,7 @@
 // without sessions refuses resumeSession at once (400), saying how the service is started to keep them.
 
 import { describe, expect, it, beforeAll } from "vitest";
-import { commandEnv, ensureBuilt, runCommand } from "../../test/support/command.js";
+import { commandEnv, runCommand } from "../../test/support/command.js";
 import { containersOfRun } from "../../test/support/engine.js";
 import { useTestService } from "../../test/support/service.js";
 
@@ -13,7 +13,6 @@ const COMPLETED = 0;
 const keeping = useTestService("sessions-http", { sessions: true });
 const plain = useTestService("no-sessions-http");
 
-beforeAll(() => ensureBuilt(), 180_000);
 
 const call = (url: string, token: string, path: string, init: RequestInit = {}) =>
   fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });

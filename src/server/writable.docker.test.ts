@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandEnv, ensureBuilt, runCommand } from "../../test/support/command.js";
+import { commandEnv, runCommand } from "../../test/support/command.js";
 import { useTestService } from "../../test/support/service.js";
 import { WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
 import { tarOf } from "../../test/support/tar.js";
@@ -19,7 +19,6 @@ const root = mkdtempSync(join(tmpdir(), "agentcage-writable-http-"));
 const inputs = join(root, "in");
 
 beforeAll(() => {
-  ensureBuilt();
   mkdirSync(inputs);
   writeFileSync(join(inputs, "README.md"), "# a project\n");
 }, 180_000);

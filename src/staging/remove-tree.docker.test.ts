@@ -135,8 +135,7 @@ function runAsNonRoot(runtimeDir: string, script: string): Promise<{ report: Chi
 
 describe.runIf(asRoot)("as a non-root orchestrator whose agent runs as its own uid", () => {
   beforeAll(() => {
-    // The child runs the built library, as a user's process would.
-    execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
+    // The child runs the built library (test/support/build-once.ts), as a user's process would.
     // Its Staging Directory is its own, below a scratch directory it may enter.
     execFileSync("chmod", ["0755", scratch]);
   }, 120_000);

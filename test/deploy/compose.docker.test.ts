@@ -7,17 +7,16 @@
 // out or the docker socket. Taken down after, leaving no container, network or volume.
 // Traffic goes only to loopback and to the containers and networks this test made.
 
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandEnv, ensureBuilt, runCommand } from "../support/command.js";
+import { commandEnv, runCommand } from "../support/command.js";
 import { docker } from "../support/engine.js";
 import { AGENT_IMAGE, STAND_IN_IMAGE } from "../support/stand-in-container.js";
-import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, REPO, useCurrentOrchestratorImage } from "./docker-compose.js";
+import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, useCurrentOrchestratorImage } from "./docker-compose.js";
 
 const PROJECT = `agentcage-e2e-${randomBytes(4).toString("hex")}`;
 const EGRESS_CONTAINER = `${PROJECT}-egress`;
@@ -125,17 +124,7 @@ function tearDown(): void {
 }
 
 beforeAll(async () => {
-  // The image of the code under test: unchanged code reuses it (its inputs digest), else it is rebuilt.
-  const build = (...args: string[]): void => {
-    try {
-      execFileSync(args[0] as string, args.slice(1), { cwd: REPO, stdio: "pipe", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
-    } catch (error) {
-      const failed = error as { stdout?: Buffer; stderr?: Buffer; message: string };
-      throw new Error(`${args.join(" ")} failed: ${`${failed.stdout ?? ""}${failed.stderr ?? ""}`.trim().slice(-3000) || failed.message}`);
-    }
-  };
-  build("npx", "--no-install", "tsc", "-p", "tsconfig.build.json");
-  build("npx", "--no-install", "tsc", "-p", "tsconfig.tools.json");
+  // The image of the code under test (compiled by test/support/build-once.ts): unchanged code reuses it (its inputs digest), else it is rebuilt.
   await useCurrentOrchestratorImage();
   for (const image of [ORCHESTRATOR_IMAGE, AGENT_IMAGE, STAND_IN_IMAGE]) {
     expect(() => docker("image", "inspect", "--format", "{{.Id}}", image), `${image} is missing; run npm run provision`).not.toThrow();
@@ -208,7 +197,6 @@ describe("the deployment brought up with docker-compose", () => {
   });
 
   it("runs a Run submitted with `agentcage run --remote` to the published port", async () => {
-    ensureBuilt();
     const done = await runCommand(["run", "claude", "What is the capital of France?", "--remote", base, "--json"], commandEnv({ AGENTCAGE_TOKEN: TOKEN }));
     expect(done.code, done.stderr).toBe(0);
     const outcome = JSON.parse(done.stdout) as { ok: boolean; reason: string; result?: { text?: string } };

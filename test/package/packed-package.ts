@@ -68,7 +68,8 @@ export async function packPackage(repoRoot: string, stageDir: string, outDir: st
     if (existsSync(path.join(repoRoot, name))) await cp(path.join(repoRoot, name), path.join(stageDir, name), { recursive: true });
   }
   const tsc = path.join(repoRoot, "node_modules", ".bin", "tsc");
-  await run(tsc, ["-p", "tsconfig.build.json", "--outDir", path.join(stageDir, "dist")], { cwd: repoRoot });
+  // Each build's incremental record goes with its output, never into the repository's own dist/.
+  await run(tsc, ["-p", "tsconfig.build.json", "--outDir", path.join(stageDir, "dist"), "--tsBuildInfoFile", path.join(stageDir, "dist", "tsconfig.build.tsbuildinfo")], { cwd: repoRoot });
   await run(tsc, ["-p", "tsconfig.tools.json", "--outDir", path.join(stageDir, "dist-tools")], { cwd: repoRoot });
   const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outDir], { cwd: stageDir });
   const [report] = JSON.parse(stdout) as [{ filename: string; files: PackedFile[] }];

@@ -1,37 +1,14 @@
 // Runs the built `agentcage` command as a subprocess, the way a person or a script runs it:
-// compiled first when any source is newer than dist/cli/main.js, then spawned with its own
-// environment; resolves with its exit status and everything it printed.
+// compiled once before the engine tests (build-once.ts), then spawned with its own environment;
+// resolves with its exit status and everything it printed.
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const MAIN = join(REPO, "dist", "cli", "main.js");
-
-function newestSource(directory: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const path = join(directory, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : entry.name.endsWith(".ts") ? statSync(path).mtimeMs : 0);
-  }
-  return newest;
-}
-
-/** Compiles the package when dist/ is older than src/ (or missing). */
-export function ensureBuilt(): void {
-  const built = (() => {
-    try {
-      return statSync(MAIN).mtimeMs;
-    } catch {
-      return 0;
-    }
-  })();
-  if (built > newestSource(join(REPO, "src"))) return;
-  execFileSync("npx", ["--no-install", "tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "pipe" });
-}
 
 export type Finished = { readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stdout: string; readonly stderr: string };
 
