@@ -1,7 +1,8 @@
 // `agentcage serve`: one process that holds the container engine and runs agents for others over
 // HTTP. It builds the agent runner (against the stand-in model with `standIn`), rebuilds its Runs
-// from the record, sweeps what a crashed predecessor left, and drains on SIGTERM. With `sessions`
-// the runner keeps each Run's CLI session so a later Run can resume it.
+// from the record, sweeps what a crashed predecessor left (at start, then every SWEEP_INTERVAL_MS:
+// session stores and kept Runs past their retention), and drains on SIGTERM. With `sessions` the
+// runner keeps each Run's CLI session so a later Run can resume it.
 
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -10,10 +11,11 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { createAgentRunner, NETWORK_POLICIES, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
-import { connectEgressGateway, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
+import { connectEgressGateway, MAX_RETENTION_DAYS, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
 import { AGENT_IMAGE, STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
-import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
+import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS, SWEEP_INTERVAL_MS } from "./limits.js";
+import { startPeriodicSweep } from "./periodic-sweep.js";
 import { createRunMetrics } from "./metrics.js";
 import { createRunService, type RunService } from "./runs.js";
 
@@ -57,6 +59,13 @@ export type ServeOptions = {
    * session it knows the id of: per-caller scoping comes with tenants.
    */
   readonly sessions?: boolean;
+  /**
+   * Whole days a kept session store outlives its last use (`--session-retention-days`); the sweep
+   * removes it after. 1 to MAX_RETENTION_DAYS; default DEFAULT_SESSION_RETENTION_DAYS (30).
+   */
+  readonly sessionRetentionDays?: number;
+  /** Between sweeps while the service runs; default SWEEP_INTERVAL_MS (an hour). */
+  readonly sweepIntervalMs?: number;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
@@ -87,6 +96,12 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   if (given === undefined && !LOOPBACK.has(host)) {
     throw new ServeError(`--host ${JSON.stringify(host)} is reachable from other machines and no token is set; set AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`);
   }
+  const retention = options.sessionRetentionDays;
+  if (retention !== undefined && !(Number.isInteger(retention) && retention >= 1 && retention <= MAX_RETENTION_DAYS)) {
+    throw new ServeError(`--session-retention-days ${JSON.stringify(retention) ?? String(retention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days a session is kept after its last use, e.g. 30`);
+  }
+  const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
+  if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1) throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
   const slots = options.slots ?? 2;
   const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
   if (queueBound < slots) throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
@@ -104,7 +119,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   let standIn: RunningStandIn | undefined;
   // The library's Run directories in staging/, beside the service's records in service/: a Run's
   // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
-  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging") };
+  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging"), ...(retention === undefined ? {} : { sessionRetentionDays: retention }) };
   const runnerOptions: AgentRunnerOptions = {
     image: options.image ?? AGENT_IMAGE,
     staging: stagingDeclaration,
@@ -171,6 +186,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
   await runner.sweep();
+  // Then every hour: a service that runs for months must not keep every session and kept Run it ever made.
+  const sweeper = startPeriodicSweep(runner.sweep, sweepIntervalMs, logger);
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
   const metrics = createRunMetrics(() => service?.counts() ?? { queued: 0, running: 0 });
@@ -210,6 +227,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   } catch (error) {
     // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
     await app.close().catch(() => undefined);
+    await sweeper.stop();
     await standIn?.stop();
     await gateway?.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -225,6 +243,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     ...(tokenFile === undefined ? {} : { tokenFile }),
     stop: async (graceMs = options.drainGraceMs ?? DRAIN_GRACE_MS) => {
       await service.drain(graceMs);
+      await sweeper.stop();
       await app.close();
       await standIn?.stop();
       await gateway?.close();
