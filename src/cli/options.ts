@@ -35,14 +35,15 @@ export function wholeNumber(option: string, min: number, max: number): (raw: str
 
 /**
  * A commander argument parser for a retention in whole days (`--session-retention-days`, or its
- * variable): an empty variable is the default (undefined), anything else a whole number from 1 to MAX_RETENTION_DAYS.
+ * variable): an empty variable is the default (undefined), anything else a whole number from 1 to
+ * MAX_RETENTION_DAYS. `whatToWrite` ends the refusal: "how many days ... e.g. 30".
  */
-export function retentionDays(option: string): (raw: string) => number | undefined {
+export function retentionDays(option: string, whatToWrite: string): (raw: string) => number | undefined {
   return (raw) => {
     if (raw === "") return undefined;
     const n = Number(raw);
     if (raw.trim() === "" || !Number.isInteger(n) || n < 1 || n > MAX_RETENTION_DAYS) {
-      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days a session is kept after its last use, e.g. 30 (the default)`);
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write ${whatToWrite}`);
     }
     return n;
   };

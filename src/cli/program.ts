@@ -89,6 +89,7 @@ type ServeFlags = {
   standIn?: boolean;
   sessions?: boolean;
   sessionRetentionDays?: number;
+  runRetentionDays?: number;
   containerRuntime?: string;
 };
 
@@ -124,7 +125,7 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
 /** --session-retention-days (or AGENTCAGE_SESSION_RETENTION_DAYS): how long `what` is kept after its last use before a sweep removes it. */
 function sessionRetentionOption(what: string): Option {
   return new Option("--session-retention-days <days>", `how long ${what} is kept after its last use before a sweep removes it (default ${DEFAULT_SESSION_RETENTION_DAYS})`)
-    .argParser(retentionDays("--session-retention-days"))
+    .argParser(retentionDays("--session-retention-days", "how many days a session is kept after its last use, e.g. 30 (the default)"))
     .env("AGENTCAGE_SESSION_RETENTION_DAYS");
 }
 
@@ -294,6 +295,11 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
     .option("--sessions", "keep each Run's session so a later Run can resume it (resumeSession; agentcage run --resume)")
     .addOption(sessionRetentionOption("a kept session"))
+    .addOption(
+      new Option("--run-retention-days <days>", "how long an ended Run's record and artifacts are kept before a sweep removes them, as DELETE does (default: until DELETE)")
+        .argParser(retentionDays("--run-retention-days", "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE"))
+        .env("AGENTCAGE_RUN_RETENTION_DAYS"),
+    )
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
     .action(async (flags: ServeFlags) => {
@@ -326,6 +332,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             standIn: flags.standIn === true,
             sessions: flags.sessions === true,
             ...(flags.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: flags.sessionRetentionDays }),
+            ...(flags.runRetentionDays === undefined ? {} : { runRetentionDays: flags.runRetentionDays }),
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },
           io,

@@ -1,6 +1,6 @@
-// --session-retention-days (and AGENTCAGE_SESSION_RETENTION_DAYS) on serve, run and sweep: a value
-// that is not a whole number of days from 1 to 3650 is refused before anything starts, naming the
-// option (or the variable), quoting the value and saying what to write.
+// --session-retention-days (and AGENTCAGE_SESSION_RETENTION_DAYS) on serve, run and sweep, and serve's
+// --run-retention-days: a value that is not a whole number of days from 1 to 3650 is refused before
+// anything starts, naming the option (or the variable), quoting the value and saying what to write.
 
 import { describe, expect, it } from "vitest";
 import { CommanderError } from "commander";
@@ -34,6 +34,11 @@ describe("--session-retention-days", () => {
       const said = await refusal([...words, "--session-retention-days", value]);
       expect(said).toContain(`--session-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days a session is kept after its last use, e.g. 30`);
     }
+  });
+
+  it.each([["0"], ["1.5"], ["never"]])("--run-retention-days %j is refused on serve, saying how to keep records until DELETE", async (value) => {
+    const said = await refusal(["serve", "--run-retention-days", value]);
+    expect(said).toContain(`--run-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`);
   });
 
   it("refuses a bad AGENTCAGE_SESSION_RETENTION_DAYS, naming the variable", async () => {

@@ -64,6 +64,13 @@ export type ServeOptions = {
    * removes it after. 1 to MAX_RETENTION_DAYS; default DEFAULT_SESSION_RETENTION_DAYS (30).
    */
   readonly sessionRetentionDays?: number;
+  /**
+   * Whole days the service keeps an ended Run's record and artifacts (`service/runs/<id>/`, what GET
+   * /v1/runs/<id> and its artifacts answer from) after it ended (`--run-retention-days`); the sweep
+   * removes them after, as DELETE does. 1 to MAX_RETENTION_DAYS; default none: kept until a DELETE,
+   * since only the caller knows when it has what it needs.
+   */
+  readonly runRetentionDays?: number;
   /** Between sweeps while the service runs; default SWEEP_INTERVAL_MS (an hour). */
   readonly sweepIntervalMs?: number;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
@@ -86,6 +93,7 @@ export class ServeError extends Error {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const env = options.environment ?? process.env;
@@ -97,8 +105,13 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     throw new ServeError(`--host ${JSON.stringify(host)} is reachable from other machines and no token is set; set AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`);
   }
   const retention = options.sessionRetentionDays;
-  if (retention !== undefined && !(Number.isInteger(retention) && retention >= 1 && retention <= MAX_RETENTION_DAYS)) {
-    throw new ServeError(`--session-retention-days ${JSON.stringify(retention) ?? String(retention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days a session is kept after its last use, e.g. 30`);
+  const refusedDays = (days: number | undefined) => days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS);
+  if (refusedDays(retention)) {
+    throw new ServeError(`--session-retention-days ${String(retention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days a session is kept after its last use, e.g. 30`);
+  }
+  const runRetention = options.runRetentionDays;
+  if (refusedDays(runRetention)) {
+    throw new ServeError(`--run-retention-days ${String(runRetention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`);
   }
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1) throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
@@ -186,8 +199,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
   await runner.sweep();
-  // Then every hour: a service that runs for months must not keep every session and kept Run it ever made.
-  const sweeper = startPeriodicSweep(runner.sweep, sweepIntervalMs, logger);
+  const sweepStaging = runner.sweep;
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
   const metrics = createRunMetrics(() => service?.counts() ?? { queued: 0, running: 0 });
@@ -210,6 +222,22 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       }),
   });
   await service.recover();
+  const runs = service;
+  const sweepRecords = async (): Promise<void> => {
+    if (runRetention === undefined) return;
+    for (const record of await runs.removeEndedBefore(Date.now() - runRetention * DAY_MS)) {
+      logger.info({ run: record.id, runId: record.runId, endedAt: record.endedAt, runRetentionDays: runRetention }, "sweep removed an ended Run's record and artifacts past their retention");
+    }
+  };
+  // A record that cannot be removed now must not keep the service from starting: the next sweep tries again.
+  await sweepRecords().catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, "the sweep of ended Runs' records failed"));
+  // Then every hour: a service that runs for months must not keep every session, kept Run and record it ever made.
+  const sweeper = startPeriodicSweep(
+    // The records are swept even when the engine does not answer the Run directories' sweep.
+    () => sweepStaging().finally(sweepRecords),
+    sweepIntervalMs,
+    logger,
+  );
   const app = await buildApp({
     service,
     metrics,
