@@ -122,9 +122,9 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--verbose", "the library's log lines on stderr");
 }
 
-/** --session-retention-days (or AGENTCAGE_SESSION_RETENTION_DAYS): how long `what` is kept after its last use before a sweep removes it. */
-function sessionRetentionOption(what: string): Option {
-  return new Option("--session-retention-days <days>", `how long ${what} is kept after its last use before a sweep removes it (default ${DEFAULT_SESSION_RETENTION_DAYS})`)
+/** --session-retention-days (or AGENTCAGE_SESSION_RETENTION_DAYS): how long a kept session stays after its last use before a sweep removes it. */
+function sessionRetentionOption(): Option {
+  return new Option("--session-retention-days <days>", `days a kept session stays after its last use (a Run that kept or resumed it) before a sweep removes it (default ${DEFAULT_SESSION_RETENTION_DAYS})`)
     .argParser(retentionDays("--session-retention-days", "how many days a session is kept after its last use, e.g. 30 (the default)"))
     .env("AGENTCAGE_SESSION_RETENTION_DAYS");
 }
@@ -210,7 +210,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--json", "print the Outcome as JSON on stdout, and nothing else there")
     .option("--remote <url>", "run it on an agentcage service (token from AGENTCAGE_TOKEN)")
     .option("--idle-timeout <seconds>", "with --remote: give up after this long without a word from the service", wholeNumber("--idle-timeout", 1, 24 * 3600), 60)
-    .addOption(sessionRetentionOption("the sessions this command keeps (--resume)"))
+    .addOption(sessionRetentionOption())
     .addHelpText("after", RUN_HELP)
     .action(async (cli: string, rawPrompt: string, flags: RunFlags, command: Command) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
@@ -294,7 +294,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .addOption(new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
     .option("--sessions", "keep each Run's session so a later Run can resume it (resumeSession; agentcage run --resume)")
-    .addOption(sessionRetentionOption("a kept session"))
+    .addOption(sessionRetentionOption())
     .addOption(
       new Option("--run-retention-days <days>", "how long an ended Run's record and artifacts are kept before a sweep removes them, as DELETE does (default: until DELETE)")
         .argParser(retentionDays("--run-retention-days", "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE"))
@@ -357,7 +357,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .description("remove what crashed agentcage processes left: their containers and Run directories")
     .option("--runtime-dir <dir>", "the Staging Directory's parent", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
-    .addOption(sessionRetentionOption("a kept session"))
+    .addOption(sessionRetentionOption())
     .action(async (flags: { runtimeDir: string; image: string; sessionRetentionDays?: number }) => {
       const { sweep } = await import("./sweep.js");
       settle(await sweep(flags, io));
