@@ -4,6 +4,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
+import { MAX_RETENTION_DAYS } from "../runtime/index.js";
 
 /** A wrong command line, worded for the person who typed it; the command exits 2. */
 export class UsageError extends Error {
@@ -27,6 +28,22 @@ export function wholeNumber(option: string, min: number, max: number): (raw: str
     const n = Number(raw);
     if (raw.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
       throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+/**
+ * A commander argument parser for a retention in whole days (`--session-retention-days`, or its
+ * variable): an empty variable is the default (undefined), anything else a whole number from 1 to
+ * MAX_RETENTION_DAYS. `whatToWrite` ends the refusal: "how many days ... e.g. 30".
+ */
+export function retentionDays(option: string, whatToWrite: string): (raw: string) => number | undefined {
+  return (raw) => {
+    if (raw === "") return undefined;
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isInteger(n) || n < 1 || n > MAX_RETENTION_DAYS) {
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write ${whatToWrite}`);
     }
     return n;
   };

@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
 import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, reachWarning, unheldCaps, type AgentCli, type NetworkPolicy } from "../agents/index.js";
-import { connectTarget } from "../runtime/index.js";
+import { connectTarget, DEFAULT_SESSION_RETENTION_DAYS } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
-import { absoluteDirectory, collect, defaultRuntimeDir, dollars, inFlagWords, UsageError, wholeNumber } from "./options.js";
+import { absoluteDirectory, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import { wantsLiveView } from "./view.js";
@@ -68,6 +68,7 @@ type RunFlags = {
   verbose?: boolean;
   remote?: string;
   idleTimeout: number;
+  sessionRetentionDays?: number;
 };
 
 type ServeFlags = {
@@ -87,6 +88,8 @@ type ServeFlags = {
   egressNetwork?: string[] | string;
   standIn?: boolean;
   sessions?: boolean;
+  sessionRetentionDays?: number;
+  runRetentionDays?: number;
   containerRuntime?: string;
 };
 
@@ -117,6 +120,13 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--runtime-dir <dir>", "where Run directories and kept sessions live", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
     .option("--verbose", "the library's log lines on stderr");
+}
+
+/** --session-retention-days (or AGENTCAGE_SESSION_RETENTION_DAYS): how long a kept session stays after its last use before a sweep removes it. */
+function sessionRetentionOption(): Option {
+  return new Option("--session-retention-days <days>", `days a kept session stays after its last use (a Run that kept or resumed it) before a sweep removes it (default ${DEFAULT_SESSION_RETENTION_DAYS})`)
+    .argParser(retentionDays("--session-retention-days", "how many days a session is kept after its last use, e.g. 30 (the default)"))
+    .env("AGENTCAGE_SESSION_RETENTION_DAYS");
 }
 
 /** A network that reaches out is only ever named, never picked: when it is, stderr says what the agent can then reach. */
@@ -200,8 +210,9 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--json", "print the Outcome as JSON on stdout, and nothing else there")
     .option("--remote <url>", "run it on an agentcage service (token from AGENTCAGE_TOKEN)")
     .option("--idle-timeout <seconds>", "with --remote: give up after this long without a word from the service", wholeNumber("--idle-timeout", 1, 24 * 3600), 60)
+    .addOption(sessionRetentionOption())
     .addHelpText("after", RUN_HELP)
-    .action(async (cli: string, rawPrompt: string, flags: RunFlags) => {
+    .action(async (cli: string, rawPrompt: string, flags: RunFlags, command: Command) => {
       const checked = await checkRunArguments(runArguments(cli, await promptOf(rawPrompt, io), flags));
       checkNetworkFlags(flags);
       for (const note of checked.notes) io.stderr.write(`agentcage: ${note}\n`);
@@ -213,6 +224,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
           flags.networkPolicy === undefined ? undefined : "--network-policy",
           flags.allow === undefined ? undefined : "--allow",
           flags.containerRuntime === undefined ? undefined : "--container-runtime",
+          // From AGENTCAGE_SESSION_RETENTION_DAYS (set for a local serve, say) it is not a choice made for this Run.
+          command.getOptionValueSource("sessionRetentionDays") === "cli" ? "--session-retention-days" : undefined,
         ].filter((o) => o !== undefined);
         if (local.length > 0) throw new UsageError(`${local.join(", ")} ${local.length === 1 ? "is" : "are"} the service's to choose with --remote (agentcage serve takes ${local.join(", ")}); leave ${local.length === 1 ? "it" : "them"} out, or run without --remote`);
         const { runRemote } = await import("./run-remote.js");
@@ -235,6 +248,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             json: flags.json === true,
             verbose: flags.verbose === true,
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+            ...(flags.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: flags.sessionRetentionDays }),
           },
           io,
         ),
@@ -280,6 +294,12 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .addOption(new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
     .option("--sessions", "keep each Run's session so a later Run can resume it (resumeSession; agentcage run --resume)")
+    .addOption(sessionRetentionOption())
+    .addOption(
+      new Option("--run-retention-days <days>", "how long an ended Run's record and artifacts are kept before a sweep removes them, as DELETE does (default: until DELETE)")
+        .argParser(retentionDays("--run-retention-days", "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE"))
+        .env("AGENTCAGE_RUN_RETENTION_DAYS"),
+    )
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
     .action(async (flags: ServeFlags) => {
@@ -311,6 +331,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             ...(flags.egressNetwork === undefined ? {} : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
             standIn: flags.standIn === true,
             sessions: flags.sessions === true,
+            ...(flags.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: flags.sessionRetentionDays }),
+            ...(flags.runRetentionDays === undefined ? {} : { runRetentionDays: flags.runRetentionDays }),
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },
           io,
@@ -335,7 +357,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .description("remove what crashed agentcage processes left: their containers and Run directories")
     .option("--runtime-dir <dir>", "the Staging Directory's parent", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
-    .action(async (flags: { runtimeDir: string; image: string }) => {
+    .addOption(sessionRetentionOption())
+    .action(async (flags: { runtimeDir: string; image: string; sessionRetentionDays?: number }) => {
       const { sweep } = await import("./sweep.js");
       settle(await sweep(flags, io));
     });

@@ -38,6 +38,8 @@ export type LocalRunOptions = CheckedRun & {
   readonly json: boolean;
   readonly verbose: boolean;
   readonly containerRuntime?: string;
+  /** How long the sessions this command keeps outlive their last use; default the library's (30 days). */
+  readonly sessionRetentionDays?: number;
 };
 
 export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise<number> {
@@ -64,7 +66,11 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     const logger = pino({ name: "agentcage", level: options.verbose ? "info" : "silent" }, pino.destination(2));
     const runnerOptions: AgentRunnerOptions = {
       image: options.image,
-      staging: { runtimeDir: join(options.runtimeDir, "staging"), ...(options.writable ? { writableWork: true } : {}) },
+      staging: {
+        runtimeDir: join(options.runtimeDir, "staging"),
+        ...(options.writable ? { writableWork: true } : {}),
+        ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
+      },
       sessions: true,
       logger,
       ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),

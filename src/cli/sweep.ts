@@ -1,5 +1,6 @@
 // `agentcage sweep`: removes what agentcage processes that are gone left behind (their containers
-// and Run directories), never what a live one still uses; says what it removed.
+// and Run directories) and the session stores unused for longer than their retention, never what a
+// live one still uses; says what it removed.
 
 import { createAgentRunner } from "../agents/index.js";
 import { STAND_IN_IMAGE, STAND_IN_OWNER } from "../testing/index.js";
@@ -7,8 +8,9 @@ import { EXIT } from "./exit-codes.js";
 import type { ProgramIo } from "./program.js";
 import { join } from "node:path";
 
-export async function sweep(options: { readonly runtimeDir: string; readonly image: string }, io: ProgramIo): Promise<number> {
-  const runner = createAgentRunner({ image: options.image, staging: { runtimeDir: join(options.runtimeDir, "staging") } });
+export async function sweep(options: { readonly runtimeDir: string; readonly image: string; readonly sessionRetentionDays?: number }, io: ProgramIo): Promise<number> {
+  const retention = options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays };
+  const runner = createAgentRunner({ image: options.image, staging: { runtimeDir: join(options.runtimeDir, "staging"), ...retention } });
   const checked = await runner.check();
   if (!checked.engine) {
     io.stderr.write("agentcage sweep: the container engine does not answer; start it (or set DOCKER_HOST), then sweep again\n");
@@ -21,5 +23,8 @@ export async function sweep(options: { readonly runtimeDir: string; readonly ima
   io.stdout.write(`removed ${swept.removed.length} container${swept.removed.length === 1 ? "" : "s"} and ${swept.removedRunDirectories.length} Run director${swept.removedRunDirectories.length === 1 ? "y" : "ies"}\n`);
   for (const id of swept.removed) io.stdout.write(`  container ${id.slice(0, 12)}\n`);
   for (const id of swept.removedRunDirectories) io.stdout.write(`  run ${id}\n`);
+  const stores = agents.removedSessionStores;
+  if (stores.length > 0) io.stdout.write(`removed ${stores.length} session store${stores.length === 1 ? "" : "s"} unused for longer than their retention\n`);
+  for (const { namespace, id, lastUsedAt } of stores) io.stdout.write(`  session ${namespace}/${id} (last used ${lastUsedAt})\n`);
   return EXIT.completed;
 }

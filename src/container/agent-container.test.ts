@@ -225,3 +225,26 @@ describe("containerRuntime", () => {
     expect(() => validateAgentContainer({ image: "a", containerRuntime: "run sc" })).toThrow('containerRuntime "run sc" is not a runtime name');
   });
 });
+
+describe("a retention in days", () => {
+  const staging = (extra: Record<string, unknown>) => ({ image: "agent:1", staging: { runtimeDir: "/srv/agentcage", ...extra } });
+  it.each([
+    ["0", 0, "0"],
+    ["a negative", -3, "-3"],
+    ["a fraction", 1.5, "1.5"],
+    ["a string from an environment", "30", '"30"'],
+    ["NaN", Number.NaN, "NaN"],
+    ["Infinity", Number.POSITIVE_INFINITY, "Infinity"],
+    ["a huge one", 1e9, "1000000000"],
+  ])("refuses %s, naming the field and quoting the value", (_what, value, quoted) => {
+    for (const field of ["sessionRetentionDays", "keptRunRetentionDays"]) {
+      const message = refusal(staging({ [field]: value })).message;
+      expect(message).toContain(`staging.${field} ${quoted} is not a whole number of days from 1 to 3650`);
+      expect(message).toContain("write how many days to keep");
+    }
+  });
+
+  it("takes 1 and 3650 days", () => {
+    expect(() => construct(staging({ sessionRetentionDays: 1, keptRunRetentionDays: 3650 }))).not.toThrow();
+  });
+});

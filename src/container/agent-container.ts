@@ -11,6 +11,7 @@ import {
   MAX_CPUS,
   MAX_MEMORY_BYTES,
   MAX_PIDS_LIMIT,
+  MAX_RETENTION_DAYS,
   MAX_STOP_GRACE_SECONDS,
   MAX_TIMEOUT_SECONDS,
   MAX_TMPFS_BYTES,
@@ -41,8 +42,19 @@ export type StagingDeclaration = {
   readonly agentWorkdir?: string;
   /** Mount all of `work/` writable (the agent edits a copy, harvested whole); default false: only `out/`. */
   readonly writableWork?: boolean;
-  /** Keep each Run directory (record included) after the Run, for a day; default false. */
+  /** Keep each Run directory (record included) after the Run, for `keptRunRetentionDays`; default false. */
   readonly keepRuns?: boolean;
+  /**
+   * Whole days a kept Run directory (keepRuns) outlives its Run's start; the next sweep past it removes
+   * it. 1 to MAX_RETENTION_DAYS; default DEFAULT_KEPT_RUN_RETENTION_DAYS (1), enough to read what happened.
+   */
+  readonly keptRunRetentionDays?: number;
+  /**
+   * Whole days a kept session store outlives its last use (the last Run that resumed or kept it); the
+   * next sweep past it removes it. 1 to MAX_RETENTION_DAYS; default DEFAULT_SESSION_RETENTION_DAYS (30).
+   * The stores of one Staging Directory are shared: the shortest retention declared on it wins.
+   */
+  readonly sessionRetentionDays?: number;
   /**
    * Bytes the agent may write (in out/, or in work/ beyond its inputs); past it writes fail and the
    * Run ends as `write_limit`. Enforced by a tmpfs of that size, which needs this process to be root
@@ -115,6 +127,16 @@ const intIn = (what: string, min: number, max: number) =>
     error: (issue) => `${what} ${JSON.stringify(issue.input)} is out of range; write a whole number from ${min} to ${max}`,
   });
 
+/** A retention in days: quoted as given when it is not one (a string from an environment variable, NaN, 1.5). */
+const days = (what: string) =>
+  z.unknown().refine((n) => typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= MAX_RETENTION_DAYS, {
+    error: (issue) => `${what} ${describeDays(issue.input)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days to keep, e.g. 30`,
+  });
+
+function describeDays(value: unknown): string {
+  return typeof value === "number" && !Number.isFinite(value) ? String(value) : (JSON.stringify(value) ?? String(value));
+}
+
 /** A uid or gid: digits, or a name that starts with a letter or _ (never "-", which runc would read as a number). */
 const ID = "(?:\\d+|[A-Za-z_][A-Za-z0-9_.-]*)";
 const USER = new RegExp(`^(${ID})(?::(${ID}))?$`);
@@ -161,6 +183,8 @@ const schema = z.strictObject({
         .optional(),
       writableWork: z.boolean().optional(),
       keepRuns: z.boolean().optional(),
+      keptRunRetentionDays: days("staging.keptRunRetentionDays").optional(),
+      sessionRetentionDays: days("staging.sessionRetentionDays").optional(),
       writableBytes: intIn("staging.writableBytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES).optional(),
     })
     .optional(),

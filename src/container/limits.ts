@@ -25,3 +25,11 @@ export const MAX_CPUS = 1024;
 
 /** The uid:gid an agent runs as when this process is root: never uid 0. */
 export const FALLBACK_AGENT_USER = "10002:10002";
+
+/** How long a kept session store outlives its last use (a Run that resumed or kept it) before a sweep removes it. */
+export const DEFAULT_SESSION_RETENTION_DAYS = 30;
+/** How long a kept Run directory (keepRuns) outlives its Run's start before a sweep removes it. */
+export const DEFAULT_KEPT_RUN_RETENTION_DAYS = 1;
+/** The longest retention either may ask for: ten years, past which "keep" is "never sweep", which is not offered. */
+export const MAX_RETENTION_DAYS = 3650;
+export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,8 @@
 // The Runs of this process that are under way, across every runtime in it. A sweep never
 // removes a container or Run directory listed here; two processes must not share an owner.
+// Likewise the session stores a Run of this process is resuming: no sweep takes one of them.
+
+import { resolve } from "node:path";
 
 const live = new Set<string>();
 
@@ -7,4 +10,22 @@ export const liveRuns = {
   add: (runId: string): void => void live.add(runId),
   delete: (runId: string): void => void live.delete(runId),
   has: (runId: string): boolean => live.has(runId),
+};
+
+/** Runs using each store, by `<runtimeDir>\0<namespace>\0<id>`: two Runs may resume one session at once. */
+const storesInUse = new Map<string, number>();
+const storeKey = (runtimeDir: string, namespace: string, id: string): string => `${resolve(runtimeDir)}\0${namespace}\0${id}`;
+
+export const liveSessionStores = {
+  add: (runtimeDir: string, namespace: string, id: string): void => {
+    const key = storeKey(runtimeDir, namespace, id);
+    storesInUse.set(key, (storesInUse.get(key) ?? 0) + 1);
+  },
+  delete: (runtimeDir: string, namespace: string, id: string): void => {
+    const key = storeKey(runtimeDir, namespace, id);
+    const left = (storesInUse.get(key) ?? 0) - 1;
+    if (left > 0) storesInUse.set(key, left);
+    else storesInUse.delete(key);
+  },
+  has: (runtimeDir: string, namespace: string, id: string): boolean => storesInUse.has(storeKey(runtimeDir, namespace, id)),
 };

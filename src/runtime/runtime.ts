@@ -29,7 +29,7 @@ import { bounded } from "./stop.js";
 function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
 }
-import { liveRuns } from "./live-runs.js";
+import { liveRuns, liveSessionStores } from "./live-runs.js";
 import { checkPlan } from "./plan.js";
 import { performRun } from "./run.js";
 import { newRunId } from "./run-id.js";
@@ -210,11 +210,17 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
       return Promise.resolve(early(why, `${detail} before the Run started`));
     }
 
+    // The store it resumes is in use from here (queued, then through the start-up sweep) until the Run
+    // has ended and kept it again: no sweep of this process takes it meanwhile.
+    const resumed = container.staging === undefined ? undefined : runOptions.sessionStore?.resume;
+    const store = resumed === undefined ? undefined : ([container.staging?.runtimeDir ?? "", runOptions.sessionStore?.namespace ?? "", resumed] as const);
+    if (store !== undefined) liveSessionStores.add(...store);
     return new Promise<Outcome<R>>((resolve) => {
       let settled = false;
       const settle = (outcome: Outcome<R>): void => {
         if (settled) return;
         settled = true;
+        if (store !== undefined) liveSessionStores.delete(...store);
         resolve(outcome);
       };
       // A Run cancelled while it waits for a slot ends at once, not when the slot comes.

@@ -4,12 +4,15 @@
 
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { keepSessionStore, SESSION_NAME, sessionStoreExists, type RunDirectory } from "../staging/index.js";
+import { keepSessionStore, SESSION_NAME, sessionStoreExists, touchSessionStore, type RunDirectory } from "../staging/index.js";
 import type { SessionStoreOptions } from "./runtime.js";
 
-/** Why the session to resume cannot be handed over, decided before anything is staged; undefined when it can. */
+/**
+ * Why the session to resume cannot be handed over, decided before anything is staged; undefined when
+ * it can. Resuming is a use: the store's retention counts from now.
+ */
 export async function checkSessionToResume(runtimeDir: string, store: SessionStoreOptions): Promise<string | undefined> {
-  if (store.resume === undefined || (await sessionStoreExists(runtimeDir, store.namespace, store.resume))) return undefined;
+  if (store.resume === undefined || (await touchSessionStore(runtimeDir, store.namespace, store.resume)) || (await sessionStoreExists(runtimeDir, store.namespace, store.resume))) return undefined;
   return `session ${JSON.stringify(store.resume)} has no kept store of ${store.namespace} in this Staging Directory; pass the sessionId an earlier Outcome of this runner reported, or start a new session`;
 }
 

@@ -1,13 +1,15 @@
 // The sweep: removes this owner's containers and Run directories that nothing will finish (what a
-// crashed process left). Labels on the container and run.json on disk say who owns what and until
-// when; ownership.ts decides what is orphaned. A live Run of a live process is never touched.
+// crashed process left), kept Run directories past keptRunRetentionDays, and the Staging Directory's
+// session stores unused for longer than sessionRetentionDays. Labels on the container and run.json on
+// disk say who owns what and until when; ownership.ts decides what is orphaned. A live Run of a live
+// process is never touched, nor a session store a Run of this process is resuming.
 
 import type { Logger } from "pino";
-import { OWNER_LABEL, RUN_LABEL, type ValidatedContainer } from "../container/index.js";
+import { DAY_MS, DEFAULT_KEPT_RUN_RETENTION_DAYS, DEFAULT_SESSION_RETENTION_DAYS, OWNER_LABEL, RUN_LABEL, type ValidatedContainer } from "../container/index.js";
 import { engineMessage, type Engine } from "../engine/index.js";
 import type { Masker } from "../redact/index.js";
-import { sweepRunDirectories } from "../staging/index.js";
-import { liveRuns } from "./live-runs.js";
+import { sweepRunDirectories, sweepSessionStores, type SweptSessionStore } from "../staging/index.js";
+import { liveRuns, liveSessionStores } from "./live-runs.js";
 import { runNetworkName } from "./run-network.js";
 import { orphanedBecause, ownershipFromLabels, thisProcess, type Ownership } from "./ownership.js";
 
@@ -18,6 +20,8 @@ export type SweepResult = {
   readonly removedRunDirectories: readonly string[];
   /** Names of the Runs' own networks removed. */
   readonly removedNetworks: readonly string[];
+  /** Session stores removed from the Staging Directory: unused for longer than staging.sessionRetentionDays. */
+  readonly removedSessionStores: readonly SweptSessionStore[];
 };
 
 export type SweepRequest = {
@@ -53,20 +57,42 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
     request,
   );
   const staging = request.container.staging;
+  const keepRuns = staging?.keepRuns ?? false;
   const removedRunDirectories =
     staging === undefined
       ? []
       : await sweepRunDirectories({
           runtimeDir: staging.runtimeDir,
           owner,
-          keepRuns: staging.keepRuns ?? false,
+          keepRuns,
+          keptRunRetentionMs: (staging.keptRunRetentionDays ?? DEFAULT_KEPT_RUN_RETENTION_DAYS) * DAY_MS,
           isOrphaned: (info) => orphanedBecause(info.runId, (info.ownership ?? {}) as Partial<Ownership>, context) !== undefined,
+          now: context.now,
           onError: (runId, error) => logger.warn({ runId, err: masker.mask(String(error)) }, "sweep could not remove a Run directory"),
         });
-  if (removed.length + removedRunDirectories.length + removedNetworks.length > 0) {
-    logger.info({ owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length }, "swept what earlier Runs left");
+  for (const runId of removedRunDirectories) logger.info({ runId, keepRuns }, "sweep removed a Run directory");
+  const sessionRetentionDays = staging?.sessionRetentionDays ?? DEFAULT_SESSION_RETENTION_DAYS;
+  const removedSessionStores =
+    staging === undefined
+      ? []
+      : await sweepSessionStores({
+          runtimeDir: staging.runtimeDir,
+          retentionMs: sessionRetentionDays * DAY_MS,
+          isInUse: (namespace, id) => liveSessionStores.has(staging.runtimeDir, namespace, id),
+          now: context.now,
+          onError: ({ namespace, id }, error) => logger.warn({ namespace, sessionId: id, err: masker.mask(String(error)) }, "sweep could not remove a session store"),
+        });
+  for (const { namespace, id, lastUsedAt } of removedSessionStores) {
+    logger.info({ namespace, sessionId: id, lastUsedAt, sessionRetentionDays }, "sweep removed a session store past its retention");
   }
-  return { removed, removedRunDirectories, removedNetworks };
+  const total = removed.length + removedRunDirectories.length + removedNetworks.length + removedSessionStores.length;
+  if (total > 0) {
+    logger.info(
+      { owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length, removedSessionStores: removedSessionStores.length },
+      "swept what earlier Runs left",
+    );
+  }
+  return { removed, removedRunDirectories, removedNetworks, removedSessionStores };
 }
 
 /** Removes each listed thing that is orphaned, logging why; one that cannot be removed is logged and left to the next sweep. */

@@ -57,3 +57,6 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = INPUT_UPLOAD_TIMEOUT_MS + 60_000;
 /** How often the server looks for connections past HEADERS_TIMEOUT_MS or REQUEST_TIMEOUT_MS: the most they overrun by. */
 export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+
+/** Between the sweeps of a running service (kept session stores and Run directories past their retention, what crashed Runs left). */
+export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;

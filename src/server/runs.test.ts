@@ -102,3 +102,27 @@ describe("an Idempotency-Key", () => {
     await service.cancel(first.record.id);
   });
 });
+
+describe("the retention of ended Runs' records", () => {
+  it("removes, as DELETE does, the Runs that ended before the cutoff, never one that has not ended", async () => {
+    const { runner, started } = untilCancelled([]);
+    const { service, store } = serviceOver(runner, 2);
+    await service.recover();
+    const ended = made(await service.submit(ask("ended"), "key-of-ended")).record.id;
+    const live = made(await service.submit(ask("still running"))).record.id;
+    await until(() => started.length === 2);
+    await service.cancel(ended);
+    await settled();
+    const endedAt = Date.parse(service.get(ended)?.endedAt ?? "");
+
+    expect(await service.removeEndedBefore(endedAt)).toEqual([]);
+    const removed = await service.removeEndedBefore(endedAt + 1);
+    expect(removed.map((r) => r.id)).toEqual([ended]);
+    expect(service.get(ended)).toBeUndefined();
+    expect((await store.all()).map((r) => r.id)).toEqual([live]);
+    // Its Idempotency-Key names nothing any more: the same key makes a new Run.
+    expect(await service.submit(ask("ended"), "key-of-ended")).toMatchObject({ created: true });
+    expect(await service.removeEndedBefore(Date.now() + 60_000)).toEqual([]);
+    for (const record of service.list()) await service.cancel(record.id);
+  });
+});

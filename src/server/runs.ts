@@ -55,6 +55,8 @@ export type RunService = {
   readonly counts: () => { readonly queued: number; readonly running: number };
   /** Removes a Run that has ended and its directory; a live one is left as it is ("live"). */
   readonly remove: (id: string) => Promise<RunRecord | "live" | undefined>;
+  /** Removes, as DELETE does, every Run that ended before `cutoff` (epoch ms), with its artifacts; resolves with those it removed. */
+  readonly removeEndedBefore: (cutoff: number) => Promise<RunRecord[]>;
   /** The A2A task made for a Run (the SDK's JSON), kept in its directory so it outlives a restart. */
   readonly a2aTask: (id: string) => Promise<unknown>;
   /** Saves it; a Run that was removed (or never was) keeps nothing. */
@@ -212,7 +214,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     return { record: records.get(id) as RunRecord, created: true };
   };
 
-  return {
+  const service: RunService = {
     submit: async (request, idempotencyKey, inputs) => {
       if (request.writable === true && (inputs === undefined || options.writableRunner === undefined)) {
         return {
@@ -326,6 +328,15 @@ export function createRunService(options: RunServiceOptions): RunService {
       await store.remove(id);
       return record;
     },
+    removeEndedBefore: async (cutoff) => {
+      const removed: RunRecord[] = [];
+      for (const record of [...records.values()]) {
+        if (!TERMINAL_STATES.has(record.state) || record.endedAt === undefined || !(Date.parse(record.endedAt) < cutoff)) continue;
+        const gone = await service.remove(record.id);
+        if (gone !== undefined && gone !== "live") removed.push(gone);
+      }
+      return removed;
+    },
     harvestDirectory: (id) => store.harvestDirectory(id),
     a2aTask: (id) => (records.has(id) ? store.a2aTask(id) : Promise.resolve(undefined)),
     saveA2ATask: async (id, task) => {
@@ -335,6 +346,7 @@ export function createRunService(options: RunServiceOptions): RunService {
       });
     },
   };
+  return service;
 }
 
 /** A request as JSON with every object's keys in order: two requests that differ only in field order are one. */

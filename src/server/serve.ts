@@ -1,7 +1,8 @@
 // `agentcage serve`: one process that holds the container engine and runs agents for others over
 // HTTP. It builds the agent runner (against the stand-in model with `standIn`), rebuilds its Runs
-// from the record, sweeps what a crashed predecessor left, and drains on SIGTERM. With `sessions`
-// the runner keeps each Run's CLI session so a later Run can resume it.
+// from the record, sweeps what a crashed predecessor left (at start, then every SWEEP_INTERVAL_MS:
+// session stores and kept Runs past their retention), and drains on SIGTERM. With `sessions` the
+// runner keeps each Run's CLI session so a later Run can resume it.
 
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -10,10 +11,11 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { createAgentRunner, NETWORK_POLICIES, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
-import { connectEgressGateway, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
+import { connectEgressGateway, MAX_RETENTION_DAYS, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
 import { AGENT_IMAGE, STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { buildApp } from "./app.js";
-import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
+import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS, SWEEP_INTERVAL_MS } from "./limits.js";
+import { startPeriodicSweep } from "./periodic-sweep.js";
 import { createRunMetrics } from "./metrics.js";
 import { createRunService, type RunService } from "./runs.js";
 
@@ -57,6 +59,20 @@ export type ServeOptions = {
    * session it knows the id of: per-caller scoping comes with tenants.
    */
   readonly sessions?: boolean;
+  /**
+   * Whole days a kept session store outlives its last use (`--session-retention-days`); the sweep
+   * removes it after. 1 to MAX_RETENTION_DAYS; default DEFAULT_SESSION_RETENTION_DAYS (30).
+   */
+  readonly sessionRetentionDays?: number;
+  /**
+   * Whole days the service keeps an ended Run's record and artifacts (`service/runs/<id>/`, what GET
+   * /v1/runs/<id> and its artifacts answer from) after it ended (`--run-retention-days`); the sweep
+   * removes them after, as DELETE does. 1 to MAX_RETENTION_DAYS; default none: kept until a DELETE,
+   * since only the caller knows when it has what it needs.
+   */
+  readonly runRetentionDays?: number;
+  /** Between sweeps while the service runs; default SWEEP_INTERVAL_MS (an hour). */
+  readonly sweepIntervalMs?: number;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
@@ -77,6 +93,7 @@ export class ServeError extends Error {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const env = options.environment ?? process.env;
@@ -87,6 +104,17 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   if (given === undefined && !LOOPBACK.has(host)) {
     throw new ServeError(`--host ${JSON.stringify(host)} is reachable from other machines and no token is set; set AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`);
   }
+  const retention = options.sessionRetentionDays;
+  const refusedDays = (days: number | undefined) => days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS);
+  if (refusedDays(retention)) {
+    throw new ServeError(`--session-retention-days ${String(retention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days a session is kept after its last use, e.g. 30`);
+  }
+  const runRetention = options.runRetentionDays;
+  if (refusedDays(runRetention)) {
+    throw new ServeError(`--run-retention-days ${String(runRetention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`);
+  }
+  const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
+  if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1) throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
   const slots = options.slots ?? 2;
   const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
   if (queueBound < slots) throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
@@ -104,7 +132,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   let standIn: RunningStandIn | undefined;
   // The library's Run directories in staging/, beside the service's records in service/: a Run's
   // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
-  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging") };
+  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging"), ...(retention === undefined ? {} : { sessionRetentionDays: retention }) };
   const runnerOptions: AgentRunnerOptions = {
     image: options.image ?? AGENT_IMAGE,
     staging: stagingDeclaration,
@@ -171,6 +199,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
   await runner.sweep();
+  const sweepStaging = runner.sweep;
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
   const metrics = createRunMetrics(() => service?.counts() ?? { queued: 0, running: 0 });
@@ -193,6 +222,22 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       }),
   });
   await service.recover();
+  const runs = service;
+  const sweepRecords = async (): Promise<void> => {
+    if (runRetention === undefined) return;
+    for (const record of await runs.removeEndedBefore(Date.now() - runRetention * DAY_MS)) {
+      logger.info({ run: record.id, runId: record.runId, endedAt: record.endedAt, runRetentionDays: runRetention }, "sweep removed an ended Run's record and artifacts past their retention");
+    }
+  };
+  // A record that cannot be removed now must not keep the service from starting: the next sweep tries again.
+  await sweepRecords().catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, "the sweep of ended Runs' records failed"));
+  // Then every hour: a service that runs for months must not keep every session, kept Run and record it ever made.
+  const sweeper = startPeriodicSweep(
+    // The records are swept even when the engine does not answer the Run directories' sweep.
+    () => sweepStaging().finally(sweepRecords),
+    sweepIntervalMs,
+    logger,
+  );
   const app = await buildApp({
     service,
     metrics,
@@ -210,6 +255,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   } catch (error) {
     // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
     await app.close().catch(() => undefined);
+    await sweeper.stop();
     await standIn?.stop();
     await gateway?.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -225,6 +271,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     ...(tokenFile === undefined ? {} : { tokenFile }),
     stop: async (graceMs = options.drainGraceMs ?? DRAIN_GRACE_MS) => {
       await service.drain(graceMs);
+      await sweeper.stop();
       await app.close();
       await standIn?.stop();
       await gateway?.close();

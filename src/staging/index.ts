@@ -1,7 +1,8 @@
 /**
  * The Staging Directory: one directory per Run with the caller's inputs in `work/` (read-only),
  * the agent's `out/`, the Run record (masked as it is written), and the Harvest of `out/` back to
- * the caller; the disk sweep of what a crashed process left.
+ * the caller; the disk sweep of what a crashed process left, and of kept Runs and session stores
+ * past their retention.
  *
  * ```ts
  * const result = await harvest("/srv/agentcage/0123456789abcdef/work/out", "/srv/results/review-42");
@@ -13,12 +14,14 @@ export type { RunDirectory, SecretFile } from "./layout.js";
 export type { PrepareOptions, RunInfo } from "./prepare.js";
 export type { RecordStream } from "./record.js";
 export type { DiskSweepOptions } from "./sweep.js";
+export type { SessionSweepOptions, SweptSessionStore } from "./session-sweep.js";
 export { OUT_NAME, StagingError } from "./inputs.js";
 export * from "./exclude/index.js";
 export { prepareRunDirectory } from "./prepare.js";
 export { runDirectory, sessionStorePath, stagedMounts } from "./layout.js";
 export { canBoundWrites, releaseWritable, unmountUnder, writableFull } from "./writable.js";
-export { keepSessionStore, openSessionStore, SESSION_NAME, sessionStoreExists } from "./sessions.js";
+export { keepSessionStore, openSessionStore, SESSION_NAME, sessionStoreExists, touchSessionStore } from "./sessions.js";
+export { sweepSessionStores } from "./session-sweep.js";
 export { createRecordStream, writeAtomically } from "./record.js";
 export { removeTree } from "./remove-tree.js";
 export { sweepRunDirectories } from "./sweep.js";

@@ -1,5 +1,6 @@
-// Bounds of a Run directory: what the caller may hand over as inputs, and how long a Run
-// directory may outlive its Run. Harvest limits live in harvest/limits.ts.
+// Bounds of a Run directory: what the caller may hand over as inputs, and what a kept session store
+// may hold. Harvest limits live in harvest/limits.ts; how long a kept Run directory or session store
+// outlives its use is the declaration's (container/limits.ts: *_RETENTION_DAYS).
 
 const MiB = 1024 * 1024;
 
@@ -11,8 +12,6 @@ export const MAX_INPUT_BYTES = 4096 * MiB;
 export const MAX_INPUT_DEPTH = 64;
 /** Input files handed to a copy worker at a time (a directory's files, up to this many). */
 export const STAGE_COPY_BATCH = 64;
-/** A Run directory older than this is removed by the next sweep whatever it holds. */
-export const MAX_RUN_DIRECTORY_AGE_MS = 24 * 60 * 60 * 1000;
 
 /** A kept session store: the files in it (a CLI's conversation log grows with every turn). */
 export const MAX_SESSION_FILE_BYTES = 64 * MiB;

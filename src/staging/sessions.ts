@@ -3,7 +3,7 @@
 // a working copy only when it names the session; what it leaves is checked like a Harvest
 // (regular files and directories, bounded) before it replaces the kept store.
 
-import { access, mkdir } from "node:fs/promises";
+import { access, lutimes, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { HarvestResult } from "../plan/index.js";
 import { harvest } from "./harvest/index.js";
@@ -31,6 +31,17 @@ export async function sessionStoreExists(runtimeDir: string, namespace: string, 
 }
 
 /**
+ * Marks the kept store of session `id` as used now (its mtime, which the retention counts from), so
+ * no sweep takes it while a Run resumes it. Resolves false when there is no such store.
+ */
+export async function touchSessionStore(runtimeDir: string, namespace: string, id: string, now: Date = new Date()): Promise<boolean> {
+  return lutimes(sessionStorePath(runtimeDir, namespace, id), now, now).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
  * Makes the Run's working copy of a session store (a copy of the kept one when resuming, else an
  * empty directory), writable by the agent. Resolves with why it could not, or undefined.
  */
@@ -52,7 +63,10 @@ export async function openSessionStore(run: RunDirectory, runtimeDir: string, na
   return undefined;
 }
 
-/** Keeps what the Run left in its working copy as the store of session `id`, replacing the kept one whole. */
+/**
+ * Keeps what the Run left in its working copy as the store of session `id`, replacing the kept one
+ * whole: a new directory, so its mtime (the retention's "last use") is now.
+ */
 export async function keepSessionStore(run: RunDirectory, runtimeDir: string, namespace: string, id: string): Promise<HarvestResult> {
   const kept = sessionStorePath(runtimeDir, namespace, id);
   await mkdir(dirname(kept), { recursive: true, mode: 0o700 });

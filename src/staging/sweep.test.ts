@@ -8,13 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runDirectory } from "./layout.js";
-import { MAX_RUN_DIRECTORY_AGE_MS } from "./limits.js";
+import { DAY_MS, DEFAULT_KEPT_RUN_RETENTION_DAYS } from "../container/index.js";
 import type { RunInfo } from "./prepare.js";
 import { sweepRunDirectories, type DiskSweepOptions } from "./sweep.js";
 
 const OWNER = "reviewer";
 const CREATED = Date.parse("2030-01-02T03:04:05.678Z");
 const HOUR_MS = 60 * 60 * 1000;
+const MAX_RUN_DIRECTORY_AGE_MS = DEFAULT_KEPT_RUN_RETENTION_DAYS * DAY_MS;
 
 let scratch: string;
 let runtimeDir: string;
@@ -89,6 +90,15 @@ describe("sweepRunDirectories removes this owner's Run directories", () => {
     await makeRun("00000000000000d2", { done: true });
 
     expect(await sweep({ keepRuns: true, now: CREATED + MAX_RUN_DIRECTORY_AGE_MS + 1 })).toEqual(["00000000000000d2"]);
+    expect(await remaining()).toEqual([]);
+  });
+
+  it("of a finished Run past a retention of its own (keptRunRetentionMs), and keeps it until then", async () => {
+    await makeRun("00000000000000d2", { done: true });
+    const retention = 7 * MAX_RUN_DIRECTORY_AGE_MS;
+
+    expect(await sweep({ keepRuns: true, keptRunRetentionMs: retention, now: CREATED + retention })).toEqual([]);
+    expect(await sweep({ keepRuns: true, keptRunRetentionMs: retention, now: CREATED + retention + 1 })).toEqual(["00000000000000d2"]);
     expect(await remaining()).toEqual([]);
   });
 

@@ -1,9 +1,10 @@
 // The counterpart of the container sweep, for disk: removes this owner's Run directories that
 // nothing will finish (the caller decides which, from run.json) and were not kept on purpose
-// (keepRuns keeps them for a day). Never touches a directory that is not a Run directory of this owner.
+// (keepRuns keeps them for keptRunRetentionMs, a day by default, counted from the Run's start). Never
+// touches a directory that is not a Run directory of this owner.
 
 import { opendir, readFile } from "node:fs/promises";
-import { MAX_RUN_DIRECTORY_AGE_MS } from "./limits.js";
+import { DAY_MS, DEFAULT_KEPT_RUN_RETENTION_DAYS } from "../container/index.js";
 import { runDirectory, RUN_ID_PATTERN } from "./layout.js";
 import { removeTree } from "./remove-tree.js";
 import type { RunInfo } from "./prepare.js";
@@ -13,6 +14,8 @@ export type DiskSweepOptions = {
   readonly runtimeDir: string;
   readonly owner: string;
   readonly keepRuns: boolean;
+  /** With keepRuns: how long a Run directory outlives its Run's start, in milliseconds; default DEFAULT_KEPT_RUN_RETENTION_DAYS. */
+  readonly keptRunRetentionMs?: number;
   /** Whether nothing will finish this Run (its process is gone, its deadline passed, ...): only then is it swept. */
   readonly isOrphaned: (info: RunInfo) => boolean;
   readonly now?: number;
@@ -38,8 +41,8 @@ export async function sweepRunDirectories(options: DiskSweepOptions): Promise<st
     if (info?.owner !== options.owner || info.runId !== entry.name || !options.isOrphaned(info)) continue;
     // A secret file never outlives its Run, whatever else of the Run is kept.
     await removeTree(dir.secrets).catch((error: unknown) => options.onError?.(entry.name, error));
-    const old = now - Date.parse(info.createdAt) > MAX_RUN_DIRECTORY_AGE_MS;
-    // With keepRuns, a Run that never finished (its orchestrator was killed) is kept too, for a day:
+    const old = now - Date.parse(info.createdAt) > (options.keptRunRetentionMs ?? DEFAULT_KEPT_RUN_RETENTION_DAYS * DAY_MS);
+    // With keepRuns, a Run that never finished (its orchestrator was killed) is kept too, as long:
     // its stdout.txt and stderr.txt are what is left to say what happened.
     if (options.keepRuns && !old) continue;
     try {

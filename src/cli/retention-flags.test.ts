@@ -1,0 +1,61 @@
+// --session-retention-days (and AGENTCAGE_SESSION_RETENTION_DAYS) on serve, run and sweep, and serve's
+// --run-retention-days: a value that is not a whole number of days from 1 to 3650 is refused before
+// anything starts, naming the option (or the variable), quoting the value and saying what to write.
+
+import { describe, expect, it } from "vitest";
+import { CommanderError } from "commander";
+import { UsageError } from "./options.js";
+import { buildProgram, type ProgramIo } from "./program.js";
+import type { ViewStream } from "./view.js";
+
+function stream(): ViewStream & { text: string } {
+  const s = { text: "", isTTY: false, columns: 80, write: (chunk: string) => ((s.text += chunk), true) };
+  return s as unknown as ViewStream & { text: string };
+}
+
+/** Parses the words; resolves with what was refused. Nothing here reaches an engine. */
+async function refusal(words: readonly string[], env: Record<string, string> = {}): Promise<string> {
+  const stderr = stream();
+  const io: ProgramIo = { stdout: stream(), stderr, env, live: false, onInterrupt: () => () => undefined, exit: (code) => { throw new Error(`exit ${code}`); }, readStdin: async () => "" };
+  try {
+    await buildProgram(io, () => undefined).parseAsync(["node", "agentcage", ...words, "--runtime-dir", "/nonexistent/agentcage-retention-test"]);
+  } catch (error) {
+    // commander prints what it refused; a UsageError is printed by main.ts.
+    if (error instanceof UsageError) return error.message;
+    expect(error).toBeInstanceOf(CommanderError);
+    return stderr.text;
+  }
+  throw new Error(`${words.join(" ")} was accepted`);
+}
+
+describe("--session-retention-days", () => {
+  it.each([["0"], ["-1"], ["1.5"], ["3651"], ["thirty"], [" "]])("refuses %j on serve, run and sweep", async (value) => {
+    for (const words of [["serve"], ["run", "claude", "hi"], ["sweep"]]) {
+      const said = await refusal([...words, "--session-retention-days", value]);
+      expect(said).toContain(`--session-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days a session is kept after its last use, e.g. 30`);
+    }
+  });
+
+  it.each([["0"], ["1.5"], ["never"]])("--run-retention-days %j is refused on serve, saying how to keep records until DELETE", async (value) => {
+    const said = await refusal(["serve", "--run-retention-days", value]);
+    expect(said).toContain(`--run-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`);
+  });
+
+  it("refuses a bad AGENTCAGE_SESSION_RETENTION_DAYS, naming the variable", async () => {
+    // commander reads an option's variable from this process's environment.
+    process.env["AGENTCAGE_SESSION_RETENTION_DAYS"] = "0";
+    try {
+      // --remote to a port nothing serves: were the value taken, the Run would fail at once, starting nothing here.
+      const said = await refusal(["run", "claude", "hi", "--remote", "http://127.0.0.1:9"]);
+      expect(said).toContain("AGENTCAGE_SESSION_RETENTION_DAYS");
+      expect(said).toContain('"0" is not a whole number of days from 1 to 3650');
+    } finally {
+      delete process.env["AGENTCAGE_SESSION_RETENTION_DAYS"];
+    }
+  });
+
+  it("given on the command line with --remote is refused: the service keeps its sessions on its own settings", async () => {
+    const said = await refusal(["run", "claude", "hi", "--remote", "http://127.0.0.1:9", "--session-retention-days", "7"]);
+    expect(said).toContain("--session-retention-days is the service's to choose with --remote");
+  });
+});
