@@ -1,6 +1,6 @@
 // A writable workspace over HTTP, against the real service and engine with the real claude CLI and
 // the stand-in: `writable: true` with an inputs archive has the agent edit a copy of its inputs, the
-// artifacts list the change set and serve changes.patch, and `agentcage run --remote --writable`
+// artifacts list the change set and serve changes.patch (empty, or an edited input's diff), and `agentcage run --remote --writable`
 // prints the patch or fetches the change set into --out. Without inputs it is refused (400).
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -53,6 +53,24 @@ describe("a writable workspace, over HTTP", () => {
     expect(patch.status).toBe(200);
     expect(await patch.text()).toBe("");
     expect(await (await call(`/v1/runs/${id}/artifacts/out/answer.txt`)).text()).toBe(WRITTEN_FILE_TEXT);
+  }, 120_000);
+
+  it("serves the patch of an input the agent edited, and the edited file in the change set", async () => {
+    const form = new FormData();
+    form.append("request", JSON.stringify({ cli: "claude", prompt: "[stand-in:tool_write_bash] [stand-in-write:README.md] rewrite the readme", writable: true }));
+    form.append("inputs", new Blob([await tarOf({ "README.md": "# a project\n", "src/keep.txt": "kept\n" })]), "inputs.tar");
+    const submitted = await call("/v1/runs", { method: "POST", body: form });
+    expect(submitted.status).toBe(202);
+    const id = ((await submitted.json()) as { id: string }).id;
+    expect(await ended(id)).toMatchObject({ state: "completed", outcome: { ok: true, harvest: { ok: true, changes: { added: [], changed: ["README.md"], deleted: [], outFiles: 0 } } } });
+
+    const listed = await json(`/v1/runs/${id}/artifacts`);
+    expect(listed).toMatchObject({ harvested: true, patch: true, changes: { changed: ["README.md"] } });
+    const patch = await (await call(`/v1/runs/${id}/artifacts/changes.patch`)).text();
+    expect(patch).toContain("--- a/README.md\n+++ b/README.md\n");
+    expect(patch).toContain("-# a project\n");
+    expect(patch).toContain(`+${WRITTEN_FILE_TEXT}`);
+    expect(patch).not.toContain("keep.txt");
   }, 120_000);
 
   it("refuses writable without input files, saying to send them", async () => {

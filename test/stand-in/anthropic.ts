@@ -3,7 +3,7 @@
 // Invariant: the answer depends only on the scenario, the request body and the clock, so the
 // same conversation always gets the same answer.
 import type { ServerResponse } from "node:http";
-import { loopText } from "./scenarios.js";
+import { loopText, writePathOf } from "./scenarios.js";
 import {
   ANTHROPIC_USAGE,
   BASH_COMMAND,
@@ -94,7 +94,7 @@ export function anthropicAnswer(scenario: Scenario, body: Body, now: Date): Anth
       if (!answered.has(WRITE_TOOL_ID)) {
         const cwd = workingDirectoryOf(body);
         return toolUse(WRITE_TOOL_ID, "Write", {
-          file_path: cwd === undefined ? "out/answer.txt" : `${cwd}/out/answer.txt`,
+          file_path: cwd === undefined ? writePathOf(body) : `${cwd}/${writePathOf(body)}`,
           content: WRITTEN_FILE_TEXT,
         });
       }

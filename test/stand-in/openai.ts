@@ -3,6 +3,7 @@
 // Invariant: the shell call is shaped after whichever shell tool the request offers, so a codex
 // that renames its tool gets a plain answer instead of a call it cannot run.
 import type { ServerResponse } from "node:http";
+import { posix } from "node:path";
 import {
   BASH_COMMAND,
   CODEX_WRITTEN_FILE_TEXT,
@@ -14,6 +15,7 @@ import {
   SIDE_ANSWER,
   TOOL_FINAL_ANSWER,
   type Scenario,
+  writePathOf,
 } from "./scenarios.js";
 import { deltasOf, startEventStream, writeEvent } from "./sse.js";
 
@@ -89,7 +91,8 @@ export function openaiAnswer(scenario: Scenario, body: Body, now: Date): OpenAIA
       return text(NON_ASCII_ANSWER);
     case "tool_write_bash": {
       if (answeredCallIds(body).has(SHELL_CALL_ID)) return text(TOOL_FINAL_ANSWER);
-      const script = `mkdir -p out && printf '${CODEX_WRITTEN_FILE_TEXT.replace("\n", "\\n")}' > out/answer.txt && ${BASH_COMMAND}`;
+      const target = writePathOf(body);
+      const script = `mkdir -p ${posix.dirname(target)} && printf '${CODEX_WRITTEN_FILE_TEXT.replace("\n", "\\n")}' > ${target} && ${BASH_COMMAND}`;
       const call = shellCall(body, SHELL_CALL_ID, script);
       return call === undefined ? text(SIDE_ANSWER) : { kind: "response", output: call };
     }

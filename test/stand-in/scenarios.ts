@@ -24,7 +24,7 @@ export const SCENARIO_DESCRIPTIONS: Readonly<Record<Scenario, string>> = {
   plain: "answers PLAIN_ANSWER, a short English sentence, in one text block",
   non_ascii: "answers NON_ASCII_ANSWER: é, 日本語, an emoji outside the BMP and U+2028 inside one text block",
   tool_write_bash:
-    "claude: a Write tool_use creating <cwd>/out/answer.txt, then a Bash tool_use running `echo from-bash`, then TOOL_FINAL_ANSWER; codex: one shell function call writing out/answer.txt and echoing from-bash, then TOOL_FINAL_ANSWER",
+    "claude: a Write tool_use creating <cwd>/out/answer.txt (or the path of `[stand-in-write:PATH]`), then a Bash tool_use running `echo from-bash`, then TOOL_FINAL_ANSWER; codex: one shell function call writing that file and echoing from-bash, then TOOL_FINAL_ANSWER",
   max_turns: "always answers with one more tool call (Bash / shell `echo again`; claude's preceded by the text loopText(n)), so the CLI stops at its turn limit",
   status_401: "HTTP 401: Anthropic authentication_error, OpenAI invalid_api_key",
   status_429:
@@ -39,6 +39,18 @@ export const SCENARIO_DESCRIPTIONS: Readonly<Record<Scenario, string>> = {
 export const PLAIN_ANSWER = "The capital of France is Paris.";
 export const NON_ASCII_ANSWER = "Café au lait, 日本語のテキスト, emoji 🦀🎉 and a line\u2028separator.";
 export const TOOL_FINAL_ANSWER = "I wrote out/answer.txt and ran the command; it printed from-bash.";
+/** Where tool_write_bash writes unless the prompt names another path with `[stand-in-write:PATH]`. */
+export const DEFAULT_WRITE_PATH = "out/answer.txt";
+
+/**
+ * The file tool_write_bash writes, relative to the agent's working directory: `[stand-in-write:PATH]`
+ * in the request (a relative path of plain names, e.g. README.md to edit an input), else out/answer.txt.
+ */
+export function writePathOf(body: Readonly<Record<string, unknown>>): string {
+  const named = /\[stand-in-write:([A-Za-z0-9_.\/-]{1,128})\]/.exec(JSON.stringify(body))?.[1];
+  const plain = named !== undefined && named.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+  return plain ? named : DEFAULT_WRITE_PATH;
+}
 /** What claude's Write tool puts in out/answer.txt. */
 export const WRITTEN_FILE_TEXT = "written by the stand-in model\n";
 /** What codex's shell call puts in out/answer.txt. */

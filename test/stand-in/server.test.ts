@@ -134,6 +134,15 @@ describe("the stand-in model, Anthropic Messages API", () => {
     expect(anthropicText(events(await (await messages(m, { ...base, messages: afterBash })).text()))).toBe(TOOL_FINAL_ANSWER);
   });
 
+  it("has Write edit the file [stand-in-write:PATH] names, below the working directory", async () => {
+    const m = await start("tool_write_bash");
+    const base = { stream: true, tools: claudeTools, system: claudeSystem };
+    const first = toolUseOf(events(await (await messages(m, { ...base, messages: [{ role: "user", content: "[stand-in-write:README.md] edit it" }] })).text()));
+    expect(first).toEqual({ name: "Write", input: { file_path: "/home/agent/project/README.md", content: WRITTEN_FILE_TEXT } });
+    const outside = toolUseOf(events(await (await messages(m, { ...base, messages: [{ role: "user", content: "[stand-in-write:/etc/passwd] edit it" }] })).text()));
+    expect(outside.input["file_path"]).toBe("/home/agent/project/out/answer.txt");
+  });
+
   it("answers max_turns with a tool call every time", async () => {
     const m = await start("max_turns");
     for (let i = 0; i < 3; i++) {
@@ -210,6 +219,18 @@ describe("the stand-in model, OpenAI Responses API", () => {
     const input = [{ type: "function_call", call_id: call.call_id }, { type: "function_call_output", call_id: call.call_id, output: "from-bash" }];
     const second = events(await (await responses(m, { stream: true, tools, input })).text());
     expect(second.filter((e) => e.event === "response.output_text.delta").map((e) => e.data["delta"]).join("")).toBe(TOOL_FINAL_ANSWER);
+  });
+
+  it("writes the file [stand-in-write:PATH] names in its shell call, and out/answer.txt for a path that leaves the directory", async () => {
+    const m = await start("tool_write_bash");
+    const tools = [{ type: "function", name: "exec_command" }];
+    const scriptFor = async (prompt: string) => {
+      const first = events(await (await responses(m, { stream: true, tools, input: [{ role: "user", content: prompt }] })).text());
+      const call = first.find((e) => e.event === "response.output_item.done")!.data["item"] as { arguments: string };
+      return (JSON.parse(call.arguments) as { cmd: string }).cmd;
+    };
+    expect(await scriptFor("[stand-in-write:docs/README.md] edit")).toContain("mkdir -p docs && printf 'written by codex\\n' > docs/README.md && echo from-bash");
+    expect(await scriptFor("[stand-in-write:../escape] edit")).toContain("> out/answer.txt");
   });
 
   it.each([
