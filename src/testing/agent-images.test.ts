@@ -164,8 +164,8 @@ describe("buildAgentImages", () => {
 
   it("takes a tag with a registry host and port", async () => {
     const { docker } = fakeDocker();
-    const [result] = await buildAgentImages({ docker, root, env: ENV, images: ["stand-in"], tags: { "stand-in": "registry.internal:5000/team/stand-in:v1" }, output: sink().stream });
-    expect(result?.tag).toBe("registry.internal:5000/team/stand-in:v1");
+    const [result] = await buildAgentImages({ docker, root, env: ENV, images: ["stand-in"], tags: { "stand-in": "mirror.example:5000/team/stand-in:v1" }, output: sink().stream });
+    expect(result?.tag).toBe("mirror.example:5000/team/stand-in:v1");
   });
 });
 
