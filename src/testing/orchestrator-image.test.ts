@@ -3,7 +3,7 @@
 // install around it; and the same inputs digest as the repository's for the same files, so an
 // image built from either is reused by the other. Pure: no engine.
 
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,10 +79,12 @@ describe("the orchestrator's build context from an installed package", () => {
     expect((await agentImageInputs("orchestrator", root, ENV)).files).toEqual(SENT);
   });
 
-  it("has the repository's inputs digest when its files are the repository's, so either's image is reused by the other", async () => {
+  it("has the repository's inputs digest when its files are the repository's, npm's execute bits aside, so either's image is reused by the other", async () => {
     // The repository's lock sits at its root; the package's under SHIPPED_LOCKFILE: same bytes, same context.
     const same = (name: string): string => (name === SHIPPED_LOCKFILE || name === "package-lock.json" ? "the lock\n" : `${name}\n`);
     const installed = await tree(INSTALLED, same);
+    // npm install makes the package's bin targets executable; tsc leaves them not.
+    await chmod(path.join(installed, "dist", "cli", "main.js"), 0o755);
     const repository = await tree([...INSTALLED.filter((name) => name !== SHIPPED_LOCKFILE), "package-lock.json", "src/index.ts", ".env"], same);
     const fromInstall = await agentImageInputs("orchestrator", installed, ENV);
     expect(fromInstall.hash).toMatch(/^[0-9a-f]{64}$/);

@@ -1,8 +1,9 @@
 // The orchestrator image's build context (images/orchestrator, which the egress proxy and compose
 // run), cut from a package root by that root's .dockerignore: the repository's, or an installed
 // package's, which ships the same file. Invariant: the same files give the same context and the
-// same inputs digest wherever the root is; npm never packs a root package-lock.json, so an
-// installed package's lock (SHIPPED_LOCKFILE, written by prepack) enters as package-lock.json.
+// same inputs digest wherever the root is (dist/ enters without execute bits, as tsc writes it,
+// whatever npm install did); npm never packs a root package-lock.json, so an installed
+// package's lock (SHIPPED_LOCKFILE, written by prepack) enters as package-lock.json.
 
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -107,7 +108,9 @@ export async function orchestratorContextNames(root: string): Promise<string[]> 
  */
 export async function orchestratorImageRequest(root: string, env: NodeJS.ProcessEnv, tag: string = ORCHESTRATOR_IMAGE): Promise<OrchestratorBuildRequest> {
   const names = await orchestratorContextNames(root);
-  const extraFiles: ExtraFile[] = names.map((name) => ({ name, from: path.join(root, name) }));
+  // tsc writes dist/ without execute bits; npm install adds one to the package's bin targets
+  // (dist/cli/main.js), which the image runs with node: sent as built, so both give one digest.
+  const extraFiles: ExtraFile[] = names.map((name) => ({ name, from: path.join(root, name), ...(name.startsWith("dist/") ? { executable: false } : {}) }));
   if (!names.includes("package-lock.json") && existsSync(path.join(root, SHIPPED_LOCKFILE))) {
     extraFiles.push({ name: "package-lock.json", from: path.join(root, SHIPPED_LOCKFILE) });
   }
