@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// agentcage-build-images [--dry-run] [agent] [stand-in]: builds agentcage's agent image and the
-// stand-in model's image from this installed package (see `agentcage-build-images --help`).
+// agentcage-build-images [--dry-run] [agent] [stand-in] [orchestrator]: builds agentcage's agent
+// image, the stand-in model's and the orchestrator's (which startEgressGateway runs) from this
+// installed package (see `agentcage-build-images --help`).
 // Everything it does is buildImagesCommand in agentcage/testing, typed and tested; this file only
 // makes the Docker connection (DOCKER_HOST, else the local socket), which the library leaves to
 // its engine and its callers.

@@ -150,6 +150,18 @@ describe("readContext", () => {
     ]);
   });
 
+  it("sends an extra file executable or not as asked, whatever its host mode", async () => {
+    const ctx = await scratch();
+    const files = await readContext(ctx, [
+      { name: "bin/run.sh", from: path.join(ctx, "sub", "run.sh"), executable: false },
+      { name: "bin/main.js", from: path.join(dir, "elsewhere.js"), executable: true },
+    ]);
+    expect(files.filter((f) => f.name.startsWith("bin/")).map((f) => [f.name, f.executable])).toEqual([
+      ["bin/run.sh", false],
+      ["bin/main.js", true],
+    ]);
+  });
+
   it("refuses a symbolic link, an extra file outside the context, and a name taken twice", async () => {
     const ctx = await scratch();
     await expect(readContext(ctx, [{ name: "../main.js", from: path.join(dir, "elsewhere.js") }])).rejects.toThrow('extra file name "../main.js" is not inside the build context');

@@ -1,5 +1,6 @@
-// `agentcage image build [agent] [stand-in] [--dry-run]`: builds agentcage's images from the
-// installed package, each only when its inputs changed (the library's buildImagesCommand).
+// `agentcage image build [agent] [stand-in] [orchestrator] [--dry-run]`: builds agentcage's
+// images from the installed package, each only when its inputs changed (the library's
+// buildImagesCommand).
 
 import { buildImagesCommand } from "../testing/index.js";
 import type { ProgramIo } from "./program.js";

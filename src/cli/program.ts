@@ -390,8 +390,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .command("image")
     .description("agentcage's images")
     .command("build")
-    .description("build the agent image (and the stand-in model's) from the installed package")
-    .argument("[names...]", "agent, stand-in (default both)")
+    .description("build agentcage's images (the agent's, the stand-in model's, the orchestrator's) from the installed package")
+    .argument("[names...]", "agent, stand-in, orchestrator (default all three)")
     .option("--dry-run", "print each image's inputs; contact no engine")
     .action(async (names: string[], flags: { dryRun?: boolean }) => {
       const { buildImages } = await import("./image.js");

@@ -21,6 +21,8 @@ import { RunRequestError } from "./usage.js";
 
 /** The image that holds this package's proxy program (dist/egress/main.js). */
 export const DEFAULT_EGRESS_IMAGE = "agentcage-orchestrator:latest";
+/** What builds DEFAULT_EGRESS_IMAGE from an installed package (in the repository, `npm run image:orchestrator` does too). */
+export const BUILD_EGRESS_IMAGE = "npx agentcage-build-images orchestrator";
 /** Owner label of runtime-started proxies: their own, so no agent sweep takes one for a Run. */
 export const EGRESS_OWNER = "agentcage-egress";
 /** The host name every Run's agent reaches the proxy by. */
@@ -57,7 +59,7 @@ export type EgressGatewayOptions = {
    * the proxy's control socket and secret live in a directory of their own under it.
    */
   readonly runtimeDir: string;
-  /** Default DEFAULT_EGRESS_IMAGE (built by `npm run image:orchestrator`). */
+  /** Default DEFAULT_EGRESS_IMAGE (built by BUILD_EGRESS_IMAGE, `npx agentcage-build-images orchestrator`). */
   readonly image?: string;
   /** The networks through which the proxy reaches the providers; default ["bridge"]. Never the agents'. */
   readonly networks?: readonly string[];
@@ -147,7 +149,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   } catch (error) {
     await stopProxy();
     await cleanup();
-    throw new RunRequestError(`the egress proxy could not start: ${describeEngineError("create", error, image)}${/no such image|not on this engine/i.test(engineMessage(error)) ? "; build it with `npm run image:orchestrator`" : ""}`);
+    throw new RunRequestError(`the egress proxy could not start: ${describeEngineError("create", error, image)}${/no such image|not on this engine/i.test(engineMessage(error)) ? `; ${missingImageHint(image)}` : ""}`);
   }
   const socketPath = join(directory, SOCKET_FILE);
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
@@ -175,6 +177,13 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       await cleanup();
     },
   };
+}
+
+/** What to do when the proxy's image is not on the engine: agentcage's own is built by its package's builder. */
+function missingImageHint(image: string): string {
+  return image === DEFAULT_EGRESS_IMAGE
+    ? `build it with \`${BUILD_EGRESS_IMAGE}\` (in agentcage's repository: \`npm run image:orchestrator\`)`
+    : `\`${BUILD_EGRESS_IMAGE}\` builds agentcage's own, ${DEFAULT_EGRESS_IMAGE}`;
 }
 
 export type EgressGatewayConnection = {

@@ -1,7 +1,7 @@
 // agentcage's images from a package directory, through a fake Docker connection: what each build
-// is given, when it is skipped, and what `agentcage-build-images` says and returns.
+// is given, when it is skipped, under which tag, and what `agentcage-build-images` says and returns.
 
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -12,14 +12,17 @@ import {
   AGENT_IMAGE,
   buildAgentImages,
   buildImagesCommand,
+  agentImageInputs,
   INPUTS_LABEL,
   inputsHash,
+  ORCHESTRATOR_IMAGE,
   packageRoot,
   readContext,
   STAND_IN_IMAGE,
   type DockerImages,
 } from "./index.js";
 
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CLIS = "CLAUDE_VERSION=1.0.0\nCLAUDE_INTEGRITY=sha512-a\nCODEX_VERSION=0.1.0\nCODEX_INTEGRITY=sha512-b\n";
 const ENV = { AGENTCAGE_BUILD_CA_CERTS: "" };
 
@@ -70,6 +73,12 @@ beforeEach(async () => {
   await writeFile(path.join(root, "images", "agent", "fetch-clis.sh"), "#!/bin/sh\n", { mode: 0o755 });
   await writeFile(path.join(root, "images", "stand-in", "Dockerfile"), "FROM scratch\n");
   await writeFile(path.join(root, "dist-tools", "test", "stand-in", "main.js"), "listen();\n");
+  // The orchestrator's context: an installed package's, cut by the repository's .dockerignore.
+  await cp(path.join(REPO, ".dockerignore"), path.join(root, ".dockerignore"));
+  for (const name of ["images/orchestrator/Dockerfile", "dist/cli/main.js", "dist/package-lock.json"]) {
+    await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+    await writeFile(path.join(root, name), `${name}\n`);
+  }
 });
 afterEach(async () => {
   await rm(root, { recursive: true, force: true });
@@ -108,27 +117,55 @@ describe("agentImageRequest", () => {
 });
 
 describe("buildAgentImages", () => {
-  it("builds both images labelled with their inputs digest, then reuses them while nothing changed", async () => {
+  it("builds all three images labelled with their inputs digest, then reuses them while nothing changed", async () => {
     const { docker, builds } = fakeDocker();
     const output = sink();
     const first = await buildAgentImages({ docker, root, env: ENV, output: output.stream });
     expect(first.map(({ tag, built }) => [tag, built])).toEqual([
       [AGENT_IMAGE, true],
       [STAND_IN_IMAGE, true],
+      [ORCHESTRATOR_IMAGE, true],
     ]);
     const request = await agentImageRequest("agent", root, ENV);
     const hash = inputsHash(await readContext(request.contextDir, request.extraFiles), request.buildArgs);
     expect(builds[0]).toEqual({ tag: AGENT_IMAGE, labels: { [INPUTS_LABEL]: hash }, buildargs: request.buildArgs });
     expect(output.text()).toContain("Step 1/1 : FROM scratch");
 
+    expect(builds[2]).toEqual({ tag: ORCHESTRATOR_IMAGE, labels: { [INPUTS_LABEL]: (await agentImageInputs("orchestrator", root, ENV)).hash }, buildargs: {} });
+
     const again = await buildAgentImages({ docker, root, env: ENV, output: output.stream });
-    expect(again.map(({ built }) => built)).toEqual([false, false]);
-    expect(builds).toHaveLength(2);
+    expect(again.map(({ built }) => built)).toEqual([false, false, false]);
+    expect(builds).toHaveLength(3);
+  });
+
+  it("builds an image under the tag asked for, leaving the default tag alone", async () => {
+    const { docker, builds, images } = fakeDocker();
+    const [result] = await buildAgentImages({ docker, root, env: ENV, images: ["orchestrator"], tags: { orchestrator: "agentcage-orchestrator:package-test" }, output: sink().stream });
+    expect(result).toMatchObject({ tag: "agentcage-orchestrator:package-test", built: true });
+    expect(builds.map((build) => build.tag)).toEqual(["agentcage-orchestrator:package-test"]);
+    expect(images.has(ORCHESTRATOR_IMAGE)).toBe(false);
   });
 
   it("refuses a name that is not one of agentcage's images, quoting it", async () => {
     const { docker } = fakeDocker();
-    await expect(buildAgentImages({ docker, root, env: ENV, images: ["agnet" as "agent"] })).rejects.toThrow('image "agnet" is not one of agentcage\'s; write "agent" or "stand-in"');
+    await expect(buildAgentImages({ docker, root, env: ENV, images: ["agnet" as "agent"] })).rejects.toThrow('image "agnet" is not one of agentcage\'s; write "agent", "stand-in", "orchestrator"');
+  });
+
+  it.each([
+    [{ orchestrator: "Has Spaces" }, 'tags.orchestrator ("Has Spaces") is not an image reference; write one such as "agentcage-orchestrator:latest"'],
+    [{ orchestrator: "" }, 'tags.orchestrator ("") is not an image reference'],
+    [{ orchestrator: "UPPER/case:1" }, 'tags.orchestrator ("UPPER/case:1") is not an image reference'],
+    [{ egress: "x:1" }, 'tags names "egress", which is not one of agentcage\'s images; write "agent", "stand-in", "orchestrator"'],
+  ])("refuses tags %j, naming the option and quoting the value, before building anything", async (tags, message) => {
+    const { docker, builds } = fakeDocker();
+    await expect(buildAgentImages({ docker, root, env: ENV, tags: tags as Record<string, string> })).rejects.toThrow(message);
+    expect(builds).toEqual([]);
+  });
+
+  it("takes a tag with a registry host and port", async () => {
+    const { docker } = fakeDocker();
+    const [result] = await buildAgentImages({ docker, root, env: ENV, images: ["stand-in"], tags: { "stand-in": "mirror.example:5000/team/stand-in:v1" }, output: sink().stream });
+    expect(result?.tag).toBe("mirror.example:5000/team/stand-in:v1");
   });
 });
 
@@ -143,7 +180,9 @@ describe("buildImagesCommand", () => {
   it("prints its usage for --help and exits 0", async () => {
     const { status, stdout } = await command(["--help"]);
     expect(status).toBe(0);
-    expect(stdout).toMatch(/^usage: agentcage-build-images \[--dry-run\] \[agent\] \[stand-in\]\n/);
+    expect(stdout).toMatch(/^usage: agentcage-build-images \[--dry-run\] \[agent\] \[stand-in\] \[orchestrator\]\n/);
+    expect(stdout).toContain(`  orchestrator   ${ORCHESTRATOR_IMAGE}: this package on Node, which startEgressGateway runs`);
+    expect(stdout).toContain("with no name, all three");
   });
 
   it("refuses an unknown argument with its usage and exit status 2, building nothing", async () => {
@@ -160,6 +199,23 @@ describe("buildImagesCommand", () => {
     expect(status).toBe(0);
     expect(stdout).toBe(`${STAND_IN_IMAGE} inputs ${hash} from ${path.join(root, "images", "stand-in")}: Dockerfile app/test/stand-in/main.js\n`);
     expect(builds).toEqual([]);
+  });
+
+  it("lists the orchestrator's tag, digest and context from the package root with --dry-run", async () => {
+    const { status, stdout, builds } = await command(["orchestrator", "--dry-run"]);
+    const inputs = await agentImageInputs("orchestrator", root, ENV);
+    expect(status).toBe(0);
+    expect(stdout).toBe(`${ORCHESTRATOR_IMAGE} inputs ${inputs.hash} from ${root}: ${inputs.files.join(" ")}\n`);
+    expect(inputs.files).toEqual(expect.arrayContaining(["package-lock.json", "package.json", "dist/cli/main.js", "images/orchestrator/Dockerfile", "images/agent/clis.env"]));
+    expect(inputs.files.filter((name) => name.startsWith("dist/package-lock") || name === ".dockerignore")).toEqual([]);
+    expect(builds).toEqual([]);
+  });
+
+  it("builds all three when no image is named, the orchestrator last", async () => {
+    const { status, builds, stderr } = await command([]);
+    expect(status, stderr).toBe(0);
+    expect(builds.map((build) => build.tag)).toEqual([AGENT_IMAGE, STAND_IN_IMAGE, ORCHESTRATOR_IMAGE]);
+    expect(stderr).toMatch(new RegExp(`agentcage-build-images: built ${ORCHESTRATOR_IMAGE} in [0-9.]+ s\\n$`));
   });
 
   it("builds the images named, says which it built, and exits 1 with the reason when one cannot be built", async () => {

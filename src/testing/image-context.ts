@@ -22,7 +22,12 @@ export type ContextFile = {
 };
 
 /** A host file put into the build context under another name. */
-export type ExtraFile = { readonly name: string; readonly from: string };
+export type ExtraFile = {
+  readonly name: string;
+  readonly from: string;
+  /** Whether it enters executable; default: whether the host file has an execute bit. */
+  readonly executable?: boolean;
+};
 
 /** The digest the `agentcage.inputs` label carries. Length-prefixed fields, so no two inputs collide. */
 export function inputsHash(files: readonly ContextFile[], buildArgs: Readonly<Record<string, string>>, dockerfile = "Dockerfile"): string {
@@ -85,14 +90,14 @@ export async function readContext(contextDir: string, extraFiles: readonly Extra
     if (names.has(name)) throw new Error(`extra file ${JSON.stringify(name)} is already in ${contextDir}; give it another name`);
     if (!(await stat(extra.from)).isFile()) throw new Error(`${extra.from} is not a regular file; only files can be added to a build context`);
     names.add(name);
-    files.push(await contextFile(name, extra.from));
+    files.push(await contextFile(name, extra.from, extra.executable));
   }
   return files;
 }
 
-async function contextFile(name: string, from: string): Promise<ContextFile> {
+async function contextFile(name: string, from: string, executable?: boolean): Promise<ContextFile> {
   const info = await stat(from);
-  return { name, executable: (info.mode & 0o111) !== 0, contents: await readFile(from) };
+  return { name, executable: executable ?? (info.mode & 0o111) !== 0, contents: await readFile(from) };
 }
 
 export function compare(a: string, b: string): number {

@@ -1,5 +1,6 @@
 /**
- * For testing an agent integration offline: agentcage's images built from this package, and the
+ * For testing an agent integration offline: agentcage's images (the agent, the stand-in model and
+ * the orchestrator, whose image startEgressGateway runs) built from this package, and the
  * stand-in model server (images/stand-in) started in a container with no network through the
  * library itself, which an agent container joins.
  *
@@ -12,22 +13,33 @@
  * ```
  */
 export type { RunningStandIn, StandInOptions, StandInRequest } from "./stand-in-model.js";
-export type { AgentImageName, BuildAgentImagesOptions, BuildImagesCommandOptions } from "./agent-images.js";
+export type { AgentImageName, BuildAgentImagesOptions, BuildImagesCommandOptions, ImageInputs } from "./agent-images.js";
+export type { IgnoreRule, OrchestratorBuildRequest } from "./orchestrator-image.js";
 export type { BuildImageOptions, BuildImageResult, BuildProgress, DockerImages, ImageBuildRequest } from "./build-image.js";
 export type { ContextFile, ExtraFile } from "./image-context.js";
 export { AGENT_IMAGE, STAND_IN_IMAGE, STAND_IN_OWNER, STAND_IN_PORT, STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel } from "./stand-in-model.js";
 export {
   AGENT_IMAGE_NAMES,
   agentBuildArgs,
+  agentImageInputs,
   agentImageRequest,
-  BUILD_CA_NAME,
   buildAgentImages,
-  buildCaCertsFile,
   buildImagesCommand,
   CLI_BUILD_ARGS,
-  HOST_CA_BUNDLE,
+  DEFAULT_IMAGE_TAGS,
   packageRoot,
   parseClisEnv,
 } from "./agent-images.js";
+export { BUILD_CA_NAME, buildCaCertsFile, HOST_CA_BUNDLE } from "./build-ca.js";
+export {
+  inContext,
+  ORCHESTRATOR_DOCKERFILE,
+  ORCHESTRATOR_IMAGE,
+  orchestratorContextNames,
+  orchestratorImageRequest,
+  parseDockerignore,
+  SHIPPED_LOCKFILE,
+  withOrchestratorContext,
+} from "./orchestrator-image.js";
 export { buildImage, readBuildProgress } from "./build-image.js";
 export { INPUTS_LABEL, inputsHash, packContext, readContext } from "./image-context.js";

@@ -1,7 +1,8 @@
 // The orchestrator image's build context, decided once by the repository's .dockerignore: what
-// scripts/build-image.ts reads of it (the forms it understands, Docker's last-match-wins rule over
-// a path and the directories above it), the files it picks from a tree, and the inputs digest that
-// decides a rebuild. Pure; orchestrator-image.docker.test.ts compares the pick with Docker's own.
+// agentcage's image builder (src/testing) reads of it (the forms it understands, Docker's
+// last-match-wins rule over a path and the directories above it), the files it picks from a tree,
+// and the inputs digest that decides a rebuild. Pure; orchestrator-image.docker.test.ts compares
+// the pick with Docker's own.
 
 import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -40,7 +41,7 @@ describe("parseDockerignore", () => {
   });
 
   it.each(["dist/?.js", "[ab].js", "../outside", "/absolute", "dist/", "a**b/c", "./dist", "dist//x"])("refuses %j rather than misread it", (pattern) => {
-    expect(() => parseDockerignore(`*\n!${pattern}\n`)).toThrow(`line 2 of .dockerignore ("!${pattern}") is not a form scripts/build-image.ts reads`);
+    expect(() => parseDockerignore(`*\n!${pattern}\n`)).toThrow(`line 2 of .dockerignore ("!${pattern}") is not a form agentcage's image builder reads`);
   });
 });
 
@@ -103,7 +104,7 @@ describe("the orchestrator's build context", () => {
   it("says to build first when the compiled package is missing", async () => {
     const root = await sampleRoot();
     await rm(path.join(root, "dist", "cli", "main.js"));
-    await expect(orchestratorImageRequest(root, {})).rejects.toThrow("cli/main.js is missing from the orchestrator's build context; run npm run build and npm run build:tools first");
+    await expect(orchestratorImageRequest(root, {})).rejects.toThrow("cli/main.js is missing from the orchestrator's build context; in the repository run npm run build and npm run build:tools first");
   });
 
   it("has an inputs digest that changes with what is sent and only with that", async () => {

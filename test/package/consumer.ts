@@ -127,3 +127,34 @@ try {
   await standIn.stop();
 }
 `;
+
+/**
+ * egress.mjs TAG: builds the orchestrator image from the installed package under TAG with
+ * agentcage/testing, then starts the egress proxy from it with agentcage (the stand-in model behind
+ * it), asks its control socket about a Run it does not know, and stops it.
+ */
+export const EGRESS_CONSUMER = `import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Docker from "dockerode";
+import { startEgressGateway } from "agentcage";
+import { buildAgentImages, INPUTS_LABEL } from "agentcage/testing";
+
+const tag = process.argv[2];
+const docker = new Docker();
+const [built] = await buildAgentImages({ docker, images: ["orchestrator"], tags: { orchestrator: tag } });
+const inputs = (await docker.getImage(tag).inspect()).Config.Labels[INPUTS_LABEL];
+const runtimeDir = await mkdtemp(path.join(tmpdir(), "agentcage-package-egress-"));
+try {
+  const gateway = await startEgressGateway({ runtimeDir, image: tag, standIn: true });
+  try {
+    const unknown = await gateway.meter("run-the-proxy-never-saw");
+    const running = (await docker.getContainer(gateway.container).inspect()).State.Running;
+    console.log(JSON.stringify({ tag: built.tag, built: built.built, inputs, running, unknown: unknown ?? null }));
+  } finally {
+    await gateway.close();
+  }
+} finally {
+  await rm(runtimeDir, { recursive: true, force: true });
+}
+`;

@@ -1,20 +1,31 @@
 // The npm package on its own: packed as `npm pack` would, installed into a fresh project with no
 // network, type-checked there under the strictest flags with its .d.ts files checked too, and run
-// both as an ES module and as CommonJS. No engine: nothing here starts a container.
+// both as an ES module and as CommonJS; its image builder cuts all three images' contexts from
+// the install. No engine: nothing here starts a container.
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentImageRequest, inputsHash, readContext } from "../../src/testing/index.js";
+import {
+  agentImageInputs,
+  agentImageRequest,
+  inputsHash,
+  ORCHESTRATOR_IMAGE,
+  orchestratorImageRequest,
+  readContext,
+  SHIPPED_LOCKFILE,
+  withOrchestratorContext,
+  type ContextFile,
+} from "../../src/testing/index.js";
 import { CJS_CONSUMER, CONSUMER_TSCONFIG, ESM_CONSUMER, type ConsumerReport } from "./consumer.js";
 import { installTarball, packPackage, run, type PackedPackage } from "./packed-package.js";
 import { unnamedPublicTypes } from "./public-types.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const PACK_TIMEOUT_MS = 90_000;
-/** Files a user needs to build images/agent and the stand-in, and to load both entry points. */
+/** Files a user needs to build images/agent, the stand-in and the orchestrator, and to load both entry points. */
 const NEEDED = [
   "package.json",
   "README.md",
@@ -27,11 +38,23 @@ const NEEDED = [
   "images/agent/fetch-clis.sh",
   "images/stand-in/Dockerfile",
   "images/stand-in/package.json",
+  ".dockerignore",
+  "images/orchestrator/Dockerfile",
+  "images/orchestrator/entrypoint.sh",
+  "images/orchestrator/egress-entrypoint.sh",
+  "images/orchestrator/fetch-node.sh",
+  "images/orchestrator/node.env",
+  SHIPPED_LOCKFILE,
   "dist-tools/test/stand-in/main.js",
   "scripts/agentcage-build-images.js",
   "scripts/build-debian-base.sh",
 ];
 const MAX_UNPACKED_BYTES = 2 * 1024 * 1024;
+
+/** Every file of the orchestrator's build context cut from `root`, as it would be sent. */
+async function orchestratorContextFiles(root: string, env: NodeJS.ProcessEnv): Promise<ContextFile[]> {
+  return withOrchestratorContext(await orchestratorImageRequest(root, env), (request) => readContext(request.contextDir, request.extraFiles));
+}
 
 let work = "";
 let packed: PackedPackage;
@@ -59,6 +82,8 @@ describe("the packed package", () => {
     const names = packed.files.map((file) => file.path);
     expect(names).toEqual(expect.arrayContaining(NEEDED));
     expect(names.filter((name) => /\.test\.|\.map$|(?<!\.d)\.ts$|^src\/|^test\/|^dist\/shape\//.test(name))).toEqual([]);
+    // The stage holds a CA bundle in images/agent and images/orchestrator, as a developer's tree may: `files` leaves it out.
+    expect(names.filter((name) => /build-ca\.crt$|\.env$(?<!node\.env|clis\.env)|^package-lock\.json$/.test(name))).toEqual([]);
     expect(packed.files.reduce((sum, file) => sum + file.size, 0)).toBeLessThan(MAX_UNPACKED_BYTES);
   });
 
@@ -81,16 +106,16 @@ describe("the packed package", () => {
     expect(report.agentArgs).toEqual(expect.arrayContaining(["agentcage-agent:latest", "claude"]));
     expect(JSON.stringify(report)).not.toMatch(/declared-secret|run-secret|sk-consumer/);
     expect(report.images).toEqual(["agentcage-agent:latest", "agentcage-stand-in:latest"]);
-    expect(report.imageNames).toEqual(["agent", "stand-in", "stand-in"]);
+    expect(report.imageNames).toEqual(["agent", "stand-in", "orchestrator", "stand-in"]);
     expect(report.reason).toBe("completed");
   });
 
-  it("builds both images' contexts from the installed package exactly as from the source tree", async () => {
+  it("builds all three images' contexts from the installed package exactly as from the source tree", async () => {
     const bin = path.join(consumer, "node_modules", ".bin", "agentcage-build-images");
     const env = { ...process.env, AGENTCAGE_BUILD_CA_CERTS: "" };
     const { stdout } = await run(bin, ["--dry-run"], { cwd: consumer, env });
     const lines = stdout.trim().split("\n");
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     for (const [index, image] of (["agent", "stand-in"] as const).entries()) {
       // The stand-in server is compiled, so its source is the staged package; the agent's is the repository.
       const request = await agentImageRequest(image, image === "agent" ? repoRoot : packed.stageDir, env);
@@ -99,6 +124,23 @@ describe("the packed package", () => {
     }
     expect(lines[0]).toMatch(/: Dockerfile clis\.env fetch-clis\.sh$/);
     expect(lines[1]).toContain("app/test/stand-in/main.js");
+    // The orchestrator's: the staged package's files as its .dockerignore cuts them, the shipped lock
+    // as package-lock.json, byte for byte and bit for bit (npm install's execute bit on the bin
+    // targets left out), so its digest is the staged package's, which is the repository's.
+    const installed = path.join(consumer, "node_modules", "agentcage");
+    const staged = await agentImageInputs("orchestrator", packed.stageDir, env);
+    expect(lines[2]).toBe(`${ORCHESTRATOR_IMAGE} inputs ${staged.hash} from ${installed}: ${staged.files.join(" ")}`);
+    const [stagedFiles, installedFiles] = await Promise.all([packed.stageDir, installed].map((root) => orchestratorContextFiles(root, env)));
+    expect(installedFiles).toEqual(stagedFiles);
+    expect(staged.files).toEqual(expect.arrayContaining(["package.json", "package-lock.json", "dist/cli/main.js", "dist/egress/main.js", "images/orchestrator/Dockerfile", "dist-tools/test/stand-in/main.js"]));
+    expect(staged.files.filter((name) => /\.d\.ts$|^node_modules\/|^README|build-ca\.crt$|^dist\/package-lock/.test(name))).toEqual([]);
+  });
+
+  it("lists the orchestrator in its --help, and dry-runs it alone when named", async () => {
+    const bin = path.join(consumer, "node_modules", ".bin", "agentcage-build-images");
+    expect((await run(bin, ["--help"], { cwd: consumer })).stdout).toMatch(/^usage: agentcage-build-images \[--dry-run\] \[agent\] \[stand-in\] \[orchestrator\]\n[^]*  orchestrator   agentcage-orchestrator:latest: /);
+    const { stdout } = await run(bin, ["orchestrator", "--dry-run"], { cwd: consumer, env: { ...process.env, AGENTCAGE_BUILD_CA_CERTS: "" } });
+    expect(stdout).toMatch(/^agentcage-orchestrator:latest inputs [0-9a-f]{64} from \S+: [^\n]+\n$/);
   });
 
   it("refuses an unknown image name with its usage and exit status 2", async () => {

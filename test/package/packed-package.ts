@@ -1,12 +1,14 @@
 // Packs agentcage as `npm pack` would after its prepack (the library compiled, the stand-in server
-// compiled), and installs the tarball into a fresh project with no network. Invariant: the
-// repository's own dist/ and dist-tools/ are never touched: everything is compiled into a copy.
+// compiled, the lock copied to SHIPPED_LOCKFILE), and installs the tarball into a fresh project
+// with no network. Invariant: the repository's own dist/ and dist-tools/ are never touched:
+// everything is compiled into a copy.
 // The consumer's lockfile is cut from the repository's, so npm needs only tarballs it has cached.
 
 import { execFile } from "node:child_process";
-import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { SHIPPED_LOCKFILE } from "../../src/testing/index.js";
 
 export type PackedFile = { readonly path: string; readonly size: number };
 export type PackedPackage = { readonly tarball: string; readonly stageDir: string; readonly files: readonly PackedFile[] };
@@ -71,7 +73,14 @@ export async function packPackage(repoRoot: string, stageDir: string, outDir: st
   // Each build's incremental record goes with its output, never into the repository's own dist/.
   await run(tsc, ["-p", "tsconfig.build.json", "--outDir", path.join(stageDir, "dist"), "--tsBuildInfoFile", path.join(stageDir, "dist", "tsconfig.build.tsbuildinfo")], { cwd: repoRoot });
   await run(tsc, ["-p", "tsconfig.tools.json", "--outDir", path.join(stageDir, "dist-tools")], { cwd: repoRoot });
+  // prepack's last step: npm packs no root package-lock.json, so the orchestrator's build reads this copy.
+  await cp(path.join(repoRoot, "package-lock.json"), path.join(stageDir, SHIPPED_LOCKFILE));
+  // What a developer's tree may hold beside the images and `files` must leave out: a CA bundle of
+  // this machine. Removed once packed, so the stage holds what the tarball holds.
+  const planted = ["agent", "orchestrator"].map((image) => path.join(stageDir, "images", image, "build-ca.crt"));
+  for (const file of planted) await writeFile(file, "a CA bundle of this machine\n");
   const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outDir], { cwd: stageDir });
+  for (const file of planted) await rm(file);
   const [report] = JSON.parse(stdout) as [{ filename: string; files: PackedFile[] }];
   return { tarball: path.join(outDir, report.filename), stageDir, files: report.files.map(({ path, size }) => ({ path, size })) };
 }
