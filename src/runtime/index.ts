@@ -49,6 +49,8 @@ export type {
   RunRegistration,
 } from "../egress/index.js";
 export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export type { DeploymentEgressOptions } from "./deployment-egress.js";
+export { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, EGRESS_SERVICE, findDeploymentEgress } from "./deployment-egress.js";
 export { connectTarget } from "../egress/index.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { newRunId } from "./run-id.js";
