@@ -13,6 +13,7 @@
  * ```
  */
 export type { AgentContainerRuntime, RunOptions, RuntimeOptions, SessionStoreOptions } from "./runtime.js";
+export type { WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
 export type { ContainerMount, Engine, EngineComponent, EngineFacts, EngineRuntime, ImageFacts, ListedNetwork, NetworkSpec } from "../engine/index.js";
@@ -55,6 +56,7 @@ export { connectTarget } from "../egress/index.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { newRunId } from "./run-id.js";
 export { runNetworkName } from "./run-network.js";
+export { outHolderName, outVolumeName } from "./out-volume.js";
 export { refusedOutcome } from "./end-reason.js";
 export { containerMounts, inspectEngine, inspectImage } from "./engine-facts.js";
 export { PREFLIGHT_OWNER, probeStagingDirectory } from "./staging-probe.js";

@@ -1,6 +1,7 @@
-// The sweep: removes this owner's containers and Run directories that nothing will finish (what a
-// crashed process left). Labels on the container and run.json on disk say who owns what and until
-// when; ownership.ts decides what is orphaned. A live Run of a live process is never touched.
+// The sweep: removes this owner's containers (agents, out/ holders), Runs' own networks and out/
+// volumes, and Run directories that nothing will finish (what a crashed process left). Labels and
+// run.json on disk say who owns what and until when; ownership.ts decides what is orphaned. A live
+// Run of a live process is never touched.
 
 import type { Logger } from "pino";
 import { OWNER_LABEL, RUN_LABEL, type ValidatedContainer } from "../container/index.js";
@@ -9,6 +10,7 @@ import type { Masker } from "../redact/index.js";
 import { sweepRunDirectories } from "../staging/index.js";
 import { liveRuns } from "./live-runs.js";
 import { runNetworkName } from "./run-network.js";
+import { outVolumeName } from "./out-volume.js";
 import { orphanedBecause, ownershipFromLabels, thisProcess, type Ownership } from "./ownership.js";
 
 export type SweepResult = {
@@ -18,6 +20,8 @@ export type SweepResult = {
   readonly removedRunDirectories: readonly string[];
   /** Names of the Runs' own networks removed. */
   readonly removedNetworks: readonly string[];
+  /** Names of the Runs' own out/ volumes removed (out-volume.ts). */
+  readonly removedVolumes: readonly string[];
 };
 
 export type SweepRequest = {
@@ -52,6 +56,16 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
     engine.removeNetwork,
     request,
   );
+  // After the containers (a holder keeps its volume in use): only a Run's own out/ volume.
+  const removedVolumes = await removeOrphans(
+    (await engine.listVolumesByLabel(`${OWNER_LABEL}=${owner}`))
+      .filter((v) => v.labels[RUN_LABEL] !== undefined && v.name === outVolumeName(v.labels[RUN_LABEL]))
+      .map((v) => ({ name: v.name, runId: v.labels[RUN_LABEL] ?? "", labels: v.labels })),
+    { field: "volume", words: "Run's out/ volume" },
+    orphaned,
+    engine.removeVolume,
+    request,
+  );
   const staging = request.container.staging;
   const removedRunDirectories =
     staging === undefined
@@ -63,16 +77,19 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
           isOrphaned: (info) => orphanedBecause(info.runId, (info.ownership ?? {}) as Partial<Ownership>, context) !== undefined,
           onError: (runId, error) => logger.warn({ runId, err: masker.mask(String(error)) }, "sweep could not remove a Run directory"),
         });
-  if (removed.length + removedRunDirectories.length + removedNetworks.length > 0) {
-    logger.info({ owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length }, "swept what earlier Runs left");
+  if (removed.length + removedRunDirectories.length + removedNetworks.length + removedVolumes.length > 0) {
+    logger.info(
+      { owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length, removedVolumes: removedVolumes.length },
+      "swept what earlier Runs left",
+    );
   }
-  return { removed, removedRunDirectories, removedNetworks };
+  return { removed, removedRunDirectories, removedNetworks, removedVolumes };
 }
 
 /** Removes each listed thing that is orphaned, logging why; one that cannot be removed is logged and left to the next sweep. */
 async function removeOrphans(
   listed: ReadonlyArray<{ readonly name: string; readonly runId: string; readonly labels: Readonly<Record<string, string>> }>,
-  what: { readonly field: "container" | "network"; readonly words: string },
+  what: { readonly field: "container" | "network" | "volume"; readonly words: string },
   orphaned: (runId: string, labels: Readonly<Record<string, string>>) => string | undefined,
   remove: (name: string) => Promise<void>,
   { logger, masker }: Pick<SweepRequest, "logger" | "masker">,
