@@ -71,6 +71,7 @@ type RunFlags = {
 };
 
 type ServeFlags = {
+  writableBytes?: string;
   host: string;
   port: number;
   runtimeDir: string;
@@ -280,6 +281,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .addOption(new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
     .option("--sessions", "keep each Run's session so a later Run can resume it (resumeSession; agentcage run --resume)")
+    .addOption(new Option("--writable-bytes <n>", "bytes each agent may write (its out/, or its writable work/); default 256 MiB").env("AGENTCAGE_WRITABLE_BYTES"))
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
     .action(async (flags: ServeFlags) => {
@@ -294,6 +296,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
         );
       }
       const policy = flags.networkPolicy === undefined || (flags.networkPolicy as string) === "" ? undefined : flags.networkPolicy;
+      // Empty (compose's default) is the library's own bound.
+      const writableBytes = flags.writableBytes === undefined || flags.writableBytes === "" ? undefined : wholeNumber("--writable-bytes", 1, Number.MAX_SAFE_INTEGER)(flags.writableBytes);
       checkNetworkFlags({ ...(policy === undefined ? {} : { networkPolicy: policy }), ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }) });
       settle(
         await serveCommand(
@@ -320,6 +324,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             ...(flags.egressNetwork === undefined ? {} : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
             standIn: flags.standIn === true,
             sessions: flags.sessions === true,
+            ...(writableBytes === undefined ? {} : { writableBytes }),
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },
           io,

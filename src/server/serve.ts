@@ -57,6 +57,8 @@ export type ServeOptions = {
    * session it knows the id of: per-caller scoping comes with tenants.
    */
   readonly sessions?: boolean;
+  /** Bytes each agent may write (staging.writableBytes); default the library's DEFAULT_WRITABLE_BYTES. */
+  readonly writableBytes?: number;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
@@ -104,7 +106,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   let standIn: RunningStandIn | undefined;
   // The library's Run directories in staging/, beside the service's records in service/: a Run's
   // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
-  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging") };
+  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging"), ...(options.writableBytes === undefined ? {} : { writableBytes: options.writableBytes }) };
   const runnerOptions: AgentRunnerOptions = {
     image: options.image ?? AGENT_IMAGE,
     staging: stagingDeclaration,

@@ -34,6 +34,8 @@ const READY_WITHIN_MS = 90_000;
 /** How long one HTTP request to the deployment may take. */
 const REQUEST_TIMEOUT_MS = 10_000;
 const RUN_WITHIN_MS = 60_000;
+/** What each agent may write in the deployments (AGENTCAGE_WRITABLE_BYTES): small, so a test can write past it quickly. */
+const WRITABLE_BYTES = 4 * 1024 * 1024;
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-compose-e2e-"));
 
@@ -183,6 +185,7 @@ async function bringUp(of: Deployment): Promise<void> {
       // The default policy, said here so the test reads on its own: agents reach only the egress proxy.
       "AGENTCAGE_NETWORK_POLICY=model",
       "AGENTCAGE_STAND_IN=1",
+      `AGENTCAGE_WRITABLE_BYTES=${WRITABLE_BYTES}`,
       // The orchestrator starts only when `agentcage doctor` passes in its container.
       "AGENTCAGE_DOCTOR=1",
       "",
@@ -296,7 +299,9 @@ describe("the deployment brought up with docker-compose", () => {
     let agent = "";
     const deadline = Date.now() + RUN_WITHIN_MS;
     while (agent === "") {
-      agent = docker("ps", "--quiet", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`, "--filter", `ancestor=${AGENT_IMAGE}`).split("\n")[0] ?? "";
+      // The Run's agent, by its name (agentcage-<runId>): the container holding its out/ volume runs the same image.
+      const listed = docker("ps", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`, "--filter", `ancestor=${AGENT_IMAGE}`, "--format", "{{.ID}} {{.Names}}").split("\n");
+      agent = listed.find((line) => /^\S+ agentcage-[0-9a-f]{16}$/.test(line))?.split(" ")[0] ?? "";
       if (agent === "" && Date.now() > deadline) throw new Error(`no agent container of Run ${id} appeared within ${RUN_WITHIN_MS} ms`);
       if (agent === "") await sleep(200);
     }
@@ -306,6 +311,10 @@ describe("the deployment brought up with docker-compose", () => {
       expect(mount.Source).not.toContain("docker.sock");
       if (mount.Type === "bind") expect(mount.Source.startsWith(`${runtimeDir}/staging/`)).toBe(true);
     }
+    // Its out/ is a bounded volume of the Run's own (the orchestrator cannot mount a tmpfs), not the disk.
+    const volumes = (inspected.Mounts as Array<{ Type: string; Name?: string; Destination: string }>).filter((m) => m.Type === "volume");
+    const runId = inspected.Config.Labels["agentcage.run"] as string;
+    expect(volumes).toEqual([expect.objectContaining({ Name: `agentcage-out-${runId}`, Destination: expect.stringMatching(/\/out$/) })]);
     const joined = Object.keys(inspected.NetworkSettings.Networks ?? {});
     expect(joined).toHaveLength(1);
     expect(joined[0]).toMatch(/^agentcage-net-[0-9a-f]{16}$/);
@@ -339,26 +348,32 @@ describe("the deployment brought up with docker-compose", () => {
     expect(logs).not.toContain("sk-stand-in-made-up-key");
   });
 
+  it("bounds what an agent writes: one that writes past AGENTCAGE_WRITABLE_BYTES ends write_limit", async () => {
+    const flood = `head -c ${4 * WRITABLE_BYTES} /dev/zero > out/flood.bin`;
+    const { id } = (await api("/v1/runs", { cli: "claude", prompt: `[stand-in:tool_write_bash] [stand-in-bash:${flood}] write a lot` })) as RunView;
+    const run = await untilRun(id, (r) => r.outcome !== undefined);
+    expect(run.outcome).toMatchObject({ ok: false, reason: "write_limit" });
+    expect(run.outcome?.error).toContain(`${WRITABLE_BYTES} bytes (staging.writableBytes)`);
+    // Its volume and the container that held it went with the Run.
+    expect(docker("volume", "ls", "--quiet", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`)).toBe("");
+    expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`)).toBe("");
+  }, 120_000);
+
   it("runs beside a second deployment on the same engine, each Run through its own project's egress proxy", async () => {
     expect(second.egress.id).not.toBe(first.egress.id);
     // Compose names each after its project (v1: <project>_egress_1, v2: <project>-egress-1).
     expect(first.egress.name).toMatch(new RegExp(`^${PROJECT}[_-]egress[_-]1$`));
     expect(second.egress.name).toMatch(new RegExp(`^${SECOND_PROJECT}[_-]egress[_-]1$`));
+    const registered = (of: Deployment) => docker("logs", of.egress.id).split("\n").filter((line) => line.includes('"msg":"egress run registered"')).length;
+    const before = [registered(first), registered(second)];
     const submitted = await Promise.all(
       [first, second].map(async (to) => ({ to, id: ((await api("/v1/runs", { cli: "claude", prompt: `What is the capital of France? (${to.project})` }, to)) as RunView).id })),
     );
     const ended = await Promise.all(submitted.map(({ to, id }) => untilRun(id, (run) => run.outcome !== undefined, to)));
     for (const run of ended) expect(run.outcome).toMatchObject({ ok: true, reason: "completed" });
     for (const run of ended) expect(run.outcome?.result?.text).toContain("Paris");
-    // Each prompt went through its own deployment's proxy, and not the other's.
-    for (const [index, of] of [first, second].entries()) {
-      const own = `"runId":"${submitted[index]?.id}"`;
-      // The proxy's log lines are written a moment after the Run ends.
-      let logs = docker("logs", of.egress.id);
-      for (const deadline = Date.now() + 10_000; !logs.includes(own) && Date.now() < deadline; logs = docker("logs", of.egress.id)) await sleep(250);
-      expect(logs).toContain(own);
-      expect(logs).not.toContain(`"runId":"${submitted[1 - index]?.id}"`);
-    }
+    // Each proxy registered one Run: had both gone through one proxy, it would have two and the other none.
+    expect([registered(first) - (before[0] as number), registered(second) - (before[1] as number)]).toEqual([1, 1]);
   }, 120_000);
 
   it("is taken down leaving no container, network or volume behind, and the other deployment's the same", () => {
