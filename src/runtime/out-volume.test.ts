@@ -1,7 +1,7 @@
 // out/ bounded by a volume of the Run's own (a process that cannot mount), against the fake engine:
 // the volume and its holder made before the agent, the agent's out/ the volume and not a bind,
 // what the volume held copied back and harvested, a full one ending write_limit, a link refused as
-// the Harvest refuses; and after every Run no volume and no holder left.
+// the Harvest refuses; after every Run no volume and no holder left, and a dead Run's volume swept.
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -109,6 +109,17 @@ describe("out/ bounded by a volume of the Run's own", () => {
     const outcome = await runtime.run({ text: "hi" });
     expect(outcome).toMatchObject({ ok: false, reason: "unavailable", error: "the Run's out/ volume could not be made: no tmpfs here" });
     expect(engine.existing()).toEqual([]);
+  });
+
+  it("is swept when its Run is past its deadline, and a volume not named for its Run is left alone", async () => {
+    const { engine, runtime } = setUp([]);
+    const labels = (runId: string) => ({ "agentcage.owner": "agentcage", "agentcage.run": runId, "agentcage.session": "another", "agentcage.deadline": "1" });
+    const left = outVolumeName("0123456789abcdef");
+    await engine.createVolume({ name: left, bytes: 4096, inodes: 8, mode: "0755", labels: labels("0123456789abcdef") });
+    await engine.createVolume({ name: "operators-own", bytes: 4096, inodes: 8, mode: "0755", labels: labels("fedcba9876543210") });
+    const swept = await runtime.sweep();
+    expect(swept.removedVolumes).toEqual([left]);
+    expect([...engine.volumes().keys()]).toEqual(["operators-own"]);
   });
 
   it("refuses a writeBound it does not know, quoting it", () => {

@@ -1,9 +1,8 @@
-// A Run's bounded out/ where this process cannot mount (a non-root orchestrator): a size-limited
-// in-memory volume of the Run's own, mounted where out/ is. Its content lives only while a
-// container mounts it, so a holder container (no network, no capabilities, read-only, `sleep`)
-// keeps it mounted until, after the agent is gone, what it held is copied back through the engine's
-// archive onto the Run directory's out/ under archive-copy's rules. Full when what it held fills it.
-// Volume and holder carry the Run's labels, so the sweep removes them if this process dies.
+// A Run's bounded out/ where this process cannot mount (a non-root orchestrator): an in-memory
+// volume of the Run's own, mounted where out/ is, kept mounted by a holder container (no network,
+// no capabilities, read-only, `sleep`) since its content lives only while a container uses it; after
+// the agent, copied back through the engine's archive under archive-copy's rules. Full when what it
+// held fills it. Volume and holder carry the Run's labels, so the sweep takes them if we die.
 
 import { composeSpec, DEFAULT_OWNER, OWNER_LABEL, resolveAgentUser, RUN_LABEL, validateAgentContainer, type ValidatedContainer } from "../container/index.js";
 import { engineMessage, type Engine } from "../engine/index.js";
