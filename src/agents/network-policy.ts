@@ -60,6 +60,8 @@ export type ProxiedRun = {
   readonly network: RunNetwork;
   /** Kills the Run's token (once: the moment its container is seen gone, or when the Run ends) and resolves with the proxy's last meter reading. */
   readonly revoke: () => Promise<RunMeter | undefined>;
+  /** Whether the token was revoked: from then on the proxy not knowing the Run is expected, not a proxy gone. */
+  readonly revoked: () => boolean;
   /** Takes each reading of the proxy's meter: an answer that streamed since the last is a sign of life for the stall watchdog. */
   readonly observe: (meter: RunMeter) => void;
 };
@@ -106,6 +108,7 @@ export async function registerProxiedRun(
       liveness: (sign) => (alive = sign),
     },
     revoke,
+    revoked: () => revoked !== undefined,
     observe: (meter) => {
       if (meter.lastByteAt === undefined || meter.lastByteAt <= lastByteAt) return;
       lastByteAt = meter.lastByteAt;

@@ -455,7 +455,8 @@ function watchMeter(gateway: EgressGateway, proxied: ProxiedRun, tell: (event: A
     } finally {
       clearTimeout(timer);
     }
-    if (stopped) return;
+    // Revoked (the agent is gone): what is left of the Run (its out/ copied back, its Harvest) needs no proxy.
+    if (stopped || proxied.revoked()) return;
     if (failure !== undefined) {
       // The agent cannot reach its model any more: end the Run now, not when the CLI gives up.
       missed += 1;

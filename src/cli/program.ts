@@ -72,6 +72,7 @@ type RunFlags = {
 };
 
 type ServeFlags = {
+  writableBytes?: string;
   host: string;
   port: number;
   runtimeDir: string;
@@ -287,7 +288,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400))
     .addOption(new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open (README: network policies)").choices([...NETWORK_POLICIES]).env("AGENTCAGE_NETWORK_POLICY"))
     .addOption(new Option("--allow <host:port>", "with --network-policy allowlist: a host agents may reach over HTTPS (repeatable; the variable takes a comma-separated list)").argParser(collect).env("AGENTCAGE_ALLOWLIST"))
-    .addOption(new Option("--egress-container <name>", "the egress proxy the deployment runs (compose's egress service); default: serve starts its own").env("AGENTCAGE_EGRESS_CONTAINER"))
+    .addOption(new Option("--egress-container <name>", "the egress proxy the deployment runs, by container name or id; default with --egress-control-socket: this compose project's egress service, else serve starts its own").env("AGENTCAGE_EGRESS_CONTAINER"))
     .addOption(new Option("--egress-control-socket <path>", "that proxy's control socket").env("AGENTCAGE_EGRESS_CONTROL_SOCKET"))
     .addOption(new Option("--egress-control-secret-file <path>", "the file holding that proxy's control secret").env("AGENTCAGE_EGRESS_CONTROL_SECRET_FILE"))
     .addOption(new Option("--egress-network <name>", "for the proxy serve starts: a network through which it reaches the providers (repeatable); default bridge").argParser(collect))
@@ -300,17 +301,23 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
         .argParser(retentionDays("--run-retention-days", "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE"))
         .env("AGENTCAGE_RUN_RETENTION_DAYS"),
     )
+    .addOption(new Option("--writable-bytes <n>", "bytes each agent may write (its out/, or its writable work/); default 256 MiB").env("AGENTCAGE_WRITABLE_BYTES"))
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import("./serve.js");
       const networks = flags.agentNetwork === undefined ? undefined : typeof flags.agentNetwork === "string" ? [flags.agentNetwork] : flags.agentNetwork;
       const allowlist = flags.allow === undefined ? undefined : (typeof flags.allow === "string" ? [flags.allow] : flags.allow).flatMap((entry) => entry.split(/[\s,]+/)).filter((entry) => entry !== "");
-      const egressGiven = [flags.egressContainer, flags.egressControlSocket, flags.egressControlSecretFile].filter((v) => v !== undefined && v !== "").length;
-      if (egressGiven > 0 && egressGiven < 3) {
-        throw new UsageError("--egress-container, --egress-control-socket and --egress-control-secret-file name one proxy together; give all three (compose.yaml does), or none to have serve start its own");
+      const given = (value: string | undefined): value is string => value !== undefined && value !== "";
+      const egressGiven = [flags.egressControlSocket, flags.egressControlSecretFile].filter(given).length;
+      if (egressGiven === 1 || (egressGiven === 0 && given(flags.egressContainer))) {
+        throw new UsageError(
+          "--egress-control-socket and --egress-control-secret-file name one proxy together; give both (compose.yaml does), with --egress-container when it is not this deployment's own compose egress service, or none to have serve start its own",
+        );
       }
       const policy = flags.networkPolicy === undefined || (flags.networkPolicy as string) === "" ? undefined : flags.networkPolicy;
+      // Empty (compose's default) is the library's own bound.
+      const writableBytes = flags.writableBytes === undefined || flags.writableBytes === "" ? undefined : wholeNumber("--writable-bytes", 1, Number.MAX_SAFE_INTEGER)(flags.writableBytes);
       checkNetworkFlags({ ...(policy === undefined ? {} : { networkPolicy: policy }), ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }) });
       settle(
         await serveCommand(
@@ -325,14 +332,21 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             ...(networks === undefined ? {} : { agentNetworks: networks }),
             ...(policy === undefined ? {} : { networkPolicy: policy }),
             ...(allowlist === undefined || allowlist.length === 0 ? {} : { allowlist }),
-            ...(egressGiven === 3 && policy !== undefined && policy !== "none" && policy !== "open"
-              ? { egress: { container: flags.egressContainer as string, socketPath: flags.egressControlSocket as string, secretFile: flags.egressControlSecretFile as string } }
+            ...(egressGiven === 2 && policy !== undefined && policy !== "none" && policy !== "open"
+              ? {
+                  egress: {
+                    ...(given(flags.egressContainer) ? { container: flags.egressContainer } : {}),
+                    socketPath: flags.egressControlSocket as string,
+                    secretFile: flags.egressControlSecretFile as string,
+                  },
+                }
               : {}),
             ...(flags.egressNetwork === undefined ? {} : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
             standIn: flags.standIn === true,
             sessions: flags.sessions === true,
             ...(flags.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: flags.sessionRetentionDays }),
             ...(flags.runRetentionDays === undefined ? {} : { runRetentionDays: flags.runRetentionDays }),
+            ...(writableBytes === undefined ? {} : { writableBytes }),
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },
           io,

@@ -3,8 +3,8 @@
 // The one place that decides what the container runs: a Run's timer in front of the agent's words,
 // so its container ends by itself at its deadline whoever is (or is not) left to stop it.
 
-import type { Mount, MountSpec } from "../mounts/index.js";
-import { mountArguments, mountSpecs } from "../mounts/index.js";
+import type { Mount, MountSpec, VolumeMount } from "../mounts/index.js";
+import { mountArguments, mountSpecs, volumeMountArguments, volumeMountSpecs } from "../mounts/index.js";
 import { agentWorkdirOf, type ValidatedContainer } from "./agent-container.js";
 import { DEFAULT_MEMORY_BYTES, DEFAULT_PIDS_LIMIT, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TMPFS_BYTES, FALLBACK_AGENT_USER } from "./limits.js";
 
@@ -88,6 +88,8 @@ export type RunSpecInput = {
   readonly labels?: Readonly<Record<string, string>>;
   /** Networks of this Run's own, instead of the declared ones (a network policy's); default: the declaration's. */
   readonly networks?: readonly string[];
+  /** Volumes of this Run's own (a bounded out/), mounted after the staged and declared binds; default none. */
+  readonly volumes?: readonly VolumeMount[];
   /**
    * Whole seconds after its start at which the container's own timer stops the agent (its stop
    * signal, then SIGKILL after the grace), so it ends even when the process that started it is gone;
@@ -128,8 +130,8 @@ export function composeSpec(container: ValidatedContainer, run: RunSpecInput): C
     runEnvNames: Object.keys(runEnv),
     labels,
     runLabels: { ...run.labels },
-    mountArgs: mountArguments(mounts),
-    mounts: mountSpecs(mounts),
+    mountArgs: [...mountArguments(mounts), ...volumeMountArguments(run.volumes ?? [])],
+    mounts: [...mountSpecs(mounts), ...volumeMountSpecs(run.volumes ?? [])],
     networks: run.networks ?? container.networks ?? [],
     memoryBytes: container.limits?.memoryBytes ?? DEFAULT_MEMORY_BYTES,
     pids: container.limits?.pids ?? DEFAULT_PIDS_LIMIT,

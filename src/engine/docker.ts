@@ -3,7 +3,7 @@
 // into stdout and stderr here, with backpressure from either reader back to the daemon's socket.
 
 import Docker from "dockerode";
-import { PassThrough, type Duplex } from "node:stream";
+import { PassThrough, type Duplex, type Readable } from "node:stream";
 import { renderCreateBody } from "../container/index.js";
 import type { ContainerStreams, Engine } from "./engine.js";
 import { containerMountsOf, cpuNanosOf, engineFactsOf, imageFactsOf } from "./docker-facts.js";
@@ -83,6 +83,14 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
         throw error;
       }
     },
+    labelsOf: async (idOrName) => {
+      try {
+        return { ...((await docker.getContainer(idOrName).inspect()).Config.Labels ?? {}) };
+      } catch (error) {
+        if (engineStatus(error) === 404) return undefined;
+        throw error;
+      }
+    },
     mountsOf: async (idOrName) => {
       try {
         return containerMountsOf(await docker.getContainer(idOrName).inspect());
@@ -103,7 +111,7 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
       }
     },
     listByLabel: async (label) =>
-      (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels })),
+      (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels, running: c.State === "running" })),
     createNetwork: async (spec) => {
       const network = await docker.createNetwork({
         Name: spec.name,
@@ -137,6 +145,30 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
     },
     listNetworksByLabel: async (label) =>
       ((await docker.listNetworks({ filters: { label: [label] } })) as Array<{ Name: string; Labels?: Record<string, string> }>).map((n) => ({ name: n.Name, labels: n.Labels ?? {} })),
+    createVolume: async (spec) => {
+      const owner = spec.uid === undefined ? [] : [`uid=${spec.uid}`, `gid=${spec.gid ?? spec.uid}`];
+      await docker.createVolume({
+        Name: spec.name,
+        Driver: "local",
+        // The local driver mounts it (type tmpfs) when a container first uses it, and unmounts it after the last.
+        DriverOpts: { type: "tmpfs", device: "tmpfs", o: [`size=${spec.bytes}`, `nr_inodes=${spec.inodes}`, `mode=${spec.mode}`, ...owner].join(",") },
+        Labels: { ...spec.labels },
+      });
+    },
+    removeVolume: async (name) => {
+      try {
+        await docker.getVolume(name).remove({ force: true });
+      } catch (error) {
+        if (engineStatus(error) !== 404) throw error;
+      }
+    },
+    listVolumesByLabel: async (label) =>
+      (((await docker.listVolumes({ filters: { label: [label] } })) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null }> | null }).Volumes ?? []).map((v) => ({
+        name: v.Name,
+        labels: v.Labels ?? {},
+      })),
+    getArchive: async (container, path, signal) =>
+      (await docker.getContainer(container).getArchive({ path, ...(signal === undefined ? {} : { abortSignal: signal }) })) as unknown as Readable,
   };
 }
 

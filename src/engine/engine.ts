@@ -6,7 +6,12 @@ import type { Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";
 
 export type ContainerState = { readonly exitCode: number; readonly oomKilled: boolean; readonly running: boolean };
-export type ListedContainer = { readonly id: string; readonly labels: Readonly<Record<string, string>> };
+export type ListedContainer = {
+  readonly id: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Whether it runs now (a created or exited one does not). */
+  readonly running: boolean;
+};
 export type ListedNetwork = { readonly name: string; readonly labels: Readonly<Record<string, string>> };
 
 /** A network of one Run's own (see src/runtime/run-network.ts). */
@@ -20,6 +25,25 @@ export type NetworkSpec = {
   readonly internal: boolean;
   readonly labels: Readonly<Record<string, string>>;
 };
+
+/**
+ * A volume of one Run's own held in the engine host's memory (Docker: the `local` driver's tmpfs):
+ * at most `bytes` and `inodes`, owned by `uid`:`gid` when given. Its content lives only while a
+ * container mounts it: the engine unmounts it, and drops what it held, when the last one stops.
+ */
+export type MemoryVolumeSpec = {
+  readonly name: string;
+  readonly bytes: number;
+  readonly inodes: number;
+  /** Owner of its root; default root (0). */
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Octal mode of its root, such as "0755". */
+  readonly mode: string;
+  readonly labels: Readonly<Record<string, string>>;
+};
+
+export type ListedVolume = { readonly name: string; readonly labels: Readonly<Record<string, string>> };
 
 /** One part of the engine as it reports itself (Docker: Engine, containerd, runc, docker-init). */
 export type EngineComponent = {
@@ -109,6 +133,8 @@ export type Engine = {
   readonly facts: () => Promise<EngineFacts>;
   /** Undefined when the engine does not hold this image (nothing is pulled). */
   readonly inspectImage: (image: string) => Promise<ImageFacts | undefined>;
+  /** A container's labels; undefined when no such container exists. */
+  readonly labelsOf: (idOrName: string) => Promise<Readonly<Record<string, string>> | undefined>;
   /** A container's mounts, sources as the engine's host sees them; undefined when no such container exists. */
   readonly mountsOf: (idOrName: string) => Promise<readonly ContainerMount[] | undefined>;
   /**
@@ -124,4 +150,14 @@ export type Engine = {
   /** Takes every member off the network (members keep running) and removes it; a network already gone is not an error. */
   readonly removeNetwork: (name: string) => Promise<void>;
   readonly listNetworksByLabel: (label: string) => Promise<ListedNetwork[]>;
+  /** Creates a size-limited in-memory volume; a name already taken is refused (409). */
+  readonly createVolume: (spec: MemoryVolumeSpec) => Promise<void>;
+  /** Removes a volume no container uses; one already gone is not an error. */
+  readonly removeVolume: (name: string) => Promise<void>;
+  readonly listVolumesByLabel: (label: string) => Promise<ListedVolume[]>;
+  /**
+   * A tar archive of `path` inside a container (Docker: GET /containers/{id}/archive), the
+   * directory itself as its first entry. `signal` abandons it; the reader ends or errors.
+   */
+  readonly getArchive: (container: string, path: string, signal?: AbortSignal) => Promise<Readable>;
 };

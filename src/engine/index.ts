@@ -19,6 +19,8 @@ export type {
   ImageFacts,
   ListedContainer,
   ListedNetwork,
+  ListedVolume,
+  MemoryVolumeSpec,
   NetworkSpec,
 } from "./engine.js";
 export { connectDocker } from "./connect.js";

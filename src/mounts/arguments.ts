@@ -1,14 +1,16 @@
 // The one place a Mount Table becomes bind mounts: `--mount` words for `docker run` and Engine
 // API mounts for the create body. Both go through resolveBinds, so they cannot disagree on a
 // source, a target or read-only. Always type=bind through --mount, never -v (which would create
-// a missing source on the host and splits its value on ":").
+// a missing source on the host and splits its value on ":"). A volume of a Run's own (its bounded
+// out/) renders here too, as type=volume.
 import { posix } from "node:path";
 import { normalizePath, type MountTable } from "./mount.js";
 import { validateMountTable } from "./validate.js";
 
 /** One entry of the Engine API create body's HostConfig.Mounts. */
 export type MountSpec = {
-  readonly Type: "bind";
+  /** A bind of the Staging Directory, or (a Run's bounded out/) a volume the runtime made for the Run. */
+  readonly Type: "bind" | "volume";
   readonly Source: string;
   readonly Target: string;
   readonly ReadOnly: boolean;
@@ -33,6 +35,19 @@ export function mountSpecs(table: MountTable): MountSpec[] {
     Target: target,
     ReadOnly: readOnly,
   }));
+}
+
+/** A volume the engine holds, mounted writable at one path inside the container (a Run's own out/). */
+export type VolumeMount = { readonly volume: string; readonly agentPath: string };
+
+/** `--mount type=volume,source=…,target=…` words, one pair per volume, in order. */
+export function volumeMountArguments(volumes: readonly VolumeMount[]): string[] {
+  return volumes.flatMap(({ volume, agentPath }) => ["--mount", ["type=volume", csvField(`source=${volume}`), csvField(`target=${normalizePath(agentPath)}`)].join(",")]);
+}
+
+/** The same volumes as volumeMountArguments, in the Engine API's form. */
+export function volumeMountSpecs(volumes: readonly VolumeMount[]): MountSpec[] {
+  return volumes.map(({ volume, agentPath }) => ({ Type: "volume", Source: volume, Target: normalizePath(agentPath), ReadOnly: false }));
 }
 
 function resolveBinds(table: MountTable): Bind[] {

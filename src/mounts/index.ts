@@ -16,6 +16,6 @@
  * //  "--mount", "type=bind,source=/srv/agentcage/run-1/config.json,target=/work/config.json,readonly"]
  */
 export type { Mount, MountTable } from "./mount.js";
-export type { MountSpec } from "./arguments.js";
+export type { MountSpec, VolumeMount } from "./arguments.js";
 export { MountTableError, validateMountTable } from "./validate.js";
-export { mountArguments, mountSpecs } from "./arguments.js";
+export { mountArguments, mountSpecs, volumeMountArguments, volumeMountSpecs } from "./arguments.js";

@@ -18,6 +18,8 @@ export type RunComposition = {
   readonly labels?: Readonly<Record<string, string>>;
   /** The Run's own network, instead of the declared ones; default: the declaration's. */
   readonly networks?: readonly string[];
+  /** A volume of the Run's own mounted where out/ is, instead of the Run directory's out/ (out-volume.ts); default none. */
+  readonly outVolume?: string;
   /** Whole seconds from the container's start to its own timer's stop signal: every Run's container has one. */
   readonly deadlineSeconds: number;
 };
@@ -33,8 +35,16 @@ export function composeRun(container: ValidatedContainer, run: RunComposition): 
     ...(run.runEnv === undefined ? {} : { runEnv: run.runEnv }),
     ...(run.labels === undefined ? {} : { labels: run.labels }),
     ...(run.networks === undefined ? {} : { networks: run.networks }),
-    ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(run.runId, agentWorkdir, container.staging?.writableWork ?? false, secretPaths, run.sessionAgentPath) }),
+    ...(agentWorkdir === undefined ? {} : workspace(run, agentWorkdir, container.staging?.writableWork ?? false, secretPaths)),
   });
+}
+
+/** The staged binds, and out/ as the Run's own volume when it has one (then out/ is not bound from disk). */
+function workspace(run: RunComposition, agentWorkdir: string, writableWork: boolean, secretPaths: readonly string[]) {
+  const binds = stagedMounts(run.runId, agentWorkdir, writableWork, secretPaths, run.sessionAgentPath);
+  if (run.outVolume === undefined || writableWork) return { stagedMounts: binds };
+  const out = `${agentWorkdir.replace(/\/+$/, "")}/out`;
+  return { stagedMounts: binds.filter((mount) => mount.agentPath !== out), volumes: [{ volume: run.outVolume, agentPath: out }] };
 }
 
 /**

@@ -58,9 +58,9 @@ function run<R extends ReaderVerdict>(
 
 /** The calls after the start-up sweep's listing. */
 function lifecycleCalls(fake: FakeEngine): string[] {
-  // The start-up sweep: containers, then the Runs' networks.
-  expect(fake.calls.slice(0, 2)).toEqual(["listByLabel agentcage.owner=agentcage", "listNetworksByLabel agentcage.owner=agentcage"]);
-  return fake.calls.slice(2);
+  // The start-up sweep: containers, then the Runs' networks, then their out/ volumes.
+  expect(fake.calls.slice(0, 3)).toEqual(["listByLabel agentcage.owner=agentcage", "listNetworksByLabel agentcage.owner=agentcage", "listVolumesByLabel agentcage.owner=agentcage"]);
+  return fake.calls.slice(3);
 }
 
 const kills = (fake: FakeEngine): string[] => fake.calls.filter((call) => call.startsWith("kill "));

@@ -18,6 +18,7 @@ import { orphanedBecause, ownershipFromLabels, ownershipLabels, newSessionId, th
 import { bounded } from "./stop.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { RunRequestError } from "./usage.js";
+import { findDeploymentEgress } from "./deployment-egress.js";
 
 /** The image that holds this package's proxy program (dist/egress/main.js). */
 export const DEFAULT_EGRESS_IMAGE = "agentcage-orchestrator:latest";
@@ -187,8 +188,16 @@ function missingImageHint(image: string): string {
 }
 
 export type EgressGatewayConnection = {
-  /** The proxy's container name or id (what each Run's network is joined to). */
-  readonly container: string;
+  /**
+   * The proxy's container name or id (what each Run's network is joined to); default: this
+   * deployment's own, found by the compose labels of this process's container (deployment-egress.ts).
+   */
+  readonly container?: string;
+  /** Where to look for it when `container` is not given; default Docker through `docker`. */
+  readonly engine?: Engine;
+  readonly docker?: Docker;
+  /** This process's container when `container` is not given; default its host name. */
+  readonly self?: string;
   /** Its control socket, as this process sees it. */
   readonly socketPath: string;
   /** A file holding the control secret (a compose secret). */
@@ -204,6 +213,15 @@ export type EgressGatewayConnection = {
  * joins it to their networks. Waits up to CONNECT_WAIT_MS for a proxy that is still starting.
  */
 export async function connectEgressGateway(connection: EgressGatewayConnection): Promise<EgressGateway> {
+  if (connection.container !== undefined && (typeof connection.container !== "string" || connection.container.trim() === "")) {
+    throw new RunRequestError(`the egress proxy's container ${JSON.stringify(connection.container)} is empty; name its container, or leave it out for this deployment's own`);
+  }
+  const container =
+    connection.container ??
+    (await findDeploymentEgress(connection.engine ?? createDockerEngine(connection.docker), connection.self === undefined ? {} : { self: connection.self }).catch((error: unknown) => {
+      if (error instanceof RunRequestError) throw error;
+      throw new RunRequestError(`this deployment's egress proxy could not be looked up: ${describeEngineError("inspect", error, "")}`);
+    }));
   let secret = "";
   const deadline = Date.now() + CONNECT_WAIT_MS;
   for (;;) {
@@ -224,7 +242,7 @@ export async function connectEgressGateway(connection: EgressGatewayConnection):
   const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
   return {
     ...client,
-    container: connection.container,
+    container,
     alias: EGRESS_ALIAS,
     port: connection.port ?? DEFAULT_EGRESS_PORT,
     ...(connection.codexModel === undefined ? {} : { codexModel: connection.codexModel }),

@@ -13,6 +13,7 @@
  * ```
  */
 export type { AgentContainerRuntime, RunOptions, RuntimeOptions, SessionStoreOptions } from "./runtime.js";
+export type { WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { SweptSessionStore } from "../staging/index.js";
 export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
@@ -50,10 +51,13 @@ export type {
   RunRegistration,
 } from "../egress/index.js";
 export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export type { DeploymentEgressOptions } from "./deployment-egress.js";
+export { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, EGRESS_SERVICE, findDeploymentEgress } from "./deployment-egress.js";
 export { connectTarget } from "../egress/index.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { newRunId } from "./run-id.js";
 export { runNetworkName } from "./run-network.js";
+export { outHolderName, outVolumeName } from "./out-volume.js";
 export { refusedOutcome } from "./end-reason.js";
 export { containerMounts, inspectEngine, inspectImage } from "./engine-facts.js";
 export { PREFLIGHT_OWNER, probeStagingDirectory } from "./staging-probe.js";

@@ -8,21 +8,22 @@ import { renderCommand, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { canBoundWrites, DEFAULT_WRITABLE_BYTES, releaseWritable, stagingLimits, writableFull, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import { DEFAULT_WRITABLE_BYTES, releaseWritable, stagingLimits, writableFull, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 
 const { MAX_WRITABLE_ENTRIES } = stagingLimits;
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { runContainer } from "./container-run.js";
 import { earlyOutcome, outcomeOf } from "./end-reason.js";
 import { harvestRun } from "./harvest.js";
-import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
+import { ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
+import { openOutVolume, outVolumeName, type CollectedOut, type OutVolume } from "./out-volume.js";
 import { planRun } from "./plan.js";
 import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
 import { stageRun } from "./stage.js";
 import { checkSessionToResume, keepSession } from "./session.js";
 import type { SessionStoreOptions } from "./runtime.js";
 import { checkHarvestDestination } from "./run-request.js";
-import { createRunStop, type RunStop } from "./stop.js";
+import { bounded, createRunStop, type RunStop } from "./stop.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";
 import { closeRunNetwork, openRunNetwork, runNetworkName, type RunNetwork } from "./run-network.js";
 
@@ -54,10 +55,19 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly network?: RunNetwork;
   /** The owner label its network carries, as its container does. */
   readonly owner: string;
+  /**
+   * How what the agent writes is bounded: "mount", a tmpfs this process mounts over out/ (root on
+   * the engine's host); "volume", out/ as an in-memory volume of the Run's own (out-volume.ts).
+   */
+  readonly writeBound: WriteBound;
 };
+
+export type WriteBound = "mount" | "volume";
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
   const { runId, container, logger, masker } = ctx;
+  /** What the Run's out/ volume held, once read (write bound "volume" only). */
+  let collectedOut: CollectedOut | undefined;
   const stop = createRunStop({ timeoutMs: ctx.timeoutSeconds * 1000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
   const early = (reason: EndReason, error: string) => earlyOutcome<R>(runId, ctx.startedAt, masker, reason, error);
   try {
@@ -83,6 +93,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       ownership: ctx.ownership,
       ...(ctx.sessionStore === undefined ? {} : { sessionStore: ctx.sessionStore }),
       stop,
+      boundByMount: ctx.writeBound === "mount",
     });
     if (!staged.ok) return early(staged.reason, staged.error);
     return await runStaged(staged.directory, staged.manifest);
@@ -98,6 +109,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
   async function runStaged(directory: RunDirectory, manifest: Manifest | undefined): Promise<Outcome<R>> {
     let outcome = await planComposeAndRun(directory, stop);
     outcome = await checkWriteBound(outcome, directory);
+    outcome = refuseOutCopy(outcome);
     const recordContext = { runId, masker, logger };
     await removeSecretFiles(directory, recordContext);
     if (ctx.sessionStore !== undefined && outcome.exit !== undefined) {
@@ -127,10 +139,26 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
 
   /** An agent that filled its bound had writes fail: whatever its reader said, the Run ends as write_limit. */
   async function checkWriteBound(outcome: Outcome<R>, directory: RunDirectory): Promise<Outcome<R>> {
-    if (outcome.exit === undefined || !canBoundWrites() || !(await writableFull(writablePath(directory)).catch(() => false))) return outcome;
+    if (outcome.exit === undefined) return outcome;
+    const full = ctx.writeBound === "mount" ? await writableFull(writablePath(directory)).catch(() => false) : collectedOut?.full === true;
+    if (!full) return outcome;
     const limit = container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES;
     const error = `the agent filled what it may write, ${limit} bytes (staging.writableBytes) or ${MAX_WRITABLE_ENTRIES} files, and its writes past it failed; raise staging.writableBytes or have it write less`;
     return { ...outcome, ok: false, reason: "write_limit", error: outcome.error === undefined ? error : `${error}; ${outcome.error}` };
+  }
+
+  /**
+   * What the agent left in its out/ volume could not be copied back (a link, a device): a Run that
+   * would be harvested is refused as the Harvest refuses; otherwise it is said in the log.
+   */
+  function refuseOutCopy(outcome: Outcome<R>): Outcome<R> {
+    const refusal = collectedOut?.refusal;
+    if (refusal === undefined) return outcome;
+    if (ctx.harvestTo === undefined || outcome.reason !== "completed") {
+      logger.warn({ runId, refusal: masker.maskDeep(refusal) }, "what the agent left in out/ was not copied back from its volume");
+      return outcome;
+    }
+    return { ...outcome, ok: false, reason: "harvest_refused", error: masker.mask(refusal.message), harvest: masker.maskDeep({ ok: false, refusal }) };
   }
 
   async function planComposeAndRun(directory: RunDirectory | undefined, runStop: RunStop): Promise<Outcome<R>> {
@@ -139,6 +167,9 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     if (!planned.ok) return early(planned.reason, planned.error);
     let record: RunRecord | undefined;
     let networkOpen = false;
+    // A read-only work/ with out/ bounded by a volume; a writable work/ is not bounded that way (yet).
+    const volumed = directory !== undefined && ctx.writeBound === "volume" && container.staging?.writableWork !== true;
+    let outVolume: OutVolume | undefined;
     if (directory !== undefined) record = await openRecord(directory, planned.plan.request, { runId, masker, logger });
     try {
       let spec;
@@ -153,6 +184,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
           deadlineSeconds: containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()),
           ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
           ...(ctx.network === undefined ? {} : { networks: [runNetworkName(runId)] }),
+          ...(volumed ? { outVolume: outVolumeName(runId) } : {}),
         });
       } catch (error) {
         // Only what this Run added can fail here (a secret file's path clashing with a mount).
@@ -162,6 +194,21 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         const refused = await openRunNetwork(ctx.engine, runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner);
         if (refused !== undefined) return early("unavailable", refused);
         networkOpen = true;
+      }
+      if (volumed) {
+        try {
+          outVolume = await openOutVolume({
+            engine: ctx.engine,
+            runId,
+            container,
+            labels: ownershipLabels(ctx.ownership),
+            bytes: container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES,
+            // It ends by itself a while after the agent's own timer would have: the sweep takes what is left.
+            holderSeconds: containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()) + Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS) / 1000),
+          });
+        } catch (error) {
+          return early("unavailable", masker.mask(error instanceof Error ? error.message : String(error)));
+        }
       }
       const command = renderCommand(spec, planned.stdin, masker);
       logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
@@ -182,12 +229,26 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         ...(ctx.network?.onAgentGone === undefined ? {} : { onExited: ctx.network.onAgentGone }),
         ...(ctx.network?.liveness === undefined ? {} : { liveness: ctx.network.liveness }),
       });
+      if (outVolume !== undefined && directory !== undefined) {
+        // The agent's container is gone: what its out/ volume holds is final. Copied back only when
+        // something reads it (the Harvest, a kept record); read all the same, to tell whether it is full.
+        const wanted = ctx.harvestTo !== undefined || container.staging?.keepRuns === true;
+        // Not the Run's own stop: a Run that timed out still has its out/ read (its record, its bound).
+        const reading = outVolume.collect(wanted ? directory.out : undefined, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS));
+        collectedOut = await bounded(reading, OUT_COPY_TIMEOUT_MS, "copy back the Run's out/").catch((error: unknown) => {
+          logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "what the agent left in out/ could not be read from its volume");
+          return { full: false, refusal: { reason: "io_error" as const, entry: ".", message: `out/ could not be read back from its volume: ${masker.mask(error instanceof Error ? error.message : String(error))}` } };
+        });
+      }
       const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
       if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {
         logger.warn({ runId, exit: outcome.exit }, "the reader said ok but the agent exited non-zero");
       }
       return outcome;
     } finally {
+      await outVolume?.close().catch((error: unknown) => {
+        logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's out/ volume could not be removed; sweep() will remove it");
+      });
       if (networkOpen) {
         await closeRunNetwork(ctx.engine, runId).catch((error: unknown) => {
           logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's network could not be removed; sweep() will remove it");

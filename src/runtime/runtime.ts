@@ -31,7 +31,7 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 import { liveRuns, liveSessionStores } from "./live-runs.js";
 import { checkPlan } from "./plan.js";
-import { performRun } from "./run.js";
+import { performRun, type WriteBound } from "./run.js";
 import { newRunId } from "./run-id.js";
 import type { RunNetwork } from "./run-network.js";
 import { declaredSecrets, runMasker } from "./run-masker.js";
@@ -50,6 +50,13 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
   readonly docker?: Docker;
   /** The container engine; default: Docker through `docker`. Give one or the other, not both. */
   readonly engine?: Engine;
+  /**
+   * How what an agent writes to out/ is bounded (staging.writableBytes): "mount", a tmpfs this
+   * process mounts (it must be root on the engine's host, allowed to mount); "volume", an in-memory
+   * volume of the Run's own that the engine mounts, copied back after the Run (a non-root
+   * orchestrator). Default "mount" where this process can mount, else "volume".
+   */
+  readonly writeBound?: WriteBound;
 };
 
 export type RunOptions = {
@@ -132,7 +139,8 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
   readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean }>;
 };
 
-const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine"];
+const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound"];
+const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
 
 export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined>(
   options: RuntimeOptions<R, Q>,
@@ -168,11 +176,18 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
   }
 
+  if (options.writeBound !== undefined && !WRITE_BOUNDS.includes(options.writeBound)) {
+    throw new AgentContainerError(`writeBound ${describeValue(options.writeBound)} is not one of ${WRITE_BOUNDS.join(", ")}; leave it out to have the runtime choose`);
+  }
+  if (options.writeBound === "mount" && !canBoundWrites()) {
+    throw new AgentContainerError('writeBound "mount" needs this process to mount a tmpfs (root on the engine\'s host, allowed to mount), and it cannot; pass "volume", or leave it out');
+  }
+  const writeBound: WriteBound = options.writeBound ?? (canBoundWrites() ? "mount" : "volume");
   const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
-  if (container.staging !== undefined && !canBoundWrites()) {
+  if (container.staging?.writableWork === true && writeBound === "volume") {
     logger.warn(
       { writableBytes: container.staging.writableBytes ?? DEFAULT_WRITABLE_BYTES },
-      "what an agent writes is not bounded: bounding it mounts a tmpfs, which needs this process to be root on the engine's host",
+      "what an agent writes to its writable work/ is not bounded: bounding it mounts a tmpfs, which needs this process to be root on the engine's host (out/ alone is bounded by a volume)",
     );
   }
   const declared = declaredSecrets(container);
@@ -267,6 +282,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
             ...(runOptions.onStallWarning === undefined ? {} : { onStallWarning: runOptions.onStallWarning }),
             ...(runOptions.network === undefined ? {} : { network: runOptions.network }),
             owner,
+            writeBound,
           });
           settle(log({ ...outcome, queuedMs, ...(container.containerRuntime === undefined ? {} : { containerRuntime: container.containerRuntime }) }));
         } catch (error) {

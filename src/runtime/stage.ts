@@ -5,7 +5,7 @@
 import { resolveAgentUser, DEFAULT_OWNER, type ValidatedContainer } from "../container/index.js";
 import type { EndReason } from "../plan/index.js";
 import { rm } from "node:fs/promises";
-import { canBoundWrites, DEFAULT_WRITABLE_BYTES, unmountUnder, openSessionStore, prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import { DEFAULT_WRITABLE_BYTES, unmountUnder, openSessionStore, prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 import type { Ownership } from "./ownership.js";
 import type { SessionStoreOptions } from "./runtime.js";
@@ -21,6 +21,8 @@ export type StageRequest = {
   /** The Run's session store, whose working copy is made here; default: none. */
   readonly sessionStore?: SessionStoreOptions;
   readonly stop: RunStop;
+  /** Bound what the agent writes with a tmpfs this process mounts (writable.ts); false: out/ is a volume (out-volume.ts), or nothing bounds it. */
+  readonly boundByMount: boolean;
 };
 
 export type Staged =
@@ -47,7 +49,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       agentUser: resolveAgentUser(container.user),
       secretFiles: request.secretFiles.map((file) => file.content),
       ownership: request.ownership,
-      ...(canBoundWrites() ? { writableBytes: staging.writableBytes ?? DEFAULT_WRITABLE_BYTES } : {}),
+      ...(request.boundByMount ? { writableBytes: staging.writableBytes ?? DEFAULT_WRITABLE_BYTES } : {}),
       signal: stop.signal,
     });
     try {

@@ -1,8 +1,8 @@
-// The sweep: removes this owner's containers and Run directories that nothing will finish (what a
-// crashed process left), kept Run directories past keptRunRetentionDays, and the Staging Directory's
-// session stores unused for longer than sessionRetentionDays. Labels on the container and run.json on
-// disk say who owns what and until when; ownership.ts decides what is orphaned. A live Run of a live
-// process is never touched, nor a session store a Run of this process is resuming.
+// The sweep: removes this owner's containers (agents, out/ holders), Runs' own networks and out/
+// volumes, and Run directories that nothing will finish (what a crashed process left), kept Run
+// directories past keptRunRetentionDays, and session stores unused for longer than
+// sessionRetentionDays. Labels and run.json say who owns what and until when; ownership.ts decides
+// what is orphaned. A live Run of a live process is never touched, nor a store a Run is resuming.
 
 import type { Logger } from "pino";
 import { DAY_MS, DEFAULT_KEPT_RUN_RETENTION_DAYS, DEFAULT_SESSION_RETENTION_DAYS, OWNER_LABEL, RUN_LABEL, type ValidatedContainer } from "../container/index.js";
@@ -11,6 +11,7 @@ import type { Masker } from "../redact/index.js";
 import { sweepRunDirectories, sweepSessionStores, type SweptSessionStore } from "../staging/index.js";
 import { liveRuns, liveSessionStores } from "./live-runs.js";
 import { runNetworkName } from "./run-network.js";
+import { outVolumeName } from "./out-volume.js";
 import { orphanedBecause, ownershipFromLabels, thisProcess, type Ownership } from "./ownership.js";
 
 export type SweepResult = {
@@ -22,6 +23,8 @@ export type SweepResult = {
   readonly removedNetworks: readonly string[];
   /** Session stores removed from the Staging Directory: unused for longer than staging.sessionRetentionDays. */
   readonly removedSessionStores: readonly SweptSessionStore[];
+  /** Names of the Runs' own out/ volumes removed (out-volume.ts). */
+  readonly removedVolumes: readonly string[];
 };
 
 export type SweepRequest = {
@@ -56,6 +59,16 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
     engine.removeNetwork,
     request,
   );
+  // After the containers (a holder keeps its volume in use): only a Run's own out/ volume.
+  const removedVolumes = await removeOrphans(
+    (await engine.listVolumesByLabel(`${OWNER_LABEL}=${owner}`))
+      .filter((v) => v.labels[RUN_LABEL] !== undefined && v.name === outVolumeName(v.labels[RUN_LABEL]))
+      .map((v) => ({ name: v.name, runId: v.labels[RUN_LABEL] ?? "", labels: v.labels })),
+    { field: "volume", words: "Run's out/ volume" },
+    orphaned,
+    engine.removeVolume,
+    request,
+  );
   const staging = request.container.staging;
   const keepRuns = staging?.keepRuns ?? false;
   const removedRunDirectories =
@@ -85,20 +98,20 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
   for (const { namespace, id, lastUsedAt } of removedSessionStores) {
     logger.info({ namespace, sessionId: id, lastUsedAt, sessionRetentionDays }, "sweep removed a session store past its retention");
   }
-  const total = removed.length + removedRunDirectories.length + removedNetworks.length + removedSessionStores.length;
+  const total = removed.length + removedRunDirectories.length + removedNetworks.length + removedVolumes.length + removedSessionStores.length;
   if (total > 0) {
     logger.info(
-      { owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length, removedSessionStores: removedSessionStores.length },
+      { owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length, removedVolumes: removedVolumes.length, removedSessionStores: removedSessionStores.length },
       "swept what earlier Runs left",
     );
   }
-  return { removed, removedRunDirectories, removedNetworks, removedSessionStores };
+  return { removed, removedRunDirectories, removedNetworks, removedVolumes, removedSessionStores };
 }
 
 /** Removes each listed thing that is orphaned, logging why; one that cannot be removed is logged and left to the next sweep. */
 async function removeOrphans(
   listed: ReadonlyArray<{ readonly name: string; readonly runId: string; readonly labels: Readonly<Record<string, string>> }>,
-  what: { readonly field: "container" | "network"; readonly words: string },
+  what: { readonly field: "container" | "network" | "volume"; readonly words: string },
   orphaned: (runId: string, labels: Readonly<Record<string, string>>) => string | undefined,
   remove: (name: string) => Promise<void>,
   { logger, masker }: Pick<SweepRequest, "logger" | "masker">,

@@ -73,6 +73,8 @@ export type ServeOptions = {
   readonly runRetentionDays?: number;
   /** Between sweeps while the service runs; default SWEEP_INTERVAL_MS (an hour). */
   readonly sweepIntervalMs?: number;
+  /** Bytes each agent may write (staging.writableBytes); default the library's DEFAULT_WRITABLE_BYTES. */
+  readonly writableBytes?: number;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
@@ -132,7 +134,11 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   let standIn: RunningStandIn | undefined;
   // The library's Run directories in staging/, beside the service's records in service/: a Run's
   // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
-  const stagingDeclaration = { runtimeDir: join(options.runtimeDir, "staging"), ...(retention === undefined ? {} : { sessionRetentionDays: retention }) };
+  const stagingDeclaration = {
+    runtimeDir: join(options.runtimeDir, "staging"),
+    ...(retention === undefined ? {} : { sessionRetentionDays: retention }),
+    ...(options.writableBytes === undefined ? {} : { writableBytes: options.writableBytes }),
+  };
   const runnerOptions: AgentRunnerOptions = {
     image: options.image ?? AGENT_IMAGE,
     staging: stagingDeclaration,

@@ -26,3 +26,7 @@ export const MAX_SESSION_STORE_DEPTH = 8;
 export const DEFAULT_WRITABLE_BYTES = 256 * MiB;
 /** Files and directories an agent may make in what it can write. */
 export const MAX_WRITABLE_ENTRIES = 100_000;
+/** What is left when a writable bound counts as full: less than this many bytes... */
+export const FULL_BELOW_BYTES = 64 * 1024;
+/** ...or this few inodes. */
+export const FULL_BELOW_INODES = 8;

@@ -10,11 +10,9 @@ import { readFile, rename, statfs } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { removeTree } from "./remove-tree.js";
+import { FULL_BELOW_BYTES, FULL_BELOW_INODES } from "./limits.js";
 
 const run = promisify(execFile);
-/** What is left when a tmpfs counts as full: less than this many bytes, or this few inodes. */
-const FULL_BELOW_BYTES = 64 * 1024;
-const FULL_BELOW_INODES = 8;
 
 let mountable: boolean | undefined;
 

@@ -4,7 +4,9 @@
 // over HTTP to the published port, which the agent answers through the egress service (the stand-in
 // model runs behind it, in its container); then what an agent container reaches: the egress proxy
 // on the Run's own internal network, and not the orchestrator, the published API, the proxy's way
-// out or the docker socket. Taken down after, leaving no container, network or volume.
+// out or the docker socket. A second project of the same file on the same engine runs a Run through
+// its own proxy beside it (nothing in the file is named across projects). Both taken down after,
+// leaving no container, network or volume.
 // Traffic goes only to loopback and to the containers and networks this test made.
 
 import { randomBytes } from "node:crypto";
@@ -19,7 +21,8 @@ import { AGENT_IMAGE, STAND_IN_IMAGE } from "../support/stand-in-container.js";
 import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, useCurrentOrchestratorImage } from "./docker-compose.js";
 
 const PROJECT = `agentcage-e2e-${randomBytes(4).toString("hex")}`;
-const EGRESS_CONTAINER = `${PROJECT}-egress`;
+/** A second deployment of the same compose.yaml on the same engine, under a project name of its own. */
+const SECOND_PROJECT = `${PROJECT}-b`;
 const API_NETWORK = `${PROJECT}_api`;
 const EGRESS_NETWORK = `${PROJECT}_egress`;
 /** Marks the probe containers this test starts, so that nothing of them can outlive it. */
@@ -30,22 +33,50 @@ const READY_WITHIN_MS = 90_000;
 /** How long one HTTP request to the deployment may take. */
 const REQUEST_TIMEOUT_MS = 10_000;
 const RUN_WITHIN_MS = 60_000;
+/** What each agent may write in the deployments (AGENTCAGE_WRITABLE_BYTES): small, so a test can write past it quickly. */
+const WRITABLE_BYTES = 4 * 1024 * 1024;
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-compose-e2e-"));
-const runtimeDir = join(root, "runtime");
-const envFile = join(root, "deploy.env");
-const compose = (...args: string[]): string => dockerCompose({ project: PROJECT, envFile }, ...args);
 
-let base = "";
-let port = 0;
-/** The orchestrator's container: its id, its hostname (what its Runs' ownership labels name) and its address on its own network. */
-let orchestrator = { id: "", hostname: "", address: "" };
+/** One deployment: its project, its Staging Directory and env file, its published API, its two long-lived containers. */
+type Deployment = {
+  readonly project: string;
+  readonly runtimeDir: string;
+  readonly envFile: string;
+  readonly compose: (...args: string[]) => string;
+  port: number;
+  base: string;
+  /** The orchestrator's container: its id, its hostname (what its Runs' ownership labels name) and its address on its own network. */
+  orchestrator: { id: string; hostname: string; address: string };
+  /** The egress proxy's container: its id and its name (compose's, from the project). */
+  egress: { id: string; name: string };
+};
 
-type RunView = { readonly id: string; readonly state: string; readonly outcome?: { readonly ok: boolean; readonly reason: string; readonly result?: { readonly text?: string } } };
+function deploymentOf(project: string, name: string): Deployment {
+  const runtimeDir = join(root, name, "runtime");
+  const envFile = join(root, name, "deploy.env");
+  return {
+    project,
+    runtimeDir,
+    envFile,
+    compose: (...args) => dockerCompose({ project, envFile }, ...args),
+    port: 0,
+    base: "",
+    orchestrator: { id: "", hostname: "", address: "" },
+    egress: { id: "", name: "" },
+  };
+}
 
-/** Submits one Run to the deployment and waits for its end. The one place a test talks to the API to run something. */
-async function api(path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${base}${path}`, {
+const first = deploymentOf(PROJECT, "a");
+const second = deploymentOf(SECOND_PROJECT, "b");
+const compose = first.compose;
+const runtimeDir = first.runtimeDir;
+
+type RunView = { readonly id: string; readonly state: string; readonly outcome?: { readonly ok: boolean; readonly reason: string; readonly error?: string; readonly result?: { readonly text?: string } } };
+
+/** One request to a deployment's API (the first's unless said). The one place a test talks to the API. */
+async function api(path: string, body?: unknown, to: Deployment = first): Promise<unknown> {
+  const response = await fetch(`${to.base}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -55,10 +86,10 @@ async function api(path: string, body?: unknown): Promise<unknown> {
   return response.json();
 }
 
-async function untilRun(id: string, done: (run: RunView) => boolean): Promise<RunView> {
+async function untilRun(id: string, done: (run: RunView) => boolean, to: Deployment = first): Promise<RunView> {
   const deadline = Date.now() + RUN_WITHIN_MS;
   for (;;) {
-    const run = (await api(`/v1/runs/${id}`)) as RunView;
+    const run = (await api(`/v1/runs/${id}`, undefined, to)) as RunView;
     if (done(run)) return run;
     if (Date.now() > deadline) throw new Error(`Run ${id} is still ${run.state} after ${RUN_WITHIN_MS} ms`);
     await sleep(200);
@@ -93,34 +124,93 @@ function probeIn(network: string, ...targets: string[]): string[] {
   return out.split("\n");
 }
 
-function composeLogs(): string {
+function composeLogs(of: Deployment = first): string {
   try {
-    return compose("logs", "--no-color", "--tail", "60");
+    return of.compose("logs", "--no-color", "--tail", "60");
   } catch (error) {
     return `(no logs: ${(error as Error).message})`;
   }
 }
 
-/** What of this deployment still exists on the engine: compose's, the orchestrator's Runs and stand-in, this test's probes. */
-function leftovers(): { containers: string[]; networks: string[]; volumes: string[] } {
+/** What of a deployment still exists on the engine: compose's, the orchestrator's Runs and stand-in, this test's probes. */
+function leftovers(of: Deployment = first): { containers: string[]; networks: string[]; volumes: string[] } {
   const lines = (text: string) => text.split("\n").filter((line) => line !== "");
+  const { hostname } = of.orchestrator;
   const containers = [
-    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`)),
+    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=com.docker.compose.project=${of.project}`)),
     ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${PROBE_LABEL}`)),
-    ...(orchestrator.hostname === "" ? [] : lines(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.host=${orchestrator.hostname}`))),
+    ...(hostname === "" ? [] : lines(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.host=${hostname}`))),
   ];
   const networks = [
-    ...lines(docker("network", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`)),
+    ...lines(docker("network", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${of.project}`)),
     // Each Run's own network, labelled like its container.
-    ...(orchestrator.hostname === "" ? [] : lines(docker("network", "ls", "--quiet", "--filter", `label=agentcage.host=${orchestrator.hostname}`))),
+    ...(hostname === "" ? [] : lines(docker("network", "ls", "--quiet", "--filter", `label=agentcage.host=${hostname}`))),
   ];
-  for (const name of [API_NETWORK, EGRESS_NETWORK]) if (lines(docker("network", "ls", "--quiet", "--filter", `name=^${name}$`)).length > 0) networks.push(name);
-  const volumes = lines(docker("volume", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`));
-  return { containers: [...new Set(containers)], networks: [...new Set(networks)], volumes };
+  for (const name of [`${of.project}_api`, `${of.project}_egress`]) if (lines(docker("network", "ls", "--quiet", "--filter", `name=^${name}$`)).length > 0) networks.push(name);
+  const volumes = [
+    ...lines(docker("volume", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${of.project}`)),
+    // A Run's own volume (what its agent writes, bounded), labelled like its container.
+    ...(hostname === "" ? [] : lines(docker("volume", "ls", "--quiet", "--filter", `label=agentcage.host=${hostname}`))),
+  ];
+  return { containers: [...new Set(containers)], networks: [...new Set(networks)], volumes: [...new Set(volumes)] };
 }
 
-function tearDown(): void {
-  compose("down", "--volumes", "--remove-orphans", "--timeout", "45");
+function tearDown(of: Deployment = first): void {
+  of.compose("down", "--volumes", "--remove-orphans", "--timeout", "45");
+}
+
+/** Writes a deployment's env file and brings it up; `ready` waits for its API. */
+async function bringUp(of: Deployment): Promise<void> {
+  // The Staging Directory and the token's secret file belong to the image's user, as .env.example says.
+  mkdirSync(of.runtimeDir, { recursive: true, mode: 0o700 });
+  const tokenFile = join(root, `${of.project}.token`);
+  writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o400 });
+  if (process.getuid?.() === 0) {
+    for (const path of [of.runtimeDir, tokenFile]) chownSync(path, ORCHESTRATOR_UID, ORCHESTRATOR_UID);
+  } else {
+    chmodSync(of.runtimeDir, 0o777);
+    chmodSync(tokenFile, 0o444);
+  }
+  of.port = await freeLoopbackPort();
+  of.base = `http://127.0.0.1:${of.port}`;
+  writeFileSync(
+    of.envFile,
+    [
+      `DOCKER_GID=${statSync(SOCKET).gid}`,
+      `AGENTCAGE_RUNTIME_DIR=${of.runtimeDir}`,
+      `AGENTCAGE_TOKEN_SECRET_FILE=${tokenFile}`,
+      `AGENTCAGE_PORT=${of.port}`,
+      // No egress container named: each orchestrator finds its own project's proxy.
+      // The default policy, said here so the test reads on its own: agents reach only the egress proxy.
+      "AGENTCAGE_NETWORK_POLICY=model",
+      "AGENTCAGE_STAND_IN=1",
+      `AGENTCAGE_WRITABLE_BYTES=${WRITABLE_BYTES}`,
+      // The orchestrator starts only when `agentcage doctor` passes in its container.
+      "AGENTCAGE_DOCTOR=1",
+      "",
+    ].join("\n"),
+  );
+  of.compose("up", "--detach", "--no-build");
+  const id = of.compose("ps", "--quiet", "orchestrator").trim();
+  of.orchestrator = {
+    id,
+    hostname: docker("inspect", "--format", "{{.Config.Hostname}}", id),
+    address: docker("inspect", "--format", `{{(index .NetworkSettings.Networks "${of.project}_api").IPAddress}}`, id),
+  };
+  const egress = of.compose("ps", "--quiet", "egress").trim();
+  of.egress = { id: egress, name: docker("inspect", "--format", "{{.Name}}", egress).replace(/^\//, "") };
+}
+
+async function ready(of: Deployment): Promise<void> {
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    const answered = await fetch(`${of.base}/readyz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then((response) => response.ok, () => false);
+    if (answered) return;
+    if (Date.now() > deadline || docker("inspect", "--format", "{{.State.Running}}", of.orchestrator.id) !== "true") {
+      throw new Error(`the orchestrator of ${of.project} was not ready on ${of.base} within ${READY_WITHIN_MS} ms; its logs:\n${composeLogs(of)}`);
+    }
+    await sleep(250);
+  }
 }
 
 beforeAll(async () => {
@@ -129,64 +219,28 @@ beforeAll(async () => {
   for (const image of [ORCHESTRATOR_IMAGE, AGENT_IMAGE, STAND_IN_IMAGE]) {
     expect(() => docker("image", "inspect", "--format", "{{.Id}}", image), `${image} is missing; run npm run provision`).not.toThrow();
   }
-
-  // The Staging Directory and the token's secret file belong to the image's user, as .env.example says.
-  mkdirSync(runtimeDir, { mode: 0o700 });
-  const tokenFile = join(root, "token");
-  writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o400 });
-  if (process.getuid?.() === 0) {
-    for (const path of [runtimeDir, tokenFile]) chownSync(path, ORCHESTRATOR_UID, ORCHESTRATOR_UID);
-  } else {
-    chmodSync(runtimeDir, 0o777);
-    chmodSync(tokenFile, 0o444);
-  }
-  port = await freeLoopbackPort();
-  base = `http://127.0.0.1:${port}`;
-  writeFileSync(
-    envFile,
-    [
-      `DOCKER_GID=${statSync(SOCKET).gid}`,
-      `AGENTCAGE_RUNTIME_DIR=${runtimeDir}`,
-      `AGENTCAGE_TOKEN_SECRET_FILE=${tokenFile}`,
-      `AGENTCAGE_PORT=${port}`,
-      `AGENTCAGE_EGRESS_CONTAINER=${EGRESS_CONTAINER}`,
-      // The default policy, said here so the test reads on its own: agents reach only the egress proxy.
-      "AGENTCAGE_NETWORK_POLICY=model",
-      "AGENTCAGE_STAND_IN=1",
-      // The orchestrator starts only when `agentcage doctor` passes in its container.
-      "AGENTCAGE_DOCTOR=1",
-      "",
-    ].join("\n"),
-  );
-
-  compose("up", "--detach", "--no-build");
-  const id = compose("ps", "--quiet", "orchestrator").trim();
-  orchestrator = {
-    id,
-    hostname: docker("inspect", "--format", "{{.Config.Hostname}}", id),
-    address: docker("inspect", "--format", `{{(index .NetworkSettings.Networks "${API_NETWORK}").IPAddress}}`, id),
-  };
-  const deadline = Date.now() + READY_WITHIN_MS;
-  for (;;) {
-    const ready = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then((response) => response.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline || docker("inspect", "--format", "{{.State.Running}}", id) !== "true") {
-      throw new Error(`the orchestrator was not ready on ${base} within ${READY_WITHIN_MS} ms; its logs:\n${composeLogs()}`);
-    }
-    await sleep(250);
-  }
+  // Both up before either is waited for: their start-ups (doctor, then serve) overlap.
+  await bringUp(first);
+  await bringUp(second);
+  await Promise.all([ready(first), ready(second)]);
 }, 600_000);
 
 afterAll(() => {
   try {
-    if (existsSync(envFile)) tearDown();
+    for (const of of [first, second]) {
+      try {
+        if (existsSync(of.envFile)) tearDown(of);
+      } finally {
+        const left = leftovers(of);
+        if (left.containers.length > 0) docker("rm", "--force", "--volumes", ...left.containers);
+        for (const network of left.networks) docker("network", "rm", network);
+        for (const volume of left.volumes) docker("volume", "rm", "--force", volume);
+      }
+    }
   } finally {
-    const left = leftovers();
-    if (left.containers.length > 0) docker("rm", "--force", "--volumes", ...left.containers);
-    for (const network of left.networks) docker("network", "rm", network);
     rmSync(root, { recursive: true, force: true });
   }
-}, 120_000);
+}, 180_000);
 
 describe("the deployment brought up with docker-compose", () => {
   it("serves only after agentcage doctor passed in the orchestrator's container", () => {
@@ -197,7 +251,7 @@ describe("the deployment brought up with docker-compose", () => {
   });
 
   it("runs a Run submitted with `agentcage run --remote` to the published port", async () => {
-    const done = await runCommand(["run", "claude", "What is the capital of France?", "--remote", base, "--json"], commandEnv({ AGENTCAGE_TOKEN: TOKEN }));
+    const done = await runCommand(["run", "claude", "What is the capital of France?", "--remote", first.base, "--json"], commandEnv({ AGENTCAGE_TOKEN: TOKEN }));
     expect(done.code, done.stderr).toBe(0);
     const outcome = JSON.parse(done.stdout) as { ok: boolean; reason: string; result?: { text?: string } };
     expect(outcome).toMatchObject({ ok: true, reason: "completed" });
@@ -207,7 +261,7 @@ describe("the deployment brought up with docker-compose", () => {
   }, 120_000);
 
   it("gives the docker socket to the orchestrator alone; the egress proxy holds none, and neither shares a network with the other", () => {
-    const inspected = JSON.parse(docker("inspect", orchestrator.id))[0];
+    const inspected = JSON.parse(docker("inspect", first.orchestrator.id))[0];
     expect(inspected.Mounts).toContainEqual(expect.objectContaining({ Source: SOCKET, Destination: SOCKET }));
     expect(inspected.Mounts).toContainEqual(expect.objectContaining({ Source: runtimeDir, Destination: runtimeDir }));
     expect(Object.keys(inspected.NetworkSettings.Networks)).toEqual([API_NETWORK]);
@@ -220,7 +274,7 @@ describe("the deployment brought up with docker-compose", () => {
       .map((id) => JSON.parse(docker("inspect", id))[0].Id as string);
     expect(holders).toEqual([inspected.Id]);
 
-    const egress = JSON.parse(docker("inspect", EGRESS_CONTAINER))[0];
+    const egress = JSON.parse(docker("inspect", first.egress.id))[0];
     expect(Object.keys(egress.NetworkSettings.Networks)).toEqual([EGRESS_NETWORK]);
     expect(egress.Config.User).toBe(`${ORCHESTRATOR_UID}:${ORCHESTRATOR_UID}`);
     expect(egress.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ["ALL"], Privileged: false });
@@ -233,7 +287,9 @@ describe("the deployment brought up with docker-compose", () => {
     let agent = "";
     const deadline = Date.now() + RUN_WITHIN_MS;
     while (agent === "") {
-      agent = docker("ps", "--quiet", "--filter", `label=agentcage.host=${orchestrator.hostname}`, "--filter", `ancestor=${AGENT_IMAGE}`).split("\n")[0] ?? "";
+      // The Run's agent, by its name (agentcage-<runId>): the container holding its out/ volume runs the same image.
+      const listed = docker("ps", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`, "--filter", `ancestor=${AGENT_IMAGE}`, "--format", "{{.ID}} {{.Names}}").split("\n");
+      agent = listed.find((line) => /^\S+ agentcage-[0-9a-f]{16}$/.test(line))?.split(" ")[0] ?? "";
       if (agent === "" && Date.now() > deadline) throw new Error(`no agent container of Run ${id} appeared within ${RUN_WITHIN_MS} ms`);
       if (agent === "") await sleep(200);
     }
@@ -243,25 +299,29 @@ describe("the deployment brought up with docker-compose", () => {
       expect(mount.Source).not.toContain("docker.sock");
       if (mount.Type === "bind") expect(mount.Source.startsWith(`${runtimeDir}/staging/`)).toBe(true);
     }
+    // Its out/ is a bounded volume of the Run's own (the orchestrator cannot mount a tmpfs), not the disk.
+    const volumes = (inspected.Mounts as Array<{ Type: string; Name?: string; Destination: string }>).filter((m) => m.Type === "volume");
+    const runId = inspected.Config.Labels["agentcage.run"] as string;
+    expect(volumes).toEqual([expect.objectContaining({ Name: `agentcage-out-${runId}`, Destination: expect.stringMatching(/\/out$/) })]);
     const joined = Object.keys(inspected.NetworkSettings.Networks ?? {});
     expect(joined).toHaveLength(1);
     expect(joined[0]).toMatch(/^agentcage-net-[0-9a-f]{16}$/);
     const runNetwork = JSON.parse(docker("network", "inspect", joined[0] as string))[0];
     expect(runNetwork.Internal).toBe(true);
     // Its members: the agent and the egress proxy, nothing else.
-    expect(Object.values(runNetwork.Containers as Record<string, { Name: string }>).map((c) => c.Name).sort()).toEqual([inspected.Name.replace(/^\//, ""), EGRESS_CONTAINER].sort());
+    expect(Object.values(runNetwork.Containers as Record<string, { Name: string }>).map((c) => c.Name).sort()).toEqual([inspected.Name.replace(/^\//, ""), first.egress.name].sort());
     // The agent holds a token for its Run, not the key the proxy sends upstream.
     const env = inspected.Config.Env as string[];
     expect(env.find((entry) => entry.startsWith("ANTHROPIC_API_KEY="))).toMatch(/^ANTHROPIC_API_KEY=agentcage-run-/);
     expect(env.find((entry) => entry.startsWith("ANTHROPIC_BASE_URL="))).toBe("ANTHROPIC_BASE_URL=http://egress:8751");
 
-    const egressOut = docker("inspect", "--format", `{{(index .NetworkSettings.Networks "${EGRESS_NETWORK}").IPAddress}}`, EGRESS_CONTAINER);
+    const egressOut = docker("inspect", "--format", `{{(index .NetworkSettings.Networks "${EGRESS_NETWORK}").IPAddress}}`, first.egress.id);
     const gateway = runNetwork.IPAM.Config[0].Gateway as string;
-    const targets = ["egress:8751", `${orchestrator.address}:8750`, `127.0.0.1:${port}`, `${gateway}:${port}`, `${egressOut}:8751`, "169.254.169.254:80"];
+    const targets = ["egress:8751", `${first.orchestrator.address}:8750`, `127.0.0.1:${first.port}`, `${gateway}:${first.port}`, `${egressOut}:8751`, "169.254.169.254:80"];
     const said = docker("exec", agent, "bash", "-c", PROBE, "probe", ...targets).split("\n");
     expect(said).toEqual(["socket absent", "egress:8751 reached", ...targets.slice(1).map((target) => `${target} unreachable`)]);
     // The same probe on the orchestrator's own network does reach it: what failed above is the network, not the probe.
-    expect(probeIn(API_NETWORK, `${orchestrator.address}:8750`)).toEqual(["socket absent", `${orchestrator.address}:8750 reached`]);
+    expect(probeIn(API_NETWORK, `${first.orchestrator.address}:8750`)).toEqual(["socket absent", `${first.orchestrator.address}:8750 reached`]);
 
     await api(`/v1/runs/${id}/cancel`, {});
     expect((await untilRun(id, (run) => run.state !== "running" && run.state !== "starting" && run.state !== "queued")).state).toBe("cancelled");
@@ -276,8 +336,38 @@ describe("the deployment brought up with docker-compose", () => {
     expect(logs).not.toContain("sk-stand-in-made-up-key");
   });
 
-  it("is taken down leaving no container, network or volume behind", () => {
-    tearDown();
-    expect(leftovers()).toEqual({ containers: [], networks: [], volumes: [] });
+  it("bounds what an agent writes: one that writes past AGENTCAGE_WRITABLE_BYTES ends write_limit", async () => {
+    const flood = `head -c ${4 * WRITABLE_BYTES} /dev/zero > out/flood.bin`;
+    const { id } = (await api("/v1/runs", { cli: "claude", prompt: `[stand-in:tool_write_bash] [stand-in-bash:${flood}] write a lot` })) as RunView;
+    const run = await untilRun(id, (r) => r.outcome !== undefined);
+    expect(run.outcome).toMatchObject({ ok: false, reason: "write_limit" });
+    expect(run.outcome?.error).toContain(`${WRITABLE_BYTES} bytes (staging.writableBytes)`);
+    // Its volume and the container that held it went with the Run.
+    expect(docker("volume", "ls", "--quiet", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`)).toBe("");
+    expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`)).toBe("");
   }, 120_000);
+
+  it("runs beside a second deployment on the same engine, each Run through its own project's egress proxy", async () => {
+    expect(second.egress.id).not.toBe(first.egress.id);
+    // Compose names each after its project (v1: <project>_egress_1, v2: <project>-egress-1).
+    expect(first.egress.name).toMatch(new RegExp(`^${PROJECT}[_-]egress[_-]1$`));
+    expect(second.egress.name).toMatch(new RegExp(`^${SECOND_PROJECT}[_-]egress[_-]1$`));
+    const registered = (of: Deployment) => docker("logs", of.egress.id).split("\n").filter((line) => line.includes('"msg":"egress run registered"')).length;
+    const before = [registered(first), registered(second)];
+    const submitted = await Promise.all(
+      [first, second].map(async (to) => ({ to, id: ((await api("/v1/runs", { cli: "claude", prompt: `What is the capital of France? (${to.project})` }, to)) as RunView).id })),
+    );
+    const ended = await Promise.all(submitted.map(({ to, id }) => untilRun(id, (run) => run.outcome !== undefined, to)));
+    for (const run of ended) expect(run.outcome).toMatchObject({ ok: true, reason: "completed" });
+    for (const run of ended) expect(run.outcome?.result?.text).toContain("Paris");
+    // Each proxy registered one Run: had both gone through one proxy, it would have two and the other none.
+    expect([registered(first) - (before[0] as number), registered(second) - (before[1] as number)]).toEqual([1, 1]);
+  }, 120_000);
+
+  it("is taken down leaving no container, network or volume behind, and the other deployment's the same", () => {
+    tearDown(first);
+    expect(leftovers(first)).toEqual({ containers: [], networks: [], volumes: [] });
+    tearDown(second);
+    expect(leftovers(second)).toEqual({ containers: [], networks: [], volumes: [] });
+  }, 180_000);
 });

@@ -102,9 +102,10 @@ describe("compose.yaml", () => {
       const egress = config.services["egress"] as Service & { container_name?: string; healthcheck?: unknown };
       const environment = orchestrator.environment ?? {};
       expect(environment["AGENTCAGE_NETWORK_POLICY"]).toBe("AGENTCAGE_NETWORK_POLICY" in variables ? "allowlist" : "model");
-      // serve joins the proxy to each Run's network by the name compose gives its container.
-      expect(egress.container_name).toBe("AGENTCAGE_EGRESS_CONTAINER" in variables ? "egress-of-this-test" : "agentcage-egress");
-      expect(environment["AGENTCAGE_EGRESS_CONTAINER"]).toBe(egress.container_name);
+      // No name fixed across projects: serve finds its own project's proxy by the compose labels,
+      // unless the Operator names another.
+      expect(egress.container_name).toBeUndefined();
+      expect(environment["AGENTCAGE_EGRESS_CONTAINER"]).toBe("AGENTCAGE_EGRESS_CONTAINER" in variables ? "egress-of-this-test" : "");
       // The control socket and secret on a volume only the two of them mount.
       const control = (service: Service) => mountsOf(service).filter((m) => m.target === "/run/agentcage");
       expect(control(orchestrator)).toEqual([{ source: "egress-control", target: "/run/agentcage" }]);
@@ -123,6 +124,13 @@ describe("compose.yaml", () => {
       // No network for agents is declared: serve makes one per Run, internal (test/deploy/compose.docker.test.ts looks at one).
       expect(Object.keys(config.networks ?? {}).sort()).toEqual(["api", "egress"]);
     }
+  });
+
+  it("names no container, network or volume outside its project, so two projects share nothing on one engine", () => {
+    const config = resolved(REQUIRED) as ComposeFile & { volumes?: Readonly<Record<string, { name?: string } | null>> };
+    for (const [name, service] of Object.entries(config.services)) expect([name, (service as { container_name?: string }).container_name]).toEqual([name, undefined]);
+    for (const [name, network] of Object.entries(config.networks ?? {})) expect([name, network?.name ?? `agentcage-config-test_${name}`]).toEqual([name, `agentcage-config-test_${name}`]);
+    for (const [name, volume] of Object.entries(config.volumes ?? {})) expect([name, volume?.name ?? `agentcage-config-test_${name}`]).toEqual([name, `agentcage-config-test_${name}`]);
   });
 
   it("mounts the Staging Directory at the very path the engine resolves, and names it to the orchestrator", () => {

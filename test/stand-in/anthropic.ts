@@ -64,6 +64,15 @@ export function workingDirectoryOf(body: Body): string | undefined {
   return match?.[1];
 }
 
+/**
+ * The command a request names for tool_write_bash's Bash call instead of BASH_COMMAND, written
+ * `[stand-in-bash:COMMAND]` in the prompt (no "]" or quote in it): a test's agent then does what the
+ * test needs (write past its bound, say) through the real CLI's tool.
+ */
+export function bashCommandOf(body: Body): string | undefined {
+  return /\[stand-in-bash:([^\]"\\]+)\]/.exec(JSON.stringify(body["messages"] ?? ""))?.[1];
+}
+
 function text(answer: string): AnthropicAnswer {
   return { kind: "message", content: [{ type: "text", text: answer }], stopReason: "end_turn" };
 }
@@ -99,7 +108,7 @@ export function anthropicAnswer(scenario: Scenario, body: Body, now: Date): Anth
         });
       }
       if (!answered.has(BASH_TOOL_ID)) {
-        return toolUse(BASH_TOOL_ID, "Bash", { command: BASH_COMMAND, description: "Print from-bash" });
+        return toolUse(BASH_TOOL_ID, "Bash", { command: bashCommandOf(body) ?? BASH_COMMAND, description: "Print from-bash" });
       }
       return text(TOOL_FINAL_ANSWER);
     }

@@ -143,6 +143,18 @@ describe("the stand-in model, Anthropic Messages API", () => {
     expect(outside.input["file_path"]).toBe("/home/agent/project/out/answer.txt");
   });
 
+  it("runs the Bash command a prompt names with [stand-in-bash:...] instead of its own", async () => {
+    const m = await start("tool_write_bash");
+    const prompt = "go [stand-in-bash:head -c 1000 /dev/zero > out/big.bin]";
+    const afterWrite = [
+      { role: "user", content: prompt },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_standin_write", name: "Write", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_standin_write", content: "ok" }] },
+    ];
+    const second = toolUseOf(events(await (await messages(m, { stream: true, tools: claudeTools, system: claudeSystem, messages: afterWrite })).text()));
+    expect(second).toMatchObject({ name: "Bash", input: { command: "head -c 1000 /dev/zero > out/big.bin" } });
+  });
+
   it("answers max_turns with a tool call every time", async () => {
     const m = await start("max_turns");
     for (let i = 0; i < 3; i++) {

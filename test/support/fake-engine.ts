@@ -6,7 +6,7 @@
 // What the engine says of itself, its images and a container's mounts is given in FakeEngineOptions.
 
 import { constants } from "node:os";
-import { PassThrough, Writable } from "node:stream";
+import { PassThrough, Readable, Writable } from "node:stream";
 import type { ContainerMount, ContainerStreams, Engine, EngineFacts, ImageFacts } from "../../src/index.js";
 
 type Spec = Parameters<Engine["create"]>[0];
@@ -52,10 +52,16 @@ export type FakeEngineOptions = {
   readonly facts?: Partial<EngineFacts>;
   /** The images it holds, by reference (a container of another is refused, 404); default: every image, with FAKE_IMAGE_FACTS. */
   readonly images?: Readonly<Record<string, Partial<ImageFacts>>>;
+  /** Labels of containers that are not the fake's own (the orchestrator's own container, say), by id or name. */
+  readonly labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Containers the fake did not create that listByLabel also finds (a deployment's other services). */
+  readonly others?: ReadonlyArray<{ readonly id: string; readonly labels: Readonly<Record<string, string>>; readonly running: boolean }>;
   /** Mounts of containers that are not the fake's own (the orchestrator's own container, say), by id or name. */
   readonly mounts?: Readonly<Record<string, readonly ContainerMount[]>>;
+  /** What getArchive answers (a tar archive's bytes) for a container (by name) and path; default: an empty archive. */
+  readonly archive?: (container: string, path: string) => Uint8Array | Promise<Uint8Array>;
   /** Failures of the calls that concern no container. */
-  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "mountsOf" | "listByLabel" | "createNetwork" | "connectNetwork" | "removeNetwork" | "listNetworksByLabel", FakeFailure>>;
+  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "labelsOf" | "mountsOf" | "listByLabel" | "createNetwork" | "connectNetwork" | "removeNetwork" | "listNetworksByLabel" | "createVolume" | "removeVolume" | "listVolumesByLabel" | "getArchive", FakeFailure>>;
 };
 
 /** A Docker Engine whose runc has the fix for CVE-2024-21626, with gVisor registered beside it. */
@@ -111,6 +117,8 @@ export type FakeEngine = Engine & {
   readonly existing: () => string[];
   /** Networks that still exist, by name, with their members (container names or ids) and aliases. */
   readonly networks: () => ReadonlyMap<string, FakeNetwork>;
+  /** Volumes that still exist, by name. */
+  readonly volumes: () => ReadonlyMap<string, Parameters<Engine["createVolume"]>[0]>;
 };
 
 export type FakeNetwork = { readonly internal: boolean; readonly labels: Readonly<Record<string, string>>; readonly members: Map<string, readonly string[]> };
@@ -130,6 +138,7 @@ export function createFakeEngine(
   const all: FakeContainer[] = [];
   const live = new Map<string, FakeContainer>();
   const networks = new Map<string, FakeNetwork>();
+  const volumes = new Map<string, Parameters<Engine["createVolume"]>[0]>();
   const fallback = typeof scripts === "function" ? {} : scripts;
   const find = (idOrName: string): FakeContainer | undefined => all.find((c) => c.id === idOrName || c.name === idOrName);
 
@@ -223,6 +232,7 @@ export function createFakeEngine(
     },
     existing: () => [...live.values()].map((c) => c.name),
     networks: () => networks,
+    volumes: () => volumes,
 
     create: async (spec) => {
       const script = typeof scripts === "function" ? scripts(spec, all.length) : scripts;
@@ -306,6 +316,12 @@ export function createFakeEngine(
       const held = options.images[image];
       return held === undefined ? undefined : { ...FAKE_IMAGE_FACTS, ...held };
     },
+    labelsOf: async (idOrName) => {
+      const c = find(idOrName);
+      await enter("labelsOf", idOrName, c);
+      if (c !== undefined) return live.has(c.id) ? c.labels : undefined;
+      return options.labels?.[idOrName];
+    },
     mountsOf: async (idOrName) => {
       const c = find(idOrName);
       await enter("mountsOf", idOrName, c);
@@ -327,7 +343,10 @@ export function createFakeEngine(
     listByLabel: async (label) => {
       await enter("listByLabel", label, undefined);
       const [key = "", value] = label.split("=");
-      return [...live.values()].filter((c) => c.labels[key] === value).map((c) => ({ id: c.id, labels: c.labels }));
+      return [
+        ...[...live.values()].filter((c) => c.labels[key] === value).map((c) => ({ id: c.id, labels: c.labels, running: c.running })),
+        ...(options.others ?? []).filter((c) => c.labels[key] === value),
+      ];
     },
     createNetwork: async (spec) => {
       await enter("createNetwork", spec.name, undefined);
@@ -351,12 +370,33 @@ export function createFakeEngine(
       const [key = "", value] = label.split("=");
       return [...networks.entries()].filter(([, n]) => n.labels[key] === value).map(([name, n]) => ({ name, labels: n.labels }));
     },
+    createVolume: async (spec) => {
+      await enter("createVolume", spec.name, undefined);
+      if (volumes.has(spec.name)) throw failure("createVolume", { statusCode: 409, message: `volume ${spec.name} already exists` });
+      volumes.set(spec.name, spec);
+    },
+    removeVolume: async (name) => {
+      await enter("removeVolume", name, undefined);
+      volumes.delete(name);
+    },
+    listVolumesByLabel: async (label) => {
+      await enter("listVolumesByLabel", label, undefined);
+      const [key = "", value] = label.split("=");
+      return [...volumes.values()].filter((v) => v.labels[key] === value).map((v) => ({ name: v.name, labels: v.labels }));
+    },
+    getArchive: async (container, path) => {
+      const c = find(container);
+      await enter("getArchive", `${container} ${path}`, c);
+      if (c === undefined || !live.has(c.id)) throw failure("getArchive", { statusCode: 404, message: `no such container: ${container}` });
+      // An empty archive: two zero blocks.
+      return Readable.from([Buffer.from(options.archive === undefined ? new Uint8Array(1024) : await options.archive(c.name, path))]);
+    },
   };
 }
 
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "mountsOf", "cpuUsage", "createNetwork", "connectNetwork", "removeNetwork", "listNetworksByLabel"];
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "labelsOf", "mountsOf", "cpuUsage", "createNetwork", "connectNetwork", "removeNetwork", "listNetworksByLabel", "createVolume", "removeVolume", "listVolumesByLabel", "getArchive"];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }
