@@ -34,6 +34,21 @@ export function wholeNumber(option: string, min: number, max: number): (raw: str
 }
 
 /**
+ * A commander argument parser for a count of bytes (`--writable-bytes`, or its variable): an empty
+ * variable is the library's default (undefined), anything else a whole number from `min` to `max`.
+ */
+export function byteCount(option: string, min: number, max: number, whatToWrite: string): (raw: string) => number | undefined {
+  return (raw) => {
+    if (raw === "") return undefined;
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number of bytes from ${min} to ${max}; write ${whatToWrite}`);
+    }
+    return n;
+  };
+}
+
+/**
  * A commander argument parser for a retention in whole days (`--session-retention-days`, or its
  * variable): an empty variable is the default (undefined), anything else a whole number from 1 to
  * MAX_RETENTION_DAYS. `whatToWrite` ends the refusal: "how many days ... e.g. 30".

@@ -4,10 +4,11 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { AGENT_IMAGE } from "../testing/index.js";
+import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
 import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, reachWarning, unheldCaps, type AgentCli, type NetworkPolicy } from "../agents/index.js";
 import { connectTarget, DEFAULT_SESSION_RETENTION_DAYS } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
-import { absoluteDirectory, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, UsageError, wholeNumber } from "./options.js";
+import { absoluteDirectory, byteCount, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import { wantsLiveView } from "./view.js";
@@ -72,7 +73,7 @@ type RunFlags = {
 };
 
 type ServeFlags = {
-  writableBytes?: string;
+  writableBytes?: number;
   host: string;
   port: number;
   runtimeDir: string;
@@ -301,7 +302,11 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
         .argParser(retentionDays("--run-retention-days", "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE"))
         .env("AGENTCAGE_RUN_RETENTION_DAYS"),
     )
-    .addOption(new Option("--writable-bytes <n>", "bytes each agent may write (its out/, or its writable work/); default 256 MiB").env("AGENTCAGE_WRITABLE_BYTES"))
+    .addOption(
+      new Option("--writable-bytes <n>", "bytes each agent may write (its out/, or its writable work/); default 256 MiB")
+        .argParser(byteCount("--writable-bytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES, "how many bytes each agent may write, e.g. 268435456 (256 MiB, the default)"))
+        .env("AGENTCAGE_WRITABLE_BYTES"),
+    )
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
     .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
     .action(async (flags: ServeFlags) => {
@@ -317,7 +322,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       }
       const policy = flags.networkPolicy === undefined || (flags.networkPolicy as string) === "" ? undefined : flags.networkPolicy;
       // Empty (compose's default) is the library's own bound.
-      const writableBytes = flags.writableBytes === undefined || flags.writableBytes === "" ? undefined : wholeNumber("--writable-bytes", 1, Number.MAX_SAFE_INTEGER)(flags.writableBytes);
+      const writableBytes = flags.writableBytes;
       checkNetworkFlags({ ...(policy === undefined ? {} : { networkPolicy: policy }), ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }) });
       settle(
         await serveCommand(

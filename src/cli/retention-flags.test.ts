@@ -1,6 +1,7 @@
 // --session-retention-days (and AGENTCAGE_SESSION_RETENTION_DAYS) on serve, run and sweep, and serve's
 // --run-retention-days: a value that is not a whole number of days from 1 to 3650 is refused before
 // anything starts, naming the option (or the variable), quoting the value and saying what to write.
+// serve's --writable-bytes (and AGENTCAGE_WRITABLE_BYTES) likewise, in bytes.
 
 import { describe, expect, it } from "vitest";
 import { CommanderError } from "commander";
@@ -57,5 +58,23 @@ describe("--session-retention-days", () => {
   it("given on the command line with --remote is refused: the service keeps its sessions on its own settings", async () => {
     const said = await refusal(["run", "claude", "hi", "--remote", "http://127.0.0.1:9", "--session-retention-days", "7"]);
     expect(said).toContain("--session-retention-days is the service's to choose with --remote");
+  });
+});
+
+describe("--writable-bytes", () => {
+  it.each([["lots"], ["12"], ["1.5"], ["-1"], [" "], [String(65 * 1024 ** 3)]])("refuses %j on serve, saying what to write", async (value) => {
+    const said = await refusal(["serve", "--writable-bytes", value]);
+    expect(said).toContain(`--writable-bytes ${JSON.stringify(value)} is not a whole number of bytes from 1048576 to 68719476736; write how many bytes each agent may write, e.g. 268435456`);
+  });
+
+  it("refuses a bad AGENTCAGE_WRITABLE_BYTES, naming the variable", async () => {
+    process.env["AGENTCAGE_WRITABLE_BYTES"] = "12";
+    try {
+      const said = await refusal(["serve"]);
+      expect(said).toContain("from env 'AGENTCAGE_WRITABLE_BYTES'");
+      expect(said).toContain('--writable-bytes "12" is not a whole number of bytes');
+    } finally {
+      delete process.env["AGENTCAGE_WRITABLE_BYTES"];
+    }
   });
 });
