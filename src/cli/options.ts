@@ -34,8 +34,16 @@ export function wholeNumber(option: string, min: number, max: number): (raw: str
 }
 
 /**
+ * An option whose parser read an empty variable as "the default": commander stores that as "", so
+ * the caller reads it through this, which gives undefined for both.
+ */
+export function unlessEmpty<T>(value: T | "" | undefined): T | undefined {
+  return value === "" ? undefined : value;
+}
+
+/**
  * A commander argument parser for a count of bytes (`--writable-bytes`, or its variable): an empty
- * variable is the library's default (undefined), anything else a whole number from `min` to `max`.
+ * variable is the library's default (read it through unlessEmpty), anything else a whole number from `min` to `max`.
  */
 export function byteCount(option: string, min: number, max: number, whatToWrite: string): (raw: string) => number | undefined {
   return (raw) => {

@@ -8,7 +8,7 @@ import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
 import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, reachWarning, unheldCaps, type AgentCli, type NetworkPolicy } from "../agents/index.js";
 import { connectTarget, DEFAULT_SESSION_RETENTION_DAYS } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
-import { absoluteDirectory, byteCount, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, UsageError, wholeNumber } from "./options.js";
+import { absoluteDirectory, byteCount, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, unlessEmpty, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import { wantsLiveView } from "./view.js";
@@ -69,11 +69,11 @@ type RunFlags = {
   verbose?: boolean;
   remote?: string;
   idleTimeout: number;
-  sessionRetentionDays?: number;
+  sessionRetentionDays?: number | "";
 };
 
 type ServeFlags = {
-  writableBytes?: number;
+  writableBytes?: number | "";
   host: string;
   port: number;
   runtimeDir: string;
@@ -90,8 +90,8 @@ type ServeFlags = {
   egressNetwork?: string[] | string;
   standIn?: boolean;
   sessions?: boolean;
-  sessionRetentionDays?: number;
-  runRetentionDays?: number;
+  sessionRetentionDays?: number | "";
+  runRetentionDays?: number | "";
   containerRuntime?: string;
 };
 
@@ -237,6 +237,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       checkBudgetFlags(checked, flags);
       warnOfReach(flags, io);
       const { runLocal } = await import("./run-local.js");
+      const sessionRetentionDays = unlessEmpty(flags.sessionRetentionDays);
       settle(
         await runLocal(
           {
@@ -250,7 +251,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             json: flags.json === true,
             verbose: flags.verbose === true,
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
-            ...(flags.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: flags.sessionRetentionDays }),
+            ...(sessionRetentionDays === undefined ? {} : { sessionRetentionDays }),
           },
           io,
         ),
@@ -322,7 +323,9 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       }
       const policy = flags.networkPolicy === undefined || (flags.networkPolicy as string) === "" ? undefined : flags.networkPolicy;
       // Empty (compose's default) is the library's own bound.
-      const writableBytes = flags.writableBytes;
+      const writableBytes = unlessEmpty(flags.writableBytes);
+      const sessionRetentionDays = unlessEmpty(flags.sessionRetentionDays);
+      const runRetentionDays = unlessEmpty(flags.runRetentionDays);
       checkNetworkFlags({ ...(policy === undefined ? {} : { networkPolicy: policy }), ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }) });
       settle(
         await serveCommand(
@@ -349,8 +352,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
             ...(flags.egressNetwork === undefined ? {} : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
             standIn: flags.standIn === true,
             sessions: flags.sessions === true,
-            ...(flags.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: flags.sessionRetentionDays }),
-            ...(flags.runRetentionDays === undefined ? {} : { runRetentionDays: flags.runRetentionDays }),
+            ...(sessionRetentionDays === undefined ? {} : { sessionRetentionDays }),
+            ...(runRetentionDays === undefined ? {} : { runRetentionDays }),
             ...(writableBytes === undefined ? {} : { writableBytes }),
             ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
           },
@@ -377,9 +380,10 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--runtime-dir <dir>", "the Staging Directory's parent", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .addOption(sessionRetentionOption())
-    .action(async (flags: { runtimeDir: string; image: string; sessionRetentionDays?: number }) => {
+    .action(async (flags: { runtimeDir: string; image: string; sessionRetentionDays?: number | "" }) => {
       const { sweep } = await import("./sweep.js");
-      settle(await sweep(flags, io));
+      const retention = unlessEmpty(flags.sessionRetentionDays);
+      settle(await sweep({ runtimeDir: flags.runtimeDir, image: flags.image, ...(retention === undefined ? {} : { sessionRetentionDays: retention }) }, io));
     });
 
   const runs = program.command("runs").description("the service's Run records: ls, show ID, logs ID");
