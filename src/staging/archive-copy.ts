@@ -21,6 +21,8 @@ export type ArchiveCopyLimits = {
   readonly maxEntries: number;
   /** Directory levels below the root. */
   readonly maxDepth: number;
+  /** How refusals name the volume's place in the Run ("work/", "the session store"); default "out/". */
+  readonly place?: string;
 };
 
 export type ArchiveCopy = {
@@ -65,24 +67,25 @@ export async function copyFromArchive(archive: Readable, destination: string | u
   let entries = 0;
   let root: string | undefined;
   const counted = () => ({ files, directories: made.size, bytes, usedBytes, entries });
+  const place = limits.place ?? "out/";
   try {
     for await (const entry of extract as AsyncIterable<Entry>) {
       const { header } = entry;
       const all = header.name.split("/").filter((part) => part !== "" && part !== ".");
       if (root === undefined) {
         // The archive's root: the volume's directory, as the engine names it.
-        if (header.type !== "directory" || all.length !== 1) refuse("bad_name", header.name, "is not the archive's root directory; the engine's archive of the Run's out/ is malformed");
+        if (header.type !== "directory" || all.length !== 1) refuse("bad_name", header.name, `is not the archive's root directory; the engine's archive of the Run's ${place} is malformed`);
         root = all[0] as string;
         entry.resume();
         continue;
       }
       if (header.name.startsWith("/") || all.includes("..") || header.name.includes("\0") || all[0] !== root) {
-        refuse("bad_name", header.name, "names a place outside the Run's out/; an archive entry must lie below its root");
+        refuse("bad_name", header.name, `names a place outside the Run's ${place}; an archive entry must lie below its root`);
       }
       const parts = all.slice(1);
-      if (parts.length === 0) refuse("bad_name", header.name, "names the root of out/ again");
+      if (parts.length === 0) refuse("bad_name", header.name, `names the root of ${place} again`);
       entries += 1;
-      if (entries > limits.maxEntries) refuse("too_many_entries", header.name, `takes out/ past ${limits.maxEntries} files and directories (MAX_WRITABLE_ENTRIES); have the agent write fewer`);
+      if (entries > limits.maxEntries) refuse("too_many_entries", header.name, `takes ${place} past ${limits.maxEntries} files and directories${place === "out/" ? " (MAX_WRITABLE_ENTRIES)" : ""}; have the agent write fewer`);
       const mode = header.mode ?? 0o644;
       if ((mode & 0o7000) !== 0) refuse("special_mode", header.name, `has the setuid, setgid or sticky bit (mode ${mode.toString(8)}); only plain modes are copied back`);
       switch (header.type) {
@@ -96,7 +99,7 @@ export async function copyFromArchive(archive: Readable, destination: string | u
           if (parts.length - 1 > limits.maxDepth) refuse("too_deep", header.name, `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`);
           const size = header.size ?? 0;
           // More data than the volume could hold is a sparse file: refused before it is read.
-          if (bytes + size > limits.maxBytes) refuse("total_too_large", header.name, `takes out/ past ${limits.maxBytes} bytes, more than its volume holds (a sparse file); have the agent write less`);
+          if (bytes + size > limits.maxBytes) refuse("total_too_large", header.name, `takes ${place} past ${limits.maxBytes} bytes, more than its volume holds (a sparse file); have the agent write less`);
           bytes += size;
           usedBytes += Math.ceil(size / PAGE_BYTES) * PAGE_BYTES;
           files += 1;
