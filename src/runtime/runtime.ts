@@ -184,12 +184,6 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   }
   const writeBound: WriteBound = options.writeBound ?? (canBoundWrites() ? "mount" : "volume");
   const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
-  if (container.staging?.writableWork === true && writeBound === "volume") {
-    logger.warn(
-      { writableBytes: container.staging.writableBytes ?? DEFAULT_WRITABLE_BYTES },
-      "what an agent writes to its writable work/ is not bounded: bounding it mounts a tmpfs, which needs this process to be root on the engine's host (out/ alone is bounded by a volume)",
-    );
-  }
   const declared = declaredSecrets(container);
   const declaredMasker = createMasker(declared);
   const engine: Engine = options.engine ?? createDockerEngine(options.docker);

@@ -55,7 +55,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
     try {
       const store = request.sessionStore;
       if (store !== undefined) {
-        const refusal = await openSessionStore(directory, staging.runtimeDir, store.namespace, store.resume, resolveAgentUser(container.user));
+        const refusal = await openSessionStore(directory, staging.runtimeDir, store.namespace, store.resume, resolveAgentUser(container.user), request.boundByMount);
         if (refusal !== undefined) {
           await unmountUnder(directory.root);
           await rm(directory.root, { recursive: true, force: true });
