@@ -2,6 +2,7 @@
 // and a session store's working copy made (and filled) before the agent, mounted in place of their
 // binds, copied back after it for the Harvest, the change set and the kept store; a full one ending
 // write_limit, a link refused as the Harvest refuses; after every Run no volume or holder left.
+
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -275,7 +276,7 @@ describe("a session store's working copy bounded by a volume of the Run's own", 
     const { runtime, runtimeDir } = setUpVolumes({ "/session": [{ name: "session/link", type: "symlink", linkname: "/etc/passwd" }] }, {}, async () => ({ ok: true, sessionId: "s2" }));
     const outcome = await runtime.run({ text: "hi" }, { sessionStore: STORE });
     expect(outcome).toMatchObject({ session: { kept: false } });
-    expect(outcome.session?.error).toContain("symbolic link");
+    expect((outcome.session as { readonly error?: string } | undefined)?.error).toContain("symbolic link");
     expect(readdirSync(runtimeDir).filter((name) => name !== "sessions")).toEqual([]);
   });
 });

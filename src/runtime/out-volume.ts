@@ -41,7 +41,7 @@ export function volumeHolderName(runId: string): string {
   return `agentcage-${runId}-volumes`;
 }
 
-/** The same holder, by the name it had when it held out/ alone. */
+/** The same holder, under the name callers knew when it held out/ alone. */
 export const outHolderName = volumeHolderName;
 
 /** Where the holder mounts the volume of each kind. */
