@@ -3,7 +3,7 @@
 // binds, copied back after it for the Harvest, the change set and the kept store; a full one ending
 // write_limit, a link refused as the Harvest refuses; after every Run no volume or holder left.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -19,7 +19,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const plan: RunPlanFunction = () => ({ args: ["agent"], stdin: "", outcome: async () => ({ ok: true }) });
 let made = 0;
 
-type Entry = { readonly name: string; readonly type?: "file" | "directory" | "symlink"; readonly content?: string; readonly size?: number; readonly linkname?: string };
+type Entry = { readonly name: string; readonly type?: "file" | "directory" | "symlink" | "fifo"; readonly content?: string; readonly size?: number; readonly linkname?: string };
 
 /** The archive the engine answers for the holder's /out (or /work, /session): its root directory, then `entries`. */
 async function archiveOf(entries: readonly Entry[], root = "out"): Promise<Buffer> {
@@ -216,11 +216,33 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
     expect(readdirSync(runtimeDir)).toEqual([]);
   });
 
-  it("refuses a link the agent left in work/ as the Harvest does, copying nothing back", async () => {
+  it("refuses a link the agent made in work/ as the change set does on the root path", async () => {
     const { engine, runtime, harvestTo } = setUpVolumes({ "/work": [{ name: "work/a.txt", content: "one\n" }, { name: "work/passwd", type: "symlink", linkname: "/etc/passwd" }] }, { writableWork: true });
     const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
-    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"work/passwd"' } } });
+    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"passwd"' } } });
     expect([...engine.volumes().keys()]).toEqual([]);
+  });
+
+  it("keeps a staged link as staged: copied back as a link, no change", async () => {
+    const inputs = mkdtempSync(join(root, "inputs-"));
+    writeFileSync(join(inputs, "a.txt"), "one\n");
+    symlinkSync("a.txt", join(inputs, "to-a"));
+    const { engine, runtime, harvestTo } = setUpVolumes({ "/work": [{ name: "work/a.txt", content: "one\n" }, { name: "work/to-a", type: "symlink", linkname: "a.txt" }, { name: "work/out/", type: "directory" }] }, { writableWork: true });
+    const outcome = await runtime.run({ text: "hi" }, { inputs: { directory: inputs }, harvestTo });
+    expect(outcome).toMatchObject({ ok: true, harvest: { ok: true, changes: { added: [], changed: [], deleted: [] } } });
+    const put = await entriesOf(engine.archivesPut()[0]?.bytes ?? Buffer.alloc(0));
+    expect(put.filter((e) => e.type === "symlink").map((e) => e.name)).toEqual(["to-a"]);
+  });
+
+  it("refuses an entry of work/ that is neither file, directory nor link, leaving work/ as staged and copying nothing", async () => {
+    const { runtime, harvestTo, runtimeDir } = setUpVolumes({ "/work": [{ name: "work/a.txt", content: "changed\n" }, { name: "work/pipe", type: "fifo" }] }, { writableWork: true, keepRuns: true });
+    const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
+    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "special_file", entry: '"work/pipe"' } } });
+    const work = join(outcome.runDirectory as string, "work");
+    expect(readdirSync(work).sort()).toEqual(["a.txt", "b.txt", "out"]);
+    expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\n");
+    expect(readdirSync(outcome.runDirectory as string)).not.toContain("work.volume");
+    rmSync(runtimeDir, { recursive: true, force: true });
   });
 
   it("ends the Run unavailable, leaving nothing, when the engine refuses the staged inputs", async () => {

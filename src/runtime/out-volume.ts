@@ -169,7 +169,7 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
     collect: async (kind, destination, signal, manifest) => {
       const spec = specOf(kind);
       const archive = await engine.getArchive(holder, holderPath(kind), signal);
-      const limits = { maxBytes: spec.bytes, maxEntries: spec.inodes - 1, maxDepth: kind === "session" ? MAX_SESSION_STORE_DEPTH : MAX_INPUT_DEPTH, place: PLACE[kind] };
+      const limits = { maxBytes: spec.bytes, maxEntries: spec.inodes - 1, maxDepth: kind === "session" ? MAX_SESSION_STORE_DEPTH : MAX_INPUT_DEPTH, place: PLACE[kind], links: kind === "work" };
       // out/ is empty on disk: copied into. A work/ or a store holds what was staged: a fresh copy replaces it whole.
       const into = destination === undefined || kind === "out" ? destination : `${destination}.volume`;
       if (into !== destination && into !== undefined) await mkdir(into, { mode: 0o755 });

@@ -1,10 +1,11 @@
 // Copies what a Run's own volume held back onto the host's disk, from the engine's tar archive of
 // it: the one place that decides which archive entries may land in a Run directory. Only regular
-// files and directories, named inside the archive's root, within the bounds the volume had (bytes,
-// entries) and the staging depth; the first entry that breaks a rule refuses the copy with the
-// Harvest's reasons, and reading stops at the byte bound (a sparse file cannot make it endless).
+// files and directories (a writable work/'s links too, as links), named inside the archive's root,
+// within the bounds the volume had (bytes, entries) and the staging depth; the first entry that
+// breaks a rule refuses the copy with the Harvest's reasons, and reading stops at the byte bound (a
+// sparse file cannot make it endless).
 
-import { lstat, mkdir, open } from "node:fs/promises";
+import { lstat, mkdir, open, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import tar, { type Header } from "tar-stream";
@@ -23,6 +24,11 @@ export type ArchiveCopyLimits = {
   readonly maxDepth: number;
   /** How refusals name the volume's place in the Run ("work/", "the session store"); default "out/". */
   readonly place?: string;
+  /**
+   * Symbolic links are copied as links (never followed, nothing written through one), as a writable
+   * work/ holds its staged links; the change set then judges them as on the root path. Default: refused.
+   */
+  readonly links?: boolean;
 };
 
 export type ArchiveCopy = {
@@ -112,6 +118,20 @@ export async function copyFromArchive(archive: Readable, destination: string | u
           continue;
         }
         case "symlink":
+          if (limits.links === true && destination !== undefined) {
+            if (parts.length - 1 > limits.maxDepth) refuse("too_deep", header.name, `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`);
+            await makeDirectories(destination, parts.slice(0, -1), header.name, made);
+            await symlink(header.linkname ?? "", join(destination, ...parts)).catch((error: unknown) => {
+              if ((error as NodeJS.ErrnoException).code === "EEXIST") refuse("bad_name", header.name, "is in the archive twice");
+              throw error;
+            });
+            entry.resume();
+            continue;
+          }
+          if (limits.links === true) {
+            entry.resume();
+            continue;
+          }
           return refuse("symlink", header.name, "is a symbolic link; only regular files and directories are copied back: have the agent write the file itself");
         case "link":
           return refuse("hardlink", header.name, "is a hard link; only regular files and directories are copied back: have the agent write the file itself");

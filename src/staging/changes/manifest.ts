@@ -2,7 +2,7 @@
 // afterwards without a second copy of the inputs: a file whose inode, size and change time are all
 // as staged is unchanged (the change time moves on every write and cannot be set back by a user).
 
-import { lstat, open } from "node:fs/promises";
+import { lstat, open, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { KIND, walkTree } from "./walk.js";
 
@@ -34,13 +34,21 @@ const COMPARE_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * The manifest of `copy`, a fresh copy of the work/ `staged` (what the agent left in its volume,
- * copied back): a staged file whose copy has the same size, mode and bytes is as staged, with the
- * copy's own inode and change time; any other entry keeps what it was, so it reads as changed.
+ * copied back): a staged file whose copy has the same size, mode and bytes, or a staged link naming
+ * the same target, is as staged, with the copy's own inode and change time; any other entry keeps
+ * what it was, so it reads as changed.
  */
 export async function carryManifest(manifest: Manifest, staged: string, copy: string): Promise<Manifest> {
   const carried = new Map<string, ManifestEntry>();
   for (const [rel, entry] of manifest) {
     carried.set(rel, entry);
+    if (entry.kind === "symlink") {
+      // A link is as staged when it still names the same target.
+      const [now, was] = await Promise.all([readlink(join(copy, rel)).catch(() => undefined), readlink(join(staged, rel)).catch(() => undefined)]);
+      const stats = now !== undefined && now === was ? await lstat(join(copy, rel), { bigint: true }) : undefined;
+      if (stats !== undefined) carried.set(rel, { kind: "symlink", ino: stats.ino, size: stats.size, ctimeNs: stats.ctimeNs });
+      continue;
+    }
     if (entry.kind !== "file") continue;
     const now = await lstat(join(copy, rel), { bigint: true }).catch(() => undefined);
     const was = await lstat(join(staged, rel), { bigint: true }).catch(() => undefined);
