@@ -21,7 +21,7 @@ export type StageRequest = {
   /** The Run's session store, whose working copy is made here; default: none. */
   readonly sessionStore?: SessionStoreOptions;
   readonly stop: RunStop;
-  /** Bound what the agent writes with a tmpfs this process mounts (writable.ts); false: out/ is a volume (out-volume.ts), or nothing bounds it. */
+  /** Bound what the agent writes with a tmpfs this process mounts (writable.ts); false: the runtime bounds it with volumes of the Run's own (out-volume.ts). */
   readonly boundByMount: boolean;
 };
 
