@@ -146,10 +146,13 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
       const packed = packTree(volume.fill, owner);
       // Whichever fails first is the failure; the other is not left to reject unheard.
       packed.done.catch(() => undefined);
-      const signal = AbortSignal.any([AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), ...(request.signal === undefined ? [] : [request.signal])]);
+      const failed = new AbortController();
+      const signal = AbortSignal.any([failed.signal, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), ...(request.signal === undefined ? [] : [request.signal])]);
       try {
         await Promise.all([bounded(engine.putArchive(holder, holderPath(volume.kind), packed.archive, signal), OUT_COPY_TIMEOUT_MS, `put the Run's ${place} in its volume`), packed.done]);
       } catch (error) {
+        // A walk that failed leaves the engine a short archive: the upload is abandoned, not finished.
+        failed.abort();
         packed.archive.destroy();
         throw error;
       }

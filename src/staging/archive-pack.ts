@@ -16,7 +16,7 @@ const PAGE_BYTES = 4096;
 export type PackedTree = {
   /** The archive, entries relative to the directory (no entry for the directory itself). */
   readonly archive: Readable;
-  /** Settles once every entry is written: with what the tree held, or the walk's failure. */
+  /** Settles once every entry is written: with what the tree held, or the walk's failure (the archive then just ends, short). */
   readonly done: Promise<{ readonly usedBytes: number; readonly entries: number }>;
 };
 
@@ -78,7 +78,8 @@ export function packTree(root: string, owner: { readonly uid: number; readonly g
       return { usedBytes, entries };
     },
     (error: unknown) => {
-      pack.destroy(error instanceof Error ? error : new Error(String(error)));
+      // Ended, not failed: an 'error' on a stream its reader does not listen to would be thrown. `done` says why.
+      pack.destroy();
       throw error;
     },
   );
