@@ -169,6 +169,9 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
       })),
     getArchive: async (container, path, signal) =>
       (await docker.getContainer(container).getArchive({ path, ...(signal === undefined ? {} : { abortSignal: signal }) })) as unknown as Readable,
+    putArchive: async (container, path, archive, signal) => {
+      await docker.getContainer(container).putArchive(archive, { path, ...(signal === undefined ? {} : { abortSignal: signal }) });
+    },
   };
 }
 

@@ -160,4 +160,9 @@ export type Engine = {
    * directory itself as its first entry. `signal` abandons it; the reader ends or errors.
    */
   readonly getArchive: (container: string, path: string, signal?: AbortSignal) => Promise<Readable>;
+  /**
+   * Unpacks the tar archive `archive` into the existing directory `path` inside a container (Docker:
+   * PUT /containers/{id}/archive), owners and modes as its headers say. `signal` abandons it.
+   */
+  readonly putArchive: (container: string, path: string, archive: Readable, signal?: AbortSignal) => Promise<void>;
 };

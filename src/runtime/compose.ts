@@ -18,8 +18,11 @@ export type RunComposition = {
   readonly labels?: Readonly<Record<string, string>>;
   /** The Run's own network, instead of the declared ones; default: the declaration's. */
   readonly networks?: readonly string[];
-  /** A volume of the Run's own mounted where out/ is, instead of the Run directory's out/ (out-volume.ts); default none. */
-  readonly outVolume?: string;
+  /**
+   * Volumes of the Run's own (out-volume.ts) mounted instead of the Run directory's places: `out` where
+   * out/ is (a read-only work/), `work` where the writable work/ is, `session` where the session store is; default none.
+   */
+  readonly volumes?: { readonly out?: string; readonly work?: string; readonly session?: string };
   /** Whole seconds from the container's start to its own timer's stop signal: every Run's container has one. */
   readonly deadlineSeconds: number;
 };
@@ -39,12 +42,17 @@ export function composeRun(container: ValidatedContainer, run: RunComposition): 
   });
 }
 
-/** The staged binds, and out/ as the Run's own volume when it has one (then out/ is not bound from disk). */
+/** The staged binds, each place that is a volume of the Run's own mounted from it instead (and not bound from disk). */
 function workspace(run: RunComposition, agentWorkdir: string, writableWork: boolean, secretPaths: readonly string[]) {
   const binds = stagedMounts(run.runId, agentWorkdir, writableWork, secretPaths, run.sessionAgentPath);
-  if (run.outVolume === undefined || writableWork) return { stagedMounts: binds };
-  const out = `${agentWorkdir.replace(/\/+$/, "")}/out`;
-  return { stagedMounts: binds.filter((mount) => mount.agentPath !== out), volumes: [{ volume: run.outVolume, agentPath: out }] };
+  const given = run.volumes ?? {};
+  const volumes: Array<{ readonly volume: string; readonly agentPath: string }> = [];
+  if (writableWork && given.work !== undefined) volumes.push({ volume: given.work, agentPath: agentWorkdir });
+  if (!writableWork && given.out !== undefined) volumes.push({ volume: given.out, agentPath: `${agentWorkdir.replace(/\/+$/, "")}/out` });
+  if (run.sessionAgentPath !== undefined && given.session !== undefined) volumes.push({ volume: given.session, agentPath: run.sessionAgentPath });
+  if (volumes.length === 0) return { stagedMounts: binds };
+  const replaced = new Set(volumes.map((v) => v.agentPath));
+  return { stagedMounts: binds.filter((mount) => !replaced.has(mount.agentPath)), volumes };
 }
 
 /**

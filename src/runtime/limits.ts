@@ -55,7 +55,7 @@ export const ENGINE_ANSWER_MARGIN_MS = 30_000;
  */
 export const ENGINE_PROBE_INTERVAL_MS = 250;
 export const ENGINE_PROBE_WINDOW_MS = 3000;
-/** Bound on copying a Run's out/ volume back through the engine's archive (up to staging.writableBytes). */
+/** Bound on each copy into or out of a Run's volume through the engine's archive (up to its size). */
 export const OUT_COPY_TIMEOUT_MS = 120_000;
 /** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;

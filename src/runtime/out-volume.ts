@@ -1,81 +1,132 @@
-// A Run's bounded out/ where this process cannot mount (a non-root orchestrator): an in-memory
-// volume of the Run's own, mounted where out/ is, kept mounted by a holder container (no network,
-// no capabilities, read-only, `sleep`) since its content lives only while a container uses it; after
-// the agent, copied back through the engine's archive under archive-copy's rules. Full when what it
-// held fills it. Volume and holder carry the Run's labels, so the sweep takes them if we die.
+// A Run's bounded writable places where this process cannot mount (a non-root orchestrator): out/, a
+// writable work/, a session's working copy, each an in-memory volume of the Run's own, all kept
+// mounted by one holder container (no network, no capabilities, read-only, `sleep`) since a volume's
+// content lives only while a container uses it. What staging put there goes in through the engine's
+// archive first; after the agent it comes back under archive-copy's rules. Each volume and the holder
+// carry the Run's labels and a name of its kind, so the sweep takes them if we die.
 
 import { composeSpec, DEFAULT_OWNER, OWNER_LABEL, resolveAgentUser, RUN_LABEL, validateAgentContainer, type ValidatedContainer } from "../container/index.js";
 import { engineMessage, type Engine } from "../engine/index.js";
 import type { HarvestRefusal } from "../plan/index.js";
-import { copyFromArchive, numericUser, stagingLimits } from "../staging/index.js";
-import { mkdir, rm } from "node:fs/promises";
-import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { carryManifest, copyFromArchive, numericUser, packTree, removeTree, stagingLimits, type Manifest } from "../staging/index.js";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 import { bounded } from "./stop.js";
 
-const { FULL_BELOW_BYTES, FULL_BELOW_INODES, MAX_INPUT_DEPTH, MAX_WRITABLE_ENTRIES } = stagingLimits;
-/** Where the holder mounts the volume. */
-const HOLDER_TARGET = "/out";
+const { FULL_BELOW_BYTES, FULL_BELOW_INODES, MAX_INPUT_DEPTH, MAX_SESSION_STORE_DEPTH } = stagingLimits;
 /** The holder runs nothing but `sleep`: the least a container needs. */
 const HOLDER_LIMITS = { memoryBytes: 16 * 1024 * 1024, pids: 8, tmpfsBytes: 1024 * 1024, stopGraceSeconds: 0 };
+/** The label that says which of a Run's places a volume is. */
+export const VOLUME_KIND_LABEL = "agentcage.volume";
+
+/** Which place of the Run a volume is: its out/, its whole writable work/, or its session store's working copy. */
+export type RunVolumeKind = "out" | "work" | "session";
+export const RUN_VOLUME_KINDS: readonly RunVolumeKind[] = ["out", "work", "session"];
+
+/** How refusals of each kind's copy-back name it. */
+const PLACE: Record<RunVolumeKind, string> = { out: "out/", work: "work/", session: "the session store" };
+
+/** The volume of one of a Run's places (the sweep removes only volumes named so). */
+export function runVolumeName(kind: RunVolumeKind, runId: string): string {
+  return `agentcage-${kind}-${runId}`;
+}
 
 /** The volume of a Run's own out/. */
 export function outVolumeName(runId: string): string {
-  return `agentcage-out-${runId}`;
+  return runVolumeName("out", runId);
 }
 
-/** The container that keeps it mounted. */
-export function outHolderName(runId: string): string {
-  return `agentcage-${runId}-out`;
+/** The container that keeps a Run's volumes mounted. */
+export function volumeHolderName(runId: string): string {
+  return `agentcage-${runId}-volumes`;
 }
 
-export type OutVolumeRequest = {
+/** The same holder, under the name callers knew when it held out/ alone. */
+export const outHolderName = volumeHolderName;
+
+/** Where the holder mounts the volume of each kind. */
+export function holderPath(kind: RunVolumeKind): string {
+  return `/${kind}`;
+}
+
+export type RunVolumeSpec = {
+  readonly kind: RunVolumeKind;
+  /** Its size: for a filled one, what it is filled with plus what the agent may write. */
+  readonly bytes: number;
+  /** Inodes, its root among them. */
+  readonly inodes: number;
+  /** A staged directory whose content is put in the volume before the agent starts; default: it starts empty. */
+  readonly fill?: string;
+};
+
+export type RunVolumesRequest = {
   readonly engine: Engine;
   readonly runId: string;
   /** The Run's declaration: its image and user serve the holder too. */
   readonly container: ValidatedContainer;
   /** Who owns the Run and until when (ownershipLabels). */
   readonly labels: Readonly<Record<string, string>>;
-  readonly bytes: number;
+  readonly volumes: readonly RunVolumeSpec[];
   /** How long the holder may live at most (it ends by itself then): past the Run's own deadline. */
   readonly holderSeconds: number;
+  /** Abandons putting the staged content in (the Run's stop). */
+  readonly signal?: AbortSignal;
 };
 
-export type CollectedOut = {
-  /** The agent filled what it may write (its writes past it failed). */
+export type CollectedVolume = {
+  /** The agent filled what it may write there (its writes past it failed). */
   readonly full: boolean;
-  /** An entry copy-back refused; out/ on disk is then left empty. */
+  /** An entry copy-back refused; the place on disk is then left as staging left it. */
   readonly refusal?: HarvestRefusal;
+  /** With a manifest given: the manifest of the copied-back work/ (carryManifest). */
+  readonly manifest?: Manifest;
 };
 
-export type OutVolume = {
-  readonly name: string;
-  /** Reads what the volume holds, copying it into `destination` (the Run's out/) when given. */
-  readonly collect: (destination: string | undefined, signal?: AbortSignal) => Promise<CollectedOut>;
-  /** Removes the holder, then the volume; what fails is left to the sweep and rethrown. */
+/** What the out/ volume held (the name it had when only out/ had one). */
+export type CollectedOut = CollectedVolume;
+
+export type RunVolumes = {
+  readonly names: Readonly<Partial<Record<RunVolumeKind, string>>>;
+  /**
+   * Reads what the volume of `kind` holds, copying it into `destination` when given: into the empty
+   * out/, or in place of a work/ or session store (a fresh copy swapped in whole, nothing on a refusal).
+   */
+  readonly collect: (kind: RunVolumeKind, destination: string | undefined, signal?: AbortSignal, manifest?: Manifest) => Promise<CollectedVolume>;
+  /** Removes the holder, then the volumes; what fails is left to the sweep and rethrown. */
   readonly close: () => Promise<void>;
 };
 
-/** Makes the volume and starts its holder; on failure removes what it made and throws (a plain Error saying what failed). */
-export async function openOutVolume(request: OutVolumeRequest): Promise<OutVolume> {
+/** Makes the volumes, starts their holder and fills them; on failure removes what it made and throws (a plain Error saying what failed). */
+export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVolumes> {
   const { engine, runId, container } = request;
-  const name = outVolumeName(runId);
-  const holder = outHolderName(runId);
+  const holder = volumeHolderName(runId);
   const user = resolveAgentUser(container.user);
   const owner = numericUser(user);
+  const names = Object.fromEntries(request.volumes.map((v) => [v.kind, runVolumeName(v.kind, runId)])) as Partial<Record<RunVolumeKind, string>>;
+  const made: string[] = [];
   const close = async (): Promise<void> => {
-    await bounded(engine.remove(holder), ENGINE_CLEANUP_TIMEOUT_MS, "remove the out/ holder");
-    await bounded(engine.removeVolume(name), ENGINE_CLEANUP_TIMEOUT_MS, "remove the out/ volume");
+    await bounded(engine.remove(holder), ENGINE_CLEANUP_TIMEOUT_MS, "remove the Run's volume holder");
+    let failed: unknown;
+    for (const name of made) await bounded(engine.removeVolume(name), ENGINE_CLEANUP_TIMEOUT_MS, `remove the volume ${name}`).catch((error: unknown) => (failed ??= error));
+    if (failed !== undefined) throw failed;
   };
+  let step = "made";
+  let place = "";
   try {
-    await engine.createVolume({
-      name,
-      bytes: request.bytes,
-      // Its root is one inode; the agent may make MAX_WRITABLE_ENTRIES below it.
-      inodes: MAX_WRITABLE_ENTRIES + 1,
-      // Owned by the agent's uid; a user named (not numeric) gets a directory anyone may write.
-      ...(owner === undefined ? { mode: "1777" } : { uid: owner.uid, gid: owner.gid, mode: "0755" }),
-      labels: { ...request.labels, [RUN_LABEL]: runId, [OWNER_LABEL]: container.owner ?? DEFAULT_OWNER },
-    });
+    for (const volume of request.volumes) {
+      place = PLACE[volume.kind];
+      const name = runVolumeName(volume.kind, runId);
+      await engine.createVolume({
+        name,
+        bytes: volume.bytes,
+        inodes: volume.inodes,
+        // Owned by the agent's uid; a user named (not numeric) gets a directory anyone may write.
+        ...(owner === undefined ? { mode: "1777" } : { uid: owner.uid, gid: owner.gid, mode: "0755" }),
+        labels: { ...request.labels, [RUN_LABEL]: runId, [OWNER_LABEL]: container.owner ?? DEFAULT_OWNER, [VOLUME_KIND_LABEL]: volume.kind },
+      });
+      made.push(name);
+    }
+    place = request.volumes.length === 1 ? PLACE[request.volumes[0]?.kind ?? "out"] : "volumes";
     const declaration = validateAgentContainer({
       image: container.image,
       entrypoint: ["sleep"],
@@ -84,26 +135,69 @@ export async function openOutVolume(request: OutVolumeRequest): Promise<OutVolum
       owner: container.owner ?? DEFAULT_OWNER,
       limits: HOLDER_LIMITS,
     });
-    const spec = composeSpec(declaration, { runId, planArgs: [String(request.holderSeconds)], labels: request.labels, volumes: [{ volume: name, agentPath: HOLDER_TARGET }] });
+    const volumes = request.volumes.map((v) => ({ volume: runVolumeName(v.kind, runId), agentPath: holderPath(v.kind) }));
+    const spec = composeSpec(declaration, { runId, planArgs: [String(request.holderSeconds)], labels: request.labels, volumes });
     const id = await engine.create({ ...spec, name: holder });
     await engine.start(id);
+    step = "filled";
+    for (const volume of request.volumes) {
+      if (volume.fill === undefined) continue;
+      place = PLACE[volume.kind];
+      const packed = packTree(volume.fill, owner);
+      // Whichever fails first is the failure; the other is not left to reject unheard.
+      packed.done.catch(() => undefined);
+      const failed = new AbortController();
+      const signal = AbortSignal.any([failed.signal, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), ...(request.signal === undefined ? [] : [request.signal])]);
+      try {
+        await Promise.all([bounded(engine.putArchive(holder, holderPath(volume.kind), packed.archive, signal), OUT_COPY_TIMEOUT_MS, `put the Run's ${place} in its volume`), packed.done]);
+      } catch (error) {
+        // A walk that failed leaves the engine a short archive: the upload is abandoned, not finished.
+        failed.abort();
+        packed.archive.destroy();
+        throw error;
+      }
+    }
   } catch (error) {
     await close().catch(() => undefined);
-    throw new Error(`the Run's out/ volume could not be made: ${engineMessage(error)}`, { cause: error });
+    const what = place === "volumes" ? "the Run's volumes" : `the Run's ${place} volume`;
+    throw new Error(`${what} could not be ${step}: ${engineMessage(error)}`, { cause: error });
   }
+  const specOf = (kind: RunVolumeKind): RunVolumeSpec => {
+    const spec = request.volumes.find((v) => v.kind === kind);
+    if (spec === undefined) throw new Error(`the Run has no ${kind} volume`);
+    return spec;
+  };
   return {
-    name,
-    collect: async (destination, signal) => {
-      const archive = await engine.getArchive(holder, HOLDER_TARGET, signal);
-      const copy = await copyFromArchive(archive, destination, { maxBytes: request.bytes, maxEntries: MAX_WRITABLE_ENTRIES, maxDepth: MAX_INPUT_DEPTH });
-      if (copy.refusal !== undefined && destination !== undefined) {
-        // Nothing half-copied: out/ is left as the agent found it, empty.
-        await rm(destination, { recursive: true, force: true });
-        await mkdir(destination, { mode: 0o755 });
+    names,
+    collect: async (kind, destination, signal, manifest) => {
+      const spec = specOf(kind);
+      const archive = await engine.getArchive(holder, holderPath(kind), signal);
+      const limits = { maxBytes: spec.bytes, maxEntries: spec.inodes - 1, maxDepth: kind === "session" ? MAX_SESSION_STORE_DEPTH : MAX_INPUT_DEPTH, place: PLACE[kind], links: kind === "work" };
+      // out/ is empty on disk: copied into. A work/ or a store holds what was staged: a fresh copy replaces it whole.
+      const into = destination === undefined || kind === "out" ? destination : `${destination}.volume`;
+      if (into !== destination && into !== undefined) await mkdir(into, { mode: 0o755 });
+      let copy;
+      try {
+        copy = await copyFromArchive(archive, into, limits);
+      } catch (error) {
+        if (into !== destination && into !== undefined) await removeTree(into);
+        throw error;
+      }
+      let carried: Manifest | undefined;
+      if (copy.refusal !== undefined && into !== undefined) {
+        // Nothing half-copied: the place is left as staging made it (out/ empty).
+        if (into === destination) {
+          await rm(into, { recursive: true, force: true });
+          await mkdir(into, { mode: 0o755 });
+        } else await removeTree(into);
+      } else if (into !== undefined && destination !== undefined && into !== destination) {
+        if (manifest !== undefined) carried = await carryManifest(manifest, destination, into);
+        await removeTree(destination);
+        await rename(into, destination);
       }
       // A refused copy stopped early: what was counted is a lower bound, so only a full count says full.
-      const full = copy.usedBytes + FULL_BELOW_BYTES > request.bytes || copy.entries + 1 + FULL_BELOW_INODES > MAX_WRITABLE_ENTRIES + 1;
-      return { full, ...(copy.refusal === undefined ? {} : { refusal: copy.refusal }) };
+      const full = copy.usedBytes + FULL_BELOW_BYTES > spec.bytes || copy.entries + 1 + FULL_BELOW_INODES > spec.inodes;
+      return { full, ...(copy.refusal === undefined ? {} : { refusal: copy.refusal }), ...(carried === undefined ? {} : { manifest: carried }) };
     },
     close,
   };

@@ -8,15 +8,15 @@ import { renderCommand, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { DEFAULT_WRITABLE_BYTES, releaseWritable, stagingLimits, writableFull, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import { DEFAULT_WRITABLE_BYTES, measureTree, releaseWritable, stagingLimits, writableFull, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
 
-const { MAX_WRITABLE_ENTRIES } = stagingLimits;
+const { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES, MAX_WRITABLE_ENTRIES } = stagingLimits;
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { runContainer } from "./container-run.js";
 import { earlyOutcome, outcomeOf } from "./end-reason.js";
 import { harvestRun } from "./harvest.js";
 import { ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
-import { openOutVolume, outVolumeName, type CollectedOut, type OutVolume } from "./out-volume.js";
+import { openRunVolumes, runVolumeName, type CollectedVolume, type RunVolumeKind, type RunVolumes, type RunVolumeSpec } from "./out-volume.js";
 import { planRun } from "./plan.js";
 import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
 import { stageRun } from "./stage.js";
@@ -57,7 +57,8 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly owner: string;
   /**
    * How what the agent writes is bounded: "mount", a tmpfs this process mounts over out/ (root on
-   * the engine's host); "volume", out/ as an in-memory volume of the Run's own (out-volume.ts).
+   * the engine's host); "volume", out/ (or the writable work/) and the session store's working copy
+   * as in-memory volumes of the Run's own (out-volume.ts).
    */
   readonly writeBound: WriteBound;
 };
@@ -66,8 +67,10 @@ export type WriteBound = "mount" | "volume";
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
   const { runId, container, logger, masker } = ctx;
-  /** What the Run's out/ volume held, once read (write bound "volume" only). */
-  let collectedOut: CollectedOut | undefined;
+  /** What the volume of the Run's writable place (out/, or all of work/) held, once read (write bound "volume" only). */
+  let collectedOut: CollectedVolume | undefined;
+  /** What its session store's volume held, once read. */
+  let collectedSession: CollectedVolume | undefined;
   const stop = createRunStop({ timeoutMs: ctx.timeoutSeconds * 1000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
   const early = (reason: EndReason, error: string) => earlyOutcome<R>(runId, ctx.startedAt, masker, reason, error);
   try {
@@ -107,17 +110,23 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
 
   /** From here on, whatever happens, a staged Run's directory gets its record (or goes). */
   async function runStaged(directory: RunDirectory, manifest: Manifest | undefined): Promise<Outcome<R>> {
-    let outcome = await planComposeAndRun(directory, stop);
+    let outcome = await planComposeAndRun(directory, stop, manifest);
     outcome = await checkWriteBound(outcome, directory);
     outcome = refuseOutCopy(outcome);
     const recordContext = { runId, masker, logger };
     await removeSecretFiles(directory, recordContext);
     if (ctx.sessionStore !== undefined && outcome.exit !== undefined) {
-      outcome = await keepSession(outcome, directory, container.staging?.runtimeDir as string, ctx.sessionStore, masker);
+      const refused = collectedSession?.refusal;
+      outcome =
+        refused === undefined
+          ? await keepSession(outcome, directory, container.staging?.runtimeDir as string, ctx.sessionStore, masker)
+          : { ...outcome, session: { kept: false, error: masker.mask(`the session store was not kept: ${refused.message}`) } };
     }
+    // A work/ copied back from its volume is a new tree: the manifest carried over to it says what is as staged.
+    const since = collectedOut?.manifest ?? manifest;
     if (ctx.harvestTo !== undefined) {
       outcome = await harvestRun(outcome, directory, ctx.harvestTo, {
-        ...(manifest === undefined ? {} : { changesSince: { manifest, originals: ctx.inputs ?? {} } }),
+        ...(since === undefined ? {} : { changesSince: { manifest: since, originals: ctx.inputs ?? {} } }),
         replace: ctx.replaceHarvestTo,
         stop,
         masker,
@@ -148,28 +157,57 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
   }
 
   /**
-   * What the agent left in its out/ volume could not be copied back (a link, a device): a Run that
+   * What the agent left in its out/ (or work/) volume could not be copied back (a link, a device): a Run that
    * would be harvested is refused as the Harvest refuses; otherwise it is said in the log.
    */
   function refuseOutCopy(outcome: Outcome<R>): Outcome<R> {
     const refusal = collectedOut?.refusal;
     if (refusal === undefined) return outcome;
     if (ctx.harvestTo === undefined || outcome.reason !== "completed") {
-      logger.warn({ runId, refusal: masker.maskDeep(refusal) }, "what the agent left in out/ was not copied back from its volume");
+      logger.warn({ runId, refusal: masker.maskDeep(refusal) }, "what the agent left in its writable volume was not copied back");
       return outcome;
     }
     return { ...outcome, ok: false, reason: "harvest_refused", error: masker.mask(refusal.message), harvest: masker.maskDeep({ ok: false, refusal }) };
   }
 
-  async function planComposeAndRun(directory: RunDirectory | undefined, runStop: RunStop): Promise<Outcome<R>> {
+  /** Each volume's size: out/ writableBytes; a writable work/ what staging put there plus writableBytes; a session store its bound. */
+  async function volumeSpecs(kinds: readonly RunVolumeKind[], directory: RunDirectory): Promise<RunVolumeSpec[]> {
+    const writableBytes = container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES;
+    const specs: RunVolumeSpec[] = [];
+    for (const kind of kinds) {
+      if (kind === "out") specs.push({ kind, bytes: writableBytes, inodes: MAX_WRITABLE_ENTRIES + 1 });
+      if (kind === "session") specs.push({ kind, bytes: MAX_SESSION_STORE_BYTES, inodes: MAX_SESSION_STORE_ENTRIES + 1, fill: directory.session });
+      if (kind === "work") {
+        // As allowMore shrinks the tmpfs of the root path: what staging put there, plus the bound.
+        const staged = await measureTree(directory.work);
+        specs.push({ kind, bytes: staged.usedBytes + writableBytes, inodes: staged.entries + 1 + MAX_WRITABLE_ENTRIES, fill: directory.work });
+      }
+    }
+    return specs;
+  }
+
+  /** Reads one volume back (not under the Run's own stop: a Run that timed out still has its places read); a failure is an io_error refusal. */
+  async function collectVolume(volumes: RunVolumes, kind: RunVolumeKind, destination: string | undefined, manifest: Manifest | undefined): Promise<CollectedVolume> {
+    const what = kind === "session" ? "the session store" : `${kind}/`;
+    const reading = volumes.collect(kind, destination, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), manifest);
+    return bounded(reading, OUT_COPY_TIMEOUT_MS, `copy back the Run's ${what}`).catch((error: unknown) => {
+      const message = masker.mask(error instanceof Error ? error.message : String(error));
+      logger.error({ runId, err: message }, `what the agent left in ${what} could not be read from its volume`);
+      return { full: false, refusal: { reason: "io_error" as const, entry: ".", message: `${what} could not be read back from its volume: ${message}` } };
+    });
+  }
+
+  async function planComposeAndRun(directory: RunDirectory | undefined, runStop: RunStop, manifest?: Manifest): Promise<Outcome<R>> {
     // After staging: a plan may rely on its workspace being there.
     const planned = planRun(ctx.planFunction, ctx.prompt, { runId, mask: masker.maskDeep });
     if (!planned.ok) return early(planned.reason, planned.error);
     let record: RunRecord | undefined;
     let networkOpen = false;
-    // A read-only work/ with out/ bounded by a volume; a writable work/ is not bounded that way (yet).
-    const volumed = directory !== undefined && ctx.writeBound === "volume" && container.staging?.writableWork !== true;
-    let outVolume: OutVolume | undefined;
+    // Bounded by volumes of the Run's own: its writable place (out/, or all of work/) and its session store.
+    const writableWork = container.staging?.writableWork === true;
+    const kinds: RunVolumeKind[] = directory === undefined || ctx.writeBound !== "volume" ? [] : [writableWork ? "work" : "out", ...(ctx.sessionStore === undefined ? [] : ["session" as const])];
+    const volumeNames = Object.fromEntries(kinds.map((kind) => [kind, runVolumeName(kind, runId)]));
+    let volumes: RunVolumes | undefined;
     if (directory !== undefined) record = await openRecord(directory, planned.plan.request, { runId, masker, logger });
     try {
       let spec;
@@ -184,7 +222,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
           deadlineSeconds: containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()),
           ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
           ...(ctx.network === undefined ? {} : { networks: [runNetworkName(runId)] }),
-          ...(volumed ? { outVolume: outVolumeName(runId) } : {}),
+          ...(kinds.length === 0 ? {} : { volumes: volumeNames }),
         });
       } catch (error) {
         // Only what this Run added can fail here (a secret file's path clashing with a mount).
@@ -195,18 +233,21 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         if (refused !== undefined) return early("unavailable", refused);
         networkOpen = true;
       }
-      if (volumed) {
+      if (kinds.length > 0 && directory !== undefined) {
         try {
-          outVolume = await openOutVolume({
+          volumes = await openRunVolumes({
             engine: ctx.engine,
             runId,
             container,
             labels: ownershipLabels(ctx.ownership),
-            bytes: container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES,
+            volumes: await volumeSpecs(kinds, directory),
             // It ends by itself a while after the agent's own timer would have: the sweep takes what is left.
             holderSeconds: containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()) + Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS) / 1000),
+            signal: runStop.signal,
           });
         } catch (error) {
+          const interruption = runStop.interruption();
+          if (interruption !== undefined) return early(interruption.why, `${interruption.detail} while its volumes were made`);
           return early("unavailable", masker.mask(error instanceof Error ? error.message : String(error)));
         }
       }
@@ -229,16 +270,14 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         ...(ctx.network?.onAgentGone === undefined ? {} : { onExited: ctx.network.onAgentGone }),
         ...(ctx.network?.liveness === undefined ? {} : { liveness: ctx.network.liveness }),
       });
-      if (outVolume !== undefined && directory !== undefined) {
-        // The agent's container is gone: what its out/ volume holds is final. Copied back only when
-        // something reads it (the Harvest, a kept record); read all the same, to tell whether it is full.
+      if (volumes !== undefined && directory !== undefined) {
+        // The agent's container is gone: what its volumes hold is final. A writable place is copied
+        // back only when something reads it (the Harvest, a kept record), read all the same to tell
+        // whether it is full; a session store always, for keepSession.
         const wanted = ctx.harvestTo !== undefined || container.staging?.keepRuns === true;
-        // Not the Run's own stop: a Run that timed out still has its out/ read (its record, its bound).
-        const reading = outVolume.collect(wanted ? directory.out : undefined, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS));
-        collectedOut = await bounded(reading, OUT_COPY_TIMEOUT_MS, "copy back the Run's out/").catch((error: unknown) => {
-          logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "what the agent left in out/ could not be read from its volume");
-          return { full: false, refusal: { reason: "io_error" as const, entry: ".", message: `out/ could not be read back from its volume: ${masker.mask(error instanceof Error ? error.message : String(error))}` } };
-        });
+        const place = writableWork ? "work" : "out";
+        collectedOut = await collectVolume(volumes, place, wanted ? (writableWork ? directory.work : directory.out) : undefined, writableWork ? manifest : undefined);
+        if (ctx.sessionStore !== undefined) collectedSession = await collectVolume(volumes, "session", directory.session, undefined);
       }
       const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
       if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {
@@ -246,8 +285,8 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       }
       return outcome;
     } finally {
-      await outVolume?.close().catch((error: unknown) => {
-        logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's out/ volume could not be removed; sweep() will remove it");
+      await volumes?.close().catch((error: unknown) => {
+        logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's volumes could not be removed; sweep() will remove them");
       });
       if (networkOpen) {
         await closeRunNetwork(ctx.engine, runId).catch((error: unknown) => {

@@ -19,7 +19,7 @@ import { renderCommand } from "../container/index.js";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import { createMasker } from "../redact/index.js";
-import { canBoundWrites, DEFAULT_WRITABLE_BYTES, type RunInputs, type SecretFile } from "../staging/index.js";
+import { canBoundWrites, type RunInputs, type SecretFile } from "../staging/index.js";
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { earlyOutcome } from "./end-reason.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, MAX_CONCURRENT_RUNS } from "./limits.js";
@@ -51,10 +51,11 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
   /** The container engine; default: Docker through `docker`. Give one or the other, not both. */
   readonly engine?: Engine;
   /**
-   * How what an agent writes to out/ is bounded (staging.writableBytes): "mount", a tmpfs this
-   * process mounts (it must be root on the engine's host, allowed to mount); "volume", an in-memory
-   * volume of the Run's own that the engine mounts, copied back after the Run (a non-root
-   * orchestrator). Default "mount" where this process can mount, else "volume".
+   * How what an agent writes to out/ (or a writable work/, staging.writableBytes) and to a session
+   * store's working copy is bounded: "mount", a tmpfs this process mounts (it must be root on the
+   * engine's host, allowed to mount); "volume", in-memory volumes of the Run's own that the engine
+   * mounts, filled with what was staged and copied back after the Run (a non-root orchestrator).
+   * Default "mount" where this process can mount, else "volume".
    */
   readonly writeBound?: WriteBound;
 };
@@ -184,12 +185,6 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   }
   const writeBound: WriteBound = options.writeBound ?? (canBoundWrites() ? "mount" : "volume");
   const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
-  if (container.staging?.writableWork === true && writeBound === "volume") {
-    logger.warn(
-      { writableBytes: container.staging.writableBytes ?? DEFAULT_WRITABLE_BYTES },
-      "what an agent writes to its writable work/ is not bounded: bounding it mounts a tmpfs, which needs this process to be root on the engine's host (out/ alone is bounded by a volume)",
-    );
-  }
   const declared = declaredSecrets(container);
   const declaredMasker = createMasker(declared);
   const engine: Engine = options.engine ?? createDockerEngine(options.docker);

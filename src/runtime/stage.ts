@@ -21,7 +21,7 @@ export type StageRequest = {
   /** The Run's session store, whose working copy is made here; default: none. */
   readonly sessionStore?: SessionStoreOptions;
   readonly stop: RunStop;
-  /** Bound what the agent writes with a tmpfs this process mounts (writable.ts); false: out/ is a volume (out-volume.ts), or nothing bounds it. */
+  /** Bound what the agent writes with a tmpfs this process mounts (writable.ts); false: the runtime bounds it with volumes of the Run's own (out-volume.ts). */
   readonly boundByMount: boolean;
 };
 
@@ -55,7 +55,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
     try {
       const store = request.sessionStore;
       if (store !== undefined) {
-        const refusal = await openSessionStore(directory, staging.runtimeDir, store.namespace, store.resume, resolveAgentUser(container.user));
+        const refusal = await openSessionStore(directory, staging.runtimeDir, store.namespace, store.resume, resolveAgentUser(container.user), request.boundByMount);
         if (refusal !== undefined) {
           await unmountUnder(directory.root);
           await rm(directory.root, { recursive: true, force: true });

@@ -1,7 +1,7 @@
-// The sweep: removes this owner's containers (agents, out/ holders), Runs' own networks and out/
-// volumes, and Run directories that nothing will finish (what a crashed process left), kept Run
-// directories past keptRunRetentionDays, and session stores unused for longer than
-// sessionRetentionDays. Labels and run.json say who owns what and until when; ownership.ts decides
+// The sweep: removes this owner's containers (agents, volume holders), Runs' own networks and
+// volumes (out/, work/, session stores), and Run directories that nothing will finish (what a
+// crashed process left), kept Run directories past keptRunRetentionDays, and session stores unused
+// for longer than sessionRetentionDays. Labels and run.json say who owns what and until when; ownership.ts decides
 // what is orphaned. A live Run of a live process is never touched, nor a store a Run is resuming.
 
 import type { Logger } from "pino";
@@ -11,7 +11,7 @@ import type { Masker } from "../redact/index.js";
 import { sweepRunDirectories, sweepSessionStores, type SweptSessionStore } from "../staging/index.js";
 import { liveRuns, liveSessionStores } from "./live-runs.js";
 import { runNetworkName } from "./run-network.js";
-import { outVolumeName } from "./out-volume.js";
+import { RUN_VOLUME_KINDS, runVolumeName } from "./out-volume.js";
 import { orphanedBecause, ownershipFromLabels, thisProcess, type Ownership } from "./ownership.js";
 
 export type SweepResult = {
@@ -23,7 +23,7 @@ export type SweepResult = {
   readonly removedNetworks: readonly string[];
   /** Session stores removed from the Staging Directory: unused for longer than staging.sessionRetentionDays. */
   readonly removedSessionStores: readonly SweptSessionStore[];
-  /** Names of the Runs' own out/ volumes removed (out-volume.ts). */
+  /** Names of the Runs' own volumes removed (out/, work/, session stores: out-volume.ts). */
   readonly removedVolumes: readonly string[];
 };
 
@@ -59,12 +59,13 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
     engine.removeNetwork,
     request,
   );
-  // After the containers (a holder keeps its volume in use): only a Run's own out/ volume.
+  // After the containers (a holder keeps its volumes in use): only a Run's own volume, named for its Run and a kind.
+  const ownVolume = (name: string, runId: string | undefined) => runId !== undefined && RUN_VOLUME_KINDS.some((kind) => name === runVolumeName(kind, runId));
   const removedVolumes = await removeOrphans(
     (await engine.listVolumesByLabel(`${OWNER_LABEL}=${owner}`))
-      .filter((v) => v.labels[RUN_LABEL] !== undefined && v.name === outVolumeName(v.labels[RUN_LABEL]))
+      .filter((v) => ownVolume(v.name, v.labels[RUN_LABEL]))
       .map((v) => ({ name: v.name, runId: v.labels[RUN_LABEL] ?? "", labels: v.labels })),
-    { field: "volume", words: "Run's out/ volume" },
+    { field: "volume", words: "Run's volume" },
     orphaned,
     engine.removeVolume,
     request,

@@ -1,10 +1,11 @@
 // Copies what a Run's own volume held back onto the host's disk, from the engine's tar archive of
 // it: the one place that decides which archive entries may land in a Run directory. Only regular
-// files and directories, named inside the archive's root, within the bounds the volume had (bytes,
-// entries) and the staging depth; the first entry that breaks a rule refuses the copy with the
-// Harvest's reasons, and reading stops at the byte bound (a sparse file cannot make it endless).
+// files and directories (a writable work/'s links too, as links), named inside the archive's root,
+// within the bounds the volume had (bytes, entries) and the staging depth; the first entry that
+// breaks a rule refuses the copy with the Harvest's reasons, and reading stops at the byte bound (a
+// sparse file cannot make it endless).
 
-import { lstat, mkdir, open } from "node:fs/promises";
+import { lstat, mkdir, open, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import tar, { type Header } from "tar-stream";
@@ -21,6 +22,13 @@ export type ArchiveCopyLimits = {
   readonly maxEntries: number;
   /** Directory levels below the root. */
   readonly maxDepth: number;
+  /** How refusals name the volume's place in the Run ("work/", "the session store"); default "out/". */
+  readonly place?: string;
+  /**
+   * Symbolic links are copied as links (never followed, nothing written through one), as a writable
+   * work/ holds its staged links; the change set then judges them as on the root path. Default: refused.
+   */
+  readonly links?: boolean;
 };
 
 export type ArchiveCopy = {
@@ -65,24 +73,25 @@ export async function copyFromArchive(archive: Readable, destination: string | u
   let entries = 0;
   let root: string | undefined;
   const counted = () => ({ files, directories: made.size, bytes, usedBytes, entries });
+  const place = limits.place ?? "out/";
   try {
     for await (const entry of extract as AsyncIterable<Entry>) {
       const { header } = entry;
       const all = header.name.split("/").filter((part) => part !== "" && part !== ".");
       if (root === undefined) {
         // The archive's root: the volume's directory, as the engine names it.
-        if (header.type !== "directory" || all.length !== 1) refuse("bad_name", header.name, "is not the archive's root directory; the engine's archive of the Run's out/ is malformed");
+        if (header.type !== "directory" || all.length !== 1) refuse("bad_name", header.name, `is not the archive's root directory; the engine's archive of the Run's ${place} is malformed`);
         root = all[0] as string;
         entry.resume();
         continue;
       }
       if (header.name.startsWith("/") || all.includes("..") || header.name.includes("\0") || all[0] !== root) {
-        refuse("bad_name", header.name, "names a place outside the Run's out/; an archive entry must lie below its root");
+        refuse("bad_name", header.name, `names a place outside the Run's ${place}; an archive entry must lie below its root`);
       }
       const parts = all.slice(1);
-      if (parts.length === 0) refuse("bad_name", header.name, "names the root of out/ again");
+      if (parts.length === 0) refuse("bad_name", header.name, `names the root of ${place} again`);
       entries += 1;
-      if (entries > limits.maxEntries) refuse("too_many_entries", header.name, `takes out/ past ${limits.maxEntries} files and directories (MAX_WRITABLE_ENTRIES); have the agent write fewer`);
+      if (entries > limits.maxEntries) refuse("too_many_entries", header.name, `takes ${place} past ${limits.maxEntries} files and directories${place === "out/" ? " (MAX_WRITABLE_ENTRIES)" : ""}; have the agent write fewer`);
       const mode = header.mode ?? 0o644;
       if ((mode & 0o7000) !== 0) refuse("special_mode", header.name, `has the setuid, setgid or sticky bit (mode ${mode.toString(8)}); only plain modes are copied back`);
       switch (header.type) {
@@ -96,7 +105,7 @@ export async function copyFromArchive(archive: Readable, destination: string | u
           if (parts.length - 1 > limits.maxDepth) refuse("too_deep", header.name, `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`);
           const size = header.size ?? 0;
           // More data than the volume could hold is a sparse file: refused before it is read.
-          if (bytes + size > limits.maxBytes) refuse("total_too_large", header.name, `takes out/ past ${limits.maxBytes} bytes, more than its volume holds (a sparse file); have the agent write less`);
+          if (bytes + size > limits.maxBytes) refuse("total_too_large", header.name, `takes ${place} past ${limits.maxBytes} bytes, more than its volume holds (a sparse file); have the agent write less`);
           bytes += size;
           usedBytes += Math.ceil(size / PAGE_BYTES) * PAGE_BYTES;
           files += 1;
@@ -109,6 +118,20 @@ export async function copyFromArchive(archive: Readable, destination: string | u
           continue;
         }
         case "symlink":
+          if (limits.links === true && destination !== undefined) {
+            if (parts.length - 1 > limits.maxDepth) refuse("too_deep", header.name, `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`);
+            await makeDirectories(destination, parts.slice(0, -1), header.name, made);
+            await symlink(header.linkname ?? "", join(destination, ...parts)).catch((error: unknown) => {
+              if ((error as NodeJS.ErrnoException).code === "EEXIST") refuse("bad_name", header.name, "is in the archive twice");
+              throw error;
+            });
+            entry.resume();
+            continue;
+          }
+          if (limits.links === true) {
+            entry.resume();
+            continue;
+          }
           return refuse("symlink", header.name, "is a symbolic link; only regular files and directories are copied back: have the agent write the file itself");
         case "link":
           return refuse("hardlink", header.name, "is a hard link; only regular files and directories are copied back: have the agent write the file itself");

@@ -20,7 +20,8 @@ export type PrepareOptions = {
   readonly agentUser: string;
   /**
    * Bytes the agent may write (in out/, or in work/ beyond its inputs), enforced by a tmpfs of
-   * that size; default: no bound (only where this process cannot mount, see writable.ts).
+   * that size; default: none mounted here (where this process cannot mount, see writable.ts, the
+   * runtime bounds it with a volume of the Run's own instead).
    */
   readonly writableBytes?: number;
   /** Who may end this Run and until when, kept in run.json for the sweep; default: none. */

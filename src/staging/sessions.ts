@@ -45,7 +45,15 @@ export async function touchSessionStore(runtimeDir: string, namespace: string, i
  * Makes the Run's working copy of a session store (a copy of the kept one when resuming, else an
  * empty directory), writable by the agent. Resolves with why it could not, or undefined.
  */
-export async function openSessionStore(run: RunDirectory, runtimeDir: string, namespace: string, resume: string | undefined, agentUser: string): Promise<string | undefined> {
+export async function openSessionStore(
+  run: RunDirectory,
+  runtimeDir: string,
+  namespace: string,
+  resume: string | undefined,
+  agentUser: string,
+  /** Bound it with a tmpfs mounted here, where this process may mount; false: the runtime bounds it (a volume of the Run's own). Default true. */
+  mount = true,
+): Promise<string | undefined> {
   // Checked first (as a Harvest is), onto the disk beside the Run's working copy.
   const incoming = `${run.session}.in`;
   if (resume !== undefined) {
@@ -54,7 +62,7 @@ export async function openSessionStore(run: RunDirectory, runtimeDir: string, na
   }
   await mkdir(run.session, { mode: 0o755 });
   // What the agent writes there is bounded like out/: a tmpfs of the store's own size, where we may mount.
-  if (canBoundWrites()) await mountWritable(run.session, MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES);
+  if (mount && canBoundWrites()) await mountWritable(run.session, MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES);
   if (resume !== undefined) {
     await copyContents(incoming, run.session);
     await removeTree(incoming);

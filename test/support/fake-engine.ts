@@ -61,7 +61,7 @@ export type FakeEngineOptions = {
   /** What getArchive answers (a tar archive's bytes) for a container (by name) and path; default: an empty archive. */
   readonly archive?: (container: string, path: string) => Uint8Array | Promise<Uint8Array>;
   /** Failures of the calls that concern no container. */
-  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "labelsOf" | "mountsOf" | "listByLabel" | "createNetwork" | "connectNetwork" | "removeNetwork" | "listNetworksByLabel" | "createVolume" | "removeVolume" | "listVolumesByLabel" | "getArchive", FakeFailure>>;
+  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "labelsOf" | "mountsOf" | "listByLabel" | "createNetwork" | "connectNetwork" | "removeNetwork" | "listNetworksByLabel" | "createVolume" | "removeVolume" | "listVolumesByLabel" | "getArchive" | "putArchive", FakeFailure>>;
 };
 
 /** A Docker Engine whose runc has the fix for CVE-2024-21626, with gVisor registered beside it. */
@@ -119,6 +119,8 @@ export type FakeEngine = Engine & {
   readonly networks: () => ReadonlyMap<string, FakeNetwork>;
   /** Volumes that still exist, by name. */
   readonly volumes: () => ReadonlyMap<string, Parameters<Engine["createVolume"]>[0]>;
+  /** The archives putArchive was given, in order: to which container and path, and their bytes. */
+  readonly archivesPut: () => ReadonlyArray<{ readonly container: string; readonly path: string; readonly bytes: Buffer }>;
 };
 
 export type FakeNetwork = { readonly internal: boolean; readonly labels: Readonly<Record<string, string>>; readonly members: Map<string, readonly string[]> };
@@ -139,6 +141,7 @@ export function createFakeEngine(
   const live = new Map<string, FakeContainer>();
   const networks = new Map<string, FakeNetwork>();
   const volumes = new Map<string, Parameters<Engine["createVolume"]>[0]>();
+  const put: Array<{ container: string; path: string; bytes: Buffer }> = [];
   const fallback = typeof scripts === "function" ? {} : scripts;
   const find = (idOrName: string): FakeContainer | undefined => all.find((c) => c.id === idOrName || c.name === idOrName);
 
@@ -233,6 +236,7 @@ export function createFakeEngine(
     existing: () => [...live.values()].map((c) => c.name),
     networks: () => networks,
     volumes: () => volumes,
+    archivesPut: () => put,
 
     create: async (spec) => {
       const script = typeof scripts === "function" ? scripts(spec, all.length) : scripts;
@@ -391,12 +395,20 @@ export function createFakeEngine(
       // An empty archive: two zero blocks.
       return Readable.from([Buffer.from(options.archive === undefined ? new Uint8Array(1024) : await options.archive(c.name, path))]);
     },
+    putArchive: async (container, path, archive) => {
+      const c = find(container);
+      await enter("putArchive", `${container} ${path}`, c);
+      if (c === undefined || !live.has(c.id)) throw failure("putArchive", { statusCode: 404, message: `no such container: ${container}` });
+      const chunks: Buffer[] = [];
+      for await (const chunk of archive) chunks.push(Buffer.from(chunk as Uint8Array));
+      put.push({ container: c.name, path, bytes: Buffer.concat(chunks) });
+    },
   };
 }
 
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "labelsOf", "mountsOf", "cpuUsage", "createNetwork", "connectNetwork", "removeNetwork", "listNetworksByLabel", "createVolume", "removeVolume", "listVolumesByLabel", "getArchive"];
+  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "labelsOf", "mountsOf", "cpuUsage", "createNetwork", "connectNetwork", "removeNetwork", "listNetworksByLabel", "createVolume", "removeVolume", "listVolumesByLabel", "getArchive", "putArchive"];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }

@@ -10,5 +10,5 @@
  */
 export type { Manifest } from "./manifest.js";
 export type { Originals } from "./changes.js";
-export { takeManifest } from "./manifest.js";
+export { carryManifest, takeManifest } from "./manifest.js";
 export { ChangesRefused, collectChanges, harvestChanges } from "./changes.js";
