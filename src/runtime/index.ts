@@ -17,7 +17,7 @@ export type { WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { SweptSessionStore } from "../staging/index.js";
 export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
-export type { ContainerMount, Engine, EngineComponent, EngineFacts, EngineRuntime, ImageFacts, ListedNetwork, NetworkSpec } from "../engine/index.js";
+export type { ContainerMount, Engine, EngineComponent, EngineFacts, EngineRuntime, ImageFacts, ListedNetwork, ListedVolume, MemoryVolumeSpec, NetworkSpec } from "../engine/index.js";
 export type { EngineConnection, EngineFailure, EngineReport, ImageReport, MountsReport } from "./engine-facts.js";
 export type { StagingProbe, StagingProbeFailure, StagingProbeOptions } from "./staging-probe.js";
 export type { RunInputs, SecretFile } from "../staging/index.js";
