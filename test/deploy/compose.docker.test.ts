@@ -299,10 +299,12 @@ describe("the deployment brought up with docker-compose", () => {
       expect(mount.Source).not.toContain("docker.sock");
       if (mount.Type === "bind") expect(mount.Source.startsWith(`${runtimeDir}/staging/`)).toBe(true);
     }
-    // Its out/ is a bounded volume of the Run's own (the orchestrator cannot mount a tmpfs), not the disk.
+    // Its out/ and its session store (compose keeps sessions) are bounded volumes of the Run's own
+    // (the orchestrator cannot mount a tmpfs), not the disk.
     const volumes = (inspected.Mounts as Array<{ Type: string; Name?: string; Destination: string }>).filter((m) => m.Type === "volume");
     const runId = inspected.Config.Labels["agentcage.run"] as string;
-    expect(volumes).toEqual([expect.objectContaining({ Name: `agentcage-out-${runId}`, Destination: expect.stringMatching(/\/out$/) })]);
+    expect(volumes.map((v) => v.Name).sort()).toEqual([`agentcage-out-${runId}`, `agentcage-session-${runId}`]);
+    expect(volumes.find((v) => v.Name === `agentcage-out-${runId}`)?.Destination).toMatch(/\/out$/);
     const joined = Object.keys(inspected.NetworkSettings.Networks ?? {});
     expect(joined).toHaveLength(1);
     expect(joined[0]).toMatch(/^agentcage-net-[0-9a-f]{16}$/);
