@@ -49,7 +49,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       agentUser: resolveAgentUser(container.user),
       secretFiles: request.secretFiles.map((file) => file.content),
       ownership: request.ownership,
-      ...(request.boundByMount ? { writableBytes: staging.writableBytes ?? DEFAULT_WRITABLE_BYTES } : {}),
+      ...(request.boundByMount ? { writableBytes: staging.writableBytes ?? DEFAULT_WRITABLE_BYTES } : { ownedInVolume: true }),
       signal: stop.signal,
     });
     try {

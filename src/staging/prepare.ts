@@ -24,6 +24,12 @@ export type PrepareOptions = {
    * runtime bounds it with a volume of the Run's own instead).
    */
   readonly writableBytes?: number;
+  /**
+   * The tree the agent writes (out/, or a writable work/) reaches it as a volume of the Run's own,
+   * whose archive makes the agent its owner (archive-pack.ts): it is left here as staged, its modes
+   * not widened for the agent, so the volume holds what the root path would. Default false.
+   */
+  readonly ownedInVolume?: boolean;
   /** Who may end this Run and until when, kept in run.json for the sweep; default: none. */
   readonly ownership?: Readonly<Record<string, string>>;
   /** Stops staging when aborted; what was made is removed and the abort's reason is thrown. Default: never. */
@@ -71,7 +77,7 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     await chmod(dir.work, 0o755);
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
     await chmod(dir.prompt, 0o444);
-    await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
+    if (options.ownedInVolume !== true) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
     if ((options.secretFiles ?? []).length > 0) await writeSecretFiles(dir.secrets, options.secretFiles ?? [], options.agentUser);
     return dir;
   } catch (error) {

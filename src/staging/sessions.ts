@@ -51,7 +51,7 @@ export async function openSessionStore(
   namespace: string,
   resume: string | undefined,
   agentUser: string,
-  /** Bound it with a tmpfs mounted here, where this process may mount; false: the runtime bounds it (a volume of the Run's own). Default true. */
+  /** Bound it with a tmpfs mounted here, where this process may mount; false: the runtime bounds it (a volume of the Run's own, which it also hands to the agent). Default true. */
   mount = true,
 ): Promise<string | undefined> {
   // Checked first (as a Harvest is), onto the disk beside the Run's working copy.
@@ -67,7 +67,8 @@ export async function openSessionStore(
     await copyContents(incoming, run.session);
     await removeTree(incoming);
   }
-  await grantToAgent(run.session, agentUser);
+  // In a volume of the Run's own, the archive makes the agent its owner; here it stays as copied.
+  if (mount) await grantToAgent(run.session, agentUser);
   return undefined;
 }
 
