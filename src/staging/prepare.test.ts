@@ -197,18 +197,21 @@ describe("a writable work/ for the agent", () => {
     expect(await modeOf(dir.work)).toBe(0o777);
   });
 
-  it("leaves work/ as staged when it reaches the agent as a volume of the Run's own (the archive makes the agent its owner)", async () => {
+  it("leaves work/ as staged when it reaches a numeric agent user as a volume of the Run's own (the archive makes the agent its owner)", async () => {
     const source = join(scratch, "source");
     await mkdir(join(source, "lib"), { recursive: true });
     await writeFile(join(source, "lib", "a.ts"), "a");
+    const ours = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 
-    const dir = await prepare({ writableWork: true, agentUser: "agent", ownedInVolume: true, inputs: { directory: source } });
+    const dir = await prepare({ writableWork: true, agentUser: "10002:10003", ownedInVolume: true, inputs: { directory: source } });
 
-    expect(await owners(dir.work)).toEqual({
-      lib: { mode: 0o755, uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
-      "lib/a.ts": { mode: 0o644, uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
-      out: { mode: 0o755, uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
-    });
+    expect(await owners(dir.work)).toEqual({ lib: { mode: 0o755, ...ours }, "lib/a.ts": { mode: 0o644, ...ours }, out: { mode: 0o755, ...ours } });
+  });
+
+  it("still grants work/ to a named agent user in a volume, which the archive cannot make its owner", async () => {
+    const dir = await prepare({ writableWork: true, agentUser: "agent", ownedInVolume: true, inputs: { files: { "b.ts": "b" } } });
+
+    expect(await modeOf(join(dir.work, "b.ts"))).toBe(0o666);
   });
 
   it.runIf(asRoot)("chowns all of work/ to a numeric agent user, links included, when we are root", async () => {

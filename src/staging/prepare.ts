@@ -26,8 +26,9 @@ export type PrepareOptions = {
   readonly writableBytes?: number;
   /**
    * The tree the agent writes (out/, or a writable work/) reaches it as a volume of the Run's own,
-   * whose archive makes the agent its owner (archive-pack.ts): it is left here as staged, its modes
-   * not widened for the agent, so the volume holds what the root path would. Default false.
+   * whose archive makes a numeric agent user its owner (archive-pack.ts): it is then left here as
+   * staged, its modes not widened for the agent, so the volume holds what the root path would. A
+   * named agent user (no uid to own the entries) still gets the widened modes. Default false.
    */
   readonly ownedInVolume?: boolean;
   /** Who may end this Run and until when, kept in run.json for the sweep; default: none. */
@@ -77,7 +78,8 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     await chmod(dir.work, 0o755);
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
     await chmod(dir.prompt, 0o444);
-    if (options.ownedInVolume !== true) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
+    const ownedThere = options.ownedInVolume === true && numericUser(options.agentUser) !== undefined;
+    if (!ownedThere) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
     if ((options.secretFiles ?? []).length > 0) await writeSecretFiles(dir.secrets, options.secretFiles ?? [], options.agentUser);
     return dir;
   } catch (error) {

@@ -9,7 +9,7 @@ import type { HarvestResult } from "../plan/index.js";
 import { harvest } from "./harvest/index.js";
 import { sessionStorePath, type RunDirectory } from "./layout.js";
 import { MAX_SESSION_FILE_BYTES, MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_DEPTH, MAX_SESSION_STORE_ENTRIES } from "./limits.js";
-import { grantToAgent } from "./prepare.js";
+import { grantToAgent, numericUser } from "./prepare.js";
 import { removeTree } from "./remove-tree.js";
 import { canBoundWrites, copyContents, mountWritable } from "./writable.js";
 
@@ -67,8 +67,8 @@ export async function openSessionStore(
     await copyContents(incoming, run.session);
     await removeTree(incoming);
   }
-  // In a volume of the Run's own, the archive makes the agent its owner; here it stays as copied.
-  if (mount) await grantToAgent(run.session, agentUser);
+  // In a volume of the Run's own, the archive makes a numeric agent user its owner; here it stays as copied.
+  if (mount || numericUser(agentUser) === undefined) await grantToAgent(run.session, agentUser);
   return undefined;
 }
 
