@@ -137,6 +137,12 @@ export type AgentRunner = {
   /** The `docker run` words for a request, starting nothing; the credential only by name. */
   readonly commandFor: (request: AgentRequestInput, prompt: string) => Promise<ComposedCommand>;
   readonly sweep: () => Promise<SweepResult>;
+  /**
+   * Keeps the session a request resumes from this process's sweeps until the returned release is
+   * called: for a Run that waits in a caller's own queue before `run`. A request that resumes
+   * nothing, or a runner that keeps no sessions, holds nothing.
+   */
+  readonly holdSession: (request: Pick<AgentRequestInput, "cli" | "resumeSession">) => () => void;
   /** Whether a Run could start now, and which kind of credential each CLI would get (never a value). */
   readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean; readonly credentials: Readonly<Record<AgentCli, CredentialKind>> }>;
 };
@@ -400,6 +406,10 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       return runtime.commandFor({ text: prompt, request: { request, watch: () => [] } satisfies PlannedRequest }, handed);
     },
     sweep: runtime.sweep,
+    holdSession: (request) =>
+      keepSessions && typeof request.resumeSession === "string" && typeof request.cli === "string"
+        ? runtime.holdSessionStore(request.cli, request.resumeSession)
+        : () => undefined,
     check: async () => {
       const kinds = {} as Record<AgentCli, CredentialKind>;
       for (const cli of AGENT_CLIS) {

@@ -136,6 +136,12 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
   readonly sweep: () => Promise<SweepResult>;
   /** This runtime's session id: on every container and Run directory it makes, so no other process's sweep ends them. */
   readonly session: string;
+  /**
+   * Marks the kept session store `id` of `namespace` as in use until the returned release is called
+   * (once; later calls do nothing): no sweep of this process takes it meanwhile. For a Run that waits
+   * outside this runtime (a service's own queue) for the store it will resume. Without staging, nothing is held.
+   */
+  readonly holdSessionStore: (namespace: string, id: string) => () => void;
   /** Whether a Run could start now: the engine answers, and holds the declared image. Never throws. */
   readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean }>;
 };
@@ -334,5 +340,16 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     return { engine: true, image: await engine.hasImage(container.image).catch(() => false) };
   };
 
-  return { run, commandFor, sweep, session, check };
+  const holdSessionStore = (namespace: string, id: string): (() => void) => {
+    const runtimeDir = container.staging?.runtimeDir;
+    if (runtimeDir === undefined) return () => undefined;
+    liveSessionStores.add(runtimeDir, namespace, id);
+    let held = true;
+    return () => {
+      if (held) liveSessionStores.delete(runtimeDir, namespace, id);
+      held = false;
+    };
+  };
+
+  return { run, commandFor, sweep, session, check, holdSessionStore };
 }

@@ -24,20 +24,23 @@ function untilCancelled(late: AgentEvent[] = [{ type: "assistant_text", text: "p
     run: (_request: unknown, prompt: string, options: AgentRunOptions) => {
       started.push(prompt);
       return new Promise<AgentOutcome>((resolve) => {
-        options.signal?.addEventListener("abort", () => {
+        const cancelled = () => {
           resolve(cancelledOutcome());
           setTimeout(() => late.forEach((event) => options.onEvent?.(event)), 30);
-        });
+        };
+        // Cancelled before its Run got here (while the service wrote its record), as the library's run() checks too.
+        if (options.signal?.aborted === true) cancelled();
+        else options.signal?.addEventListener("abort", cancelled);
       });
     },
   } as unknown as AgentRunner;
   return { runner, started };
 }
 
-function serviceOver(runner: AgentRunner, slots = 1) {
+function serviceOver(runner: AgentRunner, slots = 1, sessions = false) {
   const runtimeDir = mkdtempSync(join(scratch, "rt-"));
   const ended: RunEnd[] = [];
-  const service = createRunService({ runner, runtimeDir, slots, queueBound: 10, onEnd: (_request, end) => void ended.push(end) });
+  const service = createRunService({ runner, runtimeDir, slots, queueBound: 10, sessions, onEnd: (_request, end) => void ended.push(end) });
   return { service, ended, store: createRunStore(runtimeDir) };
 }
 
@@ -84,6 +87,31 @@ describe("a cancelled Run", () => {
     expect(ended).toEqual([expect.objectContaining({ reason: "cancelled", durationMs: 0 })]);
     expect((await service.events(second.record.id)).at(-1)).toMatchObject({ type: "end", data: { ok: false, reason: "cancelled" } });
     await service.cancel(first.record.id);
+  });
+});
+
+describe("a Run that resumes a session", () => {
+  it("holds its store from the sweep from its submit until it ends, cancelled in the queue too", async () => {
+    const { runner } = untilCancelled([]);
+    const held: string[] = [];
+    const holding = Object.assign(runner, {
+      holdSession: (request: { resumeSession?: string }) => {
+        held.push(request.resumeSession ?? "");
+        return () => held.splice(held.indexOf(request.resumeSession ?? ""), 1);
+      },
+    });
+    const sessions = "9a1f1c3e-0000-4000-8000-000000000001";
+    const { service } = serviceOver(holding, 1, true);
+    await service.recover();
+    const first = made(await service.submit(ask("holds the slot", { resumeSession: sessions })));
+    const second = made(await service.submit(ask("waits", { resumeSession: sessions })));
+    const third = made(await service.submit(ask("resumes nothing")));
+    expect(held).toEqual([sessions, sessions]);
+    await service.cancel(second.record.id);
+    expect(held).toEqual([sessions]);
+    await service.cancel(third.record.id);
+    await service.cancel(first.record.id);
+    expect(held).toEqual([]);
   });
 });
 

@@ -98,6 +98,17 @@ export function createRunService(options: RunServiceOptions): RunService {
   let admitting = 0;
   // One writer per Run: its events are appended in order.
   const writes = new Map<string, Promise<void>>();
+  // The session store each Run that has not ended will resume, kept from the sweep while it waits in the queue.
+  const heldSessions = new Map<string, () => void>();
+  const runnerFor = (request: ServiceRunRequest): AgentRunner =>
+    request.writable === true && options.writableRunner !== undefined ? options.writableRunner : options.runner;
+  const holdSession = (id: string, request: ServiceRunRequest): void => {
+    if (request.resumeSession !== undefined) heldSessions.set(id, runnerFor(request).holdSession(request));
+  };
+  const releaseSession = (id: string): void => {
+    heldSessions.get(id)?.();
+    heldSessions.delete(id);
+  };
 
   const emit = (id: string, type: string, data: unknown): Promise<void> => {
     const next = (writes.get(id) ?? Promise.resolve()).then(async () => {
@@ -124,6 +135,7 @@ export function createRunService(options: RunServiceOptions): RunService {
   };
 
   const end = async (record: RunRecord, outcome: unknown, state: RunState): Promise<void> => {
+    releaseSession(record.id);
     await store.saveOutcome(record.id, outcome);
     await setState(record, state);
     await emit(record.id, "end", outcome);
@@ -151,7 +163,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     let record = await setState(queued, "starting");
     const request = (await store.request(record.id)) as ServiceRunRequest;
     const { prompt, labels: _labels, writable, ...agentRequest } = request;
-    const runner = writable === true && options.writableRunner !== undefined ? options.writableRunner : options.runner;
+    const runner = runnerFor(request);
     let seenEvent = false;
     // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.
     let over = false;
@@ -206,6 +218,7 @@ export function createRunService(options: RunServiceOptions): RunService {
       records.set(record.id, record);
       if (idempotencyKey !== undefined) byKey.set(idempotencyKey, record.id);
       await emit(record.id, "state", { state: "queued" });
+      holdSession(record.id, request);
       queue.push(record.id);
     } finally {
       admitting -= 1;
@@ -291,7 +304,10 @@ export function createRunService(options: RunServiceOptions): RunService {
         if (saved.idempotencyKey !== undefined) byKey.set(saved.idempotencyKey, saved.id);
         const events = await store.events(saved.id);
         lastEventId.set(saved.id, events.at(-1)?.id ?? 0);
-        if (saved.state === "queued") queue.push(saved.id);
+        if (saved.state === "queued") {
+          holdSession(saved.id, (await store.request(saved.id)) as ServiceRunRequest);
+          queue.push(saved.id);
+        }
         else if (!TERMINAL_STATES.has(saved.state)) {
           // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container,
           // and what a Harvest cut short left beside harvest/ goes.

@@ -3,7 +3,9 @@
 // resumeSession (or `agentcage run --remote --resume`) continues it in a fresh container; a service
 // without sessions refuses resumeSession at once (400), saying how the service is started to keep them.
 
-import { describe, expect, it, beforeAll } from "vitest";
+import { existsSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { commandEnv, runCommand } from "../../test/support/command.js";
 import { containersOfRun } from "../../test/support/engine.js";
 import { useTestService } from "../../test/support/service.js";
@@ -12,6 +14,9 @@ import { useTestService } from "../../test/support/service.js";
 const COMPLETED = 0;
 const keeping = useTestService("sessions-http", { sessions: true });
 const plain = useTestService("no-sessions-http");
+// One slot, so a second Run waits in the service's own queue, and a sweep every 200 ms while it waits.
+const queued = useTestService("sessions-queued", { sessions: true, slots: 1, sweepIntervalMs: 200 });
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 
 const call = (url: string, token: string, path: string, init: RequestInit = {}) =>
@@ -45,6 +50,32 @@ describe("sessions over HTTP", () => {
     const resumed = await runCommand(["run", "claude", "THIRD-TURN: and now?", "--remote", url, "--resume", sessionId, "--json"], commandEnv({ AGENTCAGE_TOKEN: token }));
     expect(resumed.code, resumed.stderr).toBe(COMPLETED);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, result: { sessionId }, session: { id: sessionId, kept: true } });
+  }, 180_000);
+
+  it("keeps a store past its retention from the sweep while a Run that resumes it waits in the queue", async () => {
+    const url = queued.running().url;
+    const token = queued.token();
+    const submit = async (body: Record<string, unknown>): Promise<string> => {
+      const answer = await call(url, token, "/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", ...body }) });
+      expect(answer.status).toBe(202);
+      return ((await answer.json()) as { id: string }).id;
+    };
+    const one = await ended(url, token, await submit({ prompt: "FIRST-TURN: remember the word HERON." }));
+    const sessionId = (one["outcome"] as { result: { sessionId: string } }).result.sessionId;
+    const blocker = await submit({ prompt: "[stand-in:hang] hold the only slot" });
+    const waiting = await submit({ prompt: "SECOND-TURN: which word?", resumeSession: sessionId });
+    expect(((await (await call(url, token, `/v1/runs/${waiting}`)).json()) as { state: string }).state).toBe("queued");
+    // Last used 40 days ago: past the default retention of 30, so the next sweep takes it unless it is held.
+    const store = join(queued.runtimeDir, "staging", "sessions", "claude", sessionId);
+    const longAgo = new Date(Date.now() - 40 * DAY_MS);
+    utimesSync(store, longAgo, longAgo);
+    // Several sweeps pass while it waits (one every 200 ms).
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(existsSync(store)).toBe(true);
+
+    expect((await call(url, token, `/v1/runs/${blocker}/cancel`, { method: "POST" })).status).toBe(200);
+    const two = await ended(url, token, waiting);
+    expect(two).toMatchObject({ state: "completed", outcome: { ok: true, result: { sessionId }, session: { id: sessionId, kept: true } } });
   }, 180_000);
 
   it("refuses resumeSession with 400 on a service that keeps no sessions, saying how to start one that does", async () => {
