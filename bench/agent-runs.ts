@@ -39,7 +39,9 @@ function docker(...args: string[]): string {
 }
 
 function containersOfOwner(): string[] {
-  return docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`).split("\n").filter((l) => l.length > 0);
+  return docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)
+    .split("\n")
+    .filter((l) => l.length > 0);
 }
 
 function checked(cli: AgentCli, outcome: AgentOutcome): void {
@@ -74,7 +76,9 @@ async function main(): Promise<number> {
     };
 
     const [client, server] = docker("version", "--format", "{{.Client.Version}} {{.Server.Version}}").split(" ");
-    console.log(`claude vs codex: ${runs} interleaved trivial Runs each through createAgentRunner on ${IMAGE}, against the stand-in model ("${SCENARIO}"), after one warm-up each`);
+    console.log(
+      `claude vs codex: ${runs} interleaved trivial Runs each through createAgentRunner on ${IMAGE}, against the stand-in model ("${SCENARIO}"), after one warm-up each`,
+    );
     console.log(`node ${process.version}, docker client ${client} / engine ${server}, ${os.cpus().length} CPUs, ${os.type()} ${os.release()}`);
     try {
       await once("claude");

@@ -13,7 +13,23 @@ import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { harvestChanges, prepareRunDirectory, takeManifest } from "../src/staging/index.js";
 import { BenchFailure, parseRuns, runBench } from "./measure.js";
-import { checkFreeSpace, diskBytes, inScratch, isLargeMonorepoFile, machineLine, makeMonorepoTree, report, rssMiB, sameTally, slice, sync, tallyTree, textPattern, time, timedCpArchive } from "./trees.js";
+import {
+  checkFreeSpace,
+  diskBytes,
+  inScratch,
+  isLargeMonorepoFile,
+  machineLine,
+  makeMonorepoTree,
+  report,
+  rssMiB,
+  sameTally,
+  slice,
+  sync,
+  tallyTree,
+  textPattern,
+  time,
+  timedCpArchive,
+} from "./trees.js";
 
 const DEFAULT_RUNS = 5;
 const MAX_RUNS = 1000;
@@ -105,7 +121,15 @@ async function main(): Promise<number> {
     const fresh = (): string => path.join(copies, `c${n++}`);
     for (const agent of AGENTS) {
       const runId = randomBytes(8).toString("hex");
-      await prepareRunDirectory({ runtimeDir, runId, owner: OWNER, inputs: { directory: monorepo }, promptText: "ping\n", writableWork: true, agentUser: AGENT_USER });
+      await prepareRunDirectory({
+        runtimeDir,
+        runId,
+        owner: OWNER,
+        inputs: { directory: monorepo },
+        promptText: "ping\n",
+        writableWork: true,
+        agentUser: AGENT_USER,
+      });
       const work = path.join(runtimeDir, runId, "work");
       const manifest = await takeManifest(work);
       const expected = agent.act(work, tree.paths, text);
@@ -124,8 +148,14 @@ async function main(): Promise<number> {
         });
         if (result === undefined || !result.ok) throw new BenchFailure(`harvestChanges refused: ${JSON.stringify(result)}`);
         const got = { changed: result.changes?.changed.length, added: result.changes?.added.length, deleted: result.changes?.deleted.length };
-        if (JSON.stringify(got) !== JSON.stringify(expected)) throw new BenchFailure(`harvestChanges found ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
-        if (check) sameTally("the harvested files/", { ...tallyTree(path.join(destination, "files")), directories: 0 }, { files: expected.changed + expected.added, directories: 0, bytes: result.changes?.bytes ?? -1 });
+        if (JSON.stringify(got) !== JSON.stringify(expected))
+          throw new BenchFailure(`harvestChanges found ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
+        if (check)
+          sameTally(
+            "the harvested files/",
+            { ...tallyTree(path.join(destination, "files")), directories: 0 },
+            { files: expected.changed + expected.added, directories: 0, bytes: result.changes?.bytes ?? -1 },
+          );
         sync();
         return ms;
       };

@@ -19,7 +19,12 @@ type Cli = "claude" | "codex";
 const CALLS: Readonly<Record<Cli, { readonly path: string; readonly body: string; readonly auth: (key: string) => Record<string, string> }>> = {
   claude: {
     path: "/v1/messages?beta=true",
-    body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 1024, stream: true, messages: [{ role: "user", content: "What is the capital of France?" }] }),
+    body: JSON.stringify({
+      model: "claude-sonnet-4-5",
+      max_tokens: 1024,
+      stream: true,
+      messages: [{ role: "user", content: "What is the capital of France?" }],
+    }),
     auth: (key) => ({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
   },
   codex: {
@@ -35,7 +40,14 @@ function call(cli: Cli, agent: Agent, base: string, key: string): Promise<number
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: "POST", agent, headers: { "content-type": "application/json", ...CALLS[cli].auth(key) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", ...CALLS[cli].auth(key) },
+      },
       (res) => {
         let bytes = 0;
         res.on("data", (chunk: Buffer) => (bytes += chunk.length));
@@ -93,7 +105,9 @@ async function main(): Promise<number> {
       const added = b.median - a.median;
       console.log(row(`${cli} direct`, a));
       console.log(row(`${cli} through proxy`, b));
-      verdicts.push(`${cli}: added at the median ${added.toFixed(3)} ms, ratio ${(b.median / a.median).toFixed(2)}x, target < ${TARGET_ADDED_MS} ms: ${added < TARGET_ADDED_MS ? "OK" : "MISS"}`);
+      verdicts.push(
+        `${cli}: added at the median ${added.toFixed(3)} ms, ratio ${(b.median / a.median).toFixed(2)}x, target < ${TARGET_ADDED_MS} ms: ${added < TARGET_ADDED_MS ? "OK" : "MISS"}`,
+      );
     }
     for (const verdict of verdicts) console.log(verdict);
     return 0;

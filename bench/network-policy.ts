@@ -28,14 +28,18 @@ function docker(...args: string[]): string {
 
 function leftovers(): string[] {
   const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
-  return [...lines(docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)), ...lines(docker("network", "ls", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`))];
+  return [
+    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
+    ...lines(docker("network", "ls", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
+  ];
 }
 
 async function timed(runner: AgentRunner, label: string): Promise<number> {
   const started = performance.now();
   const outcome: AgentOutcome = await runner.run({ cli: "claude", maxTurns: 5, timeoutSeconds: 120 }, PROMPT);
   const ms = performance.now() - started;
-  if (!outcome.ok || outcome.result?.text !== ANSWER) throw new BenchFailure(`a Run under ${label} ended ${outcome.reason}: ${outcome.error ?? outcome.result?.error ?? "no message"}`);
+  if (!outcome.ok || outcome.result?.text !== ANSWER)
+    throw new BenchFailure(`a Run under ${label} ended ${outcome.reason}: ${outcome.error ?? outcome.result?.error ?? "no message"}`);
   return ms;
 }
 
@@ -59,7 +63,14 @@ async function main(): Promise<number> {
       anthropicBaseUrl: standIn.baseUrl,
       environment: { ANTHROPIC_API_KEY: KEY },
     });
-    const model = createAgentRunner({ image: AGENT_IMAGE, owner: OWNER, logger: silent, networkPolicy: "model", egress: gateway, environment: { ANTHROPIC_API_KEY: KEY } });
+    const model = createAgentRunner({
+      image: AGENT_IMAGE,
+      owner: OWNER,
+      logger: silent,
+      networkPolicy: "model",
+      egress: gateway,
+      environment: { ANTHROPIC_API_KEY: KEY },
+    });
     const [client, server] = docker("version", "--format", "{{.Client.Version}} {{.Server.Version}}").split(" ");
     console.log(`network policy "model" vs the stand-in's own namespace: ${runs} interleaved trivial claude Runs each, after one warm-up each`);
     console.log(`node ${process.version}, docker client ${client} / engine ${server}, ${os.cpus().length} CPUs, ${os.type()} ${os.release()}`);

@@ -73,7 +73,10 @@ async function floorByLine(stream: AsyncIterable<Uint8Array>): Promise<number> {
     }
     if (start < buffer.length) carry = buffer.subarray(start);
   }
-  if (carry !== undefined) (JSON.parse(carry.toString("utf8")), records++);
+  if (carry !== undefined) {
+    JSON.parse(carry.toString("utf8"));
+    records++;
+  }
   return records;
 }
 
@@ -109,11 +112,21 @@ async function floorByChunk(stream: AsyncIterable<Uint8Array>): Promise<number> 
     }
     if (last + 1 < buffer.length) carry = buffer.subarray(last + 1);
   }
-  if (carry !== undefined) (JSON.parse(carry.toString("utf8")), records++);
+  if (carry !== undefined) {
+    JSON.parse(carry.toString("utf8"));
+    records++;
+  }
   return records;
 }
 
-type Row = { readonly cli: Cli; readonly way: Way; readonly sizeMiB: number; readonly mbPerSecond: number; readonly cpuMbPerSecond: number; readonly peakAboveStartMiB: number };
+type Row = {
+  readonly cli: Cli;
+  readonly way: Way;
+  readonly sizeMiB: number;
+  readonly mbPerSecond: number;
+  readonly cpuMbPerSecond: number;
+  readonly peakAboveStartMiB: number;
+};
 
 async function measure(cli: Cli, way: Way, sizeMiB: number): Promise<Row> {
   global.gc?.();
@@ -135,7 +148,14 @@ async function measure(cli: Cli, way: Way, sizeMiB: number): Promise<Row> {
   const seconds = (performance.now() - began) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  return { cli, way, sizeMiB, mbPerSecond: Math.round((sizeMiB * MiB) / 1e6 / seconds), cpuMbPerSecond: Math.round((sizeMiB * MiB) / 1e6 / cpuSeconds), peakAboveStartMiB: Math.round(((peak - start) / MiB) * 10) / 10 };
+  return {
+    cli,
+    way,
+    sizeMiB,
+    mbPerSecond: Math.round((sizeMiB * MiB) / 1e6 / seconds),
+    cpuMbPerSecond: Math.round((sizeMiB * MiB) / 1e6 / cpuSeconds),
+    peakAboveStartMiB: Math.round(((peak - start) / MiB) * 10) / 10,
+  };
 }
 
 async function main(): Promise<number> {
@@ -150,10 +170,13 @@ async function main(): Promise<number> {
     JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, "--one", cli, way, String(sizeMiB)], { encoding: "utf8" })) as Row;
   const ratios = new Map<string, { wall: number[]; cpu: number[] }>();
   console.log(`parsing claude and codex streams fed in 64 KiB chunks: parser vs floor (split on LF + JSON.parse), ${runs} run(s)`);
-  console.log("MB/s by the wall clock; floor = the faster of one decode per line and one per chunk; ratio = parser / floor, by the wall clock and by CPU time; peak = peak RSS above start");
+  console.log(
+    "MB/s by the wall clock; floor = the faster of one decode per line and one per chunk; ratio = parser / floor, by the wall clock and by CPU time; peak = peak RSS above start",
+  );
   const header = ["run", "cli", "size", "parser MB/s", "floor MB/s", "ratio", "cpu ratio", "parser peak", "floor peak"];
   const widths = [4, 7, 7, 12, 16, 6, 10, 12, 11];
-  const print = (cells: readonly string[]) => console.log(cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(" "));
+  const print = (cells: readonly string[]) =>
+    console.log(cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(" "));
   print(header);
   for (let run = 1; run <= runs; run++) {
     for (const cli of CLIS) {
@@ -171,7 +194,17 @@ async function main(): Promise<number> {
         const key = `${cli} ${sizeMiB} MiB`;
         const seen = ratios.get(key) ?? { wall: [], cpu: [] };
         ratios.set(key, { wall: [...seen.wall, wall], cpu: [...seen.cpu, cpu] });
-        print([String(run), cli, `${sizeMiB} MiB`, String(parser.mbPerSecond), `${base.mbPerSecond} ${base === byLine ? "line" : "chunk"}`, wall.toFixed(2), cpu.toFixed(2), `${parser.peakAboveStartMiB} MiB`, `${base.peakAboveStartMiB} MiB`]);
+        print([
+          String(run),
+          cli,
+          `${sizeMiB} MiB`,
+          String(parser.mbPerSecond),
+          `${base.mbPerSecond} ${base === byLine ? "line" : "chunk"}`,
+          wall.toFixed(2),
+          cpu.toFixed(2),
+          `${parser.peakAboveStartMiB} MiB`,
+          `${base.peakAboveStartMiB} MiB`,
+        ]);
       }
     }
   }

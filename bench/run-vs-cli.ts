@@ -24,9 +24,6 @@ const PROMPT: RunPrompt = { text: "ping\n" };
 
 type Sample = { readonly ms: number };
 
-
-
-
 async function drainStdout(stdout: AsyncIterable<Uint8Array>): Promise<ReaderVerdict> {
   for await (const chunk of stdout) void chunk;
   return { ok: true };
@@ -52,7 +49,9 @@ function docker(...args: string[]): string {
 }
 
 function containersOfOwner(): string[] {
-  return docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`).split("\n").filter((l) => l.length > 0);
+  return docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)
+    .split("\n")
+    .filter((l) => l.length > 0);
 }
 
 async function main(): Promise<number> {
@@ -110,8 +109,7 @@ async function main(): Promise<number> {
     const r = summarize(samplesRun.map((s) => s.ms));
     const c = summarize(samplesCli.map((s) => s.ms));
     const ratio = r.median / c.median;
-    const row = (name: string, s: Summary): string =>
-      `${name.padEnd(12)}${[s.median, s.p90, s.min].map((v) => v.toFixed(1).padStart(10)).join("")}`;
+    const row = (name: string, s: Summary): string => `${name.padEnd(12)}${[s.median, s.p90, s.min].map((v) => v.toFixed(1).padStart(10)).join("")}`;
     console.log("");
     console.log(`${"ms".padEnd(12)}${["median", "p90", "min"].map((h) => h.padStart(10)).join("")}`);
     console.log(row("run()", r));

@@ -34,7 +34,9 @@ async function main(): Promise<number> {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const viaService = async (): Promise<number> => {
     const started = performance.now();
-    const posted = (await (await fetch(`${running.url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: PROMPT }) })).json()) as { id: string };
+    const posted = (await (
+      await fetch(`${running.url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: PROMPT }) })
+    ).json()) as { id: string };
     const events = await fetch(`${running.url}/v1/runs/${posted.id}/events`, { headers });
     const text = await events.text(); // the stream closes after the end event
     if (!text.includes('"reason":"completed"')) throw new BenchFailure(`a Run through the service did not complete: ${text.slice(-500)}`);
@@ -57,10 +59,14 @@ async function main(): Promise<number> {
     }
     const s = summarize(service);
     const l = summarize(library);
-    console.log(`trivial claude Run, ${runs} each: through the service median ${s.median.toFixed(1)} ms (p90 ${s.p90.toFixed(1)}), through the library median ${l.median.toFixed(1)} ms (p90 ${l.p90.toFixed(1)})`);
+    console.log(
+      `trivial claude Run, ${runs} each: through the service median ${s.median.toFixed(1)} ms (p90 ${s.p90.toFixed(1)}), through the library median ${l.median.toFixed(1)} ms (p90 ${l.p90.toFixed(1)})`,
+    );
     console.log(`added by the service: ${(s.median - l.median).toFixed(1)} ms, ratio ${(s.median / l.median).toFixed(2)}`);
 
-    const posted = (await (await fetch(`${running.url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: PROMPT }) })).json()) as { id: string };
+    const posted = (await (
+      await fetch(`${running.url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: PROMPT }) })
+    ).json()) as { id: string };
     let next = 0;
     const started = performance.now();
     await Promise.all(

@@ -12,7 +12,24 @@ import { MAX_HARVEST_ENTRIES, MAX_HARVEST_FILE_BYTES, MAX_HARVEST_TOTAL_BYTES, h
 import { prepareRunDirectory } from "../src/staging/index.js";
 import { checkedCopy } from "./checked-copy.js";
 import { BenchFailure, parseRuns, runBench } from "./measure.js";
-import { checkFreeSpace, diskBytes, inScratch, machineLine, makeMonorepoTree, pattern, report, rssMiB, sameTally, slice, sync, tallyTree, textPattern, time, timedCpArchive, type Tally } from "./trees.js";
+import {
+  checkFreeSpace,
+  diskBytes,
+  inScratch,
+  machineLine,
+  makeMonorepoTree,
+  pattern,
+  report,
+  rssMiB,
+  sameTally,
+  slice,
+  sync,
+  tallyTree,
+  textPattern,
+  time,
+  timedCpArchive,
+  type Tally,
+} from "./trees.js";
 
 const DEFAULT_RUNS = 5;
 const MAX_RUNS = 1000;
@@ -69,7 +86,11 @@ function makeHarvestTree(root: string, bytes: Buffer): Tally {
     }
   }
   const tally = { files, directories: HARVEST_DIRS, bytes: total };
-  if (tally.files + tally.directories > MAX_HARVEST_ENTRIES || tally.bytes > MAX_HARVEST_TOTAL_BYTES || HARVEST_FILE_BYTES + HARVEST_FILE_SPREAD_BYTES > MAX_HARVEST_FILE_BYTES) {
+  if (
+    tally.files + tally.directories > MAX_HARVEST_ENTRIES ||
+    tally.bytes > MAX_HARVEST_TOTAL_BYTES ||
+    HARVEST_FILE_BYTES + HARVEST_FILE_SPREAD_BYTES > MAX_HARVEST_FILE_BYTES
+  ) {
     throw new BenchFailure(`the harvest tree (${JSON.stringify(tally)}) breaks a harvest limit; shrink HARVEST_FILE_BYTES or HARVEST_FILES_PER_DIR`);
   }
   return tally;
@@ -101,17 +122,27 @@ async function main(): Promise<number> {
     const fresh = (): string => path.join(copies, `c${n++}`);
 
     // Staging: prepareRunDirectory copies the tree into <runId>/work/ (0444 files, an empty out/).
-    const stageOursOf = (tree: string, tally: Tally) => async (check: boolean): Promise<number> => {
-      const runId = randomBytes(8).toString("hex");
-      const ms = await time(async () => {
-        await prepareRunDirectory({ runtimeDir, runId, owner: OWNER, inputs: { directory: tree }, promptText: "ping\n", writableWork: false, agentUser: AGENT_USER });
-      });
-      const root = path.join(runtimeDir, runId);
-      // work/ holds the inputs plus the agent's empty out/.
-      if (check) sameTally("the staged work/", tallyTree(path.join(root, "work")), { ...tally, directories: tally.directories + 1 });
-      sync();
-      return ms;
-    };
+    const stageOursOf =
+      (tree: string, tally: Tally) =>
+      async (check: boolean): Promise<number> => {
+        const runId = randomBytes(8).toString("hex");
+        const ms = await time(async () => {
+          await prepareRunDirectory({
+            runtimeDir,
+            runId,
+            owner: OWNER,
+            inputs: { directory: tree },
+            promptText: "ping\n",
+            writableWork: false,
+            agentUser: AGENT_USER,
+          });
+        });
+        const root = path.join(runtimeDir, runId);
+        // work/ holds the inputs plus the agent's empty out/.
+        if (check) sameTally("the staged work/", tallyTree(path.join(root, "work")), { ...tally, directories: tally.directories + 1 });
+        sync();
+        return ms;
+      };
     const stageOurs = stageOursOf(input, inputTally);
     const stageCp = timedCpArchive(input, inputTally, fresh);
     const harvestOurs = async (check: boolean): Promise<number> => {

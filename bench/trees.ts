@@ -220,7 +220,12 @@ export function rssMiB(): string {
 export function report(title: string, tally: Tally, ours: Way, cpMs: readonly number[], others: readonly Way[] = []): void {
   const row = ([name, samples]: Way): string => {
     const s = summarize(samples);
-    return `${name.padEnd(26)}${[s.median.toFixed(1), s.min.toFixed(1), (tally.files / (s.median / 1000)).toFixed(0), (tally.bytes / 1e6 / (s.median / 1000)).toFixed(1)]
+    return `${name.padEnd(26)}${[
+      s.median.toFixed(1),
+      s.min.toFixed(1),
+      (tally.files / (s.median / 1000)).toFixed(0),
+      (tally.bytes / 1e6 / (s.median / 1000)).toFixed(1),
+    ]
       .map((v) => v.padStart(10))
       .join("")}`;
   };
@@ -231,5 +236,7 @@ export function report(title: string, tally: Tally, ours: Way, cpMs: readonly nu
   console.log(`${title}: ${tally.files} files, ${tally.directories} directories, ${(tally.bytes / 1e6).toFixed(1)} MB`);
   console.log(`${"ms".padEnd(26)}${["median", "min", "files/s", "MB/s"].map((h) => h.padStart(10)).join("")}`);
   for (const way of [ours, ["cp -a", cpMs] as const, ...others]) console.log(row(way));
-  console.log(`median(ours) / median(cp) = ${ratio.toFixed(2)} (target <= ${COPY_TARGET_RATIO}: ${ratio <= COPY_TARGET_RATIO ? "MET" : "MISS"}), min(ours) / min(cp) = ${(o.min / c.min).toFixed(2)}`);
+  console.log(
+    `median(ours) / median(cp) = ${ratio.toFixed(2)} (target <= ${COPY_TARGET_RATIO}: ${ratio <= COPY_TARGET_RATIO ? "MET" : "MISS"}), min(ours) / min(cp) = ${(o.min / c.min).toFixed(2)}`,
+  );
 }

@@ -43,22 +43,34 @@ export function chooseDemoNetwork(cli: AgentCli, env: Readonly<Record<string, st
     );
   }
   if (policy !== "" && networks.length > 0) {
-    throw new Error(`${POLICY_VARIABLE} ${JSON.stringify(policy)} and ${NETWORK_VARIABLE} ${JSON.stringify(env[NETWORK_VARIABLE])} were both given; name a policy or networks, not both`);
+    throw new Error(
+      `${POLICY_VARIABLE} ${JSON.stringify(policy)} and ${NETWORK_VARIABLE} ${JSON.stringify(env[NETWORK_VARIABLE])} were both given; name a policy or networks, not both`,
+    );
   }
   const real = DEMO_KEYS[cli].some((name) => (env[name] ?? "") !== "");
   if (!real) {
     const named = policy !== "" ? `${POLICY_VARIABLE}=${policy}` : networks.length > 0 ? `${NETWORK_VARIABLE}=${networks.join(",")}` : undefined;
     return {
       network: { kind: "stand-in" },
-      ...(named === undefined ? {} : { warning: `${named} is not used for ${cli}: with no key set (${DEMO_KEYS[cli].join(" or ")}), it runs against the stand-in model, which needs no network` }),
+      ...(named === undefined
+        ? {}
+        : {
+            warning: `${named} is not used for ${cli}: with no key set (${DEMO_KEYS[cli].join(" or ")}), it runs against the stand-in model, which needs no network`,
+          }),
     };
   }
   if (networks.length > 0) {
-    return { network: { kind: "networks", networks }, warning: `${NETWORK_VARIABLE}: ${reachWarning({ networks }) ?? `${cli}'s agent joins ${networks.join(", ")}`}` };
+    return {
+      network: { kind: "networks", networks },
+      warning: `${NETWORK_VARIABLE}: ${reachWarning({ networks }) ?? `${cli}'s agent joins ${networks.join(", ")}`}`,
+    };
   }
   const chosen: DemoPolicy = policy === "" ? "model" : (policy as DemoPolicy);
   if (chosen === "none") {
-    return { network: { kind: "policy", policy: "none" }, warning: `${POLICY_VARIABLE}=none gives the agent no network at all: a real CLI cannot reach its model, and the Run fails saying so` };
+    return {
+      network: { kind: "policy", policy: "none" },
+      warning: `${POLICY_VARIABLE}=none gives the agent no network at all: a real CLI cannot reach its model, and the Run fails saying so`,
+    };
   }
   const warning = reachWarning({ policy: chosen });
   return { network: { kind: "policy", policy: chosen }, ...(warning === undefined ? {} : { warning: `${POLICY_VARIABLE}=${chosen}: ${warning}` }) };

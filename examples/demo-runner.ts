@@ -29,8 +29,10 @@ export async function openDemoRunner(network: DemoNetwork, demo: DemoRunnerOptio
     const standIn: RunningStandIn = await startStandInModel("plain");
     return { options: { image, ...standInRunnerOptions(standIn) }, against: "the stand-in model (no key set)", close: standIn.stop };
   }
-  if (network.kind === "networks") return { options: { image, networks: network.networks }, against: `the real API, over ${network.networks.join(", ")}`, close: async () => undefined };
-  if (network.policy !== "model") return { options: { image, networkPolicy: network.policy }, against: `the real API, under network policy ${network.policy}`, close: async () => undefined };
+  if (network.kind === "networks")
+    return { options: { image, networks: network.networks }, against: `the real API, over ${network.networks.join(", ")}`, close: async () => undefined };
+  if (network.policy !== "model")
+    return { options: { image, networkPolicy: network.policy }, against: `the real API, under network policy ${network.policy}`, close: async () => undefined };
   // The proxy's control socket and secret live in a directory the engine binds: this process's own.
   const runtimeDir = await mkdtemp(join(tmpdir(), "agentcage-demo-"));
   let egress: EgressGateway;

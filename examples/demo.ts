@@ -26,7 +26,9 @@ async function demo(cli: AgentCli): Promise<boolean> {
     const command = await runner.commandFor(request, PROMPT);
     console.log([command.command, ...command.redactedArgs].map(quote).join(" "));
     if (network.kind === "policy" && network.policy !== "none") {
-      console.log(`# (run() also makes the Run's own network for policy ${network.policy}${network.policy === "model" ? " with the egress proxy on it, and hands the agent a per-Run token" : ""}; the command above has none)`);
+      console.log(
+        `# (run() also makes the Run's own network for policy ${network.policy}${network.policy === "model" ? " with the egress proxy on it, and hands the agent a per-Run token" : ""}; the command above has none)`,
+      );
     }
     const outcome = await runner.run(request, PROMPT, {
       onEvent: (event) => event.type !== "result" && console.log(`  event: ${JSON.stringify(event).slice(0, 160)}`),

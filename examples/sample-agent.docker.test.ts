@@ -13,7 +13,7 @@ describe("the demo's sample agent", () => {
   it("is not ok when the agent ends without its result line", async () => {
     const runtime = createAgentContainerRuntime({
       container: { image: TEST_IMAGE, logger: capturingLogger().logger },
-      run: (prompt, run) => ({ ...sampleAgentPlan(prompt, run), args: ["sh", "-c", "echo '{\"type\":\"start\"}'"] }),
+      run: (prompt, run) => ({ ...sampleAgentPlan(prompt, run), args: ["sh", "-c", 'echo \'{"type":"start"}\''] }),
     });
     const outcome = await runtime.run({ text: "x" });
     expect(outcome).toMatchObject({ ok: false, reason: "failed", error: "sample-agent ended without a result line; the agent exited with code 0" });

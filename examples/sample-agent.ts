@@ -16,7 +16,8 @@ export async function readSampleAgent(stdout: AsyncIterable<Uint8Array>): Promis
     if (line.trim() === "") continue;
     const record = JSON.parse(line) as { type?: string; text?: string; ok?: boolean };
     if (record.type === "answer") text = record.text;
-    if (record.type === "result") return record.ok === true ? { ok: true, ...(text === undefined ? {} : { text }) } : { ok: false, error: "sample-agent reported failure" };
+    if (record.type === "result")
+      return record.ok === true ? { ok: true, ...(text === undefined ? {} : { text }) } : { ok: false, error: "sample-agent reported failure" };
   }
   return { ok: false, error: "sample-agent ended without a result line" };
 }

@@ -7,16 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import tar from "tar-stream";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  agentBuildArgs,
-  buildCaCertsFile,
-  inputsHash,
-  packContext,
-  parseClisEnv,
-  readBuildProgress,
-  readContext,
-  type ContextFile,
-} from "./build-image.js";
+import { agentBuildArgs, buildCaCertsFile, inputsHash, packContext, parseClisEnv, readBuildProgress, readContext, type ContextFile } from "./build-image.js";
 
 const CLIS_ENV = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../images/agent/clis.env");
 const CHUNK_SIZES = [1, 2, 3, 7, 64, Number.MAX_SAFE_INTEGER];
@@ -164,7 +155,9 @@ describe("readContext", () => {
 
   it("refuses a symbolic link, an extra file outside the context, and a name taken twice", async () => {
     const ctx = await scratch();
-    await expect(readContext(ctx, [{ name: "../main.js", from: path.join(dir, "elsewhere.js") }])).rejects.toThrow('extra file name "../main.js" is not inside the build context');
+    await expect(readContext(ctx, [{ name: "../main.js", from: path.join(dir, "elsewhere.js") }])).rejects.toThrow(
+      'extra file name "../main.js" is not inside the build context',
+    );
     await expect(readContext(ctx, [{ name: "Dockerfile", from: path.join(dir, "elsewhere.js") }])).rejects.toThrow('extra file "Dockerfile" is already in');
     await symlink("Dockerfile", path.join(ctx, "link"));
     await expect(readContext(ctx)).rejects.toThrow(/link is not a regular file or directory/);
@@ -184,7 +177,10 @@ describe("readBuildProgress", () => {
     { stream: "Step 2/2 : RUN false\n" },
     { stream: "\u001b[91mfetch-clis: integrity mismatch\n\u001b[0m" },
     { stream: "Removing intermediate container 019a8f9e4df6\n" },
-    { errorDetail: { code: 1, message: "The command '/bin/sh -c false' returned a non-zero code: 1" }, error: "The command '/bin/sh -c false' returned a non-zero code: 1" },
+    {
+      errorDetail: { code: 1, message: "The command '/bin/sh -c false' returned a non-zero code: 1" },
+      error: "The command '/bin/sh -c false' returned a non-zero code: 1",
+    },
   ];
 
   async function* chunked(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {

@@ -75,9 +75,14 @@ export async function orchestratorInputsHash(root: string = REPO_ROOT, env: Node
 }
 
 /** Builds agentcage-orchestrator:latest from the repository unless the image of that tag carries the same inputs digest. */
-export async function buildOrchestratorImage(docker: DockerImages, options: { root?: string; env?: NodeJS.ProcessEnv; output?: NodeJS.WritableStream } = {}): Promise<BuildImageResult> {
+export async function buildOrchestratorImage(
+  docker: DockerImages,
+  options: { root?: string; env?: NodeJS.ProcessEnv; output?: NodeJS.WritableStream } = {},
+): Promise<BuildImageResult> {
   const request = await orchestratorImageRequest(options.root ?? REPO_ROOT, options.env ?? process.env);
-  return withOrchestratorContext(request, (withContext) => buildImage({ ...withContext, docker, ...(options.output === undefined ? {} : { output: options.output }) }));
+  return withOrchestratorContext(request, (withContext) =>
+    buildImage({ ...withContext, docker, ...(options.output === undefined ? {} : { output: options.output }) }),
+  );
 }
 
 if (isEntry()) process.exitCode = await buildImagesCommand(process.argv.slice(2), { docker: new Docker(), root: REPO_ROOT });

@@ -126,7 +126,16 @@ function argvFor(capture: Capture, bin: string, modelUrl: string): string[] {
   if (capture.cli === "claude") {
     const turns = capture.scenario === "max_turns" && capture.maxBudgetUsd === undefined ? CLAUDE_MAX_TURNS_FOR_LOOP : CLAUDE_MAX_TURNS;
     return [
-      bin, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", String(turns), "--dangerously-skip-permissions", "--model", capture.model ?? CLAUDE_MODEL,
+      bin,
+      "-p",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--max-turns",
+      String(turns),
+      "--dangerously-skip-permissions",
+      "--model",
+      capture.model ?? CLAUDE_MODEL,
       ...(capture.maxBudgetUsd === undefined ? [] : ["--max-budget-usd", String(capture.maxBudgetUsd)]),
     ];
   }
@@ -134,8 +143,21 @@ function argvFor(capture: Capture, bin: string, modelUrl: string): string[] {
     `model_providers.stub={name="stub",base_url="${modelUrl}/v1",env_key="OPENAI_API_KEY",wire_api="responses",` +
     `request_max_retries=${capture.retries},stream_max_retries=${capture.retries}}`;
   return [
-    bin, "exec", "--json", "--skip-git-repo-check", "--sandbox", "danger-full-access", "--ephemeral", "--ignore-user-config",
-    "--model", capture.model ?? CODEX_MODEL, "-c", 'model_provider="stub"', "-c", provider, "-",
+    bin,
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--sandbox",
+    "danger-full-access",
+    "--ephemeral",
+    "--ignore-user-config",
+    "--model",
+    capture.model ?? CODEX_MODEL,
+    "-c",
+    'model_provider="stub"',
+    "-c",
+    provider,
+    "-",
   ];
 }
 
@@ -164,26 +186,28 @@ async function runCapture(capture: Capture, bin: string, uid: number): Promise<{
   const model = await startStandInModel({ scenario: capture.scenario });
   const started = Date.now();
   try {
-    const child = spawn(
-      "setpriv",
-      [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", ...argvFor(capture, bin, model.url)],
-      { cwd: work, env: envFor(capture, home, tmp, model.url), stdio: ["pipe", "pipe", "pipe"], detached: true },
-    );
+    const child = spawn("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", ...argvFor(capture, bin, model.url)], {
+      cwd: work,
+      env: envFor(capture, home, tmp, model.url),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let stoppedBy: ExitRecord["stoppedBy"] = "exit";
     let killTimer: NodeJS.Timeout | undefined;
     const stop = (why: ExitRecord["stoppedBy"]): void => {
-      if (stoppedBy !== "exit" || child.pid === undefined) return;
+      const pid = child.pid;
+      if (stoppedBy !== "exit" || pid === undefined) return;
       stoppedBy = why;
       try {
-        process.kill(-child.pid, "SIGTERM");
+        process.kill(-pid, "SIGTERM");
       } catch {
         // already gone
       }
       killTimer = setTimeout(() => {
         try {
-          process.kill(-child.pid!, "SIGKILL");
+          process.kill(-pid, "SIGKILL");
         } catch {
           // already gone
         }
@@ -228,7 +252,10 @@ function parseArgs(argv: readonly string[]): { cli?: Cli; scenario?: Scenario; n
     if (flag === "--cli" && (value === "claude" || value === "codex")) out.cli = value;
     else if (flag === "--scenario" && value !== undefined && isScenario(value)) out.scenario = value;
     else if (flag === "--name" && value !== undefined) out.name = value;
-    else throw new Error(`argument ${JSON.stringify(`${flag ?? ""} ${value ?? ""}`.trim())} is not understood; use --cli claude|codex, --scenario <${SCENARIOS.join("|")}> and --name <fixture, e.g. max_turns.max_budget>`);
+    else
+      throw new Error(
+        `argument ${JSON.stringify(`${flag ?? ""} ${value ?? ""}`.trim())} is not understood; use --cli claude|codex, --scenario <${SCENARIOS.join("|")}> and --name <fixture, e.g. max_turns.max_budget>`,
+      );
   }
   return out;
 }
@@ -247,7 +274,8 @@ function cutMidRecord(stdout: Buffer): Buffer {
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error("capture-fixtures must run as root: it runs each CLI under setpriv as a non-root uid");
   const uid = Number(process.env["AGENTCAGE_CAPTURE_UID"] ?? "10002");
-  if (!Number.isInteger(uid) || uid <= 0) throw new Error(`AGENTCAGE_CAPTURE_UID ${JSON.stringify(process.env["AGENTCAGE_CAPTURE_UID"])} is not a non-root uid; unset it or give a number above 0`);
+  if (!Number.isInteger(uid) || uid <= 0)
+    throw new Error(`AGENTCAGE_CAPTURE_UID ${JSON.stringify(process.env["AGENTCAGE_CAPTURE_UID"])} is not a non-root uid; unset it or give a number above 0`);
   const root = repoRoot();
   const versions = readClisEnv(root);
   const bins = binaries(root);
@@ -264,7 +292,12 @@ async function main(): Promise<void> {
 
   const fixtures = join(root, "test", "fixtures");
   for (const capture of captures) {
-    if ((only.cli !== undefined && capture.cli !== only.cli) || (only.scenario !== undefined && capture.scenario !== only.scenario) || (only.name !== undefined && capture.name !== only.name)) continue;
+    if (
+      (only.cli !== undefined && capture.cli !== only.cli) ||
+      (only.scenario !== undefined && capture.scenario !== only.scenario) ||
+      (only.name !== undefined && capture.name !== only.name)
+    )
+      continue;
     const dir = join(fixtures, capture.cli);
     mkdirSync(dir, { recursive: true });
     const { stdout, stderr, exit, outFile } = await runCapture(capture, bins[capture.cli], uid);
@@ -277,7 +310,10 @@ async function main(): Promise<void> {
     const ordered = Object.fromEntries(Object.entries(exits).sort(([a], [b]) => a.localeCompare(b)));
     writeFileSync(exitsPath, `${JSON.stringify(ordered, null, 2)}\n`);
     if (capture.name === "plain") writeFileSync(join(dir, "cut_mid_record.jsonl"), cutMidRecord(stdout));
-    const lines = stdout.toString("utf8").split("\n").filter((l) => l.length > 0).length;
+    const lines = stdout
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l.length > 0).length;
     say(
       `${capture.cli} ${capture.name}: ${exit.stoppedBy === "exit" ? `exit ${String(exit.exitCode ?? exit.signal)}` : `stopped (${exit.stoppedBy})`}` +
         ` in ${exit.durationMs} ms, ${lines} lines, ${exit.modelRequests} model requests` +
@@ -306,4 +342,3 @@ main().catch((error: unknown) => {
   say(error instanceof Error ? error.message : String(error));
   process.exitCode = 1;
 });
-

@@ -3,14 +3,24 @@ import { createBudgetMeter } from "./budget.js";
 import { costOf, priceOf } from "../runtime/index.js";
 import type { AgentUsage } from "./result.js";
 
-const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0): AgentUsage => ({ inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite });
+const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0): AgentUsage => ({
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: cacheRead,
+  cacheWriteTokens: cacheWrite,
+});
 
 describe("a budget meter", () => {
   it("passes maxTurns on the turn after the last one allowed, once", () => {
     const meter = createBudgetMeter("codex", { maxTurns: 2 }, 0);
     expect(meter.observe({ type: "turn", number: 1 }, 10)).toBeUndefined();
     expect(meter.observe({ type: "turn", number: 2 }, 20)).toBeUndefined();
-    expect(meter.observe({ type: "turn", number: 3 }, 30)).toMatchObject({ cap: "maxTurns", limit: 2, used: 3, message: "the Run passed its budget's maxTurns (3 turns of 2 turns); it was stopped with what it had so far" });
+    expect(meter.observe({ type: "turn", number: 3 }, 30)).toMatchObject({
+      cap: "maxTurns",
+      limit: 2,
+      used: 3,
+      message: "the Run passed its budget's maxTurns (3 turns of 2 turns); it was stopped with what it had so far",
+    });
     expect(meter.observe({ type: "turn", number: 4 }, 40)).toBeUndefined();
   });
 

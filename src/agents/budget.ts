@@ -13,7 +13,11 @@ import type { AgentBudget, AgentEvent, AgentUsage, BudgetCap, BudgetUse } from "
  * prints its tokens only when it ends, so its maxTokens and maxCostUsd hold only behind the egress
  * proxy, which meters every call. `where` is the Run's network policy, or "declared" (networks by hand).
  */
-export function unheldCaps(cli: AgentCli, caps: { readonly [cap in BudgetCap]?: number | undefined } | undefined, where: "none" | "open" | "declared" | "model" | "allowlist"): string | undefined {
+export function unheldCaps(
+  cli: AgentCli,
+  caps: { readonly [cap in BudgetCap]?: number | undefined } | undefined,
+  where: "none" | "open" | "declared" | "model" | "allowlist",
+): string | undefined {
   if (cli !== "codex" || caps === undefined || where === "model" || where === "allowlist") return undefined;
   const unheld = (["maxTokens", "maxCostUsd"] as const).filter((cap) => caps[cap] !== undefined).map((cap) => `budget.${cap} ${JSON.stringify(caps[cap])}`);
   if (unheld.length === 0) return undefined;
@@ -65,9 +69,15 @@ export function createBudgetMeter(cli: AgentCli, caps: AgentBudget, startedAt: n
       const limit = caps[cap];
       if (limit === undefined || value <= limit) return undefined;
       breached = true;
-      return { cap, limit, used: value, message: `the Run passed its budget's ${cap} (${unit(value)} of ${unit(limit)}); it was stopped with what it had so far` };
+      return {
+        cap,
+        limit,
+        used: value,
+        message: `the Run passed its budget's ${cap} (${unit(value)} of ${unit(limit)}); it was stopped with what it had so far`,
+      };
     };
-    const costNote = u.costFrom === "dearest_price" ? `, priced at ${cli}'s dearest model since ${JSON.stringify(model ?? "its model")} is not in the price table` : "";
+    const costNote =
+      u.costFrom === "dearest_price" ? `, priced at ${cli}'s dearest model since ${JSON.stringify(model ?? "its model")} is not in the price table` : "";
     return (
       over("maxTurns", u.turns, (n) => `${n} turn${n === 1 ? "" : "s"}`) ??
       over("maxTokens", u.tokens, (n) => `${n.toLocaleString("en-US")} tokens`) ??

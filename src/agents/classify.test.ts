@@ -25,7 +25,11 @@ describe("classifyApiFailure", () => {
       [500, "Internal server error", { reason: "overloaded", retryable: true }],
       [503, "Service Unavailable", { reason: "overloaded", retryable: true }],
       [400, "Your credit balance is too low to access the Anthropic API.", { reason: "quota_exceeded", retryable: false }],
-      [429, "You exceeded your current quota, please check your plan and billing details. (insufficient_quota)", { reason: "quota_exceeded", retryable: false }],
+      [
+        429,
+        "You exceeded your current quota, please check your plan and billing details. (insufficient_quota)",
+        { reason: "quota_exceeded", retryable: false },
+      ],
       [400, "max_tokens: 64000 > 32000, which is the maximum allowed", { reason: "api_error", retryable: false }],
       [404, "model: claude-nonexistent not found", { reason: "api_error", retryable: false }],
     ] as const)("classifies %s %j", (status, message, expected) => {
@@ -39,7 +43,11 @@ describe("classifyApiFailure", () => {
     });
 
     it("gives a 429 the ISO reset time its message names", () => {
-      expect(classifyApiFailure(429, "rate limited until 2026-03-01T12:05:00Z")).toEqual({ reason: "rate_limited", retryable: true, resetAt: "2026-03-01T12:05:00.000Z" });
+      expect(classifyApiFailure(429, "rate limited until 2026-03-01T12:05:00Z")).toEqual({
+        reason: "rate_limited",
+        retryable: true,
+        resetAt: "2026-03-01T12:05:00.000Z",
+      });
     });
 
     it("gives a 429 a reset time relative to now", () => {
@@ -57,7 +65,7 @@ describe("classifyApiFailure", () => {
 
   describe("with only a message", () => {
     it.each([
-      ['authentication_error: invalid x-api-key', { reason: "credential_refused", retryable: false }],
+      ["authentication_error: invalid x-api-key", { reason: "credential_refused", retryable: false }],
       ["OAuth token has expired. Please obtain a new token or refresh your existing token.", { reason: "credential_refused", retryable: false }],
       ["Invalid API key · Please run /login", { reason: "credential_refused", retryable: false }],
       ["permission_error: forbidden", { reason: "credential_refused", retryable: false }],
@@ -77,7 +85,11 @@ describe("classifyApiFailure", () => {
     });
 
     it("reads a relative reset time for a rate limit", () => {
-      expect(classifyApiFailure(undefined, "Too many requests, retry in 2 minutes")).toEqual({ reason: "rate_limited", retryable: true, resetAt: "2026-03-01T12:02:00.000Z" });
+      expect(classifyApiFailure(undefined, "Too many requests, retry in 2 minutes")).toEqual({
+        reason: "rate_limited",
+        retryable: true,
+        resetAt: "2026-03-01T12:02:00.000Z",
+      });
     });
 
     it("does not read a status out of a bare number such as a request id", () => {
@@ -115,12 +127,7 @@ describe("findResetTime", () => {
     expect(findResetTime("try again in 30 seconds, at 2026-03-01T12:00:31Z", NOW)).toBe("2026-03-01T12:00:31.000Z");
   });
 
-  it.each([
-    "rate limited",
-    "resets at 2026-11-30T02:10:38",
-    "Please try again in 20ms.",
-    "try again in 3 months",
-  ])("finds none in %j", (message) => {
+  it.each(["rate limited", "resets at 2026-11-30T02:10:38", "Please try again in 20ms.", "try again in 3 months"])("finds none in %j", (message) => {
     expect(findResetTime(message, NOW)).toBeUndefined();
   });
 });

@@ -30,7 +30,9 @@ function claudeUsage(value: unknown): AgentUsage | undefined {
 
 function toolResultText(content: unknown): string | undefined {
   if (typeof content === "string") return content;
-  const texts = arr(content).map((part) => str(obj(part)?.["text"])).filter((t): t is string => t !== undefined);
+  const texts = arr(content)
+    .map((part) => str(obj(part)?.["text"]))
+    .filter((t): t is string => t !== undefined);
   return texts.length > 0 ? texts.join("\n") : undefined;
 }
 
@@ -51,7 +53,7 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
     const usage = claudeUsage(record["usage"]);
     const resultText = str(record["result"]);
     const facts = {
-      ...(str(record["session_id"]) ?? sessionId ? { sessionId: (str(record["session_id"]) ?? sessionId) as string } : {}),
+      ...((str(record["session_id"]) ?? sessionId) ? { sessionId: (str(record["session_id"]) ?? sessionId) as string } : {}),
       ...(num(record["num_turns"]) === undefined ? {} : { numTurns: num(record["num_turns"]) as number }),
       ...(usage === undefined ? {} : { usage }),
       ...(num(record["total_cost_usd"]) === undefined ? {} : { costUsd: num(record["total_cost_usd"]) as number }),
@@ -94,13 +96,19 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
         const tools = arr(record["tools"]).filter((t): t is string => typeof t === "string");
         emit?.({ type: "init", ...(sessionId === undefined ? {} : { sessionId }), ...(model === undefined ? {} : { model }), tools });
       } else if (subtype === "api_retry") {
-        emit?.({ type: "error", message: `retrying after ${String(record["error_status"] ?? "an error")} (${String(record["error"] ?? "")}), attempt ${String(record["attempt"])} of ${String(record["max_retries"])}` });
+        emit?.({
+          type: "error",
+          message: `retrying after ${String(record["error_status"] ?? "an error")} (${String(record["error"] ?? "")}), attempt ${String(record["attempt"])} of ${String(record["max_retries"])}`,
+        });
       }
     } else if (type === "assistant") {
       const message = obj(record["message"]);
       const content = arr(message?.["content"]);
       if (record["is_api_error_message"] === true || str(record["error"]) !== undefined) {
-        const text = content.map((b) => str(obj(b)?.["text"])).filter((t) => t !== undefined).join("\n");
+        const text = content
+          .map((b) => str(obj(b)?.["text"]))
+          .filter((t) => t !== undefined)
+          .join("\n");
         apiError = {
           ...(str(record["error"]) === undefined ? {} : { error: str(record["error"]) as string }),
           ...(num(record["api_error_status"]) === undefined ? {} : { status: num(record["api_error_status"]) as number }),
@@ -161,7 +169,11 @@ export async function parseClaudeStream(source: AsyncIterable<Uint8Array>, optio
   }
   if (terminal === undefined) {
     const error = apiError?.text ?? "claude's stream ended without its result record";
-    const partial = { ...(sessionId === undefined ? {} : { sessionId }), ...(model === undefined ? {} : { model }), ...(lastText === undefined ? {} : { text: lastText }) };
+    const partial = {
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(model === undefined ? {} : { model }),
+      ...(lastText === undefined ? {} : { text: lastText }),
+    };
     const result: AgentResult = { ok: false, reason: "no_result", error, ...partial, ...counts };
     emit?.({ type: "result", result });
     return result;

@@ -9,16 +9,9 @@ import { parseAgentRequest, type AgentRequestInput } from "./request.js";
 const claude = (fields: Omit<AgentRequestInput, "cli"> = {}) => claudeArgs(parseAgentRequest({ cli: "claude", ...fields }));
 
 /** A system prompt that would break any argv built by pasting text. */
-const AWKWARD = 'Say "hi" \\ then stop.\nSecond line\twith a tab; $(id) `id` \'single\' --model x';
+const AWKWARD = "Say \"hi\" \\ then stop.\nSecond line\twith a tab; $(id) `id` 'single' --model x";
 
-const CLAUDE_BASE = [
-  "claude",
-  "--print",
-  "--output-format", "stream-json",
-  "--verbose",
-  "--max-turns", "100",
-  "--dangerously-skip-permissions",
-] as const;
+const CLAUDE_BASE = ["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "100", "--dangerously-skip-permissions"] as const;
 const NO_WEB = ["--disallowedTools", "WebSearch", "WebFetch"] as const;
 
 describe("claudeArgs", () => {
@@ -52,8 +45,28 @@ describe("claudeArgs", () => {
   });
 
   it("writes maxTurns after --max-turns", () => {
-    expect(claude({ maxTurns: 0 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "0", "--dangerously-skip-permissions", ...NO_WEB]);
-    expect(claude({ maxTurns: 1000 })).toEqual(["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "1000", "--dangerously-skip-permissions", ...NO_WEB]);
+    expect(claude({ maxTurns: 0 })).toEqual([
+      "claude",
+      "--print",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--max-turns",
+      "0",
+      "--dangerously-skip-permissions",
+      ...NO_WEB,
+    ]);
+    expect(claude({ maxTurns: 1000 })).toEqual([
+      "claude",
+      "--print",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--max-turns",
+      "1000",
+      "--dangerously-skip-permissions",
+      ...NO_WEB,
+    ]);
   });
 
   it("appends a systemPrompt as one word", () => {
@@ -65,7 +78,12 @@ describe("claudeArgs", () => {
   });
 
   it("adds --resume for resumeSession", () => {
-    expect(claude({ resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c"]);
+    expect(claude({ resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" })).toEqual([
+      ...CLAUDE_BASE,
+      ...NO_WEB,
+      "--resume",
+      "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
+    ]);
   });
 
   it("puts every field in a fixed order", () => {
@@ -74,14 +92,20 @@ describe("claudeArgs", () => {
     ).toEqual([
       "claude",
       "--print",
-      "--output-format", "stream-json",
+      "--output-format",
+      "stream-json",
       "--verbose",
-      "--max-turns", "5",
+      "--max-turns",
+      "5",
       "--dangerously-skip-permissions",
-      "--model", "opus",
-      "--effort", "low",
-      "--append-system-prompt", "Be brief.",
-      "--resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
+      "--model",
+      "opus",
+      "--effort",
+      "low",
+      "--append-system-prompt",
+      "Be brief.",
+      "--resume",
+      "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
     ]);
   });
 

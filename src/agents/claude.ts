@@ -11,9 +11,11 @@ export function claudeArgs(request: AgentRequest): string[] {
   return [
     "claude",
     "--print",
-    "--output-format", "stream-json",
+    "--output-format",
+    "stream-json",
     "--verbose",
-    "--max-turns", String(request.maxTurns),
+    "--max-turns",
+    String(request.maxTurns),
     // Needs a non-root uid; inside the container there is nobody to ask and nothing to protect.
     "--dangerously-skip-permissions",
     ...(request.noTools ? ["--tools", ""] : request.web ? [] : ["--disallowedTools", ...CLAUDE_WEB_TOOLS]),

@@ -14,8 +14,31 @@ import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 function inAgentImage(script: string, ...args: string[]): string {
   return execFileSync(
     "docker",
-    ["run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=64m,mode=1777", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-      "-e", "HOME=/tmp", "-e", "TMPDIR=/var/tmp", "-e", "CODEX_HOME=/tmp", AGENT_IMAGE, "bash", "-c", script, "bash", ...args],
+    [
+      "run",
+      "--rm",
+      "--network",
+      "none",
+      "--read-only",
+      "--tmpfs",
+      "/tmp:rw,nosuid,nodev,size=64m,mode=1777",
+      "--cap-drop",
+      "ALL",
+      "--security-opt",
+      "no-new-privileges",
+      "-e",
+      "HOME=/tmp",
+      "-e",
+      "TMPDIR=/var/tmp",
+      "-e",
+      "CODEX_HOME=/tmp",
+      AGENT_IMAGE,
+      "bash",
+      "-c",
+      script,
+      "bash",
+      ...args,
+    ],
     { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 },
   );
 }
@@ -47,7 +70,9 @@ describe("the switches that turn off each CLI's own traffic", () => {
 
   it("name features the pinned codex has", () => {
     const { features } = codexSwitches(CODEX_QUIET);
-    const listed = inAgentImage("codex features list 2>/dev/null").split("\n").map((line) => line.split(/\s+/)[0]);
+    const listed = inAgentImage("codex features list 2>/dev/null")
+      .split("\n")
+      .map((line) => line.split(/\s+/)[0]);
     for (const feature of features) expect(listed, feature).toContain(feature);
   });
 

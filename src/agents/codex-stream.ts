@@ -37,7 +37,8 @@ function codexUsage(value: unknown): AgentUsage | undefined {
  * (no network in the cage), a refused connection. Retrying cannot help inside the cage, and codex
  * would spend the Run's whole timeout on it (five reconnects, a DNS wait each).
  */
-const UNREACHABLE = /failed to lookup address information|dns error|Connection refused|error sending request|error trying to connect|No route to host|Network is unreachable/i;
+const UNREACHABLE =
+  /failed to lookup address information|dns error|Connection refused|error sending request|error trying to connect|No route to host|Network is unreachable/i;
 
 export function classifyCodexFailure(message: string): Classified {
   for (const [pattern, classified] of CODEX_MESSAGES) if (pattern.test(message)) return classified;
@@ -76,7 +77,12 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
         const itemType = str(item?.["type"]);
         const id = str(item?.["id"]);
         if (itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "web_search") {
-          emit({ type: "tool_call", ...(id === undefined ? {} : { id }), name: itemType === "command_execution" ? "shell" : (str(item?.["tool"]) ?? itemType), input: item?.["command"] ?? item?.["arguments"] ?? item?.["query"] });
+          emit({
+            type: "tool_call",
+            ...(id === undefined ? {} : { id }),
+            name: itemType === "command_execution" ? "shell" : (str(item?.["tool"]) ?? itemType),
+            input: item?.["command"] ?? item?.["arguments"] ?? item?.["query"],
+          });
         }
         break;
       }
@@ -85,7 +91,13 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
         const itemType = str(item?.["type"]);
         const id = str(item?.["id"]);
         // Each item codex completes is a model response acted on: what a budget counts as a turn.
-        if (itemType === "agent_message" || itemType === "command_execution" || itemType === "mcp_tool_call" || itemType === "file_change" || itemType === "web_search") {
+        if (
+          itemType === "agent_message" ||
+          itemType === "command_execution" ||
+          itemType === "mcp_tool_call" ||
+          itemType === "file_change" ||
+          itemType === "web_search"
+        ) {
           completedItems += 1;
           emit?.({ type: "turn", number: completedItems });
         }
@@ -96,7 +108,12 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
           if (emit !== undefined) {
             const output = str(item?.["aggregated_output"]);
             const exit = num(item?.["exit_code"]);
-            emit({ type: "tool_result", ...(id === undefined ? {} : { id }), isError: (exit ?? 0) !== 0 || str(item?.["status"]) === "failed", ...(output === undefined ? {} : { text: output }) });
+            emit({
+              type: "tool_result",
+              ...(id === undefined ? {} : { id }),
+              isError: (exit ?? 0) !== 0 || str(item?.["status"]) === "failed",
+              ...(output === undefined ? {} : { text: output }),
+            });
           }
         } else if (itemType === "file_change") {
           emit?.({ type: "tool_call", ...(id === undefined ? {} : { id }), name: "file_change", input: item?.["changes"] });
@@ -116,7 +133,14 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
         const message = str(obj(record["error"])?.["message"]) ?? lastError ?? "codex reported a failed turn";
         const classified = classifyCodexFailure(message);
         turns += 1;
-        terminal = { ok: false, reason: classified.reason, retryable: classified.retryable, error: message, ...(classified.resetAt === undefined ? {} : { resetAt: classified.resetAt }), ...facts() };
+        terminal = {
+          ok: false,
+          reason: classified.reason,
+          retryable: classified.retryable,
+          error: message,
+          ...(classified.resetAt === undefined ? {} : { resetAt: classified.resetAt }),
+          ...facts(),
+        };
         return "terminal";
       }
       case "error":
@@ -142,9 +166,17 @@ export async function parseCodexStream(source: AsyncIterable<Uint8Array>, option
     ...(tally.oversizedLines > 0 ? { oversizedLines: tally.oversizedLines } : {}),
   };
   let result: AgentResult;
-  if (tally.tooNoisy && terminal === undefined) result = { ok: false, reason: "protocol_error", error: tooNoisyMessage("codex", options, tally.firstNoise), ...counts };
+  if (tally.tooNoisy && terminal === undefined)
+    result = { ok: false, reason: "protocol_error", error: tooNoisyMessage("codex", options, tally.firstNoise), ...counts };
   else if (terminal === undefined) {
-    result = { ok: false, reason: "no_result", error: lastError ?? "codex's stream ended without turn.completed or turn.failed", ...(text === undefined ? {} : { text }), ...facts(), ...counts };
+    result = {
+      ok: false,
+      reason: "no_result",
+      error: lastError ?? "codex's stream ended without turn.completed or turn.failed",
+      ...(text === undefined ? {} : { text }),
+      ...facts(),
+      ...counts,
+    };
   } else result = { ...terminal, ...counts };
   emit?.({ type: "result", result });
   return result;

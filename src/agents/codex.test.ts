@@ -10,26 +10,37 @@ const codex = (fields: Omit<AgentRequestInput, "cli"> = {}, provider?: CodexProv
   codexArgs(parseAgentRequest({ cli: "codex", ...fields }), { workdir, ...(provider === undefined ? {} : { provider }) });
 
 /** A system prompt that would break any argv or TOML built by pasting text. */
-const AWKWARD = 'Say "hi" \\ then stop.\nSecond line\twith a tab; $(id) `id` \'single\' --model x';
+const AWKWARD = "Say \"hi\" \\ then stop.\nSecond line\twith a tab; $(id) `id` 'single' --model x";
 
 const CODEX_BASE = [
   "codex",
   "exec",
   "--json",
-  "--cd", "/work",
+  "--cd",
+  "/work",
   "--skip-git-repo-check",
-  "--sandbox", "danger-full-access",
+  "--sandbox",
+  "danger-full-access",
   "--ephemeral",
   "--ignore-user-config",
-  "--disable", "shell_snapshot",
-  "-c", "analytics.enabled=false",
-  "-c", 'otel.metrics_exporter="none"',
-  "-c", 'otel.exporter="none"',
-  "-c", 'otel.trace_exporter="none"',
-  "-c", "feedback.enabled=false",
-  "-c", "check_for_update_on_startup=false",
-  "--disable", "plugins",
-  "--disable", "apps",
+  "--disable",
+  "shell_snapshot",
+  "-c",
+  "analytics.enabled=false",
+  "-c",
+  'otel.metrics_exporter="none"',
+  "-c",
+  'otel.exporter="none"',
+  "-c",
+  'otel.trace_exporter="none"',
+  "-c",
+  "feedback.enabled=false",
+  "-c",
+  "check_for_update_on_startup=false",
+  "--disable",
+  "plugins",
+  "--disable",
+  "apps",
 ] as const;
 const WEB_OFF = ["-c", 'web_search="disabled"'] as const;
 
@@ -83,33 +94,57 @@ describe("codexArgs", () => {
   });
 
   it("resumes a session after the exec options, before the stdin marker", () => {
-    expect(codex({ resumeSession: "01a22a3a-acd8-76d0-b073-23922d1390c9" })).toEqual([...CODEX_BASE, ...WEB_OFF, "resume", "01a22a3a-acd8-76d0-b073-23922d1390c9", "-"]);
+    expect(codex({ resumeSession: "01a22a3a-acd8-76d0-b073-23922d1390c9" })).toEqual([
+      ...CODEX_BASE,
+      ...WEB_OFF,
+      "resume",
+      "01a22a3a-acd8-76d0-b073-23922d1390c9",
+      "-",
+    ]);
   });
 
   it("puts every field in a fixed order", () => {
-    expect(codex({ model: "gpt-5.5", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" })).toEqual([
+    expect(
+      codex({ model: "gpt-5.5", effort: "low", web: true, maxTurns: 5, systemPrompt: "Be brief.", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" }),
+    ).toEqual([
       "codex",
       "exec",
       "--json",
-      "--cd", "/work",
+      "--cd",
+      "/work",
       "--skip-git-repo-check",
-      "--sandbox", "danger-full-access",
+      "--sandbox",
+      "danger-full-access",
       "--ephemeral",
       "--ignore-user-config",
-      "--disable", "shell_snapshot",
-      "-c", "analytics.enabled=false",
-      "-c", 'otel.metrics_exporter="none"',
-      "-c", 'otel.exporter="none"',
-      "-c", 'otel.trace_exporter="none"',
-      "-c", "feedback.enabled=false",
-      "-c", "check_for_update_on_startup=false",
-      "--disable", "plugins",
-      "--disable", "apps",
-      "-c", 'web_search="live"',
-      "--model", "gpt-5.5",
-      "-c", 'model_reasoning_effort="low"',
-      "-c", 'developer_instructions="Be brief."',
-      "resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
+      "--disable",
+      "shell_snapshot",
+      "-c",
+      "analytics.enabled=false",
+      "-c",
+      'otel.metrics_exporter="none"',
+      "-c",
+      'otel.exporter="none"',
+      "-c",
+      'otel.trace_exporter="none"',
+      "-c",
+      "feedback.enabled=false",
+      "-c",
+      "check_for_update_on_startup=false",
+      "--disable",
+      "plugins",
+      "--disable",
+      "apps",
+      "-c",
+      'web_search="live"',
+      "--model",
+      "gpt-5.5",
+      "-c",
+      'model_reasoning_effort="low"',
+      "-c",
+      'developer_instructions="Be brief."',
+      "resume",
+      "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
       "-",
     ]);
   });
@@ -126,7 +161,9 @@ describe("codexArgs", () => {
       expect(codex({}, { baseUrl: "http://stand-in:8080/v1" })).toEqual([
         ...CODEX_BASE,
         ...WEB_OFF,
-        ...providerWords('name="agentcage",base_url="http://stand-in:8080/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
+        ...providerWords(
+          'name="agentcage",base_url="http://stand-in:8080/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0',
+        ),
         "-",
       ]);
     });
@@ -135,7 +172,9 @@ describe("codexArgs", () => {
       expect(codex({}, { baseUrl: "https://gateway.example/v1", envKey: "GATEWAY_KEY" })).toEqual([
         ...CODEX_BASE,
         ...WEB_OFF,
-        ...providerWords('name="agentcage",base_url="https://gateway.example/v1",env_key="GATEWAY_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
+        ...providerWords(
+          'name="agentcage",base_url="https://gateway.example/v1",env_key="GATEWAY_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0',
+        ),
         "-",
       ]);
     });
@@ -160,9 +199,11 @@ describe("codexArgs", () => {
       expect(codex({ model: "m1", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" }, { baseUrl: "http://x" })).toEqual([
         ...CODEX_BASE,
         ...WEB_OFF,
-        "--model", "m1",
+        "--model",
+        "m1",
         ...providerWords('name="agentcage",base_url="http://x",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
-        "resume", "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
+        "resume",
+        "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
         "-",
       ]);
     });

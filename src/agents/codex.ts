@@ -41,19 +41,27 @@ const toml = tomlString;
  */
 export const CODEX_QUIET = [
   // Usage metrics to ab.chatgpt.com, uploaded as codex exits: the 5 s wait of every Run.
-  "-c", "analytics.enabled=false",
+  "-c",
+  "analytics.enabled=false",
   // No OpenTelemetry export of metrics, logs or traces (the metrics exporter defaults to OpenAI's).
-  "-c", 'otel.metrics_exporter="none"',
-  "-c", 'otel.exporter="none"',
-  "-c", 'otel.trace_exporter="none"',
+  "-c",
+  'otel.metrics_exporter="none"',
+  "-c",
+  'otel.exporter="none"',
+  "-c",
+  'otel.trace_exporter="none"',
   // No feedback upload (logs and the session to OpenAI).
-  "-c", "feedback.enabled=false",
+  "-c",
+  "feedback.enabled=false",
   // No check for a newer codex; the image pins the version.
-  "-c", "check_for_update_on_startup=false",
+  "-c",
+  "check_for_update_on_startup=false",
   // No plugin sync: the curated marketplace from GitHub or chatgpt.com, a login's installed plugins.
-  "--disable", "plugins",
+  "--disable",
+  "plugins",
   // No ChatGPT connectors (apps) fetched from a login's account as tools: not the Run's to use.
-  "--disable", "apps",
+  "--disable",
+  "apps",
 ] as const;
 
 export type CodexArgsOptions = {
@@ -72,14 +80,18 @@ export function codexArgs(request: AgentRequest, options: CodexArgsOptions): str
     "codex",
     "exec",
     "--json",
-    "--cd", options.workdir,
+    "--cd",
+    options.workdir,
     "--skip-git-repo-check",
-    "--sandbox", "danger-full-access",
+    "--sandbox",
+    "danger-full-access",
     ...(options.keepSession === true ? [] : ["--ephemeral"]),
     "--ignore-user-config",
-    "--disable", "shell_snapshot",
+    "--disable",
+    "shell_snapshot",
     ...CODEX_QUIET,
-    "-c", `web_search=${toml(request.web && !request.noTools ? "live" : "disabled")}`,
+    "-c",
+    `web_search=${toml(request.web && !request.noTools ? "live" : "disabled")}`,
     ...(request.noTools ? ["--disable", "shell_tool"] : []),
     ...(model === undefined ? [] : ["--model", model]),
     ...(request.effort === undefined ? [] : ["-c", `model_reasoning_effort=${toml(request.effort)}`]),
@@ -87,7 +99,8 @@ export function codexArgs(request: AgentRequest, options: CodexArgsOptions): str
     ...(provider === undefined
       ? []
       : [
-          "-c", 'model_provider="agentcage"',
+          "-c",
+          'model_provider="agentcage"',
           "-c",
           `model_providers.agentcage={name="agentcage",base_url=${toml(provider.baseUrl)},env_key=${toml(provider.envKey ?? "OPENAI_API_KEY")},wire_api="responses",request_max_retries=${provider.maxRetries ?? 0},stream_max_retries=${provider.maxRetries ?? 0}}`,
         ]),

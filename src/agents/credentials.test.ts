@@ -283,7 +283,10 @@ describe("findCredential", () => {
 
   it("accepts a file of exactly MAX_CREDENTIAL_BYTES", async () => {
     await secret("anthropic_api_key", Buffer.alloc(MAX_CREDENTIAL_BYTES, "k"));
-    expect(await findCredential("claude", { environment: {}, secretsDirectory: dir })).toMatchObject({ kind: "api_key", value: "k".repeat(MAX_CREDENTIAL_BYTES) });
+    expect(await findCredential("claude", { environment: {}, secretsDirectory: dir })).toMatchObject({
+      kind: "api_key",
+      value: "k".repeat(MAX_CREDENTIAL_BYTES),
+    });
   });
 
   it("never opens a secrets file when the environment already has the credential", async () => {

@@ -71,7 +71,8 @@ export async function findCredential(cli: AgentCli, sources: CredentialSources =
     const path = join(sources.codexLoginDirectory, "auth.json");
     looked.push(path);
     const content = await readSecretFile(path, false);
-    if (content !== undefined) return { kind: "login", source: "login_directory", file: { agentPath: CODEX_AUTH_PATH, content }, tokens: tokenValues(content, path) };
+    if (content !== undefined)
+      return { kind: "login", source: "login_directory", file: { agentPath: CODEX_AUTH_PATH, content }, tokens: tokenValues(content, path) };
   }
   for (const [variable, kind] of [...(sources.preferred ?? []), ...CREDENTIAL_VARIABLES[cli]]) {
     const fromEnvironment = environment[variable];
@@ -123,10 +124,14 @@ async function readSecretFile(path: string, trim = true): Promise<string | undef
     const stats = await handle.stat();
     if (!stats.isFile()) throw new CredentialError(`secrets file ${JSON.stringify(path)} is not a regular file; write the credential into a plain file`);
     if ((stats.mode & 0o077) !== 0) {
-      throw new CredentialError(`secrets file ${JSON.stringify(path)} is mode ${(stats.mode & 0o777).toString(8).padStart(4, "0")}, readable by others; chmod 600 it`);
+      throw new CredentialError(
+        `secrets file ${JSON.stringify(path)} is mode ${(stats.mode & 0o777).toString(8).padStart(4, "0")}, readable by others; chmod 600 it`,
+      );
     }
     if (stats.size > MAX_CREDENTIAL_BYTES) {
-      throw new CredentialError(`secrets file ${JSON.stringify(path)} is ${stats.size} bytes, over ${MAX_CREDENTIAL_BYTES} (MAX_CREDENTIAL_BYTES); it should hold one credential`);
+      throw new CredentialError(
+        `secrets file ${JSON.stringify(path)} is ${stats.size} bytes, over ${MAX_CREDENTIAL_BYTES} (MAX_CREDENTIAL_BYTES); it should hold one credential`,
+      );
     }
     const raw = await handle.readFile("utf8");
     const value = trim ? raw.trim() : raw;

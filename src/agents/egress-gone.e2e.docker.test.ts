@@ -39,7 +39,14 @@ afterAll(async () => {
 
 describe("a Run whose egress proxy dies", () => {
   it("ends unavailable within seconds, saying the proxy went away, and leaves nothing behind", async () => {
-    const runner = createAgentRunner({ image: AGENT_IMAGE, apiRetries: 0, owner: OWNER, environment: { ANTHROPIC_API_KEY: `sk-ant-api03-gone-${randomBytes(16).toString("hex")}` }, networkPolicy: "model", egress: gateway });
+    const runner = createAgentRunner({
+      image: AGENT_IMAGE,
+      apiRetries: 0,
+      owner: OWNER,
+      environment: { ANTHROPIC_API_KEY: `sk-ant-api03-gone-${randomBytes(16).toString("hex")}` },
+      networkPolicy: "model",
+      egress: gateway,
+    });
     const running = runner.run({ cli: "claude", timeoutSeconds: 600 }, "Wait for the model. [stand-in:hang]");
     const deadline = Date.now() + 60_000;
     while ((await docker("ps", "-q", "--filter", `label=agentcage.owner=${OWNER}`, "--filter", "status=running")) === "") {

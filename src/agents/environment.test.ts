@@ -74,7 +74,9 @@ describe("publicEnvironment", () => {
     it.each(["claude", "codex"] as const)("lets none of it into %s's environment", (cli) => {
       Object.assign(process.env, planted);
       const environment = publicEnvironment(cli);
-      expect(environment).toEqual(cli === "claude" ? { ...SHARED, CLAUDE_CONFIG_DIR: "/tmp/claude-config", ...CLAUDE_QUIET } : { ...SHARED, CODEX_HOME: "/tmp" });
+      expect(environment).toEqual(
+        cli === "claude" ? { ...SHARED, CLAUDE_CONFIG_DIR: "/tmp/claude-config", ...CLAUDE_QUIET } : { ...SHARED, CODEX_HOME: "/tmp" },
+      );
       const values = Object.values(environment);
       for (const value of Object.values(planted)) expect(values).not.toContain(value);
     });

@@ -37,7 +37,11 @@ describe("a Run's guard", () => {
     const guard = createRunGuard(parseAgentRequest({ cli: "claude", budget: { maxCostUsd: 0.01 } }), undefined, () => 0);
     const stopped = { ok: false, reason: "budget_exceeded", retryable: false, error: "Reached maximum budget ($0.01)", costUsd: 0.011676 } as const;
     guard.watch({ type: "result", result: stopped });
-    expect(guard.finish("failed", stopped)).toMatchObject({ reason: "budget_exceeded", budget: { caps: { maxCostUsd: 0.01 }, exceeded: "maxCostUsd", used: { costUsd: 0.011676, costFrom: "cli" } }, result: stopped });
+    expect(guard.finish("failed", stopped)).toMatchObject({
+      reason: "budget_exceeded",
+      budget: { caps: { maxCostUsd: 0.01 }, exceeded: "maxCostUsd", used: { costUsd: 0.011676, costFrom: "cli" } },
+      result: stopped,
+    });
     expect(guard.finish("failed", { ok: false, reason: "api_error", error: "boom" }).reason).toBe("failed");
   });
 });

@@ -25,7 +25,10 @@ export type RunGuard = {
    * The Run's end reason (a CLI that stopped itself at its own cap, claude's --max-budget-usd, is
    * budget_exceeded too), the budget report, and a stopped Run's result completed with what was seen.
    */
-  readonly finish: <R extends string>(reason: R, result: AgentResult | undefined) => { readonly reason: R | "budget_exceeded"; readonly budget?: BudgetReport; readonly result?: AgentResult };
+  readonly finish: <R extends string>(
+    reason: R,
+    result: AgentResult | undefined,
+  ) => { readonly reason: R | "budget_exceeded"; readonly budget?: BudgetReport; readonly result?: AgentResult };
   /** Ends the Run as budget_exceeded for a cap passed elsewhere (the egress proxy's meter). */
   readonly exceededAtSource: (cap: BudgetCap, message: string) => void;
   /** Ends the Run as unavailable: something it cannot go on without went away (the egress proxy). */
@@ -103,7 +106,8 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
  * budget's maxTurns: the lower of the two wins. claude holds its maxTurns itself (--max-turns).
  */
 export function capsOf(request: AgentRequest): AgentBudget | undefined {
-  const set = request.budget === undefined ? {} : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
+  const set =
+    request.budget === undefined ? {} : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
   const turns = request.cli === "codex" && request.maxTurns > 0 ? Math.min(request.maxTurns, set.maxTurns ?? Number.POSITIVE_INFINITY) : set.maxTurns;
   const caps: AgentBudget = { ...set, ...(turns === undefined ? {} : { maxTurns: turns }) };
   return Object.keys(caps).length === 0 ? undefined : caps;

@@ -94,18 +94,22 @@ describe("a budget stops a runaway agent", () => {
 });
 
 describe("the watchdog stops a CLI that waits in silence", () => {
-  it.each(["claude", "codex"] as const)("%s, waiting on a model that never answers, ends stalled after stallSeconds, with a warning at half and its last event", async (cli) => {
-    const started = performance.now();
-    const { outcome, events } = await run({ cli, ...(cli === "codex" ? { model: "gpt-5.5" } : {}), stallSeconds: 4 }, "[stand-in:hang] answer slowly");
-    const tookMs = performance.now() - started;
-    expect(outcome).toMatchObject({ ok: false, reason: "stalled" });
-    // claude keeps its CPU busy for a few seconds after its last line (its start-up), so its silence
-    // and its idleness can differ: "printed nothing for 9 s and used no CPU for the last 4 s".
-    expect(outcome.error).toMatch(/printed nothing (for \d+ s )?and used no CPU/);
-    expect(outcome.error).toContain("the last event it printed: init");
-    expect(events.some((e) => e.type === "stall_warning")).toBe(true);
-    // The CLI's start-up, stallSeconds of idleness, a sampling interval late at most, and the stop:
-    // about 7 s (codex) and 9.5 s (claude) with both cores busy; three times 10 s is the bound.
-    expect(tookMs).toBeLessThan(3 * 10_000);
-  }, 120_000);
+  it.each(["claude", "codex"] as const)(
+    "%s, waiting on a model that never answers, ends stalled after stallSeconds, with a warning at half and its last event",
+    async (cli) => {
+      const started = performance.now();
+      const { outcome, events } = await run({ cli, ...(cli === "codex" ? { model: "gpt-5.5" } : {}), stallSeconds: 4 }, "[stand-in:hang] answer slowly");
+      const tookMs = performance.now() - started;
+      expect(outcome).toMatchObject({ ok: false, reason: "stalled" });
+      // claude keeps its CPU busy for a few seconds after its last line (its start-up), so its silence
+      // and its idleness can differ: "printed nothing for 9 s and used no CPU for the last 4 s".
+      expect(outcome.error).toMatch(/printed nothing (for \d+ s )?and used no CPU/);
+      expect(outcome.error).toContain("the last event it printed: init");
+      expect(events.some((e) => e.type === "stall_warning")).toBe(true);
+      // The CLI's start-up, stallSeconds of idleness, a sampling interval late at most, and the stop:
+      // about 7 s (codex) and 9.5 s (claude) with both cores busy; three times 10 s is the bound.
+      expect(tookMs).toBeLessThan(3 * 10_000);
+    },
+    120_000,
+  );
 });

@@ -15,8 +15,14 @@ describe("a runner's network options", () => {
     [{ networkPolicy: "model" }, /^networkPolicy "model" needs egress: the egress proxy; pass egress: await startEgressGateway/],
     [{ networkPolicy: "open", egress: gateway }, /^egress is given but networkPolicy is "open"/],
     [{ networkPolicy: "model", egress: gateway, networks: ["bridge"] }, /^networkPolicy "model" and networks \["bridge"\] were both given/],
-    [{ networkPolicy: "model", egress: gateway, anthropicBaseUrl: "http://127.0.0.1:1" }, /^anthropicBaseUrl "http:\/\/127\.0\.0\.1:1" cannot go with networkPolicy "model": behind the egress proxy/],
-    [{ networkPolicy: "model", egress: gateway, codexLoginDirectory: "/tmp/login" }, /^codexLoginDirectory "\/tmp\/login" cannot go with networkPolicy "model"/],
+    [
+      { networkPolicy: "model", egress: gateway, anthropicBaseUrl: "http://127.0.0.1:1" },
+      /^anthropicBaseUrl "http:\/\/127\.0\.0\.1:1" cannot go with networkPolicy "model": behind the egress proxy/,
+    ],
+    [
+      { networkPolicy: "model", egress: gateway, codexLoginDirectory: "/tmp/login" },
+      /^codexLoginDirectory "\/tmp\/login" cannot go with networkPolicy "model"/,
+    ],
     [{ networkPolicy: "model", egress: gateway, allowlist: ["example.com:443"] }, /^allowlist \["example\.com:443"\] is given but networkPolicy is "model"/],
     [{ networkPolicy: "allowlist", egress: gateway }, /^networkPolicy "allowlist" needs allowlist/],
     [{ networkPolicy: "allowlist", egress: gateway, allowlist: ["example.com"] }, /^allowlist\[0\] "example\.com" is not host:port/],
@@ -33,7 +39,12 @@ describe("a runner's network options", () => {
   });
 
   it("points the CLIs at the proxy by its alias, never at a real provider, in the words it would run", async () => {
-    const runner = createAgentRunner({ ...base, networkPolicy: "model", egress: gateway, environment: { ANTHROPIC_API_KEY: "sk-ant-api03-never-in-the-container-0123", OPENAI_API_KEY: "sk-never-in-the-container-0123456789" } });
+    const runner = createAgentRunner({
+      ...base,
+      networkPolicy: "model",
+      egress: gateway,
+      environment: { ANTHROPIC_API_KEY: "sk-ant-api03-never-in-the-container-0123", OPENAI_API_KEY: "sk-never-in-the-container-0123456789" },
+    });
     const claude = (await runner.commandFor({ cli: "claude" }, "hi")).redactedArgs.join(" ");
     expect(claude).toContain("ANTHROPIC_BASE_URL=http://egress:8751");
     const codex = (await runner.commandFor({ cli: "codex" }, "hi")).redactedArgs.join(" ");

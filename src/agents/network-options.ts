@@ -10,16 +10,28 @@ import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
 export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
   const policy = options.networkPolicy ?? "none";
   if (!(NETWORK_POLICIES as readonly unknown[]).includes(policy)) {
-    throw new AgentRunnerError(`networkPolicy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.map((p) => JSON.stringify(p)).join(", ")}`);
+    throw new AgentRunnerError(
+      `networkPolicy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.map((p) => JSON.stringify(p)).join(", ")}`,
+    );
   }
   if (options.networkPolicy !== undefined && options.networks !== undefined) {
-    throw new AgentRunnerError(`networkPolicy ${JSON.stringify(policy)} and networks ${JSON.stringify(options.networks)} were both given; choose a policy, or declare networks by hand, not both`);
+    throw new AgentRunnerError(
+      `networkPolicy ${JSON.stringify(policy)} and networks ${JSON.stringify(options.networks)} were both given; choose a policy, or declare networks by hand, not both`,
+    );
   }
   const proxied = policy === "model" || policy === "allowlist";
   if (proxied) {
     const gateway = options.egress as unknown as Record<string, unknown> | undefined;
-    if (gateway === undefined || typeof gateway !== "object" || gateway === null || typeof gateway["register"] !== "function" || typeof gateway["container"] !== "string") {
-      throw new AgentRunnerError(`networkPolicy ${JSON.stringify(policy)} needs egress: the egress proxy; pass egress: await startEgressGateway({ runtimeDir }), or connectEgressGateway(...) for one the Operator runs`);
+    if (
+      gateway === undefined ||
+      typeof gateway !== "object" ||
+      gateway === null ||
+      typeof gateway["register"] !== "function" ||
+      typeof gateway["container"] !== "string"
+    ) {
+      throw new AgentRunnerError(
+        `networkPolicy ${JSON.stringify(policy)} needs egress: the egress proxy; pass egress: await startEgressGateway({ runtimeDir }), or connectEgressGateway(...) for one the Operator runs`,
+      );
     }
     for (const replaced of ["anthropicBaseUrl", "codexProvider", "codexLoginDirectory"] as const) {
       if (options[replaced] !== undefined) {
@@ -29,20 +41,27 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
       }
     }
   } else if (options.egress !== undefined) {
-    throw new AgentRunnerError(`egress is given but networkPolicy is ${JSON.stringify(policy)}; set networkPolicy "model" (or "allowlist") to use the proxy, or leave egress out`);
+    throw new AgentRunnerError(
+      `egress is given but networkPolicy is ${JSON.stringify(policy)}; set networkPolicy "model" (or "allowlist") to use the proxy, or leave egress out`,
+    );
   }
   if (options.allowlist !== undefined) {
     if (policy !== "allowlist") {
-      throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is given but networkPolicy is ${JSON.stringify(policy)}; set networkPolicy "allowlist", or leave allowlist out`);
+      throw new AgentRunnerError(
+        `allowlist ${JSON.stringify(options.allowlist)} is given but networkPolicy is ${JSON.stringify(policy)}; set networkPolicy "allowlist", or leave allowlist out`,
+      );
     }
-    if (!Array.isArray(options.allowlist)) throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is not a list; write host:port pairs, like ["registry.npmjs.org:443"]`);
+    if (!Array.isArray(options.allowlist))
+      throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is not a list; write host:port pairs, like ["registry.npmjs.org:443"]`);
     options.allowlist.forEach((entry: unknown, i) => {
       if (typeof entry !== "string" || connectTarget(entry) === undefined) {
         throw new AgentRunnerError(`allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name and its port, like "registry.npmjs.org:443"`);
       }
     });
   } else if (policy === "allowlist") {
-    throw new AgentRunnerError('networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"');
+    throw new AgentRunnerError(
+      'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"',
+    );
   }
   return policy;
 }

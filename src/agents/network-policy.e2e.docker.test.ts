@@ -66,7 +66,9 @@ const probed = new Set<string>();
 async function liveAgentContainer(): Promise<string> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const ids = (await docker("ps", "-q", "--filter", `label=agentcage.owner=${OWNER}`, "--filter", "status=running")).split("\n").filter((id) => id !== "" && !probed.has(id));
+    const ids = (await docker("ps", "-q", "--filter", `label=agentcage.owner=${OWNER}`, "--filter", "status=running"))
+      .split("\n")
+      .filter((id) => id !== "" && !probed.has(id));
     if (ids.length === 1) {
       probed.add(ids[0] as string);
       return ids[0] as string;
@@ -186,7 +188,15 @@ describe('under networkPolicy "model"', () => {
       // token (what the agent holds) is found by the same search, so the search can find one.
       const search = "grep -rlsF -f /dev/stdin /proc/[0-9]*/environ /proc/[0-9]*/cmdline /tmp /work /etc /home 2>/dev/null | grep -v '^/proc/self/' || true";
       expect((await inside(agent, search, CLAUDE_KEY)).stdout.trim()).toBe("");
-      const token = (await inside(agent, "tr '\\0' '\\n' </proc/1/environ | sed -n 's/^ANTHROPIC_API_KEY=//p'; for p in /proc/[0-9]*; do tr '\\0' '\\n' <$p/environ 2>/dev/null | sed -n 's/^ANTHROPIC_API_KEY=//p'; done | head -1")).stdout.trim().split("\n")[0] ?? "";
+      const token =
+        (
+          await inside(
+            agent,
+            "tr '\\0' '\\n' </proc/1/environ | sed -n 's/^ANTHROPIC_API_KEY=//p'; for p in /proc/[0-9]*; do tr '\\0' '\\n' <$p/environ 2>/dev/null | sed -n 's/^ANTHROPIC_API_KEY=//p'; done | head -1",
+          )
+        ).stdout
+          .trim()
+          .split("\n")[0] ?? "";
       expect(token).toMatch(/^agentcage-run-/);
       expect((await inside(agent, search, token)).stdout).toMatch(/\/proc\/\d+\/environ/);
       const inspected = await docker("inspect", agent);
@@ -223,7 +233,9 @@ describe('under networkPolicy "model"', () => {
   it("a Run's token works only from its own Run's network: from inside another live Run's container it is refused", async () => {
     const controller = new AbortController();
     const tokenOf = async (agent: string): Promise<string> =>
-      (await inside(agent, "for p in /proc/[0-9]*; do tr '\\0' '\\n' <$p/environ 2>/dev/null | sed -n 's/^ANTHROPIC_API_KEY=//p'; done | head -1")).stdout.trim();
+      (
+        await inside(agent, "for p in /proc/[0-9]*; do tr '\\0' '\\n' <$p/environ 2>/dev/null | sed -n 's/^ANTHROPIC_API_KEY=//p'; done | head -1")
+      ).stdout.trim();
     const probe = `exec 3<>/dev/tcp/egress/${gateway.port}; printf 'POST /v1/messages/count_tokens HTTP/1.1\\r\\nHost: egress\\r\\nx-api-key: %s\\r\\ncontent-type: application/json\\r\\ncontent-length: 2\\r\\nconnection: close\\r\\n\\r\\n{}' "$(cat)" >&3; timeout 5 cat <&3`;
     const first = model.run({ cli: "claude", timeoutSeconds: 120 }, "Wait for the model. [stand-in:hang]", { signal: controller.signal });
     let second: Promise<AgentOutcome> | undefined;
@@ -277,8 +289,15 @@ describe('under networkPolicy "model"', () => {
 
   it("the proxy's budget ends a Run whose agent keeps calling the model: budget_exceeded, the answer so far and the metered usage", async () => {
     const events: AgentEvent[] = [];
-    const outcome = await model.run({ cli: "claude", timeoutSeconds: 120, maxTurns: 50, budget: { maxTurns: 2 } }, "Keep going. [stand-in:max_turns]", { onEvent: (e) => events.push(e) });
-    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { exceeded: "maxTurns" }, network: { policy: "model" } });
+    const outcome = await model.run({ cli: "claude", timeoutSeconds: 120, maxTurns: 50, budget: { maxTurns: 2 } }, "Keep going. [stand-in:max_turns]", {
+      onEvent: (e) => events.push(e),
+    });
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({
+      ok: false,
+      reason: "budget_exceeded",
+      budget: { exceeded: "maxTurns" },
+      network: { policy: "model" },
+    });
     expect(outcome.network?.meter).toMatchObject({ turns: 2, refused: expect.any(Number), breach: { cap: "maxTurns", limit: 2 } });
     expect(outcome.network?.meter?.usage.inputTokens).toBe(ANTHROPIC_USAGE.input_tokens * 2);
     expect(outcome.result?.text).toBe(loopText(2));
@@ -287,7 +306,12 @@ describe('under networkPolicy "model"', () => {
 
   it("the proxy holds codex to a token cap its stream cannot tell until the end: budget_exceeded on the provider's own counts", async () => {
     const outcome = await model.run({ cli: "codex", timeoutSeconds: 120, budget: { maxTokens: 50 } }, "Keep going. [stand-in:max_turns]");
-    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { exceeded: "maxTokens" }, network: { policy: "model", meter: { breach: { cap: "maxTokens", limit: 50 } } } });
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({
+      ok: false,
+      reason: "budget_exceeded",
+      budget: { exceeded: "maxTokens" },
+      network: { policy: "model", meter: { breach: { cap: "maxTokens", limit: 50 } } },
+    });
     expect(outcome.network?.meter?.tokens).toBeGreaterThan(50);
   }, 120_000);
 });

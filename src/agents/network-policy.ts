@@ -36,7 +36,12 @@ export type NetworkReport = {
 };
 
 /** The variables a CLI reads to reach its model through the proxy, with the Run's token as its key. */
-export function proxiedEnvironment(cli: AgentRequest["cli"], token: string, gateway: Pick<EgressGateway, "alias" | "port">, policy: "model" | "allowlist"): Record<string, string> {
+export function proxiedEnvironment(
+  cli: AgentRequest["cli"],
+  token: string,
+  gateway: Pick<EgressGateway, "alias" | "port">,
+  policy: "model" | "allowlist",
+): Record<string, string> {
   // claude reads ANTHROPIC_BASE_URL from the public environment; codex its provider's env key (codexArgs).
   const key = cli === "claude" ? { ANTHROPIC_API_KEY: token } : { OPENAI_API_KEY: token };
   if (policy === "model") return key;

@@ -20,30 +20,95 @@ const THREE_TURN_USAGE = { inputTokens: 63, outputTokens: 51, cacheReadTokens: 1
 const MODEL = "claude-sonnet-4-5-20250929";
 
 const claudeCases: ReadonlyArray<readonly [string, Partial<AgentResult>]> = [
-  ["plain", { ok: true, reason: "completed", text: "The capital of France is Paris.", sessionId: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c", numTurns: 1, usage: ONE_TURN_USAGE, costUsd: expect.closeTo(0.005838, 9) as unknown as number, model: MODEL }],
-  ["non_ascii", { ok: true, reason: "completed", text: "Café au lait, 日本語のテキスト, emoji 🦀🎉 and a line\u2028separator.", sessionId: "0b814f43-4029-4dda-84f0-e0449c6f69bf", usage: ONE_TURN_USAGE }],
-  ["tool_write_bash", { ok: true, reason: "completed", text: "I wrote out/answer.txt and ran the command; it printed from-bash.", numTurns: 3, usage: THREE_TURN_USAGE, costUsd: 0.017514 }],
+  [
+    "plain",
+    {
+      ok: true,
+      reason: "completed",
+      text: "The capital of France is Paris.",
+      sessionId: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
+      numTurns: 1,
+      usage: ONE_TURN_USAGE,
+      costUsd: expect.closeTo(0.005838, 9) as unknown as number,
+      model: MODEL,
+    },
+  ],
+  [
+    "non_ascii",
+    {
+      ok: true,
+      reason: "completed",
+      text: "Café au lait, 日本語のテキスト, emoji 🦀🎉 and a line\u2028separator.",
+      sessionId: "0b814f43-4029-4dda-84f0-e0449c6f69bf",
+      usage: ONE_TURN_USAGE,
+    },
+  ],
+  [
+    "tool_write_bash",
+    {
+      ok: true,
+      reason: "completed",
+      text: "I wrote out/answer.txt and ran the command; it printed from-bash.",
+      numTurns: 3,
+      usage: THREE_TURN_USAGE,
+      costUsd: 0.017514,
+    },
+  ],
   ["max_turns", { ok: false, reason: "max_turns", error: "Reached maximum number of turns (3)", numTurns: 4, usage: THREE_TURN_USAGE, costUsd: 0.017514 }],
-  ["max_turns.max_budget", { ok: false, reason: "budget_exceeded", retryable: false, error: "Reached maximum budget ($0.01)", numTurns: 2, costUsd: expect.closeTo(0.011676, 9) as unknown as number }],
+  [
+    "max_turns.max_budget",
+    {
+      ok: false,
+      reason: "budget_exceeded",
+      retryable: false,
+      error: "Reached maximum budget ($0.01)",
+      numTurns: 2,
+      costUsd: expect.closeTo(0.011676, 9) as unknown as number,
+    },
+  ],
   ["status_401", { ok: false, reason: "credential_refused", retryable: false, error: "Invalid API key · Fix external API key", usage: NO_USAGE, costUsd: 0 }],
   ["status_429", { ok: false, reason: "rate_limited", retryable: true, resetAt: "2026-11-30T02:10:38.000Z" }],
   ["status_529", { ok: false, reason: "overloaded", retryable: true }],
   ["status_529.retried", { ok: false, reason: "overloaded", retryable: true }],
   ["status_500", { ok: false, reason: "overloaded", retryable: true }],
   ["quota", { ok: false, reason: "quota_exceeded", retryable: false, error: "Credit balance is too low" }],
-  ["cut_mid_record", { ok: false, reason: "no_result", text: "The capital of France is Paris.", sessionId: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c", noiseLines: 1 }],
+  [
+    "cut_mid_record",
+    { ok: false, reason: "no_result", text: "The capital of France is Paris.", sessionId: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c", noiseLines: 1 },
+  ],
   ["hang", { ok: false, reason: "no_result", sessionId: "130aa2bb-74ea-425e-a1ae-7eb3104e2616" }],
 ];
 
 // codex's input_tokens include its cached_input_tokens (OpenAI's way); the usage keeps the four apart, as the egress proxy does.
 const CODEX_USAGE = { inputTokens: 66, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 };
 const codexCases: ReadonlyArray<readonly [string, Partial<AgentResult>]> = [
-  ["plain", { ok: true, reason: "completed", text: "The capital of France is Paris.", sessionId: "01a22a3a-acd8-76d0-b073-23922d1390c9", numTurns: 1, usage: CODEX_USAGE }],
+  [
+    "plain",
+    {
+      ok: true,
+      reason: "completed",
+      text: "The capital of France is Paris.",
+      sessionId: "01a22a3a-acd8-76d0-b073-23922d1390c9",
+      numTurns: 1,
+      usage: CODEX_USAGE,
+    },
+  ],
   ["plain.unknown_model", { ok: true, reason: "completed", text: "The capital of France is Paris." }],
   ["non_ascii", { ok: true, reason: "completed", text: "Café au lait, 日本語のテキスト, emoji 🦀🎉 and a line\u2028separator.", usage: CODEX_USAGE }],
-  ["tool_write_bash", { ok: true, reason: "completed", text: "I wrote out/answer.txt and ran the command; it printed from-bash.", usage: { inputTokens: 132, outputTokens: 34, cacheReadTokens: 128, cacheWriteTokens: 0 } }],
+  [
+    "tool_write_bash",
+    {
+      ok: true,
+      reason: "completed",
+      text: "I wrote out/answer.txt and ran the command; it printed from-bash.",
+      usage: { inputTokens: 132, outputTokens: 34, cacheReadTokens: 128, cacheWriteTokens: 0 },
+    },
+  ],
   ["status_401", { ok: false, reason: "credential_refused", retryable: false }],
-  ["status_429", { ok: false, reason: "rate_limited", retryable: true, error: "exceeded retry limit, last status: 429 Too Many Requests, request id: req_standin_error" }],
+  [
+    "status_429",
+    { ok: false, reason: "rate_limited", retryable: true, error: "exceeded retry limit, last status: 429 Too Many Requests, request id: req_standin_error" },
+  ],
   ["status_529", { ok: false, reason: "overloaded", retryable: true, error: "Selected model is at capacity. Please try a different model." }],
   ["status_500", { ok: false, reason: "overloaded", retryable: true }],
   ["status_500.retried", { ok: false, reason: "overloaded", retryable: true }],
@@ -65,8 +130,25 @@ describe("parseClaudeStream on the real CLI's output", () => {
   it("emits each response as a turn with the tokens so far, the tool calls and their results in order, then the answer, usage and result", async () => {
     const events: AgentEvent[] = [];
     await parseClaudeStream(chunked(fixture("claude", "tool_write_bash"), 64), { onEvent: (e) => events.push(e) });
-    expect(events.map((e) => (e.type === "tool_call" ? `tool_call:${e.name}` : e.type === "turn" ? `turn:${e.number}` : e.type === "usage" ? `usage:${e.usage.inputTokens}` : e.type))).toEqual([
-      "init", "turn:1", "usage:21", "tool_call:Write", "tool_result", "turn:2", "usage:42", "tool_call:Bash", "tool_result", "turn:3", "usage:63", "assistant_text", "usage:63", "result",
+    expect(
+      events.map((e) =>
+        e.type === "tool_call" ? `tool_call:${e.name}` : e.type === "turn" ? `turn:${e.number}` : e.type === "usage" ? `usage:${e.usage.inputTokens}` : e.type,
+      ),
+    ).toEqual([
+      "init",
+      "turn:1",
+      "usage:21",
+      "tool_call:Write",
+      "tool_result",
+      "turn:2",
+      "usage:42",
+      "tool_call:Bash",
+      "tool_result",
+      "turn:3",
+      "usage:63",
+      "assistant_text",
+      "usage:63",
+      "result",
     ]);
     const bash = events.find((e) => e.type === "tool_result" && e.text === "from-bash");
     expect(bash).toMatchObject({ isError: false });
@@ -101,20 +183,29 @@ describe("what the stream decides, and what it does not", () => {
     const text = "The API returned 429 and then 401; rate limit and authentication errors are handled.";
     const claude = await parseClaudeStream(chunked(lines({ type: "result", subtype: "success", is_error: false, result: text }), 5));
     expect(claude).toMatchObject({ ok: true, reason: "completed", text });
-    const codex = await parseCodexStream(chunked(lines({ type: "item.completed", item: { type: "agent_message", text } }, { type: "turn.completed", usage: {} }), 5));
+    const codex = await parseCodexStream(
+      chunked(lines({ type: "item.completed", item: { type: "agent_message", text } }, { type: "turn.completed", usage: {} }), 5),
+    );
     expect(codex).toMatchObject({ ok: true, reason: "completed", text });
   });
 
   it("never calls subtype success with is_error true a success", async () => {
-    const result = await parseClaudeStream(chunked(lines({ type: "result", subtype: "success", is_error: true, api_error_status: 401, result: "API Error" }), 3));
+    const result = await parseClaudeStream(
+      chunked(lines({ type: "result", subtype: "success", is_error: true, api_error_status: 401, result: "API Error" }), 3),
+    );
     expect(result).toMatchObject({ ok: false, reason: "credential_refused" });
   });
 
   it("ends codex's stream at its turn.completed, with that record's usage", async () => {
-    const result = await parseCodexStream(chunked(lines(
-      { type: "turn.completed", usage: { input_tokens: 30, cached_input_tokens: 5, output_tokens: 4 } },
-      { type: "turn.completed", usage: { input_tokens: 90, output_tokens: 9 } },
-    ), 2));
+    const result = await parseCodexStream(
+      chunked(
+        lines(
+          { type: "turn.completed", usage: { input_tokens: 30, cached_input_tokens: 5, output_tokens: 4 } },
+          { type: "turn.completed", usage: { input_tokens: 90, output_tokens: 9 } },
+        ),
+        2,
+      ),
+    );
     expect(result).toMatchObject({ ok: true, numTurns: 1, usage: { inputTokens: 25, outputTokens: 4, cacheReadTokens: 5, cacheWriteTokens: 0 } });
   });
 
@@ -126,7 +217,10 @@ describe("what the stream decides, and what it does not", () => {
   });
 
   it("skips an oversized line and counts it", async () => {
-    const big = Buffer.concat([Buffer.from(`{"type":"assistant","x":"${"a".repeat(2000)}"}\n`), lines({ type: "result", subtype: "success", is_error: false, result: "ok" })]);
+    const big = Buffer.concat([
+      Buffer.from(`{"type":"assistant","x":"${"a".repeat(2000)}"}\n`),
+      lines({ type: "result", subtype: "success", is_error: false, result: "ok" }),
+    ]);
     expect(await parseClaudeStream(chunked(big, 64), { maxLineBytes: 1000 })).toMatchObject({ ok: true, oversizedLines: 1 });
   });
 });
@@ -163,7 +257,10 @@ describe("the terminal record ends the reading", () => {
   });
 
   it.each(CHUNK_SIZES)("resolves codex's turn.completed and turn.failed when the stream never ends, at chunk size %s", async (size) => {
-    const completed = neverEnding(Buffer.concat([line({ type: "item.completed", item: { type: "agent_message", text: "done" } }), line({ type: "turn.completed", usage: {} })]), size);
+    const completed = neverEnding(
+      Buffer.concat([line({ type: "item.completed", item: { type: "agent_message", text: "done" } }), line({ type: "turn.completed", usage: {} })]),
+      size,
+    );
     expect(await parseCodexStream(completed)).toMatchObject({ ok: true, reason: "completed", text: "done", numTurns: 1 });
     const failed = neverEnding(line({ type: "turn.failed", error: { message: "unexpected status 401 Unauthorized: bad key" } }), size);
     expect(await parseCodexStream(failed)).toMatchObject({ ok: false, reason: "credential_refused" });
@@ -171,9 +268,23 @@ describe("the terminal record ends the reading", () => {
   });
 
   it("keeps the terminal record's answer whatever follows it, noise and records alike", async () => {
-    const after = Buffer.concat([line(CLAUDE_RESULT), Buffer.from("panic: upload failed\n".repeat(5)), line({ ...CLAUDE_RESULT, subtype: "error_during_execution", is_error: true })]);
-    expect(await parseClaudeStream(chunked(after, 7), { maxNoiseLines: 1 })).toEqual({ ok: true, reason: "completed", text: "done", sessionId: "s-1", numTurns: 1 });
-    const codexAfter = Buffer.concat([line({ type: "turn.completed", usage: {} }), line({ type: "error", message: "metrics upload failed" }), line({ type: "turn.failed", error: { message: "late" } })]);
+    const after = Buffer.concat([
+      line(CLAUDE_RESULT),
+      Buffer.from("panic: upload failed\n".repeat(5)),
+      line({ ...CLAUDE_RESULT, subtype: "error_during_execution", is_error: true }),
+    ]);
+    expect(await parseClaudeStream(chunked(after, 7), { maxNoiseLines: 1 })).toEqual({
+      ok: true,
+      reason: "completed",
+      text: "done",
+      sessionId: "s-1",
+      numTurns: 1,
+    });
+    const codexAfter = Buffer.concat([
+      line({ type: "turn.completed", usage: {} }),
+      line({ type: "error", message: "metrics upload failed" }),
+      line({ type: "turn.failed", error: { message: "late" } }),
+    ]);
     const events: AgentEvent[] = [];
     expect(await parseCodexStream(chunked(codexAfter, 3), { onEvent: (e) => events.push(e) })).toMatchObject({ ok: true, reason: "completed" });
     expect(events.map((e) => e.type)).toEqual(["usage", "result"]);
@@ -199,7 +310,9 @@ describe("parseCodexStream and an endpoint it cannot reach", () => {
     }
     const result = await parseCodexStream(neverEnds());
     expect(result).toMatchObject({ ok: false, reason: "api_error", retryable: true, sessionId: "01a22d68-b870-7550-ba2d-ed68dd90136c" });
-    expect(result.error).toContain("codex cannot reach its model's endpoint: Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information");
+    expect(result.error).toContain(
+      "codex cannot reach its model's endpoint: Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information",
+    );
   });
 
   it("keeps reading past a reconnect for a passing overload", async () => {

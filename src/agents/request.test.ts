@@ -22,7 +22,14 @@ const MODEL_HINT = 'is not a model id; use letters, digits and ._:/@[]- and do n
 describe("parseAgentRequest", () => {
   describe("fills in defaults", () => {
     it("gives a request with only cli every default", () => {
-      expect(parseAgentRequest({ cli: "claude" })).toEqual({ cli: "claude", web: false, noTools: false, maxTurns: 100, timeoutSeconds: 1800, stallSeconds: 600 });
+      expect(parseAgentRequest({ cli: "claude" })).toEqual({
+        cli: "claude",
+        web: false,
+        noTools: false,
+        maxTurns: 100,
+        timeoutSeconds: 1800,
+        stallSeconds: 600,
+      });
     });
 
     it("keeps every field a caller wrote", () => {
@@ -45,7 +52,7 @@ describe("parseAgentRequest", () => {
 
   describe("budget and stallSeconds", () => {
     it.each([
-      [{ budget: { maxTokens: 0 } }, 'budget.maxTokens 0 is out of range; write a whole number from 1 to 1000000000'],
+      [{ budget: { maxTokens: 0 } }, "budget.maxTokens 0 is out of range; write a whole number from 1 to 1000000000"],
       [{ budget: { maxTurns: 2.5 } }, "budget.maxTurns 2.5 is not a whole number"],
       [{ budget: { maxCostUsd: -1 } }, "budget.maxCostUsd -1 is out of range; write dollars above 0"],
       [{ budget: { maxCostUsd: "1" } }, 'budget.maxCostUsd "1" is not a number'],
@@ -80,7 +87,9 @@ describe("parseAgentRequest", () => {
 
   describe("effort", () => {
     it.each(['high"', "High"])("refuses %j, quoting it", (effort) => {
-      expect(refusal({ cli: "codex", effort })).toBe(`the agent request is invalid: effort ${JSON.stringify(effort)} is not lower-case letters; write e.g. "high"`);
+      expect(refusal({ cli: "codex", effort })).toBe(
+        `the agent request is invalid: effort ${JSON.stringify(effort)} is not lower-case letters; write e.g. "high"`,
+      );
     });
 
     it("accepts lower-case letters", () => {
@@ -108,7 +117,9 @@ describe("parseAgentRequest", () => {
 
   describe("timeoutSeconds", () => {
     it.each([0, 86_401])("refuses %s as out of range", (timeoutSeconds) => {
-      expect(refusal({ cli: "claude", timeoutSeconds })).toBe(`the agent request is invalid: timeoutSeconds ${timeoutSeconds} is out of range; write 1 to 86400`);
+      expect(refusal({ cli: "claude", timeoutSeconds })).toBe(
+        `the agent request is invalid: timeoutSeconds ${timeoutSeconds} is out of range; write 1 to 86400`,
+      );
     });
 
     it.each([1, 86_400])("accepts %s", (timeoutSeconds) => {
@@ -147,7 +158,9 @@ describe("parseAgentRequest", () => {
     });
 
     it("accepts a UUID", () => {
-      expect(parseAgentRequest({ cli: "claude", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" }).resumeSession).toBe("6f9b66aa-50a7-4b68-8cb5-57e7b106a44c");
+      expect(parseAgentRequest({ cli: "claude", resumeSession: "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c" }).resumeSession).toBe(
+        "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
+      );
     });
   });
 

@@ -32,7 +32,9 @@ const budgetSchema = z.strictObject({
   maxCostUsd: z
     .number({ error: (issue) => `budget.maxCostUsd ${JSON.stringify(issue.input)} is not a number; write dollars, e.g. 0.5` })
     .gt(0, { error: (issue) => `budget.maxCostUsd ${JSON.stringify(issue.input)} is out of range; write dollars above 0, at most ${MAX_BUDGET_COST_USD}` })
-    .max(MAX_BUDGET_COST_USD, { error: (issue) => `budget.maxCostUsd ${JSON.stringify(issue.input)} is out of range; write dollars above 0, at most ${MAX_BUDGET_COST_USD}` })
+    .max(MAX_BUDGET_COST_USD, {
+      error: (issue) => `budget.maxCostUsd ${JSON.stringify(issue.input)} is out of range; write dollars above 0, at most ${MAX_BUDGET_COST_USD}`,
+    })
     .optional(),
   maxWallSeconds: wholeIn("budget.maxWallSeconds", 1, MAX_REQUEST_TIMEOUT_SECONDS).optional(),
 });
@@ -71,8 +73,12 @@ export const agentRequestSchema = z.strictObject({
   timeoutSeconds: z
     .number()
     .refine(Number.isInteger, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is not a whole number` })
-    .min(MIN_REQUEST_TIMEOUT_SECONDS, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}` })
-    .max(MAX_REQUEST_TIMEOUT_SECONDS, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}` })
+    .min(MIN_REQUEST_TIMEOUT_SECONDS, {
+      error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}`,
+    })
+    .max(MAX_REQUEST_TIMEOUT_SECONDS, {
+      error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}`,
+    })
     .default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
   systemPrompt: z.string().optional(),
   /** Caps that stop the Run as budget_exceeded, watched live from its events. */
@@ -81,7 +87,9 @@ export const agentRequestSchema = z.strictObject({
   stallSeconds: wholeIn("stallSeconds", 1, MAX_STALL_SECONDS).default(DEFAULT_STALL_SECONDS),
   resumeSession: z
     .string()
-    .regex(SESSION, { error: (issue) => `resumeSession ${JSON.stringify(issue.input)} is not a session id (a lower-case UUID); pass the sessionId an earlier Outcome reported` })
+    .regex(SESSION, {
+      error: (issue) => `resumeSession ${JSON.stringify(issue.input)} is not a session id (a lower-case UUID); pass the sessionId an earlier Outcome reported`,
+    })
     .optional(),
 });
 
@@ -103,7 +111,9 @@ export function parseAgentRequest(input: unknown): AgentRequest {
     throw new AgentRequestError("the request is not JSON data; pass a plain object");
   }
   if (size > MAX_REQUEST_BYTES) {
-    throw new AgentRequestError(`the request is ${size} bytes, over its limit of ${MAX_REQUEST_BYTES} (MAX_REQUEST_BYTES); move large text into the prompt or input files`);
+    throw new AgentRequestError(
+      `the request is ${size} bytes, over its limit of ${MAX_REQUEST_BYTES} (MAX_REQUEST_BYTES); move large text into the prompt or input files`,
+    );
   }
   const parsed = agentRequestSchema.safeParse(input);
   if (parsed.success) return parsed.data;

@@ -18,7 +18,11 @@ describe("createAgentRunner called wrongly", () => {
     ["no options", [], /createAgentRunner's options undefined is not an object/],
     ["an option it does not know", [{ image: "a:1", network: ["x"] }], /createAgentRunner option "network" is not one it knows/],
     ["a second argument", [{ image: "a:1" }, {}], /createAgentRunner takes one argument, its options; 1 more were given/],
-    ["a bad image, in the runner's words", [{ image: " a:1" }], /^createAgentRunner options are invalid: image: image " a:1" is empty or has surrounding space/],
+    [
+      "a bad image, in the runner's words",
+      [{ image: " a:1" }],
+      /^createAgentRunner options are invalid: image: image " a:1" is empty or has surrounding space/,
+    ],
   ])("throws AgentRunnerError for %s", (_what, args, message) => {
     expect(() => loose(createAgentRunner)(...args)).toThrow(AgentRunnerError);
     expect(() => loose(createAgentRunner)(...args)).toThrow(message);

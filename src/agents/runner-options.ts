@@ -41,7 +41,8 @@ export function checkRunnerOptions(options: unknown, extra: readonly unknown[]):
     throw new AgentRunnerError(`createAgentRunner's options ${describeValue(options)} is not an object; pass { image: "agentcage-agent:latest", ... }`);
   }
   const unknown = Object.keys(options).filter((key) => !(RUNNER_OPTION_NAMES as readonly string[]).includes(key));
-  if (unknown.length > 0) throw new AgentRunnerError(`createAgentRunner option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUNNER_OPTION_NAMES.join(", ")}`);
+  if (unknown.length > 0)
+    throw new AgentRunnerError(`createAgentRunner option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUNNER_OPTION_NAMES.join(", ")}`);
 }
 
 /** Why a runner.run() call cannot mean anything, or undefined. */
@@ -55,8 +56,10 @@ export function checkRunCall(prompt: unknown, options: unknown, extra: readonly 
   const unknown = Object.keys(options).filter((key) => !(RUN_OPTION_NAMES as readonly string[]).includes(key));
   if (unknown.length > 0) return `run option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUN_OPTION_NAMES.join(", ")}`;
   const { signal, onEvent } = options as AgentRunOptions;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) return `run option signal ${describeValue(signal)} is not an AbortSignal; pass controller.signal or leave it out`;
-  if (onEvent !== undefined && typeof onEvent !== "function") return `run option onEvent ${describeValue(onEvent)} is not a function; pass (event) => ... or leave it out`;
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    return `run option signal ${describeValue(signal)} is not an AbortSignal; pass controller.signal or leave it out`;
+  if (onEvent !== undefined && typeof onEvent !== "function")
+    return `run option onEvent ${describeValue(onEvent)} is not a function; pass (event) => ... or leave it out`;
   return undefined;
 }
 

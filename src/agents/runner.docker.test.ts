@@ -51,15 +51,34 @@ describe("an agent Run's credential", () => {
   });
 
   it("gives the agent the allow-listed environment only", async () => {
-    const runner = createAgentRunner({ image: TEST_IMAGE, environment: { ANTHROPIC_API_KEY: KEY, LEAKY: "orchestrator-value" }, logger: capturingLogger().logger });
+    const runner = createAgentRunner({
+      image: TEST_IMAGE,
+      environment: { ANTHROPIC_API_KEY: KEY, LEAKY: "orchestrator-value" },
+      logger: capturingLogger().logger,
+    });
     const command = await runner.commandFor({ cli: "claude" }, "hi");
     const envWords = command.args.flatMap((word, i) => (command.args[i - 1] === "--env" ? [word] : []));
     expect(envWords.sort()).toEqual(
       [
-        "ANTHROPIC_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=2", "CLAUDE_CONFIG_DIR=/tmp/claude-config", "CODEX_HOME=/tmp",
-        "DISABLE_AUTOUPDATER=1", "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/var/tmp", "TZ=UTC",
-        "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "DISABLE_FEEDBACK_COMMAND=1", "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
-        "DISABLE_UPDATES=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1", "ENABLE_CLAUDEAI_MCP_SERVERS=false",
+        "ANTHROPIC_API_KEY",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+        "CLAUDE_CODE_MAX_RETRIES=2",
+        "CLAUDE_CONFIG_DIR=/tmp/claude-config",
+        "CODEX_HOME=/tmp",
+        "DISABLE_AUTOUPDATER=1",
+        "HOME=/tmp",
+        "LANG=C.UTF-8",
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        "TMPDIR=/var/tmp",
+        "TZ=UTC",
+        "DISABLE_TELEMETRY=1",
+        "DISABLE_ERROR_REPORTING=1",
+        "DISABLE_BUG_COMMAND=1",
+        "DISABLE_FEEDBACK_COMMAND=1",
+        "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+        "DISABLE_UPDATES=1",
+        "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
+        "ENABLE_CLAUDEAI_MCP_SERVERS=false",
       ].sort(),
     );
     expect(command.env).toEqual({ ANTHROPIC_API_KEY: KEY });
@@ -74,7 +93,10 @@ describe("a codex login", () => {
     const runtimeDir = join(scratch, "login-runs");
     const TOKEN = "eyJ-login-canary-8c1d5e7f";
     execFileSync("mkdir", ["-p", login]);
-    execFileSync("sh", ["-c", `printf '%s' '{"tokens": {"access_token": "${TOKEN}", "refresh_token": "rt-login-canary-2b9e"}}' > ${login}/auth.json && chmod 600 ${login}/auth.json`]);
+    execFileSync("sh", [
+      "-c",
+      `printf '%s' '{"tokens": {"access_token": "${TOKEN}", "refresh_token": "rt-login-canary-2b9e"}}' > ${login}/auth.json && chmod 600 ${login}/auth.json`,
+    ]);
     const runner = createAgentRunner({
       image: TEST_IMAGE,
       environment: { OPENAI_API_KEY: "sk-should-not-be-used-0001" },
@@ -87,13 +109,21 @@ describe("a codex login", () => {
     expect(outcome.stderr).toBe("stderr leak: [REDACTED]\n");
     const record = join(runtimeDir, outcome.runId);
     expect(readdirSync(record)).not.toContain("secrets");
-    for (const text of [JSON.stringify(outcome), lines.join("\n"), ...readdirSync(record).filter((n) => n.includes(".")).map((n) => readFileSync(join(record, n), "utf8"))]) {
+    for (const text of [
+      JSON.stringify(outcome),
+      lines.join("\n"),
+      ...readdirSync(record)
+        .filter((n) => n.includes("."))
+        .map((n) => readFileSync(join(record, n), "utf8")),
+    ]) {
       expect(text).not.toContain(TOKEN);
     }
     expect(readFileSync(join(login, "auth.json"), "utf8")).toContain(TOKEN);
   });
 
   it("needs staging, said at construction", () => {
-    expect(() => createAgentRunner({ image: TEST_IMAGE, codexLoginDirectory: "/srv/codex-login" })).toThrow("codexLoginDirectory \"/srv/codex-login\" needs staging");
+    expect(() => createAgentRunner({ image: TEST_IMAGE, codexLoginDirectory: "/srv/codex-login" })).toThrow(
+      'codexLoginDirectory "/srv/codex-login" needs staging',
+    );
   });
 });

@@ -73,7 +73,12 @@ function expectNoCanary(seen: Seen): void {
 describe.each(["claude", "codex"] as const)("the real %s CLI in the locked-down container", (cli) => {
   it("answers a plain question: completed, with text, usage and session id", async () => {
     const seen = await runAgainst("plain", { cli, model: cli === "claude" ? "claude-sonnet-4-5-20250929" : "gpt-5.5", maxTurns: 5 });
-    expect(seen.outcome).toMatchObject({ ok: true, reason: "completed", credential: "api_key", result: { ok: true, reason: "completed", text: "The capital of France is Paris." } });
+    expect(seen.outcome).toMatchObject({
+      ok: true,
+      reason: "completed",
+      credential: "api_key",
+      result: { ok: true, reason: "completed", text: "The capital of France is Paris." },
+    });
     expect(seen.outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(seen.outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
     if (cli === "claude") expect(seen.outcome.result?.costUsd).toBeGreaterThan(0);

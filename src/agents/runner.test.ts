@@ -108,7 +108,10 @@ describe("createAgentRunner", () => {
       [{ networkPolicy: "open" as const }, 'network policy "open"'],
       [{ networks: ["container:stand-in"] }, "networks declared by hand"],
     ])("refuses codex's maxTokens and maxCostUsd before the Run under %j, naming the policies that hold them", async (options, where) => {
-      const outcome = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, ...options }).run({ cli: "codex", budget: { maxTokens: 5000, maxCostUsd: 0.5 } }, PROMPT);
+      const outcome = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, ...options }).run(
+        { cli: "codex", budget: { maxTokens: 5000, maxCostUsd: 0.5 } },
+        PROMPT,
+      );
       expect(outcome).toEqual(
         refused(
           "invalid_request",
@@ -121,7 +124,10 @@ describe("createAgentRunner", () => {
     it("takes codex's maxTurns and maxWallSeconds anywhere, and claude's token and dollar caps", async () => {
       const codex = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).run({ cli: "codex", budget: { maxTurns: 3, maxWallSeconds: 60 } }, PROMPT);
       expect(codex.reason).not.toBe("invalid_request");
-      const claude = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run({ cli: "claude", budget: { maxTokens: 5000, maxCostUsd: 0.5 } }, PROMPT);
+      const claude = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run(
+        { cli: "claude", budget: { maxTokens: 5000, maxCostUsd: 0.5 } },
+        PROMPT,
+      );
       expect(claude.reason).not.toBe("invalid_request");
     });
   });
@@ -134,7 +140,9 @@ describe("createAgentRunner", () => {
     });
 
     it("resolves as unavailable, naming the variables for codex", async () => {
-      expect(await runner().run({ cli: "codex" }, PROMPT)).toEqual(refused("unavailable", "no credential for codex: set $OPENAI_API_KEY or $CODEX_API_KEY", "codex"));
+      expect(await runner().run({ cli: "codex" }, PROMPT)).toEqual(
+        refused("unavailable", "no credential for codex: set $OPENAI_API_KEY or $CODEX_API_KEY", "codex"),
+      );
     });
 
     it("names the secrets files too when there is a secrets directory", async () => {
@@ -168,7 +176,10 @@ describe("createAgentRunner", () => {
     it("reports the credential's kind and never its value, in the Outcome or the logs", async () => {
       const lines: string[] = [];
       const logger = pino({ level: "trace" }, { write: (line: string) => void lines.push(line) });
-      const outcome = await runner({ logger, environment: { CLAUDE_CODE_OAUTH_TOKEN: OAUTH, ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run({ cli: "claude" }, PROMPT);
+      const outcome = await runner({ logger, environment: { CLAUDE_CODE_OAUTH_TOKEN: OAUTH, ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run(
+        { cli: "claude" },
+        PROMPT,
+      );
       expect(outcome).toMatchObject({ ok: false, reason: "unavailable", credential: "oauth_token", cli: "claude" });
       expect(lines.length).toBeGreaterThan(0);
       for (const text of [JSON.stringify(outcome), ...lines]) {
@@ -214,8 +225,16 @@ describe("createAgentRunner", () => {
     });
 
     it("adds ANTHROPIC_BASE_URL to the public environment when given", async () => {
-      const command = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, anthropicBaseUrl: "http://stand-in:8080" }).commandFor({ cli: "claude" }, PROMPT);
-      expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS.slice(0, -1), "ANTHROPIC_BASE_URL=http://stand-in:8080", PUBLIC_ENV_WORDS.at(-1), "ANTHROPIC_API_KEY"]);
+      const command = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, anthropicBaseUrl: "http://stand-in:8080" }).commandFor(
+        { cli: "claude" },
+        PROMPT,
+      );
+      expect(envWords(command.args)).toEqual([
+        ...PUBLIC_ENV_WORDS.slice(0, -1),
+        "ANTHROPIC_BASE_URL=http://stand-in:8080",
+        PUBLIC_ENV_WORDS.at(-1),
+        "ANTHROPIC_API_KEY",
+      ]);
     });
 
     it("runs claudeArgs after the image, with the prompt on stdin only", async () => {
@@ -240,7 +259,10 @@ describe("createAgentRunner", () => {
     });
 
     it("passes OPENAI_API_KEY by name only, its value in env", async () => {
-      const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY, CODEX_API_KEY: "codex-runner-test-key" } }).commandFor({ cli: "codex" }, PROMPT);
+      const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY, CODEX_API_KEY: "codex-runner-test-key" } }).commandFor(
+        { cli: "codex" },
+        PROMPT,
+      );
       expect(envWords(command.args)).toEqual([...PUBLIC_ENV_WORDS, "OPENAI_API_KEY"]);
       expect(command.env).toEqual({ OPENAI_API_KEY: OPENAI_KEY });
       for (const word of [...command.args, ...command.redactedArgs]) expect(word).not.toContain(OPENAI_KEY);
@@ -250,7 +272,10 @@ describe("createAgentRunner", () => {
       const provider = { baseUrl: "http://stand-in:8080/v1" };
       const command = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: provider }).commandFor({ cli: "codex" }, PROMPT);
       expect(agentWords(command.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { workdir: "/work", provider: { ...provider, maxRetries: 2 } }));
-      const own = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: { ...provider, maxRetries: 5 }, apiRetries: 0 }).commandFor({ cli: "codex" }, PROMPT);
+      const own = await runner({ environment: { OPENAI_API_KEY: OPENAI_KEY }, codexProvider: { ...provider, maxRetries: 5 }, apiRetries: 0 }).commandFor(
+        { cli: "codex" },
+        PROMPT,
+      );
       expect(agentWords(own.args)).toEqual(codexArgs(parseAgentRequest({ cli: "codex" }), { workdir: "/work", provider: { ...provider, maxRetries: 5 } }));
     });
 
@@ -259,10 +284,10 @@ describe("createAgentRunner", () => {
     });
 
     it("sends the key in the variable the codexProvider's env_key names, wherever it was found", async () => {
-      const command = await runner({ environment: { CODEX_API_KEY: "codex-runner-test-key" }, codexProvider: { baseUrl: "http://stand-in:8080/v1" } }).commandFor(
-        { cli: "codex" },
-        PROMPT,
-      );
+      const command = await runner({
+        environment: { CODEX_API_KEY: "codex-runner-test-key" },
+        codexProvider: { baseUrl: "http://stand-in:8080/v1" },
+      }).commandFor({ cli: "codex" }, PROMPT);
       expect(envWords(command.args).at(-1)).toBe("OPENAI_API_KEY");
       expect(command.env).toEqual({ OPENAI_API_KEY: "codex-runner-test-key" });
       expect(agentWords(command.args).find((word) => word.startsWith("model_providers.agentcage="))).toContain('env_key="OPENAI_API_KEY"');
@@ -270,7 +295,10 @@ describe("createAgentRunner", () => {
 
     it("looks up a gateway's own env_key first and sends the key under that name", async () => {
       const environment = { GATEWAY_KEY: "gateway-runner-test-key", OPENAI_API_KEY: OPENAI_KEY };
-      const command = await runner({ environment, codexProvider: { baseUrl: "http://gw:8080/v1", envKey: "GATEWAY_KEY" } }).commandFor({ cli: "codex" }, PROMPT);
+      const command = await runner({ environment, codexProvider: { baseUrl: "http://gw:8080/v1", envKey: "GATEWAY_KEY" } }).commandFor(
+        { cli: "codex" },
+        PROMPT,
+      );
       expect(command.env).toEqual({ GATEWAY_KEY: "gateway-runner-test-key" });
     });
   });
@@ -281,6 +309,5 @@ describe("createAgentRunner", () => {
         new AgentRequestError('the agent request is invalid: effort "HIGH" is not lower-case letters; write e.g. "high"'),
       );
     });
-
   });
 });

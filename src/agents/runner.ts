@@ -31,7 +31,15 @@ import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseCodexStream } from "./codex-stream.js";
 import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
 import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.js";
-import { DEFAULT_API_RETRIES, EGRESS_EVENTS_OPEN_MS, EGRESS_GONE_AFTER_MISSES, EXIT_AFTER_RESULT_MS, MAX_API_RETRIES, METER_EVENT_INTERVAL_MS, METER_READ_TIMEOUT_MS } from "./limits.js";
+import {
+  DEFAULT_API_RETRIES,
+  EGRESS_EVENTS_OPEN_MS,
+  EGRESS_GONE_AFTER_MISSES,
+  EXIT_AFTER_RESULT_MS,
+  MAX_API_RETRIES,
+  METER_EVENT_INTERVAL_MS,
+  METER_READ_TIMEOUT_MS,
+} from "./limits.js";
 import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
 import { createRunGuard, type BudgetReport } from "./guard.js";
@@ -162,13 +170,17 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     throw new AgentRunnerError("sessions: true needs staging: each session is kept in the Staging Directory; declare staging: { runtimeDir }");
   }
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
-    throw new AgentRunnerError(`codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`);
+    throw new AgentRunnerError(
+      `codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`,
+    );
   }
   const gateway = policy === "model" || policy === "allowlist" ? options.egress : undefined;
   // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting.
   const anthropicBaseUrl = gateway === undefined ? options.anthropicBaseUrl : egressBaseUrl(gateway);
   const declaredProvider =
-    gateway === undefined ? options.codexProvider : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY", ...(gateway.codexModel === undefined ? {} : { model: gateway.codexModel }) };
+    gateway === undefined
+      ? options.codexProvider
+      : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY", ...(gateway.codexModel === undefined ? {} : { model: gateway.codexModel }) };
   // One working directory for the container and for codex's --cd: the staged workspace's.
   const workdir = options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR;
   const codexProvider = declaredProvider === undefined ? undefined : { ...declaredProvider, maxRetries: declaredProvider.maxRetries ?? apiRetries };
@@ -183,7 +195,10 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`its breach event stream did not open within ${EGRESS_EVENTS_OPEN_MS} ms (EGRESS_EVENTS_OPEN_MS); is the proxy running?`)), EGRESS_EVENTS_OPEN_MS);
+      timer = setTimeout(
+        () => reject(new Error(`its breach event stream did not open within ${EGRESS_EVENTS_OPEN_MS} ms (EGRESS_EVENTS_OPEN_MS); is the proxy running?`)),
+        EGRESS_EVENTS_OPEN_MS,
+      );
     });
     await Promise.race([proxy.eventsOpen(), late]).finally(() => clearTimeout(timer));
   };
@@ -213,44 +228,44 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
   }
   function makeRuntime(): AgentContainerRuntime<AgentResult, PlannedRequest> {
     return createAgentContainerRuntime<AgentResult, PlannedRequest>({
-    container,
-    ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
-    ...(options.docker === undefined ? {} : { docker: options.docker }),
-    ...(options.engine === undefined ? {} : { engine: options.engine }),
-    run: (prompt, { mask }) => {
-      const { request, onEvent, onEventFailed, watch, attach } = prompt.request;
-      // The caller's callback failing is the caller's bug: reported in the Outcome, never the Run's end.
-      let failed = false;
-      const tell = (masked: AgentEvent): void => {
-        if (failed || onEvent === undefined) return;
-        try {
-          onEvent(masked);
-        } catch (error) {
-          failed = true;
-          onEventFailed?.(error);
-        }
-      };
-      // Events the runner makes (a stall warning) are masked like the agent's.
-      attach?.((event) => tell(mask(event)));
-      // Each event is masked once; the guards see it masked (a guard may quote one in the Outcome), whether or not the caller listens.
-      const live = {
-        onEvent: (event: AgentEvent) => {
-          const masked = mask(event);
-          const added = watch(masked);
-          tell(masked);
-          for (const extra of added) tell(mask(extra));
-        },
-      };
-      return request.cli === "claude"
-        ? { args: claudeArgs(request), stdin: prompt.text, request, exitGraceMs: EXIT_AFTER_RESULT_MS, outcome: (stdout) => parseClaudeStream(stdout, live) }
-        : {
-            args: codexArgs(request, { workdir, keepSession: keepSessions, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
-            stdin: prompt.text,
-            request,
-            exitGraceMs: EXIT_AFTER_RESULT_MS,
-            outcome: (stdout) => parseCodexStream(stdout, { ...live, ...(request.model === undefined ? {} : { model: request.model }) }),
-          };
-    },
+      container,
+      ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
+      ...(options.docker === undefined ? {} : { docker: options.docker }),
+      ...(options.engine === undefined ? {} : { engine: options.engine }),
+      run: (prompt, { mask }) => {
+        const { request, onEvent, onEventFailed, watch, attach } = prompt.request;
+        // The caller's callback failing is the caller's bug: reported in the Outcome, never the Run's end.
+        let failed = false;
+        const tell = (masked: AgentEvent): void => {
+          if (failed || onEvent === undefined) return;
+          try {
+            onEvent(masked);
+          } catch (error) {
+            failed = true;
+            onEventFailed?.(error);
+          }
+        };
+        // Events the runner makes (a stall warning) are masked like the agent's.
+        attach?.((event) => tell(mask(event)));
+        // Each event is masked once; the guards see it masked (a guard may quote one in the Outcome), whether or not the caller listens.
+        const live = {
+          onEvent: (event: AgentEvent) => {
+            const masked = mask(event);
+            const added = watch(masked);
+            tell(masked);
+            for (const extra of added) tell(mask(extra));
+          },
+        };
+        return request.cli === "claude"
+          ? { args: claudeArgs(request), stdin: prompt.text, request, exitGraceMs: EXIT_AFTER_RESULT_MS, outcome: (stdout) => parseClaudeStream(stdout, live) }
+          : {
+              args: codexArgs(request, { workdir, keepSession: keepSessions, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
+              stdin: prompt.text,
+              request,
+              exitGraceMs: EXIT_AFTER_RESULT_MS,
+              outcome: (stdout) => parseCodexStream(stdout, { ...live, ...(request.model === undefined ? {} : { model: request.model }) }),
+            };
+      },
     });
   }
 
@@ -272,7 +287,11 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         request.cli,
       );
     }
-    const unheld = unheldCaps(request.cli, request.budget, gateway !== undefined ? (policy as "model" | "allowlist") : options.networks !== undefined ? "declared" : (policy as "none" | "open"));
+    const unheld = unheldCaps(
+      request.cli,
+      request.budget,
+      gateway !== undefined ? (policy as "model" | "allowlist") : options.networks !== undefined ? "declared" : (policy as "none" | "open"),
+    );
     if (unheld !== undefined) return refused("invalid_request", unheld, "none", request.cli);
     let credential: Credential;
     try {
@@ -293,7 +312,9 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       return refused(
         "unavailable",
         `no credential for ${request.cli}: set ${names.map((n) => `$${n}`).join(" or ")}` +
-          (options.secretsDirectory === undefined ? "" : `, or write one of ${names.map((n) => JSON.stringify(`${options.secretsDirectory}/${n.toLowerCase()}`)).join(", ")} (mode 0600)`),
+          (options.secretsDirectory === undefined
+            ? ""
+            : `, or write one of ${names.map((n) => JSON.stringify(`${options.secretsDirectory}/${n.toLowerCase()}`)).join(", ")} (mode 0600)`),
         "none",
         request.cli,
       );
@@ -323,7 +344,12 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
           await hearBreaches(gateway);
           proxied = await registerProxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? []);
         } catch (error) {
-          return refused("unavailable", `the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`, credential.kind, request.cli);
+          return refused(
+            "unavailable",
+            `the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`,
+            credential.kind,
+            request.cli,
+          );
         }
       }
       let onEventError: string | undefined;
@@ -338,7 +364,10 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         attach: (deliver) => (tell = deliver),
         ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
         onEventFailed: (error) => {
-          onEventError = credentialMasked(`the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`, credential);
+          onEventError = credentialMasked(
+            `the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`,
+            credential,
+          );
           options.logger?.warn({ err: onEventError }, "onEvent threw");
         },
       };
@@ -350,14 +379,21 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
           { text: prompt, request: planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
           {
             timeoutSeconds: request.timeoutSeconds,
-            ...(proxied === undefined ? handOver(request.cli, credential, codexProvider) : { runId: proxied.runId, network: proxied.network, env: proxied.env }),
+            ...(proxied === undefined
+              ? handOver(request.cli, credential, codexProvider)
+              : { runId: proxied.runId, network: proxied.network, env: proxied.env }),
             ...(policy === "open" ? { network: { kind: "open" as const } } : {}),
             ...pick(runOptions),
             signal: guard.signal,
             stallSeconds: request.stallSeconds,
             onStallWarning: ({ silentMs }) => {
               const last = guard.lastEvent();
-              tell?.({ type: "stall_warning", silentSeconds: Math.round(silentMs / 1000), stallSeconds: request.stallSeconds, ...(last === undefined ? {} : { lastEvent: last }) });
+              tell?.({
+                type: "stall_warning",
+                silentSeconds: Math.round(silentMs / 1000),
+                stallSeconds: request.stallSeconds,
+                ...(last === undefined ? {} : { lastEvent: last }),
+              });
             },
             ...(keepSessions ? { sessionStore: sessionStoreOf(request) } : {}),
           },
@@ -369,7 +405,10 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
           atSource.delete(proxied.runId);
           // The token dies with the Run; what it spent is the proxy's count.
           meter = await proxied.revoke().catch((error: unknown) => {
-            options.logger?.error({ runId: proxied?.runId, err: error instanceof Error ? error.message : String(error) }, "the egress proxy did not revoke the Run's token");
+            options.logger?.error(
+              { runId: proxied?.runId, err: error instanceof Error ? error.message : String(error) },
+              "the egress proxy did not revoke the Run's token",
+            );
             return undefined;
           });
           // The last word on what the Run spent, as an event too, however short the Run was.
@@ -385,7 +424,11 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
         ...(ran.reason === "stalled" && last !== undefined ? { error: `${ran.error ?? "the agent stalled"}; the last event it printed: ${last}` } : {}),
       };
       return {
-        ...(policy === "none" && options.networks === undefined ? withNetworkHint(outcome) : policy !== "none" && options.containerRuntime !== undefined ? withRuntimeHint(outcome, options.containerRuntime, policy) : outcome),
+        ...(policy === "none" && options.networks === undefined
+          ? withNetworkHint(outcome)
+          : policy !== "none" && options.containerRuntime !== undefined
+            ? withRuntimeHint(outcome, options.containerRuntime, policy)
+            : outcome),
         ...(guarded.budget === undefined ? {} : { budget: guarded.budget }),
         network: { policy: options.networks === undefined ? policy : "declared", ...(meter === undefined ? {} : { meter }) },
         credential: credential.kind,
@@ -402,7 +445,10 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
       const { request, credential } = prepared;
       // No credential here is no reason to refuse a plan: it names the variable a Run would read
       // (`--env NAME`, its value from the environment of whoever runs the words).
-      const handed = credential === undefined ? { env: { [agentVariable(request.cli, CREDENTIAL_VARIABLES[request.cli][0]?.[0] ?? "", codexProvider)]: "" } } : handOver(request.cli, credential, codexProvider);
+      const handed =
+        credential === undefined
+          ? { env: { [agentVariable(request.cli, CREDENTIAL_VARIABLES[request.cli][0]?.[0] ?? "", codexProvider)]: "" } }
+          : handOver(request.cli, credential, codexProvider);
       return runtime.commandFor({ text: prompt, request: { request, watch: () => [] } satisfies PlannedRequest }, handed);
     },
     sweep: runtime.sweep,
@@ -425,7 +471,11 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
  * How the credential reaches the agent (a login as a read-only file, a key in one variable), and
  * what of it the runtime masks in this Run only: the file's content, and every token inside it.
  */
-function handOver(cli: AgentCli, credential: Exclude<Credential, { kind: "none" }>, provider: CodexProvider | undefined): Pick<RunOptions, "env" | "secretFiles" | "secrets"> {
+function handOver(
+  cli: AgentCli,
+  credential: Exclude<Credential, { kind: "none" }>,
+  provider: CodexProvider | undefined,
+): Pick<RunOptions, "env" | "secretFiles" | "secrets"> {
   if (credential.kind === "login") return { secretFiles: [credential.file], secrets: credential.tokens };
   return { env: { [agentVariable(cli, credential.variable, provider)]: credential.value } };
 }
@@ -456,7 +506,9 @@ function watchMeter(gateway: EgressGateway, proxied: ProxiedRun, tell: (event: A
     let timer: NodeJS.Timeout | undefined;
     try {
       // A proxy that hangs is as gone as one that died: a reading is given up after a while.
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${METER_READ_TIMEOUT_MS} ms`)), METER_READ_TIMEOUT_MS)));
+      const late = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${METER_READ_TIMEOUT_MS} ms`)), METER_READ_TIMEOUT_MS)),
+      );
       meter = await Promise.race([gateway.meter(runId), late]);
       if (meter === undefined) failure = "no longer knows the Run (it restarted, and the Run's token died with it)";
     } catch (error) {
@@ -501,7 +553,9 @@ function withRuntimeHint(outcome: Outcome<AgentResult>, runtime: string, policy:
 }
 
 function unreachedModel(outcome: Outcome<AgentResult>): boolean {
-  return outcome.reason === "timeout" || outcome.result?.reason === "api_error" || outcome.result?.reason === "no_result" || outcome.result?.reason === "overloaded";
+  return (
+    outcome.reason === "timeout" || outcome.result?.reason === "api_error" || outcome.result?.reason === "no_result" || outcome.result?.reason === "overloaded"
+  );
 }
 
 /** A failed Run whose container could reach nothing says so, and what to declare. */

@@ -27,7 +27,12 @@ describe("agentCliVersions against the real agent image", () => {
 
   it("says which CLI an image lacks, in the image's own words (its timer's)", async () => {
     const versions = await agentCliVersions({ image: "debian:bookworm-slim" });
-    expect(versions.claude).toMatchObject({ ok: false, error: expect.stringMatching(/^claude --version in "debian:bookworm-slim": .*exited with code 127.*failed to run command ‘claude’: No such file or directory/) });
+    expect(versions.claude).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(
+        /^claude --version in "debian:bookworm-slim": .*exited with code 127.*failed to run command ‘claude’: No such file or directory/,
+      ),
+    });
     expect(versions.codex.ok).toBe(false);
   });
 });

@@ -42,11 +42,20 @@ describe("agentCliVersions", () => {
   });
 
   it("says what a CLI printed when it is no version, and what the engine said when it could not run", async () => {
-    const { engine } = engineSaying({ claude: { stdout: ["usage: claude\n"], exitCode: 2 }, codex: { fail: { create: { statusCode: 404, message: "No such image: agent:1" } } } });
+    const { engine } = engineSaying({
+      claude: { stdout: ["usage: claude\n"], exitCode: 2 },
+      codex: { fail: { create: { statusCode: 404, message: "No such image: agent:1" } } },
+    });
     const versions = await agentCliVersions({ image: "agent:1", engine });
-    expect(versions.claude).toEqual({ ok: false, error: expect.stringMatching(/^claude --version in "agent:1": it printed no version: "usage: claude\\n"; the agent exited with code 2/) });
+    expect(versions.claude).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^claude --version in "agent:1": it printed no version: "usage: claude\\n"; the agent exited with code 2/),
+    });
     expect(versions.codex).toEqual({ ok: false, error: expect.stringMatching(/^codex --version in "agent:1": image "agent:1" is not on this engine/) });
-    expect((await agentCliVersions({ image: "agent:1", engine: createUnreachableEngine() })).claude).toMatchObject({ ok: false, error: expect.stringContaining("unreachable") });
+    expect((await agentCliVersions({ image: "agent:1", engine: createUnreachableEngine() })).claude).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("unreachable"),
+    });
   });
 
   it.each<[string, unknown, RegExp]>([

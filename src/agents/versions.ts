@@ -3,14 +3,7 @@
 // truth of the image as built; a label would only say what its build meant to put there.
 
 import { pino, type Logger } from "pino";
-import {
-  createAgentContainerRuntime,
-  describeValue,
-  limits,
-  PREFLIGHT_OWNER,
-  type EngineConnection,
-  type ReaderVerdict,
-} from "../runtime/index.js";
+import { createAgentContainerRuntime, describeValue, limits, PREFLIGHT_OWNER, type EngineConnection, type ReaderVerdict } from "../runtime/index.js";
 import { publicEnvironment } from "./environment.js";
 import { AGENT_CLIS, type AgentCli } from "./request.js";
 import { AgentRunnerError } from "./runner-options.js";
@@ -38,9 +31,11 @@ type Said = ReaderVerdict & { readonly version?: string; readonly said?: string 
 
 export async function agentCliVersions(options: CliVersionOptions, ...extra: never[]): Promise<Readonly<Record<AgentCli, CliVersion>>> {
   if (extra.length > 0) throw new AgentRunnerError(`agentCliVersions takes one argument, { image }; ${extra.length} more were given`);
-  if (typeof options !== "object" || options === null) throw new AgentRunnerError(`agentCliVersions's options ${describeValue(options)} is not an object; pass { image }`);
+  if (typeof options !== "object" || options === null)
+    throw new AgentRunnerError(`agentCliVersions's options ${describeValue(options)} is not an object; pass { image }`);
   const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key));
-  if (unknown.length > 0) throw new AgentRunnerError(`agentCliVersions option ${JSON.stringify(unknown[0])} is not one it knows; use ${OPTION_NAMES.join(", ")}`);
+  if (unknown.length > 0)
+    throw new AgentRunnerError(`agentCliVersions option ${JSON.stringify(unknown[0])} is not one it knows; use ${OPTION_NAMES.join(", ")}`);
   if (typeof options.image !== "string" || options.image.trim() === "") {
     throw new AgentRunnerError(`image ${describeValue(options.image)} is not an image reference; write the agent image, such as "agentcage-agent:latest"`);
   }
@@ -80,7 +75,12 @@ async function readVersion(stdout: AsyncIterable<Uint8Array>): Promise<Said> {
   for await (const chunk of stdout) {
     if (text.length < limits.PREFLIGHT_OUTPUT_BYTES) text += Buffer.from(chunk).toString("utf8");
   }
-  const line = (text.split("\n").map((l) => l.replace(ESCAPES, "")).find((l) => VERSION.test(l)) ?? "").trim();
+  const line = (
+    text
+      .split("\n")
+      .map((l) => l.replace(ESCAPES, ""))
+      .find((l) => VERSION.test(l)) ?? ""
+  ).trim();
   const version = VERSION.exec(line)?.[1];
   if (version === undefined) {
     return { ok: false, error: text.trim() === "" ? "it printed no version" : `it printed no version: ${JSON.stringify(text.slice(0, 200))}` };

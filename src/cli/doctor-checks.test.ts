@@ -72,7 +72,10 @@ describe("runcPredatesFix", () => {
 
 const withRunc = (version: string, detail = "", over: Partial<EngineFacts> = {}): EngineFacts => ({
   ...FAKE_ENGINE_FACTS,
-  components: [{ name: "Engine", version: "20.10.24", detail: "" }, { name: "runc", version, detail }],
+  components: [
+    { name: "Engine", version: "20.10.24", detail: "" },
+    { name: "runc", version, detail },
+  ],
   ...over,
 });
 
@@ -119,7 +122,15 @@ describe("runtimesCheck", () => {
     expect(runtimesCheck(FAKE_ENGINE_FACTS).detail).toBe(
       "io.containerd.runc.v2, runc (default), runsc; gVisor is registered as runsc; Runs get it only when it is the engine's default runtime",
     );
-    expect(runtimesCheck({ ...FAKE_ENGINE_FACTS, runtimes: [{ name: "runc", path: "runc" }, { name: "crun", path: "/usr/bin/crun" }] })).toEqual({
+    expect(
+      runtimesCheck({
+        ...FAKE_ENGINE_FACTS,
+        runtimes: [
+          { name: "runc", path: "runc" },
+          { name: "crun", path: "/usr/bin/crun" },
+        ],
+      }),
+    ).toEqual({
       check: "runtimes",
       status: "ok",
       detail: "runc (default), crun; gVisor (runsc) is not registered; also crun",
@@ -164,7 +175,9 @@ describe("imageCheck", () => {
       detail: "agentcage-agent:latest is not on this engine (nothing is pulled)",
       fix: "build it: agentcage image build agent",
     });
-    expect(imageCheck("mine:1", { ok: true, facts: undefined }, FAKE_ENGINE_FACTS, false).fix).toBe("build or load it on this engine, or name another with --image");
+    expect(imageCheck("mine:1", { ok: true, facts: undefined }, FAKE_ENGINE_FACTS, false).fix).toBe(
+      "build or load it on this engine, or name another with --image",
+    );
     expect(imageCheck("mine:1", { ok: true, facts: { ...FAKE_IMAGE_FACTS, arch: "arm64" } }, FAKE_ENGINE_FACTS, false)).toMatchObject({
       status: "warn",
       detail: expect.stringContaining("is built for arm64, and the engine runs amd64"),
@@ -184,20 +197,29 @@ describe("cliCheck", () => {
       detail: expect.stringContaining("codex 0.180.0 in the image; this agentcage was checked against 0.171.0"),
       fix: "rebuild the agent image from this agentcage: agentcage image build agent",
     });
-    expect(cliCheck("codex", { ok: false, error: 'codex --version in "x": it printed no version' }, "0.171.0")).toMatchObject({ status: "fail", fix: expect.stringContaining("agentcage image build agent") });
+    expect(cliCheck("codex", { ok: false, error: 'codex --version in "x": it printed no version' }, "0.171.0")).toMatchObject({
+      status: "fail",
+      fix: expect.stringContaining("agentcage image build agent"),
+    });
   });
 });
 
 describe("credentialCheck", () => {
   it("names the kind, never a value; warns of none with where to put one; fails a source that is there but unusable", () => {
-    expect(credentialCheck("claude", "oauth_token", [], undefined)).toEqual({ check: "claude credential", status: "ok", detail: "an OAuth token (oauth_token); its value is never shown" });
+    expect(credentialCheck("claude", "oauth_token", [], undefined)).toEqual({
+      check: "claude credential",
+      status: "ok",
+      detail: "an OAuth token (oauth_token); its value is never shown",
+    });
     expect(credentialCheck("codex", "none", ["$OPENAI_API_KEY", "/etc/agentcage/secrets/openai_api_key", "$CODEX_API_KEY"], undefined)).toEqual({
       check: "codex credential",
       status: "warn",
       detail: "none, so every codex Run ends as unavailable (unless it runs against the stand-in model)",
       fix: 'set $OPENAI_API_KEY or "/etc/agentcage/secrets/openai_api_key" or $CODEX_API_KEY (a file: mode 0600) where agentcage runs',
     });
-    expect(credentialCheck("claude", "none", [], 'secrets file "/s/anthropic_api_key" is mode 0644, readable by others; chmod 600 it')).toMatchObject({ status: "fail" });
+    expect(credentialCheck("claude", "none", [], 'secrets file "/s/anthropic_api_key" is mode 0644, readable by others; chmod 600 it')).toMatchObject({
+      status: "fail",
+    });
   });
 });
 
@@ -215,12 +237,23 @@ describe("the Staging Directory checks", () => {
   it("pass when the probe container read the nonce, saying so even from a container", () => {
     const ok: StagingProbe = { ok: true, runtimeDir: "/srv/agentcage/staging", durationMs: 300 };
     expect(stagingCheck(ok)).toEqual({ check: "staging directory", status: "ok", detail: "/srv/agentcage/staging is writable" });
-    expect(stagingOnEngineCheck(ok, inside, "/srv/agentcage", undefined, false).detail).toMatch(/binds it as this process sees it, although this process runs in a container \(\/\.dockerenv\)$/);
+    expect(stagingOnEngineCheck(ok, inside, "/srv/agentcage", undefined, false).detail).toMatch(
+      /binds it as this process sees it, although this process runs in a container \(\/\.dockerenv\)$/,
+    );
   });
 
   it("fail an unwritable directory with the uid to fix it for, and skip the probe", () => {
-    const unwritable: StagingProbe = { ok: false, runtimeDir: "/srv/x/staging", failure: "unwritable", error: 'this process cannot create a directory in "/srv/x/staging" (EACCES)', durationMs: 1 };
-    expect(stagingCheck(unwritable)).toMatchObject({ status: "fail", fix: expect.stringMatching(/^make \/srv\/x\/staging writable( by uid \d+)?, or name a directory/) });
+    const unwritable: StagingProbe = {
+      ok: false,
+      runtimeDir: "/srv/x/staging",
+      failure: "unwritable",
+      error: 'this process cannot create a directory in "/srv/x/staging" (EACCES)',
+      durationMs: 1,
+    };
+    expect(stagingCheck(unwritable)).toMatchObject({
+      status: "fail",
+      fix: expect.stringMatching(/^make \/srv\/x\/staging writable( by uid \d+)?, or name a directory/),
+    });
     expect(stagingOnEngineCheck(unwritable, onHost, "/srv/x", undefined, false).status).toBe("skip");
   });
 
@@ -235,11 +268,16 @@ describe("the Staging Directory checks", () => {
       detail: `this process runs in a container (/.dockerenv), and the engine resolves /data/agentcage/staging on its own host to another directory (this container's /data/agentcage/staging is the host's /srv/agentcage-data/agentcage/staging): ${missing.ok ? "" : missing.error}`,
       fix: "mount the host directory at the same absolute path inside the orchestrator's container: -v /srv/agentcage-data/agentcage:/srv/agentcage-data/agentcage, and run with --runtime-dir /srv/agentcage-data/agentcage",
     });
-    expect(stagingOnEngineCheck(missing, inside, "/data/agentcage", undefined, false).fix).toMatch(/^mount the host's directory at the same absolute path inside the orchestrator's container \(-v X:X/);
+    expect(stagingOnEngineCheck(missing, inside, "/data/agentcage", undefined, false).fix).toMatch(
+      /^mount the host's directory at the same absolute path inside the orchestrator's container \(-v X:X/,
+    );
   });
 
   it("fail a directory the engine does not see from a host with another fix, and skip the probe without the image", () => {
-    expect(stagingOnEngineCheck(missing, onHost, "/data/agentcage", undefined, false)).toMatchObject({ status: "fail", fix: expect.stringMatching(/^run agentcage on the engine's host/) });
+    expect(stagingOnEngineCheck(missing, onHost, "/data/agentcage", undefined, false)).toMatchObject({
+      status: "fail",
+      fix: expect.stringMatching(/^run agentcage on the engine's host/),
+    });
     expect(stagingOnEngineCheck(missing, onHost, "/data/agentcage", undefined, true).status).toBe("skip");
   });
 

@@ -38,7 +38,13 @@ export function parseVersion(text: string): Version | undefined {
   let rest = (match[4] ?? "").replace(/\+.*$/, "").replace(/-\d+-g[0-9a-f]+$/, "");
   if (rest.startsWith("~")) rest = `-${rest.slice(1)}`;
   if (rest !== "" && !/^-[0-9A-Za-z.-]+$/.test(rest)) return undefined;
-  const prerelease = rest === "" ? [] : rest.slice(1).split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+  const prerelease =
+    rest === ""
+      ? []
+      : rest
+          .slice(1)
+          .split(".")
+          .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
   return { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3] ?? 0), prerelease };
 }
 
@@ -73,7 +79,11 @@ export function engineCheck(report: EngineReport, where: string): DoctorCheck {
     const platform = f.os !== "" && f.arch !== "" ? `, ${f.os}/${f.arch}` : "";
     const api = f.apiVersion === "" ? "" : `API ${f.apiVersion}`;
     const said = [api, platform.slice(2)].filter((s) => s !== "").join(", ");
-    return { check: "engine", status: "ok", detail: `${f.name} ${f.serverVersion}${said === "" ? "" : ` (${said})`}${f.operatingSystem === "" ? "" : ` on ${f.operatingSystem}`}, at ${where}` };
+    return {
+      check: "engine",
+      status: "ok",
+      detail: `${f.name} ${f.serverVersion}${said === "" ? "" : ` (${said})`}${f.operatingSystem === "" ? "" : ` on ${f.operatingSystem}`}, at ${where}`,
+    };
   }
   const fixes: Readonly<Record<string, string>> = {
     ENOENT: "start the engine (dockerd), or set DOCKER_HOST to the address of one that runs",
@@ -96,7 +106,11 @@ export function runtimeCheck(facts: EngineFacts): DoctorCheck {
   const defaultNote = facts.defaultRuntime === "" ? "Runs get the engine's default runtime" : "it is the default runtime, which every Run gets";
   if (!isRunc) {
     const gvisor = binary === "runsc" || name === "runsc" ? " (gVisor)" : "";
-    return { check, status: "ok", detail: `${name}${gvisor}: ${defaultNote}${runc === undefined ? "" : `; runc ${runc.version} is there too, unused by Runs`}` };
+    return {
+      check,
+      status: "ok",
+      detail: `${name}${gvisor}: ${defaultNote}${runc === undefined ? "" : `; runc ${runc.version} is there too, unused by Runs`}`,
+    };
   }
   if (runc === undefined || runc.version === "") {
     return {
@@ -154,7 +168,12 @@ export function imageCheck(image: string, report: ImageReport, engine: EngineFac
   const platform = f.os !== "" && f.arch !== "" ? `, ${f.os}/${f.arch}` : "";
   const detail = `${image} (${id}${f.created === "" ? "" : `, built ${f.created.slice(0, 19).replace("T", " ")}`}${platform})`;
   if (engine !== undefined && engine.arch !== "" && f.arch !== "" && engine.arch !== f.arch) {
-    return { check, status: "warn", detail: `${detail} is built for ${f.arch}, and the engine runs ${engine.arch}`, fix: `${isAgentcagesOwn ? `rebuild it on this engine: ${BUILD_AGENT_IMAGE}` : "use an image built for the engine's platform"}` };
+    return {
+      check,
+      status: "warn",
+      detail: `${detail} is built for ${f.arch}, and the engine runs ${engine.arch}`,
+      fix: `${isAgentcagesOwn ? `rebuild it on this engine: ${BUILD_AGENT_IMAGE}` : "use an image built for the engine's platform"}`,
+    };
   }
   return { check, status: "ok", detail };
 }
@@ -162,7 +181,8 @@ export function imageCheck(image: string, report: ImageReport, engine: EngineFac
 /** Which version of a CLI the image holds, as the CLI itself says, beside the one agentcage pins. */
 export function cliCheck(cli: AgentCli, found: CliVersion, pinned: string | undefined): DoctorCheck {
   const check = `${cli} cli`;
-  if (!found.ok) return { check, status: "fail", detail: found.error, fix: `rebuild the agent image (${BUILD_AGENT_IMAGE}), or name one that holds ${cli} with --image` };
+  if (!found.ok)
+    return { check, status: "fail", detail: found.error, fix: `rebuild the agent image (${BUILD_AGENT_IMAGE}), or name one that holds ${cli} with --image` };
   if (pinned === undefined) return { check, status: "ok", detail: `${cli} ${found.version} in the image ("${found.said}")` };
   if (found.version === pinned) return { check, status: "ok", detail: `${cli} ${found.version} in the image, the version agentcage pins` };
   return {
@@ -202,7 +222,12 @@ export function stagingCheck(probe: StagingProbe): DoctorCheck {
   const check = "staging directory";
   if (!probe.ok && probe.failure === "unwritable") {
     const uid = process.getuid?.();
-    return { check, status: "fail", detail: probe.error, fix: `make ${probe.runtimeDir} writable${uid === undefined ? "" : ` by uid ${uid}`}, or name a directory this process can write with --runtime-dir` };
+    return {
+      check,
+      status: "fail",
+      detail: probe.error,
+      fix: `make ${probe.runtimeDir} writable${uid === undefined ? "" : ` by uid ${uid}`}, or name a directory this process can write with --runtime-dir`,
+    };
   }
   return { check, status: "ok", detail: `${probe.runtimeDir} is writable` };
 }

@@ -67,7 +67,8 @@ process.exitCode = await doctor({ runtimeDir: ${JSON.stringify(runtimeDir)}, ima
   return { code: result.status, lines: result.stdout.trimEnd().split("\n"), stderr: result.stderr };
 }
 
-const lineOf = (lines: readonly string[], check: string): string => lines.find((l) => l.slice(6).startsWith(`${check} `)) ?? `(no ${check} line in ${JSON.stringify(lines)})`;
+const lineOf = (lines: readonly string[], check: string): string =>
+  lines.find((l) => l.slice(6).startsWith(`${check} `)) ?? `(no ${check} line in ${JSON.stringify(lines)})`;
 
 describe("agentcage doctor on this machine", () => {
   it("reports the real engine, its runc against CVE-2024-21626, the image's pinned CLIs, and a Staging Directory the engine binds", async () => {
@@ -78,20 +79,32 @@ describe("agentcage doctor on this machine", () => {
     const code = await doctor({ runtimeDir, image: IMAGE, stream, environment: {} });
     const lines = text.trimEnd().split("\n");
 
-    expect(lineOf(lines, "engine")).toMatch(new RegExp(`^ok {4}engine {13}\\S.* ${escape(docker("version", "--format", "{{.Server.Version}}"))} \\(API ${escape(docker("version", "--format", "{{.Server.APIVersion}}"))}, linux/`));
-    const runc = docker("version", "--format", "{{range .Server.Components}}{{if eq .Name \"runc\"}}{{.Version}}{{end}}{{end}}");
+    expect(lineOf(lines, "engine")).toMatch(
+      new RegExp(
+        `^ok {4}engine {13}\\S.* ${escapeRegExp(docker("version", "--format", "{{.Server.Version}}"))} \\(API ${escapeRegExp(docker("version", "--format", "{{.Server.APIVersion}}"))}, linux/`,
+      ),
+    );
+    const runc = docker("version", "--format", '{{range .Server.Components}}{{if eq .Name "runc"}}{{.Version}}{{end}}{{end}}');
     expect(lineOf(lines, "runtime")).toMatch(
       runcPredatesFix(runc)
-        ? new RegExp(`^warn {2}runtime {12}runc ${escape(runc)} .*is older than 1\\.1\\.12, which fixes CVE-2024-21626 .*; fix: upgrade runc to 1\\.1\\.12 or later`)
-        : new RegExp(`^ok {4}runtime {12}runc ${escape(runc)} .*has the fix for CVE-2024-21626`),
+        ? new RegExp(
+            `^warn {2}runtime {12}runc ${escapeRegExp(runc)} .*is older than 1\\.1\\.12, which fixes CVE-2024-21626 .*; fix: upgrade runc to 1\\.1\\.12 or later`,
+          )
+        : new RegExp(`^ok {4}runtime {12}runc ${escapeRegExp(runc)} .*has the fix for CVE-2024-21626`),
     );
     expect(lineOf(lines, "runtimes")).toMatch(/^ok {4}runtimes {11}.*runc \(default\).*; gVisor/);
-    expect(lineOf(lines, "image")).toMatch(new RegExp(`^ok {4}image {14}${escape(IMAGE)} \\(${docker("image", "inspect", "--format", "{{.Id}}", IMAGE).slice(7, 19)}, built `));
+    expect(lineOf(lines, "image")).toMatch(
+      new RegExp(`^ok {4}image {14}${escapeRegExp(IMAGE)} \\(${docker("image", "inspect", "--format", "{{.Id}}", IMAGE).slice(7, 19)}, built `),
+    );
     expect(lineOf(lines, "claude cli")).toBe(`ok    claude cli         claude ${pinned["CLAUDE_VERSION"]} in the image, the version agentcage pins`);
     expect(lineOf(lines, "codex cli")).toBe(`ok    codex cli          codex ${pinned["CODEX_VERSION"]} in the image, the version agentcage pins`);
     expect(lineOf(lines, "claude credential")).toMatch(/^warn {2}claude credential {2}none, .*; fix: set \$CLAUDE_CODE_OAUTH_TOKEN or \$ANTHROPIC_API_KEY/);
     expect(lineOf(lines, "staging directory")).toBe(`ok    staging directory  ${runtimeDir}/staging is writable`);
-    expect(lineOf(lines, "staging on engine")).toMatch(new RegExp(`^ok {4}staging on engine  a probe container read the file written into ${escape(runtimeDir)}/staging: the engine binds it as this process sees it`));
+    expect(lineOf(lines, "staging on engine")).toMatch(
+      new RegExp(
+        `^ok {4}staging on engine  a probe container read the file written into ${escapeRegExp(runtimeDir)}/staging: the engine binds it as this process sees it`,
+      ),
+    );
     expect(code).toBe(0);
     expect(await readdir(path.join(runtimeDir, "staging"))).toEqual([]);
     expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.owner=${PREFLIGHT_OWNER}`)).toBe("");
@@ -100,7 +113,9 @@ describe("agentcage doctor on this machine", () => {
   it("passes the probe from inside a container whose Staging Directory is mounted at the host's own path", async () => {
     const host = await scratch();
     const { code, lines, stderr } = doctorInContainer(host, [`type=bind,source=${host},target=${host}`]);
-    expect(lineOf(lines, "staging on engine"), stderr).toMatch(/^ok {4}staging on engine  .*the engine binds it as this process sees it, although this process runs in a container \(\/\.dockerenv\)$/);
+    expect(lineOf(lines, "staging on engine"), stderr).toMatch(
+      /^ok {4}staging on engine {2}.*the engine binds it as this process sees it, although this process runs in a container \(\/\.dockerenv\)$/,
+    );
     expect(code).toBe(0);
     expect(await readdir(path.join(host, "staging"))).toEqual([]);
   });
@@ -113,10 +128,14 @@ describe("agentcage doctor on this machine", () => {
     const line = lineOf(lines, "staging on engine");
     expect(line, stderr).toMatch(
       new RegExp(
-        `^FAIL  staging on engine  this process runs in a container \\(/\\.dockerenv\\), and the engine resolves ${escape(elsewhere)}/staging on its own host to another directory \\(this container's ${escape(elsewhere)}/staging is the host's ${escape(host)}/staging\\): the engine's host has no directory .*bind source path does not exist`,
+        `^FAIL  staging on engine  this process runs in a container \\(/\\.dockerenv\\), and the engine resolves ${escapeRegExp(elsewhere)}/staging on its own host to another directory \\(this container's ${escapeRegExp(elsewhere)}/staging is the host's ${escapeRegExp(host)}/staging\\): the engine's host has no directory .*bind source path does not exist`,
       ),
     );
-    expect(line).toMatch(new RegExp(`; fix: mount the host directory at the same absolute path inside the orchestrator's container: -v ${escape(host)}:${escape(host)}, and run with --runtime-dir ${escape(host)}$`));
+    expect(line).toMatch(
+      new RegExp(
+        `; fix: mount the host directory at the same absolute path inside the orchestrator's container: -v ${escapeRegExp(host)}:${escapeRegExp(host)}, and run with --runtime-dir ${escapeRegExp(host)}$`,
+      ),
+    );
     // Everything else holds from inside the container too.
     expect(lineOf(lines, "engine")).toMatch(/^ok /);
     expect(lineOf(lines, "claude cli")).toMatch(/^ok /);
@@ -128,6 +147,6 @@ describe("agentcage doctor on this machine", () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }

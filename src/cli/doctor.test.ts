@@ -88,7 +88,9 @@ describe("agentcage doctor", () => {
 
   it("fails a missing image with its fix, skips what needs it, and exits 1", async () => {
     const { code, lines } = await run({ engineOptions: { images: {} } });
-    expect(lines[3]).toBe("FAIL  image              agentcage-agent:latest is not on this engine (nothing is pulled); fix: build it: agentcage image build agent");
+    expect(lines[3]).toBe(
+      "FAIL  image              agentcage-agent:latest is not on this engine (nothing is pulled); fix: build it: agentcage image build agent",
+    );
     expect(lines[4]).toBe("skip  claude cli         the agent image is missing");
     expect(lines[9]).toBe("skip  staging on engine  the probe runs in the agent image, which is missing");
     expect(code).toBe(1);
@@ -96,7 +98,9 @@ describe("agentcage doctor", () => {
 
   it("fails an engine that does not answer, skips what needs it, and still checks the Staging Directory and credentials", async () => {
     const { code, lines } = await run({ engine: createUnreachableEngine() });
-    expect(lines[0]).toBe("FAIL  engine             no answer at the engine given (ECONNREFUSED); fix: start the engine (dockerd), or set DOCKER_HOST to the address of one that runs");
+    expect(lines[0]).toBe(
+      "FAIL  engine             no answer at the engine given (ECONNREFUSED); fix: start the engine (dockerd), or set DOCKER_HOST to the address of one that runs",
+    );
     expect(lines.slice(1, 6).map((l) => l.slice(0, 4))).toEqual(["skip", "skip", "skip", "skip", "skip"]);
     expect(lines[6]).toMatch(/^warn {2}claude credential/);
     expect(lines[8]).toMatch(/^ok {4}staging directory .*\/staging is writable$/);
@@ -110,7 +114,11 @@ describe("agentcage doctor", () => {
     const engine = createFakeEngine(
       (spec) =>
         spec.entrypoint?.[0] === "cat"
-          ? { fail: { create: { statusCode: 400, message: `invalid mount config for type "bind": bind source path does not exist: ${spec.mounts[0]?.Source}` } } }
+          ? {
+              fail: {
+                create: { statusCode: 400, message: `invalid mount config for type "bind": bind source path does not exist: ${spec.mounts[0]?.Source}` },
+              },
+            }
           : agentImage(spec),
       { mounts: { [id]: [{ source: "/srv/agentcage-data", destination: runtimeDir, readOnly: false }] } },
     );
@@ -164,7 +172,12 @@ describe("agentcage doctor", () => {
       "staging directory",
       "staging on engine",
     ]);
-    expect(checks[3]).toEqual({ check: "image", status: "fail", detail: "agentcage-agent:latest is not on this engine (nothing is pulled)", fix: "build it: agentcage image build agent" });
+    expect(checks[3]).toEqual({
+      check: "image",
+      status: "fail",
+      detail: "agentcage-agent:latest is not on this engine (nothing is pulled)",
+      fix: "build it: agentcage image build agent",
+    });
     expect(checks[0]?.fix).toBeNull();
     expect(code).toBe(1);
   });
@@ -202,7 +215,11 @@ describe("whereabouts", () => {
 
   it("finds a Docker container by /.dockerenv, and its id in the files Docker bound into it", async () => {
     const mountinfo = `612 590 0:52 / / rw,relatime - overlay overlay rw\n630 612 8:1 /var/lib/docker/containers/${id}/hostname /etc/hostname rw,relatime - ext4 /dev/sda1 rw\n`;
-    expect(await whereabouts(await root({ ".dockerenv": "", "proc/self/mountinfo": mountinfo }))).toEqual({ inContainer: true, evidence: "/.dockerenv", containerId: id });
+    expect(await whereabouts(await root({ ".dockerenv": "", "proc/self/mountinfo": mountinfo }))).toEqual({
+      inContainer: true,
+      evidence: "/.dockerenv",
+      containerId: id,
+    });
   });
 
   it("finds a podman container by /run/.containerenv and its id there", async () => {
@@ -214,7 +231,10 @@ describe("whereabouts", () => {
   });
 
   it("finds a container by its cgroup alone, and a host by the absence of every sign", async () => {
-    expect(await whereabouts(await root({ "proc/1/cgroup": "12:pids:/kubepods/besteffort/pod1/abc\n" }))).toEqual({ inContainer: true, evidence: "/proc/1/cgroup" });
+    expect(await whereabouts(await root({ "proc/1/cgroup": "12:pids:/kubepods/besteffort/pod1/abc\n" }))).toEqual({
+      inContainer: true,
+      evidence: "/proc/1/cgroup",
+    });
     expect(await whereabouts(await root({ "proc/1/cgroup": "0::/init.scope\n" }))).toEqual({ inContainer: false, evidence: "" });
   });
 });

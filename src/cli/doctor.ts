@@ -8,7 +8,7 @@ import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promise
 import { join, posix } from "node:path";
 import { createColors } from "picocolors";
 import { pino } from "pino";
-import { AGENT_CLIS, agentCliVersions, createAgentRunner, CredentialError, findCredential, type AgentCli, type CliVersion, type CredentialKind } from "../agents/index.js";
+import { AGENT_CLIS, agentCliVersions, createAgentRunner, CredentialError, findCredential, type AgentCli, type CredentialKind } from "../agents/index.js";
 import {
   containerMounts,
   createMasker,
@@ -72,7 +72,11 @@ const SECRET_NAME = /TOKEN|KEY|SECRET|PASS|CRED|AUTH/i;
 export async function doctor(options: DoctorOptions, ...extra: never[]): Promise<number> {
   checkOptions(options, extra);
   const env = options.environment ?? process.env;
-  const masker = createMasker(Object.entries(env).flatMap(([name, value]) => (value !== undefined && SECRET_NAME.test(name) && value.length >= limits.MIN_MASKED_VALUE_LENGTH ? [value] : [])));
+  const masker = createMasker(
+    Object.entries(env).flatMap(([name, value]) =>
+      value !== undefined && SECRET_NAME.test(name) && value.length >= limits.MIN_MASKED_VALUE_LENGTH ? [value] : [],
+    ),
+  );
   const clean = (check: DoctorCheck): DoctorCheck => ({
     check: check.check,
     status: check.status,
@@ -86,7 +90,14 @@ export async function doctor(options: DoctorOptions, ...extra: never[]): Promise
     checks.push(check);
     if (options.json !== true) options.stream.write(`${renderCheck(check, options.color === true)}\n`);
   }
-  if (options.json === true) options.stream.write(`${JSON.stringify(checks.map((c) => ({ ...c, fix: c.fix ?? null })), null, 2)}\n`);
+  if (options.json === true)
+    options.stream.write(
+      `${JSON.stringify(
+        checks.map((c) => ({ ...c, fix: c.fix ?? null })),
+        null,
+        2,
+      )}\n`,
+    );
   else options.stream.write(`${summary(checks, options.color === true)}\n`);
   return checks.some((c) => c.status === "fail") ? 1 : 0;
 }
@@ -104,14 +115,20 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
   const versions = present.then((yes) => (yes ? agentCliVersions({ image: options.image, ...connection }) : undefined));
   const pinned = pinnedVersions();
   // The probe needs the engine; without one, whether the directory can be written is still worth saying.
-  const probe = facts.then((f) => (f === undefined ? writableOnly(stagingDir) : probeStagingDirectory({ runtimeDir: stagingDir, image: options.image, ...connection })));
+  const probe = facts.then((f) =>
+    f === undefined ? writableOnly(stagingDir) : probeStagingDirectory({ runtimeDir: stagingDir, image: options.image, ...connection }),
+  );
   const kinds = facts.then((f) => credentialKinds(options, f !== undefined));
   const noEngine = "the engine does not answer";
 
   const where = options.engine !== undefined ? "the engine given" : process.env["DOCKER_HOST"] || "unix:///var/run/docker.sock";
   const cli = (name: AgentCli) =>
     Promise.all([facts, present, versions, pinned]).then(([f, yes, found, pins]) =>
-      f === undefined ? skippedCheck(`${name} cli`, noEngine) : !yes || found === undefined ? skippedCheck(`${name} cli`, "the agent image is missing") : cliCheck(name, found[name], pins[name]),
+      f === undefined
+        ? skippedCheck(`${name} cli`, noEngine)
+        : !yes || found === undefined
+          ? skippedCheck(`${name} cli`, "the agent image is missing")
+          : cliCheck(name, found[name], pins[name]),
     );
   const checks: [string, Promise<DoctorCheck>][] = [
     ["engine", engineReport.then((r: EngineReport) => engineCheck(r, where))],
@@ -124,7 +141,10 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
       ),
     ],
     ...AGENT_CLIS.map((name): [string, Promise<DoctorCheck>] => [`${name} cli`, cli(name)]),
-    ...AGENT_CLIS.map((name): [string, Promise<DoctorCheck>] => [`${name} credential`, kinds.then((k) => credentialCheck(name, k[name].kind, k[name].looked, k[name].problem))]),
+    ...AGENT_CLIS.map((name): [string, Promise<DoctorCheck>] => [
+      `${name} credential`,
+      kinds.then((k) => credentialCheck(name, k[name].kind, k[name].looked, k[name].problem)),
+    ]),
     ["staging directory", probe.then(stagingCheck)],
     [
       "staging on engine",
@@ -138,14 +158,27 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
   ];
   // A check that throws is a defect, reported as its own failure; it must not take the others down.
   return checks.map(([check, pending]) =>
-    pending.catch((error: unknown): DoctorCheck => ({ check, status: "fail", detail: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`, fix: "report this as a bug in agentcage" })),
+    pending.catch(
+      (error: unknown): DoctorCheck => ({
+        check,
+        status: "fail",
+        detail: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`,
+        fix: "report this as a bug in agentcage",
+      }),
+    ),
   );
 }
 
 /** The probe's first step alone (make the directory, write a file in it, remove it), for when there is no engine to probe with. */
 async function writableOnly(runtimeDir: string): Promise<StagingProbe> {
   const startedAt = performance.now();
-  const result = (failure: StagingProbeFailure, error: string): StagingProbe => ({ ok: false, runtimeDir, failure, error, durationMs: Math.round(performance.now() - startedAt) });
+  const result = (failure: StagingProbeFailure, error: string): StagingProbe => ({
+    ok: false,
+    runtimeDir,
+    failure,
+    error,
+    durationMs: Math.round(performance.now() - startedAt),
+  });
   let dir: string | undefined;
   try {
     await mkdir(runtimeDir, { recursive: true, mode: 0o700 });
@@ -224,10 +257,15 @@ async function ownMounts(containerId: string, engine: Engine | undefined): Promi
  */
 export async function whereabouts(root = "/"): Promise<Whereabouts> {
   const read = (path: string) => readFile(join(root, path), "utf8").catch(() => "");
-  const exists = (path: string) => access(join(root, path)).then(() => true, () => false);
+  const exists = (path: string) =>
+    access(join(root, path)).then(
+      () => true,
+      () => false,
+    );
   const containerenv = await read("run/.containerenv");
   const id =
-    /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf) \/etc\//.exec(await read("proc/self/mountinfo"))?.[1] ?? /^id="([0-9a-f]{64})"$/m.exec(containerenv)?.[1];
+    /\/containers\/([0-9a-f]{64})\/(?:hostname|hosts|resolv\.conf) \/etc\//.exec(await read("proc/self/mountinfo"))?.[1] ??
+    /^id="([0-9a-f]{64})"$/m.exec(containerenv)?.[1];
   const inside = (evidence: string): Whereabouts => ({ inContainer: true, evidence, ...(id === undefined ? {} : { containerId: id }) });
   if (await exists(".dockerenv")) return inside("/.dockerenv");
   if (await exists("run/.containerenv")) return inside("/run/.containerenv");
@@ -248,7 +286,12 @@ function summary(checks: readonly DoctorCheck[], color: boolean): string {
   const count = (status: DoctorCheck["status"]) => checks.filter((c) => c.status === status).length;
   const [failed, warned, skipped] = [count("fail"), count("warn"), count("skip")];
   if (failed + warned + skipped === 0) return paint.green(`agentcage doctor: all ${checks.length} checks passed`);
-  const parts = [`${count("ok")} ok`, ...(warned > 0 ? [`${warned} warning${warned === 1 ? "" : "s"}`] : []), ...(failed > 0 ? [`${failed} failed`] : []), ...(skipped > 0 ? [`${skipped} skipped`] : [])];
+  const parts = [
+    `${count("ok")} ok`,
+    ...(warned > 0 ? [`${warned} warning${warned === 1 ? "" : "s"}`] : []),
+    ...(failed > 0 ? [`${failed} failed`] : []),
+    ...(skipped > 0 ? [`${skipped} skipped`] : []),
+  ];
   const text = `agentcage doctor: ${parts.join(", ")}`;
   return failed > 0 ? paint.red(text) : warned > 0 ? paint.yellow(text) : text;
 }
@@ -260,12 +303,15 @@ function oneLine(text: string): string {
 
 function checkOptions(options: DoctorOptions, extra: readonly unknown[]): void {
   if (extra.length > 0) throw new UsageError(`doctor takes one argument, its options; ${extra.length} more were given`);
-  if (typeof options !== "object" || options === null) throw new UsageError(`doctor's options ${describeValue(options)} is not an object; pass { runtimeDir, image, stream }`);
+  if (typeof options !== "object" || options === null)
+    throw new UsageError(`doctor's options ${describeValue(options)} is not an object; pass { runtimeDir, image, stream }`);
   const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key));
   if (unknown.length > 0) throw new UsageError(`doctor option ${JSON.stringify(unknown[0])} is not one it knows; use ${OPTION_NAMES.join(", ")}`);
   const absolute = (flag: string, value: unknown): void => {
     if (value !== undefined && (typeof value !== "string" || !posix.isAbsolute(value) || value.includes("\0"))) {
-      throw new UsageError(`${flag} ${JSON.stringify(value)} is not an absolute path; write it from the root, as the engine's host resolves bind mounts from there`);
+      throw new UsageError(
+        `${flag} ${JSON.stringify(value)} is not an absolute path; write it from the root, as the engine's host resolves bind mounts from there`,
+      );
     }
   };
   if (options.runtimeDir === undefined) throw new UsageError("--runtime-dir is missing; name the directory that holds the Staging Directory");
@@ -277,6 +323,7 @@ function checkOptions(options: DoctorOptions, extra: readonly unknown[]): void {
   }
   if (typeof options.stream?.write !== "function") throw new UsageError("doctor's stream cannot be written to; pass a writable stream such as process.stdout");
   for (const flag of ["color", "json"] as const) {
-    if (options[flag] !== undefined && typeof options[flag] !== "boolean") throw new UsageError(`doctor option ${flag} ${JSON.stringify(options[flag])} is not a boolean; pass true or false`);
+    if (options[flag] !== undefined && typeof options[flag] !== "boolean")
+      throw new UsageError(`doctor option ${flag} ${JSON.stringify(options[flag])} is not a boolean; pass true or false`);
   }
 }

@@ -14,7 +14,15 @@ const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-warning-"));
 afterAll(() => rmSync(runtimeDir, { recursive: true, force: true }));
 
 function stream(): ViewStream & { text: string } {
-  const s = { text: "", isTTY: false, columns: 80, write: (chunk: string) => ((s.text += chunk), true) };
+  const s = {
+    text: "",
+    isTTY: false,
+    columns: 80,
+    write: (chunk: string) => {
+      s.text += chunk;
+      return true;
+    },
+  };
   return s as unknown as ViewStream & { text: string };
 }
 
@@ -50,7 +58,9 @@ describe("a network named by hand", () => {
     const done = await plan("--network", "bridge");
     expect(done.code).toBe(0);
     expect(done.stdout).toContain("--network bridge");
-    expect(done.stderr).toMatch(/^agentcage: warning: network "bridge" is joined by hand.*the host's services and a cloud's metadata endpoint \(169\.254\.169\.254\) through NAT/m);
+    expect(done.stderr).toMatch(
+      /^agentcage: warning: network "bridge" is joined by hand.*the host's services and a cloud's metadata endpoint \(169\.254\.169\.254\) through NAT/m,
+    );
     expect(done.stdout + done.stderr).not.toContain(KEY);
   });
 

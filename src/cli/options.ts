@@ -78,7 +78,8 @@ export function retentionDays(option: string, whatToWrite: string): (raw: string
  */
 export function absoluteDirectory(option: string): (raw: string) => string {
   return (raw) => {
-    if (!isAbsolute(raw)) throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an absolute path; write it from the root, e.g. ${resolve(raw)}`);
+    if (!isAbsolute(raw))
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an absolute path; write it from the root, e.g. ${resolve(raw)}`);
     return raw;
   };
 }
@@ -87,7 +88,8 @@ export function absoluteDirectory(option: string): (raw: string) => string {
 export function dollars(option: string): (raw: string) => number {
   return (raw) => {
     const n = Number(raw.replace(/^\$/, ""));
-    if (raw.trim() === "" || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an amount of dollars above 0; write e.g. 0.50`);
+    if (raw.trim() === "" || !Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an amount of dollars above 0; write e.g. 0.50`);
     return n;
   };
 }
@@ -112,7 +114,12 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
 
 /** A library message about the request, with each field named as the option that sets it. */
 export function inFlagWords(message: string): string {
-  return message.replace(/the networkPolicy "(\w+)" or "(\w+)"/g, "--network-policy $1 or $2").replace(/(budget\.maxTokens|budget\.maxCostUsd|budget\.maxWallSeconds|\bstallSeconds|\bmaxTurns|\btimeoutSeconds|\bresumeSession|\bmodel|\beffort)\b(?= ["0-9-])/g, (field) => FLAG_OF_FIELD[field] ?? field);
+  return message
+    .replace(/the networkPolicy "(\w+)" or "(\w+)"/g, "--network-policy $1 or $2")
+    .replace(
+      /(budget\.maxTokens|budget\.maxCostUsd|budget\.maxWallSeconds|\bstallSeconds|\bmaxTurns|\btimeoutSeconds|\bresumeSession|\bmodel|\beffort)\b(?= ["0-9-])/g,
+      (field) => FLAG_OF_FIELD[field] ?? field,
+    );
 }
 
 /**

@@ -8,7 +8,18 @@ import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
 import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, reachWarning, unheldCaps, type AgentCli, type NetworkPolicy } from "../agents/index.js";
 import { connectTarget, DEFAULT_SESSION_RETENTION_DAYS } from "../runtime/index.js";
 import { EXIT } from "./exit-codes.js";
-import { absoluteDirectory, byteCount, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, unlessEmpty, UsageError, wholeNumber } from "./options.js";
+import {
+  absoluteDirectory,
+  byteCount,
+  collect,
+  defaultRuntimeDir,
+  dollars,
+  inFlagWords,
+  retentionDays,
+  unlessEmpty,
+  UsageError,
+  wholeNumber,
+} from "./options.js";
 import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
 import type { CommandIo } from "./run-local.js";
 import { wantsLiveView } from "./view.js";
@@ -107,13 +118,26 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--writable", "the agent edits a copy of --in; its changes come back as a patch (on stdout, or in --out)")
     .option("--model <model>", "the model, as the CLI names it")
     .option("--effort <level>", "reasoning effort, e.g. high")
-    .option("--max-turns <n>", "the turn limit (0: none): claude's own --max-turns, ends as failed (max_turns); codex's counted from its stream, ends budget_exceeded", wholeNumber("--max-turns", 0, 1000))
+    .option(
+      "--max-turns <n>",
+      "the turn limit (0: none): claude's own --max-turns, ends as failed (max_turns); codex's counted from its stream, ends budget_exceeded",
+      wholeNumber("--max-turns", 0, 1000),
+    )
     .option("--timeout <seconds>", "end the Run after this long", wholeNumber("--timeout", 1, 24 * 3600))
-    .option("--max-tokens <n>", "budget: stop the agent past this many input + output tokens (codex: only with --network-policy model or allowlist)", wholeNumber("--max-tokens", 1, 1_000_000_000))
+    .option(
+      "--max-tokens <n>",
+      "budget: stop the agent past this many input + output tokens (codex: only with --network-policy model or allowlist)",
+      wholeNumber("--max-tokens", 1, 1_000_000_000),
+    )
     .option("--max-cost <usd>", "budget: stop the agent past this many dollars (codex: only with --network-policy model or allowlist)", dollars("--max-cost"))
     .option("--max-wall <seconds>", "budget: stop the agent after this long, keeping its answer so far", wholeNumber("--max-wall", 1, 24 * 3600))
     .option("--stall <seconds>", "stop the agent after this long printing nothing and using no CPU (default 600)", wholeNumber("--stall", 1, 24 * 3600))
-    .addOption(new Option("--network-policy <policy>", "what the agent may reach: none (default), model (only the egress proxy, which holds the key), allowlist (and --allow hosts), open (the internet, key in the container)").choices([...NETWORK_POLICIES]))
+    .addOption(
+      new Option(
+        "--network-policy <policy>",
+        "what the agent may reach: none (default), model (only the egress proxy, which holds the key), allowlist (and --allow hosts), open (the internet, key in the container)",
+      ).choices([...NETWORK_POLICIES]),
+    )
     .option("--allow <host:port>", "with --network-policy allowlist: a host the agent may reach over HTTPS (repeatable)", collect)
     .option("--network <name>", "a network the agent joins, declared by hand instead of a policy (repeatable)", collect)
     .option("--resume <session>", "continue an earlier Run's session (its summary names it)")
@@ -126,27 +150,37 @@ function runOptions(command: Command, env: ProgramIo["env"]): Command {
 
 /** --session-retention-days (or AGENTCAGE_SESSION_RETENTION_DAYS): how long a kept session stays after its last use before a sweep removes it. */
 function sessionRetentionOption(): Option {
-  return new Option("--session-retention-days <days>", `days a kept session stays after its last use (a Run that kept or resumed it) before a sweep removes it (default ${DEFAULT_SESSION_RETENTION_DAYS})`)
+  return new Option(
+    "--session-retention-days <days>",
+    `days a kept session stays after its last use (a Run that kept or resumed it) before a sweep removes it (default ${DEFAULT_SESSION_RETENTION_DAYS})`,
+  )
     .argParser(retentionDays("--session-retention-days", "how many days a session is kept after its last use, e.g. 30 (the default)"))
     .env("AGENTCAGE_SESSION_RETENTION_DAYS");
 }
 
 /** A network that reaches out is only ever named, never picked: when it is, stderr says what the agent can then reach. */
 function warnOfReach(flags: Pick<RunFlags, "network" | "networkPolicy">, io: Pick<CommandIo, "stderr">): void {
-  const warning = reachWarning({ ...(flags.networkPolicy === undefined ? {} : { policy: flags.networkPolicy }), ...(flags.network === undefined ? {} : { networks: flags.network }) });
+  const warning = reachWarning({
+    ...(flags.networkPolicy === undefined ? {} : { policy: flags.networkPolicy }),
+    ...(flags.network === undefined ? {} : { networks: flags.network }),
+  });
   if (warning !== undefined) io.stderr.write(`agentcage: warning: ${warning}\n`);
 }
 
 /** --network-policy, --allow and --network, which only make sense in some combinations. */
 function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "allow">): void {
   if (flags.networkPolicy !== undefined && flags.network !== undefined) {
-    throw new UsageError(`--network-policy ${flags.networkPolicy} and --network ${flags.network.join(", ")} were both given; choose a policy, or name networks by hand, not both`);
+    throw new UsageError(
+      `--network-policy ${flags.networkPolicy} and --network ${flags.network.join(", ")} were both given; choose a policy, or name networks by hand, not both`,
+    );
   }
   if (flags.allow !== undefined && flags.networkPolicy !== "allowlist") {
     throw new UsageError(`--allow ${flags.allow.join(", ")} needs --network-policy allowlist; add it, or leave --allow out`);
   }
   if (flags.networkPolicy === "allowlist" && flags.allow === undefined) {
-    throw new UsageError('--network-policy allowlist needs at least one --allow <host:port>, such as --allow registry.npmjs.org:443; with none, use --network-policy model');
+    throw new UsageError(
+      "--network-policy allowlist needs at least one --allow <host:port>, such as --allow registry.npmjs.org:443; with none, use --network-policy model",
+    );
   }
   for (const entry of flags.allow ?? []) {
     if (connectTarget(entry) === undefined) {
@@ -160,7 +194,10 @@ function checkBudgetFlags(checked: CheckedRun, flags: Pick<RunFlags, "network" |
   const where = flags.networkPolicy ?? (flags.network !== undefined || flags.standIn === true ? "declared" : "none");
   const unheld = unheldCaps(checked.request.cli, checked.request.budget, where);
   if (unheld === undefined) return;
-  const said = inFlagWords(unheld).replace("networks declared by hand", flags.standIn === true && flags.network === undefined ? "--stand-in's own network" : "--network");
+  const said = inFlagWords(unheld).replace(
+    "networks declared by hand",
+    flags.standIn === true && flags.network === undefined ? "--stand-in's own network" : "--network",
+  );
   throw new UsageError(said);
 }
 
@@ -211,7 +248,12 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
   runOptions(program.command("run").description("run an agent once and show what it does"), io.env)
     .option("--json", "print the Outcome as JSON on stdout, and nothing else there")
     .option("--remote <url>", "run it on an agentcage service (token from AGENTCAGE_TOKEN)")
-    .option("--idle-timeout <seconds>", "with --remote: give up after this long without a word from the service", wholeNumber("--idle-timeout", 1, 24 * 3600), 60)
+    .option(
+      "--idle-timeout <seconds>",
+      "with --remote: give up after this long without a word from the service",
+      wholeNumber("--idle-timeout", 1, 24 * 3600),
+      60,
+    )
     .addOption(sessionRetentionOption())
     .addHelpText("after", RUN_HELP)
     .action(async (cli: string, rawPrompt: string, flags: RunFlags, command: Command) => {
@@ -229,9 +271,17 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
           // From AGENTCAGE_SESSION_RETENTION_DAYS (set for a local serve, say) it is not a choice made for this Run.
           command.getOptionValueSource("sessionRetentionDays") === "cli" ? "--session-retention-days" : undefined,
         ].filter((o) => o !== undefined);
-        if (local.length > 0) throw new UsageError(`${local.join(", ")} ${local.length === 1 ? "is" : "are"} the service's to choose with --remote (agentcage serve takes ${local.join(", ")}); leave ${local.length === 1 ? "it" : "them"} out, or run without --remote`);
+        if (local.length > 0)
+          throw new UsageError(
+            `${local.join(", ")} ${local.length === 1 ? "is" : "are"} the service's to choose with --remote (agentcage serve takes ${local.join(", ")}); leave ${local.length === 1 ? "it" : "them"} out, or run without --remote`,
+          );
         const { runRemote } = await import("./run-remote.js");
-        settle(await runRemote({ ...checked, url: flags.remote, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] }, io));
+        settle(
+          await runRemote(
+            { ...checked, url: flags.remote, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] },
+            io,
+          ),
+        );
         return;
       }
       checkBudgetFlags(checked, flags);
@@ -264,14 +314,23 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       checkNetworkFlags(flags);
       for (const note of checked.notes) io.stderr.write(`agentcage: ${note}\n`);
       if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
-        throw new UsageError(`--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints the one docker run of a Run with no network (leave --network-policy out)`);
+        throw new UsageError(
+          `--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints the one docker run of a Run with no network (leave --network-policy out)`,
+        );
       }
       checkBudgetFlags(checked, flags);
       warnOfReach(flags, io);
       const { plan } = await import("./plan.js");
       settle(
         await plan(
-          { ...checked, image: flags.image, runtimeDir: flags.runtimeDir, networks: flags.network ?? [], standIn: flags.standIn === true, ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }) },
+          {
+            ...checked,
+            image: flags.image,
+            runtimeDir: flags.runtimeDir,
+            networks: flags.network ?? [],
+            standIn: flags.standIn === true,
+            ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+          },
           io,
         ),
       );
@@ -288,32 +347,73 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
     .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
     .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400))
-    .addOption(new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open (README: network policies)").choices([...NETWORK_POLICIES]).env("AGENTCAGE_NETWORK_POLICY"))
-    .addOption(new Option("--allow <host:port>", "with --network-policy allowlist: a host agents may reach over HTTPS (repeatable; the variable takes a comma-separated list)").argParser(collect).env("AGENTCAGE_ALLOWLIST"))
-    .addOption(new Option("--egress-container <name>", "the egress proxy the deployment runs, by container name or id; default with --egress-control-socket: this compose project's egress service, else serve starts its own").env("AGENTCAGE_EGRESS_CONTAINER"))
+    .addOption(
+      new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open (README: network policies)")
+        .choices([...NETWORK_POLICIES])
+        .env("AGENTCAGE_NETWORK_POLICY"),
+    )
+    .addOption(
+      new Option(
+        "--allow <host:port>",
+        "with --network-policy allowlist: a host agents may reach over HTTPS (repeatable; the variable takes a comma-separated list)",
+      )
+        .argParser(collect)
+        .env("AGENTCAGE_ALLOWLIST"),
+    )
+    .addOption(
+      new Option(
+        "--egress-container <name>",
+        "the egress proxy the deployment runs, by container name or id; default with --egress-control-socket: this compose project's egress service, else serve starts its own",
+      ).env("AGENTCAGE_EGRESS_CONTAINER"),
+    )
     .addOption(new Option("--egress-control-socket <path>", "that proxy's control socket").env("AGENTCAGE_EGRESS_CONTROL_SOCKET"))
     .addOption(new Option("--egress-control-secret-file <path>", "the file holding that proxy's control secret").env("AGENTCAGE_EGRESS_CONTROL_SECRET_FILE"))
-    .addOption(new Option("--egress-network <name>", "for the proxy serve starts: a network through which it reaches the providers (repeatable); default bridge").argParser(collect))
-    .addOption(new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)").argParser(collect).env("AGENTCAGE_AGENT_NETWORK"))
+    .addOption(
+      new Option(
+        "--egress-network <name>",
+        "for the proxy serve starts: a network through which it reaches the providers (repeatable); default bridge",
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)")
+        .argParser(collect)
+        .env("AGENTCAGE_AGENT_NETWORK"),
+    )
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
     .option("--sessions", "keep each Run's session so a later Run can resume it (resumeSession; agentcage run --resume)")
     .addOption(sessionRetentionOption())
     .addOption(
-      new Option("--run-retention-days <days>", "how long an ended Run's record and artifacts are kept before a sweep removes them, as DELETE does (default: until DELETE)")
-        .argParser(retentionDays("--run-retention-days", "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE"))
+      new Option(
+        "--run-retention-days <days>",
+        "how long an ended Run's record and artifacts are kept before a sweep removes them, as DELETE does (default: until DELETE)",
+      )
+        .argParser(
+          retentionDays(
+            "--run-retention-days",
+            "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
+          ),
+        )
         .env("AGENTCAGE_RUN_RETENTION_DAYS"),
     )
     .addOption(
       new Option("--writable-bytes <n>", "bytes each agent may write (its out/, or its writable work/); default 256 MiB")
-        .argParser(byteCount("--writable-bytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES, "how many bytes each agent may write, e.g. 268435456 (256 MiB, the default)"))
+        .argParser(
+          byteCount("--writable-bytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES, "how many bytes each agent may write, e.g. 268435456 (256 MiB, the default)"),
+        )
         .env("AGENTCAGE_WRITABLE_BYTES"),
     )
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
-    .addHelpText("after", "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.")
+    .addHelpText(
+      "after",
+      "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.",
+    )
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import("./serve.js");
       const networks = flags.agentNetwork === undefined ? undefined : typeof flags.agentNetwork === "string" ? [flags.agentNetwork] : flags.agentNetwork;
-      const allowlist = flags.allow === undefined ? undefined : (typeof flags.allow === "string" ? [flags.allow] : flags.allow).flatMap((entry) => entry.split(/[\s,]+/)).filter((entry) => entry !== "");
+      const allowlist =
+        flags.allow === undefined
+          ? undefined
+          : (typeof flags.allow === "string" ? [flags.allow] : flags.allow).flatMap((entry) => entry.split(/[\s,]+/)).filter((entry) => entry !== "");
       const given = (value: string | undefined): value is string => value !== undefined && value !== "";
       const egressGiven = [flags.egressControlSocket, flags.egressControlSecretFile].filter(given).length;
       if (egressGiven === 1 || (egressGiven === 0 && given(flags.egressContainer))) {
@@ -326,7 +426,10 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
       const writableBytes = unlessEmpty(flags.writableBytes);
       const sessionRetentionDays = unlessEmpty(flags.sessionRetentionDays);
       const runRetentionDays = unlessEmpty(flags.runRetentionDays);
-      checkNetworkFlags({ ...(policy === undefined ? {} : { networkPolicy: policy }), ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }) });
+      checkNetworkFlags({
+        ...(policy === undefined ? {} : { networkPolicy: policy }),
+        ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
+      });
       settle(
         await serveCommand(
           {
@@ -349,7 +452,9 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
                   },
                 }
               : {}),
-            ...(flags.egressNetwork === undefined ? {} : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
+            ...(flags.egressNetwork === undefined
+              ? {}
+              : { egressNetworks: typeof flags.egressNetwork === "string" ? [flags.egressNetwork] : flags.egressNetwork }),
             standIn: flags.standIn === true,
             sessions: flags.sessions === true,
             ...(sessionRetentionDays === undefined ? {} : { sessionRetentionDays }),
@@ -365,13 +470,27 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
   program
     .command("doctor")
     .description("check that this machine can run agents, with the fix beside each warning and failure")
-    .option("--runtime-dir <dir>", "the runtime directory to check (its staging/ must be bound by the engine as this process sees it)", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
+    .option(
+      "--runtime-dir <dir>",
+      "the runtime directory to check (its staging/ must be bound by the engine as this process sees it)",
+      absoluteDirectory("--runtime-dir"),
+      defaultRuntimeDir(io.env),
+    )
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--json", "the checks as one JSON array")
     .addHelpText("after", "\nExit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 wrong arguments.")
     .action(async (flags: { runtimeDir: string; image: string; json?: boolean }) => {
       const { doctor } = await import("./doctor.js");
-      settle(await doctor({ runtimeDir: flags.runtimeDir, image: flags.image, stream: io.stdout, color: wantsLiveView(io.stdout, io.env), json: flags.json === true, environment: io.env }));
+      settle(
+        await doctor({
+          runtimeDir: flags.runtimeDir,
+          image: flags.image,
+          stream: io.stdout,
+          color: wantsLiveView(io.stdout, io.env),
+          json: flags.json === true,
+          environment: io.env,
+        }),
+      );
     });
 
   program
@@ -387,7 +506,8 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     });
 
   const runs = program.command("runs").description("the service's Run records: ls, show ID, logs ID");
-  const recordsOption = (command: Command) => command.option("--runtime-dir <dir>", "the service's runtime directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env));
+  const recordsOption = (command: Command) =>
+    command.option("--runtime-dir <dir>", "the service's runtime directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env));
   recordsOption(runs.command("ls").description("list Runs, newest first"))
     .option("--state <state>", "only Runs in this state")
     .option("--label <key=value>", "only Runs with this label (repeatable)", collect)

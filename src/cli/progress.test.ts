@@ -14,7 +14,10 @@ describe("a Run's progress, folded from its events", () => {
     progress = applyEvent(progress, { type: "usage", usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 } });
     progress = applyEvent(progress, { type: "usage", usage: { inputTokens: 10, outputTokens: 4, cacheReadTokens: 1, cacheWriteTokens: 0 } });
     expect(progress).toMatchObject({ phase: "running", model: "m-1", sessionId: "s-1", toolCalls: 3, lastToolCall: "Bash: ls", lastText: "done" });
-    expect([...progress.tools]).toEqual([["Bash", 2], ["Write", 1]]);
+    expect([...progress.tools]).toEqual([
+      ["Bash", 2],
+      ["Write", 1],
+    ]);
     expect(progress.usage).toEqual({ inputTokens: 10, outputTokens: 4, cacheReadTokens: 1, cacheWriteTokens: 0 });
     const usage = { inputTokens: 100, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 };
     progress = applyEvent(progress, { type: "result", result: { ok: true, reason: "completed", usage, costUsd: 0.5, numTurns: 4, sessionId: "s-2" } });
@@ -28,8 +31,15 @@ describe("what a Run spent, while it goes", () => {
     let progress = applyEvent(startProgress("codex", 0), { type: "metered", turns: 1, usage: metered, costUsd: 0.0292, refused: 0 });
     expect(progress).toMatchObject({ usage: metered, costUsd: 0.0292, metered: true });
     progress = applyEvent(progress, { type: "usage", usage: { inputTokens: 130, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 } });
-    progress = applyEvent(progress, { type: "budget", used: { turns: 1, tokens: 147, cachedTokens: 64, costUsd: 0.0071, costFrom: "dearest_price", wallSeconds: 1 }, caps: { maxTokens: 1000 } });
-    progress = applyEvent(progress, { type: "result", result: { ok: true, reason: "completed", usage: { inputTokens: 130, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 }, numTurns: 1 } });
+    progress = applyEvent(progress, {
+      type: "budget",
+      used: { turns: 1, tokens: 147, cachedTokens: 64, costUsd: 0.0071, costFrom: "dearest_price", wallSeconds: 1 },
+      caps: { maxTokens: 1000 },
+    });
+    progress = applyEvent(progress, {
+      type: "result",
+      result: { ok: true, reason: "completed", usage: { inputTokens: 130, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 }, numTurns: 1 },
+    });
     expect(progress).toMatchObject({ usage: metered, costUsd: 0.0292, turns: 1 });
   });
 });
@@ -51,7 +61,11 @@ describe("a tool call in one line", () => {
 describe("a budget and a stall warning", () => {
   it("shows each cap as spent/limit, and a quiet spell until the next event", () => {
     let progress = startProgress("claude", 0);
-    progress = applyEvent(progress, { type: "budget", used: { turns: 2, tokens: 1234, cachedTokens: 0, costUsd: 0.0123, costFrom: "price_table", wallSeconds: 5 }, caps: { maxTurns: 5, maxTokens: 10_000, maxCostUsd: 0.5 } });
+    progress = applyEvent(progress, {
+      type: "budget",
+      used: { turns: 2, tokens: 1234, cachedTokens: 0, costUsd: 0.0123, costFrom: "price_table", wallSeconds: 5 },
+      caps: { maxTurns: 5, maxTokens: 10_000, maxCostUsd: 0.5 },
+    });
     expect(formatBudget(progress.budget)).toBe("budget turns 2/5, tokens 1,234/10,000, $0.0123/$0.5000");
     progress = applyEvent(progress, { type: "stall_warning", silentSeconds: 300, stallSeconds: 600 });
     expect(progress.quietSeconds).toBe(300);

@@ -37,7 +37,11 @@ export function applyEvent(progress: Progress, event: AgentEvent): Progress {
   const running = { ...rest, phase: "running" };
   switch (event.type) {
     case "init":
-      return { ...running, ...(event.model === undefined ? {} : { model: event.model }), ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }) };
+      return {
+        ...running,
+        ...(event.model === undefined ? {} : { model: event.model }),
+        ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
+      };
     case "assistant_text":
       return event.text.trim() === "" ? running : { ...running, lastText: event.text.trim() };
     case "tool_call": {
@@ -51,7 +55,11 @@ export function applyEvent(progress: Progress, event: AgentEvent): Progress {
     case "metered":
       return { ...running, usage: event.usage, costUsd: event.costUsd, metered: true };
     case "budget":
-      return { ...running, budget: { used: event.used, caps: event.caps }, ...(event.used.costUsd === undefined || progress.costUsd !== undefined ? {} : { costUsd: event.used.costUsd }) };
+      return {
+        ...running,
+        budget: { used: event.used, caps: event.caps },
+        ...(event.used.costUsd === undefined || progress.costUsd !== undefined ? {} : { costUsd: event.used.costUsd }),
+      };
     case "stall_warning":
       return { ...progress, quietSeconds: event.silentSeconds };
     case "result": {

@@ -87,10 +87,16 @@ describe("agentcage run --remote", () => {
     expect(listed.code).toBe(EXIT.completed);
     expect(listed.stdout).toMatch(new RegExp(`${id}  completed  claude`));
     const logs = await runCommand(["runs", "logs", id, "--runtime-dir", service.runtimeDir, "--json"], env());
-    const events = logs.stdout.trim().split("\n").map((line) => JSON.parse(line) as { id: number; type: string });
+    const events = logs.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: number; type: string });
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1)?.type).toBe("end");
-    const shown = JSON.parse((await runCommand(["runs", "show", id, "--runtime-dir", service.runtimeDir], env())).stdout) as { state: string; request: { prompt: string } };
+    const shown = JSON.parse((await runCommand(["runs", "show", id, "--runtime-dir", service.runtimeDir], env())).stdout) as {
+      state: string;
+      request: { prompt: string };
+    };
     expect(shown).toMatchObject({ state: "completed", request: { prompt: "[stand-in:tool_write_bash] write the answer" } });
     const unknown = await runCommand(["runs", "show", "0000000000000000", "--runtime-dir", service.runtimeDir], env());
     expect(unknown.code).toBe(EXIT.usage);
@@ -111,7 +117,9 @@ describe("agentcage run --remote", () => {
     expect(refused.stderr).toContain('already has "out", where the agent writes; leave it out with --exclude out, or rename it');
     const linked = await runCommand([...args, "--exclude", "out"], env());
     expect(linked.code).toBe(EXIT.usage);
-    expect(linked.stderr).toContain('--in holds "node_modules/.bin/left-pad", which is not a regular file or directory (links are never sent); leave it out with --exclude "node_modules/.bin/left-pad", or remove it');
+    expect(linked.stderr).toContain(
+      '--in holds "node_modules/.bin/left-pad", which is not a regular file or directory (links are never sent); leave it out with --exclude "node_modules/.bin/left-pad", or remove it',
+    );
 
     const out = join(root, "excluded-out");
     const done = await runCommand([...args, "--exclude", "out", "--exclude", "node_modules", "--out", out], env());
@@ -126,14 +134,17 @@ describe("agentcage run --remote", () => {
     const done = await started.finished;
     expect(done.code, done.stderr).toBe(EXIT.cancelled);
     const runId = /accepted as Run ([0-9a-f]{16})/.exec(done.stderr)?.[1] as string;
-    const record = (await (await fetch(`${service.running().url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${service.token()}` } })).json()) as { state: string };
+    const record = (await (await fetch(`${service.running().url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${service.token()}` } })).json()) as {
+      state: string;
+    };
     expect(record.state).toBe("cancelled");
   }, 120_000);
 
   it("gives up on a service that says nothing for --idle-timeout, with exit 5 and where to look", async () => {
     // A service that accepts the Run and then never sends an event, not even a keep-alive.
     const silent = createHttpServer((request, response) => {
-      if (request.method === "POST") return void response.writeHead(202, { "content-type": "application/json" }).end(JSON.stringify({ id: "0123456789abcdef", state: "queued" }));
+      if (request.method === "POST")
+        return void response.writeHead(202, { "content-type": "application/json" }).end(JSON.stringify({ id: "0123456789abcdef", state: "queued" }));
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.flushHeaders();
     });

@@ -10,14 +10,32 @@ import { buildProgram, type ProgramIo } from "./program.js";
 import type { ViewStream } from "./view.js";
 
 function stream(): ViewStream & { text: string } {
-  const s = { text: "", isTTY: false, columns: 80, write: (chunk: string) => ((s.text += chunk), true) };
+  const s = {
+    text: "",
+    isTTY: false,
+    columns: 80,
+    write: (chunk: string) => {
+      s.text += chunk;
+      return true;
+    },
+  };
   return s as unknown as ViewStream & { text: string };
 }
 
 /** Parses the words; resolves with what was refused. Nothing here reaches an engine. */
 async function refusal(words: readonly string[], env: Record<string, string> = {}): Promise<string> {
   const stderr = stream();
-  const io: ProgramIo = { stdout: stream(), stderr, env, live: false, onInterrupt: () => () => undefined, exit: (code) => { throw new Error(`exit ${code}`); }, readStdin: async () => "" };
+  const io: ProgramIo = {
+    stdout: stream(),
+    stderr,
+    env,
+    live: false,
+    onInterrupt: () => () => undefined,
+    exit: (code) => {
+      throw new Error(`exit ${code}`);
+    },
+    readStdin: async () => "",
+  };
   try {
     await buildProgram(io, () => undefined).parseAsync(["node", "agentcage", ...words, "--runtime-dir", "/nonexistent/agentcage-retention-test"]);
   } catch (error) {
@@ -33,13 +51,17 @@ describe("--session-retention-days", () => {
   it.each([["0"], ["-1"], ["1.5"], ["3651"], ["thirty"], [" "]])("refuses %j on serve, run and sweep", async (value) => {
     for (const words of [["serve"], ["run", "claude", "hi"], ["sweep"]]) {
       const said = await refusal([...words, "--session-retention-days", value]);
-      expect(said).toContain(`--session-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days a session is kept after its last use, e.g. 30`);
+      expect(said).toContain(
+        `--session-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days a session is kept after its last use, e.g. 30`,
+      );
     }
   });
 
   it.each([["0"], ["1.5"], ["never"]])("--run-retention-days %j is refused on serve, saying how to keep records until DELETE", async (value) => {
     const said = await refusal(["serve", "--run-retention-days", value]);
-    expect(said).toContain(`--run-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`);
+    expect(said).toContain(
+      `--run-retention-days ${JSON.stringify(value)} is not a whole number of days from 1 to 3650; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`,
+    );
   });
 
   it("refuses a bad AGENTCAGE_SESSION_RETENTION_DAYS, naming the variable", async () => {
@@ -64,7 +86,9 @@ describe("--session-retention-days", () => {
 describe("--writable-bytes", () => {
   it.each([["lots"], ["12"], ["1.5"], ["-1"], [" "], [String(65 * 1024 ** 3)]])("refuses %j on serve, saying what to write", async (value) => {
     const said = await refusal(["serve", "--writable-bytes", value]);
-    expect(said).toContain(`--writable-bytes ${JSON.stringify(value)} is not a whole number of bytes from 1048576 to 68719476736; write how many bytes each agent may write, e.g. 268435456`);
+    expect(said).toContain(
+      `--writable-bytes ${JSON.stringify(value)} is not a whole number of bytes from 1048576 to 68719476736; write how many bytes each agent may write, e.g. 268435456`,
+    );
   });
 
   it("refuses a bad AGENTCAGE_WRITABLE_BYTES, naming the variable", async () => {

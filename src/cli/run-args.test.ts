@@ -21,11 +21,23 @@ mkdirSync(join(withOut, "out"), { recursive: true });
 describe("run's arguments", () => {
   it("make an agent request and absolute paths", async () => {
     const checked = await checkRunArguments({ cli: "codex", prompt: "hi", in: inputs, out: join(root, "new"), maxTurns: 3, timeout: 60, model: "gpt-5.5" });
-    expect(checked).toEqual({ request: { cli: "codex", maxTurns: 3, timeoutSeconds: 60, model: "gpt-5.5" }, prompt: "hi", inputs, exclude: [], notes: [], out: join(root, "new"), replace: false, writable: false });
+    expect(checked).toEqual({
+      request: { cli: "codex", maxTurns: 3, timeoutSeconds: 60, model: "gpt-5.5" },
+      prompt: "hi",
+      inputs,
+      exclude: [],
+      notes: [],
+      out: join(root, "new"),
+      replace: false,
+      writable: false,
+    });
   });
 
   it("carry --exclude globs with --in, and take an --in with its own out/ once it is left out", async () => {
-    await expect(checkRunArguments({ cli: "claude", prompt: "hi", in: inputs, exclude: ["out", "**/node_modules"] })).resolves.toMatchObject({ inputs, exclude: ["out", "**/node_modules"] });
+    await expect(checkRunArguments({ cli: "claude", prompt: "hi", in: inputs, exclude: ["out", "**/node_modules"] })).resolves.toMatchObject({
+      inputs,
+      exclude: ["out", "**/node_modules"],
+    });
     await expect(checkRunArguments({ cli: "claude", prompt: "hi", in: withOut, exclude: ["out/"] })).resolves.toMatchObject({ inputs: withOut, notes: [] });
   });
 
@@ -54,12 +66,21 @@ describe("run's arguments", () => {
     [{ cli: "claude", prompt: "hi", out: "" }, '--out "" is empty'],
     [{ cli: "claude", prompt: "hi", out: join(root, "link"), replace: true }, `--out "${join(root, "link")}" is a link`],
     [{ cli: "claude", prompt: "hi", in: "" }, '--in "" is empty'],
-    [{ cli: "claude", prompt: "hi", in: withOut }, `--in "${withOut}" already has "out", where the agent writes; leave it out with --exclude out, or rename it`],
-    [{ cli: "claude", prompt: "hi", in: inputs, exclude: ["src/../dist"] }, '--exclude "src/../dist" holds "..", which no path below the input directory does; write it as "dist"'],
+    [
+      { cli: "claude", prompt: "hi", in: withOut },
+      `--in "${withOut}" already has "out", where the agent writes; leave it out with --exclude out, or rename it`,
+    ],
+    [
+      { cli: "claude", prompt: "hi", in: inputs, exclude: ["src/../dist"] },
+      '--exclude "src/../dist" holds "..", which no path below the input directory does; write it as "dist"',
+    ],
     [{ cli: "claude", prompt: "hi", exclude: ["out"] }, '--exclude "out" leaves paths out of --in DIR, and there is none; pass --in DIR, or drop --exclude'],
     [{ cli: "claude", prompt: "hi", in: inputs, exclude: ["out", "/etc"] }, '--exclude "/etc" is absolute; write a path relative to the input directory'],
     [{ cli: "claude", prompt: "hi", in: inputs, exclude: ["!src"] }, '--exclude "!src" is a negation, which exclude does not take'],
-    [{ cli: "claude", prompt: "hi", in: inputs, exclude: Array.from({ length: 65 }, (_, i) => `d${i}`) }, "--exclude holds 65 patterns, more than MAX_EXCLUDE_PATTERNS (64)"],
+    [
+      { cli: "claude", prompt: "hi", in: inputs, exclude: Array.from({ length: 65 }, (_, i) => `d${i}`) },
+      "--exclude holds 65 patterns, more than MAX_EXCLUDE_PATTERNS (64)",
+    ],
   ])("refuse %j, naming the option and quoting the value", async (args, said) => {
     const refused = await checkRunArguments(args).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);

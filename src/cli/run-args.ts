@@ -78,25 +78,32 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
     if (!facts.isDirectory()) throw new UsageError(`--in ${JSON.stringify(args.in)} is not a directory; pass a directory of files for the agent`);
   }
   const exclude = args.exclude ?? [];
-  if (exclude.length > 0 && inputs === undefined) throw new UsageError(`--exclude ${JSON.stringify(exclude[0])} leaves paths out of --in DIR, and there is none; pass --in DIR, or drop --exclude`);
+  if (exclude.length > 0 && inputs === undefined)
+    throw new UsageError(`--exclude ${JSON.stringify(exclude[0])} leaves paths out of --in DIR, and there is none; pass --in DIR, or drop --exclude`);
   const excludeRefusal = excludeProblem(exclude, { directory: inputs });
   // The library names a pattern by its place in the list; the command by the flag it came with.
   if (excludeRefusal !== undefined) throw new UsageError(excludeRefusal.replace(/^inputs\.exclude(\[\d+\])? /, "--exclude "));
   // Staging (and the service) refuse it too; said here it costs no start of anything, with --remote no upload.
   if (inputs !== undefined && !excludedBy(exclude)(OUT_NAME) && (await lstat(join(inputs, OUT_NAME)).catch(() => undefined)) !== undefined) {
-    throw new UsageError(`--in ${JSON.stringify(args.in)} already has "${OUT_NAME}", where the agent writes; leave it out with --exclude ${OUT_NAME}, or rename it`);
+    throw new UsageError(
+      `--in ${JSON.stringify(args.in)} already has "${OUT_NAME}", where the agent writes; leave it out with --exclude ${OUT_NAME}, or rename it`,
+    );
   }
   if (args.writable === true && inputs === undefined) {
     throw new UsageError("--writable needs --in DIR: the agent edits a copy of that directory, and its changes come back as a patch");
   }
   const out = args.out === undefined ? undefined : resolve(args.out);
   // Links resolved: an --out reached through a link into --in would replace the inputs themselves.
-  const overlap = out === undefined || inputs === undefined ? false : await pathsOverlap(out, inputs).catch((error: NodeJS.ErrnoException) => error.code ?? "unresolvable");
-  if (typeof overlap === "string") throw new UsageError(`--out ${JSON.stringify(args.out)} cannot be resolved against --in (${overlap}); pass paths this process can read`);
+  const overlap =
+    out === undefined || inputs === undefined ? false : await pathsOverlap(out, inputs).catch((error: NodeJS.ErrnoException) => error.code ?? "unresolvable");
+  if (typeof overlap === "string")
+    throw new UsageError(`--out ${JSON.stringify(args.out)} cannot be resolved against --in (${overlap}); pass paths this process can read`);
   if (overlap) throw new UsageError(`--out ${JSON.stringify(args.out)} overlaps --in ${JSON.stringify(args.in)}; write the agent's work outside its inputs`);
   const existing = out === undefined ? undefined : await lstat(out).catch(() => undefined);
   if (existing?.isSymbolicLink() === true) {
-    throw new UsageError(`--out ${JSON.stringify(args.out)} is a link, and the agent's work is never written through one; pass the directory it points to, or a new one`);
+    throw new UsageError(
+      `--out ${JSON.stringify(args.out)} is a link, and the agent's work is never written through one; pass the directory it points to, or a new one`,
+    );
   }
   if (existing !== undefined && !existing.isDirectory()) {
     throw new UsageError(`--out ${JSON.stringify(args.out)} is a file, not a directory; pass a directory for the agent's work, new or empty`);
@@ -105,7 +112,16 @@ export async function checkRunArguments(args: RunArguments): Promise<CheckedRun>
     throw new UsageError(`--out ${JSON.stringify(args.out)} already holds files; pass an empty or new directory, or --replace to replace it whole`);
   }
   const notes = inputs === undefined ? [] : await missingExcludes(inputs, exclude);
-  return { request, prompt: args.prompt, ...(inputs === undefined ? {} : { inputs }), exclude, notes, ...(out === undefined ? {} : { out }), replace: args.replace === true, writable: args.writable === true };
+  return {
+    request,
+    prompt: args.prompt,
+    ...(inputs === undefined ? {} : { inputs }),
+    exclude,
+    notes,
+    ...(out === undefined ? {} : { out }),
+    replace: args.replace === true,
+    writable: args.writable === true,
+  };
 }
 
 /** A note for each --exclude that is a plain path (no glob) and names nothing in `inputs`; a glob may match nothing on purpose. */
@@ -114,7 +130,9 @@ async function missingExcludes(inputs: string, exclude: readonly string[]): Prom
   for (const pattern of exclude) {
     const path = literalPath(pattern);
     if (path === undefined || (await lstat(join(inputs, path)).catch(() => undefined)) !== undefined) continue;
-    notes.push(`--exclude ${JSON.stringify(pattern)} names nothing in --in, so it leaves nothing out; check its spelling (a glob like "**/${path}" reaches below the top)`);
+    notes.push(
+      `--exclude ${JSON.stringify(pattern)} names nothing in --in, so it leaves nothing out; check its spelling (a glob like "**/${path}" reaches below the top)`,
+    );
   }
   return notes;
 }

@@ -82,7 +82,12 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     if (proxied && !controller.signal.aborted) {
       // The proxy for this one Run: its own container, gone when the Run is (with --stand-in, the model is behind it).
       view.note(options.standIn ? "starting the egress proxy, with the stand-in model behind it" : "starting the egress proxy");
-      gateway = await startEgressGateway({ runtimeDir: runnerOptions.staging?.runtimeDir as string, standIn: options.standIn, ...(options.standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}), logger });
+      gateway = await startEgressGateway({
+        runtimeDir: runnerOptions.staging?.runtimeDir as string,
+        standIn: options.standIn,
+        ...(options.standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
+        logger,
+      });
     } else if (options.standIn && !controller.signal.aborted) {
       standIn = await startStandInModel("plain", { logger });
     }

@@ -64,13 +64,23 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
       io.exit(EXIT.cancelled);
     }
     view.note("cancelling (Ctrl-C again to leave at once)");
-    cancelling = fetch(new URL(`/v1/runs/${id}/cancel`, base), { method: "POST", headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(() => undefined);
+    cancelling = fetch(new URL(`/v1/runs/${id}/cancel`, base), { method: "POST", headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(
+      () => undefined,
+    );
   });
   try {
     const followed = await follow(base, headers, id, options.idleTimeoutSeconds * 1000, view);
     await cancelling;
     if (followed === undefined) {
-      view.end({ ok: false, reason: "lost", runId: id, error: `no word from ${base.origin} for ${options.idleTimeoutSeconds} s (--idle-timeout); the Run may still be going on there: GET ${base.origin}/v1/runs/${id}` }, []);
+      view.end(
+        {
+          ok: false,
+          reason: "lost",
+          runId: id,
+          error: `no word from ${base.origin} for ${options.idleTimeoutSeconds} s (--idle-timeout); the Run may still be going on there: GET ${base.origin}/v1/runs/${id}`,
+        },
+        [],
+      );
       return EXIT.lost;
     }
     const outcome = followed;
@@ -79,7 +89,13 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
     // --writable with no --out: the patch goes to stdout, as a local Run's does.
     const patch = options.writable && options.out === undefined && harvested ? await fetchPatch(base, headers, id) : undefined;
     const failedFetch = fetched.filter((note) => !note.startsWith("harvested "));
-    const work = options.writable ? [...workNotes(outcome.harvest, options.out, typeof patch === "string"), ...failedFetch, ...(patch !== undefined && typeof patch !== "string" ? [patch.failed] : [])] : fetched;
+    const work = options.writable
+      ? [
+          ...workNotes(outcome.harvest, options.out, typeof patch === "string"),
+          ...failedFetch,
+          ...(patch !== undefined && typeof patch !== "string" ? [patch.failed] : []),
+        ]
+      : fetched;
     view.end({ ...outcome, runId: id }, work);
     if (options.json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
     else if (typeof patch === "string") io.stdout.write(forStdout(patch, io.stdout));
@@ -97,7 +113,8 @@ function serviceUrl(raw: string): URL {
   } catch {
     throw new UsageError(`--remote ${JSON.stringify(raw)} is not a URL; write the service's address, e.g. http://127.0.0.1:8750`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--remote ${JSON.stringify(raw)} is not http or https; write e.g. http://127.0.0.1:8750`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`--remote ${JSON.stringify(raw)} is not http or https; write e.g. http://127.0.0.1:8750`);
   return url;
 }
 
@@ -113,11 +130,15 @@ async function refuseLinks(directory: string, excluded: Excluded, below = ""): P
       await refuseLinks(directory, excluded, path);
       continue;
     }
-    throw new UsageError(`--in holds ${JSON.stringify(path)}, which is not a regular file or directory (links are never sent); leave it out with --exclude ${JSON.stringify(path)}, or remove it`);
+    throw new UsageError(
+      `--in holds ${JSON.stringify(path)}, which is not a regular file or directory (links are never sent); leave it out with --exclude ${JSON.stringify(path)}, or remove it`,
+    );
   }
 }
 
-type Submitted = { readonly id: string; readonly state: string; readonly position?: number } | { readonly refused: string; readonly reason: string; readonly code: number };
+type Submitted =
+  | { readonly id: string; readonly state: string; readonly position?: number }
+  | { readonly refused: string; readonly reason: string; readonly code: number };
 
 async function submit(base: URL, headers: Record<string, string>, options: RemoteRunOptions, excluded: Excluded): Promise<Submitted> {
   const request = { ...options.request, prompt: options.prompt, ...(options.writable ? { writable: true } : {}) };
@@ -145,14 +166,24 @@ async function submit(base: URL, headers: Record<string, string>, options: Remot
         await sleep(500 * attempt);
         continue;
       }
-      return { refused: `the service at ${base.origin} cannot be reached (${causeOf(error)}); check --remote and that agentcage serve runs there`, reason: "unavailable", code: EXIT.unavailable };
+      return {
+        refused: `the service at ${base.origin} cannot be reached (${causeOf(error)}); check --remote and that agentcage serve runs there`,
+        reason: "unavailable",
+        code: EXIT.unavailable,
+      };
     }
     const answer = (await response.json().catch(() => ({}))) as { id?: string; state?: string; queuePosition?: number; message?: string; error?: string };
-    if (response.ok && typeof answer.id === "string") return { id: answer.id, state: answer.state ?? "queued", ...(answer.queuePosition === undefined ? {} : { position: answer.queuePosition }) };
+    if (response.ok && typeof answer.id === "string")
+      return { id: answer.id, state: answer.state ?? "queued", ...(answer.queuePosition === undefined ? {} : { position: answer.queuePosition }) };
     const said = answer.message ?? answer.error ?? `HTTP ${response.status}`;
-    if (response.status === 401) return { refused: `the service refused the token (${said}); set AGENTCAGE_TOKEN to the service's token`, reason: "unauthorized", code: EXIT.usage };
+    if (response.status === 401)
+      return { refused: `the service refused the token (${said}); set AGENTCAGE_TOKEN to the service's token`, reason: "unauthorized", code: EXIT.usage };
     if (response.status === 429 || response.status === 503) {
-      return { refused: `the service takes no Run now (${said}); try again in ${response.headers.get("retry-after") ?? "a few"} s`, reason: "unavailable", code: EXIT.unavailable };
+      return {
+        refused: `the service takes no Run now (${said}); try again in ${response.headers.get("retry-after") ?? "a few"} s`,
+        reason: "unavailable",
+        code: EXIT.unavailable,
+      };
     }
     return { refused: `the service refused the Run: ${said}`, reason: "invalid_request", code: response.status >= 500 ? EXIT.failed : EXIT.usage };
   }
@@ -171,9 +202,12 @@ async function follow(base: URL, headers: Record<string, string>, id: string, id
     if (Date.now() - heardAt > idleMs) return undefined;
     const controller = new AbortController();
     // Silence past the idle timeout ends the connection, and then the follow.
-    const watchdog = setInterval(() => {
-      if (Date.now() - heardAt > idleMs) controller.abort();
-    }, Math.min(1000, idleMs));
+    const watchdog = setInterval(
+      () => {
+        if (Date.now() - heardAt > idleMs) controller.abort();
+      },
+      Math.min(1000, idleMs),
+    );
     try {
       const response = await fetch(new URL(`/v1/runs/${id}/events`, base), {
         headers: { ...headers, accept: "text/event-stream", ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) },
@@ -215,7 +249,8 @@ async function follow(base: URL, headers: Record<string, string>, id: string, id
 /** The Run's Harvest as a tar, extracted under the Harvest's rules beside --out, then put in its place. */
 async function fetchHarvest(base: URL, headers: Record<string, string>, id: string, out: string, replace: boolean): Promise<string[]> {
   const response = await fetch(new URL(`/v1/runs/${id}/artifacts.tar`, base), { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  if (!response.ok || response.body === null) return [`the Harvest could not be fetched (HTTP ${response.status}); GET ${base.origin}/v1/runs/${id}/artifacts lists it`];
+  if (!response.ok || response.body === null)
+    return [`the Harvest could not be fetched (HTTP ${response.status}); GET ${base.origin}/v1/runs/${id}/artifacts lists it`];
   const beside = join(dirname(out), `.${basename(out)}.agentcage-${process.pid}`);
   try {
     // A writable Run's change set holds the agent's own out/ beside files/ and the patch.

@@ -65,13 +65,17 @@ describe("agentcage run, piped", () => {
     expect(runDirectories()).toEqual([]);
   }, 120_000);
 
-  it.each([[], ["--network-policy", "model"]])("runs codex's tool scenario against the stand-in as written, with no --model (%j): it writes out/answer.txt", async (...policy: string[]) => {
-    const out = join(root, `codex-out${policy.length}`);
-    const done = await runCommand(["run", "codex", "[stand-in:tool_write_bash] write the answer", "--stand-in", ...policy, "--out", out], env);
-    expect(done.code, done.stderr).toBe(EXIT.completed);
-    expect(done.stdout).toBe(`${TOOL_FINAL_ANSWER}\n`);
-    expect(readFileSync(join(out, "answer.txt"), "utf8")).toBe(CODEX_WRITTEN_FILE_TEXT);
-  }, 120_000);
+  it.each([[], ["--network-policy", "model"]])(
+    "runs codex's tool scenario against the stand-in as written, with no --model (%j): it writes out/answer.txt",
+    async (...policy: string[]) => {
+      const out = join(root, `codex-out${policy.length}`);
+      const done = await runCommand(["run", "codex", "[stand-in:tool_write_bash] write the answer", "--stand-in", ...policy, "--out", out], env);
+      expect(done.code, done.stderr).toBe(EXIT.completed);
+      expect(done.stdout).toBe(`${TOOL_FINAL_ANSWER}\n`);
+      expect(readFileSync(join(out, "answer.txt"), "utf8")).toBe(CODEX_WRITTEN_FILE_TEXT);
+    },
+    120_000,
+  );
 
   it("runs codex with --json: the Outcome as JSON on stdout and nothing else", async () => {
     const done = await runCommand(["run", "codex", "What is the capital of France?", "--stand-in", "--json"], env);
@@ -90,7 +94,10 @@ describe("agentcage run, piped", () => {
     expect(done.stderr).toContain("the agent's out/ held 1 file, not kept: pass --out DIR to keep them in DIR/out/");
 
     const out = join(root, "writable-out");
-    const kept = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--writable", "--out", out], env);
+    const kept = await runCommand(
+      ["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--writable", "--out", out],
+      env,
+    );
     expect(kept.code, kept.stderr).toBe(EXIT.completed);
     expect(readFileSync(join(out, "out", "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
     expect(readFileSync(join(out, "changes.patch"), "utf8")).toBe("");
@@ -115,7 +122,23 @@ describe("agentcage run, piped", () => {
 
     const out = join(root, "excluded-writable");
     const done = await runCommand(
-      ["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout, "--exclude", "out", "--exclude", "node_modules", "--exclude", "bulid", "--writable", "--out", out],
+      [
+        "run",
+        "claude",
+        "[stand-in:tool_write_bash] write the answer",
+        "--stand-in",
+        "--in",
+        checkout,
+        "--exclude",
+        "out",
+        "--exclude",
+        "node_modules",
+        "--exclude",
+        "bulid",
+        "--writable",
+        "--out",
+        out,
+      ],
       env,
     );
     expect(done.code, done.stderr).toBe(EXIT.completed);
@@ -128,7 +151,10 @@ describe("agentcage run, piped", () => {
   }, 120_000);
 
   it("goes on to the end and leaves nothing behind when its reader goes away (| head -1)", async () => {
-    const started = startCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--out", join(root, "read-by-head")], env);
+    const started = startCommand(
+      ["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", inputs, "--out", join(root, "read-by-head")],
+      env,
+    );
     await started.stderrHas("starting the stand-in model");
     // What `head -1` does once it has its line: the reading end closes, and every later write fails with EPIPE.
     started.child.stdout?.destroy();
@@ -177,11 +203,16 @@ describe("agentcage run, piped", () => {
 
   it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {
     // A model the price table does not list: the proxy prices it at the dearest entry, and says so.
-    const done = await runCommand(["run", "codex", "What is the capital of France?", "--stand-in", "--network-policy", "model", "--model", "gpt-unlisted-1"], env);
+    const done = await runCommand(
+      ["run", "codex", "What is the capital of France?", "--stand-in", "--network-policy", "model", "--model", "gpt-unlisted-1"],
+      env,
+    );
     expect(done.code, done.stderr).toBe(EXIT.completed);
     const spent = done.stderr.split("\n").filter((line) => /\$\d|tokens/.test(line));
     expect(spent, done.stderr).toHaveLength(1);
-    expect(spent[0]).toMatch(/^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\) · from the egress proxy's meter$/);
+    expect(spent[0]).toMatch(
+      /^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\) · from the egress proxy's meter$/,
+    );
     expect(done.stderr).toContain("  network model: 1 model call through the egress proxy\n");
   }, 120_000);
 
@@ -263,7 +294,13 @@ describe("agentcage doctor", () => {
     const done = await runCommand(["doctor", "--json", "--runtime-dir", runtimeDir], env);
     expect(done.code, done.stderr).toBe(EXIT.completed);
     const checks = JSON.parse(done.stdout) as Array<{ check: string; status: string }>;
-    expect(Object.fromEntries(checks.map((c) => [c.check, c.status]))).toMatchObject({ engine: "ok", image: "ok", "claude cli": "ok", "codex cli": "ok", "staging on engine": "ok" });
+    expect(Object.fromEntries(checks.map((c) => [c.check, c.status]))).toMatchObject({
+      engine: "ok",
+      image: "ok",
+      "claude cli": "ok",
+      "codex cli": "ok",
+      "staging on engine": "ok",
+    });
     const wrong = await runCommand(["doctor", "--runtime-dir", "relative/dir"], env);
     expect(wrong.code).toBe(EXIT.usage);
     expect(wrong.stderr).toContain('--runtime-dir "relative/dir" is not an absolute path');
@@ -277,7 +314,9 @@ describe("agentcage sweep and image build", () => {
     await started.stderrHas("claude started");
     started.child.kill("SIGKILL");
     await started.finished;
-    const left = docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`).split("\n").filter((id) => id !== "");
+    const left = docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`)
+      .split("\n")
+      .filter((id) => id !== "");
     expect(left.length).toBeGreaterThan(0);
     const swept = await runCommand(["sweep"], env);
     expect(swept.code, swept.stderr).toBe(EXIT.completed);

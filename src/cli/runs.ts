@@ -16,11 +16,17 @@ function checkedId(id: string): string {
 
 async function known(id: string, options: Records): Promise<RunRecord> {
   const record = (await createRunStore(options.runtimeDir).all()).find((r) => r.id === checkedId(id));
-  if (record === undefined) throw new UsageError(`no Run ${JSON.stringify(id)} in ${JSON.stringify(options.runtimeDir)}; list them with agentcage runs ls (and --runtime-dir where the service keeps its records)`);
+  if (record === undefined)
+    throw new UsageError(
+      `no Run ${JSON.stringify(id)} in ${JSON.stringify(options.runtimeDir)}; list them with agentcage runs ls (and --runtime-dir where the service keeps its records)`,
+    );
   return record;
 }
 
-export async function listRuns(options: Records & { readonly state?: string; readonly label?: readonly string[]; readonly json?: boolean }, io: ProgramIo): Promise<number> {
+export async function listRuns(
+  options: Records & { readonly state?: string; readonly label?: readonly string[]; readonly json?: boolean },
+  io: ProgramIo,
+): Promise<number> {
   if (options.state !== undefined && !(RUN_STATES as readonly string[]).includes(options.state)) {
     throw new UsageError(`--state ${JSON.stringify(options.state)} is not a Run state; write one of ${RUN_STATES.join(", ")}`);
   }
@@ -42,7 +48,13 @@ export async function listRuns(options: Records & { readonly state?: string; rea
     }),
   );
   if (options.json === true) {
-    io.stdout.write(`${JSON.stringify(rows.map((row) => ({ ...row.record, cli: row.cli, reason: row.reason, durationMs: row.durationMs })), null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify(
+        rows.map((row) => ({ ...row.record, cli: row.cli, reason: row.reason, durationMs: row.durationMs })),
+        null,
+        2,
+      )}\n`,
+    );
     return EXIT.completed;
   }
   if (rows.length === 0) {
@@ -52,7 +64,9 @@ export async function listRuns(options: Records & { readonly state?: string; rea
   io.stdout.write(`${["ID".padEnd(16), "STATE".padEnd(9), "CLI".padEnd(6), "CREATED".padEnd(20), "TOOK".padEnd(8), "PROMPT"].join("  ")}\n`);
   for (const row of rows) {
     const took = row.durationMs === undefined ? "" : formatSeconds(row.durationMs);
-    io.stdout.write(`${[row.record.id, row.record.state.padEnd(9), row.cli.padEnd(6), row.record.createdAt.slice(0, 19).replace("T", " ").padEnd(20), took.padEnd(8), shorten(oneLine(row.prompt), 60)].join("  ")}\n`);
+    io.stdout.write(
+      `${[row.record.id, row.record.state.padEnd(9), row.cli.padEnd(6), row.record.createdAt.slice(0, 19).replace("T", " ").padEnd(20), took.padEnd(8), shorten(oneLine(row.prompt), 60)].join("  ")}\n`,
+    );
   }
   return EXIT.completed;
 }

@@ -67,40 +67,66 @@ export function summaryLines(outcome: SummaryOutcome, progress: Progress, work: 
   if (!outcome.ok && outcome.error !== undefined) lines.push(`  ${paint.red(firstLines(inCommandWords(outcome.error), 3))}`);
   const spent = spentOf(outcome, progress);
   const turns = r?.numTurns ?? progress.turns;
-  const numbers = [turns === undefined ? undefined : `${turns} turn${turns === 1 ? "" : "s"}`, formatUsage(spent.usage), spent.cost].filter((part) => part !== undefined);
+  const numbers = [turns === undefined ? undefined : `${turns} turn${turns === 1 ? "" : "s"}`, formatUsage(spent.usage), spent.cost].filter(
+    (part) => part !== undefined,
+  );
   if (numbers.length > 0) lines.push(`  ${numbers.join(" · ")}${spent.usage === undefined && spent.cost === undefined ? "" : ` · ${paint.dim(spent.from)}`}`);
   const caps = outcome.budget ?? progress.budget;
   // What the budget line says was spent is the same count as above, not a second one.
-  const budget = formatBudget(caps === undefined || spent.tokens === undefined ? caps : { caps: caps.caps, used: { ...caps.used, tokens: spent.tokens, ...(spent.costUsd === undefined ? {} : { costUsd: spent.costUsd }) } });
+  const budget = formatBudget(
+    caps === undefined || spent.tokens === undefined
+      ? caps
+      : { caps: caps.caps, used: { ...caps.used, tokens: spent.tokens, ...(spent.costUsd === undefined ? {} : { costUsd: spent.costUsd }) } },
+  );
   if (budget !== undefined) lines.push(`  ${outcome.budget?.exceeded === undefined ? budget : paint.yellow(`${budget} (passed ${outcome.budget.exceeded})`)}`);
   const network = outcome.network;
   if (network !== undefined && network.policy !== "none" && network.policy !== "declared") {
     const meter = network.meter;
-    const metered = meter === undefined ? "" : `: ${meter.turns} model call${meter.turns === 1 ? "" : "s"} through the egress proxy${meter.refused > 0 ? `, ${meter.refused} refused` : ""}`;
+    const metered =
+      meter === undefined
+        ? ""
+        : `: ${meter.turns} model call${meter.turns === 1 ? "" : "s"} through the egress proxy${meter.refused > 0 ? `, ${meter.refused} refused` : ""}`;
     lines.push(`  ${paint.dim(`network ${network.policy}${metered}`)}`);
   }
   if (progress.toolCalls > 0) {
-    lines.push(`  ${progress.toolCalls} tool call${progress.toolCalls === 1 ? "" : "s"}: ${[...progress.tools].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(", ")}`);
+    lines.push(
+      `  ${progress.toolCalls} tool call${progress.toolCalls === 1 ? "" : "s"}: ${[...progress.tools].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(", ")}`,
+    );
   }
   for (const line of work) lines.push(`  ${line}`);
   const session = r?.sessionId ?? progress.sessionId;
-  if (outcome.session?.kept === true) lines.push(`  ${paint.dim(`session ${outcome.session.id ?? session} (continue it: --resume ${outcome.session.id ?? session})`)}`);
+  if (outcome.session?.kept === true)
+    lines.push(`  ${paint.dim(`session ${outcome.session.id ?? session} (continue it: --resume ${outcome.session.id ?? session})`)}`);
   else if (session !== undefined) lines.push(`  ${paint.dim(`session ${session}`)}`);
   if (outcome.runId !== undefined) lines.push(`  ${paint.dim(`run ${outcome.runId}`)}`);
   return lines;
 }
 
 /** The Run's one token count and one cost, and where they came from. */
-function spentOf(outcome: SummaryOutcome, progress: Progress): { usage?: NonNullable<Progress["usage"]>; tokens?: number; costUsd?: number; cost?: string; from: string } {
+function spentOf(
+  outcome: SummaryOutcome,
+  progress: Progress,
+): { usage?: NonNullable<Progress["usage"]>; tokens?: number; costUsd?: number; cost?: string; from: string } {
   const meter = outcome.network?.meter;
   if (meter !== undefined) {
-    return { usage: meter.usage, tokens: meter.usage.inputTokens + meter.usage.outputTokens, costUsd: meter.costUsd, cost: costWords(meter.costUsd, meter.costFrom ?? "price_table", true), from: "from the egress proxy's meter" };
+    return {
+      usage: meter.usage,
+      tokens: meter.usage.inputTokens + meter.usage.outputTokens,
+      costUsd: meter.costUsd,
+      cost: costWords(meter.costUsd, meter.costFrom ?? "price_table", true),
+      from: "from the egress proxy's meter",
+    };
   }
   const cli = outcome.cli ?? progress.cli;
   const usage = outcome.result?.usage ?? progress.usage;
   const used = (outcome.budget ?? progress.budget)?.used;
   // The CLI's own cost first (claude, at its end); else the budget's, priced from the CLI's tokens.
-  const [costUsd, costFrom] = outcome.result?.costUsd !== undefined ? [outcome.result.costUsd, "cli"] : used?.costUsd !== undefined ? [used.costUsd, used.costFrom ?? "price_table"] : [progress.costUsd, "cli"];
+  const [costUsd, costFrom] =
+    outcome.result?.costUsd !== undefined
+      ? [outcome.result.costUsd, "cli"]
+      : used?.costUsd !== undefined
+        ? [used.costUsd, used.costFrom ?? "price_table"]
+        : [progress.costUsd, "cli"];
   return {
     ...(usage === undefined ? {} : { usage, tokens: usage.inputTokens + usage.outputTokens }),
     ...(costUsd === undefined ? {} : { costUsd, cost: costWords(costUsd, costFrom, false) }),

@@ -8,7 +8,10 @@ import { EXIT } from "./exit-codes.js";
 import type { ProgramIo } from "./program.js";
 import { join } from "node:path";
 
-export async function sweep(options: { readonly runtimeDir: string; readonly image: string; readonly sessionRetentionDays?: number }, io: ProgramIo): Promise<number> {
+export async function sweep(
+  options: { readonly runtimeDir: string; readonly image: string; readonly sessionRetentionDays?: number },
+  io: ProgramIo,
+): Promise<number> {
   const retention = options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays };
   const runner = createAgentRunner({ image: options.image, staging: { runtimeDir: join(options.runtimeDir, "staging"), ...retention } });
   const checked = await runner.check();
@@ -20,7 +23,9 @@ export async function sweep(options: { readonly runtimeDir: string; readonly ima
   const standIns = createAgentRunner({ image: STAND_IN_IMAGE, owner: STAND_IN_OWNER });
   const [agents, models] = await Promise.all([runner.sweep(), standIns.sweep()]);
   const swept = { removed: [...agents.removed, ...models.removed], removedRunDirectories: agents.removedRunDirectories };
-  io.stdout.write(`removed ${swept.removed.length} container${swept.removed.length === 1 ? "" : "s"} and ${swept.removedRunDirectories.length} Run director${swept.removedRunDirectories.length === 1 ? "y" : "ies"}\n`);
+  io.stdout.write(
+    `removed ${swept.removed.length} container${swept.removed.length === 1 ? "" : "s"} and ${swept.removedRunDirectories.length} Run director${swept.removedRunDirectories.length === 1 ? "y" : "ies"}\n`,
+  );
   for (const id of swept.removed) io.stdout.write(`  container ${id.slice(0, 12)}\n`);
   for (const id of swept.removedRunDirectories) io.stdout.write(`  run ${id}\n`);
   const stores = agents.removedSessionStores;

@@ -50,7 +50,12 @@ describe("the plain view", () => {
 describe("the summary", () => {
   it("says why a Run failed and offers to resume only a session that was kept", () => {
     const progress = { ...startProgress("codex", 0), sessionId: "s-1" };
-    const failed = summaryLines({ ok: false, reason: "timeout", error: "the Run timed out after 5 s", durationMs: 5000, result: { reason: "no_result" } }, progress, [], NO_PAINT);
+    const failed = summaryLines(
+      { ok: false, reason: "timeout", error: "the Run timed out after 5 s", durationMs: 5000, result: { reason: "no_result" } },
+      progress,
+      [],
+      NO_PAINT,
+    );
     expect(failed.slice(0, 2)).toEqual(["✖ timeout (no_result) after 5.0 s · codex", "  the Run timed out after 5 s"]);
     expect(failed).toContain("  session s-1");
     const kept = summaryLines({ ok: true, reason: "completed", durationMs: 1, session: { id: "s-1", kept: true } }, progress, [], NO_PAINT);
@@ -70,7 +75,10 @@ describe("what a Run spent, in the summary", () => {
         durationMs: 1000,
         cli: "codex",
         result: { numTurns: 1, usage: { inputTokens: 130, outputTokens: 17, cacheReadTokens: 64, cacheWriteTokens: 0 }, model: "gpt-stand-in" },
-        budget: { caps: { maxTokens: 1000, maxCostUsd: 1 }, used: { turns: 1, tokens: 147, cachedTokens: 64, costUsd: 0.0071, costFrom: "dearest_price", wallSeconds: 1 } },
+        budget: {
+          caps: { maxTokens: 1000, maxCostUsd: 1 },
+          used: { turns: 1, tokens: 147, cachedTokens: 64, costUsd: 0.0071, costFrom: "dearest_price", wallSeconds: 1 },
+        },
         network: { policy: "model", meter: { turns: 1, refused: 0, costUsd: 0.0292, costFrom: "dearest_price", usage: cliUsage } },
       },
       progress,
@@ -87,10 +95,26 @@ describe("what a Run spent, in the summary", () => {
   });
 
   it("says the CLI's own figures are its own, and a cost from the price table is priced, not billed", () => {
-    const claude = summaryLines({ ok: true, reason: "completed", durationMs: 1, cli: "claude", result: { numTurns: 3, usage: cliUsage, costUsd: 0.0175 } }, startProgress("claude", 0), [], NO_PAINT);
+    const claude = summaryLines(
+      { ok: true, reason: "completed", durationMs: 1, cli: "claude", result: { numTurns: 3, usage: cliUsage, costUsd: 0.0175 } },
+      startProgress("claude", 0),
+      [],
+      NO_PAINT,
+    );
     expect(claude[1]).toBe("  3 turns · 66 in / 17 out tokens (cache 64 read, 0 written) · $0.0175 · from claude's own output");
     const priced = summaryLines(
-      { ok: false, reason: "budget_exceeded", durationMs: 1, cli: "claude", result: { usage: cliUsage }, budget: { caps: { maxCostUsd: 0.001 }, exceeded: "maxCostUsd", used: { turns: 1, tokens: 83, cachedTokens: 64, costUsd: 0.002, costFrom: "price_table", wallSeconds: 1 } } },
+      {
+        ok: false,
+        reason: "budget_exceeded",
+        durationMs: 1,
+        cli: "claude",
+        result: { usage: cliUsage },
+        budget: {
+          caps: { maxCostUsd: 0.001 },
+          exceeded: "maxCostUsd",
+          used: { turns: 1, tokens: 83, cachedTokens: 64, costUsd: 0.002, costFrom: "price_table", wallSeconds: 1 },
+        },
+      },
       startProgress("claude", 0),
       [],
       NO_PAINT,
@@ -101,9 +125,15 @@ describe("what a Run spent, in the summary", () => {
 
 describe("a Run's error in the summary", () => {
   it.each([
-    ['input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: ["src/pipe"]', '--in: input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with --exclude src/pipe'],
-    ["inputs pass 268435456 bytes (MAX_INPUT_BYTES) at \"big.bin\"; hand over a smaller tree", "--in: inputs pass 268435456 bytes"],
-    ['harvestTo "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or replaceHarvestTo: true to replace it whole', '--out "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or --replace to replace it whole'],
+    [
+      'input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: ["src/pipe"]',
+      '--in: input "src/pipe" is not a file, directory or link (a FIFO, socket or device); leave it out with --exclude src/pipe',
+    ],
+    ['inputs pass 268435456 bytes (MAX_INPUT_BYTES) at "big.bin"; hand over a smaller tree', "--in: inputs pass 268435456 bytes"],
+    [
+      'harvestTo "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or replaceHarvestTo: true to replace it whole',
+      '--out "/srv/o" already holds files and the Harvest never deletes what it was not given; pass an empty or new directory, or --replace to replace it whole',
+    ],
     [
       'session "0000" has no kept store of claude in this Staging Directory; pass the sessionId an earlier Outcome of this runner reported, or start a new session',
       '--resume "0000" names no session of claude kept under --runtime-dir; pass a session id an earlier run printed, or leave --resume out',

@@ -116,7 +116,8 @@ function liveView(cli: string, stream: ViewStream, now: () => number): RunView {
       progress = applyEvent(progress, event);
       note = undefined;
       if (event.type === "tool_call") above(`  ${colors.cyan("›")} ${shorten(progress.lastToolCall ?? event.name, width())}`);
-      else if (event.type === "tool_result" && event.isError) above(`    ${colors.red("tool failed")}${event.text === undefined ? "" : colors.dim(`: ${shorten(oneLine(event.text), width() - 16)}`)}`);
+      else if (event.type === "tool_result" && event.isError)
+        above(`    ${colors.red("tool failed")}${event.text === undefined ? "" : colors.dim(`: ${shorten(oneLine(event.text), width() - 16)}`)}`);
       spinner.text = text();
     },
     end: (outcome, work) => {

@@ -17,7 +17,14 @@ export function workNotes(harvest: Harvest | undefined, out: string | undefined,
     const undiffed = changes.undiffed.length === 0 ? "" : `; ${changes.undiffed.length} left out of the patch (binary or too large): see changes.json`;
     const outFiles = changes.outFiles ?? 0;
     const files = `${outFiles} file${outFiles === 1 ? "" : "s"}`;
-    const agentOut = outFiles === 0 ? [] : [patchOnStdout ? `the agent's out/ held ${files}, not kept: pass --out DIR to keep them in DIR/out/` : `the agent's out/ (${files}) is in ${out}/out/`];
+    const agentOut =
+      outFiles === 0
+        ? []
+        : [
+            patchOnStdout
+              ? `the agent's out/ held ${files}, not kept: pass --out DIR to keep them in DIR/out/`
+              : `the agent's out/ (${files}) is in ${out}/out/`,
+          ];
     return [none ? "changes: none to the inputs" : `changes: ${counted}; ${where}${undiffed}`, ...agentOut];
   }
   if (out === undefined) return [];

@@ -170,7 +170,29 @@ describe("constructing a runtime", () => {
       ["the shortest timeout", { timeoutSeconds: 1 }],
       ["the longest timeout", { timeoutSeconds: 86400 }],
       ["limits at their lower bounds", { limits: { memoryBytes: 8 * MiB, cpus: 0.01, pids: 8, tmpfsBytes: MiB, stopGraceSeconds: 0 } }],
-      ["every supported extraArgs form", { extraArgs: ["--env=A=value-1", "-eB=value-2", "-e", "C=value-3", "--label", "x=y", "-w", "/w", "-h", "h", "--add-host", "db:10.0.0.3", "--dns", "10.0.0.2", "--stop-signal", "SIGINT"] }],
+      [
+        "every supported extraArgs form",
+        {
+          extraArgs: [
+            "--env=A=value-1",
+            "-eB=value-2",
+            "-e",
+            "C=value-3",
+            "--label",
+            "x=y",
+            "-w",
+            "/w",
+            "-h",
+            "h",
+            "--add-host",
+            "db:10.0.0.3",
+            "--dns",
+            "10.0.0.2",
+            "--stop-signal",
+            "SIGINT",
+          ],
+        },
+      ],
     ])("%s", (_what, field) => {
       expect(() => construct({ image: "agent:1", ...field })).not.toThrow();
     });

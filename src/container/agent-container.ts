@@ -130,7 +130,8 @@ const intIn = (what: string, min: number, max: number) =>
 /** A retention in days: quoted as given when it is not one (a string from an environment variable, NaN, 1.5). */
 const days = (what: string) =>
   z.unknown().refine((n) => typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= MAX_RETENTION_DAYS, {
-    error: (issue) => `${what} ${describeDays(issue.input)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days to keep, e.g. 30`,
+    error: (issue) =>
+      `${what} ${describeDays(issue.input)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days to keep, e.g. 30`,
   });
 
 function describeDays(value: unknown): string {
@@ -157,11 +158,18 @@ function isRoot(user: string): boolean {
  */
 function environment(what: string, value: z.ZodString, nulMessage: (value: unknown) => string) {
   return z
-    .record(z.string(), value.refine((v) => !v.includes("\0"), { error: (issue) => nulMessage(issue.input) }))
+    .record(
+      z.string(),
+      value.refine((v) => !v.includes("\0"), { error: (issue) => nulMessage(issue.input) }),
+    )
     .superRefine((env, ctx) => {
       for (const name of Object.keys(env)) {
         if (!ENV_NAME.test(name)) {
-          ctx.addIssue({ code: "custom", path: [name], message: `${what} name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit` });
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `${what} name ${JSON.stringify(name)} is not a POSIX name; use letters, digits and _, not starting with a digit`,
+          });
         }
       }
     });
@@ -178,7 +186,8 @@ const schema = z.strictObject({
       agentWorkdir: z
         .string()
         .refine((p) => p.startsWith("/") && p !== "/", {
-          error: (issue) => `staging.agentWorkdir ${JSON.stringify(issue.input)} is not an absolute directory below "/"; write the path the agent sees, like "/work"`,
+          error: (issue) =>
+            `staging.agentWorkdir ${JSON.stringify(issue.input)} is not an absolute directory below "/"; write the path the agent sees, like "/work"`,
         })
         .optional(),
       writableWork: z.boolean().optional(),
@@ -190,12 +199,16 @@ const schema = z.strictObject({
     .optional(),
   entrypoint: words("entrypoint word").optional(),
   networks: words("network")
-    .refine((list) => !list.includes("host"), { error: 'network "host" would share the host\'s network; declare a network of the agent\'s own' })
+    .refine((list) => !list.includes("host"), { error: "network \"host\" would share the host's network; declare a network of the agent's own" })
     .refine((list) => list.length === 1 || !list.some((n) => n === "none" || n.startsWith("container:")), {
       error: (issue) => `networks ${JSON.stringify(issue.input)} mix "none" or "container:<id>" with others; either stands alone`,
     })
     .optional(),
-  env: environment("env", z.string({ error: "env value is not a string; write every value as a string" }), () => "env value holds a NUL byte, which no environment can carry; remove it").optional(),
+  env: environment(
+    "env",
+    z.string({ error: "env value is not a string; write every value as a string" }),
+    () => "env value holds a NUL byte, which no environment can carry; remove it",
+  ).optional(),
   publicEnv: environment("publicEnv", z.string(), (value) => `publicEnv value ${JSON.stringify(value)} holds a NUL byte; remove it`).optional(),
   user: z
     .string()
@@ -206,7 +219,9 @@ const schema = z.strictObject({
     .optional(),
   workdir: z
     .string()
-    .refine((s) => s.startsWith("/"), { error: (issue) => `workdir ${JSON.stringify(issue.input)} is not absolute; write the path the agent sees inside its container` })
+    .refine((s) => s.startsWith("/"), {
+      error: (issue) => `workdir ${JSON.stringify(issue.input)} is not absolute; write the path the agent sees inside its container`,
+    })
     .optional(),
   limits: z
     .strictObject({
@@ -228,7 +243,11 @@ const schema = z.strictObject({
     .superRefine((labels, ctx) => {
       for (const key of Object.keys(labels)) {
         if (key.length === 0 || key.startsWith(RESERVED_LABEL_PREFIX) || key.includes("=")) {
-          ctx.addIssue({ code: "custom", path: [key], message: `label ${JSON.stringify(key)} is empty, holds "=", or uses the reserved "${RESERVED_LABEL_PREFIX}" prefix; choose another name` });
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `label ${JSON.stringify(key)} is empty, holds "=", or uses the reserved "${RESERVED_LABEL_PREFIX}" prefix; choose another name`,
+          });
         }
       }
     })
@@ -240,7 +259,10 @@ const schema = z.strictObject({
   extraArgs: z.array(z.string()).optional(),
   containerRuntime: z
     .string()
-    .regex(RUNTIME_NAME, { error: (issue) => `containerRuntime ${JSON.stringify(issue.input)} is not a runtime name; write the name the engine registered it under, e.g. "runsc" (docker info lists them)` })
+    .regex(RUNTIME_NAME, {
+      error: (issue) =>
+        `containerRuntime ${JSON.stringify(issue.input)} is not a runtime name; write the name the engine registered it under, e.g. "runsc" (docker info lists them)`,
+    })
     .optional(),
   containerCommand: words("containerCommand word").optional(),
   logger: z
@@ -259,7 +281,8 @@ export function validateAgentContainer(input: unknown): ValidatedContainer {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "declaration";
-      if (issue.code === "unrecognized_keys") return `${where}: unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
+      if (issue.code === "unrecognized_keys")
+        return `${where}: unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
       if (issue.code === "invalid_type") return `${where}: expected ${issue.expected}; ${issue.message.includes("env value") ? issue.message : "fix its type"}`;
       return `${where}: ${issue.message}`;
     });

@@ -138,7 +138,9 @@ export function composeSpec(container: ValidatedContainer, run: RunSpecInput): C
     tmpfsBytes: container.limits?.tmpfsBytes ?? DEFAULT_TMPFS_BYTES,
     ...(container.limits?.cpus === undefined ? {} : { cpus: container.limits.cpus }),
     stopGraceSeconds,
-    ...(run.deadlineSeconds === undefined ? {} : { deadline: { seconds: run.deadlineSeconds, graceSeconds: stopGraceSeconds, signal: extra.stopSignal ?? "SIGTERM" } }),
+    ...(run.deadlineSeconds === undefined
+      ? {}
+      : { deadline: { seconds: run.deadlineSeconds, graceSeconds: stopGraceSeconds, signal: extra.stopSignal ?? "SIGTERM" } }),
     container,
   };
 }

@@ -6,7 +6,14 @@ import { cliExtraArgs } from "./extra-args.js";
 describe("cliExtraArgs", () => {
   it("turns every env assignment form into --env NAME, so no value is in argv", () => {
     expect(cliExtraArgs(["-e", "A=alpha-secret", "--env", "B=beta-secret", "--env=C=gamma-secret", "-eD=delta-secret"])).toEqual([
-      "--env", "A", "--env", "B", "--env", "C", "--env", "D",
+      "--env",
+      "A",
+      "--env",
+      "B",
+      "--env",
+      "C",
+      "--env",
+      "D",
     ]);
   });
 

@@ -13,8 +13,26 @@ type Inspected = { Config: Record<string, unknown>; HostConfig: Record<string, u
 
 const SECURITY_FIELDS = {
   HostConfig: [
-    "Init", "CapAdd", "CapDrop", "SecurityOpt", "ReadonlyRootfs", "Tmpfs", "PidsLimit", "Memory", "MemorySwap",
-    "NanoCpus", "Ulimits", "Mounts", "Binds", "NetworkMode", "Privileged", "Devices", "PidMode", "IpcMode", "UsernsMode", "LogConfig",
+    "Init",
+    "CapAdd",
+    "CapDrop",
+    "SecurityOpt",
+    "ReadonlyRootfs",
+    "Tmpfs",
+    "PidsLimit",
+    "Memory",
+    "MemorySwap",
+    "NanoCpus",
+    "Ulimits",
+    "Mounts",
+    "Binds",
+    "NetworkMode",
+    "Privileged",
+    "Devices",
+    "PidMode",
+    "IpcMode",
+    "UsernsMode",
+    "LogConfig",
   ],
   Config: ["User", "Tty", "OpenStdin", "StdinOnce", "Entrypoint", "Cmd", "Image", "WorkingDir", "StopTimeout"],
 } as const;
@@ -28,7 +46,9 @@ function securityView(inspected: Inspected) {
     HostConfig: pick(inspected.HostConfig, SECURITY_FIELDS.HostConfig),
     Config: pick(inspected.Config, SECURITY_FIELDS.Config),
     Env: env.filter((e) => e.startsWith("DECLARED_")).sort(),
-    Labels: Object.fromEntries(Object.entries((inspected.Config["Labels"] as Record<string, string>) ?? {}).filter(([k]) => k !== "agentcage.run" && k !== "agentcage.deadline")),
+    Labels: Object.fromEntries(
+      Object.entries((inspected.Config["Labels"] as Record<string, string>) ?? {}).filter(([k]) => k !== "agentcage.run" && k !== "agentcage.deadline"),
+    ),
   };
 }
 
@@ -44,7 +64,13 @@ describe("the two renderings of one spec", () => {
         image: TEST_IMAGE,
         logger: capturingLogger().logger,
         entrypoint: ["/bin/sh", "-c"],
-        mounts: { runtimeDir, entries: [{ agentPath: "/work", path: "work", readOnly: true }, { agentPath: "/work/out", path: "work/out" }] },
+        mounts: {
+          runtimeDir,
+          entries: [
+            { agentPath: "/work", path: "work", readOnly: true },
+            { agentPath: "/work/out", path: "work/out" },
+          ],
+        },
         env: { DECLARED_ONE: "first value", DECLARED_TWO: "second value" },
         limits: { memoryBytes: 256 * 1024 * 1024, cpus: 0.5, pids: 64, tmpfsBytes: 16 * 1024 * 1024 },
         labels: { team: "review-bot" },

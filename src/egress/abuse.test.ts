@@ -8,7 +8,14 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendLargeBody } from "../../test/support/large-body.js";
-import { createEgressProxy, MAX_CONNECTIONS_PER_SOURCE, MAX_REQUEST_BYTES, MAX_RUN_REQUESTS_IN_FLIGHT, type EgressProxy, type EgressProxyOptions } from "./index.js";
+import {
+  createEgressProxy,
+  MAX_CONNECTIONS_PER_SOURCE,
+  MAX_REQUEST_BYTES,
+  MAX_RUN_REQUESTS_IN_FLIGHT,
+  type EgressProxy,
+  type EgressProxyOptions,
+} from "./index.js";
 
 const KEY = "sk-ant-api03-abuse-test-key-0123456789abcdef";
 /** Linux routes all of 127.0.0.0/8 to loopback: a second Run's agent, from an address of its own. */
@@ -25,7 +32,9 @@ async function upstream(streamMs = 0): Promise<string> {
     req.resume();
     req.once("end", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(`event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":5,"output_tokens":1}}}\n\n`);
+      res.write(
+        `event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":5,"output_tokens":1}}}\n\n`,
+      );
       setTimeout(() => {
         res.write(`event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":3}}\n\n`);
         res.end(`event: message_stop\ndata: {"type":"message_stop"}\n\n`);
@@ -46,7 +55,12 @@ async function upstream(streamMs = 0): Promise<string> {
 async function proxyFor(upstreamUrl: string, options: EgressProxyOptions = {}, lines: string[] = []): Promise<EgressProxy> {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString("utf8").split("\n").filter((line) => line !== ""));
+      lines.push(
+        ...chunk
+          .toString("utf8")
+          .split("\n")
+          .filter((line) => line !== ""),
+      );
       callback();
     },
   });
@@ -56,14 +70,29 @@ async function proxyFor(upstreamUrl: string, options: EgressProxyOptions = {}, l
 }
 
 /** One model call from `localAddress`; resolves with its status and how long it took. */
-function call(proxy: EgressProxy, token: string, localAddress = "127.0.0.1", body: Buffer = Buffer.from('{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[]}')): Promise<{ status: number; text: string }> {
+function call(
+  proxy: EgressProxy,
+  token: string,
+  localAddress = "127.0.0.1",
+  body: Buffer = Buffer.from('{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[]}'),
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: proxy.port, localAddress, method: "POST", path: "/v1/messages", headers: { "x-api-key": token, "content-type": "application/json", "content-length": body.length } }, (res: IncomingMessage) => {
-      let text = "";
-      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on("error", reject);
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: proxy.port,
+        localAddress,
+        method: "POST",
+        path: "/v1/messages",
+        headers: { "x-api-key": token, "content-type": "application/json", "content-length": body.length },
+      },
+      (res: IncomingMessage) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -72,10 +101,13 @@ function call(proxy: EgressProxy, token: string, localAddress = "127.0.0.1", bod
 /** A body of `size` bytes sent with back-pressure; resolves with the status, or 0 when the proxy closed the connection. */
 function bigCall(proxy: EgressProxy, token: string, size: number): Promise<number> {
   return new Promise((resolve) => {
-    const req = request({ host: "127.0.0.1", port: proxy.port, method: "POST", path: "/v1/messages", headers: { "x-api-key": token, "content-type": "application/json" } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = request(
+      { host: "127.0.0.1", port: proxy.port, method: "POST", path: "/v1/messages", headers: { "x-api-key": token, "content-type": "application/json" } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on("error", () => resolve(0));
     sendLargeBody(req, size);
   });
@@ -151,10 +183,13 @@ describe("the egress proxy under one abusive Run", () => {
     const proxy = await proxyFor(await upstream());
     const { token } = await proxy.register({ runId: "other", cli: "claude", credential: { kind: "api_key", value: KEY } });
     const sockets = await Promise.all(Array.from({ length: 2 * MAX_CONNECTIONS_PER_SOURCE }, () => rawConnection(proxy)));
-    const closed = sockets.map((socket) => new Promise<boolean>((resolve) => {
-      socket.once("close", () => resolve(true));
-      setTimeout(() => resolve(false), 500);
-    }));
+    const closed = sockets.map(
+      (socket) =>
+        new Promise<boolean>((resolve) => {
+          socket.once("close", () => resolve(true));
+          setTimeout(() => resolve(false), 500);
+        }),
+    );
     const seen = await Promise.all(closed);
     expect(seen.filter((wasClosed) => wasClosed).length).toBe(MAX_CONNECTIONS_PER_SOURCE);
     expect((await call(proxy, token, OTHER_SOURCE)).status).toBe(200);

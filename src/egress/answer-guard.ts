@@ -49,7 +49,8 @@ export function maskingStream(masker: Masker): Transform {
       // No spelling of a credential holds a line break (run.ts refuses whitespace in one), so what
       // ends a line is settled too: an event's last line is never held back waiting for the next.
       const lineEnd = settled.unsettled.lastIndexOf(0x0a) + 1;
-      const out = lineEnd === 0 ? settled.masked : Buffer.concat([settled.masked, Buffer.from(masker.maskDeep(new Uint8Array(settled.unsettled.subarray(0, lineEnd))))]);
+      const out =
+        lineEnd === 0 ? settled.masked : Buffer.concat([settled.masked, Buffer.from(masker.maskDeep(new Uint8Array(settled.unsettled.subarray(0, lineEnd))))]);
       unsettled = settled.unsettled.subarray(lineEnd);
       callback(null, out.length === 0 ? undefined : out);
     },

@@ -72,7 +72,12 @@ async function echoServer(): Promise<{ port: number; connections: () => number }
 async function proxyWith(options: EgressProxyOptions, lines: string[] = []): Promise<EgressProxy> {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString().split("\n").filter((l) => l !== ""));
+      lines.push(
+        ...chunk
+          .toString()
+          .split("\n")
+          .filter((l) => l !== ""),
+      );
       callback();
     },
   });
@@ -94,7 +99,13 @@ describe("the egress proxy's allowlist mode", () => {
     tunnel.socket!.destroy();
     await until(() => lines.some((l) => l.includes('"method":"CONNECT"')));
     const line = JSON.parse(lines.find((l) => l.includes('"method":"CONNECT"'))!) as Record<string, unknown>;
-    expect(line).toMatchObject({ runId: "tunnel", host: `127.0.0.1:${target.port}`, status: 200, bytesIn: Buffer.byteLength(text), bytesOut: Buffer.byteLength(text) });
+    expect(line).toMatchObject({
+      runId: "tunnel",
+      host: `127.0.0.1:${target.port}`,
+      status: 200,
+      bytesIn: Buffer.byteLength(text),
+      bytesOut: Buffer.byteLength(text),
+    });
     expect(lines.join("\n")).not.toContain(token);
   });
 
@@ -182,7 +193,12 @@ describe("the egress proxy's allowlist mode", () => {
     expect(tunnel.body).toContain("connect_destination_refused");
     expect(tunnel.body).toMatch(/"localhost\\" resolves to (127\.0\.0\.1|::1), a loopback address/);
     // Nor the proxy's own port behind it, for a Run whose own list names it.
-    const inward = await proxy.register({ runId: "inward", cli: "claude", credential: { kind: "api_key", value: KEY }, allowlist: [`localhost:${proxy.port}`] });
+    const inward = await proxy.register({
+      runId: "inward",
+      cli: "claude",
+      credential: { kind: "api_key", value: KEY },
+      allowlist: [`localhost:${proxy.port}`],
+    });
     const own = await connectThrough(proxy, `localhost:${proxy.port}`, `Bearer ${inward.token}`);
     expect([own.status, own.body]).toEqual([403, expect.stringContaining("a loopback address")]);
     expect(target.connections()).toBe(0);
@@ -200,7 +216,9 @@ describe("the egress proxy's allowlist mode", () => {
 
   it("refuses an allowlist entry that is not host:port at construction, quoting it", async () => {
     await expect(createEgressProxy({ allowlist: ["example.com"] })).rejects.toThrow('allowlist[0] "example.com" is not host:port');
-    await expect(createEgressProxy({ allowlist: ["example.com:443", "https://example.com:443"] })).rejects.toThrow(/^allowlist\[1\] "https:\/\/example.com:443"/);
+    await expect(createEgressProxy({ allowlist: ["example.com:443", "https://example.com:443"] })).rejects.toThrow(
+      /^allowlist\[1\] "https:\/\/example.com:443"/,
+    );
     await expect(createEgressProxy({ allowlist: ["example.com:0"] })).rejects.toThrow(/^allowlist\[0\]/);
   });
 });

@@ -33,7 +33,9 @@ export class EgressControlError extends Error {
 
 export function createEgressControlClient(options: EgressControlClientOptions): EgressControlClient {
   if ((options.socketPath === undefined) === (options.url === undefined)) {
-    throw new EgressArgumentError(`socketPath ${JSON.stringify(options.socketPath)} and url ${JSON.stringify(options.url)}: pass exactly one, where the proxy's control endpoint listens`);
+    throw new EgressArgumentError(
+      `socketPath ${JSON.stringify(options.socketPath)} and url ${JSON.stringify(options.url)}: pass exactly one, where the proxy's control endpoint listens`,
+    );
   }
   if (typeof options.secret !== "string" || options.secret.length < MIN_CONTROL_SECRET_LENGTH) {
     throw new EgressArgumentError(`secret is shorter than ${MIN_CONTROL_SECRET_LENGTH} characters; pass the control secret the proxy was started with`);
@@ -44,7 +46,9 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
     method,
     path,
     headers: { authorization: `Bearer ${options.secret}`, "content-type": "application/json" },
-    ...(options.socketPath !== undefined ? { socketPath: options.socketPath } : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
+    ...(options.socketPath !== undefined
+      ? { socketPath: options.socketPath }
+      : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
   });
 
   const call = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
@@ -69,7 +73,9 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
 
   const failure = (what: string, status: number, json: unknown): Error => {
     const message = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
-    return new EgressControlError(`the egress proxy's control endpoint refused to ${what} (HTTP ${status})${typeof message === "string" ? `: ${message}` : ""}`);
+    return new EgressControlError(
+      `the egress proxy's control endpoint refused to ${what} (HTTP ${status})${typeof message === "string" ? `: ${message}` : ""}`,
+    );
   };
 
   const readMeter = async (method: string, runId: string, suffix: string, what: string): Promise<RunMeter | undefined> => {
@@ -138,7 +144,10 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
       const { status, json } = await call("PUT", `/v1/runs/${encodeURIComponent(runId)}/sources`, { sources });
       const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
       if (status === 404 && code === "unknown_run") return false;
-      if (status === 404) throw new EgressControlError("the egress proxy has no route to bind a Run's token to its network: it runs an older image than this orchestrator; rebuild its image and restart it");
+      if (status === 404)
+        throw new EgressControlError(
+          "the egress proxy has no route to bind a Run's token to its network: it runs an older image than this orchestrator; rebuild its image and restart it",
+        );
       if (status !== 200) throw failure(`bind Run ${JSON.stringify(runId)} to its network`, status, json);
       return true;
     },

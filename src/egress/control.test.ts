@@ -7,14 +7,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { startStandInModel } from "../../test/stand-in/index.js";
-import {
-  createEgressControlClient,
-  createEgressProxy,
-  EgressArgumentError,
-  startEgressControlEndpoint,
-  type EgressBreach,
-  type EgressProxy,
-} from "./index.js";
+import { createEgressControlClient, createEgressProxy, EgressArgumentError, startEgressControlEndpoint, type EgressBreach, type EgressProxy } from "./index.js";
 
 const SECRET = randomBytes(32).toString("base64url");
 const KEY = "sk-ant-api03-control-test-key-0123456789abcdef";
@@ -29,7 +22,12 @@ async function proxyAndSocket(lines: string[] = []): Promise<{ proxy: EgressProx
   cleanups.push(() => standIn.close());
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString().split("\n").filter((l) => l !== ""));
+      lines.push(
+        ...chunk
+          .toString()
+          .split("\n")
+          .filter((l) => l !== ""),
+      );
       callback();
     },
   });
@@ -81,7 +79,10 @@ describe("the egress proxy's control endpoint", () => {
     const client = createEgressControlClient({ socketPath, secret: SECRET });
     cleanups.push(async () => client.close());
     const { token } = await client.register({ runId: "to-bind", cli: "claude", credential: { kind: "api_key", value: KEY }, sources: [] });
-    const call = (): Promise<number> => fetch(`${proxy.url}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" }, body: "{}" }).then((r) => r.status);
+    const call = (): Promise<number> =>
+      fetch(`${proxy.url}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" }, body: "{}" }).then(
+        (r) => r.status,
+      );
     expect(await call()).toBe(403);
     expect(await client.bind("to-bind", ["127.0.0.1/32"])).toBe(true);
     expect(await call()).toBe(200);
@@ -116,7 +117,9 @@ describe("the egress proxy's control endpoint", () => {
     expect((await raw(socketPath, "DELETE", "/v1/runs/victim", `Bearer ${SECRET}x`)).status).toBe(401);
     expect(await proxy.meter("victim")).toBeDefined();
     const wrongClient = createEgressControlClient({ socketPath, secret: `${SECRET}-wrong` });
-    await expect(wrongClient.register({ runId: "x", cli: "claude", credential: { kind: "api_key", value: KEY } })).rejects.toThrow(/refused to register Run "x" \(HTTP 401\)/);
+    await expect(wrongClient.register({ runId: "x", cli: "claude", credential: { kind: "api_key", value: KEY } })).rejects.toThrow(
+      /refused to register Run "x" \(HTTP 401\)/,
+    );
   });
 
   it("answers a bad registration with 400 naming the parameter, and never echoes the credential", async () => {
@@ -125,7 +128,13 @@ describe("the egress proxy's control endpoint", () => {
     const attempt = client.register({ runId: "bad", cli: "gemini" as never, credential: { kind: "api_key", value: KEY } });
     await expect(attempt).rejects.toThrow(EgressArgumentError);
     await expect(attempt).rejects.toThrow('cli "gemini" must be one of "claude", "codex"');
-    const spaced = await raw(socketPath, "POST", "/v1/runs", `Bearer ${SECRET}`, JSON.stringify({ runId: "r", cli: "claude", credential: { kind: "api_key", value: `${KEY} x` } }));
+    const spaced = await raw(
+      socketPath,
+      "POST",
+      "/v1/runs",
+      `Bearer ${SECRET}`,
+      JSON.stringify({ runId: "r", cli: "claude", credential: { kind: "api_key", value: `${KEY} x` } }),
+    );
     expect(spaced.status).toBe(400);
     expect(spaced.text).not.toContain(KEY);
     expect((await raw(socketPath, "POST", "/v1/runs", `Bearer ${SECRET}`, "not json")).status).toBe(400);
@@ -135,7 +144,9 @@ describe("the egress proxy's control endpoint", () => {
   it("refuses a short secret at start, without quoting it", async () => {
     const proxy = await createEgressProxy({ logger: pino({ level: "silent" }) });
     cleanups.push(() => proxy.close());
-    await expect(startEgressControlEndpoint(proxy, { secret: "short-secret" })).rejects.toThrow("secret (12 characters, not shown) is shorter than 32 characters");
+    await expect(startEgressControlEndpoint(proxy, { secret: "short-secret" })).rejects.toThrow(
+      "secret (12 characters, not shown) is shorter than 32 characters",
+    );
     expect(() => createEgressControlClient({ secret: SECRET })).toThrow(/pass exactly one/);
   });
 

@@ -70,7 +70,12 @@ export async function startEgressControlEndpoint(control: EgressControl, options
     if (method === "POST" && path === "/v1/runs") {
       const body = await readJson(req);
       if (body === undefined) {
-        answer(res, 400, { error: { code: "bad_request", message: `the body is not a JSON object of at most ${MAX_CONTROL_BODY_BYTES} bytes; send { runId, cli, credential, budget? }` } });
+        answer(res, 400, {
+          error: {
+            code: "bad_request",
+            message: `the body is not a JSON object of at most ${MAX_CONTROL_BODY_BYTES} bytes; send { runId, cli, credential, budget? }`,
+          },
+        });
         return;
       }
       try {
@@ -116,7 +121,12 @@ export async function startEgressControlEndpoint(control: EgressControl, options
       });
       return;
     }
-    answer(res, 404, { error: { code: "not_found", message: `${method} ${JSON.stringify(path)} is not a control route; the routes are ${Object.values(CONTROL_ROUTES).join(", ")}` } });
+    answer(res, 404, {
+      error: {
+        code: "not_found",
+        message: `${method} ${JSON.stringify(path)} is not a control route; the routes are ${Object.values(CONTROL_ROUTES).join(", ")}`,
+      },
+    });
   };
 
   const server = createServer((req, res) => {
@@ -129,12 +139,14 @@ export async function startEgressControlEndpoint(control: EgressControl, options
   if (options.socketPath !== undefined) {
     await removeStaleSocket(options.socketPath);
     server.listen(options.socketPath);
-  }
-  else server.listen(options.port ?? 0, options.host ?? "127.0.0.1");
+  } else server.listen(options.port ?? 0, options.host ?? "127.0.0.1");
   await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
   if (options.socketPath !== undefined) await chmod(options.socketPath, 0o600);
   const address = server.address();
-  const url = options.socketPath === undefined && typeof address === "object" && address !== null ? `http://${hostForUrl(options.host ?? "127.0.0.1")}:${(address as AddressInfo).port}` : undefined;
+  const url =
+    options.socketPath === undefined && typeof address === "object" && address !== null
+      ? `http://${hostForUrl(options.host ?? "127.0.0.1")}:${(address as AddressInfo).port}`
+      : undefined;
   return {
     ...(url === undefined ? {} : { url }),
     ...(options.socketPath === undefined ? {} : { socketPath: options.socketPath }),

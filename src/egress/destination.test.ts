@@ -41,7 +41,8 @@ describe("resolveDestination", () => {
       { address: "10.0.0.7", family: 4 },
     ]) as never;
     expect(await resolveDestination("api.example.com", lookup)).toEqual({
-      refused: '"api.example.com" resolves to 10.0.0.7, a private address, which a listed name may not reach; list that address itself if the tunnel is meant to go there',
+      refused:
+        '"api.example.com" resolves to 10.0.0.7, a private address, which a listed name may not reach; list that address itself if the tunnel is meant to go there',
     });
   });
 

@@ -63,7 +63,9 @@ export async function resolveDestination(host: string, resolve: typeof lookup = 
   for (const { address } of addresses) {
     const rule = forbiddenRule(address, own);
     if (rule !== undefined) {
-      return { refused: `${JSON.stringify(host)} resolves to ${address}, ${rule}, which a listed name may not reach; list that address itself if the tunnel is meant to go there` };
+      return {
+        refused: `${JSON.stringify(host)} resolves to ${address}, ${rule}, which a listed name may not reach; list that address itself if the tunnel is meant to go there`,
+      };
     }
   }
   const first = addresses[0] as { address: string; family: number };

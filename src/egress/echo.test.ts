@@ -71,7 +71,9 @@ function echoingUpstream(): Promise<{ url: string; seen: IncomingHttpHeaders[]; 
         return json(500, { echo: secret });
     }
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server })),
+  );
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -94,7 +96,13 @@ async function setUp(): Promise<{ proxy: EgressProxy; seen: IncomingHttpHeaders[
 }
 
 /** Everything the agent got back: the status line's headers, raw, and the body bytes as they arrived. */
-async function call(proxy: EgressProxy, cli: "claude" | "codex", token: string, mode: string, extra: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string }> {
+async function call(
+  proxy: EgressProxy,
+  cli: "claude" | "codex",
+  token: string,
+  mode: string,
+  extra: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
   const path = cli === "claude" ? "/v1/messages" : "/v1/responses";
   const auth = cli === "claude" ? { "x-api-key": token } : { authorization: `Bearer ${token}` };
   const response = await fetch(`${proxy.url}${path}`, {

@@ -35,7 +35,12 @@ describe("the proxy program's environment", () => {
       AGENTCAGE_EGRESS_LOG_LEVEL: "warn",
     });
     expect(config).toEqual({
-      proxy: { host: "10.0.0.2", port: 9000, upstreams: { claude: "http://stand-in:8080", codex: "http://stand-in:8080" }, allowlist: ["example.com:443", "example.org:443"] },
+      proxy: {
+        host: "10.0.0.2",
+        port: 9000,
+        upstreams: { claude: "http://stand-in:8080", codex: "http://stand-in:8080" },
+        allowlist: ["example.com:443", "example.org:443"],
+      },
       control: { host: "10.0.9.2", port: 8752, secret: SECRET },
       logLevel: "warn",
     });
@@ -43,13 +48,17 @@ describe("the proxy program's environment", () => {
 
   it.each([
     [{}, /^AGENTCAGE_EGRESS_CONTROL_SECRET_FILE is not set/],
-    [{ AGENTCAGE_EGRESS_CONTROL_SECRET_FILE: "/nonexistent/secret" }, /^AGENTCAGE_EGRESS_CONTROL_SECRET_FILE "\/nonexistent\/secret" cannot be read \(ENOENT\)/],
+    [
+      { AGENTCAGE_EGRESS_CONTROL_SECRET_FILE: "/nonexistent/secret" },
+      /^AGENTCAGE_EGRESS_CONTROL_SECRET_FILE "\/nonexistent\/secret" cannot be read \(ENOENT\)/,
+    ],
     [{ AGENTCAGE_EGRESS_PORT: "http" }, /^AGENTCAGE_EGRESS_PORT "http" is not a port/],
     [{ AGENTCAGE_EGRESS_ALLOWLIST: "example.com" }, /^AGENTCAGE_EGRESS_ALLOWLIST holds "example.com", which is not host:port/],
     [{ AGENTCAGE_EGRESS_CONTROL_ADDRESS: "a:1", AGENTCAGE_EGRESS_CONTROL_SOCKET: "/x.sock" }, /are both set/],
     [{ AGENTCAGE_EGRESS_LOG_LEVEL: "loud" }, /^AGENTCAGE_EGRESS_LOG_LEVEL "loud" is not a level/],
   ])("refuses %j naming the variable", async (env, message) => {
-    const withSecret = "AGENTCAGE_EGRESS_CONTROL_SECRET_FILE" in env || Object.keys(env).length === 0 ? env : { AGENTCAGE_EGRESS_CONTROL_SECRET_FILE: secretFile, ...env };
+    const withSecret =
+      "AGENTCAGE_EGRESS_CONTROL_SECRET_FILE" in env || Object.keys(env).length === 0 ? env : { AGENTCAGE_EGRESS_CONTROL_SECRET_FILE: secretFile, ...env };
     await expect(egressConfigFromEnvironment(withSecret)).rejects.toThrow(message);
   });
 });

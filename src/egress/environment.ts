@@ -47,7 +47,9 @@ export async function egressConfigFromEnvironment(env: Readonly<Record<string, s
   const allowlist = (get(v.allowlist) ?? "").split(/[\s,]+/).filter((entry) => entry !== "");
   allowlist.forEach((entry) => {
     if (connectTarget(entry) === undefined) {
-      throw new EgressArgumentError(`${v.allowlist} holds ${JSON.stringify(entry)}, which is not host:port; list host:port pairs separated by commas, such as "example.com:443"`);
+      throw new EgressArgumentError(
+        `${v.allowlist} holds ${JSON.stringify(entry)}, which is not host:port; list host:port pairs separated by commas, such as "example.com:443"`,
+      );
     }
   });
   const upstreams: { claude?: string; codex?: string } = {};
@@ -64,7 +66,9 @@ export async function egressConfigFromEnvironment(env: Readonly<Record<string, s
   try {
     secret = (await readFile(secretFile, "utf8")).trim();
   } catch (error) {
-    throw new EgressArgumentError(`${v.controlSecretFile} ${JSON.stringify(secretFile)} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); mount the control secret there`);
+    throw new EgressArgumentError(
+      `${v.controlSecretFile} ${JSON.stringify(secretFile)} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); mount the control secret there`,
+    );
   }
   const address = get(v.controlAddress);
   const socket = get(v.controlSocket);
@@ -74,13 +78,17 @@ export async function egressConfigFromEnvironment(env: Readonly<Record<string, s
   let control: EgressControlEndpointOptions;
   if (address !== undefined) {
     const target = connectTarget(address);
-    if (target === undefined) throw new EgressArgumentError(`${v.controlAddress} ${JSON.stringify(address)} is not host:port; write the address only the orchestrator reaches, such as "10.0.9.2:8752"`);
+    if (target === undefined)
+      throw new EgressArgumentError(
+        `${v.controlAddress} ${JSON.stringify(address)} is not host:port; write the address only the orchestrator reaches, such as "10.0.9.2:8752"`,
+      );
     control = { host: target.host, port: target.port, secret };
   } else {
     control = { socketPath: socket ?? DEFAULT_CONTROL_SOCKET, secret };
   }
   const logLevel = get(v.logLevel) ?? "info";
-  if (!LOG_LEVELS.includes(logLevel)) throw new EgressArgumentError(`${v.logLevel} ${JSON.stringify(logLevel)} is not a level; set one of ${LOG_LEVELS.join(", ")}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new EgressArgumentError(`${v.logLevel} ${JSON.stringify(logLevel)} is not a level; set one of ${LOG_LEVELS.join(", ")}`);
   return {
     proxy: { host: get(v.host) ?? "0.0.0.0", port, upstreams, ...(allowlist.length === 0 ? {} : { allowlist }) },
     control,

@@ -40,9 +40,11 @@ export type ValidatedOptions = {
 
 export function validateProxyOptions(options: EgressProxyOptions): ValidatedOptions {
   const host = options.host ?? "127.0.0.1";
-  if (typeof host !== "string" || host === "") throw new EgressArgumentError(`host ${JSON.stringify(host)} is empty; pass an address to listen on, such as "127.0.0.1"`);
+  if (typeof host !== "string" || host === "")
+    throw new EgressArgumentError(`host ${JSON.stringify(host)} is empty; pass an address to listen on, such as "127.0.0.1"`);
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new EgressArgumentError(`port ${JSON.stringify(port)} is not a port; pass 0 to 65535 (0 picks a free one)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new EgressArgumentError(`port ${JSON.stringify(port)} is not a port; pass 0 to 65535 (0 picks a free one)`);
   const upstreams = {} as Record<EgressCli, URL>;
   for (const cli of Object.keys(DEFAULT_UPSTREAMS) as EgressCli[]) {
     upstreams[cli] = upstreamUrl(`upstreams.${cli}`, options.upstreams?.[cli] ?? DEFAULT_UPSTREAMS[cli]);
@@ -54,16 +56,24 @@ export function validateProxyOptions(options: EgressProxyOptions): ValidatedOpti
   (options.allowlist ?? []).forEach((entry, i) => {
     const target = typeof entry === "string" ? connectTarget(entry) : undefined;
     if (target === undefined) {
-      throw new EgressArgumentError(`allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name or address and its port, such as "example.com:443"`);
+      throw new EgressArgumentError(
+        `allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name or address and its port, such as "example.com:443"`,
+      );
     }
     allowlist.add(target.key);
   });
   const timeouts = { headersMs: options.timeouts?.headersMs ?? HEADERS_TIMEOUT_MS, requestMs: options.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS };
   for (const [name, value] of Object.entries(timeouts)) {
-    if (!Number.isInteger(value) || value < 100) throw new EgressArgumentError(`timeouts.${name} ${JSON.stringify(value)} is not a whole number of milliseconds of at least 100; leave it out for the default`);
+    if (!Number.isInteger(value) || value < 100)
+      throw new EgressArgumentError(
+        `timeouts.${name} ${JSON.stringify(value)} is not a whole number of milliseconds of at least 100; leave it out for the default`,
+      );
   }
   // Node checks headers against the request timeout too: the headers' may not be the longer.
-  if (timeouts.headersMs > timeouts.requestMs) throw new EgressArgumentError(`timeouts.headersMs ${timeouts.headersMs} is longer than timeouts.requestMs ${timeouts.requestMs}; the headers are part of the request`);
+  if (timeouts.headersMs > timeouts.requestMs)
+    throw new EgressArgumentError(
+      `timeouts.headersMs ${timeouts.headersMs} is longer than timeouts.requestMs ${timeouts.requestMs}; the headers are part of the request`,
+    );
   return { host, port, upstreams, allowlist, timeouts };
 }
 

@@ -111,7 +111,10 @@ export function upstreamRequestHeaders(cli: EgressCli, credential: EgressCredent
   if (cli === "claude" && credential.kind === "api_key") out["x-api-key"] = credential.value;
   else out["authorization"] = `Bearer ${credential.value}`;
   if (cli === "claude" && credential.kind === "oauth_token") {
-    const betas = String(out["anthropic-beta"] ?? "").split(",").map((b) => b.trim()).filter((b) => b !== "");
+    const betas = String(out["anthropic-beta"] ?? "")
+      .split(",")
+      .map((b) => b.trim())
+      .filter((b) => b !== "");
     if (!betas.includes(ANTHROPIC_OAUTH_BETA)) betas.push(ANTHROPIC_OAUTH_BETA);
     out["anthropic-beta"] = betas.join(",");
   }
@@ -131,5 +134,10 @@ export function clientResponseHeaders(headers: IncomingHttpHeaders): OutgoingHtt
 
 function connectionTokens(value: string | string[] | undefined): Set<string> {
   const text = Array.isArray(value) ? value.join(",") : (value ?? "");
-  return new Set(text.split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== ""));
+  return new Set(
+    text
+      .split(",")
+      .map((t) => t.trim().toLowerCase())
+      .filter((t) => t !== ""),
+  );
 }

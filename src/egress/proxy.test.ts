@@ -55,7 +55,12 @@ async function setUp(scenario: Scenario = "plain", options: EgressProxyOptions =
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString("utf8").split("\n").filter((l) => l !== ""));
+      lines.push(
+        ...chunk
+          .toString("utf8")
+          .split("\n")
+          .filter((l) => l !== ""),
+      );
       callback();
     },
   });
@@ -121,9 +126,19 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     expect(body.equals(seen.answered)).toBe(true);
     expect(body.length).toBeGreaterThan(200);
     const meter = await proxy.meter("run-a");
-    expect(meter).toMatchObject({ runId: "run-a", cli: "claude", turns: 1, requests: 1, refused: 0, usage: claudeUsage, models: ["claude-sonnet-4-5"], costFrom: "price_table" });
+    expect(meter).toMatchObject({
+      runId: "run-a",
+      cli: "claude",
+      turns: 1,
+      requests: 1,
+      refused: 0,
+      usage: claudeUsage,
+      models: ["claude-sonnet-4-5"],
+      costFrom: "price_table",
+    });
     expect(meter?.tokens).toBe(claudeUsage.inputTokens + claudeUsage.outputTokens);
-    const expectedCost = (claudeUsage.inputTokens * 3 + claudeUsage.outputTokens * 15 + claudeUsage.cacheReadTokens * 0.3 + claudeUsage.cacheWriteTokens * 3.75) / 1e6;
+    const expectedCost =
+      (claudeUsage.inputTokens * 3 + claudeUsage.outputTokens * 15 + claudeUsage.cacheReadTokens * 0.3 + claudeUsage.cacheWriteTokens * 3.75) / 1e6;
     expect(meter?.costUsd).toBeCloseTo(expectedCost, 12);
   });
 
@@ -168,7 +183,11 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     const { proxy, upstream } = await setUp();
     const claude = await proxy.register({ runId: "side-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const codex = await proxy.register({ runId: "side-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
-    const count = await fetch(`${proxy.url}/v1/messages/count_tokens?beta=true`, { method: "POST", headers: { "x-api-key": claude.token, "content-type": "application/json" }, body: "{}" });
+    const count = await fetch(`${proxy.url}/v1/messages/count_tokens?beta=true`, {
+      method: "POST",
+      headers: { "x-api-key": claude.token, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(count.status).toBe(200);
     const models = await fetch(`${proxy.url}/v1/models?client_version=1`, { headers: { authorization: `Bearer ${codex.token}` } });
     expect(await models.json()).toEqual({ object: "list", data: [] });
@@ -300,10 +319,14 @@ describe("the egress proxy refusing", () => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "big", cli, credential: { kind: "api_key", value: CLAUDE_KEY } });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${proxy.url}/v1/${cli === "claude" ? "messages" : "responses"}`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${proxy.url}/v1/${cli === "claude" ? "messages" : "responses"}`,
+        { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       sendLargeBody(req, MAX_REQUEST_BYTES + 1);
     });
@@ -331,11 +354,20 @@ describe("the egress proxy refusing", () => {
   it("refuses a codex call naming a remote MCP tool, which the provider would call for the Run, and forwards nothing", async () => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "mcp", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
-    const refused = await responses(proxy.url, token, { tools: [{ type: "function", name: "shell" }, { type: "mcp", server_label: "x", server_url: "https://example.com/sse" }] });
+    const refused = await responses(proxy.url, token, {
+      tools: [
+        { type: "function", name: "shell" },
+        { type: "mcp", server_label: "x", server_url: "https://example.com/sse" },
+      ],
+    });
     expect(refused.status).toBe(403);
     const body = (await refused.json()) as { error: { code: string; message: string } };
     expect(body.error).toMatchObject({ code: "feature_not_allowed", message: expect.stringContaining('a tool of type "mcp" is refused') });
-    const unreadable = await fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-encoding": "zstd" }, body: "x" });
+    const unreadable = await fetch(`${proxy.url}/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-encoding": "zstd" },
+      body: "x",
+    });
     expect(unreadable.status).toBe(403);
     expect(((await unreadable.json()) as { error: { message: string } }).error.message).toContain('content-encoding "zstd" cannot be inspected');
     expect(upstream.seen).toEqual([]);
@@ -350,10 +382,13 @@ describe("the egress proxy refusing", () => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "forward", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port: proxy.port, method: "GET", path: "http://example.com/v1/messages", headers: { "x-api-key": token } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        { host: "127.0.0.1", port: proxy.port, method: "GET", path: "http://example.com/v1/messages", headers: { "x-api-key": token } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end();
     });
@@ -405,7 +440,12 @@ describe("the egress proxy's budgets", () => {
 
   it("holds maxCostUsd against the price table", async () => {
     const { proxy, breaches } = await setUp();
-    const { token } = await proxy.register({ runId: "cost", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxCostUsd: 0.000001 } });
+    const { token } = await proxy.register({
+      runId: "cost",
+      cli: "claude",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      budget: { maxCostUsd: 0.000001 },
+    });
     await (await messages(proxy.url, { "x-api-key": token }, { model: "claude-haiku-4-5" })).arrayBuffer();
     await until(() => breaches.length === 1);
     expect(breaches[0]).toMatchObject({ cap: "maxCostUsd", limit: 0.000001 });
@@ -420,11 +460,13 @@ describe("the egress proxy's budgets", () => {
     const { token } = await proxy.register({ runId: `concurrent-${cap}`, cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget });
     // A body as large as a real one's share of cached tokens: each byte may be a token.
     const body = { messages: [{ role: "user", content: "x".repeat(5_000) }] };
-    const statuses = await Promise.all(Array.from({ length: 40 }, async () => {
-      const answer = await messages(proxy.url, { "x-api-key": token }, body);
-      await answer.arrayBuffer();
-      return answer.status;
-    }));
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const answer = await messages(proxy.url, { "x-api-key": token }, body);
+        await answer.arrayBuffer();
+        return answer.status;
+      }),
+    );
     const meter = await proxy.meter(`concurrent-${cap}`);
     const forwarded = statuses.filter((status) => status === 200).length;
     expect(forwarded).toBe(upstream.seen.length);
@@ -457,19 +499,35 @@ describe("the egress proxy's budgets", () => {
   it("refuses registering a Run id twice, and a bad budget, naming the parameter", async () => {
     const { proxy } = await setUp();
     await proxy.register({ runId: "twice", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    await expect(proxy.register({ runId: "twice", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } })).rejects.toThrow(/^runId "twice" is already registered/);
-    await expect(proxy.register({ runId: "x", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 0 } })).rejects.toThrow(/^budget\.maxTurns 0 must be a positive whole number/);
+    await expect(proxy.register({ runId: "twice", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } })).rejects.toThrow(
+      /^runId "twice" is already registered/,
+    );
+    await expect(proxy.register({ runId: "x", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 0 } })).rejects.toThrow(
+      /^budget\.maxTurns 0 must be a positive whole number/,
+    );
   });
 });
 
 /** A count_tokens call from `localAddress` (127.0.0.0/8 is all loopback here): its status and refusal code. */
 function countTokensFrom(proxy: EgressProxy, token: string, localAddress: string): Promise<{ status: number; code?: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: proxy.port, localAddress, method: "POST", path: "/v1/messages/count_tokens", headers: { "x-api-key": token, "content-type": "application/json" } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ...(res.statusCode === 200 ? {} : { code: (JSON.parse(text) as { error: { code: string } }).error.code }) }));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: proxy.port,
+        localAddress,
+        method: "POST",
+        path: "/v1/messages/count_tokens",
+        headers: { "x-api-key": token, "content-type": "application/json" },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, ...(res.statusCode === 200 ? {} : { code: (JSON.parse(text) as { error: { code: string } }).error.code }) }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end("{}");
   });
@@ -494,7 +552,9 @@ describe("the egress proxy binding a token to its Run's network", () => {
     expect(await countTokensFrom(proxy, token, "127.0.0.9")).toEqual({ status: 403, code: "token_elsewhere" });
     expect(await proxy.bind("unknown", ["127.0.0.1"])).toBe(false);
     await expect(proxy.bind("late", ["not-an-address"])).rejects.toThrow('sources[0] "not-an-address" is not an address or CIDR range');
-    await expect(proxy.register({ runId: "bad", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["10.0.0.0/33"] })).rejects.toThrow(/^sources\[0\] "10.0.0.0\/33"/);
+    await expect(proxy.register({ runId: "bad", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["10.0.0.0/33"] })).rejects.toThrow(
+      /^sources\[0\] "10.0.0.0\/33"/,
+    );
   });
 });
 
@@ -515,10 +575,14 @@ describe("the egress proxy's revoke", () => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "late", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
     const status = new Promise<number>((resolve, reject) => {
-      const req = request(`${proxy.url}/v1/responses`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${proxy.url}/v1/responses`,
+        { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.write('{"model":"gpt-5","stream":true,');
       setTimeout(() => {

@@ -12,7 +12,7 @@ import { Agent as HttpAgent, createServer, request as httpRequest, type Incoming
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo, BlockList, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { pino, type Logger } from "pino";
+import { pino } from "pino";
 import { createMasker, type Masker } from "../redact/index.js";
 import { credentialMasker, decoderFor, maskedHeaders, maskingStream } from "./answer-guard.js";
 import {
@@ -199,7 +199,10 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
     }
     if (run.requestsInFlight >= MAX_RUN_REQUESTS_IN_FLIGHT) {
       meter.countRefused();
-      refuseWith(429, "too_many_requests", `the Run has ${MAX_RUN_REQUESTS_IN_FLIGHT} requests in flight already; wait for one to end`, { "retry-after": "1", "x-should-retry": "true" });
+      refuseWith(429, "too_many_requests", `the Run has ${MAX_RUN_REQUESTS_IN_FLIGHT} requests in flight already; wait for one to end`, {
+        "retry-after": "1",
+        "x-should-retry": "true",
+      });
       return;
     }
     run.requestsInFlight += 1;
@@ -216,8 +219,15 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       if (read.kind === "too_large") {
         entry.bytesIn = read.limit;
         meter.countRefused();
-        if (read.bound === "request") refuseWith(413, "request_too_large", `the request body passed ${read.limit} bytes; nothing of it was answered`, { connection: "close" });
-        else refuseWith(read.bound === "run" ? 429 : 503, "too_many_bytes_held", `${read.bound === "run" ? "the Run's" : "every Run's"} request bodies in the proxy passed ${read.limit} bytes at once; send fewer or smaller calls at a time`, { connection: "close", "retry-after": "1", "x-should-retry": "true" });
+        if (read.bound === "request")
+          refuseWith(413, "request_too_large", `the request body passed ${read.limit} bytes; nothing of it was answered`, { connection: "close" });
+        else
+          refuseWith(
+            read.bound === "run" ? 429 : 503,
+            "too_many_bytes_held",
+            `${read.bound === "run" ? "the Run's" : "every Run's"} request bodies in the proxy passed ${read.limit} bytes at once; send fewer or smaller calls at a time`,
+            { connection: "close", "retry-after": "1", "x-should-retry": "true" },
+          );
         return;
       }
       res.once("close", read.release);
@@ -247,7 +257,12 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       }
       if (admission.kind === "wait") {
         meter.countRefused();
-        refuseWith(429, "budget_wait", `the Run's calls in flight could spend what is left of its budget, and did not settle within ${MAX_BUDGET_WAIT_MS / 1000} s; call again`, { "retry-after": "1", "x-should-retry": "true" });
+        refuseWith(
+          429,
+          "budget_wait",
+          `the Run's calls in flight could spend what is left of its budget, and did not settle within ${MAX_BUDGET_WAIT_MS / 1000} s; call again`,
+          { "retry-after": "1", "x-should-retry": "true" },
+        );
         return;
       }
       forward(req, res, run, upstream, target, admission.settle, entry, read.body);
@@ -282,7 +297,16 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
    * Sends the request upstream: `body` when it was read already, else the client's body as it
    * streams in. `settle` is a model call's admission: its answer's usage settles it, once.
    */
-  const forward = (req: IncomingMessage, res: ServerResponse, run: LiveRun, upstream: URL, target: string, settle: ((response: ResponseUsage | undefined) => EgressBreach | undefined) | undefined, entry: RequestLog, body: Buffer | undefined): void => {
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    run: LiveRun,
+    upstream: URL,
+    target: string,
+    settle: ((response: ResponseUsage | undefined) => EgressBreach | undefined) | undefined,
+    entry: RequestLog,
+    body: Buffer | undefined,
+  ): void => {
     const metered = settle !== undefined;
     const { cli, credential } = run.registration;
     const https = upstream.protocol === "https:";
@@ -318,7 +342,12 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       if (decoder === undefined) {
         up.resume();
         entry.refused = "upstream_encoding";
-        refuse(res, 502, "upstream_encoding", `the provider answered in content-encoding ${JSON.stringify(String(up.headers["content-encoding"]))}, which the proxy cannot inspect; nothing of it was passed on`);
+        refuse(
+          res,
+          502,
+          "upstream_encoding",
+          `the provider answered in content-encoding ${JSON.stringify(String(up.headers["content-encoding"]))}, which the proxy cannot inspect; nothing of it was passed on`,
+        );
         return;
       }
       const status = up.statusCode ?? 502;
@@ -387,7 +416,14 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
 
   const handleUpgrade = (req: IncomingMessage, socket: Socket): void => {
     const started = performance.now();
-    const entry: RequestLog = { method: req.method ?? "GET", bytesIn: 0, bytesOut: 0, path: (req.url ?? "").split("?")[0] ?? "", status: 405, refused: "upgrade_not_allowed" };
+    const entry: RequestLog = {
+      method: req.method ?? "GET",
+      bytesIn: 0,
+      bytesOut: 0,
+      path: (req.url ?? "").split("?")[0] ?? "",
+      status: 405,
+      refused: "upgrade_not_allowed",
+    };
     socket.on("error", () => undefined);
     refuseSocket(socket, 405, "upgrade_not_allowed", "protocol upgrades (websockets) are refused; use the provider's HTTP API");
     log(entry, started);
@@ -452,11 +488,20 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
         throw new EgressArgumentError(`runId ${JSON.stringify(registration.runId)} is already registered; revoke it first, or register each Run once`);
       }
       if (runs.size >= MAX_LIVE_RUNS) {
-        throw new EgressArgumentError(`runId ${JSON.stringify(registration.runId)} is refused: ${MAX_LIVE_RUNS} Runs are registered already; revoke the Runs that ended`);
+        throw new EgressArgumentError(
+          `runId ${JSON.stringify(registration.runId)} is refused: ${MAX_LIVE_RUNS} Runs are registered already; revoke the Runs that ended`,
+        );
       }
       const token = newRunToken();
       const run: LiveRun = {
-        registration: { runId: registration.runId, cli: registration.cli, credential: { ...registration.credential }, ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }), ...(registration.allowlist === undefined ? {} : { allowlist: [...registration.allowlist] }), ...(registration.sources === undefined ? {} : { sources: [...registration.sources] }) },
+        registration: {
+          runId: registration.runId,
+          cli: registration.cli,
+          credential: { ...registration.credential },
+          ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }),
+          ...(registration.allowlist === undefined ? {} : { allowlist: [...registration.allowlist] }),
+          ...(registration.sources === undefined ? {} : { sources: [...registration.sources] }),
+        },
         key: tokenKey(token),
         meter: createMeter(registration.runId, registration.cli, registration.budget),
         answerMasker: credentialMasker(registration.credential.value),
@@ -471,7 +516,16 @@ export async function createEgressProxy(options: EgressProxyOptions = {}): Promi
       tokens.set(registration.runId, token);
       credentials.add(registration.credential.value);
       masker = undefined;
-      logger.info({ runId: registration.runId, cli: registration.cli, credential: registration.credential.kind, budget: registration.budget ?? {}, ...(registration.allowlist === undefined ? {} : { allowlist: registration.allowlist }) }, "egress run registered");
+      logger.info(
+        {
+          runId: registration.runId,
+          cli: registration.cli,
+          credential: registration.credential.kind,
+          budget: registration.budget ?? {},
+          ...(registration.allowlist === undefined ? {} : { allowlist: registration.allowlist }),
+        },
+        "egress run registered",
+      );
       return { token };
     },
     revoke: async (runId) => revokeNow(runId),

@@ -34,13 +34,34 @@ async function proxyLog(): Promise<string> {
 }
 
 /** Runs one agent in the agent image on the stand-in's loopback; the token goes by name only (`--env NAME`), its value in the docker client's environment. */
-function agent(args: readonly string[], env: Readonly<Record<string, string>>, secretEnv: Readonly<Record<string, string>>, prompt: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function agent(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  secretEnv: Readonly<Record<string, string>>,
+  prompt: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const words = [
-    "run", "--rm", "-i", "--init", "--network", standIn!.network, "--user", `${UID}:${UID}`, "--read-only", "--tmpfs", "/tmp:rw,size=256m",
-    "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--label", "agentcage.owner=agentcage-egress-e2e",
+    "run",
+    "--rm",
+    "-i",
+    "--init",
+    "--network",
+    standIn!.network,
+    "--user",
+    `${UID}:${UID}`,
+    "--read-only",
+    "--tmpfs",
+    "/tmp:rw,size=256m",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--label",
+    "agentcage.owner=agentcage-egress-e2e",
     ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
     ...Object.keys(secretEnv).flatMap((k) => ["--env", k]),
-    AGENT_IMAGE, ...args,
+    AGENT_IMAGE,
+    ...args,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn("docker", words, { env: { ...process.env, ...secretEnv }, stdio: ["pipe", "pipe", "pipe"] });
@@ -59,7 +80,27 @@ beforeAll(async () => {
   await chmod(dir, 0o755);
   // This folder compiled alone (with the masker it imports), for the orchestrator image's Node and node_modules.
   const out = join(dir, "dist");
-  await run("npx", ["tsc", "--outDir", out, "--rootDir", join(repoRoot, "src"), "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck", "--types", "node", join(repoRoot, "src/egress/main.ts")], { cwd: repoRoot });
+  await run(
+    "npx",
+    [
+      "tsc",
+      "--outDir",
+      out,
+      "--rootDir",
+      join(repoRoot, "src"),
+      "--module",
+      "nodenext",
+      "--moduleResolution",
+      "nodenext",
+      "--target",
+      "es2022",
+      "--skipLibCheck",
+      "--types",
+      "node",
+      join(repoRoot, "src/egress/main.ts"),
+    ],
+    { cwd: repoRoot },
+  );
   const controlDir = join(dir, "control");
   await mkdir(controlDir);
   await chown(controlDir, UID, UID);
@@ -71,21 +112,51 @@ beforeAll(async () => {
   standIn = await startStandInModel("plain");
   proxyName = `agentcage-egress-e2e-${randomBytes(4).toString("hex")}`;
   await run("docker", [
-    "run", "-d", "--rm", "--name", proxyName, "--network", standIn.network, "--user", `${UID}:${UID}`, "--read-only",
-    "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--label", "agentcage.owner=agentcage-egress-e2e",
-    "--mount", `type=bind,source=${out},target=/app/dist-egress,readonly`,
-    "--mount", `type=bind,source=${controlDir},target=/run/agentcage`,
-    "--mount", `type=bind,source=${secretFile},target=/run/secrets/egress-control,readonly`,
-    "--env", "AGENTCAGE_EGRESS_HOST=127.0.0.1",
-    "--env", `AGENTCAGE_EGRESS_PORT=${PROXY_PORT}`,
-    "--env", `AGENTCAGE_EGRESS_UPSTREAM_CLAUDE=${standIn.baseUrl}`,
-    "--env", `AGENTCAGE_EGRESS_UPSTREAM_CODEX=${standIn.baseUrl}`,
-    "--env", "AGENTCAGE_EGRESS_CONTROL_SECRET_FILE=/run/secrets/egress-control",
-    "--entrypoint", "node", PROXY_IMAGE, "/app/dist-egress/egress/main.js",
+    "run",
+    "-d",
+    "--rm",
+    "--name",
+    proxyName,
+    "--network",
+    standIn.network,
+    "--user",
+    `${UID}:${UID}`,
+    "--read-only",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--label",
+    "agentcage.owner=agentcage-egress-e2e",
+    "--mount",
+    `type=bind,source=${out},target=/app/dist-egress,readonly`,
+    "--mount",
+    `type=bind,source=${controlDir},target=/run/agentcage`,
+    "--mount",
+    `type=bind,source=${secretFile},target=/run/secrets/egress-control,readonly`,
+    "--env",
+    "AGENTCAGE_EGRESS_HOST=127.0.0.1",
+    "--env",
+    `AGENTCAGE_EGRESS_PORT=${PROXY_PORT}`,
+    "--env",
+    `AGENTCAGE_EGRESS_UPSTREAM_CLAUDE=${standIn.baseUrl}`,
+    "--env",
+    `AGENTCAGE_EGRESS_UPSTREAM_CODEX=${standIn.baseUrl}`,
+    "--env",
+    "AGENTCAGE_EGRESS_CONTROL_SECRET_FILE=/run/secrets/egress-control",
+    "--entrypoint",
+    "node",
+    PROXY_IMAGE,
+    "/app/dist-egress/egress/main.js",
   ]);
   const socketPath = join(controlDir, "egress.sock");
   const deadline = Date.now() + 20_000;
-  while (!(await stat(socketPath).then((s) => s.isSocket(), () => false))) {
+  while (
+    !(await stat(socketPath).then(
+      (s) => s.isSocket(),
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error(`the egress proxy did not start: ${await proxyLog()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -101,14 +172,22 @@ afterAll(async () => {
 
 describe("the real CLIs through the egress proxy", () => {
   it("claude answers with only the per-Run token in its container, and the proxy meters its calls", async () => {
-    const { token } = await control!.register({ runId: "e2e-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 10 } });
+    const { token } = await control!.register({
+      runId: "e2e-claude",
+      cli: "claude",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      budget: { maxTurns: 10 },
+    });
     const result = await agent(
       ["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "2"],
       { ANTHROPIC_BASE_URL: `http://127.0.0.1:${PROXY_PORT}`, CLAUDE_CODE_MAX_RETRIES: "0", DISABLE_AUTOUPDATER: "1" },
       { ANTHROPIC_API_KEY: token },
       "What is the capital of France?",
     );
-    const records = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = result.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const final = records.find((r) => r["type"] === "result");
     expect(final, `${result.stdout}\n${result.stderr}\n${await proxyLog()}`).toMatchObject({ result: PLAIN_ANSWER, is_error: false });
     const meter = await control!.revoke("e2e-claude");
@@ -119,17 +198,36 @@ describe("the real CLIs through the egress proxy", () => {
     expect(log).not.toMatch(/"path":"\/api\/hello"[^\n]*"refused"/);
     expect(log).not.toContain(CLAUDE_KEY);
     expect(log).not.toContain(token);
-    console.log(`claude's requests through the proxy:\n${log.split("\n").filter((l) => l.includes("e2e-claude") && l.includes('"method"')).join("\n")}`);
+    console.log(
+      `claude's requests through the proxy:\n${log
+        .split("\n")
+        .filter((l) => l.includes("e2e-claude") && l.includes('"method"'))
+        .join("\n")}`,
+    );
   }, 120_000);
 
   it("codex answers with only the per-Run token in its container, and the proxy meters its calls", async () => {
     const { token } = await control!.register({ runId: "e2e-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
     const result = await agent(
       [
-        "codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--ignore-user-config", "--sandbox", "danger-full-access",
-        "-c", "analytics.enabled=false", "-c", 'otel.metrics_exporter="none"', "-c", "check_for_update_on_startup=false",
-        "-c", 'model_provider="agentcage"',
-        "-c", `model_providers.agentcage={name="agentcage",base_url="http://127.0.0.1:${PROXY_PORT}/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0}`,
+        "codex",
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--ephemeral",
+        "--ignore-user-config",
+        "--sandbox",
+        "danger-full-access",
+        "-c",
+        "analytics.enabled=false",
+        "-c",
+        'otel.metrics_exporter="none"',
+        "-c",
+        "check_for_update_on_startup=false",
+        "-c",
+        'model_provider="agentcage"',
+        "-c",
+        `model_providers.agentcage={name="agentcage",base_url="http://127.0.0.1:${PROXY_PORT}/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0}`,
         "-",
       ],
       {},
@@ -143,14 +241,24 @@ describe("the real CLIs through the egress proxy", () => {
     const log = await proxyLog();
     expect(log).not.toContain(OPENAI_KEY);
     expect(log).not.toContain(token);
-    console.log(`codex's requests through the proxy:\n${log.split("\n").filter((l) => l.includes("e2e-codex") && l.includes('"method"')).join("\n")}`);
+    console.log(
+      `codex's requests through the proxy:\n${log
+        .split("\n")
+        .filter((l) => l.includes("e2e-codex") && l.includes('"method"'))
+        .join("\n")}`,
+    );
   }, 120_000);
 
   it("a spent budget ends claude's Run at once: the call past maxTurns is refused, not retried, and the breach is reported", async () => {
     const breaches: EgressBreach[] = [];
     const unsubscribe = control!.onBreach((b) => breaches.push(b));
     await control!.eventsOpen();
-    const { token } = await control!.register({ runId: "e2e-claude-budget", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 1 } });
+    const { token } = await control!.register({
+      runId: "e2e-claude-budget",
+      cli: "claude",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      budget: { maxTurns: 1 },
+    });
     const started = Date.now();
     const result = await agent(
       ["claude", "--print", "--output-format", "stream-json", "--verbose", "--max-turns", "5", "--dangerously-skip-permissions"],
@@ -159,7 +267,11 @@ describe("the real CLIs through the egress proxy", () => {
       "Write the file and run the command. [stand-in:tool_write_bash]",
     );
     const seconds = (Date.now() - started) / 1000;
-    const final = result.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r["type"] === "result");
+    const final = result.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((r) => r["type"] === "result");
     expect(final, `${result.stdout}\n${result.stderr}`).toMatchObject({ is_error: true });
     expect(JSON.stringify(final)).toContain("budget");
     expect(seconds).toBeLessThan(30);
@@ -174,14 +286,33 @@ describe("the real CLIs through the egress proxy", () => {
   }, 120_000);
 
   it("a spent budget ends codex's Run at once: the call past maxTurns is refused, not retried, and codex reports the proxy's message", async () => {
-    const { token } = await control!.register({ runId: "e2e-codex-budget", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY }, budget: { maxTurns: 1 } });
+    const { token } = await control!.register({
+      runId: "e2e-codex-budget",
+      cli: "codex",
+      credential: { kind: "api_key", value: OPENAI_KEY },
+      budget: { maxTurns: 1 },
+    });
     const codex = (): Promise<{ code: number | null; stdout: string; stderr: string }> =>
       agent(
         [
-          "codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--ignore-user-config", "--sandbox", "danger-full-access",
-          "-c", "analytics.enabled=false", "-c", 'otel.metrics_exporter="none"', "-c", "check_for_update_on_startup=false",
-          "-c", 'model_provider="agentcage"',
-          "-c", `model_providers.agentcage={name="agentcage",base_url="http://127.0.0.1:${PROXY_PORT}/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=3,stream_max_retries=3}`,
+          "codex",
+          "exec",
+          "--json",
+          "--skip-git-repo-check",
+          "--ephemeral",
+          "--ignore-user-config",
+          "--sandbox",
+          "danger-full-access",
+          "-c",
+          "analytics.enabled=false",
+          "-c",
+          'otel.metrics_exporter="none"',
+          "-c",
+          "check_for_update_on_startup=false",
+          "-c",
+          'model_provider="agentcage"',
+          "-c",
+          `model_providers.agentcage={name="agentcage",base_url="http://127.0.0.1:${PROXY_PORT}/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=3,stream_max_retries=3}`,
           "-",
         ],
         {},
@@ -198,6 +329,12 @@ describe("the real CLIs through the egress proxy", () => {
     expect(result.code).not.toBe(0);
     expect(seconds).toBeLessThan(30);
     expect(await control!.revoke("e2e-codex-budget")).toMatchObject({ turns: 1, refused: 1, breach: { cap: "maxTurns" } });
-    console.log(`codex's end past its budget (${seconds.toFixed(1)} s, exit ${result.code}): ${result.stdout.split("\n").filter((l) => l.includes("turn.failed")).join(" ").slice(0, 400)}`);
+    console.log(
+      `codex's end past its budget (${seconds.toFixed(1)} s, exit ${result.code}): ${result.stdout
+        .split("\n")
+        .filter((l) => l.includes("turn.failed"))
+        .join(" ")
+        .slice(0, 400)}`,
+    );
   }, 120_000);
 });

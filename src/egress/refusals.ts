@@ -69,7 +69,12 @@ export function refuse(res: ServerResponse, status: number, code: RefusalCode, m
 /** Answers a CONNECT (or an upgrade) on its raw socket, then closes it. */
 export function refuseSocket(socket: Socket, status: number, code: RefusalCode, message: string, headers: Readonly<Record<string, string>> = {}): void {
   const body = refusalBody(code, message);
-  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Refused"}`, "content-type: application/json", `content-length: ${Buffer.byteLength(body)}`, "connection: close"];
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Refused"}`,
+    "content-type: application/json",
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+  ];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);
 }

@@ -37,10 +37,13 @@ export function readHeldBody(req: IncomingMessage, run: HeldBytes, proxy: HeldBy
     };
     const onData = (chunk: Buffer): void => {
       const bound =
-        size + chunk.length > MAX_REQUEST_BYTES ? ({ bound: "request", limit: MAX_REQUEST_BYTES } as const)
-        : run.held + chunk.length > MAX_RUN_HELD_REQUEST_BYTES ? ({ bound: "run", limit: MAX_RUN_HELD_REQUEST_BYTES } as const)
-        : proxy.held + chunk.length > MAX_HELD_REQUEST_BYTES ? ({ bound: "proxy", limit: MAX_HELD_REQUEST_BYTES } as const)
-        : undefined;
+        size + chunk.length > MAX_REQUEST_BYTES
+          ? ({ bound: "request", limit: MAX_REQUEST_BYTES } as const)
+          : run.held + chunk.length > MAX_RUN_HELD_REQUEST_BYTES
+            ? ({ bound: "run", limit: MAX_RUN_HELD_REQUEST_BYTES } as const)
+            : proxy.held + chunk.length > MAX_HELD_REQUEST_BYTES
+              ? ({ bound: "proxy", limit: MAX_HELD_REQUEST_BYTES } as const)
+              : undefined;
       if (bound !== undefined) {
         stop({ kind: "too_large", ...bound });
         return;

@@ -13,21 +13,29 @@ import { MAX_REQUEST_BYTES } from "./limits.js";
 export const REFUSED_OPENAI_TOOL_TYPES: readonly string[] = ["mcp"];
 
 /** A model call's body, decoded and parsed, or why it cannot be read (and so is refused). */
-export function readModelCallBody(raw: Buffer, contentEncoding: string | undefined): { readonly body: Readonly<Record<string, unknown>>; readonly bytes: number } | { readonly refusal: string } {
+export function readModelCallBody(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+): { readonly body: Readonly<Record<string, unknown>>; readonly bytes: number } | { readonly refusal: string } {
   const encoding = (contentEncoding ?? "identity").trim().toLowerCase();
   let bytes: Buffer | undefined;
   try {
     const options = { maxOutputLength: MAX_REQUEST_BYTES };
     bytes =
-      encoding === "identity" ? raw
-      : encoding === "gzip" || encoding === "x-gzip" ? gunzipSync(raw, options)
-      : encoding === "deflate" ? inflateSync(raw, options)
-      : encoding === "br" ? brotliDecompressSync(raw, options)
-      : undefined;
+      encoding === "identity"
+        ? raw
+        : encoding === "gzip" || encoding === "x-gzip"
+          ? gunzipSync(raw, options)
+          : encoding === "deflate"
+            ? inflateSync(raw, options)
+            : encoding === "br"
+              ? brotliDecompressSync(raw, options)
+              : undefined;
   } catch {
     return { refusal: `the request body does not decode as ${JSON.stringify(encoding)}` };
   }
-  if (bytes === undefined) return { refusal: `a request body in content-encoding ${JSON.stringify(encoding)} cannot be inspected; send it as identity, gzip, deflate or br` };
+  if (bytes === undefined)
+    return { refusal: `a request body in content-encoding ${JSON.stringify(encoding)} cannot be inspected; send it as identity, gzip, deflate or br` };
   let body: unknown;
   try {
     body = JSON.parse(bytes.toString("utf8"));

@@ -9,7 +9,10 @@ const good = { runId: "0123456789abcdef", cli: "claude", credential: { kind: "ap
 
 describe("a Run's registration", () => {
   it("is taken as it is when every field is right", () => {
-    expect(validateRegistration({ ...good, budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 } })).toEqual({ ...good, budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 } });
+    expect(validateRegistration({ ...good, budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 } })).toEqual({
+      ...good,
+      budget: { maxTurns: 3, maxTokens: 1000, maxCostUsd: 0.5 },
+    });
     expect(validateRegistration({ ...good, allowlist: [] })).toEqual({ ...good, allowlist: [] });
   });
 
@@ -93,12 +96,23 @@ describe("the headers sent upstream", () => {
   });
 
   it("carry codex's key as a bearer token", () => {
-    expect(upstreamRequestHeaders("codex", { kind: "oauth_token", value: KEY }, { authorization: "Bearer t" })).toEqual({ "accept-encoding": "identity", authorization: `Bearer ${KEY}` });
+    expect(upstreamRequestHeaders("codex", { kind: "oauth_token", value: KEY }, { authorization: "Bearer t" })).toEqual({
+      "accept-encoding": "identity",
+      authorization: `Bearer ${KEY}`,
+    });
   });
 
   it("add the OAuth beta once to claude's betas for an OAuth token", () => {
-    const headers = upstreamRequestHeaders("claude", { kind: "oauth_token", value: KEY }, { "anthropic-beta": "oauth-2025-04-20, fine-grained-tool-streaming-2025-05-14" });
-    expect(headers).toEqual({ "accept-encoding": "identity", authorization: `Bearer ${KEY}`, "anthropic-beta": "oauth-2025-04-20,fine-grained-tool-streaming-2025-05-14" });
+    const headers = upstreamRequestHeaders(
+      "claude",
+      { kind: "oauth_token", value: KEY },
+      { "anthropic-beta": "oauth-2025-04-20, fine-grained-tool-streaming-2025-05-14" },
+    );
+    expect(headers).toEqual({
+      "accept-encoding": "identity",
+      authorization: `Bearer ${KEY}`,
+      "anthropic-beta": "oauth-2025-04-20,fine-grained-tool-streaming-2025-05-14",
+    });
   });
 });
 

@@ -135,7 +135,11 @@ export function validateRegistration(value: unknown): RunRegistration {
       if (limit === undefined) continue;
       const whole = cap !== "maxCostUsd";
       if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0 || (whole && !Number.isInteger(limit))) {
-        fail(`budget.${cap}`, limit, whole ? "must be a positive whole number, or left out for no cap" : "must be a positive number of dollars, or left out for no cap");
+        fail(
+          `budget.${cap}`,
+          limit,
+          whole ? "must be a positive whole number, or left out for no cap" : "must be a positive number of dollars, or left out for no cap",
+        );
       }
     }
   }
@@ -145,7 +149,8 @@ export function validateRegistration(value: unknown): RunRegistration {
       fail("allowlist", allowlist, `must be a list of at most ${MAX_ALLOWLIST_ENTRIES} "host:port" strings, [] for none, or left out for the proxy's own`);
     }
     allowlist.forEach((entry: unknown, i: number) => {
-      if (typeof entry !== "string" || connectTarget(entry) === undefined) fail(`allowlist[${i}]`, entry, 'is not host:port; write a host name or address and its port, such as "example.com:443"');
+      if (typeof entry !== "string" || connectTarget(entry) === undefined)
+        fail(`allowlist[${i}]`, entry, 'is not host:port; write a host name or address and its port, such as "example.com:443"');
     });
   }
   const sources = r["sources"];
@@ -155,9 +160,11 @@ export function validateRegistration(value: unknown): RunRegistration {
 
 /** Throws EgressArgumentError unless `value` is a list of IP addresses and CIDR ranges. */
 export function validateSources(name: string, value: unknown): readonly string[] {
-  if (!Array.isArray(value) || value.length > MAX_ALLOWLIST_ENTRIES) fail(name, value, `must be a list of at most ${MAX_ALLOWLIST_ENTRIES} addresses or CIDR ranges, such as "172.30.0.0/16"`);
+  if (!Array.isArray(value) || value.length > MAX_ALLOWLIST_ENTRIES)
+    fail(name, value, `must be a list of at most ${MAX_ALLOWLIST_ENTRIES} addresses or CIDR ranges, such as "172.30.0.0/16"`);
   value.forEach((entry: unknown, i: number) => {
-    if (typeof entry !== "string" || parseSource(entry) === undefined) fail(`${name}[${i}]`, entry, 'is not an address or CIDR range; write one such as "172.30.0.0/16" or "172.30.0.2"');
+    if (typeof entry !== "string" || parseSource(entry) === undefined)
+      fail(`${name}[${i}]`, entry, 'is not an address or CIDR range; write one such as "172.30.0.0/16" or "172.30.0.2"');
   });
   return value as readonly string[];
 }
@@ -183,6 +190,6 @@ function fail(parameter: string, value: unknown, what: string): never {
 
 function quote(value: unknown): string {
   if (value === undefined) return "(missing)";
-  const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -48,7 +48,12 @@ export function createConnectHandler({ allowlist, runOfToken, log }: ConnectDeps
     if (run === undefined) {
       const proxyAuth = { "proxy-authenticate": 'Basic realm="agentcage-egress"' };
       const what = req.headers["proxy-authorization"] === undefined ? "no per-Run token was presented" : "the per-Run token is unknown or was revoked";
-      refuseWith(407, req.headers["proxy-authorization"] === undefined ? "missing_token" : "unknown_token", `${what}; send Proxy-Authorization: Bearer <token>, or Basic with the token as the password`, proxyAuth);
+      refuseWith(
+        407,
+        req.headers["proxy-authorization"] === undefined ? "missing_token" : "unknown_token",
+        `${what}; send Proxy-Authorization: Bearer <token>, or Basic with the token as the password`,
+        proxyAuth,
+      );
       return;
     }
     entry.runId = run.registration.runId;

@@ -32,7 +32,13 @@ const OPENAI_EXPECTED: ResponseUsage = {
   usage: { inputTokens: 904, outputTokens: 250, cacheReadTokens: 4096, cacheWriteTokens: 0 },
 };
 
-function readInChunks(cli: EgressCli, bytes: Buffer, size: number, contentType = "text/event-stream; charset=utf-8", encoding?: string): ResponseUsage | undefined {
+function readInChunks(
+  cli: EgressCli,
+  bytes: Buffer,
+  size: number,
+  contentType = "text/event-stream; charset=utf-8",
+  encoding?: string,
+): ResponseUsage | undefined {
   const reader = createUsageReader(cli, contentType, encoding);
   for (let i = 0; i < bytes.length; i += size) reader.write(bytes.subarray(i, i + size));
   return reader.end();
@@ -60,7 +66,10 @@ describe("reading a model call's usage on the side", () => {
   });
 
   it("keeps the older message_delta that carries output_tokens alone", () => {
-    const older = ANTHROPIC_STREAM.replace(/"usage":\{"input_tokens":12,"cache_creation_input_tokens":2048,"cache_read_input_tokens":9000,"output_tokens":345\}/, '"usage":{"output_tokens":345}');
+    const older = ANTHROPIC_STREAM.replace(
+      /"usage":\{"input_tokens":12,"cache_creation_input_tokens":2048,"cache_read_input_tokens":9000,"output_tokens":345\}/,
+      '"usage":{"output_tokens":345}',
+    );
     expect(older).not.toBe(ANTHROPIC_STREAM);
     expect(readInChunks("claude", Buffer.from(older), 7)).toEqual(ANTHROPIC_EXPECTED);
   });
@@ -71,12 +80,25 @@ describe("reading a model call's usage on the side", () => {
   });
 
   it("reads a JSON answer's usage, plain and gzipped", () => {
-    const claude = Buffer.from(JSON.stringify({ id: "msg_1", type: "message", model: "claude-haiku-4-5", content: [], usage: { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5, cache_creation_input_tokens: 6 } }));
+    const claude = Buffer.from(
+      JSON.stringify({
+        id: "msg_1",
+        type: "message",
+        model: "claude-haiku-4-5",
+        content: [],
+        usage: { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5, cache_creation_input_tokens: 6 },
+      }),
+    );
     const expected = { model: "claude-haiku-4-5", usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 5, cacheWriteTokens: 6 } };
     expect(readInChunks("claude", claude, 7, "application/json")).toEqual(expected);
     expect(readInChunks("claude", gzipSync(claude), 7, "application/json", "gzip")).toEqual(expected);
-    const codex = Buffer.from(JSON.stringify({ id: "resp_1", model: "o3", usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 2 } }));
-    expect(readInChunks("codex", codex, 64, "application/json; charset=utf-8")).toEqual({ model: "o3", usage: { inputTokens: 6, outputTokens: 2, cacheReadTokens: 4, cacheWriteTokens: 0 } });
+    const codex = Buffer.from(
+      JSON.stringify({ id: "resp_1", model: "o3", usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 2 } }),
+    );
+    expect(readInChunks("codex", codex, 64, "application/json; charset=utf-8")).toEqual({
+      model: "o3",
+      usage: { inputTokens: 6, outputTokens: 2, cacheReadTokens: 4, cacheWriteTokens: 0 },
+    });
   });
 
   it("reads a gzipped event stream at its end", () => {
@@ -87,7 +109,9 @@ describe("reading a model call's usage on the side", () => {
     expect(readInChunks("claude", Buffer.from("not json"), 64, "application/json")).toBeUndefined();
     expect(readInChunks("claude", Buffer.from("<html>"), 64, "text/html")).toBeUndefined();
     expect(readInChunks("claude", Buffer.from("garbage"), 64, "application/json", "gzip")).toBeUndefined();
-    expect(readInChunks("claude", Buffer.from('data: {"type":"message_start","message":{"usage":{"input_tokens":-5}}}\n\n'), 64)).toEqual({ usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+    expect(readInChunks("claude", Buffer.from('data: {"type":"message_start","message":{"usage":{"input_tokens":-5}}}\n\n'), 64)).toEqual({
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    });
     const huge = Buffer.from(`{"usage":{"input_tokens":1},"pad":"${"x".repeat(MAX_METERED_JSON_BYTES)}"}`);
     expect(readInChunks("claude", huge, 1024 * 1024, "application/json")).toBeUndefined();
   });

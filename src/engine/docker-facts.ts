@@ -37,7 +37,9 @@ export function engineFactsOf(versionBody: unknown, infoBody: unknown): EngineFa
     defaultRuntime: text(info["DefaultRuntime"]),
     runtimes,
     components,
-    securityOptions: list(info["SecurityOptions"]).map(text).filter((s) => s !== ""),
+    securityOptions: list(info["SecurityOptions"])
+      .map(text)
+      .filter((s) => s !== ""),
     cgroupVersion: text(info["CgroupVersion"]),
   };
 }

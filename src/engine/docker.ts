@@ -144,7 +144,10 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
       }
     },
     listNetworksByLabel: async (label) =>
-      ((await docker.listNetworks({ filters: { label: [label] } })) as Array<{ Name: string; Labels?: Record<string, string> }>).map((n) => ({ name: n.Name, labels: n.Labels ?? {} })),
+      ((await docker.listNetworks({ filters: { label: [label] } })) as Array<{ Name: string; Labels?: Record<string, string> }>).map((n) => ({
+        name: n.Name,
+        labels: n.Labels ?? {},
+      })),
     createVolume: async (spec) => {
       const owner = spec.uid === undefined ? [] : [`uid=${spec.uid}`, `gid=${spec.gid ?? spec.uid}`];
       await docker.createVolume({
@@ -163,7 +166,10 @@ export function createDockerEngine(docker: Docker = new Docker()): Engine {
       }
     },
     listVolumesByLabel: async (label) =>
-      (((await docker.listVolumes({ filters: { label: [label] } })) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null }> | null }).Volumes ?? []).map((v) => ({
+      (
+        ((await docker.listVolumes({ filters: { label: [label] } })) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null }> | null })
+          .Volumes ?? []
+      ).map((v) => ({
         name: v.Name,
         labels: v.Labels ?? {},
       })),

@@ -40,7 +40,8 @@ export function createFrameDemuxer(sink: FrameSink, onBroken: (why: string) => v
         stream = header[0] as number;
         remaining = new DataView(header.buffer).getUint32(4, false);
         if ((stream !== STDIN_FRAME && stream !== STDOUT_FRAME && stream !== STDERR_FRAME) || header[1] !== 0 || header[2] !== 0 || header[3] !== 0) {
-          return breakWith(`frame ${frames + 1} has the header [${Array.from(header.subarray(0, 4)).join(", ")}], which names no stream (1 stdout, 2 stderr)`);
+          breakWith(`frame ${frames + 1} has the header [${Array.from(header.subarray(0, 4)).join(", ")}], which names no stream (1 stdout, 2 stderr)`);
+          return;
         }
         frames += 1;
         headerFilled = remaining === 0 ? 0 : 8;

@@ -42,7 +42,10 @@ export type VolumeMount = { readonly volume: string; readonly agentPath: string 
 
 /** `--mount type=volume,source=…,target=…` words, one pair per volume, in order. */
 export function volumeMountArguments(volumes: readonly VolumeMount[]): string[] {
-  return volumes.flatMap(({ volume, agentPath }) => ["--mount", ["type=volume", csvField(`source=${volume}`), csvField(`target=${normalizePath(agentPath)}`)].join(",")]);
+  return volumes.flatMap(({ volume, agentPath }) => [
+    "--mount",
+    ["type=volume", csvField(`source=${volume}`), csvField(`target=${normalizePath(agentPath)}`)].join(","),
+  ]);
 }
 
 /** The same volumes as volumeMountArguments, in the Engine API's form. */

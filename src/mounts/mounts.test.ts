@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  mountArguments,
-  mountSpecs,
-  MountTableError,
-  validateMountTable,
-  type Mount,
-  type MountSpec,
-  type MountTable,
-} from "./index.js";
+import { mountArguments, mountSpecs, MountTableError, validateMountTable, type Mount, type MountSpec, type MountTable } from "./index.js";
 
 const RUN_DIR = "/srv/agentcage/run-1";
 
@@ -26,9 +18,12 @@ describe("mountArguments", () => {
         ]),
       ),
     ).toEqual([
-      "--mount", `type=bind,source=${RUN_DIR}/work,target=/work`,
-      "--mount", `type=bind,source=${RUN_DIR}/config.json,target=/work/config.json,readonly`,
-      "--mount", `type=bind,source=${RUN_DIR}/out,target=/out`,
+      "--mount",
+      `type=bind,source=${RUN_DIR}/work,target=/work`,
+      "--mount",
+      `type=bind,source=${RUN_DIR}/config.json,target=/work/config.json,readonly`,
+      "--mount",
+      `type=bind,source=${RUN_DIR}/out,target=/out`,
     ]);
   });
 
@@ -36,13 +31,11 @@ describe("mountArguments", () => {
     expect(mountArguments(table([]))).toEqual([]);
   });
 
-  it("binds the Staging Directory itself for path \"\"", () => {
-    expect(mountArguments(table([{ agentPath: "/work", path: "" }], `${RUN_DIR}/`))).toEqual([
-      "--mount", `type=bind,source=${RUN_DIR},target=/work`,
-    ]);
+  it('binds the Staging Directory itself for path ""', () => {
+    expect(mountArguments(table([{ agentPath: "/work", path: "" }], `${RUN_DIR}/`))).toEqual(["--mount", `type=bind,source=${RUN_DIR},target=/work`]);
   });
 
-  it("joins against a runtimeDir of \"/\"", () => {
+  it('joins against a runtimeDir of "/"', () => {
     expect(
       mountArguments(
         table(
@@ -53,33 +46,31 @@ describe("mountArguments", () => {
           "/",
         ),
       ),
-    ).toEqual([
-      "--mount", "type=bind,source=/x,target=/x",
-      "--mount", "type=bind,source=/,target=/root-dir,readonly",
-    ]);
+    ).toEqual(["--mount", "type=bind,source=/x,target=/x", "--mount", "type=bind,source=/,target=/root-dir,readonly"]);
   });
 
   it("normalizes trailing and repeated slashes", () => {
-    expect(
-      mountArguments(table([{ agentPath: "//work///sub/", path: "work//sub/" }], "/srv//run/")),
-    ).toEqual(["--mount", "type=bind,source=/srv/run/work/sub,target=/work/sub"]);
+    expect(mountArguments(table([{ agentPath: "//work///sub/", path: "work//sub/" }], "/srv//run/"))).toEqual([
+      "--mount",
+      "type=bind,source=/srv/run/work/sub,target=/work/sub",
+    ]);
   });
 
   it("CSV-quotes a field that holds a comma", () => {
     expect(mountArguments(table([{ agentPath: "/in,put", path: "a,b", readOnly: true }]))).toEqual([
-      "--mount", `type=bind,"source=${RUN_DIR}/a,b","target=/in,put",readonly`,
+      "--mount",
+      `type=bind,"source=${RUN_DIR}/a,b","target=/in,put",readonly`,
     ]);
   });
 
   it("CSV-quotes a field that holds a double quote, doubling it", () => {
-    expect(mountArguments(table([{ agentPath: "/in", path: 'say "hi"' }]))).toEqual([
-      "--mount", `type=bind,"source=${RUN_DIR}/say ""hi""",target=/in`,
-    ]);
+    expect(mountArguments(table([{ agentPath: "/in", path: 'say "hi"' }]))).toEqual(["--mount", `type=bind,"source=${RUN_DIR}/say ""hi""",target=/in`]);
   });
 
   it("CSV-quotes a field that holds a line break, so readonly is not cut off", () => {
     expect(mountArguments(table([{ agentPath: "/in\nx", path: "in", readOnly: true }]))).toEqual([
-      "--mount", `type=bind,source=${RUN_DIR}/in,"target=/in\nx",readonly`,
+      "--mount",
+      `type=bind,source=${RUN_DIR}/in,"target=/in\nx",readonly`,
     ]);
   });
 });
@@ -100,8 +91,23 @@ describe("mountSpecs", () => {
   });
 
   it.each([
-    ["several entries", table([{ agentPath: "/work", path: "work" }, { agentPath: "/in", path: "in", readOnly: true }])],
-    ["a runtimeDir of /", table([{ agentPath: "/x", path: "x" }, { agentPath: "/all", path: "" }], "/")],
+    [
+      "several entries",
+      table([
+        { agentPath: "/work", path: "work" },
+        { agentPath: "/in", path: "in", readOnly: true },
+      ]),
+    ],
+    [
+      "a runtimeDir of /",
+      table(
+        [
+          { agentPath: "/x", path: "x" },
+          { agentPath: "/all", path: "" },
+        ],
+        "/",
+      ),
+    ],
     ["slashes to normalize", table([{ agentPath: "//work/", path: "a//b/" }], "/srv//run/")],
     ["a comma and a quote", table([{ agentPath: "/in,put", path: 'say "hi", twice', readOnly: true }])],
   ])("agrees with mountArguments for %s", (_name, mounts) => {
@@ -138,7 +144,10 @@ describe("validateMountTable", () => {
   });
 
   it("names the entry it refuses", () => {
-    const mounts = table([{ agentPath: "/ok", path: "ok" }, { agentPath: "bad", path: "bad" }]);
+    const mounts = table([
+      { agentPath: "/ok", path: "ok" },
+      { agentPath: "bad", path: "bad" },
+    ]);
     expect(refusalOf(mounts).message).toBe(
       'entries[1].agentPath "bad" is not absolute; write the path the agent sees inside its container, starting with "/".',
     );
@@ -150,20 +159,21 @@ describe("validateMountTable", () => {
       { agentPath: "/in", path: "in" },
       { agentPath: "//work//", path: "b", readOnly: true },
     ]);
-    expect(refusalOf(mounts).message).toBe(
-      'entries[0] and entries[2] both target "/work"; keep one entry per agentPath.',
-    );
+    expect(refusalOf(mounts).message).toBe('entries[0] and entries[2] both target "/work"; keep one entry per agentPath.');
   });
 
   it.each([
     ["an empty entries list", table([])],
     ["a runtimeDir of /", table([{ agentPath: "/w", path: "w" }], "/")],
-    ["path \"\" for the directory itself", table([{ agentPath: "/w", path: "" }])],
+    ['path "" for the directory itself', table([{ agentPath: "/w", path: "" }])],
     ["dotted names", table([{ agentPath: "/..hidden/.config", path: "..hidden/.config/a..b..." }], "/srv/.run")],
-    ["a read-only file inside a read-write directory", table([
-      { agentPath: "/work", path: "work" },
-      { agentPath: "/work/config.json", path: "config.json", readOnly: true },
-    ])],
+    [
+      "a read-only file inside a read-write directory",
+      table([
+        { agentPath: "/work", path: "work" },
+        { agentPath: "/work/config.json", path: "config.json", readOnly: true },
+      ]),
+    ],
     ["trailing and repeated slashes", table([{ agentPath: "/work//in/", path: "a//b/" }], "/srv//run/")],
   ])("allows %s", (_name, mounts) => {
     expect(() => validateMountTable(mounts)).not.toThrow();
@@ -186,10 +196,12 @@ function specsFromArguments(args: readonly string[]): MountSpec[] {
   const specs: MountSpec[] = [];
   for (let i = 0; i < args.length; i += 2) {
     expect(args[i]).toBe("--mount");
-    const fields = new Map(readCsvRecord(args[i + 1] ?? "").map((field) => {
-      const [key = "", ...value] = field.split("=");
-      return [key, value.join("=")] as const;
-    }));
+    const fields = new Map(
+      readCsvRecord(args[i + 1] ?? "").map((field) => {
+        const [key = "", ...value] = field.split("=");
+        return [key, value.join("=")] as const;
+      }),
+    );
     expect(fields.get("type")).toBe("bind");
     specs.push({
       Type: "bind",

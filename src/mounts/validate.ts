@@ -15,14 +15,10 @@ export function validateMountTable(table: MountTable): void {
   const { runtimeDir } = table;
   refuseNul("runtimeDir", runtimeDir);
   if (!posix.isAbsolute(runtimeDir)) {
-    throw new MountTableError(
-      `runtimeDir ${quote(runtimeDir)} is not absolute; write the Staging Directory as an absolute host path.`,
-    );
+    throw new MountTableError(`runtimeDir ${quote(runtimeDir)} is not absolute; write the Staging Directory as an absolute host path.`);
   }
   if (hasDotSegment(runtimeDir)) {
-    throw new MountTableError(
-      `runtimeDir ${quote(runtimeDir)} has a "." or ".." segment; write the Staging Directory's absolute path without them.`,
-    );
+    throw new MountTableError(`runtimeDir ${quote(runtimeDir)} has a "." or ".." segment; write the Staging Directory's absolute path without them.`);
   }
 
   const firstIndexByTarget = new Map<string, number>();
@@ -31,9 +27,7 @@ export function validateMountTable(table: MountTable): void {
     const target = normalizePath(entry.agentPath);
     const firstIndex = firstIndexByTarget.get(target);
     if (firstIndex !== undefined) {
-      throw new MountTableError(
-        `entries[${firstIndex}] and entries[${index}] both target ${quote(target)}; keep one entry per agentPath.`,
-      );
+      throw new MountTableError(`entries[${firstIndex}] and entries[${index}] both target ${quote(target)}; keep one entry per agentPath.`);
     }
     firstIndexByTarget.set(target, index);
   });
@@ -43,19 +37,13 @@ function validateEntry({ agentPath, path }: Mount, at: string): void {
   refuseNul(`${at}.agentPath`, agentPath);
   refuseNul(`${at}.path`, path);
   if (agentPath === "") {
-    throw new MountTableError(
-      `${at}.agentPath ${quote(agentPath)} is empty; write the absolute path the agent sees inside its container, such as "/work".`,
-    );
+    throw new MountTableError(`${at}.agentPath ${quote(agentPath)} is empty; write the absolute path the agent sees inside its container, such as "/work".`);
   }
   if (!posix.isAbsolute(agentPath)) {
-    throw new MountTableError(
-      `${at}.agentPath ${quote(agentPath)} is not absolute; write the path the agent sees inside its container, starting with "/".`,
-    );
+    throw new MountTableError(`${at}.agentPath ${quote(agentPath)} is not absolute; write the path the agent sees inside its container, starting with "/".`);
   }
   if (hasDotSegment(agentPath)) {
-    throw new MountTableError(
-      `${at}.agentPath ${quote(agentPath)} has a "." or ".." segment; write the target path without them.`,
-    );
+    throw new MountTableError(`${at}.agentPath ${quote(agentPath)} has a "." or ".." segment; write the target path without them.`);
   }
   if (normalizePath(agentPath) === "/") {
     throw new MountTableError(
@@ -63,9 +51,7 @@ function validateEntry({ agentPath, path }: Mount, at: string): void {
     );
   }
   if (path.startsWith("/")) {
-    throw new MountTableError(
-      `${at}.path ${quote(path)} starts with "/"; write it relative to the Staging Directory, or "" for the directory itself.`,
-    );
+    throw new MountTableError(`${at}.path ${quote(path)} starts with "/"; write it relative to the Staging Directory, or "" for the directory itself.`);
   }
   if (hasDotSegment(path)) {
     throw new MountTableError(

@@ -19,7 +19,7 @@ async function frame(text: string | Buffer, size: number, maxLineBytes?: number)
 describe("jsonLines", () => {
   it.each(CHUNK_SIZES)("keeps JSON strings holding U+2028, U+2029 and multi-byte text whole at chunk size %s", async (size) => {
     const records = [{ a: "line\u2028separator\u2029para" }, { b: "日本語 é 😀" }, { c: 3 }];
-    const text = records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+    const text = `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
     expect(await frame(text, size)).toEqual(records.map((value) => ({ kind: "json", value })));
   });
 

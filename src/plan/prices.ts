@@ -52,5 +52,11 @@ export function priceOf(cli: PricedCli, model: string | undefined): { readonly p
 
 /** Dollars for the tokens at the price. */
 export function costOf(usage: TokenCounts, price: Price): number {
-  return (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheReadTokens * price.cacheRead + usage.cacheWriteTokens * price.cacheWrite) / 1_000_000;
+  return (
+    (usage.inputTokens * price.input +
+      usage.outputTokens * price.output +
+      usage.cacheReadTokens * price.cacheRead +
+      usage.cacheWriteTokens * price.cacheWrite) /
+    1_000_000
+  );
 }

@@ -102,7 +102,11 @@ describe("createMasker on encoded secrets", () => {
 
     it.each([0, 1, 2, 7])("and %i after, in base64url", (after) => {
       const encoded = Buffer.concat([noise(before), bytes, noise(after)]).toString("base64url");
-      expect(encoded).not.toBe(Buffer.concat([noise(before), bytes, noise(after)]).toString("base64").replace(/=+$/, ""));
+      expect(encoded).not.toBe(
+        Buffer.concat([noise(before), bytes, noise(after)])
+          .toString("base64")
+          .replace(/=+$/, ""),
+      );
       const end = after === 0 ? encoded.length : Math.floor(((before + bytes.length) * 8) / 6);
       expect(masker.mask(encoded)).toBe(`${encoded.slice(0, first)}${REDACTED}${encoded.slice(end)}`);
     });

@@ -59,7 +59,11 @@ function run<R extends ReaderVerdict>(
 /** The calls after the start-up sweep's listing. */
 function lifecycleCalls(fake: FakeEngine): string[] {
   // The start-up sweep: containers, then the Runs' networks, then their out/ volumes.
-  expect(fake.calls.slice(0, 3)).toEqual(["listByLabel agentcage.owner=agentcage", "listNetworksByLabel agentcage.owner=agentcage", "listVolumesByLabel agentcage.owner=agentcage"]);
+  expect(fake.calls.slice(0, 3)).toEqual([
+    "listByLabel agentcage.owner=agentcage",
+    "listNetworksByLabel agentcage.owner=agentcage",
+    "listVolumesByLabel agentcage.owner=agentcage",
+  ]);
   return fake.calls.slice(3);
 }
 
@@ -274,10 +278,14 @@ describe("a Run's container, through the engine seam", () => {
       const chunks = Array.from({ length: 64 }, () => new Uint8Array(64 * KiB).fill(0x61));
       const fake = fakeEngine({ stdout: chunks });
       // A timeout turns a blocked agent into a failed assertion rather than a hung test.
-      const outcome = await run(fake, async (stdout) => {
-        for await (const chunk of stdout) return { ok: chunk.length > 0 };
-        return { ok: false };
-      }, { run: { timeoutSeconds: 20 } });
+      const outcome = await run(
+        fake,
+        async (stdout) => {
+          for await (const chunk of stdout) return { ok: chunk.length > 0 };
+          return { ok: false };
+        },
+        { run: { timeoutSeconds: 20 } },
+      );
       expect(outcome).toMatchObject({ ok: true, reason: "completed", stdoutBytes: 64 * 64 * KiB, exit: { code: 0, oomKilled: false } });
       expect(kills(fake)).toEqual([]);
     });

@@ -70,7 +70,8 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
 
   try {
     await Promise.race([lifecycle(), deadline.passed]);
-    if (deadline.hasPassed()) engineFailure ??= `the engine did not answer within ${ctx.abandonAfterMs} ms of the Run's start (timeout + grace + ENGINE_ANSWER_MARGIN_MS)`;
+    if (deadline.hasPassed())
+      engineFailure ??= `the engine did not answer within ${ctx.abandonAfterMs} ms of the Run's start (timeout + grace + ENGINE_ANSWER_MARGIN_MS)`;
   } catch (error) {
     engineFailure ??= describeEngineError("the Run", error, spec.image);
   } finally {

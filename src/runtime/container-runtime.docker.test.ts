@@ -35,7 +35,9 @@ describe("a declared container runtime", () => {
 
 describe("gVisor (runsc) with no network", () => {
   it("runs a locked-down Run in gVisor's own kernel, which the agent sees", async () => {
-    expect(registered, "gVisor's runsc is not registered with the engine: run scripts/provision.sh as root (it installs runsc and registers it)").toContain("runsc");
+    expect(registered, "gVisor's runsc is not registered with the engine: run scripts/provision.sh as root (it installs runsc and registers it)").toContain(
+      "runsc",
+    );
     const outcome = await createAgentContainerRuntime({
       container: { image: TEST_IMAGE, logger: quiet, containerRuntime: "runsc" },
       run: () => ({ args: ["sh", "-c", "cat; dmesg | head -n 1; id -u"], stdin: "through stdin\n", outcome: collectStdout }),

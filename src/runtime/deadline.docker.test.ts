@@ -95,7 +95,9 @@ const STAMP_SKEW_MS = 200;
 
 /** Starts a Run in a child process, waits for its container to run, SIGKILLs the child. */
 async function orphanOf(image: string, script: string): Promise<string> {
-  const child = spawn(process.execPath, [CHILD, JSON.stringify({ runtimeDir, image, script, timeoutSeconds: TIMEOUT_S, stopGraceSeconds: GRACE_S })], { cwd: REPO });
+  const child = spawn(process.execPath, [CHILD, JSON.stringify({ runtimeDir, image, script, timeoutSeconds: TIMEOUT_S, stopGraceSeconds: GRACE_S })], {
+    cwd: REPO,
+  });
   children.push(child);
   const session = await new Promise<string>((resolve, reject) => {
     let text = "";
@@ -143,7 +145,13 @@ describe.each([
 describe("commandFor's words run by hand", () => {
   it("make a container that ends, and goes (--rm), at its deadline after the client is SIGKILLed", async () => {
     const runtime = createAgentContainerRuntime({
-      container: { image: TEST_IMAGE, timeoutSeconds: TIMEOUT_S, limits: { stopGraceSeconds: GRACE_S }, labels: { "deadline-test": "by-hand" }, logger: capturingLogger().logger },
+      container: {
+        image: TEST_IMAGE,
+        timeoutSeconds: TIMEOUT_S,
+        limits: { stopGraceSeconds: GRACE_S },
+        labels: { "deadline-test": "by-hand" },
+        logger: capturingLogger().logger,
+      },
       run: () => ({ args: ["sh", "-c", AGENT_SLEEPS], stdin: "", outcome: async () => ({ ok: true }) }),
     });
     const command = runtime.commandFor({ text: "" });
@@ -180,13 +188,17 @@ describe("an image with no timeout", () => {
   it.each([
     ["after the image's own entrypoint", undefined],
     ["in front of a declared entrypoint", ["/bin/sh", "-c"]],
-  ])("ends each Run as unavailable, %s, saying what the image lacks and what to add", async (_where, entrypoint) => {
-    const runtime = createAgentContainerRuntime({
-      container: { image, ...(entrypoint === undefined ? {} : { entrypoint }), logger: capturingLogger().logger },
-      run: () => ({ args: entrypoint === undefined ? ["sh", "-c", "echo ran"] : ["echo ran"], stdin: "", outcome: async () => ({ ok: true }) }),
-    });
-    const outcome = await runtime.run({ text: "" });
-    expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
-    expect(outcome.error).toContain("has no `timeout` on its PATH");
-  }, 60_000);
+  ])(
+    "ends each Run as unavailable, %s, saying what the image lacks and what to add",
+    async (_where, entrypoint) => {
+      const runtime = createAgentContainerRuntime({
+        container: { image, ...(entrypoint === undefined ? {} : { entrypoint }), logger: capturingLogger().logger },
+        run: () => ({ args: entrypoint === undefined ? ["sh", "-c", "echo ran"] : ["echo ran"], stdin: "", outcome: async () => ({ ok: true }) }),
+      });
+      const outcome = await runtime.run({ text: "" });
+      expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
+      expect(outcome.error).toContain("has no `timeout` on its PATH");
+    },
+    60_000,
+  );
 });

@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, findDeploymentEgress, RunRequestError } from "../index.js";
 
-const compose = (project: string, service: string, extra: Record<string, string> = {}) => ({ [COMPOSE_PROJECT_LABEL]: project, [COMPOSE_SERVICE_LABEL]: service, ...extra });
+const compose = (project: string, service: string, extra: Record<string, string> = {}) => ({
+  [COMPOSE_PROJECT_LABEL]: project,
+  [COMPOSE_SERVICE_LABEL]: service,
+  ...extra,
+});
 
 /** Two deployments on one engine, a and b, each an orchestrator and a proxy. */
 function twoDeployments(others: Array<{ id: string; labels: Record<string, string>; running: boolean }> = []) {
@@ -41,7 +45,11 @@ describe("findDeploymentEgress", () => {
   });
 
   it("refuses, naming the override, outside a compose container, without a proxy, or with two", async () => {
-    const refusal = (engine: ReturnType<typeof twoDeployments>, self: string) => findDeploymentEgress(engine, { self }).then(() => "found", (error: unknown) => error);
+    const refusal = (engine: ReturnType<typeof twoDeployments>, self: string) =>
+      findDeploymentEgress(engine, { self }).then(
+        () => "found",
+        (error: unknown) => error,
+      );
     const unknown = await refusal(twoDeployments(), "nobody");
     expect(unknown).toBeInstanceOf(RunRequestError);
     expect(String(unknown)).toMatch(/container "nobody" .* is not one the engine knows.*--egress-container/);

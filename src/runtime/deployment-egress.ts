@@ -32,21 +32,29 @@ export async function findDeploymentEgress(engine: Engine, options: DeploymentEg
   const override = "pass --egress-container (AGENTCAGE_EGRESS_CONTAINER) to name the proxy";
   const labels = await engine.labelsOf(self);
   if (labels === undefined) {
-    throw new RunRequestError(`this process's container ${JSON.stringify(self)} (its host name) is not one the engine knows, so its deployment's egress proxy cannot be found; run it as a compose service with its default host name, or ${override}`);
+    throw new RunRequestError(
+      `this process's container ${JSON.stringify(self)} (its host name) is not one the engine knows, so its deployment's egress proxy cannot be found; run it as a compose service with its default host name, or ${override}`,
+    );
   }
   const project = labels[COMPOSE_PROJECT_LABEL];
   if (project === undefined || project === "") {
-    throw new RunRequestError(`this process's container ${JSON.stringify(self)} has no ${COMPOSE_PROJECT_LABEL} label, so it is not part of a compose deployment; ${override}`);
+    throw new RunRequestError(
+      `this process's container ${JSON.stringify(self)} has no ${COMPOSE_PROJECT_LABEL} label, so it is not part of a compose deployment; ${override}`,
+    );
   }
   const candidates = (await engine.listByLabel(`${COMPOSE_PROJECT_LABEL}=${project}`)).filter(
     (c) => c.labels[COMPOSE_SERVICE_LABEL] === service && c.labels[COMPOSE_ONEOFF_LABEL] !== "True" && c.running,
   );
   const [only, ...more] = candidates;
   if (only === undefined) {
-    throw new RunRequestError(`compose project ${JSON.stringify(project)} has no running ${JSON.stringify(service)} service container; start it (docker compose up -d ${service}), or ${override}`);
+    throw new RunRequestError(
+      `compose project ${JSON.stringify(project)} has no running ${JSON.stringify(service)} service container; start it (docker compose up -d ${service}), or ${override}`,
+    );
   }
   if (more.length > 0) {
-    throw new RunRequestError(`compose project ${JSON.stringify(project)} runs ${candidates.length} ${JSON.stringify(service)} containers; scale it to one, or ${override}`);
+    throw new RunRequestError(
+      `compose project ${JSON.stringify(project)} runs ${candidates.length} ${JSON.stringify(service)} containers; scale it to one, or ${override}`,
+    );
   }
   return only.id;
 }

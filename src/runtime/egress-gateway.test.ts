@@ -31,7 +31,14 @@ describe("startEgressGateway's runtimeDir", () => {
 
 describe("startEgressGateway on an engine without its image", () => {
   /** An engine that holds no image: every create answers as the Engine API does then. */
-  const imageless = { listByLabel: async () => [], remove: async () => undefined, create: async () => Promise.reject(Object.assign(new Error("(HTTP code 404) no such container - No such image: x"), { statusCode: 404, json: { message: "No such image: x" } })) } as unknown as Engine;
+  const imageless = {
+    listByLabel: async () => [],
+    remove: async () => undefined,
+    create: async () =>
+      Promise.reject(
+        Object.assign(new Error("(HTTP code 404) no such container - No such image: x"), { statusCode: 404, json: { message: "No such image: x" } }),
+      ),
+  } as unknown as Engine;
 
   it("says to build agentcage's own with the package's builder, which the repository's script also runs", async () => {
     const refusal = startEgressGateway({ runtimeDir: scratch, engine: imageless });

@@ -150,11 +150,18 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   } catch (error) {
     await stopProxy();
     await cleanup();
-    throw new RunRequestError(`the egress proxy could not start: ${describeEngineError("create", error, image)}${/no such image|not on this engine/i.test(engineMessage(error)) ? `; ${missingImageHint(image)}` : ""}`);
+    throw new RunRequestError(
+      `the egress proxy could not start: ${describeEngineError("create", error, image)}${/no such image|not on this engine/i.test(engineMessage(error)) ? `; ${missingImageHint(image)}` : ""}`,
+    );
   }
   const socketPath = join(directory, SOCKET_FILE);
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  while (!(await lstat(socketPath).then((s) => s.isSocket(), () => false))) {
+  while (
+    !(await lstat(socketPath).then(
+      (s) => s.isSocket(),
+      () => false,
+    ))
+  ) {
     const state = await engine.inspect(spec.name).catch(() => undefined);
     if (state === undefined || !state.running || Date.now() > deadline) {
       await stopProxy();
@@ -214,11 +221,16 @@ export type EgressGatewayConnection = {
  */
 export async function connectEgressGateway(connection: EgressGatewayConnection): Promise<EgressGateway> {
   if (connection.container !== undefined && (typeof connection.container !== "string" || connection.container.trim() === "")) {
-    throw new RunRequestError(`the egress proxy's container ${JSON.stringify(connection.container)} is empty; name its container, or leave it out for this deployment's own`);
+    throw new RunRequestError(
+      `the egress proxy's container ${JSON.stringify(connection.container)} is empty; name its container, or leave it out for this deployment's own`,
+    );
   }
   const container =
     connection.container ??
-    (await findDeploymentEgress(connection.engine ?? createDockerEngine(connection.docker), connection.self === undefined ? {} : { self: connection.self }).catch((error: unknown) => {
+    (await findDeploymentEgress(
+      connection.engine ?? createDockerEngine(connection.docker),
+      connection.self === undefined ? {} : { self: connection.self },
+    ).catch((error: unknown) => {
       if (error instanceof RunRequestError) throw error;
       throw new RunRequestError(`this deployment's egress proxy could not be looked up: ${describeEngineError("inspect", error, "")}`);
     }));
@@ -236,7 +248,8 @@ export async function connectEgressGateway(connection: EgressGatewayConnection):
         );
       }
     }
-    if (Date.now() > deadline) throw new RunRequestError(`the egress proxy's control secret ${JSON.stringify(connection.secretFile)} is empty; the proxy writes it when it starts`);
+    if (Date.now() > deadline)
+      throw new RunRequestError(`the egress proxy's control secret ${JSON.stringify(connection.secretFile)} is empty; the proxy writes it when it starts`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
@@ -253,17 +266,28 @@ export async function connectEgressGateway(connection: EgressGatewayConnection):
 /** Refuses a runtimeDir the proxy's control directory cannot be made in, naming it and saying what to pass. */
 async function checkRuntimeDir(runtimeDir: unknown): Promise<void> {
   if (typeof runtimeDir !== "string" || !isAbsolute(runtimeDir)) {
-    throw new RunRequestError(`runtimeDir ${JSON.stringify(runtimeDir)} is not an absolute path; pass the Staging Directory, a directory this process and the engine's host see at the same absolute path`);
+    throw new RunRequestError(
+      `runtimeDir ${JSON.stringify(runtimeDir)} is not an absolute path; pass the Staging Directory, a directory this process and the engine's host see at the same absolute path`,
+    );
   }
   const found = await stat(runtimeDir).catch((error: NodeJS.ErrnoException) => error.code ?? "error");
   if (typeof found === "string" || !found.isDirectory()) {
-    throw new RunRequestError(`runtimeDir ${JSON.stringify(runtimeDir)} is ${typeof found === "string" ? `not there (${found})` : "not a directory"}; make it first (install -d -m 0700 ${runtimeDir}), or pass the Staging Directory`);
+    throw new RunRequestError(
+      `runtimeDir ${JSON.stringify(runtimeDir)} is ${typeof found === "string" ? `not there (${found})` : "not a directory"}; make it first (install -d -m 0700 ${runtimeDir}), or pass the Staging Directory`,
+    );
   }
 }
 
 /** The proxy's JSON lines as this process's log lines, at their own level. */
 async function forwardLog(stdout: AsyncIterable<Uint8Array>, logger: Logger): Promise<void> {
-  const levels: Record<number, "trace" | "debug" | "info" | "warn" | "error" | "fatal"> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+  const levels: Record<number, "trace" | "debug" | "info" | "warn" | "error" | "fatal"> = {
+    10: "trace",
+    20: "debug",
+    30: "info",
+    40: "warn",
+    50: "error",
+    60: "fatal",
+  };
   try {
     for await (const line of jsonLines(stdout)) {
       if (line.kind !== "json") continue;

@@ -74,7 +74,8 @@ describe("describeFailure", () => {
 
   it("says what to add when the image has no timeout to run the agent under, in tini's words or the engine's", () => {
     const exit = { code: 127, oomKilled: false };
-    const hint = "the image has no `timeout` on its PATH, which every Run's agent runs under (its container's own deadline); add coreutils or busybox to the image";
+    const hint =
+      "the image has no `timeout` on its PATH, which every Run's agent runs under (its container's own deadline); add coreutils or busybox to the image";
     expect(describeFailure({ exit, stderr: "[FATAL tini (7)] exec timeout failed: No such file or directory" })).toBe(
       `the reader gave no verdict; the agent exited with code 127; stderr: [FATAL tini (7)] exec timeout failed: No such file or directory; ${hint}`,
     );
@@ -115,7 +116,9 @@ describe("describeFailure", () => {
         exit: { code: 143, signal: "SIGTERM", oomKilled: false },
         stderr: "",
       }),
-    ).toBe("the agent printed nothing and used no CPU for 600 s (stallSeconds 600); it was stopped; the agent printed no result record; the agent was killed by SIGTERM (exit code 143)");
+    ).toBe(
+      "the agent printed nothing and used no CPU for 600 s (stallSeconds 600); it was stopped; the agent printed no result record; the agent was killed by SIGTERM (exit code 143)",
+    );
   });
 
   it("opens with the engine's words when the engine failed", () => {
@@ -124,9 +127,7 @@ describe("describeFailure", () => {
 
   it("quotes at most STDERR_QUOTE_BYTES of stderr and marks the cut", () => {
     const stderr = `${"x".repeat(STDERR_QUOTE_BYTES)}TAIL`;
-    expect(describeFailure({ verdict: { ok: false, error: "failed" }, stderr })).toBe(
-      `failed; stderr: ${"x".repeat(STDERR_QUOTE_BYTES)} [...]`,
-    );
+    expect(describeFailure({ verdict: { ok: false, error: "failed" }, stderr })).toBe(`failed; stderr: ${"x".repeat(STDERR_QUOTE_BYTES)} [...]`);
   });
 
   it("cuts stderr on a character boundary, within STDERR_QUOTE_BYTES, and marks the cut", () => {

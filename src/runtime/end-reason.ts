@@ -80,7 +80,9 @@ export function describeFailure(o: Observed): string {
     parts.push("the container was removed from outside the Run (by another process or by hand) before it ended");
   }
   if (o.interruption === undefined && o.stoppedFromOutside === "engine_gone") {
-    parts.push(`the engine went away while the Run ran: it stopped the container (${o.exit?.signal ?? "a signal"} this Run did not send) and then stopped answering; what the agent left is not harvested`);
+    parts.push(
+      `the engine went away while the Run ran: it stopped the container (${o.exit?.signal ?? "a signal"} this Run did not send) and then stopped answering; what the agent left is not harvested`,
+    );
   }
   if (o.interruption === undefined && o.stoppedFromOutside === "by_someone") {
     parts.push(`the container was stopped from outside the Run (${o.exit?.signal ?? "a signal"} this Run did not send: a docker stop or kill) before it ended`);
@@ -93,7 +95,9 @@ export function describeFailure(o: Observed): string {
   const quoted = quoteStderr(o.stderr);
   if (quoted !== undefined) parts.push(quoted);
   if (NO_TIMER.test(`${o.engineFailure ?? ""}\n${o.stderr.slice(0, STDERR_QUOTE_BYTES)}`)) {
-    parts.push(`the image has no \`${DEADLINE_COMMAND}\` on its PATH, which every Run's agent runs under (its container's own deadline); add coreutils or busybox to the image`);
+    parts.push(
+      `the image has no \`${DEADLINE_COMMAND}\` on its PATH, which every Run's agent runs under (its container's own deadline); add coreutils or busybox to the image`,
+    );
   }
   return parts.join("; ");
 }

@@ -24,7 +24,10 @@ describe("inspectEngine", () => {
     try {
       const report = inspectEngine({ engine });
       await vi.advanceTimersByTimeAsync(10_000);
-      expect(await report).toMatchObject({ ok: false, error: "the engine did not answer its version within 10000 ms; check that it runs and answers (docker info), or point DOCKER_HOST at one that does" });
+      expect(await report).toMatchObject({
+        ok: false,
+        error: "the engine did not answer its version within 10000 ms; check that it runs and answers (docker info), or point DOCKER_HOST at one that does",
+      });
     } finally {
       vi.useRealTimers();
     }
@@ -48,7 +51,7 @@ describe("inspectImage", () => {
   });
 
   it("refuses an empty image reference, quoting it", async () => {
-    await expect(inspectImage("  ", { engine: createFakeEngine() })).rejects.toThrow(/^image "  " is not an image reference/);
+    await expect(inspectImage("  ", { engine: createFakeEngine() })).rejects.toThrow(/^image " {2}" is not an image reference/);
   });
 });
 

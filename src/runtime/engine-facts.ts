@@ -66,7 +66,8 @@ export async function inspectEngine(connection: EngineConnection = {}, ...extra:
 /** What the engine holds of `image`, or that it holds nothing of it; nothing is pulled. */
 export async function inspectImage(image: string, connection: EngineConnection = {}, ...extra: never[]): Promise<ImageReport> {
   if (extra.length > 0) throw new RunRequestError(`inspectImage takes (image, { docker } or { engine }); ${extra.length} more arguments were given`);
-  if (typeof image !== "string" || image.trim() === "") throw new RunRequestError(`image ${describeValue(image)} is not an image reference; write one such as "agentcage-agent:latest"`);
+  if (typeof image !== "string" || image.trim() === "")
+    throw new RunRequestError(`image ${describeValue(image)} is not an image reference; write one such as "agentcage-agent:latest"`);
   const engine = engineOf("inspectImage", connection);
   try {
     return { ok: true, facts: await bounded(engine.inspectImage(image), ENGINE_QUESTION_TIMEOUT_MS, `about image ${JSON.stringify(image)}`) };
@@ -78,7 +79,8 @@ export async function inspectImage(image: string, connection: EngineConnection =
 /** A container's mounts, their sources as the engine's host sees them (this process's own container, say). */
 export async function containerMounts(idOrName: string, connection: EngineConnection = {}, ...extra: never[]): Promise<MountsReport> {
   if (extra.length > 0) throw new RunRequestError(`containerMounts takes (idOrName, { docker } or { engine }); ${extra.length} more arguments were given`);
-  if (typeof idOrName !== "string" || idOrName.trim() === "") throw new RunRequestError(`idOrName ${describeValue(idOrName)} is not a container id or name; write one`);
+  if (typeof idOrName !== "string" || idOrName.trim() === "")
+    throw new RunRequestError(`idOrName ${describeValue(idOrName)} is not a container id or name; write one`);
   const engine = engineOf("containerMounts", connection);
   try {
     return { ok: true, mounts: await bounded(engine.mountsOf(idOrName), ENGINE_QUESTION_TIMEOUT_MS, `about container ${JSON.stringify(idOrName)}`) };

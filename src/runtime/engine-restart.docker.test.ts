@@ -3,7 +3,7 @@
 // stops answering. The Run ends as unavailable, saying so, and nothing it left is harvested.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,8 +19,23 @@ function startDaemon(): ChildProcess {
   // host's docker0 bridge, which the host's own daemon needs for every container on the default bridge.
   const child = spawn(
     "unshare",
-    ["--net", "dockerd", "--data-root", join(root, "data"), "--exec-root", join(root, "exec"), "--pidfile", join(root, "pid"), "-H", `unix://${socket}`,
-      "--bridge=none", "--iptables=false", "--ip-masq=false", "--shutdown-timeout", "2"],
+    [
+      "--net",
+      "dockerd",
+      "--data-root",
+      join(root, "data"),
+      "--exec-root",
+      join(root, "exec"),
+      "--pidfile",
+      join(root, "pid"),
+      "-H",
+      `unix://${socket}`,
+      "--bridge=none",
+      "--iptables=false",
+      "--ip-masq=false",
+      "--shutdown-timeout",
+      "2",
+    ],
     { stdio: ["ignore", "ignore", "ignore"] },
   );
   return child;

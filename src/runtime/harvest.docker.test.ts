@@ -42,7 +42,7 @@ const listing = (dir: string) => readdirSync(dir, { recursive: true }).map(Strin
 
 describe("a harvestTo that overlaps the inputs", () => {
   // A link to the inputs, or to the directory that holds them, made beside them.
-  const alias = (inputs: string, target: string): string => {
+  const alias = (_inputs: string, target: string): string => {
     const link = fresh("alias");
     symlinkSync(target, link);
     return link;
@@ -99,9 +99,15 @@ describe("a writable work/ of a large checkout", () => {
     const inputs = fresh("checkout");
     const FILES = 100_000;
     // Made by the shell in one process: a hundred thousand writeFileSync calls take far longer.
-    execFileSync("sh", ["-c", `for d in $(seq 0 ${FILES / 1000 - 1}); do mkdir -p pkg$d; (cd pkg$d && for f in $(seq 0 999); do printf 'package %s file %s\\nsecond line\\n' $d $f > f$f.txt; done); done`], {
-      cwd: (mkdirSync(inputs, { recursive: true }), inputs),
-    });
+    mkdirSync(inputs, { recursive: true });
+    execFileSync(
+      "sh",
+      [
+        "-c",
+        `for d in $(seq 0 ${FILES / 1000 - 1}); do mkdir -p pkg$d; (cd pkg$d && for f in $(seq 0 999); do printf 'package %s file %s\\nsecond line\\n' $d $f > f$f.txt; done); done`,
+      ],
+      { cwd: inputs },
+    );
     const script = [
       "printf 'package 7 file 7\\nsecond line, edited\\n' > pkg7/f7.txt",
       "printf 'a new file\\n' > pkg9/new.txt",

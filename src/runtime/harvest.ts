@@ -16,7 +16,12 @@ export type HarvestStep = {
   readonly masker: Masker;
 };
 
-export async function harvestRun<R extends ReaderVerdict>(outcome: Outcome<R>, directory: RunDirectory, destination: string, step: HarvestStep): Promise<Outcome<R>> {
+export async function harvestRun<R extends ReaderVerdict>(
+  outcome: Outcome<R>,
+  directory: RunDirectory,
+  destination: string,
+  step: HarvestStep,
+): Promise<Outcome<R>> {
   const { stop, masker } = step;
   if (outcome.reason !== "completed") return outcome;
   const harvested = await copyBack(directory, destination, step).catch(

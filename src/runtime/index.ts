@@ -17,7 +17,18 @@ export type { WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { SweptSessionStore } from "../staging/index.js";
 export type { AgentContainer, ComposedCommand, ContainerLimits, StagingDeclaration } from "../container/index.js";
-export type { ContainerMount, Engine, EngineComponent, EngineFacts, EngineRuntime, ImageFacts, ListedNetwork, ListedVolume, MemoryVolumeSpec, NetworkSpec } from "../engine/index.js";
+export type {
+  ContainerMount,
+  Engine,
+  EngineComponent,
+  EngineFacts,
+  EngineRuntime,
+  ImageFacts,
+  ListedNetwork,
+  ListedVolume,
+  MemoryVolumeSpec,
+  NetworkSpec,
+} from "../engine/index.js";
 export type { EngineConnection, EngineFailure, EngineReport, ImageReport, MountsReport } from "./engine-facts.js";
 export type { StagingProbe, StagingProbeFailure, StagingProbeOptions } from "./staging-probe.js";
 export type { RunInputs, SecretFile } from "../staging/index.js";
@@ -63,7 +74,17 @@ export { refusedOutcome } from "./end-reason.js";
 export { containerMounts, inspectEngine, inspectImage } from "./engine-facts.js";
 export { PREFLIGHT_OWNER, probeStagingDirectory } from "./staging-probe.js";
 export { describeValue, EarlyEnd, RunRequestError } from "./usage.js";
-export { AgentContainerError, DEFAULT_AGENT_WORKDIR, DEFAULT_KEPT_RUN_RETENTION_DAYS, DEFAULT_SESSION_RETENTION_DAYS, MAX_RETENTION_DAYS, ExtraArgsError, OWNER_LABEL, RUN_LABEL, SUPPORTED_EXTRA_FLAGS } from "../container/index.js";
+export {
+  AgentContainerError,
+  DEFAULT_AGENT_WORKDIR,
+  DEFAULT_KEPT_RUN_RETENTION_DAYS,
+  DEFAULT_SESSION_RETENTION_DAYS,
+  MAX_RETENTION_DAYS,
+  ExtraArgsError,
+  OWNER_LABEL,
+  RUN_LABEL,
+  SUPPORTED_EXTRA_FLAGS,
+} from "../container/index.js";
 export { costOf, END_REASONS, HARVEST_REFUSAL_REASONS, jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES, PRICES_AS_OF, priceOf } from "../plan/index.js";
 export type { Price, PricedCli, TokenCounts } from "../plan/index.js";
 export { createMasker, REDACTED } from "../redact/index.js";

@@ -17,11 +17,23 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const MiB = 1024 * 1024;
 let made = 0;
 
-function runtimeFor(script: string, keepRuns = false, more: { readonly writableWork?: boolean; readonly runtimeDir?: string; readonly sessionId?: string } = {}) {
+function runtimeFor(
+  script: string,
+  keepRuns = false,
+  more: { readonly writableWork?: boolean; readonly runtimeDir?: string; readonly sessionId?: string } = {},
+) {
   const runtimeDir = more.runtimeDir ?? join(scratch, `runs-${made++}`);
   const runtime = createAgentContainerRuntime({
-    container: { image: TEST_IMAGE, logger: capturingLogger().logger, staging: { runtimeDir, keepRuns, writableBytes: 8 * MiB, ...(more.writableWork === true ? { writableWork: true } : {}) } },
-    run: () => ({ args: ["sh", "-c", script], stdin: "", outcome: async (stdout) => ({ ...(await collectStdout(stdout)), ...(more.sessionId === undefined ? {} : { sessionId: more.sessionId }) }) }),
+    container: {
+      image: TEST_IMAGE,
+      logger: capturingLogger().logger,
+      staging: { runtimeDir, keepRuns, writableBytes: 8 * MiB, ...(more.writableWork === true ? { writableWork: true } : {}) },
+    },
+    run: () => ({
+      args: ["sh", "-c", script],
+      stdin: "",
+      outcome: async (stdout) => ({ ...(await collectStdout(stdout)), ...(more.sessionId === undefined ? {} : { sessionId: more.sessionId }) }),
+    }),
     writeBound: "volume",
   });
   return { runtime, runtimeDir };
@@ -52,7 +64,10 @@ describe("out/ as a volume of the Run's own", () => {
   }, 60_000);
 
   it("harvests what the agent wrote within the bound, and a kept record keeps it on disk", async () => {
-    const { runtime } = runtimeFor("mkdir out/notes && echo 42 > out/answer.txt && echo a > out/notes/a.md && head -c 1048576 /dev/zero > out/one-mib.bin", true);
+    const { runtime } = runtimeFor(
+      "mkdir out/notes && echo 42 > out/answer.txt && echo a > out/notes/a.md && head -c 1048576 /dev/zero > out/one-mib.bin",
+      true,
+    );
     const harvestTo = join(scratch, "harvest");
     const outcome = await runtime.run({ text: "" }, { harvestTo });
     expect(outcome).toMatchObject({ ok: true, reason: "completed", harvest: { ok: true, files: 3, directories: 1, bytes: 3 + 2 + MiB } });
@@ -82,11 +97,19 @@ describe("out/ as a volume of the Run's own", () => {
   }, 60_000);
 
   it("gives a writable-work Run's change set: what it edited, added and deleted within the bound", async () => {
-    const { runtime, runtimeDir } = runtimeFor("echo edited >> a.txt && rm b.txt && echo new > d.txt && echo 42 > out/answer && head -c 1048576 /dev/zero > one-mib.bin", false, { writableWork: true });
+    const { runtime, runtimeDir } = runtimeFor(
+      "echo edited >> a.txt && rm b.txt && echo new > d.txt && echo 42 > out/answer && head -c 1048576 /dev/zero > one-mib.bin",
+      false,
+      { writableWork: true },
+    );
     const harvestTo = join(scratch, "work-harvest");
     const outcome = await runtime.run({ text: "" }, { inputs: inputs(), harvestTo });
     expect(outcome.error).toBeUndefined();
-    expect(outcome).toMatchObject({ ok: true, reason: "completed", harvest: { ok: true, changes: { added: ["d.txt", "one-mib.bin"], changed: ["a.txt"], deleted: ["b.txt"], outFiles: 1 } } });
+    expect(outcome).toMatchObject({
+      ok: true,
+      reason: "completed",
+      harvest: { ok: true, changes: { added: ["d.txt", "one-mib.bin"], changed: ["a.txt"], deleted: ["b.txt"], outFiles: 1 } },
+    });
     expect(readFileSync(join(harvestTo, "files", "a.txt"), "utf8")).toBe("one\nedited\n");
     expect(readFileSync(join(harvestTo, "changes.patch"), "utf8")).toContain("+edited");
     expect(readFileSync(join(harvestTo, "out", "answer"), "utf8")).toBe("42\n");

@@ -10,7 +10,15 @@ import { pino } from "pino";
 import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
-import { AgentContainerError, createAgentContainerRuntime, outHolderName, outVolumeName, runVolumeName, volumeHolderName, type RunPlanFunction } from "../index.js";
+import {
+  AgentContainerError,
+  createAgentContainerRuntime,
+  outHolderName,
+  outVolumeName,
+  runVolumeName,
+  volumeHolderName,
+  type RunPlanFunction,
+} from "../index.js";
 import { sessionStorePath } from "../staging/index.js";
 
 const silent = pino({ level: "silent" });
@@ -19,7 +27,13 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const plan: RunPlanFunction = () => ({ args: ["agent"], stdin: "", outcome: async () => ({ ok: true }) });
 let made = 0;
 
-type Entry = { readonly name: string; readonly type?: "file" | "directory" | "symlink" | "fifo"; readonly content?: string; readonly size?: number; readonly linkname?: string };
+type Entry = {
+  readonly name: string;
+  readonly type?: "file" | "directory" | "symlink" | "fifo";
+  readonly content?: string;
+  readonly size?: number;
+  readonly linkname?: string;
+};
 
 /** The archive the engine answers for the holder's /out (or /work, /session): its root directory, then `entries`. */
 async function archiveOf(entries: readonly Entry[], root = "out"): Promise<Buffer> {
@@ -31,7 +45,12 @@ async function archiveOf(entries: readonly Entry[], root = "out"): Promise<Buffe
   for (const entry of [{ name: `${root}/`, type: "directory" as const }, ...entries]) {
     await new Promise<void>((resolve, reject) =>
       pack.entry(
-        { name: entry.name, type: entry.type ?? "file", mode: entry.type === "directory" ? 0o755 : 0o644, ...(entry.linkname === undefined ? {} : { linkname: entry.linkname }) },
+        {
+          name: entry.name,
+          type: entry.type ?? "file",
+          mode: entry.type === "directory" ? 0o755 : 0o644,
+          ...(entry.linkname === undefined ? {} : { linkname: entry.linkname }),
+        },
         entry.type === undefined || entry.type === "file" ? (entry.content ?? "") : "",
         (error) => (error ? reject(error) : resolve()),
       ),
@@ -53,13 +72,22 @@ function setUp(entries: readonly Entry[], writableBytes = 1024 * 1024) {
   );
   const runtimeDir = join(root, `staging-${made}`);
   const harvestTo = join(root, `harvest-${made++}`);
-  const runtime = createAgentContainerRuntime({ container: { image: "agent:1", logger: silent, staging: { runtimeDir, writableBytes } }, run: plan, engine, writeBound: "volume" });
+  const runtime = createAgentContainerRuntime({
+    container: { image: "agent:1", logger: silent, staging: { runtimeDir, writableBytes } },
+    run: plan,
+    engine,
+    writeBound: "volume",
+  });
   return { engine, runtime, specs, harvestTo };
 }
 
 describe("out/ bounded by a volume of the Run's own", () => {
   it("mounts the volume where out/ is, copies what it held back for the Harvest, and leaves no volume or holder", async () => {
-    const { engine, runtime, specs, harvestTo } = setUp([{ name: "out/answer.txt", content: "42\n" }, { name: "out/notes/", type: "directory" }, { name: "out/notes/a.md", content: "# a\n" }]);
+    const { engine, runtime, specs, harvestTo } = setUp([
+      { name: "out/answer.txt", content: "42\n" },
+      { name: "out/notes/", type: "directory" },
+      { name: "out/notes/a.md", content: "# a\n" },
+    ]);
     const outcome = await runtime.run({ text: "hi" }, { harvestTo });
     expect(outcome.error).toBeUndefined();
     expect(outcome).toMatchObject({ ok: true, reason: "completed", harvest: { ok: true, files: 2, directories: 1 } });
@@ -73,7 +101,11 @@ describe("out/ bounded by a volume of the Run's own", () => {
     const agentMounts = specs[1]?.mounts ?? [];
     expect(agentMounts.filter((m) => m.Target === "/work/out")).toEqual([{ Type: "volume", Source: volume, Target: "/work/out", ReadOnly: false }]);
     expect(agentMounts.filter((m) => m.Type === "bind").map((m) => m.Target)).toEqual(["/work"]);
-    expect(engine.calls.filter((call) => /^(createVolume|getArchive|removeVolume)/.test(call))).toEqual([`createVolume ${volume}`, `getArchive ${outHolderName(runId)} /out`, `removeVolume ${volume}`]);
+    expect(engine.calls.filter((call) => /^(createVolume|getArchive|removeVolume)/.test(call))).toEqual([
+      `createVolume ${volume}`,
+      `getArchive ${outHolderName(runId)} /out`,
+      `removeVolume ${volume}`,
+    ]);
     expect(engine.existing()).toEqual([]);
     expect([...engine.volumes().keys()]).toEqual([]);
   });
@@ -99,14 +131,22 @@ describe("out/ bounded by a volume of the Run's own", () => {
   });
 
   it("refuses a link in out/ as the Harvest does, copying nothing", async () => {
-    const { runtime, harvestTo } = setUp([{ name: "out/a.txt", content: "a" }, { name: "out/passwd", type: "symlink", linkname: "/etc/passwd" }]);
+    const { runtime, harvestTo } = setUp([
+      { name: "out/a.txt", content: "a" },
+      { name: "out/passwd", type: "symlink", linkname: "/etc/passwd" },
+    ]);
     const outcome = await runtime.run({ text: "hi" }, { harvestTo });
     expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"out/passwd"' } } });
   });
 
   it("ends the Run unavailable, leaving nothing, when the engine refuses the volume", async () => {
     const engine = createFakeEngine({}, { fail: { createVolume: { statusCode: 500, message: "no tmpfs here" } } });
-    const runtime = createAgentContainerRuntime({ container: { image: "agent:1", logger: silent, staging: { runtimeDir: join(root, "refused") } }, run: plan, engine, writeBound: "volume" });
+    const runtime = createAgentContainerRuntime({
+      container: { image: "agent:1", logger: silent, staging: { runtimeDir: join(root, "refused") } },
+      run: plan,
+      engine,
+      writeBound: "volume",
+    });
     const outcome = await runtime.run({ text: "hi" });
     expect(outcome).toMatchObject({ ok: false, reason: "unavailable", error: "the Run's out/ volume could not be made: no tmpfs here" });
     expect(engine.existing()).toEqual([]);
@@ -125,7 +165,13 @@ describe("out/ bounded by a volume of the Run's own", () => {
 
   it("sweeps a dead Run's work/ and session volumes too, by their names", async () => {
     const { engine, runtime } = setUp([]);
-    const labels = (runId: string, kind: string) => ({ "agentcage.owner": "agentcage", "agentcage.run": runId, "agentcage.session": "another", "agentcage.deadline": "1", "agentcage.volume": kind });
+    const labels = (runId: string, kind: string) => ({
+      "agentcage.owner": "agentcage",
+      "agentcage.run": runId,
+      "agentcage.session": "another",
+      "agentcage.deadline": "1",
+      "agentcage.volume": kind,
+    });
     const work = runVolumeName("work", "0123456789abcdef");
     const session = runVolumeName("session", "0123456789abcdef");
     await engine.createVolume({ name: work, bytes: 4096, inodes: 8, mode: "0755", labels: labels("0123456789abcdef", "work") });
@@ -138,7 +184,9 @@ describe("out/ bounded by a volume of the Run's own", () => {
 
   it("refuses a writeBound it does not know, quoting it", () => {
     expect(() => createAgentContainerRuntime({ container: { image: "agent:1" }, run: plan, writeBound: "disk" as "volume" })).toThrow(AgentContainerError);
-    expect(() => createAgentContainerRuntime({ container: { image: "agent:1" }, run: plan, writeBound: "disk" as "volume" })).toThrow(/writeBound "disk" is not one of mount, volume/);
+    expect(() => createAgentContainerRuntime({ container: { image: "agent:1" }, run: plan, writeBound: "disk" as "volume" })).toThrow(
+      /writeBound "disk" is not one of mount, volume/,
+    );
   });
 });
 
@@ -150,7 +198,13 @@ async function entriesOf(bytes: Buffer): Promise<Array<{ name: string; type: str
     for await (const entry of extract) {
       const chunks: Buffer[] = [];
       for await (const chunk of entry) chunks.push(chunk as Buffer);
-      found.push({ name: entry.header.name, type: entry.header.type ?? "file", uid: entry.header.uid ?? 0, mode: entry.header.mode ?? 0, content: Buffer.concat(chunks).toString() });
+      found.push({
+        name: entry.header.name,
+        type: entry.header.type ?? "file",
+        uid: entry.header.uid ?? 0,
+        mode: entry.header.mode ?? 0,
+        content: Buffer.concat(chunks).toString(),
+      });
     }
   })();
   extract.end(bytes);
@@ -158,7 +212,11 @@ async function entriesOf(bytes: Buffer): Promise<Array<{ name: string; type: str
   return found;
 }
 
-function setUpVolumes(answers: Readonly<Record<string, readonly Entry[]>>, staging: Record<string, unknown> = {}, outcome: () => Promise<{ ok: true; sessionId?: string }> = async () => ({ ok: true })) {
+function setUpVolumes(
+  answers: Readonly<Record<string, readonly Entry[]>>,
+  staging: Record<string, unknown> = {},
+  outcome: () => Promise<{ ok: true; sessionId?: string }> = async () => ({ ok: true }),
+) {
   const specs: Array<{ name: string; mounts: readonly { Type: string; Source: string; Target: string }[] }> = [];
   const engine = createFakeEngine(
     (spec) => {
@@ -182,12 +240,25 @@ const INPUTS = { files: { "a.txt": "one\n", "b.txt": "two\n" } };
 
 describe("a writable work/ bounded by a volume of the Run's own", () => {
   it("puts the staged inputs in the volume as the agent's, mounts it at work/, and copies it back for the change set", async () => {
-    const { engine, runtime, specs, harvestTo, runtimeDir } = setUpVolumes({
-      "/work": [{ name: "work/a.txt", content: "one\nedited\n" }, { name: "work/b.txt", content: "two\n" }, { name: "work/c.txt", content: "new\n" }, { name: "work/out/", type: "directory" }, { name: "work/out/answer", content: "42\n" }],
-    }, { writableWork: true });
+    const { engine, runtime, specs, harvestTo, runtimeDir } = setUpVolumes(
+      {
+        "/work": [
+          { name: "work/a.txt", content: "one\nedited\n" },
+          { name: "work/b.txt", content: "two\n" },
+          { name: "work/c.txt", content: "new\n" },
+          { name: "work/out/", type: "directory" },
+          { name: "work/out/answer", content: "42\n" },
+        ],
+      },
+      { writableWork: true },
+    );
     const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
     expect(outcome.error).toBeUndefined();
-    expect(outcome).toMatchObject({ ok: true, reason: "completed", harvest: { ok: true, changes: { added: ["c.txt"], changed: ["a.txt"], deleted: [], outFiles: 1 } } });
+    expect(outcome).toMatchObject({
+      ok: true,
+      reason: "completed",
+      harvest: { ok: true, changes: { added: ["c.txt"], changed: ["a.txt"], deleted: [], outFiles: 1 } },
+    });
     expect(readFileSync(join(harvestTo, "out", "answer"), "utf8")).toBe("42\n");
     const runId = outcome.runId;
     const volume = runVolumeName("work", runId);
@@ -197,9 +268,18 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
     const agentMounts = specs[1]?.mounts ?? [];
     expect(agentMounts.filter((m) => m.Target === "/work")).toEqual([{ Type: "volume", Source: volume, Target: "/work", ReadOnly: false }]);
     expect(agentMounts.filter((m) => m.Type === "bind")).toEqual([]);
-    expect(engine.calls.filter((call) => /^(createVolume|putArchive|getArchive|removeVolume)/.test(call))).toEqual([`createVolume ${volume}`, `putArchive ${holder} /work`, `getArchive ${holder} /work`, `removeVolume ${volume}`]);
+    expect(engine.calls.filter((call) => /^(createVolume|putArchive|getArchive|removeVolume)/.test(call))).toEqual([
+      `createVolume ${volume}`,
+      `putArchive ${holder} /work`,
+      `getArchive ${holder} /work`,
+      `removeVolume ${volume}`,
+    ]);
     const put = await entriesOf(engine.archivesPut()[0]?.bytes ?? Buffer.alloc(0));
-    expect(put.map((e) => [e.name, e.type, e.uid]).sort()).toEqual([["a.txt", "file", 10002], ["b.txt", "file", 10002], ["out/", "directory", 10002]]);
+    expect(put.map((e) => [e.name, e.type, e.uid]).sort()).toEqual([
+      ["a.txt", "file", 10002],
+      ["b.txt", "file", 10002],
+      ["out/", "directory", 10002],
+    ]);
     expect(put.find((e) => e.name === "a.txt")?.content).toBe("one\n");
     expect(engine.existing()).toEqual([]);
     expect([...engine.volumes().keys()]).toEqual([]);
@@ -220,7 +300,15 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
   });
 
   it("ends a Run whose agent filled its work/ volume as write_limit, leaving nothing", async () => {
-    const { engine, runtime, harvestTo, runtimeDir } = setUpVolumes({ "/work": [{ name: "work/a.txt", content: "one\n" }, { name: "work/big", content: "x".repeat(1024 * 1024) }] }, { writableWork: true });
+    const { engine, runtime, harvestTo, runtimeDir } = setUpVolumes(
+      {
+        "/work": [
+          { name: "work/a.txt", content: "one\n" },
+          { name: "work/big", content: "x".repeat(1024 * 1024) },
+        ],
+      },
+      { writableWork: true },
+    );
     const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
     expect(outcome).toMatchObject({ ok: false, reason: "write_limit" });
     expect(outcome.error).toContain("1048576 bytes (staging.writableBytes)");
@@ -230,7 +318,15 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
   });
 
   it("refuses a link the agent made in work/ as the change set does on the root path", async () => {
-    const { engine, runtime, harvestTo } = setUpVolumes({ "/work": [{ name: "work/a.txt", content: "one\n" }, { name: "work/passwd", type: "symlink", linkname: "/etc/passwd" }] }, { writableWork: true });
+    const { engine, runtime, harvestTo } = setUpVolumes(
+      {
+        "/work": [
+          { name: "work/a.txt", content: "one\n" },
+          { name: "work/passwd", type: "symlink", linkname: "/etc/passwd" },
+        ],
+      },
+      { writableWork: true },
+    );
     const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
     expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"passwd"' } } });
     expect([...engine.volumes().keys()]).toEqual([]);
@@ -240,7 +336,16 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
     const inputs = mkdtempSync(join(root, "inputs-"));
     writeFileSync(join(inputs, "a.txt"), "one\n");
     symlinkSync("a.txt", join(inputs, "to-a"));
-    const { engine, runtime, harvestTo } = setUpVolumes({ "/work": [{ name: "work/a.txt", content: "one\n" }, { name: "work/to-a", type: "symlink", linkname: "a.txt" }, { name: "work/out/", type: "directory" }] }, { writableWork: true });
+    const { engine, runtime, harvestTo } = setUpVolumes(
+      {
+        "/work": [
+          { name: "work/a.txt", content: "one\n" },
+          { name: "work/to-a", type: "symlink", linkname: "a.txt" },
+          { name: "work/out/", type: "directory" },
+        ],
+      },
+      { writableWork: true },
+    );
     const outcome = await runtime.run({ text: "hi" }, { inputs: { directory: inputs }, harvestTo });
     expect(outcome).toMatchObject({ ok: true, harvest: { ok: true, changes: { added: [], changed: [], deleted: [] } } });
     const put = await entriesOf(engine.archivesPut()[0]?.bytes ?? Buffer.alloc(0));
@@ -248,7 +353,15 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
   });
 
   it("refuses an entry of work/ that is neither file, directory nor link, leaving work/ as staged and copying nothing", async () => {
-    const { runtime, harvestTo, runtimeDir } = setUpVolumes({ "/work": [{ name: "work/a.txt", content: "changed\n" }, { name: "work/pipe", type: "fifo" }] }, { writableWork: true, keepRuns: true });
+    const { runtime, harvestTo, runtimeDir } = setUpVolumes(
+      {
+        "/work": [
+          { name: "work/a.txt", content: "changed\n" },
+          { name: "work/pipe", type: "fifo" },
+        ],
+      },
+      { writableWork: true, keepRuns: true },
+    );
     const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
     expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "special_file", entry: '"work/pipe"' } } });
     const work = join(outcome.runDirectory as string, "work");
@@ -279,12 +392,17 @@ describe("a session store's working copy bounded by a volume of the Run's own", 
     const kept = await first.runtime.run({ text: "hi" }, { sessionStore: STORE });
     expect(kept).toMatchObject({ ok: true, session: { id: "s1", kept: true } });
     const runId = kept.runId;
-    expect(first.specs[1]?.mounts.filter((m) => m.Target === STORE.agentPath)).toEqual([{ Type: "volume", Source: runVolumeName("session", runId), Target: STORE.agentPath, ReadOnly: false }]);
+    expect(first.specs[1]?.mounts.filter((m) => m.Target === STORE.agentPath)).toEqual([
+      { Type: "volume", Source: runVolumeName("session", runId), Target: STORE.agentPath, ReadOnly: false },
+    ]);
     expect(readFileSync(join(sessionStorePath(first.runtimeDir, "claude", "s1"), "s1.jsonl"), "utf8")).toBe("turn 1\n");
     expect([...first.engine.volumes().keys()]).toEqual([]);
 
     // A second Run of the same Staging Directory resumes it: the store goes into the volume first.
-    const engine = createFakeEngine({}, { archive: (_c, path) => archiveOf(path === "/session" ? [{ name: "session/s1.jsonl", content: "turn 1\nturn 2\n" }] : [], path.slice(1)) });
+    const engine = createFakeEngine(
+      {},
+      { archive: (_c, path) => archiveOf(path === "/session" ? [{ name: "session/s1.jsonl", content: "turn 1\nturn 2\n" }] : [], path.slice(1)) },
+    );
     const sizes: unknown[] = [];
     const createVolume = engine.createVolume;
     (engine as { createVolume: typeof createVolume }).createVolume = async (spec) => {
@@ -308,7 +426,10 @@ describe("a session store's working copy bounded by a volume of the Run's own", 
   });
 
   it("keeps nothing when what the agent left there is refused", async () => {
-    const { runtime, runtimeDir } = setUpVolumes({ "/session": [{ name: "session/link", type: "symlink", linkname: "/etc/passwd" }] }, {}, async () => ({ ok: true, sessionId: "s2" }));
+    const { runtime, runtimeDir } = setUpVolumes({ "/session": [{ name: "session/link", type: "symlink", linkname: "/etc/passwd" }] }, {}, async () => ({
+      ok: true,
+      sessionId: "s2",
+    }));
     const outcome = await runtime.run({ text: "hi" }, { sessionStore: STORE });
     expect(outcome).toMatchObject({ session: { kept: false } });
     expect((outcome.session as { readonly error?: string } | undefined)?.error).toContain("symbolic link");

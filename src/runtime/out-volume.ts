@@ -107,7 +107,8 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
   const close = async (): Promise<void> => {
     await bounded(engine.remove(holder), ENGINE_CLEANUP_TIMEOUT_MS, "remove the Run's volume holder");
     let failed: unknown;
-    for (const name of made) await bounded(engine.removeVolume(name), ENGINE_CLEANUP_TIMEOUT_MS, `remove the volume ${name}`).catch((error: unknown) => (failed ??= error));
+    for (const name of made)
+      await bounded(engine.removeVolume(name), ENGINE_CLEANUP_TIMEOUT_MS, `remove the volume ${name}`).catch((error: unknown) => (failed ??= error));
     if (failed !== undefined) throw failed;
   };
   let step = "made";
@@ -149,7 +150,10 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
       const failed = new AbortController();
       const signal = AbortSignal.any([failed.signal, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), ...(request.signal === undefined ? [] : [request.signal])]);
       try {
-        await Promise.all([bounded(engine.putArchive(holder, holderPath(volume.kind), packed.archive, signal), OUT_COPY_TIMEOUT_MS, `put the Run's ${place} in its volume`), packed.done]);
+        await Promise.all([
+          bounded(engine.putArchive(holder, holderPath(volume.kind), packed.archive, signal), OUT_COPY_TIMEOUT_MS, `put the Run's ${place} in its volume`),
+          packed.done,
+        ]);
       } catch (error) {
         // A walk that failed leaves the engine a short archive: the upload is abandoned, not finished.
         failed.abort();
@@ -172,7 +176,13 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
     collect: async (kind, destination, signal, manifest) => {
       const spec = specOf(kind);
       const archive = await engine.getArchive(holder, holderPath(kind), signal);
-      const limits = { maxBytes: spec.bytes, maxEntries: spec.inodes - 1, maxDepth: kind === "session" ? MAX_SESSION_STORE_DEPTH : MAX_INPUT_DEPTH, place: PLACE[kind], links: kind === "work" };
+      const limits = {
+        maxBytes: spec.bytes,
+        maxEntries: spec.inodes - 1,
+        maxDepth: kind === "session" ? MAX_SESSION_STORE_DEPTH : MAX_INPUT_DEPTH,
+        place: PLACE[kind],
+        links: kind === "work",
+      };
       // out/ is empty on disk: copied into. A work/ or a store holds what was staged: a fresh copy replaces it whole.
       const into = destination === undefined || kind === "out" ? destination : `${destination}.volume`;
       if (into !== destination && into !== undefined) await mkdir(into, { mode: 0o755 });

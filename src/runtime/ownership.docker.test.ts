@@ -53,7 +53,9 @@ function startChild(seconds: number): Child {
 }
 
 const containersOf = (session: string): string[] =>
-  docker("ps", "--all", "--quiet", "--filter", `label=agentcage.session=${session}`).split("\n").filter((id) => id !== "");
+  docker("ps", "--all", "--quiet", "--filter", `label=agentcage.session=${session}`)
+    .split("\n")
+    .filter((id) => id !== "");
 
 async function runningContainerOf(session: string): Promise<string> {
   for (let i = 0; i < 200; i++) {

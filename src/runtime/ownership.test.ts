@@ -36,7 +36,16 @@ describe("orphanedBecause", () => {
 
   it("removes what a process on this host left once it is gone, before the deadline", () => {
     const asked: Array<[number, string]> = [];
-    const why = orphanedBecause("r1", other, context({ processAlive: (pid, start) => (asked.push([pid, start]), false) }));
+    const why = orphanedBecause(
+      "r1",
+      other,
+      context({
+        processAlive: (pid, start) => {
+          asked.push([pid, start]);
+          return false;
+        },
+      }),
+    );
     expect(why).toBe("the process that started it is gone");
     expect(asked).toEqual([[200, "6000"]]);
   });

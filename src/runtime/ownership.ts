@@ -54,9 +54,13 @@ export function ownershipLabels(o: Ownership): Record<string, string> {
 export function ownershipFromLabels(labels: Readonly<Record<string, string>>): Partial<Ownership> {
   const pick = (key: string) => labels[key];
   return Object.fromEntries(
-    Object.entries({ session: pick(SESSION_LABEL), host: pick(HOST_LABEL), pid: pick(PID_LABEL), pidStart: pick(PID_START_LABEL), deadline: pick(DEADLINE_LABEL) }).filter(
-      ([, value]) => value !== undefined,
-    ),
+    Object.entries({
+      session: pick(SESSION_LABEL),
+      host: pick(HOST_LABEL),
+      pid: pick(PID_LABEL),
+      pidStart: pick(PID_START_LABEL),
+      deadline: pick(DEADLINE_LABEL),
+    }).filter(([, value]) => value !== undefined),
   ) as Partial<Ownership>;
 }
 

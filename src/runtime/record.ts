@@ -19,7 +19,9 @@ type RecordContext = { readonly runId: string; readonly masker: Masker; readonly
 
 export async function openRecord(directory: RunDirectory, request: unknown, ctx: RecordContext): Promise<RunRecord> {
   if (request !== undefined) {
-    await writeAtomically(directory.request, `${JSON.stringify(ctx.masker.maskDeep(request), null, 2)}\n`).catch(logFailure(ctx, "request.json could not be written", "warn"));
+    await writeAtomically(directory.request, `${JSON.stringify(ctx.masker.maskDeep(request), null, 2)}\n`).catch(
+      logFailure(ctx, "request.json could not be written", "warn"),
+    );
   }
   const streams: RecordStream[] = [
     createRecordStream(directory.stdout, ctx.masker, MAX_STDOUT_BYTES),

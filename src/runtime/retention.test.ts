@@ -62,7 +62,14 @@ describe("a runtime's sweep and session stores", () => {
     const swept = await runtimeOn(createFakeEngine({}), {}, logger).sweep();
     expect(swept.removedSessionStores).toEqual([{ namespace: "claude", id: "month-old", lastUsedAt: expect.any(String) }]);
     expect(await readdir(join(runtimeDir, "sessions", "claude"))).toEqual(["week-old"]);
-    expect(lines).toContainEqual(expect.objectContaining({ msg: "sweep removed a session store past its retention", namespace: "claude", sessionId: "month-old", sessionRetentionDays: 30 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: "sweep removed a session store past its retention",
+        namespace: "claude",
+        sessionId: "month-old",
+        sessionRetentionDays: 30,
+      }),
+    );
   });
 
   it("takes its own sessionRetentionDays", async () => {
@@ -96,7 +103,10 @@ describe("a runtime's sweep and kept Run directories", () => {
     const root = join(runtimeDir, runId);
     await mkdir(join(root, "work", "out"), { recursive: true });
     const ownership = { session: "gone", host: "elsewhere", pid: "1", pidStart: "", deadline: "1" };
-    await writeFile(join(root, "run.json"), JSON.stringify({ runId, owner: "agentcage", createdAt: new Date(Date.now() - ageDays * DAY_MS).toISOString(), ownership }));
+    await writeFile(
+      join(root, "run.json"),
+      JSON.stringify({ runId, owner: "agentcage", createdAt: new Date(Date.now() - ageDays * DAY_MS).toISOString(), ownership }),
+    );
     await writeFile(join(root, "done"), "");
   }
 

@@ -120,17 +120,22 @@ describe("an encoded secret", () => {
         outcome: async (stdout) => ({ ...(await collectStdout(stdout)), ok: true }),
       }),
     });
-    const outcome = await runtime.run({ text: "" }, {
-      secretFiles: [
-        { agentPath: "/tmp/auth.json", content: AUTH },
-        { agentPath: "/tmp/credentials", content: Buffer.from(CREDENTIALS) },
-        { agentPath: "/tmp/pin", content: PIN },
-      ],
-    });
+    const outcome = await runtime.run(
+      { text: "" },
+      {
+        secretFiles: [
+          { agentPath: "/tmp/auth.json", content: AUTH },
+          { agentPath: "/tmp/credentials", content: Buffer.from(CREDENTIALS) },
+          { agentPath: "/tmp/pin", content: PIN },
+        ],
+      },
+    );
     expect(outcome.reason).toBe("completed");
     const stdout = outcome.result?.bytes.toString("utf8") ?? "";
     const record = join(runtimeDir, outcome.runId);
-    const files = readdirSync(record).filter((name) => name !== "work").map((name) => readFileSync(join(record, name), "utf8"));
+    const files = readdirSync(record)
+      .filter((name) => name !== "work")
+      .map((name) => readFileSync(join(record, name), "utf8"));
 
     // The agent had the values and printed every spelling, each masked but for its edges.
     expect(stdout.split("\n")[0]).toBe(`len:${KEY.length}`);

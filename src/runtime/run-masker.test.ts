@@ -7,7 +7,14 @@ import { REDACTED } from "../redact/index.js";
 import { runMasker, secretFileValues } from "./run-masker.js";
 
 const AUTH_JSON = `${JSON.stringify(
-  { tokens: { access_token: "eyJhbGciOi.access-0123456789", refresh_token: "rt_refresh-9876543210", account_id: "acct-5555" }, api_keys: ["openid-key-1"], auth_mode: "chatgpt", last_refresh: "2026-11-30T12:00:00.000000Z", short: "abc", count: 3 },
+  {
+    tokens: { access_token: "eyJhbGciOi.access-0123456789", refresh_token: "rt_refresh-9876543210", account_id: "acct-5555" },
+    api_keys: ["openid-key-1"],
+    auth_mode: "chatgpt",
+    last_refresh: "2026-11-30T12:00:00.000000Z",
+    short: "abc",
+    count: 3,
+  },
   null,
   2,
 )}\n`;

@@ -24,7 +24,10 @@ export function runMasker(declared: readonly string[], run: Pick<RunOptions, "en
 
 /** What of a secret file's text is masked: all of it, each non-empty line trimmed, and, when it is JSON, every string in it. */
 export function secretFileValues(text: string): string[] {
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   return [text, ...lines, ...jsonStrings(text)];
 }
 

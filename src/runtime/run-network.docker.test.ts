@@ -16,7 +16,23 @@ let hostPort = 0;
 
 beforeAll(async () => {
   // The peer: answers "peer" to every connection on 8080, on the default bridge (its own way out).
-  docker("run", "-d", "--rm", "--name", PEER, "--label", `agentcage.owner=${OWNER}-peer`, "--user", "10002:10002", "--cap-drop", "ALL", TEST_IMAGE, "sh", "-c", "while true; do echo peer | nc -l -p 8080; done");
+  docker(
+    "run",
+    "-d",
+    "--rm",
+    "--name",
+    PEER,
+    "--label",
+    `agentcage.owner=${OWNER}-peer`,
+    "--user",
+    "10002:10002",
+    "--cap-drop",
+    "ALL",
+    TEST_IMAGE,
+    "sh",
+    "-c",
+    "while true; do echo peer | nc -l -p 8080; done",
+  );
   hostService = createServer((socket) => socket.end("host\n"));
   await new Promise<void>((resolve) => hostService.listen(0, "0.0.0.0", resolve));
   hostPort = (hostService.address() as { port: number }).port;

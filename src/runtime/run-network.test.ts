@@ -13,7 +13,14 @@ const ATTACH = { container: "agentcage-egress-proxy", alias: "egress" };
 function runtimeOn(engine: Engine) {
   return createAgentContainerRuntime({
     container: { image: "fake:1", logger: silent },
-    run: (prompt) => ({ args: ["agent"], stdin: prompt.text, outcome: async (stdout) => { for await (const _ of stdout) void _; return { ok: true }; } }),
+    run: (prompt) => ({
+      args: ["agent"],
+      stdin: prompt.text,
+      outcome: async (stdout) => {
+        for await (const _ of stdout) void _;
+        return { ok: true };
+      },
+    }),
     engine,
   });
 }
@@ -78,7 +85,10 @@ describe("a Run's own network", () => {
 
   it("refuses the Run unavailable when onOpened rejects, with no container made and no network left", async () => {
     const fake = createFakeEngine({});
-    const outcome = await runtimeOn(fake).run({ text: "hi" }, { network: { kind: "internal", attach: ATTACH, onOpened: async () => Promise.reject(new Error("the egress proxy no longer knows the Run")) } });
+    const outcome = await runtimeOn(fake).run(
+      { text: "hi" },
+      { network: { kind: "internal", attach: ATTACH, onOpened: async () => Promise.reject(new Error("the egress proxy no longer knows the Run")) } },
+    );
     expect(outcome).toMatchObject({ ok: false, reason: "unavailable", error: expect.stringContaining("the egress proxy no longer knows the Run") });
     expect(fake.calls.some((c) => c.startsWith("create "))).toBe(false);
     expect([...fake.networks().keys()]).toEqual([]);
@@ -101,7 +111,17 @@ describe("a Run's own network", () => {
   });
 
   it("a network the engine refuses ends the Run unavailable, naming why, before any container", async () => {
-    const fake = createFakeEngine({}, { fail: { createNetwork: { statusCode: 500, message: "could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network" } } });
+    const fake = createFakeEngine(
+      {},
+      {
+        fail: {
+          createNetwork: {
+            statusCode: 500,
+            message: "could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network",
+          },
+        },
+      },
+    );
     const outcome = await runtimeOn(fake).run({ text: "hi" }, { network: { kind: "internal", attach: ATTACH } });
     expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
     expect(outcome.error).toContain("default-address-pools");
@@ -133,9 +153,19 @@ describe("a Run's own network", () => {
 
   it("the sweep removes the network of a Run whose process is gone, and leaves a live one", async () => {
     const fake = createFakeEngine({});
-    const labels = { "agentcage.owner": "agentcage", "agentcage.session": "other", "agentcage.host": "elsewhere", "agentcage.pid": "1", "agentcage.deadline": "1" };
+    const labels = {
+      "agentcage.owner": "agentcage",
+      "agentcage.session": "other",
+      "agentcage.host": "elsewhere",
+      "agentcage.pid": "1",
+      "agentcage.deadline": "1",
+    };
     await fake.createNetwork({ name: "agentcage-net-0123456789abcdef", internal: true, labels: { ...labels, "agentcage.run": "0123456789abcdef" } });
-    await fake.createNetwork({ name: "agentcage-net-fedcba9876543210", internal: true, labels: { ...labels, "agentcage.deadline": String(Date.now() + 3_600_000), "agentcage.run": "fedcba9876543210" } });
+    await fake.createNetwork({
+      name: "agentcage-net-fedcba9876543210",
+      internal: true,
+      labels: { ...labels, "agentcage.deadline": String(Date.now() + 3_600_000), "agentcage.run": "fedcba9876543210" },
+    });
     // The Operator's own network with the owner's label is no Run's: never swept.
     await fake.createNetwork({ name: "operators-own", internal: false, labels: { "agentcage.owner": "agentcage" } });
     const swept = await runtimeOn(fake).sweep();

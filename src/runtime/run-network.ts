@@ -47,7 +47,11 @@ export async function openRunNetwork(
   const name = runNetworkName(runId);
   let subnets: readonly string[] = [];
   try {
-    ({ subnets } = await bounded(engine.createNetwork({ name, internal: network.kind === "internal", labels: { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner } }), ENGINE_CLEANUP_TIMEOUT_MS, "create network"));
+    ({ subnets } = await bounded(
+      engine.createNetwork({ name, internal: network.kind === "internal", labels: { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner } }),
+      ENGINE_CLEANUP_TIMEOUT_MS,
+      "create network",
+    ));
   } catch (error) {
     const message = engineMessage(error);
     const pools = /available, non-overlapping|address pool/i.test(message)
@@ -67,7 +71,10 @@ export async function openRunNetwork(
   try {
     // Bounded like every engine call: a peer that hangs must not hold the Run before it starts.
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`its peer was not told of it within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`)), ENGINE_CLEANUP_TIMEOUT_MS)));
+    const late = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(() => reject(new Error(`its peer was not told of it within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`)), ENGINE_CLEANUP_TIMEOUT_MS)),
+    );
     await Promise.race([network.onOpened({ subnets }), late]).finally(() => clearTimeout(timer));
     return undefined;
   } catch (error) {

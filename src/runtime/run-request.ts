@@ -50,7 +50,15 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
       return `network ${describeValue(network)} is not { kind: "internal" | "open", attach? }; pass the kind of the Run's own network, or leave it out`;
     }
     const attach = network.attach;
-    if (attach !== undefined && (typeof attach !== "object" || attach === null || typeof attach.container !== "string" || attach.container === "" || typeof attach.alias !== "string" || !/^[a-z0-9][a-z0-9.-]*$/.test(attach.alias))) {
+    if (
+      attach !== undefined &&
+      (typeof attach !== "object" ||
+        attach === null ||
+        typeof attach.container !== "string" ||
+        attach.container === "" ||
+        typeof attach.alias !== "string" ||
+        !/^[a-z0-9][a-z0-9.-]*$/.test(attach.alias))
+    ) {
       return `network.attach ${describeValue(attach)} is not { container, alias }; name a running container and the host name the agent reaches it by, like { container: "agentcage-egress", alias: "egress" }`;
     }
   }
@@ -58,17 +66,29 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
     return `harvestTo ${JSON.stringify(options.harvestTo)} is not a string; pass an absolute directory path`;
   }
   const inputs = options.inputs as { directory?: unknown; files?: unknown; exclude?: unknown } | undefined;
-  if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || (inputs.directory !== undefined && typeof inputs.directory !== "string") || (inputs.files !== undefined && (typeof inputs.files !== "object" || inputs.files === null)))) {
+  if (
+    inputs !== undefined &&
+    (typeof inputs !== "object" ||
+      inputs === null ||
+      (inputs.directory !== undefined && typeof inputs.directory !== "string") ||
+      (inputs.files !== undefined && (typeof inputs.files !== "object" || inputs.files === null)))
+  ) {
     return "inputs is not { directory?: string, files?: { path: content }, exclude?: [glob] }; pass an absolute directory path and/or named files";
   }
   const excludeRefusal = inputs === undefined ? undefined : excludeProblem(inputs.exclude, inputs);
   if (excludeRefusal !== undefined) return excludeRefusal;
-  if (options.secretFiles !== undefined && (!Array.isArray(options.secretFiles) || !options.secretFiles.every((file) => typeof file === "object" && file !== null))) {
+  if (
+    options.secretFiles !== undefined &&
+    (!Array.isArray(options.secretFiles) || !options.secretFiles.every((file) => typeof file === "object" && file !== null))
+  ) {
     return "secretFiles is not a list of { agentPath, content }; pass one object a file";
   }
   const secretsProblem = checkRunSecrets(options);
   if (secretsProblem !== undefined) return secretsProblem;
-  if (!staged && (options.inputs !== undefined || options.harvestTo !== undefined || (options.secretFiles ?? []).length > 0 || options.sessionStore !== undefined)) {
+  if (
+    !staged &&
+    (options.inputs !== undefined || options.harvestTo !== undefined || (options.secretFiles ?? []).length > 0 || options.sessionStore !== undefined)
+  ) {
     return "inputs, harvestTo, secretFiles and sessionStore need a staged workspace; declare staging: { runtimeDir } in the Agent Container";
   }
   const store = options.sessionStore;
@@ -77,7 +97,11 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
     if (typeof store.namespace !== "string" || !SESSION_NAME.test(store.namespace)) {
       return `sessionStore.namespace ${JSON.stringify(store.namespace)} is not a plain name; use letters, digits, ".", "_" and "-", like "claude"`;
     }
-    if (typeof store.agentPath !== "string" || !isAbsolute(store.agentPath) || store.agentPath.split("/").some((part, i) => i > 0 && (part === "" || part === "." || part === ".."))) {
+    if (
+      typeof store.agentPath !== "string" ||
+      !isAbsolute(store.agentPath) ||
+      store.agentPath.split("/").some((part, i) => i > 0 && (part === "" || part === "." || part === ".."))
+    ) {
       return `sessionStore.agentPath ${JSON.stringify(store.agentPath)} is not a normalized absolute path; write where the agent keeps its sessions, like "/tmp/sessions"`;
     }
     if (store.resume !== undefined && (typeof store.resume !== "string" || !SESSION_NAME.test(store.resume))) {
@@ -115,13 +139,15 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
     if (typeof path !== "string" || !path.startsWith("/") || path.split("/").some((part, i) => i > 0 && (part === "" || part === "." || part === ".."))) {
       return `secret file path ${JSON.stringify(path)} is not a normalized absolute path; write where the agent expects the file, like "/tmp/auth.json"`;
     }
-    if (typeof file.content !== "string" && !(file.content instanceof Uint8Array)) return `secret file ${JSON.stringify(path)} has no content; pass a string or bytes`;
+    if (typeof file.content !== "string" && !(file.content instanceof Uint8Array))
+      return `secret file ${JSON.stringify(path)} has no content; pass a string or bytes`;
   }
   if (options.secrets !== undefined && (!Array.isArray(options.secrets) || !options.secrets.every((s) => typeof s === "string"))) {
     return "secrets is not a list of strings; pass the values to mask as string[]";
   }
   const shortSecret = (options.secrets ?? []).findIndex((value) => value.length > 0 && value.length < MIN_MASKED_VALUE_LENGTH);
-  if (shortSecret !== -1) return `secrets[${shortSecret}] is too short to be masked (MIN_MASKED_VALUE_LENGTH is ${MIN_MASKED_VALUE_LENGTH}); pass only values that are credentials`;
+  if (shortSecret !== -1)
+    return `secrets[${shortSecret}] is too short to be masked (MIN_MASKED_VALUE_LENGTH is ${MIN_MASKED_VALUE_LENGTH}); pass only values that are credentials`;
   return undefined;
 }
 
@@ -129,7 +155,11 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
  * Why `harvestTo` cannot take this Run's Harvest, decided before the Run starts; undefined when it
  * can. The overlaps checkRunRequest found as written are looked for again with links resolved.
  */
-export async function checkHarvestDestination(harvestTo: string, replace: boolean, around: { readonly inputsDirectory?: string; readonly runtimeDir: string }): Promise<string | undefined> {
+export async function checkHarvestDestination(
+  harvestTo: string,
+  replace: boolean,
+  around: { readonly inputsDirectory?: string; readonly runtimeDir: string },
+): Promise<string | undefined> {
   for (const [name, other, instead] of [
     ["the inputs directory", around.inputsDirectory, "harvest to a directory outside the inputs"],
     ["the Staging Directory", around.runtimeDir, "harvest to a directory outside it"],
@@ -137,11 +167,13 @@ export async function checkHarvestDestination(harvestTo: string, replace: boolea
     if (other === undefined) continue;
     const overlap = await pathsOverlap(harvestTo, other).catch((error: NodeJS.ErrnoException) => error.code ?? "unresolvable");
     if (overlap === true) return `harvestTo ${JSON.stringify(harvestTo)} overlaps ${name} ${JSON.stringify(other)} once links are resolved; ${instead}`;
-    if (typeof overlap === "string") return `harvestTo ${JSON.stringify(harvestTo)} or ${name} ${JSON.stringify(other)} cannot be resolved (${overlap}); pass paths this process can read`;
+    if (typeof overlap === "string")
+      return `harvestTo ${JSON.stringify(harvestTo)} or ${name} ${JSON.stringify(other)} cannot be resolved (${overlap}); pass paths this process can read`;
   }
   // A Harvest a crashed process left half-installed is put back first, so the check sees what the caller had.
   const recovered = await recoverHarvest(harvestTo);
-  if (!recovered.ok) return `harvestTo ${JSON.stringify(harvestTo)} holds what an interrupted Harvest left and it could not be put back (${recovered.message}); restore or remove it`;
+  if (!recovered.ok)
+    return `harvestTo ${JSON.stringify(harvestTo)} holds what an interrupted Harvest left and it could not be put back (${recovered.message}); restore or remove it`;
   let stats;
   try {
     stats = await lstat(harvestTo);

@@ -8,7 +8,17 @@ import { renderCommand, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { DEFAULT_WRITABLE_BYTES, measureTree, releaseWritable, stagingLimits, writableFull, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import {
+  DEFAULT_WRITABLE_BYTES,
+  measureTree,
+  releaseWritable,
+  stagingLimits,
+  writableFull,
+  type Manifest,
+  type RunDirectory,
+  type RunInputs,
+  type SecretFile,
+} from "../staging/index.js";
 
 const { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES, MAX_WRITABLE_ENTRIES } = stagingLimits;
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
@@ -187,7 +197,12 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
   }
 
   /** Reads one volume back (not under the Run's own stop: a Run that timed out still has its places read); a failure is an io_error refusal. */
-  async function collectVolume(volumes: RunVolumes, kind: RunVolumeKind, destination: string | undefined, manifest: Manifest | undefined): Promise<CollectedVolume> {
+  async function collectVolume(
+    volumes: RunVolumes,
+    kind: RunVolumeKind,
+    destination: string | undefined,
+    manifest: Manifest | undefined,
+  ): Promise<CollectedVolume> {
     const what = kind === "session" ? "the session store" : `${kind}/`;
     const reading = volumes.collect(kind, destination, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), manifest);
     return bounded(reading, OUT_COPY_TIMEOUT_MS, `copy back the Run's ${what}`).catch((error: unknown) => {
@@ -205,7 +220,10 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     let networkOpen = false;
     // Bounded by volumes of the Run's own: its writable place (out/, or all of work/) and its session store.
     const writableWork = container.staging?.writableWork === true;
-    const kinds: RunVolumeKind[] = directory === undefined || ctx.writeBound !== "volume" ? [] : [writableWork ? "work" : "out", ...(ctx.sessionStore === undefined ? [] : ["session" as const])];
+    const kinds: RunVolumeKind[] =
+      directory === undefined || ctx.writeBound !== "volume"
+        ? []
+        : [writableWork ? "work" : "out", ...(ctx.sessionStore === undefined ? [] : ["session" as const])];
     const volumeNames = Object.fromEntries(kinds.map((kind) => [kind, runVolumeName(kind, runId)]));
     let volumes: RunVolumes | undefined;
     if (directory !== undefined) record = await openRecord(directory, planned.plan.request, { runId, masker, logger });
@@ -242,7 +260,9 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
             labels: ownershipLabels(ctx.ownership),
             volumes: await volumeSpecs(kinds, directory),
             // It ends by itself a while after the agent's own timer would have: the sweep takes what is left.
-            holderSeconds: containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()) + Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS) / 1000),
+            holderSeconds:
+              containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()) +
+              Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS) / 1000),
             signal: runStop.signal,
           });
         } catch (error) {
@@ -276,7 +296,12 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         // whether it is full; a session store always, for keepSession.
         const wanted = ctx.harvestTo !== undefined || container.staging?.keepRuns === true;
         const place = writableWork ? "work" : "out";
-        collectedOut = await collectVolume(volumes, place, wanted ? (writableWork ? directory.work : directory.out) : undefined, writableWork ? manifest : undefined);
+        collectedOut = await collectVolume(
+          volumes,
+          place,
+          wanted ? (writableWork ? directory.work : directory.out) : undefined,
+          writableWork ? manifest : undefined,
+        );
         if (ctx.sessionStore !== undefined) collectedSession = await collectVolume(volumes, "session", directory.session, undefined);
       }
       const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
@@ -286,11 +311,17 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
       return outcome;
     } finally {
       await volumes?.close().catch((error: unknown) => {
-        logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's volumes could not be removed; sweep() will remove them");
+        logger.error(
+          { runId, err: masker.mask(error instanceof Error ? error.message : String(error)) },
+          "the Run's volumes could not be removed; sweep() will remove them",
+        );
       });
       if (networkOpen) {
         await closeRunNetwork(ctx.engine, runId).catch((error: unknown) => {
-          logger.error({ runId, err: masker.mask(error instanceof Error ? error.message : String(error)) }, "the Run's network could not be removed; sweep() will remove it");
+          logger.error(
+            { runId, err: masker.mask(error instanceof Error ? error.message : String(error)) },
+            "the Run's network could not be removed; sweep() will remove it",
+          );
         });
       }
       await record?.closeStreams();

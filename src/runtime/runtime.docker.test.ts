@@ -1,18 +1,13 @@
 // Runs against the real engine and the offline test image: what arrives, what comes back, how
 // each end of a Run is named, and that no container of a Run survives it.
 
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createAgentContainerRuntime, type AgentContainer, type ReaderVerdict, type RunPlan } from "../index.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, containersOfRun, expectOkLine, type Collected } from "../../test/support/engine.js";
 
 const quiet = capturingLogger().logger;
 
-function shRuntime<R extends ReaderVerdict>(
-  script: string,
-  outcome: RunPlan<R>["outcome"],
-  container: Partial<AgentContainer> = {},
-) {
+function shRuntime<R extends ReaderVerdict>(script: string, outcome: RunPlan<R>["outcome"], container: Partial<AgentContainer> = {}) {
   return createAgentContainerRuntime<R>({
     container: { image: TEST_IMAGE, logger: quiet, ...container },
     run: (prompt) => ({ args: ["sh", "-c", script], stdin: prompt.text, outcome }),

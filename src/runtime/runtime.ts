@@ -155,10 +155,15 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
 ): AgentContainerRuntime<R, Q> {
   if (extra.length > 0) throw new AgentContainerError(`createAgentContainerRuntime takes one argument, { container, run }; ${extra.length} more were given`);
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new AgentContainerError(`createAgentContainerRuntime's options ${describeValue(options)} is not an object; pass { container: { image }, run: (prompt) => plan }`);
+    throw new AgentContainerError(
+      `createAgentContainerRuntime's options ${describeValue(options)} is not an object; pass { container: { image }, run: (prompt) => plan }`,
+    );
   }
   const unknown = Object.keys(options).filter((key) => !RUNTIME_OPTION_NAMES.includes(key));
-  if (unknown.length > 0) throw new AgentContainerError(`createAgentContainerRuntime option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUNTIME_OPTION_NAMES.join(", ")}`);
+  if (unknown.length > 0)
+    throw new AgentContainerError(
+      `createAgentContainerRuntime option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUNTIME_OPTION_NAMES.join(", ")}`,
+    );
   if (typeof options.container !== "object" || options.container === null) {
     throw new AgentContainerError(`container ${describeValue(options.container)} is not an Agent Container; pass { image: "..." } at the least`);
   }
@@ -178,16 +183,24 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   }
   // Compose once now, with a placeholder plan, so a declaration that cannot render throws here.
   try {
-    composeRun(container, { runId: "0000000000000000", planArgs: [], deadlineSeconds: containerDeadlineSeconds((container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000) });
+    composeRun(container, {
+      runId: "0000000000000000",
+      planArgs: [],
+      deadlineSeconds: containerDeadlineSeconds((container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
+    });
   } catch (error) {
     throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
   }
 
   if (options.writeBound !== undefined && !WRITE_BOUNDS.includes(options.writeBound)) {
-    throw new AgentContainerError(`writeBound ${describeValue(options.writeBound)} is not one of ${WRITE_BOUNDS.join(", ")}; leave it out to have the runtime choose`);
+    throw new AgentContainerError(
+      `writeBound ${describeValue(options.writeBound)} is not one of ${WRITE_BOUNDS.join(", ")}; leave it out to have the runtime choose`,
+    );
   }
   if (options.writeBound === "mount" && !canBoundWrites()) {
-    throw new AgentContainerError('writeBound "mount" needs this process to mount a tmpfs (root on the engine\'s host, allowed to mount), and it cannot; pass "volume", or leave it out');
+    throw new AgentContainerError(
+      'writeBound "mount" needs this process to mount a tmpfs (root on the engine\'s host, allowed to mount), and it cannot; pass "volume", or leave it out',
+    );
   }
   const writeBound: WriteBound = options.writeBound ?? (canBoundWrites() ? "mount" : "volume");
   const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
@@ -297,10 +310,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   };
 
   function log(outcome: Outcome<R>): Outcome<R> {
-    logger.info(
-      { runId: outcome.runId, reason: outcome.reason, ok: outcome.ok, exit: outcome.exit, durationMs: outcome.durationMs },
-      "run ended",
-    );
+    logger.info({ runId: outcome.runId, reason: outcome.reason, ok: outcome.ok, exit: outcome.exit, durationMs: outcome.durationMs }, "run ended");
     return outcome;
   }
 

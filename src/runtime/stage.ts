@@ -5,7 +5,18 @@
 import { resolveAgentUser, DEFAULT_OWNER, type ValidatedContainer } from "../container/index.js";
 import type { EndReason } from "../plan/index.js";
 import { rm } from "node:fs/promises";
-import { DEFAULT_WRITABLE_BYTES, unmountUnder, openSessionStore, prepareRunDirectory, StagingError, takeManifest, type Manifest, type RunDirectory, type RunInputs, type SecretFile } from "../staging/index.js";
+import {
+  DEFAULT_WRITABLE_BYTES,
+  unmountUnder,
+  openSessionStore,
+  prepareRunDirectory,
+  StagingError,
+  takeManifest,
+  type Manifest,
+  type RunDirectory,
+  type RunInputs,
+  type SecretFile,
+} from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 import type { Ownership } from "./ownership.js";
 import type { SessionStoreOptions } from "./runtime.js";
@@ -55,7 +66,14 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
     try {
       const store = request.sessionStore;
       if (store !== undefined) {
-        const refusal = await openSessionStore(directory, staging.runtimeDir, store.namespace, store.resume, resolveAgentUser(container.user), request.boundByMount);
+        const refusal = await openSessionStore(
+          directory,
+          staging.runtimeDir,
+          store.namespace,
+          store.resume,
+          resolveAgentUser(container.user),
+          request.boundByMount,
+        );
         if (refusal !== undefined) {
           await unmountUnder(directory.root);
           await rm(directory.root, { recursive: true, force: true });

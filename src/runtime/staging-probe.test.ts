@@ -56,9 +56,19 @@ describe("probeStagingDirectory", () => {
       "not_on_engine",
       /^the engine's host has no directory ".*\.probe-\w+": .*bind source path does not exist/,
     ],
-    ["the bound directory lacks the file", { stderr: ["cat: can't open '/probe/nonce': No such file or directory\n"], exitCode: 1 }, "other_directory", /without the probe file in it/],
+    [
+      "the bound directory lacks the file",
+      { stderr: ["cat: can't open '/probe/nonce': No such file or directory\n"], exitCode: 1 },
+      "other_directory",
+      /without the probe file in it/,
+    ],
     ["the bound file holds something else", { stdout: ["f00d"] }, "other_directory", /holding another file: the probe container printed "f00d", not the nonce/],
-    ["the container may not read it", { stderr: ["cat: /probe/nonce: Permission denied\n"], exitCode: 1 }, "unreadable", /could not read the file it was given: "cat: \/probe\/nonce: Permission denied"/],
+    [
+      "the container may not read it",
+      { stderr: ["cat: /probe/nonce: Permission denied\n"], exitCode: 1 },
+      "unreadable",
+      /could not read the file it was given: "cat: \/probe\/nonce: Permission denied"/,
+    ],
     ["the image is missing", { fail: { create: { statusCode: 404, message: "No such image: agent:1" } } }, "unavailable", /is not on this engine/],
   ])("fails when %s", async (_, script, failure, error) => {
     const runtimeDir = await scratch();
@@ -78,12 +88,20 @@ describe("probeStagingDirectory", () => {
     await writeFile(file, "");
     const engine = createFakeEngine(honest);
     const probe = await probeStagingDirectory({ runtimeDir: join(file, "staging"), image: "agent:1", engine });
-    expect(probe).toMatchObject({ ok: false, failure: "unwritable", error: `this process cannot create a directory in ${JSON.stringify(join(file, "staging"))} (ENOTDIR)` });
+    expect(probe).toMatchObject({
+      ok: false,
+      failure: "unwritable",
+      error: `this process cannot create a directory in ${JSON.stringify(join(file, "staging"))} (ENOTDIR)`,
+    });
     expect(engine.calls).toEqual([]);
   });
 
   it.each<[string, unknown, RegExp]>([
-    ["a relative runtimeDir", { runtimeDir: "staging", image: "agent:1" }, /^runtimeDir "staging" is not an absolute path; write the Staging Directory as this process sees it/],
+    [
+      "a relative runtimeDir",
+      { runtimeDir: "staging", image: "agent:1" },
+      /^runtimeDir "staging" is not an absolute path; write the Staging Directory as this process sees it/,
+    ],
     ["an empty image", { runtimeDir: "/srv/x", image: "" }, /^image "" is not an image reference/],
     ["an unknown option", { runtimeDir: "/srv/x", image: "agent:1", dir: "/x" }, /^probeStagingDirectory option "dir" is not one it knows/],
     ["both engine and docker", { runtimeDir: "/srv/x", image: "agent:1", engine: createFakeEngine(), docker: {} }, /given both engine and docker/],

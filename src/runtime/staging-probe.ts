@@ -49,15 +49,23 @@ const OPTION_NAMES = ["docker", "engine", "runtimeDir", "image", "timeoutSeconds
 export async function probeStagingDirectory(options: StagingProbeOptions, ...extra: never[]): Promise<StagingProbe> {
   const startedAt = performance.now();
   if (extra.length > 0) throw new RunRequestError(`probeStagingDirectory takes one argument, { runtimeDir, image }; ${extra.length} more were given`);
-  if (typeof options !== "object" || options === null) throw new RunRequestError(`probeStagingDirectory's options ${describeValue(options)} is not an object; pass { runtimeDir, image }`);
+  if (typeof options !== "object" || options === null)
+    throw new RunRequestError(`probeStagingDirectory's options ${describeValue(options)} is not an object; pass { runtimeDir, image }`);
   const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key));
-  if (unknown.length > 0) throw new RunRequestError(`probeStagingDirectory option ${JSON.stringify(unknown[0])} is not one it knows; use ${OPTION_NAMES.join(", ")}`);
+  if (unknown.length > 0)
+    throw new RunRequestError(`probeStagingDirectory option ${JSON.stringify(unknown[0])} is not one it knows; use ${OPTION_NAMES.join(", ")}`);
   const { runtimeDir, image } = options;
   if (typeof runtimeDir !== "string" || !posix.isAbsolute(runtimeDir)) {
-    throw new RunRequestError(`runtimeDir ${describeValue(runtimeDir)} is not an absolute path; write the Staging Directory as this process sees it, starting with "/"`);
+    throw new RunRequestError(
+      `runtimeDir ${describeValue(runtimeDir)} is not an absolute path; write the Staging Directory as this process sees it, starting with "/"`,
+    );
   }
-  if (typeof image !== "string" || image.trim() === "") throw new RunRequestError(`image ${describeValue(image)} is not an image reference; write one such as "agentcage-agent:latest"`);
-  const engine = engineOf("probeStagingDirectory", { ...(options.docker === undefined ? {} : { docker: options.docker }), ...(options.engine === undefined ? {} : { engine: options.engine }) });
+  if (typeof image !== "string" || image.trim() === "")
+    throw new RunRequestError(`image ${describeValue(image)} is not an image reference; write one such as "agentcage-agent:latest"`);
+  const engine = engineOf("probeStagingDirectory", {
+    ...(options.docker === undefined ? {} : { docker: options.docker }),
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
+  });
   const elapsed = (): number => Math.round(performance.now() - startedAt);
   const failed = (failure: StagingProbeFailure, error: string): StagingProbe => ({ ok: false, runtimeDir, failure, error, durationMs: elapsed() });
 
@@ -98,14 +106,23 @@ export async function probeStagingDirectory(options: StagingProbeOptions, ...ext
     if (outcome.ok) return { ok: true, runtimeDir, durationMs: elapsed() };
     const error = outcome.error ?? outcome.reason;
     // Docker: "bind source path does not exist: <dir>"; podman: "statfs <dir>: no such file or directory".
-    if (outcome.reason === "unavailable" && (error.includes("bind source path does not exist") || (error.includes(probeDir) && /no such file or directory/i.test(error)))) {
+    if (
+      outcome.reason === "unavailable" &&
+      (error.includes("bind source path does not exist") || (error.includes(probeDir) && /no such file or directory/i.test(error)))
+    ) {
       return failed("not_on_engine", `the engine's host has no directory ${JSON.stringify(probeDir)}: ${error}`);
     }
     if (outcome.reason === "failed") {
       const said = outcome.stderr.trim();
-      if (/no such file/i.test(said)) return failed("other_directory", `the engine mounted a directory at ${JSON.stringify(probeDir)} without the probe file in it (${JSON.stringify(said)})`);
-      if (/permission denied|operation not permitted/i.test(said)) return failed("unreadable", `the probe container could not read the file it was given: ${JSON.stringify(said)}`);
-      if (outcome.exit?.code === 0) return failed("other_directory", `the engine mounted a directory at ${JSON.stringify(probeDir)} holding another file: ${error}`);
+      if (/no such file/i.test(said))
+        return failed(
+          "other_directory",
+          `the engine mounted a directory at ${JSON.stringify(probeDir)} without the probe file in it (${JSON.stringify(said)})`,
+        );
+      if (/permission denied|operation not permitted/i.test(said))
+        return failed("unreadable", `the probe container could not read the file it was given: ${JSON.stringify(said)}`);
+      if (outcome.exit?.code === 0)
+        return failed("other_directory", `the engine mounted a directory at ${JSON.stringify(probeDir)} holding another file: ${error}`);
     }
     return failed("unavailable", error);
   } finally {
@@ -119,7 +136,10 @@ async function readNonce(stdout: AsyncIterable<Uint8Array>, nonce: string): Prom
     if (text.length < PREFLIGHT_OUTPUT_BYTES) text += Buffer.from(chunk).toString("utf8");
   }
   if (text === nonce) return { ok: true };
-  return { ok: false, error: text === "" ? "the probe container printed nothing" : `the probe container printed ${JSON.stringify(text.slice(0, 64))}, not the nonce it was given` };
+  return {
+    ok: false,
+    error: text === "" ? "the probe container printed nothing" : `the probe container printed ${JSON.stringify(text.slice(0, 64))}, not the nonce it was given`,
+  };
 }
 
 function codeOf(error: unknown): string {

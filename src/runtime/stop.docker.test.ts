@@ -53,7 +53,10 @@ describe("a Run the runtime ends early", () => {
 
   it("ends a Run cancelled mid-way as cancelled", async () => {
     const controller = new AbortController();
-    const runtime = shRuntime("echo up; sleep 30", afterFirstLine(() => controller.abort()));
+    const runtime = shRuntime(
+      "echo up; sleep 30",
+      afterFirstLine(() => controller.abort()),
+    );
     const outcome = await runtime.run({ text: "" }, { signal: controller.signal });
     expect(outcome).toMatchObject({ ok: false, reason: "cancelled", exit: { signal: "SIGTERM" } });
     expect(outcome.durationMs).toBeLessThan(10_000);
@@ -132,10 +135,14 @@ describe("a Run the runtime ends early", () => {
 
   it("drains stdout to its end when the reader stops early, so the agent is never blocked", async () => {
     // 8 MiB is far past any pipe buffer: an undrained agent would hang until the timeout.
-    const outcome = await shRuntime("echo first; head -c 8388608 /dev/zero; echo; echo ok", async (stdout) => {
-      for await (const _chunk of stdout) break;
-      return { ok: true };
-    }, { timeoutSeconds: 20 }).run({ text: "" });
+    const outcome = await shRuntime(
+      "echo first; head -c 8388608 /dev/zero; echo; echo ok",
+      async (stdout) => {
+        for await (const _chunk of stdout) break;
+        return { ok: true };
+      },
+      { timeoutSeconds: 20 },
+    ).run({ text: "" });
     expect(outcome).toMatchObject({ ok: true, reason: "completed", exit: { code: 0 } });
     expect(outcome.stdoutBytes).toBe(6 + 8388608 + 1 + 3);
   });

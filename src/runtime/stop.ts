@@ -54,7 +54,8 @@ export function createRunStop(options: { readonly timeoutMs: number; readonly si
     if (now || c.graceMs === 0) {
       clearTimeout(graceTimer);
       stopping = true;
-      return c.kill("SIGKILL");
+      c.kill("SIGKILL");
+      return;
     }
     if (stopping) return;
     stopping = true;

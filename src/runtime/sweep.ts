@@ -5,7 +5,14 @@
 // what is orphaned. A live Run of a live process is never touched, nor a store a Run is resuming.
 
 import type { Logger } from "pino";
-import { DAY_MS, DEFAULT_KEPT_RUN_RETENTION_DAYS, DEFAULT_SESSION_RETENTION_DAYS, OWNER_LABEL, RUN_LABEL, type ValidatedContainer } from "../container/index.js";
+import {
+  DAY_MS,
+  DEFAULT_KEPT_RUN_RETENTION_DAYS,
+  DEFAULT_SESSION_RETENTION_DAYS,
+  OWNER_LABEL,
+  RUN_LABEL,
+  type ValidatedContainer,
+} from "../container/index.js";
 import { engineMessage, type Engine } from "../engine/index.js";
 import type { Masker } from "../redact/index.js";
 import { sweepRunDirectories, sweepSessionStores, type SweptSessionStore } from "../staging/index.js";
@@ -94,7 +101,8 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
           retentionMs: sessionRetentionDays * DAY_MS,
           isInUse: (namespace, id) => liveSessionStores.has(staging.runtimeDir, namespace, id),
           now: context.now,
-          onError: ({ namespace, id }, error) => logger.warn({ namespace, sessionId: id, err: masker.mask(String(error)) }, "sweep could not remove a session store"),
+          onError: ({ namespace, id }, error) =>
+            logger.warn({ namespace, sessionId: id, err: masker.mask(String(error)) }, "sweep could not remove a session store"),
         });
   for (const { namespace, id, lastUsedAt } of removedSessionStores) {
     logger.info({ namespace, sessionId: id, lastUsedAt, sessionRetentionDays }, "sweep removed a session store past its retention");
@@ -102,7 +110,14 @@ export async function sweep(request: SweepRequest): Promise<SweepResult> {
   const total = removed.length + removedRunDirectories.length + removedNetworks.length + removedVolumes.length + removedSessionStores.length;
   if (total > 0) {
     logger.info(
-      { owner, removed: removed.length, removedRunDirectories: removedRunDirectories.length, removedNetworks: removedNetworks.length, removedVolumes: removedVolumes.length, removedSessionStores: removedSessionStores.length },
+      {
+        owner,
+        removed: removed.length,
+        removedRunDirectories: removedRunDirectories.length,
+        removedNetworks: removedNetworks.length,
+        removedVolumes: removedVolumes.length,
+        removedSessionStores: removedSessionStores.length,
+      },
       "swept what earlier Runs left",
     );
   }

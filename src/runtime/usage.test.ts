@@ -37,7 +37,11 @@ describe("run called wrongly", () => {
     ["a signal that is not an AbortSignal", [{ text: "x" }, { signal: "stop" }], /run option signal "stop" is not an AbortSignal/],
     ["a third argument", [{ text: "x" }, {}, { timeoutSeconds: 5 }], /run takes \(prompt, options\); 1 more argument\(s\) were given/],
     ["a Run's secret too short to be masked", [{ text: "x" }, { env: { TOKEN: "abc" } }], /env value of TOKEN is 3 character\(s\), too short to be masked/],
-    ["an exclusion that is absolute", [{ text: "x" }, { inputs: { directory: "/srv/checkout", exclude: ["dist", "/srv/checkout/out"] } }], /^inputs\.exclude\[1\] "\/srv\/checkout\/out" is absolute; write a path relative to the input directory/],
+    [
+      "an exclusion that is absolute",
+      [{ text: "x" }, { inputs: { directory: "/srv/checkout", exclude: ["dist", "/srv/checkout/out"] } }],
+      /^inputs\.exclude\[1\] "\/srv\/checkout\/out" is absolute; write a path relative to the input directory/,
+    ],
   ])("resolves as invalid_request for %s, naming it, and creates nothing", async (_what, args, message) => {
     const engine = createFakeEngine();
     const outcome = (await loose(runtime(engine).run)(...args)) as { reason: string; error: string };
@@ -78,7 +82,14 @@ describe("a Run's time", () => {
     const r = createAgentContainerRuntime({
       container: { image: "fake:1", logger: silent },
       maxConcurrentRuns: 1,
-      run: () => ({ args: ["agent"], stdin: "", outcome: async () => (await new Promise((resolve) => setTimeout(resolve, 300)), { ok: true }) }),
+      run: () => ({
+        args: ["agent"],
+        stdin: "",
+        outcome: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return { ok: true };
+        },
+      }),
       engine: createFakeEngine(),
     });
     const [first, second] = await Promise.all([r.run({ text: "1" }), r.run({ text: "2" })]);
@@ -92,7 +103,14 @@ describe("a Run's time", () => {
     const atOnce = limits.DEFAULT_MAX_CONCURRENT_RUNS;
     const r = createAgentContainerRuntime({
       container: { image: "fake:1", logger: silent },
-      run: () => ({ args: ["agent"], stdin: "", outcome: async () => (await new Promise((resolve) => setTimeout(resolve, 300)), { ok: true }) }),
+      run: () => ({
+        args: ["agent"],
+        stdin: "",
+        outcome: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return { ok: true };
+        },
+      }),
       engine: createFakeEngine(),
     });
     const outcomes = await Promise.all(Array.from({ length: atOnce + 1 }, (_, i) => r.run({ text: String(i) })));

@@ -8,7 +8,21 @@ export class RunRequestError extends Error {
 }
 
 /** The options run() knows; anything else is a typo the caller should hear about. */
-export const RUN_OPTION_NAMES = ["signal", "timeoutSeconds", "inputs", "harvestTo", "replaceHarvestTo", "env", "secretFiles", "secrets", "sessionStore", "stallSeconds", "onStallWarning", "runId", "network"] as const;
+export const RUN_OPTION_NAMES = [
+  "signal",
+  "timeoutSeconds",
+  "inputs",
+  "harvestTo",
+  "replaceHarvestTo",
+  "env",
+  "secretFiles",
+  "secrets",
+  "sessionStore",
+  "stallSeconds",
+  "onStallWarning",
+  "runId",
+  "network",
+] as const;
 export const COMMAND_OPTION_NAMES = ["env", "secretFiles", "secrets"] as const;
 
 /** A value as a person reads it in an error: JSON where it can be, else its kind. Never for secrets. */
@@ -60,7 +74,8 @@ export function callerAbort(signal: AbortSignal): { readonly why: "timeout" | "c
   if (reason instanceof DOMException && reason.name === "TimeoutError") {
     return { why: "timeout", detail: `the caller's signal timed out (${reason.message})` };
   }
-  if (reason === undefined || (reason instanceof DOMException && reason.name === "AbortError")) return { why: "cancelled", detail: "the Run was cancelled by the caller" };
+  if (reason === undefined || (reason instanceof DOMException && reason.name === "AbortError"))
+    return { why: "cancelled", detail: "the Run was cancelled by the caller" };
   const quoted = reason instanceof Error ? JSON.stringify(reason.message) : describeValue(reason);
   return { why: "cancelled", detail: `the Run was cancelled by the caller: ${quoted}` };
 }

@@ -18,7 +18,10 @@ function fakeClaude(model: "stalls" | "computes") {
 describe("the stall watchdog on the real engine", () => {
   it("stops a CLI that printed its first line and then hung, as stalled, after a warning", async () => {
     const warnings: number[] = [];
-    const outcome = await fakeClaude("stalls").run({ text: "" }, { stallSeconds: STALL_SECONDS, timeoutSeconds: 60, onStallWarning: ({ silentMs }) => warnings.push(silentMs) });
+    const outcome = await fakeClaude("stalls").run(
+      { text: "" },
+      { stallSeconds: STALL_SECONDS, timeoutSeconds: 60, onStallWarning: ({ silentMs }) => warnings.push(silentMs) },
+    );
     expect(outcome).toMatchObject({ ok: false, reason: "stalled", exit: { signal: "SIGTERM" } });
     expect(outcome.error).toMatch(/^the agent printed nothing and used no CPU for 3 s \(stallSeconds 3\); it was stopped/);
     expect(outcome.result?.bytes.toString("utf8")).toContain('"subtype":"init"');
@@ -33,7 +36,10 @@ describe("the stall watchdog on the real engine", () => {
 
   it("lets a CLI that computes in silence for 8 s finish, with stallSeconds 3", async () => {
     const warnings: number[] = [];
-    const outcome = await fakeClaude("computes").run({ text: "" }, { stallSeconds: STALL_SECONDS, timeoutSeconds: 60, onStallWarning: ({ silentMs }) => warnings.push(silentMs) });
+    const outcome = await fakeClaude("computes").run(
+      { text: "" },
+      { stallSeconds: STALL_SECONDS, timeoutSeconds: 60, onStallWarning: ({ silentMs }) => warnings.push(silentMs) },
+    );
     expect(outcome).toMatchObject({ ok: true, reason: "completed", exit: { code: 0 } });
     expect(outcome.result?.bytes.toString("utf8")).toContain('"result":"computed"');
     // Until 8 s past the whole second it began: 7 to 8 s of silence, more than twice the stall time.

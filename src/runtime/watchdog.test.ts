@@ -27,7 +27,11 @@ async function textOf(stdout: AsyncIterable<Uint8Array>): Promise<ReaderVerdict 
   return { ok: true, text };
 }
 
-function runScript(script: FakeContainerScript, options: RunOptions, reader: (stdout: AsyncIterable<Uint8Array>) => Promise<ReaderVerdict> = textOf): Promise<Outcome> & { fake: FakeEngine } {
+function runScript(
+  script: FakeContainerScript,
+  options: RunOptions,
+  reader: (stdout: AsyncIterable<Uint8Array>) => Promise<ReaderVerdict> = textOf,
+): Promise<Outcome> & { fake: FakeEngine } {
   const fake = createFakeEngine(script);
   fakes.push(fake);
   const runtime = createAgentContainerRuntime({
@@ -53,7 +57,10 @@ describe("the stall watchdog", () => {
   it("takes a waiting CLI's timers (8 ms/s with spikes of 90 ms, as claude's measured) for silence, and stops it on time", async () => {
     // Cumulative CPU of the measured profile: a steady trickle and a 90 ms spike every 1.3 s.
     const idleClaude = (sinceStartMs: number): number => 8 * sinceStartMs * 1000 + Math.floor(sinceStartMs / 1300) * 90 * MS;
-    const outcome = await runScript({ stdout: ['{"type":"system"}\n'], cpuNs: idleClaude, timed: [{ afterMs: 20_000, stdout: "too late\n" }] }, { stallSeconds: 2 });
+    const outcome = await runScript(
+      { stdout: ['{"type":"system"}\n'], cpuNs: idleClaude, timed: [{ afterMs: 20_000, stdout: "too late\n" }] },
+      { stallSeconds: 2 },
+    );
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: false, reason: "stalled" });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(2000);
     expect(outcome.durationMs).toBeLessThan(3 * (2000 + sampleIntervalMs(2000)));
@@ -94,19 +101,25 @@ describe("the stall watchdog", () => {
     expect(once[0]).toBeLessThan(2000);
 
     const twice: number[] = [];
-    const woke = await runScript({ hang: true, timed: [{ afterMs: 1600, stdout: "still here\n" }] }, { stallSeconds: 2, onStallWarning: ({ silentMs }) => twice.push(silentMs) });
+    const woke = await runScript(
+      { hang: true, timed: [{ afterMs: 1600, stdout: "still here\n" }] },
+      { stallSeconds: 2, onStallWarning: ({ silentMs }) => twice.push(silentMs) },
+    );
     expect(woke.reason).toBe("stalled");
     expect(twice).toHaveLength(2);
     expect(woke.durationMs).toBeGreaterThanOrEqual(1600 + 2000);
   });
 
   it("goes on when onStallWarning throws", async () => {
-    const outcome = await runScript({ hang: true }, {
-      stallSeconds: 2,
-      onStallWarning: () => {
-        throw new Error("the caller's view broke");
+    const outcome = await runScript(
+      { hang: true },
+      {
+        stallSeconds: 2,
+        onStallWarning: () => {
+          throw new Error("the caller's view broke");
+        },
       },
-    });
+    );
     expect(outcome.reason).toBe("stalled");
   });
 
@@ -115,7 +128,10 @@ describe("the stall watchdog", () => {
     expect(hanging).toMatchObject({ ok: false, reason: "timeout" });
     expect(hanging.error).toMatch(/^the Run timed out after 2 s/);
 
-    const failing = await runScript({ hang: true, fail: { cpuUsage: { statusCode: 500, message: "stats unavailable" } } }, { stallSeconds: 1, timeoutSeconds: 2 });
+    const failing = await runScript(
+      { hang: true, fail: { cpuUsage: { statusCode: 500, message: "stats unavailable" } } },
+      { stallSeconds: 1, timeoutSeconds: 2 },
+    );
     expect(failing.reason).toBe("timeout");
   });
 
@@ -179,13 +195,18 @@ describe("the stall watchdog", () => {
     expect(outcome.reason).toBe("invalid_request");
     const quoted = Number.isNaN(stallSeconds) ? "NaN" : JSON.stringify(stallSeconds);
     expect(outcome.error).toContain(`stallSeconds ${quoted} is not`);
-    expect(outcome.error).toMatch(/^stallSeconds .+ is not a whole number of seconds from 1 to 86400; write how long the agent may print nothing and use no CPU, like 600, or leave it out$/);
+    expect(outcome.error).toMatch(
+      /^stallSeconds .+ is not a whole number of seconds from 1 to 86400; write how long the agent may print nothing and use no CPU, like 600, or leave it out$/,
+    );
     expect(run.fake.calls.filter((call) => call.startsWith("create "))).toEqual([]);
   });
 
   it("refuses an onStallWarning that is not a function, quoting it", async () => {
     const outcome = await runScript({}, { stallSeconds: 5, onStallWarning: "log it" } as unknown as RunOptions);
-    expect(outcome).toMatchObject({ reason: "invalid_request", error: 'onStallWarning "log it" is not a function; pass ({ silentMs }) => ..., or leave it out' });
+    expect(outcome).toMatchObject({
+      reason: "invalid_request",
+      error: 'onStallWarning "log it" is not a function; pass ({ silentMs }) => ..., or leave it out',
+    });
   });
 });
 
@@ -197,7 +218,11 @@ describe("the watchdog's sampling and its sentence", () => {
   });
 
   it("says how long the agent was silent, and how long it printed nothing when that was longer", () => {
-    expect(stallDetail({ silentMs: 600_400, quietOutputMs: 600_400 }, 600)).toBe("the agent printed nothing and used no CPU for 600 s (stallSeconds 600); it was stopped");
-    expect(stallDetail({ silentMs: 300_100, quietOutputMs: 1_250_000 }, 300)).toBe("the agent printed nothing for 1250 s and used no CPU for the last 300 s (stallSeconds 300); it was stopped");
+    expect(stallDetail({ silentMs: 600_400, quietOutputMs: 600_400 }, 600)).toBe(
+      "the agent printed nothing and used no CPU for 600 s (stallSeconds 600); it was stopped",
+    );
+    expect(stallDetail({ silentMs: 300_100, quietOutputMs: 1_250_000 }, 300)).toBe(
+      "the agent printed nothing for 1250 s and used no CPU for the last 300 s (stallSeconds 300); it was stopped",
+    );
   });
 });

@@ -4,7 +4,13 @@
 // it for one. It never calls a Run stalled without evidence: only readings that answered, one after
 // another, with no output and no work between them, add up to the stall time; a failed one starts it over.
 
-import { STALL_CPU_ACTIVE_NS_PER_SECOND, STALL_CPU_BURST_NS_PER_SECOND, STALL_SAMPLE_MAX_MS, STALL_SAMPLE_MIN_MS, STALL_SAMPLE_MIN_TIMEOUT_MS } from "./limits.js";
+import {
+  STALL_CPU_ACTIVE_NS_PER_SECOND,
+  STALL_CPU_BURST_NS_PER_SECOND,
+  STALL_SAMPLE_MAX_MS,
+  STALL_SAMPLE_MIN_MS,
+  STALL_SAMPLE_MIN_TIMEOUT_MS,
+} from "./limits.js";
 
 export type Silence = {
   /** How long it has printed nothing and used no CPU: the stall clock. */
@@ -94,7 +100,10 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
 
   /** A reading asked at `askedAt` answered at `answeredAt`: was there CPU use since the last, and has the silence lasted? */
   function judge(askedAt: number, answeredAt: number, ns: number | undefined): void {
-    if (ns === undefined) return noEvidence();
+    if (ns === undefined) {
+      noEvidence();
+      return;
+    }
     const previous = last;
     last = { at: askedAt, ns };
     // The quiet stretch starts when a reading's answer is in hand: the engine may read the CPU

@@ -12,7 +12,7 @@ const CITY = { type: "object", required: ["city"], properties: { city: { type: "
 describe("the JSON a final answer holds", () => {
   it("is the whole text, a fenced block, or the span from its first { to its last }", () => {
     expect(answerValue('{"city":"Paris"}')).toEqual({ city: "Paris" });
-    expect(answerValue("Here it is:\n```json\n{\"city\": \"Paris\"}\n```\nDone.")).toEqual({ city: "Paris" });
+    expect(answerValue('Here it is:\n```json\n{"city": "Paris"}\n```\nDone.')).toEqual({ city: "Paris" });
     expect(answerValue('The answer is {"city": "Paris", "nested": {"a": 1}} as asked.')).toEqual({ city: "Paris", nested: { a: 1 } });
     expect(answerValue("42")).toBe(42);
   });
@@ -26,7 +26,11 @@ describe("the JSON a final answer holds", () => {
 
 describe("checking an answer against an output schema", () => {
   it("passes a matching answer and hands back the JSON it held", async () => {
-    expect(await checkAnswer('{"city":"Paris","population":2100000}', compiled(CITY))).toEqual({ ok: true, value: { city: "Paris", population: 2100000 }, json: true });
+    expect(await checkAnswer('{"city":"Paris","population":2100000}', compiled(CITY))).toEqual({
+      ok: true,
+      value: { city: "Paris", population: 2100000 },
+      json: true,
+    });
   });
 
   it("names a missing required field by its JSON pointer", async () => {
@@ -36,7 +40,10 @@ describe("checking an answer against an output schema", () => {
   });
 
   it("names every field of the wrong type or range, nested ones included", async () => {
-    const schema = { type: "object", properties: { city: { type: "object", properties: { name: { type: "string" }, zip: { type: "string", pattern: "^[0-9]{5}$" } } } } };
+    const schema = {
+      type: "object",
+      properties: { city: { type: "object", properties: { name: { type: "string" }, zip: { type: "string", pattern: "^[0-9]{5}$" } } } },
+    };
     const check = await checkAnswer('{"city":{"name":7,"zip":"7500"}}', compiled(schema));
     expect(check.ok ? [] : check.mismatches.map((m) => m.field)).toEqual(["/city/name", "/city/zip"]);
     const population = await checkAnswer('{"city":"Paris","population":-1}', compiled(CITY));
@@ -54,12 +61,21 @@ describe("checking an answer against an output schema", () => {
     expect(check.ok ? "" : check.message).toBe(
       "the answer holds no JSON, so it was checked as a string and does not match metadata.outputSchema (an object with /city): /: must be object",
     );
-    expect(await checkAnswer("The capital of France is Paris.", compiled({ type: "string", pattern: "Paris" }))).toEqual({ ok: true, value: "The capital of France is Paris.", json: false });
+    expect(await checkAnswer("The capital of France is Paris.", compiled({ type: "string", pattern: "Paris" }))).toEqual({
+      ok: true,
+      value: "The capital of France is Paris.",
+      json: false,
+    });
   });
 
   it("knows the formats and the 2020-12 dialect", async () => {
     expect((await checkAnswer('{"at":"yesterday"}', compiled({ properties: { at: { format: "date-time" } } }))).ok).toBe(false);
-    const tuple = compiled({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false });
+    const tuple = compiled({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "array",
+      prefixItems: [{ type: "string" }, { type: "number" }],
+      items: false,
+    });
     expect((await checkAnswer('["Paris", 2]', tuple)).ok).toBe(true);
     expect((await checkAnswer('["Paris", 2, 3]', tuple)).ok).toBe(false);
   });
@@ -95,7 +111,9 @@ describe("an output schema", () => {
     expect(compileOutputSchema("object")).toMatch(/^metadata\.outputSchema is "object", not a JSON Schema; send an object/);
     expect(compileOutputSchema([1])).toMatch(/not a JSON Schema/);
     expect(compileOutputSchema({ description: "x".repeat(70_000) })).toMatch(/over its limit of 65536 \(MAX_OUTPUT_SCHEMA_BYTES\)/);
-    expect(compileOutputSchema({ type: "object", properties: { a: { $ref: "#/nowhere" } } })).toMatch(/^metadata\.outputSchema is not a JSON Schema ajv can use \(.*nowhere/);
+    expect(compileOutputSchema({ type: "object", properties: { a: { $ref: "#/nowhere" } } })).toMatch(
+      /^metadata\.outputSchema is not a JSON Schema ajv can use \(.*nowhere/,
+    );
     expect(compileOutputSchema({ type: "potato" })).toMatch(/not a JSON Schema ajv can use/);
   });
 

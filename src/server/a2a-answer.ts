@@ -30,7 +30,8 @@ export function compileOutputSchema(schema: unknown): OutputSchema | string {
     return `metadata.outputSchema is ${JSON.stringify(schema)}, not a JSON Schema; send an object such as {"type":"object","required":["city"]}`;
   }
   const size = Buffer.byteLength(JSON.stringify(schema));
-  if (size > MAX_OUTPUT_SCHEMA_BYTES) return `metadata.outputSchema is ${size} bytes, over its limit of ${MAX_OUTPUT_SCHEMA_BYTES} (MAX_OUTPUT_SCHEMA_BYTES); send a smaller schema`;
+  if (size > MAX_OUTPUT_SCHEMA_BYTES)
+    return `metadata.outputSchema is ${size} bytes, over its limit of ${MAX_OUTPUT_SCHEMA_BYTES} (MAX_OUTPUT_SCHEMA_BYTES); send a smaller schema`;
   // A fresh validator per schema: callers' schemas (and their $ids) never meet, and nothing is cached past the task.
   const dialect = typeof schema === "object" && String((schema as { $schema?: unknown }).$schema ?? "").includes("2020-12") ? "2020-12" : "draft-07";
   const options = { allErrors: true, strict: false } as const;

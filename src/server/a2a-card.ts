@@ -7,7 +7,7 @@ import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
 import { AGENT_CLIS, type AgentCli } from "../agents/index.js";
 
 const METADATA_HELP =
-  "Message metadata: `cli` (\"claude\" or \"codex\"; default \"claude\"), and any of `model`, `effort`, `maxTurns`, `timeoutSeconds`, " +
+  'Message metadata: `cli` ("claude" or "codex"; default "claude"), and any of `model`, `effort`, `maxTurns`, `timeoutSeconds`, ' +
   "`systemPrompt`, `web`, `noTools`, `resumeSession` (when the service keeps sessions: agentcage serve --sessions) as in POST /v1/runs; `outputSchema` (a JSON Schema, draft-07 or 2020-12): the final " +
   "answer (the JSON its final text holds, else the text as a string) is checked against it, and a mismatch fails the task naming each field.";
 
@@ -41,14 +41,24 @@ export function agentCard(endpointUrl: string): AgentCard {
       bearer: {
         scheme: {
           $case: "httpAuthSecurityScheme",
-          value: { scheme: "Bearer", bearerFormat: "", description: "The token the service was started with (AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE), as Authorization: Bearer <token>." },
+          value: {
+            scheme: "Bearer",
+            bearerFormat: "",
+            description: "The token the service was started with (AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE), as Authorization: Bearer <token>.",
+          },
         },
       },
     },
     securityRequirements: [{ schemes: { bearer: { list: [] } } }],
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
-    skills: AGENT_CLIS.map((cli) => ({ id: cli, ...SKILLS[cli], inputModes: ["text/plain", "application/json"], outputModes: ["text/plain", "application/json"], securityRequirements: [] })),
+    skills: AGENT_CLIS.map((cli) => ({
+      id: cli,
+      ...SKILLS[cli],
+      inputModes: ["text/plain", "application/json"],
+      outputModes: ["text/plain", "application/json"],
+      securityRequirements: [],
+    })),
     signatures: [],
   };
 }

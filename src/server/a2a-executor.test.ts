@@ -62,7 +62,14 @@ function agentOver(service: RunService) {
 
 const ask = (metadata?: Record<string, unknown>) =>
   SendMessageRequest.fromJSON({
-    message: Message.toJSON(Message.fromJSON({ messageId: "m-1", role: "ROLE_USER", parts: [{ text: "What is the capital of France?" }], ...(metadata === undefined ? {} : { metadata }) })),
+    message: Message.toJSON(
+      Message.fromJSON({
+        messageId: "m-1",
+        role: "ROLE_USER",
+        parts: [{ text: "What is the capital of France?" }],
+        ...(metadata === undefined ? {} : { metadata }),
+      }),
+    ),
     configuration: { returnImmediately: true },
   });
 
@@ -165,7 +172,10 @@ describe("the A2A agent over the service's Runs", () => {
     tell("end", { ok: false, reason: "credential_refused", error: "the API refused the key (401)" });
     await settled();
     const done = await agent.getTask(GetTaskRequest.fromJSON({ id: RUN_ID }), context);
-    expect(done.status).toMatchObject({ state: TaskState.TASK_STATE_FAILED, message: { parts: [{ content: { $case: "text", value: "the API refused the key (401)" } }] } });
+    expect(done.status).toMatchObject({
+      state: TaskState.TASK_STATE_FAILED,
+      message: { parts: [{ content: { $case: "text", value: "the API refused the key (401)" } }] },
+    });
   });
 
   it("rejects the task, under the SDK's id, when the queue is full: there is no Run to name it", async () => {

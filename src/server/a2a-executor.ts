@@ -7,7 +7,14 @@ import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TaskState, type Message, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
-import { AgentEvent, DefaultExecutionEventBusManager, type AgentExecutor, type ExecutionEventBus, type ExecutionEventBusManager, type TaskStore } from "@a2a-js/sdk/server";
+import {
+  AgentEvent,
+  DefaultExecutionEventBusManager,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type ExecutionEventBusManager,
+  type TaskStore,
+} from "@a2a-js/sdk/server";
 import type { AgentEvent as RunAgentEvent } from "../agents/index.js";
 import { checkAnswer } from "./a2a-answer.js";
 import { MAX_RESULT_FILE_BYTES, RESULT_FILE } from "./a2a-limits.js";
@@ -102,7 +109,12 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
         settle(await finish(runId, contextId, runState, ended.data, resultFile, asked, bus, publishStatus, metadata));
       } catch (error) {
         // Whatever broke here, the task ends, and says so: a cancel waiting on it is answered.
-        settle(publishStatus(TaskState.TASK_STATE_FAILED, agentMessage(runId, contextId, `${runId}-end`, [textPart(`the service lost track of this Run: ${(error as Error).message}`)])));
+        settle(
+          publishStatus(
+            TaskState.TASK_STATE_FAILED,
+            agentMessage(runId, contextId, `${runId}-end`, [textPart(`the service lost track of this Run: ${(error as Error).message}`)]),
+          ),
+        );
       }
     },
     cancelTask: async (taskId, bus) => {
@@ -125,7 +137,8 @@ async function readResultFile(harvest: string): Promise<{ readonly text: string 
   const facts = await lstat(path).catch(() => undefined);
   if (facts === undefined) return undefined;
   if (!facts.isFile()) return { refused: `out/${RESULT_FILE} is not a regular file` };
-  if (facts.size > MAX_RESULT_FILE_BYTES) return { refused: `out/${RESULT_FILE} is ${facts.size} bytes, over its limit of ${MAX_RESULT_FILE_BYTES} (MAX_RESULT_FILE_BYTES)` };
+  if (facts.size > MAX_RESULT_FILE_BYTES)
+    return { refused: `out/${RESULT_FILE} is ${facts.size} bytes, over its limit of ${MAX_RESULT_FILE_BYTES} (MAX_RESULT_FILE_BYTES)` };
   return { text: await readFile(path, "utf8") };
 }
 
@@ -150,7 +163,11 @@ async function finish(
     // out/result.json, when the agent wrote one, is its answer; else its final text is.
     const check =
       resultFile !== undefined && "refused" in resultFile
-        ? ({ ok: false, message: `the answer does not match metadata.outputSchema: ${resultFile.refused}`, mismatches: [{ field: "/", keyword: "file", message: resultFile.refused }] } as const)
+        ? ({
+            ok: false,
+            message: `the answer does not match metadata.outputSchema: ${resultFile.refused}`,
+            mismatches: [{ field: "/", keyword: "file", message: resultFile.refused }],
+          } as const)
         : resultFile !== undefined
           ? await checkAnswer(resultFile.text, asked.output, `out/${RESULT_FILE}`)
           : await checkAnswer(ending.text ?? "", asked.output);
@@ -161,9 +178,19 @@ async function finish(
       value = check.value;
     }
   }
-  if (state !== TaskState.TASK_STATE_COMPLETED && message === undefined) message = agentMessage(runId, contextId, `${runId}-end`, [textPart(endingText(ending))]);
+  if (state !== TaskState.TASK_STATE_COMPLETED && message === undefined)
+    message = agentMessage(runId, contextId, `${runId}-end`, [textPart(endingText(ending))]);
   if (ending.text !== undefined) {
-    bus.publish(AgentEvent.artifactUpdate({ taskId: runId, contextId, artifact: answerArtifact(ending.text, value), append: false, lastChunk: true, metadata: undefined }));
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId: runId,
+        contextId,
+        artifact: answerArtifact(ending.text, value),
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
   }
   return publishStatus(state, message, { agentcage: { ...metadata.agentcage, runState: ended, runReason: ending.reason } });
 }
@@ -207,7 +234,10 @@ function followRun(service: RunService, runId: string, onEvent: (event: StoredEv
 
 /** No Run was made (the queue is full, or the service is shutting down): the task keeps the SDK's id and ends rejected, saying when to retry. */
 function reject(bus: ExecutionEventBus, taskId: string, contextId: string, userMessage: Message, why: Refused): void {
-  const text = why === "queue_full" ? "the service's queue is full; send the message again in a few seconds" : "the service is shutting down; send the message again once it is back";
+  const text =
+    why === "queue_full"
+      ? "the service's queue is full; send the message again in a few seconds"
+      : "the service is shutting down; send the message again once it is back";
   const message = agentMessage(taskId, contextId, `${taskId}-rejected`, [textPart(text)]);
   const status = { state: TaskState.TASK_STATE_REJECTED, message, timestamp: new Date().toISOString() };
   bus.publish(AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [{ ...userMessage, taskId, contextId }], metadata: undefined }));

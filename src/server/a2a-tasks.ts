@@ -23,7 +23,12 @@ export function a2aStateOf(state: RunState): TaskState {
   return A2A_STATES[state];
 }
 
-const A2A_TERMINAL: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const A2A_TERMINAL: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 export function isTerminal(state: TaskState | undefined): boolean {
   return state !== undefined && A2A_TERMINAL.has(state);
@@ -33,7 +38,12 @@ export function isTerminal(state: TaskState | undefined): boolean {
 export type Ending = { readonly ok: boolean; readonly reason: string; readonly error?: string; readonly text?: string };
 
 export function endingOf(outcome: unknown): Ending {
-  const o = (typeof outcome === "object" && outcome !== null ? outcome : {}) as { ok?: unknown; reason?: unknown; error?: unknown; result?: { text?: unknown } };
+  const o = (typeof outcome === "object" && outcome !== null ? outcome : {}) as {
+    ok?: unknown;
+    reason?: unknown;
+    error?: unknown;
+    result?: { text?: unknown };
+  };
   const text = typeof o.result?.text === "string" && o.result.text !== "" ? o.result.text : undefined;
   return {
     ok: o.ok === true,
@@ -73,7 +83,9 @@ export async function taskOfRun(service: RunService, record: RunRecord): Promise
   const ending = TERMINAL_STATES.has(record.state) ? endingOf(await service.outcome(record.id)) : undefined;
   const state = a2aStateOf(record.state);
   const message =
-    ending !== undefined && state !== TaskState.TASK_STATE_COMPLETED ? agentMessage(record.id, record.id, `${record.id}-end`, [textPart(endingText(ending))]) : undefined;
+    ending !== undefined && state !== TaskState.TASK_STATE_COMPLETED
+      ? agentMessage(record.id, record.id, `${record.id}-end`, [textPart(endingText(ending))])
+      : undefined;
   const status: TaskStatus = { state, message, timestamp: record.endedAt ?? record.createdAt };
   return {
     id: record.id,
@@ -127,7 +139,11 @@ export function createRunTaskStore(service: RunService): TaskStore {
       const ids = [...service.list()].reverse().map((r) => r.id);
       const all = [...(await Promise.all(ids.map(load))).filter((t): t is Task => t !== undefined), ...[...runless.values()].reverse()];
       const matching = all
-        .filter((t) => (params.contextId === "" || t.contextId === params.contextId) && (params.status === TaskState.TASK_STATE_UNSPECIFIED || t.status?.state === params.status))
+        .filter(
+          (t) =>
+            (params.contextId === "" || t.contextId === params.contextId) &&
+            (params.status === TaskState.TASK_STATE_UNSPECIFIED || t.status?.state === params.status),
+        )
         .filter((t) => !params.statusTimestampAfter || (t.status?.timestamp ?? "") >= params.statusTimestampAfter);
       const start = params.pageToken === "" ? 0 : matching.findIndex((t) => t.id === params.pageToken) + 1;
       const page = matching.slice(start, start + pageSize).map((t) => ({ ...t, artifacts: params.includeArtifacts === true ? t.artifacts : [] }));

@@ -32,7 +32,10 @@ beforeAll(async () => {
     headers.set("authorization", `Bearer ${token}`);
     return fetch(input, { ...init, headers });
   };
-  const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: authed })], cardResolver: new DefaultAgentCardResolver({ fetchImpl: authed }) });
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl: authed })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: authed }),
+  });
   current = await factory.createFromUrl(running.url);
   legacy = new Client(new LegacyJsonRpcTransport({ endpoint: `${running.url}/a2a/jsonrpc`, fetchImpl: authed }), await current.getAgentCard());
 }, 60_000);
@@ -133,7 +136,10 @@ describe("agentcage serve, as an A2A agent", () => {
     expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(states.filter((s) => s === TaskState.TASK_STATE_COMPLETED)).toHaveLength(1);
     const answer = seen.find((e) => e.payload?.$case === "artifactUpdate");
-    expect(answer?.payload?.$case === "artifactUpdate" ? answer.payload.value.artifact?.parts[0]?.content : undefined).toEqual({ $case: "text", value: PLAIN_ANSWER });
+    expect(answer?.payload?.$case === "artifactUpdate" ? answer.payload.value.artifact?.parts[0]?.content : undefined).toEqual({
+      $case: "text",
+      value: PLAIN_ANSWER,
+    });
     const first = seen[0]?.payload;
     const id = first?.$case === "task" ? first.value.id : "";
     expect((await runOf(id)).state).toBe("completed");
@@ -155,7 +161,9 @@ describe("agentcage serve, as an A2A agent", () => {
   }, 90_000);
 
   it("answers tasks/get and tasks/cancel for a Run made over /v1/runs too, and the cancel ends the Run", async () => {
-    const submitted = (await (await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] answer slowly", timeoutSeconds: 600 }) })).json()) as { id: string };
+    const submitted = (await (
+      await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] answer slowly", timeoutSeconds: 600 }) })
+    ).json()) as { id: string };
     await untilRunning(submitted.id);
     expect((await current.getTask(GetTaskRequest.fromJSON({ id: submitted.id }))).status?.state).toBe(TaskState.TASK_STATE_WORKING);
     const started = performance.now();
@@ -165,7 +173,9 @@ describe("agentcage serve, as an A2A agent", () => {
     const run = await runOf(submitted.id);
     expect(run).toMatchObject({ state: "cancelled", outcome: { reason: "cancelled" } });
     expect(containersOfRun(run.outcome?.runId as string)).toEqual([]);
-    await expect(current.cancelTask(CancelTaskRequest.fromJSON({ id: submitted.id }))).resolves.toMatchObject({ status: { state: TaskState.TASK_STATE_CANCELED } });
+    await expect(current.cancelTask(CancelTaskRequest.fromJSON({ id: submitted.id }))).resolves.toMatchObject({
+      status: { state: TaskState.TASK_STATE_CANCELED },
+    });
   }, 90_000);
 
   it("fails a task whose answer cannot match metadata.outputSchema, naming the field", async () => {
@@ -187,7 +197,9 @@ describe("agentcage serve, as an A2A agent", () => {
   it("refuses a message it cannot run as invalid params, naming the field, before any Run exists", async () => {
     const before = running.service.list().length;
     await expect(legacy.sendMessage(ask("hi", { cli: "gemini" }))).rejects.toThrow(/metadata\.cli: cli "gemini" is not one of claude, codex/);
-    await expect(current.sendMessage(ask("hi", { outputSchema: { type: "potato" } }))).rejects.toThrow(/metadata\.outputSchema is not a JSON Schema ajv can use/);
+    await expect(current.sendMessage(ask("hi", { outputSchema: { type: "potato" } }))).rejects.toThrow(
+      /metadata\.outputSchema is not a JSON Schema ajv can use/,
+    );
     await expect(legacy.getTask(GetTaskRequest.fromJSON({ id: "0123456789abcdef" }))).rejects.toThrow(/not found/i);
     expect(running.service.list()).toHaveLength(before);
   });

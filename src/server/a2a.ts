@@ -49,7 +49,10 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
       // Named from the Host the caller used, so never stored by a cache another caller could be answered from.
       const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
       const endpoint = URL.canParse(A2A_JSONRPC_PATH, base) ? new URL(A2A_JSONRPC_PATH, base).href : A2A_JSONRPC_PATH;
-      return reply.header("cache-control", "no-store").type("application/json").send(AgentCard.toJSON(agentCard(endpoint)));
+      return reply
+        .header("cache-control", "no-store")
+        .type("application/json")
+        .send(AgentCard.toJSON(agentCard(endpoint)));
     });
 
     scope.post(A2A_JSONRPC_PATH, { schema: { hide: true } }, async (request, reply) => {
@@ -61,15 +64,19 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
       try {
         const { authorization: _token, ...headers } = request.headers;
         const context = defaultServerCallContextBuilder({
-          extensions: Extensions.parseServiceParameter(isLegacy ? (header(request, LEGACY_HTTP_EXTENSION_HEADER) ?? header(request, HTTP_EXTENSION_HEADER)) : header(request, HTTP_EXTENSION_HEADER)),
+          extensions: Extensions.parseServiceParameter(
+            isLegacy ? (header(request, LEGACY_HTTP_EXTENSION_HEADER) ?? header(request, HTTP_EXTENSION_HEADER)) : header(request, HTTP_EXTENSION_HEADER),
+          ),
           user: TOKEN_HOLDER,
           headers,
           ...(version === undefined ? {} : { requestedVersion: version }),
         });
         validateVersion(context.requestedVersion, card, "JSONRPC");
         const answer = await (isLegacy ? legacy : current).handle(body, context);
-        if (context.activatedExtensions !== undefined) reply.header(isLegacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, context.activatedExtensions.join(","));
-        if (Symbol.asyncIterator in answer) return await stream(request, reply, answer, (error) => ({ jsonrpc: "2.0", id: requestIdOf(body), error: mapError(error) }));
+        if (context.activatedExtensions !== undefined)
+          reply.header(isLegacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, context.activatedExtensions.join(","));
+        if (Symbol.asyncIterator in answer)
+          return await stream(request, reply, answer, (error) => ({ jsonrpc: "2.0", id: requestIdOf(body), error: mapError(error) }));
         return reply.code(200).send(answer);
       } catch (error) {
         const mapped = mapError(error);
@@ -85,7 +92,12 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
  * `event: error` if the stream breaks, a comment every SSE_KEEPALIVE_MS, and the end. A client
  * that goes away stops the stream, not the task: its Run goes on, and tasks/get still answers.
  */
-async function stream(request: FastifyRequest, reply: FastifyReply, answers: AsyncGenerator<RpcAnswer, void, undefined>, failure: (error: unknown) => RpcAnswer): Promise<void> {
+async function stream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answers: AsyncGenerator<RpcAnswer, void, undefined>,
+  failure: (error: unknown) => RpcAnswer,
+): Promise<void> {
   let first: IteratorResult<RpcAnswer, void>;
   try {
     first = await answers.next();

@@ -32,7 +32,8 @@ export type AppOptions = {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // pino's Logger is what Fastify logs with; its type parameter differs only in pino's own generics.
   const app: FastifyInstance = Fastify({
-    loggerInstance: options.logger as unknown as FastifyBaseLogger, bodyLimit: MAX_BODY_BYTES,
+    loggerInstance: options.logger as unknown as FastifyBaseLogger,
+    bodyLimit: MAX_BODY_BYTES,
     // One line per request would drown the Runs' own log lines; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // Fastify's own default is no request timeout at all, and Node checks its timeouts every 30 s.
@@ -45,7 +46,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "agentcage", version: "1", description: "Runs AI coding-agent CLIs in one fresh, locked-down container per Run.", license: { name: "MIT", identifier: "MIT" } },
+      info: {
+        title: "agentcage",
+        version: "1",
+        description: "Runs AI coding-agent CLIs in one fresh, locked-down container per Run.",
+        license: { name: "MIT", identifier: "MIT" },
+      },
       // Relative: the service itself, wherever the document was fetched from.
       servers: [{ url: "/", description: "the service that served this document" }],
       components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
@@ -103,7 +109,12 @@ function documentAsServed(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document 
         type: "object",
         properties: {
           request: { ...(json ?? { type: "object" }), description: "the Run request, as the JSON body would be" },
-          inputs: { type: "string", format: "binary", contentMediaType: "application/x-tar", description: "an uncompressed tar archive of the agent's input files" },
+          inputs: {
+            type: "string",
+            format: "binary",
+            contentMediaType: "application/x-tar",
+            description: "an uncompressed tar archive of the agent's input files",
+          },
         },
         required: ["request"],
       },
@@ -133,7 +144,8 @@ function registerErrors(app: FastifyInstance): void {
     }
     const failure = error as Error & { statusCode?: number };
     const status = failure.statusCode ?? 500;
-    if (status === 413) return reply.code(413).send({ error: "too_large", message: `the request body is over ${MAX_BODY_BYTES} bytes (MAX_BODY_BYTES); send a shorter prompt` });
+    if (status === 413)
+      return reply.code(413).send({ error: "too_large", message: `the request body is over ${MAX_BODY_BYTES} bytes (MAX_BODY_BYTES); send a shorter prompt` });
     if (status < 500) return reply.code(status).send({ error: "invalid_request", message: failure.message });
     app.log.error({ err: failure.message }, "request failed");
     return reply.code(500).send({ error: "internal", message: "the service failed this request; see its log" });

@@ -19,7 +19,8 @@ const WRITTEN = "written by the stand-in model\n";
 const sha256 = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
 const runDirectory = (id: string) => join(runtimeDir, "service", "runs", id);
 
-const call = (path: string, init: RequestInit = {}) => fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, ...init.headers } });
+const call = (path: string, init: RequestInit = {}) =>
+  fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, ...init.headers } });
 const json = async (path: string, init: RequestInit = {}) => (await call(path, init)).json() as Promise<Record<string, unknown>>;
 
 async function untar(bytes: Buffer): Promise<Record<string, string>> {
@@ -94,12 +95,19 @@ describe("a Run's artifacts, over HTTP", () => {
   });
 
   it("answers 409 for the artifacts of a Run that has not ended, and for deleting it; cancelled, it can be deleted", async () => {
-    const submitted = await call("/v1/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] never answered", timeoutSeconds: 600 }) });
+    const submitted = await call("/v1/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] never answered", timeoutSeconds: 600 }),
+    });
     const id = ((await submitted.json()) as { id: string }).id;
     for (const path of ["artifacts", "artifacts.tar", "artifacts/answer.txt"]) {
       const answer = await call(`/v1/runs/${id}/${path}`);
       expect(answer.status, path).toBe(409);
-      expect(await answer.json()).toMatchObject({ error: "not_ended", message: expect.stringMatching(/^the Run is (queued|starting|running); its artifacts are there once it has ended/) });
+      expect(await answer.json()).toMatchObject({
+        error: "not_ended",
+        message: expect.stringMatching(/^the Run is (queued|starting|running); its artifacts are there once it has ended/),
+      });
     }
     const refused = await call(`/v1/runs/${id}`, { method: "DELETE" });
     expect(refused.status).toBe(409);
@@ -126,7 +134,9 @@ describe("a Run's artifacts, over HTTP", () => {
 
   it("documents the new routes in /openapi.json", async () => {
     const document = (await json("/openapi.json")) as { paths: Record<string, Record<string, unknown>> };
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/v1/runs/{id}/artifacts", "/v1/runs/{id}/artifacts.tar", "/v1/runs/{id}/artifacts/{path}"]));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(["/v1/runs/{id}/artifacts", "/v1/runs/{id}/artifacts.tar", "/v1/runs/{id}/artifacts/{path}"]),
+    );
     expect(Object.keys(document.paths["/v1/runs/{id}"] ?? {})).toContain("delete");
     expect(JSON.stringify(document.paths["/v1/runs"])).toContain("multipart/form-data");
   });

@@ -44,7 +44,13 @@ describe("a Harvest's artifacts", () => {
   it("are listed with size and sha256, sorted by path", async () => {
     expect(await listArtifacts(harvest)).toEqual([
       { path: "answer.txt", size: 30, sha256: sha256("written by the stand-in model\n") },
-      { path: "sub/deeper/b.bin", size: 2, sha256: createHash("sha256").update(Buffer.from([0, 255])).digest("hex") },
+      {
+        path: "sub/deeper/b.bin",
+        size: 2,
+        sha256: createHash("sha256")
+          .update(Buffer.from([0, 255]))
+          .digest("hex"),
+      },
     ]);
   });
 
@@ -57,7 +63,9 @@ describe("a Harvest's artifacts", () => {
     symlinkSync(parent, join(harvest, "sub", "up"));
     expect((await listArtifacts(harvest)).map((file) => file.path)).toEqual(["answer.txt", "sub/deeper/b.bin"]);
     expect(await openArtifact(harvest, "evil")).toEqual({ refused: 'artifact "evil" is a link; links are never followed' });
-    expect(await openArtifact(harvest, "sub/up/secret.txt")).toEqual({ refused: 'artifact path "sub/up/secret.txt" goes through a link; links are never followed' });
+    expect(await openArtifact(harvest, "sub/up/secret.txt")).toEqual({
+      refused: 'artifact path "sub/up/secret.txt" goes through a link; links are never followed',
+    });
     expect(Object.keys(await untar(packArtifacts(harvest)))).not.toContainEqual(expect.stringMatching(/evil|up/));
   });
 

@@ -97,19 +97,27 @@ export async function listArtifacts(root: string): Promise<ArtifactFile[]> {
  * the file too. `refused` when the path escapes or names a link or anything but a regular file;
  * undefined when there is no such file.
  */
-export async function openArtifact(root: string, relative: string): Promise<{ readonly handle: FileHandle; readonly size: number } | { readonly refused: string } | undefined> {
+export async function openArtifact(
+  root: string,
+  relative: string,
+): Promise<{ readonly handle: FileHandle; readonly size: number } | { readonly refused: string } | undefined> {
   const parts = relative.split("/");
   if (relative.includes("\0") || parts.some((part) => part === "" || part === "." || part === "..")) {
-    return { refused: `artifact path ${JSON.stringify(relative)} is not a plain relative path inside the Harvest; name a file as GET /v1/runs/:id/artifacts lists it` };
+    return {
+      refused: `artifact path ${JSON.stringify(relative)} is not a plain relative path inside the Harvest; name a file as GET /v1/runs/:id/artifacts lists it`,
+    };
   }
   let directory = await open(root, DIRECTORY_FLAGS).catch(() => undefined);
   if (directory === undefined) return undefined;
   try {
     for (const part of parts.slice(0, -1)) {
-      const next: FileHandle | NodeJS.ErrnoException = await open(`/proc/self/fd/${directory.fd}/${part}`, DIRECTORY_FLAGS).catch((error: NodeJS.ErrnoException) => error);
+      const next: FileHandle | NodeJS.ErrnoException = await open(`/proc/self/fd/${directory.fd}/${part}`, DIRECTORY_FLAGS).catch(
+        (error: NodeJS.ErrnoException) => error,
+      );
       if (!("fd" in next)) {
         // O_DIRECTORY|O_NOFOLLOW on a link answers ENOTDIR, as for a file: lstat tells them apart.
-        if (await isLink(`/proc/self/fd/${directory.fd}/${part}`)) return { refused: `artifact path ${JSON.stringify(relative)} goes through a link; links are never followed` };
+        if (await isLink(`/proc/self/fd/${directory.fd}/${part}`))
+          return { refused: `artifact path ${JSON.stringify(relative)} goes through a link; links are never followed` };
         return undefined;
       }
       await directory.close();
@@ -124,7 +132,9 @@ export async function openArtifact(root: string, relative: string): Promise<{ re
     const stats = await handle.stat();
     if (!stats.isFile()) {
       await handle.close();
-      return { refused: `artifact ${JSON.stringify(relative)} is not a regular file; fetch the files GET /v1/runs/:id/artifacts lists, or artifacts.tar for all` };
+      return {
+        refused: `artifact ${JSON.stringify(relative)} is not a regular file; fetch the files GET /v1/runs/:id/artifacts lists, or artifacts.tar for all`,
+      };
     }
     return { handle, size: stats.size };
   } finally {
@@ -145,7 +155,9 @@ export function packArtifacts(root: string, skip?: Skip): Readable {
   const fill = async () => {
     for await (const found of walk(root, skip)) {
       if (found.kind === "directory") {
-        await new Promise<void>((resolve, reject) => pack.entry({ name: `${found.path}/`, type: "directory", mode: 0o755 }, (error) => (error ? reject(error) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          pack.entry({ name: `${found.path}/`, type: "directory", mode: 0o755 }, (error) => (error ? reject(error) : resolve())),
+        );
         continue;
       }
       const opened = await openFileAt(found.at);
@@ -179,7 +191,10 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
       return undefined;
     }
     if (!TERMINAL_STATES.has(record.state)) {
-      void reply.code(409).send({ error: "not_ended", message: `the Run is ${record.state}; its artifacts are there once it has ended (watch GET /v1/runs/${id}/events for its end event)` });
+      void reply.code(409).send({
+        error: "not_ended",
+        message: `the Run is ${record.state}; its artifacts are there once it has ended (watch GET /v1/runs/${id}/events for its end event)`,
+      });
       return undefined;
     }
     return service.harvestDirectory(id);
@@ -206,14 +221,24 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
         files,
         bytes: files.reduce((sum, file) => sum + file.size, 0),
         ...(harvest?.ok === false ? { refusal: harvest.refusal } : {}),
-        ...(harvest?.ok === true && harvest.changes !== undefined ? { changes: harvest.changes, patch: files.some((file) => file.path === "changes.patch") } : {}),
+        ...(harvest?.ok === true && harvest.changes !== undefined
+          ? { changes: harvest.changes, patch: files.some((file) => file.path === "changes.patch") }
+          : {}),
       };
     },
   );
 
   app.get(
     "/v1/runs/:id/artifacts.tar",
-    { schema: { operationId: "getArtifactsTar", summary: "The Run's whole Harvest as an uncompressed tar stream", params: runIdParams, produces: ["application/x-tar"], response: { 200: z.unknown().describe("a tar stream"), 404: errorSchema, 409: errorSchema } } },
+    {
+      schema: {
+        operationId: "getArtifactsTar",
+        summary: "The Run's whole Harvest as an uncompressed tar stream",
+        params: runIdParams,
+        produces: ["application/x-tar"],
+        response: { 200: z.unknown().describe("a tar stream"), 404: errorSchema, 409: errorSchema },
+      },
+    },
     async (request, reply) => {
       const root = harvestOf(request.params.id, reply);
       if (root === undefined) return reply;
@@ -240,7 +265,10 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
       if (root === undefined) return reply;
       const path = request.params["*"];
       const opened = await openArtifact(root, path);
-      if (opened === undefined) return reply.code(404).send({ error: "not_found", message: `the Harvest has no file ${JSON.stringify(path)}; list them with GET /v1/runs/${request.params.id}/artifacts` });
+      if (opened === undefined)
+        return reply
+          .code(404)
+          .send({ error: "not_found", message: `the Harvest has no file ${JSON.stringify(path)}; list them with GET /v1/runs/${request.params.id}/artifacts` });
       if ("refused" in opened) return reply.code(400).send({ error: "invalid_request", message: opened.refused });
       const name = path.slice(path.lastIndexOf("/") + 1);
       return reply

@@ -10,7 +10,10 @@ import { SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
 const service = useTestService("cancel", { slots: 1, queueBound: 2, image: TEST_IMAGE });
 
 const call = (path: string, init: RequestInit = {}) =>
-  fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers } });
+  fetch(`${service.running().url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers },
+  });
 
 async function stateOf(id: string): Promise<{ state: string; outcome?: { runId: string; reason: string; durationMs: number } }> {
   return (await (await call(`/v1/runs/${id}`)).json()) as { state: string; outcome?: { runId: string; reason: string; durationMs: number } };
@@ -18,11 +21,15 @@ async function stateOf(id: string): Promise<{ state: string; outcome?: { runId: 
 
 describe("cancel of a Run whose agent ignores SIGTERM", () => {
   it("answers within the stop grace and a few seconds, ends the Run cancelled, and leaves no container", async () => {
-    const submitted = (await (await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", model: "ignores-sigterm", prompt: "never stop", timeoutSeconds: 600 }) })).json()) as { id: string };
+    const submitted = (await (
+      await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", model: "ignores-sigterm", prompt: "never stop", timeoutSeconds: 600 }) })
+    ).json()) as { id: string };
     for (let i = 0; i < 300 && (await stateOf(submitted.id)).state !== "running"; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await stateOf(submitted.id)).state).toBe("running");
     // The agent really is the stubborn one: its container runs, and SIGTERM alone does not end it.
-    const [container] = docker("ps", "--quiet", "--filter", "label=agentcage.run", "--filter", `label=agentcage.pid=${process.pid}`).split("\n").filter((id) => id !== "");
+    const [container] = docker("ps", "--quiet", "--filter", "label=agentcage.run", "--filter", `label=agentcage.pid=${process.pid}`)
+      .split("\n")
+      .filter((id) => id !== "");
     expect(container).toBeDefined();
     docker("kill", "--signal", "TERM", container as string);
     await new Promise((resolve) => setTimeout(resolve, 1_000));

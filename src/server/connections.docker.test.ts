@@ -23,31 +23,40 @@ async function open(): Promise<{ socket: Socket; closed: Promise<number>; receiv
 }
 
 /** How long `closed` took, or Infinity when it had not closed after `ms`. */
-const within = (closed: Promise<number>, ms: number) => Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Number.POSITIVE_INFINITY), ms))]);
+const within = (closed: Promise<number>, ms: number) =>
+  Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Number.POSITIVE_INFINITY), ms))]);
 
 describe("the service's connections", () => {
-  it("closes a connection that never sends a byte", async () => {
-    const { socket, closed } = await open();
-    const tookMs = await within(closed, 3 * IDLE_CONNECTION_TIMEOUT_MS);
-    socket.destroy();
-    console.log(`a silent connection was closed after ${tookMs.toFixed(0)} ms (IDLE_CONNECTION_TIMEOUT_MS ${IDLE_CONNECTION_TIMEOUT_MS})`);
-    expect(tookMs).toBeGreaterThanOrEqual(IDLE_CONNECTION_TIMEOUT_MS - 100);
-    expect(tookMs).toBeLessThan(3 * IDLE_CONNECTION_TIMEOUT_MS);
-  }, 4 * IDLE_CONNECTION_TIMEOUT_MS);
+  it(
+    "closes a connection that never sends a byte",
+    async () => {
+      const { socket, closed } = await open();
+      const tookMs = await within(closed, 3 * IDLE_CONNECTION_TIMEOUT_MS);
+      socket.destroy();
+      console.log(`a silent connection was closed after ${tookMs.toFixed(0)} ms (IDLE_CONNECTION_TIMEOUT_MS ${IDLE_CONNECTION_TIMEOUT_MS})`);
+      expect(tookMs).toBeGreaterThanOrEqual(IDLE_CONNECTION_TIMEOUT_MS - 100);
+      expect(tookMs).toBeLessThan(3 * IDLE_CONNECTION_TIMEOUT_MS);
+    },
+    4 * IDLE_CONNECTION_TIMEOUT_MS,
+  );
 
-  it("closes a connection whose headers trickle in a byte a second", async () => {
-    const { socket, closed, received } = await open();
-    socket.write("GET /healthz HTTP/1.1\r\nHost: agentcage\r\n");
-    const trickle = setInterval(() => socket.write("x"), 1_000);
-    const bound = 3 * (HEADERS_TIMEOUT_MS + CONNECTIONS_CHECK_INTERVAL_MS);
-    const tookMs = await within(closed, bound);
-    clearInterval(trickle);
-    socket.destroy();
-    console.log(`a connection trickling its headers was closed after ${tookMs.toFixed(0)} ms (HEADERS_TIMEOUT_MS ${HEADERS_TIMEOUT_MS})`);
-    expect(tookMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
-    expect(tookMs).toBeLessThan(bound);
-    expect(received()).toMatch(/^HTTP\/1\.1 408 /);
-  }, 4 * (HEADERS_TIMEOUT_MS + CONNECTIONS_CHECK_INTERVAL_MS));
+  it(
+    "closes a connection whose headers trickle in a byte a second",
+    async () => {
+      const { socket, closed, received } = await open();
+      socket.write("GET /healthz HTTP/1.1\r\nHost: agentcage\r\n");
+      const trickle = setInterval(() => socket.write("x"), 1_000);
+      const bound = 3 * (HEADERS_TIMEOUT_MS + CONNECTIONS_CHECK_INTERVAL_MS);
+      const tookMs = await within(closed, bound);
+      clearInterval(trickle);
+      socket.destroy();
+      console.log(`a connection trickling its headers was closed after ${tookMs.toFixed(0)} ms (HEADERS_TIMEOUT_MS ${HEADERS_TIMEOUT_MS})`);
+      expect(tookMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
+      expect(tookMs).toBeLessThan(bound);
+      expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+    },
+    4 * (HEADERS_TIMEOUT_MS + CONNECTIONS_CHECK_INTERVAL_MS),
+  );
 
   it("answers a request that arrives in time, slowly or not, and holds every request to its bound", async () => {
     const { socket, closed, received } = await open();

@@ -24,7 +24,12 @@ export function registerEventRoutes(fastify: FastifyInstance, service: RunServic
         params: runIdParams,
         querystring: eventsQuery,
         produces: ["text/event-stream"],
-        response: { 200: z.string().describe("a text/event-stream: a snapshot, then each event (state, agent, metered), then one end with the Outcome"), 204: z.null().describe("the Last-Event-ID is the end's: nothing follows"), 400: errorSchema, 404: errorSchema },
+        response: {
+          200: z.string().describe("a text/event-stream: a snapshot, then each event (state, agent, metered), then one end with the Outcome"),
+          204: z.null().describe("the Last-Event-ID is the end's: nothing follows"),
+          400: errorSchema,
+          404: errorSchema,
+        },
       },
     },
     async (request, reply) => {
@@ -41,7 +46,12 @@ export function registerEventRoutes(fastify: FastifyInstance, service: RunServic
 
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+      res.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        connection: "keep-alive",
+        "x-accel-buffering": "no",
+      });
       const write = (text: string) => void (res.writableEnded ? undefined : res.write(text));
       const send = (event: StoredEvent) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
 

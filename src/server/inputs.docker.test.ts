@@ -22,7 +22,8 @@ async function tarOf(items: readonly Item[]): Promise<Buffer> {
   const done = (async () => {
     for await (const chunk of pack) chunks.push(chunk as Buffer);
   })();
-  for (const item of items) await new Promise<void>((resolve, reject) => pack.entry(item.header, item.content ?? "", (error) => (error ? reject(error) : resolve())));
+  for (const item of items)
+    await new Promise<void>((resolve, reject) => pack.entry(item.header, item.content ?? "", (error) => (error ? reject(error) : resolve())));
   pack.finalize();
   await done;
   return Buffer.concat(chunks);
@@ -36,7 +37,8 @@ function submit(request: object, archive?: Buffer, headers: Record<string, strin
   return fetch(`${service.running().url}/v1/runs`, { method: "POST", headers: { authorization: `Bearer ${service.token()}`, ...headers }, body: form });
 }
 
-const call = async (path: string) => (await fetch(`${service.running().url}${path}`, { headers: { authorization: `Bearer ${service.token()}` } })).json() as Promise<Record<string, unknown>>;
+const call = async (path: string) =>
+  (await fetch(`${service.running().url}${path}`, { headers: { authorization: `Bearer ${service.token()}` } })).json() as Promise<Record<string, unknown>>;
 
 /** Every path below the test's root (the service's directory and its parent), sorted. */
 const everything = () => (readdirSync(root, { recursive: true, encoding: "utf8" }) as string[]).sort();
@@ -55,14 +57,47 @@ const escapeName = `agentcage-escape-${randomBytes(6).toString("hex")}`;
 const HOSTILE: ReadonlyArray<{ readonly what: string; readonly items: Item[]; readonly entry: string; readonly says: string }> = [
   { what: "an absolute name", items: [{ header: { name: `/tmp/${escapeName}` }, content: "x" }], entry: `/tmp/${escapeName}`, says: "is an absolute name" },
   // From service/runs/<id>/inputs/, five levels up is the test's root, six its parent.
-  { what: "a name with ..", items: [{ header: { name: "ok.txt" }, content: "x" }, { header: { name: `../../../../../${escapeName}` }, content: "x" }], entry: `../../../../../${escapeName}`, says: 'climbs out of the archive with ".."' },
-  { what: "a .. deeper in", items: [{ header: { name: `src/../../../../../../${escapeName}` }, content: "x" }], entry: `src/../../../../../../${escapeName}`, says: 'climbs out of the archive with ".."' },
-  { what: "a symlink", items: [{ header: { name: "passwd", type: "symlink", linkname: "/etc/passwd" } }], entry: "passwd", says: 'is a symbolic link (to "/etc/passwd")' },
-  { what: "a hardlink", items: [{ header: { name: "a.txt" }, content: "a" }, { header: { name: "shadow", type: "link", linkname: "/etc/shadow" } }], entry: "shadow", says: 'is a hard link (to "/etc/shadow")' },
-  { what: "a character device", items: [{ header: { name: "null", type: "character-device", devmajor: 1, devminor: 3 } }], entry: "null", says: "is a character-device" },
+  {
+    what: "a name with ..",
+    items: [
+      { header: { name: "ok.txt" }, content: "x" },
+      { header: { name: `../../../../../${escapeName}` }, content: "x" },
+    ],
+    entry: `../../../../../${escapeName}`,
+    says: 'climbs out of the archive with ".."',
+  },
+  {
+    what: "a .. deeper in",
+    items: [{ header: { name: `src/../../../../../../${escapeName}` }, content: "x" }],
+    entry: `src/../../../../../../${escapeName}`,
+    says: 'climbs out of the archive with ".."',
+  },
+  {
+    what: "a symlink",
+    items: [{ header: { name: "passwd", type: "symlink", linkname: "/etc/passwd" } }],
+    entry: "passwd",
+    says: 'is a symbolic link (to "/etc/passwd")',
+  },
+  {
+    what: "a hardlink",
+    items: [{ header: { name: "a.txt" }, content: "a" }, { header: { name: "shadow", type: "link", linkname: "/etc/shadow" } }],
+    entry: "shadow",
+    says: 'is a hard link (to "/etc/shadow")',
+  },
+  {
+    what: "a character device",
+    items: [{ header: { name: "null", type: "character-device", devmajor: 1, devminor: 3 } }],
+    entry: "null",
+    says: "is a character-device",
+  },
   { what: "a block device", items: [{ header: { name: "sda", type: "block-device", devmajor: 8, devminor: 0 } }], entry: "sda", says: "is a block-device" },
   { what: "a FIFO", items: [{ header: { name: "pipe", type: "fifo" } }], entry: "pipe", says: "is a FIFO" },
-  { what: "10,000 entries, past the cap", items: Array.from({ length: 10_000 }, (_, i) => ({ header: { name: `many/f${i}` } })), entry: "many/f5000", says: "is past MAX_INPUT_ENTRIES (5000 files and directories)" },
+  {
+    what: "10,000 entries, past the cap",
+    items: Array.from({ length: 10_000 }, (_, i) => ({ header: { name: `many/f${i}` } })),
+    entry: "many/f5000",
+    says: "is past MAX_INPUT_ENTRIES (5000 files and directories)",
+  },
 ];
 
 describe("input files for a Run, over HTTP", () => {

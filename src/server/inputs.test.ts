@@ -28,7 +28,8 @@ async function tarOf(items: readonly Item[]): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-const chunked = (bytes: Buffer, size: number) => Readable.from(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)));
+const chunked = (bytes: Buffer, size: number) =>
+  Readable.from(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)));
 
 let parent: string;
 let target: string;
@@ -138,7 +139,9 @@ describe("a hostile input archive", () => {
   it(`is refused at the entry past MAX_INPUT_ENTRIES (${MAX_INPUT_ENTRIES}), for 10,000 of them`, async () => {
     const items = Array.from({ length: 10_000 }, (_, i) => ({ header: { name: `f${i + 1}` } }));
     const error = await refusal(items);
-    expect(error.message).toBe(`inputs entry "f${MAX_INPUT_ENTRIES + 1}" is past MAX_INPUT_ENTRIES (${MAX_INPUT_ENTRIES} files and directories); send fewer files`);
+    expect(error.message).toBe(
+      `inputs entry "f${MAX_INPUT_ENTRIES + 1}" is past MAX_INPUT_ENTRIES (${MAX_INPUT_ENTRIES} files and directories); send fewer files`,
+    );
   });
 
   it("is refused for a tree deeper than its limit, for a file over its size, and past its total", async () => {
@@ -147,23 +150,53 @@ describe("a hostile input archive", () => {
       rmSync(target, { recursive: true, force: true });
       return extractInputs(Readable.from([await tarOf(items)]), target, { limits }).catch((e: unknown) => e as InputsError);
     };
-    expect(await extract([{ header: { name: "a/b/c/", type: "directory" } }], { depth: 2 })).toMatchObject({ message: expect.stringContaining('"a/b/c/" is 3 directories deep, over MAX_INPUT_DEPTH (2)') });
+    expect(await extract([{ header: { name: "a/b/c/", type: "directory" } }], { depth: 2 })).toMatchObject({
+      message: expect.stringContaining('"a/b/c/" is 3 directories deep, over MAX_INPUT_DEPTH (2)'),
+    });
     expect(await extract([{ header: { name: "a/b/c.txt" } }], { depth: 2 })).toMatchObject({ files: 1 });
-    expect(await extract([{ header: { name: "a/b/c/d.txt" } }], { depth: 2 })).toMatchObject({ message: expect.stringContaining('"a/b/c/d.txt" lies 3 directories deep') });
-    expect(await extract([{ header: { name: "big" }, content: "12345" }], { fileBytes: 4 })).toMatchObject({ message: expect.stringContaining('"big" is 5 bytes, over MAX_INPUT_FILE_BYTES (4)') });
-    expect(await extract([{ header: { name: "one" }, content: "123" }, { header: { name: "two" }, content: "123" }], { totalBytes: 5 })).toMatchObject({
+    expect(await extract([{ header: { name: "a/b/c/d.txt" } }], { depth: 2 })).toMatchObject({
+      message: expect.stringContaining('"a/b/c/d.txt" lies 3 directories deep'),
+    });
+    expect(await extract([{ header: { name: "big" }, content: "12345" }], { fileBytes: 4 })).toMatchObject({
+      message: expect.stringContaining('"big" is 5 bytes, over MAX_INPUT_FILE_BYTES (4)'),
+    });
+    expect(
+      await extract(
+        [
+          { header: { name: "one" }, content: "123" },
+          { header: { name: "two" }, content: "123" },
+        ],
+        { totalBytes: 5 },
+      ),
+    ).toMatchObject({
       message: expect.stringContaining('"two" takes the archive\'s files past MAX_INPUT_TOTAL_BYTES (5 bytes)'),
     });
   });
 
   it("is refused for a name given twice, and for a file under a name it made a file", async () => {
-    expect((await refusal([{ header: { name: "a.txt" }, content: "1" }, { header: { name: "a.txt" }, content: "2" }])).message).toContain('"a.txt" names what the archive already holds');
+    expect(
+      (
+        await refusal([
+          { header: { name: "a.txt" }, content: "1" },
+          { header: { name: "a.txt" }, content: "2" },
+        ])
+      ).message,
+    ).toContain('"a.txt" names what the archive already holds');
     rmSync(join(parent, "run"), { recursive: true, force: true });
-    expect((await refusal([{ header: { name: "a" }, content: "1" }, { header: { name: "a/b.txt" }, content: "2" }])).message).toContain('"a/b.txt" lies under "a", which the archive made a file');
+    expect(
+      (
+        await refusal([
+          { header: { name: "a" }, content: "1" },
+          { header: { name: "a/b.txt" }, content: "2" },
+        ])
+      ).message,
+    ).toContain('"a/b.txt" lies under "a", which the archive made a file');
   });
 
   it("is refused for anything in out/, where the agent writes", async () => {
-    expect((await refusal([{ header: { name: "./out/answer.txt" }, content: "forged" }])).message).toContain('"./out/answer.txt" is inside "out", where the agent writes');
+    expect((await refusal([{ header: { name: "./out/answer.txt" }, content: "forged" }])).message).toContain(
+      '"./out/answer.txt" is inside "out", where the agent writes',
+    );
   });
 
   it("is refused when it is no tar at all, gzipped, or cut short", async () => {
@@ -175,7 +208,10 @@ describe("a hostile input archive", () => {
     const { gzipSync } = await import("node:zlib");
     const bytes = await tarOf(good);
     for (const bad of [Buffer.alloc(1024, 7), gzipSync(bytes), bytes.subarray(0, 700)]) {
-      expect(await tryBytes(bad)).toMatchObject({ statusCode: 400, message: expect.stringMatching(/^the inputs part is not a whole, uncompressed tar archive \(.+\); make it with tar -cf, not gzipped$/) });
+      expect(await tryBytes(bad)).toMatchObject({
+        statusCode: 400,
+        message: expect.stringMatching(/^the inputs part is not a whole, uncompressed tar archive \(.+\); make it with tar -cf, not gzipped$/),
+      });
     }
   });
 

@@ -83,7 +83,10 @@ export async function extractInputs(archive: Readable, directory: string, option
   // A failure of the upload (cut short, over its size) ends the extraction with that failure.
   archive.on("error", (error: Error) => extract.destroy(error));
   const onAbort = () => {
-    const error = new InputsError(408, `the inputs archive took longer than ${INPUT_UPLOAD_TIMEOUT_MS} ms (INPUT_UPLOAD_TIMEOUT_MS) to arrive; send it faster, or fewer files`);
+    const error = new InputsError(
+      408,
+      `the inputs archive took longer than ${INPUT_UPLOAD_TIMEOUT_MS} ms (INPUT_UPLOAD_TIMEOUT_MS) to arrive; send it faster, or fewer files`,
+    );
     archive.destroy(error);
     extract.destroy(error);
   };
@@ -123,10 +126,12 @@ async function take(entry: Entry, root: string, limits: InputLimits, progress: P
       return;
     }
     case "file": {
-      if (parts.length === 0) refuse(name, "names the archive's root as a file; name files inside it, like \"src/main.ts\"");
-      if (parts.length - 1 > limits.depth) refuse(name, `lies ${parts.length - 1} directories deep, over MAX_INPUT_DEPTH (${limits.depth}); send a shallower tree`);
+      if (parts.length === 0) refuse(name, 'names the archive\'s root as a file; name files inside it, like "src/main.ts"');
+      if (parts.length - 1 > limits.depth)
+        refuse(name, `lies ${parts.length - 1} directories deep, over MAX_INPUT_DEPTH (${limits.depth}); send a shallower tree`);
       if (header.size > limits.fileBytes) refuse(name, `is ${header.size} bytes, over MAX_INPUT_FILE_BYTES (${limits.fileBytes}); leave it out`);
-      if (progress.bytes + header.size > limits.totalBytes) refuse(name, `takes the archive's files past MAX_INPUT_TOTAL_BYTES (${limits.totalBytes} bytes); send fewer or smaller files`);
+      if (progress.bytes + header.size > limits.totalBytes)
+        refuse(name, `takes the archive's files past MAX_INPUT_TOTAL_BYTES (${limits.totalBytes} bytes); send fewer or smaller files`);
       progress.bytes += header.size;
       await makeDirectories(root, parts.slice(0, -1), name, progress);
       await writeNewFile(join(root, ...parts), entry, name);
@@ -149,11 +154,11 @@ async function take(entry: Entry, root: string, limits: InputLimits, progress: P
 
 /** The parts of an entry's name below the archive's root; "." parts and a trailing "/" dropped, anything else refused. */
 function partsOf(name: string): string[] {
-  if (name === "" || name.includes("\0")) refuse(name, "has an empty name or a NUL byte in it; name entries like \"src/main.ts\"");
+  if (name === "" || name.includes("\0")) refuse(name, 'has an empty name or a NUL byte in it; name entries like "src/main.ts"');
   if (Buffer.byteLength(name) > MAX_INPUT_NAME_BYTES) refuse(name, `has a name over MAX_INPUT_NAME_BYTES (${MAX_INPUT_NAME_BYTES} bytes); use shorter names`);
-  if (name.startsWith("/")) refuse(name, "is an absolute name; name entries relative to the archive's root, like \"src/main.ts\" (tar -C DIR -cf inputs.tar .)");
+  if (name.startsWith("/")) refuse(name, 'is an absolute name; name entries relative to the archive\'s root, like "src/main.ts" (tar -C DIR -cf inputs.tar .)');
   const all = name.split("/");
-  if (all.includes("..")) refuse(name, "climbs out of the archive with \"..\"; name entries inside it, like \"src/main.ts\"");
+  if (all.includes("..")) refuse(name, 'climbs out of the archive with ".."; name entries inside it, like "src/main.ts"');
   const parts = all.filter((part) => part !== "" && part !== ".");
   const long = parts.find((part) => Buffer.byteLength(part) > MAX_NAME_PART_BYTES);
   if (long !== undefined) refuse(name, `has a part over ${MAX_NAME_PART_BYTES} bytes (${quote(long)}); use shorter names`);
@@ -216,7 +221,8 @@ function refusalOf(error: unknown): unknown {
   return new InputsError(400, `the inputs part is not a whole, uncompressed tar archive (${failure.message}); make it with tar -cf, not gzipped`);
 }
 
-const tooLarge = () => new InputsError(413, `the inputs archive is over ${MAX_INPUT_ARCHIVE_BYTES} bytes (MAX_INPUT_ARCHIVE_BYTES); send fewer or smaller files`);
+const tooLarge = () =>
+  new InputsError(413, `the inputs archive is over ${MAX_INPUT_ARCHIVE_BYTES} bytes (MAX_INPUT_ARCHIVE_BYTES); send fewer or smaller files`);
 
 // The multipart side: the `request` part becomes the body the route's schema validates (so a
 // multipart request is refused in the same words as a JSON one), the `inputs` part is handed on.

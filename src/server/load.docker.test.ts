@@ -20,7 +20,13 @@ describe(`${SUBMITTED} Runs submitted at once, ${SLOTS} slots, a queue bound of 
     const headers = { authorization: `Bearer ${service.token()}`, "content-type": "application/json" };
     const rssBefore = process.memoryUsage().rss;
     const answers = await Promise.all(
-      Array.from({ length: SUBMITTED }, () => fetch(`${service.running().url}/v1/runs`, { method: "POST", headers, body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })),
+      Array.from({ length: SUBMITTED }, () =>
+        fetch(`${service.running().url}/v1/runs`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }),
+        }),
+      ),
     );
     const accepted = answers.filter((a) => a.status === 202);
     const refused = answers.filter((a) => a.status === 429);
@@ -37,10 +43,16 @@ describe(`${SUBMITTED} Runs submitted at once, ${SLOTS} slots, a queue bound of 
       expect(text).toContain('"reason":"completed"');
     }
     const rssAfter = process.memoryUsage().rss;
-    console.log(`load: ${accepted.length} accepted, ${refused.length} refused; rss ${(rssBefore / 2 ** 20).toFixed(0)} -> ${(rssAfter / 2 ** 20).toFixed(0)} MiB`);
+    console.log(
+      `load: ${accepted.length} accepted, ${refused.length} refused; rss ${(rssBefore / 2 ** 20).toFixed(0)} -> ${(rssAfter / 2 ** 20).toFixed(0)} MiB`,
+    );
     expect(rssAfter - rssBefore).toBeLessThan(512 * 2 ** 20);
     // This process's agents only (the stand-in runs on; other processes may be running their own).
-    expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage", "--filter", `label=agentcage.pid=${process.pid}`).split("\n").filter((l) => l !== "")).toEqual([]);
+    expect(
+      docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage", "--filter", `label=agentcage.pid=${process.pid}`)
+        .split("\n")
+        .filter((l) => l !== ""),
+    ).toEqual([]);
     // The library's Run directories live in the service's Staging Directory, beside its records.
     const staging = join(runtimeDir, "staging");
     expect((existsSync(staging) ? readdirSync(staging) : []).filter((name) => /^[0-9a-f]{16}$/.test(name))).toEqual([]);

@@ -23,7 +23,12 @@ const SECONDS_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 36
 
 export function createRunMetrics(counts: () => { readonly queued: number; readonly running: number }): RunMetrics {
   const registry = new Registry();
-  const runs = new Counter({ name: "agentcage_runs_total", help: "Runs that ended, by CLI and end reason", labelNames: ["cli", "reason"], registers: [registry] });
+  const runs = new Counter({
+    name: "agentcage_runs_total",
+    help: "Runs that ended, by CLI and end reason",
+    labelNames: ["cli", "reason"],
+    registers: [registry],
+  });
   new Gauge({
     name: "agentcage_queue_depth",
     help: "Runs waiting for a slot",
@@ -40,9 +45,26 @@ export function createRunMetrics(counts: () => { readonly queued: number; readon
       this.set(counts().running);
     },
   });
-  const duration = new Histogram({ name: "agentcage_run_duration_seconds", help: "A Run's own time, from its slot to its end", labelNames: ["cli"], buckets: SECONDS_BUCKETS, registers: [registry] });
-  const waited = new Histogram({ name: "agentcage_queue_wait_seconds", help: "How long a Run waited for a slot", labelNames: ["cli"], buckets: SECONDS_BUCKETS, registers: [registry] });
-  const tokens = new Counter({ name: "agentcage_tokens_total", help: "Tokens the agents used, by CLI and direction", labelNames: ["cli", "direction"], registers: [registry] });
+  const duration = new Histogram({
+    name: "agentcage_run_duration_seconds",
+    help: "A Run's own time, from its slot to its end",
+    labelNames: ["cli"],
+    buckets: SECONDS_BUCKETS,
+    registers: [registry],
+  });
+  const waited = new Histogram({
+    name: "agentcage_queue_wait_seconds",
+    help: "How long a Run waited for a slot",
+    labelNames: ["cli"],
+    buckets: SECONDS_BUCKETS,
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: "agentcage_tokens_total",
+    help: "Tokens the agents used, by CLI and direction",
+    labelNames: ["cli", "direction"],
+    registers: [registry],
+  });
   const cost = new Counter({ name: "agentcage_cost_usd_total", help: "What the agents' CLIs reported they cost", labelNames: ["cli"], registers: [registry] });
 
   return {

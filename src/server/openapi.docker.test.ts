@@ -27,18 +27,23 @@ const TYPES_HEADER = `// The service's HTTP API as TypeScript types, generated b
 
 `;
 
-type Document = { paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: unknown }> } }>>; components?: unknown; servers?: unknown };
+type Document = {
+  paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: unknown }> } }>>;
+  components?: unknown;
+  servers?: unknown;
+};
 
-const documentOf = async (): Promise<Document> => (await fetch(`${service.running().url}/openapi.json`, { headers: { authorization: `Bearer ${service.token()}` } })).json() as Promise<Document>;
+const documentOf = async (): Promise<Document> =>
+  (await fetch(`${service.running().url}/openapi.json`, { headers: { authorization: `Bearer ${service.token()}` } })).json() as Promise<Document>;
 
 describe("/openapi.json", () => {
   it("passes @redocly/cli lint with no error, and names every operation", async () => {
     const file = join(scratch, "openapi.json");
     writeFileSync(file, JSON.stringify(await documentOf()));
     const cli = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin", "cli.js");
-    const linted = await promisify(execFile)(process.execPath, [cli, "lint", "--format=json", file], { env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" } }).catch(
-      (error: { stdout: string }) => ({ stdout: error.stdout }),
-    );
+    const linted = await promisify(execFile)(process.execPath, [cli, "lint", "--format=json", file], {
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
     const problems = (JSON.parse(linted.stdout) as { problems: Array<{ severity: string; ruleId: string; message: string }> }).problems;
     expect(problems.filter((p) => p.severity === "error")).toEqual([]);
     expect(problems.filter((p) => p.ruleId === "operation-operationId")).toEqual([]);
@@ -49,7 +54,10 @@ describe("/openapi.json", () => {
     const text = JSON.stringify(document);
     expect(text).toContain('"budget_exceeded"');
     expect(text).toContain('"sessionId"');
-    const multipart = document.paths["/v1/runs"]?.["post"]?.requestBody?.content["multipart/form-data"]?.schema as { properties: Record<string, { format?: string; contentMediaType?: string }>; required: string[] };
+    const multipart = document.paths["/v1/runs"]?.["post"]?.requestBody?.content["multipart/form-data"]?.schema as {
+      properties: Record<string, { format?: string; contentMediaType?: string }>;
+      required: string[];
+    };
     expect(Object.keys(multipart.properties)).toEqual(["request", "inputs"]);
     expect(multipart.required).toEqual(["request"]);
   });

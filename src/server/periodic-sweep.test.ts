@@ -46,7 +46,9 @@ describe("the periodic sweep", () => {
     const periodic = startPeriodicSweep(sweep, 1000, logger);
     await vi.advanceTimersByTimeAsync(2500);
     expect(sweep).toHaveBeenCalledTimes(2);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 40, err: "the engine does not answer", msg: "the periodic sweep failed; it runs again at the next interval" }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 40, err: "the engine does not answer", msg: "the periodic sweep failed; it runs again at the next interval" }),
+    );
     await periodic.stop();
   });
 });

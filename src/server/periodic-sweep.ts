@@ -17,7 +17,8 @@ export function startPeriodicSweep(sweep: () => Promise<unknown>, intervalMs: nu
     inFlight = sweep()
       .then(
         () => undefined,
-        (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, "the periodic sweep failed; it runs again at the next interval"),
+        (error: unknown) =>
+          logger.warn({ err: error instanceof Error ? error.message : String(error) }, "the periodic sweep failed; it runs again at the next interval"),
       )
       .finally(() => (inFlight = undefined));
   };

@@ -9,7 +9,10 @@ import { useTestService } from "../../test/support/service.js";
 const service = useTestService("queries-http");
 
 const call = (path: string, init: RequestInit = {}) =>
-  fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers } });
+  fetch(`${service.running().url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers },
+  });
 
 async function refused(path: string, init: RequestInit = {}): Promise<string> {
   const answer = await call(path, init);

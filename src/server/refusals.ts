@@ -7,7 +7,12 @@ import type { FastifyRequest } from "fastify";
 import type { ZodType } from "zod";
 
 /** One issue as fastify-type-provider-zod hands it over: zod's code, where, zod's message, the rest of the issue. */
-export type ValidationIssue = { readonly keyword: string; readonly instancePath: string; readonly message?: string; readonly params: Readonly<Record<string, unknown>> };
+export type ValidationIssue = {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly message?: string;
+  readonly params: Readonly<Record<string, unknown>>;
+};
 
 /** Where the value was: the body, the query string, the path, the headers. */
 export type ValidationContext = "body" | "querystring" | "params" | "headers";
@@ -50,7 +55,8 @@ function sentenceOf(issue: ValidationIssue, context: ValidationContext, source: 
     }
     case "invalid_type": {
       const expected = String(params["expected"] ?? "a value");
-      if (value === undefined) return `${name} is missing; send ${path.length === 0 && context === "body" ? "a JSON object: the Run request (see /openapi.json)" : article(expected)}`;
+      if (value === undefined)
+        return `${name} is missing; send ${path.length === 0 && context === "body" ? "a JSON object: the Run request (see /openapi.json)" : article(expected)}`;
       return `${name} ${quote(value)} is not ${article(expected)}; send ${article(expected)}`;
     }
     case "invalid_value": {
@@ -113,7 +119,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = row;
   }
   return previous[b.length] ?? 0;

@@ -22,10 +22,14 @@ afterAll(async () => {
 
 /** Starts `agentcage serve` as its own process; resolves with its URL once it listens. */
 function startService(...extra: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", runtimeDir, "--slots", "1", "--stand-in", ...extra], {
-    env: { ...process.env, AGENTCAGE_TOKEN: TOKEN },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", runtimeDir, "--slots", "1", "--stand-in", ...extra],
+    {
+      env: { ...process.env, AGENTCAGE_TOKEN: TOKEN },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   children.push(child);
   return new Promise((resolve, reject) => {
     let text = "";
@@ -77,8 +81,10 @@ describe("a service killed with SIGKILL and started again", () => {
     expect(JSON.stringify(interrupted["outcome"])).toContain("the service stopped while this Run ran");
     await until(async () => (await call(second.url, `/v1/runs/${queued["id"] as string}`))["state"] === "completed", "the queued Run completing");
     // What the killed process ran (its agent and its stand-in) is gone: the new process swept it.
-    const leftovers = docker("ps", "--all", "--quiet", "--filter", "label=agentcage.run").split("\n").filter((id) => id !== "");
-    const mine = leftovers.filter((id) => docker("inspect", "--format", "{{index .Config.Labels \"agentcage.pid\"}}", id) === String(first.child.pid));
+    const leftovers = docker("ps", "--all", "--quiet", "--filter", "label=agentcage.run")
+      .split("\n")
+      .filter((id) => id !== "");
+    const mine = leftovers.filter((id) => docker("inspect", "--format", '{{index .Config.Labels "agentcage.pid"}}', id) === String(first.child.pid));
     expect(mine).toEqual([]);
     second.child.kill("SIGTERM");
     await new Promise((resolve) => second.child.once("exit", resolve));
@@ -111,7 +117,10 @@ describe("a service sent SIGTERM", () => {
 
     const next = await startService();
     expect(await call(next.url, `/v1/runs/${hung["id"] as string}`)).toMatchObject({ state: "cancelled", outcome: { reason: "cancelled" } });
-    await until(async () => (await call(next.url, `/v1/runs/${queued["id"] as string}`))["state"] === "completed", "the queued Run completing after the restart");
+    await until(
+      async () => (await call(next.url, `/v1/runs/${queued["id"] as string}`))["state"] === "completed",
+      "the queued Run completing after the restart",
+    );
     next.child.kill("SIGTERM");
     await new Promise((resolve) => next.child.once("exit", resolve));
   }, 120_000);

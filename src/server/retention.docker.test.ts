@@ -37,7 +37,9 @@ describe("serve's sweep of session stores", () => {
       expect(existsSync(later)).toBe(false);
       expect(readdirSync(join(runtimeDir, "staging", "sessions", "claude"))).toEqual(["recent"]);
       expect(existsSync(recent)).toBe(true);
-      const swept = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line["msg"] === "sweep removed a session store past its retention");
+      const swept = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line["msg"] === "sweep removed a session store past its retention");
       expect(swept.map((line) => line["sessionId"]).sort()).toEqual(["old-at-start", "old-later"]);
       expect(swept[0]).toMatchObject({ namespace: "claude", sessionRetentionDays: 7 });
     } finally {
@@ -63,7 +65,9 @@ describe("serve's sweep of session stores", () => {
       expect(readdirSync(runs)).toEqual(["00000000000000e2"]);
       expect(running.service.get("00000000000000e1")).toBeUndefined();
       expect(running.service.get("00000000000000e2")?.state).toBe("completed");
-      const said = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line["msg"] === "sweep removed an ended Run's record and artifacts past their retention");
+      const said = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line["msg"] === "sweep removed an ended Run's record and artifacts past their retention");
       expect(said).toMatchObject([{ run: "00000000000000e1", runRetentionDays: 30 }]);
     } finally {
       await running.stop(1000);
@@ -96,7 +100,9 @@ describe("serve's sweep of session stores", () => {
     const runtimeDir = join(root, `refused-${String(days)}`);
     const refused = serve({ runtimeDir, port: 0, environment: {}, logger: capturingLogger().logger, sessionRetentionDays: days });
     await expect(refused).rejects.toThrow(ServeError);
-    await expect(refused).rejects.toThrow(/^--session-retention-days \S+ is not a whole number of days from 1 to 3650; write how many days a session is kept after its last use, e\.g\. 30$/);
+    await expect(refused).rejects.toThrow(
+      /^--session-retention-days \S+ is not a whole number of days from 1 to 3650; write how many days a session is kept after its last use, e\.g\. 30$/,
+    );
     expect(existsSync(runtimeDir)).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { extractInputs, InputsError, readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
 import { RETRY_AFTER_SECONDS } from "./limits.js";
 import type { InputsWriter, RunService } from "./runs.js";
-import { errorSchema, listQuery, outcomeSchema, runIdParams, runRequestSchema, runSchema } from "./schemas.js";
+import { errorSchema, listQuery, type outcomeSchema, runIdParams, runRequestSchema, runSchema } from "./schemas.js";
 import type { RunRecord } from "./store.js";
 
 export function registerRunRoutes(fastify: FastifyInstance, service: RunService): void {
@@ -43,7 +43,16 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
             "a bad archive refuses the Run (400) naming the entry, and the agent finds the files in its working directory.",
           body: runRequestSchema,
           headers: z.object({ "idempotency-key": z.string().max(200).optional() }),
-          response: { 200: runSchema, 202: runSchema, 400: errorSchema, 408: errorSchema, 413: errorSchema, 422: errorSchema, 429: errorSchema, 503: errorSchema },
+          response: {
+            200: runSchema,
+            202: runSchema,
+            400: errorSchema,
+            408: errorSchema,
+            413: errorSchema,
+            422: errorSchema,
+            429: errorSchema,
+            503: errorSchema,
+          },
         },
         preValidation: readRequestPart,
       },
@@ -73,10 +82,16 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
         // Answered without reading the archive (a full queue, a known key): it is read and dropped.
         if (upload !== undefined && (typeof submitted === "string" || !("created" in submitted) || !submitted.created)) upload.discard();
         if (submitted === "queue_full") {
-          return reply.code(429).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` });
+          return reply
+            .code(429)
+            .header("Retry-After", String(RETRY_AFTER_SECONDS))
+            .send({ error: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` });
         }
         if (submitted === "draining") {
-          return reply.code(503).header("Retry-After", String(RETRY_AFTER_SECONDS)).send({ error: "draining", message: "the service is shutting down and takes no new Runs; send it to the service once it is back" });
+          return reply
+            .code(503)
+            .header("Retry-After", String(RETRY_AFTER_SECONDS))
+            .send({ error: "draining", message: "the service is shutting down and takes no new Runs; send it to the service once it is back" });
         }
         if ("unserved" in submitted) return reply.code(400).send({ error: "invalid_request", message: submitted.unserved });
         if ("reused" in submitted) {
@@ -93,7 +108,14 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
 
   app.get(
     "/v1/runs",
-    { schema: { operationId: "listRuns", summary: "List Runs, newest first", querystring: listQuery, response: { 200: z.object({ runs: z.array(runSchema), nextCursor: z.string().optional() }), 400: errorSchema } } },
+    {
+      schema: {
+        operationId: "listRuns",
+        summary: "List Runs, newest first",
+        querystring: listQuery,
+        response: { 200: z.object({ runs: z.array(runSchema), nextCursor: z.string().optional() }), 400: errorSchema },
+      },
+    },
     async (request, reply) => {
       const { state, label, limit, cursor } = request.query;
       const wanted = (label ?? []).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as const);
@@ -105,7 +127,10 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
       // The page after the cursor's Run, wherever it is now: it may have left this filter (a Run that ended) since.
       const after = cursor === undefined ? undefined : service.get(cursor);
       if (cursor !== undefined && after === undefined) {
-        return reply.code(400).send({ error: "invalid_request", message: `cursor ${JSON.stringify(cursor)} names no Run (it was deleted, or never was); start again from the first page, without cursor` });
+        return reply.code(400).send({
+          error: "invalid_request",
+          message: `cursor ${JSON.stringify(cursor)} names no Run (it was deleted, or never was); start again from the first page, without cursor`,
+        });
       }
       const start = after === undefined ? 0 : all.filter((r) => newestFirst(r, after) <= 0).length;
       const page = all.slice(start, start + limit);
@@ -114,14 +139,32 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
     },
   );
 
-  app.get("/v1/runs/:id", { schema: { operationId: "getRun", summary: "One Run: its state, queue position, Outcome", params: runIdParams, response: { 200: runSchema, 404: errorSchema } } }, async (request, reply) => {
-    const record = service.get(request.params.id);
-    return record === undefined ? reply.code(404).send(notFound) : view(record);
-  });
+  app.get(
+    "/v1/runs/:id",
+    {
+      schema: {
+        operationId: "getRun",
+        summary: "One Run: its state, queue position, Outcome",
+        params: runIdParams,
+        response: { 200: runSchema, 404: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const record = service.get(request.params.id);
+      return record === undefined ? reply.code(404).send(notFound) : view(record);
+    },
+  );
 
   app.post(
     "/v1/runs/:id/cancel",
-    { schema: { operationId: "cancelRun", summary: "Cancel a Run; a finished one is left as it is", params: runIdParams, response: { 200: runSchema, 404: errorSchema } } },
+    {
+      schema: {
+        operationId: "cancelRun",
+        summary: "Cancel a Run; a finished one is left as it is",
+        params: runIdParams,
+        response: { 200: runSchema, 404: errorSchema },
+      },
+    },
     async (request, reply) => {
       const record = await service.cancel(request.params.id);
       return record === undefined ? reply.code(404).send(notFound) : view(record);
@@ -130,13 +173,22 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
 
   app.delete(
     "/v1/runs/:id",
-    { schema: { operationId: "deleteRun", summary: "Remove a Run that has ended, its record and its artifacts", params: runIdParams, response: { 204: z.null().describe("removed"), 404: errorSchema, 409: errorSchema } } },
+    {
+      schema: {
+        operationId: "deleteRun",
+        summary: "Remove a Run that has ended, its record and its artifacts",
+        params: runIdParams,
+        response: { 204: z.null().describe("removed"), 404: errorSchema, 409: errorSchema },
+      },
+    },
     async (request, reply) => {
       const removed = await service.remove(request.params.id);
       if (removed === undefined) return reply.code(404).send(notFound);
       if (removed === "live") {
         const state = service.get(request.params.id)?.state ?? "live";
-        return reply.code(409).send({ error: "not_ended", message: `the Run is ${state}; cancel it first (POST /v1/runs/${request.params.id}/cancel), then delete it` });
+        return reply
+          .code(409)
+          .send({ error: "not_ended", message: `the Run is ${state}; cancel it first (POST /v1/runs/${request.params.id}/cancel), then delete it` });
       }
       return reply.code(204).send(null);
     },

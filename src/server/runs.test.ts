@@ -12,7 +12,17 @@ import { createRunStore } from "./store.js";
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-runs-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const cancelledOutcome = (): AgentOutcome => ({ runId: "r", ok: false, reason: "cancelled", error: "the Run was cancelled by the caller", durationMs: 5, stdoutBytes: 0, stderrBytes: 0, stderr: "", credential: "api_key" });
+const cancelledOutcome = (): AgentOutcome => ({
+  runId: "r",
+  ok: false,
+  reason: "cancelled",
+  error: "the Run was cancelled by the caller",
+  durationMs: 5,
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  stderr: "",
+  credential: "api_key",
+});
 
 /**
  * A runner whose Runs go on until they are cancelled; a cancelled one resolves, and then its reader
@@ -26,7 +36,9 @@ function untilCancelled(late: AgentEvent[] = [{ type: "assistant_text", text: "p
       return new Promise<AgentOutcome>((resolve) => {
         const cancelled = () => {
           resolve(cancelledOutcome());
-          setTimeout(() => late.forEach((event) => options.onEvent?.(event)), 30);
+          setTimeout(() => {
+            for (const event of late) options.onEvent?.(event);
+          }, 30);
         };
         // Cancelled before its Run got here (while the service wrote its record), as the library's run() checks too.
         if (options.signal?.aborted === true) cancelled();

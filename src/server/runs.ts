@@ -12,7 +12,11 @@ import { recoverHarvest } from "../staging/index.js";
 import { createRunStore, TERMINAL_STATES, type RunRecord, type RunState, type StoredEvent } from "./store.js";
 
 /** What POST /v1/runs asks: an agent request plus the prompt, labels, and whether the agent edits a copy of its inputs. */
-export type ServiceRunRequest = AgentRequestInput & { readonly prompt: string; readonly labels?: Readonly<Record<string, string>> | undefined; readonly writable?: boolean | undefined };
+export type ServiceRunRequest = AgentRequestInput & {
+  readonly prompt: string;
+  readonly labels?: Readonly<Record<string, string>> | undefined;
+  readonly writable?: boolean | undefined;
+};
 
 export type Listener = (event: StoredEvent) => void;
 
@@ -117,7 +121,10 @@ export function createRunService(options: RunServiceOptions): RunService {
       await store.appendEvent(id, event);
       for (const listener of listeners.get(id) ?? []) listener(event);
     });
-    writes.set(id, next.catch(() => undefined));
+    writes.set(
+      id,
+      next.catch(() => undefined),
+    );
     return next;
   };
 
@@ -151,11 +158,16 @@ export function createRunService(options: RunServiceOptions): RunService {
       const controller = new AbortController();
       running.set(id, controller);
       // A Run that fails here (a disk error on its record) must not take the whole service down.
-      finished.set(id, start(record, controller).catch((error: unknown) => options.onError?.(id, error)).finally(() => {
-        running.delete(id);
-        finished.delete(id);
-        pump();
-      }));
+      finished.set(
+        id,
+        start(record, controller)
+          .catch((error: unknown) => options.onError?.(id, error))
+          .finally(() => {
+            running.delete(id);
+            finished.delete(id);
+            pump();
+          }),
+      );
     }
   };
 
@@ -187,7 +199,11 @@ export function createRunService(options: RunServiceOptions): RunService {
     options.onEnd?.(request, outcome);
   }
 
-  const admit = async (request: ServiceRunRequest, idempotencyKey: string | undefined, inputs: InputsWriter | undefined): Promise<Admitted | KeyReused | Refused> => {
+  const admit = async (
+    request: ServiceRunRequest,
+    idempotencyKey: string | undefined,
+    inputs: InputsWriter | undefined,
+  ): Promise<Admitted | KeyReused | Refused> => {
     // The bound holds every Run accepted and not ended (waiting or running), counted before the
     // first await: submits that arrive together cannot all see room for one.
     if (draining) return "draining";
@@ -307,12 +323,19 @@ export function createRunService(options: RunServiceOptions): RunService {
         if (saved.state === "queued") {
           holdSession(saved.id, (await store.request(saved.id)) as ServiceRunRequest);
           queue.push(saved.id);
-        }
-        else if (!TERMINAL_STATES.has(saved.state)) {
+        } else if (!TERMINAL_STATES.has(saved.state)) {
           // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container,
           // and what a Harvest cut short left beside harvest/ goes.
           await recoverHarvest(store.harvestDirectory(saved.id));
-          await end(saved, { ok: false, reason: "unavailable", error: "the service stopped while this Run ran; it was ended when the service started again, and its container removed" }, "failed");
+          await end(
+            saved,
+            {
+              ok: false,
+              reason: "unavailable",
+              error: "the service stopped while this Run ran; it was ended when the service started again, and its container removed",
+            },
+            "failed",
+          );
         }
       }
       pump();
@@ -357,9 +380,10 @@ export function createRunService(options: RunServiceOptions): RunService {
     a2aTask: (id) => (records.has(id) ? store.a2aTask(id) : Promise.resolve(undefined)),
     saveA2ATask: async (id, task) => {
       // A DELETE that lands meanwhile takes the directory: then there is nothing to keep it in.
-      if (records.has(id)) await store.saveA2ATask(id, task).catch((error: unknown) => {
-        if (records.has(id)) throw error;
-      });
+      if (records.has(id))
+        await store.saveA2ATask(id, task).catch((error: unknown) => {
+          if (records.has(id)) throw error;
+        });
     },
   };
   return service;
@@ -368,6 +392,8 @@ export function createRunService(options: RunServiceOptions): RunService {
 /** A request as JSON with every object's keys in order: two requests that differ only in field order are one. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === "object" && item !== null && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+    typeof item === "object" && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
   );
 }

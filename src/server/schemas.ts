@@ -9,10 +9,18 @@ import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS 
 import { quote } from "./refusals.js";
 
 export const runRequestSchema = agentRequestSchema.extend({
-  prompt: z.string().min(1).max(MAX_PROMPT_CHARACTERS, { error: (issue) => `prompt is ${String(issue.input).length} characters, over MAX_PROMPT_CHARACTERS (${MAX_PROMPT_CHARACTERS}); hand large inputs over as files` }),
+  prompt: z
+    .string()
+    .min(1)
+    .max(MAX_PROMPT_CHARACTERS, {
+      error: (issue) =>
+        `prompt is ${String(issue.input).length} characters, over MAX_PROMPT_CHARACTERS (${MAX_PROMPT_CHARACTERS}); hand large inputs over as files`,
+    }),
   labels: z
     .record(z.string().min(1).max(MAX_LABEL_CHARACTERS), z.string().max(MAX_LABEL_CHARACTERS))
-    .refine((labels) => Object.keys(labels).length <= MAX_LABELS, { error: (issue) => `labels has ${Object.keys(issue.input as object).length} labels, over MAX_LABELS (${MAX_LABELS}); send at most ${MAX_LABELS}` })
+    .refine((labels) => Object.keys(labels).length <= MAX_LABELS, {
+      error: (issue) => `labels has ${Object.keys(issue.input as object).length} labels, over MAX_LABELS (${MAX_LABELS}); send at most ${MAX_LABELS}`,
+    })
     .optional(),
   writable: z
     .boolean()
@@ -26,7 +34,14 @@ const count = z.number().int();
 
 /** What a Run's change set holds, relative to its inputs (a writable workspace). */
 const changesSchema = z
-  .object({ added: z.array(z.string()).readonly(), changed: z.array(z.string()).readonly(), deleted: z.array(z.string()).readonly(), undiffed: z.array(z.string()).readonly(), bytes: count, outFiles: count.optional() })
+  .object({
+    added: z.array(z.string()).readonly(),
+    changed: z.array(z.string()).readonly(),
+    deleted: z.array(z.string()).readonly(),
+    undiffed: z.array(z.string()).readonly(),
+    bytes: count,
+    outFiles: count.optional(),
+  })
   .describe("with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/)");
 
 /**
@@ -67,7 +82,10 @@ export const outcomeSchema = z
         z.looseObject({ ok: z.literal(false), refusal: z.looseObject({ reason: z.string(), entry: z.string(), message: z.string() }) }),
       ])
       .optional(),
-    session: z.looseObject({ id: z.string().optional(), kept: z.boolean(), error: z.string().optional() }).optional().describe("with sessions kept: the session the Run was kept as, or why not"),
+    session: z
+      .looseObject({ id: z.string().optional(), kept: z.boolean(), error: z.string().optional() })
+      .optional()
+      .describe("with sessions kept: the session the Run was kept as, or why not"),
     budget: z.looseObject({}).optional().describe("with a budget: its caps, what the Run spent, and the cap it passed"),
     network: z.looseObject({ policy: z.string() }).optional().describe("the Run's network policy, and under the egress proxy its meter"),
   })
@@ -123,7 +141,9 @@ export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
   cursor: z
     .string()
-    .regex(RUN_ID, { error: (issue) => `cursor ${quote(issue.input)} is not a Run id; send the nextCursor of the previous page as it was, or no cursor for the first page` })
+    .regex(RUN_ID, {
+      error: (issue) => `cursor ${quote(issue.input)} is not a Run id; send the nextCursor of the previous page as it was, or no cursor for the first page`,
+    })
     .optional()
     .describe("the nextCursor of the previous page"),
 });

@@ -12,7 +12,10 @@ const service = useTestService("serve", { slots: 2, queueBound: 4 });
 const runtimeDir = service.runtimeDir;
 
 const call = (path: string, init: RequestInit = {}) =>
-  fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers } });
+  fetch(`${service.running().url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers },
+  });
 
 type SseEvent = { id?: number; event: string; data: unknown };
 
@@ -33,7 +36,11 @@ async function readEvents(path: string, headers: Record<string, string> = {}, st
         buffered = buffered.slice(end + 2);
         if (block.startsWith(":")) continue;
         const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
-        events.push({ ...(fields["id"] === undefined ? {} : { id: Number(fields["id"]) }), event: fields["event"] ?? "message", data: JSON.parse(fields["data"] ?? "null") });
+        events.push({
+          ...(fields["id"] === undefined ? {} : { id: Number(fields["id"]) }),
+          event: fields["event"] ?? "message",
+          data: JSON.parse(fields["data"] ?? "null"),
+        });
         if (events.filter((e) => e.id !== undefined).length >= stopAfter) {
           controller.abort();
           return events;
@@ -61,7 +68,10 @@ describe("agentcage serve, over HTTP", () => {
 
   for (const cli of ["claude", "codex"] as const) {
     it(`runs a ${cli} Run, streams its events live to one end event, and replays after a disconnect exactly once`, async () => {
-      const submitted = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli, prompt: "What is the capital of France?", labels: { suite: "serve" } }) });
+      const submitted = await call("/v1/runs", {
+        method: "POST",
+        body: JSON.stringify({ cli, prompt: "What is the capital of France?", labels: { suite: "serve" } }),
+      });
       expect(submitted.status).toBe(202);
       const run = (await submitted.json()) as { id: string; state: string };
       expect(["queued", "starting"]).toContain(run.state);
@@ -89,7 +99,9 @@ describe("agentcage serve, over HTTP", () => {
   }
 
   it("answers an EventSource that reconnects after the end 204, and ?after= past it with the end again, closing the stream", async () => {
-    const run = (await (await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })).json()) as { id: string };
+    const run = (await (
+      await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) })
+    ).json()) as { id: string };
     const all = await readEvents(`/v1/runs/${run.id}/events`);
     const end = all.find((e) => e.event === "end") as SseEvent;
     expect(end.id).toBeGreaterThan(1);
@@ -99,7 +111,10 @@ describe("agentcage serve, over HTTP", () => {
       expect(reconnect.status).toBe(204);
     }
     // Before the end, the same header replays what follows it.
-    expect((await readEvents(`/v1/runs/${run.id}/events`, { "last-event-id": String((end.id as number) - 1) })).map((e) => e.event)).toEqual(["snapshot", "end"]);
+    expect((await readEvents(`/v1/runs/${run.id}/events`, { "last-event-id": String((end.id as number) - 1) })).map((e) => e.event)).toEqual([
+      "snapshot",
+      "end",
+    ]);
     for (const [path, headers] of [[`/v1/runs/${run.id}/events?after=${(end.id as number) + 5}`, {}]] as const) {
       const started = performance.now();
       const again = await Promise.race([readEvents(path, headers), new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), 10_000))]);
@@ -113,11 +128,17 @@ describe("agentcage serve, over HTTP", () => {
 
   it("cancels a Run whose model never answers within seconds, leaving no container, and changes nothing on a second cancel", async () => {
     // The stand-in's `hang` scenario: the model accepts the request and never answers.
-    const submitted = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] answer slowly", timeoutSeconds: 600 }) });
+    const submitted = await call("/v1/runs", {
+      method: "POST",
+      body: JSON.stringify({ cli: "claude", prompt: "[stand-in:hang] answer slowly", timeoutSeconds: 600 }),
+    });
     const run = (await submitted.json()) as { id: string };
     await readEvents(`/v1/runs/${run.id}/events`, {}, 3); // queued, starting, running
     const started = performance.now();
-    const cancelled = (await (await call(`/v1/runs/${run.id}/cancel`, { method: "POST" })).json()) as { state: string; outcome: { runId: string; reason: string } };
+    const cancelled = (await (await call(`/v1/runs/${run.id}/cancel`, { method: "POST" })).json()) as {
+      state: string;
+      outcome: { runId: string; reason: string };
+    };
     expect(performance.now() - started).toBeLessThan(15_000);
     expect(cancelled).toMatchObject({ state: "cancelled", outcome: { reason: "cancelled" } });
     expect(containersOfRun(cancelled.outcome.runId)).toEqual([]);
@@ -156,7 +177,10 @@ describe("agentcage serve, over HTTP", () => {
   });
 
   it("refuses a port in use in its own words and leaves no stand-in behind", async () => {
-    const standIns = () => docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-stand-in", "--filter", `label=agentcage.pid=${process.pid}`).split("\n").filter((id) => id !== "");
+    const standIns = () =>
+      docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-stand-in", "--filter", `label=agentcage.pid=${process.pid}`)
+        .split("\n")
+        .filter((id) => id !== "");
     const before = standIns().length;
     const port = Number(new URL(service.running().url).port);
     await expect(serve({ runtimeDir: join(runtimeDir, "second"), port, standIn: true, logger: capturingLogger().logger, environment: {} })).rejects.toThrow(

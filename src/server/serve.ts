@@ -101,7 +101,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const env = options.environment ?? process.env;
   const host = options.host ?? "127.0.0.1";
   const logger = options.logger ?? pino({ name: "agentcage-serve" }, pino.destination(2));
-  if (!LOOPBACK.has(host) && isIP(host) === 0 && host !== "0.0.0.0") throw new ServeError(`--host ${JSON.stringify(host)} is not an address; write an IP address such as 127.0.0.1`);
+  if (!LOOPBACK.has(host) && isIP(host) === 0 && host !== "0.0.0.0")
+    throw new ServeError(`--host ${JSON.stringify(host)} is not an address; write an IP address such as 127.0.0.1`);
   const given = await tokenFromEnvironment(env);
   if (given === undefined && !LOOPBACK.has(host)) {
     throw new ServeError(`--host ${JSON.stringify(host)} is reachable from other machines and no token is set; set AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`);
@@ -109,17 +110,23 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const retention = options.sessionRetentionDays;
   const refusedDays = (days: number | undefined) => days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS);
   if (refusedDays(retention)) {
-    throw new ServeError(`--session-retention-days ${String(retention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days a session is kept after its last use, e.g. 30`);
+    throw new ServeError(
+      `--session-retention-days ${String(retention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days a session is kept after its last use, e.g. 30`,
+    );
   }
   const runRetention = options.runRetentionDays;
   if (refusedDays(runRetention)) {
-    throw new ServeError(`--run-retention-days ${String(runRetention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`);
+    throw new ServeError(
+      `--run-retention-days ${String(runRetention)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE`,
+    );
   }
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
-  if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1) throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
+  if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1)
+    throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
   const slots = options.slots ?? 2;
   const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
-  if (queueBound < slots) throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
+  if (queueBound < slots)
+    throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
   const serviceDir = join(options.runtimeDir, "service");
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
   let tokenFile: string | undefined;
@@ -154,7 +161,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     throw new ServeError(`--network-policy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.join(", ")}`);
   }
   if (policy !== undefined && options.agentNetworks !== undefined) {
-    throw new ServeError(`--network-policy ${policy} and --agent-network ${options.agentNetworks.join(", ")} were both given; choose a policy, or declare networks by hand, not both`);
+    throw new ServeError(
+      `--network-policy ${policy} and --agent-network ${options.agentNetworks.join(", ")} were both given; choose a policy, or declare networks by hand, not both`,
+    );
   }
   const proxied = policy === "model" || policy === "allowlist";
   let gateway: EgressGateway | undefined;
@@ -232,11 +241,16 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const sweepRecords = async (): Promise<void> => {
     if (runRetention === undefined) return;
     for (const record of await runs.removeEndedBefore(Date.now() - runRetention * DAY_MS)) {
-      logger.info({ run: record.id, runId: record.runId, endedAt: record.endedAt, runRetentionDays: runRetention }, "sweep removed an ended Run's record and artifacts past their retention");
+      logger.info(
+        { run: record.id, runId: record.runId, endedAt: record.endedAt, runRetentionDays: runRetention },
+        "sweep removed an ended Run's record and artifacts past their retention",
+      );
     }
   };
   // A record that cannot be removed now must not keep the service from starting: the next sweep tries again.
-  await sweepRecords().catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, "the sweep of ended Runs' records failed"));
+  await sweepRecords().catch((error: unknown) =>
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, "the sweep of ended Runs' records failed"),
+  );
   // Then every hour: a service that runs for months must not keep every session, kept Run and record it ever made.
   const sweeper = startPeriodicSweep(
     // The records are swept even when the engine does not answer the Run directories' sweep.
@@ -265,7 +279,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     await standIn?.stop();
     await gateway?.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new ServeError(`--port ${options.port ?? 8750} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
+    if (code === "EADDRINUSE")
+      throw new ServeError(`--port ${options.port ?? 8750} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
     if (code === "EADDRNOTAVAIL") throw new ServeError(`--host ${JSON.stringify(host)} is not an address of this machine; write one it has, e.g. 127.0.0.1`);
     throw error;
   }
@@ -290,9 +305,11 @@ async function tokenFromEnvironment(env: Readonly<Record<string, string | undefi
   if (direct !== undefined && direct !== "") return direct;
   const file = env["AGENTCAGE_TOKEN_FILE"];
   if (file === undefined || file === "") return undefined;
-  const text = (await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new ServeError(`AGENTCAGE_TOKEN_FILE ${JSON.stringify(file)} cannot be read (${error.code}); point it at a file holding the token`);
-  })).trim();
+  const text = (
+    await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new ServeError(`AGENTCAGE_TOKEN_FILE ${JSON.stringify(file)} cannot be read (${error.code}); point it at a file holding the token`);
+    })
+  ).trim();
   if (text === "") throw new ServeError(`AGENTCAGE_TOKEN_FILE ${JSON.stringify(file)} is empty; write the token into it`);
   return text;
 }

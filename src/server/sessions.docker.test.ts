@@ -18,7 +18,6 @@ const plain = useTestService("no-sessions-http");
 const queued = useTestService("sessions-queued", { sessions: true, slots: 1, sweepIntervalMs: 200 });
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-
 const call = (url: string, token: string, path: string, init: RequestInit = {}) =>
   fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
 
@@ -35,19 +34,28 @@ describe("sessions over HTTP", () => {
   it("resumes an earlier Run's session in a later Run, over HTTP and with agentcage run --remote --resume", async () => {
     const url = keeping.running().url;
     const token = keeping.token();
-    const first = await call(url, token, "/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "FIRST-TURN: remember the word PELICAN." }) });
+    const first = await call(url, token, "/v1/runs", {
+      method: "POST",
+      body: JSON.stringify({ cli: "claude", prompt: "FIRST-TURN: remember the word PELICAN." }),
+    });
     expect(first.status).toBe(202);
     const one = await ended(url, token, ((await first.json()) as { id: string }).id);
     const sessionId = (one["outcome"] as { result: { sessionId: string } }).result.sessionId;
     expect(one["outcome"]).toMatchObject({ ok: true, session: { id: sessionId, kept: true } });
 
-    const second = await call(url, token, "/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "SECOND-TURN: which word?", resumeSession: sessionId }) });
+    const second = await call(url, token, "/v1/runs", {
+      method: "POST",
+      body: JSON.stringify({ cli: "claude", prompt: "SECOND-TURN: which word?", resumeSession: sessionId }),
+    });
     expect(second.status).toBe(202);
     const two = await ended(url, token, ((await second.json()) as { id: string }).id);
     expect(two).toMatchObject({ state: "completed", outcome: { ok: true, result: { sessionId }, session: { id: sessionId, kept: true } } });
     expect(containersOfRun(two["runId"] as string)).toEqual([]);
 
-    const resumed = await runCommand(["run", "claude", "THIRD-TURN: and now?", "--remote", url, "--resume", sessionId, "--json"], commandEnv({ AGENTCAGE_TOKEN: token }));
+    const resumed = await runCommand(
+      ["run", "claude", "THIRD-TURN: and now?", "--remote", url, "--resume", sessionId, "--json"],
+      commandEnv({ AGENTCAGE_TOKEN: token }),
+    );
     expect(resumed.code, resumed.stderr).toBe(COMPLETED);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, result: { sessionId }, session: { id: sessionId, kept: true } });
   }, 180_000);

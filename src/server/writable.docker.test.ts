@@ -24,7 +24,8 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const call = (path: string, init: RequestInit = {}) => fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, ...init.headers } });
+const call = (path: string, init: RequestInit = {}) =>
+  fetch(`${service.running().url}${path}`, { ...init, headers: { authorization: `Bearer ${service.token()}`, ...init.headers } });
 const json = async (path: string) => (await call(path)).json() as Promise<Record<string, unknown>>;
 
 async function ended(id: string): Promise<Record<string, unknown>> {
@@ -44,7 +45,10 @@ describe("a writable workspace, over HTTP", () => {
     const submitted = await call("/v1/runs", { method: "POST", body: form });
     expect(submitted.status).toBe(202);
     const id = ((await submitted.json()) as { id: string }).id;
-    expect(await ended(id)).toMatchObject({ state: "completed", outcome: { ok: true, harvest: { ok: true, changes: { added: [], changed: [], deleted: [], outFiles: 1 } } } });
+    expect(await ended(id)).toMatchObject({
+      state: "completed",
+      outcome: { ok: true, harvest: { ok: true, changes: { added: [], changed: [], deleted: [], outFiles: 1 } } },
+    });
 
     const listed = await json(`/v1/runs/${id}/artifacts`);
     expect(listed).toMatchObject({ harvested: true, patch: true, changes: { added: [], changed: [], deleted: [], undiffed: [], outFiles: 1 } });
@@ -57,12 +61,18 @@ describe("a writable workspace, over HTTP", () => {
 
   it("serves the patch of an input the agent edited, and the edited file in the change set", async () => {
     const form = new FormData();
-    form.append("request", JSON.stringify({ cli: "claude", prompt: "[stand-in:tool_write_bash] [stand-in-write:README.md] rewrite the readme", writable: true }));
+    form.append(
+      "request",
+      JSON.stringify({ cli: "claude", prompt: "[stand-in:tool_write_bash] [stand-in-write:README.md] rewrite the readme", writable: true }),
+    );
     form.append("inputs", new Blob([await tarOf({ "README.md": "# a project\n", "src/keep.txt": "kept\n" })]), "inputs.tar");
     const submitted = await call("/v1/runs", { method: "POST", body: form });
     expect(submitted.status).toBe(202);
     const id = ((await submitted.json()) as { id: string }).id;
-    expect(await ended(id)).toMatchObject({ state: "completed", outcome: { ok: true, harvest: { ok: true, changes: { added: [], changed: ["README.md"], deleted: [], outFiles: 0 } } } });
+    expect(await ended(id)).toMatchObject({
+      state: "completed",
+      outcome: { ok: true, harvest: { ok: true, changes: { added: [], changed: ["README.md"], deleted: [], outFiles: 0 } } },
+    });
 
     const listed = await json(`/v1/runs/${id}/artifacts`);
     expect(listed).toMatchObject({ harvested: true, patch: true, changes: { changed: ["README.md"] } });
@@ -74,7 +84,11 @@ describe("a writable workspace, over HTTP", () => {
   }, 120_000);
 
   it("refuses writable without input files, saying to send them", async () => {
-    const answer = await call("/v1/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ cli: "claude", prompt: "hi", writable: true }) });
+    const answer = await call("/v1/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ cli: "claude", prompt: "hi", writable: true }),
+    });
     expect(answer.status).toBe(400);
     expect(((await answer.json()) as { message: string }).message).toContain("writable: true needs input files");
   });

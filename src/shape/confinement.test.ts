@@ -119,7 +119,7 @@ describe("the confinement rules", () => {
   });
 
   it("ignore imports written in comments or inside template strings", () => {
-    const text = "// import { x } from \"../cli/index.js\";\nconst s = `\nimport { y } from \"../cli/index.js\";\n`;";
+    const text = '// import { x } from "../cli/index.js";\nconst s = `\nimport { y } from "../cli/index.js";\n`;';
     expect(violationsOf("src/plan/run-plan.ts", text)).toEqual([]);
   });
 });

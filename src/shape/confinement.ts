@@ -16,13 +16,23 @@ interface Import {
 
 // Lower ranks sit underneath: a folder may import only folders of a strictly lower rank.
 const RANKS: Readonly<Record<string, number>> = {
-  mounts: 0, plan: 0, redact: 0, shape: 0, container: 1, engine: 2, staging: 2, egress: 2,
-  runtime: 3, agents: 4, testing: 5, server: 6, cli: 7,
+  mounts: 0,
+  plan: 0,
+  redact: 0,
+  shape: 0,
+  container: 1,
+  engine: 2,
+  staging: 2,
+  egress: 2,
+  runtime: 3,
+  agents: 4,
+  testing: 5,
+  server: 6,
+  cli: 7,
 };
 const PACKAGE_ROOT = "src";
 
-const STATIC =
-  /^[ \t]*(?:import|export)\s+(type\s+)?([\w$]+\s*,\s*)?(\*\s*(?:as\s+[\w$]+)?|\{[^}]*\}|[\w$]+)\s*from\s*(["'])([^"'\n]+)\4/gm;
+const STATIC = /^[ \t]*(?:import|export)\s+(type\s+)?([\w$]+\s*,\s*)?(\*\s*(?:as\s+[\w$]+)?|\{[^}]*\}|[\w$]+)\s*from\s*(["'])([^"'\n]+)\4/gm;
 const SIDE_EFFECT = /^[ \t]*import\s*(["'])([^"'\n]+)\1/gm;
 const DYNAMIC = /\bimport\s*\(\s*(["'])([^"'\n]+)\1\s*\)/g;
 
@@ -38,9 +48,7 @@ function brokenRules(importer: string, specifier: string, typeOnly: boolean): st
   const from = topFolder(importer);
   if (!specifier.startsWith(".")) {
     const isDockerode = specifier === "dockerode" || specifier.startsWith("dockerode/");
-    return isDockerode && !typeOnly && from !== "engine"
-      ? ["dockerode values only in the engine; outside src/engine/ use `import type`"]
-      : [];
+    return isDockerode && !typeOnly && from !== "engine" ? ["dockerode values only in the engine; outside src/engine/ use `import type`"] : [];
   }
   const isTest = importer.endsWith(".test.ts");
   const dir = posix.dirname(importer);
@@ -81,7 +89,13 @@ function importsOf(text: string): Import[] {
   const found: Import[] = [];
   for (const m of code.matchAll(STATIC)) {
     const clause = m[3] ?? "";
-    const names = clause.startsWith("{") ? clause.slice(1, -1).split(",").map((n) => n.trim()).filter(Boolean) : [];
+    const names = clause.startsWith("{")
+      ? clause
+          .slice(1, -1)
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean)
+      : [];
     const allTyped = m[2] === undefined && names.length > 0 && names.every((n) => /^type\s/.test(n));
     found.push({ specifier: m[5] ?? "", typeOnly: m[1] !== undefined || allTyped });
   }

@@ -22,7 +22,9 @@ async function archive(entries: ReadonlyArray<Partial<Header> & { name: string; 
     for await (const chunk of pack) chunks.push(chunk as Buffer);
   })();
   for (const { content, ...header } of [{ name: "out/", type: "directory" as const, mode: 0o755 }, ...entries]) {
-    await new Promise<void>((resolve, reject) => pack.entry(header, header.type === "file" || header.type === undefined ? (content ?? "") : "", (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      pack.entry(header, header.type === "file" || header.type === undefined ? (content ?? "") : "", (error) => (error ? reject(error) : resolve())),
+    );
   }
   pack.finalize();
   await done;

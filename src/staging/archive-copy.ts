@@ -80,7 +80,8 @@ export async function copyFromArchive(archive: Readable, destination: string | u
       const all = header.name.split("/").filter((part) => part !== "" && part !== ".");
       if (root === undefined) {
         // The archive's root: the volume's directory, as the engine names it.
-        if (header.type !== "directory" || all.length !== 1) refuse("bad_name", header.name, `is not the archive's root directory; the engine's archive of the Run's ${place} is malformed`);
+        if (header.type !== "directory" || all.length !== 1)
+          refuse("bad_name", header.name, `is not the archive's root directory; the engine's archive of the Run's ${place} is malformed`);
         root = all[0] as string;
         entry.resume();
         continue;
@@ -91,21 +92,42 @@ export async function copyFromArchive(archive: Readable, destination: string | u
       const parts = all.slice(1);
       if (parts.length === 0) refuse("bad_name", header.name, `names the root of ${place} again`);
       entries += 1;
-      if (entries > limits.maxEntries) refuse("too_many_entries", header.name, `takes ${place} past ${limits.maxEntries} files and directories${place === "out/" ? " (MAX_WRITABLE_ENTRIES)" : ""}; have the agent write fewer`);
+      if (entries > limits.maxEntries)
+        refuse(
+          "too_many_entries",
+          header.name,
+          `takes ${place} past ${limits.maxEntries} files and directories${place === "out/" ? " (MAX_WRITABLE_ENTRIES)" : ""}; have the agent write fewer`,
+        );
       const mode = header.mode ?? 0o644;
-      if ((mode & 0o7000) !== 0) refuse("special_mode", header.name, `has the setuid, setgid or sticky bit (mode ${mode.toString(8)}); only plain modes are copied back`);
+      if ((mode & 0o7000) !== 0)
+        refuse("special_mode", header.name, `has the setuid, setgid or sticky bit (mode ${mode.toString(8)}); only plain modes are copied back`);
       switch (header.type) {
         case "directory":
-          if (parts.length > limits.maxDepth) refuse("too_deep", header.name, `is ${parts.length} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`);
+          if (parts.length > limits.maxDepth)
+            refuse(
+              "too_deep",
+              header.name,
+              `is ${parts.length} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`,
+            );
           if (destination !== undefined) await makeDirectories(destination, parts, header.name, made);
           else made.add(parts.join("/"));
           entry.resume();
           continue;
         case "file": {
-          if (parts.length - 1 > limits.maxDepth) refuse("too_deep", header.name, `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`);
+          if (parts.length - 1 > limits.maxDepth)
+            refuse(
+              "too_deep",
+              header.name,
+              `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`,
+            );
           const size = header.size ?? 0;
           // More data than the volume could hold is a sparse file: refused before it is read.
-          if (bytes + size > limits.maxBytes) refuse("total_too_large", header.name, `takes ${place} past ${limits.maxBytes} bytes, more than its volume holds (a sparse file); have the agent write less`);
+          if (bytes + size > limits.maxBytes)
+            refuse(
+              "total_too_large",
+              header.name,
+              `takes ${place} past ${limits.maxBytes} bytes, more than its volume holds (a sparse file); have the agent write less`,
+            );
           bytes += size;
           usedBytes += Math.ceil(size / PAGE_BYTES) * PAGE_BYTES;
           files += 1;
@@ -119,7 +141,12 @@ export async function copyFromArchive(archive: Readable, destination: string | u
         }
         case "symlink":
           if (limits.links === true && destination !== undefined) {
-            if (parts.length - 1 > limits.maxDepth) refuse("too_deep", header.name, `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`);
+            if (parts.length - 1 > limits.maxDepth)
+              refuse(
+                "too_deep",
+                header.name,
+                `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`,
+              );
             await makeDirectories(destination, parts.slice(0, -1), header.name, made);
             await symlink(header.linkname ?? "", join(destination, ...parts)).catch((error: unknown) => {
               if ((error as NodeJS.ErrnoException).code === "EEXIST") refuse("bad_name", header.name, "is in the archive twice");

@@ -76,7 +76,13 @@ describe("a staged tree put into a Run's volume", () => {
     })();
     extract.end(bytes);
     await reading;
-    expect(seen.sort()).toEqual(["a.txt file 10002:10003 644", "big file 10002:10003 644", "src/ directory 10002:10003 755", "src/b.sh file 10002:10003 755", "to-a symlink 10002:10003 777 -> a.txt"]);
+    expect(seen.sort()).toEqual([
+      "a.txt file 10002:10003 644",
+      "big file 10002:10003 644",
+      "src/ directory 10002:10003 755",
+      "src/b.sh file 10002:10003 755",
+      "to-a symlink 10002:10003 777 -> a.txt",
+    ]);
     // a.txt, b.sh: a page each; big: two.
     expect(counted).toEqual({ usedBytes: 4 * 4096, entries: 5 });
     expect(await measureTree(root)).toEqual(counted);
@@ -97,7 +103,13 @@ describe("a staged tree put into a Run's volume", () => {
     const [bytes] = await Promise.all([bytesOf(packed.archive), packed.done]);
     const copy = `${staged}.volume`;
     mkdirSync(copy);
-    const copied = await copyFromArchive(await asVolumeArchive(bytes), copy, { maxBytes: 1024 * 1024, maxEntries: 10, maxDepth: 4, place: "work/", links: true });
+    const copied = await copyFromArchive(await asVolumeArchive(bytes), copy, {
+      maxBytes: 1024 * 1024,
+      maxEntries: 10,
+      maxDepth: 4,
+      place: "work/",
+      links: true,
+    });
     expect(copied.refusal).toBeUndefined();
     // What the agent edited in its volume (here, in the copy).
     writeFileSync(join(copy, "a.txt"), "one\nedited\n");

@@ -238,7 +238,9 @@ describe("copyInputs refuses", () => {
     const error = await stagingError(copy({ directory: source }));
 
     expect(error.kind).toBe("invalid_input");
-    expect(error.message).toBe(`input directory ${JSON.stringify(source)} already has "out", where the agent writes; leave it out with inputs.exclude: ["out"], or rename it`);
+    expect(error.message).toBe(
+      `input directory ${JSON.stringify(source)} already has "out", where the agent writes; leave it out with inputs.exclude: ["out"], or rename it`,
+    );
   });
 
   it("a relative input directory", async () => {
@@ -264,9 +266,7 @@ describe("copyInputs refuses", () => {
     const error = await stagingError(copy({ directory: notADirectory }));
 
     expect(error.kind).toBe("invalid_input");
-    expect(error.message).toBe(
-      `input directory ${JSON.stringify(notADirectory)} is not a directory (links are not followed); pass the directory itself`,
-    );
+    expect(error.message).toBe(`input directory ${JSON.stringify(notADirectory)} is not a directory (links are not followed); pass the directory itself`);
   });
 });
 
@@ -318,9 +318,17 @@ describe("copyInputs with inputs.exclude", () => {
 
   it.each<[string, unknown, string]>([
     ["a string, not a list", "node_modules", 'inputs.exclude "node_modules" is not a list; pass globs of paths to leave out, like "node_modules" or "**/dist"'],
-    ["an absolute path", ["/srv/out"], 'inputs.exclude[0] "/srv/out" is absolute; write a path relative to the input directory, like "node_modules" or "**/dist"'],
+    [
+      "an absolute path",
+      ["/srv/out"],
+      'inputs.exclude[0] "/srv/out" is absolute; write a path relative to the input directory, like "node_modules" or "**/dist"',
+    ],
     ["a negation", ["out", "!src"], 'inputs.exclude[1] "!src" is a negation, which exclude does not take; list only what to leave out'],
-    ["a climb", ["src/../../etc"], 'inputs.exclude[0] "src/../../etc" climbs out of the input directory; write a path inside it, like "node_modules" or "**/dist"'],
+    [
+      "a climb",
+      ["src/../../etc"],
+      'inputs.exclude[0] "src/../../etc" climbs out of the input directory; write a path inside it, like "node_modules" or "**/dist"',
+    ],
     ["an empty pattern", ["./"], 'inputs.exclude[0] "./" is empty; write a glob, like "node_modules" or "**/dist"'],
     ["not a string", [3], 'inputs.exclude[0] 3 is not a string; write a glob, like "node_modules" or "**/dist"'],
   ])("refuses %s, naming and quoting it, before anything is copied", async (_what, exclude, message) => {
@@ -512,7 +520,9 @@ describe("input files next to a copied link", () => {
       await mkdir(source);
       await mkdir(work);
       await symlink(host, join(source, "link"));
-      const error = await copyInputs({ directory: source, files: { "link/planted.txt": "x", "link/new/dir/x": "y" } }, work, { fileMode: 0o444 }).catch((e: unknown) => e);
+      const error = await copyInputs({ directory: source, files: { "link/planted.txt": "x", "link/new/dir/x": "y" } }, work, { fileMode: 0o444 }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(StagingError);
       expect((error as StagingError).kind).toBe("invalid_input");
       expect((error as StagingError).message).toContain('goes through "link", which is a file or a link');

@@ -64,7 +64,10 @@ function count(budget: Budget, entry: string, bytes = 0): void {
   budget.entries += 1;
   countBytes(budget, entry, bytes);
   if (budget.entries > MAX_INPUT_ENTRIES) {
-    throw new StagingError("invalid_input", `inputs have more than ${MAX_INPUT_ENTRIES} entries (MAX_INPUT_ENTRIES) at ${JSON.stringify(entry)}; hand over a smaller tree`);
+    throw new StagingError(
+      "invalid_input",
+      `inputs have more than ${MAX_INPUT_ENTRIES} entries (MAX_INPUT_ENTRIES) at ${JSON.stringify(entry)}; hand over a smaller tree`,
+    );
   }
 }
 
@@ -128,7 +131,10 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
         if (entry.isDirectory()) {
           count(budget, rel);
           if (depth + 1 > MAX_INPUT_DEPTH) {
-            throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is deeper than ${MAX_INPUT_DEPTH} levels (MAX_INPUT_DEPTH); hand over a shallower tree`);
+            throw new StagingError(
+              "invalid_input",
+              `input ${JSON.stringify(rel)} is deeper than ${MAX_INPUT_DEPTH} levels (MAX_INPUT_DEPTH); hand over a shallower tree`,
+            );
           }
           flush();
           await mkdir(dst, { mode: 0o755 });
@@ -143,7 +149,10 @@ async function copyDirectory(source: string, work: string, options: CopyOptions,
           // Copied as a link, never followed: it resolves inside the container, if at all.
           await symlink(await readlink(src), dst);
         } else {
-          throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: [${JSON.stringify(rel)}]`);
+          throw new StagingError(
+            "invalid_input",
+            `input ${JSON.stringify(rel)} is not a file, directory or link (a FIFO, socket or device); leave it out with inputs.exclude: [${JSON.stringify(rel)}]`,
+          );
         }
       }
       flush();
@@ -187,7 +196,10 @@ async function openDirectory(path: string, rel: string): Promise<FileHandle> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOOP" || code === "ENOTDIR") {
-      throw new StagingError("invalid_input", `input ${JSON.stringify(rel)} is no longer a directory (it became a link or a file while it was copied); hand over a tree nothing writes to`);
+      throw new StagingError(
+        "invalid_input",
+        `input ${JSON.stringify(rel)} is no longer a directory (it became a link or a file while it was copied); hand over a tree nothing writes to`,
+      );
     }
     throw error;
   }
@@ -204,7 +216,10 @@ function checkRelative(relative: string): string {
     throw new StagingError("invalid_input", `input file name ${JSON.stringify(relative)} is not a plain relative path; write it like "src/main.ts"`);
   }
   if (relative === OUT_NAME || relative.startsWith(`${OUT_NAME}/`)) {
-    throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} is inside ${JSON.stringify(OUT_NAME)}, where the agent writes; choose another path`);
+    throw new StagingError(
+      "invalid_input",
+      `input file ${JSON.stringify(relative)} is inside ${JSON.stringify(OUT_NAME)}, where the agent writes; choose another path`,
+    );
   }
   return posix.normalize(relative);
 }
@@ -226,13 +241,17 @@ async function writeInputFile(work: string, relative: string, content: string | 
       await mkdir(dir, { mode: 0o755 });
       await chmod(dir, 0o755);
     } else if (!existing.isDirectory()) {
-      throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} goes through ${JSON.stringify(relativeTo(work, dir))}, which is a file or a link, not a directory; choose another path`);
+      throw new StagingError(
+        "invalid_input",
+        `input file ${JSON.stringify(relative)} goes through ${JSON.stringify(relativeTo(work, dir))}, which is a file or a link, not a directory; choose another path`,
+      );
     }
   }
   const path = join(dir, parts.at(-1) as string);
   // "wx" is O_CREAT|O_EXCL: it never follows a link at the last step and never replaces an input.
   await writeFile(path, bytes, { flag: "wx", mode: options.fileMode }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "EEXIST") throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} is handed over twice (or is also in the input directory); keep one`);
+    if (error.code === "EEXIST")
+      throw new StagingError("invalid_input", `input file ${JSON.stringify(relative)} is handed over twice (or is also in the input directory); keep one`);
     throw error;
   });
   await chmod(path, options.fileMode);

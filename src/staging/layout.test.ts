@@ -34,12 +34,9 @@ describe("RUN_ID_PATTERN", () => {
     expect(RUN_ID_PATTERN.test(runId)).toBe(true);
   });
 
-  it.each(["0123456789abcde", "0123456789abcdef0", "0123456789ABCDEF", "0123456789abcdeg", "0123456789abcdef\n", ""])(
-    "refuses %j",
-    (runId) => {
-      expect(RUN_ID_PATTERN.test(runId)).toBe(false);
-    },
-  );
+  it.each(["0123456789abcde", "0123456789abcdef0", "0123456789ABCDEF", "0123456789abcdeg", "0123456789abcdef\n", ""])("refuses %j", (runId) => {
+    expect(RUN_ID_PATTERN.test(runId)).toBe(false);
+  });
 });
 
 describe("stagedMounts", () => {
@@ -51,9 +48,7 @@ describe("stagedMounts", () => {
   });
 
   it("binds all of work/ writable, and nothing else, when work/ is writable", () => {
-    expect(stagedMounts(RUN_ID, DEFAULT_AGENT_WORKDIR, true)).toStrictEqual([
-      { agentPath: "/work", path: "0123456789abcdef/work", readOnly: false },
-    ]);
+    expect(stagedMounts(RUN_ID, DEFAULT_AGENT_WORKDIR, true)).toStrictEqual([{ agentPath: "/work", path: "0123456789abcdef/work", readOnly: false }]);
   });
 
   it("binds at another agent workdir", () => {

@@ -71,7 +71,13 @@ export function sessionStorePath(runtimeDir: string, namespace: string, id: stri
  * The Mount Table entries of a staged Run, relative to the Staging Directory: its work/ (and out/),
  * its secret files, and, when it has one, the working copy of its session store.
  */
-export function stagedMounts(runId: string, agentWorkdir: string, writableWork: boolean, secretPaths: readonly string[] = [], sessionAgentPath?: string): Mount[] {
+export function stagedMounts(
+  runId: string,
+  agentWorkdir: string,
+  writableWork: boolean,
+  secretPaths: readonly string[] = [],
+  sessionAgentPath?: string,
+): Mount[] {
   const work = { agentPath: agentWorkdir, path: `${runId}/work`, readOnly: !writableWork };
   const secrets = secretPaths.map((agentPath, index) => ({ agentPath, path: secretFilePath(runId, index), readOnly: true }));
   const session = sessionAgentPath === undefined ? [] : [{ agentPath: sessionAgentPath, path: `${runId}/session` }];

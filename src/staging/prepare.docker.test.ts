@@ -122,7 +122,11 @@ describe("the Run record", () => {
 
   it("keeps outcome.json, stdout.txt, stderr.txt, prompt.txt and done with the secret masked when keepRuns is on", async () => {
     const runtimeDir = fresh("runtime");
-    const { runtime } = stagedRuntime('cat; echo "out:$TOKEN"; echo "err:$TOKEN" >&2', { env: { TOKEN: CANARY }, staging: { runtimeDir, keepRuns: true } }, runtimeDir);
+    const { runtime } = stagedRuntime(
+      'cat; echo "out:$TOKEN"; echo "err:$TOKEN" >&2',
+      { env: { TOKEN: CANARY }, staging: { runtimeDir, keepRuns: true } },
+      runtimeDir,
+    );
     const outcome = await runtime.run({ text: `prompt with ${CANARY}\n` });
     expect(outcome.runDirectory).toBe(join(runtimeDir, outcome.runId));
     const record = outcome.runDirectory as string;
@@ -171,7 +175,10 @@ describe("a Run killed under the runtime", () => {
         outcome: async (stdout) => {
           for await (const _chunk of stdout) {
             // Someone kills the agent's container from outside, as an OOM killer or an operator would.
-            const id = execFileSync("docker", ["ps", "--quiet", "--filter", `label=agentcage.owner=agentcage`, "--filter", "status=running"], { encoding: "utf8" }).trim().split("\n")[0] ?? "";
+            const id =
+              execFileSync("docker", ["ps", "--quiet", "--filter", `label=agentcage.owner=agentcage`, "--filter", "status=running"], { encoding: "utf8" })
+                .trim()
+                .split("\n")[0] ?? "";
             execFileSync("docker", ["kill", id]);
           }
           return { ok: false, error: "the agent died" };
@@ -205,7 +212,11 @@ describe("the Harvest of a staged Run", () => {
 describe("a Run's secret files", () => {
   it("reach the agent read-only, are masked even when given as bytes, and are gone after the Run", async () => {
     const runtimeDir = fresh("runtime");
-    const { runtime } = stagedRuntime('cat /tmp/s; cat /tmp/s >&2; (echo x >> /tmp/s) 2>/dev/null || echo read-only', { staging: { runtimeDir, keepRuns: true } }, runtimeDir);
+    const { runtime } = stagedRuntime(
+      "cat /tmp/s; cat /tmp/s >&2; (echo x >> /tmp/s) 2>/dev/null || echo read-only",
+      { staging: { runtimeDir, keepRuns: true } },
+      runtimeDir,
+    );
     const outcome = await runtime.run({ text: "" }, { secretFiles: [{ agentPath: "/tmp/s", content: Buffer.from("bytes-secret-value-123456") }] });
     expect(outcome.result?.text).toBe("[REDACTED]read-only\n");
     expect(outcome.stderr).toBe("[REDACTED]");

@@ -150,7 +150,7 @@ describe("prepareRunDirectory", () => {
 });
 
 describe("out/ for the agent", () => {
-  it.runIf(asRoot)("is owned by 10002:10002 when the agent user is \"10002:10002\" and we are root", async () => {
+  it.runIf(asRoot)('is owned by 10002:10002 when the agent user is "10002:10002" and we are root', async () => {
     const dir = await prepare({ agentUser: "10002:10002" });
 
     expect(await owners(dir.work)).toEqual({
@@ -160,7 +160,7 @@ describe("out/ for the agent", () => {
     });
   });
 
-  it.runIf(asRoot)("is owned by uid and gid 10002 when the agent user is \"10002\" and we are root", async () => {
+  it.runIf(asRoot)('is owned by uid and gid 10002 when the agent user is "10002" and we are root', async () => {
     const dir = await prepare({ agentUser: "10002" });
 
     expect((await owners(dir.work)).out).toEqual({ mode: 0o755, uid: 10002, gid: 10002 });

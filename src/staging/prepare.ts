@@ -53,11 +53,19 @@ export type RunInfo = {
 export async function prepareRunDirectory(options: PrepareOptions): Promise<RunDirectory> {
   const dir = runDirectory(options.runtimeDir, options.runId);
   await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-    throw new StagingError("io", `the Staging Directory ${JSON.stringify(options.runtimeDir)} cannot be made (${(error as NodeJS.ErrnoException).code}); create it or choose another runtimeDir`, { cause: error });
+    throw new StagingError(
+      "io",
+      `the Staging Directory ${JSON.stringify(options.runtimeDir)} cannot be made (${(error as NodeJS.ErrnoException).code}); create it or choose another runtimeDir`,
+      { cause: error },
+    );
   });
   // Exclusive: a Run directory is never shared, and 0700 keeps other host users out of the record.
   await mkdir(dir.root, { mode: 0o700 }).catch((error: unknown) => {
-    throw new StagingError("io", `the Run directory ${JSON.stringify(dir.root)} cannot be made (${(error as NodeJS.ErrnoException).code}); check the Staging Directory's permissions`, { cause: error });
+    throw new StagingError(
+      "io",
+      `the Run directory ${JSON.stringify(dir.root)} cannot be made (${(error as NodeJS.ErrnoException).code}); check the Staging Directory's permissions`,
+      { cause: error },
+    );
   });
   try {
     const info: RunInfo = {
@@ -71,7 +79,10 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     const bound = options.writableBytes;
     // A writable work/ holds the inputs too: its tmpfs takes them first, then is shrunk to them plus the bound.
     if (bound !== undefined && options.writableWork) await mountWritable(dir.work, MAX_INPUT_BYTES + bound, MAX_INPUT_ENTRIES + MAX_WRITABLE_ENTRIES);
-    await copyInputs(options.inputs, dir.work, { fileMode: options.writableWork ? 0o644 : 0o444, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    await copyInputs(options.inputs, dir.work, {
+      fileMode: options.writableWork ? 0o644 : 0o444,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     await mkdir(dir.out, { mode: 0o755 });
     if (bound !== undefined && options.writableWork) await allowMore(dir.work, bound, MAX_WRITABLE_ENTRIES);
     if (bound !== undefined && !options.writableWork) await mountWritable(dir.out, bound, MAX_WRITABLE_ENTRIES);
@@ -87,7 +98,11 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     await rm(dir.root, { recursive: true, force: true });
     if (error instanceof StagingError || options.signal?.aborted) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new StagingError("io", `the Run directory ${JSON.stringify(dir.root)} could not be prepared (${code}: ${(error as Error).message}); check the Staging Directory's disk and permissions`, { cause: error });
+    throw new StagingError(
+      "io",
+      `the Run directory ${JSON.stringify(dir.root)} could not be prepared (${code}: ${(error as Error).message}); check the Staging Directory's disk and permissions`,
+      { cause: error },
+    );
   }
 }
 

@@ -67,9 +67,7 @@ describe("createRecordStream", () => {
   it.each([...CHUNK_SIZES, 10_000])("masks several secrets, each more than once, fed %i bytes at a time", async (size) => {
     const several = Buffer.from(`a ${SECRET} b ${OTHER_SECRET} c ${SECRET}${OTHER_SECRET} d ${OTHER_SECRET}\n`);
 
-    expect(await record(chunked(several, size), [SECRET, OTHER_SECRET])).toBe(
-      `a ${REDACTED} b ${REDACTED} c ${REDACTED}${REDACTED} d ${REDACTED}\n`,
-    );
+    expect(await record(chunked(several, size), [SECRET, OTHER_SECRET])).toBe(`a ${REDACTED} b ${REDACTED} c ${REDACTED}${REDACTED} d ${REDACTED}\n`);
   });
 
   it("masks a secret as it appears escaped inside JSON", async () => {

@@ -142,15 +142,19 @@ describe.runIf(asRoot)("as a non-root orchestrator whose agent runs as its own u
     execFileSync("chmod", ["0755", scratch]);
   }, 120_000);
 
-  it.each(Object.entries(TREES))("removes a Run directory whose agent left %s, after the Run and at a sweep", async (_name, script) => {
-    const runtimeDir = freshDir();
-    chownSync(runtimeDir, NON_ROOT_UID, NON_ROOT_UID);
-    const { report, stderr } = await runAsNonRoot(runtimeDir, script);
-    expect(report.texts).toEqual(["left\n", "left\n"]);
-    expect(stderr.split("\n").filter((line) => line.includes("could not"))).toEqual([]);
-    expect(report.afterRun).toEqual([]);
-    expect(report.afterKeptRun).toEqual([report.keptRunId]);
-    expect(report.swept).toEqual([report.keptRunId]);
-    expect(report.afterSweep).toEqual([]);
-  }, 120_000);
+  it.each(Object.entries(TREES))(
+    "removes a Run directory whose agent left %s, after the Run and at a sweep",
+    async (_name, script) => {
+      const runtimeDir = freshDir();
+      chownSync(runtimeDir, NON_ROOT_UID, NON_ROOT_UID);
+      const { report, stderr } = await runAsNonRoot(runtimeDir, script);
+      expect(report.texts).toEqual(["left\n", "left\n"]);
+      expect(stderr.split("\n").filter((line) => line.includes("could not"))).toEqual([]);
+      expect(report.afterRun).toEqual([]);
+      expect(report.afterKeptRun).toEqual([report.keptRunId]);
+      expect(report.swept).toEqual([report.keptRunId]);
+      expect(report.afterSweep).toEqual([]);
+    },
+    120_000,
+  );
 });

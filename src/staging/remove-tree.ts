@@ -15,7 +15,6 @@ import { join } from "node:path";
  */
 export const MAX_REMOVE_PATH_BYTES = 1024;
 
-
 /** Removes `root` and everything below it; a missing `root` is already removed. */
 export async function removeTree(root: string): Promise<void> {
   const stats = await lstat(root).catch(ignoreMissing);

@@ -35,7 +35,8 @@ async function makeStore(namespace: string, id: string, ageMs: number): Promise<
   return store;
 }
 
-const sweep = (options: Partial<SessionSweepOptions> = {}) => sweepSessionStores({ runtimeDir, retentionMs: RETENTION_MS, isInUse: () => false, now: NOW, ...options });
+const sweep = (options: Partial<SessionSweepOptions> = {}) =>
+  sweepSessionStores({ runtimeDir, retentionMs: RETENTION_MS, isInUse: () => false, now: NOW, ...options });
 const stores = async (namespace: string): Promise<string[]> => (await readdir(join(runtimeDir, SESSIONS_DIRECTORY, namespace))).sort();
 
 describe("sweepSessionStores removes", () => {

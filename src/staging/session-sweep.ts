@@ -52,7 +52,14 @@ export async function sweepSessionStores(options: SessionSweepOptions): Promise<
         const asideUsed = await lastUse(aside);
         const usedMeanwhile = options.isInUse(namespace, name) || (asideUsed !== undefined && asideUsed >= oldest);
         // Renamed back; when a Run kept a new store under its name meanwhile, that one wins and the old one goes.
-        if (usedMeanwhile && (await rename(aside, store).then(() => true, () => false))) continue;
+        if (
+          usedMeanwhile &&
+          (await rename(aside, store).then(
+            () => true,
+            () => false,
+          ))
+        )
+          continue;
         await removeTree(aside);
         if (!usedMeanwhile) removed.push({ namespace, id: name, lastUsedAt: new Date(lastUsed).toISOString() });
       } catch (error) {

@@ -62,7 +62,8 @@ async function readInfo(path: string): Promise<RunInfo | undefined> {
   try {
     const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<RunInfo>;
     const ownership = parsed.ownership;
-    const validOwnership = ownership === undefined || (typeof ownership === "object" && ownership !== null && Object.values(ownership).every((v) => typeof v === "string"));
+    const validOwnership =
+      ownership === undefined || (typeof ownership === "object" && ownership !== null && Object.values(ownership).every((v) => typeof v === "string"));
     return typeof parsed.owner === "string" && typeof parsed.runId === "string" && typeof parsed.createdAt === "string" && validOwnership
       ? (parsed as RunInfo)
       : undefined;

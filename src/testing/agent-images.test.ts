@@ -112,7 +112,9 @@ describe("agentImageRequest", () => {
 
   it("says where the compiled stand-in server is missing", async () => {
     await rm(path.join(root, "dist-tools"), { recursive: true });
-    await expect(agentImageRequest("stand-in", root, ENV)).rejects.toThrow(/dist-tools\/test\/stand-in\/main\.js is missing; in the repository, compile it first \(npm run build:tools\)/);
+    await expect(agentImageRequest("stand-in", root, ENV)).rejects.toThrow(
+      /dist-tools\/test\/stand-in\/main\.js is missing; in the repository, compile it first \(npm run build:tools\)/,
+    );
   });
 });
 
@@ -140,7 +142,14 @@ describe("buildAgentImages", () => {
 
   it("builds an image under the tag asked for, leaving the default tag alone", async () => {
     const { docker, builds, images } = fakeDocker();
-    const [result] = await buildAgentImages({ docker, root, env: ENV, images: ["orchestrator"], tags: { orchestrator: "agentcage-orchestrator:package-test" }, output: sink().stream });
+    const [result] = await buildAgentImages({
+      docker,
+      root,
+      env: ENV,
+      images: ["orchestrator"],
+      tags: { orchestrator: "agentcage-orchestrator:package-test" },
+      output: sink().stream,
+    });
     expect(result).toMatchObject({ tag: "agentcage-orchestrator:package-test", built: true });
     expect(builds.map((build) => build.tag)).toEqual(["agentcage-orchestrator:package-test"]);
     expect(images.has(ORCHESTRATOR_IMAGE)).toBe(false);
@@ -148,7 +157,9 @@ describe("buildAgentImages", () => {
 
   it("refuses a name that is not one of agentcage's images, quoting it", async () => {
     const { docker } = fakeDocker();
-    await expect(buildAgentImages({ docker, root, env: ENV, images: ["agnet" as "agent"] })).rejects.toThrow('image "agnet" is not one of agentcage\'s; write "agent", "stand-in", "orchestrator"');
+    await expect(buildAgentImages({ docker, root, env: ENV, images: ["agnet" as "agent"] })).rejects.toThrow(
+      'image "agnet" is not one of agentcage\'s; write "agent", "stand-in", "orchestrator"',
+    );
   });
 
   it.each([
@@ -164,7 +175,14 @@ describe("buildAgentImages", () => {
 
   it("takes a tag with a registry host and port", async () => {
     const { docker } = fakeDocker();
-    const [result] = await buildAgentImages({ docker, root, env: ENV, images: ["stand-in"], tags: { "stand-in": "mirror.example:5000/team/stand-in:v1" }, output: sink().stream });
+    const [result] = await buildAgentImages({
+      docker,
+      root,
+      env: ENV,
+      images: ["stand-in"],
+      tags: { "stand-in": "mirror.example:5000/team/stand-in:v1" },
+      output: sink().stream,
+    });
     expect(result?.tag).toBe("mirror.example:5000/team/stand-in:v1");
   });
 });
@@ -206,7 +224,9 @@ describe("buildImagesCommand", () => {
     const inputs = await agentImageInputs("orchestrator", root, ENV);
     expect(status).toBe(0);
     expect(stdout).toBe(`${ORCHESTRATOR_IMAGE} inputs ${inputs.hash} from ${root}: ${inputs.files.join(" ")}\n`);
-    expect(inputs.files).toEqual(expect.arrayContaining(["package-lock.json", "package.json", "dist/cli/main.js", "images/orchestrator/Dockerfile", "images/agent/clis.env"]));
+    expect(inputs.files).toEqual(
+      expect.arrayContaining(["package-lock.json", "package.json", "dist/cli/main.js", "images/orchestrator/Dockerfile", "images/agent/clis.env"]),
+    );
     expect(inputs.files.filter((name) => name.startsWith("dist/package-lock") || name === ".dockerignore")).toEqual([]);
     expect(builds).toEqual([]);
   });

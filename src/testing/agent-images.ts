@@ -22,12 +22,16 @@ export type AgentImageName = (typeof AGENT_IMAGE_NAMES)[number];
 /** The build args images/agent/Dockerfile takes from images/agent/clis.env. */
 export const CLI_BUILD_ARGS = ["CLAUDE_VERSION", "CLAUDE_INTEGRITY", "CODEX_VERSION", "CODEX_INTEGRITY"] as const;
 /** Each image's tag when the caller names none. */
-export const DEFAULT_IMAGE_TAGS: Readonly<Record<AgentImageName, string>> = { agent: AGENT_IMAGE, "stand-in": STAND_IN_IMAGE, orchestrator: ORCHESTRATOR_IMAGE };
+export const DEFAULT_IMAGE_TAGS: Readonly<Record<AgentImageName, string>> = {
+  agent: AGENT_IMAGE,
+  "stand-in": STAND_IN_IMAGE,
+  orchestrator: ORCHESTRATOR_IMAGE,
+};
 /** Where the compiled stand-in server sits below the package root (tsconfig.tools.json's output). */
 const STAND_IN_COMPILED = path.join("dist-tools", "test", "stand-in");
 const PROGRAM = "agentcage-build-images";
 /** An image reference as the engine takes it for a tag: [host.name[:port]/]name[:tag], the name lower-case, no spaces. */
-const IMAGE_REFERENCE = /^(?:[A-Za-z0-9\-]+(?:(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?|:[0-9]+)\/)?[a-z0-9][a-z0-9._\-/]*(?::[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127})?$/;
+const IMAGE_REFERENCE = /^(?:[A-Za-z0-9-]+(?:(?:\.[A-Za-z0-9-]+)+(?::[0-9]+)?|:[0-9]+)\/)?[a-z0-9][a-z0-9._\-/]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?$/;
 
 /** Parses a shell-sourceable NAME=value file (comments and blank lines allowed, nothing else). */
 export function parseClisEnv(text: string): Record<string, string> {
@@ -41,7 +45,9 @@ export function parseClisEnv(text: string): Record<string, string> {
     const quoted = /^(["'])(.*)\1$/.exec(rawValue);
     const value = quoted ? (quoted[2] as string) : rawValue;
     if (/[\s$`"'\\;&|<>()]/.test(value)) {
-      throw new Error(`${name} in clis.env has the value ${JSON.stringify(rawValue)}, which a shell would not read literally; write it without spaces or shell characters`);
+      throw new Error(
+        `${name} in clis.env has the value ${JSON.stringify(rawValue)}, which a shell would not read literally; write it without spaces or shell characters`,
+      );
     }
     values[name] = value;
   }
@@ -65,7 +71,8 @@ export function agentBuildArgs(clis: Readonly<Record<string, string>>, env: Node
 export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, "images", "agent", "Dockerfile")) && existsSync(path.join(dir, "package.json"))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no directory above ${from} holds images/agent/Dockerfile; agentcage's images are missing from this installation`);
+    if (path.dirname(dir) === dir)
+      throw new Error(`no directory above ${from} holds images/agent/Dockerfile; agentcage's images are missing from this installation`);
   }
 }
 
@@ -73,7 +80,12 @@ export function packageRoot(from: string = path.dirname(fileURLToPath(import.met
  * What building the agent or the stand-in image is given, read from the package at `root`
  * (`tag` default: its DEFAULT_IMAGE_TAGS entry). The orchestrator's is orchestratorImageRequest's.
  */
-export async function agentImageRequest(image: Exclude<AgentImageName, "orchestrator">, root: string, env: NodeJS.ProcessEnv, tag?: string): Promise<ImageBuildRequest> {
+export async function agentImageRequest(
+  image: Exclude<AgentImageName, "orchestrator">,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  tag?: string,
+): Promise<ImageBuildRequest> {
   if (image === "agent") {
     const contextDir = path.join(root, "images", "agent");
     const clis = parseClisEnv(await readFile(path.join(contextDir, "clis.env"), "utf8"));
@@ -85,7 +97,8 @@ export async function agentImageRequest(image: Exclude<AgentImageName, "orchestr
       extraFiles: ca === undefined ? [] : [{ name: BUILD_CA_NAME, from: ca }],
     };
   }
-  if (image !== "stand-in") throw new Error(`agentImageRequest takes "agent" or "stand-in", not ${JSON.stringify(image)}; the orchestrator's request is orchestratorImageRequest's`);
+  if (image !== "stand-in")
+    throw new Error(`agentImageRequest takes "agent" or "stand-in", not ${JSON.stringify(image)}; the orchestrator's request is orchestratorImageRequest's`);
   const compiled = path.join(root, STAND_IN_COMPILED);
   const present = await lstat(path.join(compiled, "main.js")).then(
     () => true,
@@ -102,7 +115,13 @@ export async function agentImageRequest(image: Exclude<AgentImageName, "orchestr
 }
 
 /** Calls `use` with what building `image` from `root` is given, and the directory its files come from (the orchestrator's: the root). */
-async function withImageRequest<T>(image: AgentImageName, root: string, env: NodeJS.ProcessEnv, tag: string | undefined, use: (request: ImageBuildRequest, source: string) => Promise<T>): Promise<T> {
+async function withImageRequest<T>(
+  image: AgentImageName,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  tag: string | undefined,
+  use: (request: ImageBuildRequest, source: string) => Promise<T>,
+): Promise<T> {
   if (image === "orchestrator") return withOrchestratorContext(await orchestratorImageRequest(root, env, tag), (request) => use(request, root));
   const request = await agentImageRequest(image, root, env, tag);
   return use(request, request.contextDir);
@@ -120,7 +139,12 @@ export type ImageInputs = {
 };
 
 /** The tag, inputs digest and context of one of agentcage's images built from `root` now; contacts no engine. */
-export async function agentImageInputs(image: AgentImageName, root: string = packageRoot(), env: NodeJS.ProcessEnv = process.env, tag?: string): Promise<ImageInputs> {
+export async function agentImageInputs(
+  image: AgentImageName,
+  root: string = packageRoot(),
+  env: NodeJS.ProcessEnv = process.env,
+  tag?: string,
+): Promise<ImageInputs> {
   return withImageRequest(image, root, env, tag, async (request, source) => {
     const files = await readContext(request.contextDir, request.extraFiles);
     const names = files.map((file) => file.name).sort(compare);
@@ -153,7 +177,9 @@ function checkImages(images: readonly string[], tags: Readonly<Record<string, un
   for (const [image, tag] of Object.entries(tags)) {
     if (!known(image)) throw new Error(`tags names ${JSON.stringify(image)}, which is not one of agentcage's images; write ${listed}`);
     if (typeof tag !== "string" || tag.length > 255 || !IMAGE_REFERENCE.test(tag)) {
-      throw new Error(`tags.${image} (${JSON.stringify(tag)}) is not an image reference; write one such as ${JSON.stringify(DEFAULT_IMAGE_TAGS[image as AgentImageName])}`);
+      throw new Error(
+        `tags.${image} (${JSON.stringify(tag)}) is not an image reference; write one such as ${JSON.stringify(DEFAULT_IMAGE_TAGS[image as AgentImageName])}`,
+      );
     }
   }
 }
@@ -169,7 +195,8 @@ export async function buildAgentImages(options: BuildAgentImagesOptions): Promis
   for (const image of images) {
     results.push(
       await withImageRequest(image, root, env, tags[image], (request) =>
-        buildImage({ ...request, docker: options.docker, ...(options.output === undefined ? {} : { output: options.output }) })),
+        buildImage({ ...request, docker: options.docker, ...(options.output === undefined ? {} : { output: options.output }) }),
+      ),
     );
   }
   return results;

@@ -49,7 +49,11 @@ export async function readBuildProgress(source: AsyncIterable<Uint8Array>, write
   let error: string | undefined;
   let lastLine: string | undefined;
   const remember = (text: string): void => {
-    const lines = text.replace(ANSI_ESCAPE, "").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !BUILDER_CHATTER.test(l));
+    const lines = text
+      .replace(ANSI_ESCAPE, "")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l !== "" && !BUILDER_CHATTER.test(l));
     if (lines.length > 0) lastLine = lines.at(-1);
   };
   for await (const line of jsonLines(source)) {
@@ -118,7 +122,11 @@ export async function buildImage(options: BuildImageOptions): Promise<BuildImage
     throw new Error(`the engine reported no error, but ${options.tag} does not carry ${INPUTS_LABEL}=${hash}; see the build output above`);
   }
   // The image this one replaced is now untagged; drop it unless something still uses it.
-  if (before !== undefined && before.id !== after.id) await docker.getImage(before.id).remove().catch(() => undefined);
+  if (before !== undefined && before.id !== after.id)
+    await docker
+      .getImage(before.id)
+      .remove()
+      .catch(() => undefined);
   return { tag: options.tag, built: true, seconds: seconds() };
 }
 

@@ -17,7 +17,16 @@ export type { AgentImageName, BuildAgentImagesOptions, BuildImagesCommandOptions
 export type { IgnoreRule, OrchestratorBuildRequest } from "./orchestrator-image.js";
 export type { BuildImageOptions, BuildImageResult, BuildProgress, DockerImages, ImageBuildRequest } from "./build-image.js";
 export type { ContextFile, ExtraFile } from "./image-context.js";
-export { AGENT_IMAGE, STAND_IN_IMAGE, STAND_IN_OWNER, STAND_IN_PORT, STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel } from "./stand-in-model.js";
+export {
+  AGENT_IMAGE,
+  STAND_IN_IMAGE,
+  STAND_IN_OWNER,
+  STAND_IN_PORT,
+  STAND_IN_CODEX_MODEL,
+  STAND_IN_ENVIRONMENT,
+  standInRunnerOptions,
+  startStandInModel,
+} from "./stand-in-model.js";
 export {
   AGENT_IMAGE_NAMES,
   agentBuildArgs,

@@ -110,7 +110,9 @@ describe("the orchestrator's build context from an installed package", () => {
   it("says the .dockerignore that decides the context is missing, naming it", async () => {
     const root = await tree(INSTALLED);
     await rm(path.join(root, ".dockerignore"));
-    await expect(orchestratorImageRequest(root, ENV)).rejects.toThrow(`${path.join(root, ".dockerignore")} is missing; it decides the orchestrator's build context`);
+    await expect(orchestratorImageRequest(root, ENV)).rejects.toThrow(
+      `${path.join(root, ".dockerignore")} is missing; it decides the orchestrator's build context`,
+    );
   });
 });
 

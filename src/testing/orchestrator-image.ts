@@ -48,8 +48,14 @@ export function parseDockerignore(text: string): IgnoreRule[] {
     const exclude = !line.startsWith("!");
     const pattern = exclude ? line : line.slice(1);
     const segments = pattern.split("/");
-    if (!IGNORE_PATTERN.test(pattern) || segments.some((segment) => segment === "" || segment === "." || segment === "..") || segments.some((segment) => segment.includes("**") && segment !== "**")) {
-      throw new Error(`line ${index + 1} of .dockerignore (${JSON.stringify(line)}) is not a form agentcage's image builder reads; write a relative path with * or ** wildcards, optionally after !`);
+    if (
+      !IGNORE_PATTERN.test(pattern) ||
+      segments.some((segment) => segment === "" || segment === "." || segment === "..") ||
+      segments.some((segment) => segment.includes("**") && segment !== "**")
+    ) {
+      throw new Error(
+        `line ${index + 1} of .dockerignore (${JSON.stringify(line)}) is not a form agentcage's image builder reads; write a relative path with * or ** wildcards, optionally after !`,
+      );
     }
     rules.push({ exclude, pattern, regex: ignoreRegex(segments) });
   }
@@ -57,12 +63,12 @@ export function parseDockerignore(text: string): IgnoreRule[] {
 }
 
 function ignoreRegex(segments: readonly string[]): RegExp {
-  const escape = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  const escapeRegExp = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, "\\$&");
   let source = "";
   for (const [index, segment] of segments.entries()) {
     const last = index === segments.length - 1;
     if (segment === "**") source += last ? ".*" : "(?:[^/]+/)*";
-    else source += segment.split("*").map(escape).join("[^/]*") + (last ? "" : "/");
+    else source += segment.split("*").map(escapeRegExp).join("[^/]*") + (last ? "" : "/");
   }
   return new RegExp(`^${source}$`);
 }
@@ -79,7 +85,8 @@ export function inContext(rules: readonly IgnoreRule[], name: string): boolean {
 /** The files of `root` its .dockerignore lets into the orchestrator's build context, sorted. Links are refused. */
 export async function orchestratorContextNames(root: string): Promise<string[]> {
   const ignoreFile = path.join(root, ".dockerignore");
-  if (!existsSync(ignoreFile)) throw new Error(`${ignoreFile} is missing; it decides the orchestrator's build context (reinstall agentcage, or in the repository restore it)`);
+  if (!existsSync(ignoreFile))
+    throw new Error(`${ignoreFile} is missing; it decides the orchestrator's build context (reinstall agentcage, or in the repository restore it)`);
   const rules = parseDockerignore(await readFile(ignoreFile, "utf8"));
   // Docker's walk: a directory left out is entered only when an including rule's pattern starts
   // with its path (`!dist/cli/*.js` enters dist/ and dist/cli/; `!dist/**/*.js` never enters dist/cli/).
@@ -91,7 +98,8 @@ export async function orchestratorContextNames(root: string): Promise<string[]> 
       if (entry.isDirectory()) {
         if (mayHoldIncluded(name)) await walk(name);
       } else if (inContext(rules, name)) {
-        if (!entry.isFile()) throw new Error(`${path.join(root, name)} is in the orchestrator's build context but is not a regular file; the context holds only those`);
+        if (!entry.isFile())
+          throw new Error(`${path.join(root, name)} is in the orchestrator's build context but is not a regular file; the context holds only those`);
         names.push(name);
       }
     }
@@ -117,7 +125,9 @@ export async function orchestratorImageRequest(root: string, env: NodeJS.Process
   const sent = extraFiles.map((file) => file.name);
   for (const needed of NEEDED) {
     if (!sent.includes(needed)) {
-      throw new Error(`${path.join(root, needed)} is missing from the orchestrator's build context; in the repository run npm run build and npm run build:tools first, else reinstall agentcage`);
+      throw new Error(
+        `${path.join(root, needed)} is missing from the orchestrator's build context; in the repository run npm run build and npm run build:tools first, else reinstall agentcage`,
+      );
     }
   }
   const ca = buildCaCertsFile(env);

@@ -72,7 +72,11 @@ const second = deploymentOf(SECOND_PROJECT, "b");
 const compose = first.compose;
 const runtimeDir = first.runtimeDir;
 
-type RunView = { readonly id: string; readonly state: string; readonly outcome?: { readonly ok: boolean; readonly reason: string; readonly error?: string; readonly result?: { readonly text?: string } } };
+type RunView = {
+  readonly id: string;
+  readonly state: string;
+  readonly outcome?: { readonly ok: boolean; readonly reason: string; readonly error?: string; readonly result?: { readonly text?: string } };
+};
 
 /** One request to a deployment's API (the first's unless said). The one place a test talks to the API. */
 async function api(path: string, body?: unknown, to: Deployment = first): Promise<unknown> {
@@ -120,7 +124,24 @@ const PROBE = `
   done`;
 
 function probeIn(network: string, ...targets: string[]): string[] {
-  const out = docker("run", "--rm", "--label", PROBE_LABEL, "--network", network, "--cap-drop", "ALL", "--security-opt", "no-new-privileges", AGENT_IMAGE, "bash", "-c", PROBE, "probe", ...targets);
+  const out = docker(
+    "run",
+    "--rm",
+    "--label",
+    PROBE_LABEL,
+    "--network",
+    network,
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    AGENT_IMAGE,
+    "bash",
+    "-c",
+    PROBE,
+    "probe",
+    ...targets,
+  );
   return out.split("\n");
 }
 
@@ -146,7 +167,8 @@ function leftovers(of: Deployment = first): { containers: string[]; networks: st
     // Each Run's own network, labelled like its container.
     ...(hostname === "" ? [] : lines(docker("network", "ls", "--quiet", "--filter", `label=agentcage.host=${hostname}`))),
   ];
-  for (const name of [`${of.project}_api`, `${of.project}_egress`]) if (lines(docker("network", "ls", "--quiet", "--filter", `name=^${name}$`)).length > 0) networks.push(name);
+  for (const name of [`${of.project}_api`, `${of.project}_egress`])
+    if (lines(docker("network", "ls", "--quiet", "--filter", `name=^${name}$`)).length > 0) networks.push(name);
   const volumes = [
     ...lines(docker("volume", "ls", "--quiet", "--filter", `label=com.docker.compose.project=${of.project}`)),
     // A Run's own volume (what its agent writes, bounded), labelled like its container.
@@ -204,7 +226,10 @@ async function bringUp(of: Deployment): Promise<void> {
 async function ready(of: Deployment): Promise<void> {
   const deadline = Date.now() + READY_WITHIN_MS;
   for (;;) {
-    const answered = await fetch(`${of.base}/readyz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then((response) => response.ok, () => false);
+    const answered = await fetch(`${of.base}/readyz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (answered) return;
     if (Date.now() > deadline || docker("inspect", "--format", "{{.State.Running}}", of.orchestrator.id) !== "true") {
       throw new Error(`the orchestrator of ${of.project} was not ready on ${of.base} within ${READY_WITHIN_MS} ms; its logs:\n${composeLogs(of)}`);
@@ -251,7 +276,10 @@ describe("the deployment brought up with docker-compose", () => {
   });
 
   it("runs a Run submitted with `agentcage run --remote` to the published port", async () => {
-    const done = await runCommand(["run", "claude", "What is the capital of France?", "--remote", first.base, "--json"], commandEnv({ AGENTCAGE_TOKEN: TOKEN }));
+    const done = await runCommand(
+      ["run", "claude", "What is the capital of France?", "--remote", first.base, "--json"],
+      commandEnv({ AGENTCAGE_TOKEN: TOKEN }),
+    );
     expect(done.code, done.stderr).toBe(0);
     const outcome = JSON.parse(done.stdout) as { ok: boolean; reason: string; result?: { text?: string } };
     expect(outcome).toMatchObject({ ok: true, reason: "completed" });
@@ -270,7 +298,11 @@ describe("the deployment brought up with docker-compose", () => {
     expect(inspected.State.Health.Status).not.toBe("unhealthy");
     const holders = docker("ps", "--all", "--quiet", "--filter", `label=com.docker.compose.project=${PROJECT}`)
       .split("\n")
-      .filter((id) => (JSON.parse(docker("inspect", id))[0].Mounts as Array<{ Source: string; Destination: string }>).some((m) => m.Destination === SOCKET || m.Source.includes("docker.sock")))
+      .filter((id) =>
+        (JSON.parse(docker("inspect", id))[0].Mounts as Array<{ Source: string; Destination: string }>).some(
+          (m) => m.Destination === SOCKET || m.Source.includes("docker.sock"),
+        ),
+      )
       .map((id) => JSON.parse(docker("inspect", id))[0].Id as string);
     expect(holders).toEqual([inspected.Id]);
 
@@ -278,7 +310,11 @@ describe("the deployment brought up with docker-compose", () => {
     expect(Object.keys(egress.NetworkSettings.Networks)).toEqual([EGRESS_NETWORK]);
     expect(egress.Config.User).toBe(`${ORCHESTRATOR_UID}:${ORCHESTRATOR_UID}`);
     expect(egress.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ["ALL"], Privileged: false });
-    expect((egress.Config.Env as string[]).filter((entry) => /^(ANTHROPIC_API_KEY|OPENAI_API_KEY|CODEX_API_KEY|CLAUDE_CODE_OAUTH_TOKEN|AGENTCAGE_TOKEN)=/.test(entry))).toEqual([]);
+    expect(
+      (egress.Config.Env as string[]).filter((entry) =>
+        /^(ANTHROPIC_API_KEY|OPENAI_API_KEY|CODEX_API_KEY|CLAUDE_CODE_OAUTH_TOKEN|AGENTCAGE_TOKEN)=/.test(entry),
+      ),
+    ).toEqual([]);
   });
 
   it("runs each agent on an internal network of its Run's own, where only the egress proxy answers", async () => {
@@ -288,7 +324,15 @@ describe("the deployment brought up with docker-compose", () => {
     const deadline = Date.now() + RUN_WITHIN_MS;
     while (agent === "") {
       // The Run's agent, by its name (agentcage-<runId>): the container holding its out/ volume runs the same image.
-      const listed = docker("ps", "--filter", `label=agentcage.host=${first.orchestrator.hostname}`, "--filter", `ancestor=${AGENT_IMAGE}`, "--format", "{{.ID}} {{.Names}}").split("\n");
+      const listed = docker(
+        "ps",
+        "--filter",
+        `label=agentcage.host=${first.orchestrator.hostname}`,
+        "--filter",
+        `ancestor=${AGENT_IMAGE}`,
+        "--format",
+        "{{.ID}} {{.Names}}",
+      ).split("\n");
       agent = listed.find((line) => /^\S+ agentcage-[0-9a-f]{16}$/.test(line))?.split(" ")[0] ?? "";
       if (agent === "" && Date.now() > deadline) throw new Error(`no agent container of Run ${id} appeared within ${RUN_WITHIN_MS} ms`);
       if (agent === "") await sleep(200);
@@ -311,7 +355,11 @@ describe("the deployment brought up with docker-compose", () => {
     const runNetwork = JSON.parse(docker("network", "inspect", joined[0] as string))[0];
     expect(runNetwork.Internal).toBe(true);
     // Its members: the agent and the egress proxy, nothing else.
-    expect(Object.values(runNetwork.Containers as Record<string, { Name: string }>).map((c) => c.Name).sort()).toEqual([inspected.Name.replace(/^\//, ""), first.egress.name].sort());
+    expect(
+      Object.values(runNetwork.Containers as Record<string, { Name: string }>)
+        .map((c) => c.Name)
+        .sort(),
+    ).toEqual([inspected.Name.replace(/^\//, ""), first.egress.name].sort());
     // The agent holds a token for its Run, not the key the proxy sends upstream.
     const env = inspected.Config.Env as string[];
     expect(env.find((entry) => entry.startsWith("ANTHROPIC_API_KEY="))).toMatch(/^ANTHROPIC_API_KEY=agentcage-run-/);
@@ -319,7 +367,14 @@ describe("the deployment brought up with docker-compose", () => {
 
     const egressOut = docker("inspect", "--format", `{{(index .NetworkSettings.Networks "${EGRESS_NETWORK}").IPAddress}}`, first.egress.id);
     const gateway = runNetwork.IPAM.Config[0].Gateway as string;
-    const targets = ["egress:8751", `${first.orchestrator.address}:8750`, `127.0.0.1:${first.port}`, `${gateway}:${first.port}`, `${egressOut}:8751`, "169.254.169.254:80"];
+    const targets = [
+      "egress:8751",
+      `${first.orchestrator.address}:8750`,
+      `127.0.0.1:${first.port}`,
+      `${gateway}:${first.port}`,
+      `${egressOut}:8751`,
+      "169.254.169.254:80",
+    ];
     const said = docker("exec", agent, "bash", "-c", PROBE, "probe", ...targets).split("\n");
     expect(said).toEqual(["socket absent", "egress:8751 reached", ...targets.slice(1).map((target) => `${target} unreachable`)]);
     // The same probe on the orchestrator's own network does reach it: what failed above is the network, not the probe.
@@ -354,10 +409,16 @@ describe("the deployment brought up with docker-compose", () => {
     // Compose names each after its project (v1: <project>_egress_1, v2: <project>-egress-1).
     expect(first.egress.name).toMatch(new RegExp(`^${PROJECT}[_-]egress[_-]1$`));
     expect(second.egress.name).toMatch(new RegExp(`^${SECOND_PROJECT}[_-]egress[_-]1$`));
-    const registered = (of: Deployment) => docker("logs", of.egress.id).split("\n").filter((line) => line.includes('"msg":"egress run registered"')).length;
+    const registered = (of: Deployment) =>
+      docker("logs", of.egress.id)
+        .split("\n")
+        .filter((line) => line.includes('"msg":"egress run registered"')).length;
     const before = [registered(first), registered(second)];
     const submitted = await Promise.all(
-      [first, second].map(async (to) => ({ to, id: ((await api("/v1/runs", { cli: "claude", prompt: `What is the capital of France? (${to.project})` }, to)) as RunView).id })),
+      [first, second].map(async (to) => ({
+        to,
+        id: ((await api("/v1/runs", { cli: "claude", prompt: `What is the capital of France? (${to.project})` }, to)) as RunView).id,
+      })),
     );
     const ended = await Promise.all(submitted.map(({ to, id }) => untilRun(id, (run) => run.outcome !== undefined, to)));
     for (const run of ended) expect(run.outcome).toMatchObject({ ok: true, reason: "completed" });

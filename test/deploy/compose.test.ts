@@ -28,7 +28,9 @@ type Service = {
 type ComposeFile = {
   readonly version?: unknown;
   readonly services: Readonly<Record<string, Service>>;
-  readonly networks?: Readonly<Record<string, { readonly name?: string; readonly external?: unknown; readonly internal?: unknown; readonly driver_opts?: Record<string, string> } | null>>;
+  readonly networks?: Readonly<
+    Record<string, { readonly name?: string; readonly external?: unknown; readonly internal?: unknown; readonly driver_opts?: Record<string, string> } | null>
+  >;
   readonly secrets?: Readonly<Record<string, { readonly file?: string }>>;
 };
 
@@ -46,7 +48,12 @@ let envFiles = 0;
 /** compose.yaml as docker-compose resolves it with exactly these variables. */
 function resolved(variables: Readonly<Record<string, string>>): ComposeFile {
   const envFile = join(scratch, `env-${envFiles++}`);
-  writeFileSync(envFile, Object.entries(variables).map(([name, value]) => `${name}=${value}\n`).join(""));
+  writeFileSync(
+    envFile,
+    Object.entries(variables)
+      .map(([name, value]) => `${name}=${value}\n`)
+      .join(""),
+  );
   return parse(dockerCompose({ envFile, project: "agentcage-config-test" }, "config")) as ComposeFile;
 }
 
@@ -65,12 +72,18 @@ function networksOf(service: Service): string[] {
 
 /** Every `${NAME...}` in the file: the name, the operator (`:-`, `-`, `:?`, `?`) and what follows it. */
 function interpolations(text: string): Array<{ name: string; operator: string; rest: string }> {
-  return [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g)].map((m) => ({ name: m[1] as string, operator: m[2] ?? "", rest: m[3] ?? "" }));
+  return [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g)].map((m) => ({
+    name: m[1] as string,
+    operator: m[2] ?? "",
+    rest: m[3] ?? "",
+  }));
 }
 
 /** Whether a service mounts an engine socket: by its target, or by a source naming docker.sock (interpolated or not). */
 const holdsSocket = (service: Service): boolean =>
-  (service.volumes ?? []).some((mount) => (typeof mount === "string" ? mount.includes("docker.sock") : mount.target === SOCKET || (mount.source ?? "").includes("docker.sock")));
+  (service.volumes ?? []).some((mount) =>
+    typeof mount === "string" ? mount.includes("docker.sock") : mount.target === SOCKET || (mount.source ?? "").includes("docker.sock"),
+  );
 
 describe("compose.yaml", () => {
   it("has no version key, so Compose v1 and v2 both read it as the Compose Specification", () => {
@@ -86,8 +99,16 @@ describe("compose.yaml", () => {
 
   it("mounts the docker socket into exactly one service, the orchestrator, which runs locked down", () => {
     const config = resolved(REQUIRED);
-    expect(Object.entries(config.services).filter(([, service]) => holdsSocket(service)).map(([name]) => name)).toEqual(["orchestrator"]);
-    expect(Object.entries(source.services).filter(([, service]) => holdsSocket(service)).map(([name]) => name)).toEqual(["orchestrator"]);
+    expect(
+      Object.entries(config.services)
+        .filter(([, service]) => holdsSocket(service))
+        .map(([name]) => name),
+    ).toEqual(["orchestrator"]);
+    expect(
+      Object.entries(source.services)
+        .filter(([, service]) => holdsSocket(service))
+        .map(([name]) => name),
+    ).toEqual(["orchestrator"]);
     const orchestrator = config.services["orchestrator"] as Service;
     expect(orchestrator.group_add?.map(String)).toEqual([REQUIRED.DOCKER_GID]);
     expect(orchestrator).toMatchObject({ read_only: true, cap_drop: ["ALL"], security_opt: ["no-new-privileges:true"] });
@@ -128,9 +149,12 @@ describe("compose.yaml", () => {
 
   it("names no container, network or volume outside its project, so two projects share nothing on one engine", () => {
     const config = resolved(REQUIRED) as ComposeFile & { volumes?: Readonly<Record<string, { name?: string } | null>> };
-    for (const [name, service] of Object.entries(config.services)) expect([name, (service as { container_name?: string }).container_name]).toEqual([name, undefined]);
-    for (const [name, network] of Object.entries(config.networks ?? {})) expect([name, network?.name ?? `agentcage-config-test_${name}`]).toEqual([name, `agentcage-config-test_${name}`]);
-    for (const [name, volume] of Object.entries(config.volumes ?? {})) expect([name, volume?.name ?? `agentcage-config-test_${name}`]).toEqual([name, `agentcage-config-test_${name}`]);
+    for (const [name, service] of Object.entries(config.services))
+      expect([name, (service as { container_name?: string }).container_name]).toEqual([name, undefined]);
+    for (const [name, network] of Object.entries(config.networks ?? {}))
+      expect([name, network?.name ?? `agentcage-config-test_${name}`]).toEqual([name, `agentcage-config-test_${name}`]);
+    for (const [name, volume] of Object.entries(config.volumes ?? {}))
+      expect([name, volume?.name ?? `agentcage-config-test_${name}`]).toEqual([name, `agentcage-config-test_${name}`]);
   });
 
   it("mounts the Staging Directory at the very path the engine resolves, and names it to the orchestrator", () => {
@@ -141,7 +165,9 @@ describe("compose.yaml", () => {
 
   it("publishes the API on loopback by default, at the address and port .env names", () => {
     expect(resolved(REQUIRED).services["orchestrator"]?.ports).toEqual(["127.0.0.1:8750:8750/tcp"]);
-    expect(resolved({ ...REQUIRED, AGENTCAGE_PORT: "18751", AGENTCAGE_BIND_ADDRESS: "0.0.0.0" }).services["orchestrator"]?.ports).toEqual(["0.0.0.0:18751:8750/tcp"]);
+    expect(resolved({ ...REQUIRED, AGENTCAGE_PORT: "18751", AGENTCAGE_BIND_ADDRESS: "0.0.0.0" }).services["orchestrator"]?.ports).toEqual([
+      "0.0.0.0:18751:8750/tcp",
+    ]);
   });
 
   it("builds the agent image that serve runs, from images/agent", () => {
@@ -174,7 +200,12 @@ describe("compose.yaml", () => {
 
     // What .env sets is what the orchestrator gets.
     const names = ["AGENTCAGE_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CODEX_API_KEY"];
-    const given = Object.fromEntries(names.flatMap((name) => [[name, `sentinel-${name.toLowerCase()}`], [`${name}_SECRET_FILE`, `/run/test/${name.toLowerCase()}`]]));
+    const given = Object.fromEntries(
+      names.flatMap((name) => [
+        [name, `sentinel-${name.toLowerCase()}`],
+        [`${name}_SECRET_FILE`, `/run/test/${name.toLowerCase()}`],
+      ]),
+    );
     const full = resolved({ ...REQUIRED, ...given });
     for (const name of names) {
       expect(full.services["orchestrator"]?.environment?.[name]).toBe(`sentinel-${name.toLowerCase()}`);

@@ -38,7 +38,9 @@ export function dockerCompose(options: ComposeOptions, ...args: string[]): strin
   } catch (error) {
     const failed = error as NodeJS.ErrnoException & { stderr?: string; status?: number | null };
     if (failed.code === "ENOENT") {
-      throw new Error("docker-compose is not installed; run npm run provision (as root it installs Debian's docker-compose), or apt-get install docker-compose");
+      throw new Error(
+        "docker-compose is not installed; run npm run provision (as root it installs Debian's docker-compose), or apt-get install docker-compose",
+      );
     }
     throw new Error(`docker-compose ${words.join(" ")} failed (exit ${failed.status ?? "?"}): ${(failed.stderr ?? failed.message).trim().slice(-3000)}`);
   }

@@ -23,10 +23,28 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Starts the image as compose would, with these extra `docker run` words; resolves with its exit code and what it said. */
 function start(...words: string[]): { code: number | null; said: string } {
-  const ran = spawnSync("docker", ["run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp", "--cap-drop", "ALL", "--security-opt", "no-new-privileges", ...words, ORCHESTRATOR_IMAGE], {
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  const ran = spawnSync(
+    "docker",
+    [
+      "run",
+      "--rm",
+      "--network",
+      "none",
+      "--read-only",
+      "--tmpfs",
+      "/tmp",
+      "--cap-drop",
+      "ALL",
+      "--security-opt",
+      "no-new-privileges",
+      ...words,
+      ORCHESTRATOR_IMAGE,
+    ],
+    {
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
   return { code: ran.status, said: `${ran.stdout}${ran.stderr}` };
 }
 
@@ -47,7 +65,9 @@ describe("the orchestrator's entry", () => {
     const locked = mkdtempSync(join(root, "locked-"));
     const { code, said } = start(...withSocket, "--env", `AGENTCAGE_RUNTIME_DIR=${locked}`, "--volume", `${locked}:${locked}`);
     expect(code).toBe(1);
-    expect(said).toContain(`is not a directory uid ${ORCHESTRATOR_UID} can write; on the host: install -d -o ${ORCHESTRATOR_UID} -g ${ORCHESTRATOR_UID} -m 0700 ${locked}`);
+    expect(said).toContain(
+      `is not a directory uid ${ORCHESTRATOR_UID} can write; on the host: install -d -o ${ORCHESTRATOR_UID} -g ${ORCHESTRATOR_UID} -m 0700 ${locked}`,
+    );
   });
 
   it("refuses a docker socket it cannot use, naming the DOCKER_GID to set", () => {
@@ -59,7 +79,15 @@ describe("the orchestrator's entry", () => {
   it.runIf(asRoot)("refuses a secret file it cannot read", () => {
     const secret = join(root, "unreadable-token");
     writeFileSync(secret, "a-token-nobody-may-read\n", { mode: 0o400 });
-    const { code, said } = start(...withSocket, "--env", `AGENTCAGE_RUNTIME_DIR=${staging}`, "--volume", `${staging}:${staging}`, "--volume", `${secret}:/run/secrets/agentcage_token:ro`);
+    const { code, said } = start(
+      ...withSocket,
+      "--env",
+      `AGENTCAGE_RUNTIME_DIR=${staging}`,
+      "--volume",
+      `${staging}:${staging}`,
+      "--volume",
+      `${secret}:/run/secrets/agentcage_token:ro`,
+    );
     expect(code).toBe(1);
     expect(said).toContain(`the secret /run/secrets/agentcage_token is not readable by uid ${ORCHESTRATOR_UID}`);
   });
@@ -71,7 +99,15 @@ describe("the orchestrator's entry", () => {
   });
 
   it("does not serve when the Staging Directory is mounted at another path than the host's: agentcage doctor fails", () => {
-    const { code, said } = start(...withSocket, "--env", `AGENTCAGE_RUNTIME_DIR=${elsewhere}`, "--volume", `${staging}:${elsewhere}`, "--env", "AGENTCAGE_TOKEN=entry-test-token-0123456789");
+    const { code, said } = start(
+      ...withSocket,
+      "--env",
+      `AGENTCAGE_RUNTIME_DIR=${elsewhere}`,
+      "--volume",
+      `${staging}:${elsewhere}`,
+      "--env",
+      "AGENTCAGE_TOKEN=entry-test-token-0123456789",
+    );
     expect(code).toBe(1);
     expect(said).toMatch(/FAIL +staging on engine +.*the engine resolves .* to another directory/);
     expect(said).toContain("agentcage doctor found a problem (above); fix it, or set AGENTCAGE_DOCTOR=0");

@@ -36,7 +36,10 @@ function dockersContext(root: string): string[] {
     spawnSync("docker", ["image", "rm", "--force", probe], { stdio: "ignore" }); // gone already when the build failed
   }
   // The builder always sends its .dockerignore; the Dockerfile came on stdin, under a name of the CLI's.
-  return names.map((name) => name.replace(/^\/context\//, "")).filter((name) => name !== ".dockerignore" && !name.startsWith("__")).sort();
+  return names
+    .map((name) => name.replace(/^\/context\//, ""))
+    .filter((name) => name !== ".dockerignore" && !name.startsWith("__"))
+    .sort();
 }
 
 describe("the orchestrator's build context", () => {
@@ -52,7 +55,6 @@ describe("the orchestrator's build context", () => {
     expect(ours).toContain("images/orchestrator/Dockerfile");
     expect(dockersContext(REPO)).toEqual(ours);
   }, 60_000);
-
 });
 
 describe("the orchestrator image", () => {
@@ -72,8 +74,13 @@ describe("the orchestrator image", () => {
   });
 
   it("holds the production dependencies only, and nothing setuid or setgid", () => {
-    const said = run("--entrypoint", "bash", ORCHESTRATOR_IMAGE, "-c",
-      "find / -xdev -perm /6000 | wc -l; for m in fastify dockerode pino vitest typescript vite; do test -d /app/node_modules/$m && echo $m; done; agentcage --help | head -n 1").split("\n");
+    const said = run(
+      "--entrypoint",
+      "bash",
+      ORCHESTRATOR_IMAGE,
+      "-c",
+      "find / -xdev -perm /6000 | wc -l; for m in fastify dockerode pino vitest typescript vite; do test -d /app/node_modules/$m && echo $m; done; agentcage --help | head -n 1",
+    ).split("\n");
     expect(said).toEqual(["0", "fastify", "dockerode", "pino", expect.stringContaining("Usage: agentcage")]);
   });
 });

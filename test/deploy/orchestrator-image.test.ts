@@ -88,7 +88,9 @@ describe("the orchestrator's build context", () => {
   it("refuses a link in the context, naming it", async () => {
     const root = await sampleRoot();
     await symlink("/etc/hostname", path.join(root, "dist", "linked.js"));
-    await expect(orchestratorContextNames(root)).rejects.toThrow(`${path.join(root, "dist", "linked.js")} is in the orchestrator's build context but is not a regular file`);
+    await expect(orchestratorContextNames(root)).rejects.toThrow(
+      `${path.join(root, "dist", "linked.js")} is in the orchestrator's build context but is not a regular file`,
+    );
   });
 
   it("is sent whole, with the CA bundle the environment names and BASE_IMAGE only when set", async () => {
@@ -104,7 +106,9 @@ describe("the orchestrator's build context", () => {
   it("says to build first when the compiled package is missing", async () => {
     const root = await sampleRoot();
     await rm(path.join(root, "dist", "cli", "main.js"));
-    await expect(orchestratorImageRequest(root, {})).rejects.toThrow("cli/main.js is missing from the orchestrator's build context; in the repository run npm run build and npm run build:tools first");
+    await expect(orchestratorImageRequest(root, {})).rejects.toThrow(
+      "cli/main.js is missing from the orchestrator's build context; in the repository run npm run build and npm run build:tools first",
+    );
   });
 
   it("has an inputs digest that changes with what is sent and only with that", async () => {

@@ -102,7 +102,9 @@ describe("the packed package", () => {
     const report = JSON.parse(stdout.trim()) as ConsumerReport;
     expect(stderr).toBe(""); // require() of the ES module package warns of nothing on Node 20.19+
     expect(report.kind).toBe(kind);
-    expect(report.runtimeArgs).toEqual(expect.arrayContaining(["run", "--rm", "--cap-drop", "ALL", "--read-only", "agentcage-test:latest", "sample-agent", "--once"]));
+    expect(report.runtimeArgs).toEqual(
+      expect.arrayContaining(["run", "--rm", "--cap-drop", "ALL", "--read-only", "agentcage-test:latest", "sample-agent", "--once"]),
+    );
     expect(report.runtimeArgs.join(" ")).toContain("--network none");
     expect(report.agentArgs).toEqual(expect.arrayContaining(["agentcage-agent:latest", "claude"]));
     expect(JSON.stringify(report)).not.toMatch(/declared-secret|run-secret|sk-consumer/);
@@ -133,19 +135,32 @@ describe("the packed package", () => {
     expect(lines[2]).toBe(`${ORCHESTRATOR_IMAGE} inputs ${staged.hash} from ${installed}: ${staged.files.join(" ")}`);
     const [stagedFiles, installedFiles] = await Promise.all([packed.stageDir, installed].map((root) => orchestratorContextFiles(root, env)));
     expect(installedFiles).toEqual(stagedFiles);
-    expect(staged.files).toEqual(expect.arrayContaining(["package.json", "package-lock.json", "dist/cli/main.js", "dist/egress/main.js", "images/orchestrator/Dockerfile", "dist-tools/test/stand-in/main.js"]));
+    expect(staged.files).toEqual(
+      expect.arrayContaining([
+        "package.json",
+        "package-lock.json",
+        "dist/cli/main.js",
+        "dist/egress/main.js",
+        "images/orchestrator/Dockerfile",
+        "dist-tools/test/stand-in/main.js",
+      ]),
+    );
     expect(staged.files.filter((name) => /\.d\.ts$|^node_modules\/|^README|build-ca\.crt$|^dist\/package-lock/.test(name))).toEqual([]);
   });
 
   it("lists the orchestrator in its --help, and dry-runs it alone when named", async () => {
     const bin = path.join(consumer, "node_modules", ".bin", "agentcage-build-images");
-    expect((await run(bin, ["--help"], { cwd: consumer })).stdout).toMatch(/^usage: agentcage-build-images \[--dry-run\] \[agent\] \[stand-in\] \[orchestrator\]\n[^]*  orchestrator   agentcage-orchestrator:latest: /);
+    expect((await run(bin, ["--help"], { cwd: consumer })).stdout).toMatch(
+      /^usage: agentcage-build-images \[--dry-run\] \[agent\] \[stand-in\] \[orchestrator\]\n[\s\S]* {2}orchestrator {3}agentcage-orchestrator:latest: /,
+    );
     const { stdout } = await run(bin, ["orchestrator", "--dry-run"], { cwd: consumer, env: { ...process.env, AGENTCAGE_BUILD_CA_CERTS: "" } });
     expect(stdout).toMatch(/^agentcage-orchestrator:latest inputs [0-9a-f]{64} from \S+: [^\n]+\n$/);
   });
 
   it("refuses an unknown image name with its usage and exit status 2", async () => {
     const bin = path.join(consumer, "node_modules", ".bin", "agentcage-build-images");
-    await expect(run(bin, ["agnet"], { cwd: consumer })).rejects.toThrow(/failed \(2\):\nagentcage-build-images: "agnet" is not an image name or option\nusage: /);
+    await expect(run(bin, ["agnet"], { cwd: consumer })).rejects.toThrow(
+      /failed \(2\):\nagentcage-build-images: "agnet" is not an image name or option\nusage: /,
+    );
   });
 });

@@ -64,7 +64,11 @@ describe("the installed package", () => {
       const dryRun = await run(bin, ["orchestrator", "--dry-run"], { cwd: consumer, env: process.env });
       const [, hash] = /^agentcage-orchestrator:latest inputs ([0-9a-f]{64}) from /.exec(dryRun.stdout) ?? [];
       expect(hash, dryRun.stdout).toBeDefined();
-      const { stdout } = await run(process.execPath, [path.join(consumer, "egress.mjs"), PACKAGE_ORCHESTRATOR_IMAGE], { cwd: consumer, env: process.env, timeoutMs: BUILD_TIMEOUT_MS });
+      const { stdout } = await run(process.execPath, [path.join(consumer, "egress.mjs"), PACKAGE_ORCHESTRATOR_IMAGE], {
+        cwd: consumer,
+        env: process.env,
+        timeoutMs: BUILD_TIMEOUT_MS,
+      });
       const report = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { tag: string; built: boolean; inputs: string; running: boolean; unknown: unknown };
       expect(report).toMatchObject({ tag: PACKAGE_ORCHESTRATOR_IMAGE, inputs: hash, running: true, unknown: null });
     },

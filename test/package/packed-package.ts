@@ -44,7 +44,8 @@ export function run(
   return new Promise((resolve, reject) => {
     execFile(command, args, settings, (error, stdout, stderr) => {
       if (error === null) resolve({ stdout, stderr });
-      else reject(new Error(`${[command, ...args].join(" ")} (in ${options.cwd}) failed (${error.code ?? error.signal ?? error.message}):\n${stderr}${stdout}`));
+      else
+        reject(new Error(`${[command, ...args].join(" ")} (in ${options.cwd}) failed (${error.code ?? error.signal ?? error.message}):\n${stderr}${stdout}`));
     });
   });
 }
@@ -71,7 +72,11 @@ export async function packPackage(repoRoot: string, stageDir: string, outDir: st
   }
   const tsc = path.join(repoRoot, "node_modules", ".bin", "tsc");
   // Each build's incremental record goes with its output, never into the repository's own dist/.
-  await run(tsc, ["-p", "tsconfig.build.json", "--outDir", path.join(stageDir, "dist"), "--tsBuildInfoFile", path.join(stageDir, "dist", "tsconfig.build.tsbuildinfo")], { cwd: repoRoot });
+  await run(
+    tsc,
+    ["-p", "tsconfig.build.json", "--outDir", path.join(stageDir, "dist"), "--tsBuildInfoFile", path.join(stageDir, "dist", "tsconfig.build.tsbuildinfo")],
+    { cwd: repoRoot },
+  );
   await run(tsc, ["-p", "tsconfig.tools.json", "--outDir", path.join(stageDir, "dist-tools")], { cwd: repoRoot });
   // prepack's last step: npm packs no root package-lock.json, so the orchestrator's build reads this copy.
   await cp(path.join(repoRoot, "package-lock.json"), path.join(stageDir, SHIPPED_LOCKFILE));
@@ -119,7 +124,10 @@ export async function installTarball(repoRoot: string, packed: PackedPackage, pr
   }
   await mkdir(projectDir, { recursive: true });
   await writeFile(path.join(projectDir, "package.json"), `${JSON.stringify({ name: "consumer", private: true, dependencies, devDependencies }, null, 2)}\n`);
-  await writeFile(path.join(projectDir, "package-lock.json"), `${JSON.stringify({ name: "consumer", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
+  await writeFile(
+    path.join(projectDir, "package-lock.json"),
+    `${JSON.stringify({ name: "consumer", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`,
+  );
   const install = ["install", "--no-audit", "--no-fund", "--ignore-scripts"];
   try {
     await run("npm", [...install, "--offline"], { cwd: projectDir });

@@ -8,7 +8,11 @@ import ts from "typescript";
 
 /** Each unexported declaration reached from an entry point, as "Name (dist/file.d.ts), reached from Export". */
 export function unnamedPublicTypes(projectDir: string, rootFile: string, entryPoints: readonly string[]): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(projectDir, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(projectDir, "tsconfig.json"),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
   if (config === undefined) throw new Error(`cannot read ${projectDir}/tsconfig.json`);
   const program = ts.createProgram({ rootNames: [path.join(projectDir, rootFile)], options: config.options });
   const checker = program.getTypeChecker();

@@ -36,9 +36,7 @@ type Body = Readonly<Record<string, unknown>>;
 function toolNames(body: Body): string[] {
   const tools = Array.isArray(body["tools"]) ? (body["tools"] as unknown[]) : [];
   return tools.flatMap((tool) =>
-    typeof tool === "object" && tool !== null && typeof (tool as Body)["name"] === "string"
-      ? [(tool as Body)["name"] as string]
-      : [],
+    typeof tool === "object" && tool !== null && typeof (tool as Body)["name"] === "string" ? [(tool as Body)["name"] as string] : [],
   );
 }
 
@@ -156,12 +154,7 @@ function modelOf(body: Body): string {
 }
 
 /** Writes a message answer as the API does: SSE when the request asked to stream, else JSON. */
-export function writeAnthropicMessage(
-  res: ServerResponse,
-  answer: Extract<AnthropicAnswer, { kind: "message" }>,
-  body: Body,
-  messageId: string,
-): void {
+export function writeAnthropicMessage(res: ServerResponse, answer: Extract<AnthropicAnswer, { kind: "message" }>, body: Body, messageId: string): void {
   const model = modelOf(body);
   const headers = { "request-id": `req_${messageId}` };
   if (body["stream"] !== true) {

@@ -64,7 +64,9 @@ function textOf(content: unknown): string {
   if (typeof content === "string") return excerpt(content);
   if (!Array.isArray(content)) return "";
   return content
-    .map((part: unknown) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? excerpt((part as { text: string }).text) : ""))
+    .map((part: unknown) =>
+      typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? excerpt((part as { text: string }).text) : "",
+    )
     .filter((text) => text !== "")
     .join(" | ");
 }

@@ -101,7 +101,12 @@ export function openaiAnswer(scenario: Scenario, body: Body, now: Date): OpenAIA
       return call === undefined ? text(SIDE_ANSWER) : { kind: "response", output: call };
     }
     case "status_401":
-      return error(401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided: sk-stand*****. You can find your API key in your account settings.");
+      return error(
+        401,
+        "invalid_request_error",
+        "invalid_api_key",
+        "Incorrect API key provided: sk-stand*****. You can find your API key in your account settings.",
+      );
     case "status_429": {
       const reset = new Date(Math.ceil(now.getTime() / 1000 + RETRY_AFTER_SECONDS) * 1000).toISOString().replace(".000Z", "Z");
       return error(
@@ -142,13 +147,7 @@ function usage(): Record<string, unknown> {
 }
 
 /** Writes a response as the API does: SSE when the request asked to stream, else JSON. */
-export function writeOpenAIResponse(
-  res: ServerResponse,
-  answer: Extract<OpenAIAnswer, { kind: "response" }>,
-  body: Body,
-  responseId: string,
-  now: Date,
-): void {
+export function writeOpenAIResponse(res: ServerResponse, answer: Extract<OpenAIAnswer, { kind: "response" }>, body: Body, responseId: string, now: Date): void {
   const model = typeof body["model"] === "string" ? body["model"] : "gpt-stand-in";
   const itemId = `${answer.output.type === "text" ? "msg" : "fc"}_${responseId}`;
   const done =

@@ -25,14 +25,14 @@ export const SCENARIO_DESCRIPTIONS: Readonly<Record<Scenario, string>> = {
   non_ascii: "answers NON_ASCII_ANSWER: é, 日本語, an emoji outside the BMP and U+2028 inside one text block",
   tool_write_bash:
     "claude: a Write tool_use creating <cwd>/out/answer.txt (or the path of `[stand-in-write:PATH]`), then a Bash tool_use running `echo from-bash`, then TOOL_FINAL_ANSWER; codex: one shell function call writing that file and echoing from-bash, then TOOL_FINAL_ANSWER",
-  max_turns: "always answers with one more tool call (Bash / shell `echo again`; claude's preceded by the text loopText(n)), so the CLI stops at its turn limit",
+  max_turns:
+    "always answers with one more tool call (Bash / shell `echo again`; claude's preceded by the text loopText(n)), so the CLI stops at its turn limit",
   status_401: "HTTP 401: Anthropic authentication_error, OpenAI invalid_api_key",
   status_429:
     "HTTP 429 with retry-after and reset headers (Anthropic: anthropic-ratelimit-*-reset; OpenAI: x-ratelimit-reset-*) and an error message naming the reset time",
   status_529: "Anthropic: HTTP 529 overloaded_error; OpenAI (which has no 529): HTTP 503 server_is_overloaded",
   status_500: "HTTP 500: Anthropic api_error, OpenAI server_error",
-  quota:
-    "Anthropic: HTTP 400 invalid_request_error 'Your credit balance is too low ...'; OpenAI: HTTP 429 insufficient_quota",
+  quota: "Anthropic: HTTP 400 invalid_request_error 'Your credit balance is too low ...'; OpenAI: HTTP 429 insufficient_quota",
   hang: "accepts the request and never answers (not even headers) until the server is closed",
 };
 
@@ -47,9 +47,9 @@ export const DEFAULT_WRITE_PATH = "out/answer.txt";
  * in the request (a relative path of plain names, e.g. README.md to edit an input), else out/answer.txt.
  */
 export function writePathOf(body: Readonly<Record<string, unknown>>): string {
-  const named = /\[stand-in-write:([A-Za-z0-9_.\/-]{1,128})\]/.exec(JSON.stringify(body))?.[1];
-  const plain = named !== undefined && named.split("/").every((part) => part !== "" && part !== "." && part !== "..");
-  return plain ? named : DEFAULT_WRITE_PATH;
+  const named = /\[stand-in-write:([A-Za-z0-9_./-]{1,128})\]/.exec(JSON.stringify(body))?.[1];
+  if (named === undefined) return DEFAULT_WRITE_PATH;
+  return named.split("/").every((part) => part !== "" && part !== "." && part !== "..") ? named : DEFAULT_WRITE_PATH;
 }
 /** What claude's Write tool puts in out/answer.txt. */
 export const WRITTEN_FILE_TEXT = "written by the stand-in model\n";

@@ -139,7 +139,9 @@ describe("the stand-in model, Anthropic Messages API", () => {
     const base = { stream: true, tools: claudeTools, system: claudeSystem };
     const first = toolUseOf(events(await (await messages(m, { ...base, messages: [{ role: "user", content: "[stand-in-write:README.md] edit it" }] })).text()));
     expect(first).toEqual({ name: "Write", input: { file_path: "/home/agent/project/README.md", content: WRITTEN_FILE_TEXT } });
-    const outside = toolUseOf(events(await (await messages(m, { ...base, messages: [{ role: "user", content: "[stand-in-write:/etc/passwd] edit it" }] })).text()));
+    const outside = toolUseOf(
+      events(await (await messages(m, { ...base, messages: [{ role: "user", content: "[stand-in-write:/etc/passwd] edit it" }] })).text()),
+    );
     expect(outside.input["file_path"]).toBe("/home/agent/project/out/answer.txt");
   });
 
@@ -210,12 +212,19 @@ describe("the stand-in model, OpenAI Responses API", () => {
     expect(kinds).toContain("response.output_item.added");
     expect(kinds.slice(-2)).toEqual(["response.output_item.done", "response.completed"]);
     expect(evs.every((e) => e.data["type"] === e.event)).toBe(true);
-    const text = evs.filter((e) => e.event === "response.output_text.delta").map((e) => e.data["delta"]).join("");
+    const text = evs
+      .filter((e) => e.event === "response.output_text.delta")
+      .map((e) => e.data["delta"])
+      .join("");
     expect(text).toBe(PLAIN_ANSWER);
     expect(evs.at(-1)!.data).toMatchObject({
       response: {
         status: "completed",
-        usage: { input_tokens: OPENAI_USAGE.input_tokens, input_tokens_details: { cached_tokens: OPENAI_USAGE.cached_tokens }, output_tokens: OPENAI_USAGE.output_tokens },
+        usage: {
+          input_tokens: OPENAI_USAGE.input_tokens,
+          input_tokens_details: { cached_tokens: OPENAI_USAGE.cached_tokens },
+          output_tokens: OPENAI_USAGE.output_tokens,
+        },
       },
     });
   });
@@ -228,9 +237,17 @@ describe("the stand-in model, OpenAI Responses API", () => {
     expect(call.type).toBe("function_call");
     expect(call.name).toBe("exec_command");
     expect((JSON.parse(call.arguments) as { cmd: string }).cmd).toContain(BASH_COMMAND);
-    const input = [{ type: "function_call", call_id: call.call_id }, { type: "function_call_output", call_id: call.call_id, output: "from-bash" }];
+    const input = [
+      { type: "function_call", call_id: call.call_id },
+      { type: "function_call_output", call_id: call.call_id, output: "from-bash" },
+    ];
     const second = events(await (await responses(m, { stream: true, tools, input })).text());
-    expect(second.filter((e) => e.event === "response.output_text.delta").map((e) => e.data["delta"]).join("")).toBe(TOOL_FINAL_ANSWER);
+    expect(
+      second
+        .filter((e) => e.event === "response.output_text.delta")
+        .map((e) => e.data["delta"])
+        .join(""),
+    ).toBe(TOOL_FINAL_ANSWER);
   });
 
   it("writes the file [stand-in-write:PATH] names in its shell call, and out/answer.txt for a path that leaves the directory", async () => {
@@ -241,7 +258,9 @@ describe("the stand-in model, OpenAI Responses API", () => {
       const call = first.find((e) => e.event === "response.output_item.done")!.data["item"] as { arguments: string };
       return (JSON.parse(call.arguments) as { cmd: string }).cmd;
     };
-    expect(await scriptFor("[stand-in-write:docs/README.md] edit")).toContain("mkdir -p docs && printf 'written by codex\\n' > docs/README.md && echo from-bash");
+    expect(await scriptFor("[stand-in-write:docs/README.md] edit")).toContain(
+      "mkdir -p docs && printf 'written by codex\\n' > docs/README.md && echo from-bash",
+    );
     expect(await scriptFor("[stand-in-write:../escape] edit")).toContain("> out/answer.txt");
   });
 

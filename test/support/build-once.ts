@@ -12,8 +12,10 @@ const run = promisify(execFile);
 
 export default async function setup(): Promise<void> {
   for (const config of ["tsconfig.build.json", "tsconfig.tools.json"]) {
-    await run(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", config], { cwd: REPO }).catch((error: { stdout?: string; message: string }) => {
-      throw new Error(`tsc -p ${config} failed before the engine tests: ${(error.stdout ?? "").trim().slice(-3000) || error.message}`);
-    });
+    await run(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", config], { cwd: REPO }).catch(
+      (error: { stdout?: string; message: string }) => {
+        throw new Error(`tsc -p ${config} failed before the engine tests: ${(error.stdout ?? "").trim().slice(-3000) || error.message}`);
+      },
+    );
   }
 }

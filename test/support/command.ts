@@ -31,7 +31,12 @@ afterAll(() => {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-export function startCommand(args: readonly string[], env: NodeJS.ProcessEnv = commandEnv(), command = process.execPath, prefix: readonly string[] = [MAIN]): Started {
+export function startCommand(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = commandEnv(),
+  command = process.execPath,
+  prefix: readonly string[] = [MAIN],
+): Started {
   const child = spawn(command, [...prefix, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
   started.add(child);
   child.stdin?.end();
@@ -46,7 +51,10 @@ export function startCommand(args: readonly string[], env: NodeJS.ProcessEnv = c
   const finished = new Promise<Finished>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
   const stderrHas = (text: string, timeoutMs = 30_000) =>
     new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`stderr did not show ${JSON.stringify(text)} within ${timeoutMs} ms: ${stderr.slice(-2000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`stderr did not show ${JSON.stringify(text)} within ${timeoutMs} ms: ${stderr.slice(-2000)}`)),
+        timeoutMs,
+      );
       const check = () => {
         if (!stderr.includes(text)) return;
         clearTimeout(timer);

@@ -31,7 +31,11 @@ export function capturingLogger(): CapturingLogger {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split("\n").filter((l) => l.length > 0));
+      lines.push(
+        ...String(chunk)
+          .split("\n")
+          .filter((l) => l.length > 0),
+      );
       done();
     },
   });
@@ -44,5 +48,7 @@ export function docker(...args: string[]): string {
 
 /** Ids of every container, running or not, that carries this run's label. */
 export function containersOfRun(runId: string): string[] {
-  return docker("ps", "--all", "--quiet", "--filter", `label=agentcage.run=${runId}`).split("\n").filter((l) => l.length > 0);
+  return docker("ps", "--all", "--quiet", "--filter", `label=agentcage.run=${runId}`)
+    .split("\n")
+    .filter((l) => l.length > 0);
 }

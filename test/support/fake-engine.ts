@@ -61,7 +61,27 @@ export type FakeEngineOptions = {
   /** What getArchive answers (a tar archive's bytes) for a container (by name) and path; default: an empty archive. */
   readonly archive?: (container: string, path: string) => Uint8Array | Promise<Uint8Array>;
   /** Failures of the calls that concern no container. */
-  readonly fail?: Partial<Record<"ping" | "hasImage" | "facts" | "inspectImage" | "labelsOf" | "mountsOf" | "listByLabel" | "createNetwork" | "connectNetwork" | "removeNetwork" | "listNetworksByLabel" | "createVolume" | "removeVolume" | "listVolumesByLabel" | "getArchive" | "putArchive", FakeFailure>>;
+  readonly fail?: Partial<
+    Record<
+      | "ping"
+      | "hasImage"
+      | "facts"
+      | "inspectImage"
+      | "labelsOf"
+      | "mountsOf"
+      | "listByLabel"
+      | "createNetwork"
+      | "connectNetwork"
+      | "removeNetwork"
+      | "listNetworksByLabel"
+      | "createVolume"
+      | "removeVolume"
+      | "listVolumesByLabel"
+      | "getArchive"
+      | "putArchive",
+      FakeFailure
+    >
+  >;
 };
 
 /** A Docker Engine whose runc has the fix for CVE-2024-21626, with gVisor registered beside it. */
@@ -85,7 +105,13 @@ export const FAKE_ENGINE_FACTS: EngineFacts = {
   cgroupVersion: "2",
 };
 
-export const FAKE_IMAGE_FACTS: ImageFacts = { id: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", created: "2025-01-02T03:04:05Z", os: "linux", arch: "amd64", labels: {} };
+export const FAKE_IMAGE_FACTS: ImageFacts = {
+  id: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+  created: "2025-01-02T03:04:05Z",
+  os: "linux",
+  arch: "amd64",
+  labels: {},
+};
 
 type FakeContainer = {
   readonly id: string;
@@ -247,7 +273,8 @@ export function createFakeEngine(
         return never;
       }
       if (f !== undefined) throw failure("create", f);
-      if (options.images !== undefined && !(spec.image in options.images)) throw failure("create", { statusCode: 404, message: `No such image: ${spec.image}` });
+      if (options.images !== undefined && !(spec.image in options.images))
+        throw failure("create", { statusCode: 404, message: `No such image: ${spec.image}` });
       return make(spec, script).id;
     },
     attach: async (id): Promise<ContainerStreams> => {
@@ -409,6 +436,31 @@ export function createFakeEngine(
 /** An engine nothing answers for: every call rejects as a refused socket connection does. */
 export function createUnreachableEngine(): FakeEngine {
   const refused: FakeFailure = { code: "ECONNREFUSED" };
-  const ops: EngineOperation[] = ["create", "attach", "start", "wait", "inspect", "kill", "remove", "listByLabel", "ping", "hasImage", "facts", "inspectImage", "labelsOf", "mountsOf", "cpuUsage", "createNetwork", "connectNetwork", "removeNetwork", "listNetworksByLabel", "createVolume", "removeVolume", "listVolumesByLabel", "getArchive", "putArchive"];
+  const ops: EngineOperation[] = [
+    "create",
+    "attach",
+    "start",
+    "wait",
+    "inspect",
+    "kill",
+    "remove",
+    "listByLabel",
+    "ping",
+    "hasImage",
+    "facts",
+    "inspectImage",
+    "labelsOf",
+    "mountsOf",
+    "cpuUsage",
+    "createNetwork",
+    "connectNetwork",
+    "removeNetwork",
+    "listNetworksByLabel",
+    "createVolume",
+    "removeVolume",
+    "listVolumesByLabel",
+    "getArchive",
+    "putArchive",
+  ];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }

@@ -17,7 +17,10 @@ export type TestService = {
 };
 
 /** Registers beforeAll/afterAll that start and stop one service for the calling test file. */
-export function useTestService(name: string, options: Partial<Pick<ServeOptions, "slots" | "queueBound" | "image" | "sessions" | "sweepIntervalMs">> = {}): TestService {
+export function useTestService(
+  name: string,
+  options: Partial<Pick<ServeOptions, "slots" | "queueBound" | "image" | "sessions" | "sweepIntervalMs">> = {},
+): TestService {
   const root = mkdtempSync(join(tmpdir(), `agentcage-${name}-`));
   const runtimeDir = join(root, "rt");
   let running: RunningService | undefined;

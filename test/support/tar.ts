@@ -8,7 +8,8 @@ export async function tarOf(files: Readonly<Record<string, string>>): Promise<Bu
   const done = (async () => {
     for await (const chunk of pack) chunks.push(chunk as Buffer);
   })();
-  for (const [name, content] of Object.entries(files)) await new Promise<void>((resolve, reject) => pack.entry({ name }, content, (error) => (error ? reject(error) : resolve())));
+  for (const [name, content] of Object.entries(files))
+    await new Promise<void>((resolve, reject) => pack.entry({ name }, content, (error) => (error ? reject(error) : resolve())));
   pack.finalize();
   await done;
   return Buffer.concat(chunks);

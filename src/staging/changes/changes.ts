@@ -120,8 +120,16 @@ async function collectInto(work: string, manifest: Manifest, originals: Original
   const walk = await walkTree(work, { maxEntries, maxDepth: MAX_CHANGES_DEPTH }, { skip });
   if ("stopped" in walk) {
     throw walk.stopped === "too_deep"
-      ? new ChangesRefused("too_deep", walk.entry, `${JSON.stringify(walk.entry)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`)
-      : new ChangesRefused("too_many_entries", walk.entry, `work/ holds more than ${maxEntries} entries (the staged ones plus MAX_HARVEST_ENTRIES); leave fewer files`);
+      ? new ChangesRefused(
+          "too_deep",
+          walk.entry,
+          `${JSON.stringify(walk.entry)} is deeper than ${MAX_CHANGES_DEPTH} levels (MAX_CHANGES_DEPTH); leave a shallower tree`,
+        )
+      : new ChangesRefused(
+          "too_many_entries",
+          walk.entry,
+          `work/ holds more than ${maxEntries} entries (the staged ones plus MAX_HARVEST_ENTRIES); leave fewer files`,
+        );
   }
   // First what changed, so that too many changes are refused before anything is copied.
   const copies: Array<{ readonly rel: string; readonly size: number; readonly ino: bigint }> = [];
@@ -135,7 +143,11 @@ async function collectInto(work: string, manifest: Manifest, originals: Original
     if (unchanged(before, now) && before?.kind !== "directory") continue;
     if (kind !== KIND.file) {
       const symlink = kind === KIND.symlink;
-      throw new ChangesRefused(symlink ? "symlink" : "special_file", rel, `${JSON.stringify(rel)} is a ${symlink ? "symbolic link" : "special file"} the agent made or changed; the Harvest takes regular files only`);
+      throw new ChangesRefused(
+        symlink ? "symlink" : "special_file",
+        rel,
+        `${JSON.stringify(rel)} is a ${symlink ? "symbolic link" : "special file"} the agent made or changed; the Harvest takes regular files only`,
+      );
     }
     (before === undefined || before.kind !== "file" ? added : changed).push(rel);
     copies.push({ rel, size: Number(now.size), ino: now.ino });
@@ -162,7 +174,11 @@ async function collectInto(work: string, manifest: Manifest, originals: Original
   for await (const contents of gather(where, copyTasks, estimate)) {
     const { rel, size } = copies[index++] as { rel: string; size: number };
     if (contents.replaced === true) {
-      throw new ChangesRefused("changed_during_harvest", rel, `${JSON.stringify(rel)} changed after work/ was walked; harvest only a work/ nothing writes to any more, after the container is gone`);
+      throw new ChangesRefused(
+        "changed_during_harvest",
+        rel,
+        `${JSON.stringify(rel)} changed after work/ was walked; harvest only a work/ nothing writes to any more, after the container is gone`,
+      );
     }
     bytes += size;
     const staged = manifest.get(rel)?.kind === "file";

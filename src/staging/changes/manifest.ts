@@ -52,7 +52,8 @@ export async function carryManifest(manifest: Manifest, staged: string, copy: st
     if (entry.kind !== "file") continue;
     const now = await lstat(join(copy, rel), { bigint: true }).catch(() => undefined);
     const was = await lstat(join(staged, rel), { bigint: true }).catch(() => undefined);
-    if (now === undefined || was === undefined || !now.isFile() || !was.isFile() || now.size !== entry.size || was.size !== entry.size || now.mode !== was.mode) continue;
+    if (now === undefined || was === undefined || !now.isFile() || !was.isFile() || now.size !== entry.size || was.size !== entry.size || now.mode !== was.mode)
+      continue;
     if (await sameBytes(join(staged, rel), join(copy, rel))) carried.set(rel, { kind: "file", ino: now.ino, size: now.size, ctimeNs: now.ctimeNs });
   }
   return carried;

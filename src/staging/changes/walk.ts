@@ -36,7 +36,7 @@ export type WalkSkip = {
 
 type WalkRequest = WalkLimits & { readonly root: string; readonly skipping?: WalkSkip };
 /** What crosses from the worker: columns, the paths joined by NUL (no name holds one), so one string is copied and not 100,000. */
-type WalkReply = Omit<TreeWalk, "paths"> & { readonly paths: string } | WalkStop;
+type WalkReply = (Omit<TreeWalk, "paths"> & { readonly paths: string }) | WalkStop;
 
 /** The walk worker's program (see workers/): only node's own modules, no closure over this module. */
 function walkProgram(): (request: WalkRequest) => WalkReply {

@@ -4,7 +4,19 @@
 import { describe, expect, it } from "vitest";
 import { excludedBy, excludeExpressions, excludeProblem, withinExcluded } from "./index.js";
 
-const PATHS = ["out", "out/a.html", "docs/out", "node_modules", "a/node_modules", ".cache/x/node_modules", "dist", "packages/web/dist", "src/app.log", "app.log", ".env"];
+const PATHS = [
+  "out",
+  "out/a.html",
+  "docs/out",
+  "node_modules",
+  "a/node_modules",
+  ".cache/x/node_modules",
+  "dist",
+  "packages/web/dist",
+  "src/app.log",
+  "app.log",
+  ".env",
+];
 
 describe("inputs.exclude's globs", () => {
   it.each<[string, string[]]>([
@@ -37,6 +49,8 @@ describe("inputs.exclude's globs", () => {
 
   it("refuses a pattern longer than MAX_EXCLUDE_PATTERN_LENGTH and one holding a NUL, quoting it", () => {
     expect(excludeProblem(["a".repeat(257)], { directory: "/in" })).toMatch(/^inputs\.exclude\[0\] "a{257}" is longer than MAX_EXCLUDE_PATTERN_LENGTH \(256\)/);
-    expect(excludeProblem(["ok", "a\0b"], { directory: "/in" })).toBe('inputs.exclude[1] "a\\u0000b" holds a NUL byte, which no path holds; write a glob without it');
+    expect(excludeProblem(["ok", "a\0b"], { directory: "/in" })).toBe(
+      'inputs.exclude[1] "a\\u0000b" holds a NUL byte, which no path holds; write a glob without it',
+    );
   });
 });

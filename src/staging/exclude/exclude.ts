@@ -29,14 +29,16 @@ export function excludeProblem(exclude: unknown, inputs: { readonly directory?: 
   if (!Array.isArray(exclude)) return `inputs.exclude ${describe(exclude)} is not a list; pass globs of paths to leave out, ${EXAMPLES}`;
   if (exclude.length === 0) return undefined;
   if (inputs.directory === undefined) return "inputs.exclude leaves paths out of inputs.directory, and there is none; pass the directory, or drop exclude";
-  if (exclude.length > MAX_EXCLUDE_PATTERNS) return `inputs.exclude holds ${exclude.length} patterns, more than MAX_EXCLUDE_PATTERNS (${MAX_EXCLUDE_PATTERNS}); use ** to cover more in one`;
+  if (exclude.length > MAX_EXCLUDE_PATTERNS)
+    return `inputs.exclude holds ${exclude.length} patterns, more than MAX_EXCLUDE_PATTERNS (${MAX_EXCLUDE_PATTERNS}); use ** to cover more in one`;
   for (const [index, pattern] of exclude.entries()) {
     const problem = patternProblem(pattern);
     if (problem !== undefined) return `inputs.exclude[${index}] ${describe(pattern)} ${problem}`;
   }
   const excluded = excludedBy(exclude as string[]);
   // A file named on purpose and left out at once would be staged anyway, and its edits dropped from the change set.
-  const named = typeof inputs.files === "object" && inputs.files !== null ? Object.keys(inputs.files).find((path) => withinExcluded(excluded, path)) : undefined;
+  const named =
+    typeof inputs.files === "object" && inputs.files !== null ? Object.keys(inputs.files).find((path) => withinExcluded(excluded, path)) : undefined;
   if (named !== undefined) return `inputs.files names ${JSON.stringify(named)}, which inputs.exclude leaves out; drop one of the two`;
   return undefined;
 }

@@ -22,10 +22,16 @@ writeFileSync(join(inputs, "README.md"), "read me\n");
 
 const runtime = createAgentContainerRuntime({
   container: { image: TEST_IMAGE, logger: capturingLogger().logger, staging: { runtimeDir: join(scratch, "runs") }, timeoutSeconds: 60 },
-  run: (prompt) => ({ args: ["sh", "-c", prompt.text], stdin: "", outcome: async (stdout) => {
-    for await (const _chunk of stdout) { /* drain */ }
-    return { ok: true };
-  } }),
+  run: (prompt) => ({
+    args: ["sh", "-c", prompt.text],
+    stdin: "",
+    outcome: async (stdout) => {
+      for await (const _chunk of stdout) {
+        /* drain */
+      }
+      return { ok: true };
+    },
+  }),
 });
 
 /** What the agent did, the script that does it, the refusal's reason, and its entry (a pattern). */
@@ -33,7 +39,12 @@ const plants: ReadonlyArray<readonly [string, string, string, RegExp]> = [
   ["an absolute symlink to a host canary", `ln -s ${canary} out/link`, "symlink", /^"link"$/],
   ["a relative ../ symlink", "ln -s ../../../canary.txt out/up", "symlink", /^"up"$/],
   ["a symlinked directory", `mkdir out/real && ln -s ${scratch} out/real/dir`, "symlink", /^"real\/dir"$/],
-  ["a hardlink (an input's cannot cross mounts, so one inside out/)", "echo a > out/a; ln README.md out/input-link 2>/dev/null || ln out/a out/b", "hardlink", /^"[ab]"$/],
+  [
+    "a hardlink (an input's cannot cross mounts, so one inside out/)",
+    "echo a > out/a; ln README.md out/input-link 2>/dev/null || ln out/a out/b",
+    "hardlink",
+    /^"[ab]"$/,
+  ],
   ["a FIFO", "mkfifo out/fifo", "special_file", /^"fifo"$/],
   ["a unix socket", "mksock out/sock", "special_file", /^"sock"$/],
   ["a sparse 1 TiB file", "truncate -s 1099511627776 out/sparse", "file_too_large", /^"sparse"$/],
@@ -49,7 +60,10 @@ describe("a harvest of what a hostile agent planted", () => {
     const destination = join(scratch, `dest-${reason}-${Math.random().toString(16).slice(2)}`);
     mkdirSync(destination);
     writeFileSync(join(destination, "previous.txt"), "from an earlier harvest\n");
-    const outcome = await runtime.run({ text: `echo fine > out/fine.txt; ${script}` }, { inputs: { directory: inputs }, harvestTo: destination, replaceHarvestTo: true });
+    const outcome = await runtime.run(
+      { text: `echo fine > out/fine.txt; ${script}` },
+      { inputs: { directory: inputs }, harvestTo: destination, replaceHarvestTo: true },
+    );
     expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason } } });
     const refusal = (outcome.harvest as { refusal: { entry: string; message: string } }).refusal;
     expect(refusal.entry).toMatch(entry);

@@ -167,7 +167,8 @@ describe("harvest of a directory that changes after it was listed", () => {
       refusal: {
         reason: "changed_during_harvest",
         entry: '"a"',
-        message: '"a" changed while it was harvested (an entry was added, removed or renamed in it, or its mode changed, while its files were copied); harvest only a tree nothing writes to any more, after the container is gone',
+        message:
+          '"a" changed while it was harvested (an entry was added, removed or renamed in it, or its mode changed, while its files were copied); harvest only a tree nothing writes to any more, after the container is gone',
       },
     });
     expect(await readdir(root)).toEqual(["host", "out"]);
@@ -203,7 +204,8 @@ describe("harvest of a file that changes while it is copied", () => {
       refusal: {
         reason: "changed_during_harvest",
         entry: '"a/big.bin"',
-        message: '"a/big.bin" changed while it was harvested (its size went from 1048576 to 1052672 bytes while it was copied); harvest only a tree nothing writes to any more, after the container is gone',
+        message:
+          '"a/big.bin" changed while it was harvested (its size went from 1048576 to 1052672 bytes while it was copied); harvest only a tree nothing writes to any more, after the container is gone',
       },
     });
     expect(await readdir(destination)).toEqual(["previous.txt"]);

@@ -8,14 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  harvest,
-  MAX_HARVEST_DEPTH,
-  MAX_HARVEST_ENTRIES,
-  MAX_HARVEST_FILE_BYTES,
-  HarvestArgumentError,
-  type HarvestLimits,
-} from "./index.js";
+import { harvest, MAX_HARVEST_DEPTH, MAX_HARVEST_ENTRIES, MAX_HARVEST_FILE_BYTES, HarvestArgumentError, type HarvestLimits } from "./index.js";
 import type { HarvestRefusal, HarvestRefusalReason } from "../../plan/index.js";
 
 type Fixture = { readonly root: string; readonly source: string; readonly destination: string; readonly canary: string };
@@ -63,7 +56,11 @@ async function snapshot(root: string): Promise<Node[]> {
         await visit(full, rel);
       } else if (stats.isFile()) {
         const content = await readFile(full);
-        nodes.push({ ...common, type: "file", content: content.length <= 4096 ? content.toString("latin1") : createHash("sha256").update(content).digest("hex") });
+        nodes.push({
+          ...common,
+          type: "file",
+          content: content.length <= 4096 ? content.toString("latin1") : createHash("sha256").update(content).digest("hex"),
+        });
       } else if (stats.isSymbolicLink()) {
         nodes.push({ ...common, type: "symlink", target: await readlink(full) });
       } else {
@@ -421,7 +418,10 @@ describe("harvest and its descriptors", () => {
     expect(await harvest(fixture.source, path.join(fixture.root, "again"))).toMatchObject({ ok: false, refusal: { reason: "symlink" } });
     expect(await openDescriptors()).toBe(before);
 
-    expect(await harvest(fixture.source, path.join(fixture.root, "small"), { maxTotalBytes: 100 })).toMatchObject({ ok: false, refusal: { reason: "total_too_large" } });
+    expect(await harvest(fixture.source, path.join(fixture.root, "small"), { maxTotalBytes: 100 })).toMatchObject({
+      ok: false,
+      refusal: { reason: "total_too_large" },
+    });
     expect(await openDescriptors()).toBe(before);
   });
 });
@@ -451,7 +451,9 @@ describe("harvest arguments", () => {
     const result = await harvest(fixture.source, path.join(fixture.root, "loop", "dest"));
 
     expect(result).toMatchObject({ ok: false, refusal: { reason: "io_error", entry: '"."' } });
-    expect(result.ok ? "" : result.refusal.message).toMatch(/^harvest could not resolve the links of its source and destination to check that neither lies inside the other \(ELOOP in realpath\); pass paths/);
+    expect(result.ok ? "" : result.refusal.message).toMatch(
+      /^harvest could not resolve the links of its source and destination to check that neither lies inside the other \(ELOOP in realpath\); pass paths/,
+    );
     expect(await readdir(fixture.root)).not.toContain("dest");
   });
 

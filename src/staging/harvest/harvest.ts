@@ -53,13 +53,11 @@ const HARVEST_OPTION_NAMES = new Set(["maxDepth", "maxFileBytes", "maxTotalBytes
  * Resolves with a refusal, never throws, for anything found on disk; throws HarvestArgumentError only for
  * arguments that cannot mean anything (relative paths, overlapping paths, bad limits).
  */
-export async function harvest(
-  source: string,
-  destination: string,
-  options: HarvestOptions = {},
-  ...extra: never[]
-): Promise<HarvestResult> {
-  if (extra.length > 0) throw new HarvestArgumentError(`harvest takes (source, destination, options); ${extra.length} more argument(s) were given; pass the limits, signal and replace inside options`);
+export async function harvest(source: string, destination: string, options: HarvestOptions = {}, ...extra: never[]): Promise<HarvestResult> {
+  if (extra.length > 0)
+    throw new HarvestArgumentError(
+      `harvest takes (source, destination, options); ${extra.length} more argument(s) were given; pass the limits, signal and replace inside options`,
+    );
   checkOptions(options);
   const paths = checkPaths(source, destination);
   const { signal, replace, ...limits } = options;
@@ -100,7 +98,8 @@ export async function harvest(
  * what it did, or why it could not; throws HarvestArgumentError only for a path that cannot mean anything.
  */
 export async function recoverHarvest(destination: string, ...extra: never[]): Promise<HarvestRecovery> {
-  if (extra.length > 0) throw new HarvestArgumentError(`recoverHarvest takes (destination); ${extra.length} more argument(s) were given; pass only the destination`);
+  if (extra.length > 0)
+    throw new HarvestArgumentError(`recoverHarvest takes (destination); ${extra.length} more argument(s) were given; pass only the destination`);
   const checked = checkDestinationPath(destination);
   return recoverSiblings(checked.parent, checked.base);
 }
@@ -186,7 +185,13 @@ async function harvestChecked(paths: CheckedPaths, limits: HarvestLimits, signal
 }
 
 /** Walks the pinned source `root` into `temporary` and installs it; always closes `root` and removes `temporary` unless installed. */
-async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedDirectory, limits: HarvestLimits, signal: AbortSignal | undefined): Promise<HarvestResult> {
+async function harvestInto(
+  paths: CheckedPaths,
+  temporary: string,
+  root: PinnedDirectory,
+  limits: HarvestLimits,
+  signal: AbortSignal | undefined,
+): Promise<HarvestResult> {
   try {
     await mkdir(temporary, { mode: 0o700 });
   } catch (error) {
@@ -219,7 +224,9 @@ async function harvestInto(paths: CheckedPaths, temporary: string, root: PinnedD
     const refusalMet =
       walkRefusal ??
       walk.failure ??
-      (changedAfter === undefined ? undefined : changed(changedAfter.relative, "an entry was added, removed or renamed in it, or its mode changed, while its files were copied"));
+      (changedAfter === undefined
+        ? undefined
+        : changed(changedAfter.relative, "an entry was added, removed or renamed in it, or its mode changed, while its files were copied"));
     if (refusalMet !== undefined) return refused(refusalMet);
     await chmod(temporary, DIRECTORY_MODE);
     const installRefusal = await install(paths, temporary);
@@ -244,7 +251,11 @@ async function checkDestination(paths: CheckedPaths, replace: boolean): Promise<
   try {
     const parent = await stat(paths.parent);
     if (!parent.isDirectory()) {
-      return refusal("io_error", EMPTY, `the destination's parent ${printablePath(paths.parent)} is not a directory; pass a destination inside an existing directory`);
+      return refusal(
+        "io_error",
+        EMPTY,
+        `the destination's parent ${printablePath(paths.parent)} is not a directory; pass a destination inside an existing directory`,
+      );
     }
   } catch (error) {
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") {
@@ -277,7 +288,11 @@ function checkExistingDestination(paths: CheckedPaths, current: BigIntStats): Ha
     );
   }
   if (!current.isDirectory()) {
-    return refusal("io_error", EMPTY, `the destination ${printablePath(paths.destination)} exists and is not a directory; pass a directory or a path that does not exist yet`);
+    return refusal(
+      "io_error",
+      EMPTY,
+      `the destination ${printablePath(paths.destination)} exists and is not a directory; pass a directory or a path that does not exist yet`,
+    );
   }
   return undefined;
 }
@@ -306,7 +321,8 @@ async function openDirectory(location: Buffer, relative: Buffer, expected: BigIn
   try {
     handle = await open(location, OPEN_DIRECTORY);
   } catch (error) {
-    if (REPLACED_CODES.has(errorCode(error) ?? "")) return changed(relative, "it was removed or replaced by something that is not a directory before it was opened");
+    if (REPLACED_CODES.has(errorCode(error) ?? ""))
+      return changed(relative, "it was removed or replaced by something that is not a directory before it was opened");
     return ioError(relative, "open the directory", error);
   }
   try {
@@ -391,7 +407,8 @@ async function copyListed(walk: Walk, listing: Listing, accepted: Map<number, Di
     accepted.set(index, checked);
   }
   // The listing stops only at a record refused above; one that stopped anywhere else would be a partial tree.
-  if (!listing.complete) return refusal("io_error", EMPTY, "harvest's listing of the source stopped at an entry it takes; harvest again, and report this if it happens twice");
+  if (!listing.complete)
+    return refusal("io_error", EMPTY, "harvest's listing of the source stopped at an entry it takes; harvest again, and report this if it happens twice");
   return undefined;
 }
 
@@ -429,7 +446,8 @@ async function copyEntry(walk: Walk, parent: Directory, record: ListedEntry): Pr
       );
     }
     if (record.openFailure !== undefined) {
-      if (REPLACED_CODES.has(record.openFailure.code ?? "")) return changed(relative, "it was removed or replaced by something that is not a directory before it was opened");
+      if (REPLACED_CODES.has(record.openFailure.code ?? ""))
+        return changed(relative, "it was removed or replaced by something that is not a directory before it was opened");
       return ioError(relative, "open the directory", failureError(record.openFailure));
     }
     const opened = record.opened;
@@ -454,7 +472,11 @@ async function copyEntry(walk: Walk, parent: Directory, record: ListedEntry): Pr
 type Entry = { readonly location: Buffer; readonly target: Buffer; readonly relative: Buffer };
 
 function interrupted(relative: Buffer, signal: AbortSignal): HarvestRefusal {
-  return refusal("interrupted", relative, `the Harvest was stopped at ${entryText(relative)}: ${String((signal.reason as Error | undefined)?.message ?? signal.reason)}`);
+  return refusal(
+    "interrupted",
+    relative,
+    `the Harvest was stopped at ${entryText(relative)}: ${String((signal.reason as Error | undefined)?.message ?? signal.reason)}`,
+  );
 }
 
 /** The fields of a stat the checks read, as a plain object that crosses to a worker. */
@@ -477,22 +499,42 @@ function isType(stats: Observed, type: bigint): boolean {
 function checkKind(stats: Observed, relative: Buffer): HarvestRefusal | undefined {
   const entry = entryText(relative);
   if (isType(stats, TYPE.symlink)) {
-    return refusal("symlink", relative, `${entry} is a symbolic link; harvest copies only regular files and directories, so write the file itself into out/, not a link to it`);
+    return refusal(
+      "symlink",
+      relative,
+      `${entry} is a symbolic link; harvest copies only regular files and directories, so write the file itself into out/, not a link to it`,
+    );
   }
   const file = isType(stats, TYPE.file);
   if (!file && !isType(stats, TYPE.directory)) {
-    return refusal("special_file", relative, `${entry} is a ${specialKind(stats)}; harvest copies only regular files and directories, so write its contents into a regular file instead`);
+    return refusal(
+      "special_file",
+      relative,
+      `${entry} is a ${specialKind(stats)}; harvest copies only regular files and directories, so write its contents into a regular file instead`,
+    );
   }
   const mode = `0${(stats.mode & 0o7777n).toString(8)}`;
   if ((stats.mode & SPECIAL_MODE_BITS) !== 0n) {
-    return refusal("special_mode", relative, `${entry} has a setuid, setgid or sticky bit (mode ${mode}); leave those bits off, since harvested files become 0644 and directories 0755`);
+    return refusal(
+      "special_mode",
+      relative,
+      `${entry} has a setuid, setgid or sticky bit (mode ${mode}); leave those bits off, since harvested files become 0644 and directories 0755`,
+    );
   }
   if (file && stats.nlink > 1n) {
-    return refusal("hardlink", relative, `${entry} is a hard link (link count ${stats.nlink}); write a separate copy of the file into out/ instead of linking it`);
+    return refusal(
+      "hardlink",
+      relative,
+      `${entry} is a hard link (link count ${stats.nlink}); write a separate copy of the file into out/ instead of linking it`,
+    );
   }
   const readable = file ? OWNER_READ : OWNER_READ | OWNER_EXECUTE;
   if ((stats.mode & readable) !== readable) {
-    return refusal("unreadable", relative, `${entry} is not readable by its owner (mode ${mode}); give it owner read permission (0644 for a file, 0755 for a directory) or leave it out of out/`);
+    return refusal(
+      "unreadable",
+      relative,
+      `${entry} is not readable by its owner (mode ${mode}); give it owner read permission (0644 for a file, 0755 for a directory) or leave it out of out/`,
+    );
   }
   return undefined;
 }
@@ -535,7 +577,8 @@ async function copyFile(walk: Walk, entry: Entry, expected: Observed, chunk: Buf
   try {
     input = await open(location, OPEN_FILE);
   } catch (error) {
-    if (REPLACED_CODES.has(errorCode(error) ?? "")) return changed(relative, "it was removed or replaced by something that is not a regular file before it was opened");
+    if (REPLACED_CODES.has(errorCode(error) ?? ""))
+      return changed(relative, "it was removed or replaced by something that is not a regular file before it was opened");
     return ioError(relative, "open", error);
   }
   try {
@@ -644,16 +687,20 @@ function checkAbsolute(role: string, value: unknown): void {
   }
 }
 
-
 function checkOptions(options: unknown): void {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new HarvestArgumentError(`harvest options ${describe(options)} is not an object; pass { maxEntries?, maxTotalBytes?, signal?, replace? } or leave it out`);
+    throw new HarvestArgumentError(
+      `harvest options ${describe(options)} is not an object; pass { maxEntries?, maxTotalBytes?, signal?, replace? } or leave it out`,
+    );
   }
   const unknown = Object.keys(options).filter((key) => !HARVEST_OPTION_NAMES.has(key));
-  if (unknown.length > 0) throw new HarvestArgumentError(`harvest option ${JSON.stringify(unknown[0])} is not one harvest knows; use ${[...HARVEST_OPTION_NAMES].join(", ")}`);
+  if (unknown.length > 0)
+    throw new HarvestArgumentError(`harvest option ${JSON.stringify(unknown[0])} is not one harvest knows; use ${[...HARVEST_OPTION_NAMES].join(", ")}`);
   const { signal, replace } = options as HarvestOptions;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new HarvestArgumentError(`harvest option signal ${describe(signal)} is not an AbortSignal; pass controller.signal or leave it out`);
-  if (replace !== undefined && typeof replace !== "boolean") throw new HarvestArgumentError(`harvest option replace ${describe(replace)} is not a boolean; pass true to replace a destination that holds files`);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new HarvestArgumentError(`harvest option signal ${describe(signal)} is not an AbortSignal; pass controller.signal or leave it out`);
+  if (replace !== undefined && typeof replace !== "boolean")
+    throw new HarvestArgumentError(`harvest option replace ${describe(replace)} is not a boolean; pass true to replace a destination that holds files`);
 }
 
 function describe(value: unknown): string {
@@ -673,7 +720,9 @@ function checkLimits(limits: Partial<HarvestLimits>): HarvestLimits {
   };
   for (const [key, value] of Object.entries(effective)) {
     if (!Number.isSafeInteger(value) || value < 0) {
-      throw new HarvestArgumentError(`harvest limit ${key} ${JSON.stringify(value)} is not a non-negative integer; pass a whole number or leave it out for the default`);
+      throw new HarvestArgumentError(
+        `harvest limit ${key} ${JSON.stringify(value)} is not a non-negative integer; pass a whole number or leave it out for the default`,
+      );
     }
   }
   return effective;
@@ -711,7 +760,11 @@ function refusal(reason: HarvestRefusalReason, relative: Buffer, message: string
 
 /** An unexpected failure, described by its code and system call only: Node's own message would quote the raw path. */
 function ioError(relative: Buffer, action: string, error: unknown): HarvestRefusal {
-  return refusal("io_error", relative, `harvest could not ${action} ${entryText(relative)} ${failureText(error)}; check the host's disk and permissions, then harvest again`);
+  return refusal(
+    "io_error",
+    relative,
+    `harvest could not ${action} ${entryText(relative)} ${failureText(error)}; check the host's disk and permissions, then harvest again`,
+  );
 }
 
 /** "(CODE in syscall)": a failure told without Node's own message, which would quote the raw path. */

@@ -99,12 +99,25 @@ function listingProgram(): (request: Request) => Reply {
   const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, S_IFMT, S_IFREG, S_IFDIR } = fs.constants;
   const OPEN_DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
   const DIRECTORY_MODE = 0o755;
-  const observe = (s: import("node:fs").BigIntStats): Observed => ({ dev: s.dev, ino: s.ino, mode: s.mode, nlink: s.nlink, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs });
+  const observe = (s: import("node:fs").BigIntStats): Observed => ({
+    dev: s.dev,
+    ino: s.ino,
+    mode: s.mode,
+    nlink: s.nlink,
+    size: s.size,
+    mtimeNs: s.mtimeNs,
+    ctimeNs: s.ctimeNs,
+  });
   const failure = (error: unknown): CallFailure => {
     const e = error as NodeJS.ErrnoException;
-    return { name: e instanceof Error ? e.name : "Error", ...(e.code === undefined ? {} : { code: e.code }), ...(e.syscall === undefined ? {} : { syscall: e.syscall }) };
+    return {
+      name: e instanceof Error ? e.name : "Error",
+      ...(e.code === undefined ? {} : { code: e.code }),
+      ...(e.syscall === undefined ? {} : { syscall: e.syscall }),
+    };
   };
-  const same = (a: Observed, b: Observed): boolean => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+  const same = (a: Observed, b: Observed): boolean =>
+    a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
   // A plain regular file or directory its owner can read: what harvest.ts's checkKind lets through,
   // written again here (the program cannot close over that module) only to know where to stop.
   const plain = (s: Observed): boolean => {
@@ -260,7 +273,13 @@ function listingProgram(): (request: Request) => Reply {
 const pool = createWorkerPool("agentcage-harvest", 2, listingProgram);
 
 /** Lists the source pinned at `root` (its descriptor `rootFd`, fstat'ed as `rootOpened`), making its directories under `target`. */
-export async function listSource(root: string, rootFd: number, rootOpened: Observed, target: string, limits: { readonly maxEntries: number; readonly maxDepth: number }): Promise<Listing> {
+export async function listSource(
+  root: string,
+  rootFd: number,
+  rootOpened: Observed,
+  target: string,
+  limits: { readonly maxEntries: number; readonly maxDepth: number },
+): Promise<Listing> {
   return (await pool.run({ op: "list", root, rootFd, rootOpened, target, ...limits })) as Listing;
 }
 

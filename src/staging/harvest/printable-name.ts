@@ -17,7 +17,7 @@ export function printableName(bytes: Uint8Array): string {
       index += length;
       continue;
     }
-    text += decodeUtf8(bytes, runStart, index) + `\\x${hex(bytes[index] ?? 0, 2)}`;
+    text += `${decodeUtf8(bytes, runStart, index)}\\x${hex(bytes[index] ?? 0, 2)}`;
     index += 1;
     runStart = index;
   }

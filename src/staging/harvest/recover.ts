@@ -72,7 +72,9 @@ export async function recoverSiblings(parent: string, base: string): Promise<Har
     names = await readdir(parent, { encoding: "buffer" });
   } catch (error) {
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { ok: true, restored: false, removed: 0, left: 0 };
-    return failed(`harvest could not list ${printablePath(parent)} to recover an interrupted harvest (${errorCode(error) ?? "error"}); check its permissions, then try again`);
+    return failed(
+      `harvest could not list ${printablePath(parent)} to recover an interrupted harvest (${errorCode(error) ?? "error"}); check its permissions, then try again`,
+    );
   }
   const pattern = siblingPattern(base);
   const found: Array<{ readonly full: string; readonly purpose: SiblingPurpose; readonly stats: BigIntStats }> = [];
@@ -97,7 +99,9 @@ export async function recoverSiblings(parent: string, base: string): Promise<Har
   try {
     destinationMissing = await missing(destination);
   } catch (error) {
-    return failed(`harvest could not inspect ${printablePath(destination)} to recover an interrupted harvest (${errorCode(error) ?? "error"}); check its parent's permissions, then try again`);
+    return failed(
+      `harvest could not inspect ${printablePath(destination)} to recover an interrupted harvest (${errorCode(error) ?? "error"}); check its parent's permissions, then try again`,
+    );
   }
   if (newest !== undefined && destinationMissing) {
     try {
