@@ -2,8 +2,7 @@
 // and the settings it replaces. Each refusal names the option, quotes the value and says what to write.
 
 import { connectTarget } from "../runtime/index.js";
-import type { AgentRunnerOptions } from "./runner.js";
-import { AgentRunnerError } from "./runner-options.js";
+import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
 import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
 
 /** The policy in effect; throws AgentRunnerError for options that cannot go together. */

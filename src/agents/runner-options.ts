@@ -1,9 +1,82 @@
 // What createAgentRunner and its run() accept from plain JavaScript, checked where they are called:
 // a refusal names the runner's own option (never the Agent Container it builds), quotes the
 // value and says what to write. run() still never rejects: its misuse is an invalid_request Outcome.
+// The options themselves are declared here, beside their checks.
 
-import { describeValue } from "../runtime/index.js";
-import type { AgentRunOptions, AgentRunnerOptions } from "./runner.js";
+import type Docker from "dockerode";
+import type { Logger } from "pino";
+import { describeValue, type ContainerLimits, type EgressGateway, type Engine, type RunInputs, type StagingDeclaration } from "../runtime/index.js";
+import type { CodexProvider } from "./codex.js";
+import type { NetworkPolicy } from "./network-policy.js";
+import type { AgentEvent } from "./result.js";
+
+export type AgentRunnerOptions = {
+  /** The agent image (images/agent), with both CLIs in it. */
+  readonly image: string;
+  readonly staging?: StagingDeclaration;
+  /** Where credentials are read when the environment has none; files named like the variables, lower-case, mode 0600. */
+  readonly secretsDirectory?: string;
+  /**
+   * For codex: a directory holding a ChatGPT login (`auth.json`), used only by agentcage; it wins
+   * over API keys when no codexProvider is set. Each Run gets a read-only copy (needs `staging`).
+   */
+  readonly codexLoginDirectory?: string;
+  /** Where credentials are looked up first; default: this process's environment. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** For claude: a gateway or stand-in model (ANTHROPIC_BASE_URL); default: the CLI's own endpoint. */
+  readonly anthropicBaseUrl?: string;
+  /** For codex: a gateway or stand-in model; default: the CLI's own provider. */
+  readonly codexProvider?: CodexProvider;
+  /**
+   * Retries of a failed API call by the CLI itself (claude's CLAUDE_CODE_MAX_RETRIES, a codex
+   * provider's retries); default 2. Left to its own default (10, with back-off) claude can spend a
+   * whole timeout retrying an outage; the Outcome says `retryable` so the caller can decide.
+   */
+  readonly apiRetries?: number;
+  /**
+   * Keep each Run's CLI session (claude's conversation log, codex's rollout) in the Staging
+   * Directory under its session id, so a later request can `resumeSession` it in a fresh container.
+   * Needs `staging`. Default false: nothing of a session outlives its Run, and resumeSession is refused.
+   */
+  readonly sessions?: boolean;
+  /**
+   * What each Run's agent may reach (named in the Outcome as `network.policy`); default "none":
+   * - "none": no network but loopback; the CLI cannot reach its model (for a stand-in that shares its namespace, use `networks`).
+   * - "model": a network of the Run's own with no route out, where the only peer is the egress
+   *   proxy (`egress`): the agent holds a per-Run token, never the real credential; the proxy meters
+   *   every call and refuses calls past the request's budget.
+   * - "allowlist": "model", plus HTTPS CONNECT through the proxy to the `allowlist` host:port pairs.
+   * - "open": a network of the Run's own with a route to the internet, and the real credential in
+   *   the container (see the README for what that risks).
+   */
+  readonly networkPolicy?: NetworkPolicy;
+  /** For "model" and "allowlist": the egress proxy, from `startEgressGateway` or `connectEgressGateway`. */
+  readonly egress?: EgressGateway;
+  /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "registry.npmjs.org:443". */
+  readonly allowlist?: readonly string[];
+  /** Networks the agent joins, declared by hand instead of a policy (a stand-in model's `container:<name>`); default: none. */
+  readonly networks?: readonly string[];
+  /** The container runtime for every agent (e.g. "runsc" for gVisor); default: the engine's. */
+  readonly containerRuntime?: string;
+  readonly limits?: ContainerLimits;
+  readonly user?: string;
+  readonly owner?: string;
+  readonly logger?: Logger;
+  readonly maxConcurrentRuns?: number;
+  readonly docker?: Docker;
+  /** The container engine; default: Docker through `docker`. */
+  readonly engine?: Engine;
+};
+
+export type AgentRunOptions = {
+  readonly signal?: AbortSignal;
+  readonly inputs?: RunInputs;
+  readonly harvestTo?: string;
+  /** Replace a harvestTo that already holds files; default false (such a Run is refused). */
+  readonly replaceHarvestTo?: boolean;
+  /** Each event as the stream is read, secrets masked. If it throws, the Run goes on; see `onEventError`. */
+  readonly onEvent?: (event: AgentEvent) => void;
+};
 
 /** A createAgentRunner() or commandFor() call that cannot mean anything. */
 export class AgentRunnerError extends Error {

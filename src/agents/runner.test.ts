@@ -11,7 +11,8 @@ import { createUnreachableEngine } from "../../test/support/fake-engine.js";
 import { claudeArgs } from "./claude.js";
 import { codexArgs } from "./codex.js";
 import { AgentRequestError, parseAgentRequest } from "./request.js";
-import { createAgentRunner, type AgentRunnerOptions } from "./runner.js";
+import { createAgentRunner } from "./runner.js";
+import type { AgentRunnerOptions } from "./runner-options.js";
 
 const IMAGE = "agentcage-agent:test";
 const nowhere = createUnreachableEngine();

@@ -1,9 +1,3 @@
-// An agent runner: one Agent Container for the agent image, and per Run a typed request turned
-// into a Run Plan for its CLI, with the allow-listed environment and exactly one credential.
-// Everything that can go wrong before a container is an Outcome too; the credential is never shown.
-
-import type Docker from "dockerode";
-import type { Logger } from "pino";
 import {
   AgentContainerError,
   createAgentContainerRuntime,
@@ -16,13 +10,9 @@ import {
   type EgressBreach,
   type EgressGateway,
   type RunMeter,
-  type ContainerLimits,
-  type Engine,
   type Outcome,
-  type RunInputs,
   type RunOptions,
   type SessionStoreOptions,
-  type StagingDeclaration,
   type SweepResult,
 } from "../runtime/index.js";
 import { claudeArgs } from "./claude.js";
@@ -41,80 +31,12 @@ import {
   METER_READ_TIMEOUT_MS,
 } from "./limits.js";
 import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
-import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords } from "./runner-options.js";
+import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords, type AgentRunOptions, type AgentRunnerOptions } from "./runner-options.js";
 import { createRunGuard, type BudgetReport } from "./guard.js";
 import { unheldCaps } from "./budget.js";
 import type { AgentEvent, AgentResult, BudgetCap } from "./result.js";
 import { checkNetworkPolicy } from "./network-options.js";
 import { egressBaseUrl, publicProxyEnvironment, registerProxiedRun, type NetworkPolicy, type NetworkReport, type ProxiedRun } from "./network-policy.js";
-
-export type AgentRunnerOptions = {
-  /** The agent image (images/agent), with both CLIs in it. */
-  readonly image: string;
-  readonly staging?: StagingDeclaration;
-  /** Where credentials are read when the environment has none; files named like the variables, lower-case, mode 0600. */
-  readonly secretsDirectory?: string;
-  /**
-   * For codex: a directory holding a ChatGPT login (`auth.json`), used only by agentcage; it wins
-   * over API keys when no codexProvider is set. Each Run gets a read-only copy (needs `staging`).
-   */
-  readonly codexLoginDirectory?: string;
-  /** Where credentials are looked up first; default: this process's environment. */
-  readonly environment?: Readonly<Record<string, string | undefined>>;
-  /** For claude: a gateway or stand-in model (ANTHROPIC_BASE_URL); default: the CLI's own endpoint. */
-  readonly anthropicBaseUrl?: string;
-  /** For codex: a gateway or stand-in model; default: the CLI's own provider. */
-  readonly codexProvider?: CodexProvider;
-  /**
-   * Retries of a failed API call by the CLI itself (claude's CLAUDE_CODE_MAX_RETRIES, a codex
-   * provider's retries); default 2. Left to its own default (10, with back-off) claude can spend a
-   * whole timeout retrying an outage; the Outcome says `retryable` so the caller can decide.
-   */
-  readonly apiRetries?: number;
-  /**
-   * Keep each Run's CLI session (claude's conversation log, codex's rollout) in the Staging
-   * Directory under its session id, so a later request can `resumeSession` it in a fresh container.
-   * Needs `staging`. Default false: nothing of a session outlives its Run, and resumeSession is refused.
-   */
-  readonly sessions?: boolean;
-  /**
-   * What each Run's agent may reach (named in the Outcome as `network.policy`); default "none":
-   * - "none": no network but loopback; the CLI cannot reach its model (for a stand-in that shares its namespace, use `networks`).
-   * - "model": a network of the Run's own with no route out, where the only peer is the egress
-   *   proxy (`egress`): the agent holds a per-Run token, never the real credential; the proxy meters
-   *   every call and refuses calls past the request's budget.
-   * - "allowlist": "model", plus HTTPS CONNECT through the proxy to the `allowlist` host:port pairs.
-   * - "open": a network of the Run's own with a route to the internet, and the real credential in
-   *   the container (see the README for what that risks).
-   */
-  readonly networkPolicy?: NetworkPolicy;
-  /** For "model" and "allowlist": the egress proxy, from `startEgressGateway` or `connectEgressGateway`. */
-  readonly egress?: EgressGateway;
-  /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "registry.npmjs.org:443". */
-  readonly allowlist?: readonly string[];
-  /** Networks the agent joins, declared by hand instead of a policy (a stand-in model's `container:<name>`); default: none. */
-  readonly networks?: readonly string[];
-  /** The container runtime for every agent (e.g. "runsc" for gVisor); default: the engine's. */
-  readonly containerRuntime?: string;
-  readonly limits?: ContainerLimits;
-  readonly user?: string;
-  readonly owner?: string;
-  readonly logger?: Logger;
-  readonly maxConcurrentRuns?: number;
-  readonly docker?: Docker;
-  /** The container engine; default: Docker through `docker`. */
-  readonly engine?: Engine;
-};
-
-export type AgentRunOptions = {
-  readonly signal?: AbortSignal;
-  readonly inputs?: RunInputs;
-  readonly harvestTo?: string;
-  /** Replace a harvestTo that already holds files; default false (such a Run is refused). */
-  readonly replaceHarvestTo?: boolean;
-  /** Each event as the stream is read, secrets masked. If it throws, the Run goes on; see `onEventError`. */
-  readonly onEvent?: (event: AgentEvent) => void;
-};
 
 export type AgentOutcome = Outcome<AgentResult> & {
   /** Which kind of credential the Run got; never its value. */

@@ -3,7 +3,7 @@
 // buildImagesCommand).
 
 import { buildImagesCommand } from "../testing/index.js";
-import type { ProgramIo } from "./program.js";
+import type { ProgramIo } from "./io.js";
 
 export function buildImages(args: readonly string[], io: ProgramIo): Promise<number> {
   return buildImagesCommand(args, { stdout: io.stdout, stderr: io.stderr, env: io.env as NodeJS.ProcessEnv });

@@ -5,7 +5,8 @@
 import { CommanderError } from "commander";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
-import { buildProgram, type ProgramIo } from "./program.js";
+import type { ProgramIo } from "./io.js";
+import { buildProgram } from "./program.js";
 import { wantsLiveView } from "./view.js";
 
 // A reader that goes away (`agentcage run ... 2>&1 | head -1`) makes every later write fail with

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildProgram, type ProgramIo } from "./program.js";
+import type { ProgramIo } from "./io.js";
+import { buildProgram } from "./program.js";
 import type { ViewStream } from "./view.js";
 
 const KEY = "sk-ant-made-up-warning-test-0123456789";

@@ -7,7 +7,7 @@ import { createAgentRunner, CREDENTIAL_VARIABLES } from "../agents/index.js";
 import { standInRunnerOptions, STAND_IN_IMAGE, STAND_IN_PORT } from "../testing/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
-import type { CommandIo } from "./run-local.js";
+import type { CommandIo } from "./io.js";
 
 const STAND_IN_PLACEHOLDER = "agentcage-stand-in";
 

@@ -21,14 +21,8 @@ import {
   wholeNumber,
 } from "./options.js";
 import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
-import type { CommandIo } from "./run-local.js";
+import type { CommandIo, ProgramIo } from "./io.js";
 import { wantsLiveView } from "./view.js";
-
-export type ProgramIo = CommandIo & {
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Reads all of stdin (for a prompt given as "-"). */
-  readonly readStdin: () => Promise<string>;
-};
 
 const EXIT_CODES_HELP = `
 Exit status of run: ${EXIT.completed} completed, ${EXIT.failed} failed, ${EXIT.usage} wrong arguments or a refused request,

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { CommanderError } from "commander";
 import { UsageError } from "./options.js";
-import { buildProgram, type ProgramIo } from "./program.js";
+import type { ProgramIo } from "./io.js";
+import { buildProgram } from "./program.js";
 import type { ViewStream } from "./view.js";
 
 function stream(): ViewStream & { text: string } {

@@ -13,19 +13,9 @@ import { STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, start
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
 import { forStdout } from "./answer.js";
-import { createRunView, type ViewStream } from "./view.js";
+import type { CommandIo } from "./io.js";
+import { createRunView } from "./view.js";
 import { workNotes } from "./work.js";
-
-export type CommandIo = {
-  readonly stdout: ViewStream;
-  readonly stderr: ViewStream;
-  /** Whether stderr gets the live view (a terminal, no NO_COLOR, no CI). */
-  readonly live: boolean;
-  /** Calls `handler` on each Ctrl-C until the returned function is called. */
-  readonly onInterrupt: (handler: () => void) => () => void;
-  /** Leaves at once with `code` (a second Ctrl-C). */
-  readonly exit: (code: number) => never;
-};
 
 export type LocalRunOptions = CheckedRun & {
   readonly image: string;

@@ -16,7 +16,7 @@ import { excludedBy, type Excluded } from "../staging/index.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import type { CheckedRun } from "./run-args.js";
-import type { CommandIo } from "./run-local.js";
+import type { CommandIo } from "./io.js";
 import type { SummaryOutcome } from "./summary.js";
 import { forStdout } from "./answer.js";
 import { createRunView, type RunView } from "./view.js";

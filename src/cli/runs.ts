@@ -5,7 +5,7 @@ import { createRunStore, RUN_ID, RUN_STATES, type RunRecord } from "../server/in
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import { formatSeconds, oneLine, shorten } from "./progress.js";
-import type { ProgramIo } from "./program.js";
+import type { ProgramIo } from "./io.js";
 
 type Records = { readonly runtimeDir: string };
 

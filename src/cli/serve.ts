@@ -4,7 +4,7 @@
 import { serve, ServeError, type ServeOptions } from "../server/index.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
-import type { ProgramIo } from "./program.js";
+import type { ProgramIo } from "./io.js";
 
 export async function serveCommand(options: ServeOptions, io: ProgramIo): Promise<number> {
   let running;

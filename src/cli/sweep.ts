@@ -5,7 +5,7 @@
 import { createAgentRunner } from "../agents/index.js";
 import { STAND_IN_IMAGE, STAND_IN_OWNER } from "../testing/index.js";
 import { EXIT } from "./exit-codes.js";
-import type { ProgramIo } from "./program.js";
+import type { ProgramIo } from "./io.js";
 import { join } from "node:path";
 
 export async function sweep(

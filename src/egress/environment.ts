@@ -4,7 +4,8 @@
 // it shows in no `docker inspect`.
 
 import { readFile } from "node:fs/promises";
-import { connectTarget, type EgressProxyOptions } from "./options.js";
+import { connectTarget } from "./connect-target.js";
+import type { EgressProxyOptions } from "./options.js";
 import type { EgressControlEndpointOptions } from "./control.js";
 import { EgressArgumentError } from "./run.js";
 

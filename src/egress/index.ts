@@ -32,4 +32,4 @@ export { ANTHROPIC_OAUTH_BETA, BUDGET_REFUSAL_STATUS, DEFAULT_UPSTREAMS, REFUSED
 export { PRICES_AS_OF, costOf, priceOf } from "../plan/index.js";
 export * from "./limits.js";
 export { DEFAULT_CONTROL_SOCKET, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES } from "./environment.js";
-export { connectTarget } from "./options.js";
+export { connectTarget } from "./connect-target.js";

@@ -2,6 +2,7 @@
 // targets the operator lists. Refused at construction, naming the option and quoting the value.
 
 import type { Logger } from "pino";
+import { connectTarget } from "./connect-target.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
 import { DEFAULT_UPSTREAMS } from "./providers.js";
 import { EgressArgumentError, type EgressBreach, type EgressCli } from "./run.js";
@@ -94,14 +95,4 @@ function upstreamUrl(name: string, value: string): URL {
     throw new EgressArgumentError(`${name} ${JSON.stringify(value)} has a query or fragment; write the scheme, host and at most a path prefix`);
   }
   return url;
-}
-
-/** `host:port` of a CONNECT request or an allowlist entry, normalised; undefined when it is not one. */
-export function connectTarget(text: string): { readonly host: string; readonly port: number; readonly key: string } | undefined {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):(\d{1,5})$/.exec(text.trim());
-  if (match === null) return undefined;
-  const port = Number(match[2]);
-  if (port < 1 || port > 65535) return undefined;
-  const host = (match[1] ?? "").toLowerCase();
-  return { host: host.startsWith("[") ? host.slice(1, -1) : host, port, key: `${host}:${port}` };
 }

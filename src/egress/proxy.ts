@@ -25,7 +25,8 @@ import {
   MAX_REQUEST_BYTES,
   MAX_RUN_REQUESTS_IN_FLIGHT,
 } from "./limits.js";
-import { createMeter, type Admission, type Meter, type Reservation, type ResponseUsage } from "./meter.js";
+import type { LiveRun, RequestLog } from "./live-run.js";
+import { createMeter, type Admission, type Reservation, type ResponseUsage } from "./meter.js";
 import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
@@ -61,39 +62,6 @@ export type EgressProxy = EgressControl & {
   readonly port: number;
   /** Revokes every Run and stops listening. */
   readonly close: () => Promise<void>;
-};
-
-export type LiveRun = {
-  readonly registration: RunRegistration;
-  readonly key: string;
-  readonly meter: Meter;
-  /** Masks the Run's real credential in everything the proxy hands its agent. */
-  readonly answerMasker: Masker;
-  /** Requests and tunnels in flight: revoke stops each (metering what it saw first). */
-  readonly inFlight: Set<() => void>;
-  /** Bytes of this Run's model-call bodies the proxy holds now. */
-  readonly heldBytes: HeldBytes;
-  /** This Run's requests being answered now. */
-  requestsInFlight: number;
-  /** This Run's CONNECT tunnels open now. */
-  tunnels: number;
-  /** Where its token is taken from; undefined: anywhere. */
-  sources: BlockList | undefined;
-};
-
-/** One log line's fields; `tokens` only for a metered answer. */
-export type RequestLog = {
-  runId?: string;
-  method: string;
-  host?: string;
-  path?: string;
-  status?: number;
-  bytesIn: number;
-  bytesOut: number;
-  tokens?: EgressUsage;
-  durationMs?: number;
-  refused?: RefusalCode;
-  error?: string;
 };
 
 export async function createEgressProxy(options: EgressProxyOptions = {}): Promise<EgressProxy> {

@@ -4,7 +4,7 @@
 
 import { isIP } from "node:net";
 import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, RUN_ID_PATTERN } from "./limits.js";
-import { connectTarget } from "./options.js";
+import { connectTarget } from "./connect-target.js";
 
 export type EgressCli = "claude" | "codex";
 export const EGRESS_CLIS: readonly EgressCli[] = ["claude", "codex"];

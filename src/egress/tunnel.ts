@@ -10,8 +10,8 @@ import { connect as netConnect, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { resolveDestination } from "./destination.js";
 import { MAX_RUN_TUNNELS, TUNNEL_IDLE_TIMEOUT_MS } from "./limits.js";
-import { connectTarget } from "./options.js";
-import type { LiveRun, RequestLog } from "./proxy.js";
+import { connectTarget } from "./connect-target.js";
+import type { LiveRun, RequestLog } from "./live-run.js";
 import { fromItsRun, presentedElsewhere } from "./sources.js";
 import { refuseSocket, type RefusalCode } from "./refusals.js";
 

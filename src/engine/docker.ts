@@ -41,7 +41,9 @@ export function createDockerEngine(given?: Docker): Engine {
       return id;
     },
     attach: async (id) =>
-      splitAttachStream((await (await dockerode()).getContainer(id).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex),
+      splitAttachStream(
+        (await (await dockerode()).getContainer(id).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex,
+      ),
     start: async (id) => {
       await (await dockerode()).getContainer(id).start();
     },
@@ -107,7 +109,9 @@ export function createDockerEngine(given?: Docker): Engine {
       try {
         // One-shot: the engine's latest reading, not two readings a second apart (API 1.41+; an
         // older engine ignores it and answers a second later, which a watchdog tolerates).
-        const stats = await (await dockerode()).getContainer(id).stats({ stream: false, "one-shot": true, ...(signal === undefined ? {} : { abortSignal: signal }) });
+        const stats = await (await dockerode())
+          .getContainer(id)
+          .stats({ stream: false, "one-shot": true, ...(signal === undefined ? {} : { abortSignal: signal }) });
         return cpuNanosOf(stats);
       } catch (error) {
         if (gone(error)) return undefined;
@@ -115,7 +119,11 @@ export function createDockerEngine(given?: Docker): Engine {
       }
     },
     listByLabel: async (label) =>
-      (await (await dockerode()).listContainers({ all: true, filters: { label: [label] } })).map((c) => ({ id: c.Id, labels: c.Labels, running: c.State === "running" })),
+      (await (await dockerode()).listContainers({ all: true, filters: { label: [label] } })).map((c) => ({
+        id: c.Id,
+        labels: c.Labels,
+        running: c.State === "running",
+      })),
     createNetwork: async (spec) => {
       const network = await (await dockerode()).createNetwork({
         Name: spec.name,
@@ -171,8 +179,11 @@ export function createDockerEngine(given?: Docker): Engine {
     },
     listVolumesByLabel: async (label) =>
       (
-        ((await (await dockerode()).listVolumes({ filters: { label: [label] } })) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null }> | null })
-          .Volumes ?? []
+        (
+          (await (await dockerode()).listVolumes({ filters: { label: [label] } })) as {
+            Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null }> | null;
+          }
+        ).Volumes ?? []
       ).map((v) => ({
         name: v.Name,
         labels: v.Labels ?? {},

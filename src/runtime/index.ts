@@ -12,7 +12,8 @@
  * const outcome = await runtime.run({ text: "hi" }, { timeoutSeconds: 60 });
  * ```
  */
-export type { AgentContainerRuntime, RunOptions, RuntimeOptions, SessionStoreOptions } from "./runtime.js";
+export type { AgentContainerRuntime, RuntimeOptions } from "./runtime.js";
+export type { RunOptions, SessionStoreOptions } from "./run-options.js";
 export type { WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { SweptSessionStore } from "../staging/index.js";

@@ -6,7 +6,7 @@
 
 import type { ValidatedContainer } from "../container/index.js";
 import { createMasker, type Masker } from "../redact/index.js";
-import type { RunOptions } from "./runtime.js";
+import type { RunOptions } from "./run-options.js";
 
 /** The declaration's secret values, once per runtime. */
 export function declaredSecrets(container: ValidatedContainer): readonly string[] {

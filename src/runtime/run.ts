@@ -31,7 +31,7 @@ import { planRun } from "./plan.js";
 import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
 import { stageRun } from "./stage.js";
 import { checkSessionToResume, keepSession } from "./session.js";
-import type { SessionStoreOptions } from "./runtime.js";
+import type { SessionStoreOptions } from "./run-options.js";
 import { checkHarvestDestination } from "./run-request.js";
 import { bounded, createRunStop, type RunStop } from "./stop.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";

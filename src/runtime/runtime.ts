@@ -19,7 +19,7 @@ import { renderCommand } from "../container/index.js";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import { createMasker } from "../redact/index.js";
-import { canBoundWrites, type RunInputs, type SecretFile } from "../staging/index.js";
+import { canBoundWrites } from "../staging/index.js";
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { earlyOutcome } from "./end-reason.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, MAX_CONCURRENT_RUNS } from "./limits.js";
@@ -33,10 +33,10 @@ import { liveRuns, liveSessionStores } from "./live-runs.js";
 import { checkPlan } from "./plan.js";
 import { performRun, type WriteBound } from "./run.js";
 import { newRunId } from "./run-id.js";
-import type { RunNetwork } from "./run-network.js";
 import { declaredSecrets, runMasker } from "./run-masker.js";
 import { checkRunRequest, checkRunSecrets } from "./run-request.js";
 import { callerAbort, checkCallShape, COMMAND_OPTION_NAMES, describeValue, RunRequestError } from "./usage.js";
+import type { RunOptions } from "./run-options.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
 import { newSessionId, ownershipLabels, thisProcess, type Ownership } from "./ownership.js";
 
@@ -58,72 +58,6 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
    * Default "mount" where this process can mount, else "volume".
    */
   readonly writeBound?: WriteBound;
-};
-
-export type RunOptions = {
-  readonly signal?: AbortSignal;
-  /** Overrides the declaration's timeout for this Run; 1 s to 24 h. It covers staging and the Harvest too. */
-  readonly timeoutSeconds?: number;
-  /** What to copy into the Run's `work/` (needs `staging`); default: nothing. */
-  readonly inputs?: RunInputs;
-  /**
-   * Absolute directory to Harvest `out/` into after the Run (needs `staging`). It must not exist, or
-   * be empty, unless `replaceHarvestTo` is set; it may not overlap the inputs. With `writableWork`,
-   * what the agent changed is harvested: `files/`, `changes.patch`, `changes.json`. Default: no Harvest.
-   */
-  readonly harvestTo?: string;
-  /** Replace a `harvestTo` that already holds files, whole; default false: such a Run is refused before it starts. */
-  readonly replaceHarvestTo?: boolean;
-  /** Environment for this Run only (an agent's credential): secret, masked everywhere, never in argv. Default: none. */
-  readonly env?: Readonly<Record<string, string>>;
-  /**
-   * Files for this Run only (a CLI's login), mounted read-only where the agent expects them; their
-   * content is secret and masked, and they are removed with the Run even when the record is kept.
-   * Needs `staging`. Default: none.
-   */
-  readonly secretFiles?: readonly SecretFile[];
-  /** More values to mask in this Run only (tokens inside a secret file, say); default: none. */
-  readonly secrets?: readonly string[];
-  /**
-   * A session store (needs `staging`): a directory that outlives the container, where the agent keeps
-   * its sessions. Mounted writable at `agentPath`; after the Run it is kept under the session id the
-   * reader's verdict names (`sessionId`). With `resume`, the Run gets that session's kept store, and
-   * a session with none ends the Run as invalid_request before anything starts. Default: none.
-   */
-  readonly sessionStore?: SessionStoreOptions;
-  /**
-   * The stall watchdog: a Run whose agent prints nothing (no byte on stdout or stderr) and uses no
-   * CPU for this long ends as `stalled`; a long tool call (a test suite, a build) burns CPU and is
-   * not a stall. Whole seconds, 1 to 86400. Default: no watchdog, since only the caller knows how
-   * long its agent may think in silence (the agent runners pass their own default).
-   */
-  readonly stallSeconds?: number;
-  /**
-   * Called when half of stallSeconds has passed with no output and no CPU use, with how long the
-   * silence has lasted; called again only after the agent was active and went silent again. It must
-   * not throw (a throw is logged and ignored). Default: none.
-   */
-  readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
-  /**
-   * The id this Run takes, made by `newRunId()`, when something must know it before the Run starts
-   * (the egress proxy registers the Run under it). Default: a new one.
-   */
-  readonly runId?: string;
-  /**
-   * A network of the Run's own instead of the declared ones, made before its container and removed
-   * after it: `{ kind: "internal", attach: { container, alias } }` gives the agent exactly one
-   * reachable peer (the egress proxy). Default: the declaration's networks.
-   */
-  readonly network?: RunNetwork;
-};
-
-export type SessionStoreOptions = {
-  /** Separates one agent's sessions from another's (one per CLI), a plain name. */
-  readonly namespace: string;
-  /** Absolute path inside the container where the agent keeps its sessions. */
-  readonly agentPath: string;
-  /** The session to hand this Run; default: a new one. */
-  readonly resume?: string;
 };
 
 export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {

@@ -5,7 +5,7 @@
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import { keepSessionStore, SESSION_NAME, sessionStoreExists, touchSessionStore, type RunDirectory } from "../staging/index.js";
-import type { SessionStoreOptions } from "./runtime.js";
+import type { SessionStoreOptions } from "./run-options.js";
 
 /**
  * Why the session to resume cannot be handed over, decided before anything is staged; undefined when

@@ -19,7 +19,7 @@ import {
 } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 import type { Ownership } from "./ownership.js";
-import type { SessionStoreOptions } from "./runtime.js";
+import type { SessionStoreOptions } from "./run-options.js";
 
 export type StageRequest = {
   readonly runId: string;

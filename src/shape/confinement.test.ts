@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { findViolations } from "./confinement.js";
+import { findCircles, findViolations } from "./confinement.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -25,6 +25,37 @@ describe("the source tree", () => {
   it("breaks none of the confinement rules", () => {
     const violations = findViolations(sourceTree());
     expect(violations).toEqual([]);
+  });
+
+  it("has no import circle, type-only imports included", () => {
+    expect(findCircles(sourceTree())).toEqual([]);
+  });
+});
+
+describe("the circle check", () => {
+  it("finds two files that import each other, a longer circle, and a file importing itself", () => {
+    const circles = findCircles([
+      { path: "src/egress/proxy.ts", text: `import { tunnel } from "./tunnel.js";` },
+      { path: "src/egress/tunnel.ts", text: `import type { LiveRun } from "./proxy.js";` },
+      { path: "src/runtime/a.ts", text: `import { b } from "./b.js";` },
+      { path: "src/runtime/b.ts", text: `export { c } from "./c.js";` },
+      { path: "src/runtime/c.ts", text: `const a = await import("./a.js");` },
+      { path: "src/plan/self.ts", text: `import { me } from "./self.js";` },
+    ]);
+    expect(circles).toEqual([
+      ["src/egress/proxy.ts", "src/egress/tunnel.ts"],
+      ["src/plan/self.ts"],
+      ["src/runtime/a.ts", "src/runtime/b.ts", "src/runtime/c.ts"],
+    ]);
+  });
+
+  it("leaves tests out, and an import of a file not in the tree", () => {
+    const circles = findCircles([
+      { path: "src/runtime/run.ts", text: `import { x } from "./gone.js";` },
+      { path: "src/runtime/run.test.ts", text: `import { run } from "./run.js";` },
+      { path: "src/runtime/helper.ts", text: `import { t } from "./run.test.js";` },
+    ]);
+    expect(circles).toEqual([]);
   });
 });
 
@@ -65,6 +96,14 @@ describe("the confinement rules", () => {
   it("refuse agents speaking to anything but the runtime", () => {
     const messages = violationsOf("src/agents/claude.ts", `import type { RunPlan } from "../plan/index.js";`);
     expect(messages).toEqual([expect.stringMatching(/^src\/agents\/claude\.ts .*agents speak only to the runtime/)]);
+  });
+
+  it("refuse the service and the command importing the engine", () => {
+    for (const importer of ["src/server/serve.ts", "src/cli/doctor.ts", "src/cli/doctor.test.ts"]) {
+      expect(violationsOf(importer, `import { createDockerEngine } from "../engine/index.js";`)).toEqual([
+        expect.stringMatching(/the service and the command call the library, never the engine/),
+      ]);
+    }
   });
 
   it("refuse dockerode values outside the engine, in every import form", () => {

@@ -1,5 +1,6 @@
 // Decides which imports the source tree allows: front doors, layer ranks, agents talking only to
-// the runtime, dockerode values only in the engine, and nothing outside src/ except from tests.
+// the runtime, the service and the command never speaking to the engine, dockerode values only in
+// the engine, nothing outside src/ except from tests; and finds import circles among source files.
 // Invariant: pure and exhaustive — every import form in every file is checked, and each broken
 // rule yields one message naming the importing file, the specifier and the rule.
 import { posix } from "node:path";
@@ -72,6 +73,9 @@ function brokenRules(importer: string, specifier: string, typeOnly: boolean): st
   if (rankFrom !== undefined && rankTo !== undefined && rankTo >= rankFrom) {
     broken.push(`layers: ${from} (rank ${rankFrom}) may import only lower ranks, not ${to} (rank ${rankTo})`);
   }
+  if ((from === "server" || from === "cli") && to === "engine") {
+    broken.push("the service and the command call the library, never the engine: reach it through the runtime or the agents");
+  }
   if (from === "agents" && target !== "src/runtime/index.js") {
     broken.push("agents speak only to the runtime: import src/runtime/index.js");
   }
@@ -136,4 +140,49 @@ function codeOnly(text: string): string {
     }
   }
   return out;
+}
+
+/**
+ * The import circles among the source files (tests left out): each as the files of one strongly
+ * connected part of the import graph, type-only imports included, in a stable order.
+ */
+export function findCircles(files: ReadonlyArray<SourceFile>): string[][] {
+  const known = new Set(files.map((file) => file.path));
+  const edges = new Map<string, string[]>();
+  for (const file of files) {
+    if (file.path.endsWith(".test.ts")) continue;
+    const targets = importsOf(file.text)
+      .filter(({ specifier }) => specifier.startsWith("."))
+      .map(({ specifier }) => posix.join(posix.dirname(file.path), specifier).replace(/\.js$/, ".ts"))
+      .filter((target) => known.has(target) && !target.endsWith(".test.ts"));
+    edges.set(file.path, [...new Set(targets)].sort());
+  }
+  // Tarjan's strongly connected components.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) ?? 0);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) ?? 0, low.get(next) ?? 0));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) ?? 0, index.get(next) ?? 0));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const part: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      part.push(member);
+      if (member === node) break;
+    }
+    if (part.length > 1 || (edges.get(node) ?? []).includes(node)) circles.push(part.sort());
+  };
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
+  return circles.sort((a, b) => (a[0] ?? "").localeCompare(b[0] ?? ""));
 }
