@@ -1,3 +1,7 @@
+// An agent runner: one Agent Container for the agent image, and per Run a typed request turned
+// into a Run Plan for its CLI, with the allow-listed environment and exactly one credential.
+// Everything that can go wrong before a container is an Outcome too; the credential is never shown.
+
 import {
   AgentContainerError,
   createAgentContainerRuntime,
