@@ -10,7 +10,7 @@
 import { once } from "node:events";
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { AddressInfo, BlockList, Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { pino } from "pino";
 import { createMasker, type Masker } from "../redact/index.js";
@@ -31,7 +31,7 @@ import { validateProxyOptions, type EgressProxyOptions } from "./options.js";
 import { BUDGET_REFUSAL_STATUS, clientResponseHeaders, presentedToken, refusedBeta, routeOf, upstreamRequestHeaders } from "./providers.js";
 import { refuse, refuseSocket, type RefusalCode } from "./refusals.js";
 import { fromItsRun, presentedElsewhere, sourceList } from "./sources.js";
-import { EgressArgumentError, validateRegistration, validateSources, type EgressBreach, type EgressUsage, type RunMeter, type RunRegistration } from "./run.js";
+import { EgressArgumentError, validateRegistration, validateSources, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
 import { readHeldBody, type HeldBytes } from "./request-body.js";
 import { openaiToolRefusal, readModelCallBody } from "./request-policy.js";
 import { worstCaseOf } from "./reservation.js";
