@@ -1,5 +1,5 @@
 // How a `host:port` is read wherever the proxy meets one: a CONNECT request's target, an allowlist
-// entry, the proxy's own listen address. One parser, so each place agrees on what names a host.
+// entry, the control endpoint's address. One parser, so each place agrees on what names a host.
 
 /** `host:port` of a CONNECT request or an allowlist entry, normalised; undefined when it is not one. */
 export function connectTarget(text: string): { readonly host: string; readonly port: number; readonly key: string } | undefined {

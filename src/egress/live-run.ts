@@ -1,5 +1,6 @@
 // A Run as the proxy holds it while it is live (its meter, its masker, what it has in flight), and
-// the fields of one request's log line. Types only, apart from the proxy: its tunnels read them too.
+// the fields of one request's log line. Kept out of proxy.ts so that tunnel.ts reads them without
+// importing the proxy that imports it.
 
 import type { BlockList } from "node:net";
 import type { Masker } from "../redact/index.js";

@@ -3,6 +3,7 @@
 // into stdout and stderr here, with backpressure from either reader back to the daemon's socket.
 
 import type Docker from "dockerode";
+import { connectDocker } from "./connect.js";
 import { PassThrough, type Duplex, type Readable } from "node:stream";
 import { renderCreateBody } from "../container/index.js";
 import type { ContainerStreams, Engine } from "./engine.js";
@@ -16,24 +17,20 @@ function gone(error: unknown): boolean {
   return status === 404 || status === 409;
 }
 
-export function createDockerEngine(given?: Docker): Engine {
-  // dockerode (and the gRPC and SSH stacks it loads) comes at the first call, not at import: a
-  // command that refuses its arguments or prints its help never waits for it.
-  let connecting: Promise<Docker> | undefined = given === undefined ? undefined : Promise.resolve(given);
-  const dockerode = (): Promise<Docker> => (connecting ??= import("dockerode").then(({ default: Dockerode }) => new Dockerode()));
+export function createDockerEngine(docker: Docker = connectDocker()): Engine {
   const remove = async (idOrName: string): Promise<void> => {
     try {
-      await (await dockerode()).getContainer(idOrName).remove({ force: true, v: true });
+      await docker.getContainer(idOrName).remove({ force: true, v: true });
     } catch (error) {
       if (!gone(error)) throw error;
     }
   };
   return {
     create: async (spec) => {
-      const id = (await (await dockerode()).createContainer(renderCreateBody(spec))).id;
+      const id = (await docker.createContainer(renderCreateBody(spec))).id;
       // API 1.41 takes one network at create; the others are joined before start.
       try {
-        for (const network of spec.networks.slice(1)) await (await dockerode()).getNetwork(network).connect({ Container: id });
+        for (const network of spec.networks.slice(1)) await docker.getNetwork(network).connect({ Container: id });
       } catch (error) {
         await remove(id).catch(() => undefined);
         throw error;
@@ -41,16 +38,14 @@ export function createDockerEngine(given?: Docker): Engine {
       return id;
     },
     attach: async (id) =>
-      splitAttachStream(
-        (await (await dockerode()).getContainer(id).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex,
-      ),
+      splitAttachStream((await docker.getContainer(id).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex),
     start: async (id) => {
-      await (await dockerode()).getContainer(id).start();
+      await docker.getContainer(id).start();
     },
-    wait: async (id) => ((await (await dockerode()).getContainer(id).wait()) as { StatusCode: number }).StatusCode,
+    wait: async (id) => ((await docker.getContainer(id).wait()) as { StatusCode: number }).StatusCode,
     inspect: async (id) => {
       try {
-        const info = await (await dockerode()).getContainer(id).inspect();
+        const info = await docker.getContainer(id).inspect();
         return { exitCode: info.State.ExitCode, oomKilled: info.State.OOMKilled, running: info.State.Running };
       } catch (error) {
         if (engineStatus(error) === 404) return undefined;
@@ -59,18 +54,18 @@ export function createDockerEngine(given?: Docker): Engine {
     },
     kill: async (id, signal) => {
       try {
-        await (await dockerode()).getContainer(id).kill({ signal });
+        await docker.getContainer(id).kill({ signal });
       } catch (error) {
         if (!gone(error)) throw error;
       }
     },
     remove,
     ping: async () => {
-      await (await dockerode()).ping();
+      await docker.ping();
     },
     hasImage: async (image) => {
       try {
-        await (await dockerode()).getImage(image).inspect();
+        await docker.getImage(image).inspect();
         return true;
       } catch (error) {
         if (engineStatus(error) === 404) return false;
@@ -78,12 +73,12 @@ export function createDockerEngine(given?: Docker): Engine {
       }
     },
     facts: async () => {
-      const [version, info] = await Promise.all([(await dockerode()).version(), (await dockerode()).info() as Promise<unknown>]);
+      const [version, info] = await Promise.all([docker.version(), docker.info() as Promise<unknown>]);
       return engineFactsOf(version, info);
     },
     inspectImage: async (image) => {
       try {
-        return imageFactsOf(await (await dockerode()).getImage(image).inspect());
+        return imageFactsOf(await docker.getImage(image).inspect());
       } catch (error) {
         if (engineStatus(error) === 404) return undefined;
         throw error;
@@ -91,7 +86,7 @@ export function createDockerEngine(given?: Docker): Engine {
     },
     labelsOf: async (idOrName) => {
       try {
-        return { ...((await (await dockerode()).getContainer(idOrName).inspect()).Config.Labels ?? {}) };
+        return { ...((await docker.getContainer(idOrName).inspect()).Config.Labels ?? {}) };
       } catch (error) {
         if (engineStatus(error) === 404) return undefined;
         throw error;
@@ -99,7 +94,7 @@ export function createDockerEngine(given?: Docker): Engine {
     },
     mountsOf: async (idOrName) => {
       try {
-        return containerMountsOf(await (await dockerode()).getContainer(idOrName).inspect());
+        return containerMountsOf(await docker.getContainer(idOrName).inspect());
       } catch (error) {
         if (engineStatus(error) === 404) return undefined;
         throw error;
@@ -109,9 +104,7 @@ export function createDockerEngine(given?: Docker): Engine {
       try {
         // One-shot: the engine's latest reading, not two readings a second apart (API 1.41+; an
         // older engine ignores it and answers a second later, which a watchdog tolerates).
-        const stats = await (await dockerode())
-          .getContainer(id)
-          .stats({ stream: false, "one-shot": true, ...(signal === undefined ? {} : { abortSignal: signal }) });
+        const stats = await docker.getContainer(id).stats({ stream: false, "one-shot": true, ...(signal === undefined ? {} : { abortSignal: signal }) });
         return cpuNanosOf(stats);
       } catch (error) {
         if (gone(error)) return undefined;
@@ -119,13 +112,13 @@ export function createDockerEngine(given?: Docker): Engine {
       }
     },
     listByLabel: async (label) =>
-      (await (await dockerode()).listContainers({ all: true, filters: { label: [label] } })).map((c) => ({
+      (await docker.listContainers({ all: true, filters: { label: [label] } })).map((c) => ({
         id: c.Id,
         labels: c.Labels,
         running: c.State === "running",
       })),
     createNetwork: async (spec) => {
-      const network = await (await dockerode()).createNetwork({
+      const network = await docker.createNetwork({
         Name: spec.name,
         Driver: "bridge",
         Internal: spec.internal,
@@ -139,10 +132,10 @@ export function createDockerEngine(given?: Docker): Engine {
       return { subnets: (info.IPAM?.Config ?? []).flatMap((config) => (config.Subnet === undefined ? [] : [config.Subnet])) };
     },
     connectNetwork: async (network, container, aliases) => {
-      await (await dockerode()).getNetwork(network).connect({ Container: container, EndpointConfig: { Aliases: [...aliases] } });
+      await docker.getNetwork(network).connect({ Container: container, EndpointConfig: { Aliases: [...aliases] } });
     },
     removeNetwork: async (name) => {
-      const network = (await dockerode()).getNetwork(name);
+      const network = docker.getNetwork(name);
       try {
         const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
         for (const member of Object.keys(info.Containers ?? {})) {
@@ -156,13 +149,13 @@ export function createDockerEngine(given?: Docker): Engine {
       }
     },
     listNetworksByLabel: async (label) =>
-      ((await (await dockerode()).listNetworks({ filters: { label: [label] } })) as Array<{ Name: string; Labels?: Record<string, string> }>).map((n) => ({
+      ((await docker.listNetworks({ filters: { label: [label] } })) as Array<{ Name: string; Labels?: Record<string, string> }>).map((n) => ({
         name: n.Name,
         labels: n.Labels ?? {},
       })),
     createVolume: async (spec) => {
       const owner = spec.uid === undefined ? [] : [`uid=${spec.uid}`, `gid=${spec.gid ?? spec.uid}`];
-      await (await dockerode()).createVolume({
+      await docker.createVolume({
         Name: spec.name,
         Driver: "local",
         // The local driver mounts it (type tmpfs) when a container first uses it, and unmounts it after the last.
@@ -172,7 +165,7 @@ export function createDockerEngine(given?: Docker): Engine {
     },
     removeVolume: async (name) => {
       try {
-        await (await dockerode()).getVolume(name).remove({ force: true });
+        await docker.getVolume(name).remove({ force: true });
       } catch (error) {
         if (engineStatus(error) !== 404) throw error;
       }
@@ -180,7 +173,7 @@ export function createDockerEngine(given?: Docker): Engine {
     listVolumesByLabel: async (label) =>
       (
         (
-          (await (await dockerode()).listVolumes({ filters: { label: [label] } })) as {
+          (await docker.listVolumes({ filters: { label: [label] } })) as {
             Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null }> | null;
           }
         ).Volumes ?? []
@@ -189,9 +182,9 @@ export function createDockerEngine(given?: Docker): Engine {
         labels: v.Labels ?? {},
       })),
     getArchive: async (container, path, signal) =>
-      (await (await dockerode()).getContainer(container).getArchive({ path, ...(signal === undefined ? {} : { abortSignal: signal }) })) as unknown as Readable,
+      (await docker.getContainer(container).getArchive({ path, ...(signal === undefined ? {} : { abortSignal: signal }) })) as unknown as Readable,
     putArchive: async (container, path, archive, signal) => {
-      await (await dockerode()).getContainer(container).putArchive(archive, { path, ...(signal === undefined ? {} : { abortSignal: signal }) });
+      await docker.getContainer(container).putArchive(archive, { path, ...(signal === undefined ? {} : { abortSignal: signal }) });
     },
   };
 }

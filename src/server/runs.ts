@@ -102,7 +102,7 @@ export function createRunService(options: RunServiceOptions): RunService {
   let admitting = 0;
   // One writer per Run: its events are appended in order.
   const writes = new Map<string, Promise<void>>();
-  // The session store each Run that has not ended will resume, kept from the sweep while it waits in the queue.
+  // The session store each Run that has not ended will resume, kept from this process's sweeps from its submit until it ends.
   const heldSessions = new Map<string, () => void>();
   const runnerFor = (request: ServiceRunRequest): AgentRunner =>
     request.writable === true && options.writableRunner !== undefined ? options.writableRunner : options.runner;
@@ -163,6 +163,8 @@ export function createRunService(options: RunServiceOptions): RunService {
         start(record, controller)
           .catch((error: unknown) => options.onError?.(id, error))
           .finally(() => {
+            // Ended or not (a record that could not be written), the Run no longer waits for its store.
+            releaseSession(id);
             running.delete(id);
             finished.delete(id);
             pump();
@@ -321,7 +323,9 @@ export function createRunService(options: RunServiceOptions): RunService {
         const events = await store.events(saved.id);
         lastEventId.set(saved.id, events.at(-1)?.id ?? 0);
         if (saved.state === "queued") {
-          holdSession(saved.id, (await store.request(saved.id)) as ServiceRunRequest);
+          // A request that cannot be read holds nothing here; its Run fails when it starts.
+          const request = (await store.request(saved.id).catch(() => undefined)) as ServiceRunRequest | undefined;
+          if (request !== undefined) holdSession(saved.id, request);
           queue.push(saved.id);
         } else if (!TERMINAL_STATES.has(saved.state)) {
           // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container,
@@ -342,6 +346,8 @@ export function createRunService(options: RunServiceOptions): RunService {
     },
     drain: async (graceMs) => {
       draining = true;
+      // Runs still queued stay queued on disk for the next start, which holds their stores again.
+      for (const id of queue) releaseSession(id);
       const all = Promise.all([...finished.values()]);
       const timer = setTimeout(() => {
         for (const controller of running.values()) controller.abort(new Error("the service is shutting down"));

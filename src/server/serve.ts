@@ -213,7 +213,6 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     await gateway?.close();
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
-  await runner.sweep();
   const sweepStaging = runner.sweep;
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
@@ -236,7 +235,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         ...(outcome.result?.costUsd === undefined ? {} : { costUsd: outcome.result.costUsd }),
       }),
   });
+  // Recovered first: a Run still queued from before holds the session store it will resume, so the
+  // sweep of what a crashed predecessor left (and of stores past their retention) leaves that store.
   await service.recover();
+  await runner.sweep();
   const runs = service;
   const sweepRecords = async (): Promise<void> => {
     if (runRetention === undefined) return;

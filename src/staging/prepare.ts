@@ -89,8 +89,8 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     await chmod(dir.work, 0o755);
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
     await chmod(dir.prompt, 0o444);
-    const ownedThere = options.ownedInVolume === true && numericUser(options.agentUser) !== undefined;
-    if (!ownedThere) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
+    const agentOwnsItInVolume = options.ownedInVolume === true && numericUser(options.agentUser) !== undefined;
+    if (!agentOwnsItInVolume) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
     if ((options.secretFiles ?? []).length > 0) await writeSecretFiles(dir.secrets, options.secretFiles ?? [], options.agentUser);
     return dir;
   } catch (error) {

@@ -2,7 +2,7 @@
 // replaces it only when it passes the Harvest's rules, and a store that breaks them leaves the
 // kept one as it was.
 
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -53,5 +53,16 @@ describe("a session store", () => {
     await symlink("/etc/passwd", join(two.session, "escape"));
     expect(await keepSessionStore(two, runtimeDir, "codex", SESSION)).toMatchObject({ ok: false, refusal: { reason: "symlink" } });
     expect(await readFile(join(sessionStorePath(runtimeDir, "codex", SESSION), "rollout.jsonl"), "utf8")).toBe("kept\n");
+  });
+
+  it("is left as copied for a numeric agent when a volume of the Run's own bounds it, and granted to a named one", async () => {
+    const ours = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const one = runDirectory(runtimeDir, RUN_ONE);
+    expect(await openSessionStore(one, runtimeDir, "claude", undefined, "10002:10003", false)).toBeUndefined();
+    expect(await lstat(one.session)).toMatchObject({ ...ours, mode: 0o40755 });
+
+    const two = runDirectory(runtimeDir, RUN_TWO);
+    expect(await openSessionStore(two, runtimeDir, "claude", undefined, "agent", false)).toBeUndefined();
+    expect((await lstat(two.session)).mode & 0o777).toBe(0o777);
   });
 });

@@ -43,7 +43,9 @@ export async function touchSessionStore(runtimeDir: string, namespace: string, i
 
 /**
  * Makes the Run's working copy of a session store (a copy of the kept one when resuming, else an
- * empty directory), writable by the agent. Resolves with why it could not, or undefined.
+ * empty directory), writable by the agent: here, or (`mount` false, a numeric agent user) in the
+ * volume of the Run's own it is put into, whose archive makes the agent its owner. Resolves with
+ * why it could not, or undefined.
  */
 export async function openSessionStore(
   run: RunDirectory,

@@ -255,7 +255,7 @@ export async function buildImagesCommand(args: readonly string[], options: Build
       return 0;
     }
     for (const image of images) {
-      const [result] = await buildAgentImages({ docker: options.docker ?? (await connectDocker()), images: [image], tags, root, env, output: stderr });
+      const [result] = await buildAgentImages({ docker: options.docker ?? connectDocker(), images: [image], tags, root, env, output: stderr });
       if (result !== undefined) stderr.write(`${PROGRAM}: ${result.built ? "built" : "reused"} ${result.tag} in ${result.seconds} s\n`);
     }
     return 0;
