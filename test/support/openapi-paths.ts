@@ -3,1374 +3,1289 @@
 // a change to the API is a change here (npx vitest run src/server/openapi.docker.test.ts -u).
 
 export interface paths {
-  "/v1/runs": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Runs, newest first */
+        get: operations["listRuns"];
+        put?: never;
+        /**
+         * Start a Run: one agent request and its prompt, in a fresh locked-down container
+         * @description The Run request as JSON; or, to give the agent input files, multipart/form-data with the part `request` (this JSON) and then the file part `inputs`: an uncompressed tar archive of regular files and directories (no links, devices, absolute or `..` names). It is checked and extracted before the Run is accepted; a bad archive refuses the Run (400) naming the entry, and the agent finds the files in its working directory.
+         */
+        post: operations["createRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** List Runs, newest first */
-    get: operations["listRuns"];
-    put?: never;
-    /**
-     * Start a Run: one agent request and its prompt, in a fresh locked-down container
-     * @description The Run request as JSON; or, to give the agent input files, multipart/form-data with the part `request` (this JSON) and then the file part `inputs`: an uncompressed tar archive of regular files and directories (no links, devices, absolute or `..` names). It is checked and extracted before the Run is accepted; a bad archive refuses the Run (400) naming the entry, and the agent finds the files in its working directory.
-     */
-    post: operations["createRun"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/runs/{id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One Run: its state, queue position, Outcome */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        /** Remove a Run that has ended, its record and its artifacts */
+        delete: operations["deleteRun"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** One Run: its state, queue position, Outcome */
-    get: operations["getRun"];
-    put?: never;
-    post?: never;
-    /** Remove a Run that has ended, its record and its artifacts */
-    delete: operations["deleteRun"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/runs/{id}/cancel": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a Run; a finished one is left as it is */
+        post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /** Cancel a Run; a finished one is left as it is */
-    post: operations["cancelRun"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/runs/{id}/artifacts": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/runs/{id}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The files the Run's Harvest took, with size and sha256, and what the agent changed when its workspace was writable */
+        get: operations["listArtifacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The files the Run's Harvest took, with size and sha256, and what the agent changed when its workspace was writable */
-    get: operations["listArtifacts"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/runs/{id}/artifacts.tar": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/runs/{id}/artifacts.tar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Run's whole Harvest as an uncompressed tar stream */
+        get: operations["getArtifactsTar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The Run's whole Harvest as an uncompressed tar stream */
-    get: operations["getArtifactsTar"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/runs/{id}/artifacts/{path}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/runs/{id}/artifacts/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One harvested file, streamed */
+        get: operations["getArtifact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** One harvested file, streamed */
-    get: operations["getArtifact"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/runs/{id}/events": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/v1/runs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Run's events as Server-Sent Events, resumable with Last-Event-ID */
+        get: operations["streamRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The Run's events as Server-Sent Events, resumable with Last-Event-ID */
-    get: operations["streamRunEvents"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: never;
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  listRuns: {
-    parameters: {
-      query?: {
-        state?: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-        /** @description key=value; given more than once, a Run has every one of them */
-        label?: string | string[];
-        limit?: number;
-        /** @description the nextCursor of the previous page */
-        cursor?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    listRuns: {
+        parameters: {
+            query?: {
+                state?: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                /** @description key=value; given more than once, a Run has every one of them */
+                label?: string | string[];
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          "application/json": {
-            runs: {
-              id: string;
-              /** @enum {string} */
-              state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-              createdAt: string;
-              endedAt?: string;
-              labels: {
-                [key: string]: string;
-              };
-              queuePosition?: number;
-              /** @description the library's run id: the Outcome's runId */
-              runId?: string;
-              /** @description what the Run's input archive held, when it was given one */
-              inputs?: {
-                files: number;
-                directories: number;
-                bytes: number;
-              };
-              /** @description the Run's Outcome, once it has ended */
-              outcome?: {
-                ok: boolean;
-                /** @enum {string} */
-                reason:
-                  | "completed"
-                  | "failed"
-                  | "timeout"
-                  | "cancelled"
-                  | "budget_exceeded"
-                  | "stalled"
-                  | "oom"
-                  | "output_limit"
-                  | "input_limit"
-                  | "unavailable"
-                  | "reader_error"
-                  | "plan_error"
-                  | "invalid_request"
-                  | "harvest_refused"
-                  | "write_limit";
-                /** @description the library's run id (the Run's own id on the service is `id`) */
-                runId?: string;
-                /** @description one message for a person, when the Run did not complete */
-                error?: string;
-                durationMs?: number;
-                queuedMs?: number;
-                /** @enum {string} */
-                cli?: "claude" | "codex";
-                /** @description which kind of credential the Run got (never its value) */
-                credential?: string;
-                /** @description what the agent's stream said, secrets masked */
-                result?: {
-                  ok?: boolean;
-                  reason?: string;
-                  /** @description the agent's final answer */
-                  text?: string;
-                  /** @description what a later Run resumes with resumeSession */
-                  sessionId?: string;
-                  numTurns?: number;
-                  usage?: {
-                    inputTokens: number;
-                    outputTokens: number;
-                    cacheReadTokens: number;
-                    cacheWriteTokens: number;
-                  } & {
-                    [key: string]: unknown;
-                  };
-                  costUsd?: number;
-                  model?: string;
-                  retryable?: boolean;
-                } & {
-                  [key: string]: unknown;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                exit?: {
-                  code: number;
-                  signal?: string;
-                  oomKilled: boolean;
-                } & {
-                  [key: string]: unknown;
+                content: {
+                    "application/json": {
+                        runs: {
+                            id: string;
+                            /** @enum {string} */
+                            state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                            createdAt: string;
+                            endedAt?: string;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            queuePosition?: number;
+                            /** @description the library's run id: the Outcome's runId */
+                            runId?: string;
+                            /** @description what the Run's input archive held, when it was given one */
+                            inputs?: {
+                                files: number;
+                                directories: number;
+                                bytes: number;
+                            };
+                            /** @description the Run's Outcome, once it has ended */
+                            outcome?: {
+                                ok: boolean;
+                                /** @enum {string} */
+                                reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                                /** @description the library's run id (the Run's own id on the service is `id`) */
+                                runId?: string;
+                                /** @description one message for a person, when the Run did not complete */
+                                error?: string;
+                                durationMs?: number;
+                                queuedMs?: number;
+                                /** @enum {string} */
+                                cli?: "claude" | "codex";
+                                /** @description which kind of credential the Run got (never its value) */
+                                credential?: string;
+                                /** @description what the agent's stream said, secrets masked */
+                                result?: {
+                                    ok?: boolean;
+                                    reason?: string;
+                                    /** @description the agent's final answer */
+                                    text?: string;
+                                    /** @description what a later Run resumes with resumeSession */
+                                    sessionId?: string;
+                                    numTurns?: number;
+                                    usage?: {
+                                        inputTokens: number;
+                                        outputTokens: number;
+                                        cacheReadTokens: number;
+                                        cacheWriteTokens: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                    costUsd?: number;
+                                    model?: string;
+                                    retryable?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                exit?: {
+                                    code: number;
+                                    signal?: string;
+                                    oomKilled: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                stdoutBytes?: number;
+                                stderrBytes?: number;
+                                stderr?: string;
+                                harvest?: ({
+                                    /** @enum {boolean} */
+                                    ok: true;
+                                    files: number;
+                                    directories: number;
+                                    bytes: number;
+                                    /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
+                                    changes?: {
+                                        readonly added: string[];
+                                        readonly changed: string[];
+                                        readonly deleted: string[];
+                                        readonly undiffed: string[];
+                                        bytes: number;
+                                        outFiles?: number;
+                                    };
+                                } & {
+                                    [key: string]: unknown;
+                                }) | ({
+                                    /** @enum {boolean} */
+                                    ok: false;
+                                    refusal: {
+                                        reason: string;
+                                        entry: string;
+                                        message: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                } & {
+                                    [key: string]: unknown;
+                                });
+                                /** @description with sessions kept: the session the Run was kept as, or why not */
+                                session?: {
+                                    id?: string;
+                                    kept: boolean;
+                                    error?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** @description with a budget: its caps, what the Run spent, and the cap it passed */
+                                budget?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description the Run's network policy, and under the egress proxy its meter */
+                                network?: {
+                                    policy: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        nextCursor?: string;
+                    };
                 };
-                stdoutBytes?: number;
-                stderrBytes?: number;
-                stderr?: string;
-                harvest?:
-                  | ({
-                      /** @enum {boolean} */
-                      ok: true;
-                      files: number;
-                      directories: number;
-                      bytes: number;
-                      /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
-                      changes?: {
-                        readonly added: string[];
-                        readonly changed: string[];
-                        readonly deleted: string[];
-                        readonly undiffed: string[];
-                        bytes: number;
-                        outFiles?: number;
-                      };
-                    } & {
-                      [key: string]: unknown;
-                    })
-                  | ({
-                      /** @enum {boolean} */
-                      ok: false;
-                      refusal: {
-                        reason: string;
-                        entry: string;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
                         message: string;
-                      } & {
-                        [key: string]: unknown;
-                      };
-                    } & {
-                      [key: string]: unknown;
-                    });
-                /** @description with sessions kept: the session the Run was kept as, or why not */
-                session?: {
-                  id?: string;
-                  kept: boolean;
-                  error?: string;
-                } & {
-                  [key: string]: unknown;
+                    };
                 };
-                /** @description with a budget: its caps, what the Run spent, and the cap it passed */
-                budget?: {
-                  [key: string]: unknown;
+            };
+        };
+    };
+    createRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    cli: "claude" | "codex";
+                    model?: string;
+                    effort?: string;
+                    /** @default false */
+                    web?: boolean;
+                    /** @default false */
+                    noTools?: boolean;
+                    /** @default 100 */
+                    maxTurns?: number;
+                    /** @default 1800 */
+                    timeoutSeconds?: number;
+                    systemPrompt?: string;
+                    budget?: {
+                        maxTurns?: number;
+                        maxTokens?: number;
+                        maxCostUsd?: number;
+                        maxWallSeconds?: number;
+                    };
+                    /** @default 600 */
+                    stallSeconds?: number;
+                    resumeSession?: string;
+                    prompt: string;
+                    labels?: {
+                        [key: string]: string;
+                    };
+                    /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
+                    writable?: boolean;
                 };
-                /** @description the Run's network policy, and under the egress proxy its meter */
-                network?: {
-                  policy: string;
-                } & {
-                  [key: string]: unknown;
+                "multipart/form-data": {
+                    /** @description the Run request, as the JSON body would be */
+                    request: {
+                        /** @enum {string} */
+                        cli: "claude" | "codex";
+                        model?: string;
+                        effort?: string;
+                        /** @default false */
+                        web?: boolean;
+                        /** @default false */
+                        noTools?: boolean;
+                        /** @default 100 */
+                        maxTurns?: number;
+                        /** @default 1800 */
+                        timeoutSeconds?: number;
+                        systemPrompt?: string;
+                        budget?: {
+                            maxTurns?: number;
+                            maxTokens?: number;
+                            maxCostUsd?: number;
+                            maxWallSeconds?: number;
+                        };
+                        /** @default 600 */
+                        stallSeconds?: number;
+                        resumeSession?: string;
+                        prompt: string;
+                        labels?: {
+                            [key: string]: string;
+                        };
+                        /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
+                        writable?: boolean;
+                    };
+                    /**
+                     * Format: binary
+                     * @description an uncompressed tar archive of the agent's input files
+                     */
+                    inputs?: string;
                 };
-              } & {
-                [key: string]: unknown;
-              };
-            }[];
-            nextCursor?: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  createRun: {
-    parameters: {
-      query?: never;
-      header?: {
-        "idempotency-key"?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @enum {string} */
-          cli: "claude" | "codex";
-          model?: string;
-          effort?: string;
-          /** @default false */
-          web?: boolean;
-          /** @default false */
-          noTools?: boolean;
-          /** @default 100 */
-          maxTurns?: number;
-          /** @default 1800 */
-          timeoutSeconds?: number;
-          systemPrompt?: string;
-          budget?: {
-            maxTurns?: number;
-            maxTokens?: number;
-            maxCostUsd?: number;
-            maxWallSeconds?: number;
-          };
-          /** @default 600 */
-          stallSeconds?: number;
-          resumeSession?: string;
-          prompt: string;
-          labels?: {
-            [key: string]: string;
-          };
-          /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
-          writable?: boolean;
-        };
-        "multipart/form-data": {
-          /** @description the Run request, as the JSON body would be */
-          request: {
-            /** @enum {string} */
-            cli: "claude" | "codex";
-            model?: string;
-            effort?: string;
-            /** @default false */
-            web?: boolean;
-            /** @default false */
-            noTools?: boolean;
-            /** @default 100 */
-            maxTurns?: number;
-            /** @default 1800 */
-            timeoutSeconds?: number;
-            systemPrompt?: string;
-            budget?: {
-              maxTurns?: number;
-              maxTokens?: number;
-              maxCostUsd?: number;
-              maxWallSeconds?: number;
             };
-            /** @default 600 */
-            stallSeconds?: number;
-            resumeSession?: string;
-            prompt: string;
-            labels?: {
-              [key: string]: string;
-            };
-            /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
-            writable?: boolean;
-          };
-          /**
-           * Format: binary
-           * @description an uncompressed tar archive of the agent's input files
-           */
-          inputs?: string;
         };
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            /** @enum {string} */
-            state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-            createdAt: string;
-            endedAt?: string;
-            labels: {
-              [key: string]: string;
-            };
-            queuePosition?: number;
-            /** @description the library's run id: the Outcome's runId */
-            runId?: string;
-            /** @description what the Run's input archive held, when it was given one */
-            inputs?: {
-              files: number;
-              directories: number;
-              bytes: number;
-            };
-            /** @description the Run's Outcome, once it has ended */
-            outcome?: {
-              ok: boolean;
-              /** @enum {string} */
-              reason:
-                | "completed"
-                | "failed"
-                | "timeout"
-                | "cancelled"
-                | "budget_exceeded"
-                | "stalled"
-                | "oom"
-                | "output_limit"
-                | "input_limit"
-                | "unavailable"
-                | "reader_error"
-                | "plan_error"
-                | "invalid_request"
-                | "harvest_refused"
-                | "write_limit";
-              /** @description the library's run id (the Run's own id on the service is `id`) */
-              runId?: string;
-              /** @description one message for a person, when the Run did not complete */
-              error?: string;
-              durationMs?: number;
-              queuedMs?: number;
-              /** @enum {string} */
-              cli?: "claude" | "codex";
-              /** @description which kind of credential the Run got (never its value) */
-              credential?: string;
-              /** @description what the agent's stream said, secrets masked */
-              result?: {
-                ok?: boolean;
-                reason?: string;
-                /** @description the agent's final answer */
-                text?: string;
-                /** @description what a later Run resumes with resumeSession */
-                sessionId?: string;
-                numTurns?: number;
-                usage?: {
-                  inputTokens: number;
-                  outputTokens: number;
-                  cacheReadTokens: number;
-                  cacheWriteTokens: number;
-                } & {
-                  [key: string]: unknown;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                costUsd?: number;
-                model?: string;
-                retryable?: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              exit?: {
-                code: number;
-                signal?: string;
-                oomKilled: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              stdoutBytes?: number;
-              stderrBytes?: number;
-              stderr?: string;
-              harvest?:
-                | ({
-                    /** @enum {boolean} */
-                    ok: true;
-                    files: number;
-                    directories: number;
-                    bytes: number;
-                    /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
-                    changes?: {
-                      readonly added: string[];
-                      readonly changed: string[];
-                      readonly deleted: string[];
-                      readonly undiffed: string[];
-                      bytes: number;
-                      outFiles?: number;
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        createdAt: string;
+                        endedAt?: string;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        queuePosition?: number;
+                        /** @description the library's run id: the Outcome's runId */
+                        runId?: string;
+                        /** @description what the Run's input archive held, when it was given one */
+                        inputs?: {
+                            files: number;
+                            directories: number;
+                            bytes: number;
+                        };
+                        /** @description the Run's Outcome, once it has ended */
+                        outcome?: {
+                            ok: boolean;
+                            /** @enum {string} */
+                            reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            runId?: string;
+                            /** @description one message for a person, when the Run did not complete */
+                            error?: string;
+                            durationMs?: number;
+                            queuedMs?: number;
+                            /** @enum {string} */
+                            cli?: "claude" | "codex";
+                            /** @description which kind of credential the Run got (never its value) */
+                            credential?: string;
+                            /** @description what the agent's stream said, secrets masked */
+                            result?: {
+                                ok?: boolean;
+                                reason?: string;
+                                /** @description the agent's final answer */
+                                text?: string;
+                                /** @description what a later Run resumes with resumeSession */
+                                sessionId?: string;
+                                numTurns?: number;
+                                usage?: {
+                                    inputTokens: number;
+                                    outputTokens: number;
+                                    cacheReadTokens: number;
+                                    cacheWriteTokens: number;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                costUsd?: number;
+                                model?: string;
+                                retryable?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            exit?: {
+                                code: number;
+                                signal?: string;
+                                oomKilled: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            stdoutBytes?: number;
+                            stderrBytes?: number;
+                            stderr?: string;
+                            harvest?: ({
+                                /** @enum {boolean} */
+                                ok: true;
+                                files: number;
+                                directories: number;
+                                bytes: number;
+                                /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
+                                changes?: {
+                                    readonly added: string[];
+                                    readonly changed: string[];
+                                    readonly deleted: string[];
+                                    readonly undiffed: string[];
+                                    bytes: number;
+                                    outFiles?: number;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            }) | ({
+                                /** @enum {boolean} */
+                                ok: false;
+                                refusal: {
+                                    reason: string;
+                                    entry: string;
+                                    message: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            });
+                            /** @description with sessions kept: the session the Run was kept as, or why not */
+                            session?: {
+                                id?: string;
+                                kept: boolean;
+                                error?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @description with a budget: its caps, what the Run spent, and the cap it passed */
+                            budget?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description the Run's network policy, and under the egress proxy its meter */
+                            network?: {
+                                policy: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
                     };
-                  } & {
-                    [key: string]: unknown;
-                  })
-                | ({
-                    /** @enum {boolean} */
-                    ok: false;
-                    refusal: {
-                      reason: string;
-                      entry: string;
-                      message: string;
-                    } & {
-                      [key: string]: unknown;
-                    };
-                  } & {
-                    [key: string]: unknown;
-                  });
-              /** @description with sessions kept: the session the Run was kept as, or why not */
-              session?: {
-                id?: string;
-                kept: boolean;
-                error?: string;
-              } & {
-                [key: string]: unknown;
-              };
-              /** @description with a budget: its caps, what the Run spent, and the cap it passed */
-              budget?: {
-                [key: string]: unknown;
-              };
-              /** @description the Run's network policy, and under the egress proxy its meter */
-              network?: {
-                policy: string;
-              } & {
-                [key: string]: unknown;
-              };
-            } & {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      /** @description Default Response */
-      202: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            /** @enum {string} */
-            state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-            createdAt: string;
-            endedAt?: string;
-            labels: {
-              [key: string]: string;
-            };
-            queuePosition?: number;
-            /** @description the library's run id: the Outcome's runId */
-            runId?: string;
-            /** @description what the Run's input archive held, when it was given one */
-            inputs?: {
-              files: number;
-              directories: number;
-              bytes: number;
-            };
-            /** @description the Run's Outcome, once it has ended */
-            outcome?: {
-              ok: boolean;
-              /** @enum {string} */
-              reason:
-                | "completed"
-                | "failed"
-                | "timeout"
-                | "cancelled"
-                | "budget_exceeded"
-                | "stalled"
-                | "oom"
-                | "output_limit"
-                | "input_limit"
-                | "unavailable"
-                | "reader_error"
-                | "plan_error"
-                | "invalid_request"
-                | "harvest_refused"
-                | "write_limit";
-              /** @description the library's run id (the Run's own id on the service is `id`) */
-              runId?: string;
-              /** @description one message for a person, when the Run did not complete */
-              error?: string;
-              durationMs?: number;
-              queuedMs?: number;
-              /** @enum {string} */
-              cli?: "claude" | "codex";
-              /** @description which kind of credential the Run got (never its value) */
-              credential?: string;
-              /** @description what the agent's stream said, secrets masked */
-              result?: {
-                ok?: boolean;
-                reason?: string;
-                /** @description the agent's final answer */
-                text?: string;
-                /** @description what a later Run resumes with resumeSession */
-                sessionId?: string;
-                numTurns?: number;
-                usage?: {
-                  inputTokens: number;
-                  outputTokens: number;
-                  cacheReadTokens: number;
-                  cacheWriteTokens: number;
-                } & {
-                  [key: string]: unknown;
                 };
-                costUsd?: number;
-                model?: string;
-                retryable?: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              exit?: {
-                code: number;
-                signal?: string;
-                oomKilled: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              stdoutBytes?: number;
-              stderrBytes?: number;
-              stderr?: string;
-              harvest?:
-                | ({
-                    /** @enum {boolean} */
-                    ok: true;
-                    files: number;
-                    directories: number;
-                    bytes: number;
-                    /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
-                    changes?: {
-                      readonly added: string[];
-                      readonly changed: string[];
-                      readonly deleted: string[];
-                      readonly undiffed: string[];
-                      bytes: number;
-                      outFiles?: number;
-                    };
-                  } & {
-                    [key: string]: unknown;
-                  })
-                | ({
-                    /** @enum {boolean} */
-                    ok: false;
-                    refusal: {
-                      reason: string;
-                      entry: string;
-                      message: string;
-                    } & {
-                      [key: string]: unknown;
-                    };
-                  } & {
-                    [key: string]: unknown;
-                  });
-              /** @description with sessions kept: the session the Run was kept as, or why not */
-              session?: {
-                id?: string;
-                kept: boolean;
-                error?: string;
-              } & {
-                [key: string]: unknown;
-              };
-              /** @description with a budget: its caps, what the Run spent, and the cap it passed */
-              budget?: {
-                [key: string]: unknown;
-              };
-              /** @description the Run's network policy, and under the egress proxy its meter */
-              network?: {
-                policy: string;
-              } & {
-                [key: string]: unknown;
-              };
-            } & {
-              [key: string]: unknown;
             };
-          };
-        };
-      };
-      /** @description Default Response */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  getRun: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            /** @enum {string} */
-            state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-            createdAt: string;
-            endedAt?: string;
-            labels: {
-              [key: string]: string;
-            };
-            queuePosition?: number;
-            /** @description the library's run id: the Outcome's runId */
-            runId?: string;
-            /** @description what the Run's input archive held, when it was given one */
-            inputs?: {
-              files: number;
-              directories: number;
-              bytes: number;
-            };
-            /** @description the Run's Outcome, once it has ended */
-            outcome?: {
-              ok: boolean;
-              /** @enum {string} */
-              reason:
-                | "completed"
-                | "failed"
-                | "timeout"
-                | "cancelled"
-                | "budget_exceeded"
-                | "stalled"
-                | "oom"
-                | "output_limit"
-                | "input_limit"
-                | "unavailable"
-                | "reader_error"
-                | "plan_error"
-                | "invalid_request"
-                | "harvest_refused"
-                | "write_limit";
-              /** @description the library's run id (the Run's own id on the service is `id`) */
-              runId?: string;
-              /** @description one message for a person, when the Run did not complete */
-              error?: string;
-              durationMs?: number;
-              queuedMs?: number;
-              /** @enum {string} */
-              cli?: "claude" | "codex";
-              /** @description which kind of credential the Run got (never its value) */
-              credential?: string;
-              /** @description what the agent's stream said, secrets masked */
-              result?: {
-                ok?: boolean;
-                reason?: string;
-                /** @description the agent's final answer */
-                text?: string;
-                /** @description what a later Run resumes with resumeSession */
-                sessionId?: string;
-                numTurns?: number;
-                usage?: {
-                  inputTokens: number;
-                  outputTokens: number;
-                  cacheReadTokens: number;
-                  cacheWriteTokens: number;
-                } & {
-                  [key: string]: unknown;
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                costUsd?: number;
-                model?: string;
-                retryable?: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              exit?: {
-                code: number;
-                signal?: string;
-                oomKilled: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              stdoutBytes?: number;
-              stderrBytes?: number;
-              stderr?: string;
-              harvest?:
-                | ({
-                    /** @enum {boolean} */
-                    ok: true;
-                    files: number;
-                    directories: number;
-                    bytes: number;
-                    /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
-                    changes?: {
-                      readonly added: string[];
-                      readonly changed: string[];
-                      readonly deleted: string[];
-                      readonly undiffed: string[];
-                      bytes: number;
-                      outFiles?: number;
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        createdAt: string;
+                        endedAt?: string;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        queuePosition?: number;
+                        /** @description the library's run id: the Outcome's runId */
+                        runId?: string;
+                        /** @description what the Run's input archive held, when it was given one */
+                        inputs?: {
+                            files: number;
+                            directories: number;
+                            bytes: number;
+                        };
+                        /** @description the Run's Outcome, once it has ended */
+                        outcome?: {
+                            ok: boolean;
+                            /** @enum {string} */
+                            reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            runId?: string;
+                            /** @description one message for a person, when the Run did not complete */
+                            error?: string;
+                            durationMs?: number;
+                            queuedMs?: number;
+                            /** @enum {string} */
+                            cli?: "claude" | "codex";
+                            /** @description which kind of credential the Run got (never its value) */
+                            credential?: string;
+                            /** @description what the agent's stream said, secrets masked */
+                            result?: {
+                                ok?: boolean;
+                                reason?: string;
+                                /** @description the agent's final answer */
+                                text?: string;
+                                /** @description what a later Run resumes with resumeSession */
+                                sessionId?: string;
+                                numTurns?: number;
+                                usage?: {
+                                    inputTokens: number;
+                                    outputTokens: number;
+                                    cacheReadTokens: number;
+                                    cacheWriteTokens: number;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                costUsd?: number;
+                                model?: string;
+                                retryable?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            exit?: {
+                                code: number;
+                                signal?: string;
+                                oomKilled: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            stdoutBytes?: number;
+                            stderrBytes?: number;
+                            stderr?: string;
+                            harvest?: ({
+                                /** @enum {boolean} */
+                                ok: true;
+                                files: number;
+                                directories: number;
+                                bytes: number;
+                                /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
+                                changes?: {
+                                    readonly added: string[];
+                                    readonly changed: string[];
+                                    readonly deleted: string[];
+                                    readonly undiffed: string[];
+                                    bytes: number;
+                                    outFiles?: number;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            }) | ({
+                                /** @enum {boolean} */
+                                ok: false;
+                                refusal: {
+                                    reason: string;
+                                    entry: string;
+                                    message: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            });
+                            /** @description with sessions kept: the session the Run was kept as, or why not */
+                            session?: {
+                                id?: string;
+                                kept: boolean;
+                                error?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @description with a budget: its caps, what the Run spent, and the cap it passed */
+                            budget?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description the Run's network policy, and under the egress proxy its meter */
+                            network?: {
+                                policy: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
                     };
-                  } & {
-                    [key: string]: unknown;
-                  })
-                | ({
-                    /** @enum {boolean} */
-                    ok: false;
-                    refusal: {
-                      reason: string;
-                      entry: string;
-                      message: string;
-                    } & {
-                      [key: string]: unknown;
-                    };
-                  } & {
-                    [key: string]: unknown;
-                  });
-              /** @description with sessions kept: the session the Run was kept as, or why not */
-              session?: {
-                id?: string;
-                kept: boolean;
-                error?: string;
-              } & {
-                [key: string]: unknown;
-              };
-              /** @description with a budget: its caps, what the Run spent, and the cap it passed */
-              budget?: {
-                [key: string]: unknown;
-              };
-              /** @description the Run's network policy, and under the egress proxy its meter */
-              network?: {
-                policy: string;
-              } & {
-                [key: string]: unknown;
-              };
-            } & {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      /** @description Default Response */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  deleteRun: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description removed */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Default Response */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  cancelRun: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            /** @enum {string} */
-            state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-            createdAt: string;
-            endedAt?: string;
-            labels: {
-              [key: string]: string;
-            };
-            queuePosition?: number;
-            /** @description the library's run id: the Outcome's runId */
-            runId?: string;
-            /** @description what the Run's input archive held, when it was given one */
-            inputs?: {
-              files: number;
-              directories: number;
-              bytes: number;
-            };
-            /** @description the Run's Outcome, once it has ended */
-            outcome?: {
-              ok: boolean;
-              /** @enum {string} */
-              reason:
-                | "completed"
-                | "failed"
-                | "timeout"
-                | "cancelled"
-                | "budget_exceeded"
-                | "stalled"
-                | "oom"
-                | "output_limit"
-                | "input_limit"
-                | "unavailable"
-                | "reader_error"
-                | "plan_error"
-                | "invalid_request"
-                | "harvest_refused"
-                | "write_limit";
-              /** @description the library's run id (the Run's own id on the service is `id`) */
-              runId?: string;
-              /** @description one message for a person, when the Run did not complete */
-              error?: string;
-              durationMs?: number;
-              queuedMs?: number;
-              /** @enum {string} */
-              cli?: "claude" | "codex";
-              /** @description which kind of credential the Run got (never its value) */
-              credential?: string;
-              /** @description what the agent's stream said, secrets masked */
-              result?: {
-                ok?: boolean;
-                reason?: string;
-                /** @description the agent's final answer */
-                text?: string;
-                /** @description what a later Run resumes with resumeSession */
-                sessionId?: string;
-                numTurns?: number;
-                usage?: {
-                  inputTokens: number;
-                  outputTokens: number;
-                  cacheReadTokens: number;
-                  cacheWriteTokens: number;
-                } & {
-                  [key: string]: unknown;
                 };
-                costUsd?: number;
-                model?: string;
-                retryable?: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              exit?: {
-                code: number;
-                signal?: string;
-                oomKilled: boolean;
-              } & {
-                [key: string]: unknown;
-              };
-              stdoutBytes?: number;
-              stderrBytes?: number;
-              stderr?: string;
-              harvest?:
-                | ({
-                    /** @enum {boolean} */
-                    ok: true;
-                    files: number;
-                    directories: number;
-                    bytes: number;
-                    /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
-                    changes?: {
-                      readonly added: string[];
-                      readonly changed: string[];
-                      readonly deleted: string[];
-                      readonly undiffed: string[];
-                      bytes: number;
-                      outFiles?: number;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
                     };
-                  } & {
-                    [key: string]: unknown;
-                  })
-                | ({
-                    /** @enum {boolean} */
-                    ok: false;
-                    refusal: {
-                      reason: string;
-                      entry: string;
-                      message: string;
-                    } & {
-                      [key: string]: unknown;
+                };
+            };
+            /** @description Default Response */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
                     };
-                  } & {
-                    [key: string]: unknown;
-                  });
-              /** @description with sessions kept: the session the Run was kept as, or why not */
-              session?: {
-                id?: string;
-                kept: boolean;
-                error?: string;
-              } & {
-                [key: string]: unknown;
-              };
-              /** @description with a budget: its caps, what the Run spent, and the cap it passed */
-              budget?: {
-                [key: string]: unknown;
-              };
-              /** @description the Run's network policy, and under the egress proxy its meter */
-              network?: {
-                policy: string;
-              } & {
-                [key: string]: unknown;
-              };
-            } & {
-              [key: string]: unknown;
+                };
             };
-          };
-        };
-      };
-      /** @description Default Response */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-    };
-  };
-  listArtifacts: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            id: string;
-            /** @description whether the Run's Harvest ran and took what the agent left (false: refused, or the Run ended before it) */
-            harvested: boolean;
-            files: {
-              path: string;
-              size: number;
-              sha256: string;
-            }[];
-            /** @description the files' sizes together */
-            bytes: number;
-            /** @description why the Harvest took nothing: the one entry and the rule it broke */
-            refusal?: {
-              reason: string;
-              entry: string;
-              message: string;
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
             };
-            /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
-            changes?: {
-              readonly added: string[];
-              readonly changed: string[];
-              readonly deleted: string[];
-              readonly undiffed: string[];
-              bytes: number;
-              outFiles?: number;
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
             };
-            /** @description with a writable workspace: whether changes.patch (a unified diff git apply takes) is among the files */
-            patch?: boolean;
-          };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description Default Response */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            error: string;
-            message: string;
-          };
-        };
-      };
     };
-  };
-  getArtifactsTar: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        createdAt: string;
+                        endedAt?: string;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        queuePosition?: number;
+                        /** @description the library's run id: the Outcome's runId */
+                        runId?: string;
+                        /** @description what the Run's input archive held, when it was given one */
+                        inputs?: {
+                            files: number;
+                            directories: number;
+                            bytes: number;
+                        };
+                        /** @description the Run's Outcome, once it has ended */
+                        outcome?: {
+                            ok: boolean;
+                            /** @enum {string} */
+                            reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            runId?: string;
+                            /** @description one message for a person, when the Run did not complete */
+                            error?: string;
+                            durationMs?: number;
+                            queuedMs?: number;
+                            /** @enum {string} */
+                            cli?: "claude" | "codex";
+                            /** @description which kind of credential the Run got (never its value) */
+                            credential?: string;
+                            /** @description what the agent's stream said, secrets masked */
+                            result?: {
+                                ok?: boolean;
+                                reason?: string;
+                                /** @description the agent's final answer */
+                                text?: string;
+                                /** @description what a later Run resumes with resumeSession */
+                                sessionId?: string;
+                                numTurns?: number;
+                                usage?: {
+                                    inputTokens: number;
+                                    outputTokens: number;
+                                    cacheReadTokens: number;
+                                    cacheWriteTokens: number;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                costUsd?: number;
+                                model?: string;
+                                retryable?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            exit?: {
+                                code: number;
+                                signal?: string;
+                                oomKilled: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            stdoutBytes?: number;
+                            stderrBytes?: number;
+                            stderr?: string;
+                            harvest?: ({
+                                /** @enum {boolean} */
+                                ok: true;
+                                files: number;
+                                directories: number;
+                                bytes: number;
+                                /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
+                                changes?: {
+                                    readonly added: string[];
+                                    readonly changed: string[];
+                                    readonly deleted: string[];
+                                    readonly undiffed: string[];
+                                    bytes: number;
+                                    outFiles?: number;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            }) | ({
+                                /** @enum {boolean} */
+                                ok: false;
+                                refusal: {
+                                    reason: string;
+                                    entry: string;
+                                    message: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            });
+                            /** @description with sessions kept: the session the Run was kept as, or why not */
+                            session?: {
+                                id?: string;
+                                kept: boolean;
+                                error?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @description with a budget: its caps, what the Run spent, and the cap it passed */
+                            budget?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description the Run's network policy, and under the egress proxy its meter */
+                            network?: {
+                                policy: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description a tar stream */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    deleteRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
         };
-        content: {
-          "application/x-tar": unknown;
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description Default Response */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/x-tar": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/x-tar": {
-            error: string;
-            message: string;
-          };
-        };
-      };
     };
-  };
-  getArtifact: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-        /** @description the file's path in the Harvest, as GET /v1/runs/{id}/artifacts lists it; its slashes as they are or percent-encoded (%2F) */
-        path: string;
-      };
-      cookie?: never;
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        createdAt: string;
+                        endedAt?: string;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        queuePosition?: number;
+                        /** @description the library's run id: the Outcome's runId */
+                        runId?: string;
+                        /** @description what the Run's input archive held, when it was given one */
+                        inputs?: {
+                            files: number;
+                            directories: number;
+                            bytes: number;
+                        };
+                        /** @description the Run's Outcome, once it has ended */
+                        outcome?: {
+                            ok: boolean;
+                            /** @enum {string} */
+                            reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            runId?: string;
+                            /** @description one message for a person, when the Run did not complete */
+                            error?: string;
+                            durationMs?: number;
+                            queuedMs?: number;
+                            /** @enum {string} */
+                            cli?: "claude" | "codex";
+                            /** @description which kind of credential the Run got (never its value) */
+                            credential?: string;
+                            /** @description what the agent's stream said, secrets masked */
+                            result?: {
+                                ok?: boolean;
+                                reason?: string;
+                                /** @description the agent's final answer */
+                                text?: string;
+                                /** @description what a later Run resumes with resumeSession */
+                                sessionId?: string;
+                                numTurns?: number;
+                                usage?: {
+                                    inputTokens: number;
+                                    outputTokens: number;
+                                    cacheReadTokens: number;
+                                    cacheWriteTokens: number;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                costUsd?: number;
+                                model?: string;
+                                retryable?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            exit?: {
+                                code: number;
+                                signal?: string;
+                                oomKilled: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            stdoutBytes?: number;
+                            stderrBytes?: number;
+                            stderr?: string;
+                            harvest?: ({
+                                /** @enum {boolean} */
+                                ok: true;
+                                files: number;
+                                directories: number;
+                                bytes: number;
+                                /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
+                                changes?: {
+                                    readonly added: string[];
+                                    readonly changed: string[];
+                                    readonly deleted: string[];
+                                    readonly undiffed: string[];
+                                    bytes: number;
+                                    outFiles?: number;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            }) | ({
+                                /** @enum {boolean} */
+                                ok: false;
+                                refusal: {
+                                    reason: string;
+                                    entry: string;
+                                    message: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            });
+                            /** @description with sessions kept: the session the Run was kept as, or why not */
+                            session?: {
+                                id?: string;
+                                kept: boolean;
+                                error?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @description with a budget: its caps, what the Run spent, and the cap it passed */
+                            budget?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description the Run's network policy, and under the egress proxy its meter */
+                            network?: {
+                                policy: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description the file's bytes */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    listArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
         };
-        content: {
-          "application/octet-stream": unknown;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description whether the Run's Harvest ran and took what the agent left (false: refused, or the Run ended before it) */
+                        harvested: boolean;
+                        files: {
+                            path: string;
+                            size: number;
+                            sha256: string;
+                        }[];
+                        /** @description the files' sizes together */
+                        bytes: number;
+                        /** @description why the Harvest took nothing: the one entry and the rule it broke */
+                        refusal?: {
+                            reason: string;
+                            entry: string;
+                            message: string;
+                        };
+                        /** @description with a writable workspace: what the agent changed, relative to its inputs (outFiles: the files of its own out/, harvested beside as out/) */
+                        changes?: {
+                            readonly added: string[];
+                            readonly changed: string[];
+                            readonly deleted: string[];
+                            readonly undiffed: string[];
+                            bytes: number;
+                            outFiles?: number;
+                        };
+                        /** @description with a writable workspace: whether changes.patch (a unified diff git apply takes) is among the files */
+                        patch?: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description Default Response */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/octet-stream": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/octet-stream": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/octet-stream": {
-            error: string;
-            message: string;
-          };
-        };
-      };
     };
-  };
-  streamRunEvents: {
-    parameters: {
-      query?: {
-        /** @description replay events after this id (as Last-Event-ID does) */
-        after?: number;
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
+    getArtifactsTar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a tar stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": unknown;
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description a text/event-stream: a snapshot, then each event (state, agent, metered), then one end with the Outcome */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    getArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description the file's path in the Harvest, as GET /v1/runs/{id}/artifacts lists it; its slashes as they are or percent-encoded (%2F) */
+                path: string;
+            };
+            cookie?: never;
         };
-        content: {
-          "text/event-stream": string;
+        requestBody?: never;
+        responses: {
+            /** @description the file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
         };
-      };
-      /** @description the Last-Event-ID is the end's: nothing follows */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Default Response */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "text/event-stream": {
-            error: string;
-            message: string;
-          };
-        };
-      };
-      /** @description Default Response */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "text/event-stream": {
-            error: string;
-            message: string;
-          };
-        };
-      };
     };
-  };
+    streamRunEvents: {
+        parameters: {
+            query?: {
+                /** @description replay events after this id (as Last-Event-ID does) */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a text/event-stream: a snapshot, then each event (state, agent, metered), then one end with the Outcome */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description the Last-Event-ID is the end's: nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        error: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
 }
