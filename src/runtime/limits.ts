@@ -57,6 +57,8 @@ export const ENGINE_PROBE_INTERVAL_MS = 250;
 export const ENGINE_PROBE_WINDOW_MS = 3000;
 /** Bound on each copy into or out of a Run's volume through the engine's archive (up to its size). */
 export const OUT_COPY_TIMEOUT_MS = 120_000;
+/** Bound on each engine call that makes a Run's volumes and their holder (create a volume, create and start the holder). */
+export const VOLUME_SETUP_TIMEOUT_MS = 30_000;
 /** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
 

@@ -152,6 +152,51 @@ describe("out/ bounded by a volume of the Run's own", () => {
     expect(engine.existing()).toEqual([]);
   });
 
+  it("leaves out/ empty, not half-copied, when the copy-back fails on the disk", async () => {
+    // Twenty levels of 250-byte names: within the depth bound, past what the kernel takes as a path (ENAMETOOLONG).
+    const deep = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(3, "0")}${"d".repeat(247)}`);
+    const entries: Entry[] = [{ name: "out/first.txt", content: "written before the failure" }];
+    for (let depth = 1; depth <= deep.length; depth++) entries.push({ name: `out/${deep.slice(0, depth).join("/")}/`, type: "directory" });
+    const engine = createFakeEngine({}, { archive: () => archiveOf(entries) });
+    const runtimeDir = join(root, "half-copied");
+    const runtime = createAgentContainerRuntime({
+      container: { image: "agent:1", logger: silent, staging: { runtimeDir, keepRuns: true } },
+      run: plan,
+      engine,
+      writeBound: "volume",
+    });
+    const outcome = await runtime.run({ text: "hi" });
+    // The kept record's out/ is as staging made it: nothing of a copy that failed half way.
+    expect(readdirSync(join(runtimeDir, outcome.runId, "work", "out"))).toEqual([]);
+    expect([...engine.volumes().keys()]).toEqual([]);
+  });
+
+  it("removes a volume the engine made though its answer never came back", async () => {
+    const { engine, runtime } = setUp([]);
+    const createVolume = engine.createVolume;
+    (engine as { createVolume: typeof createVolume }).createVolume = async (spec) => {
+      await createVolume(spec);
+      throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+    };
+    const outcome = await runtime.run({ text: "hi" });
+    expect(outcome).toMatchObject({ ok: false, reason: "unavailable" });
+    expect([...engine.volumes().keys()]).toEqual([]);
+  });
+
+  it("keeps the holder past the agent's deadline for as long as each volume's copy-back may take", async () => {
+    const { engine, runtime } = setUp([]);
+    const holderWords: string[][] = [];
+    const create = engine.create;
+    (engine as { create: typeof create }).create = async (spec) => {
+      if (spec.name.endsWith("-volumes")) holderWords.push([...spec.planArgs]);
+      return create(spec);
+    };
+    await runtime.run({ text: "hi" }, { timeoutSeconds: 60 });
+    // sleep SECONDS: 60 s of Run, its grace and the engine's margin, and 120 s (OUT_COPY_TIMEOUT_MS) for out/'s copy-back.
+    const seconds = Number(holderWords[0]?.at(-1));
+    expect(seconds).toBeGreaterThanOrEqual(60 + 120);
+  });
+
   it("is swept when its Run is past its deadline, and a volume not named for its Run is left alone", async () => {
     const { engine, runtime } = setUp([]);
     const labels = (runId: string) => ({ "agentcage.owner": "agentcage", "agentcage.run": runId, "agentcage.session": "another", "agentcage.deadline": "1" });

@@ -10,7 +10,7 @@ import { engineMessage, type Engine } from "../engine/index.js";
 import type { HarvestRefusal } from "../plan/index.js";
 import { carryManifest, copyFromArchive, numericUser, packTree, removeTree, stagingLimits, type Manifest } from "../staging/index.js";
 import { mkdir, rename, rm } from "node:fs/promises";
-import { ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
+import { ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS, VOLUME_SETUP_TIMEOUT_MS } from "./limits.js";
 import { bounded } from "./stop.js";
 
 const { FULL_BELOW_BYTES, FULL_BELOW_INODES, MAX_INPUT_DEPTH, MAX_SESSION_STORE_DEPTH } = stagingLimits;
@@ -117,15 +117,20 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
     for (const volume of request.volumes) {
       place = PLACE[volume.kind];
       const name = runVolumeName(volume.kind, runId);
-      await engine.createVolume({
-        name,
-        bytes: volume.bytes,
-        inodes: volume.inodes,
-        // Owned by the agent's uid; a user named (not numeric) gets a directory anyone may write.
-        ...(owner === undefined ? { mode: "1777" } : { uid: owner.uid, gid: owner.gid, mode: "0755" }),
-        labels: { ...request.labels, [RUN_LABEL]: runId, [OWNER_LABEL]: container.owner ?? DEFAULT_OWNER, [VOLUME_KIND_LABEL]: volume.kind },
-      });
+      // Named before it is asked for: a volume made whose answer was lost is still removed by close().
       made.push(name);
+      await bounded(
+        engine.createVolume({
+          name,
+          bytes: volume.bytes,
+          inodes: volume.inodes,
+          // Owned by the agent's uid; a user named (not numeric) gets a directory anyone may write.
+          ...(owner === undefined ? { mode: "1777" } : { uid: owner.uid, gid: owner.gid, mode: "0755" }),
+          labels: { ...request.labels, [RUN_LABEL]: runId, [OWNER_LABEL]: container.owner ?? DEFAULT_OWNER, [VOLUME_KIND_LABEL]: volume.kind },
+        }),
+        VOLUME_SETUP_TIMEOUT_MS,
+        `create the volume ${name}`,
+      );
     }
     place = request.volumes.length === 1 ? PLACE[request.volumes[0]?.kind ?? "out"] : "volumes";
     const declaration = validateAgentContainer({
@@ -138,8 +143,8 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
     });
     const volumes = request.volumes.map((v) => ({ volume: runVolumeName(v.kind, runId), agentPath: holderPath(v.kind) }));
     const spec = composeSpec(declaration, { runId, planArgs: [String(request.holderSeconds)], labels: request.labels, volumes });
-    const id = await engine.create({ ...spec, name: holder });
-    await engine.start(id);
+    const id = await bounded(engine.create({ ...spec, name: holder }), VOLUME_SETUP_TIMEOUT_MS, "create the Run's volume holder");
+    await bounded(engine.start(id), VOLUME_SETUP_TIMEOUT_MS, "start the Run's volume holder");
     step = "filled";
     for (const volume of request.volumes) {
       if (volume.fill === undefined) continue;
@@ -190,7 +195,12 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
       try {
         copy = await copyFromArchive(archive, into, limits);
       } catch (error) {
+        // Nothing half-copied, as on a refusal: a fresh copy goes, out/ is left empty as staging made it.
         if (into !== destination && into !== undefined) await removeTree(into);
+        else if (into !== undefined) {
+          await removeTree(into);
+          await mkdir(into, { mode: 0o755 });
+        }
         throw error;
       }
       let carried: Manifest | undefined;

@@ -25,7 +25,7 @@ import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { runContainer } from "./container-run.js";
 import { earlyOutcome, outcomeOf } from "./end-reason.js";
 import { harvestRun } from "./harvest.js";
-import { ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
+import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 import { openRunVolumes, runVolumeName, type CollectedVolume, type RunVolumeKind, type RunVolumes, type RunVolumeSpec } from "./out-volume.js";
 import { planRun } from "./plan.js";
 import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
@@ -205,7 +205,9 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
   ): Promise<CollectedVolume> {
     const what = kind === "session" ? "the session store" : `${kind}/`;
     const reading = volumes.collect(kind, destination, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), manifest);
-    return bounded(reading, OUT_COPY_TIMEOUT_MS, `copy back the Run's ${what}`).catch((error: unknown) => {
+    // The copy stops itself at OUT_COPY_TIMEOUT_MS and cleans up after itself; this later bound is for an engine
+    // that does not even let it stop, and leaves the clean-up its time so nothing writes after the Run moved on.
+    return bounded(reading, OUT_COPY_TIMEOUT_MS + ENGINE_CLEANUP_TIMEOUT_MS, `copy back the Run's ${what}`).catch((error: unknown) => {
       const message = masker.mask(error instanceof Error ? error.message : String(error));
       logger.error({ runId, err: message }, `what the agent left in ${what} could not be read from its volume`);
       return { full: false, refusal: { reason: "io_error" as const, entry: ".", message: `${what} could not be read back from its volume: ${message}` } };
@@ -259,10 +261,11 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
             container,
             labels: ownershipLabels(ctx.ownership),
             volumes: await volumeSpecs(kinds, directory),
-            // It ends by itself a while after the agent's own timer would have: the sweep takes what is left.
+            // It ends by itself a while after the agent's own timer would have, and after each volume had its
+            // whole copy-back time (they are read one after another once the agent is gone): the sweep takes what is left.
             holderSeconds:
               containerDeadlineSeconds(ctx.startedAt + ctx.timeoutSeconds * 1000 - performance.now()) +
-              Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS) / 1000),
+              Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS + kinds.length * OUT_COPY_TIMEOUT_MS) / 1000),
             signal: runStop.signal,
           });
         } catch (error) {
@@ -294,6 +297,8 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
         // The agent's container is gone: what its volumes hold is final. A writable place is copied
         // back only when something reads it (the Harvest, a kept record), read all the same to tell
         // whether it is full; a session store always, for keepSession.
+        // The session store first: it is the smaller, and keeping it matters past this Run.
+        if (ctx.sessionStore !== undefined) collectedSession = await collectVolume(volumes, "session", directory.session, undefined);
         const wanted = ctx.harvestTo !== undefined || container.staging?.keepRuns === true;
         const place = writableWork ? "work" : "out";
         collectedOut = await collectVolume(
@@ -302,7 +307,6 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
           wanted ? (writableWork ? directory.work : directory.out) : undefined,
           writableWork ? manifest : undefined,
         );
-        if (ctx.sessionStore !== undefined) collectedSession = await collectVolume(volumes, "session", directory.session, undefined);
       }
       const outcome = outcomeOf(runId, facts, masker, Math.round(performance.now() - ctx.startedAt));
       if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {

@@ -1,9 +1,10 @@
 // A service killed with SIGKILL and started again, as real processes over real HTTP: finished Runs
-// are served as before, the queued one runs, the one that was running ends as interrupted
-// (unavailable, saying so), and the killed process's containers are gone.
+// are served as before, the queued one runs (resuming a kept session whose store is past its
+// retention: the restarted service holds it before its first sweep), the one that was running ends
+// as interrupted (unavailable, saying so), and the killed process's containers are gone.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,23 +64,31 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 }
 
 describe("a service killed with SIGKILL and started again", () => {
-  it("keeps finished Runs, runs the queued one, and ends the interrupted one, with no container left", async () => {
-    const first = await startService();
+  it("keeps finished Runs, runs the queued one with its session, and ends the interrupted one, with no container left", async () => {
+    const first = await startService("--sessions");
     const done = await call(first.url, "/v1/runs", { cli: "claude", prompt: "finish before the crash" });
     await until(async () => (await call(first.url, `/v1/runs/${done["id"] as string}`))["state"] === "completed", "the first Run finishing");
+    const sessionId = ((await call(first.url, `/v1/runs/${done["id"] as string}`))["outcome"] as { result: { sessionId: string } }).result.sessionId;
     const hung = await call(first.url, "/v1/runs", { cli: "claude", prompt: "[stand-in:hang] never answered" });
     await until(async () => (await call(first.url, `/v1/runs/${hung["id"] as string}`))["state"] === "running", "the hung Run running");
-    const queued = await call(first.url, "/v1/runs", { cli: "codex", prompt: "waits for the slot" });
+    const queued = await call(first.url, "/v1/runs", { cli: "claude", prompt: "waits for the slot", resumeSession: sessionId });
     expect(queued["state"]).toBe("queued");
     first.child.kill("SIGKILL");
     await new Promise((resolve) => first.child.once("exit", resolve));
+    // Last used 40 days ago: past the default retention of 30, so a sweep takes it unless the queued Run holds it.
+    const longAgo = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000);
+    utimesSync(join(runtimeDir, "staging", "sessions", "claude", sessionId), longAgo, longAgo);
 
-    const second = await startService();
+    const second = await startService("--sessions");
     expect(await call(second.url, `/v1/runs/${done["id"] as string}`)).toMatchObject({ state: "completed", outcome: { ok: true } });
     const interrupted = await call(second.url, `/v1/runs/${hung["id"] as string}`);
     expect(interrupted).toMatchObject({ state: "failed", outcome: { reason: "unavailable" } });
     expect(JSON.stringify(interrupted["outcome"])).toContain("the service stopped while this Run ran");
-    await until(async () => (await call(second.url, `/v1/runs/${queued["id"] as string}`))["state"] === "completed", "the queued Run completing");
+    await until(
+      async () => ["completed", "failed"].includes((await call(second.url, `/v1/runs/${queued["id"] as string}`))["state"] as string),
+      "the queued Run ending",
+    );
+    expect(await call(second.url, `/v1/runs/${queued["id"] as string}`)).toMatchObject({ state: "completed", outcome: { result: { sessionId } } });
     // What the killed process ran (its agent and its stand-in) is gone: the new process swept it.
     const leftovers = docker("ps", "--all", "--quiet", "--filter", "label=agentcage.run")
       .split("\n")
