@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createBudgetMeter } from "./budget.js";
-import { costOf, priceOf } from "../runtime/index.js";
+import { costOf, priceOf } from "../plan/index.js";
 import type { AgentUsage } from "./result.js";
 
 const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0): AgentUsage => ({

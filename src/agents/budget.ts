@@ -4,7 +4,7 @@
 // stream is the meter: claude reports tokens per response; codex reports tokens only at the end of
 // its run, so a codex token or dollar cap is refused unless the proxy holds it (unheldCaps).
 
-import { costOf, priceOf } from "../runtime/index.js";
+import { costOf, priceOf } from "../plan/index.js";
 import type { AgentCli } from "./request.js";
 import type { AgentBudget, AgentEvent, AgentUsage, BudgetCap, BudgetUse } from "./result.js";
 

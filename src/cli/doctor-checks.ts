@@ -3,8 +3,13 @@
 // in, the verdicts go out. Invariant: no verdict quotes a credential; a kind is all it names.
 
 import { posix } from "node:path";
-import type { AgentCli, CliVersion, CredentialKind } from "../agents/index.js";
-import type { ContainerMount, EngineFacts, EngineReport, ImageReport, StagingProbe } from "../runtime/index.js";
+import type { AgentCli, CredentialKind } from "../agents/index.js";
+import type { CliVersion } from "../runner/index.js";
+import type { EngineReport, ImageReport, MountsReport, StagingProbe } from "../probes/index.js";
+
+// The engine's own types, as the probes' reports carry them: the command never imports the engine.
+export type EngineFacts = Extract<EngineReport, { readonly ok: true }>["facts"];
+export type ContainerMount = NonNullable<Extract<MountsReport, { readonly ok: true }>["mounts"]>[number];
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 

@@ -8,25 +8,25 @@ import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promise
 import { join, posix } from "node:path";
 import { createColors } from "picocolors";
 import { pino } from "pino";
-import { AGENT_CLIS, agentCliVersions, createAgentRunner, CredentialError, findCredential, type AgentCli, type CredentialKind } from "../agents/index.js";
+import { AGENT_CLIS, CredentialError, findCredential, type AgentCli, type CredentialKind } from "../agents/index.js";
+import { AGENT_IMAGE, agentCliVersions, createAgentRunner } from "../runner/index.js";
 import {
   containerMounts,
-  createMasker,
-  describeValue,
   inspectEngine,
   inspectImage,
-  limits,
   probeStagingDirectory,
-  type ContainerMount,
-  type Engine,
-  type EngineFacts,
+  type EngineConnection,
   type EngineReport,
   type ImageReport,
   type StagingProbe,
   type StagingProbeFailure,
-} from "../runtime/index.js";
-import { AGENT_IMAGE, packageRoot, parseClisEnv } from "../testing/index.js";
+} from "../probes/index.js";
+import { createMasker } from "../redact/index.js";
+import { describeValue, limits } from "../runtime/index.js";
+import { packageRoot, parseClisEnv } from "../testing/index.js";
 import {
+  type ContainerMount,
+  type EngineFacts,
   cliCheck,
   credentialCheck,
   engineCheck,
@@ -41,6 +41,8 @@ import {
 } from "./doctor-checks.js";
 import { UsageError } from "./options.js";
 
+/** The engine a doctor may be handed (a test's fake), as the probes take it. */
+type Engine = NonNullable<EngineConnection["engine"]>;
 export type DoctorOptions = {
   /** As `serve` and `run` take it: absolute; the Staging Directory is `<runtimeDir>/staging`. */
   readonly runtimeDir: string;

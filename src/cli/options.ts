@@ -4,7 +4,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
-import { MAX_RETENTION_DAYS } from "../runtime/index.js";
+import { MAX_RETENTION_DAYS } from "../container/index.js";
 
 /** A wrong command line, worded for the person who typed it; the command exits 2. */
 export class UsageError extends Error {

@@ -3,8 +3,9 @@
 
 import { join } from "node:path";
 import { quote } from "shell-quote";
-import { createAgentRunner, CREDENTIAL_VARIABLES } from "../agents/index.js";
-import { standInRunnerOptions, STAND_IN_IMAGE, STAND_IN_PORT } from "../testing/index.js";
+import { createAgentRunner } from "../runner/index.js";
+import { CREDENTIAL_VARIABLES } from "../agents/index.js";
+import { standInRunnerOptions, STAND_IN_IMAGE, STAND_IN_PORT } from "../stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
 import type { CommandIo } from "./io.js";

@@ -3,10 +3,10 @@
 
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { AGENT_IMAGE } from "../testing/index.js";
-import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
-import { CREDENTIAL_VARIABLES, NETWORK_POLICIES, reachWarning, unheldCaps, type AgentCli, type NetworkPolicy } from "../agents/index.js";
-import { connectTarget, DEFAULT_SESSION_RETENTION_DAYS } from "../runtime/index.js";
+import { AGENT_IMAGE, bothPolicyAndNetworks, NETWORK_POLICIES, reachWarning, type NetworkPolicy } from "../runner/index.js";
+import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES, DEFAULT_SESSION_RETENTION_DAYS } from "../container/index.js";
+import { CREDENTIAL_VARIABLES, unheldCaps, type AgentCli } from "../agents/index.js";
+import { connectTarget } from "../egress/index.js";
 import { EXIT } from "./exit-codes.js";
 import {
   absoluteDirectory,
@@ -164,9 +164,7 @@ function warnOfReach(flags: Pick<RunFlags, "network" | "networkPolicy">, io: Pic
 /** --network-policy, --allow and --network, which only make sense in some combinations. */
 function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "allow">): void {
   if (flags.networkPolicy !== undefined && flags.network !== undefined) {
-    throw new UsageError(
-      `--network-policy ${flags.networkPolicy} and --network ${flags.network.join(", ")} were both given; choose a policy, or name networks by hand, not both`,
-    );
+    throw new UsageError(bothPolicyAndNetworks(`--network-policy ${flags.networkPolicy}`, `--network ${flags.network.join(", ")}`));
   }
   if (flags.allow !== undefined && flags.networkPolicy !== "allowlist") {
     throw new UsageError(`--allow ${flags.allow.join(", ")} needs --network-policy allowlist; add it, or leave --allow out`);

@@ -6,10 +6,8 @@ import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { createAgentRunner, type AgentOutcome, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
-import { startEgressGateway, type EgressGateway } from "../runtime/index.js";
+import { assembleRunners, type AgentOutcome, type NetworkPolicy, type RunnerAssembly } from "../runner/index.js";
 import { UsageError } from "./options.js";
-import { STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
 import { forStdout } from "./answer.js";
@@ -35,7 +33,7 @@ export type LocalRunOptions = CheckedRun & {
 export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise<number> {
   const view = createRunView(options.request.cli, io.stderr, io.live);
   const proxied = options.networkPolicy === "model" || options.networkPolicy === "allowlist";
-  view.note(proxied ? "starting" : options.standIn ? "starting the stand-in model" : "starting");
+  view.note(!proxied && options.standIn ? "starting the stand-in model" : "starting");
   await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 });
   const controller = new AbortController();
   let interrupts = 0;
@@ -48,48 +46,41 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     view.note("cancelling (Ctrl-C again to leave at once)");
     controller.abort(new Error("cancelled with Ctrl-C"));
   });
-  let standIn: RunningStandIn | undefined;
-  let gateway: EgressGateway | undefined;
+  let assembly: RunnerAssembly | undefined;
   // --writable with no --out: the Harvest goes to a scratch directory, and its patch to stdout.
   const scratch = options.writable && options.out === undefined ? await mkdtemp(join(tmpdir(), "agentcage-patch-")) : undefined;
   try {
     const logger = pino({ name: "agentcage", level: options.verbose ? "info" : "silent" }, pino.destination(2));
-    const runnerOptions: AgentRunnerOptions = {
-      image: options.image,
-      staging: {
-        runtimeDir: join(options.runtimeDir, "staging"),
-        ...(options.writable ? { writableWork: true } : {}),
-        ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
+    const staging = join(options.runtimeDir, "staging");
+    await mkdir(staging, { recursive: true, mode: 0o700 });
+    // The proxy or the stand-in for this one Run: its own container, gone when the Run is.
+    assembly = await assembleRunners({
+      runner: {
+        image: options.image,
+        staging: {
+          runtimeDir: staging,
+          ...(options.writable ? { writableWork: true } : {}),
+          ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
+        },
+        sessions: true,
+        logger,
+        ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
       },
-      sessions: true,
-      logger,
-      ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
       ...(options.networks.length === 0 ? {} : { networks: options.networks }),
       ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
       ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
-    };
-    await mkdir(runnerOptions.staging?.runtimeDir as string, { recursive: true, mode: 0o700 });
-    if (proxied && !controller.signal.aborted) {
-      // The proxy for this one Run: its own container, gone when the Run is (with --stand-in, the model is behind it).
-      view.note(options.standIn ? "starting the egress proxy, with the stand-in model behind it" : "starting the egress proxy");
-      gateway = await startEgressGateway({
-        runtimeDir: runnerOptions.staging?.runtimeDir as string,
-        standIn: options.standIn,
-        ...(options.standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
-        logger,
-      });
-    } else if (options.standIn && !controller.signal.aborted) {
-      standIn = await startStandInModel("plain", { logger });
-    }
+      standIn: options.standIn,
+      signal: controller.signal,
+      // The stand-in alone was announced above, with the Run's start.
+      onStep: (step) => {
+        if (step === "egress proxy") view.note("starting the egress proxy");
+        if (step === "egress proxy with the stand-in") view.note("starting the egress proxy, with the stand-in model behind it");
+      },
+      logger,
+    });
     let runner;
     try {
-      runner = createAgentRunner(
-        gateway !== undefined
-          ? { ...runnerOptions, egress: gateway, ...(options.standIn ? { environment: STAND_IN_ENVIRONMENT } : {}) }
-          : standIn === undefined
-            ? runnerOptions
-            : { ...runnerOptions, ...standInRunnerOptions(standIn) },
-      );
+      runner = assembly.runner();
     } catch (error) {
       // The flags were checked together already (program.ts); what is left is the library's own refusal.
       throw new UsageError((error as Error).message);
@@ -109,8 +100,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     return exitCodeOf(outcome);
   } finally {
     stopListening();
-    await standIn?.stop();
-    await gateway?.close();
+    await assembly?.close();
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -3,8 +3,7 @@
 // One token count and one cost per Run, each from one source, named: the egress proxy's meter
 // when there is one (the provider's own counts), else the CLI's; a cost the price table gave is said so.
 
-import type { Progress } from "./progress.js";
-import { formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
+import { type Progress, formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
 import { inCommandWords } from "./options.js";
 
 /** What a summary needs of an Outcome (the library's, or one the service sent as JSON). */

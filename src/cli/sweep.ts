@@ -2,8 +2,8 @@
 // and Run directories) and the session stores unused for longer than their retention, never what a
 // live one still uses; says what it removed.
 
-import { createAgentRunner } from "../agents/index.js";
-import { STAND_IN_IMAGE, STAND_IN_OWNER } from "../testing/index.js";
+import { createAgentRunner } from "../runner/index.js";
+import { STAND_IN_IMAGE, STAND_IN_OWNER } from "../stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { ProgramIo } from "./io.js";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
 // changes a writable workspace came back with (and its own out/, kept beside them), or why the
 // Harvest refused.
 
-import type { AgentOutcome } from "../agents/index.js";
+import type { AgentOutcome } from "../runner/index.js";
 
 type Harvest = NonNullable<AgentOutcome["harvest"]>;
 

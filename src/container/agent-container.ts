@@ -3,8 +3,7 @@
 
 import { z } from "zod";
 import type { Logger } from "pino";
-import type { MountTable } from "../mounts/index.js";
-import { validateMountTable } from "../mounts/index.js";
+import { type MountTable, validateMountTable } from "../mounts/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { ENV_NAME, parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
 import {

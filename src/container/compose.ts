@@ -3,8 +3,7 @@
 // The one place that decides what the container runs: a Run's timer in front of the agent's words,
 // so its container ends by itself at its deadline whoever is (or is not) left to stop it.
 
-import type { Mount, MountSpec, VolumeMount } from "../mounts/index.js";
-import { mountArguments, mountSpecs, volumeMountArguments, volumeMountSpecs } from "../mounts/index.js";
+import { type Mount, type MountSpec, type VolumeMount, mountArguments, mountSpecs, volumeMountArguments, volumeMountSpecs } from "../mounts/index.js";
 import { agentWorkdirOf, type ValidatedContainer } from "./agent-container.js";
 import { DEFAULT_MEMORY_BYTES, DEFAULT_PIDS_LIMIT, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TMPFS_BYTES, FALLBACK_AGENT_USER } from "./limits.js";
 

@@ -4,8 +4,7 @@
 
 import type { ContainerCreateOptions } from "dockerode";
 import { describe, expect, it } from "vitest";
-import type { AgentContainer } from "./agent-container.js";
-import { validateAgentContainer } from "./agent-container.js";
+import { type AgentContainer, validateAgentContainer } from "./agent-container.js";
 import { composeSpec, resolveAgentUser } from "./compose.js";
 import { renderCreateBody } from "./render-api.js";
 import { createMasker } from "../redact/index.js";

@@ -2,8 +2,7 @@
 // render-cli's words mean on every security-relevant field; a docker test compares the two.
 
 import type { ContainerCreateOptions } from "dockerode";
-import type { ComposedSpec } from "./compose.js";
-import { commandWords, effectiveEnv, tmpfsOptions } from "./compose.js";
+import { type ComposedSpec, commandWords, effectiveEnv, tmpfsOptions } from "./compose.js";
 
 export function renderCreateBody(spec: ComposedSpec): ContainerCreateOptions {
   const extra = spec.container.extra;

@@ -1,8 +1,7 @@
 // The CLI rendering of a composed spec: the exact `docker run` words a person could paste.
 // This is the one place argument order is decided; env values never enter these words.
 
-import type { ComposedSpec } from "./compose.js";
-import { commandWords, effectiveEnv, OWNER_LABEL, RUN_LABEL, tmpfsOptions } from "./compose.js";
+import { type ComposedSpec, commandWords, effectiveEnv, OWNER_LABEL, RUN_LABEL, tmpfsOptions } from "./compose.js";
 import { cliExtraArgs } from "./extra-args.js";
 import type { Masker } from "../redact/index.js";
 

@@ -23,13 +23,11 @@ export type { EgressControlEndpoint, EgressControlEndpointOptions } from "./cont
 export type { EgressControlClient, EgressControlClientOptions } from "./control-client.js";
 export type { EgressProxyOptions } from "./options.js";
 export type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressCredential, EgressUsage, RunMeter, RunRegistration } from "./run.js";
-export type { Price } from "../plan/index.js";
 export { createEgressProxy } from "./proxy.js";
 export { CONTROL_ROUTES, startEgressControlEndpoint } from "./control.js";
 export { createEgressControlClient, EgressControlError } from "./control-client.js";
 export { EGRESS_CLIS, EgressArgumentError, validateRegistration } from "./run.js";
 export { ANTHROPIC_OAUTH_BETA, BUDGET_REFUSAL_STATUS, DEFAULT_UPSTREAMS, REFUSED_ANTHROPIC_BETAS, routesOf } from "./providers.js";
-export { PRICES_AS_OF, costOf, priceOf } from "../plan/index.js";
 export * from "./limits.js";
 export { DEFAULT_CONTROL_SOCKET, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES } from "./environment.js";
 export { connectTarget } from "./connect-target.js";

@@ -5,10 +5,9 @@
 import { constants } from "node:os";
 import { DEADLINE_COMMAND } from "../container/index.js";
 import type { EndReason, ExitFacts, Outcome, ReaderVerdict } from "../plan/index.js";
-import type { Masker } from "../redact/index.js";
+import { type Masker, createMasker } from "../redact/index.js";
 import { MAX_STDERR_RECORD_BYTES, STDERR_QUOTE_BYTES } from "./limits.js";
 import type { Interruption } from "./stop.js";
-import { createMasker } from "../redact/index.js";
 import { newRunId } from "./run-id.js";
 
 export type Observed = {

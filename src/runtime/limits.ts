@@ -70,13 +70,6 @@ export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_CONCURRENT_RUNS = Math.max(1, Math.min(availableParallelism(), Math.floor(totalmem() / DEFAULT_MEMORY_BYTES_FOR_CONCURRENCY)));
 export const MAX_CONCURRENT_RUNS = 1024;
 
-/** How long one question about the engine itself (its facts, an image, a container's mounts) may take. */
-export const ENGINE_QUESTION_TIMEOUT_MS = 10_000;
-/** How long the Staging Directory probe's container, and each agent CLI's `--version`, may run. */
-export const PREFLIGHT_TIMEOUT_SECONDS = 60;
-/** What a preflight container may print before it is cut off (a nonce, a version line). */
-export const PREFLIGHT_OUTPUT_BYTES = 4 * KiB;
-
 /** The range of a Run's stallSeconds, whole seconds: a second to a day. */
 export const MIN_STALL_SECONDS = 1;
 export const MAX_STALL_SECONDS = 24 * 60 * 60;

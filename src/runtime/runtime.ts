@@ -14,8 +14,8 @@ import {
   validateAgentContainer,
   type AgentContainer,
   type ComposedCommand,
+  renderCommand,
 } from "../container/index.js";
-import { renderCommand } from "../container/index.js";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import { createMasker } from "../redact/index.js";

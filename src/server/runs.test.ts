@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AgentEvent, AgentOutcome, AgentRunner, AgentRunOptions } from "../agents/index.js";
+import type { AgentEvent } from "../agents/index.js";
+import type { AgentOutcome, AgentRunner, AgentRunOptions } from "../runner/index.js";
 import { createRunService, type Admitted, type KeyReused, type Refused, type Unserved, type RunEnd, type ServiceRunRequest } from "./runs.js";
 import { createRunStore } from "./store.js";
 

@@ -7,7 +7,8 @@
 // (stopping never waits on the reader) moves its state or follows its `end` event.
 
 import { randomBytes } from "node:crypto";
-import type { AgentEvent, AgentOutcome, AgentRequestInput, AgentRunner } from "../agents/index.js";
+import type { AgentEvent, AgentRequestInput } from "../agents/index.js";
+import type { AgentOutcome, AgentRunner } from "../runner/index.js";
 import { recoverHarvest } from "../staging/index.js";
 import { createRunStore, TERMINAL_STATES, type RunRecord, type RunState, type StoredEvent } from "./store.js";
 

@@ -10,9 +10,17 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
-import { createAgentRunner, NETWORK_POLICIES, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
-import { connectEgressGateway, MAX_RETENTION_DAYS, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
-import { AGENT_IMAGE, STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import {
+  AGENT_IMAGE,
+  assembleRunners,
+  bothPolicyAndNetworks,
+  NETWORK_POLICIES,
+  type AgentRunner,
+  type NetworkPolicy,
+  type RunnerAssembly,
+} from "../runner/index.js";
+import type { EgressGatewayConnection } from "../gateway/index.js";
+import { MAX_RETENTION_DAYS } from "../container/index.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS, SWEEP_INTERVAL_MS } from "./limits.js";
 import { startPeriodicSweep } from "./periodic-sweep.js";
@@ -138,7 +146,6 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
   }
 
-  let standIn: RunningStandIn | undefined;
   // The library's Run directories in staging/, beside the service's records in service/: a Run's
   // harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
   const stagingDeclaration = {
@@ -146,71 +153,46 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     ...(retention === undefined ? {} : { sessionRetentionDays: retention }),
     ...(options.writableBytes === undefined ? {} : { writableBytes: options.writableBytes }),
   };
-  const runnerOptions: AgentRunnerOptions = {
-    image: options.image ?? AGENT_IMAGE,
-    staging: stagingDeclaration,
-    maxConcurrentRuns: slots,
-    ...(options.sessions === true ? { sessions: true } : {}),
-    ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
-    // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
-    limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
-    logger,
-  };
   const policy = options.networkPolicy;
   if (policy !== undefined && !(NETWORK_POLICIES as readonly string[]).includes(policy)) {
     throw new ServeError(`--network-policy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.join(", ")}`);
   }
   if (policy !== undefined && options.agentNetworks !== undefined) {
-    throw new ServeError(
-      `--network-policy ${policy} and --agent-network ${options.agentNetworks.join(", ")} were both given; choose a policy, or declare networks by hand, not both`,
-    );
+    throw new ServeError(bothPolicyAndNetworks(`--network-policy ${policy}`, `--agent-network ${options.agentNetworks.join(", ")}`));
   }
-  const proxied = policy === "model" || policy === "allowlist";
-  let gateway: EgressGateway | undefined;
-  if (proxied) {
-    const staging = join(options.runtimeDir, "staging");
-    await mkdir(staging, { recursive: true, mode: 0o700 });
-    try {
-      gateway =
-        options.egress !== undefined
-          ? await connectEgressGateway({ ...options.egress, ...(options.standIn === true ? { codexModel: STAND_IN_CODEX_MODEL } : {}) })
-          : await startEgressGateway({
-              runtimeDir: staging,
-              ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
-              standIn: options.standIn === true,
-              ...(options.standIn === true ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
-              logger,
-            });
-    } catch (error) {
-      throw new ServeError(error instanceof Error ? error.message : String(error));
-    }
-  }
-  const networkOptions: Partial<AgentRunnerOptions> =
-    gateway !== undefined
-      ? { networkPolicy: policy as NetworkPolicy, egress: gateway, ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }) }
-      : policy !== undefined
-        ? { networkPolicy: policy }
-        : options.agentNetworks === undefined
-          ? {}
-          : { networks: options.agentNetworks };
-  // Two runners on one Staging Directory: a writable Run's Agent Container differs in its work/ mount alone.
-  const makeRunner = (extra: Partial<AgentRunnerOptions>) => {
-    if (options.standIn === true && gateway !== undefined) {
-      // The stand-in is the proxy's upstream: the agents hold tokens, the proxy the stand-in's made-up key.
-      return createAgentRunner({ ...runnerOptions, ...networkOptions, environment: STAND_IN_ENVIRONMENT, ...extra });
-    }
-    if (standIn !== undefined) return createAgentRunner({ ...runnerOptions, ...standInRunnerOptions(standIn), ...extra });
-    return createAgentRunner({ ...runnerOptions, ...networkOptions, ...extra });
-  };
-  let runner;
-  let writableRunner;
+  await mkdir(stagingDeclaration.runtimeDir, { recursive: true, mode: 0o700 });
+  let assembly: RunnerAssembly;
+  let runner: AgentRunner;
+  let writableRunner: AgentRunner;
   try {
-    if (options.standIn === true && gateway === undefined) standIn = await startStandInModel("plain", { logger });
-    runner = makeRunner({});
-    writableRunner = makeRunner({ staging: { ...stagingDeclaration, writableWork: true } });
+    assembly = await assembleRunners({
+      runner: {
+        image: options.image ?? AGENT_IMAGE,
+        staging: stagingDeclaration,
+        maxConcurrentRuns: slots,
+        ...(options.sessions === true ? { sessions: true } : {}),
+        ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
+        // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
+        limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
+        logger,
+      },
+      ...(policy === undefined ? {} : { networkPolicy: policy as NetworkPolicy }),
+      ...(options.agentNetworks === undefined ? {} : { networks: options.agentNetworks }),
+      ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
+      standIn: options.standIn === true,
+      ...(options.egress === undefined ? {} : { egress: options.egress }),
+      ...(options.egressNetworks === undefined ? {} : { egressNetworks: options.egressNetworks }),
+      logger,
+    });
   } catch (error) {
-    await standIn?.stop();
-    await gateway?.close();
+    throw new ServeError(error instanceof Error ? error.message : String(error));
+  }
+  try {
+    runner = assembly.runner();
+    // Two runners on one Staging Directory: a writable Run's Agent Container differs in its work/ mount alone.
+    writableRunner = assembly.runner({ staging: { ...stagingDeclaration, writableWork: true } });
+  } catch (error) {
+    await assembly.close();
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
   const sweepStaging = runner.sweep;
@@ -278,8 +260,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
     await app.close().catch(() => undefined);
     await sweeper.stop();
-    await standIn?.stop();
-    await gateway?.close();
+    await assembly.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE")
       throw new ServeError(`--port ${options.port ?? 8750} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
@@ -296,8 +277,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       await service.drain(graceMs);
       await sweeper.stop();
       await app.close();
-      await standIn?.stop();
-      await gateway?.close();
+      await assembly.close();
     },
   };
 }

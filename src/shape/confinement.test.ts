@@ -93,9 +93,9 @@ describe("the confinement rules", () => {
     expect(messages).toEqual([expect.stringMatching(/^src\/runtime\/run\.ts .*unknown folder src\/gadgets\/; add it to the ranks/)]);
   });
 
-  it("refuse agents speaking to anything but the runtime", () => {
-    const messages = violationsOf("src/agents/claude.ts", `import type { RunPlan } from "../plan/index.js";`);
-    expect(messages).toEqual([expect.stringMatching(/^src\/agents\/claude\.ts .*agents speak only to the runtime/)]);
+  it("refuse the agent adapters reaching up into the runtime that runs them", () => {
+    const messages = violationsOf("src/agents/claude.ts", `import type { RunOptions } from "../runtime/index.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/agents\/claude\.ts .*layers: agents \(rank 1\) may import only lower ranks, not runtime/)]);
   });
 
   it("refuse the service and the command importing the engine", () => {
@@ -126,7 +126,7 @@ describe("the confinement rules", () => {
 
   it("refuse a test breaking the other rules just like source does", () => {
     const messages = violationsOf("src/agents/claude.test.ts", `import { x } from "../staging/index.js";`);
-    expect(messages).toEqual([expect.stringMatching(/^src\/agents\/claude\.test\.ts .*agents speak only to the runtime/)]);
+    expect(messages).toEqual([expect.stringMatching(/^src\/agents\/claude\.test\.ts .*layers: agents \(rank 1\) may import only lower ranks, not staging/)]);
   });
 
   it("refuse source reaching outside src/ or into the package root", () => {
@@ -142,7 +142,7 @@ describe("the confinement rules", () => {
     expect(violationsOf("src/staging/harvest/harvest.ts", `import { LIMIT } from "./limits.js";`)).toEqual([]);
     expect(violationsOf("src/staging/prepare.ts", `import { harvest } from "./harvest/index.js";`)).toEqual([]);
     expect(violationsOf("src/runtime/run.ts", `import {\n  composeSpec,\n} from "../container/index.js";`)).toEqual([]);
-    expect(violationsOf("src/agents/claude.ts", `import type { RunPlan } from "../runtime/index.js";`)).toEqual([]);
+    expect(violationsOf("src/agents/claude.ts", `import type { RunPlan } from "../plan/index.js";`)).toEqual([]);
     expect(violationsOf("src/index.ts", `export * from "./cli/index.js";`)).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
-// Decides which imports the source tree allows: front doors, layer ranks, agents talking only to
-// the runtime, the service and the command never speaking to the engine, dockerode values only in
+// Decides which imports the source tree allows: front doors, layer ranks, the service and the
+// command never speaking to the engine, dockerode values only in
 // the engine, nothing outside src/ except from tests; and finds import circles among source files.
 // Invariant: pure and exhaustive — every import form in every file is checked, and each broken
 // rule yields one message naming the importing file, the specifier and the rule.
@@ -22,14 +22,18 @@ const RANKS: Readonly<Record<string, number>> = {
   redact: 0,
   shape: 0,
   container: 1,
+  agents: 1,
   engine: 2,
   staging: 2,
   egress: 2,
   runtime: 3,
-  agents: 4,
-  testing: 5,
-  server: 6,
-  cli: 7,
+  gateway: 4,
+  probes: 4,
+  "stand-in": 4,
+  runner: 5,
+  testing: 6,
+  server: 7,
+  cli: 8,
 };
 const PACKAGE_ROOT = "src";
 
@@ -74,10 +78,7 @@ function brokenRules(importer: string, specifier: string, typeOnly: boolean): st
     broken.push(`layers: ${from} (rank ${rankFrom}) may import only lower ranks, not ${to} (rank ${rankTo})`);
   }
   if ((from === "server" || from === "cli") && to === "engine") {
-    broken.push("the service and the command call the library, never the engine: reach it through the runtime or the agents");
-  }
-  if (from === "agents" && target !== "src/runtime/index.js") {
-    broken.push("agents speak only to the runtime: import src/runtime/index.js");
+    broken.push("the service and the command call the library, never the engine: reach it through the runtime, the runner or the probes");
   }
   return broken;
 }

@@ -14,7 +14,8 @@ import { BUILD_CA_NAME, buildCaCertsFile } from "./build-ca.js";
 import { buildImage, type BuildImageResult, type DockerImages, type ImageBuildRequest } from "./build-image.js";
 import { compare, inputsHash, readContext } from "./image-context.js";
 import { ORCHESTRATOR_IMAGE, orchestratorImageRequest, withOrchestratorContext } from "./orchestrator-image.js";
-import { AGENT_IMAGE, STAND_IN_IMAGE } from "./stand-in-model.js";
+import { AGENT_IMAGE } from "../runner/index.js";
+import { STAND_IN_IMAGE } from "../stand-in/index.js";
 
 /** The images agentcage builds, in the order they are built when none is named. */
 export const AGENT_IMAGE_NAMES = ["agent", "stand-in", "orchestrator"] as const;

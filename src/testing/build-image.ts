@@ -6,7 +6,7 @@
 import type Docker from "dockerode";
 import path from "node:path";
 import { engineMessage, engineStatus } from "../engine/index.js";
-import { jsonLines } from "../runtime/index.js";
+import { jsonLines } from "../plan/index.js";
 import { INPUTS_LABEL, inputsHash, packContext, readContext, type ExtraFile } from "./image-context.js";
 
 /** What a build needs of a Docker connection; a dockerode instance (`new Docker()`) is one. */

@@ -12,13 +12,13 @@
  * await standIn.stop();
  * ```
  */
-export type { RunningStandIn, StandInOptions, StandInRequest } from "./stand-in-model.js";
+export type { RunningStandIn, StandInOptions, StandInRequest } from "../stand-in/index.js";
 export type { AgentImageName, BuildAgentImagesOptions, BuildImagesCommandOptions, ImageInputs } from "./agent-images.js";
 export type { IgnoreRule, OrchestratorBuildRequest } from "./orchestrator-image.js";
 export type { BuildImageOptions, BuildImageResult, BuildProgress, DockerImages, ImageBuildRequest } from "./build-image.js";
 export type { ContextFile, ExtraFile } from "./image-context.js";
+export { AGENT_IMAGE } from "../runner/index.js";
 export {
-  AGENT_IMAGE,
   STAND_IN_IMAGE,
   STAND_IN_OWNER,
   STAND_IN_PORT,
@@ -26,7 +26,7 @@ export {
   STAND_IN_ENVIRONMENT,
   standInRunnerOptions,
   startStandInModel,
-} from "./stand-in-model.js";
+} from "../stand-in/index.js";
 export {
   AGENT_IMAGE_NAMES,
   agentBuildArgs,

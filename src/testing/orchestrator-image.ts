@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DEFAULT_EGRESS_IMAGE } from "../runtime/index.js";
+import { DEFAULT_EGRESS_IMAGE } from "../gateway/index.js";
 import { buildCaCertsFile, BUILD_CA_NAME } from "./build-ca.js";
 import type { ImageBuildRequest } from "./build-image.js";
 import { compare, type ExtraFile } from "./image-context.js";

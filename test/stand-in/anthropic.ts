@@ -3,8 +3,9 @@
 // Invariant: the answer depends only on the scenario, the request body and the clock, so the
 // same conversation always gets the same answer.
 import type { ServerResponse } from "node:http";
-import { loopText, writePathOf } from "./scenarios.js";
 import {
+  loopText,
+  writePathOf,
   ANTHROPIC_USAGE,
   BASH_COMMAND,
   LOOP_COMMAND,

@@ -3,11 +3,10 @@
 // races are made deterministic by wrapping Node's own FileHandle.read for the length of one test.
 
 import { spawn } from "node:child_process";
-import { appendFileSync, closeSync, openSync, renameSync, symlinkSync, unlinkSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, renameSync, symlinkSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, readFile, rm, utimes, writeFile, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { BigIntStats } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { harvest } from "./index.js";
 

@@ -5,10 +5,13 @@
 
 import type Docker from "dockerode";
 import type { Logger } from "pino";
-import { describeValue, type ContainerLimits, type EgressGateway, type Engine, type RunInputs, type StagingDeclaration } from "../runtime/index.js";
-import type { CodexProvider } from "./codex.js";
+import { describeValue } from "../runtime/index.js";
+import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
+import type { EgressGateway } from "../gateway/index.js";
+import type { Engine } from "../engine/index.js";
+import type { RunInputs } from "../staging/index.js";
+import type { CodexProvider, AgentEvent } from "../agents/index.js";
 import type { NetworkPolicy } from "./network-policy.js";
-import type { AgentEvent } from "./result.js";
 
 export type AgentRunnerOptions = {
   /** The agent image (images/agent), with both CLIs in it. */

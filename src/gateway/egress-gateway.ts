@@ -13,11 +13,17 @@ import { jsonLines } from "../plan/index.js";
 import { composeSpec, OWNER_LABEL, resolveAgentUser, validateAgentContainer, type AgentContainer } from "../container/index.js";
 import { createDockerEngine, engineMessage, describeEngineError, type Engine } from "../engine/index.js";
 import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli, type EgressControlClient } from "../egress/index.js";
-import { newRunId } from "./run-id.js";
-import { orphanedBecause, ownershipFromLabels, ownershipLabels, newSessionId, thisProcess } from "./ownership.js";
-import { bounded } from "./stop.js";
-import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
-import { RunRequestError } from "./usage.js";
+import {
+  newRunId,
+  orphanedBecause,
+  ownershipFromLabels,
+  ownershipLabels,
+  newSessionId,
+  thisProcess,
+  bounded,
+  limits,
+  RunRequestError,
+} from "../runtime/index.js";
 import { findDeploymentEgress } from "./deployment-egress.js";
 
 /** The image that holds this package's proxy program (dist/egress/main.js). */
@@ -136,7 +142,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     labels: ownershipLabels({ session, ...thisProcess(), deadline: String(Number.MAX_SAFE_INTEGER) }),
   });
   const stopProxy = async (): Promise<void> => {
-    await bounded(engine.remove(spec.name), ENGINE_CLEANUP_TIMEOUT_MS, "remove the egress proxy").catch(() => undefined);
+    await bounded(engine.remove(spec.name), limits.ENGINE_CLEANUP_TIMEOUT_MS, "remove the egress proxy").catch(() => undefined);
   };
   const logger = options.logger ?? pino({ name: "agentcage-egress" }, pino.destination(2));
   try {

@@ -3,9 +3,10 @@
 // truth of the image as built; a label would only say what its build meant to put there.
 
 import { pino, type Logger } from "pino";
-import { createAgentContainerRuntime, describeValue, limits, PREFLIGHT_OWNER, type EngineConnection, type ReaderVerdict } from "../runtime/index.js";
-import { publicEnvironment } from "./environment.js";
-import { AGENT_CLIS, type AgentCli } from "./request.js";
+import { createAgentContainerRuntime, describeValue } from "../runtime/index.js";
+import { PREFLIGHT_OUTPUT_BYTES, PREFLIGHT_TIMEOUT_SECONDS, PREFLIGHT_OWNER, type EngineConnection } from "../probes/index.js";
+import type { ReaderVerdict } from "../plan/index.js";
+import { publicEnvironment, AGENT_CLIS, type AgentCli } from "../agents/index.js";
 import { AgentRunnerError } from "./runner-options.js";
 
 export type CliVersionOptions = EngineConnection & {
@@ -60,7 +61,7 @@ function versionRuntime(cli: AgentCli, options: CliVersionOptions) {
       // As a Run of the runner has it: both CLIs' public variables (each ignores the other's).
       publicEnv: { ...publicEnvironment("codex"), ...publicEnvironment("claude") },
       owner: PREFLIGHT_OWNER,
-      timeoutSeconds: options.timeoutSeconds ?? limits.PREFLIGHT_TIMEOUT_SECONDS,
+      timeoutSeconds: options.timeoutSeconds ?? PREFLIGHT_TIMEOUT_SECONDS,
       logger: options.logger ?? pino({ level: "silent" }),
     },
     ...(options.docker === undefined ? {} : { docker: options.docker }),
@@ -73,7 +74,7 @@ function versionRuntime(cli: AgentCli, options: CliVersionOptions) {
 async function readVersion(stdout: AsyncIterable<Uint8Array>): Promise<Said> {
   let text = "";
   for await (const chunk of stdout) {
-    if (text.length < limits.PREFLIGHT_OUTPUT_BYTES) text += Buffer.from(chunk).toString("utf8");
+    if (text.length < PREFLIGHT_OUTPUT_BYTES) text += Buffer.from(chunk).toString("utf8");
   }
   const line = (
     text

@@ -4,9 +4,16 @@
 // answer so far, the usage so far, the session, and the last event it printed (for a stalled Run).
 
 import { EarlyEnd } from "../runtime/index.js";
-import { createBudgetMeter, type BudgetMeter } from "./budget.js";
-import type { AgentRequest } from "./request.js";
-import type { AgentBudget, AgentEvent, AgentResult, BudgetCap, BudgetUse } from "./result.js";
+import {
+  createBudgetMeter,
+  type BudgetMeter,
+  type AgentRequest,
+  type AgentBudget,
+  type AgentEvent,
+  type AgentResult,
+  type BudgetCap,
+  type BudgetUse,
+} from "../agents/index.js";
 
 /** Between two `budget` events. */
 const BUDGET_EVENT_INTERVAL_MS = 1000;

@@ -11,8 +11,7 @@ import { pino, type Logger } from "pino";
 import type { ReaderVerdict } from "../plan/index.js";
 import { engineOf, type EngineConnection } from "./engine-facts.js";
 import { PREFLIGHT_OUTPUT_BYTES, PREFLIGHT_TIMEOUT_SECONDS } from "./limits.js";
-import { createAgentContainerRuntime } from "./runtime.js";
-import { describeValue, RunRequestError } from "./usage.js";
+import { createAgentContainerRuntime, describeValue, RunRequestError } from "../runtime/index.js";
 
 /** The owner label of the library's own checking containers, so no sweep of an orchestrator's owner takes them for its Runs. */
 export const PREFLIGHT_OWNER = "agentcage-preflight";

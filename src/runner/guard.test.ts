@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { EarlyEnd } from "../runtime/index.js";
 import { createRunGuard } from "./guard.js";
-import { parseAgentRequest } from "./request.js";
+import { parseAgentRequest } from "../agents/index.js";
 
 describe("a Run's guard", () => {
   it("holds codex to the request's maxTurns, which codex has no flag for, as a budget cap", () => {

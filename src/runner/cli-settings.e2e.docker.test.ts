@@ -6,8 +6,7 @@
 
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { CODEX_QUIET } from "./codex.js";
-import { CLAUDE_QUIET, publicEnvironment } from "./environment.js";
+import { CLAUDE_QUIET, CODEX_QUIET, publicEnvironment } from "../agents/index.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 
 /** Runs `script` with bash in a locked-down agent container with no network; its stdout. */

@@ -5,8 +5,7 @@
 import type Docker from "dockerode";
 import { createDockerEngine, describeEngineError, type ContainerMount, type Engine, type EngineFacts, type ImageFacts } from "../engine/index.js";
 import { ENGINE_QUESTION_TIMEOUT_MS } from "./limits.js";
-import { bounded } from "./stop.js";
-import { describeValue, RunRequestError } from "./usage.js";
+import { bounded, describeValue, RunRequestError } from "../runtime/index.js";
 
 /** Which engine to ask: the default Docker engine through `docker`, or an engine; not both. */
 export type EngineConnection = {

@@ -3,10 +3,11 @@
 // and an agent container that joins it (`container:<name>`) reaches it on loopback and nothing else.
 
 import { pino, type Logger } from "pino";
-import { createAgentContainerRuntime, jsonLines, type Engine } from "../runtime/index.js";
+import { createAgentContainerRuntime } from "../runtime/index.js";
+import { jsonLines } from "../plan/index.js";
+import type { Engine } from "../engine/index.js";
 
 export const STAND_IN_IMAGE = "agentcage-stand-in:latest";
-export const AGENT_IMAGE = "agentcage-agent:latest";
 export const STAND_IN_PORT = 8080;
 /**
  * The stand-in image's own entrypoint, declared: it is the program itself, not a command runner,

@@ -3,9 +3,10 @@
 // egress proxy before the Run, revoked the moment it ends), with the budget held at the source.
 // The one place that decides which variables point a CLI at the proxy.
 
-import { newRunId, type EgressGateway, type RunMeter, type RunNetwork } from "../runtime/index.js";
-import type { Credential } from "./credentials.js";
-import type { AgentRequest } from "./request.js";
+import { newRunId, type RunNetwork } from "../runtime/index.js";
+import type { EgressGateway } from "../gateway/index.js";
+import type { RunMeter } from "../egress/index.js";
+import type { Credential, AgentRequest } from "../agents/index.js";
 
 export const NETWORK_POLICIES = ["none", "model", "allowlist", "open"] as const;
 export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];

@@ -2,29 +2,44 @@
 // into a Run Plan for its CLI, with the allow-listed environment and exactly one credential.
 // Everything that can go wrong before a container is an Outcome too; the credential is never shown.
 
+import { AgentContainerError, DEFAULT_AGENT_WORKDIR, type AgentContainer, type ComposedCommand } from "../container/index.js";
 import {
-  AgentContainerError,
   createAgentContainerRuntime,
-  DEFAULT_AGENT_WORKDIR,
-  createMasker,
   refusedOutcome,
-  type AgentContainer,
   type AgentContainerRuntime,
-  type ComposedCommand,
-  type EgressBreach,
-  type EgressGateway,
-  type RunMeter,
-  type Outcome,
   type RunOptions,
   type SessionStoreOptions,
   type SweepResult,
 } from "../runtime/index.js";
-import { claudeArgs } from "./claude.js";
-import { parseClaudeStream } from "./claude-stream.js";
-import { codexArgs, type CodexProvider } from "./codex.js";
-import { parseCodexStream } from "./codex-stream.js";
-import { CREDENTIAL_VARIABLES, CredentialError, findCredential, type Credential, type CredentialKind } from "./credentials.js";
-import { CLAUDE_CONFIG_DIR, CODEX_HOME, publicEnvironment } from "./environment.js";
+import { createMasker } from "../redact/index.js";
+import type { EgressBreach, RunMeter } from "../egress/index.js";
+import type { EgressGateway } from "../gateway/index.js";
+import type { Outcome } from "../plan/index.js";
+import {
+  claudeArgs,
+  parseClaudeStream,
+  codexArgs,
+  type CodexProvider,
+  parseCodexStream,
+  CREDENTIAL_VARIABLES,
+  CredentialError,
+  findCredential,
+  type Credential,
+  type CredentialKind,
+  CLAUDE_CONFIG_DIR,
+  CODEX_HOME,
+  publicEnvironment,
+  AGENT_CLIS,
+  AgentRequestError,
+  parseAgentRequest,
+  type AgentCli,
+  type AgentRequest,
+  type AgentRequestInput,
+  unheldCaps,
+  type AgentEvent,
+  type AgentResult,
+  type BudgetCap,
+} from "../agents/index.js";
 import {
   DEFAULT_API_RETRIES,
   EGRESS_EVENTS_OPEN_MS,
@@ -34,11 +49,8 @@ import {
   METER_EVENT_INTERVAL_MS,
   METER_READ_TIMEOUT_MS,
 } from "./limits.js";
-import { AGENT_CLIS, AgentRequestError, parseAgentRequest, type AgentCli, type AgentRequest, type AgentRequestInput } from "./request.js";
 import { AgentRunnerError, checkRunCall, checkRunnerOptions, inRunnerWords, type AgentRunOptions, type AgentRunnerOptions } from "./runner-options.js";
 import { createRunGuard, type BudgetReport } from "./guard.js";
-import { unheldCaps } from "./budget.js";
-import type { AgentEvent, AgentResult, BudgetCap } from "./result.js";
 import { checkNetworkPolicy } from "./network-options.js";
 import { egressBaseUrl, publicProxyEnvironment, registerProxiedRun, type NetworkPolicy, type NetworkReport, type ProxiedRun } from "./network-policy.js";
 

@@ -8,9 +8,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createUnreachableEngine } from "../../test/support/fake-engine.js";
-import { claudeArgs } from "./claude.js";
-import { codexArgs } from "./codex.js";
-import { AgentRequestError, parseAgentRequest } from "./request.js";
+import { claudeArgs, codexArgs, AgentRequestError, parseAgentRequest } from "../agents/index.js";
 import { createAgentRunner } from "./runner.js";
 import type { AgentRunnerOptions } from "./runner-options.js";
 

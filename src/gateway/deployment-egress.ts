@@ -5,7 +5,7 @@
 
 import { hostname } from "node:os";
 import type { Engine } from "../engine/index.js";
-import { RunRequestError } from "./usage.js";
+import { RunRequestError } from "../runtime/index.js";
 
 export const COMPOSE_PROJECT_LABEL = "com.docker.compose.project";
 export const COMPOSE_SERVICE_LABEL = "com.docker.compose.service";

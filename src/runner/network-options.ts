@@ -1,9 +1,14 @@
 // The runner's network options checked together, at construction: a policy, the proxy it needs,
 // and the settings it replaces. Each refusal names the option, quotes the value and says what to write.
 
-import { connectTarget } from "../runtime/index.js";
+import { connectTarget } from "../egress/index.js";
 import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
 import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
+
+/** The one refusal of a policy and hand-declared networks together, in the caller's own words for the two. */
+export function bothPolicyAndNetworks(policy: string, networks: string): string {
+  return `${policy} and ${networks} were both given; choose a policy, or declare networks by hand, not both`;
+}
 
 /** The policy in effect; throws AgentRunnerError for options that cannot go together. */
 export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
@@ -14,9 +19,7 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
     );
   }
   if (options.networkPolicy !== undefined && options.networks !== undefined) {
-    throw new AgentRunnerError(
-      `networkPolicy ${JSON.stringify(policy)} and networks ${JSON.stringify(options.networks)} were both given; choose a policy, or declare networks by hand, not both`,
-    );
+    throw new AgentRunnerError(bothPolicyAndNetworks(`networkPolicy ${JSON.stringify(policy)}`, `networks ${JSON.stringify(options.networks)}`));
   }
   const proxied = policy === "model" || policy === "allowlist";
   if (proxied) {

@@ -1,0 +1,16 @@
+/**
+ * The egress proxy's container: started (or found, in a compose deployment) beside the Runs, on
+ * its own network to the model and joined to each Run's network, holding the real credential so
+ * an agent never does. The proxy itself (what it forwards, meters and refuses) is src/egress/.
+ *
+ * ```ts
+ * const egress = await startEgressGateway({ runtimeDir: "/srv/agentcage" });
+ * const agents = createAgentRunner({ image: AGENT_IMAGE, staging: { runtimeDir: "/srv/agentcage" }, networkPolicy: "model", egress });
+ * // ... Runs ...
+ * await egress.close();
+ * ```
+ */
+export type { EgressGateway, EgressGatewayConnection, EgressGatewayOptions } from "./egress-gateway.js";
+export type { DeploymentEgressOptions } from "./deployment-egress.js";
+export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, EGRESS_SERVICE, findDeploymentEgress } from "./deployment-egress.js";

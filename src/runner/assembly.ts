@@ -1,0 +1,105 @@
+// The one place the command and the service assemble their agent runners: the network policy's
+// egress proxy (started for them, or the Operator's, connected to), the stand-in model when asked
+// for, and runners over both. Invariant: what it started it stops, in close() or when it fails.
+
+import type { Logger } from "pino";
+import { connectEgressGateway, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../gateway/index.js";
+import { STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../stand-in/index.js";
+import type { NetworkPolicy } from "./network-policy.js";
+import { createAgentRunner, type AgentRunner } from "./runner.js";
+import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
+
+export type RunnerAssemblyOptions = {
+  /** Every runner's options but its network: image, staging (whose runtimeDir the proxy's control files share), limits, logger. */
+  readonly runner: AgentRunnerOptions & { readonly staging: { readonly runtimeDir: string } };
+  /** Default: none, or `networks` when they are given. */
+  readonly networkPolicy?: NetworkPolicy;
+  /** Networks declared by hand (never with a policy). */
+  readonly networks?: readonly string[];
+  /** The host:port pairs an `allowlist` Run may reach. */
+  readonly allowlist?: readonly string[];
+  /** Put the project's stand-in model where the model would be: behind the proxy under model/allowlist, else on a network of its own. Default false. */
+  readonly standIn?: boolean;
+  /** The Operator's own proxy (compose's egress service), connected to instead of starting one. */
+  readonly egress?: EgressGatewayConnection;
+  /** For a proxy started here: the networks through which it reaches the providers; default ["bridge"]. */
+  readonly egressNetworks?: readonly string[];
+  /** Once aborted, nothing more is started (a Ctrl-C while the proxy starts). */
+  readonly signal?: AbortSignal;
+  /** Told before each slow step, for a person watching. */
+  readonly onStep?: (step: "egress proxy" | "egress proxy with the stand-in" | "stand-in model") => void;
+  readonly logger?: Logger;
+};
+
+export type RunnerAssembly = {
+  /** A runner over what was started; `extra` changes one runner (the service's writable one), never the network. Throws the library's refusals. */
+  readonly runner: (extra?: Partial<AgentRunnerOptions>) => AgentRunner;
+  /** The egress proxy in use, when the policy needs one. */
+  readonly gateway: EgressGateway | undefined;
+  /** Stops what this assembly started (the stand-in, a proxy it started); a connected proxy is only let go. */
+  readonly close: () => Promise<void>;
+};
+
+export async function assembleRunners(options: RunnerAssemblyOptions): Promise<RunnerAssembly> {
+  const policy = options.networkPolicy;
+  const proxied = policy === "model" || policy === "allowlist";
+  const standIn = options.standIn === true;
+  if (standIn && !proxied && policy !== undefined) {
+    throw new AgentRunnerError(
+      `standIn puts the agent on the stand-in model's own network, so networkPolicy ${JSON.stringify(policy)} cannot go with it; use "model" (the stand-in behind the egress proxy), or leave networkPolicy out`,
+    );
+  }
+  const started: { gateway?: EgressGateway; standIn?: RunningStandIn } = {};
+  const close = async (): Promise<void> => {
+    await started.standIn?.stop();
+    await started.gateway?.close();
+  };
+  try {
+    if (proxied && options.signal?.aborted !== true) started.gateway = await startProxy(options);
+    else if (standIn && options.signal?.aborted !== true) {
+      options.onStep?.("stand-in model");
+      started.standIn = await startStandInModel("plain", options.logger === undefined ? {} : { logger: options.logger });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const network = networkOptions(options, started);
+  return {
+    runner: (extra = {}) => createAgentRunner({ ...options.runner, ...network, ...extra }),
+    gateway: started.gateway,
+    close,
+  };
+}
+
+/** The proxy a model or allowlist policy needs: the Operator's when named, else one of this process's (with the stand-in behind it when asked). */
+async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway> {
+  const standIn = options.standIn === true;
+  const codexModel = standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {};
+  if (options.egress !== undefined) return connectEgressGateway({ ...options.egress, ...codexModel });
+  options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
+  return startEgressGateway({
+    runtimeDir: options.runner.staging.runtimeDir,
+    standIn,
+    ...codexModel,
+    ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+}
+
+/** What each runner is given for its network, from the policy and what was started for it. */
+function networkOptions(
+  options: RunnerAssemblyOptions,
+  started: { readonly gateway?: EgressGateway; readonly standIn?: RunningStandIn },
+): Partial<AgentRunnerOptions> {
+  const declared: Partial<AgentRunnerOptions> = {
+    ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
+    ...(options.networks === undefined ? {} : { networks: options.networks }),
+    ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
+  };
+  // The stand-in behind the proxy: the agents hold tokens, the proxy the stand-in's made-up key.
+  if (started.gateway !== undefined)
+    return { ...declared, egress: started.gateway, ...(options.standIn === true ? { environment: STAND_IN_ENVIRONMENT } : {}) };
+  if (started.standIn !== undefined) return { ...declared, ...standInRunnerOptions(started.standIn) };
+  return declared;
+}
