@@ -12,6 +12,3 @@ export type { RunningService, ServeOptions } from "./serve.js";
 export { serve, ServeError } from "./serve.js";
 export type { RunRecord, RunState, RunStore, StoredEvent } from "./store.js";
 export { createRunStore, RUN_ID, RUN_STATES, TERMINAL_STATES } from "./store.js";
-export type { InputsSummary } from "./inputs.js";
-export { extractInputs, InputsError } from "./inputs.js";
-export { packArtifacts } from "./artifacts.js";

@@ -96,7 +96,7 @@ const HOSTILE: ReadonlyArray<{ readonly what: string; readonly items: Item[]; re
     what: "10,000 entries, past the cap",
     items: Array.from({ length: 10_000 }, (_, i) => ({ header: { name: `many/f${i}` } })),
     entry: "many/f5000",
-    says: "is past MAX_INPUT_ENTRIES (5000 files and directories)",
+    says: "is past MAX_ARCHIVE_ENTRIES (5000 files and directories)",
   },
 ];
 

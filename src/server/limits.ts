@@ -1,5 +1,7 @@
 // Every bound the service holds a caller to, in one place, with the unit in the name.
 
+import { INPUT_UPLOAD_TIMEOUT_MS } from "../staging/index.js";
+
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -20,25 +22,6 @@ export const MAX_LABELS = 32;
 export const MAX_LABEL_CHARACTERS = 128;
 /** How long SIGTERM lets running Runs finish before they are cancelled. */
 export const DRAIN_GRACE_MS = 30_000;
-
-// A Run's input files: one uncompressed tar archive, held to the Harvest's rules (inputs.ts). The
-// bounds are a little wider than the Harvest's (8 levels, 8 MiB a file, 64 MiB and 2000 entries):
-// inputs are a checkout an agent reads, deeper and with more files than what it writes.
-
-/** The archive as uploaded, headers and padding included; past it the upload is refused (413). */
-export const MAX_INPUT_ARCHIVE_BYTES = 80 * MiB;
-/** Bytes of one file in the archive, checked on its header before a byte of it is written. */
-export const MAX_INPUT_FILE_BYTES = 16 * MiB;
-/** Bytes of all files in the archive together. */
-export const MAX_INPUT_TOTAL_BYTES = 64 * MiB;
-/** Entries (files and directories) in the archive. */
-export const MAX_INPUT_ENTRIES = 5_000;
-/** Directories above a file, or a directory's own level: `a/b/c.txt` is 2 deep, the directory `a/b/` 2. */
-export const MAX_INPUT_DEPTH = 16;
-/** Bytes of a whole entry name; each part of it is also held to NAME_MAX (255 bytes). */
-export const MAX_INPUT_NAME_BYTES = 1024;
-/** How long an upload may take; a slower one holds a place in the queue, and is refused (408). */
-export const INPUT_UPLOAD_TIMEOUT_MS = 5 * 60_000;
 
 /** Between SIGTERM and SIGKILL when the service stops a Run (a cancel, a drain): a caller waits on it. */
 export const SERVICE_STOP_GRACE_SECONDS = 3;

@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { extractInputs, InputsError, readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
+import { extractInputs, InputsError } from "../staging/index.js";
+import { readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
 import { RETRY_AFTER_SECONDS } from "./limits.js";
 import type { InputsWriter, RunService } from "./runs.js";
 import { errorSchema, listQuery, type outcomeSchema, runIdParams, runRequestSchema, runSchema } from "./schemas.js";

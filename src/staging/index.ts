@@ -32,5 +32,18 @@ export { sweepRunDirectories } from "./sweep.js";
 export * from "./harvest/index.js";
 export type { Manifest, Originals } from "./changes/index.js";
 export { carryManifest, ChangesRefused, collectChanges, harvestChanges, takeManifest } from "./changes/index.js";
+export type { ExtractOptions, InputLimits, InputsSummary } from "./archive-extract.js";
+export { extractInputs, InputsError, inputsTooLarge } from "./archive-extract.js";
+export type { ArtifactFile } from "./harvest-files.js";
+export { listArtifacts, openArtifact, packArtifacts } from "./harvest-files.js";
+export {
+  INPUT_UPLOAD_TIMEOUT_MS,
+  MAX_ARCHIVE_DEPTH,
+  MAX_ARCHIVE_ENTRIES,
+  MAX_ARCHIVE_FILE_BYTES,
+  MAX_ARCHIVE_NAME_BYTES,
+  MAX_ARCHIVE_TOTAL_BYTES,
+  MAX_INPUT_ARCHIVE_BYTES,
+} from "./limits.js";
 export * as stagingLimits from "./limits.js";
 export { DEFAULT_WRITABLE_BYTES } from "./limits.js";

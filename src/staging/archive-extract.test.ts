@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import tar, { type Header } from "tar-stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { extractInputs, InputsError } from "./inputs.js";
-import { MAX_INPUT_ENTRIES } from "./limits.js";
+import { extractInputs, InputsError } from "./archive-extract.js";
+import { MAX_ARCHIVE_ENTRIES } from "./limits.js";
 
 type Item = { readonly header: Partial<Header> & { name: string }; readonly content?: string | Buffer };
 
@@ -136,11 +136,11 @@ describe("a hostile input archive", () => {
     });
   }
 
-  it(`is refused at the entry past MAX_INPUT_ENTRIES (${MAX_INPUT_ENTRIES}), for 10,000 of them`, async () => {
+  it(`is refused at the entry past MAX_ARCHIVE_ENTRIES (${MAX_ARCHIVE_ENTRIES}), for 10,000 of them`, async () => {
     const items = Array.from({ length: 10_000 }, (_, i) => ({ header: { name: `f${i + 1}` } }));
     const error = await refusal(items);
     expect(error.message).toBe(
-      `inputs entry "f${MAX_INPUT_ENTRIES + 1}" is past MAX_INPUT_ENTRIES (${MAX_INPUT_ENTRIES} files and directories); send fewer files`,
+      `inputs entry "f${MAX_ARCHIVE_ENTRIES + 1}" is past MAX_ARCHIVE_ENTRIES (${MAX_ARCHIVE_ENTRIES} files and directories); send fewer files`,
     );
   });
 
@@ -151,14 +151,14 @@ describe("a hostile input archive", () => {
       return extractInputs(Readable.from([await tarOf(items)]), target, { limits }).catch((e: unknown) => e as InputsError);
     };
     expect(await extract([{ header: { name: "a/b/c/", type: "directory" } }], { depth: 2 })).toMatchObject({
-      message: expect.stringContaining('"a/b/c/" is 3 directories deep, over MAX_INPUT_DEPTH (2)'),
+      message: expect.stringContaining('"a/b/c/" is 3 directories deep, over MAX_ARCHIVE_DEPTH (2)'),
     });
     expect(await extract([{ header: { name: "a/b/c.txt" } }], { depth: 2 })).toMatchObject({ files: 1 });
     expect(await extract([{ header: { name: "a/b/c/d.txt" } }], { depth: 2 })).toMatchObject({
       message: expect.stringContaining('"a/b/c/d.txt" lies 3 directories deep'),
     });
     expect(await extract([{ header: { name: "big" }, content: "12345" }], { fileBytes: 4 })).toMatchObject({
-      message: expect.stringContaining('"big" is 5 bytes, over MAX_INPUT_FILE_BYTES (4)'),
+      message: expect.stringContaining('"big" is 5 bytes, over MAX_ARCHIVE_FILE_BYTES (4)'),
     });
     expect(
       await extract(
@@ -169,7 +169,7 @@ describe("a hostile input archive", () => {
         { totalBytes: 5 },
       ),
     ).toMatchObject({
-      message: expect.stringContaining('"two" takes the archive\'s files past MAX_INPUT_TOTAL_BYTES (5 bytes)'),
+      message: expect.stringContaining('"two" takes the archive\'s files past MAX_ARCHIVE_TOTAL_BYTES (5 bytes)'),
     });
   });
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tar from "tar-stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listArtifacts, openArtifact, packArtifacts } from "./artifacts.js";
+import { listArtifacts, openArtifact, packArtifacts } from "./harvest-files.js";
 
 let parent: string;
 let harvest: string;
