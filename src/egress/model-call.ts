@@ -5,6 +5,7 @@
 // request policy and its meter admitted it; an admission left unused is settled with nothing.
 
 import { once } from "node:events";
+import type { ServerResponse } from "node:http";
 import type { Exchange } from "./exchange.js";
 import { forward } from "./forward.js";
 import { MAX_BUDGET_WAIT_MS } from "./limits.js";
@@ -103,7 +104,7 @@ async function budgetFor(state: ProxyState, { res, refuse }: Exchange, run: Live
  * Admits a model call against the Run's budget: at once, or once the calls in flight have settled
  * enough of it (a "wait" answer after MAX_BUDGET_WAIT_MS); undefined when the client left meanwhile.
  */
-async function admitModelCall(run: LiveRun, reservation: Reservation, res: Exchange["res"]): Promise<Admission | undefined> {
+async function admitModelCall(run: LiveRun, reservation: Reservation, res: ServerResponse): Promise<Admission | undefined> {
   const giveUp = Date.now() + MAX_BUDGET_WAIT_MS;
   // One listener for the client leaving, however many times the call is woken to try again.
   const gone = once(res, "close").then(() => "gone" as const);
