@@ -97,6 +97,12 @@ async function budgetFor(state: ProxyState, { res, refuse }: Exchange, run: Live
     );
     return undefined;
   }
+  // A Run revoked while its call waited took its token and its budget with it: nothing more leaves.
+  if (state.runs.get(run.registration.runId) !== run) {
+    admission.settle(undefined);
+    refuse(401, "unknown_token", "the per-Run token was revoked while its call waited on the Run's budget (its Run has ended)");
+    return undefined;
+  }
   return admission.settle;
 }
 

@@ -571,6 +571,27 @@ describe("the egress proxy's revoke", () => {
     expect(await pending).toBe("cut");
   });
 
+  it("forwards nothing of a call that was waiting on its Run's budget when the Run is revoked", async () => {
+    const { proxy, upstream } = await setUp("hang");
+    const { token } = await proxy.register({ runId: "waiting", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTokens: 100 } });
+    // Each call could spend past the cap alone: the second waits until the first settles.
+    const body = { messages: [{ role: "user", content: "x".repeat(5_000) }] };
+    const first = messages(proxy.url, { "x-api-key": token }, body).then(
+      (r) => r.status,
+      () => "cut",
+    );
+    await until(() => upstream.seen.length === 1);
+    const second = messages(proxy.url, { "x-api-key": token }, body).then(
+      async (r) => ({ status: r.status, body: await r.text() }),
+      () => "cut",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await proxy.revoke("waiting");
+    expect(await first).toBe("cut");
+    expect(await second).toMatchObject({ status: 401, body: expect.stringContaining("revoked") });
+    expect(upstream.seen).toHaveLength(1);
+  });
+
   it("refuses a codex call whose Run is revoked while its body is still arriving", async () => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "late", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
