@@ -1,9 +1,10 @@
 // Bounds of an agent request, in one place.
 
 /** A request, as JSON, in bytes; larger is refused before anything runs. */
-export const MAX_REQUEST_BYTES = 64 * 1024;
+export const MAX_AGENT_REQUEST_BYTES = 64 * 1024;
 export const MAX_TURNS = 1000;
 export const DEFAULT_MAX_TURNS = 100;
+/** An agent request's timeoutSeconds: always set on the Run, so the runtime's own DEFAULT_TIMEOUT_SECONDS (an hour) never applies to an agent. */
 export const MIN_REQUEST_TIMEOUT_SECONDS = 1;
 export const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 1800;

@@ -2,7 +2,7 @@
 // and each refusal, whose message must quote the offending value so a caller can find it.
 
 import { describe, expect, it } from "vitest";
-import { MAX_REQUEST_BYTES } from "./limits.js";
+import { MAX_AGENT_REQUEST_BYTES } from "./limits.js";
 import { AgentRequestError, parseAgentRequest } from "./request.js";
 
 /** The message parseAgentRequest throws for an input; fails the test when it does not throw. */
@@ -128,17 +128,17 @@ describe("parseAgentRequest", () => {
   });
 
   describe("size", () => {
-    it("refuses a 65 KiB request, naming MAX_REQUEST_BYTES", () => {
+    it("refuses a 65 KiB request, naming MAX_AGENT_REQUEST_BYTES", () => {
       const request = { cli: "claude", systemPrompt: "x".repeat(65 * 1024) };
       const size = Buffer.byteLength(JSON.stringify(request));
       expect(refusal(request)).toBe(
-        `the request is ${size} bytes, over its limit of ${MAX_REQUEST_BYTES} (MAX_REQUEST_BYTES); move large text into the prompt or input files`,
+        `the request is ${size} bytes, over its limit of ${MAX_AGENT_REQUEST_BYTES} (MAX_AGENT_REQUEST_BYTES); move large text into the prompt or input files`,
       );
     });
 
-    it("accepts a request of exactly MAX_REQUEST_BYTES", () => {
+    it("accepts a request of exactly MAX_AGENT_REQUEST_BYTES", () => {
       const empty = Buffer.byteLength(JSON.stringify({ cli: "claude", systemPrompt: "" }));
-      const systemPrompt = "x".repeat(MAX_REQUEST_BYTES - empty);
+      const systemPrompt = "x".repeat(MAX_AGENT_REQUEST_BYTES - empty);
       expect(parseAgentRequest({ cli: "claude", systemPrompt }).systemPrompt).toBe(systemPrompt);
     });
 

@@ -1,12 +1,12 @@
 // The typed request an agent Run is asked with: validated strictly (unknown fields refused,
-// at most MAX_REQUEST_BYTES), so an adapter builds argv from known fields only, never from text
+// at most MAX_AGENT_REQUEST_BYTES), so an adapter builds argv from known fields only, never from text
 // a caller wrote as flags. The prompt is not here: it always travels on stdin.
 
 import { z } from "zod";
 import {
   DEFAULT_MAX_TURNS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  MAX_REQUEST_BYTES,
+  MAX_AGENT_REQUEST_BYTES,
   MAX_REQUEST_TIMEOUT_SECONDS,
   MAX_TURNS,
   MIN_REQUEST_TIMEOUT_SECONDS,
@@ -110,9 +110,9 @@ export function parseAgentRequest(input: unknown): AgentRequest {
   } catch {
     throw new AgentRequestError("the request is not JSON data; pass a plain object");
   }
-  if (size > MAX_REQUEST_BYTES) {
+  if (size > MAX_AGENT_REQUEST_BYTES) {
     throw new AgentRequestError(
-      `the request is ${size} bytes, over its limit of ${MAX_REQUEST_BYTES} (MAX_REQUEST_BYTES); move large text into the prompt or input files`,
+      `the request is ${size} bytes, over its limit of ${MAX_AGENT_REQUEST_BYTES} (MAX_AGENT_REQUEST_BYTES); move large text into the prompt or input files`,
     );
   }
   const parsed = agentRequestSchema.safeParse(input);

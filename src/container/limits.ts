@@ -6,6 +6,7 @@ const GiB = 1024 * MiB;
 
 export const MIN_TIMEOUT_SECONDS = 1;
 export const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
+/** A Run of the runtime that names no timeoutSeconds; an agent request has its own, shorter default (agents: DEFAULT_REQUEST_TIMEOUT_SECONDS). */
 export const DEFAULT_TIMEOUT_SECONDS = 60 * 60;
 /** Between SIGTERM and SIGKILL when a Run is stopped. */
 export const DEFAULT_STOP_GRACE_SECONDS = 10;

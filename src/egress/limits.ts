@@ -9,7 +9,7 @@ export const RUN_TOKEN_BYTES = 32;
 /** What every per-Run token starts with, so a log reader or a masker can tell one at a glance. */
 export const RUN_TOKEN_PREFIX = "agentcage-run-";
 /** A request body larger than this is cut off and answered 413 (Anthropic's own limit for a Messages call). */
-export const MAX_REQUEST_BYTES = 32 * MiB;
+export const MAX_MODEL_CALL_BYTES = 32 * MiB;
 /** Bytes of model-call bodies one Run may have held in the proxy at once; past it a call is answered 429. */
 export const MAX_RUN_HELD_REQUEST_BYTES = 48 * MiB;
 /** Bytes of model-call bodies all Runs may have held at once, well inside the proxy's memory; past it 503. */
@@ -43,7 +43,7 @@ export const MAX_CONTROL_BODY_BYTES = 64 * KiB;
 /** The control endpoint's secret must be at least this long (characters). */
 export const MIN_CONTROL_SECRET_LENGTH = 32;
 /** Run ids: what the runtime makes (16 hex digits) and what a caller may reasonably choose. */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+export const EGRESS_RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 /** A credential longer than this is not one (and would not fit in a header). */
 export const MAX_CREDENTIAL_LENGTH = 8 * KiB;
 /** Runs registered at once; one more is refused, so a runaway caller cannot exhaust the proxy. */

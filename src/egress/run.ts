@@ -3,7 +3,7 @@
 // to be wrong, naming the parameter and quoting the value; a credential's value is never quoted.
 
 import { isIP } from "node:net";
-import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, RUN_ID_PATTERN } from "./limits.js";
+import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN } from "./limits.js";
 import { connectTarget } from "./connect-target.js";
 
 export type EgressCli = "claude" | "codex";
@@ -28,7 +28,7 @@ export type EgressBudget = {
 export type EgressCap = keyof EgressBudget;
 
 export type RunRegistration = {
-  /** The Run's id (the runtime's 16 hex digits, or any id matching RUN_ID_PATTERN). */
+  /** The Run's id (the runtime's 16 hex digits, or any id matching EGRESS_RUN_ID_PATTERN). */
   readonly runId: string;
   readonly cli: EgressCli;
   readonly credential: EgressCredential;
@@ -100,7 +100,7 @@ const CAPS: readonly EgressCap[] = ["maxTurns", "maxTokens", "maxCostUsd"];
 export function validateRegistration(value: unknown): RunRegistration {
   const r = isRecord(value) ? value : fail("registration", value, "must be an object { runId, cli, credential, budget? }");
   const runId = r["runId"];
-  if (typeof runId !== "string" || !RUN_ID_PATTERN.test(runId)) {
+  if (typeof runId !== "string" || !EGRESS_RUN_ID_PATTERN.test(runId)) {
     fail("runId", runId, "must be 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit; pass the Run's id");
   }
   const cli = r["cli"];

@@ -25,7 +25,7 @@ export { newRunId } from "./run-id.js";
 export { runNetworkName } from "./run-network.js";
 export { outHolderName, outVolumeName, runVolumeName, volumeHolderName } from "./out-volume.js";
 export { refusedOutcome } from "./end-reason.js";
-export { describeValue, EarlyEnd, RunRequestError } from "./usage.js";
+export { describeValue, EarlyEnd, RunRequestError } from "./misuse.js";
 export { newSessionId, orphanedBecause, ownershipFromLabels, ownershipLabels, thisProcess } from "./ownership.js";
 export { bounded } from "./stop.js";
 export * as limits from "./limits.js";

@@ -8,7 +8,8 @@ import type { Masker } from "../redact/index.js";
 import { createRecordStream, removeTree, writeAtomically, type RecordStream, type RunDirectory } from "../staging/index.js";
 import { MAX_STDERR_RECORD_BYTES, MAX_STDOUT_BYTES } from "./limits.js";
 
-export type RunRecord = {
+/** The open record of a Run on disk, written as its output arrives (the service's RunRecord is what it keeps of a Service Run). */
+export type RecordWriter = {
   readonly onStdout: (chunk: Uint8Array) => void;
   readonly onStderr: (chunk: Uint8Array) => void;
   /** Flushes and closes stdout.txt and stderr.txt; never throws. */
@@ -17,7 +18,7 @@ export type RunRecord = {
 
 type RecordContext = { readonly runId: string; readonly masker: Masker; readonly logger: Logger };
 
-export async function openRecord(directory: RunDirectory, request: unknown, ctx: RecordContext): Promise<RunRecord> {
+export async function openRecord(directory: RunDirectory, request: unknown, ctx: RecordContext): Promise<RecordWriter> {
   if (request !== undefined) {
     await writeAtomically(directory.request, `${JSON.stringify(ctx.masker.maskDeep(request), null, 2)}\n`).catch(
       logFailure(ctx, "request.json could not be written", "warn"),

@@ -9,7 +9,7 @@ import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { MAX_STALL_SECONDS, MIN_STALL_SECONDS } from "./limits.js";
 import { excludeProblem, overlapsAsWritten, pathsOverlap, recoverHarvest, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./run-options.js";
-import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./usage.js";
+import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./misuse.js";
 import { liveRuns } from "./live-runs.js";
 import { RUN_NETWORK_KINDS } from "./run-network.js";
 

@@ -28,7 +28,7 @@ import { harvestRun } from "./harvest.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 import { openRunVolumes, runVolumeName, type CollectedVolume, type RunVolumeKind, type RunVolumes, type RunVolumeSpec } from "./out-volume.js";
 import { planRun } from "./plan.js";
-import { finishRecord, openRecord, removeSecretFiles, type RunRecord } from "./record.js";
+import { finishRecord, openRecord, removeSecretFiles, type RecordWriter } from "./record.js";
 import { stageRun } from "./stage.js";
 import { checkSessionToResume, keepSession } from "./session.js";
 import type { SessionStoreOptions } from "./run-options.js";
@@ -218,7 +218,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     // After staging: a plan may rely on its workspace being there.
     const planned = planRun(ctx.planFunction, ctx.prompt, { runId, mask: masker.maskDeep });
     if (!planned.ok) return early(planned.reason, planned.error);
-    let record: RunRecord | undefined;
+    let record: RecordWriter | undefined;
     let networkOpen = false;
     // Bounded by volumes of the Run's own: its writable place (out/, or all of work/) and its session store.
     const writableWork = container.staging?.writableWork === true;

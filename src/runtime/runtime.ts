@@ -35,7 +35,7 @@ import { performRun, type WriteBound } from "./run.js";
 import { newRunId } from "./run-id.js";
 import { declaredSecrets, runMasker } from "./run-masker.js";
 import { checkRunRequest, checkRunSecrets } from "./run-request.js";
-import { callerAbort, checkCallShape, COMMAND_OPTION_NAMES, describeValue, RunRequestError } from "./usage.js";
+import { callerAbort, checkCallShape, COMMAND_OPTION_NAMES, describeValue, RunRequestError } from "./misuse.js";
 import type { RunOptions } from "./run-options.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
 import { newSessionId, ownershipLabels, thisProcess, type Ownership } from "./ownership.js";

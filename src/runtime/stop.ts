@@ -3,7 +3,7 @@
 // the grace period). The first cause wins and names the end; later ones change nothing. The
 // deadline covers the whole Run, staging and the Harvest included, through `signal`.
 
-import { callerAbort } from "./usage.js";
+import { callerAbort } from "./misuse.js";
 
 /** Why the runtime itself ended a Run early. */
 export type Interruption = "timeout" | "cancelled" | "output_limit" | "budget_exceeded" | "stalled" | "unavailable";
