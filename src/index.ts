@@ -13,5 +13,7 @@ export type { HarvestLimits, HarvestOptions, HarvestRecovery } from "./staging/i
 export { harvest, HarvestArgumentError, recoverHarvest, StagingError, stagingLimits } from "./staging/index.js";
 export type { ContainerState, ContainerStreams, ListedContainer } from "./engine/index.js";
 export { createDockerEngine } from "./engine/index.js";
+export type { ErrorCode } from "./errors/index.js";
+export { AgentcageError, ERROR_CODES } from "./errors/index.js";
 export type { Masker } from "./redact/index.js";
 export { createMasker } from "./redact/index.js";

@@ -18,6 +18,7 @@ import type { Readable } from "node:stream";
 import multipart, { type Multipart } from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import tar, { type Header } from "tar-stream";
+import { AgentcageError } from "../errors/index.js";
 import {
   INPUT_UPLOAD_TIMEOUT_MS,
   MAX_BODY_BYTES,
@@ -30,8 +31,9 @@ import {
 } from "./limits.js";
 
 /** Why the inputs were refused: `statusCode` is the HTTP answer (400 a bad archive, 408 too slow, 413 too large). */
-export class InputsError extends Error {
+export class InputsError extends AgentcageError {
   override readonly name = "InputsError";
+  readonly code = "invalid_inputs";
   constructor(
     readonly statusCode: 400 | 408 | 413,
     message: string,

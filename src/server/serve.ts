@@ -13,6 +13,7 @@ import { pino, type Logger } from "pino";
 import { createAgentRunner, NETWORK_POLICIES, type AgentRunnerOptions, type NetworkPolicy } from "../agents/index.js";
 import { connectEgressGateway, MAX_RETENTION_DAYS, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../runtime/index.js";
 import { AGENT_IMAGE, STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../testing/index.js";
+import { AgentcageError } from "../errors/index.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_QUEUE_BOUND, DRAIN_GRACE_MS, SERVICE_STOP_GRACE_SECONDS, SWEEP_INTERVAL_MS } from "./limits.js";
 import { startPeriodicSweep } from "./periodic-sweep.js";
@@ -90,8 +91,9 @@ export type RunningService = {
   readonly stop: (graceMs?: number) => Promise<void>;
 };
 
-export class ServeError extends Error {
+export class ServeError extends AgentcageError {
   override readonly name = "ServeError";
+  readonly code = "serve_refused";
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);

@@ -1,6 +1,7 @@
 // Decides which imports the source tree allows: front doors, layer ranks, agents talking only to
-// the runtime, the service and the command never speaking to the engine, dockerode values only in
-// the engine, nothing outside src/ except from tests; and finds import circles among source files.
+// the runtime (and to src/errors/, which every folder shares), the service and the command never
+// speaking to the engine, dockerode values only in the engine, nothing outside src/ except from
+// tests; and finds import circles among source files.
 // Invariant: pure and exhaustive — every import form in every file is checked, and each broken
 // rule yields one message naming the importing file, the specifier and the rule.
 import { posix } from "node:path";
@@ -17,6 +18,7 @@ interface Import {
 
 // Lower ranks sit underneath: a folder may import only folders of a strictly lower rank.
 const RANKS: Readonly<Record<string, number>> = {
+  errors: -1, // beneath the leaves: every folder may import it, and it imports none
   mounts: 0,
   plan: 0,
   redact: 0,
@@ -76,7 +78,7 @@ function brokenRules(importer: string, specifier: string, typeOnly: boolean): st
   if ((from === "server" || from === "cli") && to === "engine") {
     broken.push("the service and the command call the library, never the engine: reach it through the runtime or the agents");
   }
-  if (from === "agents" && target !== "src/runtime/index.js") {
+  if (from === "agents" && target !== "src/runtime/index.js" && to !== "errors") {
     broken.push("agents speak only to the runtime: import src/runtime/index.js");
   }
   return broken;
