@@ -291,7 +291,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -639,7 +643,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -651,7 +659,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -663,7 +675,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -675,7 +691,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -687,7 +707,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -699,7 +723,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -850,7 +878,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -882,7 +914,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -894,7 +930,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1045,7 +1085,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1107,7 +1151,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1119,7 +1167,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1153,7 +1205,11 @@ export interface operations {
                 };
                 content: {
                     "application/x-tar": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1165,7 +1221,11 @@ export interface operations {
                 };
                 content: {
                     "application/x-tar": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1201,7 +1261,11 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1213,7 +1277,11 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1225,7 +1293,11 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1269,7 +1341,11 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1281,7 +1357,11 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
