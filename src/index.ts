@@ -26,6 +26,8 @@ export {
 export { AgentContainerError, DEFAULT_AGENT_WORKDIR, ExtraArgsError, OWNER_LABEL, RUN_LABEL, SUPPORTED_EXTRA_FLAGS } from "./container/index.js";
 export { connectTarget } from "./egress/index.js";
 export { createDockerEngine } from "./engine/index.js";
+export type { ErrorCode } from "./errors/index.js";
+export { AgentcageError, ERROR_CODES } from "./errors/index.js";
 export {
   COMPOSE_PROJECT_LABEL,
   COMPOSE_SERVICE_LABEL,

@@ -5,6 +5,7 @@
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { constants } from "node:fs";
+import { AgentcageError } from "../errors/index.js";
 import type { AgentCli } from "./request.js";
 import { CODEX_HOME } from "./environment.js";
 import { MAX_CREDENTIAL_BYTES } from "./limits.js";
@@ -43,8 +44,9 @@ export const CREDENTIAL_VARIABLES: Readonly<Record<AgentCli, ReadonlyArray<reado
   ],
 };
 
-export class CredentialError extends Error {
+export class CredentialError extends AgentcageError {
   override readonly name = "CredentialError";
+  readonly code = "credential_unreadable";
 }
 
 export type CredentialSources = {

@@ -3,6 +3,7 @@
 // a caller wrote as flags. The prompt is not here: it always travels on stdin.
 
 import { z } from "zod";
+import { AgentcageError } from "../errors/index.js";
 import {
   DEFAULT_MAX_TURNS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
@@ -98,8 +99,9 @@ export type AgentRequestInput = z.input<typeof agentRequestSchema>;
 /** A request after validation, with every default filled in. */
 export type AgentRequest = z.output<typeof agentRequestSchema>;
 
-export class AgentRequestError extends Error {
+export class AgentRequestError extends AgentcageError {
   override readonly name = "AgentRequestError";
+  readonly code = "invalid_agent_request";
 }
 
 /** Validates a request; throws AgentRequestError naming every problem. */

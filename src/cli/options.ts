@@ -4,11 +4,13 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
+import { AgentcageError } from "../errors/index.js";
 import { MAX_RETENTION_DAYS } from "../container/index.js";
 
 /** A wrong command line, worded for the person who typed it; the command exits 2. */
-export class UsageError extends Error {
+export class UsageError extends AgentcageError {
   override readonly name = "UsageError";
+  readonly code = "invalid_usage";
 }
 
 /**

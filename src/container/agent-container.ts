@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import type { Logger } from "pino";
+import { AgentcageError } from "../errors/index.js";
 import { type MountTable, validateMountTable } from "../mounts/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { ENV_NAME, parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
@@ -110,8 +111,9 @@ export type AgentContainer = {
   readonly logger?: Logger;
 };
 
-export class AgentContainerError extends Error {
+export class AgentContainerError extends AgentcageError {
   override readonly name = "AgentContainerError";
+  readonly code = "invalid_agent_container";
 }
 
 const word = (what: string) =>

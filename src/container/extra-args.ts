@@ -2,8 +2,11 @@
 // the same thing through the Engine API, so only flags this file can translate are accepted.
 // Anything else is refused at construction rather than silently ignored by one rendering.
 
-export class ExtraArgsError extends Error {
+import { AgentcageError } from "../errors/index.js";
+
+export class ExtraArgsError extends AgentcageError {
   override readonly name = "ExtraArgsError";
+  readonly code = "invalid_extra_args";
 }
 
 /** What the accepted extra flags add to the composed spec; later words override earlier ones. */

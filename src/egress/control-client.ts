@@ -6,6 +6,7 @@
 
 import { request, type IncomingMessage, type RequestOptions } from "node:http";
 import { createParser } from "eventsource-parser";
+import { AgentcageError } from "../errors/index.js";
 import { MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
 import type { EgressControl } from "./proxy.js";
 import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
@@ -27,8 +28,9 @@ export type EgressControlClient = EgressControl & {
   readonly close: () => void;
 };
 
-export class EgressControlError extends Error {
+export class EgressControlError extends AgentcageError {
   override readonly name = "EgressControlError";
+  readonly code = "egress_control_failed";
 }
 
 export function createEgressControlClient(options: EgressControlClientOptions): EgressControlClient {

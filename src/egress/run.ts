@@ -3,6 +3,7 @@
 // to be wrong, naming the parameter and quoting the value; a credential's value is never quoted.
 
 import { isIP } from "node:net";
+import { AgentcageError } from "../errors/index.js";
 import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN } from "./limits.js";
 import { connectTarget } from "./connect-target.js";
 
@@ -90,8 +91,9 @@ export type RunMeter = {
   readonly lastByteAt?: number;
 };
 
-export class EgressArgumentError extends Error {
+export class EgressArgumentError extends AgentcageError {
   override readonly name = "EgressArgumentError";
+  readonly code = "invalid_egress_arguments";
 }
 
 const CAPS: readonly EgressCap[] = ["maxTurns", "maxTokens", "maxCostUsd"];

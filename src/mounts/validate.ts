@@ -3,11 +3,13 @@
 // instead. Invariant: a table that passes binds only what the Operator named under the Staging
 // Directory: no "." or ".." segment, no NUL byte, one entry per target.
 import { posix } from "node:path";
+import { AgentcageError } from "../errors/index.js";
 import { normalizePath, type Mount, type MountTable } from "./mount.js";
 
 /** A Mount Table that cannot mean anything; thrown where the Operator wrote it. */
-export class MountTableError extends Error {
+export class MountTableError extends AgentcageError {
   override readonly name = "MountTableError";
+  readonly code = "invalid_mount_table";
 }
 
 /** Throws a MountTableError on the first thing wrong with `table`. */

@@ -5,6 +5,7 @@
 
 import type Docker from "dockerode";
 import type { Logger } from "pino";
+import { AgentcageError } from "../errors/index.js";
 import { describeValue } from "../runtime/index.js";
 import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
 import type { EgressGateway } from "../gateway/index.js";
@@ -88,8 +89,9 @@ export type AgentRunOptions = {
 };
 
 /** A createAgentRunner() or commandFor() call that cannot mean anything. */
-export class AgentRunnerError extends Error {
+export class AgentRunnerError extends AgentcageError {
   override readonly name = "AgentRunnerError";
+  readonly code = "invalid_runner_options";
 }
 
 const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [

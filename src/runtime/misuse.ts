@@ -2,9 +2,12 @@
 // error (never a raw TypeError), naming the parameter, quoting the value and saying what to write.
 // run() still never rejects: its misuse is an `invalid_request` Outcome with the same sentence.
 
+import { AgentcageError } from "../errors/index.js";
+
 /** A commandFor() or sweep() call that cannot mean anything. */
-export class RunRequestError extends Error {
+export class RunRequestError extends AgentcageError {
   override readonly name = "RunRequestError";
+  readonly code = "invalid_call";
 }
 
 /** The options run() knows; anything else is a typo the caller should hear about. */

@@ -9,6 +9,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Logger } from "pino";
+import { AgentcageError } from "../errors/index.js";
 import { registerA2A } from "./a2a.js";
 import { registerArtifactRoutes } from "./artifacts.js";
 import { registerAuth } from "./auth.js";
@@ -19,7 +20,7 @@ import type { RunMetrics } from "./metrics.js";
 import { registerRunRoutes } from "./routes.js";
 import type { RunService } from "./runs.js";
 import { refusalOf, type ValidationContext } from "./refusals.js";
-import { ARTIFACT_PATH_HELP } from "./schemas.js";
+import { ARTIFACT_PATH_HELP, errorBody } from "./schemas.js";
 
 export type AppOptions = {
   readonly service: RunService;
@@ -135,19 +136,26 @@ function closeSilentConnections(server: Server): void {
   server.on("request", (request) => request.socket.setTimeout(server.timeout));
 }
 
-/** Every error as `{ error, message }`: a refused request names the field and says what to send. */
+/** Every error as `{ error, message }`, `error` a code of the catalogue: a refused request names the field and says what to send. */
 function registerErrors(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
       const context = ((error as { validationContext?: string }).validationContext ?? "body") as ValidationContext;
-      return reply.code(400).send({ error: "invalid_request", message: refusalOf(error.validation, context, request) });
+      return reply.code(400).send(errorBody("invalid_request", refusalOf(error.validation, context, request)));
     }
     const failure = error as Error & { statusCode?: number };
     const status = failure.statusCode ?? 500;
+    // agentcage's own refusal keeps its code; Fastify's errors carry codes of their own (FST_ERR_...), not ours.
+    if (status < 500 && failure instanceof AgentcageError) return reply.code(status).send(errorBody(failure.code, failure.message));
     if (status === 413)
-      return reply.code(413).send({ error: "too_large", message: `the request body is over ${MAX_BODY_BYTES} bytes (MAX_BODY_BYTES); send a shorter prompt` });
-    if (status < 500) return reply.code(status).send({ error: "invalid_request", message: failure.message });
+      return reply.code(413).send(errorBody("too_large", `the request body is over ${MAX_BODY_BYTES} bytes (MAX_BODY_BYTES); send a shorter prompt`));
+    if (status < 500) return reply.code(status).send(errorBody("invalid_request", failure.message));
     app.log.error({ err: failure.message }, "request failed");
-    return reply.code(500).send({ error: "internal", message: "the service failed this request; see its log" });
+    return reply.code(500).send(errorBody("internal", "the service failed this request; see its log"));
+  });
+  // Fastify's own answer to an unknown route carries no code of the catalogue; this one does.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    return reply.code(404).send(errorBody("not_found", `no route ${request.method} ${JSON.stringify(path)}; the routes are in GET /openapi.json`));
   });
 }

@@ -9,13 +9,13 @@ import { z } from "zod";
 import type { HarvestResult } from "../plan/index.js";
 import { listArtifacts, openArtifact, packArtifacts } from "../staging/index.js";
 import type { RunService } from "./runs.js";
-import { artifactParams, artifactsSchema, errorSchema, runIdParams } from "./schemas.js";
+import { artifactParams, artifactsSchema, errorBody, errorSchema, runIdParams } from "./schemas.js";
 import { TERMINAL_STATES } from "./store.js";
 
 /** GET /v1/runs/:id/artifacts, /artifacts/*, /artifacts.tar: only once the Run has ended. */
 export function registerArtifactRoutes(fastify: FastifyInstance, service: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const notFound = { error: "not_found", message: "no Run with that id; list them with GET /v1/runs" };
+  const notFound = errorBody("not_found", "no Run with that id; list them with GET /v1/runs");
   /** The Run's harvest/ once it has ended; otherwise the reply already answered. */
   const harvestOf = (id: string, reply: FastifyReply): string | undefined => {
     const record = service.get(id);
@@ -24,10 +24,8 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
       return undefined;
     }
     if (!TERMINAL_STATES.has(record.state)) {
-      void reply.code(409).send({
-        error: "not_ended",
-        message: `the Run is ${record.state}; its artifacts are there once it has ended (watch GET /v1/runs/${id}/events for its end event)`,
-      });
+      const message = `the Run is ${record.state}; its artifacts are there once it has ended (watch GET /v1/runs/${id}/events for its end event)`;
+      void reply.code(409).send(errorBody("not_ended", message));
       return undefined;
     }
     return service.harvestDirectory(id);
@@ -101,8 +99,8 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
       if (opened === undefined)
         return reply
           .code(404)
-          .send({ error: "not_found", message: `the Harvest has no file ${JSON.stringify(path)}; list them with GET /v1/runs/${request.params.id}/artifacts` });
-      if ("refused" in opened) return reply.code(400).send({ error: "invalid_request", message: opened.refused });
+          .send(errorBody("not_found", `the Harvest has no file ${JSON.stringify(path)}; list them with GET /v1/runs/${request.params.id}/artifacts`));
+      if ("refused" in opened) return reply.code(400).send(errorBody("invalid_request", opened.refused));
       const name = path.slice(path.lastIndexOf("/") + 1);
       return reply
         .type("application/octet-stream")

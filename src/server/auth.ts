@@ -4,6 +4,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
+import { errorBody } from "./schemas.js";
 
 // The A2A agent card is public (A2A §5.4: it tells a client how to authenticate; ours holds no secret).
 const OPEN_ROUTES = new Set(["/healthz", "/readyz", "/.well-known/agent-card.json"]);
@@ -19,7 +20,7 @@ export function registerAuth(app: FastifyInstance, token: string): void {
       await reply
         .code(401)
         .header("WWW-Authenticate", 'Bearer realm="agentcage"')
-        .send({ error: "unauthorized", message: "this route needs Authorization: Bearer <token>, the token the service was started with (AGENTCAGE_TOKEN)" });
+        .send(errorBody("unauthorized", "this route needs Authorization: Bearer <token>, the token the service was started with (AGENTCAGE_TOKEN)"));
     }
   });
 }

@@ -31,7 +31,8 @@ export async function readRequestPart(request: FastifyRequest): Promise<void> {
   const parts = request.parts();
   const first = await parts.next();
   const part = first.done === true ? undefined : first.value;
-  if (part?.fieldname !== "request") throw new InputsError(400, `the first part is not \`request\`; ${PARTS_SAID}`);
+  // A wrong `request` part is a wrong Run request (invalid_request), not refused inputs: a plain 400, as Fastify gives one.
+  if (part?.fieldname !== "request") throw Object.assign(new Error(`the first part is not \`request\`; ${PARTS_SAID}`), { statusCode: 400 });
   let text: string;
   if (part.type === "field") {
     if (part.valueTruncated) throw Object.assign(new Error("the request part is too large"), { statusCode: 413 });
@@ -48,7 +49,7 @@ export async function readRequestPart(request: FastifyRequest): Promise<void> {
   try {
     request.body = JSON.parse(text);
   } catch {
-    throw new InputsError(400, `the part \`request\` is not JSON; ${PARTS_SAID}`);
+    throw Object.assign(new Error(`the part \`request\` is not JSON; ${PARTS_SAID}`), { statusCode: 400 });
   }
   pending.set(request, parts);
 }

@@ -10,7 +10,7 @@ import { extractInputs, InputsError } from "../staging/index.js";
 import { readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
 import { RETRY_AFTER_SECONDS } from "./limits.js";
 import type { InputsWriter, RunService } from "./runs.js";
-import { errorSchema, listQuery, type outcomeSchema, runIdParams, runRequestSchema, runSchema } from "./schemas.js";
+import { errorBody, errorSchema, listQuery, type outcomeSchema, runIdParams, runRequestSchema, runSchema } from "./schemas.js";
 import type { RunRecord } from "./store.js";
 
 export function registerRunRoutes(fastify: FastifyInstance, service: RunService): void {
@@ -21,12 +21,12 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
     const outcome = record.endedAt === undefined ? undefined : ((await service.outcome(record.id)) as z.infer<typeof outcomeSchema> | undefined);
     return { ...record, ...(position === undefined ? {} : { queuePosition: position }), ...(outcome === undefined ? {} : { outcome }) };
   };
-  const notFound = { error: "not_found", message: "no Run with that id; list them with GET /v1/runs" };
+  const notFound = errorBody("not_found", "no Run with that id; list them with GET /v1/runs");
   const refuseInputs = (reply: FastifyReply, error: InputsError) => {
     // A bad archive was read to its end; one too large or too slow was not, and what is left of it
     // never will be: the connection closes after the answer.
     if (error.statusCode !== 400) void reply.header("connection", "close");
-    return reply.code(error.statusCode).send({ error: "invalid_inputs", message: error.message });
+    return reply.code(error.statusCode).send(errorBody(error.code, error.message));
   };
 
   // Only this route takes multipart, so the multipart parser lives in a scope of its own.
@@ -86,21 +86,19 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
           return reply
             .code(429)
             .header("Retry-After", String(RETRY_AFTER_SECONDS))
-            .send({ error: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` });
+            .send(errorBody("queue_full", `the queue is full; try again in ${RETRY_AFTER_SECONDS} s`));
         }
         if (submitted === "draining") {
           return reply
             .code(503)
             .header("Retry-After", String(RETRY_AFTER_SECONDS))
-            .send({ error: "draining", message: "the service is shutting down and takes no new Runs; send it to the service once it is back" });
+            .send(errorBody("draining", "the service is shutting down and takes no new Runs; send it to the service once it is back"));
         }
-        if ("unserved" in submitted) return reply.code(400).send({ error: "invalid_request", message: submitted.unserved });
+        if ("unserved" in submitted) return reply.code(400).send(errorBody("invalid_request", submitted.unserved));
         if ("reused" in submitted) {
           const key = JSON.stringify(request.headers["idempotency-key"]);
-          return reply.code(422).send({
-            error: "idempotency_key_reused",
-            message: `Idempotency-Key ${key} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`,
-          });
+          const message = `Idempotency-Key ${key} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`;
+          return reply.code(422).send(errorBody("idempotency_key_reused", message));
         }
         return reply.code(submitted.created ? 202 : 200).send(await view(submitted.record));
       },
@@ -128,10 +126,8 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
       // The page after the cursor's Run, wherever it is now: it may have left this filter (a Run that ended) since.
       const after = cursor === undefined ? undefined : service.get(cursor);
       if (cursor !== undefined && after === undefined) {
-        return reply.code(400).send({
-          error: "invalid_request",
-          message: `cursor ${JSON.stringify(cursor)} names no Run (it was deleted, or never was); start again from the first page, without cursor`,
-        });
+        const message = `cursor ${JSON.stringify(cursor)} names no Run (it was deleted, or never was); start again from the first page, without cursor`;
+        return reply.code(400).send(errorBody("invalid_request", message));
       }
       const start = after === undefined ? 0 : all.filter((r) => newestFirst(r, after) <= 0).length;
       const page = all.slice(start, start + limit);
@@ -187,9 +183,7 @@ export function registerRunRoutes(fastify: FastifyInstance, service: RunService)
       if (removed === undefined) return reply.code(404).send(notFound);
       if (removed === "live") {
         const state = service.get(request.params.id)?.state ?? "live";
-        return reply
-          .code(409)
-          .send({ error: "not_ended", message: `the Run is ${state}; cancel it first (POST /v1/runs/${request.params.id}/cancel), then delete it` });
+        return reply.code(409).send(errorBody("not_ended", `the Run is ${state}; cancel it first (POST /v1/runs/${request.params.id}/cancel), then delete it`));
       }
       return reply.code(204).send(null);
     },

@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { AGENT_CLIS, agentRequestSchema } from "../agents/index.js";
+import { ERROR_CODES, type ErrorCode } from "../errors/index.js";
 import { END_REASONS } from "../plan/index.js";
 import { RUN_ID, RUN_STATES } from "./store.js";
 import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS } from "./limits.js";
@@ -149,4 +150,13 @@ export const listQuery = z.strictObject({
 
 export const eventsQuery = z.strictObject({ after: z.coerce.number().int().min(0).optional().describe("replay events after this id (as Last-Event-ID does)") });
 
-export const errorSchema = z.object({ error: z.string(), message: z.string() });
+/** Every refusal's body: `error` is a code of the catalogue (ERROR_CODES), `message` one sentence saying what to send. */
+export const errorSchema = z.object({
+  error: z.enum(Object.keys(ERROR_CODES) as ErrorCode[]).describe("a stable code from agentcage's catalogue of errors; branch on it, not on the message"),
+  message: z.string(),
+});
+
+/** A refusal's body; `code` is held to the catalogue when this compiles. */
+export function errorBody(code: ErrorCode, message: string): z.infer<typeof errorSchema> {
+  return { error: code, message };
+}

@@ -10,6 +10,7 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
+import { AgentcageError } from "../errors/index.js";
 import {
   AGENT_IMAGE,
   assembleRunners,
@@ -98,8 +99,9 @@ export type RunningService = {
   readonly stop: (graceMs?: number) => Promise<void>;
 };
 
-export class ServeError extends Error {
+export class ServeError extends AgentcageError {
   override readonly name = "ServeError";
+  readonly code = "serve_refused";
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);

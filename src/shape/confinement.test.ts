@@ -88,6 +88,11 @@ describe("the confinement rules", () => {
     expect(messages).toEqual([expect.stringMatching(/^src\/plan\/run-plan\.ts .*layers/)]);
   });
 
+  it("refuse the errors leaf importing any other folder", () => {
+    const messages = violationsOf("src/errors/codes.ts", `import type { Mount } from "../mounts/index.js";`);
+    expect(messages).toEqual([expect.stringMatching(/^src\/errors\/codes\.ts .*layers: errors \(rank -1\).*mounts \(rank 0\)/)]);
+  });
+
   it("refuse an import into a folder missing from the ranks", () => {
     const messages = violationsOf("src/runtime/run.ts", `import { x } from "../gadgets/index.js";`);
     expect(messages).toEqual([expect.stringMatching(/^src\/runtime\/run\.ts .*unknown folder src\/gadgets\/; add it to the ranks/)]);
@@ -143,6 +148,8 @@ describe("the confinement rules", () => {
     expect(violationsOf("src/staging/prepare.ts", `import { harvest } from "./harvest/index.js";`)).toEqual([]);
     expect(violationsOf("src/runtime/run.ts", `import {\n  composeSpec,\n} from "../container/index.js";`)).toEqual([]);
     expect(violationsOf("src/agents/claude.ts", `import type { RunPlan } from "../plan/index.js";`)).toEqual([]);
+    expect(violationsOf("src/agents/claude.ts", `import { AgentcageError } from "../errors/index.js";`)).toEqual([]);
+    expect(violationsOf("src/mounts/validate.ts", `import { AgentcageError } from "../errors/index.js";`)).toEqual([]);
     expect(violationsOf("src/index.ts", `export * from "./cli/index.js";`)).toEqual([]);
   });
 

@@ -17,6 +17,7 @@ interface Import {
 
 // Lower ranks sit underneath: a folder may import only folders of a strictly lower rank.
 const RANKS: Readonly<Record<string, number>> = {
+  errors: -1, // beneath the leaves: every folder may import it, and it imports none
   mounts: 0,
   plan: 0,
   redact: 0,

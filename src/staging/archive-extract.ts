@@ -10,6 +10,7 @@ import { lstat, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import tar, { type Header } from "tar-stream";
+import { AgentcageError } from "../errors/index.js";
 import {
   INPUT_UPLOAD_TIMEOUT_MS,
   MAX_ARCHIVE_DEPTH,
@@ -22,8 +23,9 @@ import {
 import { OUT_NAME } from "./inputs.js";
 
 /** Why the inputs were refused: `statusCode` is the HTTP answer (400 a bad archive, 408 too slow, 413 too large). */
-export class InputsError extends Error {
+export class InputsError extends AgentcageError {
   override readonly name = "InputsError";
+  readonly code = "invalid_inputs";
   constructor(
     readonly statusCode: 400 | 408 | 413,
     message: string,

@@ -6,6 +6,7 @@
 import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, opendir, readlink, symlink, writeFile, type FileHandle } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
+import { AgentcageError } from "../errors/index.js";
 import { copyBatch, countOnBudget, newByteBudget, type ByteBudget, type CopyResult, type CopyTask } from "./copy-pool.js";
 import { excludedBy, excludeProblem, type Excluded } from "./exclude/index.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_BATCH } from "./limits.js";
@@ -24,14 +25,16 @@ export type RunInputs = {
 };
 
 /** Why staging refused: the caller's inputs (`invalid_input`) or the host's disk (`io`). */
-export class StagingError extends Error {
+export class StagingError extends AgentcageError {
   override readonly name = "StagingError";
+  readonly code: "invalid_inputs" | "staging_failed";
   constructor(
     readonly kind: "invalid_input" | "io",
     message: string,
     options?: ErrorOptions,
   ) {
     super(message, options);
+    this.code = kind === "invalid_input" ? "invalid_inputs" : "staging_failed";
   }
 }
 

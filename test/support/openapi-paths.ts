@@ -289,7 +289,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -633,7 +637,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -645,7 +653,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -657,7 +669,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -669,7 +685,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -681,7 +701,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -693,7 +717,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -842,7 +870,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -874,7 +906,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -886,7 +922,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1035,7 +1075,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1097,7 +1141,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1109,7 +1157,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1143,7 +1195,11 @@ export interface operations {
                 };
                 content: {
                     "application/x-tar": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1155,7 +1211,11 @@ export interface operations {
                 };
                 content: {
                     "application/x-tar": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1191,7 +1251,11 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1203,7 +1267,11 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1215,7 +1283,11 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1259,7 +1331,11 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };
@@ -1271,7 +1347,11 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": {
-                        error: string;
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                     };
                 };

@@ -13,6 +13,7 @@
 import { constants, type BigIntStats } from "node:fs";
 import { chmod, lstat, mkdir, open, opendir, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { AgentcageError } from "../../errors/index.js";
 import {
   HARVEST_COPY_CHUNK_BYTES,
   HARVEST_PARALLEL_FILES,
@@ -39,8 +40,9 @@ export type HarvestLimits = {
 };
 
 /** A harvest() call that cannot mean anything: the parameter, the value, and what to pass instead. */
-export class HarvestArgumentError extends Error {
+export class HarvestArgumentError extends AgentcageError {
   override readonly name = "HarvestArgumentError";
+  readonly code = "invalid_harvest_arguments";
 }
 
 const HARVEST_OPTION_NAMES = new Set(["maxDepth", "maxFileBytes", "maxTotalBytes", "maxEntries", "signal", "replace"]);
