@@ -50,7 +50,6 @@ export {
   describeValue,
   limits,
   newRunId,
-  outHolderName,
   outVolumeName,
   refusedOutcome,
   runNetworkName,

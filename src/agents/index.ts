@@ -10,7 +10,7 @@
  */
 export type { AgentCli, AgentRequest, AgentRequestInput } from "./request.js";
 export type { AgentBudget, AgentEvent, AgentReason, AgentResult, AgentUsage, BudgetCap, BudgetUse, MeteredUsage, StreamParseOptions } from "./result.js";
-export type { BudgetMeter, Breach } from "./budget.js";
+export type { BudgetMeter } from "./budget.js";
 export type { CodexParseOptions } from "./codex-stream.js";
 export type { CodexArgsOptions, CodexProvider } from "./codex.js";
 export type { Credential, CredentialKind, CredentialSources } from "./credentials.js";

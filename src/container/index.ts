@@ -11,24 +11,19 @@
  * ```
  */
 export type { AgentContainer, ContainerLimits, StagingDeclaration, ValidatedContainer } from "./agent-container.js";
-export type { ComposedSpec, ContainerDeadline, RunSpecInput } from "./compose.js";
+export type { ComposedSpec, ContainerDeadline } from "./compose.js";
 export type { ComposedCommand } from "./render-cli.js";
 export type { ExtraOptions } from "./extra-args.js";
 export { AgentContainerError, agentWorkdirOf, DEFAULT_AGENT_WORKDIR, unmaskableSecret, validateAgentContainer } from "./agent-container.js";
 export {
-  commandWords,
   composeSpec,
-  containerName,
   DEADLINE_COMMAND,
-  deadlineWords,
   DEFAULT_OWNER,
-  effectiveEnv,
   OWNER_LABEL,
   resolveAgentUser,
   RUN_LABEL,
-  tmpfsOptions,
 } from "./compose.js";
 export { ENV_NAME, ExtraArgsError, SUPPORTED_EXTRA_FLAGS } from "./extra-args.js";
-export { renderCliArgs, renderCommand } from "./render-cli.js";
+export { renderCommand } from "./render-cli.js";
 export { renderCreateBody } from "./render-api.js";
 export * from "./limits.js";

@@ -19,15 +19,13 @@
  * same EgressControl (register, revoke, meter, onBreach) over a unix socket with a bearer secret.
  */
 export type { EgressControl, EgressProxy } from "./proxy.js";
-export type { EgressControlEndpoint, EgressControlEndpointOptions } from "./control.js";
-export type { EgressControlClient, EgressControlClientOptions } from "./control-client.js";
+export type { EgressControlClient } from "./control-client.js";
 export type { EgressProxyOptions } from "./options.js";
 export type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressCredential, EgressUsage, RunMeter, RunRegistration } from "./run.js";
 export { createEgressProxy } from "./proxy.js";
-export { CONTROL_ROUTES, startEgressControlEndpoint } from "./control.js";
-export { createEgressControlClient, EgressControlError } from "./control-client.js";
-export { EGRESS_CLIS, EgressArgumentError, validateRegistration } from "./run.js";
-export { ANTHROPIC_OAUTH_BETA, BUDGET_REFUSAL_STATUS, DEFAULT_UPSTREAMS, REFUSED_ANTHROPIC_BETAS, routesOf } from "./providers.js";
+export { startEgressControlEndpoint } from "./control.js";
+export { createEgressControlClient } from "./control-client.js";
+export { EgressArgumentError } from "./run.js";
 export * from "./limits.js";
-export { DEFAULT_CONTROL_SOCKET, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES } from "./environment.js";
+export { DEFAULT_EGRESS_PORT, EGRESS_VARIABLES } from "./environment.js";
 export { connectTarget } from "./connect-target.js";

@@ -59,10 +59,6 @@ export function routeOf(cli: EgressCli, method: string, path: string): Route | u
   return ROUTES[cli].find((r) => r.method === method && r.path === path);
 }
 
-export function routesOf(cli: EgressCli): readonly Route[] {
-  return ROUTES[cli];
-}
-
 /** The per-Run token a client sent: `x-api-key`, or `Authorization: Bearer`. */
 export function presentedToken(headers: IncomingHttpHeaders): string | undefined {
   const key = headers["x-api-key"];

@@ -24,6 +24,5 @@ export type {
   NetworkSpec,
 } from "./engine.js";
 export { connectDocker } from "./connect.js";
-export { createDockerEngine, splitAttachStream } from "./docker.js";
+export { createDockerEngine } from "./docker.js";
 export { describeEngineError, engineMessage, engineStatus } from "./errors.js";
-export { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";

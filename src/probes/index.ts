@@ -13,4 +13,4 @@ export type { EngineConnection, EngineFailure, EngineReport, ImageReport, Mounts
 export type { StagingProbe, StagingProbeFailure, StagingProbeOptions } from "./staging-probe.js";
 export { containerMounts, inspectEngine, inspectImage } from "./engine-facts.js";
 export { PREFLIGHT_OWNER, probeStagingDirectory } from "./staging-probe.js";
-export { ENGINE_QUESTION_TIMEOUT_MS, PREFLIGHT_OUTPUT_BYTES, PREFLIGHT_TIMEOUT_SECONDS } from "./limits.js";
+export { PREFLIGHT_OUTPUT_BYTES, PREFLIGHT_TIMEOUT_SECONDS } from "./limits.js";

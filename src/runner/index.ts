@@ -22,6 +22,6 @@ export { AgentRunnerError } from "./runner-options.js";
 export { NETWORK_POLICIES, reachWarning } from "./network-policy.js";
 export type { CliVersion, CliVersionOptions } from "./cli-versions.js";
 export { agentCliVersions } from "./cli-versions.js";
-export type { RunnerAssembly, RunnerAssemblyOptions } from "./assembly.js";
+export type { RunnerAssembly } from "./assembly.js";
 export { assembleRunners } from "./assembly.js";
 export { bothPolicyAndNetworks } from "./network-options.js";

@@ -10,15 +10,7 @@ import { pino } from "pino";
 import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
-import {
-  AgentContainerError,
-  createAgentContainerRuntime,
-  outHolderName,
-  outVolumeName,
-  runVolumeName,
-  volumeHolderName,
-  type RunPlanFunction,
-} from "../index.js";
+import { AgentContainerError, createAgentContainerRuntime, outVolumeName, runVolumeName, volumeHolderName, type RunPlanFunction } from "../index.js";
 import { sessionStorePath } from "../staging/index.js";
 
 const silent = pino({ level: "silent" });
@@ -96,14 +88,14 @@ describe("out/ bounded by a volume of the Run's own", () => {
     const runId = outcome.runId;
     const volume = outVolumeName(runId);
     // The holder first, with the volume; then the agent, whose out/ is the volume and no bind.
-    expect(specs.map((s) => s.name)).toEqual([outHolderName(runId), `agentcage-${runId}`]);
+    expect(specs.map((s) => s.name)).toEqual([volumeHolderName(runId), `agentcage-${runId}`]);
     expect(specs[0]?.mounts).toEqual([{ Type: "volume", Source: volume, Target: "/out", ReadOnly: false }]);
     const agentMounts = specs[1]?.mounts ?? [];
     expect(agentMounts.filter((m) => m.Target === "/work/out")).toEqual([{ Type: "volume", Source: volume, Target: "/work/out", ReadOnly: false }]);
     expect(agentMounts.filter((m) => m.Type === "bind").map((m) => m.Target)).toEqual(["/work"]);
     expect(engine.calls.filter((call) => /^(createVolume|getArchive|removeVolume)/.test(call))).toEqual([
       `createVolume ${volume}`,
-      `getArchive ${outHolderName(runId)} /out`,
+      `getArchive ${volumeHolderName(runId)} /out`,
       `removeVolume ${volume}`,
     ]);
     expect(engine.existing()).toEqual([]);

@@ -17,7 +17,7 @@ const { FULL_BELOW_BYTES, FULL_BELOW_INODES, MAX_INPUT_DEPTH, MAX_SESSION_STORE_
 /** The holder runs nothing but `sleep`: the least a container needs. */
 const HOLDER_LIMITS = { memoryBytes: 16 * 1024 * 1024, pids: 8, tmpfsBytes: 1024 * 1024, stopGraceSeconds: 0 };
 /** The label that says which of a Run's places a volume is. */
-export const VOLUME_KIND_LABEL = "agentcage.volume";
+const VOLUME_KIND_LABEL = "agentcage.volume";
 
 /** Which place of the Run a volume is: its out/, its whole writable work/, or its session store's working copy. */
 export type RunVolumeKind = "out" | "work" | "session";
@@ -40,9 +40,6 @@ export function outVolumeName(runId: string): string {
 export function volumeHolderName(runId: string): string {
   return `agentcage-${runId}-volumes`;
 }
-
-/** The same holder, under the name callers knew when it held out/ alone. */
-export const outHolderName = volumeHolderName;
 
 /** Where the holder mounts the volume of each kind. */
 export function holderPath(kind: RunVolumeKind): string {
@@ -81,9 +78,6 @@ export type CollectedVolume = {
   /** With a manifest given: the manifest of the copied-back work/ (carryManifest). */
   readonly manifest?: Manifest;
 };
-
-/** What the out/ volume held (the name it had when only out/ had one). */
-export type CollectedOut = CollectedVolume;
 
 export type RunVolumes = {
   readonly names: Readonly<Partial<Record<RunVolumeKind, string>>>;

@@ -10,5 +10,5 @@
  */
 export type { RunningService, ServeOptions } from "./serve.js";
 export { serve, ServeError } from "./serve.js";
-export type { RunRecord, RunState, RunStore, StoredEvent } from "./store.js";
-export { createRunStore, RUN_ID, RUN_STATES, TERMINAL_STATES } from "./store.js";
+export type { RunRecord } from "./store.js";
+export { createRunStore, RUN_ID, RUN_STATES } from "./store.js";

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { findCircles, findViolations } from "./confinement.js";
+import { findCircles, findViolations } from "./index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -1,4 +1,3 @@
 // The code's shape rules: which folder may import which, and through which door.
 // Invariant: shape imports nothing from src/; it only reads source text handed to it.
-export { findViolations } from "./confinement.js";
-export type { SourceFile } from "./confinement.js";
+export { findCircles, findViolations } from "./confinement.js";

@@ -11,18 +11,14 @@
  */
 export type { RunInputs } from "./inputs.js";
 export type { RunDirectory, SecretFile } from "./layout.js";
-export type { PrepareOptions, RunInfo } from "./prepare.js";
 export type { RecordStream } from "./record.js";
-export type { DiskSweepOptions } from "./sweep.js";
-export type { SessionSweepOptions, SweptSessionStore } from "./session-sweep.js";
+export type { SweptSessionStore } from "./session-sweep.js";
 export { OUT_NAME, StagingError } from "./inputs.js";
 export * from "./exclude/index.js";
 export { numericUser, prepareRunDirectory } from "./prepare.js";
-export type { ArchiveCopy, ArchiveCopyLimits } from "./archive-copy.js";
 export { copyFromArchive } from "./archive-copy.js";
-export type { PackedTree } from "./archive-pack.js";
 export { measureTree, packTree } from "./archive-pack.js";
-export { runDirectory, sessionStorePath, stagedMounts } from "./layout.js";
+export { sessionStorePath, stagedMounts } from "./layout.js";
 export { canBoundWrites, releaseWritable, unmountUnder, writableFull } from "./writable.js";
 export { keepSessionStore, openSessionStore, SESSION_NAME, sessionStoreExists, touchSessionStore } from "./sessions.js";
 export { sweepSessionStores } from "./session-sweep.js";
@@ -31,18 +27,11 @@ export { removeTree } from "./remove-tree.js";
 export { sweepRunDirectories } from "./sweep.js";
 export * from "./harvest/index.js";
 export type { Manifest, Originals } from "./changes/index.js";
-export { carryManifest, ChangesRefused, collectChanges, harvestChanges, takeManifest } from "./changes/index.js";
-export type { ExtractOptions, InputLimits, InputsSummary } from "./archive-extract.js";
+export { carryManifest, harvestChanges, takeManifest } from "./changes/index.js";
 export { extractInputs, InputsError, inputsTooLarge } from "./archive-extract.js";
-export type { ArtifactFile } from "./harvest-files.js";
 export { listArtifacts, openArtifact, packArtifacts } from "./harvest-files.js";
 export {
   INPUT_UPLOAD_TIMEOUT_MS,
-  MAX_ARCHIVE_DEPTH,
-  MAX_ARCHIVE_ENTRIES,
-  MAX_ARCHIVE_FILE_BYTES,
-  MAX_ARCHIVE_NAME_BYTES,
-  MAX_ARCHIVE_TOTAL_BYTES,
   MAX_INPUT_ARCHIVE_BYTES,
 } from "./limits.js";
 export * as stagingLimits from "./limits.js";

@@ -5,24 +5,20 @@
 //   // claude: ANTHROPIC_BASE_URL=model.url; codex: a provider with base_url = `${model.url}/v1`
 //   expect(model.requests.some((r) => r.path === "/v1/messages")).toBe(true);
 //   await model.close();
-export type { RecordedRequest, StandInApi, StandInModel, StandInOptions } from "./server.js";
+export type { StandInModel } from "./server.js";
 export type { Scenario } from "./scenarios.js";
-export { MAX_REQUEST_BYTES, REDACTED, startStandInModel } from "./server.js";
+export { REDACTED, startStandInModel } from "./server.js";
 export {
   ANTHROPIC_USAGE,
   BASH_COMMAND,
   CODEX_WRITTEN_FILE_TEXT,
-  LOOP_COMMAND,
   NON_ASCII_ANSWER,
   OPENAI_USAGE,
   PLAIN_ANSWER,
   RETRY_AFTER_SECONDS,
   SCENARIOS,
-  SCENARIO_DESCRIPTIONS,
-  SIDE_ANSWER,
   TOOL_FINAL_ANSWER,
   WRITTEN_FILE_TEXT,
   isScenario,
   loopText,
-  isStatusScenario,
 } from "./scenarios.js";

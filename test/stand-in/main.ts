@@ -2,11 +2,12 @@
 // PORT from the environment (HOST optional, default 127.0.0.1). Prints one JSON line when
 // listening and one per request (credential headers already "[set]"); SIGTERM/SIGINT close it.
 import { startStandInModel } from "./server.js";
-import { SCENARIOS, isScenario } from "./scenarios.js";
+import { SCENARIO_DESCRIPTIONS, SCENARIOS, isScenario } from "./scenarios.js";
 
 const scenario = process.env["SCENARIO"] ?? "plain";
 if (!isScenario(scenario)) {
   process.stderr.write(`SCENARIO ${JSON.stringify(scenario)} is not a stand-in scenario; use one of ${SCENARIOS.join(", ")}\n`);
+  for (const known of SCENARIOS) process.stderr.write(`  ${known}: ${SCENARIO_DESCRIPTIONS[known]}\n`);
   process.exit(2);
 }
 const portText = process.env["PORT"] ?? "0";

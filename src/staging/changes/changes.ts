@@ -97,12 +97,7 @@ function changeSetEntries(changes: ChangeSummary): number {
   return changes.added.length + changes.changed.length + directories.size + 3;
 }
 
-/** Writes the changes of `work` into the new directory `into`; returns their summary. */
-export async function collectChanges(work: string, manifest: Manifest, originals: Originals, into: string): Promise<ChangeSummary> {
-  return collectInto(work, manifest, originals, into, {});
-}
-
-/** collectChanges, with what the summary says of the agent's out/ when the caller harvested it. */
+/** Writes the changes of `work` into the new directory `into` and returns their summary, with what it says of the agent's out/ when the caller harvested it. */
 async function collectInto(work: string, manifest: Manifest, originals: Originals, into: string, out: Pick<ChangeSummary, "outFiles">): Promise<ChangeSummary> {
   const added: string[] = [];
   const changed: string[] = [];

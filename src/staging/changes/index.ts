@@ -5,10 +5,10 @@
  * ```ts
  * const manifest = await takeManifest(work);   // after staging
  * // ... the Run ...
- * const summary = await collectChanges(work, manifest, { directory: inputs }, changesDir);
+ * const harvested = await harvestChanges(work, { manifest, originals: { directory: inputs } }, changesDir, destination);
  * ```
  */
 export type { Manifest } from "./manifest.js";
 export type { Originals } from "./changes.js";
 export { carryManifest, takeManifest } from "./manifest.js";
-export { ChangesRefused, collectChanges, harvestChanges } from "./changes.js";
+export { harvestChanges } from "./changes.js";

@@ -2,5 +2,5 @@
  * Exclusion: which paths of an input directory a Run leaves out (`inputs.exclude`), as globs
  * checked before anything is made and tested by staging's walk and by a change set's.
  */
-export type { ExcludeExpression, Excluded } from "./exclude.js";
-export { excludedBy, excludeExpressions, excludeProblem, literalPath, MAX_EXCLUDE_PATTERN_LENGTH, MAX_EXCLUDE_PATTERNS, withinExcluded } from "./exclude.js";
+export type { Excluded } from "./exclude.js";
+export { excludedBy, excludeExpressions, excludeProblem, literalPath, withinExcluded } from "./exclude.js";

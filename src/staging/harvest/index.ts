@@ -14,7 +14,7 @@
 export type { HarvestLimits, HarvestOptions } from "./harvest.js";
 export type { HarvestRecovery } from "./recover.js";
 export { harvest, HarvestArgumentError, recoverHarvest } from "./harvest.js";
-export { canonicalPath, overlapsAsWritten, pathsOverlap } from "./overlap.js";
+export { overlapsAsWritten, pathsOverlap } from "./overlap.js";
 export { printableName } from "./printable-name.js";
 export {
   MAX_HARVEST_DEPTH,

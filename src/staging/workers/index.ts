@@ -8,5 +8,5 @@
  * const size = await pool.run("/etc/hostname");
  * ```
  */
-export type { WorkerPool } from "./pool.js";
+
 export { createWorkerPool } from "./pool.js";
