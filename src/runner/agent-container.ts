@@ -1,0 +1,53 @@
+// The one Agent Container a runner declares (the agent image, both CLIs' public variables, the
+// Operator's staging, networks, runtime, limits) and the runtime over it with the Run Plan per CLI.
+// Invariant: no credential is in the declaration (each Run gets its own); a declaration the container
+// refuses is refused at construction, in the runner's words.
+
+import { AgentContainerError, type AgentContainer } from "../container/index.js";
+import { createAgentContainerRuntime, type AgentContainerRuntime } from "../runtime/index.js";
+import { publicEnvironment, type AgentResult } from "../agents/index.js";
+import { inRunnerWords } from "./runner-options.js";
+import { publicProxyEnvironment } from "./network-policy.js";
+import { planRun, type PlannedRequest } from "./run-plan.js";
+import type { RunnerSettings } from "./settings.js";
+
+export type RunnerRuntime = AgentContainerRuntime<AgentResult, PlannedRequest>;
+
+/** The runtime every Run of the runner goes through; throws AgentRunnerError for a declaration that cannot mean anything. */
+export function createRunnerRuntime(settings: RunnerSettings): RunnerRuntime {
+  const { options } = settings;
+  const container = runnerContainer(settings);
+  try {
+    return createAgentContainerRuntime<AgentResult, PlannedRequest>({
+      container,
+      ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
+      ...(options.docker === undefined ? {} : { docker: options.docker }),
+      ...(options.engine === undefined ? {} : { engine: options.engine }),
+      run: planRun(settings),
+    });
+  } catch (error) {
+    throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
+  }
+}
+
+function runnerContainer(settings: RunnerSettings): AgentContainer {
+  const { options, anthropicBaseUrl, apiRetries, gateway, policy } = settings;
+  return {
+    image: options.image,
+    // Both CLIs' public variables: each ignores the other's.
+    publicEnv: {
+      ...publicEnvironment("codex"),
+      ...publicEnvironment("claude", anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl }),
+      CLAUDE_CODE_MAX_RETRIES: String(apiRetries),
+      ...(gateway !== undefined && policy === "allowlist" ? publicProxyEnvironment(gateway) : {}),
+    },
+    ...(options.staging === undefined ? {} : { staging: options.staging }),
+    workdir: settings.workdir,
+    ...(options.networks === undefined ? {} : { networks: options.networks }),
+    ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.user === undefined ? {} : { user: options.user }),
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  };
+}

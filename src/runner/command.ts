@@ -1,0 +1,26 @@
+// The `docker run` words for a request, starting nothing: the Agent Container and Run Plan a Run
+// would get, with the credential only by name (`--env NAME`, its value from whoever runs the words).
+// Invariant: a call or request that cannot mean anything throws here; there is no Outcome to carry it.
+
+import type { ComposedCommand } from "../container/index.js";
+import { AgentRequestError, CREDENTIAL_VARIABLES, type AgentRequestInput } from "../agents/index.js";
+import type { RunnerContext } from "./context.js";
+import { agentVariable, handOver } from "./hand-over.js";
+import { prepareAny } from "./prepare.js";
+import type { PlannedRequest } from "./run-plan.js";
+import { AgentRunnerError, checkRunCall } from "./runner-options.js";
+
+export async function commandForRequest(context: RunnerContext, input: AgentRequestInput, prompt: string, extra: readonly unknown[]): Promise<ComposedCommand> {
+  const misuse = checkRunCall(prompt, undefined, extra);
+  if (misuse !== undefined) throw new AgentRunnerError(misuse.replace(/^run takes \(request, prompt, options\)/, "commandFor takes (request, prompt)"));
+  const prepared = await prepareAny(context.settings, input, true);
+  if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
+  const { request, credential } = prepared;
+  const { codexProvider } = context.settings;
+  // No credential here is no reason to refuse a plan: it names the variable a Run would read.
+  const handed =
+    credential === undefined
+      ? { env: { [agentVariable(request.cli, CREDENTIAL_VARIABLES[request.cli][0]?.[0] ?? "", codexProvider)]: "" } }
+      : handOver(request.cli, credential, codexProvider);
+  return context.runtime.commandFor({ text: prompt, request: { request, watch: () => [] } satisfies PlannedRequest }, handed);
+}

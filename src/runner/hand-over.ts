@@ -1,0 +1,40 @@
+// What a Run's container is handed beside its Run Plan: the credential when no egress proxy holds
+// it (a login as a read-only file, a key in one variable), and the Session Store it keeps.
+// Invariant: the credential's value goes only where the runtime masks it; a text the caller's
+// callback wrote is masked with credentialMasked before an Outcome carries it.
+
+import { createMasker } from "../redact/index.js";
+import type { RunOptions, SessionStoreOptions } from "../runtime/index.js";
+import { CLAUDE_CONFIG_DIR, CODEX_HOME, type AgentCli, type AgentRequest, type CodexProvider, type Credential } from "../agents/index.js";
+
+/** A credential that was found. */
+export type FoundCredential = Exclude<Credential, { kind: "none" }>;
+
+/**
+ * How the credential reaches the agent (a login as a read-only file, a key in one variable), and
+ * what of it the runtime masks in this Run only: the file's content, and every token inside it.
+ */
+export function handOver(cli: AgentCli, credential: FoundCredential, provider: CodexProvider | undefined): Pick<RunOptions, "env" | "secretFiles" | "secrets"> {
+  if (credential.kind === "login") return { secretFiles: [credential.file], secrets: credential.tokens };
+  return { env: { [agentVariable(cli, credential.variable, provider)]: credential.value } };
+}
+
+/** The variable the agent reads its key from: a codex provider names its own; otherwise where it was found. */
+export function agentVariable(cli: AgentCli, found: string, provider: CodexProvider | undefined): string {
+  return cli === "codex" && provider !== undefined ? (provider.envKey ?? "OPENAI_API_KEY") : found;
+}
+
+/** The credential's value (and a login's tokens) out of a text the caller's callback wrote, in every spelling the masker knows. */
+export function credentialMasked(text: string, credential: FoundCredential): string {
+  const values =
+    credential.kind === "login"
+      ? [...(typeof credential.file.content === "string" ? [credential.file.content] : []), ...credential.tokens]
+      : [credential.value];
+  return createMasker(values).mask(text);
+}
+
+/** Where each CLI keeps what resuming needs, found with the real CLIs: claude's projects/ (one log per session), codex's sessions/ (rollouts). */
+export function sessionStoreOf(request: AgentRequest): SessionStoreOptions {
+  const agentPath = request.cli === "claude" ? `${CLAUDE_CONFIG_DIR}/projects` : `${CODEX_HOME}/sessions`;
+  return { namespace: request.cli, agentPath, ...(request.resumeSession === undefined ? {} : { resume: request.resumeSession }) };
+}

@@ -1,0 +1,138 @@
+// A Run's container under its guards: the budget and wall clock fed from every event, the egress
+// proxy's breaches and meter, the stall warning; then the Run's token revoked and its meter read.
+// Invariant: whatever the container run did, the guards are disposed, the meter watch stopped and
+// the token revoked before the Run's Outcome is assembled.
+
+import type { Outcome } from "../plan/index.js";
+import type { RunOptions } from "../runtime/index.js";
+import type { RunMeter } from "../egress/index.js";
+import type { AgentEvent, AgentResult, BudgetCap } from "../agents/index.js";
+import type { RunnerContext } from "./context.js";
+import { createRunGuard, type RunGuard } from "./guard.js";
+import { credentialMasked, handOver, sessionStoreOf } from "./hand-over.js";
+import { watchMeter } from "./meter.js";
+import type { ProxiedRun } from "./network-policy.js";
+import type { Prepared } from "./prepare.js";
+import type { PlannedRequest } from "./run-plan.js";
+import type { AgentRunOptions } from "./runner-options.js";
+
+/** What the container run left for the Outcome: the runtime's own, the guard that watched it, the proxy's last meter reading. */
+export type Ran = {
+  readonly ran: Outcome<AgentResult>;
+  readonly guard: RunGuard;
+  readonly meter: RunMeter | undefined;
+  /** The first error the caller's onEvent threw, masked. */
+  readonly onEventError: string | undefined;
+};
+
+/** The Run's guards, the request its plan function gets, and the Run's way to tell the caller an event once the plan attached it. */
+type RunWatch = {
+  readonly guard: RunGuard;
+  readonly planned: PlannedRequest;
+  readonly tell: (event: AgentEvent) => void;
+  readonly onEventError: () => string | undefined;
+};
+
+export async function runGuarded(
+  context: RunnerContext,
+  prepared: Prepared,
+  proxied: ProxiedRun | undefined,
+  prompt: string,
+  runOptions: AgentRunOptions,
+): Promise<Ran> {
+  const { request } = prepared;
+  const { gateway } = context.settings;
+  const watch = watchRun(context, prepared, proxied, runOptions);
+  let ran: Outcome<AgentResult>;
+  let meter: RunMeter | undefined;
+  const metering = proxied === undefined || gateway === undefined ? undefined : watchMeter(gateway, proxied, watch.tell, watch.guard.unavailable);
+  try {
+    ran = await context.runtime.run(
+      { text: prompt, request: watch.planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
+      runtimeOptions(context, prepared, proxied, runOptions, watch),
+    );
+  } finally {
+    watch.guard.dispose();
+    metering?.stop();
+    if (proxied !== undefined) meter = await endProxiedRun(context, proxied, watch.tell);
+  }
+  return { ran, guard: watch.guard, meter, onEventError: watch.onEventError() };
+}
+
+function watchRun(context: RunnerContext, { request, credential }: Prepared, proxied: ProxiedRun | undefined, runOptions: AgentRunOptions): RunWatch {
+  const guard = createRunGuard(request, runOptions.signal);
+  if (proxied !== undefined) {
+    context.breaches.atSource(proxied.runId, (breach) =>
+      guard.exceededAtSource(breach.cap as BudgetCap, `the egress proxy refused a model call: ${breach.message}`),
+    );
+  }
+  let deliver: ((event: AgentEvent) => void) | undefined;
+  let onEventError: string | undefined;
+  const planned: PlannedRequest = {
+    request,
+    watch: guard.watch,
+    attach: (given) => (deliver = given),
+    ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
+    onEventFailed: (error) => {
+      onEventError = credentialMasked(
+        `the caller's onEvent threw: ${error instanceof Error ? error.message : String(error)}; the Run went on without it`,
+        credential,
+      );
+      context.settings.options.logger?.warn({ err: onEventError }, "onEvent threw");
+    },
+  };
+  return { guard, planned, tell: (event) => deliver?.(event), onEventError: () => onEventError };
+}
+
+/** The runtime's options for the Run: the credential handed over (or the proxy's token and network), the caller's, the guards'. */
+function runtimeOptions(
+  context: RunnerContext,
+  { request, credential }: Prepared,
+  proxied: ProxiedRun | undefined,
+  runOptions: AgentRunOptions,
+  watch: RunWatch,
+): RunOptions {
+  const { policy, keepSessions, codexProvider } = context.settings;
+  return {
+    timeoutSeconds: request.timeoutSeconds,
+    ...(proxied === undefined ? handOver(request.cli, credential, codexProvider) : { runId: proxied.runId, network: proxied.network, env: proxied.env }),
+    ...(policy === "open" ? { network: { kind: "open" as const } } : {}),
+    ...pick(runOptions),
+    signal: watch.guard.signal,
+    stallSeconds: request.stallSeconds,
+    onStallWarning: ({ silentMs }) => {
+      const last = watch.guard.lastEvent();
+      watch.tell({
+        type: "stall_warning",
+        silentSeconds: Math.round(silentMs / 1000),
+        stallSeconds: request.stallSeconds,
+        ...(last === undefined ? {} : { lastEvent: last }),
+      });
+    },
+    ...(keepSessions ? { sessionStore: sessionStoreOf(request) } : {}),
+  };
+}
+
+/** The token dies with the Run; what it spent is the proxy's count, told as the last `metered` event however short the Run was. */
+async function endProxiedRun(context: RunnerContext, proxied: ProxiedRun, tell: (event: AgentEvent) => void): Promise<RunMeter | undefined> {
+  context.breaches.forget(proxied.runId);
+  const meter = await proxied.revoke().catch((error: unknown) => {
+    context.settings.options.logger?.error(
+      { runId: proxied.runId, err: error instanceof Error ? error.message : String(error) },
+      "the egress proxy did not revoke the Run's token",
+    );
+    return undefined;
+  });
+  if (meter !== undefined) tell({ type: "metered", turns: meter.turns, usage: meter.usage, costUsd: meter.costUsd, refused: meter.refused });
+  return meter;
+}
+
+function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo" | "replaceHarvestTo" | "runId"> {
+  return {
+    ...(options.runId === undefined ? {} : { runId: options.runId }),
+    ...(options.replaceHarvestTo === undefined ? {} : { replaceHarvestTo: options.replaceHarvestTo }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
+    ...(options.harvestTo === undefined ? {} : { harvestTo: options.harvestTo }),
+  };
+}

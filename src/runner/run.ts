@@ -1,0 +1,95 @@
+// One Run of an agent runner, as named steps: check the call, prepare the request, register it
+// with the egress proxy, run its container under its guards, assemble the Outcome.
+// Invariant: a Run ends in an Outcome, never a throw; a refusal before the runtime carries the
+// caller's run id too (one Run, one id).
+
+import type { Outcome } from "../plan/index.js";
+import type { AgentRequestInput, AgentResult } from "../agents/index.js";
+import type { RunnerContext } from "./context.js";
+import { credentialMasked } from "./hand-over.js";
+import { refused, withNetworkHint, withRuntimeHint, type AgentOutcome } from "./outcome.js";
+import { prepare, type Prepared } from "./prepare.js";
+import { runGuarded, type Ran } from "./run-container.js";
+import { checkRunCall, type AgentRunOptions } from "./runner-options.js";
+import { registerProxiedRun, type ProxiedRun } from "./network-policy.js";
+import type { RunnerSettings } from "./settings.js";
+
+export async function runAgent(
+  context: RunnerContext,
+  input: AgentRequestInput,
+  prompt: string,
+  runOptions: AgentRunOptions,
+  extra: readonly unknown[],
+): Promise<AgentOutcome> {
+  const misuse = checkRunCall(prompt, runOptions, extra);
+  if (misuse !== undefined) return refused("invalid_request", misuse, "none");
+  const named = (outcome: AgentOutcome): AgentOutcome => (runOptions.runId === undefined ? outcome : { ...outcome, runId: runOptions.runId });
+  const prepared = await prepare(context.settings, input);
+  if ("runId" in prepared) return named(prepared);
+  const entered = await enterProxy(context, prepared, runOptions.runId);
+  if ("refusal" in entered) return named(entered.refusal);
+  const ran = await runGuarded(context, prepared, entered.proxied, prompt, runOptions);
+  return assembleOutcome(context.settings, prepared, ran);
+}
+
+/** Under "model" and "allowlist": the Run registered with the egress proxy, once its breaches can be heard. Else no proxied Run. */
+async function enterProxy(
+  context: RunnerContext,
+  { request, credential }: Prepared,
+  runId: string | undefined,
+): Promise<{ readonly proxied: ProxiedRun | undefined } | { readonly refusal: AgentOutcome }> {
+  const { gateway, policy, options } = context.settings;
+  if (gateway === undefined) return { proxied: undefined };
+  if (credential.kind === "login") {
+    return {
+      refusal: refused(
+        "unavailable",
+        `a codex ChatGPT login cannot be kept out of the agent's container by the egress proxy (network policy ${JSON.stringify(policy)}); give codex an API key ($OPENAI_API_KEY), or use the "open" policy for a login`,
+        credential.kind,
+        request.cli,
+      ),
+    };
+  }
+  try {
+    await context.breaches.hear(gateway);
+    return { proxied: await registerProxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? [], runId) };
+  } catch (error) {
+    return {
+      refusal: refused(
+        "unavailable",
+        `the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`,
+        credential.kind,
+        request.cli,
+      ),
+    };
+  }
+}
+
+/** The runtime's Outcome with the guards' last word (budget, a stopped Run's answer so far), the network's, and the hint a failure gets. */
+function assembleOutcome(settings: RunnerSettings, { request, credential }: Prepared, { ran, guard, meter, onEventError }: Ran): AgentOutcome {
+  const { policy, options } = settings;
+  const guarded = guard.finish(ran.reason, ran.result);
+  const last = guard.lastEvent();
+  const outcome: Outcome<AgentResult> = {
+    ...ran,
+    reason: guarded.reason,
+    ...(guarded.result === undefined ? {} : { result: guarded.result }),
+    ...(ran.reason === "stalled" && last !== undefined ? { error: `${ran.error ?? "the agent stalled"}; the last event it printed: ${last}` } : {}),
+  };
+  return {
+    ...hinted(settings, outcome),
+    ...(guarded.budget === undefined ? {} : { budget: guarded.budget }),
+    network: { policy: options.networks === undefined ? policy : "declared", ...(meter === undefined ? {} : { meter }) },
+    credential: credential.kind,
+    cli: request.cli,
+    // Masked like everything else the Run hands back: the callback may have quoted an event.
+    ...(onEventError === undefined ? {} : { onEventError: credentialMasked(onEventError, credential) }),
+  };
+}
+
+/** A failed Run that could not reach its model, with why when the Operator's declaration explains it. */
+function hinted({ policy, options }: RunnerSettings, outcome: Outcome<AgentResult>): Outcome<AgentResult> {
+  if (policy === "none" && options.networks === undefined) return withNetworkHint(outcome);
+  if (policy !== "none" && options.containerRuntime !== undefined) return withRuntimeHint(outcome, options.containerRuntime, policy);
+  return outcome;
+}

@@ -1,0 +1,77 @@
+// A runner's settings, resolved once at construction from its options: the network policy, the
+// CLIs' own retries, whether sessions are kept, the egress proxy, where each CLI speaks, the workdir.
+// Invariant: what cannot mean anything is refused here with an AgentRunnerError, before any Run;
+// no Run resolves a setting again.
+
+import { DEFAULT_AGENT_WORKDIR } from "../container/index.js";
+import type { EgressGateway } from "../gateway/index.js";
+import type { CodexProvider } from "../agents/index.js";
+import { DEFAULT_API_RETRIES, MAX_API_RETRIES } from "./limits.js";
+import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
+import { checkNetworkPolicy } from "./network-options.js";
+import { egressBaseUrl, type NetworkPolicy } from "./network-policy.js";
+
+export type RunnerSettings = {
+  /** The options as the caller gave them (their shape already checked). */
+  readonly options: AgentRunnerOptions;
+  readonly policy: NetworkPolicy;
+  /** Retries of a failed API call by the CLI itself. */
+  readonly apiRetries: number;
+  readonly keepSessions: boolean;
+  /** The egress proxy, under "model" and "allowlist" only. */
+  readonly gateway: EgressGateway | undefined;
+  /** Where claude speaks: the proxy when there is one, else the Operator's setting; undefined: the CLI's own endpoint. */
+  readonly anthropicBaseUrl: string | undefined;
+  /** Where codex speaks, with the runner's retries; undefined: the CLI's own provider. */
+  readonly codexProvider: CodexProvider | undefined;
+  /** One working directory for the container and for codex's --cd: the staged workspace's. */
+  readonly workdir: string;
+};
+
+/** The settings of a runner whose options' shape was checked; throws AgentRunnerError for values that cannot go. */
+export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettings {
+  const policy = checkNetworkPolicy(options);
+  const apiRetries = checkedApiRetries(options);
+  const keepSessions = checkedSessions(options);
+  if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
+    throw new AgentRunnerError(
+      `codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`,
+    );
+  }
+  const gateway = policy === "model" || policy === "allowlist" ? options.egress : undefined;
+  // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting.
+  const anthropicBaseUrl = gateway === undefined ? options.anthropicBaseUrl : egressBaseUrl(gateway);
+  const declaredProvider: CodexProvider | undefined =
+    gateway === undefined
+      ? options.codexProvider
+      : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY", ...(gateway.codexModel === undefined ? {} : { model: gateway.codexModel }) };
+  return {
+    options,
+    policy,
+    apiRetries,
+    keepSessions,
+    gateway,
+    anthropicBaseUrl,
+    codexProvider: declaredProvider === undefined ? undefined : { ...declaredProvider, maxRetries: declaredProvider.maxRetries ?? apiRetries },
+    workdir: options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR,
+  };
+}
+
+function checkedApiRetries(options: AgentRunnerOptions): number {
+  const apiRetries = options.apiRetries ?? DEFAULT_API_RETRIES;
+  if (!Number.isInteger(apiRetries) || apiRetries < 0 || apiRetries > MAX_API_RETRIES) {
+    throw new AgentRunnerError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
+  }
+  return apiRetries;
+}
+
+function checkedSessions(options: AgentRunnerOptions): boolean {
+  const keepSessions = options.sessions === true;
+  if (options.sessions !== undefined && typeof options.sessions !== "boolean") {
+    throw new AgentRunnerError(`sessions ${JSON.stringify(options.sessions)} is not a boolean; pass true to keep sessions for resumeSession, or leave it out`);
+  }
+  if (keepSessions && options.staging === undefined) {
+    throw new AgentRunnerError("sessions: true needs staging: each session is kept in the Staging Directory; declare staging: { runtimeDir }");
+  }
+  return keepSessions;
+}
