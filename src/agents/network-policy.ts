@@ -78,8 +78,8 @@ export async function registerProxiedRun(
   credential: Extract<Credential, { kind: "api_key" | "oauth_token" }>,
   policy: "model" | "allowlist",
   allowlist: readonly string[],
+  runId: string = newRunId(),
 ): Promise<ProxiedRun> {
-  const runId = newRunId();
   const caps = request.budget;
   const budget = {
     ...(caps?.maxTurns === undefined ? {} : { maxTurns: caps.maxTurns }),

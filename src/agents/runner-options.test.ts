@@ -35,6 +35,7 @@ describe("run called wrongly", () => {
     ["an option it does not know", [{ cli: "claude" }, "hi", { timeoutSeconds: 5 }], /run option "timeoutSeconds" is not one it knows/],
     ["an onEvent that is not a function", [{ cli: "claude" }, "hi", { onEvent: "log" }], /run option onEvent "log" is not a function/],
     ["a fourth argument", [{ cli: "claude" }, "hi", {}, {}], /run takes \(request, prompt, options\); 1 more argument/],
+    ["a runId that is not a Run id", [{ cli: "claude" }, "hi", { runId: "run-1" }], /run option runId "run-1" is not a Run id; make one with newRunId\(\)/],
   ])("resolves as invalid_request for %s", async (_what, args, message) => {
     const engine = createFakeEngine();
     const runner = createAgentRunner({ image: "agent:1", environment: { ANTHROPIC_API_KEY: KEY }, logger: silent, engine });
@@ -64,5 +65,25 @@ describe("an onEvent that throws", () => {
     expect(outcome).toMatchObject({ ok: true, reason: "completed", result: { text: "The capital of France is Paris." } });
     expect(calls).toBe(1);
     expect(outcome.onEventError).toBe("the caller's onEvent threw: my dashboard is down (key [REDACTED]); the Run went on without it");
+  });
+});
+
+describe("a runId the caller made", () => {
+  const runId = "0123456789abcdef";
+
+  it("names the Run's container and its Outcome", async () => {
+    const engine = createFakeEngine({ stdout: [claudePlain] });
+    const runner = createAgentRunner({ image: "agent:1", environment: { ANTHROPIC_API_KEY: KEY }, networks: ["agents"], logger: silent, engine });
+    const outcome = await runner.run({ cli: "claude" }, "What is the capital of France?", { runId });
+    expect(outcome).toMatchObject({ ok: true, runId });
+    expect(engine.calls).toContain(`create agentcage-${runId}`);
+  });
+
+  it("is the runId of a refusal before any container too", async () => {
+    const engine = createFakeEngine();
+    const runner = createAgentRunner({ image: "agent:1", environment: {}, logger: silent, engine });
+    const outcome = await runner.run({ cli: "claude" }, "hi", { runId });
+    expect(outcome).toMatchObject({ ok: false, reason: "unavailable", runId });
+    expect(engine.calls.filter((call) => call.startsWith("create"))).toEqual([]);
   });
 });

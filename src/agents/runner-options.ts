@@ -76,6 +76,12 @@ export type AgentRunOptions = {
   readonly replaceHarvestTo?: boolean;
   /** Each event as the stream is read, secrets masked. If it throws, the Run goes on; see `onEventError`. */
   readonly onEvent?: (event: AgentEvent) => void;
+  /**
+   * The id this Run takes, made by `newRunId()`, when the caller names something by it before the
+   * Run starts (a service's record of the Run). Every Outcome of the call carries it, a refusal's
+   * too. Default: a new one.
+   */
+  readonly runId?: string;
 };
 
 /** A createAgentRunner() or commandFor() call that cannot mean anything. */
@@ -106,7 +112,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "docker",
   "engine",
 ];
-const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent"];
+const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId"];
 
 export function checkRunnerOptions(options: unknown, extra: readonly unknown[]): void {
   if (extra.length > 0) throw new AgentRunnerError(`createAgentRunner takes one argument, its options; ${extra.length} more were given`);
@@ -128,11 +134,13 @@ export function checkRunCall(prompt: unknown, options: unknown, extra: readonly 
   }
   const unknown = Object.keys(options).filter((key) => !(RUN_OPTION_NAMES as readonly string[]).includes(key));
   if (unknown.length > 0) return `run option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUN_OPTION_NAMES.join(", ")}`;
-  const { signal, onEvent } = options as AgentRunOptions;
+  const { signal, onEvent, runId } = options as AgentRunOptions;
   if (signal !== undefined && !(signal instanceof AbortSignal))
     return `run option signal ${describeValue(signal)} is not an AbortSignal; pass controller.signal or leave it out`;
   if (onEvent !== undefined && typeof onEvent !== "function")
     return `run option onEvent ${describeValue(onEvent)} is not a function; pass (event) => ... or leave it out`;
+  if (runId !== undefined && (typeof runId !== "string" || !/^[0-9a-f]{16}$/.test(runId)))
+    return `run option runId ${describeValue(runId)} is not a Run id; make one with newRunId(), or leave it out`;
   return undefined;
 }
 

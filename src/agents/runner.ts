@@ -253,28 +253,34 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     run: async (input, prompt, runOptions = {}, ...extra: never[]) => {
       const misuse = checkRunCall(prompt, runOptions, extra);
       if (misuse !== undefined) return refused("invalid_request", misuse, "none");
+      // A refusal before the runtime carries the caller's id too: one Run, one id.
+      const named = (outcome: AgentOutcome): AgentOutcome => (runOptions.runId === undefined ? outcome : { ...outcome, runId: runOptions.runId });
       const prepared = await prepare(input);
-      if ("runId" in prepared) return prepared;
+      if ("runId" in prepared) return named(prepared);
       const { request, credential } = prepared;
       let proxied: ProxiedRun | undefined;
       if (gateway !== undefined) {
         if (credential.kind === "login") {
-          return refused(
-            "unavailable",
-            `a codex ChatGPT login cannot be kept out of the agent's container by the egress proxy (network policy ${JSON.stringify(policy)}); give codex an API key ($OPENAI_API_KEY), or use the "open" policy for a login`,
-            credential.kind,
-            request.cli,
+          return named(
+            refused(
+              "unavailable",
+              `a codex ChatGPT login cannot be kept out of the agent's container by the egress proxy (network policy ${JSON.stringify(policy)}); give codex an API key ($OPENAI_API_KEY), or use the "open" policy for a login`,
+              credential.kind,
+              request.cli,
+            ),
           );
         }
         try {
           await hearBreaches(gateway);
-          proxied = await registerProxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? []);
+          proxied = await registerProxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? [], runOptions.runId);
         } catch (error) {
-          return refused(
-            "unavailable",
-            `the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`,
-            credential.kind,
-            request.cli,
+          return named(
+            refused(
+              "unavailable",
+              `the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`,
+              credential.kind,
+              request.cli,
+            ),
           );
         }
       }
@@ -502,8 +508,9 @@ function credentialMasked(text: string, credential: Exclude<Credential, { kind: 
   return createMasker(values).mask(text);
 }
 
-function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo" | "replaceHarvestTo"> {
+function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo" | "replaceHarvestTo" | "runId"> {
   return {
+    ...(options.runId === undefined ? {} : { runId: options.runId }),
     ...(options.replaceHarvestTo === undefined ? {} : { replaceHarvestTo: options.replaceHarvestTo }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.inputs === undefined ? {} : { inputs: options.inputs }),

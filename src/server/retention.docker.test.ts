@@ -68,7 +68,7 @@ describe("serve's sweep of session stores", () => {
       const said = lines
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((line) => line["msg"] === "sweep removed an ended Run's record and artifacts past their retention");
-      expect(said).toMatchObject([{ run: "00000000000000e1", runRetentionDays: 30 }]);
+      expect(said).toMatchObject([{ runId: "00000000000000e1", runRetentionDays: 30 }]);
     } finally {
       await running.stop(1000);
     }

@@ -102,6 +102,30 @@ describe("a cancelled Run", () => {
   });
 });
 
+describe("a Run's id", () => {
+  it("is the one its library Run takes, and its Outcome's, cancelled while it waited for a slot too", async () => {
+    const given: Array<string | undefined> = [];
+    const { runner } = untilCancelled([]);
+    const naming = {
+      ...runner,
+      run: (request: unknown, prompt: string, options: AgentRunOptions) => {
+        given.push(options.runId);
+        return runner.run(request as never, prompt, options);
+      },
+    };
+    const { service } = serviceOver(naming as AgentRunner, 1);
+    await service.recover();
+    const first = made(await service.submit(ask("holds the slot")));
+    const second = made(await service.submit(ask("waits")));
+    await until(() => given.length === 1);
+    expect(given).toEqual([first.record.id]);
+    await service.cancel(second.record.id);
+    expect(await service.outcome(second.record.id)).toMatchObject({ reason: "cancelled", runId: second.record.id });
+    await service.cancel(first.record.id);
+    expect(service.get(first.record.id)).not.toHaveProperty("runId");
+  });
+});
+
 describe("a Run that resumes a session", () => {
   it("holds its store from the sweep from its submit until it ends, cancelled in the queue too", async () => {
     const { runner } = untilCancelled([]);

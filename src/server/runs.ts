@@ -6,8 +6,8 @@
 // Invariant: a Run that has ended stays as it ended; nothing its agent's reader hands over later
 // (stopping never waits on the reader) moves its state or follows its `end` event.
 
-import { randomBytes } from "node:crypto";
 import type { AgentEvent, AgentOutcome, AgentRequestInput, AgentRunner } from "../agents/index.js";
+import { newRunId } from "../runtime/index.js";
 import { recoverHarvest } from "../staging/index.js";
 import { createRunStore, TERMINAL_STATES, type RunRecord, type RunState, type StoredEvent } from "./store.js";
 
@@ -182,6 +182,8 @@ export function createRunService(options: RunServiceOptions): RunService {
     // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.
     let over = false;
     const outcome = await runner.run(agentRequest, prompt, {
+      // One Run, one id: the library's Run (its container, Staging Directory and Outcome) takes the service's.
+      runId: record.id,
       signal: controller.signal,
       harvestTo: store.harvestDirectory(record.id),
       ...(record.inputs === undefined ? {} : { inputs: { directory: store.inputsDirectory(record.id) } }),
@@ -197,7 +199,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     over = true;
     await (writes.get(record.id) ?? Promise.resolve());
     record = records.get(record.id) ?? record;
-    await end({ ...record, runId: outcome.runId }, outcome, stateOf(outcome));
+    await end(record, outcome, stateOf(outcome));
     options.onEnd?.(request, outcome);
   }
 
@@ -211,7 +213,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     if (draining) return "draining";
     if (queue.length + running.size + admitting >= options.queueBound) return "queue_full";
     admitting += 1;
-    const id = randomBytes(8).toString("hex");
+    const id = newRunId();
     try {
       let given: RunRecord["inputs"];
       if (inputs !== undefined) {
@@ -306,7 +308,11 @@ export function createRunService(options: RunServiceOptions): RunService {
       if (at !== -1) {
         queue.splice(at, 1);
         const queuedMs = Math.max(0, Date.now() - Date.parse(record.createdAt));
-        await end(record, { ok: false, reason: "cancelled", error: "the Run was cancelled while it waited for a slot", durationMs: 0, queuedMs }, "cancelled");
+        await end(
+          record,
+          { runId: id, ok: false, reason: "cancelled", error: "the Run was cancelled while it waited for a slot", durationMs: 0, queuedMs },
+          "cancelled",
+        );
         const request = (await store.request(id).catch(() => undefined)) as ServiceRunRequest | undefined;
         if (request !== undefined) options.onEnd?.(request, { reason: "cancelled", durationMs: 0, queuedMs });
         return records.get(id);
@@ -334,6 +340,7 @@ export function createRunService(options: RunServiceOptions): RunService {
           await end(
             saved,
             {
+              runId: saved.id,
               ok: false,
               reason: "unavailable",
               error: "the service stopped while this Run ran; it was ended when the service started again, and its container removed",

@@ -52,7 +52,7 @@ export const outcomeSchema = z
   .looseObject({
     ok: z.boolean(),
     reason: z.enum(END_REASONS),
-    runId: z.string().optional().describe("the library's run id (the Run's own id on the service is `id`)"),
+    runId: z.string().optional().describe("the Run's id: the same as the Run's `id`"),
     error: z.string().optional().describe("one message for a person, when the Run did not complete"),
     durationMs: z.number().optional(),
     queuedMs: z.number().optional(),
@@ -98,7 +98,6 @@ export const runSchema = z.object({
   endedAt: z.string().optional(),
   labels: z.record(z.string(), z.string()),
   queuePosition: z.number().int().optional(),
-  runId: z.string().optional().describe("the library's run id: the Outcome's runId"),
   inputs: z
     .object({ files: z.number().int(), directories: z.number().int(), bytes: z.number().int() })
     .optional()

@@ -224,7 +224,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     slots,
     sessions: options.sessions === true,
     queueBound,
-    onError: (id, error) => logger.error({ run: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
+    onError: (id, error) => logger.error({ runId: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
     onEnd: (request, outcome) =>
       metrics.ended({
         cli: request.cli,
@@ -244,7 +244,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     if (runRetention === undefined) return;
     for (const record of await runs.removeEndedBefore(Date.now() - runRetention * DAY_MS)) {
       logger.info(
-        { run: record.id, runId: record.runId, endedAt: record.endedAt, runRetentionDays: runRetention },
+        { runId: record.id, endedAt: record.endedAt, runRetentionDays: runRetention },
         "sweep removed an ended Run's record and artifacts past their retention",
       );
     }

@@ -50,7 +50,7 @@ describe("sessions over HTTP", () => {
     expect(second.status).toBe(202);
     const two = await ended(url, token, ((await second.json()) as { id: string }).id);
     expect(two).toMatchObject({ state: "completed", outcome: { ok: true, result: { sessionId }, session: { id: sessionId, kept: true } } });
-    expect(containersOfRun(two["runId"] as string)).toEqual([]);
+    expect(containersOfRun(two["id"] as string)).toEqual([]);
 
     const resumed = await runCommand(
       ["run", "claude", "THIRD-TURN: and now?", "--remote", url, "--resume", sessionId, "--json"],

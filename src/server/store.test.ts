@@ -1,6 +1,6 @@
 // The service's record on disk: what overlapping writes of one Run's files leave, without the engine.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -18,5 +18,26 @@ describe("a Run's record", () => {
     const written = await Promise.allSettled([store.update({ ...queued, state: "running" }), store.update({ ...queued, state: "cancelled" })]);
     expect(written.map((w) => w.status)).toEqual(["fulfilled", "fulfilled"]);
     expect(JSON.parse(readFileSync(join(store.directory(queued.id), "state.json"), "utf8"))).toMatchObject({ state: "cancelled" });
+  });
+});
+
+describe("a record an earlier version wrote", () => {
+  it("is read with its one id, the library's run id it kept beside it left out", async () => {
+    const runtimeDir = mkdtempSync(join(scratch, "earlier-"));
+    const store = createRunStore(runtimeDir);
+    const id = "00000000000000a1";
+    const saved = {
+      id,
+      state: "completed",
+      createdAt: "2025-01-01T00:00:00.000Z",
+      endedAt: "2025-01-01T00:00:05.000Z",
+      labels: { a: "1" },
+      runId: "00000000000000b2",
+    };
+    mkdirSync(store.directory(id), { recursive: true });
+    writeFileSync(join(store.directory(id), "request.json"), JSON.stringify({ cli: "claude", prompt: "hi" }));
+    writeFileSync(join(store.directory(id), "state.json"), JSON.stringify(saved));
+    const { runId: _earlier, ...now } = saved;
+    expect(await store.all()).toEqual([now]);
   });
 });

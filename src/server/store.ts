@@ -25,8 +25,6 @@ export type RunRecord = {
   readonly createdAt: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly idempotencyKey?: string;
-  /** The library's run id once the Run has a container; the Outcome's `runId`. */
-  readonly runId?: string;
   readonly endedAt?: string;
   /** What the Run's input archive held, when it was given one. */
   readonly inputs?: { readonly files: number; readonly directories: number; readonly bytes: number };
@@ -126,8 +124,11 @@ export function createRunStore(runtimeDir: string): RunStore {
       const names = await readdir(root).catch(() => [] as string[]);
       const records: RunRecord[] = [];
       for (const name of names) {
-        const record = (await readJson(join(directory(name), "state.json")).catch(() => undefined)) as RunRecord | undefined;
-        if (record?.id === name) records.push(record);
+        const saved = (await readJson(join(directory(name), "state.json")).catch(() => undefined)) as (RunRecord & { runId?: unknown }) | undefined;
+        if (saved?.id !== name) continue;
+        // An earlier version kept the library's own run id beside the Run's; the Run's id is the one id now.
+        const { runId: _earlier, ...record } = saved;
+        records.push(record);
       }
       return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },

@@ -172,8 +172,6 @@ export interface operations {
                                 [key: string]: string;
                             };
                             queuePosition?: number;
-                            /** @description the library's run id: the Outcome's runId */
-                            runId?: string;
                             /** @description what the Run's input archive held, when it was given one */
                             inputs?: {
                                 files: number;
@@ -185,7 +183,7 @@ export interface operations {
                                 ok: boolean;
                                 /** @enum {string} */
                                 reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
-                                /** @description the library's run id (the Run's own id on the service is `id`) */
+                                /** @description the Run's id: the same as the Run's `id` */
                                 runId?: string;
                                 /** @description one message for a person, when the Run did not complete */
                                 error?: string;
@@ -396,8 +394,6 @@ export interface operations {
                             [key: string]: string;
                         };
                         queuePosition?: number;
-                        /** @description the library's run id: the Outcome's runId */
-                        runId?: string;
                         /** @description what the Run's input archive held, when it was given one */
                         inputs?: {
                             files: number;
@@ -409,7 +405,7 @@ export interface operations {
                             ok: boolean;
                             /** @enum {string} */
                             reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
-                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            /** @description the Run's id: the same as the Run's `id` */
                             runId?: string;
                             /** @description one message for a person, when the Run did not complete */
                             error?: string;
@@ -522,8 +518,6 @@ export interface operations {
                             [key: string]: string;
                         };
                         queuePosition?: number;
-                        /** @description the library's run id: the Outcome's runId */
-                        runId?: string;
                         /** @description what the Run's input archive held, when it was given one */
                         inputs?: {
                             files: number;
@@ -535,7 +529,7 @@ export interface operations {
                             ok: boolean;
                             /** @enum {string} */
                             reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
-                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            /** @description the Run's id: the same as the Run's `id` */
                             runId?: string;
                             /** @description one message for a person, when the Run did not complete */
                             error?: string;
@@ -733,8 +727,6 @@ export interface operations {
                             [key: string]: string;
                         };
                         queuePosition?: number;
-                        /** @description the library's run id: the Outcome's runId */
-                        runId?: string;
                         /** @description what the Run's input archive held, when it was given one */
                         inputs?: {
                             files: number;
@@ -746,7 +738,7 @@ export interface operations {
                             ok: boolean;
                             /** @enum {string} */
                             reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
-                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            /** @description the Run's id: the same as the Run's `id` */
                             runId?: string;
                             /** @description one message for a person, when the Run did not complete */
                             error?: string;
@@ -928,8 +920,6 @@ export interface operations {
                             [key: string]: string;
                         };
                         queuePosition?: number;
-                        /** @description the library's run id: the Outcome's runId */
-                        runId?: string;
                         /** @description what the Run's input archive held, when it was given one */
                         inputs?: {
                             files: number;
@@ -941,7 +931,7 @@ export interface operations {
                             ok: boolean;
                             /** @enum {string} */
                             reason: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
-                            /** @description the library's run id (the Run's own id on the service is `id`) */
+                            /** @description the Run's id: the same as the Run's `id` */
                             runId?: string;
                             /** @description one message for a person, when the Run did not complete */
                             error?: string;
