@@ -1,0 +1,38 @@
+// A Run's events: numbered per Run, appended to its record, and only then told to its listeners,
+// one at a time in the order they were emitted. Invariant: a reader who replays the record and
+// then listens (SSE, A2A) misses nothing and sees nothing twice.
+
+import type { StoredEvent } from "./store.js";
+import type { Listener, RunsState } from "./runs-state.js";
+
+/** Persists the next event of a Run, then tells its listeners; resolves once both are done. */
+export function emit(state: RunsState, id: string, type: string, data: unknown): Promise<void> {
+  const next = (state.writes.get(id) ?? Promise.resolve()).then(async () => {
+    const event: StoredEvent = { id: (state.lastEventId.get(id) ?? 0) + 1, type, data };
+    state.lastEventId.set(id, event.id);
+    await state.store.appendEvent(id, event);
+    for (const listener of state.listeners.get(id) ?? []) listener(event);
+  });
+  state.writes.set(
+    id,
+    next.catch(() => undefined),
+  );
+  return next;
+}
+
+/** Hears each new event of a Run (after it is persisted); returns how to stop listening. */
+export function listen(state: RunsState, id: string, listener: Listener): () => void {
+  const set = state.listeners.get(id) ?? new Set<Listener>();
+  set.add(listener);
+  state.listeners.set(id, set);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0) state.listeners.delete(id);
+  };
+}
+
+/** Every event of a Run so far, those still being written included. */
+export async function eventsOf(state: RunsState, id: string): Promise<StoredEvent[]> {
+  await (state.writes.get(id) ?? Promise.resolve());
+  return state.store.events(id);
+}

@@ -1,0 +1,31 @@
+// What the service's Runs are built from (the runners, the directory, the slots and the bound, who
+// is told of an end) and what one Run is asked (an agent request plus prompt, labels and writable).
+// Declared once, below every step of the service, so each step reads the same words.
+
+import type { AgentOutcome, AgentRunner } from "../runner/index.js";
+import type { AgentRequestInput } from "../agents/index.js";
+
+/** What POST /v1/runs asks: an agent request plus the prompt, labels, and whether the agent edits a copy of its inputs. */
+export type ServiceRunRequest = AgentRequestInput & {
+  readonly prompt: string;
+  readonly labels?: Readonly<Record<string, string>> | undefined;
+  readonly writable?: boolean | undefined;
+};
+
+/** What a Run's end tells the metrics: its end reason, its times, and what its agent reported using. */
+export type RunEnd = Pick<AgentOutcome, "reason" | "durationMs" | "queuedMs" | "result">;
+
+export type RunServiceOptions = {
+  readonly runner: AgentRunner;
+  /** The runner for a request with `writable: true`: the same, its Agent Container's work/ writable (staging.writableWork); default none, and such a request is refused. */
+  readonly writableRunner?: AgentRunner;
+  readonly runtimeDir: string;
+  readonly slots: number;
+  readonly queueBound: number;
+  /** Whether the runner keeps sessions (created with sessions: true); default false: a request with resumeSession is refused before it is a Run. */
+  readonly sessions?: boolean;
+  /** Told of a Run whose record could not be written; default: nobody (it is logged by the caller). */
+  readonly onError?: (id: string, error: unknown) => void;
+  /** Told of every Run that ends, with its request and how it ended (for metrics), a Run cancelled while queued too; default: nobody. */
+  readonly onEnd?: (request: ServiceRunRequest, end: RunEnd) => void;
+};

@@ -1,0 +1,127 @@
+// Submit: what makes a Run, and what answers one that was made. A request the service cannot serve
+// is refused before it is a Run; the bound counts every Run accepted and not ended; a Run's id is
+// made here (the library's newRunId: the one id its container, directories and Outcome take); its
+// input files are written before it is accepted. An idempotency key answers the Run it made.
+
+import { newRunId } from "../runtime/index.js";
+import { emit } from "./run-events.js";
+import { pump } from "./run-queue.js";
+import type { ServiceRunRequest } from "./run-service-options.js";
+import type { RunsState } from "./runs-state.js";
+import { holdSession } from "./session-holds.js";
+import type { RunRecord } from "./store.js";
+
+/**
+ * Writes a Run's input files into `directory` (which does not exist yet) before the Run is
+ * accepted, and says what it wrote; a rejection refuses the Run, and its directory is removed.
+ */
+export type InputsWriter = (directory: string) => Promise<NonNullable<RunRecord["inputs"]>>;
+
+export type Admitted = { readonly record: RunRecord; readonly created: boolean };
+/** The idempotency key was given before, with a different request: the Run it made, which this request is not. */
+export type KeyReused = { readonly reused: RunRecord };
+/** Why a submit made no Run: the bound is reached, or the service is shutting down. */
+export type Refused = "queue_full" | "draining";
+/** A request the service cannot serve (a session to resume, and no sessions kept; writable without inputs): what to do instead. */
+export type Unserved = { readonly unserved: string };
+
+/**
+ * Accepts a Run, or says why not. A known idempotency key answers the Run it made when the request
+ * is the same (field order aside; inputs given or not), and that Run as `reused` when it is not; a
+ * second submit with a key still being submitted waits for the first.
+ */
+export async function submit(
+  state: RunsState,
+  request: ServiceRunRequest,
+  idempotencyKey: string | undefined,
+  inputs: InputsWriter | undefined,
+): Promise<Admitted | KeyReused | Refused | Unserved> {
+  const unserved = unservedBecause(state, request, inputs);
+  if (unserved !== undefined) return { unserved };
+  if (idempotencyKey === undefined) return admit(state, request, undefined, inputs);
+  // One submit per key at a time: the ones after it answer the Run it made.
+  for (let first = state.submitting.get(idempotencyKey); first !== undefined; first = state.submitting.get(idempotencyKey)) {
+    await first.catch(() => undefined);
+  }
+  const known = state.byKey.get(idempotencyKey);
+  if (known !== undefined) {
+    const record = state.records.get(known) as RunRecord;
+    const same = canonical(await state.store.request(known)) === canonical(request) && (record.inputs !== undefined) === (inputs !== undefined);
+    return same ? { record, created: false } : { reused: record };
+  }
+  const admitted = admit(state, request, idempotencyKey, inputs);
+  state.submitting.set(idempotencyKey, admitted);
+  try {
+    return await admitted;
+  } finally {
+    state.submitting.delete(idempotencyKey);
+  }
+}
+
+/** What to do instead, for a request this service cannot serve; undefined when it can. */
+function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: InputsWriter | undefined): string | undefined {
+  if (request.writable === true && (inputs === undefined || state.options.writableRunner === undefined)) {
+    return inputs === undefined
+      ? "writable: true needs input files: the agent edits a copy of them; send the request as multipart/form-data with the part `request`, then the tar archive `inputs`, or leave writable out"
+      : "writable: true is not offered by this service; leave writable out";
+  }
+  if (request.resumeSession !== undefined && state.options.sessions !== true) {
+    return `resumeSession ${JSON.stringify(request.resumeSession)} cannot be resumed: this service keeps no sessions; leave resumeSession out, or ask its Operator to start it with agentcage serve --sessions (AGENTCAGE_SESSIONS=1 in compose)`;
+  }
+  return undefined;
+}
+
+async function admit(
+  state: RunsState,
+  request: ServiceRunRequest,
+  idempotencyKey: string | undefined,
+  inputs: InputsWriter | undefined,
+): Promise<Admitted | KeyReused | Refused> {
+  const { store } = state;
+  // The bound holds every Run accepted and not ended (waiting or running), counted before the
+  // first await: submits that arrive together cannot all see room for one.
+  if (state.draining) return "draining";
+  if (state.queue.length + state.running.size + state.admitting >= state.options.queueBound) return "queue_full";
+  state.admitting += 1;
+  const id = newRunId();
+  try {
+    let given: RunRecord["inputs"];
+    if (inputs !== undefined) {
+      await store.open(id);
+      try {
+        given = await inputs(store.inputsDirectory(id));
+      } catch (error) {
+        // What the refusal says matters more than a failed removal; the next start removes what is left.
+        await store.remove(id).catch(() => undefined);
+        throw error;
+      }
+    }
+    const record: RunRecord = {
+      id,
+      state: "queued",
+      createdAt: new Date().toISOString(),
+      labels: request.labels ?? {},
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      ...(given === undefined ? {} : { inputs: given }),
+    };
+    await store.create(record, request);
+    state.records.set(record.id, record);
+    if (idempotencyKey !== undefined) state.byKey.set(idempotencyKey, record.id);
+    await emit(state, record.id, "state", { state: "queued" });
+    holdSession(state, record.id, request);
+    state.queue.push(record.id);
+  } finally {
+    state.admitting -= 1;
+  }
+  pump(state);
+  return { record: state.records.get(id) as RunRecord, created: true };
+}
+
+/** A request as JSON with every object's keys in order: two requests that differ only in field order are one. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "object" && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
