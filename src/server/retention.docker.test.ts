@@ -33,13 +33,14 @@ describe("serve's sweep of session stores", () => {
     try {
       expect(existsSync(atStart)).toBe(false);
       const later = keptStore(runtimeDir, "old-later", 30);
-      for (let i = 0; i < 100 && existsSync(later); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const sweptLines = () =>
+        lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line["msg"] === "sweep removed a session store past its retention");
+      // Done is when the sweep says so: it renames a store aside before it removes it, so the name going is not the end.
+      for (let i = 0; i < 200 && !sweptLines().some((line) => line["sessionId"] === "old-later"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(existsSync(later)).toBe(false);
       expect(readdirSync(join(runtimeDir, "staging", "sessions", "claude"))).toEqual(["recent"]);
       expect(existsSync(recent)).toBe(true);
-      const swept = lines
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((line) => line["msg"] === "sweep removed a session store past its retention");
+      const swept = sweptLines();
       expect(swept.map((line) => line["sessionId"]).sort()).toEqual(["old-at-start", "old-later"]);
       expect(swept[0]).toMatchObject({ namespace: "claude", sessionRetentionDays: 7 });
     } finally {
