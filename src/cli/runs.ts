@@ -1,7 +1,8 @@
 // `agentcage runs ls | show ID | logs ID`: the service's Run records, read from its runtime
 // directory (`<runtime-dir>/service/runs/<id>/`) as they are on disk; nothing is started or changed.
 
-import { createRunStore, RUN_ID, RUN_STATES, type RunRecord } from "../server/index.js";
+import { createRunStore, RUN_STATES, type RunRecord } from "../server/index.js";
+import { RUN_ID_PATTERN } from "../staging/index.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import { formatSeconds, oneLine, shorten } from "./progress.js";
@@ -10,7 +11,7 @@ import type { ProgramIo } from "./io.js";
 type Records = { readonly runtimeDir: string };
 
 function checkedId(id: string): string {
-  if (!RUN_ID.test(id)) throw new UsageError(`the Run id ${JSON.stringify(id)} is not one; a Run id is 16 hex digits, as agentcage runs ls lists them`);
+  if (!RUN_ID_PATTERN.test(id)) throw new UsageError(`the Run id ${JSON.stringify(id)} is not one; a Run id is 16 hex digits, as agentcage runs ls lists them`);
   return id;
 }
 

@@ -10,7 +10,7 @@ import { describeValue } from "../runtime/index.js";
 import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
 import type { EgressGateway } from "../gateway/index.js";
 import type { Engine } from "../engine/index.js";
-import type { RunInputs } from "../staging/index.js";
+import { RUN_ID_PATTERN, type RunInputs } from "../staging/index.js";
 import type { CodexProvider, AgentEvent } from "../agents/index.js";
 import type { NetworkPolicy } from "./network-policy.js";
 
@@ -144,7 +144,7 @@ export function checkRunCall(prompt: unknown, options: unknown, extra: readonly 
     return `run option signal ${describeValue(signal)} is not an AbortSignal; pass controller.signal or leave it out`;
   if (onEvent !== undefined && typeof onEvent !== "function")
     return `run option onEvent ${describeValue(onEvent)} is not a function; pass (event) => ... or leave it out`;
-  if (runId !== undefined && (typeof runId !== "string" || !/^[0-9a-f]{16}$/.test(runId)))
+  if (runId !== undefined && (typeof runId !== "string" || !RUN_ID_PATTERN.test(runId)))
     return `run option runId ${describeValue(runId)} is not a Run id; make one with newRunId(), or leave it out`;
   return undefined;
 }

@@ -7,7 +7,7 @@ import { isAbsolute } from "node:path";
 import { ENV_NAME, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, unmaskableSecret } from "../container/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { MAX_STALL_SECONDS, MIN_STALL_SECONDS } from "./limits.js";
-import { excludeProblem, overlapsAsWritten, pathsOverlap, recoverHarvest, SESSION_NAME } from "../staging/index.js";
+import { excludeProblem, overlapsAsWritten, pathsOverlap, recoverHarvest, RUN_ID_PATTERN, SESSION_NAME } from "../staging/index.js";
 import type { RunOptions } from "./run-options.js";
 import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./misuse.js";
 import { liveRuns } from "./live-runs.js";
@@ -38,7 +38,7 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
     return `onStallWarning ${describeValue(options.onStallWarning)} is not a function; pass ({ silentMs }) => ..., or leave it out`;
   }
   const runId: unknown = options.runId;
-  if (runId !== undefined && (typeof runId !== "string" || !/^[0-9a-f]{16}$/.test(runId))) {
+  if (runId !== undefined && (typeof runId !== "string" || !RUN_ID_PATTERN.test(runId))) {
     return `runId ${describeValue(runId)} is not a Run id; make one with newRunId(), or leave it out`;
   }
   if (typeof runId === "string" && liveRuns.has(runId)) {

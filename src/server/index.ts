@@ -11,4 +11,4 @@
 export type { RunningService, ServeOptions } from "./serve.js";
 export { serve, ServeError } from "./serve.js";
 export type { RunRecord } from "./store.js";
-export { createRunStore, RUN_ID, RUN_STATES } from "./store.js";
+export { createRunStore, RUN_STATES } from "./store.js";

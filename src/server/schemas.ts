@@ -5,7 +5,8 @@ import { z } from "zod";
 import { AGENT_CLIS, agentRequestSchema } from "../agents/index.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/index.js";
 import { END_REASONS } from "../plan/index.js";
-import { RUN_ID, RUN_STATES } from "./store.js";
+import { RUN_ID_PATTERN } from "../staging/index.js";
+import { RUN_STATES } from "./store.js";
 import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS } from "./limits.js";
 import { quote } from "./refusals.js";
 
@@ -108,7 +109,9 @@ export const runSchema = z.object({
 
 export const ARTIFACT_PATH_HELP = "the file's path in the Harvest, as GET /v1/runs/{id}/artifacts lists it; its slashes as they are or percent-encoded (%2F)";
 
-const runId = z.string().regex(RUN_ID, { error: (issue) => `the Run id ${quote(issue.input)} is not 16 hex digits; use the id POST /v1/runs answered` });
+const runId = z
+  .string()
+  .regex(RUN_ID_PATTERN, { error: (issue) => `the Run id ${quote(issue.input)} is not 16 hex digits; use the id POST /v1/runs answered` });
 
 export const runIdParams = z.object({ id: runId });
 
@@ -141,7 +144,7 @@ export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
   cursor: z
     .string()
-    .regex(RUN_ID, {
+    .regex(RUN_ID_PATTERN, {
       error: (issue) => `cursor ${quote(issue.input)} is not a Run id; send the nextCursor of the previous page as it was, or no cursor for the first page`,
     })
     .optional()

@@ -8,6 +8,7 @@
 
 import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { RUN_ID_PATTERN } from "../staging/index.js";
 
 export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -15,9 +16,6 @@ export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(["completed", "fai
 
 /** One event of a Run's stream: a sequence number per Run, a type, and its data. */
 export type StoredEvent = { readonly id: number; readonly type: string; readonly data: unknown };
-
-/** A Run's id: 16 hex digits, its directory's name. */
-export const RUN_ID = /^[0-9a-f]{16}$/;
 
 export type RunRecord = {
   readonly id: string;
@@ -89,7 +87,7 @@ export function createRunStore(runtimeDir: string): RunStore {
       await mkdir(root, { recursive: true, mode: 0o700 });
       const removed: string[] = [];
       for (const name of await readdir(root)) {
-        if (!RUN_ID.test(name)) continue;
+        if (!RUN_ID_PATTERN.test(name)) continue;
         const state = await lstat(join(directory(name), "state.json")).catch((error: NodeJS.ErrnoException) => error.code);
         if (state !== "ENOENT") continue;
         await rm(directory(name), { recursive: true, force: true });
