@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { findCircles, findViolations } from "./index.js";
+import { findCircles, findViolations, reachedFrom } from "./index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -29,6 +29,28 @@ describe("the source tree", () => {
 
   it("has no import circle, type-only imports included", () => {
     expect(findCircles(sourceTree())).toEqual([]);
+  });
+
+  it("loads neither the service nor fastify, the A2A SDK or dockerode for agentcage run --remote", () => {
+    const { files, packages } = reachedFrom(sourceTree(), ["src/cli/main.ts", "src/cli/run-remote.ts"]);
+    expect(files).toContain("src/staging/archive-extract.ts");
+    expect(files.filter((file) => file.startsWith("src/server/"))).toEqual([]);
+    expect(packages.filter((name) => /fastify|a2a-js|dockerode/.test(name))).toEqual([]);
+  });
+});
+
+describe("what an entry loads", () => {
+  it("follows static value imports into files and packages, and leaves types and dynamic imports out", () => {
+    const reached = reachedFrom(
+      [
+        { path: "src/cli/main.ts", text: `import { a } from "./a.js";\nimport type { T } from "../server/index.js";\nconst lazy = () => import("./lazy.js");` },
+        { path: "src/cli/a.ts", text: `import fastify from "fastify";\nimport { b } from "../server/index.js";\nimport { x } from "@fastify/multipart/sub";` },
+        { path: "src/server/index.ts", text: `import { readFile } from "node:fs/promises";` },
+        { path: "src/cli/lazy.ts", text: `import Docker from "dockerode";` },
+      ],
+      ["src/cli/main.ts"],
+    );
+    expect(reached).toEqual({ files: ["src/cli/a.ts", "src/cli/main.ts", "src/server/index.ts"], packages: ["@fastify/multipart", "fastify"] });
   });
 });
 

@@ -145,6 +145,31 @@ function codeOnly(text: string): string {
 }
 
 /**
+ * What loading `entries` loads: every source file and package reached through static imports of
+ * values (type-only imports are erased; a dynamic import is loaded only when its code runs).
+ */
+export function reachedFrom(files: ReadonlyArray<SourceFile>, entries: readonly string[]): { readonly files: string[]; readonly packages: string[] } {
+  const byPath = new Map(files.map((file) => [file.path, file]));
+  const reached = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [...entries];
+  for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+    if (reached.has(path)) continue;
+    reached.add(path);
+    const text = byPath.get(path)?.text ?? "";
+    const code = codeOnly(text);
+    const dynamic = new Set([...code.matchAll(DYNAMIC)].map((m) => m[2] ?? ""));
+    for (const { specifier, typeOnly } of importsOf(text)) {
+      if (typeOnly || dynamic.has(specifier)) continue;
+      if (specifier.startsWith(".")) queue.push(posix.join(posix.dirname(path), specifier).replace(/\.js$/, ".ts"));
+      else if (!specifier.startsWith("node:"))
+        packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] ?? specifier));
+    }
+  }
+  return { files: [...reached].sort(), packages: [...packages].sort() };
+}
+
+/**
  * The import circles among the source files (tests left out): each as the files of one strongly
  * connected part of the import graph, type-only imports included, in a stable order.
  */
