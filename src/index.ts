@@ -110,6 +110,7 @@ export type {
   EngineComponent,
   EngineFacts,
   EngineRuntime,
+  ImageBuildSpec,
   ImageFacts,
   ListedContainer,
   ListedNetwork,

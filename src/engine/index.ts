@@ -16,6 +16,7 @@ export type {
   EngineComponent,
   EngineFacts,
   EngineRuntime,
+  ImageBuildSpec,
   ImageFacts,
   ListedContainer,
   ListedNetwork,
