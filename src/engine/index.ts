@@ -24,7 +24,6 @@ export type {
   MemoryVolumeSpec,
   NetworkSpec,
 } from "./engine.js";
-export { connectDocker } from "./connect.js";
 export { createDockerEngine, splitAttachStream } from "./docker.js";
 export { describeEngineError, engineMessage, engineStatus } from "./errors.js";
 export { createFrameDemuxer, STDERR_FRAME, STDOUT_FRAME } from "./frames.js";
