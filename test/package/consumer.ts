@@ -106,7 +106,7 @@ report("cjs").then(
 
 /** stand-in.mts: starts the stand-in model from agentcage/testing and fetches its front page from a container that joins it. */
 export const STAND_IN_CONSUMER = `import { createAgentContainerRuntime } from "agentcage";
-import { startStandInModel, buildAgentImages, INPUTS_LABEL } from "agentcage/testing";
+import { startStandInModel } from "agentcage/testing";
 
 const standIn = await startStandInModel("plain");
 try {
@@ -139,6 +139,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { startEgressGateway } from "agentcage";
+import { buildAgentImages, INPUTS_LABEL } from "agentcage/testing";
 
 const tag = process.argv[2];
 const docker = new Docker();
