@@ -9,7 +9,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import Docker from "dockerode";
 import {
   agentImageInputs,
   buildImage,
@@ -19,7 +18,7 @@ import {
   orchestratorImageRequest,
   withOrchestratorContext,
   type BuildImageResult,
-  type DockerImages,
+  type ImageEngineConnection,
 } from "../src/testing/index.js";
 
 export type { BuildImageOptions, BuildImageResult, BuildProgress, ContextFile, ExtraFile, IgnoreRule } from "../src/testing/index.js";
@@ -74,15 +73,16 @@ export async function orchestratorInputsHash(root: string = REPO_ROOT, env: Node
   return (await agentImageInputs("orchestrator", root, env)).hash;
 }
 
-/** Builds agentcage-orchestrator:latest from the repository unless the image of that tag carries the same inputs digest. */
+/**
+ * Builds agentcage-orchestrator:latest from the repository unless the image of that tag carries the
+ * same inputs digest; on the local engine unless `engine` or `docker` names another.
+ */
 export async function buildOrchestratorImage(
-  docker: DockerImages,
-  options: { root?: string; env?: NodeJS.ProcessEnv; output?: NodeJS.WritableStream } = {},
+  options: ImageEngineConnection & { root?: string; env?: NodeJS.ProcessEnv; output?: NodeJS.WritableStream } = {},
 ): Promise<BuildImageResult> {
-  const request = await orchestratorImageRequest(options.root ?? REPO_ROOT, options.env ?? process.env);
-  return withOrchestratorContext(request, (withContext) =>
-    buildImage({ ...withContext, docker, ...(options.output === undefined ? {} : { output: options.output }) }),
-  );
+  const { root, env, ...rest } = options;
+  const request = await orchestratorImageRequest(root ?? REPO_ROOT, env ?? process.env);
+  return withOrchestratorContext(request, (withContext) => buildImage({ ...withContext, ...rest }));
 }
 
-if (isEntry()) process.exitCode = await buildImagesCommand(process.argv.slice(2), { docker: new Docker(), root: REPO_ROOT });
+if (isEntry()) process.exitCode = await buildImagesCommand(process.argv.slice(2), { root: REPO_ROOT });

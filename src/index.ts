@@ -109,6 +109,7 @@ export type {
   EngineComponent,
   EngineFacts,
   EngineRuntime,
+  ImageBuildSpec,
   ImageFacts,
   ListedContainer,
   ListedNetwork,

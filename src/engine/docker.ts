@@ -84,6 +84,23 @@ export function createDockerEngine(docker: Docker = connectDocker()): Engine {
         throw error;
       }
     },
+    buildImage: async (spec) =>
+      (await docker.buildImage(spec.context, {
+        t: spec.tag,
+        dockerfile: spec.dockerfile,
+        buildargs: { ...spec.buildArgs },
+        labels: { ...spec.labels },
+        // The legacy builder's intermediate containers go even when a step fails.
+        rm: true,
+        forcerm: true,
+      })) as AsyncIterable<Uint8Array>,
+    removeImage: async (idOrTag) => {
+      try {
+        await docker.getImage(idOrTag).remove();
+      } catch (error) {
+        if (engineStatus(error) !== 404) throw error;
+      }
+    },
     labelsOf: async (idOrName) => {
       try {
         return { ...((await docker.getContainer(idOrName).inspect()).Config.Labels ?? {}) };

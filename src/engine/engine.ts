@@ -92,6 +92,20 @@ export type ImageFacts = {
   readonly labels: Readonly<Record<string, string>>;
 };
 
+/** One image to build (Engine.buildImage). */
+export type ImageBuildSpec = {
+  /** The build context: a tar archive of the Dockerfile and every file it copies. */
+  readonly context: Readable;
+  /** The reference the image is tagged with: `name[:tag]`. */
+  readonly tag: string;
+  /** Path of the Dockerfile inside the context. */
+  readonly dockerfile: string;
+  /** The values of the Dockerfile's ARGs. */
+  readonly buildArgs: Readonly<Record<string, string>>;
+  /** Labels the image carries besides the Dockerfile's own. */
+  readonly labels: Readonly<Record<string, string>>;
+};
+
 /** A bind or volume of a container, as the engine's host sees its source. */
 export type ContainerMount = { readonly source: string; readonly destination: string; readonly readOnly: boolean };
 
@@ -133,6 +147,16 @@ export type Engine = {
   readonly facts: () => Promise<EngineFacts>;
   /** Undefined when the engine does not hold this image (nothing is pulled). */
   readonly inspectImage: (image: string) => Promise<ImageFacts | undefined>;
+  /**
+   * Builds an image from `spec.context` and tags it `spec.tag`, leaving no intermediate container
+   * behind, failed step or not. Resolves once the engine took the build, with its progress as the
+   * engine writes it: JSON lines in the Engine API's build form (`stream` and `status` text, the
+   * image's id as `aux.ID`, and `error` with `errorDetail` when a step fails, which is said there,
+   * not by a rejection). The tag is set only when the progress ends without an error.
+   */
+  readonly buildImage: (spec: ImageBuildSpec) => Promise<AsyncIterable<Uint8Array>>;
+  /** Removes an image by id or tag, unforced: one a container still uses is refused (409). One already gone is not an error. */
+  readonly removeImage: (idOrTag: string) => Promise<void>;
   /** A container's labels; undefined when no such container exists. */
   readonly labelsOf: (idOrName: string) => Promise<Readonly<Record<string, string>> | undefined>;
   /** A container's mounts, sources as the engine's host sees them; undefined when no such container exists. */

@@ -16,6 +16,7 @@ export type {
   EngineComponent,
   EngineFacts,
   EngineRuntime,
+  ImageBuildSpec,
   ImageFacts,
   ListedContainer,
   ListedNetwork,
@@ -23,6 +24,5 @@ export type {
   MemoryVolumeSpec,
   NetworkSpec,
 } from "./engine.js";
-export { connectDocker } from "./connect.js";
 export { createDockerEngine } from "./docker.js";
 export { describeEngineError, engineMessage, engineStatus } from "./errors.js";

@@ -1,5 +1,5 @@
-// agentcage's images from a package directory, through a fake Docker connection: what each build
-// is given, when it is skipped, under which tag, and what `agentcage-build-images` says and returns.
+// agentcage's images from a package directory, through a fake engine: what each build is given,
+// when it is skipped, under which tag, and what `agentcage-build-images` says and returns.
 
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,35 +19,41 @@ import {
   packageRoot,
   readContext,
   STAND_IN_IMAGE,
-  type DockerImages,
+  type ImageEngine,
 } from "./index.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CLIS = "CLAUDE_VERSION=1.0.0\nCLAUDE_INTEGRITY=sha512-a\nCODEX_VERSION=0.1.0\nCODEX_INTEGRITY=sha512-b\n";
 const ENV = { AGENTCAGE_BUILD_CA_CERTS: "" };
 
-type Built = { readonly tag: string; readonly labels: Record<string, string>; readonly buildargs: Record<string, string> };
+type Built = { readonly tag: string; readonly labels: Readonly<Record<string, string>>; readonly buildArgs: Readonly<Record<string, string>> };
 
-/** A Docker connection that keeps images as tag -> labels, and records each build it was asked for. */
-function fakeDocker(): { readonly docker: DockerImages; readonly builds: Built[]; readonly images: Map<string, Record<string, string>> } {
-  const images = new Map<string, Record<string, string>>();
+/** An engine that keeps images as tag -> id and labels, and records each build and removal it was asked for. */
+function fakeEngine(): {
+  readonly engine: ImageEngine;
+  readonly builds: Built[];
+  readonly removed: string[];
+  readonly images: Map<string, { readonly id: string; readonly labels: Readonly<Record<string, string>> }>;
+} {
+  const images = new Map<string, { readonly id: string; readonly labels: Readonly<Record<string, string>> }>();
   const builds: Built[] = [];
-  const docker = {
-    buildImage: async (_context: unknown, options: Built & { t: string }) => {
-      builds.push({ tag: options.t, labels: options.labels, buildargs: options.buildargs });
-      images.set(options.t, options.labels);
-      return Readable.from([Buffer.from(`${JSON.stringify({ stream: "Step 1/1 : FROM scratch\n" })}\n${JSON.stringify({ aux: { ID: "sha256:1" } })}\n`)]);
+  const removed: string[] = [];
+  const engine: ImageEngine = {
+    buildImage: async ({ tag, labels, buildArgs }) => {
+      builds.push({ tag, labels, buildArgs });
+      const id = `sha256:${builds.length}`;
+      images.set(tag, { id, labels });
+      return Readable.from([Buffer.from(`${JSON.stringify({ stream: "Step 1/1 : FROM scratch\n" })}\n${JSON.stringify({ aux: { ID: id } })}\n`)]);
     },
-    getImage: (tag: string) => ({
-      inspect: async () => {
-        const labels = images.get(tag);
-        if (labels === undefined) throw Object.assign(new Error(`no such image: ${tag}`), { statusCode: 404 });
-        return { Id: `id-of-${tag}`, Config: { Labels: labels } };
-      },
-      remove: async () => undefined,
-    }),
+    inspectImage: async (tag) => {
+      const held = images.get(tag);
+      return held === undefined ? undefined : { ...held, created: "2025-01-02T03:04:05Z", os: "linux", arch: "amd64" };
+    },
+    removeImage: async (idOrTag) => {
+      removed.push(idOrTag);
+    },
   };
-  return { docker: docker as unknown as DockerImages, builds, images };
+  return { engine, builds, removed, images };
 }
 
 function sink(): { readonly stream: Writable; readonly text: () => string } {
@@ -120,9 +126,9 @@ describe("agentImageRequest", () => {
 
 describe("buildAgentImages", () => {
   it("builds all three images labelled with their inputs digest, then reuses them while nothing changed", async () => {
-    const { docker, builds } = fakeDocker();
+    const { engine, builds } = fakeEngine();
     const output = sink();
-    const first = await buildAgentImages({ docker, root, env: ENV, output: output.stream });
+    const first = await buildAgentImages({ engine, root, env: ENV, output: output.stream });
     expect(first.map(({ tag, built }) => [tag, built])).toEqual([
       [AGENT_IMAGE, true],
       [STAND_IN_IMAGE, true],
@@ -130,20 +136,20 @@ describe("buildAgentImages", () => {
     ]);
     const request = await agentImageRequest("agent", root, ENV);
     const hash = inputsHash(await readContext(request.contextDir, request.extraFiles), request.buildArgs);
-    expect(builds[0]).toEqual({ tag: AGENT_IMAGE, labels: { [INPUTS_LABEL]: hash }, buildargs: request.buildArgs });
+    expect(builds[0]).toEqual({ tag: AGENT_IMAGE, labels: { [INPUTS_LABEL]: hash }, buildArgs: request.buildArgs });
     expect(output.text()).toContain("Step 1/1 : FROM scratch");
 
-    expect(builds[2]).toEqual({ tag: ORCHESTRATOR_IMAGE, labels: { [INPUTS_LABEL]: (await agentImageInputs("orchestrator", root, ENV)).hash }, buildargs: {} });
+    expect(builds[2]).toEqual({ tag: ORCHESTRATOR_IMAGE, labels: { [INPUTS_LABEL]: (await agentImageInputs("orchestrator", root, ENV)).hash }, buildArgs: {} });
 
-    const again = await buildAgentImages({ docker, root, env: ENV, output: output.stream });
+    const again = await buildAgentImages({ engine, root, env: ENV, output: output.stream });
     expect(again.map(({ built }) => built)).toEqual([false, false, false]);
     expect(builds).toHaveLength(3);
   });
 
   it("builds an image under the tag asked for, leaving the default tag alone", async () => {
-    const { docker, builds, images } = fakeDocker();
+    const { engine, builds, images } = fakeEngine();
     const [result] = await buildAgentImages({
-      docker,
+      engine,
       root,
       env: ENV,
       images: ["orchestrator"],
@@ -156,8 +162,8 @@ describe("buildAgentImages", () => {
   });
 
   it("refuses a name that is not one of agentcage's images, quoting it", async () => {
-    const { docker } = fakeDocker();
-    await expect(buildAgentImages({ docker, root, env: ENV, images: ["agnet" as "agent"] })).rejects.toThrow(
+    const { engine } = fakeEngine();
+    await expect(buildAgentImages({ engine, root, env: ENV, images: ["agnet" as "agent"] })).rejects.toThrow(
       'image "agnet" is not one of agentcage\'s; write "agent", "stand-in", "orchestrator"',
     );
   });
@@ -168,15 +174,15 @@ describe("buildAgentImages", () => {
     [{ orchestrator: "UPPER/case:1" }, 'tags.orchestrator ("UPPER/case:1") is not an image reference'],
     [{ egress: "x:1" }, 'tags names "egress", which is not one of agentcage\'s images; write "agent", "stand-in", "orchestrator"'],
   ])("refuses tags %j, naming the option and quoting the value, before building anything", async (tags, message) => {
-    const { docker, builds } = fakeDocker();
-    await expect(buildAgentImages({ docker, root, env: ENV, tags: tags as Record<string, string> })).rejects.toThrow(message);
+    const { engine, builds } = fakeEngine();
+    await expect(buildAgentImages({ engine, root, env: ENV, tags: tags as Record<string, string> })).rejects.toThrow(message);
     expect(builds).toEqual([]);
   });
 
   it("takes a tag with a registry host and port", async () => {
-    const { docker } = fakeDocker();
+    const { engine } = fakeEngine();
     const [result] = await buildAgentImages({
-      docker,
+      engine,
       root,
       env: ENV,
       images: ["stand-in"],
@@ -189,9 +195,9 @@ describe("buildAgentImages", () => {
 
 describe("buildImagesCommand", () => {
   async function command(args: readonly string[]): Promise<{ status: number; stdout: string; stderr: string; builds: Built[] }> {
-    const { docker, builds } = fakeDocker();
+    const { engine, builds } = fakeEngine();
     const [stdout, stderr] = [sink(), sink()];
-    const status = await buildImagesCommand(args, { docker, root, env: ENV, stdout: stdout.stream, stderr: stderr.stream });
+    const status = await buildImagesCommand(args, { engine, root, env: ENV, stdout: stdout.stream, stderr: stderr.stream });
     return { status, stdout: stdout.text(), stderr: stderr.text(), builds };
   }
 

@@ -9,9 +9,8 @@ import { existsSync } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { connectDocker } from "../engine/index.js";
 import { BUILD_CA_NAME, buildCaCertsFile } from "./build-ca.js";
-import { buildImage, type BuildImageResult, type DockerImages, type ImageBuildRequest } from "./build-image.js";
+import { buildImage, imageEngineOf, type BuildImageResult, type ImageBuildRequest, type ImageEngineConnection } from "./build-image.js";
 import { compare, inputsHash, readContext } from "./image-context.js";
 import { ORCHESTRATOR_IMAGE, orchestratorImageRequest, withOrchestratorContext } from "./orchestrator-image.js";
 import { AGENT_IMAGE } from "../runner/index.js";
@@ -153,9 +152,7 @@ export async function agentImageInputs(
   });
 }
 
-export type BuildAgentImagesOptions = {
-  /** The Docker connection to build through, e.g. `new Docker()` from dockerode (DOCKER_HOST, else the local socket). */
-  readonly docker: DockerImages;
+export type BuildAgentImagesOptions = ImageEngineConnection & {
   /** Which images; default: all of AGENT_IMAGE_NAMES, in that order (the agent, the stand-in, the orchestrator). */
   readonly images?: readonly AgentImageName[];
   /** The tag to build an image as; default: its DEFAULT_IMAGE_TAGS entry (what the library runs when told no other image). */
@@ -186,17 +183,18 @@ function checkImages(images: readonly string[], tags: Readonly<Record<string, un
 }
 
 /** Builds agentcage's images from this package, each only when its inputs changed; one result per image, in order. */
-export async function buildAgentImages(options: BuildAgentImagesOptions): Promise<BuildImageResult[]> {
+export async function buildAgentImages(options: BuildAgentImagesOptions = {}): Promise<BuildImageResult[]> {
   const root = options.root ?? packageRoot();
   const env = options.env ?? process.env;
   const images = options.images ?? AGENT_IMAGE_NAMES;
   const tags = options.tags ?? {};
   checkImages(images, tags);
+  const engine = imageEngineOf("buildAgentImages", options);
   const results: BuildImageResult[] = [];
   for (const image of images) {
     results.push(
       await withImageRequest(image, root, env, tags[image], (request) =>
-        buildImage({ ...request, docker: options.docker, ...(options.output === undefined ? {} : { output: options.output }) }),
+        buildImage({ ...request, engine, ...(options.output === undefined ? {} : { output: options.output }) }),
       ),
     );
   }
@@ -218,9 +216,7 @@ orchestrator builds' npm trusts; empty for none; default NODE_EXTRA_CA_CERTS, el
 Exit status: 0 built or reused, 1 a build failed, 2 wrong arguments.
 `;
 
-export type BuildImagesCommandOptions = Omit<BuildAgentImagesOptions, "images" | "output" | "docker"> & {
-  /** Default: Docker from the environment (DOCKER_HOST, else the local socket). */
-  readonly docker?: DockerImages;
+export type BuildImagesCommandOptions = Omit<BuildAgentImagesOptions, "images" | "output"> & {
   /** Default: process.stdout. */
   readonly stdout?: NodeJS.WritableStream;
   /** Progress and messages; default: process.stderr. */
@@ -255,8 +251,9 @@ export async function buildImagesCommand(args: readonly string[], options: Build
       }
       return 0;
     }
+    const engine = imageEngineOf("buildImagesCommand", options);
     for (const image of images) {
-      const [result] = await buildAgentImages({ docker: options.docker ?? connectDocker(), images: [image], tags, root, env, output: stderr });
+      const [result] = await buildAgentImages({ engine, images: [image], tags, root, env, output: stderr });
       if (result !== undefined) stderr.write(`${PROGRAM}: ${result.built ? "built" : "reused"} ${result.tag} in ${result.seconds} s\n`);
     }
     return 0;

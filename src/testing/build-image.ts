@@ -1,16 +1,25 @@
-// Builds one image through the Engine API from a context directory, skipping the build when an
+// Builds one image through the engine seam from a context directory, skipping the build when an
 // image of that tag already carries the same inputs digest. Invariant: an image is reported built
 // only when the engine answered without error and the tag then carries exactly that digest.
-// The Docker connection is the caller's (a dockerode instance): nothing here constructs one.
+// The engine is the caller's, or the default Docker engine: nothing here speaks dockerode.
 
 import type Docker from "dockerode";
 import path from "node:path";
-import { engineMessage, engineStatus } from "../engine/index.js";
+import type { Readable } from "node:stream";
+import { createDockerEngine, engineMessage, type Engine } from "../engine/index.js";
 import { jsonLines } from "../plan/index.js";
 import { INPUTS_LABEL, inputsHash, packContext, readContext, type ExtraFile } from "./image-context.js";
 
-/** What a build needs of a Docker connection; a dockerode instance (`new Docker()`) is one. */
-export type DockerImages = Pick<Docker, "buildImage" | "getImage">;
+/** What a build needs of an engine; any Engine (`createDockerEngine()`) is one. */
+export type ImageEngine = Pick<Engine, "buildImage" | "inspectImage" | "removeImage">;
+
+/** Which engine builds: an engine, or the Docker connection the default engine uses; not both. */
+export type ImageEngineConnection = {
+  /** Default: Docker through `docker`. */
+  readonly engine?: ImageEngine;
+  /** The Docker connection the default engine uses, e.g. `new Docker()` from dockerode; default: DOCKER_HOST, else the local socket. */
+  readonly docker?: Docker;
+};
 
 /** Colour codes the legacy builder wraps a step's stderr in. */
 const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
@@ -28,11 +37,11 @@ export type ImageBuildRequest = {
   readonly extraFiles?: readonly ExtraFile[];
 };
 
-export type BuildImageOptions = ImageBuildRequest & {
-  readonly docker: DockerImages;
-  /** Where the build's progress lines go. Default: process.stderr. */
-  readonly output?: NodeJS.WritableStream;
-};
+export type BuildImageOptions = ImageBuildRequest &
+  ImageEngineConnection & {
+    /** Where the build's progress lines go. Default: process.stderr. */
+    readonly output?: NodeJS.WritableStream;
+  };
 
 export type BuildImageResult = { readonly tag: string; readonly built: boolean; readonly seconds: number };
 
@@ -82,11 +91,22 @@ export async function readBuildProgress(source: AsyncIterable<Uint8Array>, write
   };
 }
 
+/** The engine a connection names, or an error naming what is wrong with it. */
+export function imageEngineOf(call: string, connection: ImageEngineConnection): ImageEngine {
+  const { engine, docker } = connection;
+  if (engine !== undefined && docker !== undefined) throw new Error(`${call} was given both engine and docker; pass one, not both`);
+  if (engine === undefined) return createDockerEngine(docker);
+  if (typeof engine !== "object" || engine === null || typeof engine.inspectImage !== "function") {
+    throw new Error(`${call}'s engine is not an Engine; pass createDockerEngine(...), or a dockerode instance as docker`);
+  }
+  return engine;
+}
+
 /** Builds `tag` from the context unless an image of that tag already carries the same inputs label. */
 export async function buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
   const started = performance.now();
   const seconds = (): number => Math.round((performance.now() - started) / 100) / 10;
-  const { docker } = options;
+  const engine = imageEngineOf("buildImage", options);
   const dockerfile = options.dockerfile ?? "Dockerfile";
   const output = options.output ?? process.stderr;
   const files = await readContext(options.contextDir, options.extraFiles);
@@ -95,47 +115,41 @@ export async function buildImage(options: BuildImageOptions): Promise<BuildImage
   }
   const hash = inputsHash(files, options.buildArgs, dockerfile);
 
-  const before = await labelsOf(docker, options.tag);
+  const before = await labelsOf(engine, options.tag);
   if (before?.labels[INPUTS_LABEL] === hash) return { tag: options.tag, built: false, seconds: seconds() };
 
-  let stream: NodeJS.ReadableStream;
+  let progressStream: AsyncIterable<Uint8Array>;
   try {
-    stream = await docker.buildImage(packContext(files) as unknown as NodeJS.ReadableStream, {
-      t: options.tag,
+    progressStream = await engine.buildImage({
+      // tar-stream's pack is a streamx stream, which reads as a Node Readable does.
+      context: packContext(files) as unknown as Readable,
+      tag: options.tag,
       dockerfile,
-      buildargs: { ...options.buildArgs },
+      buildArgs: options.buildArgs,
       labels: { [INPUTS_LABEL]: hash },
-      rm: true,
-      forcerm: true,
     });
   } catch (error) {
     throw new Error(`the engine refused to build ${options.tag}: ${engineMessage(error)}`);
   }
-  const progress = await readBuildProgress(stream as AsyncIterable<Uint8Array>, (text) => output.write(text));
+  const progress = await readBuildProgress(progressStream, (text) => output.write(text));
   if (progress.error !== undefined) {
     const why = progress.lastLine === undefined ? "" : ` (its last output: ${JSON.stringify(progress.lastLine)})`;
     throw new Error(`building ${options.tag} failed: ${progress.error.trim()}${why}`);
   }
 
-  const after = await labelsOf(docker, options.tag);
+  const after = await labelsOf(engine, options.tag);
   if (after?.labels[INPUTS_LABEL] !== hash) {
     throw new Error(`the engine reported no error, but ${options.tag} does not carry ${INPUTS_LABEL}=${hash}; see the build output above`);
   }
   // The image this one replaced is now untagged; drop it unless something still uses it.
-  if (before !== undefined && before.id !== after.id)
-    await docker
-      .getImage(before.id)
-      .remove()
-      .catch(() => undefined);
+  if (before !== undefined && before.id !== after.id) await engine.removeImage(before.id).catch(() => undefined);
   return { tag: options.tag, built: true, seconds: seconds() };
 }
 
-async function labelsOf(docker: DockerImages, tag: string): Promise<{ readonly id: string; readonly labels: Record<string, string> } | undefined> {
+async function labelsOf(engine: ImageEngine, tag: string): Promise<{ readonly id: string; readonly labels: Readonly<Record<string, string>> } | undefined> {
   try {
-    const info = await docker.getImage(tag).inspect();
-    return { id: info.Id, labels: info.Config?.Labels ?? {} };
+    return await engine.inspectImage(tag);
   } catch (error) {
-    if (engineStatus(error) === 404) return undefined;
     throw new Error(`cannot inspect ${tag}: ${engineMessage(error)}`);
   }
 }

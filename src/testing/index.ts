@@ -5,7 +5,7 @@
  * library itself, which an agent container joins.
  *
  * ```ts
- * await buildAgentImages({ docker: new Docker() }); // or: npx agentcage-build-images
+ * await buildAgentImages(); // on the local engine, or { engine: createDockerEngine(...) }; or: npx agentcage-build-images
  * const standIn = await startStandInModel("plain");
  * const agents = createAgentRunner({ image: AGENT_IMAGE, networks: [standIn.network], anthropicBaseUrl: standIn.baseUrl });
  * // ... run, then:
@@ -15,7 +15,7 @@
 export type { RunningStandIn, StandInOptions, StandInRequest } from "../stand-in/index.js";
 export type { AgentImageName, BuildAgentImagesOptions, BuildImagesCommandOptions, ImageInputs } from "./agent-images.js";
 export type { IgnoreRule, OrchestratorBuildRequest } from "./orchestrator-image.js";
-export type { BuildImageOptions, BuildImageResult, BuildProgress, DockerImages, ImageBuildRequest } from "./build-image.js";
+export type { BuildImageOptions, BuildImageResult, BuildProgress, ImageBuildRequest, ImageEngine, ImageEngineConnection } from "./build-image.js";
 export type { ContextFile, ExtraFile } from "./image-context.js";
 export { AGENT_IMAGE } from "../runner/index.js";
 export {

@@ -8,7 +8,6 @@ import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import Docker from "dockerode";
 import { buildOrchestratorImage } from "../../scripts/build-image.js";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -59,7 +58,7 @@ export async function useCurrentOrchestratorImage(): Promise<void> {
     },
   });
   try {
-    await buildOrchestratorImage(new Docker(), { output });
+    await buildOrchestratorImage({ output });
   } catch (error) {
     throw new Error(`${(error as Error).message}\n${progress.join("").slice(-3000)}`);
   }

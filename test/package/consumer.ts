@@ -30,8 +30,8 @@ export type ConsumerReport = {
   readonly reason: string;
 };
 
-// The body both consumers share: every public type a caller meets is named, and a dockerode
-// instance is passed where the options take one.
+// The body both consumers share: every public type a caller meets is named, and an engine or a
+// dockerode instance is passed where the options take one.
 const BODY = `
 const secretFile: SecretFile = { agentPath: "/tmp/.config/token", content: "file-secret" };
 const runOptions: RunOptions = { timeoutSeconds: 60, env: { RUN_TOKEN: "run-secret" }, secretFiles: [secretFile], secrets: ["run-secret"] };
@@ -44,7 +44,8 @@ const runtime = createAgentContainerRuntime({
 });
 const request: AgentRequestInput = { cli: "claude", model: "sonnet", maxTurns: 3 };
 const agents = createAgentRunner({ image: AGENT_IMAGE, docker: new Docker(), environment: { ANTHROPIC_API_KEY: "sk-consumer" } });
-const buildOptions: BuildAgentImagesOptions = { docker: new Docker(), images: ["stand-in"] };
+const buildOptions: BuildAgentImagesOptions = { engine, images: ["stand-in"] };
+const dockerBuildOptions: BuildAgentImagesOptions = { docker: new Docker(), tags: { agent: "agentcage-agent:consumer" } };
 const describeOutcome = (outcome: AgentOutcome | Outcome): string => \`\${outcome.reason}\${outcome.error === undefined ? "" : \`: \${outcome.error}\`}\`;
 const notRun: EndReason = "completed";
 let standIn: RunningStandIn | undefined;
@@ -105,7 +106,7 @@ report("cjs").then(
 
 /** stand-in.mts: starts the stand-in model from agentcage/testing and fetches its front page from a container that joins it. */
 export const STAND_IN_CONSUMER = `import { createAgentContainerRuntime } from "agentcage";
-import { startStandInModel, buildAgentImages, INPUTS_LABEL } from "agentcage/testing";
+import { startStandInModel } from "agentcage/testing";
 
 const standIn = await startStandInModel("plain");
 try {
@@ -138,6 +139,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { startEgressGateway } from "agentcage";
+import { buildAgentImages, INPUTS_LABEL } from "agentcage/testing";
 
 const tag = process.argv[2];
 const docker = new Docker();

@@ -4,6 +4,7 @@
 // the fake records every call in order, the stdin each container got and which containers remain.
 // Stdout is a real PassThrough written with backpressure, so a reader that stops reading stalls it.
 // What the engine says of itself, its images and a container's mounts is given in FakeEngineOptions.
+// It builds no image (buildImage refuses); removeImage only records the call.
 
 import { constants } from "node:os";
 import { PassThrough, Readable, Writable } from "node:stream";
@@ -67,6 +68,8 @@ export type FakeEngineOptions = {
       | "hasImage"
       | "facts"
       | "inspectImage"
+      | "buildImage"
+      | "removeImage"
       | "labelsOf"
       | "mountsOf"
       | "listByLabel"
@@ -347,6 +350,13 @@ export function createFakeEngine(
       const held = options.images[image];
       return held === undefined ? undefined : { ...FAKE_IMAGE_FACTS, ...held };
     },
+    buildImage: async (spec) => {
+      await enter("buildImage", spec.tag, undefined);
+      throw failure("buildImage", { statusCode: 501, message: "the fake engine builds no images" });
+    },
+    removeImage: async (idOrTag) => {
+      await enter("removeImage", idOrTag, undefined);
+    },
     labelsOf: async (idOrName) => {
       const c = find(idOrName);
       await enter("labelsOf", idOrName, c);
@@ -449,6 +459,8 @@ export function createUnreachableEngine(): FakeEngine {
     "hasImage",
     "facts",
     "inspectImage",
+    "buildImage",
+    "removeImage",
     "labelsOf",
     "mountsOf",
     "cpuUsage",
