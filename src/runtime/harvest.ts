@@ -5,12 +5,12 @@
 
 import type { HarvestResult, Outcome, ReaderVerdict } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
-import { harvest, harvestChanges, type Manifest, type Originals, type RunDirectory } from "../staging/index.js";
+import { harvest, harvestChanges, type Manifest, type RunDirectory, type RunInputs } from "../staging/index.js";
 import type { RunStop } from "./stop.js";
 
 export type HarvestStep = {
   /** With a writable work/: what was staged, and where the originals can be read again; default: harvest out/. */
-  readonly changesSince?: { readonly manifest: Manifest; readonly originals: Originals };
+  readonly changesSince?: { readonly manifest: Manifest; readonly originals: RunInputs };
   readonly replace: boolean;
   readonly stop: RunStop;
   readonly masker: Masker;

@@ -26,7 +26,7 @@ export { createRecordStream, writeAtomically } from "./record.js";
 export { removeTree } from "./remove-tree.js";
 export { sweepRunDirectories } from "./sweep.js";
 export * from "./harvest/index.js";
-export type { Manifest, Originals } from "./changes/index.js";
+export type { Manifest } from "./changes/index.js";
 export { carryManifest, harvestChanges, takeManifest } from "./changes/index.js";
 export { extractInputs, InputsError, inputsTooLarge } from "./archive-extract.js";
 export { listArtifacts, openArtifact, packArtifacts } from "./harvest-files.js";

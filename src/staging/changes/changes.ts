@@ -20,8 +20,8 @@ import { KIND, walkTree } from "./walk.js";
 /** The agent's out/, at the top of work/. */
 const OUT_DIRECTORY = "out";
 
-/** Where the original content of a staged path can be read again. */
-export type Originals = {
+/** Where the original content of a staged path can be read again: the fields of the Run's RunInputs that the change set reads (a subfolder does not reach its parent's inputs.ts). */
+type Originals = {
   readonly directory?: string;
   readonly files?: Readonly<Record<string, string | Uint8Array>>;
   /** What staging left out of `directory`: nothing the agent does there is a change (inputs.exclude). */

@@ -9,6 +9,5 @@
  * ```
  */
 export type { Manifest } from "./manifest.js";
-export type { Originals } from "./changes.js";
 export { carryManifest, takeManifest } from "./manifest.js";
 export { harvestChanges } from "./changes.js";
