@@ -11,9 +11,11 @@
  * else console.error(result.refusal.reason, result.refusal.entry, result.refusal.message);
  * ```
  */
-export type { HarvestLimits, HarvestOptions } from "./harvest.js";
+export type { HarvestLimits, HarvestOptions } from "./arguments.js";
 export type { HarvestRecovery } from "./recover.js";
-export { harvest, HarvestArgumentError, recoverHarvest } from "./harvest.js";
+export { HarvestArgumentError } from "./arguments.js";
+export { harvest } from "./harvest.js";
+export { recoverHarvest } from "./recover.js";
 export { overlapsAsWritten, pathsOverlap } from "./overlap.js";
 export { printableName } from "./printable-name.js";
 export {

@@ -2,7 +2,7 @@
 // each entry lstat'ed, each directory opened without following a link (and kept open, so what lies
 // below it is reached through its descriptor) and made at the destination. A tree of 2,000
 // directories costs what `find` costs, not ten trips through libuv's thread pool per directory.
-// The listing only observes; harvest.ts decides every refusal from it, in walk order.
+// The listing only observes; walk.ts decides every refusal from it, in walk order.
 // Descriptors: a directory that holds files stays open until releaseDirectories (its files are
 // copied through it); one that holds none is closed at the end of its names, so a tree of deep,
 // file-less directories (a change set's mirror) holds one descriptor per directory with files.
@@ -118,7 +118,7 @@ function listingProgram(): (request: Request) => Reply {
   };
   const same = (a: Observed, b: Observed): boolean =>
     a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-  // A plain regular file or directory its owner can read: what harvest.ts's checkKind lets through,
+  // A plain regular file or directory its owner can read: what stat-checks.ts's checkKind lets through,
   // written again here (the program cannot close over that module) only to know where to stop.
   const plain = (s: Observed): boolean => {
     const type = Number(s.mode) & S_IFMT;
@@ -133,7 +133,7 @@ function listingProgram(): (request: Request) => Reply {
     try {
       fs.closeSync(fd);
     } catch {
-      // EBADF or EIO: the descriptor is released either way; nothing closes one twice (harvest.ts releases each listing once).
+      // EBADF or EIO: the descriptor is released either way; nothing closes one twice (walk.ts releases each listing once).
     }
   };
 

@@ -7,7 +7,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { BigIntStats } from "node:fs";
 import { lstat, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { printableName } from "./printable-name.js";
+import { checkDestinationPath, HarvestArgumentError } from "./arguments.js";
+import { errorCode, printablePath } from "./refusals.js";
 
 /** What recoverHarvest() found beside a destination and did about it. */
 export type HarvestRecovery =
@@ -51,6 +52,22 @@ function siblingStem(base: string): string {
     cut += character;
   }
   return `${cut}~${createHash("sha256").update(base).digest("hex").slice(0, STEM_HASH_HEX)}`;
+}
+
+/**
+ * Puts `destination` back in a consistent state after a harvest to it was interrupted (the process
+ * died): when the destination is missing and the tree an install had set aside is beside it, that
+ * tree is renamed back, so the interrupted harvest never happened; then every leftover hidden
+ * sibling of the destination (`.<name>.harvest-<hex>`, `.<name>.old-<hex>`) is removed. harvest()
+ * does this itself first; call it at start-up for each destination a previous process may have been
+ * harvesting to. Siblings a harvest of this process is still using are left alone. Resolves with
+ * what it did, or why it could not; throws HarvestArgumentError only for a path that cannot mean anything.
+ */
+export async function recoverHarvest(destination: string, ...extra: never[]): Promise<HarvestRecovery> {
+  if (extra.length > 0)
+    throw new HarvestArgumentError(`recoverHarvest takes (destination); ${extra.length} more argument(s) were given; pass only the destination`);
+  const checked = checkDestinationPath(destination);
+  return recoverSiblings(checked.parent, checked.base);
 }
 
 /** Marks `sibling` as this process's own until the returned release is called. */
@@ -147,12 +164,4 @@ async function missing(target: string): Promise<boolean> {
 
 function failed(message: string): HarvestRecovery {
   return { ok: false, message };
-}
-
-function printablePath(absolute: string): string {
-  return printableName(Buffer.from(absolute));
-}
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
 }
