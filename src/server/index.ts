@@ -8,7 +8,9 @@
  * await running.stop();
  * ```
  */
-export type { RunningService, ServeOptions } from "./serve.js";
-export { serve, ServeError } from "./serve.js";
+export type { RunningService } from "./serve.js";
+export { serve } from "./serve.js";
+export type { ServeOptions } from "./serve-options.js";
+export { ServeError } from "./serve-options.js";
 export type { RunRecord } from "./store.js";
 export { createRunStore, RUN_STATES } from "./store.js";

@@ -1,0 +1,51 @@
+// GET /v1/runs: the Runs newest first (by when they were made, then by id), filtered by state and
+// labels, a page at a time. The page after a cursor starts after the cursor's Run wherever that Run
+// sorts now, so a Run that left the filter since (one that ended) does not lose the caller's place;
+// a cursor that names no Run is refused (400).
+
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { runView } from "./route-view.js";
+import type { RunService } from "./runs.js";
+import { errorBody, errorSchema, listQuery, runSchema } from "./schemas.js";
+import type { RunRecord } from "./store.js";
+
+export function registerListRoute(fastify: FastifyInstance, service: RunService): void {
+  fastify.withTypeProvider<ZodTypeProvider>().get(
+    "/v1/runs",
+    {
+      schema: {
+        operationId: "listRuns",
+        summary: "List Runs, newest first",
+        querystring: listQuery,
+        response: { 200: z.object({ runs: z.array(runSchema), nextCursor: z.string().optional() }), 400: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const { state, label, limit, cursor } = request.query;
+      const all = matching(service.list(), state, label).sort(newestFirst);
+      // The page after the cursor's Run, wherever it is now: it may have left this filter (a Run that ended) since.
+      const after = cursor === undefined ? undefined : service.get(cursor);
+      if (cursor !== undefined && after === undefined) {
+        const message = `cursor ${JSON.stringify(cursor)} names no Run (it was deleted, or never was); start again from the first page, without cursor`;
+        return reply.code(400).send(errorBody("invalid_request", message));
+      }
+      const start = after === undefined ? 0 : all.filter((r) => newestFirst(r, after) <= 0).length;
+      const page = all.slice(start, start + limit);
+      const last = page.at(-1);
+      const runs = await Promise.all(page.map((record) => runView(service, record)));
+      return { runs, ...(start + limit < all.length && last !== undefined ? { nextCursor: last.id } : {}) };
+    },
+  );
+}
+
+function newestFirst(a: RunRecord, b: RunRecord): number {
+  return b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
+}
+
+/** The Runs in `state` (any, when undefined) that carry every `key=value` of `labels`. */
+function matching(records: readonly RunRecord[], state: RunRecord["state"] | undefined, labels: readonly string[] | undefined): RunRecord[] {
+  const wanted = (labels ?? []).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as const);
+  return records.filter((r) => (state === undefined || r.state === state) && wanted.every(([key, value]) => r.labels[key] === value));
+}

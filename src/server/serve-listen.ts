@@ -1,0 +1,55 @@
+// serve's HTTP face: the app over the Runs (app.ts), its readiness read from the runner and the
+// Runs' counts, and its listening. A service that cannot listen leaves nothing running: the app,
+// the sweep and the runners' assembly (its stand-in, its egress proxy) are closed before the
+// refusal, and its Runs stay queued on disk for the next start.
+
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { AgentRunner, RunnerAssembly } from "../runner/index.js";
+import { buildApp } from "./app.js";
+import type { RunMetrics } from "./metrics.js";
+import type { PeriodicSweep } from "./periodic-sweep.js";
+import type { RunService } from "./runs.js";
+import { ServeError } from "./serve-options.js";
+
+export type ServiceAppOptions = {
+  readonly service: RunService;
+  readonly metrics: RunMetrics;
+  readonly runner: AgentRunner;
+  readonly slots: number;
+  readonly token: string;
+  readonly logger: Logger;
+};
+
+export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInstance> {
+  const { service, runner, slots } = options;
+  return buildApp({
+    service,
+    metrics: options.metrics,
+    token: options.token,
+    logger: options.logger,
+    readiness: async () => {
+      const checked = await runner.check();
+      return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...service.counts() } };
+    },
+  });
+}
+
+/** What a service that never listened closes. */
+export type Started = { readonly sweeper: PeriodicSweep; readonly assembly: RunnerAssembly };
+
+/** Listens on `host`:`port` and answers the URL; a port in use or an address not this machine's is a ServeError. */
+export async function listenOrClose(app: FastifyInstance, host: string, port: number, started: Started): Promise<string> {
+  try {
+    return await app.listen({ host, port });
+  } catch (error) {
+    // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
+    await app.close().catch(() => undefined);
+    await started.sweeper.stop();
+    await started.assembly.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new ServeError(`--port ${port} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
+    if (code === "EADDRNOTAVAIL") throw new ServeError(`--host ${JSON.stringify(host)} is not an address of this machine; write one it has, e.g. 127.0.0.1`);
+    throw error;
+  }
+}

@@ -1,0 +1,134 @@
+// What `agentcage serve` is told, and the refusals of what cannot mean anything, decided before
+// serve writes or starts anything (a network policy is checked with the runners it shapes, in
+// serve-runners.ts). A refusal is a ServeError that names the option as the command spells it and
+// says what to write instead. A host other than loopback is never served without a token.
+
+import { readFile } from "node:fs/promises";
+import { isIP } from "node:net";
+import type { Logger } from "pino";
+import { MAX_RETENTION_DAYS } from "../container/index.js";
+import { AgentcageError } from "../errors/index.js";
+import type { EgressGatewayConnection } from "../gateway/index.js";
+import type { NetworkPolicy } from "../runner/index.js";
+import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
+
+export type ServeOptions = {
+  /** Default 127.0.0.1; anything but loopback needs a token from the environment. */
+  readonly host?: string;
+  /** Default 8750; 0 picks a free port. */
+  readonly port?: number;
+  /** The service's directory: its records in `service/`, the library's Run directories in `staging/`. */
+  readonly runtimeDir: string;
+  /** Default agentcage-agent:latest. */
+  readonly image?: string;
+  /** Runs at once; default 2. */
+  readonly slots?: number;
+  /** Runs accepted and not ended (waiting or running) past which POST /v1/runs answers 429; default DEFAULT_QUEUE_BOUND, at least `slots`. */
+  readonly queueBound?: number;
+  /** On stop (SIGTERM): how long running Runs may finish before they are cancelled; default DRAIN_GRACE_MS. */
+  readonly drainGraceMs?: number;
+  /** Networks every agent joins to reach its model, declared by hand instead of a network policy; default none. Ignored with `standIn`. */
+  readonly agentNetworks?: readonly string[];
+  /**
+   * What every agent may reach (see createAgentRunner's networkPolicy); default "none". Under
+   * "model" and "allowlist" the agents reach only the egress proxy: the Operator's (`egress`), or
+   * one serve starts and stops itself.
+   */
+  readonly networkPolicy?: NetworkPolicy;
+  /** For "allowlist": the host:port pairs agents may reach through the proxy. */
+  readonly allowlist?: readonly string[];
+  /** The egress proxy the Operator runs (compose's `egress` service); default: serve starts its own when the policy needs one. */
+  readonly egress?: EgressGatewayConnection;
+  /** For the proxy serve starts itself: the networks through which it reaches the providers; default ["bridge"]. */
+  readonly egressNetworks?: readonly string[];
+  /** The container runtime for every agent (e.g. "runsc"); default the engine's. */
+  readonly containerRuntime?: string;
+  /** Run every agent against the stand-in model (no key needed); default false. */
+  readonly standIn?: boolean;
+  /**
+   * Keep each Run's CLI session in the Staging Directory, so a later POST /v1/runs may resume it
+   * with `resumeSession` (`--sessions`; compose turns it on). Default false: nothing of a session
+   * outlives its Run, and a request that names one is refused (400). Every caller may resume any
+   * session it knows the id of: per-caller scoping comes with tenants.
+   */
+  readonly sessions?: boolean;
+  /**
+   * Whole days a kept session store outlives its last use (`--session-retention-days`); the sweep
+   * removes it after. 1 to MAX_RETENTION_DAYS; default DEFAULT_SESSION_RETENTION_DAYS (30).
+   */
+  readonly sessionRetentionDays?: number;
+  /**
+   * Whole days the service keeps an ended Run's record and artifacts (`service/runs/<id>/`, what GET
+   * /v1/runs/<id> and its artifacts answer from) after it ended (`--run-retention-days`); the sweep
+   * removes them after, as DELETE does. 1 to MAX_RETENTION_DAYS; default none: kept until a DELETE,
+   * since only the caller knows when it has what it needs.
+   */
+  readonly runRetentionDays?: number;
+  /** Between sweeps while the service runs; default SWEEP_INTERVAL_MS (an hour). */
+  readonly sweepIntervalMs?: number;
+  /** Bytes each agent may write (staging.writableBytes); default the library's DEFAULT_WRITABLE_BYTES. */
+  readonly writableBytes?: number;
+  /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  readonly logger?: Logger;
+};
+
+export class ServeError extends AgentcageError {
+  override readonly name = "ServeError";
+  readonly code = "serve_refused";
+}
+
+/** The options serve goes on with, their defaults filled in. */
+export type CheckedOptions = {
+  readonly host: string;
+  readonly slots: number;
+  readonly queueBound: number;
+  readonly sweepIntervalMs: number;
+  /** From AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE; undefined when neither is set (serve makes one, on loopback only). */
+  readonly token: string | undefined;
+};
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export async function checkServeOptions(options: ServeOptions): Promise<CheckedOptions> {
+  const host = options.host ?? "127.0.0.1";
+  if (!LOOPBACK.has(host) && isIP(host) === 0 && host !== "0.0.0.0")
+    throw new ServeError(`--host ${JSON.stringify(host)} is not an address; write an IP address such as 127.0.0.1`);
+  const token = await tokenFromEnvironment(options.environment ?? process.env);
+  if (token === undefined && !LOOPBACK.has(host)) {
+    throw new ServeError(`--host ${JSON.stringify(host)} is reachable from other machines and no token is set; set AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`);
+  }
+  checkRetentionDays("--session-retention-days", options.sessionRetentionDays, "write how many days a session is kept after its last use, e.g. 30");
+  checkRetentionDays(
+    "--run-retention-days",
+    options.runRetentionDays,
+    "write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
+  );
+  const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
+  if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1)
+    throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
+  const slots = options.slots ?? 2;
+  const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
+  if (queueBound < slots)
+    throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
+  return { host, slots, queueBound, sweepIntervalMs, token };
+}
+
+function checkRetentionDays(flag: string, days: number | undefined, advice: string): void {
+  if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS))
+    throw new ServeError(`${flag} ${String(days)} is not a whole number of days from 1 to ${MAX_RETENTION_DAYS}; ${advice}`);
+}
+
+async function tokenFromEnvironment(env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+  const direct = env["AGENTCAGE_TOKEN"];
+  if (direct !== undefined && direct !== "") return direct;
+  const file = env["AGENTCAGE_TOKEN_FILE"];
+  if (file === undefined || file === "") return undefined;
+  const text = (
+    await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new ServeError(`AGENTCAGE_TOKEN_FILE ${JSON.stringify(file)} cannot be read (${error.code}); point it at a file holding the token`);
+    })
+  ).trim();
+  if (text === "") throw new ServeError(`AGENTCAGE_TOKEN_FILE ${JSON.stringify(file)} is empty; write the token into it`);
+  return text;
+}

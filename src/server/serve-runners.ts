@@ -1,0 +1,89 @@
+// The runners serve's Runs go through: one assembly (the network policy, the egress proxy serve
+// starts when the policy needs one and none is given) and two runners on one Staging Directory,
+// `staging/` beside the service's records, whose Agent Containers differ in their work/ mount
+// alone. What it started it stops when it fails: a refused assembly leaves nothing running.
+
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { StagingDeclaration } from "../container/index.js";
+import {
+  AGENT_IMAGE,
+  assembleRunners,
+  bothPolicyAndNetworks,
+  NETWORK_POLICIES,
+  type AgentRunner,
+  type NetworkPolicy,
+  type RunnerAssembly,
+} from "../runner/index.js";
+import { SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
+import { ServeError, type ServeOptions } from "./serve-options.js";
+
+export type ServiceRunners = {
+  readonly assembly: RunnerAssembly;
+  readonly runner: AgentRunner;
+  /** For a request with `writable: true`. */
+  readonly writableRunner: AgentRunner;
+};
+
+export async function assembleServiceRunners(options: ServeOptions, slots: number, logger: Logger): Promise<ServiceRunners> {
+  const staging = stagingOf(options);
+  checkNetworkOptions(options);
+  await mkdir(staging.runtimeDir, { recursive: true, mode: 0o700 });
+  const assembly = await assemble(options, staging, slots, logger);
+  try {
+    // Two runners on one Staging Directory: a writable Run's Agent Container differs in its work/ mount alone.
+    return { assembly, runner: assembly.runner(), writableRunner: assembly.runner({ staging: { ...staging, writableWork: true } }) };
+  } catch (error) {
+    await assembly.close();
+    throw new ServeError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * The library's Run directories in staging/, beside the service's records in service/: a Run's
+ * harvestTo (service/runs/<id>/harvest) may not lie inside the runner's Staging Directory.
+ */
+function stagingOf(options: ServeOptions): StagingDeclaration {
+  return {
+    runtimeDir: join(options.runtimeDir, "staging"),
+    ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
+    ...(options.writableBytes === undefined ? {} : { writableBytes: options.writableBytes }),
+  };
+}
+
+function checkNetworkOptions(options: ServeOptions): void {
+  const policy = options.networkPolicy;
+  if (policy !== undefined && !(NETWORK_POLICIES as readonly string[]).includes(policy)) {
+    throw new ServeError(`--network-policy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.join(", ")}`);
+  }
+  if (policy !== undefined && options.agentNetworks !== undefined) {
+    throw new ServeError(bothPolicyAndNetworks(`--network-policy ${policy}`, `--agent-network ${options.agentNetworks.join(", ")}`));
+  }
+}
+
+async function assemble(options: ServeOptions, staging: StagingDeclaration, slots: number, logger: Logger): Promise<RunnerAssembly> {
+  try {
+    return await assembleRunners({
+      runner: {
+        image: options.image ?? AGENT_IMAGE,
+        staging,
+        maxConcurrentRuns: slots,
+        ...(options.sessions === true ? { sessions: true } : {}),
+        ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
+        // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
+        limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
+        logger,
+      },
+      ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy as NetworkPolicy }),
+      ...(options.agentNetworks === undefined ? {} : { networks: options.agentNetworks }),
+      ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
+      standIn: options.standIn === true,
+      ...(options.egress === undefined ? {} : { egress: options.egress }),
+      ...(options.egressNetworks === undefined ? {} : { egressNetworks: options.egressNetworks }),
+      logger,
+    });
+  } catch (error) {
+    throw new ServeError(error instanceof Error ? error.message : String(error));
+  }
+}

@@ -1,0 +1,46 @@
+// The service's Runs and its metrics, made together: the metrics read the Runs' counts when they
+// are scraped, and the Runs tell the metrics of each end (a Run cancelled while queued too). A Run
+// whose record cannot be written is logged with its runId, never thrown at a caller.
+
+import type { Logger } from "pino";
+import type { AgentRunner } from "../runner/index.js";
+import { createRunMetrics, type RunMetrics } from "./metrics.js";
+import type { RunEnd, RunService, ServiceRunRequest } from "./runs.js";
+import { createRunService } from "./runs.js";
+
+export type MeteredRuns = { readonly service: RunService; readonly metrics: RunMetrics };
+
+export type MeteredRunsOptions = {
+  readonly runner: AgentRunner;
+  readonly writableRunner: AgentRunner;
+  readonly runtimeDir: string;
+  readonly slots: number;
+  readonly queueBound: number;
+  readonly sessions: boolean;
+  readonly logger: Logger;
+};
+
+export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
+  const { logger, ...runs } = options;
+  // The metrics read the service's counts when scraped; the service tells them of each end.
+  let service: RunService | undefined;
+  const metrics = createRunMetrics(() => service?.counts() ?? { queued: 0, running: 0 });
+  service = createRunService({
+    ...runs,
+    onError: (id, error) => logger.error({ runId: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
+    onEnd: (request, outcome) => metrics.ended(endOf(request, outcome)),
+  });
+  return { service, metrics };
+}
+
+/** What the metrics count of one end: its CLI and end reason, its times, the tokens and cost its agent reported. */
+function endOf(request: ServiceRunRequest, outcome: RunEnd): Parameters<RunMetrics["ended"]>[0] {
+  return {
+    cli: request.cli,
+    reason: outcome.reason,
+    durationMs: outcome.durationMs,
+    queuedMs: outcome.queuedMs ?? 0,
+    ...(outcome.result?.usage === undefined ? {} : { inputTokens: outcome.result.usage.inputTokens, outputTokens: outcome.result.usage.outputTokens }),
+    ...(outcome.result?.costUsd === undefined ? {} : { costUsd: outcome.result.costUsd }),
+  };
+}
