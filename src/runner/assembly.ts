@@ -40,15 +40,19 @@ export type RunnerAssembly = {
   readonly close: () => Promise<void>;
 };
 
+/** Why these options cannot be assembled, decided from them alone (so a caller can refuse before it writes anything); undefined when they can. */
+export function assemblyRefusal(options: Pick<RunnerAssemblyOptions, "networkPolicy" | "standIn">): string | undefined {
+  const policy = options.networkPolicy;
+  if (options.standIn !== true || policy === undefined || policy === "model" || policy === "allowlist") return undefined;
+  return `standIn puts the agent on the stand-in model's own network, so networkPolicy ${JSON.stringify(policy)} cannot go with it; use "model" (the stand-in behind the egress proxy), or leave networkPolicy out`;
+}
+
 export async function assembleRunners(options: RunnerAssemblyOptions): Promise<RunnerAssembly> {
   const policy = options.networkPolicy;
   const proxied = policy === "model" || policy === "allowlist";
   const standIn = options.standIn === true;
-  if (standIn && !proxied && policy !== undefined) {
-    throw new AgentRunnerError(
-      `standIn puts the agent on the stand-in model's own network, so networkPolicy ${JSON.stringify(policy)} cannot go with it; use "model" (the stand-in behind the egress proxy), or leave networkPolicy out`,
-    );
-  }
+  const refusal = assemblyRefusal(options);
+  if (refusal !== undefined) throw new AgentRunnerError(refusal);
   const started: { gateway?: EgressGateway; standIn?: RunningStandIn } = {};
   const close = async (): Promise<void> => {
     await started.standIn?.stop();

@@ -23,5 +23,5 @@ export { NETWORK_POLICIES, reachWarning } from "./network-policy.js";
 export type { CliVersion, CliVersionOptions } from "./cli-versions.js";
 export { agentCliVersions } from "./cli-versions.js";
 export type { RunnerAssembly } from "./assembly.js";
-export { assembleRunners } from "./assembly.js";
+export { assembleRunners, assemblyRefusal } from "./assembly.js";
 export { bothPolicyAndNetworks } from "./network-options.js";

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import { MAX_RETENTION_DAYS } from "../container/index.js";
 import { AgentcageError } from "../errors/index.js";
 import type { EgressGatewayConnection } from "../gateway/index.js";
-import type { NetworkPolicy } from "../runner/index.js";
+import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
 
 export type ServeOptions = {
@@ -104,6 +104,7 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
     options.runRetentionDays,
     "write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
   );
+  checkNetworkOptions(options);
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1)
     throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
@@ -112,6 +113,19 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
   if (queueBound < slots)
     throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
   return { host, slots, queueBound, sweepIntervalMs, token };
+}
+
+/** The network policy, the networks declared by hand and the stand-in, which only go together in some ways. */
+function checkNetworkOptions(options: ServeOptions): void {
+  const policy = options.networkPolicy;
+  if (policy !== undefined && !(NETWORK_POLICIES as readonly string[]).includes(policy)) {
+    throw new ServeError(`--network-policy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.join(", ")}`);
+  }
+  if (policy !== undefined && options.agentNetworks !== undefined) {
+    throw new ServeError(bothPolicyAndNetworks(`--network-policy ${policy}`, `--agent-network ${options.agentNetworks.join(", ")}`));
+  }
+  const refusal = assemblyRefusal({ standIn: options.standIn === true, ...(policy === undefined ? {} : { networkPolicy: policy as NetworkPolicy }) });
+  if (refusal !== undefined) throw new ServeError(refusal);
 }
 
 function checkRetentionDays(flag: string, days: number | undefined, advice: string): void {

@@ -7,15 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { StagingDeclaration } from "../container/index.js";
-import {
-  AGENT_IMAGE,
-  assembleRunners,
-  bothPolicyAndNetworks,
-  NETWORK_POLICIES,
-  type AgentRunner,
-  type NetworkPolicy,
-  type RunnerAssembly,
-} from "../runner/index.js";
+import { AGENT_IMAGE, assembleRunners, type AgentRunner, type NetworkPolicy, type RunnerAssembly } from "../runner/index.js";
 import { SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
 import { ServeError, type ServeOptions } from "./serve-options.js";
 
@@ -28,7 +20,6 @@ export type ServiceRunners = {
 
 export async function assembleServiceRunners(options: ServeOptions, slots: number, logger: Logger): Promise<ServiceRunners> {
   const staging = stagingOf(options);
-  checkNetworkOptions(options);
   await mkdir(staging.runtimeDir, { recursive: true, mode: 0o700 });
   const assembly = await assemble(options, staging, slots, logger);
   try {
@@ -50,16 +41,6 @@ function stagingOf(options: ServeOptions): StagingDeclaration {
     ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
     ...(options.writableBytes === undefined ? {} : { writableBytes: options.writableBytes }),
   };
-}
-
-function checkNetworkOptions(options: ServeOptions): void {
-  const policy = options.networkPolicy;
-  if (policy !== undefined && !(NETWORK_POLICIES as readonly string[]).includes(policy)) {
-    throw new ServeError(`--network-policy ${JSON.stringify(policy)} is not a policy; write one of ${NETWORK_POLICIES.join(", ")}`);
-  }
-  if (policy !== undefined && options.agentNetworks !== undefined) {
-    throw new ServeError(bothPolicyAndNetworks(`--network-policy ${policy}`, `--agent-network ${options.agentNetworks.join(", ")}`));
-  }
 }
 
 async function assemble(options: ServeOptions, staging: StagingDeclaration, slots: number, logger: Logger): Promise<RunnerAssembly> {
