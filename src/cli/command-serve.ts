@@ -1,0 +1,191 @@
+// `agentcage serve`: its options (each also read from its AGENTCAGE_ variable, as compose sets them)
+// and the service's settings made of them. Invariant: an empty variable means "the default", and
+// the egress proxy's control socket and secret are given together or not at all.
+
+import { type Command, Option } from "commander";
+import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
+import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
+import type { ServeOptions } from "../server/index.js";
+import { checkNetworkFlags, sessionRetentionOption } from "./command-flags.js";
+import { absoluteDirectory, byteCount, collect, defaultRuntimeDir, retentionDays, unlessEmpty, UsageError, wholeNumber } from "./options.js";
+import type { ProgramIo } from "./io.js";
+
+type ServeFlags = {
+  writableBytes?: number | "";
+  host: string;
+  port: number;
+  runtimeDir: string;
+  image: string;
+  slots: number;
+  queueBound?: number;
+  drainSeconds?: number;
+  agentNetwork?: string[] | string;
+  networkPolicy?: NetworkPolicy;
+  allow?: string[] | string;
+  egressContainer?: string;
+  egressControlSocket?: string;
+  egressControlSecretFile?: string;
+  egressNetwork?: string[] | string;
+  standIn?: boolean;
+  sessions?: boolean;
+  sessionRetentionDays?: number | "";
+  runRetentionDays?: number | "";
+  containerRuntime?: string;
+};
+
+export function addServeCommand(program: Command, io: ProgramIo, settle: (code: number) => void): void {
+  const serve = program.command("serve").description("start the orchestrator service: Runs over HTTP, live events, A2A");
+  serviceOptions(serve, io.env);
+  networkOptions(serve);
+  agentOptions(serve);
+  serve
+    .addHelpText(
+      "after",
+      "\nThe token comes from AGENTCAGE_TOKEN or the file AGENTCAGE_TOKEN_FILE names; on loopback without one, a token is made\nand written to <runtime-dir>/service/token.",
+    )
+    .action(async (flags: ServeFlags) => {
+      const { serveCommand } = await import("./serve.js");
+      settle(await serveCommand(serveSettings(flags), io));
+    });
+}
+
+/** Where the service listens, keeps its records, and how many Runs it takes. */
+function serviceOptions(command: Command, env: ProgramIo["env"]): void {
+  command
+    .option("--host <address>", "the address to listen on (anything but loopback needs a token)", "127.0.0.1")
+    .option("--port <port>", "the port (0 picks a free one)", wholeNumber("--port", 0, 65_535), 8750)
+    .option("--runtime-dir <dir>", "the service's records and the Staging Directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
+    .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
+    .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
+    .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
+    .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400));
+}
+
+/** What every agent may reach, and the egress proxy that stands between it and its model. */
+function networkOptions(command: Command): void {
+  command
+    .addOption(
+      new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open (README: network policies)")
+        .choices([...NETWORK_POLICIES])
+        .env("AGENTCAGE_NETWORK_POLICY"),
+    )
+    .addOption(
+      new Option(
+        "--allow <host:port>",
+        "with --network-policy allowlist: a host agents may reach over HTTPS (repeatable; the variable takes a comma-separated list)",
+      )
+        .argParser(collect)
+        .env("AGENTCAGE_ALLOWLIST"),
+    )
+    .addOption(
+      new Option(
+        "--egress-container <name>",
+        "the egress proxy the deployment runs, by container name or id; default with --egress-control-socket: this compose project's egress service, else serve starts its own",
+      ).env("AGENTCAGE_EGRESS_CONTAINER"),
+    )
+    .addOption(new Option("--egress-control-socket <path>", "that proxy's control socket").env("AGENTCAGE_EGRESS_CONTROL_SOCKET"))
+    .addOption(new Option("--egress-control-secret-file <path>", "the file holding that proxy's control secret").env("AGENTCAGE_EGRESS_CONTROL_SECRET_FILE"))
+    .addOption(
+      new Option(
+        "--egress-network <name>",
+        "for the proxy serve starts: a network through which it reaches the providers (repeatable); default bridge",
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option("--agent-network <name>", "a network every agent joins, declared by hand instead of a policy (repeatable)")
+        .argParser(collect)
+        .env("AGENTCAGE_AGENT_NETWORK"),
+    );
+}
+
+/** What each agent's Run gets: its model, its kept session and how long things are kept, its disk, its container runtime. */
+function agentOptions(command: Command): void {
+  command
+    .option("--stand-in", "run every agent against the stand-in model (no key needed)")
+    .option("--sessions", "keep each Run's session so a later Run can resume it (resumeSession; agentcage run --resume)")
+    .addOption(sessionRetentionOption())
+    .addOption(
+      new Option(
+        "--run-retention-days <days>",
+        "how long an ended Run's record and artifacts are kept before a sweep removes them, as DELETE does (default: until DELETE)",
+      )
+        .argParser(
+          retentionDays(
+            "--run-retention-days",
+            "how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
+          ),
+        )
+        .env("AGENTCAGE_RUN_RETENTION_DAYS"),
+    )
+    .addOption(
+      new Option("--writable-bytes <n>", "bytes each agent may write (its out/, or its writable work/); default 256 MiB")
+        .argParser(
+          byteCount("--writable-bytes", MIN_TMPFS_BYTES, MAX_TMPFS_BYTES, "how many bytes each agent may write, e.g. 268435456 (256 MiB, the default)"),
+        )
+        .env("AGENTCAGE_WRITABLE_BYTES"),
+    )
+    .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's");
+}
+
+/** The service's settings from its flags, refused when they cannot go together. */
+function serveSettings(flags: ServeFlags): ServeOptions {
+  const networks = flags.agentNetwork === undefined ? undefined : listOf(flags.agentNetwork);
+  const allowlist =
+    flags.allow === undefined
+      ? undefined
+      : listOf(flags.allow)
+          .flatMap((entry) => entry.split(/[\s,]+/))
+          .filter((entry) => entry !== "");
+  const egress = egressProxyOf(flags);
+  const policy = flags.networkPolicy === undefined || (flags.networkPolicy as string) === "" ? undefined : flags.networkPolicy;
+  // Empty (compose's default) is the library's own bound.
+  const writableBytes = unlessEmpty(flags.writableBytes);
+  const sessionRetentionDays = unlessEmpty(flags.sessionRetentionDays);
+  const runRetentionDays = unlessEmpty(flags.runRetentionDays);
+  checkNetworkFlags({
+    ...(policy === undefined ? {} : { networkPolicy: policy }),
+    ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
+  });
+  return {
+    host: flags.host,
+    port: flags.port,
+    runtimeDir: flags.runtimeDir,
+    image: flags.image,
+    slots: flags.slots,
+    ...(flags.queueBound === undefined ? {} : { queueBound: flags.queueBound }),
+    ...(flags.drainSeconds === undefined ? {} : { drainGraceMs: flags.drainSeconds * 1000 }),
+    ...(networks === undefined ? {} : { agentNetworks: networks }),
+    ...(policy === undefined ? {} : { networkPolicy: policy }),
+    ...(allowlist === undefined || allowlist.length === 0 ? {} : { allowlist }),
+    ...(egress !== undefined && policy !== undefined && policy !== "none" && policy !== "open" ? { egress } : {}),
+    ...(flags.egressNetwork === undefined ? {} : { egressNetworks: listOf(flags.egressNetwork) }),
+    standIn: flags.standIn === true,
+    sessions: flags.sessions === true,
+    ...(sessionRetentionDays === undefined ? {} : { sessionRetentionDays }),
+    ...(runRetentionDays === undefined ? {} : { runRetentionDays }),
+    ...(writableBytes === undefined ? {} : { writableBytes }),
+    ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+  };
+}
+
+/** The egress proxy the deployment runs, when its flags name one; undefined when serve is to start its own. */
+function egressProxyOf(flags: ServeFlags): { container?: string; socketPath: string; secretFile: string } | undefined {
+  const given = (value: string | undefined): value is string => value !== undefined && value !== "";
+  const egressGiven = [flags.egressControlSocket, flags.egressControlSecretFile].filter(given).length;
+  if (egressGiven === 1 || (egressGiven === 0 && given(flags.egressContainer))) {
+    throw new UsageError(
+      "--egress-control-socket and --egress-control-secret-file name one proxy together; give both (compose.yaml does), with --egress-container when it is not this deployment's own compose egress service, or none to have serve start its own",
+    );
+  }
+  if (egressGiven !== 2) return undefined;
+  return {
+    ...(given(flags.egressContainer) ? { container: flags.egressContainer } : {}),
+    socketPath: flags.egressControlSocket as string,
+    secretFile: flags.egressControlSecretFile as string,
+  };
+}
+
+/** A repeatable option's value: a list from the command line, one string from its variable. */
+function listOf(value: string[] | string): string[] {
+  return typeof value === "string" ? [value] : value;
+}
