@@ -29,3 +29,16 @@ export const liveSessionStores = {
   },
   has: (runtimeDir: string, namespace: string, id: string): boolean => storesInUse.has(storeKey(runtimeDir, namespace, id)),
 };
+
+/**
+ * Marks the kept session store `id` of `namespace` as in use until the returned release is called
+ * (once; later calls do nothing): no sweep of this process takes it meanwhile.
+ */
+export function holdSessionStore(runtimeDir: string, namespace: string, id: string): () => void {
+  liveSessionStores.add(runtimeDir, namespace, id);
+  let held = true;
+  return () => {
+    if (held) liveSessionStores.delete(runtimeDir, namespace, id);
+    held = false;
+  };
+}

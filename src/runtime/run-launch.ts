@@ -1,0 +1,107 @@
+// A Run from its plan to the Outcome its container's end gives: plan, open the record, compose, the
+// Run's own network and volumes, the container itself, its volumes read back, the end reason.
+// launchRun only calls those steps in order; each returns early with the Outcome that says why.
+// Invariant: whatever happens, what the steps made (volumes, network, the record's open streams)
+// is undone before it returns: volumes first, then the network, then the record.
+
+import { renderCommand, type ComposedSpec } from "../container/index.js";
+import type { Outcome, ReaderVerdict } from "../plan/index.js";
+import { composeRun, containerDeadlineSeconds } from "./compose.js";
+import { runContainer } from "./container-run.js";
+import { outcomeOf, type ContainerFacts } from "./end-reason.js";
+import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
+import { ownershipLabels } from "./ownership.js";
+import { planRun, type PlannedRun } from "./plan.js";
+import { openRecord } from "./record.js";
+import { runNetworkName } from "./run-network.js";
+import { closeNetwork, openNetwork } from "./run-network-step.js";
+import { endEarly, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
+import { closeVolumes, collectVolumes, openVolumes, runVolumeNames } from "./run-volumes.js";
+
+type Planned<R extends ReaderVerdict> = Extract<PlannedRun<R>, { readonly ok: true }>;
+
+export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, staged?: StagedRun): Promise<Outcome<R>> {
+  // After staging: a plan may rely on its workspace being there.
+  const planned = planRun(ctx.planFunction, ctx.prompt, { runId: ctx.runId, mask: ctx.masker.maskDeep });
+  if (!planned.ok) return endEarly(ctx, planned.reason, planned.error);
+  if (staged !== undefined) state.record = await openRecord(staged.directory, planned.plan.request, ctx);
+  try {
+    const composed = compose(ctx, planned, staged);
+    if (!composed.ok) return composed.outcome;
+    const noNetwork = await openNetwork(ctx, state);
+    if (noNetwork !== undefined) return noNetwork;
+    const noVolumes = await openVolumes(ctx, state, staged);
+    if (noVolumes !== undefined) return noVolumes;
+    const facts = await runTheContainer(ctx, state, composed.spec, planned);
+    await collectVolumes(ctx, state, staged);
+    return endReason(ctx, facts);
+  } finally {
+    await closeVolumes(ctx, state);
+    await closeNetwork(ctx, state);
+    await state.record?.closeStreams();
+  }
+}
+
+type Composed<R extends ReaderVerdict> = { readonly ok: true; readonly spec: ComposedSpec } | { readonly ok: false; readonly outcome: Outcome<R> };
+
+/** The Run's composed spec: the declaration, its plan, its labels, its own network and volumes. */
+function compose<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, planned: Planned<R>, staged: StagedRun | undefined): Composed<R> {
+  const volumes = runVolumeNames(ctx, staged);
+  try {
+    const spec = composeRun(ctx.container, {
+      runId: ctx.runId,
+      planArgs: planned.plan.args,
+      runEnv: ctx.runEnv,
+      secretFiles: ctx.secretFiles,
+      labels: ownershipLabels(ctx.ownership),
+      // What is left of the Run's timeout (staging took some): the container's own timer ends it then.
+      deadlineSeconds: containerDeadlineSeconds(timeLeftMs(ctx)),
+      ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
+      ...(ctx.network === undefined ? {} : { networks: [runNetworkName(ctx.runId)] }),
+      ...(volumes === undefined ? {} : { volumes }),
+    });
+    return { ok: true, spec };
+  } catch (error) {
+    // Only what this Run added can fail here (a secret file's path clashing with a mount).
+    return { ok: false, outcome: endEarly(ctx, "invalid_request", error instanceof Error ? error.message : String(error)) };
+  }
+}
+
+/** The container run, its output into the record as it comes; its facts whatever happened. */
+function runTheContainer<R extends ReaderVerdict, Q>(
+  ctx: RunContext<R, Q>,
+  state: RunState,
+  spec: ComposedSpec,
+  planned: Planned<R>,
+): Promise<ContainerFacts<R>> {
+  const { runId, logger, masker, network } = ctx;
+  const { record } = state;
+  const command = renderCommand(spec, planned.stdin, masker);
+  logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
+  return runContainer({
+    runId,
+    spec,
+    plan: planned.plan,
+    stdin: planned.stdin,
+    engine: ctx.engine,
+    stop: state.stop,
+    graceMs: ctx.graceMs,
+    abandonAfterMs: ctx.timeoutSeconds * 1000 + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS,
+    logger,
+    masker,
+    ...(record === undefined ? {} : { onStdout: record.onStdout, onStderr: record.onStderr }),
+    ...(ctx.stallSeconds === undefined ? {} : { stallSeconds: ctx.stallSeconds }),
+    ...(ctx.onStallWarning === undefined ? {} : { onStallWarning: ctx.onStallWarning }),
+    ...(network?.onAgentGone === undefined ? {} : { onExited: network.onAgentGone }),
+    ...(network?.liveness === undefined ? {} : { liveness: network.liveness }),
+  });
+}
+
+/** The Outcome the container's facts give; a reader that says ok of an agent that exited non-zero is said in the log. */
+function endReason<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, facts: ContainerFacts<R>): Outcome<R> {
+  const outcome = outcomeOf(ctx.runId, facts, ctx.masker, Math.round(performance.now() - ctx.startedAt));
+  if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {
+    ctx.logger.warn({ runId: ctx.runId, exit: outcome.exit }, "the reader said ok but the agent exited non-zero");
+  }
+  return outcome;
+}

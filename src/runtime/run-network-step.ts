@@ -1,0 +1,24 @@
+// The Run's own network as a step of the Run: made, with its member attached, before the Run's
+// volumes and container; removed after them, whatever happened.
+// Invariant: only a network this Run made is removed; one that cannot be is the sweep's, never the Outcome's.
+
+import type { Outcome, ReaderVerdict } from "../plan/index.js";
+import { ownershipLabels } from "./ownership.js";
+import { closeRunNetwork, openRunNetwork } from "./run-network.js";
+import { endEarly, maskedMessage, type RunContext, type RunState } from "./run-state.js";
+
+/** The Outcome of a Run whose network the engine refused; undefined once it exists (or the Run has none of its own). */
+export async function openNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<Outcome<R> | undefined> {
+  if (ctx.network === undefined) return undefined;
+  const refused = await openRunNetwork(ctx.engine, ctx.runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner);
+  if (refused !== undefined) return endEarly(ctx, "unavailable", refused);
+  state.networkOpen = true;
+  return undefined;
+}
+
+export async function closeNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<void> {
+  if (!state.networkOpen) return;
+  await closeRunNetwork(ctx.engine, ctx.runId).catch((error: unknown) => {
+    ctx.logger.error({ runId: ctx.runId, err: maskedMessage(ctx, error) }, "the Run's network could not be removed; sweep() will remove it");
+  });
+}

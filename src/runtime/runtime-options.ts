@@ -1,0 +1,114 @@
+// createAgentContainerRuntime's one argument, refused at construction where the Operator wrote it:
+// its shape, the declaration (validated, and composed once with a placeholder plan), the plan
+// function, the concurrency, the engine and the write bound.
+// Invariant: what passes here can be run; a declaration that cannot mean anything throws here, never in a Run.
+
+import type Docker from "dockerode";
+import { AgentContainerError, DEFAULT_TIMEOUT_SECONDS, validateAgentContainer, type AgentContainer, type ValidatedContainer } from "../container/index.js";
+import type { Engine } from "../engine/index.js";
+import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
+import { canBoundWrites } from "../staging/index.js";
+import { composeRun, containerDeadlineSeconds } from "./compose.js";
+import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS } from "./limits.js";
+import { describeValue } from "./misuse.js";
+import type { WriteBound } from "./run-state.js";
+
+export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
+  readonly container: AgentContainer;
+  /** Answers each Run with its plan; called once per Run and once per commandFor. */
+  readonly run: RunPlanFunction<R, Q>;
+  /** Runs at once; more queue (see `queuedMs`). Default: DEFAULT_MAX_CONCURRENT_RUNS, one per core within the machine's memory. */
+  readonly maxConcurrentRuns?: number;
+  /** The Docker connection the default engine uses; default: dockerode's own (DOCKER_HOST, else the local socket). */
+  readonly docker?: Docker;
+  /** The container engine; default: Docker through `docker`. Give one or the other, not both. */
+  readonly engine?: Engine;
+  /**
+   * How what an agent writes to out/ (or a writable work/, staging.writableBytes) and to a session
+   * store's working copy is bounded: "mount", a tmpfs this process mounts (it must be root on the
+   * engine's host, allowed to mount); "volume", in-memory volumes of the Run's own that the engine
+   * mounts, filled with what was staged and copied back after the Run (a non-root orchestrator).
+   * Default "mount" where this process can mount, else "volume".
+   */
+  readonly writeBound?: WriteBound;
+};
+
+/** What construction decided from the options: the validated declaration, the concurrency, the write bound. */
+export type CheckedRuntimeOptions = {
+  readonly container: ValidatedContainer;
+  readonly concurrency: number;
+  readonly writeBound: WriteBound;
+};
+
+const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound"];
+const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
+
+/** Throws an AgentContainerError, one sentence saying what to write instead, at the first option that cannot mean anything. */
+export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, extra: readonly unknown[]): CheckedRuntimeOptions {
+  checkCallShape(options, extra);
+  const container = validateAgentContainer(options.container);
+  const concurrency = checkPlanAndEngine(options);
+  composeOnce(container);
+  return { container, concurrency, writeBound: chooseWriteBound(options.writeBound) };
+}
+
+function checkCallShape<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, extra: readonly unknown[]): void {
+  if (extra.length > 0) throw new AgentContainerError(`createAgentContainerRuntime takes one argument, { container, run }; ${extra.length} more were given`);
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new AgentContainerError(
+      `createAgentContainerRuntime's options ${describeValue(options)} is not an object; pass { container: { image }, run: (prompt) => plan }`,
+    );
+  }
+  const unknown = Object.keys(options).filter((key) => !RUNTIME_OPTION_NAMES.includes(key));
+  if (unknown.length > 0)
+    throw new AgentContainerError(
+      `createAgentContainerRuntime option ${JSON.stringify(unknown[0])} is not one it knows; use ${RUNTIME_OPTION_NAMES.join(", ")}`,
+    );
+  if (typeof options.container !== "object" || options.container === null) {
+    throw new AgentContainerError(`container ${describeValue(options.container)} is not an Agent Container; pass { image: "..." } at the least`);
+  }
+}
+
+/** The plan function, the concurrency (returned) and the engine. */
+function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>): number {
+  if (typeof options.run !== "function") {
+    throw new AgentContainerError(`run is ${JSON.stringify(typeof options.run)}, not a function; pass (prompt) => RunPlan`);
+  }
+  const concurrency = options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENT_RUNS) {
+    throw new AgentContainerError(`maxConcurrentRuns ${JSON.stringify(concurrency)} is out of range; write a whole number from 1 to ${MAX_CONCURRENT_RUNS}`);
+  }
+  if (options.engine !== undefined && options.docker !== undefined) {
+    throw new AgentContainerError("both engine and docker are given; pass an engine, or a docker connection for the default engine, not both");
+  }
+  if (options.engine !== undefined && (typeof options.engine !== "object" || options.engine === null || typeof options.engine.create !== "function")) {
+    throw new AgentContainerError("engine is not an Engine; pass createDockerEngine(...) or leave it out");
+  }
+  return concurrency;
+}
+
+/** Composes once now, with a placeholder plan, so a declaration that cannot render throws here. */
+function composeOnce(container: ValidatedContainer): void {
+  try {
+    composeRun(container, {
+      runId: "0000000000000000",
+      planArgs: [],
+      deadlineSeconds: containerDeadlineSeconds((container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
+    });
+  } catch (error) {
+    throw new AgentContainerError(`Agent Container is invalid: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** The write bound asked for, if this process can keep it; default "mount" where it can mount, else "volume". */
+function chooseWriteBound(asked: WriteBound | undefined): WriteBound {
+  if (asked !== undefined && !WRITE_BOUNDS.includes(asked)) {
+    throw new AgentContainerError(`writeBound ${describeValue(asked)} is not one of ${WRITE_BOUNDS.join(", ")}; leave it out to have the runtime choose`);
+  }
+  if (asked === "mount" && !canBoundWrites()) {
+    throw new AgentContainerError(
+      'writeBound "mount" needs this process to mount a tmpfs (root on the engine\'s host, allowed to mount), and it cannot; pass "volume", or leave it out',
+    );
+  }
+  return asked ?? (canBoundWrites() ? "mount" : "volume");
+}

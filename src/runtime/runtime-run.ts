@@ -1,0 +1,132 @@
+// run(): a call checked, then queued for a slot, then performed, and answered with an Outcome
+// whatever happened: a malformed call, a cancel before or while it waits, a defect of our own.
+// The store a Run resumes is held from the call until its answer; the Run is live while it has its slot.
+// Invariant: run() never rejects, and every answer is logged once as "run ended".
+
+import { DEFAULT_TIMEOUT_SECONDS } from "../container/index.js";
+import type { Outcome, ReaderVerdict, RunPrompt } from "../plan/index.js";
+import type { Masker } from "../redact/index.js";
+import { earlyOutcome } from "./end-reason.js";
+import { holdSessionStore, liveRuns } from "./live-runs.js";
+import { callerAbort } from "./misuse.js";
+import { performRun, type RunContext } from "./run.js";
+import { newRunId } from "./run-id.js";
+import { runMasker } from "./run-masker.js";
+import type { RunOptions } from "./run-options.js";
+import { waitForSlot } from "./run-queue.js";
+import { checkRunRequest } from "./run-request.js";
+import type { RuntimeShared } from "./runtime-shared.js";
+
+/** One call of run(), once its request is known to be well formed. */
+type RunCall<Q> = {
+  readonly runId: string;
+  readonly prompt: RunPrompt<Q>;
+  readonly options: RunOptions;
+  readonly masker: Masker;
+  /** When run() was called (performance.now()): queuedMs counts from here. */
+  readonly calledAt: number;
+};
+
+type EarlyEnd<R extends ReaderVerdict> = (reason: Outcome["reason"], error: string, queuedMs?: number) => Outcome<R>;
+
+export function runOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>) {
+  return (prompt: RunPrompt<Q>, runOptions: RunOptions = {}, ...extra: never[]): Promise<Outcome<R>> => {
+    const calledAt = performance.now();
+    const invalid = checkRunRequest(prompt, runOptions, shared.container.staging?.runtimeDir, extra);
+    const chosen = invalid === undefined ? runOptions?.runId : undefined;
+    const runId = chosen ?? newRunId();
+    // A malformed call may hold secrets we cannot read yet: mask with what the declaration knows.
+    if (invalid !== undefined) return Promise.resolve(ended(shared, earlyOutcome<R>(runId, calledAt, shared.declaredMasker, "invalid_request", invalid)));
+    const call: RunCall<Q> = { runId, prompt, options: runOptions, masker: runMasker(shared.declared, runOptions), calledAt };
+    const early: EarlyEnd<R> = (reason, error, queuedMs = 0) => ended(shared, { ...earlyOutcome<R>(runId, calledAt, call.masker, reason, error), queuedMs });
+    const signal = runOptions.signal;
+    if (signal?.aborted) {
+      const { why, detail } = callerAbort(signal);
+      return Promise.resolve(early(why, `${detail} before the Run started`));
+    }
+    // The store it resumes is in use from here (queued, then through the start-up sweep) until the Run
+    // has ended and kept it again: no sweep of this process takes it meanwhile.
+    const release = holdResumedStore(shared, runOptions);
+    return waitForSlot({
+      limit: shared.limit,
+      signal,
+      cancelled: () => {
+        const { why, detail } = callerAbort(signal as AbortSignal);
+        return early(why, `${detail} while the Run waited for a free slot`, Math.round(performance.now() - calledAt));
+      },
+      inSlot: () => runInSlot(shared, call, early),
+      settled: release,
+    });
+  };
+}
+
+/** Holds the session store the Run resumes (a staged declaration only); the release to call at its answer. */
+function holdResumedStore<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, options: RunOptions): () => void {
+  const runtimeDir = shared.container.staging?.runtimeDir;
+  const resumed = options.sessionStore?.resume;
+  if (runtimeDir === undefined || resumed === undefined) return () => undefined;
+  return holdSessionStore(runtimeDir, options.sessionStore?.namespace ?? "", resumed);
+}
+
+/** The Run in its slot: after the start-up sweep (or the caller's cancel), performed; a defect of ours is still an Outcome. */
+async function runInSlot<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, early: EarlyEnd<R>): Promise<Outcome<R>> {
+  // The Run's own time starts with its slot; the wait before it is queuedMs.
+  const startedAt = performance.now();
+  const queuedMs = Math.round(startedAt - call.calledAt);
+  const signal = call.options.signal;
+  liveRuns.add(call.runId);
+  try {
+    await Promise.race([shared.sweepAtStartup(), ...(signal === undefined ? [] : [aborted(signal)])]);
+    const outcome = await performRun<R, Q>(runContextOf(shared, call, startedAt));
+    const { containerRuntime } = shared.container;
+    return ended(shared, { ...outcome, queuedMs, ...(containerRuntime === undefined ? {} : { containerRuntime }) });
+  } catch (error) {
+    // performRun resolves for everything it knows of; this is a defect, still not a rejection.
+    return early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`, queuedMs);
+  } finally {
+    liveRuns.delete(call.runId);
+  }
+}
+
+/** Resolves when the signal aborts (at once when it already has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+}
+
+/** What performRun is given: the call's options over the runtime's, timed and owned from now. */
+function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, startedAt: number): RunContext<R, Q> {
+  const { container } = shared;
+  const { options } = call;
+  const timeoutSeconds = options.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  return {
+    runId: call.runId,
+    ownership: shared.ownershipOf(timeoutSeconds),
+    prompt: call.prompt,
+    container,
+    planFunction: shared.planFunction,
+    engine: shared.engine,
+    logger: shared.logger,
+    masker: call.masker,
+    startedAt,
+    timeoutSeconds,
+    graceMs: shared.graceMs,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
+    ...(options.harvestTo === undefined ? {} : { harvestTo: options.harvestTo }),
+    replaceHarvestTo: options.replaceHarvestTo === true,
+    ...(options.sessionStore === undefined ? {} : { sessionStore: options.sessionStore }),
+    runEnv: options.env ?? {},
+    secretFiles: options.secretFiles ?? [],
+    ...(options.stallSeconds === undefined ? {} : { stallSeconds: options.stallSeconds }),
+    ...(options.onStallWarning === undefined ? {} : { onStallWarning: options.onStallWarning }),
+    ...(options.network === undefined ? {} : { network: options.network }),
+    owner: shared.owner,
+    writeBound: shared.writeBound,
+  };
+}
+
+/** Every answer of run() is said once in the log. */
+function ended<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, outcome: Outcome<R>): Outcome<R> {
+  shared.logger.info({ runId: outcome.runId, reason: outcome.reason, ok: outcome.ok, exit: outcome.exit, durationMs: outcome.durationMs }, "run ended");
+  return outcome;
+}

@@ -1,0 +1,88 @@
+// What every Run of one runtime shares, made once at construction: the engine, the logger, the
+// declaration's secrets and their masker, the concurrency limiter, the runtime's session, how a
+// Run's ownership is written, and the sweep (run once by itself, before the first Run).
+// Invariant: nothing here is per Run; a Run's own secrets, masker and deadline are made with the Run.
+
+import pLimit, { type LimitFunction } from "p-limit";
+import { pino, type Logger } from "pino";
+import { DEFAULT_OWNER, DEFAULT_STOP_GRACE_SECONDS, type ValidatedContainer } from "../container/index.js";
+import { createDockerEngine, type Engine } from "../engine/index.js";
+import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
+import { createMasker, type Masker } from "../redact/index.js";
+import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { RunRequestError } from "./misuse.js";
+import { newSessionId, thisProcess, type Ownership } from "./ownership.js";
+import { declaredSecrets } from "./run-masker.js";
+import type { WriteBound } from "./run-state.js";
+import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
+import { bounded } from "./stop.js";
+import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
+
+export type RuntimeShared<R extends ReaderVerdict, Q> = {
+  readonly container: ValidatedContainer;
+  readonly planFunction: RunPlanFunction<R, Q>;
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** The declaration's secret values; each Run's masker adds its own to them. */
+  readonly declared: readonly string[];
+  /** Masks what the declaration knows: for what is said before (or outside) a Run's own masker. */
+  readonly declaredMasker: Masker;
+  /** At most `concurrency` Runs at once; the rest wait in it for a slot. */
+  readonly limit: LimitFunction;
+  readonly owner: string;
+  /** This runtime's session id: on every container and Run directory it makes. */
+  readonly session: string;
+  readonly graceMs: number;
+  readonly writeBound: WriteBound;
+  /** A Run starting now: this session's, this process's, over at its timeout plus the grace and the engine's margin. */
+  readonly ownershipOf: (timeoutSeconds: number) => Ownership;
+  /** Removes what a gone process of this owner left (and what is this session's own and not live). */
+  readonly sweep: (...extra: never[]) => Promise<SweepResult>;
+  /** The start-up sweep: started by the first Run to have a slot, bounded, never rejecting; the same promise after. */
+  readonly sweepAtStartup: () => Promise<unknown>;
+};
+
+export function createRuntimeShared<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, checked: CheckedRuntimeOptions): RuntimeShared<R, Q> {
+  const { container } = checked;
+  const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
+  const declared = declaredSecrets(container);
+  const declaredMasker = createMasker(declared);
+  const engine: Engine = options.engine ?? createDockerEngine(options.docker);
+  const limit = pLimit(checked.concurrency);
+  const owner = container.owner ?? DEFAULT_OWNER;
+  const session = newSessionId();
+  const me = thisProcess();
+  const graceMs = (container.limits?.stopGraceSeconds ?? DEFAULT_STOP_GRACE_SECONDS) * 1000;
+  const ownershipOf = (timeoutSeconds: number): Ownership => ({
+    session,
+    ...me,
+    deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + ENGINE_ANSWER_MARGIN_MS),
+  });
+  const sweep = (...extra: never[]): Promise<SweepResult> =>
+    extra.length > 0
+      ? Promise.reject(new RunRequestError(`sweep takes no arguments; ${extra.length} were given`))
+      : sweepOwner({ container, owner, session, engine, logger, masker: declaredMasker });
+  let startupSweep: Promise<unknown> | undefined;
+  // Bounded: an engine that does not answer must not hold every Run (and its cancel) at the door.
+  const sweepAtStartup = (): Promise<unknown> =>
+    (startupSweep ??= bounded(sweep(), ENGINE_CLEANUP_TIMEOUT_MS, "the start-up sweep").catch((error: unknown) => {
+      logger.warn({ err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the start-up sweep failed");
+    }));
+  const { writeBound } = checked;
+  return {
+    container,
+    planFunction: options.run,
+    engine,
+    logger,
+    declared,
+    declaredMasker,
+    limit,
+    owner,
+    session,
+    graceMs,
+    writeBound,
+    ownershipOf,
+    sweep,
+    sweepAtStartup,
+  };
+}
