@@ -1,7 +1,8 @@
 // How the source tree wears, in numbers a change can be held to: the largest source files, the
 // longest functions (every function, method and arrow, measured in lines by the TypeScript parser)
 // and the import circles among source files (src/shape's own check). Tests are left out.
-// CLI: `npm run --silent shape` (after `npm run build:tools`, `node dist-tools/scripts/shape-report.js [top]`).
+// CLI: `npm run --silent shape` (after `npm run build:tools`, `node dist-tools/scripts/shape-report.js [top] [checkout]`:
+// another checkout's tree, measured the same way, e.g. an earlier commit's to compare with).
 
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +14,8 @@ type Measured = { readonly where: string; readonly lines: number };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // From scripts/ or from dist-tools/scripts/: the root is the one holding package.json (dist-tools/ holds a compiled src/ too).
-const REPO_ROOT = [path.resolve(here, ".."), path.resolve(here, "..", "..")].find((dir) => readdirSync(dir).includes("package.json")) ?? process.cwd();
+const OWN_ROOT = [path.resolve(here, ".."), path.resolve(here, "..", "..")].find((dir) => readdirSync(dir).includes("package.json")) ?? process.cwd();
+const REPO_ROOT = process.argv[3] === undefined ? OWN_ROOT : path.resolve(process.argv[3]);
 
 function sourceFiles(): { readonly path: string; readonly text: string }[] {
   return readdirSync(path.join(REPO_ROOT, "src"), { recursive: true, encoding: "utf8" })
