@@ -56,7 +56,7 @@ describe("parseAgentRequest", () => {
       [{ budget: { maxTurns: 2.5 } }, "budget.maxTurns 2.5 is not a whole number"],
       [{ budget: { maxCostUsd: -1 } }, "budget.maxCostUsd -1 is out of range; write dollars above 0"],
       [{ budget: { maxCostUsd: "1" } }, 'budget.maxCostUsd "1" is not a number'],
-      [{ budget: { maxDollars: 1 } }, 'unknown field(s) "maxDollars"'],
+      [{ budget: { maxDollars: 1 } }, 'budget\'s field "maxDollars" is not one budget takes; send only maxTurns, maxTokens, maxCostUsd, maxWallSeconds'],
       [{ stallSeconds: 0 }, "stallSeconds 0 is out of range; write a whole number from 1 to 86400"],
     ])("refuses %j, naming the field", (fields, said) => {
       expect(refusal({ cli: "claude", ...fields })).toContain(said);
@@ -65,7 +65,14 @@ describe("parseAgentRequest", () => {
 
   describe("refuses an unknown field", () => {
     it("names the field", () => {
-      expect(refusal({ cli: "claude", argv: ["--rm"] })).toBe('the agent request is invalid: unknown field(s) "argv"; remove them or check the spelling');
+      expect(refusal({ cli: "claude", argv: ["--rm"] })).toBe(
+        'the agent request is invalid: field "argv" is not one the agent request takes; send only cli, model, effort, web, noTools, maxTurns, timeoutSeconds, systemPrompt, budget, stallSeconds, resumeSession',
+      );
+    });
+
+    it("suggests the field a near miss meant", () => {
+      expect(refusal({ cli: "claude", maxTurn: 3 })).toContain('field "maxTurn" is not one the agent request takes; send only cli,');
+      expect(refusal({ cli: "claude", maxTurn: 3 })).toContain("(did you mean maxTurns?)");
     });
   });
 
@@ -172,7 +179,7 @@ describe("parseAgentRequest", () => {
     });
 
     it("says which field has the wrong type", () => {
-      expect(refusal({ cli: "claude", web: "yes" })).toBe("the agent request is invalid: web should be a boolean");
+      expect(refusal({ cli: "claude", web: "yes" })).toBe('the agent request is invalid: web "yes" is not a boolean; send a boolean');
     });
   });
 });

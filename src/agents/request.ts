@@ -3,7 +3,7 @@
 // a caller wrote as flags. The prompt is not here: it always travels on stdin.
 
 import { z } from "zod";
-import { AgentcageError } from "../errors/index.js";
+import { issueSentence, knownKeys, valueAt, AgentcageError } from "../errors/index.js";
 import {
   DEFAULT_MAX_TURNS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
@@ -120,10 +120,15 @@ export function parseAgentRequest(input: unknown): AgentRequest {
   const parsed = agentRequestSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
-    if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
-    const where = issue.path.map(String).join(".") || "request";
-    // zod's own words for a wrong type quote nothing; a field with words of its own keeps them.
-    return issue.code === "invalid_type" && issue.message.startsWith("Invalid input") ? `${where} should be a ${issue.expected}` : issue.message;
+    const name = issue.path.map(String).join(".");
+    return issueSentence(issue, {
+      name: name === "" ? "the agent request" : name,
+      value: valueAt(input, issue.path),
+      taker: name === "" ? "the agent request" : name,
+      keyKind: name === "" ? "field" : `${name}'s field`,
+      known: knownKeys(agentRequestSchema, issue.path),
+      missingWhole: 'an object: the agent request, such as { cli: "claude" }',
+    });
   });
   throw new AgentRequestError(`the agent request is invalid: ${problems.join("; ")}`);
 }

@@ -107,7 +107,7 @@ describe("constructing a runtime", () => {
   });
 
   it("refuses an unknown top-level field", () => {
-    expect(refusal({ image: "agent:1", timeout: 60 }).message).toContain('unknown field(s) "timeout"');
+    expect(refusal({ image: "agent:1", timeout: 60 }).message).toContain('field "timeout" is not one an Agent Container takes; send only image,');
   });
 
   it("refuses a label with the reserved agentcage. prefix", () => {

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import type { Logger } from "pino";
-import { AgentcageError } from "../errors/index.js";
+import { AgentcageError, issueSentence, knownKeys, valueAt } from "../errors/index.js";
 import { type MountTable, validateMountTable } from "../mounts/index.js";
 import { MIN_MASKED_VALUE_LENGTH } from "../redact/index.js";
 import { ENV_NAME, parseExtraArgs, RESERVED_LABEL_PREFIX, type ExtraOptions } from "./extra-args.js";
@@ -281,11 +281,18 @@ export function validateAgentContainer(input: unknown): ValidatedContainer {
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
-      const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "declaration";
-      if (issue.code === "unrecognized_keys")
-        return `${where}: unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; remove them or check the spelling`;
-      if (issue.code === "invalid_type") return `${where}: expected ${issue.expected}; ${issue.message.includes("env value") ? issue.message : "fix its type"}`;
-      return `${where}: ${issue.message}`;
+      const name = issue.path.length > 0 ? issue.path.map(String).join(".") : "the declaration";
+      // A declaration holds secrets (env, secret files): a refusal names the field, never what it held.
+      const sentence = issueSentence(issue, {
+        name,
+        value: valueAt(input, issue.path),
+        shown: false,
+        taker: issue.path.length === 0 ? "an Agent Container" : name,
+        keyKind: issue.path.length === 0 ? "field" : `${name}'s field`,
+        known: knownKeys(schema, issue.path),
+      });
+      // The schema's own words do not say where: the path does.
+      return sentence === issue.message ? `${name}: ${sentence}` : sentence;
     });
     throw new AgentContainerError(`Agent Container is invalid: ${lines.join("; ")}`);
   }

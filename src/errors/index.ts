@@ -1,6 +1,7 @@
 /**
  * Errors: `AgentcageError`, the base of every error agentcage throws at its caller, and the
- * catalogue of its codes (`ERROR_CODES`), which is also what the HTTP API answers in `error`.
+ * catalogue of its codes (`ERROR_CODES`), which is also what the HTTP API answers in `error`; and
+ * the one sentence a value a schema refused is told in (`issueSentence`).
  * A leaf: it imports nothing from the rest of src/, and every folder may import it.
  *
  * @example
@@ -16,3 +17,4 @@
 export type { ErrorCode } from "./codes.js";
 export { ERROR_CODES } from "./codes.js";
 export { AgentcageError } from "./agentcage-error.js";
+export { issueSentence, knownKeys, quote, valueAt } from "./issue-sentence.js";

@@ -97,7 +97,7 @@ describe("createAgentRunner", () => {
 
     it("resolves for a value that is not a request at all", async () => {
       const outcome = await runner().run("claude" as never, PROMPT);
-      expect(outcome).toEqual(refused("invalid_request", "the agent request is invalid: request should be a object"));
+      expect(outcome).toEqual(refused("invalid_request", 'the agent request is invalid: the agent request "claude" is not an object; send an object'));
     });
   });
 

@@ -40,7 +40,7 @@ describe("the Run an A2A message asks for", () => {
 
   it("is refused, naming what to change, for a bad field, a file, no text, a follow-up or a bad schema", () => {
     expect(runRequestOf(message([text("hi")], { cli: "gemini" }))).toBe('metadata.cli: cli "gemini" is not one of claude, codex');
-    expect(runRequestOf(message([text("hi")], { maxTurns: "three" }))).toBe("metadata.maxTurns should be a number");
+    expect(runRequestOf(message([text("hi")], { maxTurns: "three" }))).toBe('metadata.maxTurns "three" is not a number; send a number');
     const file: Part = { content: { $case: "url", value: "https://example.test/a.pdf" }, metadata: undefined, filename: "a.pdf", mediaType: "application/pdf" };
     expect(runRequestOf(message([text("read"), file]))).toBe("message.parts[1] is a url part; this agent reads text and data parts only");
     expect(runRequestOf(message([text("  ")]))).toBe("the message has no text; write the task in a text part");

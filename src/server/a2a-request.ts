@@ -8,6 +8,7 @@ import { compileOutputSchema, type OutputSchema } from "./a2a-answer.js";
 import { MAX_MESSAGE_ID_CHARACTERS } from "./a2a-limits.js";
 import type { ServiceRunRequest } from "./runs.js";
 import { runRequestSchema } from "./schemas.js";
+import { issueSentence, knownKeys, valueAt } from "../errors/index.js";
 
 /** The message metadata fields that become the agent request's; others are left to other readers. */
 export const RUN_METADATA_FIELDS = ["cli", "model", "effort", "maxTurns", "timeoutSeconds", "systemPrompt", "web", "noTools", "resumeSession"] as const;
@@ -52,8 +53,18 @@ export function runRequestOf(message: Message | undefined): A2ARunRequest | stri
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const [first] = issue.path;
-      const where = first === "prompt" ? "the message's text" : `metadata.${issue.path.map(String).join(".")}`;
-      return issue.code === "invalid_type" ? `${where} should be a ${issue.expected}` : `${where}: ${issue.message}`;
+      const name = first === "prompt" ? "the message's text" : `metadata.${issue.path.map(String).join(".")}`;
+      // A schema's own words name the field as the HTTP API knows it; here it sits in the metadata.
+      const ownWords = (sentence: string) => (sentence === issue.message && first !== "prompt" ? `${name}: ${sentence}` : sentence);
+      return ownWords(
+        issueSentence(issue, {
+          name,
+          value: valueAt({ ...fields, prompt }, issue.path),
+          taker: issue.path.length === 0 ? "the message's metadata" : name,
+          keyKind: issue.path.length === 0 ? "metadata field" : `${name}'s field`,
+          known: knownKeys(runRequestSchema, issue.path),
+        }),
+      );
     });
     return problems.join("; ");
   }

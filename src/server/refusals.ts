@@ -5,6 +5,7 @@
 
 import type { FastifyRequest } from "fastify";
 import type { ZodType } from "zod";
+import { issueSentence, knownKeys, valueAt } from "../errors/index.js";
 
 /** One issue as fastify-type-provider-zod hands it over: zod's code, where, zod's message, the rest of the issue. */
 export type ValidationIssue = {
@@ -16,15 +17,6 @@ export type ValidationIssue = {
 
 /** Where the value was: the body, the query string, the path, the headers. */
 export type ValidationContext = "body" | "querystring" | "params" | "headers";
-
-/** A value as a JSON literal, cut short past 80 characters: a message names the value, it does not echo a prompt. */
-export function quote(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 80)}...` : text;
-}
-
-/** zod's default messages; a schema's own error (project words) is none of these. */
-const ZOD_WORDING = /^(Invalid|Too (big|small)|Unrecognized key|Expected|Required)/;
 
 const WHERE: Readonly<Record<ValidationContext, string>> = { body: "the body", querystring: "the query string", params: "the path", headers: "the headers" };
 
@@ -40,42 +32,20 @@ export function refusalOf(issues: readonly ValidationIssue[], context: Validatio
 
 function sentenceOf(issue: ValidationIssue, context: ValidationContext, source: unknown, schema: ZodType | undefined): string {
   const path = issue.instancePath.split("/").filter((part) => part !== "");
-  if (issue.message !== undefined && !ZOD_WORDING.test(issue.message)) return issue.message;
-  const value = valueAt(source, path);
   const name = path.length === 0 ? WHERE[context] : nameOf(context, path);
-  const { params } = issue;
-  switch (issue.keyword) {
-    case "unrecognized_keys": {
-      const keys = (params["keys"] as string[] | undefined) ?? [];
-      const known = knownKeys(schema, path);
-      const kind = context === "querystring" ? "query parameter" : context === "body" && path.length === 0 ? "field" : `${name}'s field`;
-      const named = keys.map((key) => `${kind} ${quote(key)}`).join(", ");
-      const near = keys.map((key) => closest(key, known)).find((found) => found !== undefined);
-      return `${named} ${keys.length === 1 ? "is not one" : "are not ones"} ${context === "querystring" ? "this route takes" : `${WHERE[context]} takes`}; send only ${known.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`;
-    }
-    case "invalid_type": {
-      const expected = String(params["expected"] ?? "a value");
-      if (value === undefined)
-        return `${name} is missing; send ${path.length === 0 && context === "body" ? "a JSON object: the Run request (see /openapi.json)" : article(expected)}`;
-      return `${name} ${quote(value)} is not ${article(expected)}; send ${article(expected)}`;
-    }
-    case "invalid_value": {
-      const values = ((params["values"] as unknown[] | undefined) ?? []).map((v) => String(v));
-      return `${name} ${quote(value)} is not one of ${values.join(", ")}; send one of them`;
-    }
-    case "too_small":
-    case "too_big": {
-      const small = issue.keyword === "too_small";
-      const bound = String(params[small ? "minimum" : "maximum"]);
-      const origin = params["origin"];
-      const plural = bound === "1" ? "" : "s";
-      const counted = origin === "string" ? ` ${bound} character${plural}` : origin === "array" ? ` ${bound} item${plural}` : "";
-      const size = counted === "" ? (small ? "too small" : "too large") : small ? "too short" : "too long";
-      return `${name} ${quote(value)} is ${size}; send ${small ? "at least" : "at most"}${counted === "" ? ` ${bound}` : counted}`;
-    }
-    default:
-      return `${name} ${quote(value)} is not what ${WHERE[context]} takes there; see /openapi.json for what to send`;
-  }
+  const keyKind = context === "querystring" ? "query parameter" : context === "body" && path.length === 0 ? "field" : `${name}'s field`;
+  return issueSentence(
+    { ...issue.params, code: issue.keyword, path, ...(issue.message === undefined ? {} : { message: issue.message }) },
+    {
+      name,
+      value: valueAt(source, path),
+      taker: context === "querystring" ? "this route" : WHERE[context],
+      keyKind,
+      known: knownKeys(schema, path),
+      ...(context === "body" ? { missingWhole: "a JSON object: the Run request (see /openapi.json)" } : {}),
+      otherwise: "; see /openapi.json for what to send",
+    },
+  );
 }
 
 function nameOf(context: ValidationContext, path: readonly string[]): string {
@@ -83,49 +53,4 @@ function nameOf(context: ValidationContext, path: readonly string[]): string {
   if (context === "params" && dotted === "id") return "the Run id";
   if (context === "headers") return `header ${dotted}`;
   return dotted;
-}
-
-function valueAt(source: unknown, path: readonly string[]): unknown {
-  let at = source;
-  for (const part of path) at = typeof at === "object" && at !== null ? (at as Record<string, unknown>)[part] : undefined;
-  return at;
-}
-
-/** The keys an object schema at `path` takes, for "send only ...". */
-function knownKeys(schema: ZodType | undefined, path: readonly string[]): string[] {
-  let at: unknown = schema;
-  for (const part of path) at = shapeOf(at)?.[part];
-  return Object.keys(shapeOf(at) ?? {});
-}
-
-function shapeOf(schema: unknown): Record<string, unknown> | undefined {
-  let at = schema as { shape?: Record<string, unknown>; unwrap?: () => unknown } | undefined;
-  // Optional and default wrappers around an object: look through them.
-  for (let i = 0; i < 4 && at !== undefined && at.shape === undefined && typeof at.unwrap === "function"; i++) at = at.unwrap() as typeof at;
-  return at?.shape;
-}
-
-/** The known key within two edits of `key` (a typo, a plural), if there is one. */
-function closest(key: string, known: readonly string[]): string | undefined {
-  let best: { key: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: candidate, distance };
-  }
-  return best?.key;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length] ?? 0;
-}
-
-function article(expected: string): string {
-  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }

@@ -3,12 +3,11 @@
 
 import { z } from "zod";
 import { AGENT_CLIS, agentRequestSchema } from "../agents/index.js";
-import { ERROR_CODES, type ErrorCode } from "../errors/index.js";
+import { ERROR_CODES, type ErrorCode, quote } from "../errors/index.js";
 import { END_REASONS } from "../plan/index.js";
 import { RUN_ID_PATTERN } from "../staging/index.js";
 import { RUN_STATES } from "./store.js";
 import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS } from "./limits.js";
-import { quote } from "./refusals.js";
 
 export const runRequestSchema = agentRequestSchema.extend({
   prompt: z
