@@ -6,7 +6,8 @@
 import { lstat, opendir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AGENT_CLIS, parseAgentRequest, AgentRequestError, type AgentCli, type AgentRequestInput } from "../agents/index.js";
-import { excludedBy, excludeProblem, literalPath, OUT_NAME, pathsOverlap } from "../staging/index.js";
+import { OUT_NAME } from "../plan/index.js";
+import { excludedBy, excludeProblem, literalPath, pathsOverlap } from "../staging/index.js";
 import { inFlagWords, UsageError } from "./options.js";
 
 export type RunArguments = {

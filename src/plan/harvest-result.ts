@@ -1,6 +1,9 @@
 // What a Harvest answers, as part of the Outcome contract: what was copied, or the one entry
 // and rule that refused it. The Harvest itself lives in src/staging/harvest; this is its result.
 
+/** Where the agent leaves what it made, at the top of its work/: the directory a Harvest copies back. */
+export const OUT_NAME = "out";
+
 export const HARVEST_REFUSAL_REASONS = [
   "symlink",
   "hardlink",

@@ -15,7 +15,7 @@ export type { EndReason, ExitFacts, Outcome } from "./outcome.js";
 export type { ChangeSummary, HarvestRefusal, HarvestRefusalReason, HarvestResult } from "./harvest-result.js";
 export type { FramedLine } from "./json-lines.js";
 export { END_REASONS } from "./outcome.js";
-export { HARVEST_REFUSAL_REASONS } from "./harvest-result.js";
+export { HARVEST_REFUSAL_REASONS, OUT_NAME } from "./harvest-result.js";
 export { jsonLines } from "./json-lines.js";
 export { MAX_LINE_BYTES, MAX_NOISE_LINES } from "./limits.js";
 export type { Price, PricedCli, TokenCounts } from "./prices.js";

@@ -20,7 +20,7 @@ import {
   MAX_ARCHIVE_TOTAL_BYTES,
   MAX_INPUT_ARCHIVE_BYTES,
 } from "./limits.js";
-import { OUT_NAME } from "./inputs.js";
+import { OUT_NAME } from "../plan/index.js";
 
 /** Why the inputs were refused: `statusCode` is the HTTP answer (400 a bad archive, 408 too slow, 413 too large). */
 export class InputsError extends AgentcageError {

@@ -13,7 +13,7 @@ export type { RunInputs } from "./inputs.js";
 export type { RunDirectory, SecretFile } from "./layout.js";
 export type { RecordStream } from "./record.js";
 export type { SweptSessionStore } from "./session-sweep.js";
-export { OUT_NAME, StagingError } from "./inputs.js";
+export { StagingError } from "./inputs.js";
 export * from "./exclude/index.js";
 export { numericUser, prepareRunDirectory } from "./prepare.js";
 export { copyFromArchive } from "./archive-copy.js";

@@ -7,6 +7,8 @@ import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, opendir, readlink, symlink, writeFile, type FileHandle } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
 import { AgentcageError } from "../errors/index.js";
+// The agent writes in OUT_NAME; an input of that name would be harvested as if the agent wrote it.
+import { OUT_NAME } from "../plan/index.js";
 import { copyBatch, countOnBudget, newByteBudget, type ByteBudget, type CopyResult, type CopyTask } from "./copy-pool.js";
 import { excludedBy, excludeProblem, type Excluded } from "./exclude/index.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_BATCH } from "./limits.js";
@@ -37,9 +39,6 @@ export class StagingError extends AgentcageError {
     this.code = kind === "invalid_input" ? "invalid_inputs" : "staging_failed";
   }
 }
-
-/** The agent writes in `out/`; an input of that name would be harvested as if the agent wrote it. */
-export const OUT_NAME = "out";
 
 type Budget = { entries: number; readonly bytes: ByteBudget };
 

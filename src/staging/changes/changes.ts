@@ -9,16 +9,13 @@
 import { lstat, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import type { ChangeSummary, HarvestResult } from "../../plan/index.js";
+import { OUT_NAME, type ChangeSummary, type HarvestResult } from "../../plan/index.js";
 import { excludeExpressions } from "../exclude/index.js";
 import { harvest, MAX_HARVEST_DEPTH, MAX_HARVEST_ENTRIES, MAX_HARVEST_TOTAL_BYTES } from "../harvest/index.js";
 import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
 import { gather, type GatherTask } from "./gather.js";
 import { unchanged, type Manifest } from "./manifest.js";
 import { KIND, walkTree } from "./walk.js";
-
-/** The agent's out/, at the top of work/. */
-const OUT_DIRECTORY = "out";
 
 /** Where the original content of a staged path can be read again: the fields of the Run's RunInputs that the change set reads (a subfolder does not reach its parent's inputs.ts). */
 type Originals = {
@@ -53,9 +50,9 @@ export async function harvestChanges(
 ): Promise<HarvestResult> {
   // The agent's out/, with the rules and limits of any out/; an agent that removed it left none.
   await mkdir(into, { recursive: true, mode: 0o755 });
-  const agentOut = join(work, OUT_DIRECTORY);
+  const agentOut = join(work, OUT_NAME);
   const signal = options.signal === undefined ? {} : { signal: options.signal };
-  const out = (await lstat(agentOut).catch(() => undefined)) === undefined ? undefined : await harvest(agentOut, join(into, OUT_DIRECTORY), signal);
+  const out = (await lstat(agentOut).catch(() => undefined)) === undefined ? undefined : await harvest(agentOut, join(into, OUT_NAME), signal);
   if (out !== undefined && !out.ok) {
     const entry = outEntry(out.refusal.entry);
     return { ok: false, refusal: { ...out.refusal, entry, message: out.refusal.message.replace(out.refusal.entry, entry) } };
@@ -85,7 +82,7 @@ export async function harvestChanges(
  * literal is extended as it is, so none of its escapes is undone.
  */
 function outEntry(entry: string): string {
-  return entry === '"."' ? JSON.stringify(OUT_DIRECTORY) : `"${OUT_DIRECTORY}/${entry.slice(1)}`;
+  return entry === '"."' ? JSON.stringify(OUT_NAME) : `"${OUT_NAME}/${entry.slice(1)}`;
 }
 
 /** Files and directories in a change set: the copied files, the directories that mirror theirs under files/, files/ itself, the patch and the summary. */
@@ -111,7 +108,7 @@ async function collectInto(work: string, manifest: Manifest, originals: Original
   // stop walking there rather than walk whatever the agent made.
   const maxEntries = manifest.size + MAX_HARVEST_ENTRIES;
   // Neither what the inputs left out nor the agent's own out/ (harvested beside) is a change to the inputs.
-  const skip = [...excludeExpressions(originals.exclude ?? []), { source: `^${OUT_DIRECTORY}$`, flags: "" }];
+  const skip = [...excludeExpressions(originals.exclude ?? []), { source: `^${OUT_NAME}$`, flags: "" }];
   const walk = await walkTree(work, { maxEntries, maxDepth: MAX_CHANGES_DEPTH }, { skip });
   if ("stopped" in walk) {
     throw walk.stopped === "too_deep"
