@@ -18,7 +18,7 @@ import {
   orphanedBecause,
   ownershipFromLabels,
   ownershipLabels,
-  newSessionId,
+  newRuntimeSessionId,
   thisProcess,
   bounded,
   limits,
@@ -94,7 +94,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   const engine = options.engine ?? createDockerEngine(options.docker);
   const image = options.image ?? DEFAULT_EGRESS_IMAGE;
   const id = `egress-${newRunId()}`;
-  const session = newSessionId();
+  const session = newRuntimeSessionId();
   await sweepGateways(engine, session, options.logger);
   const directoryName = `.${id}`;
   const directory = join(options.runtimeDir, directoryName);

@@ -25,6 +25,6 @@ export { runNetworkName } from "./run-network.js";
 export { outVolumeName, runVolumeName, volumeHolderName } from "./out-volume.js";
 export { refusedOutcome } from "./end-reason.js";
 export { describeValue, EarlyEnd, RunRequestError } from "./misuse.js";
-export { newSessionId, orphanedBecause, ownershipFromLabels, ownershipLabels, thisProcess } from "./ownership.js";
+export { newRuntimeSessionId, orphanedBecause, ownershipFromLabels, ownershipLabels, thisProcess } from "./ownership.js";
 export { bounded } from "./stop.js";
 export * as limits from "./limits.js";

@@ -28,7 +28,12 @@ export type Ownership = {
 /** This process as the ownership records name it. */
 export type ProcessIdentity = Pick<Ownership, "host" | "pid" | "pidStart">;
 
-export function newSessionId(): string {
+/**
+ * A runtime's session: one per runtime (or egress gateway) this process made, in every label and
+ * Run record it writes as `session`. Not an agent's session, which lives in a Session Store; the
+ * stored name stays `session` because containers and Run directories already carry it.
+ */
+export function newRuntimeSessionId(): string {
   return randomBytes(8).toString("hex");
 }
 

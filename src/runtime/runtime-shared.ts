@@ -11,7 +11,7 @@ import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
 import { createMasker, type Masker } from "../redact/index.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { RunRequestError } from "./misuse.js";
-import { newSessionId, thisProcess, type Ownership } from "./ownership.js";
+import { newRuntimeSessionId, thisProcess, type Ownership } from "./ownership.js";
 import { declaredSecrets } from "./run-masker.js";
 import type { WriteBound } from "./run-state.js";
 import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
@@ -50,7 +50,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
   const engine: Engine = options.engine ?? createDockerEngine(options.docker);
   const limit = pLimit(checked.concurrency);
   const owner = container.owner ?? DEFAULT_OWNER;
-  const session = newSessionId();
+  const session = newRuntimeSessionId();
   const me = thisProcess();
   const graceMs = (container.limits?.stopGraceSeconds ?? DEFAULT_STOP_GRACE_SECONDS) * 1000;
   const ownershipOf = (timeoutSeconds: number): Ownership => ({
