@@ -40,7 +40,7 @@ type CopyRequest = { readonly tasks: readonly CopyTask[]; readonly mode: number;
 
 /** The copy worker's program (see workers/): only node's own modules, no closure over this module. */
 function copyProgram(): (request: CopyRequest) => CopyResult[] {
-  /* eslint-disable @typescript-eslint/no-require-imports */
+  // require, not import: the program runs in a worker from its source text, with nothing imported.
   const fs = require("node:fs") as typeof import("node:fs");
   const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
   // Files up to this size are copied through one buffer of this worker's; larger ones by the kernel.

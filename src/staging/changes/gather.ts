@@ -33,7 +33,7 @@ type GatherRequest = {
 
 /** The gather worker's program (see workers/): only node's own modules, no closure over this module. */
 function gatherProgram(): (request: GatherRequest) => Gathered[] {
-  /* eslint-disable @typescript-eslint/no-require-imports */
+  // require, not import: the program runs in a worker from its source text, with nothing imported.
   const fs = require("node:fs") as typeof import("node:fs");
   const { dirname, join } = require("node:path") as typeof import("node:path");
   const made = new Set<string>();

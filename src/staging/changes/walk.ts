@@ -40,7 +40,7 @@ type WalkReply = (Omit<TreeWalk, "paths"> & { readonly paths: string }) | WalkSt
 
 /** The walk worker's program (see workers/): only node's own modules, no closure over this module. */
 function walkProgram(): (request: WalkRequest) => WalkReply {
-  /* eslint-disable @typescript-eslint/no-require-imports */
+  // require, not import: the program runs in a worker from its source text, with nothing imported.
   const fs = require("node:fs") as typeof import("node:fs");
   // KIND's numbers, written again: the program cannot close over this module.
   const [FILE, DIRECTORY, SYMLINK, SPECIAL] = [0, 1, 2, 3];

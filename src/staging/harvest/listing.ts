@@ -94,7 +94,7 @@ type Reply = Listing | number;
 
 /** The listing worker's program (see workers/): only node's own modules, no closure over this module. */
 function listingProgram(): (request: Request) => Reply {
-  /* eslint-disable @typescript-eslint/no-require-imports */
+  // require, not import: the program runs in a worker from its source text, with nothing imported.
   const fs = require("node:fs") as typeof import("node:fs");
   const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, S_IFMT, S_IFREG, S_IFDIR } = fs.constants;
   const OPEN_DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
