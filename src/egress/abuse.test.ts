@@ -11,7 +11,7 @@ import { sendLargeBody } from "../../test/support/large-body.js";
 import {
   createEgressProxy,
   MAX_CONNECTIONS_PER_SOURCE,
-  MAX_MODEL_CALL_BYTES,
+  MAX_REQUEST_BODY_BYTES,
   MAX_RUN_REQUESTS_IN_FLIGHT,
   type EgressProxy,
   type EgressProxyOptions,
@@ -135,7 +135,7 @@ describe("the egress proxy under one abusive Run", () => {
     const proxy = await proxyFor(await upstream(200), {}, lines);
     const abusive = await proxy.register({ runId: "abusive", cli: "claude", credential: { kind: "api_key", value: KEY } });
     const calm = await proxy.register({ runId: "calm", cli: "claude", credential: { kind: "api_key", value: KEY } });
-    const size = MAX_MODEL_CALL_BYTES - 1024 * 1024;
+    const size = MAX_REQUEST_BODY_BYTES - 1024 * 1024;
     // Six bodies of nearly 32 MiB at once: 186 MiB if each were read whole, as they were.
     const flood = Promise.all(Array.from({ length: 6 }, () => bigCall(proxy, abusive.token, size)));
     const second = await call(proxy, calm.token, OTHER_SOURCE);

@@ -7,14 +7,13 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { decoderFor, maskedHeaders, maskingStream } from "./answer-guard.js";
-import { MAX_MODEL_CALL_BYTES } from "./limits.js";
+import { MAX_REQUEST_BODY_BYTES } from "./limits.js";
 import type { LiveRun, RequestLog } from "./live-run.js";
-import type { ResponseUsage } from "./meter.js";
+import type { Settle } from "./meter.js";
 import { emitBreach } from "./proxy-log.js";
 import type { ProxyState } from "./proxy-state.js";
 import { clientResponseHeaders, upstreamRequestHeaders } from "./providers.js";
 import { refuse } from "./refusals.js";
-import type { EgressBreach } from "./run.js";
 import { createUsageReader } from "./usage-reader.js";
 
 export type Forwarded = {
@@ -25,7 +24,7 @@ export type Forwarded = {
   readonly target: string;
   readonly entry: RequestLog;
   /** A model call's admission: its answer's usage settles it, once. Absent for a call that is not metered. */
-  readonly settle?: (response: ResponseUsage | undefined) => EgressBreach | undefined;
+  readonly settle?: Settle;
   /** The body when it was read already; absent, the client's body goes up as it streams in. */
   readonly body?: Buffer;
 };
@@ -128,7 +127,7 @@ function upstreamFailed({ res, upstream, entry }: Forwarded, error: Error): void
   entry.refused = "upstream_unreachable";
 }
 
-/** Sends the body read already, or streams the client's up, cut past MAX_MODEL_CALL_BYTES. */
+/** Sends the body read already, or streams the client's up, cut past MAX_REQUEST_BODY_BYTES. */
 function sendBody({ req, res, entry, body }: Forwarded, upstreamReq: ClientRequest): void {
   if (body !== undefined) {
     entry.bytesIn = body.length;
@@ -138,11 +137,11 @@ function sendBody({ req, res, entry, body }: Forwarded, upstreamReq: ClientReque
   req.on("error", () => upstreamReq.destroy());
   req.on("data", (chunk: Buffer) => {
     entry.bytesIn += chunk.length;
-    if (entry.bytesIn > MAX_MODEL_CALL_BYTES && entry.refused === undefined) {
+    if (entry.bytesIn > MAX_REQUEST_BODY_BYTES && entry.refused === undefined) {
       entry.refused = "request_too_large";
       req.unpipe(upstreamReq);
       upstreamReq.destroy();
-      refuse(res, 413, "request_too_large", `the request body passed ${MAX_MODEL_CALL_BYTES} bytes; nothing of it was answered`, { connection: "close" });
+      refuse(res, 413, "request_too_large", `the request body passed ${MAX_REQUEST_BODY_BYTES} bytes; nothing of it was answered`, { connection: "close" });
     }
   });
   req.pipe(upstreamReq);

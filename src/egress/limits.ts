@@ -9,7 +9,7 @@ export const RUN_TOKEN_BYTES = 32;
 /** What every per-Run token starts with, so a log reader or a masker can tell one at a glance. */
 export const RUN_TOKEN_PREFIX = "agentcage-run-";
 /** A request body larger than this is cut off and answered 413 (Anthropic's own limit for a Messages call). */
-export const MAX_MODEL_CALL_BYTES = 32 * MiB;
+export const MAX_REQUEST_BODY_BYTES = 32 * MiB;
 /** Bytes of model-call bodies one Run may have held in the proxy at once; past it a call is answered 429. */
 export const MAX_RUN_HELD_REQUEST_BYTES = 48 * MiB;
 /** Bytes of model-call bodies all Runs may have held at once, well inside the proxy's memory; past it 503. */

@@ -20,7 +20,10 @@ export type Admission =
   /** Calls in flight could spend what is left: call again once one settles (`settled()`). */
   | { readonly kind: "wait" }
   /** Counted as a turn; `settle` folds in what the answer used (or nothing) and frees the reservation, once. */
-  | { readonly kind: "admitted"; readonly settle: (response: ResponseUsage | undefined) => EgressBreach | undefined };
+  | { readonly kind: "admitted"; readonly settle: Settle };
+
+/** Folds in what an admitted call's answer used (or nothing) and frees its reservation; answers a breach it caused. */
+export type Settle = (response: ResponseUsage | undefined) => EgressBreach | undefined;
 
 export type Meter = {
   /** Before forwarding a model call: refused past a cap, told to wait while reservations could carry it past one, else admitted. */

@@ -10,16 +10,14 @@ import type { Exchange } from "./exchange.js";
 import { forward } from "./forward.js";
 import { MAX_BUDGET_WAIT_MS } from "./limits.js";
 import type { LiveRun } from "./live-run.js";
-import type { Admission, Reservation, ResponseUsage } from "./meter.js";
+import type { Admission, Reservation, Settle } from "./meter.js";
 import { emitBreach } from "./proxy-log.js";
 import type { ProxyState } from "./proxy-state.js";
+import { isLive } from "./run-registry.js";
 import { BUDGET_REFUSAL_STATUS } from "./providers.js";
 import { readHeldBody, type BodyRead } from "./request-body.js";
 import { openaiToolRefusal, readModelCallBody } from "./request-policy.js";
 import { worstCaseOf } from "./reservation.js";
-import type { EgressBreach } from "./run.js";
-
-type Settle = (response: ResponseUsage | undefined) => EgressBreach | undefined;
 
 export function forwardModelCall(state: ProxyState, exchange: Exchange, run: LiveRun, upstream: URL): void {
   const { req, res, target, entry } = exchange;
@@ -53,7 +51,7 @@ function heldBody(state: ProxyState, { res, entry, refuse }: Exchange, run: Live
   }
   res.once("close", read.release);
   entry.bytesIn = read.body.length;
-  if (state.runs.get(run.registration.runId) !== run) {
+  if (!isLive(state, run)) {
     refuse(401, "unknown_token", "the per-Run token was revoked while its request was read (its Run has ended)");
     return undefined;
   }
@@ -76,7 +74,12 @@ function reservationOf({ req, refuse }: Exchange, run: LiveRun, body: Buffer): R
 
 /** The call's admission to settle with its answer; undefined when refused, told to wait too long, or the client left. */
 async function budgetFor(state: ProxyState, { res, refuse }: Exchange, run: LiveRun, reservation: Reservation): Promise<Settle | undefined> {
-  const admission = await admitModelCall(run, reservation, res);
+  const admission = await admitModelCall(run, reservation, res, () => isLive(state, run));
+  if (admission === "revoked") {
+    // A Run revoked while its call waited took its token and its budget with it: nothing is counted, nothing leaves.
+    refuse(401, "unknown_token", "the per-Run token was revoked while its call waited on the Run's budget (its Run has ended)");
+    return undefined;
+  }
   if (admission === undefined || res.destroyed) {
     if (admission?.kind === "admitted") admission.settle(undefined);
     return undefined;
@@ -97,24 +100,20 @@ async function budgetFor(state: ProxyState, { res, refuse }: Exchange, run: Live
     );
     return undefined;
   }
-  // A Run revoked while its call waited took its token and its budget with it: nothing more leaves.
-  if (state.runs.get(run.registration.runId) !== run) {
-    admission.settle(undefined);
-    refuse(401, "unknown_token", "the per-Run token was revoked while its call waited on the Run's budget (its Run has ended)");
-    return undefined;
-  }
   return admission.settle;
 }
 
 /**
  * Admits a model call against the Run's budget: at once, or once the calls in flight have settled
- * enough of it (a "wait" answer after MAX_BUDGET_WAIT_MS); undefined when the client left meanwhile.
+ * enough of it (a "wait" answer after MAX_BUDGET_WAIT_MS); undefined when the client left meanwhile,
+ * "revoked" when the Run ended meanwhile (looked at before each try, so a revoked Run's call is never counted).
  */
-async function admitModelCall(run: LiveRun, reservation: Reservation, res: ServerResponse): Promise<Admission | undefined> {
+async function admitModelCall(run: LiveRun, reservation: Reservation, res: ServerResponse, live: () => boolean): Promise<Admission | "revoked" | undefined> {
   const giveUp = Date.now() + MAX_BUDGET_WAIT_MS;
   // One listener for the client leaving, however many times the call is woken to try again.
   const gone = once(res, "close").then(() => "gone" as const);
   for (;;) {
+    if (!live()) return "revoked";
     const admission = run.meter.admit(reservation);
     if (admission.kind !== "wait") return admission;
     const left = giveUp - Date.now();

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANTHROPIC_USAGE, OPENAI_USAGE, startStandInModel, type Scenario, type StandInModel } from "../../test/stand-in/index.js";
 import { sendLargeBody } from "../../test/support/large-body.js";
-import { createEgressProxy, MAX_MODEL_CALL_BYTES, type EgressBreach, type EgressProxy, type EgressProxyOptions } from "./index.js";
+import { createEgressProxy, MAX_REQUEST_BODY_BYTES, type EgressBreach, type EgressProxy, type EgressProxyOptions } from "./index.js";
 
 const CLAUDE_KEY = "sk-ant-api03-real-key-0123456789abcdef0123456789";
 const OAUTH_TOKEN = "sk-ant-oat01-real-oauth-0123456789abcdef012345";
@@ -315,7 +315,7 @@ describe("the egress proxy refusing", () => {
     expect(await proxy.meter("paths-claude")).toMatchObject({ refused: 7, turns: 0 });
   });
 
-  it.each(["claude", "codex"] as const)("cuts a %s request body past MAX_MODEL_CALL_BYTES with 413 and stops forwarding it", async (cli) => {
+  it.each(["claude", "codex"] as const)("cuts a %s request body past MAX_REQUEST_BODY_BYTES with 413 and stops forwarding it", async (cli) => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "big", cli, credential: { kind: "api_key", value: CLAUDE_KEY } });
     const status = await new Promise<number>((resolve, reject) => {
@@ -328,7 +328,7 @@ describe("the egress proxy refusing", () => {
         },
       );
       req.on("error", reject);
-      sendLargeBody(req, MAX_MODEL_CALL_BYTES + 1);
+      sendLargeBody(req, MAX_REQUEST_BODY_BYTES + 1);
     });
     expect(status).toBe(413);
     // A model call is read whole first (to check its tools and its bounds): nothing of it leaves.

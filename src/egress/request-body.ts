@@ -4,7 +4,7 @@
 // others. Invariant: what a read holds is released exactly once, however the read ends.
 
 import type { IncomingMessage } from "node:http";
-import { MAX_HELD_REQUEST_BYTES, MAX_MODEL_CALL_BYTES, MAX_RUN_HELD_REQUEST_BYTES } from "./limits.js";
+import { MAX_HELD_REQUEST_BYTES, MAX_REQUEST_BODY_BYTES, MAX_RUN_HELD_REQUEST_BYTES } from "./limits.js";
 
 /** Bytes held by reads in progress or bodies not yet sent on: one for each Run, one for the proxy. */
 export type HeldBytes = { held: number };
@@ -37,8 +37,8 @@ export function readHeldBody(req: IncomingMessage, run: HeldBytes, proxy: HeldBy
     };
     const onData = (chunk: Buffer): void => {
       const bound =
-        size + chunk.length > MAX_MODEL_CALL_BYTES
-          ? ({ bound: "request", limit: MAX_MODEL_CALL_BYTES } as const)
+        size + chunk.length > MAX_REQUEST_BODY_BYTES
+          ? ({ bound: "request", limit: MAX_REQUEST_BODY_BYTES } as const)
           : run.held + chunk.length > MAX_RUN_HELD_REQUEST_BYTES
             ? ({ bound: "run", limit: MAX_RUN_HELD_REQUEST_BYTES } as const)
             : proxy.held + chunk.length > MAX_HELD_REQUEST_BYTES

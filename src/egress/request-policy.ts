@@ -7,7 +7,7 @@
 // forwarded unread: the provider might read what the proxy could not.
 
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { MAX_MODEL_CALL_BYTES } from "./limits.js";
+import { MAX_REQUEST_BODY_BYTES } from "./limits.js";
 
 /** OpenAI Responses tool types whose server-side calls go to a URL the request names. */
 export const REFUSED_OPENAI_TOOL_TYPES: readonly string[] = ["mcp"];
@@ -20,7 +20,7 @@ export function readModelCallBody(
   const encoding = (contentEncoding ?? "identity").trim().toLowerCase();
   let bytes: Buffer | undefined;
   try {
-    const options = { maxOutputLength: MAX_MODEL_CALL_BYTES };
+    const options = { maxOutputLength: MAX_REQUEST_BODY_BYTES };
     bytes =
       encoding === "identity"
         ? raw

@@ -68,6 +68,11 @@ export function runOfToken(state: ProxyState, token: string | undefined): LiveRu
   return token === undefined ? undefined : state.byToken.get(tokenKey(token));
 }
 
+/** Whether `run` is still its id's live Run: false once revoked (its token and budget went with it). */
+export function isLive(state: ProxyState, run: LiveRun): boolean {
+  return state.runs.get(run.registration.runId) === run;
+}
+
 /** Binds a live Run's token to where its agent is; false when the Run is unknown. Throws for bad sources. */
 export function bindRun(state: ProxyState, runId: string, sources: readonly string[]): boolean {
   validateSources("sources", sources);
