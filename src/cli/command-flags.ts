@@ -3,7 +3,7 @@
 // session stays. Invariant: a command that shares a flag shares its words, default and refusal.
 
 import { type Command, Option } from "commander";
-import { AGENT_IMAGE, bothPolicyAndNetworks, NETWORK_POLICIES, reachWarning, type NetworkPolicy } from "../runner/index.js";
+import { AGENT_IMAGE, assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, reachWarning, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_SESSION_RETENTION_DAYS } from "../container/index.js";
 import { unheldCaps } from "../agents/index.js";
 import { connectTarget } from "../egress/index.js";
@@ -102,10 +102,15 @@ export function warnOfReach(flags: Pick<RunFlags, "network" | "networkPolicy">, 
 }
 
 /** --network-policy, --allow and --network, which only make sense in some combinations. */
-export function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "allow">): void {
+export function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPolicy" | "allow" | "standIn">): void {
   if (flags.networkPolicy !== undefined && flags.network !== undefined) {
     throw new UsageError(bothPolicyAndNetworks(`--network-policy ${flags.networkPolicy}`, `--network ${flags.network.join(", ")}`));
   }
+  const standInRefusal = assemblyRefusal(
+    { standIn: flags.standIn === true, ...(flags.networkPolicy === undefined ? {} : { networkPolicy: flags.networkPolicy }) },
+    { standIn: "--stand-in", networkPolicy: "--network-policy" },
+  );
+  if (standInRefusal !== undefined) throw new UsageError(standInRefusal);
   if (flags.allow !== undefined && flags.networkPolicy !== "allowlist") {
     throw new UsageError(`--allow ${flags.allow.join(", ")} needs --network-policy allowlist; add it, or leave --allow out`);
   }

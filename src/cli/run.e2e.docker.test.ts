@@ -183,6 +183,10 @@ describe("agentcage run, piped", () => {
     [["run", "claude", "hi", "--allow", "registry.npmjs.org:443"], "--allow registry.npmjs.org:443 needs --network-policy allowlist"],
     [["run", "claude", "hi", "--network-policy", "model", "--network", "bridge"], "--network-policy model and --network bridge were both given"],
     [["run", "claude", "hi", "--network-policy", "allowlist", "--allow", "no-port"], '--allow "no-port" is not host:port'],
+    [
+      ["run", "claude", "hi", "--stand-in", "--network-policy", "open"],
+      '--stand-in puts the agent on the stand-in model\'s own network, so --network-policy "open" cannot go with it',
+    ],
     [["run", "claude", "hi", "--remote", "http://127.0.0.1:1", "--network-policy", "model"], "--network-policy is the service's to choose with --remote"],
   ])("refuses %j with exit 2, saying what to write, and starts nothing", async (args, said) => {
     const done = await runCommand(args, env);

@@ -40,11 +40,17 @@ export type RunnerAssembly = {
   readonly close: () => Promise<void>;
 };
 
-/** Why these options cannot be assembled, decided from them alone (so a caller can refuse before it writes anything); undefined when they can. */
-export function assemblyRefusal(options: Pick<RunnerAssemblyOptions, "networkPolicy" | "standIn">): string | undefined {
+/**
+ * Why these options cannot be assembled, decided from them alone (so a caller can refuse before it
+ * writes anything), in the caller's own words for the two options; undefined when they can.
+ */
+export function assemblyRefusal(
+  options: Pick<RunnerAssemblyOptions, "networkPolicy" | "standIn">,
+  words: { readonly standIn: string; readonly networkPolicy: string } = { standIn: "standIn", networkPolicy: "networkPolicy" },
+): string | undefined {
   const policy = options.networkPolicy;
   if (options.standIn !== true || policy === undefined || policy === "model" || policy === "allowlist") return undefined;
-  return `standIn puts the agent on the stand-in model's own network, so networkPolicy ${JSON.stringify(policy)} cannot go with it; use "model" (the stand-in behind the egress proxy), or leave networkPolicy out`;
+  return `${words.standIn} puts the agent on the stand-in model's own network, so ${words.networkPolicy} ${JSON.stringify(policy)} cannot go with it; use "model" (the stand-in behind the egress proxy), or leave ${words.networkPolicy} out`;
 }
 
 export async function assembleRunners(options: RunnerAssemblyOptions): Promise<RunnerAssembly> {

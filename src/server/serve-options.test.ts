@@ -21,7 +21,7 @@ describe("serve's network options", () => {
       { networkPolicy: "none", agentNetworks: ["bridge"] },
       "--network-policy none and --agent-network bridge were both given; choose a policy, or declare networks by hand, not both",
     ],
-    [{ networkPolicy: "open", standIn: true }, 'standIn puts the agent on the stand-in model\'s own network, so networkPolicy "open" cannot go with it'],
+    [{ networkPolicy: "open", standIn: true }, '--stand-in puts the agent on the stand-in model\'s own network, so --network-policy "open" cannot go with it'],
   ] as const)("refuses %j before writing anything in the runtime directory", async (given, message) => {
     const options = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), ...given } as ServeOptions;
     const refusal = await serve(options).then(

@@ -124,7 +124,10 @@ function checkNetworkOptions(options: ServeOptions): void {
   if (policy !== undefined && options.agentNetworks !== undefined) {
     throw new ServeError(bothPolicyAndNetworks(`--network-policy ${policy}`, `--agent-network ${options.agentNetworks.join(", ")}`));
   }
-  const refusal = assemblyRefusal({ standIn: options.standIn === true, ...(policy === undefined ? {} : { networkPolicy: policy as NetworkPolicy }) });
+  const refusal = assemblyRefusal(
+    { standIn: options.standIn === true, ...(policy === undefined ? {} : { networkPolicy: policy as NetworkPolicy }) },
+    { standIn: "--stand-in", networkPolicy: "--network-policy" },
+  );
   if (refusal !== undefined) throw new ServeError(refusal);
 }
 
