@@ -4,6 +4,7 @@
 // caller's run id too (one Run, one id).
 
 import type { Outcome } from "../plan/index.js";
+import { isRunId } from "../runtime/index.js";
 import type { AgentRequestInput, AgentResult } from "../agents/index.js";
 import type { RunnerContext } from "./context.js";
 import { credentialMasked } from "./hand-over.js";
@@ -21,9 +22,11 @@ export async function runAgent(
   runOptions: AgentRunOptions,
   extra: readonly unknown[],
 ): Promise<AgentOutcome> {
+  // A refusal before the runtime carries the caller's id too, when that id itself is good: one Run, one id.
+  const callerId = (runOptions as { runId?: unknown } | undefined)?.runId;
+  const named = (outcome: AgentOutcome): AgentOutcome => (isRunId(callerId) ? { ...outcome, runId: callerId } : outcome);
   const misuse = checkRunCall(prompt, runOptions, extra);
-  if (misuse !== undefined) return refused("invalid_request", misuse, "none");
-  const named = (outcome: AgentOutcome): AgentOutcome => (runOptions.runId === undefined ? outcome : { ...outcome, runId: runOptions.runId });
+  if (misuse !== undefined) return named(refused("invalid_request", misuse, "none"));
   const prepared = await prepare(context.settings, input);
   if ("runId" in prepared) return named(prepared);
   const entered = await enterProxy(context, prepared, runOptions.runId);

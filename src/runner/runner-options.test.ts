@@ -86,4 +86,14 @@ describe("a runId the caller made", () => {
     expect(outcome).toMatchObject({ ok: false, reason: "unavailable", runId });
     expect(engine.calls.filter((call) => call.startsWith("create"))).toEqual([]);
   });
+
+  it("is the runId of a misused call, and of a request the runtime refuses", async () => {
+    const engine = createFakeEngine();
+    const runner = createAgentRunner({ image: "agent:1", environment: { ANTHROPIC_API_KEY: KEY }, networks: ["agents"], logger: silent, engine });
+    const misused = await runner.run({ cli: "claude" }, 42 as never, { runId });
+    expect(misused).toMatchObject({ ok: false, reason: "invalid_request", runId });
+    const refused = await runner.run({ cli: "claude" }, "hi", { runId, harvestTo: "relative/out" });
+    expect(refused).toMatchObject({ ok: false, reason: "invalid_request", runId });
+    expect(engine.calls.filter((call) => call.startsWith("create"))).toEqual([]);
+  });
 });

@@ -21,6 +21,7 @@ export type { RunNetwork } from "./run-network.js";
 export type { RunVolumeKind } from "./out-volume.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { newRunId } from "./run-id.js";
+export { isRunId } from "./run-request.js";
 export { runNetworkName } from "./run-network.js";
 export { outVolumeName, runVolumeName, volumeHolderName } from "./out-volume.js";
 export { refusedOutcome } from "./end-reason.js";

@@ -13,6 +13,17 @@ import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./misuse.js";
 import { liveRuns } from "./live-runs.js";
 import { RUN_NETWORK_KINDS } from "./run-network.js";
 
+/** Whether a caller's runId is a Run id (16 hex digits, as newRunId makes). */
+export function isRunId(value: unknown): value is string {
+  return typeof value === "string" && RUN_ID_PATTERN.test(value);
+}
+
+/** The caller's runId when this Run may carry it (a Run id no live Run has), even on a refusal for another reason; else undefined. */
+export function usableRunId(options: unknown): string | undefined {
+  const runId: unknown = typeof options === "object" && options !== null ? (options as { runId?: unknown }).runId : undefined;
+  return isRunId(runId) && !liveRuns.has(runId) ? runId : undefined;
+}
+
 /** Why the call cannot run, or undefined when it can. */
 export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir: string | undefined, extra: readonly unknown[] = []): string | undefined {
   const shape = checkCallShape("run", options, RUN_OPTION_NAMES, extra);
@@ -38,7 +49,7 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
     return `onStallWarning ${describeValue(options.onStallWarning)} is not a function; pass ({ silentMs }) => ..., or leave it out`;
   }
   const runId: unknown = options.runId;
-  if (runId !== undefined && (typeof runId !== "string" || !RUN_ID_PATTERN.test(runId))) {
+  if (runId !== undefined && !isRunId(runId)) {
     return `runId ${describeValue(runId)} is not a Run id; make one with newRunId(), or leave it out`;
   }
   if (typeof runId === "string" && liveRuns.has(runId)) {

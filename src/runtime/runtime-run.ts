@@ -14,7 +14,7 @@ import { newRunId } from "./run-id.js";
 import { runMasker } from "./run-masker.js";
 import type { RunOptions } from "./run-options.js";
 import { waitForSlot } from "./run-queue.js";
-import { checkRunRequest } from "./run-request.js";
+import { checkRunRequest, usableRunId } from "./run-request.js";
 import type { RuntimeShared } from "./runtime-shared.js";
 
 /** One call of run(), once its request is known to be well formed. */
@@ -33,8 +33,8 @@ export function runOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>) {
   return (prompt: RunPrompt<Q>, runOptions: RunOptions = {}, ...extra: never[]): Promise<Outcome<R>> => {
     const calledAt = performance.now();
     const invalid = checkRunRequest(prompt, runOptions, shared.container.staging?.runtimeDir, extra);
-    const chosen = invalid === undefined ? runOptions?.runId : undefined;
-    const runId = chosen ?? newRunId();
+    // One Run, one id: a refusal carries the caller's id too, when that id itself is good.
+    const runId = usableRunId(runOptions) ?? newRunId();
     // A malformed call may hold secrets we cannot read yet: mask with what the declaration knows.
     if (invalid !== undefined) return Promise.resolve(ended(shared, earlyOutcome<R>(runId, calledAt, shared.declaredMasker, "invalid_request", invalid)));
     const call: RunCall<Q> = { runId, prompt, options: runOptions, masker: runMasker(shared.declared, runOptions), calledAt };
