@@ -2,10 +2,9 @@
 // agentcage-build-images [--dry-run] [agent] [stand-in] [orchestrator]: builds agentcage's agent
 // image, the stand-in model's and the orchestrator's (which startEgressGateway runs) from this
 // installed package (see `agentcage-build-images --help`).
-// Everything it does is buildImagesCommand in agentcage/testing, typed and tested; this file only
-// makes the Docker connection (DOCKER_HOST, else the local socket), which the library leaves to
-// its engine and its callers.
-import Docker from "dockerode";
+// Everything it does is buildImagesCommand in agentcage/testing, typed and tested, which connects
+// to the local engine (DOCKER_HOST, else the local socket) only when it builds: --help and
+// --dry-run never load dockerode.
 import { buildImagesCommand } from "../dist/testing/index.js";
 
-process.exitCode = await buildImagesCommand(process.argv.slice(2), { docker: new Docker() });
+process.exitCode = await buildImagesCommand(process.argv.slice(2));

@@ -6,7 +6,7 @@
  * ```ts
  * const container = validateAgentContainer({ image: "agentcage-test:latest" });
  * const spec = composeSpec(container, { runId: "0123456789abcdef", planArgs: ["sample-agent"] });
- * renderCliArgs(spec); // ["run", "--rm", "--interactive", "--init", "--cap-drop", "ALL", ...]
+ * renderCommand(spec, "hi", createMasker([])).args; // ["run", "--rm", "--interactive", "--init", "--cap-drop", "ALL", ...]
  * renderCreateBody(spec); // { Image: "agentcage-test:latest", HostConfig: { CapDrop: ["ALL"], ... } }
  * ```
  */

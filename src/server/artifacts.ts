@@ -10,17 +10,17 @@ import type { HarvestResult } from "../plan/index.js";
 import { listArtifacts, openArtifact, packArtifacts } from "../staging/index.js";
 import type { RunService } from "./runs.js";
 import { artifactParams, artifactsSchema, errorBody, errorSchema, runIdParams } from "./schemas.js";
+import { RUN_NOT_FOUND } from "./route-view.js";
 import { TERMINAL_STATES } from "./store.js";
 
 /** GET /v1/runs/:id/artifacts, /artifacts/*, /artifacts.tar: only once the Run has ended. */
 export function registerArtifactRoutes(fastify: FastifyInstance, service: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const notFound = errorBody("not_found", "no Run with that id; list them with GET /v1/runs");
   /** The Run's harvest/ once it has ended; otherwise the reply already answered. */
   const harvestOf = (id: string, reply: FastifyReply): string | undefined => {
     const record = service.get(id);
     if (record === undefined) {
-      void reply.code(404).send(notFound);
+      void reply.code(404).send(RUN_NOT_FOUND);
       return undefined;
     }
     if (!TERMINAL_STATES.has(record.state)) {

@@ -10,7 +10,8 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
 import { z } from "zod";
-import { errorBody, errorSchema, eventsQuery, runIdParams } from "./schemas.js";
+import { errorSchema, eventsQuery, runIdParams } from "./schemas.js";
+import { RUN_NOT_FOUND } from "./route-view.js";
 import type { StoredEvent } from "./store.js";
 
 export function registerEventRoutes(fastify: FastifyInstance, service: RunService): void {
@@ -34,7 +35,7 @@ export function registerEventRoutes(fastify: FastifyInstance, service: RunServic
     },
     async (request, reply) => {
       const record = service.get(request.params.id);
-      if (record === undefined) return reply.code(404).send(errorBody("not_found", "no Run with that id; list them with GET /v1/runs"));
+      if (record === undefined) return reply.code(404).send(RUN_NOT_FOUND);
       const header = Number(request.headers["last-event-id"]);
       const after = request.query.after ?? (Number.isInteger(header) && header >= 0 ? header : 0);
       // An EventSource reconnecting with the end's id (as it does once the stream closes) has seen

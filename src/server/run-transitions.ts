@@ -8,10 +8,10 @@ import type { RunsState } from "./runs-state.js";
 import { releaseSession } from "./session-holds.js";
 import { TERMINAL_STATES, type RunRecord, type RunState } from "./store.js";
 
-export async function setState(state: RunsState, record: RunRecord, runState: RunState, extra: Partial<RunRecord> = {}): Promise<RunRecord> {
+export async function setState(state: RunsState, record: RunRecord, runState: RunState): Promise<RunRecord> {
   const current = state.records.get(record.id);
   if (current !== undefined && TERMINAL_STATES.has(current.state)) return current;
-  const next: RunRecord = { ...record, ...extra, state: runState, ...(TERMINAL_STATES.has(runState) ? { endedAt: new Date().toISOString() } : {}) };
+  const next: RunRecord = { ...record, state: runState, ...(TERMINAL_STATES.has(runState) ? { endedAt: new Date().toISOString() } : {}) };
   state.records.set(next.id, next);
   // Queued on the Run's event chain before anything else is: events keep the order things happened in.
   const emitted = emit(state, next.id, "state", { state: runState });

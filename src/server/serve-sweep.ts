@@ -4,6 +4,7 @@
 // through the runner's sweep; ended Runs' records past --run-retention-days go as DELETE removes them.
 
 import type { Logger } from "pino";
+import { DAY_MS } from "../container/index.js";
 import type { AgentRunner } from "../runner/index.js";
 import { startPeriodicSweep, type PeriodicSweep } from "./periodic-sweep.js";
 import type { RunService } from "./runs.js";
@@ -16,8 +17,6 @@ export type ServiceSweepOptions = {
   readonly intervalMs: number;
   readonly logger: Logger;
 };
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Recovers the Runs, sweeps once, and starts the periodic sweep; its stop() ends it. */
 export async function recoverThenSweep(options: ServiceSweepOptions): Promise<PeriodicSweep> {

@@ -224,7 +224,7 @@ export type BuildImagesCommandOptions = Omit<BuildAgentImagesOptions, "images" |
 };
 
 /** `agentcage-build-images [--dry-run] [agent] [stand-in] [orchestrator]`: resolves with the exit status. */
-export async function buildImagesCommand(args: readonly string[], options: BuildImagesCommandOptions): Promise<number> {
+export async function buildImagesCommand(args: readonly string[], options: BuildImagesCommandOptions = {}): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   if (args.includes("--help") || args.includes("-h")) {

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { createDockerEngine, engineMessage, type Engine } from "../engine/index.js";
 import { jsonLines } from "../plan/index.js";
+import { RunRequestError } from "../runtime/index.js";
 import { INPUTS_LABEL, inputsHash, packContext, readContext, type ExtraFile } from "./image-context.js";
 
 /** What a build needs of an engine; any Engine (`createDockerEngine()`) is one. */
@@ -94,10 +95,10 @@ export async function readBuildProgress(source: AsyncIterable<Uint8Array>, write
 /** The engine a connection names, or an error naming what is wrong with it. */
 export function imageEngineOf(call: string, connection: ImageEngineConnection): ImageEngine {
   const { engine, docker } = connection;
-  if (engine !== undefined && docker !== undefined) throw new Error(`${call} was given both engine and docker; pass one, not both`);
+  if (engine !== undefined && docker !== undefined) throw new RunRequestError(`${call} was given both engine and docker; pass one, not both`);
   if (engine === undefined) return createDockerEngine(docker);
   if (typeof engine !== "object" || engine === null || typeof engine.inspectImage !== "function") {
-    throw new Error(`${call}'s engine is not an Engine; pass createDockerEngine(...), or a dockerode instance as docker`);
+    throw new RunRequestError(`${call}'s engine is not an Engine; pass createDockerEngine(...), or a dockerode instance as docker`);
   }
   return engine;
 }

@@ -26,7 +26,7 @@ type Originals = {
 };
 
 /** Why the changes cannot be harvested: an entry the Harvest would refuse anyway, named. */
-export class ChangesRefused extends Error {
+class ChangesRefused extends Error {
   override readonly name = "ChangesRefused";
   constructor(
     readonly reason: "symlink" | "special_file" | "too_many_entries" | "too_deep" | "changed_during_harvest",
