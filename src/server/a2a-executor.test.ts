@@ -34,7 +34,7 @@ function scriptedService(full = false) {
   const service = {
     submit: async () => {
       if (full) return "queue_full" as const;
-      record = { id: RUN_ID, state: "queued", createdAt: new Date().toISOString(), labels: {} };
+      record = { id: RUN_ID, tenant: "operator", state: "queued", createdAt: new Date().toISOString(), labels: {} };
       tell("state", { state: "queued" });
       return { record, created: true };
     },

@@ -20,6 +20,7 @@ import { checkAnswer } from "./a2a-answer.js";
 import { MAX_RESULT_FILE_BYTES, RESULT_FILE } from "./a2a-limits.js";
 import { runRequestOf, type A2ARunRequest } from "./a2a-request.js";
 import { a2aStateOf, agentMessage, answerArtifact, dataPart, endingOf, endingText, isTerminal, textPart } from "./a2a-tasks.js";
+import { quotaMessage } from "./quotas.js";
 import type { Refused, RunService } from "./runs.js";
 import { TERMINAL_STATES, type RunState, type StoredEvent } from "./store.js";
 
@@ -54,7 +55,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
       // The front door refused these already; a message that got past it still gets a reason.
       if (typeof asked === "string") throw new RequestMalformedError(asked);
       const submitted = await service.submit(asked.run, asked.idempotencyKey);
-      if (typeof submitted === "string") return reject(bus, context.taskId, context.contextId, context.userMessage, submitted);
+      if (typeof submitted === "string" || "quota" in submitted) return reject(bus, context.taskId, context.contextId, context.userMessage, submitted);
       if ("unserved" in submitted) throw new RequestMalformedError(`metadata.${submitted.unserved}`);
       if ("reused" in submitted) {
         throw new RequestMalformedError(
@@ -237,7 +238,9 @@ function reject(bus: ExecutionEventBus, taskId: string, contextId: string, userM
   const text =
     why === "queue_full"
       ? "the service's queue is full; send the message again in a few seconds"
-      : "the service is shutting down; send the message again once it is back";
+      : why === "draining"
+        ? "the service is shutting down; send the message again once it is back"
+        : quotaMessage(why);
   const message = agentMessage(taskId, contextId, `${taskId}-rejected`, [textPart(text)]);
   const status = { state: TaskState.TASK_STATE_REJECTED, message, timestamp: new Date().toISOString() };
   bus.publish(AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [{ ...userMessage, taskId, contextId }], metadata: undefined }));

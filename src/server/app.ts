@@ -12,19 +12,28 @@ import type { Logger } from "pino";
 import { AgentcageError } from "../errors/index.js";
 import { registerA2A } from "./a2a.js";
 import { registerArtifactRoutes } from "./artifacts.js";
+import { registerAuditTrail } from "./audit-trail.js";
 import { registerAuth } from "./auth.js";
 import { registerEventRoutes } from "./events.js";
 import { registerHealthRoutes, type Readiness } from "./health.js";
 import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, IDLE_CONNECTION_TIMEOUT_MS, MAX_BODY_BYTES, REQUEST_TIMEOUT_MS } from "./limits.js";
 import type { RunMetrics } from "./metrics.js";
+import { registerAuditRoute } from "./route-audit.js";
+import { registerKeyRoutes } from "./route-keys.js";
+import { registerTenantRoutes } from "./route-tenants.js";
 import { registerRunRoutes } from "./routes.js";
-import type { RunService } from "./runs.js";
+import type { ResolvedQuotas, RunService } from "./runs.js";
+import type { Tenancy } from "./tenancy.js";
 import { refusalOf, type ValidationContext } from "./refusals.js";
 import { ARTIFACT_PATH_HELP, errorBody } from "./schemas.js";
 
 export type AppOptions = {
   readonly service: RunService;
   readonly token: string;
+  /** The tenants' keys, the tenants, the audit log. */
+  readonly tenancy: Tenancy;
+  /** A tenant's quotas as they hold now (for GET /v1/tenant). */
+  readonly quotasOf: (tenant: string) => ResolvedQuotas;
   readonly readiness: () => Promise<Readiness>;
   readonly logger: Logger;
   readonly metrics: RunMetrics;
@@ -73,12 +82,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
   registerErrors(app);
-  registerAuth(app, options.token);
+  const { tenancy } = options;
+  registerAuth(app, { token: options.token, keys: tenancy.keys, onRefused: (request, refusal, prefix) => tenancy.audit.refused(request.ip, refusal, prefix) });
+  registerAuditTrail(app, tenancy.audit);
   registerHealthRoutes(app, options.readiness);
   registerRunRoutes(app, options.service);
   registerArtifactRoutes(app, options.service);
   registerEventRoutes(app, options.service);
   await registerA2A(app, { service: options.service });
+  registerKeyRoutes(app, tenancy);
+  registerTenantRoutes(app, tenancy, options.quotasOf);
+  registerAuditRoute(app, tenancy);
   options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -9,15 +9,16 @@ import { z } from "zod";
 import type { HarvestResult } from "../plan/index.js";
 import { listArtifacts, openArtifact, packArtifacts } from "../staging/index.js";
 import type { RunService } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { artifactParams, artifactsSchema, errorBody, errorSchema, runIdParams } from "./schemas.js";
 import { RUN_NOT_FOUND } from "./route-view.js";
 import { TERMINAL_STATES } from "./store.js";
 
 /** GET /v1/runs/:id/artifacts, /artifacts/*, /artifacts.tar: only once the Run has ended. */
-export function registerArtifactRoutes(fastify: FastifyInstance, service: RunService): void {
+export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   /** The Run's harvest/ once it has ended; otherwise the reply already answered. */
-  const harvestOf = (id: string, reply: FastifyReply): string | undefined => {
+  const harvestOf = (service: RunService, id: string, reply: FastifyReply): string | undefined => {
     const record = service.get(id);
     if (record === undefined) {
       void reply.code(404).send(RUN_NOT_FOUND);
@@ -42,7 +43,8 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
       },
     },
     async (request, reply) => {
-      const root = harvestOf(request.params.id, reply);
+      const service = runsFor(all, request.caller);
+      const root = harvestOf(service, request.params.id, reply);
       if (root === undefined) return reply;
       const files = await listArtifacts(root);
       const harvest = ((await service.outcome(request.params.id)) as { harvest?: HarvestResult } | undefined)?.harvest;
@@ -71,7 +73,8 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
       },
     },
     async (request, reply) => {
-      const root = harvestOf(request.params.id, reply);
+      const service = runsFor(all, request.caller);
+      const root = harvestOf(service, request.params.id, reply);
       if (root === undefined) return reply;
       return reply
         .type("application/x-tar")
@@ -92,7 +95,8 @@ export function registerArtifactRoutes(fastify: FastifyInstance, service: RunSer
       },
     },
     async (request, reply) => {
-      const root = harvestOf(request.params.id, reply);
+      const service = runsFor(all, request.caller);
+      const root = harvestOf(service, request.params.id, reply);
       if (root === undefined) return reply;
       const path = request.params["*"];
       const opened = await openArtifact(root, path);

@@ -2,6 +2,9 @@
 // status, and its `error`, a code of the catalogue under the name clients already branch on.
 // Invariant: no answer of the service carries an `error` outside ERROR_CODES.
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,9 +15,10 @@ import { MAX_BODY_BYTES } from "./limits.js";
 import { createRunMetrics } from "./metrics.js";
 import type { RunService } from "./runs.js";
 import type { RunRecord } from "./store.js";
+import { openTenancy } from "./tenancy.js";
 
 const TOKEN = "a-token-for-the-error-answers";
-const LIVE: RunRecord = { id: "0123456789abcdef", state: "running", createdAt: "2026-01-01T00:00:00.000Z", labels: {} };
+const LIVE: RunRecord = { id: "0123456789abcdef", tenant: "operator", state: "running", createdAt: "2026-01-01T00:00:00.000Z", labels: {} };
 const UNKNOWN = "fedcba9876543210";
 
 let submit: RunService["submit"] = async () => "queue_full";
@@ -33,16 +37,20 @@ const service = {
 } as unknown as RunService;
 
 let app: FastifyInstance;
+const scratch = mkdtempSync(join(tmpdir(), "agentcage-error-answers-"));
 beforeAll(async () => {
   app = await buildApp({
     service,
     token: TOKEN,
+    tenancy: await openTenancy(scratch),
+    quotasOf: () => ({ maxRunning: 1, maxQueued: 1 }),
     readiness: async () => ({ ready: true, engine: true, image: true, credentials: {}, slots: { total: 1, running: 1, queued: 0 } }),
     logger: pino({ level: "silent" }),
     metrics: createRunMetrics(() => ({ queued: 0, running: 1 })),
   });
 });
 afterAll(() => app.close());
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const authorized = { authorization: `Bearer ${TOKEN}` };
 const submitted = { method: "POST" as const, url: "/v1/runs", headers: { ...authorized, "content-type": "application/json" } };

@@ -9,12 +9,13 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { z } from "zod";
 import { errorSchema, eventsQuery, runIdParams } from "./schemas.js";
 import { RUN_NOT_FOUND } from "./route-view.js";
 import type { StoredEvent } from "./store.js";
 
-export function registerEventRoutes(fastify: FastifyInstance, service: RunService): void {
+export function registerEventRoutes(fastify: FastifyInstance, all: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get(
     "/v1/runs/:id/events",
@@ -34,6 +35,7 @@ export function registerEventRoutes(fastify: FastifyInstance, service: RunServic
       },
     },
     async (request, reply) => {
+      const service = runsFor(all, request.caller);
       const record = service.get(request.params.id);
       if (record === undefined) return reply.code(404).send(RUN_NOT_FOUND);
       const header = Number(request.headers["last-event-id"]);

@@ -43,3 +43,15 @@ export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 /** Between the sweeps of a running service (kept session stores and Run directories past their retention, what crashed Runs left). */
 export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+// Tenants, keys and quotas.
+
+/** A key's last use is kept in memory at each request and written at most this often. */
+export const KEY_LAST_USE_WRITE_MS = 10_000;
+/** The audit log's file is rotated past this size; AUDIT_FILES_KEPT rotated files are kept beside it. */
+export const AUDIT_MAX_FILE_BYTES = 10 * MiB;
+export const AUDIT_FILES_KEPT = 5;
+/** Refusals at the door from one address within this window are one audit entry with their count. */
+export const AUDIT_REFUSALS_WINDOW_MS = 60_000;
+/** Entries one read of the audit log answers at most. */
+export const MAX_AUDIT_ENTRIES = 10_000;

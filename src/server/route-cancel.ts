@@ -6,9 +6,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { RUN_NOT_FOUND, runView } from "./route-view.js";
 import type { RunService } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { errorSchema, runIdParams, runSchema } from "./schemas.js";
 
-export function registerCancelRoute(fastify: FastifyInstance, service: RunService): void {
+export function registerCancelRoute(fastify: FastifyInstance, all: RunService): void {
   fastify.withTypeProvider<ZodTypeProvider>().post(
     "/v1/runs/:id/cancel",
     {
@@ -20,6 +21,7 @@ export function registerCancelRoute(fastify: FastifyInstance, service: RunServic
       },
     },
     async (request, reply) => {
+      const service = runsFor(all, request.caller);
       const record = await service.cancel(request.params.id);
       return record === undefined ? reply.code(404).send(RUN_NOT_FOUND) : runView(service, record);
     },

@@ -7,9 +7,10 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { RUN_NOT_FOUND } from "./route-view.js";
 import type { RunService } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { errorBody, errorSchema, runIdParams } from "./schemas.js";
 
-export function registerDeleteRoute(fastify: FastifyInstance, service: RunService): void {
+export function registerDeleteRoute(fastify: FastifyInstance, all: RunService): void {
   fastify.withTypeProvider<ZodTypeProvider>().delete(
     "/v1/runs/:id",
     {
@@ -21,6 +22,7 @@ export function registerDeleteRoute(fastify: FastifyInstance, service: RunServic
       },
     },
     async (request, reply) => {
+      const service = runsFor(all, request.caller);
       const removed = await service.remove(request.params.id);
       if (removed === undefined) return reply.code(404).send(RUN_NOT_FOUND);
       if (removed === "live") {

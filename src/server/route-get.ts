@@ -5,9 +5,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { RUN_NOT_FOUND, runView } from "./route-view.js";
 import type { RunService } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { errorSchema, runIdParams, runSchema } from "./schemas.js";
 
-export function registerGetRoute(fastify: FastifyInstance, service: RunService): void {
+export function registerGetRoute(fastify: FastifyInstance, all: RunService): void {
   fastify.withTypeProvider<ZodTypeProvider>().get(
     "/v1/runs/:id",
     {
@@ -19,6 +20,7 @@ export function registerGetRoute(fastify: FastifyInstance, service: RunService):
       },
     },
     async (request, reply) => {
+      const service = runsFor(all, request.caller);
       const record = service.get(request.params.id);
       return record === undefined ? reply.code(404).send(RUN_NOT_FOUND) : runView(service, record);
     },

@@ -8,10 +8,11 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { runView } from "./route-view.js";
 import type { RunService } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { errorBody, errorSchema, listQuery, runSchema } from "./schemas.js";
 import type { RunRecord } from "./store.js";
 
-export function registerListRoute(fastify: FastifyInstance, service: RunService): void {
+export function registerListRoute(fastify: FastifyInstance, all: RunService): void {
   fastify.withTypeProvider<ZodTypeProvider>().get(
     "/v1/runs",
     {
@@ -23,19 +24,20 @@ export function registerListRoute(fastify: FastifyInstance, service: RunService)
       },
     },
     async (request, reply) => {
+      const service = runsFor(all, request.caller);
       const { state, label, limit, cursor } = request.query;
-      const all = matching(service.list(), state, label).sort(newestFirst);
+      const visible = matching(service.list(), state, label).sort(newestFirst);
       // The page after the cursor's Run, wherever it is now: it may have left this filter (a Run that ended) since.
       const after = cursor === undefined ? undefined : service.get(cursor);
       if (cursor !== undefined && after === undefined) {
         const message = `cursor ${JSON.stringify(cursor)} names no Run (it was deleted, or never was); start again from the first page, without cursor`;
         return reply.code(400).send(errorBody("invalid_request", message));
       }
-      const start = after === undefined ? 0 : all.filter((r) => newestFirst(r, after) <= 0).length;
-      const page = all.slice(start, start + limit);
+      const start = after === undefined ? 0 : visible.filter((r) => newestFirst(r, after) <= 0).length;
+      const page = visible.slice(start, start + limit);
       const last = page.at(-1);
       const runs = await Promise.all(page.map((record) => runView(service, record)));
-      return { runs, ...(start + limit < all.length && last !== undefined ? { nextCursor: last.id } : {}) };
+      return { runs, ...(start + limit < visible.length && last !== undefined ? { nextCursor: last.id } : {}) };
     },
   );
 }

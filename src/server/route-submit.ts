@@ -1,6 +1,6 @@
 // POST /v1/runs: a Run request as JSON, or multipart with its input archive (inputs.ts). 202 for a
 // new Run; 200 for a known Idempotency-Key and the same request, 422 for a different one; 429 when
-// the queue is full, 503 while draining. A refused archive is the POST's own refusal and makes no
+// the queue is full or the tenant is at a quota (the body names it), 503 while draining. A refused archive is the POST's own refusal and makes no
 // Run; an archive the answer did not need is read and dropped.
 
 import type { FastifyInstance, FastifyReply } from "fastify";
@@ -9,8 +9,10 @@ import { z } from "zod";
 import { extractInputs, InputsError } from "../staging/index.js";
 import { readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
 import { RETRY_AFTER_SECONDS } from "./limits.js";
+import { quotaMessage } from "./quotas.js";
 import { runView } from "./route-view.js";
 import type { Admitted, InputsWriter, KeyReused, Refused, RunService, Unserved } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { errorBody, errorSchema, runRequestSchema, runSchema } from "./schemas.js";
 
 type Submitted = Admitted | KeyReused | Refused | Unserved;
@@ -36,11 +38,12 @@ const CREATE_RUN_SCHEMA = {
   },
 };
 
-export function registerSubmitRoute(fastify: FastifyInstance, service: RunService): void {
+export function registerSubmitRoute(fastify: FastifyInstance, all: RunService): void {
   // Only this route takes multipart, so the multipart parser lives in a scope of its own.
   void fastify.register(async (scope) => {
     await registerInputUploads(scope);
     scope.withTypeProvider<ZodTypeProvider>().post("/v1/runs", { schema: CREATE_RUN_SCHEMA, preValidation: readRequestPart }, async (request, reply) => {
+      const service = runsFor(all, request.caller);
       const key = request.headers["idempotency-key"];
       let upload: InputsUpload | undefined;
       let submitted: Submitted;
@@ -91,10 +94,19 @@ async function answerSubmitted(reply: FastifyReply, submitted: Submitted, key: s
       .header("Retry-After", String(RETRY_AFTER_SECONDS))
       .send(errorBody("draining", "the service is shutting down and takes no new Runs; send it to the service once it is back"));
   }
+  if ("quota" in submitted) {
+    return reply
+      .code(429)
+      .header("Retry-After", String(submitted.retryAfterSeconds))
+      .send({ ...errorBody("quota_exceeded", quotaMessage(submitted)), quota: submitted.quota, limit: submitted.limit, used: submitted.used });
+  }
   if ("unserved" in submitted) return reply.code(400).send(errorBody("invalid_request", submitted.unserved));
   if ("reused" in submitted) {
     const message = `Idempotency-Key ${JSON.stringify(key)} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`;
     return reply.code(422).send(errorBody("idempotency_key_reused", message));
   }
-  return reply.code(submitted.created ? 202 : 200).send(await runView(service, submitted.record));
+  return reply
+    .code(submitted.created ? 202 : 200)
+    .header("location", `/v1/runs/${submitted.record.id}`)
+    .send(await runView(service, submitted.record));
 }

@@ -1,7 +1,10 @@
-// The queue and its slots: Runs start in the order they were accepted, at most `slots` at once, and
-// none while the service drains. Invariant: a Run that fails outside its agent (a disk error on its
-// record) frees its slot and its session hold, and takes nothing else down.
+// The queue and its slots: at most `slots` Runs at once, none while the service drains, and a fair
+// share between tenants: the next Run to start is the oldest of the tenant with the fewest Runs
+// running, among tenants below their maxRunning. One tenant's backlog never holds another's Runs back.
+// Invariant: a Run that fails outside its agent (a disk error on its record) frees its slot and its
+// session hold, and takes nothing else down.
 
+import { quotasOf } from "./quotas.js";
 import { start } from "./run-start.js";
 import type { RunsState } from "./runs-state.js";
 import { releaseSession } from "./session-holds.js";
@@ -10,7 +13,9 @@ import { releaseSession } from "./session-holds.js";
 export function pump(state: RunsState): void {
   const { queue, records, running, finished, options } = state;
   while (!state.draining && running.size < options.slots && queue.length > 0) {
-    const id = queue.shift() as string;
+    const at = nextToStart(state);
+    if (at === undefined) return;
+    const [id] = queue.splice(at, 1) as [string];
     const record = records.get(id);
     if (record === undefined || record.state !== "queued") continue;
     const controller = new AbortController();
@@ -29,6 +34,28 @@ export function pump(state: RunsState): void {
         }),
     );
   }
+}
+
+/** Where in the queue the next Run to start is: the oldest of the tenant with the fewest running, below its maxRunning; undefined when none may start. */
+function nextToStart(state: RunsState): number | undefined {
+  const runningBy = new Map<string, number>();
+  for (const id of state.running.keys()) {
+    const tenant = state.records.get(id)?.tenant ?? "";
+    runningBy.set(tenant, (runningBy.get(tenant) ?? 0) + 1);
+  }
+  let best: { at: number; running: number } | undefined;
+  const seen = new Set<string>();
+  for (const [at, id] of state.queue.entries()) {
+    const record = state.records.get(id);
+    // Not a Run that waits (cancelled meanwhile): taken out and skipped.
+    if (record === undefined || record.state !== "queued") return at;
+    if (seen.has(record.tenant)) continue;
+    seen.add(record.tenant);
+    const running = runningBy.get(record.tenant) ?? 0;
+    if (running >= quotasOf(state, record.tenant).maxRunning) continue;
+    if (best === undefined || running < best.running) best = { at, running };
+  }
+  return best?.at;
 }
 
 /** 1 for the next Run to start; undefined when the Run is not queued. */

@@ -6,7 +6,8 @@
 import { recoverHarvest } from "../staging/index.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
-import { end } from "./run-transitions.js";
+import { tenantKey } from "./run-submit.js";
+import { end, keepSessionTenant } from "./run-transitions.js";
 import type { RunsState } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
 import { TERMINAL_STATES } from "./store.js";
@@ -16,7 +17,8 @@ export async function recover(state: RunsState): Promise<void> {
   await store.prepare();
   for (const saved of await store.all()) {
     state.records.set(saved.id, saved);
-    if (saved.idempotencyKey !== undefined) state.byKey.set(saved.idempotencyKey, saved.id);
+    if (saved.idempotencyKey !== undefined) state.byKey.set(tenantKey(saved.tenant, saved.idempotencyKey), saved.id);
+    if (TERMINAL_STATES.has(saved.state)) keepSessionTenant(state, saved, await store.outcome(saved.id));
     const events = await store.events(saved.id);
     state.lastEventId.set(saved.id, events.at(-1)?.id ?? 0);
     if (saved.state === "queued") {

@@ -3,6 +3,8 @@
 // written in full before it goes. Invariant: a Run that was removed keeps nothing, not even an A2A task saved as it went.
 
 import type { RunsState } from "./runs-state.js";
+import { tenantKey } from "./run-submit.js";
+import { told } from "./run-transitions.js";
 import { TERMINAL_STATES, type RunRecord } from "./store.js";
 
 /** Removes a Run that has ended and its directory; a live one is left as it is ("live"). */
@@ -17,10 +19,12 @@ export async function remove(state: RunsState, id: string): Promise<RunRecord | 
   // Another DELETE got there first.
   if (record === undefined) return undefined;
   state.records.delete(id);
-  if (record.idempotencyKey !== undefined && state.byKey.get(record.idempotencyKey) === id) state.byKey.delete(record.idempotencyKey);
+  const key = record.idempotencyKey === undefined ? undefined : tenantKey(record.tenant, record.idempotencyKey);
+  if (key !== undefined && state.byKey.get(key) === id) state.byKey.delete(key);
   state.lastEventId.delete(id);
   state.writes.delete(id);
   await state.store.remove(id);
+  told(state, "run.deleted", record);
   return record;
 }
 

@@ -4,13 +4,22 @@
 
 import type { AgentOutcome, AgentRunner } from "../runner/index.js";
 import type { AgentRequestInput } from "../agents/index.js";
+import type { RunRecord } from "./store.js";
 
-/** What POST /v1/runs asks: an agent request plus the prompt, labels, and whether the agent edits a copy of its inputs. */
+/** What POST /v1/runs asks: an agent request plus the prompt, labels, whether the agent edits a copy of its inputs, and where its webhooks go. */
 export type ServiceRunRequest = AgentRequestInput & {
   readonly prompt: string;
   readonly labels?: Readonly<Record<string, string>> | undefined;
   readonly writable?: boolean | undefined;
+  readonly callbackUrl?: string | undefined;
 };
+
+/** A tenant's quotas as they hold now: its own, or the service's defaults. */
+export type ResolvedQuotas = { readonly maxRunning: number; readonly maxQueued: number; readonly dailySpendUsd?: number };
+
+/** What happened to a Run, told once each as it happens: to the events feed, the webhooks. */
+export type LifecycleType = "run.queued" | "run.started" | "run.finished" | "run.deleted";
+export type Lifecycle = { readonly type: LifecycleType; readonly record: RunRecord; readonly at: string };
 
 /** What a Run's end tells the metrics: its end reason, its times, and what its agent reported using. */
 export type RunEnd = Pick<AgentOutcome, "reason" | "durationMs" | "queuedMs" | "result">;
@@ -28,4 +37,8 @@ export type RunServiceOptions = {
   readonly onError?: (id: string, error: unknown) => void;
   /** Told of every Run that ends, with its request and how it ended (for metrics), a Run cancelled while queued too; default: nobody. */
   readonly onEnd?: (request: ServiceRunRequest, end: RunEnd) => void;
+  /** A tenant's quotas; default: every tenant may use every slot and the whole bound, with no spend cap. */
+  readonly quotasOf?: (tenant: string) => ResolvedQuotas;
+  /** Told of each step of every Run's life (queued, started, finished, deleted), after it is recorded; default: nobody. */
+  readonly onLifecycle?: (change: Lifecycle) => void;
 };

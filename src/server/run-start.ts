@@ -15,7 +15,7 @@ export async function start(state: RunsState, queued: RunRecord, controller: Abo
   let record = await setState(state, queued, "starting");
   const { store } = state;
   const request = (await store.request(record.id)) as ServiceRunRequest;
-  const { prompt, labels: _labels, writable, ...agentRequest } = request;
+  const { prompt, labels: _labels, writable, callbackUrl: _callback, ...agentRequest } = request;
   const runner = runnerFor(state, request);
   let seenEvent = false;
   // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.

@@ -1,15 +1,19 @@
 // Submit: what makes a Run, and what answers one that was made. A request the service cannot serve
 // is refused before it is a Run; the bound counts every Run accepted and not ended; a Run's id is
 // made here (the library's newRunId: the one id its container, directories and Outcome take); its
-// input files are written before it is accepted. An idempotency key answers the Run it made.
+// input files are written before it is accepted. An idempotency key answers the Run it made, within
+// its tenant only: another tenant's same key is another key. A tenant past its quota is refused.
 
 import { newRunId } from "../runtime/index.js";
+import { type Caller, OPERATOR } from "./caller.js";
+import { quotaRefusal, type QuotaRefusal } from "./quotas.js";
 import { emit } from "./run-events.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
 import type { RunsState } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
 import type { RunRecord } from "./store.js";
+import { told } from "./run-transitions.js";
 
 /**
  * Writes a Run's input files into `directory` (which does not exist yet) before the Run is
@@ -20,8 +24,8 @@ export type InputsWriter = (directory: string) => Promise<NonNullable<RunRecord[
 export type Admitted = { readonly record: RunRecord; readonly created: boolean };
 /** The idempotency key was given before, with a different request: the Run it made, which this request is not. */
 export type KeyReused = { readonly reused: RunRecord };
-/** Why a submit made no Run: the bound is reached, or the service is shutting down. */
-export type Refused = "queue_full" | "draining";
+/** Why a submit made no Run: the bound is reached, the service is shutting down, or the tenant is at a quota. */
+export type Refused = "queue_full" | "draining" | QuotaRefusal;
 /** A request the service cannot serve (a session to resume, and no sessions kept; writable without inputs): what to do instead. */
 export type Unserved = { readonly unserved: string };
 
@@ -35,31 +39,38 @@ export async function submit(
   request: ServiceRunRequest,
   idempotencyKey: string | undefined,
   inputs: InputsWriter | undefined,
+  owner: Caller = OPERATOR,
 ): Promise<Admitted | KeyReused | Refused | Unserved> {
-  const unserved = unservedBecause(state, request, inputs);
+  const unserved = unservedBecause(state, request, inputs, owner);
   if (unserved !== undefined) return { unserved };
-  if (idempotencyKey === undefined) return admit(state, request, undefined, inputs);
+  if (idempotencyKey === undefined) return admit(state, request, undefined, inputs, owner);
   // One submit per key at a time: the ones after it answer the Run it made.
-  for (let first = state.submitting.get(idempotencyKey); first !== undefined; first = state.submitting.get(idempotencyKey)) {
+  const slot = tenantKey(owner.tenant, idempotencyKey);
+  for (let first = state.submitting.get(slot); first !== undefined; first = state.submitting.get(slot)) {
     await first.catch(() => undefined);
   }
-  const known = state.byKey.get(idempotencyKey);
+  const known = state.byKey.get(slot);
   if (known !== undefined) {
     const record = state.records.get(known) as RunRecord;
     const same = canonical(await state.store.request(known)) === canonical(request) && (record.inputs !== undefined) === (inputs !== undefined);
     return same ? { record, created: false } : { reused: record };
   }
-  const admitted = admit(state, request, idempotencyKey, inputs);
-  state.submitting.set(idempotencyKey, admitted);
+  const admitted = admit(state, request, idempotencyKey, inputs, owner);
+  state.submitting.set(slot, admitted);
   try {
     return await admitted;
   } finally {
-    state.submitting.delete(idempotencyKey);
+    state.submitting.delete(slot);
   }
 }
 
+/** Where an idempotency key is filed: within its tenant, so two tenants' same key are two keys. */
+export function tenantKey(tenant: string, idempotencyKey: string): string {
+  return `${tenant}\u0000${idempotencyKey}`;
+}
+
 /** What to do instead, for a request this service cannot serve; undefined when it can. */
-function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: InputsWriter | undefined): string | undefined {
+function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: InputsWriter | undefined, owner: Caller): string | undefined {
   if (request.writable === true && (inputs === undefined || state.options.writableRunner === undefined)) {
     return inputs === undefined
       ? "writable: true needs input files: the agent edits a copy of them; send the request as multipart/form-data with the part `request`, then the tar archive `inputs`, or leave writable out"
@@ -67,6 +78,10 @@ function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: I
   }
   if (request.resumeSession !== undefined && state.options.sessions !== true) {
     return `resumeSession ${JSON.stringify(request.resumeSession)} cannot be resumed: this service keeps no sessions; leave resumeSession out, or ask its Operator to start it with agentcage serve --sessions (AGENTCAGE_SESSIONS=1 in compose)`;
+  }
+  // A session is its tenant's: another tenant's is refused exactly as one that never was.
+  if (request.resumeSession !== undefined && owner.scope !== "admin" && state.sessionTenants.get(request.resumeSession) !== owner.tenant) {
+    return `resumeSession ${JSON.stringify(request.resumeSession)} is not a session of a Run of yours; resume one that a Run of yours ended with (its Outcome's result.sessionId), or leave resumeSession out`;
   }
   return undefined;
 }
@@ -76,13 +91,17 @@ async function admit(
   request: ServiceRunRequest,
   idempotencyKey: string | undefined,
   inputs: InputsWriter | undefined,
+  owner: Caller,
 ): Promise<Admitted | KeyReused | Refused> {
   const { store } = state;
   // The bound holds every Run accepted and not ended (waiting or running), counted before the
   // first await: submits that arrive together cannot all see room for one.
   if (state.draining) return "draining";
   if (state.queue.length + state.running.size + state.admitting >= state.options.queueBound) return "queue_full";
+  const overQuota = quotaRefusal(state, owner.tenant);
+  if (overQuota !== undefined) return overQuota;
   state.admitting += 1;
+  state.admittingBy.set(owner.tenant, (state.admittingBy.get(owner.tenant) ?? 0) + 1);
   const id = newRunId();
   try {
     let given: RunRecord["inputs"];
@@ -98,6 +117,8 @@ async function admit(
     }
     const record: RunRecord = {
       id,
+      tenant: owner.tenant,
+      key: owner.key,
       state: "queued",
       createdAt: new Date().toISOString(),
       labels: request.labels ?? {},
@@ -106,12 +127,14 @@ async function admit(
     };
     await store.create(record, request);
     state.records.set(record.id, record);
-    if (idempotencyKey !== undefined) state.byKey.set(idempotencyKey, record.id);
+    if (idempotencyKey !== undefined) state.byKey.set(tenantKey(owner.tenant, idempotencyKey), record.id);
     await emit(state, record.id, "state", { state: "queued" });
     holdSession(state, record.id, request);
     state.queue.push(record.id);
+    told(state, "run.queued", record);
   } finally {
     state.admitting -= 1;
+    state.admittingBy.set(owner.tenant, (state.admittingBy.get(owner.tenant) ?? 1) - 1);
   }
   pump(state);
   return { record: state.records.get(id) as RunRecord, created: true };

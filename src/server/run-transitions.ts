@@ -4,9 +4,10 @@
 
 import type { AgentOutcome } from "../runner/index.js";
 import { emit } from "./run-events.js";
+import type { LifecycleType } from "./run-service-options.js";
 import type { RunsState } from "./runs-state.js";
 import { releaseSession } from "./session-holds.js";
-import { TERMINAL_STATES, type RunRecord, type RunState } from "./store.js";
+import { TERMINAL_STATES, type RunRecord, type RunState, type RunUsage } from "./store.js";
 
 export async function setState(state: RunsState, record: RunRecord, runState: RunState): Promise<RunRecord> {
   const current = state.records.get(record.id);
@@ -17,14 +18,42 @@ export async function setState(state: RunsState, record: RunRecord, runState: Ru
   const emitted = emit(state, next.id, "state", { state: runState });
   await state.store.update(next);
   await emitted;
+  if (runState === "starting") told(state, "run.started", next);
   return next;
 }
 
 export async function end(state: RunsState, record: RunRecord, outcome: unknown, runState: RunState): Promise<void> {
   releaseSession(state, record.id);
   await state.store.saveOutcome(record.id, outcome);
-  await setState(state, record, runState);
+  const usage = usageOf(outcome);
+  const ended = await setState(state, usage === undefined ? record : { ...record, usage }, runState);
+  keepSessionTenant(state, ended, outcome);
   await emit(state, record.id, "end", outcome);
+  told(state, "run.finished", ended);
+}
+
+/** Tells whoever listens to the service's Runs' lives (the events feed, the webhooks) of one step. */
+export function told(state: RunsState, type: LifecycleType, record: RunRecord): void {
+  state.options.onLifecycle?.({ type, record, at: new Date().toISOString() });
+}
+
+/** The session a Run ended with is its tenant's: only that tenant may resume it. */
+export function keepSessionTenant(state: RunsState, record: RunRecord, outcome: unknown): void {
+  const session = (outcome as { result?: { sessionId?: unknown } } | undefined)?.result?.sessionId;
+  if (typeof session === "string" && !state.sessionTenants.has(session)) state.sessionTenants.set(session, record.tenant);
+}
+
+/** What a Run used: the proxy's meter where it metered the Run (the provider's own counts), else what the CLI reported. */
+export function usageOf(outcome: unknown): RunUsage | undefined {
+  const { result, network } = (outcome ?? {}) as Partial<Pick<AgentOutcome, "result" | "network">>;
+  const meter = network?.meter;
+  const inputTokens = meter?.usage.inputTokens ?? result?.usage?.inputTokens;
+  const outputTokens = meter?.usage.outputTokens ?? result?.usage?.outputTokens;
+  const costUsd = meter?.costUsd ?? result?.costUsd;
+  const usage = Object.fromEntries(
+    Object.entries({ inputTokens, outputTokens, costUsd }).filter(([, value]) => typeof value === "number" && Number.isFinite(value) && value >= 0),
+  ) as RunUsage;
+  return Object.keys(usage).length === 0 ? undefined : usage;
 }
 
 /** The state an Outcome ends its Run in. */

@@ -33,6 +33,10 @@ export type RunsState = {
   draining: boolean;
   /** Submits past the bound's check that have not yet queued their Run. */
   admitting: number;
+  /** The same, by tenant: what its queued quota counts before the Run is queued. */
+  readonly admittingBy: Map<string, number>;
+  /** The tenant each known session belongs to: the tenant of the Run that ended with it. */
+  readonly sessionTenants: Map<string, string>;
 };
 
 export function createRunsState(options: RunServiceOptions): RunsState {
@@ -51,5 +55,7 @@ export function createRunsState(options: RunServiceOptions): RunsState {
     heldSessions: new Map(),
     draining: false,
     admitting: 0,
+    admittingBy: new Map(),
+    sessionTenants: new Map(),
   };
 }

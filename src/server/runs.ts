@@ -4,6 +4,7 @@
 // Invariant: a Run that has ended stays as it ended; nothing its agent's reader hands over later
 // (stopping never waits on the reader) moves its state or follows its `end` event.
 
+import type { Caller } from "./caller.js";
 import { cancel, drain } from "./run-cancel.js";
 import { eventsOf, listen } from "./run-events.js";
 import { counts, position } from "./run-queue.js";
@@ -14,7 +15,7 @@ import { submit, type Admitted, type InputsWriter, type KeyReused, type Refused,
 import { createRunsState, type Listener } from "./runs-state.js";
 import type { RunRecord, StoredEvent } from "./store.js";
 
-export type { RunEnd, RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
+export type { Lifecycle, LifecycleType, ResolvedQuotas, RunEnd, RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
 export type { Admitted, InputsWriter, KeyReused, Refused, Unserved } from "./run-submit.js";
 export type { Listener } from "./runs-state.js";
 
@@ -24,8 +25,9 @@ export type RunService = {
    * the request is the same (field order aside; inputs given or not), and that Run as `reused`
    * when it is not; a second submit with a key still being submitted waits for the first.
    * `inputs`, when given, writes the Run's input files first; its rejection is this call's, and no Run is made.
+   * `owner`: whose Run it is (default the Operator); its tenant's quotas hold, and its idempotency keys are its own.
    */
-  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter) => Promise<Admitted | KeyReused | Refused | Unserved>;
+  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter, owner?: Caller) => Promise<Admitted | KeyReused | Refused | Unserved>;
   readonly get: (id: string) => RunRecord | undefined;
   readonly list: () => readonly RunRecord[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */
@@ -57,7 +59,7 @@ export function createRunService(options: RunServiceOptions): RunService {
   const state = createRunsState(options);
   const { records, store } = state;
   return {
-    submit: (request, idempotencyKey, inputs) => submit(state, request, idempotencyKey, inputs),
+    submit: (request, idempotencyKey, inputs, owner) => submit(state, request, idempotencyKey, inputs, owner),
     get: (id) => records.get(id),
     list: () => [...records.values()],
     position: (id) => position(state, id),

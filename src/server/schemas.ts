@@ -23,6 +23,13 @@ export const runRequestSchema = agentRequestSchema.extend({
       error: (issue) => `labels has ${Object.keys(issue.input as object).length} labels, over MAX_LABELS (${MAX_LABELS}); send at most ${MAX_LABELS}`,
     })
     .optional(),
+  callbackUrl: z
+    .url({ protocol: /^https?$/, error: (issue) => `callbackUrl ${quote(String(issue.input))} is not an http or https URL; write the address your receiver listens at, e.g. https://hooks.example.com/agentcage` })
+    .max(2048)
+    .optional()
+    .describe(
+      "Where the service POSTs this Run's webhooks (run.started, run.finished), signed per Standard Webhooks with the tenant's secret; default the tenant's own callback URL, if it has one. An address that resolves to loopback, link-local or private addresses is refused unless the Operator allowed it",
+    ),
   writable: z
     .boolean()
     .optional()
@@ -156,6 +163,9 @@ export const eventsQuery = z.strictObject({ after: z.coerce.number().int().min(0
 export const errorSchema = z.object({
   error: z.enum(Object.keys(ERROR_CODES) as ErrorCode[]).describe("a stable code from agentcage's catalogue of errors; branch on it, not on the message"),
   message: z.string(),
+  quota: z.enum(["max_queued", "daily_spend_usd"]).optional().describe("with quota_exceeded: the tenant's quota the request passed"),
+  limit: z.number().optional().describe("with quota_exceeded: the quota's limit"),
+  used: z.number().optional().describe("with quota_exceeded: what the tenant has used of it"),
 });
 
 /** A refusal's body; `code` is held to the catalogue when this compiles. */

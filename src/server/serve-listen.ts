@@ -9,7 +9,8 @@ import type { AgentRunner, RunnerAssembly } from "../runner/index.js";
 import { buildApp } from "./app.js";
 import type { RunMetrics } from "./metrics.js";
 import type { PeriodicSweep } from "./periodic-sweep.js";
-import type { RunService } from "./runs.js";
+import type { ResolvedQuotas, RunService } from "./runs.js";
+import type { Tenancy } from "./tenancy.js";
 import { ServeError } from "./serve-options.js";
 
 export type ServiceAppOptions = {
@@ -19,6 +20,8 @@ export type ServiceAppOptions = {
   readonly slots: number;
   readonly token: string;
   readonly logger: Logger;
+  readonly tenancy: Tenancy;
+  readonly quotasOf: (tenant: string) => ResolvedQuotas;
 };
 
 export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInstance> {
@@ -28,6 +31,8 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
     metrics: options.metrics,
     token: options.token,
     logger: options.logger,
+    tenancy: options.tenancy,
+    quotasOf: options.quotasOf,
     readiness: async () => {
       const checked = await runner.check();
       return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...service.counts() } };

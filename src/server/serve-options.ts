@@ -11,6 +11,7 @@ import { AgentcageError } from "../errors/index.js";
 import type { EgressGatewayConnection } from "../gateway/index.js";
 import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
+import type { ResolvedQuotas } from "./run-service-options.js";
 
 export type ServeOptions = {
   /** Default 127.0.0.1; anything but loopback needs a token from the environment. */
@@ -68,6 +69,16 @@ export type ServeOptions = {
   readonly sweepIntervalMs?: number;
   /** Bytes each agent may write (staging.writableBytes); default the library's DEFAULT_WRITABLE_BYTES. */
   readonly writableBytes?: number;
+  /**
+   * Every tenant's quotas but the Operator's, unless set for it (agentcage tenants set): its Runs
+   * running at once (`--tenant-max-running`, default `slots`), accepted and not ended
+   * (`--tenant-max-queued`, default half the queue bound, so no one tenant fills it), and its spend
+   * per UTC day in USD (`--tenant-daily-spend-usd`, default none). The Operator's own tenant has the
+   * whole service unless set for it.
+   */
+  readonly tenantMaxRunning?: number;
+  readonly tenantMaxQueued?: number;
+  readonly tenantDailySpendUsd?: number;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
@@ -86,6 +97,8 @@ export type CheckedOptions = {
   readonly sweepIntervalMs: number;
   /** From AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE; undefined when neither is set (serve makes one, on loopback only). */
   readonly token: string | undefined;
+  /** Every tenant's default quotas but the Operator's. */
+  readonly tenantDefaults: ResolvedQuotas;
 };
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -112,7 +125,20 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
   const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
   if (queueBound < slots)
     throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
-  return { host, slots, queueBound, sweepIntervalMs, token };
+  return { host, slots, queueBound, sweepIntervalMs, token, tenantDefaults: checkTenantDefaults(options, slots, queueBound) };
+}
+
+function checkTenantDefaults(options: ServeOptions, slots: number, queueBound: number): ResolvedQuotas {
+  const whole = (flag: string, value: number | undefined, fallback: number, advice: string) => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new ServeError(`${flag} ${JSON.stringify(value)} is not a whole number above 0; ${advice}`);
+    return value ?? fallback;
+  };
+  const maxRunning = whole("--tenant-max-running", options.tenantMaxRunning, slots, `write how many Runs one tenant may run at once, e.g. ${slots}`);
+  const maxQueued = whole("--tenant-max-queued", options.tenantMaxQueued, Math.max(1, Math.floor(queueBound / 2)), "write how many Runs one tenant may have accepted and not ended");
+  const spend = options.tenantDailySpendUsd;
+  if (spend !== undefined && !(Number.isFinite(spend) && spend >= 0))
+    throw new ServeError(`--tenant-daily-spend-usd ${JSON.stringify(spend)} is not an amount of USD; write one such as 25, or leave it out for no cap`);
+  return { maxRunning, maxQueued, ...(spend === undefined ? {} : { dailySpendUsd: spend }) };
 }
 
 /** The network policy, the networks declared by hand and the stand-in, which only go together in some ways. */

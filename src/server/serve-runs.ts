@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import type { AgentRunner } from "../runner/index.js";
 import { createRunMetrics, type RunMetrics } from "./metrics.js";
-import type { RunEnd, RunService, ServiceRunRequest } from "./runs.js";
+import type { Lifecycle, ResolvedQuotas, RunEnd, RunService, ServiceRunRequest } from "./runs.js";
 import { createRunService } from "./runs.js";
 
 export type MeteredRuns = { readonly service: RunService; readonly metrics: RunMetrics };
@@ -18,6 +18,8 @@ export type MeteredRunsOptions = {
   readonly queueBound: number;
   readonly sessions: boolean;
   readonly logger: Logger;
+  readonly quotasOf: (tenant: string) => ResolvedQuotas;
+  readonly onLifecycle?: (change: Lifecycle) => void;
 };
 
 export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {

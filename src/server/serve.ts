@@ -11,7 +11,10 @@ import { pino } from "pino";
 import { DRAIN_GRACE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
 import { buildServiceApp, listenOrClose } from "./serve-listen.js";
-import { checkServeOptions, type ServeOptions } from "./serve-options.js";
+import { OPERATOR_TENANT } from "./caller.js";
+import type { ResolvedQuotas } from "./runs.js";
+import { checkServeOptions, type CheckedOptions, type ServeOptions } from "./serve-options.js";
+import { openTenancy, type Tenancy } from "./tenancy.js";
 import { assembleServiceRunners } from "./serve-runners.js";
 import { createMeteredRuns } from "./serve-runs.js";
 import { recoverThenSweep } from "./serve-sweep.js";
@@ -32,8 +35,11 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const serviceDir = join(options.runtimeDir, "service");
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
   const { token, tokenFile } = await serviceToken(checked.token, serviceDir);
+  const tenancy = await openTenancy(serviceDir, (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"));
+  const quotasOf = tenantQuotas(tenancy, checked);
   const { assembly, runner, writableRunner } = await assembleServiceRunners(options, checked.slots, logger);
   const { service, metrics } = createMeteredRuns({
+    quotasOf,
     runner,
     writableRunner,
     runtimeDir: options.runtimeDir,
@@ -43,7 +49,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     logger,
   });
   const sweeper = await recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger });
-  const app = await buildServiceApp({ service, metrics, runner, slots: checked.slots, token, logger });
+  const app = await buildServiceApp({ service, metrics, runner, slots: checked.slots, token, logger, tenancy, quotasOf });
   const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly });
   logger.info({ url, tokenFile }, "agentcage serve is listening");
   return {
@@ -56,7 +62,18 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       await sweeper.stop();
       await app.close();
       await assembly.close();
+      await tenancy.keys.flush();
+      await tenancy.audit.flush();
     },
+  };
+}
+
+/** A tenant's quotas as they hold now: its own where the Operator set them, else the service's defaults (the Operator's tenant: the whole service). */
+function tenantQuotas(tenancy: Tenancy, checked: CheckedOptions): (tenant: string) => ResolvedQuotas {
+  const whole: ResolvedQuotas = { maxRunning: checked.slots, maxQueued: checked.queueBound };
+  return (tenant) => {
+    const defaults = tenant === OPERATOR_TENANT ? whole : checked.tenantDefaults;
+    return { ...defaults, ...(tenancy.tenants.get(tenant)?.quotas ?? {}) };
   };
 }
 

@@ -12,7 +12,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe("a Run's record", () => {
   it("takes overlapping writes of its state in the order they were asked, each one landing", async () => {
     const store = createRunStore(scratch);
-    const queued: RunRecord = { id: "0123456789abcdef", state: "queued", createdAt: new Date().toISOString(), labels: {} };
+    const queued: RunRecord = { id: "0123456789abcdef", tenant: "operator", state: "queued", createdAt: new Date().toISOString(), labels: {} };
     await store.create(queued, { cli: "claude", prompt: "hi" });
     // A Run that turns running and is cancelled at once: both states are written while the other still is.
     const written = await Promise.allSettled([store.update({ ...queued, state: "running" }), store.update({ ...queued, state: "cancelled" })]);
@@ -38,6 +38,7 @@ describe("a record an earlier version wrote", () => {
     writeFileSync(join(store.directory(id), "request.json"), JSON.stringify({ cli: "claude", prompt: "hi" }));
     writeFileSync(join(store.directory(id), "state.json"), JSON.stringify(saved));
     const { runId: _earlier, ...now } = saved;
-    expect(await store.all()).toEqual([now]);
+    // Recorded before there were tenants: the Operator's.
+    expect(await store.all()).toEqual([{ ...now, tenant: "operator" }]);
   });
 });

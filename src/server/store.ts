@@ -9,6 +9,7 @@
 import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { RUN_ID_PATTERN } from "../staging/index.js";
+import { OPERATOR_TENANT } from "./caller.js";
 
 export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -19,6 +20,10 @@ export type StoredEvent = { readonly id: number; readonly type: string; readonly
 
 export type RunRecord = {
   readonly id: string;
+  /** The tenant whose key made it (OPERATOR_TENANT for the start-up token, and for Runs made before tenants). */
+  readonly tenant: string;
+  /** The prefix of the key that made it, or OPERATOR_KEY. */
+  readonly key?: string;
   readonly state: RunState;
   readonly createdAt: string;
   readonly labels: Readonly<Record<string, string>>;
@@ -26,7 +31,11 @@ export type RunRecord = {
   readonly endedAt?: string;
   /** What the Run's input archive held, when it was given one. */
   readonly inputs?: { readonly files: number; readonly directories: number; readonly bytes: number };
+  /** What it used, once it has ended: what its agent reported (tokens) and what it cost (metered by the proxy, or the CLI's own figure). */
+  readonly usage?: RunUsage;
 };
+
+export type RunUsage = { readonly inputTokens?: number; readonly outputTokens?: number; readonly costUsd?: number };
 
 export type RunStore = {
   readonly root: string;
@@ -122,11 +131,14 @@ export function createRunStore(runtimeDir: string): RunStore {
       const names = await readdir(root).catch(() => [] as string[]);
       const records: RunRecord[] = [];
       for (const name of names) {
-        const saved = (await readJson(join(directory(name), "state.json")).catch(() => undefined)) as (RunRecord & { runId?: unknown }) | undefined;
+        const saved = (await readJson(join(directory(name), "state.json")).catch(() => undefined)) as
+          | (Omit<RunRecord, "tenant"> & { runId?: unknown; tenant?: string })
+          | undefined;
         if (saved?.id !== name) continue;
         // An earlier version kept the library's own run id beside the Run's; the Run's id is the one id now.
+        // Runs recorded before there were tenants are the Operator's.
         const { runId: _earlier, ...record } = saved;
-        records.push(record);
+        records.push({ ...record, tenant: record.tenant ?? OPERATOR_TENANT });
       }
       return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
