@@ -79,6 +79,12 @@ export type ServeOptions = {
   readonly tenantMaxRunning?: number;
   readonly tenantMaxQueued?: number;
   readonly tenantDailySpendUsd?: number;
+  /**
+   * Let Runs' callback URLs (and tenants' default ones) resolve to loopback, link-local or private
+   * addresses (`--allow-private-callbacks`): for the deployment's own receivers. Default false: such
+   * a callbackUrl is refused (400), so no caller can make the service POST into its own network.
+   */
+  readonly allowPrivateCallbacks?: boolean;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;

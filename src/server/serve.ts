@@ -12,7 +12,7 @@ import { DRAIN_GRACE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
 import { buildServiceApp, listenOrClose } from "./serve-listen.js";
 import { OPERATOR_TENANT } from "./caller.js";
-import type { ResolvedQuotas } from "./runs.js";
+import type { Lifecycle, ResolvedQuotas } from "./runs.js";
 import { checkServeOptions, type CheckedOptions, type ServeOptions } from "./serve-options.js";
 import { openTenancy, type Tenancy } from "./tenancy.js";
 import { assembleServiceRunners } from "./serve-runners.js";
@@ -38,8 +38,13 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const tenancy = await openTenancy(serviceDir, (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"));
   const quotasOf = tenantQuotas(tenancy, checked);
   const { assembly, runner, writableRunner } = await assembleServiceRunners(options, checked.slots, logger);
+  // Who hears of each step of every Run's life: the events feed, the webhooks.
+  const lifecycle: Array<(change: Lifecycle) => void> = [];
   const { service, metrics } = createMeteredRuns({
     quotasOf,
+    onLifecycle: (change) => {
+      for (const listener of lifecycle) listener(change);
+    },
     runner,
     writableRunner,
     runtimeDir: options.runtimeDir,
