@@ -8,16 +8,7 @@ import { appendFile, mkdir, readFile, rename, rm, stat } from "node:fs/promises"
 import { dirname, join } from "node:path";
 import { AUDIT_FILES_KEPT, AUDIT_MAX_FILE_BYTES, AUDIT_REFUSALS_WINDOW_MS } from "./limits.js";
 
-export const AUDIT_ACTIONS = [
-  "run.create",
-  "run.cancel",
-  "run.delete",
-  "run.artifacts",
-  "key.create",
-  "key.revoke",
-  "tenant.change",
-  "auth.refused",
-] as const;
+export const AUDIT_ACTIONS = ["run.create", "run.cancel", "run.delete", "run.artifacts", "key.create", "key.revoke", "tenant.change", "auth.refused"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditEntry = {
@@ -57,7 +48,10 @@ export function openAuditLog(serviceDir: string, onError: (error: unknown) => vo
     chain = chain
       .then(async () => {
         const line = `${JSON.stringify(entry)}\n`;
-        const size = await stat(path).then((s) => s.size, () => 0);
+        const size = await stat(path).then(
+          (s) => s.size,
+          () => 0,
+        );
         if (size > 0 && size + line.length > AUDIT_MAX_FILE_BYTES) await rotate(path);
         await appendFile(path, line, { mode: 0o600 });
       })
@@ -69,7 +63,14 @@ export function openAuditLog(serviceDir: string, onError: (error: unknown) => vo
     folded.delete(remote);
     clearTimeout(fold.timer);
     if (fold.count > 0)
-      append({ time: new Date().toISOString(), action: "auth.refused", result: fold.reason, remote, count: fold.count, ...(fold.key === undefined ? {} : { key: fold.key }) });
+      append({
+        time: new Date().toISOString(),
+        action: "auth.refused",
+        result: fold.reason,
+        remote,
+        count: fold.count,
+        ...(fold.key === undefined ? {} : { key: fold.key }),
+      });
   };
   return {
     path,

@@ -31,7 +31,10 @@ export type KeyRefusal = "malformed" | "unknown" | "revoked" | "expired";
 
 export type KeyStore = {
   /** Makes a key; its whole text is in the answer only. */
-  readonly create: (asked: { readonly tenant: string; readonly scope: Scope; readonly expiresAt?: string }, by: string) => Promise<{ readonly key: string; readonly record: KeyRecord }>;
+  readonly create: (
+    asked: { readonly tenant: string; readonly scope: Scope; readonly expiresAt?: string },
+    by: string,
+  ) => Promise<{ readonly key: string; readonly record: KeyRecord }>;
   readonly list: () => readonly KeyRecord[];
   /** Revokes a key at once; undefined when no key has that prefix. A key revoked before stays as it was. */
   readonly revoke: (prefix: string) => Promise<KeyRecord | undefined>;

@@ -21,20 +21,32 @@ const keySchema = z.object({
   revokedAt: z.string().optional(),
 });
 
-export const tenantName = z
-  .string()
-  .regex(TENANT_PATTERN, { error: (issue) => `tenant ${JSON.stringify(issue.input)} is not a tenant name; write 1 to 63 lower-case letters, digits, - or _, starting with a letter or digit` });
+export const tenantName = z.string().regex(TENANT_PATTERN, {
+  error: (issue) =>
+    `tenant ${JSON.stringify(issue.input)} is not a tenant name; write 1 to 63 lower-case letters, digits, - or _, starting with a letter or digit`,
+});
 
 const createKeyBody = z.object({
   tenant: tenantName,
-  scope: z.enum(SCOPES).default("runs:write").describe("runs:read reads its tenant's Runs; runs:write also makes, cancels and deletes them; admin does all of it for every tenant, and keys, tenants and the audit log"),
+  scope: z
+    .enum(SCOPES)
+    .default("runs:write")
+    .describe(
+      "runs:read reads its tenant's Runs; runs:write also makes, cancels and deletes them; admin does all of it for every tenant, and keys, tenants and the audit log",
+    ),
   expiresAt: z.iso
-    .datetime({ offset: true, error: (issue) => `expiresAt ${JSON.stringify(issue.input)} is not a date and time; write one such as 2027-01-31T00:00:00Z, or leave it out for a key that does not expire` })
+    .datetime({
+      offset: true,
+      error: (issue) =>
+        `expiresAt ${JSON.stringify(issue.input)} is not a date and time; write one such as 2027-01-31T00:00:00Z, or leave it out for a key that does not expire`,
+    })
     .optional(),
 });
 
 const prefixParams = z.object({
-  prefix: z.string().regex(KEY_PREFIX_PATTERN, { error: (issue) => `prefix ${JSON.stringify(issue.input)} is not a key's prefix; write the 12 hex digits after ac_ (agentcage keys ls shows them)` }),
+  prefix: z.string().regex(KEY_PREFIX_PATTERN, {
+    error: (issue) => `prefix ${JSON.stringify(issue.input)} is not a key's prefix; write the 12 hex digits after ac_ (agentcage keys ls shows them)`,
+  }),
 });
 
 export function registerKeyRoutes(fastify: FastifyInstance, tenancy: Tenancy): void {
@@ -54,8 +66,18 @@ export function registerKeyRoutes(fastify: FastifyInstance, tenancy: Tenancy): v
       if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now())
         return reply.code(400).send(errorBody("invalid_request", `expiresAt ${JSON.stringify(expiresAt)} has passed; write a time to come, or leave it out`));
       await tenancy.tenants.ensure(tenant);
-      const made = await tenancy.keys.create({ tenant, scope, ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }) }, request.caller.key);
-      tenancy.audit.record({ action: "key.create", tenant: request.caller.tenant, key: request.caller.key, target: made.record.prefix, result: 201, remote: request.ip });
+      const made = await tenancy.keys.create(
+        { tenant, scope, ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }) },
+        request.caller.key,
+      );
+      tenancy.audit.record({
+        action: "key.create",
+        tenant: request.caller.tenant,
+        key: request.caller.key,
+        target: made.record.prefix,
+        result: 201,
+        remote: request.ip,
+      });
       return reply.code(201).send({ ...made.record, key: made.key });
     },
   );
@@ -84,8 +106,16 @@ export function registerKeyRoutes(fastify: FastifyInstance, tenancy: Tenancy): v
     async (request, reply) => {
       const revoked = await tenancy.keys.revoke(request.params.prefix);
       const result = revoked === undefined ? 404 : 200;
-      tenancy.audit.record({ action: "key.revoke", tenant: request.caller.tenant, key: request.caller.key, target: request.params.prefix, result, remote: request.ip });
-      if (revoked === undefined) return reply.code(404).send(errorBody("not_found", `no key has the prefix ${JSON.stringify(request.params.prefix)}; list them with GET /v1/keys`));
+      tenancy.audit.record({
+        action: "key.revoke",
+        tenant: request.caller.tenant,
+        key: request.caller.key,
+        target: request.params.prefix,
+        result,
+        remote: request.ip,
+      });
+      if (revoked === undefined)
+        return reply.code(404).send(errorBody("not_found", `no key has the prefix ${JSON.stringify(request.params.prefix)}; list them with GET /v1/keys`));
       return revoked;
     },
   );

@@ -31,7 +31,12 @@ const changeBody = z.object({
   maxRunning: z.number().int().min(1).max(10_000).nullable().optional(),
   maxQueued: z.number().int().min(1).max(1_000_000).nullable().optional(),
   dailySpendUsd: z.number().min(0).max(1_000_000).nullable().optional(),
-  callbackUrl: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional().describe("null: none"),
+  callbackUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .nullable()
+    .optional()
+    .describe("null: none"),
   rotateWebhookSecret: z.boolean().optional(),
 });
 
@@ -43,7 +48,13 @@ export function registerTenantRoutes(fastify: FastifyInstance, tenancy: Tenancy,
   };
   app.get(
     "/v1/tenant",
-    { schema: { operationId: "getOwnTenant", summary: "The caller's own tenant: its quotas as they hold now, its callback URL, its webhook secret", response: { 200: tenantSchema } } },
+    {
+      schema: {
+        operationId: "getOwnTenant",
+        summary: "The caller's own tenant: its quotas as they hold now, its callback URL, its webhook secret",
+        response: { 200: tenantSchema },
+      },
+    },
     async (request) => view(await tenancy.tenants.ensure(request.caller.tenant), allows(request.caller, "runs:write")),
   );
   app.get(
@@ -54,11 +65,17 @@ export function registerTenantRoutes(fastify: FastifyInstance, tenancy: Tenancy,
   app.get(
     "/v1/tenants/:name",
     {
-      schema: { operationId: "getTenant", summary: "One tenant, with its webhook secret (admin)", params: z.object({ name: tenantName }), response: { 200: tenantSchema, 400: errorSchema, 404: errorSchema } },
+      schema: {
+        operationId: "getTenant",
+        summary: "One tenant, with its webhook secret (admin)",
+        params: z.object({ name: tenantName }),
+        response: { 200: tenantSchema, 400: errorSchema, 404: errorSchema },
+      },
     },
     async (request, reply) => {
       const tenant = tenancy.tenants.get(request.params.name);
-      if (tenant === undefined) return reply.code(404).send(errorBody("not_found", `no tenant ${JSON.stringify(request.params.name)}; list them with GET /v1/tenants`));
+      if (tenant === undefined)
+        return reply.code(404).send(errorBody("not_found", `no tenant ${JSON.stringify(request.params.name)}; list them with GET /v1/tenants`));
       return view(tenant, true);
     },
   );
@@ -81,7 +98,14 @@ export function registerTenantRoutes(fastify: FastifyInstance, tenancy: Tenancy,
         ...(callbackUrl === undefined ? {} : { callbackUrl }),
         ...(rotateWebhookSecret === undefined ? {} : { rotateWebhookSecret }),
       });
-      tenancy.audit.record({ action: "tenant.change", tenant: request.caller.tenant, key: request.caller.key, target: request.params.name, result: 200, remote: request.ip });
+      tenancy.audit.record({
+        action: "tenant.change",
+        tenant: request.caller.tenant,
+        key: request.caller.key,
+        target: request.params.name,
+        result: 200,
+        remote: request.ip,
+      });
       return view(changed, true);
     },
   );

@@ -1,6 +1,7 @@
 // The queue and its slots: at most `slots` Runs at once, none while the service drains, and a fair
 // share between tenants: the next Run to start is the oldest of the tenant with the fewest Runs
-// running, among tenants below their maxRunning. One tenant's backlog never holds another's Runs back.
+// running, among tenants below their maxRunning; between tenants running as many, the one whose last
+// start is the oldest goes first (a round). One tenant's backlog never holds another's Runs back.
 // Invariant: a Run that fails outside its agent (a disk error on its record) frees its slot and its
 // session hold, and takes nothing else down.
 
@@ -18,6 +19,8 @@ export function pump(state: RunsState): void {
     const [id] = queue.splice(at, 1) as [string];
     const record = records.get(id);
     if (record === undefined || record.state !== "queued") continue;
+    state.starts += 1;
+    state.lastStartBy.set(record.tenant, state.starts);
     const controller = new AbortController();
     running.set(id, controller);
     // A Run that fails here (a disk error on its record) must not take the whole service down.
@@ -43,7 +46,7 @@ function nextToStart(state: RunsState): number | undefined {
     const tenant = state.records.get(id)?.tenant ?? "";
     runningBy.set(tenant, (runningBy.get(tenant) ?? 0) + 1);
   }
-  let best: { at: number; running: number } | undefined;
+  let best: { at: number; running: number; lastStart: number } | undefined;
   const seen = new Set<string>();
   for (const [at, id] of state.queue.entries()) {
     const record = state.records.get(id);
@@ -53,7 +56,8 @@ function nextToStart(state: RunsState): number | undefined {
     seen.add(record.tenant);
     const running = runningBy.get(record.tenant) ?? 0;
     if (running >= quotasOf(state, record.tenant).maxRunning) continue;
-    if (best === undefined || running < best.running) best = { at, running };
+    const lastStart = state.lastStartBy.get(record.tenant) ?? 0;
+    if (best === undefined || running < best.running || (running === best.running && lastStart < best.lastStart)) best = { at, running, lastStart };
   }
   return best?.at;
 }

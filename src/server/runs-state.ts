@@ -35,6 +35,9 @@ export type RunsState = {
   admitting: number;
   /** The same, by tenant: what its queued quota counts before the Run is queued. */
   readonly admittingBy: Map<string, number>;
+  /** Runs started so far, and the count at each tenant's last start: who had a slot least recently. */
+  starts: number;
+  readonly lastStartBy: Map<string, number>;
   /** The tenant each known session belongs to: the tenant of the Run that ended with it. */
   readonly sessionTenants: Map<string, string>;
 };
@@ -56,6 +59,8 @@ export function createRunsState(options: RunServiceOptions): RunsState {
     draining: false,
     admitting: 0,
     admittingBy: new Map(),
+    starts: 0,
+    lastStartBy: new Map(),
     sessionTenants: new Map(),
   };
 }

@@ -15,7 +15,7 @@ import { submit, type Admitted, type InputsWriter, type KeyReused, type Refused,
 import { createRunsState, type Listener } from "./runs-state.js";
 import type { RunRecord, StoredEvent } from "./store.js";
 
-export type { Lifecycle, LifecycleType, ResolvedQuotas, RunEnd, RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
+export type { Lifecycle, ResolvedQuotas, RunEnd, RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
 export type { Admitted, InputsWriter, KeyReused, Refused, Unserved } from "./run-submit.js";
 export type { Listener } from "./runs-state.js";
 
@@ -27,7 +27,12 @@ export type RunService = {
    * `inputs`, when given, writes the Run's input files first; its rejection is this call's, and no Run is made.
    * `owner`: whose Run it is (default the Operator); its tenant's quotas hold, and its idempotency keys are its own.
    */
-  readonly submit: (request: ServiceRunRequest, idempotencyKey?: string, inputs?: InputsWriter, owner?: Caller) => Promise<Admitted | KeyReused | Refused | Unserved>;
+  readonly submit: (
+    request: ServiceRunRequest,
+    idempotencyKey?: string,
+    inputs?: InputsWriter,
+    owner?: Caller,
+  ) => Promise<Admitted | KeyReused | Refused | Unserved>;
   readonly get: (id: string) => RunRecord | undefined;
   readonly list: () => readonly RunRecord[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */

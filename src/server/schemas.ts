@@ -24,7 +24,11 @@ export const runRequestSchema = agentRequestSchema.extend({
     })
     .optional(),
   callbackUrl: z
-    .url({ protocol: /^https?$/, error: (issue) => `callbackUrl ${quote(String(issue.input))} is not an http or https URL; write the address your receiver listens at, e.g. https://hooks.example.com/agentcage` })
+    .url({
+      protocol: /^https?$/,
+      error: (issue) =>
+        `callbackUrl ${quote(String(issue.input))} is not an http or https URL; write the address your receiver listens at, e.g. https://hooks.example.com/agentcage`,
+    })
     .max(2048)
     .optional()
     .describe(

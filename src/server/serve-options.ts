@@ -136,11 +136,17 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
 
 function checkTenantDefaults(options: ServeOptions, slots: number, queueBound: number): ResolvedQuotas {
   const whole = (flag: string, value: number | undefined, fallback: number, advice: string) => {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new ServeError(`${flag} ${JSON.stringify(value)} is not a whole number above 0; ${advice}`);
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+      throw new ServeError(`${flag} ${JSON.stringify(value)} is not a whole number above 0; ${advice}`);
     return value ?? fallback;
   };
   const maxRunning = whole("--tenant-max-running", options.tenantMaxRunning, slots, `write how many Runs one tenant may run at once, e.g. ${slots}`);
-  const maxQueued = whole("--tenant-max-queued", options.tenantMaxQueued, Math.max(1, Math.floor(queueBound / 2)), "write how many Runs one tenant may have accepted and not ended");
+  const maxQueued = whole(
+    "--tenant-max-queued",
+    options.tenantMaxQueued,
+    Math.max(1, Math.floor(queueBound / 2)),
+    "write how many Runs one tenant may have accepted and not ended",
+  );
   const spend = options.tenantDailySpendUsd;
   if (spend !== undefined && !(Number.isFinite(spend) && spend >= 0))
     throw new ServeError(`--tenant-daily-spend-usd ${JSON.stringify(spend)} is not an amount of USD; write one such as 25, or leave it out for no cap`);

@@ -35,7 +35,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const serviceDir = join(options.runtimeDir, "service");
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
   const { token, tokenFile } = await serviceToken(checked.token, serviceDir);
-  const tenancy = await openTenancy(serviceDir, (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"));
+  const tenancy = await openTenancy(serviceDir, (error) =>
+    logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
+  );
   const quotasOf = tenantQuotas(tenancy, checked);
   const { assembly, runner, writableRunner } = await assembleServiceRunners(options, checked.slots, logger);
   // Who hears of each step of every Run's life: the events feed, the webhooks.
