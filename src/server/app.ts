@@ -83,7 +83,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerErrors(app);
   const { tenancy } = options;
-  registerAuth(app, { token: options.token, keys: tenancy.keys, onRefused: (request, refusal, prefix) => tenancy.audit.refused(request.ip, refusal, prefix) });
+  registerAuth(app, {
+    token: options.token,
+    keys: tenancy.keys,
+    onRefused: (request, refusal, prefix) => tenancy.audit.refused(request.ip, refusal, prefix),
+    onForbidden: (request, caller, needed) =>
+      tenancy.audit.record({
+        action: "auth.refused",
+        tenant: caller.tenant,
+        key: caller.key,
+        target: `${request.method} ${request.url.split("?")[0] ?? ""}`,
+        result: `scope: needs ${needed}`,
+        remote: request.ip,
+      }),
+  });
   registerAuditTrail(app, tenancy.audit);
   registerHealthRoutes(app, options.readiness);
   registerRunRoutes(app, options.service);

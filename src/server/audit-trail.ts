@@ -17,7 +17,8 @@ const ACTIONS: ReadonlyArray<readonly [method: string, route: string, action: Au
 export function registerAuditTrail(app: FastifyInstance, audit: AuditLog): void {
   app.addHook("onResponse", async (request, reply) => {
     const action = ACTIONS.find(([method, route]) => method === request.method && route === request.routeOptions.url)?.[2];
-    if (action === undefined || request.caller === null) return;
+    // Refused at the door (401, 403): the door's own entry says so.
+    if (action === undefined || request.caller === null || reply.statusCode === 401 || reply.statusCode === 403) return;
     const location = reply.getHeader("location");
     const made = typeof location === "string" ? location.slice(location.lastIndexOf("/") + 1) : undefined;
     const runId = (request.params as { id?: string } | undefined)?.id ?? made;

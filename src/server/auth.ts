@@ -22,14 +22,16 @@ const OPEN_ROUTES = new Set(["/healthz", "/readyz", "/.well-known/agent-card.jso
 /** Routes only the admin scope reaches: keys, tenants, the audit log. */
 const ADMIN_PREFIXES = ["/v1/keys", "/v1/tenants", "/v1/audit"];
 
-/** Why a request was refused at the door: no key, a key that is not one now, or a scope too small. */
-export type Refusal = KeyRefusal | "missing" | "scope";
+/** Why a request was refused at the door: no key, or a key that is not one now. */
+export type Refusal = KeyRefusal | "missing";
 
 export type AuthOptions = {
   readonly token: string;
   readonly keys: KeyStore;
-  /** Told of each refusal, with the prefix of the key when the key had one (never the key). */
+  /** Told of each refusal at the door, with the prefix of the key when the key had one (never the key). */
   readonly onRefused?: (request: FastifyRequest, refusal: Refusal, prefix: string | undefined) => void;
+  /** Told of each request a known key made outside its scope. */
+  readonly onForbidden?: (request: FastifyRequest, caller: Caller, needed: Scope) => void;
 };
 
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
@@ -52,7 +54,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     request.caller = known;
     const needed = scopeFor(request.method, path);
     if (!allows(known, needed)) {
-      options.onRefused?.(request, "scope", known.key);
+      options.onForbidden?.(request, known, needed);
       const message = `this key's scope ${known.scope} does not allow ${request.method} ${path}; it needs ${needed}: ask the Operator for such a key (agentcage keys create --scope ${needed})`;
       return reply.code(403).send(errorBody("forbidden", message));
     }

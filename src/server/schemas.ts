@@ -105,6 +105,7 @@ export const outcomeSchema = z
 
 export const runSchema = z.object({
   id: z.string(),
+  tenant: z.string().describe("the tenant whose key made it"),
   state: z.enum(RUN_STATES),
   createdAt: z.string(),
   endedAt: z.string().optional(),
@@ -114,6 +115,12 @@ export const runSchema = z.object({
     .object({ files: z.number().int(), directories: z.number().int(), bytes: z.number().int() })
     .optional()
     .describe("what the Run's input archive held, when it was given one"),
+  usage: z
+    .object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), costUsd: z.number().optional() })
+    .optional()
+    .describe(
+      "once it has ended: its tokens and cost, as the egress proxy metered them, else as its CLI reported them; what usage and the daily spend quota count",
+    ),
   outcome: outcomeSchema.optional().describe("the Run's Outcome, once it has ended"),
 });
 
