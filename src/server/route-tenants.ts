@@ -10,7 +10,7 @@ import { tenantName } from "./route-keys.js";
 import type { ResolvedQuotas } from "./runs.js";
 import { errorBody, errorSchema } from "./schemas.js";
 import type { Tenancy } from "./tenancy.js";
-import type { Tenant } from "./tenants.js";
+import type { QuotaChanges, Tenant } from "./tenants.js";
 
 const quotasSchema = z.object({
   maxRunning: z.number().int().optional().describe("its Runs holding a slot at once; more wait in the queue"),
@@ -92,9 +92,9 @@ export function registerTenantRoutes(fastify: FastifyInstance, tenancy: Tenancy,
     },
     async (request) => {
       const { maxRunning, maxQueued, dailySpendUsd, callbackUrl, rotateWebhookSecret } = request.body;
-      const quotas = Object.fromEntries(Object.entries({ maxRunning, maxQueued, dailySpendUsd }).filter(([, value]) => value !== undefined));
+      const quotas: QuotaChanges = Object.fromEntries(Object.entries({ maxRunning, maxQueued, dailySpendUsd }).filter(([, value]) => value !== undefined));
       const changed = await tenancy.tenants.change(request.params.name, {
-        quotas: quotas as never,
+        quotas,
         ...(callbackUrl === undefined ? {} : { callbackUrl }),
         ...(rotateWebhookSecret === undefined ? {} : { rotateWebhookSecret }),
       });

@@ -28,7 +28,9 @@ export type Tenant = {
   readonly webhookSecret: string;
 };
 
-export type TenantChanges = { readonly quotas?: TenantQuotas; readonly callbackUrl?: string | null; readonly rotateWebhookSecret?: boolean };
+/** A quota set to null goes back to the service's default. */
+export type QuotaChanges = { readonly [K in keyof TenantQuotas]?: number | null };
+export type TenantChanges = { readonly quotas?: QuotaChanges; readonly callbackUrl?: string | null; readonly rotateWebhookSecret?: boolean };
 
 export type TenantStore = {
   readonly get: (name: string) => Tenant | undefined;
