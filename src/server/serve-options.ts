@@ -49,8 +49,8 @@ export type ServeOptions = {
   /**
    * Keep each Run's CLI session in the Staging Directory, so a later POST /v1/runs may resume it
    * with `resumeSession` (`--sessions`; compose turns it on). Default false: nothing of a session
-   * outlives its Run, and a request that names one is refused (400). Every caller may resume any
-   * session it knows the id of: per-caller scoping comes with tenants.
+   * outlives its Run, and a request that names one is refused (400). A session is its tenant's: a
+   * caller resumes only one a Run of its own tenant ended with (the admin scope, any).
    */
   readonly sessions?: boolean;
   /**
