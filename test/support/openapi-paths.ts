@@ -59,6 +59,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every Run's lifecycle in the caller's tenant (admin: every tenant), after a cursor; as Server-Sent Events with Accept: text/event-stream */
+        get: operations["readEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the Runs that ended since a time came to, per tenant: counts by end reason, tokens and cost, in total and per label */
+        get: operations["readUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/artifacts": {
         parameters: {
             query?: never;
@@ -119,6 +153,110 @@ export interface paths {
         };
         /** The Run's events as Server-Sent Events, resumable with Last-Event-ID */
         get: operations["streamRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every API key (admin): prefixes, tenants, scopes, last use; never a secret */
+        get: operations["listKeys"];
+        put?: never;
+        /** Make an API key for a tenant (admin); the key is in this answer only */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key (admin), at once: its next request is refused */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own tenant: its quotas as they hold now, its callback URL, its webhook secret */
+        get: operations["getOwnTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every tenant and its quotas (admin) */
+        get: operations["listTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One tenant, with its webhook secret (admin) */
+        get: operations["getTenant"];
+        /** Make or change a tenant (admin): its quotas (null: back to the default), its callback URL, a new webhook secret */
+        put: operations["changeTenant"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log since a time, oldest first (admin) */
+        get: operations["readAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -293,8 +431,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -338,6 +485,11 @@ export interface operations {
                     labels?: {
                         [key: string]: string;
                     };
+                    /**
+                     * Format: uri
+                     * @description Where the service POSTs this Run's webhooks (run.started, run.finished), signed per Standard Webhooks with the tenant's secret; default the tenant's own callback URL, if it has one. An address that resolves to loopback, link-local or private addresses is refused unless the Operator allowed it
+                     */
+                    callbackUrl?: string;
                     /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
                     writable?: boolean;
                 };
@@ -370,6 +522,11 @@ export interface operations {
                         labels?: {
                             [key: string]: string;
                         };
+                        /**
+                         * Format: uri
+                         * @description Where the service POSTs this Run's webhooks (run.started, run.finished), signed per Standard Webhooks with the tenant's secret; default the tenant's own callback URL, if it has one. An address that resolves to loopback, link-local or private addresses is refused unless the Operator allowed it
+                         */
+                        callbackUrl?: string;
                         /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
                         writable?: boolean;
                     };
@@ -641,8 +798,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -657,8 +823,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -673,8 +848,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -689,8 +873,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -705,8 +898,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -721,8 +923,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -874,8 +1085,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -910,8 +1130,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -926,8 +1155,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1079,8 +1317,329 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    readEvents: {
+        parameters: {
+            query?: {
+                /** @description the entries after this id (the nextAfter of the previous page, or Last-Event-ID); default: from the oldest kept */
+                after?: number;
+                /** @description JSON only: the most entries one page holds */
+                limit?: number;
+                /** @description admin: one tenant's entries only */
+                tenant?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description as JSON; with Accept: text/event-stream, each entry as an event named by its type, its id the entry's */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @description one sequence over the whole service, only growing (across restarts too): send the last one seen as after= */
+                            id: number;
+                            /** @enum {string} */
+                            type: "run.queued" | "run.started" | "run.finished" | "run.deleted";
+                            runId: string;
+                            tenant: string;
+                            time: string;
+                            data: {
+                                /** @enum {string} */
+                                state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                                labels: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description run.finished: the Outcome's reason
+                                 * @enum {string}
+                                 */
+                                reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                                durationMs?: number;
+                                inputTokens?: number;
+                                outputTokens?: number;
+                                costUsd?: number;
+                            };
+                        }[];
+                        /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
+                        nextAfter: number;
+                    };
+                    "text/event-stream": {
+                        events: {
+                            /** @description one sequence over the whole service, only growing (across restarts too): send the last one seen as after= */
+                            id: number;
+                            /** @enum {string} */
+                            type: "run.queued" | "run.started" | "run.finished" | "run.deleted";
+                            runId: string;
+                            tenant: string;
+                            time: string;
+                            data: {
+                                /** @enum {string} */
+                                state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                                labels: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description run.finished: the Outcome's reason
+                                 * @enum {string}
+                                 */
+                                reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                                durationMs?: number;
+                                inputTokens?: number;
+                                outputTokens?: number;
+                                costUsd?: number;
+                            };
+                        }[];
+                        /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
+                        nextAfter: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                    "text/event-stream": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                    "text/event-stream": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                    "text/event-stream": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    readUsage: {
+        parameters: {
+            query?: {
+                /** @description default: the start of today, UTC */
+                since?: string;
+                /** @description admin: one tenant only */
+                tenant?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        since: string;
+                        /** @description the caller's tenant; for the admin scope each tenant with a Run ended since */
+                        tenants: {
+                            runs: number;
+                            /** @description Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state) */
+                            reasons: {
+                                [key: string]: number;
+                            };
+                            inputTokens: number;
+                            outputTokens: number;
+                            costUsd: number;
+                            tenant: string;
+                            /** @description the same for the Runs with each label, keyed key=value */
+                            labels: {
+                                [key: string]: {
+                                    runs: number;
+                                    /** @description Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state) */
+                                    reasons: {
+                                        [key: string]: number;
+                                    };
+                                    inputTokens: number;
+                                    outputTokens: number;
+                                    costUsd: number;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1145,8 +1704,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1161,8 +1729,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1199,8 +1776,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1215,8 +1801,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1255,8 +1850,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1271,8 +1875,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1287,8 +1900,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1335,8 +1957,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1351,8 +1982,570 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                tenant?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @description names the key in lists and the audit log; the key is ac_<prefix>_<secret> */
+                            prefix: string;
+                            tenant: string;
+                            /** @enum {string} */
+                            scope: "runs:read" | "runs:write" | "admin";
+                            createdAt: string;
+                            /** @description the prefix of the key that made it, or operator-token */
+                            createdBy: string;
+                            expiresAt?: string;
+                            lastUsedAt?: string;
+                            revokedAt?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tenant: string;
+                    /**
+                     * @description runs:read reads its tenant's Runs; runs:write also makes, cancels and deletes them; admin does all of it for every tenant, and keys, tenants and the audit log
+                     * @default runs:write
+                     * @enum {string}
+                     */
+                    scope?: "runs:read" | "runs:write" | "admin";
+                    /** Format: date-time */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description names the key in lists and the audit log; the key is ac_<prefix>_<secret> */
+                        prefix: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        scope: "runs:read" | "runs:write" | "admin";
+                        createdAt: string;
+                        /** @description the prefix of the key that made it, or operator-token */
+                        createdBy: string;
+                        expiresAt?: string;
+                        lastUsedAt?: string;
+                        revokedAt?: string;
+                        /** @description ac_<prefix>_<secret>: shown once, never again */
+                        key: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                prefix: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description names the key in lists and the audit log; the key is ac_<prefix>_<secret> */
+                        prefix: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        scope: "runs:read" | "runs:write" | "admin";
+                        createdAt: string;
+                        /** @description the prefix of the key that made it, or operator-token */
+                        createdBy: string;
+                        expiresAt?: string;
+                        lastUsedAt?: string;
+                        revokedAt?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    getOwnTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        createdAt: string;
+                        /** @description the Operator's own for this tenant; one left out is the service's default */
+                        quotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        /** @description what holds now: its own, or the service's defaults */
+                        effectiveQuotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        callbackUrl?: string;
+                        /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                        webhookSecret?: string;
+                    };
+                };
+            };
+        };
+    };
+    listTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tenants: {
+                            name: string;
+                            createdAt: string;
+                            /** @description the Operator's own for this tenant; one left out is the service's default */
+                            quotas: {
+                                /** @description its Runs holding a slot at once; more wait in the queue */
+                                maxRunning?: number;
+                                /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                                maxQueued?: number;
+                                /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                                dailySpendUsd?: number;
+                            };
+                            /** @description what holds now: its own, or the service's defaults */
+                            effectiveQuotas: {
+                                /** @description its Runs holding a slot at once; more wait in the queue */
+                                maxRunning?: number;
+                                /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                                maxQueued?: number;
+                                /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                                dailySpendUsd?: number;
+                            };
+                            callbackUrl?: string;
+                            /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                            webhookSecret?: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        createdAt: string;
+                        /** @description the Operator's own for this tenant; one left out is the service's default */
+                        quotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        /** @description what holds now: its own, or the service's defaults */
+                        effectiveQuotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        callbackUrl?: string;
+                        /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                        webhookSecret?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    changeTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    maxRunning?: number | null;
+                    maxQueued?: number | null;
+                    dailySpendUsd?: number | null;
+                    /** @description null: none */
+                    callbackUrl?: string | null;
+                    rotateWebhookSecret?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        createdAt: string;
+                        /** @description the Operator's own for this tenant; one left out is the service's default */
+                        quotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        /** @description what holds now: its own, or the service's defaults */
+                        effectiveQuotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        callbackUrl?: string;
+                        /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                        webhookSecret?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    readAudit: {
+        parameters: {
+            query?: {
+                /** @description default: the last 24 hours */
+                since?: string;
+                /** @description the newest this many */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            time: string;
+                            /** @enum {string} */
+                            action: "run.create" | "run.cancel" | "run.delete" | "run.artifacts" | "key.create" | "key.revoke" | "tenant.change" | "auth.refused";
+                            tenant?: string;
+                            /** @description the prefix of the key used, or operator-token */
+                            key?: string;
+                            runId?: string;
+                            /** @description a key's prefix, a tenant's name */
+                            target?: string;
+                            /** @description the HTTP status answered, or why the door refused */
+                            result: number | string;
+                            remote: string;
+                            /** @description for refusals at the door folded into one entry: how many */
+                            count?: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
