@@ -197,7 +197,11 @@ describe("GET /v1/events and GET /v1/usage with two tenants", () => {
 
   it("keeps the feed across a restart: the earlier events are there, and the ids go on", async () => {
     const before = await json<Page>(keys.alpha, "/v1/events");
+    // A stream open as the service stops is ended by it, not waited on.
+    const open = await call(keys.alpha, "/v1/events", { headers: { accept: "text/event-stream" } });
+    const reader = (open.body as ReadableStream<Uint8Array>).getReader();
     await running?.stop(5_000);
+    for (let read = await reader.read(); !read.done; read = await reader.read());
     running = undefined;
     await start();
     expect(await json<Page>(keys.alpha, "/v1/events")).toEqual(before);
