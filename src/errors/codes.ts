@@ -15,6 +15,8 @@ export const ERROR_CODES = {
     "the tenant is at one of its quotas (Runs running or queued, spend per day); the body's quota names it; send again after Retry-After (HTTP 429)",
   not_found: "no Run with that id (or one of another tenant), no such file in its Harvest, key or tenant, or no such route (HTTP 404)",
   not_ended: "the Run has not ended; it can be deleted, and its artifacts read, once it has (HTTP 409)",
+  cursor_expired:
+    "the events feed no longer keeps what follows the cursor (after= or Last-Event-ID): older entries were dropped; list the Runs to catch up, then read on from the oldest kept (HTTP 410)",
   idempotency_key_reused: "the Idempotency-Key was already used for a different request (HTTP 422)",
   too_large: "the request body is over MAX_BODY_BYTES (HTTP 413)",
   queue_full: "the queue is full; send the Run again after Retry-After (HTTP 429)",

@@ -15,12 +15,15 @@ import { registerArtifactRoutes } from "./artifacts.js";
 import { registerAuditTrail } from "./audit-trail.js";
 import { registerAuth } from "./auth.js";
 import { registerEventRoutes } from "./events.js";
+import type { Feed } from "./feed.js";
 import { registerHealthRoutes, type Readiness } from "./health.js";
 import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, IDLE_CONNECTION_TIMEOUT_MS, MAX_BODY_BYTES, REQUEST_TIMEOUT_MS } from "./limits.js";
 import type { RunMetrics } from "./metrics.js";
 import { registerAuditRoute } from "./route-audit.js";
+import { registerFeedRoute } from "./route-feed.js";
 import { registerKeyRoutes } from "./route-keys.js";
 import { registerTenantRoutes } from "./route-tenants.js";
+import { registerUsageRoute } from "./route-usage.js";
 import { registerRunRoutes } from "./routes.js";
 import type { ResolvedQuotas, RunService } from "./runs.js";
 import type { Tenancy } from "./tenancy.js";
@@ -32,6 +35,8 @@ export type AppOptions = {
   readonly token: string;
   /** The tenants' keys, the tenants, the audit log. */
   readonly tenancy: Tenancy;
+  /** Every Run's lifecycle, for GET /v1/events. */
+  readonly feed: Feed;
   /** A tenant's quotas as they hold now (for GET /v1/tenant). */
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
   readonly readiness: () => Promise<Readiness>;
@@ -100,6 +105,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAuditTrail(app, tenancy.audit);
   registerHealthRoutes(app, options.readiness);
   registerRunRoutes(app, options.service);
+  registerFeedRoute(app, options.feed);
+  registerUsageRoute(app, options.service);
   registerArtifactRoutes(app, options.service);
   registerEventRoutes(app, options.service);
   await registerA2A(app, { service: options.service });

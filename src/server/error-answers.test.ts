@@ -10,6 +10,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../errors/index.js";
 import { buildApp } from "./app.js";
+import { openFeed } from "./feed.js";
 import { InputsError } from "../staging/index.js";
 import { MAX_BODY_BYTES } from "./limits.js";
 import { createRunMetrics } from "./metrics.js";
@@ -43,6 +44,7 @@ beforeAll(async () => {
     service,
     token: TOKEN,
     tenancy: await openTenancy(scratch),
+    feed: await openFeed(scratch),
     quotasOf: () => ({ maxRunning: 1, maxQueued: 1 }),
     readiness: async () => ({ ready: true, engine: true, image: true, credentials: {}, slots: { total: 1, running: 1, queued: 0 } }),
     logger: pino({ level: "silent" }),

@@ -55,3 +55,10 @@ export const AUDIT_FILES_KEPT = 5;
 export const AUDIT_REFUSALS_WINDOW_MS = 60_000;
 /** Entries one read of the audit log answers at most. */
 export const MAX_AUDIT_ENTRIES = 10_000;
+
+// The events feed.
+
+/** The feed's file is rotated past this many entries, and one rotated file is kept: the newest this many to twice this many entries are kept. */
+export const FEED_ENTRIES_PER_FILE = 20_000;
+/** Entries one page of GET /v1/events holds at most. */
+export const MAX_FEED_PAGE = 1_000;

@@ -2,6 +2,7 @@
 // as an event, in the order things happened; the end is its Outcome saved, its terminal state, then
 // exactly one `end` event. Invariant: a Run that has ended stays as it ended, whatever is said of it afterwards.
 
+import { END_REASONS, type EndReason } from "../plan/index.js";
 import type { AgentOutcome } from "../runner/index.js";
 import { emit } from "./run-events.js";
 import type { LifecycleType } from "./run-service-options.js";
@@ -26,7 +27,7 @@ export async function end(state: RunsState, record: RunRecord, outcome: unknown,
   releaseSession(state, record.id);
   await state.store.saveOutcome(record.id, outcome);
   const usage = usageOf(outcome);
-  const ended = await setState(state, usage === undefined ? record : { ...record, usage }, runState);
+  const ended = await setState(state, { ...record, ...endOf(outcome), ...(usage === undefined ? {} : { usage }) }, runState);
   keepSessionTenant(state, ended, outcome);
   await emit(state, record.id, "end", outcome);
   told(state, "run.finished", ended);
@@ -41,6 +42,15 @@ export function told(state: RunsState, type: LifecycleType, record: RunRecord): 
 export function keepSessionTenant(state: RunsState, record: RunRecord, outcome: unknown): void {
   const session = (outcome as { result?: { sessionId?: unknown } } | undefined)?.result?.sessionId;
   if (typeof session === "string" && !state.sessionTenants.has(session)) state.sessionTenants.set(session, record.tenant);
+}
+
+/** How a Run ended, as its record keeps it: its Outcome's reason and durationMs, where the Outcome has them. */
+export function endOf(outcome: unknown): Pick<RunRecord, "reason" | "durationMs"> {
+  const { reason, durationMs } = (outcome ?? {}) as { reason?: unknown; durationMs?: unknown };
+  return {
+    ...((END_REASONS as readonly unknown[]).includes(reason) ? { reason: reason as EndReason } : {}),
+    ...(typeof durationMs === "number" && Number.isFinite(durationMs) && durationMs >= 0 ? { durationMs } : {}),
+  };
 }
 
 /** What a Run used: the proxy's meter where it metered the Run (the provider's own counts), else what the CLI reported. */

@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { AgentRunner, RunnerAssembly } from "../runner/index.js";
 import { buildApp } from "./app.js";
+import type { Feed } from "./feed.js";
 import type { RunMetrics } from "./metrics.js";
 import type { PeriodicSweep } from "./periodic-sweep.js";
 import type { ResolvedQuotas, RunService } from "./runs.js";
@@ -21,6 +22,7 @@ export type ServiceAppOptions = {
   readonly token: string;
   readonly logger: Logger;
   readonly tenancy: Tenancy;
+  readonly feed: Feed;
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
 };
 
@@ -32,6 +34,7 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
     token: options.token,
     logger: options.logger,
     tenancy: options.tenancy,
+    feed: options.feed,
     quotasOf: options.quotasOf,
     readiness: async () => {
       const checked = await runner.check();

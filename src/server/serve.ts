@@ -8,6 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
+import { openFeed } from "./feed.js";
 import { DRAIN_GRACE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
 import { buildServiceApp, listenOrClose } from "./serve-listen.js";
@@ -42,6 +43,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const { assembly, runner, writableRunner } = await assembleServiceRunners(options, checked.slots, logger);
   // Who hears of each step of every Run's life: the events feed, the webhooks.
   const lifecycle: Array<(change: Lifecycle) => void> = [];
+  const feed = await openFeed(serviceDir, {
+    onError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
+  });
+  lifecycle.push(feed.append);
   const { service, metrics } = createMeteredRuns({
     quotasOf,
     onLifecycle: (change) => {
@@ -56,7 +61,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     logger,
   });
   const sweeper = await recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger });
-  const app = await buildServiceApp({ service, metrics, runner, slots: checked.slots, token, logger, tenancy, quotasOf });
+  const app = await buildServiceApp({ service, metrics, runner, slots: checked.slots, token, logger, tenancy, quotasOf, feed });
   const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly });
   logger.info({ url, tokenFile }, "agentcage serve is listening");
   return {
@@ -71,6 +76,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       await assembly.close();
       await tenancy.keys.flush();
       await tenancy.audit.flush();
+      await feed.flush();
     },
   };
 }

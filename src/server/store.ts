@@ -8,6 +8,7 @@
 
 import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { EndReason } from "../plan/index.js";
 import { RUN_ID_PATTERN } from "../staging/index.js";
 import { OPERATOR_TENANT } from "./caller.js";
 
@@ -33,6 +34,9 @@ export type RunRecord = {
   readonly inputs?: { readonly files: number; readonly directories: number; readonly bytes: number };
   /** What it used, once it has ended: what its agent reported (tokens) and what it cost (metered by the proxy, or the CLI's own figure). */
   readonly usage?: RunUsage;
+  /** How it ended, once it has: its Outcome's reason and durationMs (for the events feed and GET /v1/usage without reading each Outcome). */
+  readonly reason?: EndReason;
+  readonly durationMs?: number;
 };
 
 export type RunUsage = { readonly inputTokens?: number; readonly outputTokens?: number; readonly costUsd?: number };

@@ -59,6 +59,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every Run's lifecycle in the caller's tenant (admin: every tenant), after a cursor; as Server-Sent Events with Accept: text/event-stream */
+        get: operations["readEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the Runs that ended since a time came to, per tenant: counts by end reason, tokens and cost, in total and per label */
+        get: operations["readUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/artifacts": {
         parameters: {
             query?: never;
@@ -268,8 +302,6 @@ export interface operations {
                     "application/json": {
                         runs: {
                             id: string;
-                            /** @description the tenant whose key made it */
-                            tenant: string;
                             /** @enum {string} */
                             state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
                             createdAt: string;
@@ -283,12 +315,6 @@ export interface operations {
                                 files: number;
                                 directories: number;
                                 bytes: number;
-                            };
-                            /** @description once it has ended: its tokens and cost, as the egress proxy metered them, else as its CLI reported them; what usage and the daily spend quota count */
-                            usage?: {
-                                inputTokens?: number;
-                                outputTokens?: number;
-                                costUsd?: number;
                             };
                             /** @description the Run's Outcome, once it has ended */
                             outcome?: {
@@ -405,7 +431,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -521,8 +547,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @description the tenant whose key made it */
-                        tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
                         createdAt: string;
@@ -536,12 +560,6 @@ export interface operations {
                             files: number;
                             directories: number;
                             bytes: number;
-                        };
-                        /** @description once it has ended: its tokens and cost, as the egress proxy metered them, else as its CLI reported them; what usage and the daily spend quota count */
-                        usage?: {
-                            inputTokens?: number;
-                            outputTokens?: number;
-                            costUsd?: number;
                         };
                         /** @description the Run's Outcome, once it has ended */
                         outcome?: {
@@ -653,8 +671,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @description the tenant whose key made it */
-                        tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
                         createdAt: string;
@@ -668,12 +684,6 @@ export interface operations {
                             files: number;
                             directories: number;
                             bytes: number;
-                        };
-                        /** @description once it has ended: its tokens and cost, as the egress proxy metered them, else as its CLI reported them; what usage and the daily spend quota count */
-                        usage?: {
-                            inputTokens?: number;
-                            outputTokens?: number;
-                            costUsd?: number;
                         };
                         /** @description the Run's Outcome, once it has ended */
                         outcome?: {
@@ -788,7 +798,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -813,7 +823,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -838,7 +848,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -863,7 +873,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -888,7 +898,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -913,7 +923,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -948,8 +958,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @description the tenant whose key made it */
-                        tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
                         createdAt: string;
@@ -963,12 +971,6 @@ export interface operations {
                             files: number;
                             directories: number;
                             bytes: number;
-                        };
-                        /** @description once it has ended: its tokens and cost, as the egress proxy metered them, else as its CLI reported them; what usage and the daily spend quota count */
-                        usage?: {
-                            inputTokens?: number;
-                            outputTokens?: number;
-                            costUsd?: number;
                         };
                         /** @description the Run's Outcome, once it has ended */
                         outcome?: {
@@ -1083,7 +1085,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1128,7 +1130,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1153,7 +1155,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1188,8 +1190,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @description the tenant whose key made it */
-                        tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
                         createdAt: string;
@@ -1203,12 +1203,6 @@ export interface operations {
                             files: number;
                             directories: number;
                             bytes: number;
-                        };
-                        /** @description once it has ended: its tokens and cost, as the egress proxy metered them, else as its CLI reported them; what usage and the daily spend quota count */
-                        usage?: {
-                            inputTokens?: number;
-                            outputTokens?: number;
-                            costUsd?: number;
                         };
                         /** @description the Run's Outcome, once it has ended */
                         outcome?: {
@@ -1323,7 +1317,319 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    readEvents: {
+        parameters: {
+            query?: {
+                /** @description the entries after this id (the nextAfter of the previous page, or Last-Event-ID); default: from the oldest kept */
+                after?: number;
+                /** @description JSON only: the most entries one page holds */
+                limit?: number;
+                /** @description admin: one tenant's entries only */
+                tenant?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description as JSON; with Accept: text/event-stream, each entry as an event named by its type, its id the entry's */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @description one sequence over the whole service, only growing (across restarts too): send the last one seen as after= */
+                            id: number;
+                            /** @enum {string} */
+                            type: "run.queued" | "run.started" | "run.finished" | "run.deleted";
+                            runId: string;
+                            tenant: string;
+                            time: string;
+                            data: {
+                                /** @enum {string} */
+                                state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                                labels: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description run.finished: the Outcome's reason
+                                 * @enum {string}
+                                 */
+                                reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                                durationMs?: number;
+                                inputTokens?: number;
+                                outputTokens?: number;
+                                costUsd?: number;
+                            };
+                        }[];
+                        /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
+                        nextAfter: number;
+                    };
+                    "text/event-stream": {
+                        events: {
+                            /** @description one sequence over the whole service, only growing (across restarts too): send the last one seen as after= */
+                            id: number;
+                            /** @enum {string} */
+                            type: "run.queued" | "run.started" | "run.finished" | "run.deleted";
+                            runId: string;
+                            tenant: string;
+                            time: string;
+                            data: {
+                                /** @enum {string} */
+                                state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                                labels: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @description run.finished: the Outcome's reason
+                                 * @enum {string}
+                                 */
+                                reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                                durationMs?: number;
+                                inputTokens?: number;
+                                outputTokens?: number;
+                                costUsd?: number;
+                            };
+                        }[];
+                        /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
+                        nextAfter: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                    "text/event-stream": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                    "text/event-stream": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                    "text/event-stream": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    readUsage: {
+        parameters: {
+            query?: {
+                /** @description default: the start of today, UTC */
+                since?: string;
+                /** @description admin: one tenant only */
+                tenant?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        since: string;
+                        /** @description the caller's tenant; for the admin scope each tenant with a Run ended since */
+                        tenants: {
+                            runs: number;
+                            /** @description Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state) */
+                            reasons: {
+                                [key: string]: number;
+                            };
+                            inputTokens: number;
+                            outputTokens: number;
+                            costUsd: number;
+                            tenant: string;
+                            /** @description the same for the Runs with each label, keyed key=value */
+                            labels: {
+                                [key: string]: {
+                                    runs: number;
+                                    /** @description Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state) */
+                                    reasons: {
+                                        [key: string]: number;
+                                    };
+                                    inputTokens: number;
+                                    outputTokens: number;
+                                    costUsd: number;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1398,7 +1704,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1423,7 +1729,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1470,7 +1776,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1495,7 +1801,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1544,7 +1850,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1569,7 +1875,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1594,7 +1900,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1651,7 +1957,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1676,7 +1982,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1737,7 +2043,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1810,7 +2116,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1869,7 +2175,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1894,7 +2200,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2055,7 +2361,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2080,7 +2386,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2162,7 +2468,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2229,7 +2535,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
