@@ -36,6 +36,9 @@ export function agentCard(endpointUrl: string): AgentCard {
     supportedInterfaces: duplicateInterfacesForLegacy([{ url: endpointUrl, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }], ["JSONRPC"]),
     provider: undefined,
     version: "1",
+    // No A2A push notifications: they are task events the SDK's own sender would POST to any URL a
+    // caller names (no private-address check, no signature), and the service's webhooks (callbackUrl)
+    // are Standard Webhooks run.* events, not those. The pushNotificationConfig methods answer -32003.
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {
       bearer: {
@@ -44,7 +47,8 @@ export function agentCard(endpointUrl: string): AgentCard {
           value: {
             scheme: "Bearer",
             bearerFormat: "",
-            description: "The token the service was started with (AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE), as Authorization: Bearer <token>.",
+            description:
+              "An API key (ac_...) from agentcage keys create, or the token the service was started with (AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE), as Authorization: Bearer <key>. A key sees its own tenant's tasks only; a runs:read key may not send messages or cancel tasks.",
           },
         },
       },

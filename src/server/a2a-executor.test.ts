@@ -1,12 +1,14 @@
 import { GetTaskRequest, Message, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
-import { DefaultRequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
+import { DefaultRequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { callContextOf } from "./a2a-caller.js";
 import { agentCard } from "./a2a-card.js";
 import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
 import { createRunTaskStore } from "./a2a-tasks.js";
+import { OPERATOR } from "./caller.js";
 import type { Listener, RunService } from "./runs.js";
 import type { RunRecord, RunState, StoredEvent } from "./store.js";
 
@@ -89,7 +91,7 @@ describe("the A2A agent over the service's Runs", () => {
   it("makes the Run's id the task's, and follows the Run: submitted, working, the answer, completed", async () => {
     const { service, tell } = scriptedService();
     const agent = agentOver(service);
-    const context = new ServerCallContext();
+    const context = callContextOf(OPERATOR);
     const task = (await agent.sendMessage(ask(), context)) as Task;
     expect(task).toMatchObject({ id: RUN_ID, status: { state: TaskState.TASK_STATE_SUBMITTED } });
     tell("state", { state: "starting" });
@@ -109,7 +111,7 @@ describe("the A2A agent over the service's Runs", () => {
   it("fails the task of a completed Run whose answer breaks the output schema, naming the field", async () => {
     const { service, tell } = scriptedService();
     const agent = agentOver(service);
-    const context = new ServerCallContext();
+    const context = callContextOf(OPERATOR);
     await agent.sendMessage(ask({ outputSchema: { type: "object", required: ["city"], properties: { city: { type: "string" } } } }), context);
     tell("state", { state: "completed" });
     tell("end", { ok: true, reason: "completed", result: { text: '{"city": 75}' } });
@@ -123,7 +125,7 @@ describe("the A2A agent over the service's Runs", () => {
   it("checks out/result.json, when the agent wrote one, before its final text", async () => {
     const { service, tell, harvest } = scriptedService();
     const agent = agentOver(service);
-    const context = new ServerCallContext();
+    const context = callContextOf(OPERATOR);
     await agent.sendMessage(ask({ outputSchema: CITY_SCHEMA }), context);
     writeFileSync(join(harvest, "result.json"), '{"city": "Paris"}\n');
     tell("state", { state: "completed" });
@@ -139,7 +141,7 @@ describe("the A2A agent over the service's Runs", () => {
   ])("fails the task when out/result.json holds %j, however right the final text is", async (written, said) => {
     const { service, tell, harvest } = scriptedService();
     const agent = agentOver(service);
-    const context = new ServerCallContext();
+    const context = callContextOf(OPERATOR);
     await agent.sendMessage(ask({ outputSchema: CITY_SCHEMA }), context);
     writeFileSync(join(harvest, "result.json"), written);
     tell("state", { state: "completed" });
@@ -152,7 +154,7 @@ describe("the A2A agent over the service's Runs", () => {
 
   it("keeps a task's history in its Run's record: a new agent over the same Runs (a restart) answers it whole", async () => {
     const { service, tell } = scriptedService();
-    const context = new ServerCallContext();
+    const context = callContextOf(OPERATOR);
     await agentOver(service).sendMessage(ask(), context);
     tell("state", { state: "completed" });
     tell("end", { ok: true, reason: "completed", result: { text: "The capital of France is Paris." } });
@@ -166,7 +168,7 @@ describe("the A2A agent over the service's Runs", () => {
   it("says why a Run that failed failed", async () => {
     const { service, tell } = scriptedService();
     const agent = agentOver(service);
-    const context = new ServerCallContext();
+    const context = callContextOf(OPERATOR);
     await agent.sendMessage(ask(), context);
     tell("state", { state: "failed" });
     tell("end", { ok: false, reason: "credential_refused", error: "the API refused the key (401)" });
@@ -180,7 +182,7 @@ describe("the A2A agent over the service's Runs", () => {
 
   it("rejects the task, under the SDK's id, when the queue is full: there is no Run to name it", async () => {
     const { service } = scriptedService(true);
-    const task = (await agentOver(service).sendMessage(ask(), new ServerCallContext())) as Task;
+    const task = (await agentOver(service).sendMessage(ask(), callContextOf(OPERATOR))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
     expect(task.id).not.toBe(RUN_ID);
     expect(task.status?.message?.parts[0]?.content).toEqual({ $case: "text", value: "the service's queue is full; send the message again in a few seconds" });

@@ -2,6 +2,7 @@
 // become the task's: the Task (its id the Run's), working, the agent's text as it comes, the answer
 // as an artifact and one final status, checked against the request's output schema. The SDK knows
 // a task by the id it made before the Run existed; the buses below answer to the Run's id too.
+// A Run is made as the calling tenant's, and a live task's bus is reached by the tenants that see it.
 
 import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { TaskState, type Message, type TaskStatusUpdateEvent } from "@a2a-js/sdk
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import {
   AgentEvent,
-  DefaultExecutionEventBusManager,
+  DefaultExecutionEventBus,
   type AgentExecutor,
   type ExecutionEventBus,
   type ExecutionEventBusManager,
@@ -17,33 +18,60 @@ import {
 } from "@a2a-js/sdk/server";
 import type { AgentEvent as RunAgentEvent } from "../agents/index.js";
 import { checkAnswer } from "./a2a-answer.js";
+import { callerOf } from "./a2a-caller.js";
 import { MAX_RESULT_FILE_BYTES, RESULT_FILE } from "./a2a-limits.js";
 import { runRequestOf, type A2ARunRequest } from "./a2a-request.js";
 import { a2aStateOf, agentMessage, answerArtifact, dataPart, endingOf, endingText, isTerminal, textPart } from "./a2a-tasks.js";
+import { allows, sees, type Caller } from "./caller.js";
 import { quotaMessage } from "./quotas.js";
 import type { Refused, RunService } from "./runs.js";
 import { TERMINAL_STATES, type RunState, type StoredEvent } from "./store.js";
 
 /** The SDK's event buses, also found by Run id, each with the final status its Run's task ended with. */
 export type RunBuses = ExecutionEventBusManager & {
-  readonly follow: (runId: string, taskId: string, final: Promise<TaskStatusUpdateEvent>) => void;
+  readonly follow: (runId: string, taskId: string, tenant: string, final: Promise<TaskStatusUpdateEvent>) => void;
   readonly final: (runId: string) => Promise<TaskStatusUpdateEvent> | undefined;
 };
 
+/**
+ * One bus per task, owned by the tenant whose call made it: a caller reaches only the buses of the
+ * tenants it sees (its own; every one with the admin scope), so none follows or cancels another
+ * tenant's live task. The tenant is the Caller's, never the `tenant` a JSON-RPC call names itself.
+ */
 export function createRunBuses(): RunBuses {
-  const buses = new DefaultExecutionEventBusManager();
-  const runs = new Map<string, { readonly taskId: string; readonly final: Promise<TaskStatusUpdateEvent> }>();
+  const buses = new Map<string, Map<string, ExecutionEventBus>>();
+  const runs = new Map<string, { readonly taskId: string; readonly tenant: string; readonly final: Promise<TaskStatusUpdateEvent> }>();
+  const visible = (taskId: string, caller: Caller): { readonly tenant: string; readonly bus: ExecutionEventBus } | undefined => {
+    const owned = buses.get(taskId);
+    const own = owned?.get(caller.tenant);
+    if (own !== undefined) return { tenant: caller.tenant, bus: own };
+    for (const [tenant, bus] of owned ?? []) if (sees(caller, tenant)) return { tenant, bus };
+    return undefined;
+  };
   return {
-    createOrGetByTaskId: (taskId, context) => buses.createOrGetByTaskId(taskId, context),
+    createOrGetByTaskId: (taskId, context) => {
+      const tenant = callerOf(context).tenant;
+      const owned = buses.get(taskId) ?? new Map<string, ExecutionEventBus>();
+      buses.set(taskId, owned);
+      const bus = owned.get(tenant) ?? new DefaultExecutionEventBus();
+      owned.set(tenant, bus);
+      return bus;
+    },
     getByTaskId: (taskId, context) => {
+      const caller = callerOf(context);
       const run = runs.get(taskId);
-      return buses.getByTaskId(taskId, context) ?? (run === undefined ? undefined : buses.getByTaskId(run.taskId, context));
+      return visible(taskId, caller)?.bus ?? (run === undefined || !sees(caller, run.tenant) ? undefined : buses.get(run.taskId)?.get(run.tenant));
     },
     cleanupByTaskId: (taskId, context) => {
-      buses.cleanupByTaskId(taskId, context);
-      for (const [runId, run] of runs) if (run.taskId === taskId) runs.delete(runId);
+      const found = visible(taskId, callerOf(context));
+      if (found === undefined) return;
+      found.bus.removeAllListeners();
+      const owned = buses.get(taskId);
+      owned?.delete(found.tenant);
+      if (owned?.size === 0) buses.delete(taskId);
+      for (const [runId, run] of runs) if (run.taskId === taskId && run.tenant === found.tenant) runs.delete(runId);
     },
-    follow: (runId, taskId, final) => void runs.set(runId, { taskId, final }),
+    follow: (runId, taskId, tenant, final) => void runs.set(runId, { taskId, tenant, final }),
     final: (runId) => runs.get(runId)?.final,
   };
 }
@@ -54,7 +82,10 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
       const asked = runRequestOf(context.userMessage);
       // The front door refused these already; a message that got past it still gets a reason.
       if (typeof asked === "string") throw new RequestMalformedError(asked);
-      const submitted = await service.submit(asked.run, asked.idempotencyKey);
+      // The Run is the caller's tenant's, and so is its idempotency key (a2a-message:<messageId>).
+      const caller = callerOf(context.context);
+      if (!allows(caller, "runs:write")) throw new RequestMalformedError("this call carries no key that may make Runs; send it with a runs:write key");
+      const submitted = await service.submit(asked.run, asked.idempotencyKey, undefined, caller);
       if (typeof submitted === "string" || "quota" in submitted) return reject(bus, context.taskId, context.contextId, context.userMessage, submitted);
       if ("unserved" in submitted) throw new RequestMalformedError(`metadata.${submitted.unserved}`);
       if ("reused" in submitted) {
@@ -65,7 +96,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
 
       const runId = submitted.record.id;
       let settle: (update: TaskStatusUpdateEvent) => void = () => undefined;
-      buses.follow(runId, context.taskId, new Promise((resolve) => (settle = resolve)));
+      buses.follow(runId, context.taskId, caller.tenant, new Promise((resolve) => (settle = resolve)));
       // A retried message (same messageId, same Run) keeps the task as it stands; a new one starts submitted.
       const known = submitted.created ? undefined : await tasks.load(runId, context.context);
       const contextId = known?.contextId ?? context.contextId;
@@ -118,6 +149,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
         );
       }
     },
+    // The SDK asks this only for a task the caller's own load found, on a bus the caller reaches.
     cancelTask: async (taskId, bus) => {
       await service.cancel(taskId);
       // The Run's end reached its task through execute; said once more here, so this cancel's own

@@ -1,12 +1,16 @@
 // How a Run looks as an A2A task (its id is the Run's id; its state follows the Run's), and the
 // SDK's TaskStore over the service's Runs: the tasks A2A made are kept with their history in their
 // Run's directory (through a restart), and any other Run (made over /v1/runs) is answered from its
-// record. Invariant: a task saved as canceled while its Run still runs cancels the Run first.
+// record. A caller sees its own tenant's tasks only (the admin scope every tenant's): another's is
+// an unknown id. Invariant: a task saved as canceled while its Run still runs cancels the Run first.
 
 import { Role, Task, TaskState, type Artifact, type ListTasksRequest, type ListTasksResponse, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
 import type { TaskStore } from "@a2a-js/sdk/server";
+import { callerOf } from "./a2a-caller.js";
 import { MAX_TASKS_KEPT } from "./a2a-limits.js";
+import { sees, type Caller } from "./caller.js";
 import type { RunService } from "./runs.js";
+import { runsFor } from "./tenant-runs.js";
 import { TERMINAL_STATES, type RunRecord, type RunState } from "./store.js";
 
 const A2A_STATES: Readonly<Record<RunState, TaskState>> = {
@@ -99,45 +103,55 @@ export async function taskOfRun(service: RunService, record: RunRecord): Promise
 
 export function createRunTaskStore(service: RunService): TaskStore {
   // Tasks of Runs are saved in the Run's directory (they outlive a restart and go with DELETE); a
-  // task with no Run (rejected: the queue was full) is kept here only, the newest MAX_TASKS_KEPT.
-  const runless = new Map<string, Task>();
-  const keepRunless = (task: Task) => {
-    runless.delete(task.id);
-    runless.set(task.id, structuredClone(task));
-    for (const id of runless.keys()) {
-      if (runless.size <= MAX_TASKS_KEPT) break;
-      runless.delete(id);
+  // task with no Run (rejected: the queue was full) is kept here only, per tenant, its newest MAX_TASKS_KEPT.
+  const runless = new Map<string, Map<string, Task>>();
+  const keepRunless = (tenant: string, task: Task) => {
+    const kept = runless.get(tenant) ?? new Map<string, Task>();
+    runless.set(tenant, kept);
+    kept.delete(task.id);
+    kept.set(task.id, structuredClone(task));
+    for (const id of kept.keys()) {
+      if (kept.size <= MAX_TASKS_KEPT) break;
+      kept.delete(id);
     }
   };
-  const keep = async (task: Task) => {
-    if (service.get(task.id) === undefined) return keepRunless(task);
-    await service.saveA2ATask(task.id, Task.toJSON(task));
+  /** The runless tasks a caller sees, newest last: its own tenant's, or every tenant's with the admin scope. */
+  const runlessFor = (caller: Caller): Task[] => [...runless].filter(([tenant]) => sees(caller, tenant)).flatMap(([, kept]) => [...kept.values()]);
+  // Every read and write goes through the caller's view: another tenant's Run is no task of its.
+  const keep = async (caller: Caller, task: Task) => {
+    // An id that is any tenant's Run is never kept as a runless task, so none can shadow another's.
+    if (service.get(task.id) === undefined) return keepRunless(caller.tenant, task);
+    await runsFor(service, caller).saveA2ATask(task.id, Task.toJSON(task));
   };
-  const load = async (taskId: string): Promise<Task | undefined> => {
-    const record = service.get(taskId);
-    if (record === undefined) return structuredClone(runless.get(taskId));
-    const saved = await service.a2aTask(taskId);
-    return saved === undefined ? taskOfRun(service, record) : Task.fromJSON(saved);
+  const load = async (caller: Caller, taskId: string): Promise<Task | undefined> => {
+    const runs = runsFor(service, caller);
+    const record = runs.get(taskId);
+    if (record === undefined) return service.get(taskId) === undefined ? structuredClone(runlessFor(caller).find((t) => t.id === taskId)) : undefined;
+    const saved = await runs.a2aTask(taskId);
+    return saved === undefined ? taskOfRun(runs, record) : Task.fromJSON(saved);
   };
   return {
-    load: (taskId) => load(taskId),
-    save: async (task) => {
-      const record = service.get(task.id);
+    load: (taskId, context) => load(callerOf(context), taskId),
+    save: async (task, context) => {
+      const caller = callerOf(context);
+      const runs = runsFor(service, caller);
+      const record = runs.get(task.id);
       if (task.status?.state === TaskState.TASK_STATE_CANCELED && record !== undefined && !TERMINAL_STATES.has(record.state)) {
-        const after = await service.cancel(task.id);
+        const after = await runs.cancel(task.id);
         // It ended another way first: the task says how it really ended, and the SDK refuses the cancel.
         if (after !== undefined && after.state !== "cancelled") {
-          await keep({ ...task, status: (await taskOfRun(service, after)).status });
+          await keep(caller, { ...task, status: (await taskOfRun(runs, after)).status });
           return;
         }
       }
-      await keep(task);
+      await keep(caller, task);
     },
-    list: async (params: ListTasksRequest): Promise<ListTasksResponse> => {
+    list: async (params: ListTasksRequest, context): Promise<ListTasksResponse> => {
+      const caller = callerOf(context);
       const pageSize = params.pageSize ?? 50;
-      // Every Run is a task (the ones A2A made with their history), newest first, then the rejected ones.
-      const ids = [...service.list()].reverse().map((r) => r.id);
-      const all = [...(await Promise.all(ids.map(load))).filter((t): t is Task => t !== undefined), ...[...runless.values()].reverse()];
+      // Every Run the caller sees is a task (the ones A2A made with their history), newest first, then its rejected ones.
+      const ids = [...runsFor(service, caller).list()].reverse().map((r) => r.id);
+      const all = [...(await Promise.all(ids.map((id) => load(caller, id)))).filter((t): t is Task => t !== undefined), ...runlessFor(caller).reverse()];
       const matching = all
         .filter(
           (t) =>

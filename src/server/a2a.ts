@@ -2,7 +2,8 @@
 // speaks A2A 1.0 (SendMessage, SendStreamingMessage, GetTask, CancelTask, …) and, on the same URL,
 // 0.3 (message/send, message/stream, tasks/get, tasks/cancel, …), both through @a2a-js/sdk's own
 // request and transport handlers; this file only adapts them to Fastify (SSE for streams, as the
-// SDK's express adapter does). Tasks are the service's Runs; nothing here touches the engine.
+// SDK's express adapter does). Tasks are the service's Runs; nothing here touches the engine. Each
+// call is its Caller's: it sees and makes its own tenant's tasks only, and a read-only key changes none.
 
 import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER, type Message } from "@a2a-js/sdk";
 import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from "@a2a-js/sdk/compat/v0_3";
@@ -10,13 +11,16 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2A_ERROR_CODE, RequestMalformedError } from "@a2a-js/sdk/errors";
 import { DefaultRequestHandler, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { CallerUser, scopeForMethod } from "./a2a-caller.js";
 import { agentCard } from "./a2a-card.js";
 import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
 import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
 import { refusalOf } from "./a2a-request.js";
 import { createRunTaskStore } from "./a2a-tasks.js";
+import { allows } from "./caller.js";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
+import { errorBody } from "./schemas.js";
 
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 
@@ -24,10 +28,9 @@ export type A2AOptions = {
   readonly service: RunService;
   /** The service's address as callers reach it (behind a proxy); default: the address each request was sent to. */
   readonly publicUrl?: string;
+  /** Told of each call refused for its key's scope (for the audit log); the request carries its Caller. */
+  readonly onForbidden?: (request: FastifyRequest) => void;
 };
-
-/** Whoever got past the service's bearer-token hook: the only kind of caller there is. */
-const TOKEN_HOLDER = { isAuthenticated: true, userName: "token-holder" } as const;
 
 type RpcAnswer = { readonly jsonrpc: string; readonly id: string | number | null; readonly result?: unknown; readonly error?: unknown };
 
@@ -61,13 +64,22 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
       const isLegacy = (version ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
       const mapError = isLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
       const body = typeof request.body === "string" ? request.body : "";
+      // A read-only key may read and follow tasks, never make or cancel one: refused at the door, as
+      // every route is (HTTP 403), since A2A leaves authorization to the transport and JSON-RPC has no code for it.
+      const method = methodOf(body);
+      const needed = method === undefined ? "runs:read" : scopeForMethod(method);
+      if (!allows(request.caller, needed)) {
+        options.onForbidden?.(request);
+        const message = `this key's scope ${request.caller.scope} does not allow the A2A method ${JSON.stringify(method)}; it needs ${needed}: ask the Operator for such a key (agentcage keys create --scope ${needed})`;
+        return reply.code(403).send(errorBody("forbidden", message));
+      }
       try {
         const { authorization: _token, ...headers } = request.headers;
         const context = defaultServerCallContextBuilder({
           extensions: Extensions.parseServiceParameter(
             isLegacy ? (header(request, LEGACY_HTTP_EXTENSION_HEADER) ?? header(request, HTTP_EXTENSION_HEADER)) : header(request, HTTP_EXTENSION_HEADER),
           ),
-          user: TOKEN_HOLDER,
+          user: new CallerUser(request.caller),
           headers,
           ...(version === undefined ? {} : { requestedVersion: version }),
         });
@@ -162,6 +174,16 @@ function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first === "" ? undefined : first;
+}
+
+/** The method a JSON-RPC request names, when its body is one (else the SDK answers it as malformed). */
+function methodOf(body: string): string | undefined {
+  try {
+    const method = (JSON.parse(body) as { method?: unknown }).method;
+    return typeof method === "string" ? method : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The id of a JSON-RPC request, for an error answered outside the SDK's transport handler. */

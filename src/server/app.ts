@@ -109,7 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerUsageRoute(app, options.service);
   registerArtifactRoutes(app, options.service);
   registerEventRoutes(app, options.service);
-  await registerA2A(app, { service: options.service });
+  await registerA2A(app, { service: options.service, onForbidden: (request) => tenancy.audit.refused(request.ip, "scope", request.caller.key) });
   registerKeyRoutes(app, tenancy);
   registerTenantRoutes(app, tenancy, options.quotasOf);
   registerAuditRoute(app, tenancy);

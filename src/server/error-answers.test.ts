@@ -48,7 +48,7 @@ beforeAll(async () => {
     quotasOf: () => ({ maxRunning: 1, maxQueued: 1 }),
     readiness: async () => ({ ready: true, engine: true, image: true, credentials: {}, slots: { total: 1, running: 1, queued: 0 } }),
     logger: pino({ level: "silent" }),
-    metrics: createRunMetrics(() => ({ queued: 0, running: 1 })),
+    metrics: createRunMetrics(() => new Map([["operator", { queued: 0, running: 1 }]])),
   });
 });
 afterAll(() => app.close());

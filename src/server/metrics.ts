@@ -1,13 +1,16 @@
 // The service's Prometheus metrics, with prom-client, on a registry of its own: Runs by end reason,
-// queue depth and running Runs, Run and queue-wait duration histograms, tokens and cost by CLI.
-// Served as text at GET /metrics (behind the token, like every route but the health checks).
+// queue depth and running Runs, Run and queue-wait duration histograms, tokens and cost by CLI, each
+// series by tenant. Served as text at GET /metrics (behind a key, like every route but the health
+// checks): the admin scope reads every series, any other key only its own tenant's, never another's name.
 
 import type { FastifyInstance } from "fastify";
+import type { Caller } from "./caller.js";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 export type RunMetrics = {
   /** A Run ended: its end reason, how long it ran and waited, and what it used. */
   readonly ended: (ended: {
+    readonly tenant: string;
     readonly cli: string;
     readonly reason: string;
     readonly durationMs: number;
@@ -21,66 +24,98 @@ export type RunMetrics = {
 
 const SECONDS_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
-export function createRunMetrics(counts: () => { readonly queued: number; readonly running: number }): RunMetrics {
+/** How many Runs wait and hold a slot, for each tenant that has any Run. */
+export type TenantCounts = ReadonlyMap<string, { readonly queued: number; readonly running: number }>;
+
+export function createRunMetrics(counts: () => TenantCounts): RunMetrics {
   const registry = new Registry();
   const runs = new Counter({
     name: "agentcage_runs_total",
     help: "Runs that ended, by CLI and end reason",
-    labelNames: ["cli", "reason"],
+    labelNames: ["cli", "reason", "tenant"],
     registers: [registry],
   });
   new Gauge({
     name: "agentcage_queue_depth",
-    help: "Runs waiting for a slot",
+    help: "Runs waiting for a slot, by tenant",
+    labelNames: ["tenant"],
     registers: [registry],
     collect() {
-      this.set(counts().queued);
+      this.reset();
+      for (const [tenant, count] of counts()) this.set({ tenant }, count.queued);
     },
   });
   new Gauge({
     name: "agentcage_runs_running",
-    help: "Runs holding a slot",
+    help: "Runs holding a slot, by tenant",
+    labelNames: ["tenant"],
     registers: [registry],
     collect() {
-      this.set(counts().running);
+      this.reset();
+      for (const [tenant, count] of counts()) this.set({ tenant }, count.running);
     },
   });
   const duration = new Histogram({
     name: "agentcage_run_duration_seconds",
     help: "A Run's own time, from its slot to its end",
-    labelNames: ["cli"],
+    labelNames: ["cli", "tenant"],
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   });
   const waited = new Histogram({
     name: "agentcage_queue_wait_seconds",
     help: "How long a Run waited for a slot",
-    labelNames: ["cli"],
+    labelNames: ["cli", "tenant"],
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   });
   const tokens = new Counter({
     name: "agentcage_tokens_total",
     help: "Tokens the agents used, by CLI and direction",
-    labelNames: ["cli", "direction"],
+    labelNames: ["cli", "direction", "tenant"],
     registers: [registry],
   });
-  const cost = new Counter({ name: "agentcage_cost_usd_total", help: "What the agents' CLIs reported they cost", labelNames: ["cli"], registers: [registry] });
+  const cost = new Counter({
+    name: "agentcage_cost_usd_total",
+    help: "What the agents' CLIs reported they cost",
+    labelNames: ["cli", "tenant"],
+    registers: [registry],
+  });
 
   return {
     ended: (e) => {
       // What an agent reports is the agent's to write: a negative count must not throw in a counter.
       const amount = (n: number | undefined) => (n === undefined || !Number.isFinite(n) || n < 0 ? undefined : n);
       const [input, output, usd] = [amount(e.inputTokens), amount(e.outputTokens), amount(e.costUsd)];
-      runs.inc({ cli: e.cli, reason: e.reason });
-      duration.observe({ cli: e.cli }, Math.max(0, e.durationMs) / 1000);
-      waited.observe({ cli: e.cli }, Math.max(0, e.queuedMs) / 1000);
-      if (input !== undefined) tokens.inc({ cli: e.cli, direction: "input" }, input);
-      if (output !== undefined) tokens.inc({ cli: e.cli, direction: "output" }, output);
-      if (usd !== undefined) cost.inc({ cli: e.cli }, usd);
+      const { cli, tenant } = e;
+      runs.inc({ cli, reason: e.reason, tenant });
+      duration.observe({ cli, tenant }, Math.max(0, e.durationMs) / 1000);
+      waited.observe({ cli, tenant }, Math.max(0, e.queuedMs) / 1000);
+      if (input !== undefined) tokens.inc({ cli, direction: "input", tenant }, input);
+      if (output !== undefined) tokens.inc({ cli, direction: "output", tenant }, output);
+      if (usd !== undefined) cost.inc({ cli, tenant }, usd);
     },
     register: (app) => {
-      app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+      app.get("/metrics", { schema: { hide: true } }, async (request, reply) =>
+        reply.type(registry.contentType).send(seriesFor(request.caller, await registry.metrics())),
+      );
     },
   };
+}
+
+/** The exposition as a caller may read it: all of it with the admin scope; else every HELP and TYPE line, and the series of its own tenant only. */
+export function seriesFor(caller: Caller, text: string): string {
+  if (caller.scope === "admin") return text;
+  return text
+    .split("\n")
+    .filter((line) => line === "" || line.startsWith("#") || tenantOf(line) === caller.tenant)
+    .join("\n");
+}
+
+/** The `tenant` label of one sample line (`name{a="x",tenant="t"} 1`), read label by label so no other label's value can pass for it. */
+function tenantOf(sample: string): string | undefined {
+  const labels = /^[a-zA-Z_:][a-zA-Z0-9_:]*\{(.*)\}\s/.exec(sample)?.[1];
+  if (labels === undefined) return undefined;
+  for (const [, name, value] of labels.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) if (name === "tenant") return value;
+  return undefined;
 }

@@ -22,7 +22,7 @@ export async function cancel(state: RunsState, id: string): Promise<RunRecord | 
       "cancelled",
     );
     const request = (await state.store.request(id).catch(() => undefined)) as ServiceRunRequest | undefined;
-    if (request !== undefined) state.options.onEnd?.(request, { reason: "cancelled", durationMs: 0, queuedMs });
+    if (request !== undefined) state.options.onEnd?.(request, { reason: "cancelled", durationMs: 0, queuedMs }, record.tenant);
     return state.records.get(id);
   }
   state.running.get(id)?.abort(new Error("cancelled through the service"));

@@ -35,8 +35,8 @@ export type RunServiceOptions = {
   readonly sessions?: boolean;
   /** Told of a Run whose record could not be written; default: nobody (it is logged by the caller). */
   readonly onError?: (id: string, error: unknown) => void;
-  /** Told of every Run that ends, with its request and how it ended (for metrics), a Run cancelled while queued too; default: nobody. */
-  readonly onEnd?: (request: ServiceRunRequest, end: RunEnd) => void;
+  /** Told of every Run that ends, with its request, how it ended and its tenant (for metrics), a Run cancelled while queued too; default: nobody. */
+  readonly onEnd?: (request: ServiceRunRequest, end: RunEnd, tenant: string) => void;
   /** A tenant's quotas; default: every tenant may use every slot and the whole bound, with no spend cap. */
   readonly quotasOf?: (tenant: string) => ResolvedQuotas;
   /** Told of each step of every Run's life (queued, started, finished, deleted), after it is recorded; default: nobody. */

@@ -38,5 +38,5 @@ export async function start(state: RunsState, queued: RunRecord, controller: Abo
   await (state.writes.get(record.id) ?? Promise.resolve());
   record = state.records.get(record.id) ?? record;
   await end(state, record, outcome, stateOf(outcome));
-  state.options.onEnd?.(request, outcome);
+  state.options.onEnd?.(request, outcome, record.tenant);
 }

@@ -1,12 +1,13 @@
-// The service's Runs and its metrics, made together: the metrics read the Runs' counts when they
-// are scraped, and the Runs tell the metrics of each end (a Run cancelled while queued too). A Run
+// The service's Runs and its metrics, made together: the metrics read the Runs' counts by tenant when
+// they are scraped, and the Runs tell the metrics of each end (a Run cancelled while queued too). A Run
 // whose record cannot be written is logged with its runId, never thrown at a caller.
 
 import type { Logger } from "pino";
 import type { AgentRunner } from "../runner/index.js";
-import { createRunMetrics, type RunMetrics } from "./metrics.js";
+import { createRunMetrics, type RunMetrics, type TenantCounts } from "./metrics.js";
 import type { Lifecycle, ResolvedQuotas, RunEnd, RunService, ServiceRunRequest } from "./runs.js";
 import { createRunService } from "./runs.js";
+import type { RunRecord } from "./store.js";
 
 export type MeteredRuns = { readonly service: RunService; readonly metrics: RunMetrics };
 
@@ -26,17 +27,29 @@ export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
   const { logger, ...runs } = options;
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
-  const metrics = createRunMetrics(() => service?.counts() ?? { queued: 0, running: 0 });
+  const metrics = createRunMetrics(() => countsByTenant(service?.list() ?? []));
   service = createRunService({
     ...runs,
     onError: (id, error) => logger.error({ runId: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
-    onEnd: (request, outcome) => metrics.ended(endOf(request, outcome)),
+    onEnd: (request, outcome, tenant) => metrics.ended({ tenant, ...endOf(request, outcome) }),
   });
   return { service, metrics };
 }
 
+/** How many Runs wait (queued) and hold a slot (starting or running), for each tenant that has a Run. */
+function countsByTenant(records: readonly RunRecord[]): TenantCounts {
+  const counts = new Map<string, { queued: number; running: number }>();
+  for (const record of records) {
+    const count = counts.get(record.tenant) ?? { queued: 0, running: 0 };
+    counts.set(record.tenant, count);
+    if (record.state === "queued") count.queued += 1;
+    else if (record.state === "starting" || record.state === "running") count.running += 1;
+  }
+  return counts;
+}
+
 /** What the metrics count of one end: its CLI and end reason, its times, the tokens and cost its agent reported. */
-function endOf(request: ServiceRunRequest, outcome: RunEnd): Parameters<RunMetrics["ended"]>[0] {
+function endOf(request: ServiceRunRequest, outcome: RunEnd): Omit<Parameters<RunMetrics["ended"]>[0], "tenant"> {
   return {
     cli: request.cli,
     reason: outcome.reason,

@@ -170,10 +170,10 @@ describe("agentcage serve, over HTTP", () => {
   it("counts Runs by end reason, tokens and durations in Prometheus text at /metrics, behind the token", async () => {
     expect((await fetch(`${service.running().url}/metrics`)).status).toBe(401);
     const text = await (await call("/metrics")).text();
-    expect(text).toMatch(/^agentcage_runs_total\{cli="claude",reason="completed"\} [1-9]/m);
-    expect(text).toMatch(/^agentcage_tokens_total\{cli="codex",direction="output"\} [1-9]/m);
+    expect(text).toMatch(/^agentcage_runs_total\{cli="claude",reason="completed",tenant="operator"\} [1-9]/m);
+    expect(text).toMatch(/^agentcage_tokens_total\{cli="codex",direction="output",tenant="operator"\} [1-9]/m);
     expect(text).toContain("agentcage_run_duration_seconds_bucket");
-    expect(text).toMatch(/^agentcage_queue_depth \d+/m);
+    expect(text).toMatch(/^agentcage_queue_depth\{tenant="operator"\} \d+/m);
   });
 
   it("refuses a port in use in its own words and leaves no stand-in behind", async () => {
