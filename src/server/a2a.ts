@@ -17,7 +17,7 @@ import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
 import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
 import { refusalOf } from "./a2a-request.js";
 import { createRunTaskStore } from "./a2a-tasks.js";
-import { allows } from "./caller.js";
+import { allows, type Scope } from "./caller.js";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
 import { errorBody } from "./schemas.js";
@@ -29,7 +29,7 @@ export type A2AOptions = {
   /** The service's address as callers reach it (behind a proxy); default: the address each request was sent to. */
   readonly publicUrl?: string;
   /** Told of each call refused for its key's scope (for the audit log); the request carries its Caller. */
-  readonly onForbidden?: (request: FastifyRequest) => void;
+  readonly onForbidden?: (request: FastifyRequest, method: string, needed: Scope) => void;
 };
 
 type RpcAnswer = { readonly jsonrpc: string; readonly id: string | number | null; readonly result?: unknown; readonly error?: unknown };
@@ -69,7 +69,7 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
       const method = methodOf(body);
       const needed = method === undefined ? "runs:read" : scopeForMethod(method);
       if (!allows(request.caller, needed)) {
-        options.onForbidden?.(request);
+        options.onForbidden?.(request, method ?? "", needed);
         const message = `this key's scope ${request.caller.scope} does not allow the A2A method ${JSON.stringify(method)}; it needs ${needed}: ask the Operator for such a key (agentcage keys create --scope ${needed})`;
         return reply.code(403).send(errorBody("forbidden", message));
       }

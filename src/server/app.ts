@@ -5,7 +5,7 @@
 
 import swagger from "@fastify/swagger";
 import type { Server } from "node:http";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Logger } from "pino";
@@ -14,6 +14,7 @@ import { registerA2A } from "./a2a.js";
 import { registerArtifactRoutes } from "./artifacts.js";
 import { registerAuditTrail } from "./audit-trail.js";
 import { registerAuth } from "./auth.js";
+import type { Scope } from "./caller.js";
 import { registerEventRoutes } from "./events.js";
 import type { Feed } from "./feed.js";
 import { registerHealthRoutes, type Readiness } from "./health.js";
@@ -88,19 +89,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerErrors(app);
   const { tenancy } = options;
+  // A known key outside its scope: one entry naming what it asked and the scope that needs.
+  const forbidden = (request: FastifyRequest, what: string, needed: Scope) =>
+    tenancy.audit.record({
+      action: "auth.refused",
+      tenant: request.caller.tenant,
+      key: request.caller.key,
+      target: what,
+      result: `scope: needs ${needed}`,
+      remote: request.ip,
+    });
   registerAuth(app, {
     token: options.token,
     keys: tenancy.keys,
     onRefused: (request, refusal, prefix) => tenancy.audit.refused(request.ip, refusal, prefix),
-    onForbidden: (request, caller, needed) =>
-      tenancy.audit.record({
-        action: "auth.refused",
-        tenant: caller.tenant,
-        key: caller.key,
-        target: `${request.method} ${request.url.split("?")[0] ?? ""}`,
-        result: `scope: needs ${needed}`,
-        remote: request.ip,
-      }),
+    onForbidden: (request, _caller, needed) => forbidden(request, `${request.method} ${request.url.split("?")[0] ?? ""}`, needed),
   });
   registerAuditTrail(app, tenancy.audit);
   registerHealthRoutes(app, options.readiness);
@@ -109,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerUsageRoute(app, options.service);
   registerArtifactRoutes(app, options.service);
   registerEventRoutes(app, options.service);
-  await registerA2A(app, { service: options.service, onForbidden: (request) => tenancy.audit.refused(request.ip, "scope", request.caller.key) });
+  await registerA2A(app, { service: options.service, onForbidden: (request, method, needed) => forbidden(request, `A2A ${method}`, needed) });
   registerKeyRoutes(app, tenancy);
   registerTenantRoutes(app, tenancy, options.quotasOf);
   registerAuditRoute(app, tenancy);

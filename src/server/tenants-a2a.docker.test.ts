@@ -23,11 +23,9 @@ const message = (text: string, metadata: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  [aWrite, aRead, bWrite] = (await Promise.all([svc.makeKey("a", "runs:write"), svc.makeKey("a", "runs:read"), svc.makeKey("b", "runs:write")])).map((k) => k.key) as [
-    string,
-    string,
-    string,
-  ];
+  [aWrite, aRead, bWrite] = (await Promise.all([svc.makeKey("a", "runs:write"), svc.makeKey("a", "runs:read"), svc.makeKey("b", "runs:write")])).map(
+    (k) => k.key,
+  ) as [string, string, string];
 }, 60_000);
 
 describe("A2A, one tenant against another's Runs", () => {
