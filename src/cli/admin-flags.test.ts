@@ -111,13 +111,13 @@ describe("--since", () => {
 });
 
 describe("tenants set", () => {
-  it("sends null for a quota set to default and for --callback-url none", () => {
-    expect(quotaCount("--max-queued", 10, "a count")("default")).toBeNull();
+  it("takes default for a quota and none for --callback-url (sent as null)", () => {
+    expect(quotaCount("--max-queued", 10, "a count")("default")).toBe("default");
     expect(quotaCount("--max-queued", 10, "a count")("3")).toBe(3);
-    expect(quotaDollars("--daily-spend-usd")("default")).toBeNull();
+    expect(quotaDollars("--daily-spend-usd")("default")).toBe("default");
     expect(quotaDollars("--daily-spend-usd")("$2.50")).toBe(2.5);
     expect(quotaDollars("--daily-spend-usd")("0")).toBe(0);
-    expect(callbackUrl("none")).toBeNull();
+    expect(callbackUrl("none")).toBe("none");
     expect(callbackUrl("https://ci.example.com/hook")).toBe("https://ci.example.com/hook");
   });
 

@@ -71,10 +71,13 @@ export function tenantName(flag: string): (raw: string) => string {
   };
 }
 
-/** A whole-number quota from 1 to `max`, or `default` (null: back to the service's default). */
-export function quotaCount(flag: string, max: number, what: string): (raw: string) => number | null {
+/**
+ * A whole-number quota from 1 to `max`, or "default" (sent as null: back to the service's default).
+ * Kept as the word here: commander stores an option whose parser gave null as "".
+ */
+export function quotaCount(flag: string, max: number, what: string): (raw: string) => number | "default" {
   return (raw) => {
-    if (raw === "default") return null;
+    if (raw === "default") return raw;
     const n = Number(raw);
     if (raw.trim() === "" || !Number.isInteger(n) || n < 1 || n > max)
       throw new InvalidArgumentError(`${flag} ${JSON.stringify(raw)} is not a whole number from 1 to ${max}; write ${what}, or default for the service's own`);
@@ -82,10 +85,10 @@ export function quotaCount(flag: string, max: number, what: string): (raw: strin
   };
 }
 
-/** A spend quota in USD from 0, or `default`. */
-export function quotaDollars(flag: string): (raw: string) => number | null {
+/** A spend quota in USD from 0, or "default". */
+export function quotaDollars(flag: string): (raw: string) => number | "default" {
   return (raw) => {
-    if (raw === "default") return null;
+    if (raw === "default") return raw;
     const n = Number(raw.replace(/^\$/, ""));
     if (raw.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1_000_000)
       throw new InvalidArgumentError(
@@ -95,9 +98,9 @@ export function quotaDollars(flag: string): (raw: string) => number | null {
   };
 }
 
-/** --callback-url: where the tenant's webhooks go, or `none` (null). */
-export function callbackUrl(raw: string): string | null {
-  if (raw === "none") return null;
+/** --callback-url: where the tenant's webhooks go, or "none" (sent as null). */
+export function callbackUrl(raw: string): string {
+  if (raw === "none") return raw;
   let url: URL | undefined;
   try {
     url = new URL(raw);

@@ -9,10 +9,12 @@ import { answered, askService, connectService } from "./service-client.js";
 import { cell, table, when } from "./table.js";
 
 export type TenantFlags = ServiceFlags & {
-  readonly maxRunning?: number | null;
-  readonly maxQueued?: number | null;
-  readonly dailySpendUsd?: number | null;
-  readonly callbackUrl?: string | null;
+  /** "default": back to the service's own (sent as null). */
+  readonly maxRunning?: number | "default";
+  readonly maxQueued?: number | "default";
+  readonly dailySpendUsd?: number | "default";
+  /** "none": no callback URL of its own (sent as null). */
+  readonly callbackUrl?: string;
   readonly rotateWebhookSecret?: boolean;
   readonly json?: boolean;
 };
@@ -62,7 +64,10 @@ export async function showTenant(name: string, flags: ServiceFlags & { readonly 
 
 export async function setTenant(name: string, flags: TenantFlags, io: ProgramIo): Promise<number> {
   const service = await connectService(flags, io.env);
-  const given = <K extends keyof TenantFlags>(key: K) => (flags[key] === undefined ? {} : { [key]: flags[key] });
+  const given = <K extends "maxRunning" | "maxQueued" | "dailySpendUsd" | "callbackUrl">(key: K) => {
+    const value = flags[key];
+    return value === undefined ? {} : { [key]: value === "default" || value === "none" ? null : value };
+  };
   const body = {
     ...given("maxRunning"),
     ...given("maxQueued"),
