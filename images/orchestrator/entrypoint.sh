@@ -3,7 +3,8 @@
 # deployment must hand the container and says what to change when something is missing: the
 # Staging Directory mounted at the very path the engine resolves on the host, a docker socket this
 # uid may use, readable secret files. Then the stand-in model's image in stand-in mode
-# (AGENTCAGE_STAND_IN=1, which adds --stand-in), kept sessions (AGENTCAGE_SESSIONS=1, the default, adds --sessions), `agentcage doctor` (AGENTCAGE_DOCTOR=0 skips it),
+# (AGENTCAGE_STAND_IN=1, which adds --stand-in), kept sessions (AGENTCAGE_SESSIONS=1, the default, adds --sessions),
+# webhooks to private addresses (AGENTCAGE_ALLOW_PRIVATE_CALLBACKS=1 adds --allow-private-callbacks), `agentcage doctor` (AGENTCAGE_DOCTOR=0 skips it),
 # and exec: serve takes this process's place. Any other command is exec'd as given, with none of this.
 set -euo pipefail
 
@@ -23,6 +24,7 @@ flag() {
 }
 stand_in="$(flag AGENTCAGE_STAND_IN 0)"
 sessions="$(flag AGENTCAGE_SESSIONS 1)"
+private_callbacks="$(flag AGENTCAGE_ALLOW_PRIVATE_CALLBACKS 0)"
 doctor="$(flag AGENTCAGE_DOCTOR 1)"
 uid="$(id -u)"
 
@@ -75,6 +77,7 @@ if [[ "$stand_in" == 1 ]]; then
   args+=(--stand-in)
 fi
 if [[ "$sessions" == 1 ]]; then args+=(--sessions); fi
+if [[ "$private_callbacks" == 1 ]]; then args+=(--allow-private-callbacks); fi
 if [[ "$doctor" == 1 ]]; then
   agentcage doctor >&2 || die "agentcage doctor found a problem (above); fix it, or set AGENTCAGE_DOCTOR=0 to start without its checks"
 fi

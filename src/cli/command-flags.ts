@@ -1,6 +1,7 @@
 // The options and checks more than one command declares: what a Run is (`run` and `plan`), which
-// network flags go together, which budget caps a Run's network cannot hold, and how long a kept
-// session stays. Invariant: a command that shares a flag shares its words, default and refusal.
+// network flags go together, which budget caps a Run's network cannot hold, how long a kept
+// session stays, and which service the administration commands speak to. Invariant: a command that
+// shares a flag shares its words, default and refusal.
 
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, reachWarning, type NetworkPolicy } from "../runner/index.js";
@@ -9,6 +10,7 @@ import { unheldCaps } from "../agents/index.js";
 import { connectTarget } from "../egress/index.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
+import { DEFAULT_SERVICE_URL } from "./service-client.js";
 import type { CommandIo, ProgramIo } from "./io.js";
 
 export type RunFlags = {
@@ -170,4 +172,20 @@ function runArguments(cli: string, prompt: string, flags: RunFlags): RunArgument
     ...optional("stall", flags.stall),
     ...optional("resume", flags.resume),
   };
+}
+
+/** Where the service is, and where a serve on this machine wrote its token: every command that administers a service takes both. */
+export function serviceOptions(command: Command, env: ProgramIo["env"]): Command {
+  return command
+    .option(
+      "--remote <url>",
+      `the service (AGENTCAGE_URL, else ${DEFAULT_SERVICE_URL}); its token from AGENTCAGE_TOKEN or AGENTCAGE_TOKEN_FILE`,
+      env["AGENTCAGE_URL"] || DEFAULT_SERVICE_URL,
+    )
+    .option(
+      "--runtime-dir <dir>",
+      "for a service on loopback and no AGENTCAGE_TOKEN: where its serve wrote service/token",
+      absoluteDirectory("--runtime-dir"),
+      defaultRuntimeDir(env),
+    );
 }

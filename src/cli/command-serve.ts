@@ -7,7 +7,18 @@ import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/ind
 import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags, sessionRetentionOption } from "./command-flags.js";
-import { absoluteDirectory, byteCount, collect, defaultRuntimeDir, retentionDays, unlessEmpty, UsageError, wholeNumber } from "./options.js";
+import {
+  absoluteDirectory,
+  byteCount,
+  collect,
+  defaultRuntimeDir,
+  optionalDollars,
+  optionalWholeNumber,
+  retentionDays,
+  unlessEmpty,
+  UsageError,
+  wholeNumber,
+} from "./options.js";
 import type { ProgramIo } from "./io.js";
 
 type ServeFlags = {
@@ -31,6 +42,10 @@ type ServeFlags = {
   sessionRetentionDays?: number | "";
   runRetentionDays?: number | "";
   containerRuntime?: string;
+  tenantMaxRunning?: number | "";
+  tenantMaxQueued?: number | "";
+  tenantDailySpendUsd?: number | "";
+  allowPrivateCallbacks?: boolean;
 };
 
 export function addServeCommand(program: Command, io: ProgramIo, settle: (code: number) => void): void {
@@ -38,6 +53,7 @@ export function addServeCommand(program: Command, io: ProgramIo, settle: (code: 
   serviceOptions(serve, io.env);
   networkOptions(serve);
   agentOptions(serve);
+  tenantOptions(serve);
   serve
     .addHelpText(
       "after",
@@ -127,6 +143,27 @@ function agentOptions(command: Command): void {
     .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's");
 }
 
+/** Every tenant's default quotas (agentcage tenants set changes one tenant's), and where webhooks may go. */
+function tenantOptions(command: Command): void {
+  command
+    .addOption(
+      new Option("--tenant-max-running <n>", "Runs one tenant may run at once, unless set for it (default --slots; the Operator's token: the whole service)")
+        .argParser(optionalWholeNumber("--tenant-max-running", 1, 10_000, "how many Runs one tenant may run at once, e.g. 2"))
+        .env("AGENTCAGE_TENANT_MAX_RUNNING"),
+    )
+    .addOption(
+      new Option("--tenant-max-queued <n>", "Runs one tenant may have accepted and not ended, unless set for it (default half --queue-bound)")
+        .argParser(optionalWholeNumber("--tenant-max-queued", 1, 1_000_000, "how many Runs one tenant may have waiting or running, e.g. 50"))
+        .env("AGENTCAGE_TENANT_MAX_QUEUED"),
+    )
+    .addOption(
+      new Option("--tenant-daily-spend-usd <usd>", "what one tenant's Runs may cost per UTC day, unless set for it (default no cap)")
+        .argParser(optionalDollars("--tenant-daily-spend-usd", "an amount such as 25, or leave it out for no cap"))
+        .env("AGENTCAGE_TENANT_DAILY_SPEND_USD"),
+    )
+    .option("--allow-private-callbacks", "let callback URLs reach loopback, link-local and private addresses (the deployment's own receivers)");
+}
+
 /** The service's settings from its flags, refused when they cannot go together. */
 function serveSettings(flags: ServeFlags): ServeOptions {
   const networks = flags.agentNetwork === undefined ? undefined : listOf(flags.agentNetwork);
@@ -142,6 +179,9 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const writableBytes = unlessEmpty(flags.writableBytes);
   const sessionRetentionDays = unlessEmpty(flags.sessionRetentionDays);
   const runRetentionDays = unlessEmpty(flags.runRetentionDays);
+  const tenantMaxRunning = unlessEmpty(flags.tenantMaxRunning);
+  const tenantMaxQueued = unlessEmpty(flags.tenantMaxQueued);
+  const tenantDailySpendUsd = unlessEmpty(flags.tenantDailySpendUsd);
   checkNetworkFlags({
     ...(policy === undefined ? {} : { networkPolicy: policy }),
     ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
@@ -165,6 +205,10 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     ...(runRetentionDays === undefined ? {} : { runRetentionDays }),
     ...(writableBytes === undefined ? {} : { writableBytes }),
     ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+    ...(tenantMaxRunning === undefined ? {} : { tenantMaxRunning }),
+    ...(tenantMaxQueued === undefined ? {} : { tenantMaxQueued }),
+    ...(tenantDailySpendUsd === undefined ? {} : { tenantDailySpendUsd }),
+    ...(flags.allowPrivateCallbacks === true ? { allowPrivateCallbacks: true } : {}),
   };
 }
 

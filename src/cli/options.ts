@@ -59,6 +59,32 @@ export function byteCount(option: string, min: number, max: number, whatToWrite:
 }
 
 /**
+ * A commander argument parser for a whole number from `min` to `max` that may also come from a
+ * variable, where empty means the default (undefined; read it through unlessEmpty).
+ */
+export function optionalWholeNumber(option: string, min: number, max: number, whatToWrite: string): (raw: string) => number | undefined {
+  return (raw) => {
+    if (raw === "") return undefined;
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not a whole number from ${min} to ${max}; write ${whatToWrite}`);
+    }
+    return n;
+  };
+}
+
+/** A commander argument parser for an amount of USD from 0, which may come from a variable where empty means the default. */
+export function optionalDollars(option: string, whatToWrite: string): (raw: string) => number | undefined {
+  return (raw) => {
+    if (raw === "") return undefined;
+    const n = Number(raw.replace(/^\$/, ""));
+    if (raw.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1_000_000)
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an amount of USD from 0 to 1000000; write ${whatToWrite}`);
+    return n;
+  };
+}
+
+/**
  * A commander argument parser for a retention in whole days (`--session-retention-days`, or its
  * variable): an empty variable is the default (undefined), anything else a whole number from 1 to
  * MAX_RETENTION_DAYS. `whatToWrite` ends the refusal: "how many days ... e.g. 30".

@@ -4,13 +4,16 @@
 
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { addAuditCommand } from "./command-audit.js";
 import { addDoctorCommand } from "./command-doctor.js";
 import { addImageCommand } from "./command-image.js";
+import { addKeysCommand } from "./command-keys.js";
 import { addPlanCommand } from "./command-plan.js";
 import { addRunCommand } from "./command-run.js";
 import { addRunsCommand } from "./command-runs.js";
 import { addServeCommand } from "./command-serve.js";
 import { addSweepCommand } from "./command-sweep.js";
+import { addTenantsCommand } from "./command-tenants.js";
 import type { ProgramIo } from "./io.js";
 
 /** This package's version, from its package.json (two levels above the compiled file). */
@@ -30,7 +33,19 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     .showHelpAfterError("(add --help to the command for its usage)")
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();
-  for (const add of [addRunCommand, addPlanCommand, addServeCommand, addDoctorCommand, addSweepCommand, addRunsCommand, addImageCommand]) {
+  const commands = [
+    addRunCommand,
+    addPlanCommand,
+    addServeCommand,
+    addDoctorCommand,
+    addSweepCommand,
+    addRunsCommand,
+    addKeysCommand,
+    addTenantsCommand,
+    addAuditCommand,
+    addImageCommand,
+  ];
+  for (const add of commands) {
     add(program, io, settle);
   }
   return program;

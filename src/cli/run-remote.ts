@@ -19,6 +19,7 @@ import type { CheckedRun } from "./run-args.js";
 import type { CommandIo } from "./io.js";
 import type { SummaryOutcome } from "./summary.js";
 import { forStdout } from "./answer.js";
+import { causeOf, serviceUrl } from "./service-client.js";
 import { createRunView, type RunView } from "./view.js";
 import { workNotes } from "./work.js";
 
@@ -104,18 +105,6 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
   } finally {
     stopListening();
   }
-}
-
-function serviceUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`--remote ${JSON.stringify(raw)} is not a URL; write the service's address, e.g. http://127.0.0.1:8750`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`--remote ${JSON.stringify(raw)} is not http or https; write e.g. http://127.0.0.1:8750`);
-  return url;
 }
 
 /**
@@ -276,9 +265,4 @@ async function fetchPatch(base: URL, headers: Record<string, string>, id: string
   } catch (error) {
     return { failed: `the patch could not be fetched (${causeOf(error)}); GET ${where} serves it` };
   }
-}
-
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }

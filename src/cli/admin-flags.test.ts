@@ -1,0 +1,172 @@
+// The administration commands' flags (keys, tenants, audit) and serve's tenant flags: each form
+// --expires and --since take, what `default` and `none` send, a key's prefix taken from a whole key,
+// and every bad value refused before anything is sent, naming the flag and quoting the value (exit 2).
+// A key given whole is never repeated in a refusal.
+
+import { CommanderError } from "commander";
+import { describe, expect, it } from "vitest";
+import { callbackUrl, expiryTime, keyPrefix, quotaCount, quotaDollars, sinceTime } from "./admin-flags.js";
+import { EXIT } from "./exit-codes.js";
+import type { ProgramIo } from "./io.js";
+import { UsageError } from "./options.js";
+import { buildProgram } from "./program.js";
+import type { ViewStream } from "./view.js";
+
+const NOW = Date.parse("2026-12-01T12:00:00.000Z");
+const now = () => NOW;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+function stream(): ViewStream & { text: string } {
+  const s = {
+    text: "",
+    isTTY: false,
+    columns: 80,
+    write: (chunk: string) => {
+      s.text += chunk;
+      return true;
+    },
+  };
+  return s as unknown as ViewStream & { text: string };
+}
+
+/**
+ * Parses the words against a service address nothing listens on; resolves with what was refused and
+ * the exit status main.ts gives it. Nothing may be sent: a refusal has to come before any request.
+ */
+async function refusal(words: readonly string[]): Promise<{ said: string; code: number }> {
+  const stderr = stream();
+  let settled: number | undefined;
+  const io: ProgramIo = {
+    stdout: stream(),
+    stderr,
+    env: { AGENTCAGE_TOKEN: "not-a-token" },
+    live: false,
+    onInterrupt: () => () => undefined,
+    exit: (code) => {
+      throw new Error(`exit ${code}`);
+    },
+    readStdin: async () => "",
+  };
+  try {
+    await buildProgram(io, (code) => (settled = code)).parseAsync(["node", "agentcage", ...words, "--remote", "http://127.0.0.1:9"]);
+  } catch (error) {
+    if (error instanceof UsageError) return { said: error.message, code: EXIT.usage };
+    expect(error).toBeInstanceOf(CommanderError);
+    // main.ts: any CommanderError but help's and version's is exit 2.
+    expect((error as CommanderError).exitCode).not.toBe(0);
+    return { said: stderr.text, code: EXIT.usage };
+  }
+  throw new Error(`${words.join(" ")} was accepted (it settled ${settled}; stderr: ${stderr.text})`);
+}
+
+describe("--expires", () => {
+  const expires = expiryTime(now);
+  it("takes days, hours and minutes from now, and a date and time, as an ISO time", () => {
+    expect(expires("30d")).toBe(new Date(NOW + 30 * DAY).toISOString());
+    expect(expires("12h")).toBe(new Date(NOW + 12 * HOUR).toISOString());
+    expect(expires("90m")).toBe(new Date(NOW + 90 * 60_000).toISOString());
+    expect(expires("2027-01-31T00:00:00Z")).toBe("2027-01-31T00:00:00.000Z");
+    expect(expires("2027-01-31T02:00:00+02:00")).toBe("2027-01-31T00:00:00.000Z");
+  });
+
+  it.each([
+    ["30", "is not a time"],
+    ["30 days", "is not a time"],
+    ["0d", "is not a time"],
+    ["3651d", "is not a time"],
+    ["2027-01-31", "is not a time"],
+    ["2027-02-30T00:00:00Z", "is not a time"],
+    ["tomorrow", "is not a time"],
+    ["2020-01-01T00:00:00Z", "has passed"],
+  ])("refuses --expires %j (%s), naming the flag and quoting the value", async (value, why) => {
+    expect(() => expires(value)).toThrow(`--expires ${JSON.stringify(value)} ${why}`);
+    const { said, code } = await refusal(["keys", "create", "--tenant", "a", "--expires", value]);
+    expect(said).toContain(`--expires ${JSON.stringify(value)} ${why}`);
+    expect(code).toBe(EXIT.usage);
+  });
+});
+
+describe("--since", () => {
+  const since = sinceTime(now);
+  it("takes hours, days and minutes back, and a date and time", () => {
+    expect(since("1h")).toBe(new Date(NOW - HOUR).toISOString());
+    expect(since("2d")).toBe(new Date(NOW - 2 * DAY).toISOString());
+    expect(since("2026-11-30T00:00:00Z")).toBe("2026-11-30T00:00:00.000Z");
+  });
+
+  it.each([
+    ["yesterday", "is not a time"],
+    ["-1h", "is not a time"],
+    ["2999-01-01T00:00:00Z", "is still to come"],
+  ])("refuses --since %j (%s)", async (value, why) => {
+    const { said, code } = await refusal(["audit", "--since", value]);
+    expect(said).toContain(`--since ${JSON.stringify(value)} ${why}`);
+    expect(code).toBe(EXIT.usage);
+  });
+
+  it("refuses a --limit outside 1 to 10000", async () => {
+    expect((await refusal(["audit", "--limit", "0"])).said).toContain('--limit "0" is not a whole number from 1 to 10000');
+  });
+});
+
+describe("tenants set", () => {
+  it("takes default for a quota and none for --callback-url (sent as null)", () => {
+    expect(quotaCount("--max-queued", 10, "a count")("default")).toBe("default");
+    expect(quotaCount("--max-queued", 10, "a count")("3")).toBe(3);
+    expect(quotaDollars("--daily-spend-usd")("default")).toBe("default");
+    expect(quotaDollars("--daily-spend-usd")("$2.50")).toBe(2.5);
+    expect(quotaDollars("--daily-spend-usd")("0")).toBe(0);
+    expect(callbackUrl("none")).toBe("none");
+    expect(callbackUrl("https://ci.example.com/hook")).toBe("https://ci.example.com/hook");
+  });
+
+  it.each([
+    [["--max-running", "0"], '--max-running "0" is not a whole number from 1 to 10000'],
+    [["--max-queued", "1.5"], '--max-queued "1.5" is not a whole number from 1 to 1000000'],
+    [["--max-queued", "none"], '--max-queued "none" is not a whole number'],
+    [["--daily-spend-usd", "-1"], '--daily-spend-usd "-1" is not an amount of USD'],
+    [["--callback-url", "ftp://example.com/x"], '--callback-url "ftp://example.com/x" is not an http or https URL'],
+    [["--callback-url", "example.com"], '--callback-url "example.com" is not an http or https URL'],
+  ])("refuses %j", async (flags, said) => {
+    const refused = await refusal(["tenants", "set", "a", ...flags]);
+    expect(refused.said).toContain(said);
+    expect(refused.code).toBe(EXIT.usage);
+  });
+
+  it("refuses a tenant name the service would not take, in the command's words", async () => {
+    expect((await refusal(["tenants", "set", "Team A"])).said).toContain('NAME "Team A" is not a tenant name');
+    expect((await refusal(["keys", "create", "--tenant", "-x"])).said).toContain('--tenant "-x" is not a tenant name');
+    expect((await refusal(["keys", "create", "--tenant", "a", "--scope", "root"])).said).toMatch(/--scope.*'root' is invalid.*runs:read, runs:write, admin/);
+    expect((await refusal(["keys", "create"])).said).toContain("required option '--tenant <name>' not specified");
+  });
+});
+
+describe("keys revoke", () => {
+  const secret = "Zm9vYmFyZm9vYmFyZm9vYmFyZm9vYmFyZm9vYmFyZm9";
+  it("takes a prefix, or a whole key whose secret it drops", () => {
+    expect(keyPrefix("0123456789ab")).toBe("0123456789ab");
+    expect(keyPrefix(`ac_0123456789ab_${secret}`)).toBe("0123456789ab");
+  });
+
+  it("refuses what is neither, and never quotes what looks like a key", async () => {
+    const notPrefix = await refusal(["keys", "revoke", "0123"]);
+    expect(notPrefix.said).toContain('PREFIX "0123" is not a key\'s prefix');
+    const typo = `ac_0123456789ab_${secret.slice(1)}`;
+    const refused = await refusal(["keys", "revoke", typo]);
+    expect(refused.said).toContain("the key given is not one");
+    expect(refused.said).not.toContain(secret.slice(1, 20));
+    expect(refused.code).toBe(EXIT.usage);
+  });
+});
+
+describe("serve's tenant flags", () => {
+  it.each([
+    [["--tenant-max-running", "0"], '--tenant-max-running "0" is not a whole number from 1 to 10000'],
+    [["--tenant-max-queued", "lots"], '--tenant-max-queued "lots" is not a whole number from 1 to 1000000'],
+    [["--tenant-daily-spend-usd", "ten"], '--tenant-daily-spend-usd "ten" is not an amount of USD'],
+  ])("refuses %j before the service starts", async (flags, said) => {
+    const refused = await refusal(["serve", "--runtime-dir", "/nonexistent/agentcage-admin-flags-test", ...flags]);
+    expect(refused.said).toContain(said);
+  });
+});
