@@ -12,6 +12,7 @@ import type { EgressGatewayConnection } from "../gateway/index.js";
 import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
 import type { ResolvedQuotas } from "./run-service-options.js";
+import type { RetrySchedule } from "./webhook-schedule.js";
 
 export type ServeOptions = {
   /** Default 127.0.0.1; anything but loopback needs a token from the environment. */
@@ -85,6 +86,8 @@ export type ServeOptions = {
    * a callbackUrl is refused (400), so no caller can make the service POST into its own network.
    */
   readonly allowPrivateCallbacks?: boolean;
+  /** When a webhook not delivered is tried again (webhook-schedule.ts); default DEFAULT_RETRY_SCHEDULE: for up to a day. Tests shorten it. */
+  readonly webhookRetries?: RetrySchedule;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
@@ -136,11 +139,17 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
 
 function checkTenantDefaults(options: ServeOptions, slots: number, queueBound: number): ResolvedQuotas {
   const whole = (flag: string, value: number | undefined, fallback: number, advice: string) => {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new ServeError(`${flag} ${JSON.stringify(value)} is not a whole number above 0; ${advice}`);
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+      throw new ServeError(`${flag} ${JSON.stringify(value)} is not a whole number above 0; ${advice}`);
     return value ?? fallback;
   };
   const maxRunning = whole("--tenant-max-running", options.tenantMaxRunning, slots, `write how many Runs one tenant may run at once, e.g. ${slots}`);
-  const maxQueued = whole("--tenant-max-queued", options.tenantMaxQueued, Math.max(1, Math.floor(queueBound / 2)), "write how many Runs one tenant may have accepted and not ended");
+  const maxQueued = whole(
+    "--tenant-max-queued",
+    options.tenantMaxQueued,
+    Math.max(1, Math.floor(queueBound / 2)),
+    "write how many Runs one tenant may have accepted and not ended",
+  );
   const spend = options.tenantDailySpendUsd;
   if (spend !== undefined && !(Number.isFinite(spend) && spend >= 0))
     throw new ServeError(`--tenant-daily-spend-usd ${JSON.stringify(spend)} is not an amount of USD; write one such as 25, or leave it out for no cap`);
