@@ -5,7 +5,7 @@
 
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv4, isIPv6, type LookupFunction } from "node:net";
 import { quote } from "../errors/index.js";
 import type { Caller } from "./caller.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
@@ -104,10 +104,8 @@ export async function checkCallbackUrl(url: string, allowPrivate: boolean, resol
   return { ok: true, addresses };
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 /** A `lookup` for http.request that answers only the addresses already checked, never asking DNS again. */
-export function pinnedLookup(addresses: readonly LookupAddress[]): (hostname: string, options: { all?: boolean }, callback: LookupCallback) => void {
+export function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const [first] = addresses;
     if (first === undefined) return callback(Object.assign(new Error("no checked address"), { code: "ENOTFOUND" }), "");

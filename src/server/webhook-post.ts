@@ -27,7 +27,9 @@ export async function postWebhook(message: WebhookMessage, options: PostOptions)
   const started = Date.now();
   const took = () => Date.now() - started;
   const deadline = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
-  const checked = await checkCallbackUrl(message.url, options.allowPrivate);
+  // A lookup cannot be cut short; the attempt is not held up by one when the service stops.
+  const checked = await Promise.race([checkCallbackUrl(message.url, options.allowPrivate), aborted(options.signal)]);
+  if (checked === "aborted") return { delivered: false, error: "the service stopped", durationMs: took() };
   if (!checked.ok) return { delivered: false, error: `the callback URL ${checked.why}; not posted`, durationMs: took() };
   const timestamp = new Date();
   const headers = {
@@ -42,13 +44,9 @@ export async function postWebhook(message: WebhookMessage, options: PostOptions)
   try {
     const answer = await new Promise<{ status: number; response: string }>((resolve, reject) => {
       // No agent: one connection per attempt, to the address checked for it.
-      const outgoing = send(
-        message.url,
-        { method: "POST", headers, agent: false, lookup: pinnedLookup(checked.addresses) as never, signal: deadline },
-        (incoming) => {
-          readStart(incoming).then((response) => resolve({ status: incoming.statusCode ?? 0, response }), reject);
-        },
-      );
+      const outgoing = send(message.url, { method: "POST", headers, agent: false, lookup: pinnedLookup(checked.addresses), signal: deadline }, (incoming) => {
+        readStart(incoming).then((response) => resolve({ status: incoming.statusCode ?? 0, response }), reject);
+      });
       outgoing.on("error", reject);
       outgoing.end(message.payload);
     });
@@ -58,6 +56,13 @@ export async function postWebhook(message: WebhookMessage, options: PostOptions)
     const said = deadline.aborted && !options.signal.aborted ? `no answer within ${options.timeoutMs / 1000} s` : (error as Error).message;
     return { delivered: false, error: said, durationMs: took() };
   }
+}
+
+function aborted(signal: AbortSignal): Promise<"aborted"> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve("aborted");
+    else signal.addEventListener("abort", () => resolve("aborted"), { once: true });
+  });
 }
 
 /** The first MAX_ANSWER_BYTES of an answer; the rest is not read. */

@@ -59,6 +59,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A Run's webhooks and every attempt to deliver them */
+        get: operations["listRunDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/artifacts": {
         parameters: {
             query?: never;
@@ -119,6 +136,110 @@ export interface paths {
         };
         /** The Run's events as Server-Sent Events, resumable with Last-Event-ID */
         get: operations["streamRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every API key (admin): prefixes, tenants, scopes, last use; never a secret */
+        get: operations["listKeys"];
+        put?: never;
+        /** Make an API key for a tenant (admin); the key is in this answer only */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key (admin), at once: its next request is refused */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own tenant: its quotas as they hold now, its callback URL, its webhook secret */
+        get: operations["getOwnTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every tenant and its quotas (admin) */
+        get: operations["listTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One tenant, with its webhook secret (admin) */
+        get: operations["getTenant"];
+        /** Make or change a tenant (admin): its quotas (null: back to the default), its callback URL, a new webhook secret */
+        put: operations["changeTenant"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log since a time, oldest first (admin) */
+        get: operations["readAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -293,8 +414,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -338,6 +468,11 @@ export interface operations {
                     labels?: {
                         [key: string]: string;
                     };
+                    /**
+                     * Format: uri
+                     * @description Where the service POSTs this Run's webhooks (run.started, run.finished), signed per Standard Webhooks with the tenant's secret; default the tenant's own callback URL, if it has one. An address that resolves to loopback, link-local or private addresses is refused unless the Operator allowed it
+                     */
+                    callbackUrl?: string;
                     /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
                     writable?: boolean;
                 };
@@ -370,6 +505,11 @@ export interface operations {
                         labels?: {
                             [key: string]: string;
                         };
+                        /**
+                         * Format: uri
+                         * @description Where the service POSTs this Run's webhooks (run.started, run.finished), signed per Standard Webhooks with the tenant's secret; default the tenant's own callback URL, if it has one. An address that resolves to loopback, link-local or private addresses is refused unless the Operator allowed it
+                         */
+                        callbackUrl?: string;
                         /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
                         writable?: boolean;
                     };
@@ -641,8 +781,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -657,8 +806,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -673,8 +831,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -689,8 +856,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -705,8 +881,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -721,8 +906,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -874,8 +1068,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -910,8 +1113,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -926,8 +1138,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1079,8 +1300,96 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    listRunDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        webhooks: {
+                            /** @description the webhook-id header: the same for every attempt, so a receiver dedupes by it */
+                            webhookId: string;
+                            /** @enum {string} */
+                            type: "run.started" | "run.finished";
+                            /** @description when the event happened */
+                            at: string;
+                            /**
+                             * @description failed: no attempt was answered 2xx, and there will be no more
+                             * @enum {string}
+                             */
+                            state: "pending" | "delivered" | "failed";
+                            attempts: {
+                                /** @description 1 for the first */
+                                attempt: number;
+                                /** @description when it started */
+                                at: string;
+                                /** @description whether the receiver answered 2xx */
+                                delivered: boolean;
+                                /** @description the receiver's HTTP status; none when there was no answer */
+                                status?: number;
+                                /** @description why there was no answer: the connection, the time, or an address the service may not post to */
+                                error?: string;
+                                durationMs: number;
+                                /** @description the start of the receiver's answer (its first KiB) */
+                                response?: string;
+                                /** @description when it is tried again; none: delivered, or no more attempts */
+                                nextAttemptAt?: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1145,8 +1454,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1161,8 +1479,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1199,8 +1526,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1215,8 +1551,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1255,8 +1600,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1271,8 +1625,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1287,8 +1650,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1335,8 +1707,17 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
@@ -1351,8 +1732,570 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                tenant?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @description names the key in lists and the audit log; the key is ac_<prefix>_<secret> */
+                            prefix: string;
+                            tenant: string;
+                            /** @enum {string} */
+                            scope: "runs:read" | "runs:write" | "admin";
+                            createdAt: string;
+                            /** @description the prefix of the key that made it, or operator-token */
+                            createdBy: string;
+                            expiresAt?: string;
+                            lastUsedAt?: string;
+                            revokedAt?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tenant: string;
+                    /**
+                     * @description runs:read reads its tenant's Runs; runs:write also makes, cancels and deletes them; admin does all of it for every tenant, and keys, tenants and the audit log
+                     * @default runs:write
+                     * @enum {string}
+                     */
+                    scope?: "runs:read" | "runs:write" | "admin";
+                    /** Format: date-time */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description names the key in lists and the audit log; the key is ac_<prefix>_<secret> */
+                        prefix: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        scope: "runs:read" | "runs:write" | "admin";
+                        createdAt: string;
+                        /** @description the prefix of the key that made it, or operator-token */
+                        createdBy: string;
+                        expiresAt?: string;
+                        lastUsedAt?: string;
+                        revokedAt?: string;
+                        /** @description ac_<prefix>_<secret>: shown once, never again */
+                        key: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                prefix: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description names the key in lists and the audit log; the key is ac_<prefix>_<secret> */
+                        prefix: string;
+                        tenant: string;
+                        /** @enum {string} */
+                        scope: "runs:read" | "runs:write" | "admin";
+                        createdAt: string;
+                        /** @description the prefix of the key that made it, or operator-token */
+                        createdBy: string;
+                        expiresAt?: string;
+                        lastUsedAt?: string;
+                        revokedAt?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    getOwnTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        createdAt: string;
+                        /** @description the Operator's own for this tenant; one left out is the service's default */
+                        quotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        /** @description what holds now: its own, or the service's defaults */
+                        effectiveQuotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        callbackUrl?: string;
+                        /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                        webhookSecret?: string;
+                    };
+                };
+            };
+        };
+    };
+    listTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tenants: {
+                            name: string;
+                            createdAt: string;
+                            /** @description the Operator's own for this tenant; one left out is the service's default */
+                            quotas: {
+                                /** @description its Runs holding a slot at once; more wait in the queue */
+                                maxRunning?: number;
+                                /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                                maxQueued?: number;
+                                /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                                dailySpendUsd?: number;
+                            };
+                            /** @description what holds now: its own, or the service's defaults */
+                            effectiveQuotas: {
+                                /** @description its Runs holding a slot at once; more wait in the queue */
+                                maxRunning?: number;
+                                /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                                maxQueued?: number;
+                                /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                                dailySpendUsd?: number;
+                            };
+                            callbackUrl?: string;
+                            /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                            webhookSecret?: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        createdAt: string;
+                        /** @description the Operator's own for this tenant; one left out is the service's default */
+                        quotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        /** @description what holds now: its own, or the service's defaults */
+                        effectiveQuotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        callbackUrl?: string;
+                        /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                        webhookSecret?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    changeTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    maxRunning?: number | null;
+                    maxQueued?: number | null;
+                    dailySpendUsd?: number | null;
+                    /** @description null: none */
+                    callbackUrl?: string | null;
+                    rotateWebhookSecret?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        createdAt: string;
+                        /** @description the Operator's own for this tenant; one left out is the service's default */
+                        quotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        /** @description what holds now: its own, or the service's defaults */
+                        effectiveQuotas: {
+                            /** @description its Runs holding a slot at once; more wait in the queue */
+                            maxRunning?: number;
+                            /** @description its Runs accepted and not ended; past it POST /v1/runs is 429 quota_exceeded */
+                            maxQueued?: number;
+                            /** @description what its Runs may cost per UTC day; past it POST /v1/runs is 429 quota_exceeded until midnight UTC */
+                            dailySpendUsd?: number;
+                        };
+                        callbackUrl?: string;
+                        /** @description signs its webhooks (Standard Webhooks); shown to the admin scope and to the tenant's runs:write keys */
+                        webhookSecret?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    readAudit: {
+        parameters: {
+            query?: {
+                /** @description default: the last 24 hours */
+                since?: string;
+                /** @description the newest this many */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            time: string;
+                            /** @enum {string} */
+                            action: "run.create" | "run.cancel" | "run.delete" | "run.artifacts" | "key.create" | "key.revoke" | "tenant.change" | "auth.refused";
+                            tenant?: string;
+                            /** @description the prefix of the key used, or operator-token */
+                            key?: string;
+                            runId?: string;
+                            /** @description a key's prefix, a tenant's name */
+                            target?: string;
+                            /** @description the HTTP status answered, or why the door refused */
+                            result: number | string;
+                            remote: string;
+                            /** @description for refusals at the door folded into one entry: how many */
+                            count?: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
                     };
                 };
             };
