@@ -4,6 +4,7 @@
 
 import type { AgentOutcome, AgentRunner } from "../runner/index.js";
 import type { AgentRequestInput } from "../agents/index.js";
+import type { Caller } from "./caller.js";
 import type { RunRecord } from "./store.js";
 
 /** What POST /v1/runs asks: an agent request plus the prompt, labels, whether the agent edits a copy of its inputs, and where its webhooks go. */
@@ -39,6 +40,8 @@ export type RunServiceOptions = {
   readonly onEnd?: (request: ServiceRunRequest, end: RunEnd, tenant: string) => void;
   /** A tenant's quotas; default: every tenant may use every slot and the whole bound, with no spend cap. */
   readonly quotasOf?: (tenant: string) => ResolvedQuotas;
+  /** What to do instead, for a request whose callback URL (or its tenant's) the service may not post to; default: every one may be. */
+  readonly callbackRefusal?: (request: ServiceRunRequest, owner: Caller) => Promise<string | undefined>;
   /** Told of each step of every Run's life (queued, started, finished, deleted), after it is recorded; default: nobody. */
   readonly onLifecycle?: (change: Lifecycle) => void;
 };

@@ -26,7 +26,7 @@ export type Admitted = { readonly record: RunRecord; readonly created: boolean }
 export type KeyReused = { readonly reused: RunRecord };
 /** Why a submit made no Run: the bound is reached, the service is shutting down, or the tenant is at a quota. */
 export type Refused = "queue_full" | "draining" | QuotaRefusal;
-/** A request the service cannot serve (a session to resume, and no sessions kept; writable without inputs): what to do instead. */
+/** A request the service cannot serve (a session to resume, and no sessions kept; writable without inputs; a callback URL it may not post to): what to do instead. */
 export type Unserved = { readonly unserved: string };
 
 /**
@@ -41,7 +41,7 @@ export async function submit(
   inputs: InputsWriter | undefined,
   owner: Caller = OPERATOR,
 ): Promise<Admitted | KeyReused | Refused | Unserved> {
-  const unserved = unservedBecause(state, request, inputs, owner);
+  const unserved = unservedBecause(state, request, inputs, owner) ?? (await state.options.callbackRefusal?.(request, owner));
   if (unserved !== undefined) return { unserved };
   if (idempotencyKey === undefined) return admit(state, request, undefined, inputs, owner);
   // One submit per key at a time: the ones after it answer the Run it made.

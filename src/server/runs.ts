@@ -13,7 +13,7 @@ import { remove, removeEndedBefore, saveA2ATask } from "./run-removal.js";
 import type { RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
 import { submit, type Admitted, type InputsWriter, type KeyReused, type Refused, type Unserved } from "./run-submit.js";
 import { createRunsState, type Listener } from "./runs-state.js";
-import type { RunRecord, StoredEvent } from "./store.js";
+import type { RunRecord, StoredDelivery, StoredEvent } from "./store.js";
 
 export type { Lifecycle, ResolvedQuotas, RunEnd, RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
 export type { Admitted, InputsWriter, KeyReused, Refused, Unserved } from "./run-submit.js";
@@ -56,6 +56,8 @@ export type RunService = {
   readonly a2aTask: (id: string) => Promise<unknown>;
   /** Saves it; a Run that was removed (or never was) keeps nothing. */
   readonly saveA2ATask: (id: string, task: unknown) => Promise<void>;
+  /** Each webhook a Run owes (or owed) and each attempt to deliver it, as its deliveries.jsonl holds them. */
+  readonly deliveries: (id: string) => Promise<StoredDelivery[]>;
   /** Where a Run's agent's work was harvested to (`harvest/` in its directory); it exists once the Harvest ran and took something. */
   readonly harvestDirectory: (id: string) => string;
 };
@@ -80,5 +82,6 @@ export function createRunService(options: RunServiceOptions): RunService {
     harvestDirectory: (id) => store.harvestDirectory(id),
     a2aTask: (id) => (records.has(id) ? store.a2aTask(id) : Promise.resolve(undefined)),
     saveA2ATask: (id, task) => saveA2ATask(state, id, task),
+    deliveries: (id) => (records.has(id) ? store.deliveries(id) : Promise.resolve([])),
   };
 }

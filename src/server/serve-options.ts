@@ -12,6 +12,7 @@ import type { EgressGatewayConnection } from "../gateway/index.js";
 import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
 import type { ResolvedQuotas } from "./run-service-options.js";
+import type { RetrySchedule } from "./webhook-schedule.js";
 
 export type ServeOptions = {
   /** Default 127.0.0.1; anything but loopback needs a token from the environment. */
@@ -85,6 +86,8 @@ export type ServeOptions = {
    * a callbackUrl is refused (400), so no caller can make the service POST into its own network.
    */
   readonly allowPrivateCallbacks?: boolean;
+  /** When a webhook not delivered is tried again (webhook-schedule.ts); default DEFAULT_RETRY_SCHEDULE: for up to a day. Tests shorten it. */
+  readonly webhookRetries?: RetrySchedule;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;

@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import type { AgentRunner } from "../runner/index.js";
 import { createRunMetrics, type RunMetrics, type TenantCounts } from "./metrics.js";
-import type { Lifecycle, ResolvedQuotas, RunEnd, RunService, ServiceRunRequest } from "./runs.js";
+import type { Lifecycle, ResolvedQuotas, RunEnd, RunService, RunServiceOptions, ServiceRunRequest } from "./runs.js";
 import { createRunService } from "./runs.js";
 import type { RunRecord } from "./store.js";
 
@@ -21,6 +21,7 @@ export type MeteredRunsOptions = {
   readonly logger: Logger;
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
   readonly onLifecycle?: (change: Lifecycle) => void;
+  readonly callbackRefusal?: NonNullable<RunServiceOptions["callbackRefusal"]>;
 };
 
 export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {

@@ -1,7 +1,8 @@
 // `agentcage serve`: one process that holds the container engine and runs agents for others over
 // HTTP, as named steps, each in a file of its own: check the options (serve-options.ts), assemble
 // the runners (serve-runners.ts), make the Runs and their metrics (serve-runs.ts), recover them and
-// sweep (serve-sweep.ts), build the app and listen (serve-listen.ts). stop() drains, then closes.
+// sweep (serve-sweep.ts), resume the webhooks still owed (webhooks.ts), build the app and listen
+// (serve-listen.ts). stop() drains, then closes.
 
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -19,6 +20,8 @@ import { openTenancy, type Tenancy } from "./tenancy.js";
 import { assembleServiceRunners } from "./serve-runners.js";
 import { createMeteredRuns } from "./serve-runs.js";
 import { recoverThenSweep } from "./serve-sweep.js";
+import { callbackRefusal } from "./callback-address.js";
+import { createWebhooks } from "./webhooks.js";
 
 export type RunningService = {
   readonly url: string;
@@ -47,8 +50,18 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     onError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
   });
   lifecycle.push(feed.append);
+  const allowPrivate = options.allowPrivateCallbacks === true;
+  const webhooks = createWebhooks({
+    runtimeDir: options.runtimeDir,
+    tenants: tenancy.tenants,
+    allowPrivate,
+    logger,
+    ...(options.webhookRetries === undefined ? {} : { schedule: options.webhookRetries }),
+  });
+  lifecycle.push(webhooks.listener);
   const { service, metrics } = createMeteredRuns({
     quotasOf,
+    callbackRefusal: callbackRefusal(tenancy.tenants, allowPrivate),
     onLifecycle: (change) => {
       for (const listener of lifecycle) listener(change);
     },
@@ -61,8 +74,12 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     logger,
   });
   const sweeper = await recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger });
+  await webhooks.resume(service.list());
   const app = await buildServiceApp({ service, metrics, runner, slots: checked.slots, token, logger, tenancy, quotasOf, feed });
-  const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly });
+  const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly }).catch(async (error: unknown) => {
+    await webhooks.stop();
+    throw error;
+  });
   logger.info({ url, tokenFile }, "agentcage serve is listening");
   return {
     url,
@@ -71,6 +88,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     ...(tokenFile === undefined ? {} : { tokenFile }),
     stop: async (graceMs = options.drainGraceMs ?? DRAIN_GRACE_MS) => {
       await service.drain(graceMs);
+      await webhooks.stop();
       await sweeper.stop();
       await app.close();
       await assembly.close();

@@ -2,7 +2,7 @@
 // request.json (what was asked), state.json (where it is), events.jsonl (every event, numbered, the
 // log an event stream replays from), outcome.json (how it ended), inputs/ (the files it was given),
 // harvest/ (what its agent left), a2a-task.json (the task an A2A caller made of it, with its
-// history). The service's state after a restart is rebuilt from these files
+// history), deliveries.jsonl (each webhook it owes and each attempt to deliver it). The service's state after a restart is rebuilt from these files
 // alone; a directory without state.json is a submit that never finished. One Run, one directory,
 // one writer: this process, and one write of each file at a time, in the order they were asked.
 
@@ -41,6 +41,29 @@ export type RunRecord = {
 
 export type RunUsage = { readonly inputTokens?: number; readonly outputTokens?: number; readonly costUsd?: number };
 
+/**
+ * One line of a Run's deliveries.jsonl: a webhook owed (`owed`: where it goes and the exact body
+ * every attempt sends), one attempt to deliver it and what the receiver answered, or `abandoned`
+ * (its time ran out while the service was stopped). Never a secret: the body holds none.
+ */
+export type StoredDelivery = {
+  readonly kind: "owed" | "attempt" | "abandoned";
+  readonly webhookId: string;
+  readonly type: "run.started" | "run.finished";
+  readonly at: string;
+  /** With `owed`: the callback URL and the body. */
+  readonly url?: string;
+  readonly payload?: string;
+  /** With `attempt`: its number (1 for the first), the receiver's HTTP status or why there was none, how long it took, the start of its answer, and when the next attempt is (none: no more). */
+  readonly attempt?: number;
+  readonly delivered?: boolean;
+  readonly status?: number;
+  readonly error?: string;
+  readonly durationMs?: number;
+  readonly response?: string;
+  readonly nextAttemptAt?: string;
+};
+
 export type RunStore = {
   readonly root: string;
   readonly create: (record: RunRecord, request: unknown) => Promise<void>;
@@ -53,6 +76,9 @@ export type RunStore = {
   /** The A2A task a Run was made for, as the SDK's JSON; undefined when none was saved. */
   readonly a2aTask: (id: string) => Promise<unknown>;
   readonly saveA2ATask: (id: string, task: unknown) => Promise<void>;
+  /** Adds a line to a Run's deliveries.jsonl; a Run that was removed keeps nothing (ENOENT). */
+  readonly appendDelivery: (id: string, delivery: StoredDelivery) => Promise<void>;
+  readonly deliveries: (id: string) => Promise<StoredDelivery[]>;
   /** Every Run on disk, oldest first, for the index rebuilt at start. */
   readonly all: () => Promise<RunRecord[]>;
   readonly directory: (id: string) => string;
@@ -115,17 +141,10 @@ export function createRunStore(runtimeDir: string): RunStore {
     },
     update: (record) => writeJson(join(directory(record.id), "state.json"), record),
     appendEvent: (id, event) => appendFile(join(directory(id), "events.jsonl"), `${JSON.stringify(event)}\n`, { mode: 0o600 }),
-    events: async (id) => {
-      const text = await readFile(join(directory(id), "events.jsonl"), "utf8").catch(() => "");
-      // A line cut short by a crash is the last one; what came before it stands.
-      return text.split("\n").flatMap((line) => {
-        try {
-          return line === "" ? [] : [JSON.parse(line) as StoredEvent];
-        } catch {
-          return [];
-        }
-      });
-    },
+    events: (id) => readLines<StoredEvent>(join(directory(id), "events.jsonl")),
+    // appendFile makes no directory: a removed Run's is not made again.
+    appendDelivery: (id, delivery) => appendFile(join(directory(id), "deliveries.jsonl"), `${JSON.stringify(delivery)}\n`, { mode: 0o600 }),
+    deliveries: (id) => readLines<StoredDelivery>(join(directory(id), "deliveries.jsonl")),
     request: (id) => readJson(join(directory(id), "request.json")),
     outcome: (id) => readJson(join(directory(id), "outcome.json")).catch(() => undefined),
     saveOutcome: (id, outcome) => writeJson(join(directory(id), "outcome.json"), outcome),
@@ -147,4 +166,16 @@ export function createRunStore(runtimeDir: string): RunStore {
       return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
   };
+}
+
+/** A JSON-lines file's lines; none when it does not exist. A line cut short by a crash is the last one; what came before it stands. */
+async function readLines<T>(path: string): Promise<T[]> {
+  const text = await readFile(path, "utf8").catch(() => "");
+  return text.split("\n").flatMap((line) => {
+    try {
+      return line === "" ? [] : [JSON.parse(line) as T];
+    } catch {
+      return [];
+    }
+  });
 }

@@ -23,5 +23,6 @@ export function runsFor(service: RunService, caller: Caller): RunService {
     removeEndedBefore: async (cutoff) => (caller.scope === "admin" ? service.removeEndedBefore(cutoff) : []),
     a2aTask: async (id) => (known(id) ? service.a2aTask(id) : undefined),
     saveA2ATask: async (id, task) => (known(id) ? service.saveA2ATask(id, task) : undefined),
+    deliveries: async (id) => (known(id) ? service.deliveries(id) : []),
   };
 }

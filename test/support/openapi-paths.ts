@@ -59,32 +59,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/events": {
+    "/v1/runs/{id}/deliveries": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Every Run's lifecycle in the caller's tenant (admin: every tenant), after a cursor; as Server-Sent Events with Accept: text/event-stream */
-        get: operations["readEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** What the Runs that ended since a time came to, per tenant: counts by end reason, tokens and cost, in total and per label */
-        get: operations["readUsage"];
+        /** A Run's webhooks and every attempt to deliver them */
+        get: operations["listRunDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -431,7 +414,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -798,7 +781,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -823,7 +806,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -848,7 +831,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -873,7 +856,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -898,7 +881,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -923,7 +906,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1085,7 +1068,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1130,7 +1113,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1155,7 +1138,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1317,7 +1300,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1333,226 +1316,13 @@ export interface operations {
             };
         };
     };
-    readEvents: {
+    listRunDeliveries: {
         parameters: {
-            query?: {
-                /** @description the entries after this id (the nextAfter of the previous page, or Last-Event-ID); default: from the oldest kept */
-                after?: number;
-                /** @description JSON only: the most entries one page holds */
-                limit?: number;
-                /** @description admin: one tenant's entries only */
-                tenant?: string;
-            };
+            query?: never;
             header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description as JSON; with Accept: text/event-stream, each entry as an event named by its type, its id the entry's */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        events: {
-                            /** @description one sequence over the whole service, only growing (across restarts too): send the last one seen as after= */
-                            id: number;
-                            /** @enum {string} */
-                            type: "run.queued" | "run.started" | "run.finished" | "run.deleted";
-                            runId: string;
-                            tenant: string;
-                            time: string;
-                            data: {
-                                /** @enum {string} */
-                                state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-                                labels: {
-                                    [key: string]: string;
-                                };
-                                /**
-                                 * @description run.finished: the Outcome's reason
-                                 * @enum {string}
-                                 */
-                                reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
-                                durationMs?: number;
-                                inputTokens?: number;
-                                outputTokens?: number;
-                                costUsd?: number;
-                            };
-                        }[];
-                        /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
-                        nextAfter: number;
-                    };
-                    "text/event-stream": {
-                        events: {
-                            /** @description one sequence over the whole service, only growing (across restarts too): send the last one seen as after= */
-                            id: number;
-                            /** @enum {string} */
-                            type: "run.queued" | "run.started" | "run.finished" | "run.deleted";
-                            runId: string;
-                            tenant: string;
-                            time: string;
-                            data: {
-                                /** @enum {string} */
-                                state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
-                                labels: {
-                                    [key: string]: string;
-                                };
-                                /**
-                                 * @description run.finished: the Outcome's reason
-                                 * @enum {string}
-                                 */
-                                reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
-                                durationMs?: number;
-                                inputTokens?: number;
-                                outputTokens?: number;
-                                costUsd?: number;
-                            };
-                        }[];
-                        /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
-                        nextAfter: number;
-                    };
-                };
+            path: {
+                id: string;
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
-                         * @enum {string}
-                         */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
-                        message: string;
-                        /**
-                         * @description with quota_exceeded: the tenant's quota the request passed
-                         * @enum {string}
-                         */
-                        quota?: "max_queued" | "daily_spend_usd";
-                        /** @description with quota_exceeded: the quota's limit */
-                        limit?: number;
-                        /** @description with quota_exceeded: what the tenant has used of it */
-                        used?: number;
-                    };
-                    "text/event-stream": {
-                        /**
-                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
-                         * @enum {string}
-                         */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
-                        message: string;
-                        /**
-                         * @description with quota_exceeded: the tenant's quota the request passed
-                         * @enum {string}
-                         */
-                        quota?: "max_queued" | "daily_spend_usd";
-                        /** @description with quota_exceeded: the quota's limit */
-                        limit?: number;
-                        /** @description with quota_exceeded: what the tenant has used of it */
-                        used?: number;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
-                         * @enum {string}
-                         */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
-                        message: string;
-                        /**
-                         * @description with quota_exceeded: the tenant's quota the request passed
-                         * @enum {string}
-                         */
-                        quota?: "max_queued" | "daily_spend_usd";
-                        /** @description with quota_exceeded: the quota's limit */
-                        limit?: number;
-                        /** @description with quota_exceeded: what the tenant has used of it */
-                        used?: number;
-                    };
-                    "text/event-stream": {
-                        /**
-                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
-                         * @enum {string}
-                         */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
-                        message: string;
-                        /**
-                         * @description with quota_exceeded: the tenant's quota the request passed
-                         * @enum {string}
-                         */
-                        quota?: "max_queued" | "daily_spend_usd";
-                        /** @description with quota_exceeded: the quota's limit */
-                        limit?: number;
-                        /** @description with quota_exceeded: what the tenant has used of it */
-                        used?: number;
-                    };
-                };
-            };
-            /** @description Default Response */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
-                         * @enum {string}
-                         */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
-                        message: string;
-                        /**
-                         * @description with quota_exceeded: the tenant's quota the request passed
-                         * @enum {string}
-                         */
-                        quota?: "max_queued" | "daily_spend_usd";
-                        /** @description with quota_exceeded: the quota's limit */
-                        limit?: number;
-                        /** @description with quota_exceeded: what the tenant has used of it */
-                        used?: number;
-                    };
-                    "text/event-stream": {
-                        /**
-                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
-                         * @enum {string}
-                         */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
-                        message: string;
-                        /**
-                         * @description with quota_exceeded: the tenant's quota the request passed
-                         * @enum {string}
-                         */
-                        quota?: "max_queued" | "daily_spend_usd";
-                        /** @description with quota_exceeded: the quota's limit */
-                        limit?: number;
-                        /** @description with quota_exceeded: what the tenant has used of it */
-                        used?: number;
-                    };
-                };
-            };
-        };
-    };
-    readUsage: {
-        parameters: {
-            query?: {
-                /** @description default: the start of today, UTC */
-                since?: string;
-                /** @description admin: one tenant only */
-                tenant?: string;
-            };
-            header?: never;
-            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -1564,37 +1334,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        since: string;
-                        /** @description the caller's tenant; for the admin scope each tenant with a Run ended since */
-                        tenants: {
-                            runs: number;
-                            /** @description Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state) */
-                            reasons: {
-                                [key: string]: number;
-                            };
-                            inputTokens: number;
-                            outputTokens: number;
-                            costUsd: number;
-                            tenant: string;
-                            /** @description the same for the Runs with each label, keyed key=value */
-                            labels: {
-                                [key: string]: {
-                                    runs: number;
-                                    /** @description Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state) */
-                                    reasons: {
-                                        [key: string]: number;
-                                    };
-                                    inputTokens: number;
-                                    outputTokens: number;
-                                    costUsd: number;
-                                };
-                            };
+                        id: string;
+                        webhooks: {
+                            /** @description the webhook-id header: the same for every attempt, so a receiver dedupes by it */
+                            webhookId: string;
+                            /** @enum {string} */
+                            type: "run.started" | "run.finished";
+                            /** @description when the event happened */
+                            at: string;
+                            /**
+                             * @description failed: no attempt was answered 2xx, and there will be no more
+                             * @enum {string}
+                             */
+                            state: "pending" | "delivered" | "failed";
+                            attempts: {
+                                /** @description 1 for the first */
+                                attempt: number;
+                                /** @description when it started */
+                                at: string;
+                                /** @description whether the receiver answered 2xx */
+                                delivered: boolean;
+                                /** @description the receiver's HTTP status; none when there was no answer */
+                                status?: number;
+                                /** @description why there was no answer: the connection, the time, or an address the service may not post to */
+                                error?: string;
+                                durationMs: number;
+                                /** @description the start of the receiver's answer (its first KiB) */
+                                response?: string;
+                                /** @description when it is tried again; none: delivered, or no more attempts */
+                                nextAttemptAt?: string;
+                            }[];
                         }[];
                     };
                 };
             };
             /** @description Default Response */
-            400: {
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1604,32 +1379,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
-                        message: string;
-                        /**
-                         * @description with quota_exceeded: the tenant's quota the request passed
-                         * @enum {string}
-                         */
-                        quota?: "max_queued" | "daily_spend_usd";
-                        /** @description with quota_exceeded: the quota's limit */
-                        limit?: number;
-                        /** @description with quota_exceeded: what the tenant has used of it */
-                        used?: number;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
-                         * @enum {string}
-                         */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1704,7 +1454,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1729,7 +1479,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1776,7 +1526,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1801,7 +1551,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1850,7 +1600,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1875,7 +1625,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1900,7 +1650,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1957,7 +1707,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1982,7 +1732,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2043,7 +1793,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2116,7 +1866,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2175,7 +1925,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2200,7 +1950,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2361,7 +2111,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2386,7 +2136,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2468,7 +2218,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2535,7 +2285,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
