@@ -32,6 +32,8 @@ import { refusalOf, type ValidationContext } from "./refusals.js";
 import { ARTIFACT_PATH_HELP, errorBody } from "./schemas.js";
 
 export type AppOptions = {
+  /** Whether callback URLs may resolve to loopback, link-local or private addresses (serve's --allow-private-callbacks); default false. */
+  readonly allowPrivateCallbacks?: boolean;
   readonly service: RunService;
   readonly token: string;
   /** The tenants' keys, the tenants, the audit log. */
@@ -114,7 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerEventRoutes(app, options.service);
   await registerA2A(app, { service: options.service, onForbidden: (request, method, needed) => forbidden(request, `A2A ${method}`, needed) });
   registerKeyRoutes(app, tenancy);
-  registerTenantRoutes(app, tenancy, options.quotasOf);
+  registerTenantRoutes(app, tenancy, options.quotasOf, options.allowPrivateCallbacks === true);
   registerAuditRoute(app, tenancy);
   options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());

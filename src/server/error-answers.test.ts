@@ -111,6 +111,19 @@ describe("the HTTP API's refusals", () => {
     expect(await answer({ method: "GET", url: `/v1/runs/${LIVE.id}/artifacts`, headers: authorized })).toEqual({ status: 409, error: "not_ended" });
   });
 
+  it("refuses a tenant's default callback URL on a loopback address (400), naming callbackUrl, and keeps the tenant as it was", async () => {
+    const put = (callbackUrl: string) =>
+      app.inject({ method: "PUT", url: "/v1/tenants/team-a", headers: { ...authorized, "content-type": "application/json" }, payload: { callbackUrl } });
+    const refused = await put("http://127.0.0.1:9/hooks");
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      error: "invalid_request",
+      message: expect.stringContaining('callbackUrl "http://127.0.0.1:9/hooks" resolves to 127.0.0.1'),
+    });
+    const tenant = (await app.inject({ method: "GET", url: "/v1/tenants/team-a", headers: authorized })).json() as { callbackUrl?: string };
+    expect(tenant.callbackUrl).toBeUndefined();
+  });
+
   it("answers its own failure internal (500), without its words", async () => {
     submit = async () => {
       throw new Error("a secret detail of the failure");

@@ -5,6 +5,8 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { quote } from "../errors/index.js";
+import { checkCallbackUrl } from "./callback-address.js";
 import { allows } from "./caller.js";
 import { tenantName } from "./route-keys.js";
 import type { ResolvedQuotas } from "./runs.js";
@@ -40,7 +42,12 @@ const changeBody = z.object({
   rotateWebhookSecret: z.boolean().optional(),
 });
 
-export function registerTenantRoutes(fastify: FastifyInstance, tenancy: Tenancy, quotasOf: (tenant: string) => ResolvedQuotas): void {
+export function registerTenantRoutes(
+  fastify: FastifyInstance,
+  tenancy: Tenancy,
+  quotasOf: (tenant: string) => ResolvedQuotas,
+  allowPrivateCallbacks: boolean,
+): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const view = (tenant: Tenant, withSecret: boolean) => {
     const { webhookSecret, ...rest } = tenant;
@@ -90,8 +97,16 @@ export function registerTenantRoutes(fastify: FastifyInstance, tenancy: Tenancy,
         response: { 200: tenantSchema, 400: errorSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { maxRunning, maxQueued, dailySpendUsd, callbackUrl, rotateWebhookSecret } = request.body;
+      // Checked as a Run's own would be at submit: a default no Run could use is refused now, not at each submit.
+      const checked = typeof callbackUrl === "string" ? await checkCallbackUrl(callbackUrl, allowPrivateCallbacks) : undefined;
+      if (checked?.ok === false) {
+        const advice = checked.why.startsWith("resolves to")
+          ? "give the address of a receiver the service can reach, or start the service with --allow-private-callbacks for the deployment's own receivers"
+          : "give the address of a receiver the service can reach";
+        return reply.code(400).send(errorBody("invalid_request", `callbackUrl ${quote(callbackUrl as string)} ${checked.why}; ${advice}`));
+      }
       const quotas: QuotaChanges = Object.fromEntries(Object.entries({ maxRunning, maxQueued, dailySpendUsd }).filter(([, value]) => value !== undefined));
       const changed = await tenancy.tenants.change(request.params.name, {
         quotas,

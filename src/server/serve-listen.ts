@@ -15,6 +15,7 @@ import type { Tenancy } from "./tenancy.js";
 import { ServeError } from "./serve-options.js";
 
 export type ServiceAppOptions = {
+  readonly allowPrivateCallbacks: boolean;
   readonly service: RunService;
   readonly metrics: RunMetrics;
   readonly runner: AgentRunner;
@@ -34,6 +35,7 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
     token: options.token,
     logger: options.logger,
     tenancy: options.tenancy,
+    allowPrivateCallbacks: options.allowPrivateCallbacks,
     feed: options.feed,
     quotasOf: options.quotasOf,
     readiness: async () => {

@@ -75,7 +75,18 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   });
   const sweeper = await recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger });
   await webhooks.resume(service.list());
-  const app = await buildServiceApp({ service, metrics, runner, slots: checked.slots, token, logger, tenancy, quotasOf, feed });
+  const app = await buildServiceApp({
+    service,
+    metrics,
+    runner,
+    slots: checked.slots,
+    token,
+    logger,
+    tenancy,
+    quotasOf,
+    feed,
+    allowPrivateCallbacks: allowPrivate,
+  });
   const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly }).catch(async (error: unknown) => {
     await webhooks.stop();
     throw error;
