@@ -17,7 +17,7 @@ import type { TenantStore } from "./tenants.js";
 import { postWebhook } from "./webhook-post.js";
 
 /** The A2A 1.0 spec's header for a config's token (the SDK's default sender's too). */
-export const NOTIFICATION_TOKEN_HEADER = "x-a2a-notification-token";
+const NOTIFICATION_TOKEN_HEADER = "x-a2a-notification-token";
 
 const V1_SERIALIZER = new V1PushNotificationSerializer();
 const V03_SERIALIZER = new V03PushNotificationSerializer();
