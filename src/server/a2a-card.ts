@@ -32,14 +32,14 @@ export function agentCard(endpointUrl: string): AgentCard {
     name: "agentcage",
     description:
       "Runs an AI coding-agent CLI (claude or codex) in one fresh, locked-down container per task; a task's id is the id of its Run " +
-      `in the service's own API (/v1/runs/{id}). ${METADATA_HELP} Long tasks: stream them (message/stream) or ask with returnImmediately and poll tasks/get.`,
+      `in the service's own API (/v1/runs/{id}). ${METADATA_HELP} Long tasks: stream them (message/stream) or ask with returnImmediately and poll tasks/get, or have each task event pushed (pushNotificationConfig): ` +
+      "every push is signed per Standard Webhooks with your tenant's webhook secret (GET /v1/tenant) and carries the config's token in X-A2A-Notification-Token.",
     supportedInterfaces: duplicateInterfacesForLegacy([{ url: endpointUrl, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }], ["JSONRPC"]),
     provider: undefined,
     version: "1",
-    // No A2A push notifications: they are task events the SDK's own sender would POST to any URL a
-    // caller names (no private-address check, no signature), and the service's webhooks (callbackUrl)
-    // are Standard Webhooks run.* events, not those. The pushNotificationConfig methods answer -32003.
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    // Push notifications: each task event POSTed to the configs a caller set, through the service's
+    // webhook path (the address checked and pinned, signed with the tenant's webhook secret).
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {
       bearer: {
         scheme: {

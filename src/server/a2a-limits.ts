@@ -19,3 +19,14 @@ export const OUTPUT_CHECK_TIMEOUT_MS = 5_000;
 export const RESULT_FILE = "result.json";
 /** Bytes of out/result.json read as an answer; a bigger one fails the check. */
 export const MAX_RESULT_FILE_BYTES = 1024 * 1024;
+
+/** Push notification configs one task may have at once; a sixth is refused until one is deleted. */
+export const MAX_PUSH_CONFIGS_PER_TASK = 5;
+/** A push notification config's url, in characters (as a Run's callbackUrl). */
+export const MAX_PUSH_URL_CHARACTERS = 2048;
+/** A push notification config's token, or its authentication scheme and credentials together, in characters. */
+export const MAX_PUSH_CREDENTIAL_CHARACTERS = 4096;
+/** How long one push notification may take, the lookup, the connection and the answer together. */
+export const PUSH_ATTEMPT_TIMEOUT_MS = 10_000;
+/** Push notifications of one task waiting their turn; past it an event is not pushed (and logged). */
+export const MAX_PENDING_PUSHES_PER_TASK = 64;

@@ -4,6 +4,7 @@
 // request and transport handlers; this file only adapts them to Fastify (SSE for streams, as the
 // SDK's express adapter does). Tasks are the service's Runs; nothing here touches the engine. Each
 // call is its Caller's: it sees and makes its own tenant's tasks only, and a read-only key changes none.
+// Push notifications go through the service's own guarded, signed path (a2a-push-store.ts, a2a-push-sender.ts).
 
 import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER, type Message } from "@a2a-js/sdk";
 import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from "@a2a-js/sdk/compat/v0_3";
@@ -13,14 +14,17 @@ import { DefaultRequestHandler, JsonRpcTransportHandler, defaultServerCallContex
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { CallerUser, scopeForMethod } from "./a2a-caller.js";
 import { agentCard } from "./a2a-card.js";
-import { createRunBuses, createRunExecutor } from "./a2a-executor.js";
+import { createRunBuses, createRunExecutor, type RunBuses } from "./a2a-executor.js";
 import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
+import { createPushSender } from "./a2a-push-sender.js";
+import { createRunPushStore } from "./a2a-push-store.js";
 import { refusalOf } from "./a2a-request.js";
 import { createRunTaskStore } from "./a2a-tasks.js";
 import { allows, type Scope } from "./caller.js";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
-import type { RunService } from "./runs.js";
+import type { Lifecycle, RunService } from "./runs.js";
 import { errorBody } from "./schemas.js";
+import type { TenantStore } from "./tenants.js";
 
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 
@@ -30,16 +34,38 @@ export type A2AOptions = {
   readonly publicUrl?: string;
   /** Told of each call refused for its key's scope (for the audit log); the request carries its Caller. */
   readonly onForbidden?: (request: FastifyRequest, method: string, needed: Scope) => void;
+  /** Whose webhook secret signs a task's push notifications. */
+  readonly tenants: TenantStore;
+  /** Push notifications to private and loopback receivers allowed (agentcage serve --allow-private-callbacks). */
+  readonly allowPrivateCallbacks?: boolean;
+  /** Hears every step of every Run's life: a deleted Run's push notification configs go with it. */
+  readonly onLifecycle?: (listener: (change: Lifecycle) => void) => void;
 };
 
 type RpcAnswer = { readonly jsonrpc: string; readonly id: string | number | null; readonly result?: unknown; readonly error?: unknown };
 
 export async function registerA2A(app: FastifyInstance, options: A2AOptions): Promise<void> {
   const tasks = createRunTaskStore(options.service);
+  const allowPrivate = options.allowPrivateCallbacks === true;
+  const pushes = createRunPushStore({ service: options.service, allowPrivate });
+  options.onLifecycle?.((change) => {
+    if (change.type === "run.deleted") pushes.forget(change.record.id);
+  });
+  const stopping = new AbortController();
+  app.addHook("onClose", async () => stopping.abort());
+  const sender = createPushSender({ store: pushes, tenants: options.tenants, allowPrivate, logger: app.log, signal: stopping.signal });
   const buses = createRunBuses();
+  // The SDK's task id becomes the Run's once the Run exists: the task's push configs follow it there.
+  const following: RunBuses = {
+    ...buses,
+    follow: (runId, taskId, tenant, final) => {
+      pushes.follow(taskId, runId);
+      buses.follow(runId, taskId, tenant, final);
+    },
+  };
   // The handler reads only capabilities and protocol versions from its card; the served card names the full URL.
   const card = agentCard(A2A_JSONRPC_PATH);
-  const handler = refusingUnrunnable(new DefaultRequestHandler(card, tasks, createRunExecutor(options.service, tasks, buses), buses));
+  const handler = refusingUnrunnable(new DefaultRequestHandler(card, tasks, createRunExecutor(options.service, tasks, following), following, pushes, sender));
   const current = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);
 

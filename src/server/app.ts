@@ -26,14 +26,12 @@ import { registerKeyRoutes } from "./route-keys.js";
 import { registerTenantRoutes } from "./route-tenants.js";
 import { registerUsageRoute } from "./route-usage.js";
 import { registerRunRoutes } from "./routes.js";
-import type { ResolvedQuotas, RunService } from "./runs.js";
+import type { Lifecycle, ResolvedQuotas, RunService } from "./runs.js";
 import type { Tenancy } from "./tenancy.js";
 import { refusalOf, type ValidationContext } from "./refusals.js";
 import { ARTIFACT_PATH_HELP, errorBody } from "./schemas.js";
 
 export type AppOptions = {
-  /** Whether callback URLs may resolve to loopback, link-local or private addresses (serve's --allow-private-callbacks); default false. */
-  readonly allowPrivateCallbacks?: boolean;
   readonly service: RunService;
   readonly token: string;
   /** The tenants' keys, the tenants, the audit log. */
@@ -45,6 +43,10 @@ export type AppOptions = {
   readonly readiness: () => Promise<Readiness>;
   readonly logger: Logger;
   readonly metrics: RunMetrics;
+  /** Webhooks and A2A push notifications to private and loopback receivers allowed (serve's --allow-private-callbacks); default false. */
+  readonly allowPrivateCallbacks?: boolean;
+  /** Adds a listener to every Run's lifecycle (A2A forgets a deleted Run's push notification configs). */
+  readonly onLifecycle?: (listener: (change: Lifecycle) => void) => void;
 };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -114,7 +116,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerUsageRoute(app, options.service);
   registerArtifactRoutes(app, options.service);
   registerEventRoutes(app, options.service);
-  await registerA2A(app, { service: options.service, onForbidden: (request, method, needed) => forbidden(request, `A2A ${method}`, needed) });
+  await registerA2A(app, {
+    service: options.service,
+    tenants: tenancy.tenants,
+    onForbidden: (request, method, needed) => forbidden(request, `A2A ${method}`, needed),
+    ...(options.allowPrivateCallbacks === undefined ? {} : { allowPrivateCallbacks: options.allowPrivateCallbacks }),
+    ...(options.onLifecycle === undefined ? {} : { onLifecycle: options.onLifecycle }),
+  });
   registerKeyRoutes(app, tenancy);
   registerTenantRoutes(app, tenancy, options.quotasOf, options.allowPrivateCallbacks === true);
   registerAuditRoute(app, tenancy);

@@ -10,12 +10,11 @@ import { buildApp } from "./app.js";
 import type { Feed } from "./feed.js";
 import type { RunMetrics } from "./metrics.js";
 import type { PeriodicSweep } from "./periodic-sweep.js";
-import type { ResolvedQuotas, RunService } from "./runs.js";
+import type { Lifecycle, ResolvedQuotas, RunService } from "./runs.js";
 import type { Tenancy } from "./tenancy.js";
 import { ServeError } from "./serve-options.js";
 
 export type ServiceAppOptions = {
-  readonly allowPrivateCallbacks: boolean;
   readonly service: RunService;
   readonly metrics: RunMetrics;
   readonly runner: AgentRunner;
@@ -25,6 +24,8 @@ export type ServiceAppOptions = {
   readonly tenancy: Tenancy;
   readonly feed: Feed;
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
+  readonly allowPrivateCallbacks: boolean;
+  readonly onLifecycle: (listener: (change: Lifecycle) => void) => void;
 };
 
 export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInstance> {
@@ -35,9 +36,10 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
     token: options.token,
     logger: options.logger,
     tenancy: options.tenancy,
-    allowPrivateCallbacks: options.allowPrivateCallbacks,
     feed: options.feed,
     quotasOf: options.quotasOf,
+    allowPrivateCallbacks: options.allowPrivateCallbacks,
+    onLifecycle: options.onLifecycle,
     readiness: async () => {
       const checked = await runner.check();
       return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...service.counts() } };

@@ -44,7 +44,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   );
   const quotasOf = tenantQuotas(tenancy, checked);
   const { assembly, runner, writableRunner } = await assembleServiceRunners(options, checked.slots, logger);
-  // Who hears of each step of every Run's life: the events feed, the webhooks.
+  // Who hears of each step of every Run's life: the events feed, the webhooks, A2A's push notification configs.
   const lifecycle: Array<(change: Lifecycle) => void> = [];
   const feed = await openFeed(serviceDir, {
     onError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
@@ -86,6 +86,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     quotasOf,
     feed,
     allowPrivateCallbacks: allowPrivate,
+    onLifecycle: (listener) => lifecycle.push(listener),
   });
   const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly }).catch(async (error: unknown) => {
     await webhooks.stop();

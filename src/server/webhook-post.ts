@@ -11,7 +11,16 @@ import { checkCallbackUrl, pinnedLookup } from "./callback-address.js";
 /** What of a receiver's answer is read and kept. */
 export const MAX_ANSWER_BYTES = 1024;
 
-export type WebhookMessage = { readonly url: string; readonly webhookId: string; readonly payload: string; readonly secret: string };
+export type WebhookMessage = {
+  readonly url: string;
+  readonly webhookId: string;
+  readonly payload: string;
+  readonly secret: string;
+  /** The body's type; default application/json. */
+  readonly contentType?: string;
+  /** Sent as well (an A2A push's token); never one of the signature's or the body's own. */
+  readonly headers?: Readonly<Record<string, string>>;
+};
 
 export type AttemptResult = {
   readonly delivered: boolean;
@@ -33,7 +42,8 @@ export async function postWebhook(message: WebhookMessage, options: PostOptions)
   if (!checked.ok) return { delivered: false, error: `the callback URL ${checked.why}; not posted`, durationMs: took() };
   const timestamp = new Date();
   const headers = {
-    "content-type": "application/json",
+    ...message.headers,
+    "content-type": message.contentType ?? "application/json",
     "content-length": String(Buffer.byteLength(message.payload)),
     "user-agent": "agentcage",
     "webhook-id": message.webhookId,
