@@ -5,9 +5,15 @@
 import { ServerCallContext, type User } from "@a2a-js/sdk/server";
 import type { Caller, Scope } from "./caller.js";
 
-/** The SDK's User for one Caller; its userName is the Caller's tenant. */
+/** What an A2A call did to a Run, for the audit log: made it (or was answered it) or cancelled it, and how that went. */
+export type A2AAct = (action: "run.create" | "run.cancel", runId: string | undefined, result: number | string) => void;
+
+/** The SDK's User for one Caller; its userName is the Caller's tenant. `acted` records what the call did (the audit log). */
 export class CallerUser implements User {
-  constructor(readonly caller: Caller) {}
+  constructor(
+    readonly caller: Caller,
+    readonly acted: A2AAct = () => undefined,
+  ) {}
   get isAuthenticated(): boolean {
     return true;
   }
@@ -23,6 +29,12 @@ const NOBODY: Caller = { tenant: "", scope: "runs:read", key: "" };
 export function callerOf(context: ServerCallContext | undefined): Caller {
   const user = context?.user;
   return user instanceof CallerUser ? user.caller : NOBODY;
+}
+
+/** Records what a call did to a Run, when the call came through the service's door (a CallerUser). */
+export function actedIn(context: ServerCallContext | undefined): A2AAct {
+  const user = context?.user;
+  return user instanceof CallerUser ? user.acted : () => undefined;
 }
 
 /** A call context for one Caller (the tests' and the service's own way to make one). */

@@ -18,7 +18,7 @@ import {
 } from "@a2a-js/sdk/server";
 import type { AgentEvent as RunAgentEvent } from "../agents/index.js";
 import { checkAnswer } from "./a2a-answer.js";
-import { callerOf } from "./a2a-caller.js";
+import { actedIn, callerOf } from "./a2a-caller.js";
 import { MAX_RESULT_FILE_BYTES, RESULT_FILE } from "./a2a-limits.js";
 import { runRequestOf, type A2ARunRequest } from "./a2a-request.js";
 import { a2aStateOf, agentMessage, answerArtifact, dataPart, endingOf, endingText, isTerminal, textPart } from "./a2a-tasks.js";
@@ -86,6 +86,7 @@ export function createRunExecutor(service: RunService, tasks: TaskStore, buses: 
       const caller = callerOf(context.context);
       if (!allows(caller, "runs:write")) throw new RequestMalformedError("this call carries no key that may make Runs; send it with a runs:write key");
       const submitted = await service.submit(asked.run, asked.idempotencyKey, undefined, caller);
+      actedIn(context.context)("run.create", ...auditOf(submitted));
       if (typeof submitted === "string" || "quota" in submitted) return reject(bus, context.taskId, context.contextId, context.userMessage, submitted);
       if ("unserved" in submitted) throw new RequestMalformedError(`metadata.${submitted.unserved}`);
       if ("reused" in submitted) {
@@ -277,4 +278,13 @@ function reject(bus: ExecutionEventBus, taskId: string, contextId: string, userM
   const status = { state: TaskState.TASK_STATE_REJECTED, message, timestamp: new Date().toISOString() };
   bus.publish(AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [{ ...userMessage, taskId, contextId }], metadata: undefined }));
   bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status, metadata: undefined }));
+}
+
+/** What the audit log says of one submit over A2A: the Run made (202) or answered again (200), or why none was. */
+function auditOf(submitted: Awaited<ReturnType<RunService["submit"]>>): [runId: string | undefined, result: number | string] {
+  if (typeof submitted === "string") return [undefined, submitted];
+  if ("quota" in submitted) return [undefined, `quota_exceeded: ${submitted.quota}`];
+  if ("unserved" in submitted) return [undefined, "invalid_request"];
+  if ("reused" in submitted) return [undefined, "idempotency_key_reused"];
+  return [submitted.record.id, submitted.created ? 202 : 200];
 }

@@ -6,7 +6,7 @@
 
 import { Role, Task, TaskState, type Artifact, type ListTasksRequest, type ListTasksResponse, type Message, type Part, type TaskStatus } from "@a2a-js/sdk";
 import type { TaskStore } from "@a2a-js/sdk/server";
-import { callerOf } from "./a2a-caller.js";
+import { actedIn, callerOf } from "./a2a-caller.js";
 import { MAX_TASKS_KEPT } from "./a2a-limits.js";
 import { sees, type Caller } from "./caller.js";
 import type { RunService } from "./runs.js";
@@ -138,6 +138,7 @@ export function createRunTaskStore(service: RunService): TaskStore {
       const record = runs.get(task.id);
       if (task.status?.state === TaskState.TASK_STATE_CANCELED && record !== undefined && !TERMINAL_STATES.has(record.state)) {
         const after = await runs.cancel(task.id);
+        actedIn(context)("run.cancel", task.id, after?.state ?? "not_found");
         // It ended another way first: the task says how it really ended, and the SDK refuses the cancel.
         if (after !== undefined && after.state !== "cancelled") {
           await keep(caller, { ...task, status: (await taskOfRun(runs, after)).status });

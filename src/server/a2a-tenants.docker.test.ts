@@ -118,6 +118,13 @@ describe("A2A between tenants", () => {
     const adminListed = JSON.parse((await rpc(service.token(), "ListTasks", {})).text) as { result: { tasks: Array<{ id: string }> } };
     expect(adminListed.result.tasks.map((t) => t.id)).toContain(hanging);
 
+    // The audit log names who made A's task over A2A, and B's cancels of it changed nothing, so none is there as done.
+    const audit = (await (await fetch(`${service.running().url}/v1/audit`, { headers: { authorization: `Bearer ${service.token()}` } })).json()) as {
+      entries: Array<{ action: string; tenant?: string; runId?: string; target?: string; result: unknown }>;
+    };
+    expect(audit.entries).toContainEqual(expect.objectContaining({ action: "run.create", tenant: "a", runId: hanging, target: "A2A", result: 202 }));
+    expect(audit.entries.filter((entry) => entry.action === "run.cancel" && entry.runId === hanging)).toEqual([]);
+
     // A's task was neither cancelled nor touched.
     expect((await runOf(keys.a, hanging)).run.state).toBe("running");
     const own = JSON.parse((await rpc(keys.a, "GetTask", { id: hanging })).text) as { result: { status: { state: string } } };

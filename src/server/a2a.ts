@@ -34,6 +34,8 @@ export type A2AOptions = {
   readonly publicUrl?: string;
   /** Told of each call refused for its key's scope (for the audit log); the request carries its Caller. */
   readonly onForbidden?: (request: FastifyRequest, method: string, needed: Scope) => void;
+  /** Told of each Run a call made (or was answered again) or cancelled, and how that went (for the audit log). */
+  readonly onActed?: (request: FastifyRequest, action: "run.create" | "run.cancel", runId: string | undefined, result: number | string) => void;
   /** Whose webhook secret signs a task's push notifications. */
   readonly tenants: TenantStore;
   /** Push notifications to private and loopback receivers allowed (agentcage serve --allow-private-callbacks). */
@@ -105,7 +107,7 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
           extensions: Extensions.parseServiceParameter(
             isLegacy ? (header(request, LEGACY_HTTP_EXTENSION_HEADER) ?? header(request, HTTP_EXTENSION_HEADER)) : header(request, HTTP_EXTENSION_HEADER),
           ),
-          user: new CallerUser(request.caller),
+          user: new CallerUser(request.caller, (action, runId, result) => options.onActed?.(request, action, runId, result)),
           headers,
           ...(version === undefined ? {} : { requestedVersion: version }),
         });

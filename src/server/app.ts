@@ -120,6 +120,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     service: options.service,
     tenants: tenancy.tenants,
     onForbidden: (request, method, needed) => forbidden(request, `A2A ${method}`, needed),
+    onActed: (request, action, runId, result) =>
+      tenancy.audit.record({
+        action,
+        tenant: request.caller.tenant,
+        key: request.caller.key,
+        ...(runId === undefined ? {} : { runId }),
+        target: "A2A",
+        result,
+        remote: request.ip,
+      }),
     ...(options.allowPrivateCallbacks === undefined ? {} : { allowPrivateCallbacks: options.allowPrivateCallbacks }),
     ...(options.onLifecycle === undefined ? {} : { onLifecycle: options.onLifecycle }),
   });
