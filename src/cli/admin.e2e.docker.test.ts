@@ -9,7 +9,8 @@ import { commandEnv, runCommand } from "../../test/support/command.js";
 import { useTestService } from "../../test/support/service.js";
 import { EXIT } from "./exit-codes.js";
 
-const service = useTestService("cli-admin", { slots: 1 });
+// Private callbacks allowed: a tenant's default receiver here is on this machine's loopback.
+const service = useTestService("cli-admin", { slots: 1, allowPrivateCallbacks: true });
 /** No token in the environment: the command reads the one serve wrote under --runtime-dir. */
 const env = (extra: Record<string, string> = {}) =>
   commandEnv({ AGENTCAGE_TOKEN: undefined, AGENTCAGE_TOKEN_FILE: undefined, AGENTCAGE_URL: undefined, ...extra });
@@ -85,7 +86,12 @@ describe("agentcage keys", () => {
 
 describe("agentcage tenants", () => {
   it("set --max-queued 1 changes the tenant's own quota; show prints it with the others' defaults, its callback URL and webhook secret", async () => {
-    const set = await admin(["tenants", "set", "a", "--max-queued", "1", "--callback-url", "https://ci.example.com/agentcage"]);
+    // A receiver whose host does not resolve is refused, and nothing of the tenant changes.
+    const unresolved = await admin(["tenants", "set", "a", "--max-queued", "1", "--callback-url", "https://ci.example.invalid/agentcage"]);
+    expect(unresolved.code).toBe(EXIT.usage);
+    expect(unresolved.stderr).toContain('callbackUrl "https://ci.example.invalid/agentcage" names a host that does not resolve');
+
+    const set = await admin(["tenants", "set", "a", "--max-queued", "1", "--callback-url", "http://127.0.0.1:9/agentcage"]);
     printed.push(set.stdout, set.stderr);
     expect(set.code, set.stderr).toBe(EXIT.completed);
     expect(set.stdout).toMatch(/^max queued +1$/m);
@@ -96,7 +102,7 @@ describe("agentcage tenants", () => {
     expect(shown.code, shown.stderr).toBe(EXIT.completed);
     expect(shown.stdout).toMatch(/^max queued +1$/m);
     expect(shown.stdout).toMatch(/^max running +1 \(default\)$/m);
-    expect(shown.stdout).toMatch(/^callback URL +https:\/\/ci\.example\.com\/agentcage$/m);
+    expect(shown.stdout).toMatch(/^callback URL +http:\/\/127\.0\.0\.1:9\/agentcage$/m);
     expect(shown.stdout).toMatch(/^webhook secret +whsec_\S+$/m);
 
     const back = await admin(["tenants", "set", "a", "--max-queued", "default", "--callback-url", "none"]);
