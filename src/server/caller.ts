@@ -34,3 +34,9 @@ export function allows(caller: Caller, needed: Scope): boolean {
 export function sees(caller: Caller, tenant: string): boolean {
   return caller.scope === "admin" || caller.tenant === tenant;
 }
+
+/** Why a caller may not name `tenant` in `?tenant=` to read its `what` (not its own, and not the admin scope); undefined when it may. */
+export function otherTenantRefusal(caller: Caller, tenant: string | undefined, what: string): string | undefined {
+  if (tenant === undefined || sees(caller, tenant)) return undefined;
+  return `tenant ${JSON.stringify(tenant)} is not this key's; leave tenant= out to read your own tenant's ${what}`;
+}

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { errorSchema, eventsQuery, runIdParams } from "./schemas.js";
 import { RUN_NOT_FOUND } from "./route-view.js";
 import type { StoredEvent } from "./store.js";
+import { startEventStream } from "./sse.js";
 
 export function registerEventRoutes(fastify: FastifyInstance, all: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -47,15 +48,8 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService): 
         if (end !== undefined && after >= end.id) return reply.code(204).send(null);
       }
 
-      reply.hijack();
+      const write = startEventStream(reply);
       const res = reply.raw;
-      res.writeHead(200, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-store",
-        connection: "keep-alive",
-        "x-accel-buffering": "no",
-      });
-      const write = (text: string) => void (res.writableEnded ? undefined : res.write(text));
       const send = (event: StoredEvent) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
 
       // Listen first, then replay: an event that lands between the two is queued, never lost or doubled.

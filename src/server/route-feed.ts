@@ -8,13 +8,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { END_REASONS } from "../plan/index.js";
-import { sees } from "./caller.js";
+import { otherTenantRefusal, sees } from "./caller.js";
 import type { Feed, FeedEntry } from "./feed.js";
 import { MAX_FEED_PAGE, SSE_KEEPALIVE_MS } from "./limits.js";
 import type { LifecycleType } from "./run-service-options.js";
 import { tenantName } from "./route-keys.js";
 import { errorBody, errorSchema } from "./schemas.js";
 import { RUN_STATES } from "./store.js";
+import { startEventStream } from "./sse.js";
 
 const LIFECYCLE_TYPES = ["run.queued", "run.started", "run.finished", "run.deleted"] as const satisfies readonly LifecycleType[];
 
@@ -78,10 +79,8 @@ export function registerFeedRoute(fastify: FastifyInstance, feed: Feed): void {
     async (request, reply) => {
       const { caller } = request;
       const { tenant } = request.query;
-      if (tenant !== undefined && !sees(caller, tenant))
-        return reply
-          .code(403)
-          .send(errorBody("forbidden", `tenant ${JSON.stringify(tenant)} is not this key's; leave tenant= out to read your own tenant's events`));
+      const refusal = otherTenantRefusal(caller, tenant, "events");
+      if (refusal !== undefined) return reply.code(403).send(errorBody("forbidden", refusal));
       const visible = (entry: FeedEntry) => sees(caller, entry.tenant) && (tenant === undefined || entry.tenant === tenant);
       const after = cursorOf(request, request.query, feed);
       const standing = after === undefined ? "kept" : feed.standing(after);
@@ -127,15 +126,8 @@ type Stream = {
 };
 
 function stream(request: FastifyRequest, reply: FastifyReply, { feed, after, visible, open }: Stream): void {
-  reply.hijack();
+  const write = startEventStream(reply);
   const res = reply.raw;
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-store",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
-  const write = (text: string) => void (res.writableEnded ? undefined : res.write(text));
   let delivered = after;
   let replaying = true;
   const pending: FeedEntry[] = [];

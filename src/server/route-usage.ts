@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { DAY_MS } from "../container/index.js";
-import { sees } from "./caller.js";
+import { otherTenantRefusal } from "./caller.js";
 import { tenantName } from "./route-keys.js";
 import type { RunService } from "./runs.js";
 import { errorBody, errorSchema } from "./schemas.js";
@@ -57,10 +57,8 @@ export function registerUsageRoute(fastify: FastifyInstance, all: RunService): v
     async (request, reply) => {
       const { caller } = request;
       const { tenant } = request.query;
-      if (tenant !== undefined && !sees(caller, tenant))
-        return reply
-          .code(403)
-          .send(errorBody("forbidden", `tenant ${JSON.stringify(tenant)} is not this key's; leave tenant= out to read your own tenant's usage`));
+      const refusal = otherTenantRefusal(caller, tenant, "usage");
+      if (refusal !== undefined) return reply.code(403).send(errorBody("forbidden", refusal));
       const since = request.query.since === undefined ? startOfTodayUtc() : Date.parse(request.query.since);
       const byTenant = new Map<string, TenantUsage>();
       // A tenant's own figures are answered even when they are all zero; the admin's, each tenant's that has some.
