@@ -62,7 +62,8 @@ describe("postWebhook", () => {
     const silent = await receiver(() => undefined);
     const started = Date.now();
     expect(await post(silent, { timeoutMs: 300 })).toMatchObject({ delivered: false, error: "no answer within 0.3 s" });
-    expect(Date.now() - started).toBeLessThan(900);
+    // Cut at its deadline, not held to the receiver's: well under the seconds a busy machine may add to a 0.3 s timer.
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("does not post to a private address unless allowed, and says why", async () => {
