@@ -3,7 +3,7 @@
 // that needs the engine says so in its name (*.docker.test.ts).
 import { defineConfig } from "vitest/config";
 
-const ALL = ["src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "examples/**/*.test.ts"];
+const ALL = ["src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "examples/**/*.test.ts", "console/**/*.test.ts"];
 const ENGINE = ALL.map((tests) => tests.replace("*.test.ts", "*.docker.test.ts"));
 
 export default defineConfig({

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes this machine able to run agentcage's tests and demo: a docker engine that answers,
 # docker-compose, a static busybox, the offline test image, and (unless AGENTCAGE_AGENT_IMAGES=0)
-# the agent, stand-in and orchestrator images on a Debian base. Runs first in `npm test` and `npm run demo`.
+# the agent, stand-in and orchestrator images on a Debian base, and with --browser Debian's chromium
+# for the console's browser tests. Runs first in `npm test` (with --browser), `npm start` and `npm run demo`.
 # Invariants: idempotent and quick when everything is already there; installs and starts only as
 # root; never skips silently — if the engine cannot be had, it says why and exits non-zero.
 set -euo pipefail
@@ -171,6 +172,14 @@ ensure_gvisor() {
   die "dockerd did not take runsc from ${config}; restart the engine"
 }
 
+# The operator console's tests drive a real browser: Debian's chromium, never a downloaded one.
+ensure_browser() {
+  [[ -x /usr/bin/chromium ]] && return 0
+  is_root || die "no /usr/bin/chromium for the console's browser tests; install Debian's chromium (apt-get install chromium)"
+  apt_install chromium
+  [[ -x /usr/bin/chromium ]] || die "chromium is installed but /usr/bin/chromium is missing"
+}
+
 runtime_registered() { docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q "\"$1\""; }
 
 # The agent image (the real CLIs, pinned), the stand-in model's image and the orchestrator's
@@ -189,7 +198,9 @@ build_agent_images() {
     npx --no-install tsc -p tsconfig.tools.json
     node dist-tools/scripts/build-image.js agent
     node dist-tools/scripts/build-image.js stand-in
+    # The orchestrator image serves the console too: its files are built into dist/ first.
     npx --no-install tsc -p tsconfig.build.json
+    npx --no-install vite build --config console/vite.config.ts
     node dist-tools/scripts/build-image.js orchestrator
   )
   say "agent, stand-in and orchestrator images ready in $((SECONDS - started)) s"
@@ -200,8 +211,18 @@ main() {
   if ! exec 9>"$LOCK_FILE"; then die "cannot open ${LOCK_FILE}; point TMPDIR at a writable directory"; fi
   flock -w "$LOCK_TIMEOUT_S" 9 || die "another provisioning held ${LOCK_FILE} for ${LOCK_TIMEOUT_S} s"
 
+  local browser=false
+  local argument
+  for argument in "$@"; do
+    case "$argument" in
+      --browser) browser=true ;;
+      *) die "unknown argument ${argument}; provision takes only --browser (also install the console tests' chromium)" ;;
+    esac
+  done
+
   ensure_busybox
   ensure_static_cc
+  if [[ "$browser" == true ]]; then ensure_browser; fi
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
   ensure_compose

@@ -15,6 +15,7 @@ export async function serveCommand(options: ServeOptions, io: ProgramIo): Promis
     throw error;
   }
   io.stderr.write(`agentcage serve: listening on ${running.url}${running.tokenFile === undefined ? "" : `; token in ${running.tokenFile}`}\n`);
+  io.stderr.write(`agentcage serve: the console is at ${new URL("/", running.url).href} (sign in with that token, or a tenant's key)\n`);
   return new Promise((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {

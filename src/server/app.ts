@@ -14,6 +14,7 @@ import { registerA2A } from "./a2a.js";
 import { registerArtifactRoutes } from "./artifacts.js";
 import { registerAuditTrail } from "./audit-trail.js";
 import { registerAuth } from "./auth.js";
+import { registerConsole } from "./console.js";
 import type { Scope } from "./caller.js";
 import { registerEventRoutes } from "./events.js";
 import type { Feed } from "./feed.js";
@@ -47,6 +48,8 @@ export type AppOptions = {
   readonly allowPrivateCallbacks?: boolean;
   /** Adds a listener to every Run's lifecycle (A2A forgets a deleted Run's push notification configs). */
   readonly onLifecycle?: (listener: (change: Lifecycle) => void) => void;
+  /** Where the console's built files are; default the package's dist/console/. */
+  readonly consoleDirectory?: string;
 };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -138,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAuditRoute(app, tenancy);
   options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  registerConsole(app, options.consoleDirectory);
   return app;
 }
 

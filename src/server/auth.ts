@@ -5,6 +5,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { isConsolePath } from "./console.js";
 import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
 import { allows, OPERATOR, type Caller, type Scope } from "./caller.js";
 import type { KeyRefusal, KeyStore } from "./keys.js";
@@ -40,7 +41,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest("caller", null as unknown as Caller);
   app.addHook("onRequest", async (request, reply) => {
     const path = request.url.split("?")[0] ?? "";
-    if (OPEN_ROUTES.has(path)) return;
+    // The console's page and files hold nothing until signed in; each call the page makes carries a key.
+    if (OPEN_ROUTES.has(path) || ((request.method === "GET" || request.method === "HEAD") && isConsolePath(path))) return;
     const header = request.headers.authorization ?? "";
     const given = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
     const known = given === "" ? "missing" : isOperator(given) ? OPERATOR : callerOf(options.keys.verify(given));

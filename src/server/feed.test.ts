@@ -66,9 +66,11 @@ describe("the events feed", () => {
   it("goes on numbering after a restart, with what was there still there", async () => {
     const dir = mkdtempSync(join(scratch, "restart-"));
     const first = await openFeed(dir);
+    expect(first.newestId()).toBe(0);
     for (const id of ["00000000000000a1", "00000000000000a2"]) first.append(change("run.queued", record(id, "a")));
     await first.flush();
     const second = await openFeed(dir);
+    expect(second.newestId()).toBe(2);
     second.append(change("run.started", record("00000000000000a1", "a", { state: "starting" })));
     await second.flush();
     expect(second.after(0, all, 10).map((entry) => [entry.id, entry.type])).toEqual([
@@ -77,6 +79,7 @@ describe("the events feed", () => {
       [3, "run.started"],
     ]);
     expect(second.standing(3)).toBe("kept");
+    expect(second.newestId()).toBe(3);
     expect(second.standing(4)).toBe("ahead");
   });
 

@@ -41,6 +41,8 @@ export type Feed = {
   readonly standing: (after: number) => CursorStanding;
   /** The id of the oldest entry kept (the newest's plus one when none is). */
   readonly oldestId: () => number;
+  /** The id of the newest entry written (0 before the first): after= it reads only what comes next. */
+  readonly newestId: () => number;
   /** Hears each entry once it is written; returns how to stop. */
   readonly listen: (listener: (entry: FeedEntry) => void) => () => void;
   /** Waits for every write asked so far. */
@@ -97,6 +99,7 @@ export async function openFeed(serviceDir: string, options: FeedOptions = {}): P
     },
     standing: (after) => (after > written ? "ahead" : after < oldestId() - 1 ? "expired" : "kept"),
     oldestId,
+    newestId: () => written,
     listen: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

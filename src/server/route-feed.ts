@@ -68,6 +68,7 @@ export function registerFeedRoute(fastify: FastifyInstance, feed: Feed): void {
             .object({
               events: z.array(entrySchema),
               nextAfter: z.number().int().describe("the after= of the next page: the last entry's id, or the after sent when there was none"),
+              newestId: z.number().int().describe("the newest entry's id now: after= it reads only what happens from here on (a live view's start)"),
             })
             .describe("as JSON; with Accept: text/event-stream, each entry as an event named by its type, its id the entry's"),
           400: errorSchema,
@@ -100,7 +101,7 @@ export function registerFeedRoute(fastify: FastifyInstance, feed: Feed): void {
       const from = after ?? feed.oldestId() - 1;
       if (wantsStream(request)) return stream(request, reply, { feed, after: from, visible, open });
       const events = feed.after(from, visible, request.query.limit);
-      return { events, nextAfter: events.at(-1)?.id ?? from };
+      return { events, nextAfter: events.at(-1)?.id ?? from, newestId: feed.newestId() };
     },
   );
 }

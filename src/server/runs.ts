@@ -39,6 +39,8 @@ export type RunService = {
   readonly position: (id: string) => number | undefined;
   readonly events: (id: string) => Promise<StoredEvent[]>;
   readonly outcome: (id: string) => Promise<unknown>;
+  /** What the Run was asked (its request.json), as it was accepted. */
+  readonly request: (id: string) => Promise<unknown>;
   /** Hears each new event of a Run (after it is persisted); returns how to stop listening. */
   readonly listen: (id: string, listener: Listener) => () => void;
   /** Ends a Run: a queued one at once, a running one through its container's stop; a terminal one is left as it is. */
@@ -72,6 +74,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     position: (id) => position(state, id),
     events: (id) => eventsOf(state, id),
     outcome: (id) => store.outcome(id),
+    request: (id) => (records.has(id) ? store.request(id) : Promise.resolve(undefined)),
     listen: (id, listener) => listen(state, id, listener),
     cancel: (id) => cancel(state, id),
     recover: () => recover(state),

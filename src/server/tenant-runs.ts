@@ -17,6 +17,7 @@ export function runsFor(service: RunService, caller: Caller): RunService {
     position: (id) => (known(id) ? service.position(id) : undefined),
     events: async (id) => (known(id) ? service.events(id) : []),
     outcome: async (id) => (known(id) ? service.outcome(id) : undefined),
+    request: async (id) => (known(id) ? service.request(id) : undefined),
     listen: (id, listener) => (known(id) ? service.listen(id, listener) : () => undefined),
     cancel: async (id) => (known(id) ? service.cancel(id) : undefined),
     remove: async (id) => (known(id) ? service.remove(id) : undefined),

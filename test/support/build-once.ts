@@ -1,4 +1,4 @@
-// Compiles the library (dist/) and the tools (dist-tools/) once before the engine tests, which run
+// Compiles the library (dist/), the tools (dist-tools/) and the console (dist/console/) once before the engine tests, which run
 // them as a user's process would (a child `agentcage serve`, a contained doctor, the compose
 // deployment's image). Both builds are incremental, so an unchanged tree costs a few seconds.
 
@@ -18,4 +18,10 @@ export default async function setup(): Promise<void> {
       },
     );
   }
+  // The console's page, which the service serves and the browser tests load.
+  await run(process.execPath, [path.join(REPO, "node_modules/vite/bin/vite.js"), "build", "--config", "console/vite.config.ts"], { cwd: REPO }).catch(
+    (error: { stderr?: string; message: string }) => {
+      throw new Error(`vite build of the console failed before the engine tests: ${(error.stderr ?? "").trim().slice(-3000) || error.message}`);
+    },
+  );
 }

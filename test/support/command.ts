@@ -17,6 +17,8 @@ export type Started = {
   readonly finished: Promise<Finished>;
   /** Resolves once stderr holds `text`. */
   readonly stderrHas: (text: string, timeoutMs?: number) => Promise<void>;
+  /** What it has printed on stderr so far. */
+  readonly stderrSoFar: () => string;
 };
 
 /** The environment of a command run by a test: this process's, without CI and NO_COLOR unless given. */
@@ -64,7 +66,7 @@ export function startCommand(
       waiting.add(check);
       check();
     });
-  return { child, finished, stderrHas };
+  return { child, finished, stderrHas, stderrSoFar: () => stderr };
 }
 
 /** Runs the command to its end. */
