@@ -25,6 +25,7 @@ import { registerAuditRoute } from "./route-audit.js";
 import { registerFeedRoute } from "./route-feed.js";
 import { registerKeyRoutes } from "./route-keys.js";
 import { registerTenantRoutes } from "./route-tenants.js";
+import { registerServiceRoute, type ServiceFacts } from "./route-service.js";
 import { registerUsageRoute } from "./route-usage.js";
 import { registerRunRoutes } from "./routes.js";
 import type { Lifecycle, ResolvedQuotas, RunService } from "./runs.js";
@@ -42,6 +43,8 @@ export type AppOptions = {
   /** A tenant's quotas as they hold now (for GET /v1/tenant). */
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
   readonly readiness: () => Promise<Readiness>;
+  /** Its version, start, agent image and egress proxy, for GET /v1/service. */
+  readonly facts: ServiceFacts;
   readonly logger: Logger;
   readonly metrics: RunMetrics;
   /** Webhooks and A2A push notifications to private and loopback receivers allowed (serve's --allow-private-callbacks); default false. */
@@ -117,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRunRoutes(app, options.service);
   registerFeedRoute(app, options.feed);
   registerUsageRoute(app, options.service);
+  registerServiceRoute(app, { service: options.service, readiness: options.readiness, tenants: tenancy.tenants, facts: options.facts });
   registerArtifactRoutes(app, options.service);
   registerEventRoutes(app, options.service);
   await registerA2A(app, {

@@ -47,6 +47,12 @@ beforeAll(async () => {
     feed: await openFeed(scratch),
     quotasOf: () => ({ maxRunning: 1, maxQueued: 1 }),
     readiness: async () => ({ ready: true, engine: true, image: true, credentials: {}, slots: { total: 1, running: 1, queued: 0 } }),
+    facts: {
+      version: "0.0.0",
+      startedAt: new Date().toISOString(),
+      agentImage: "agentcage-agent:latest",
+      egress: async () => ({ networkPolicy: "none", proxy: "none" }),
+    },
     logger: pino({ level: "silent" }),
     metrics: createRunMetrics(() => new Map([["operator", { queued: 0, running: 1 }]])),
   });

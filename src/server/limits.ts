@@ -62,3 +62,8 @@ export const MAX_AUDIT_ENTRIES = 10_000;
 export const FEED_ENTRIES_PER_FILE = 20_000;
 /** Entries one page of GET /v1/events holds at most. */
 export const MAX_FEED_PAGE = 1_000;
+
+// The service's own state (GET /v1/service).
+
+/** How long GET /v1/service waits for the egress proxy's control endpoint to answer before it says it does not. */
+export const EGRESS_PROBE_TIMEOUT_MS = 2_000;

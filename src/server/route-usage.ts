@@ -6,28 +6,18 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { DAY_MS } from "../container/index.js";
 import { otherTenantRefusal } from "./caller.js";
 import { tenantName } from "./route-keys.js";
 import type { RunService } from "./runs.js";
 import { errorBody, errorSchema } from "./schemas.js";
-import type { RunRecord } from "./store.js";
 import { runsFor } from "./tenant-runs.js";
-
-const totalsSchema = z.object({
-  runs: z.number().int(),
-  reasons: z.record(z.string(), z.number().int()).describe("Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state)"),
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  costUsd: z.number(),
-});
+import { addRun, endedSince, startOfTodayUtc, totalsSchema, zeroTotals } from "./usage.js";
 
 const tenantUsageSchema = totalsSchema.extend({
   tenant: z.string(),
   labels: z.record(z.string(), totalsSchema).describe("the same for the Runs with each label, keyed key=value"),
 });
 
-type Totals = z.infer<typeof totalsSchema>;
 type TenantUsage = z.infer<typeof tenantUsageSchema>;
 
 export function registerUsageRoute(fastify: FastifyInstance, all: RunService): void {
@@ -62,37 +52,20 @@ export function registerUsageRoute(fastify: FastifyInstance, all: RunService): v
       const since = request.query.since === undefined ? startOfTodayUtc() : Date.parse(request.query.since);
       const byTenant = new Map<string, TenantUsage>();
       // A tenant's own figures are answered even when they are all zero; the admin's, each tenant's that has some.
-      if (caller.scope !== "admin" || tenant !== undefined) byTenant.set(tenant ?? caller.tenant, { tenant: tenant ?? caller.tenant, ...zero(), labels: {} });
+      if (caller.scope !== "admin" || tenant !== undefined)
+        byTenant.set(tenant ?? caller.tenant, { tenant: tenant ?? caller.tenant, ...zeroTotals(), labels: {} });
       for (const record of runsFor(all, caller).list()) {
-        if (record.endedAt === undefined || Date.parse(record.endedAt) < since || (tenant !== undefined && record.tenant !== tenant)) continue;
-        const usage = byTenant.get(record.tenant) ?? { tenant: record.tenant, ...zero(), labels: {} };
+        if (!endedSince(record, since) || (tenant !== undefined && record.tenant !== tenant)) continue;
+        const usage = byTenant.get(record.tenant) ?? { tenant: record.tenant, ...zeroTotals(), labels: {} };
         byTenant.set(record.tenant, usage);
-        add(usage, record);
+        addRun(usage, record);
         for (const [key, value] of Object.entries(record.labels)) {
           const label = `${key}=${value}`;
-          usage.labels[label] = add(usage.labels[label] ?? zero(), record);
+          usage.labels[label] = addRun(usage.labels[label] ?? zeroTotals(), record);
         }
       }
       const tenants = [...byTenant.values()].sort((a, b) => a.tenant.localeCompare(b.tenant));
       return { since: new Date(since).toISOString(), tenants };
     },
   );
-}
-
-function zero(): Totals {
-  return { runs: 0, reasons: {}, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-}
-
-function add(totals: Totals, record: RunRecord): Totals {
-  const reason = record.reason ?? record.state;
-  totals.runs += 1;
-  totals.reasons[reason] = (totals.reasons[reason] ?? 0) + 1;
-  totals.inputTokens += record.usage?.inputTokens ?? 0;
-  totals.outputTokens += record.usage?.outputTokens ?? 0;
-  totals.costUsd += record.usage?.costUsd ?? 0;
-  return totals;
-}
-
-function startOfTodayUtc(now = Date.now()): number {
-  return now - (now % DAY_MS);
 }

@@ -121,6 +121,8 @@ async function admit(
       key: owner.key,
       state: "queued",
       createdAt: new Date().toISOString(),
+      cli: request.cli,
+      ...(request.model === undefined ? {} : { model: request.model }),
       labels: request.labels ?? {},
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       ...(given === undefined ? {} : { inputs: given }),

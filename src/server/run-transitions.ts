@@ -13,7 +13,13 @@ import { TERMINAL_STATES, type RunRecord, type RunState, type RunUsage } from ".
 export async function setState(state: RunsState, record: RunRecord, runState: RunState): Promise<RunRecord> {
   const current = state.records.get(record.id);
   if (current !== undefined && TERMINAL_STATES.has(current.state)) return current;
-  const next: RunRecord = { ...record, state: runState, ...(TERMINAL_STATES.has(runState) ? { endedAt: new Date().toISOString() } : {}) };
+  const now = new Date().toISOString();
+  const next: RunRecord = {
+    ...record,
+    state: runState,
+    ...(runState === "starting" ? { startedAt: now } : {}),
+    ...(TERMINAL_STATES.has(runState) ? { endedAt: now } : {}),
+  };
   state.records.set(next.id, next);
   // Queued on the Run's event chain before anything else is: events keep the order things happened in.
   const emitted = emit(state, next.id, "state", { state: runState });

@@ -107,8 +107,13 @@ export const runSchema = z.object({
   id: z.string(),
   tenant: z.string().describe("the tenant whose key made it"),
   state: z.enum(RUN_STATES),
-  createdAt: z.string(),
+  cli: z.enum(AGENT_CLIS).optional().describe("the CLI its request named (absent only for a Run whose request could not be read)"),
+  model: z.string().optional().describe("the model its request named; absent: the CLI's default (the Outcome's result.model says which answered)"),
+  createdAt: z.string().describe("when it was accepted"),
+  startedAt: z.string().optional().describe("when it got its slot and its container began to be made; absent while it waits, and for one that never started"),
   endedAt: z.string().optional(),
+  reason: z.enum(END_REASONS).optional().describe("once it has ended: how, as its Outcome's reason"),
+  durationMs: z.number().optional().describe("once it has ended: its Outcome's durationMs, from its start to its end"),
   labels: z.record(z.string(), z.string()),
   queuePosition: z.number().int().optional(),
   inputs: z
@@ -153,6 +158,7 @@ const label = z.string().regex(/^[^=]+=.*$/, { error: (issue) => `label ${quote(
 // Strict, as the bodies are: a parameter the route does not take (?labels= for label) is refused, not ignored.
 export const listQuery = z.strictObject({
   state: z.enum(RUN_STATES).optional(),
+  cli: z.enum(AGENT_CLIS).optional().describe("the Runs whose request named this CLI"),
   label: z
     .union([label, z.array(label)])
     .transform((given) => (typeof given === "string" ? [given] : given))

@@ -9,6 +9,7 @@ import type { AgentRunner, RunnerAssembly } from "../runner/index.js";
 import { buildApp } from "./app.js";
 import type { Feed } from "./feed.js";
 import type { RunMetrics } from "./metrics.js";
+import type { ServiceFacts } from "./route-service.js";
 import type { PeriodicSweep } from "./periodic-sweep.js";
 import type { Lifecycle, ResolvedQuotas, RunService } from "./runs.js";
 import type { Tenancy } from "./tenancy.js";
@@ -26,6 +27,7 @@ export type ServiceAppOptions = {
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
   readonly allowPrivateCallbacks: boolean;
   readonly onLifecycle: (listener: (change: Lifecycle) => void) => void;
+  readonly facts: ServiceFacts;
 };
 
 export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInstance> {
@@ -40,6 +42,7 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
     quotasOf: options.quotasOf,
     allowPrivateCallbacks: options.allowPrivateCallbacks,
     onLifecycle: options.onLifecycle,
+    facts: options.facts,
     readiness: async () => {
       const checked = await runner.check();
       return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...service.counts() } };

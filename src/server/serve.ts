@@ -5,10 +5,12 @@
 // (serve-listen.ts). stop() drains, then closes.
 
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
+import { AGENT_IMAGE } from "../runner/index.js";
 import { openFeed } from "./feed.js";
 import { DRAIN_GRACE_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
@@ -18,6 +20,7 @@ import type { Lifecycle, ResolvedQuotas } from "./runs.js";
 import { checkServeOptions, type CheckedOptions, type ServeOptions } from "./serve-options.js";
 import { openTenancy, type Tenancy } from "./tenancy.js";
 import { assembleServiceRunners } from "./serve-runners.js";
+import { egressView } from "./service-egress.js";
 import { createMeteredRuns } from "./serve-runs.js";
 import { recoverThenSweep } from "./serve-sweep.js";
 import { callbackRefusal } from "./callback-address.js";
@@ -34,6 +37,7 @@ export type RunningService = {
 };
 
 export async function serve(options: ServeOptions): Promise<RunningService> {
+  const startedAt = new Date().toISOString();
   const logger = options.logger ?? pino({ name: "agentcage-serve" }, pino.destination(2));
   const checked = await checkServeOptions(options);
   const serviceDir = join(options.runtimeDir, "service");
@@ -87,6 +91,17 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     feed,
     allowPrivateCallbacks: allowPrivate,
     onLifecycle: (listener) => lifecycle.push(listener),
+    facts: {
+      version: packageVersion(),
+      startedAt,
+      agentImage: options.image ?? AGENT_IMAGE,
+      egress: egressView({
+        ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
+        ...(options.agentNetworks === undefined ? {} : { agentNetworks: options.agentNetworks }),
+        connected: options.egress !== undefined,
+        gateway: assembly.gateway,
+      }),
+    },
   });
   const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly }).catch(async (error: unknown) => {
     await webhooks.stop();
@@ -118,6 +133,15 @@ function tenantQuotas(tenancy: Tenancy, checked: CheckedOptions): (tenant: strin
     const defaults = tenant === OPERATOR_TENANT ? whole : checked.tenantDefaults;
     return { ...defaults, ...(tenancy.tenants.get(tenant)?.quotas ?? {}) };
   };
+}
+
+/** agentcage's version, from its package.json (two levels above this file, in src/ and dist/ alike). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
 }
 
 /**

@@ -22,7 +22,7 @@ describe("a Run's record", () => {
 });
 
 describe("a record an earlier version wrote", () => {
-  it("is read with its one id, the library's run id it kept beside it left out", async () => {
+  it("is read with its one id, the library's run id it kept beside it left out, and its CLI and model from its request", async () => {
     const runtimeDir = mkdtempSync(join(scratch, "earlier-"));
     const store = createRunStore(runtimeDir);
     const id = "00000000000000a1";
@@ -35,10 +35,10 @@ describe("a record an earlier version wrote", () => {
       runId: "00000000000000b2",
     };
     mkdirSync(store.directory(id), { recursive: true });
-    writeFileSync(join(store.directory(id), "request.json"), JSON.stringify({ cli: "claude", prompt: "hi" }));
+    writeFileSync(join(store.directory(id), "request.json"), JSON.stringify({ cli: "codex", model: "gpt-5.5", prompt: "hi" }));
     writeFileSync(join(store.directory(id), "state.json"), JSON.stringify(saved));
     const { runId: _earlier, ...now } = saved;
-    // Recorded before there were tenants: the Operator's.
-    expect(await store.all()).toEqual([{ ...now, tenant: "operator" }]);
+    // Recorded before there were tenants: the Operator's; before records kept the CLI and model: as its request named them.
+    expect(await store.all()).toEqual([{ ...now, tenant: "operator", cli: "codex", model: "gpt-5.5" }]);
   });
 });

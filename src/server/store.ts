@@ -8,6 +8,7 @@
 
 import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { AGENT_CLIS, type AgentCli } from "../agents/index.js";
 import type { EndReason } from "../plan/index.js";
 import { RUN_ID_PATTERN } from "../staging/index.js";
 import { OPERATOR_TENANT } from "./caller.js";
@@ -27,6 +28,11 @@ export type RunRecord = {
   readonly key?: string;
   readonly state: RunState;
   readonly createdAt: string;
+  /** The CLI and the model its request named (no model: the CLI's default); read from request.json for a record written before they were kept. */
+  readonly cli?: AgentCli;
+  readonly model?: string;
+  /** When it got its slot (it went `starting`); absent while it waits, and for one that never started. */
+  readonly startedAt?: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly idempotencyKey?: string;
   readonly endedAt?: string;
@@ -161,10 +167,20 @@ export function createRunStore(runtimeDir: string): RunStore {
         // An earlier version kept the library's own run id beside the Run's; the Run's id is the one id now.
         // Runs recorded before there were tenants are the Operator's.
         const { runId: _earlier, ...record } = saved;
-        records.push({ ...record, tenant: record.tenant ?? OPERATOR_TENANT });
+        const asked = record.cli === undefined ? await askedOf(directory(name)) : {};
+        records.push({ ...record, ...asked, tenant: record.tenant ?? OPERATOR_TENANT });
       }
       return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
+  };
+}
+
+/** The CLI and model a Run's request.json named, for a record kept before its record held them; nothing when it cannot be read. */
+async function askedOf(directory: string): Promise<Pick<RunRecord, "cli" | "model">> {
+  const request = (await readFile(join(directory, "request.json"), "utf8").then(JSON.parse, () => undefined)) as { cli?: unknown; model?: unknown } | undefined;
+  return {
+    ...((AGENT_CLIS as readonly unknown[]).includes(request?.cli) ? { cli: request?.cli as AgentCli } : {}),
+    ...(typeof request?.model === "string" ? { model: request.model } : {}),
   };
 }
 

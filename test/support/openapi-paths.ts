@@ -110,6 +110,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service at a glance: version and start, readiness, slots, each tenant's Runs now and usage today (a tenant's key: its own only), the egress proxy */
+        get: operations["getService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/artifacts": {
         parameters: {
             query?: never;
@@ -298,11 +315,15 @@ export interface operations {
         parameters: {
             query?: {
                 state?: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                /** @description the Runs whose request named this CLI */
+                cli?: "claude" | "codex";
                 /** @description key=value; given more than once, a Run has every one of them */
                 label?: string | string[];
                 limit?: number;
                 /** @description the nextCursor of the previous page */
                 cursor?: string;
+                /** @description admin: one tenant's Runs only; any other key may name its own tenant alone */
+                tenant?: string;
             };
             header?: never;
             path?: never;
@@ -323,8 +344,25 @@ export interface operations {
                             tenant: string;
                             /** @enum {string} */
                             state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                            /**
+                             * @description the CLI its request named (absent only for a Run whose request could not be read)
+                             * @enum {string}
+                             */
+                            cli?: "claude" | "codex";
+                            /** @description the model its request named; absent: the CLI's default (the Outcome's result.model says which answered) */
+                            model?: string;
+                            /** @description when it was accepted */
                             createdAt: string;
+                            /** @description when it got its slot and its container began to be made; absent while it waits, and for one that never started */
+                            startedAt?: string;
                             endedAt?: string;
+                            /**
+                             * @description once it has ended: how, as its Outcome's reason
+                             * @enum {string}
+                             */
+                            reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                            /** @description once it has ended: its Outcome's durationMs, from its start to its end */
+                            durationMs?: number;
                             labels: {
                                 [key: string]: string;
                             };
@@ -470,6 +508,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
         };
     };
     createRun: {
@@ -576,8 +639,25 @@ export interface operations {
                         tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        /**
+                         * @description the CLI its request named (absent only for a Run whose request could not be read)
+                         * @enum {string}
+                         */
+                        cli?: "claude" | "codex";
+                        /** @description the model its request named; absent: the CLI's default (the Outcome's result.model says which answered) */
+                        model?: string;
+                        /** @description when it was accepted */
                         createdAt: string;
+                        /** @description when it got its slot and its container began to be made; absent while it waits, and for one that never started */
+                        startedAt?: string;
                         endedAt?: string;
+                        /**
+                         * @description once it has ended: how, as its Outcome's reason
+                         * @enum {string}
+                         */
+                        reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                        /** @description once it has ended: its Outcome's durationMs, from its start to its end */
+                        durationMs?: number;
                         labels: {
                             [key: string]: string;
                         };
@@ -708,8 +788,25 @@ export interface operations {
                         tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        /**
+                         * @description the CLI its request named (absent only for a Run whose request could not be read)
+                         * @enum {string}
+                         */
+                        cli?: "claude" | "codex";
+                        /** @description the model its request named; absent: the CLI's default (the Outcome's result.model says which answered) */
+                        model?: string;
+                        /** @description when it was accepted */
                         createdAt: string;
+                        /** @description when it got its slot and its container began to be made; absent while it waits, and for one that never started */
+                        startedAt?: string;
                         endedAt?: string;
+                        /**
+                         * @description once it has ended: how, as its Outcome's reason
+                         * @enum {string}
+                         */
+                        reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                        /** @description once it has ended: its Outcome's durationMs, from its start to its end */
+                        durationMs?: number;
                         labels: {
                             [key: string]: string;
                         };
@@ -1003,8 +1100,25 @@ export interface operations {
                         tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        /**
+                         * @description the CLI its request named (absent only for a Run whose request could not be read)
+                         * @enum {string}
+                         */
+                        cli?: "claude" | "codex";
+                        /** @description the model its request named; absent: the CLI's default (the Outcome's result.model says which answered) */
+                        model?: string;
+                        /** @description when it was accepted */
                         createdAt: string;
+                        /** @description when it got its slot and its container began to be made; absent while it waits, and for one that never started */
+                        startedAt?: string;
                         endedAt?: string;
+                        /**
+                         * @description once it has ended: how, as its Outcome's reason
+                         * @enum {string}
+                         */
+                        reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                        /** @description once it has ended: its Outcome's durationMs, from its start to its end */
+                        durationMs?: number;
                         labels: {
                             [key: string]: string;
                         };
@@ -1243,8 +1357,25 @@ export interface operations {
                         tenant: string;
                         /** @enum {string} */
                         state: "queued" | "starting" | "running" | "completed" | "failed" | "cancelled";
+                        /**
+                         * @description the CLI its request named (absent only for a Run whose request could not be read)
+                         * @enum {string}
+                         */
+                        cli?: "claude" | "codex";
+                        /** @description the model its request named; absent: the CLI's default (the Outcome's result.model says which answered) */
+                        model?: string;
+                        /** @description when it was accepted */
                         createdAt: string;
+                        /** @description when it got its slot and its container began to be made; absent while it waits, and for one that never started */
+                        startedAt?: string;
                         endedAt?: string;
+                        /**
+                         * @description once it has ended: how, as its Outcome's reason
+                         * @enum {string}
+                         */
+                        reason?: "completed" | "failed" | "timeout" | "cancelled" | "budget_exceeded" | "stalled" | "oom" | "output_limit" | "input_limit" | "unavailable" | "reader_error" | "plan_error" | "invalid_request" | "harvest_refused" | "write_limit";
+                        /** @description once it has ended: its Outcome's durationMs, from its start to its end */
+                        durationMs?: number;
                         labels: {
                             [key: string]: string;
                         };
@@ -1776,6 +1907,91 @@ export interface operations {
                         limit?: number;
                         /** @description with quota_exceeded: what the tenant has used of it */
                         used?: number;
+                    };
+                };
+            };
+        };
+    };
+    getService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description agentcage's version */
+                        version: string;
+                        /** @description when this service started */
+                        startedAt: string;
+                        /** @description whether it can run an agent now: the engine answers and the agent image is there (as /readyz says) */
+                        ready: boolean;
+                        checks: {
+                            /** @description whether the container engine answers */
+                            engine: boolean;
+                            /** @description whether the agent image is on the engine */
+                            image: boolean;
+                            /** @description admin: the agent image's name */
+                            agentImage?: string;
+                            /** @description for each CLI, the kind of credential a Run would get (none: it has none); never a value */
+                            credentials: {
+                                [key: string]: string;
+                            };
+                        };
+                        /** @description running and queued: the whole service's for the admin scope; the caller's tenant's own for any other key */
+                        slots: {
+                            /** @description Runs the service runs at once */
+                            total: number;
+                            running: number;
+                            queued: number;
+                        };
+                        /** @description the start of today (UTC), from which each tenant's `today` counts */
+                        since: string;
+                        /** @description admin: every tenant (each one known, and each with a Run), by name; any other key: its own only */
+                        tenants: {
+                            tenant: string;
+                            /** @description its Runs holding a slot now (starting or running) */
+                            running: number;
+                            /** @description its Runs waiting for a slot now */
+                            queued: number;
+                            /** @description its Runs that ended since `since` (today's start, UTC), summed as GET /v1/usage sums them */
+                            today: {
+                                runs: number;
+                                /** @description Runs by how they ended: the Outcome's reason (a Run recorded before reasons were: its state) */
+                                reasons: {
+                                    [key: string]: number;
+                                };
+                                inputTokens: number;
+                                outputTokens: number;
+                                costUsd: number;
+                            };
+                        }[];
+                        /** @description the egress proxy the agents go through, when their policy needs one; never its control secret */
+                        egress: {
+                            /** @description what every agent may reach: "none" (the default), "model", "allowlist", "open"; "networks" when the Operator named the networks */
+                            networkPolicy: string;
+                            /**
+                             * @description none: the policy needs no egress proxy; started: serve's own, started with it; connected: the Operator's (compose's egress service)
+                             * @enum {string}
+                             */
+                            proxy: "none" | "started" | "connected";
+                            /** @description admin: the proxy's container, which each Run's network is joined to */
+                            container?: string;
+                            /** @description the host name agents reach the proxy by on their Run's network */
+                            alias?: string;
+                            /** @description the port agents reach the proxy on */
+                            port?: number;
+                            /** @description whether the proxy's control endpoint answered just now (within 2 s) */
+                            answering?: boolean;
+                        };
                     };
                 };
             };

@@ -1,0 +1,138 @@
+// GET /v1/service: what the service's page shows, in one answer: its version and start, whether it
+// can run an agent now (the checks /readyz makes), its slots, each tenant's Runs now and usage today,
+// and its egress proxy. The admin scope sees all of it, every tenant's. Any other key sees its own
+// tenant's counts and usage only, the number of slots but not how many Runs the whole service runs
+// or queues (that is other tenants' activity), and neither the agent image's name nor the proxy's
+// container (the deployment's own). No answer holds a secret: credentials by kind, never by value.
+
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Caller } from "./caller.js";
+import type { Readiness } from "./health.js";
+import { EGRESS_PROBE_TIMEOUT_MS } from "./limits.js";
+import type { RunService } from "./runs.js";
+import type { EgressView } from "./service-egress.js";
+import type { RunRecord } from "./store.js";
+import { runsFor } from "./tenant-runs.js";
+import type { TenantStore } from "./tenants.js";
+import { addRun, endedSince, startOfTodayUtc, totalsSchema, zeroTotals, type Totals } from "./usage.js";
+
+/** What the service knows of itself from its start, for GET /v1/service. */
+export type ServiceFacts = {
+  /** agentcage's version, from its package.json. */
+  readonly version: string;
+  readonly startedAt: string;
+  readonly agentImage: string;
+  readonly egress: () => Promise<EgressView>;
+};
+
+export type ServiceRouteOptions = {
+  readonly service: RunService;
+  readonly readiness: () => Promise<Readiness>;
+  readonly tenants: TenantStore;
+  readonly facts: ServiceFacts;
+};
+
+const count = z.number().int();
+
+const tenantNowSchema = z.object({
+  tenant: z.string(),
+  running: count.describe("its Runs holding a slot now (starting or running)"),
+  queued: count.describe("its Runs waiting for a slot now"),
+  today: totalsSchema.describe("its Runs that ended since `since` (today's start, UTC), summed as GET /v1/usage sums them"),
+});
+
+const egressSchema = z.object({
+  networkPolicy: z
+    .string()
+    .describe('what every agent may reach: "none" (the default), "model", "allowlist", "open"; "networks" when the Operator named the networks'),
+  proxy: z
+    .enum(["none", "started", "connected"])
+    .describe("none: the policy needs no egress proxy; started: serve's own, started with it; connected: the Operator's (compose's egress service)"),
+  container: z.string().optional().describe("admin: the proxy's container, which each Run's network is joined to"),
+  alias: z.string().optional().describe("the host name agents reach the proxy by on their Run's network"),
+  port: count.optional().describe("the port agents reach the proxy on"),
+  answering: z
+    .boolean()
+    .optional()
+    .describe(`whether the proxy's control endpoint answered just now (within ${EGRESS_PROBE_TIMEOUT_MS / 1000} s)`),
+});
+
+const serviceSchema = z.object({
+  version: z.string().describe("agentcage's version"),
+  startedAt: z.string().describe("when this service started"),
+  ready: z.boolean().describe("whether it can run an agent now: the engine answers and the agent image is there (as /readyz says)"),
+  checks: z.object({
+    engine: z.boolean().describe("whether the container engine answers"),
+    image: z.boolean().describe("whether the agent image is on the engine"),
+    agentImage: z.string().optional().describe("admin: the agent image's name"),
+    credentials: z.record(z.string(), z.string()).describe("for each CLI, the kind of credential a Run would get (none: it has none); never a value"),
+  }),
+  slots: z
+    .object({ total: count.describe("Runs the service runs at once"), running: count, queued: count })
+    .describe("running and queued: the whole service's for the admin scope; the caller's tenant's own for any other key"),
+  since: z.string().describe("the start of today (UTC), from which each tenant's `today` counts"),
+  tenants: z.array(tenantNowSchema).describe("admin: every tenant (each one known, and each with a Run), by name; any other key: its own only"),
+  egress: egressSchema.describe("the egress proxy the agents go through, when their policy needs one; never its control secret"),
+});
+
+type TenantNow = z.infer<typeof tenantNowSchema>;
+
+export function registerServiceRoute(fastify: FastifyInstance, options: ServiceRouteOptions): void {
+  fastify.withTypeProvider<ZodTypeProvider>().get(
+    "/v1/service",
+    {
+      schema: {
+        operationId: "getService",
+        summary:
+          "The service at a glance: version and start, readiness, slots, each tenant's Runs now and usage today (a tenant's key: its own only), the egress proxy",
+        response: { 200: serviceSchema },
+      },
+    },
+    async (request) => {
+      const { caller } = request;
+      const admin = caller.scope === "admin";
+      const [readiness, egress] = await Promise.all([options.readiness(), options.facts.egress()]);
+      const since = startOfTodayUtc();
+      const tenants = tenantsNow(runsFor(options.service, caller).list(), admin ? options.tenants.list().map((t) => t.name) : [], caller, since);
+      const own = tenants.find((t) => t.tenant === caller.tenant);
+      const { credentials } = readiness;
+      return {
+        version: options.facts.version,
+        startedAt: options.facts.startedAt,
+        ready: readiness.ready,
+        checks: { engine: readiness.engine, image: readiness.image, ...(admin ? { agentImage: options.facts.agentImage } : {}), credentials },
+        slots: admin ? readiness.slots : { total: readiness.slots.total, running: own?.running ?? 0, queued: own?.queued ?? 0 },
+        since: new Date(since).toISOString(),
+        tenants,
+        egress: admin ? egress : withoutContainer(egress),
+      };
+    },
+  );
+}
+
+/**
+ * Each tenant's Runs now and what those that ended since `since` came to, from the Runs the caller
+ * sees: the caller's own tenant always (zeros when it has no Run), and each of `known` (the admin's).
+ */
+function tenantsNow(records: readonly RunRecord[], known: readonly string[], caller: Caller, since: number): TenantNow[] {
+  const byTenant = new Map<string, { running: number; queued: number; today: Totals }>();
+  const of = (tenant: string) => {
+    const found = byTenant.get(tenant) ?? { running: 0, queued: 0, today: zeroTotals() };
+    byTenant.set(tenant, found);
+    return found;
+  };
+  for (const tenant of [caller.tenant, ...known]) of(tenant);
+  for (const record of records) {
+    const now = of(record.tenant);
+    if (record.state === "queued") now.queued += 1;
+    else if (record.state === "starting" || record.state === "running") now.running += 1;
+    if (endedSince(record, since)) addRun(now.today, record);
+  }
+  return [...byTenant.entries()].map(([tenant, now]) => ({ tenant, ...now })).sort((a, b) => a.tenant.localeCompare(b.tenant));
+}
+
+function withoutContainer({ container: _deployments, ...seen }: EgressView): EgressView {
+  return seen;
+}

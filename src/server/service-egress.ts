@@ -1,0 +1,60 @@
+// The egress proxy as GET /v1/service shows it: the agents' network policy, whether serve started a
+// proxy of its own or connected to the Operator's, where agents reach it, and whether its control
+// endpoint answers now. Invariant: nothing here reads its control secret, its socket's path or a
+// Run's token, so no view of it can hold one.
+
+import type { EgressGateway } from "../gateway/index.js";
+import { EGRESS_PROBE_TIMEOUT_MS } from "./limits.js";
+
+export type EgressView = {
+  /** "none" (the default), "model", "allowlist", "open"; "networks" when the Operator named the agents' networks by hand. */
+  readonly networkPolicy: string;
+  /** none: the policy needs no proxy; started: serve's own, started with it; connected: the Operator's (compose's egress service). */
+  readonly proxy: "none" | "started" | "connected";
+  readonly container?: string;
+  readonly alias?: string;
+  readonly port?: number;
+  /** Whether its control endpoint answered a read within EGRESS_PROBE_TIMEOUT_MS just now. */
+  readonly answering?: boolean;
+};
+
+export type EgressSetup = {
+  readonly networkPolicy?: string;
+  readonly agentNetworks?: readonly string[];
+  /** Whether serve was given the Operator's proxy to connect to (else it started its own, when the policy needs one). */
+  readonly connected: boolean;
+  readonly gateway: EgressGateway | undefined;
+};
+
+/** A Run id no Run has (Run ids are 16 hex digits): the proxy answers its meter "unknown" (404), which proves it answers. */
+const PROBE_RUN_ID = "service-status-probe";
+
+export function egressView(setup: EgressSetup): () => Promise<EgressView> {
+  const networkPolicy = setup.networkPolicy ?? (setup.agentNetworks === undefined ? "none" : "networks");
+  const { gateway } = setup;
+  if (gateway === undefined) return async () => ({ networkPolicy, proxy: "none" });
+  const where = {
+    networkPolicy,
+    proxy: setup.connected ? "connected" : "started",
+    container: gateway.container,
+    alias: gateway.alias,
+    port: gateway.port,
+  } as const;
+  return async () => ({ ...where, answering: await answers(gateway) });
+}
+
+async function answers(gateway: EgressGateway): Promise<boolean> {
+  const answered = gateway.meter(PROBE_RUN_ID).then(
+    () => true,
+    () => false,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), EGRESS_PROBE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
