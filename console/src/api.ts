@@ -13,6 +13,7 @@ export type RunPage = Json<"listRuns">;
 export type Artifacts = Json<"listArtifacts">;
 export type RunRequest = NonNullable<operations["createRun"]["requestBody"]>["content"]["application/json"];
 export type Outcome = NonNullable<Run["outcome"]>;
+export type ServiceState = Json<"getService">;
 
 /** A call the service refused or could not answer: its status, its error code and its sentence. */
 export class ApiError extends Error {
@@ -77,25 +78,9 @@ export function apiWith(key: string) {
       return (await response.json()) as Run;
     },
     /** The service's own state (slots, queue, readiness, the egress proxy, usage today). */
-    service: async (): Promise<ServiceState> => {
-      const response = await fetch("/v1/service", authorized());
-      if (!response.ok) throw await refusal(response);
-      return (await response.json()) as ServiceState;
-    },
-    readiness: async (): Promise<Readiness> => (await fetch("/readyz")).json() as Promise<Readiness>,
+    service: async () => answered(await client.GET("/v1/service", {})),
   };
 }
-
-export type Readiness = {
-  ready: boolean;
-  engine: boolean;
-  image: boolean;
-  credentials: Record<string, string>;
-  slots: { total: number; running: number; queued: number };
-};
-
-/** GET /v1/service as the console reads it; loose, as the service may say more. */
-export type ServiceState = Record<string, unknown>;
 
 function answered<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined) return result.data;

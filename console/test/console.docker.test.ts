@@ -276,11 +276,21 @@ describe("the operator console", () => {
     await beta.page.goto(`${url}#/runs/${alphas[0]?.id}`);
     await beta.page.waitForSelector("[role=alert]");
     expect(await beta.page.textContent("[role=alert]")).toMatch(/no Run/i);
+
+    // The service's page: a tenant sees its own usage only; the admin every tenant's.
+    await beta.page.click("nav >> text=Service");
+    await beta.page.waitForSelector("table.usage tr[data-tenant]");
+    expect(await beta.page.$$eval("table.usage tr[data-tenant]", (rows) => rows.map((row) => row.getAttribute("data-tenant")))).toEqual(["beta"]);
+    expect(await beta.page.textContent("section.service")).toContain("claude credential");
     await beta.context.close();
 
     const admin = await signedIn(operator);
     await admin.page.waitForSelector(`tr[data-run='${alphas[0]?.id}']`);
     expect(await admin.page.textContent(".who")).toContain("every tenant");
+    await admin.page.click("nav >> text=Service");
+    await admin.page.waitForSelector("table.usage tr[data-tenant='alpha']");
+    expect(await admin.page.textContent("table.usage tr[data-tenant='alpha']")).toMatch(/alpha\d+\d+[1-9]/);
+    expect(await admin.page.textContent("[data-card=slots]")).toContain("/ 2");
     await admin.context.close();
   });
 

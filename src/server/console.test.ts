@@ -32,6 +32,12 @@ async function started(consoleDirectory: string): Promise<{ app: FastifyInstance
     feed: await openFeed(state),
     quotasOf: () => ({ maxRunning: 1, maxQueued: 1 }),
     readiness: async () => ({ ready: true, engine: true, image: true, credentials: {}, slots: { total: 1, running: 0, queued: 0 } }),
+    facts: {
+      version: "0.0.0",
+      startedAt: new Date().toISOString(),
+      agentImage: "agentcage-agent:latest",
+      egress: async () => ({ networkPolicy: "none", proxy: "none" }),
+    },
     logger: pino({ level: "silent" }),
     metrics: createRunMetrics(() => new Map()),
     consoleDirectory,

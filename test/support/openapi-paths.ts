@@ -42,6 +42,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the Run was asked: its prompt and settings, as accepted */
+        get: operations["getRunRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/cancel": {
         parameters: {
             query?: never;
@@ -1334,6 +1351,86 @@ export interface operations {
             };
         };
     };
+    getRunRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        cli?: "claude" | "codex";
+                        model?: string;
+                        effort?: string;
+                        /** @default false */
+                        web: boolean;
+                        /** @default false */
+                        noTools: boolean;
+                        /** @default 100 */
+                        maxTurns: number;
+                        /** @default 1800 */
+                        timeoutSeconds: number;
+                        systemPrompt?: string;
+                        budget?: {
+                            maxTurns?: number;
+                            maxTokens?: number;
+                            maxCostUsd?: number;
+                            maxWallSeconds?: number;
+                        };
+                        /** @default 600 */
+                        stallSeconds: number;
+                        resumeSession?: string;
+                        prompt?: string;
+                        labels?: {
+                            [key: string]: string;
+                        };
+                        /** @description Default false. true: the agent edits a copy of its input files (send them as multipart `inputs`); its Harvest is the change set: files/ (what it added or changed), changes.patch (a unified diff git apply takes), changes.json, and its own out/ as out/ */
+                        writable?: boolean;
+                        /** @description whether the Run was given a callbackUrl of its own (the address itself is not answered) */
+                        callbackUrl?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
     cancelRun: {
         parameters: {
             query?: never;
@@ -1650,6 +1747,8 @@ export interface operations {
                         }[];
                         /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
                         nextAfter: number;
+                        /** @description the newest entry's id now: after= it reads only what happens from here on (a live view's start) */
+                        newestId: number;
                     };
                     "text/event-stream": {
                         events: {
@@ -1679,6 +1778,8 @@ export interface operations {
                         }[];
                         /** @description the after= of the next page: the last entry's id, or the after sent when there was none */
                         nextAfter: number;
+                        /** @description the newest entry's id now: after= it reads only what happens from here on (a live view's start) */
+                        newestId: number;
                     };
                 };
             };

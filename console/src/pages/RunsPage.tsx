@@ -16,7 +16,7 @@ const PAGE_SIZE = 25;
 /** Feed entries often come in bursts (queued, started, finished); one read of the page answers a burst. */
 const REFRESH_DEBOUNCE_MS = 250;
 
-type Filters = { state: string; cli: string; label: string; tenant: string };
+type Filters = { state: "" | (typeof STATES)[number]; cli: "" | "claude" | "codex"; label: string; tenant: string };
 
 export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
   const [filters, setFilters] = useState<Filters>({ state: "", cli: "", label: "", tenant: "" });
@@ -37,7 +37,7 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
       ...(filters.label.trim() === "" ? {} : { label: filters.label.trim() }),
       ...(filters.tenant.trim() === "" ? {} : { tenant: filters.tenant.trim() }),
       ...(cursor === undefined ? {} : { cursor }),
-    } as Parameters<Api["listRuns"]>[0];
+    } satisfies Parameters<Api["listRuns"]>[0];
     api
       .listRuns(query)
       .then((answer) => {
@@ -98,7 +98,7 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
       <form class="filters" onSubmit={(event) => event.preventDefault()}>
         <label>
           State
-          <select name="state" value={filters.state} onChange={(event) => filter({ state: event.currentTarget.value })}>
+          <select name="state" value={filters.state} onChange={(event) => filter({ state: event.currentTarget.value as Filters["state"] })}>
             <option value="">any</option>
             {STATES.map((state) => (
               <option value={state}>{state}</option>
@@ -107,7 +107,7 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
         </label>
         <label>
           CLI
-          <select name="cli" value={filters.cli} onChange={(event) => filter({ cli: event.currentTarget.value })}>
+          <select name="cli" value={filters.cli} onChange={(event) => filter({ cli: event.currentTarget.value as Filters["cli"] })}>
             <option value="">any</option>
             <option value="claude">claude</option>
             <option value="codex">codex</option>
@@ -172,7 +172,7 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
 
 function RunRow({ run, now }: { run: Run; now: number }) {
   const { cli, model } = cliAndModel(run);
-  const ms = run.outcome?.durationMs ?? (run.state === "queued" ? undefined : elapsed(run.createdAt, run.endedAt, now));
+  const ms = run.durationMs ?? (run.startedAt === undefined ? undefined : elapsed(run.startedAt, run.endedAt, now));
   return (
     <tr data-run={run.id} data-state={run.state}>
       <td>
@@ -189,17 +189,16 @@ function RunRow({ run, now }: { run: Run; now: number }) {
       <td>
         <LabelList labels={run.labels} />
       </td>
-      <td>{when(run.createdAt)}</td>
+      <td>{when(run.startedAt ?? run.createdAt)}</td>
       <td>{duration(ms)}</td>
       <td>{tokens(run.usage?.inputTokens, run.usage?.outputTokens)}</td>
       <td>{dollars(run.usage?.costUsd)}</td>
-      <td>{run.outcome?.reason ?? ""}</td>
+      <td>{run.reason ?? ""}</td>
     </tr>
   );
 }
 
-/** The Run's CLI and model: as the request named them, else as its Outcome says. */
+/** The Run's CLI and model: as the request named them, else as its Outcome says (the CLI's default model). */
 export function cliAndModel(run: Run): { cli: string; model: string } {
-  const named = run as Run & { cli?: string; model?: string };
-  return { cli: named.cli ?? run.outcome?.cli ?? "", model: named.model ?? run.outcome?.result?.model ?? "" };
+  return { cli: run.cli ?? run.outcome?.cli ?? "", model: run.model ?? run.outcome?.result?.model ?? "" };
 }
