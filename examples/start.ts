@@ -4,14 +4,18 @@
 // stays until Ctrl-C, which drains the service (running Runs get their grace) and ends it.
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { DEMO_KEYS } from "./demo-network.js";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const COMMAND = join(REPO, "dist", "cli", "main.js");
 const LISTENING = /agentcage serve: listening on (\S+); token in (\S+)/;
+/** The service's own log lines (JSON, one a line) go here; what it says to a person stays on the terminal. */
+const LOG = join(tmpdir(), "agentcage-serve.log");
 
 /** Any key for either CLI in the environment: then the real APIs, each key held by the egress proxy. */
 function realKeys(env: NodeJS.ProcessEnv): string[] {
@@ -24,13 +28,15 @@ const keys = realKeys(process.env);
 const model = keys.length === 0 ? ["--stand-in"] : ["--network-policy", "model"];
 const child = spawn(process.execPath, [COMMAND, "serve", "--sessions", ...model, ...process.argv.slice(2)], { stdio: ["ignore", "inherit", "pipe"] });
 
+const log = createWriteStream(LOG, { flags: "a" });
 let said = false;
-let seen = "";
-child.stderr.on("data", (chunk: Buffer) => {
-  process.stderr.write(chunk);
-  if (said) return;
-  seen += chunk.toString();
-  const listening = LISTENING.exec(seen);
+createInterface({ input: child.stderr }).on("line", (line) => {
+  if (line.startsWith("{")) {
+    log.write(`${line}\n`);
+    return;
+  }
+  process.stderr.write(`${line}\n`);
+  const listening = said ? null : LISTENING.exec(line);
   if (listening === null) return;
   said = true;
   const [, url = "", tokenFile = ""] = listening;
@@ -46,6 +52,7 @@ child.stderr.on("data", (chunk: Buffer) => {
       `  Sign in with:          ${token}`,
       "                         (the Operator's key: it sees every tenant; agentcage keys create makes a tenant's)",
       `  Agents run against:    ${against}`,
+      `  The service's log:     ${LOG}`,
       "  Ctrl-C stops it: no new Runs, running ones get 30 s to finish.",
       "",
       "",

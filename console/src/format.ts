@@ -26,11 +26,13 @@ export function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** A time in the browser's zone as 2026-12-02 15:01:47: unambiguous in every locale. */
+/** A time in the browser's own zone as 2026-12-02 15:01:47: one reading in every locale. */
 export function when(iso: string | undefined): string {
   if (iso === undefined) return "";
   const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? "" : at.toLocaleString("en-GB", { hour12: false });
+  if (Number.isNaN(at.getTime())) return "";
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
 }
 
 /** How long a Run took, or has taken so far. */

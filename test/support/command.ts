@@ -19,6 +19,8 @@ export type Started = {
   readonly stderrHas: (text: string, timeoutMs?: number) => Promise<void>;
   /** What it has printed on stderr so far. */
   readonly stderrSoFar: () => string;
+  /** What it has printed on stdout so far. */
+  readonly stdoutSoFar: () => string;
 };
 
 /** The environment of a command run by a test: this process's, without CI and NO_COLOR unless given. */
@@ -66,7 +68,7 @@ export function startCommand(
       waiting.add(check);
       check();
     });
-  return { child, finished, stderrHas, stderrSoFar: () => stderr };
+  return { child, finished, stderrHas, stderrSoFar: () => stderr, stdoutSoFar: () => stdout };
 }
 
 /** Runs the command to its end. */
