@@ -12,7 +12,7 @@ import { SignIn } from "./pages/SignIn";
 import { hrefOf, useRoute } from "./route";
 import { forgetKey, keepKey, storedKey } from "./session";
 
-export type Who = { readonly admin: boolean };
+export type Who = { readonly admin: boolean; readonly tenant: string };
 
 export function App() {
   const [key, setKey] = useState(storedKey);
@@ -31,11 +31,10 @@ export function App() {
   useEffect(() => {
     if (api === undefined) return;
     let current = true;
-    // One cheap call proves the key; the admin's key alone may list every tenant.
+    // One call proves the key and says whose it is.
     api
-      .listRuns({ limit: 1 })
-      .then(() => api.isAdmin())
-      .then((admin) => current && setWho({ admin }))
+      .service()
+      .then(({ caller }) => current && setWho({ admin: caller.scope === "admin", tenant: caller.tenant }))
       .catch((error: unknown) => {
         if (!current) return;
         signOut(error instanceof ApiError ? error.message : "the service did not answer; is agentcage serve running?");
@@ -74,7 +73,7 @@ export function App() {
             Service
           </a>
         </nav>
-        <span class="who">{who.admin ? "admin: every tenant" : "tenant key"}</span>
+        <span class="who">{who.admin ? `${who.tenant} (admin: every tenant)` : `tenant ${who.tenant}`}</span>
         <button type="button" class="quiet" onClick={() => signOut()}>
           Sign out
         </button>

@@ -50,8 +50,6 @@ export function apiWith(key: string) {
     },
     artifacts: async (id: string) => answered(await client.GET("/v1/runs/{id}/artifacts", { params: { path: { id } } })),
     usage: async () => answered(await client.GET("/v1/usage", {})),
-    /** Whether this key is the admin's: only the admin scope may list every tenant. */
-    isAdmin: async () => (await client.GET("/v1/tenants", {})).response.status === 200,
     /** One file of a Run's Harvest, or (path undefined) all of them as a tar. */
     download: async (id: string, path?: string): Promise<Blob> => {
       const url = path === undefined ? `/v1/runs/${id}/artifacts.tar` : `/v1/runs/${id}/artifacts/${path.split("/").map(encodeURIComponent).join("/")}`;

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { Caller } from "./caller.js";
+import { SCOPES, type Caller } from "./caller.js";
 import type { Readiness } from "./health.js";
 import { EGRESS_PROBE_TIMEOUT_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
@@ -60,6 +60,9 @@ const egressSchema = z.object({
 });
 
 const serviceSchema = z.object({
+  caller: z
+    .object({ tenant: z.string(), scope: z.enum(SCOPES) })
+    .describe("who asked: the key's tenant and scope (a console shows the admin's pages to the admin scope alone)"),
   version: z.string().describe("agentcage's version"),
   startedAt: z.string().describe("when this service started"),
   ready: z.boolean().describe("whether it can run an agent now: the engine answers and the agent image is there (as /readyz says)"),
@@ -99,6 +102,7 @@ export function registerServiceRoute(fastify: FastifyInstance, options: ServiceR
       const own = tenants.find((t) => t.tenant === caller.tenant);
       const { credentials } = readiness;
       return {
+        caller: { tenant: caller.tenant, scope: caller.scope },
         version: options.facts.version,
         startedAt: options.facts.startedAt,
         ready: readiness.ready,

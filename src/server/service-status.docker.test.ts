@@ -81,6 +81,7 @@ describe("GET /v1/service", () => {
       const seen = admin.json();
       const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
       expect(seen).toMatchObject({
+        caller: { tenant: "operator", scope: "admin" },
         version,
         ready: true,
         checks: { engine: true, image: true, agentImage: "agentcage-agent:latest" },
@@ -100,6 +101,7 @@ describe("GET /v1/service", () => {
       const own = await svc.call(alpha, "/v1/service");
       expect(own.status).toBe(200);
       expect(own.json()).toMatchObject({
+        caller: { tenant: ALPHA, scope: "runs:write" },
         version,
         ready: true,
         slots: { total: 2, running: 0, queued: 0 },

@@ -2029,6 +2029,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description who asked: the key's tenant and scope (a console shows the admin's pages to the admin scope alone) */
+                        caller: {
+                            tenant: string;
+                            /** @enum {string} */
+                            scope: "runs:read" | "runs:write" | "admin";
+                        };
                         /** @description agentcage's version */
                         version: string;
                         /** @description when this service started */
