@@ -6,7 +6,7 @@
 // list changing live, another tenant seeing none of it, and hostile text that stays text.
 // AGENTCAGE_SCREENSHOTS=<dir> also saves the README's pictures of the list and a Run page there.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,10 +99,9 @@ async function signedIn(key: string, at = url): Promise<Watched> {
 }
 
 /** Starts a Run through the page's form; resolves with its id once its page shows. */
-async function startRun(
-  page: Page,
-  fields: { prompt: string; labels?: string; files?: { name: string; text: string }[]; writable?: boolean },
-): Promise<string> {
+type RunFields = { prompt: string; labels?: string; files?: { name: string; text: string }[]; folder?: string; writable?: boolean };
+
+async function startRun(page: Page, fields: RunFields): Promise<string> {
   await page.click("nav >> text=Start a Run");
   await page.fill("textarea[name=prompt]", fields.prompt);
   if (fields.labels !== undefined) await page.fill("textarea[name=labels]", fields.labels);
@@ -111,6 +110,7 @@ async function startRun(
       "input[name=files]",
       fields.files.map((file) => ({ name: file.name, mimeType: "text/plain", buffer: Buffer.from(file.text) })),
     );
+  if (fields.folder !== undefined) await page.setInputFiles("input[name=folder]", fields.folder);
   if (fields.writable === true) await page.check("input[name=writable]");
   await page.click("button:has-text('Start the Run')");
   const shown = await page.waitForSelector("section.run[data-run], [role=alert]");
@@ -304,10 +304,14 @@ describe("the operator console", () => {
       "\u001b[2J\u001b[31mRED\u001b[0m",
       "invoice\u202Efdp.exe",
     ].join("\n");
+    // The input is a whole folder, picked as a person picks one: its files arrive under their paths in it.
+    const folder = join(root, "picked");
+    mkdirSync(join(folder, "notes"), { recursive: true });
+    writeFileSync(join(folder, "notes", "hostile.txt"), hostile);
     const id = await startRun(page, {
-      prompt: `[stand-in:tool_write_bash] [stand-in-bash:cat hostile.txt] ${hostile}`,
+      prompt: `[stand-in:tool_write_bash] [stand-in-bash:cat notes/hostile.txt] ${hostile}`,
       labels: "note=<img src=x onerror=\"window.__pwned = 'label'\">",
-      files: [{ name: "hostile.txt", text: hostile }],
+      folder,
     });
     await endedAs(page, "completed");
     await page.waitForSelector("[data-event=tool_result]");
