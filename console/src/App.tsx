@@ -14,6 +14,14 @@ import { forgetKey, keepKey, storedKey } from "./session";
 
 export type Who = { readonly admin: boolean; readonly tenant: string };
 
+/** Why a key did not sign in, in the words of the one who typed it. */
+function refusalSaid(error: unknown): string {
+  if (!(error instanceof ApiError)) return "The service did not answer; is agentcage serve running?";
+  if (error.code === "unauthorized")
+    return "This key was not accepted: it is mistyped, revoked or expired, or the service restarted (each start makes a new Operator's token; npm start prints it).";
+  return error.message;
+}
+
 export function App() {
   const [key, setKey] = useState(storedKey);
   const [who, setWho] = useState<Who | undefined>(undefined);
@@ -37,7 +45,7 @@ export function App() {
       .then(({ caller }) => current && setWho({ admin: caller.scope === "admin", tenant: caller.tenant }))
       .catch((error: unknown) => {
         if (!current) return;
-        signOut(error instanceof ApiError ? error.message : "the service did not answer; is agentcage serve running?");
+        signOut(refusalSaid(error));
       });
     return () => {
       current = false;

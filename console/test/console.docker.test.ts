@@ -190,6 +190,8 @@ describe("the operator console", () => {
     await page.waitForSelector(".patch .d2h-file-wrapper");
     expect(await page.textContent(".patch")).toContain("<script>window.__pwned = 'patch'</script>");
     expect(await page.textContent(".patch")).toContain("written by the stand-in model");
+    // diff2html's file list links to its own anchors; in the console nothing in a patch is a link.
+    expect(await page.$$eval(".patch [href], .patch [src]", (found) => found.length)).toBe(0);
     expect(await page.evaluate("window.__pwned")).toBeUndefined();
     if (SCREENSHOTS !== undefined) await page.screenshot({ path: join(SCREENSHOTS, "console-run.png"), fullPage: true });
     expect(dialogs).toEqual([]);
@@ -260,11 +262,14 @@ describe("the operator console", () => {
     await page.waitForSelector(`tr[data-run='${id}']`, { timeout: 15_000 });
     await page.waitForSelector(`tr[data-run='${id}'][data-state='completed']`, { timeout: RUN_ENDS_MS });
     if (SCREENSHOTS !== undefined) await page.screenshot({ path: join(SCREENSHOTS, "console-runs.png") });
-    await page.fill("input[name=label]", "live=yes");
+    // Typed at a person's pace, across the page's redraws (it counts durations up every second): the text stays.
+    await page.type("input[name=label]", "live=yes", { delay: 150 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await page.inputValue("input[name=label]")).toBe("live=yes");
     await page.press("input[name=label]", "Enter");
     await until(async () => (await page.$$eval("tr[data-run]", (rows) => rows.map((row) => row.getAttribute("data-run")))).join() === id);
     await page.selectOption("select[name=state]", "cancelled");
-    await page.waitForSelector("text=No Runs");
+    await page.waitForSelector("text=No Runs match these filters.");
     await context.close();
   });
 
@@ -282,6 +287,7 @@ describe("the operator console", () => {
     await beta.page.waitForSelector("table.usage tr[data-tenant]");
     expect(await beta.page.$$eval("table.usage tr[data-tenant]", (rows) => rows.map((row) => row.getAttribute("data-tenant")))).toEqual(["beta"]);
     expect(await beta.page.textContent("section.service")).toContain("claude credential");
+    expect(await beta.page.textContent("[data-field=model]")).toContain("stand-in");
     await beta.context.close();
 
     const admin = await signedIn(operator);
@@ -305,11 +311,13 @@ describe("the operator console", () => {
       "invoice\u202Efdp.exe",
     ].join("\n");
     // The input is a whole folder, picked as a person picks one: its files arrive under their paths in it.
+    // One path in it is longer than a plain tar header holds (100 bytes): it arrives whole.
     const folder = join(root, "picked");
-    mkdirSync(join(folder, "notes"), { recursive: true });
-    writeFileSync(join(folder, "notes", "hostile.txt"), hostile);
+    const deep = join("notes", "d".repeat(60), "e".repeat(60));
+    mkdirSync(join(folder, deep), { recursive: true });
+    writeFileSync(join(folder, deep, "hostile.txt"), hostile);
     const id = await startRun(page, {
-      prompt: `[stand-in:tool_write_bash] [stand-in-bash:cat notes/hostile.txt] ${hostile}`,
+      prompt: `[stand-in:tool_write_bash] [stand-in-bash:cat ${deep}/hostile.txt] ${hostile}`,
       labels: "note=<img src=x onerror=\"window.__pwned = 'label'\">",
       folder,
     });

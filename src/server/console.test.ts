@@ -36,6 +36,7 @@ async function started(consoleDirectory: string): Promise<{ app: FastifyInstance
       version: "0.0.0",
       startedAt: new Date().toISOString(),
       agentImage: "agentcage-agent:latest",
+      standIn: false,
       egress: async () => ({ networkPolicy: "none", proxy: "none" }),
     },
     logger: pino({ level: "silent" }),

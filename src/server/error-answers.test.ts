@@ -51,6 +51,7 @@ beforeAll(async () => {
       version: "0.0.0",
       startedAt: new Date().toISOString(),
       agentImage: "agentcage-agent:latest",
+      standIn: false,
       egress: async () => ({ networkPolicy: "none", proxy: "none" }),
     },
     logger: pino({ level: "silent" }),
@@ -88,6 +89,12 @@ describe("the HTTP API's refusals", () => {
     expect(await answer({ method: "GET", url: "/v1/runs?labels=a", headers: authorized })).toEqual({ status: 400, error: "invalid_request" });
     expect(await answer({ ...submitted, payload: "{" })).toEqual({ status: 400, error: "invalid_request" });
     expect(await answer({ ...submitted, payload: { ...request, temperature: 2 } })).toEqual({ status: 400, error: "invalid_request" });
+  });
+
+  it("refuses a prompt of only whitespace before it is a Run, saying so", async () => {
+    const refused = await app.inject({ ...submitted, payload: { ...request, prompt: " \n\t " } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ error: "invalid_request", message: expect.stringContaining("prompt is only whitespace") });
   });
 
   it("answers a body over MAX_BODY_BYTES too_large (413)", async () => {

@@ -24,6 +24,8 @@ export type ServiceFacts = {
   readonly version: string;
   readonly startedAt: string;
   readonly agentImage: string;
+  /** Every agent talks to the stand-in model (serve --stand-in), whatever credential it is handed. */
+  readonly standIn: boolean;
   readonly egress: () => Promise<EgressView>;
 };
 
@@ -66,6 +68,7 @@ const serviceSchema = z.object({
   version: z.string().describe("agentcage's version"),
   startedAt: z.string().describe("when this service started"),
   ready: z.boolean().describe("whether it can run an agent now: the engine answers and the agent image is there (as /readyz says)"),
+  standIn: z.boolean().describe("true: every agent talks to the stand-in model (serve --stand-in), offline; its credentials are the stand-in's"),
   checks: z.object({
     engine: z.boolean().describe("whether the container engine answers"),
     image: z.boolean().describe("whether the agent image is on the engine"),
@@ -106,6 +109,7 @@ export function registerServiceRoute(fastify: FastifyInstance, options: ServiceR
         version: options.facts.version,
         startedAt: options.facts.startedAt,
         ready: readiness.ready,
+        standIn: options.facts.standIn,
         checks: { engine: readiness.engine, image: readiness.image, ...(admin ? { agentImage: options.facts.agentImage } : {}), credentials },
         slots: admin ? readiness.slots : { total: readiness.slots.total, running: own?.running ?? 0, queued: own?.queued ?? 0 },
         since: new Date(since).toISOString(),

@@ -59,13 +59,17 @@ export function endOf(outcome: unknown): Pick<RunRecord, "reason" | "durationMs"
   };
 }
 
-/** What a Run used: the proxy's meter where it metered the Run (the provider's own counts), else what the CLI reported. */
+/**
+ * What a Run used: the proxy's meter where it metered the Run (the provider's own counts), else what
+ * the CLI reported, else, for the cost, what the budget's guard counted (a Run stopped at its budget
+ * often ends before its CLI says anything: without this its spend would escape the daily quota).
+ */
 export function usageOf(outcome: unknown): RunUsage | undefined {
-  const { result, network } = (outcome ?? {}) as Partial<Pick<AgentOutcome, "result" | "network">>;
+  const { result, network, budget } = (outcome ?? {}) as Partial<Pick<AgentOutcome, "result" | "network" | "budget">>;
   const meter = network?.meter;
   const inputTokens = meter?.usage.inputTokens ?? result?.usage?.inputTokens;
   const outputTokens = meter?.usage.outputTokens ?? result?.usage?.outputTokens;
-  const costUsd = meter?.costUsd ?? result?.costUsd;
+  const costUsd = meter?.costUsd ?? result?.costUsd ?? budget?.used.costUsd;
   const usage = Object.fromEntries(
     Object.entries({ inputTokens, outputTokens, costUsd }).filter(([, value]) => typeof value === "number" && Number.isFinite(value) && value >= 0),
   ) as RunUsage;

@@ -16,7 +16,9 @@ export const runRequestSchema = agentRequestSchema.extend({
     .max(MAX_PROMPT_CHARACTERS, {
       error: (issue) =>
         `prompt is ${String(issue.input).length} characters, over MAX_PROMPT_CHARACTERS (${MAX_PROMPT_CHARACTERS}); hand large inputs over as files`,
-    }),
+    })
+    // A CLI given only whitespace fails in its own words after a container started; refuse it here.
+    .refine((prompt) => prompt.trim() !== "", { error: "prompt is only whitespace; write what the agent should do" }),
   labels: z
     .record(z.string().min(1).max(MAX_LABEL_CHARACTERS), z.string().max(MAX_LABEL_CHARACTERS))
     .refine((labels) => Object.keys(labels).length <= MAX_LABELS, {

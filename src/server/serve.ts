@@ -95,6 +95,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       version: packageVersion(),
       startedAt,
       agentImage: options.image ?? AGENT_IMAGE,
+      standIn: options.standIn === true,
       egress: egressView({
         ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
         ...(options.agentNetworks === undefined ? {} : { agentNetworks: options.agentNetworks }),

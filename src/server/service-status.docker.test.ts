@@ -84,6 +84,7 @@ describe("GET /v1/service", () => {
         caller: { tenant: "operator", scope: "admin" },
         version,
         ready: true,
+        standIn: true,
         checks: { engine: true, image: true, agentImage: "agentcage-agent:latest" },
         slots: { total: 2, running: 1, queued: 0 },
         egress: { networkPolicy: "model", proxy: "started", alias: "egress", port: expect.any(Number), answering: true },

@@ -2041,6 +2041,8 @@ export interface operations {
                         startedAt: string;
                         /** @description whether it can run an agent now: the engine answers and the agent image is there (as /readyz says) */
                         ready: boolean;
+                        /** @description true: every agent talks to the stand-in model (serve --stand-in), offline; its credentials are the stand-in's */
+                        standIn: boolean;
                         checks: {
                             /** @description whether the container engine answers */
                             engine: boolean;

@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks";
 import type { Api, RunRequest } from "../api";
 import { hrefOf } from "../route";
-import { tarOf } from "../tar";
+import { type Chosen, tarOf } from "../tar";
 
 type Form = {
   cli: "claude" | "codex";
@@ -33,7 +33,7 @@ export function NewRunPage({ api, resume, cli }: { api: Api; resume: string | un
     writable: false,
     resumeSession: resume ?? "",
   });
-  const [files, setFiles] = useState<File[]>([]);
+  const [chosen, setChosen] = useState<Chosen>({ files: [], folder: [] });
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const set = (change: Partial<Form>) => setForm({ ...form, ...change });
@@ -43,7 +43,8 @@ export function NewRunPage({ api, resume, cli }: { api: Api; resume: string | un
     setError(undefined);
     try {
       const request = requestOf(form);
-      const run = await api.submit(request, files.length === 0 ? undefined : await tarOf(files));
+      const none = chosen.files.length === 0 && chosen.folder.length === 0;
+      const run = await api.submit(request, none ? undefined : await tarOf(chosen));
       location.hash = hrefOf({ page: "run", id: run.id });
     } catch (failure) {
       setError((failure as Error).message);
@@ -109,7 +110,7 @@ export function NewRunPage({ api, resume, cli }: { api: Api; resume: string | un
           <legend>Input files</legend>
           <label>
             Files
-            <input name="files" type="file" multiple onChange={(event) => setFiles([...(event.currentTarget.files ?? [])])} />
+            <input name="files" type="file" multiple onChange={(event) => setChosen({ ...chosen, files: [...(event.currentTarget.files ?? [])] })} />
           </label>
           <label>
             A folder
@@ -118,10 +119,10 @@ export function NewRunPage({ api, resume, cli }: { api: Api; resume: string | un
               type="file"
               // webkitdirectory picks a whole folder; JSX's types do not name it.
               ref={(input) => input?.setAttribute("webkitdirectory", "")}
-              onChange={(event) => setFiles([...(event.currentTarget.files ?? [])])}
+              onChange={(event) => setChosen({ ...chosen, folder: [...(event.currentTarget.files ?? [])] })}
             />
           </label>
-          <p class="hint">{files.length === 0 ? "None: the agent starts in an empty folder." : `${files.length} files chosen.`}</p>
+          <p class="hint wide">{chosenSaid(chosen)}</p>
           <label class="check">
             <input name="writable" type="checkbox" checked={form.writable} onChange={(event) => set({ writable: event.currentTarget.checked })} />
             Writable: the agent edits a copy, and its changes come back as a patch
@@ -146,22 +147,47 @@ export function NewRunPage({ api, resume, cli }: { api: Api; resume: string | un
   );
 }
 
-/** The form as a Run request: empty fields left out, numbers as numbers (the service says what is wrong with them). */
+function chosenSaid({ files, folder }: Chosen): string {
+  const plural = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+  if (files.length === 0 && folder.length === 0) return "None: the agent starts in an empty folder.";
+  const parts = [
+    ...(files.length === 0 ? [] : [`${plural(files.length)} picked`]),
+    ...(folder.length === 0 ? [] : [`${plural(folder.length)} from the folder`]),
+  ];
+  return `${parts.join(" and ")}: the agent finds them in its working folder.`;
+}
+
+const WHOLE = /^\d+$/;
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** A cap as the form has it: empty (no cap), or a plain number; anything else is refused naming the field. */
+function capOf(label: string, text: string, pattern: RegExp, example: string): number | undefined {
+  const given = text.trim();
+  if (given === "") return undefined;
+  if (!pattern.test(given))
+    throw new Error(
+      `${label} ${JSON.stringify(given)} is not ${pattern === WHOLE ? "a whole number" : "a number"}; write e.g. ${example}, or leave it empty for no cap`,
+    );
+  return Number(given);
+}
+
+/** The form as a Run request: empty fields left out, numbers as numbers (the service checks their ranges). */
 function requestOf(form: Form): RunRequest {
-  const number = (text: string) => (text.trim() === "" ? undefined : Number(text.trim()));
-  const budget = {
-    ...(number(form.maxTurns) === undefined ? {} : { maxTurns: number(form.maxTurns) }),
-    ...(number(form.maxTokens) === undefined ? {} : { maxTokens: number(form.maxTokens) }),
-    ...(number(form.maxCostUsd) === undefined ? {} : { maxCostUsd: number(form.maxCostUsd) }),
-    ...(number(form.maxWallSeconds) === undefined ? {} : { maxWallSeconds: number(form.maxWallSeconds) }),
+  const caps = {
+    maxTurns: capOf("Turns", form.maxTurns, WHOLE, "20"),
+    maxTokens: capOf("Tokens", form.maxTokens, WHOLE, "200000"),
+    maxCostUsd: capOf("Dollars", form.maxCostUsd, DECIMAL, "0.50"),
+    maxWallSeconds: capOf("Seconds", form.maxWallSeconds, WHOLE, "600"),
   };
+  const budget = Object.fromEntries(Object.entries(caps).filter(([, value]) => value !== undefined));
   const labels: Record<string, string> = {};
   for (const line of form.labels.split("\n")) {
     const at = line.indexOf("=");
     if (line.trim() === "") continue;
-    if (at < 1) throw new Error(`label ${JSON.stringify(line.trim())} is not key=value; write one key=value a line`);
+    if (at < 1) throw new Error(`Label ${JSON.stringify(line.trim())} is not key=value; write one key=value a line, e.g. team=red`);
     labels[line.slice(0, at).trim()] = line.slice(at + 1).trim();
   }
+  if (form.prompt.trim() === "") throw new Error("The prompt is empty; write what the agent should do");
   return {
     cli: form.cli,
     prompt: form.prompt,

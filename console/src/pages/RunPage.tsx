@@ -96,10 +96,12 @@ export function RunPage({ api, id }: { api: Api; id: string }) {
         <dd>
           <LabelList labels={run.labels} />
         </dd>
-        <dt>Started</dt>
+        <dt>Made</dt>
         <dd>{when(run.createdAt)}</dd>
+        <dt>Started</dt>
+        <dd>{run.startedAt === undefined ? "not yet: waiting for a slot" : when(run.startedAt)}</dd>
         <dt>Duration</dt>
-        <dd>{duration(run.outcome?.durationMs ?? elapsed(run.createdAt, run.endedAt, now))}</dd>
+        <dd>{duration(run.durationMs ?? (run.startedAt === undefined ? undefined : elapsed(run.startedAt, run.endedAt, now)))}</dd>
         {run.queuePosition !== undefined && (
           <>
             <dt>Queue</dt>
@@ -131,11 +133,19 @@ export function RunPage({ api, id }: { api: Api; id: string }) {
 function CancelButton({ api, id, onCancelled }: { api: Api; id: string; onCancelled: (run: Run) => void }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState<string | undefined>(undefined);
   if (!asking)
     return (
-      <button type="button" class="danger" onClick={() => setAsking(true)}>
-        Cancel Run
-      </button>
+      <>
+        {failed !== undefined && (
+          <span class="error" role="alert">
+            The cancel failed: {failed}
+          </span>
+        )}
+        <button type="button" class="danger" onClick={() => setAsking(true)}>
+          Cancel Run
+        </button>
+      </>
     );
   return (
     <span class="confirm">
@@ -146,9 +156,11 @@ function CancelButton({ api, id, onCancelled }: { api: Api; id: string; onCancel
         disabled={busy}
         onClick={() => {
           setBusy(true);
+          setFailed(undefined);
           api
             .cancelRun(id)
             .then(onCancelled)
+            .catch((error: Error) => setFailed(error.message))
             .finally(() => {
               setBusy(false);
               setAsking(false);

@@ -20,6 +20,9 @@ type Filters = { state: "" | (typeof STATES)[number]; cli: "" | "claude" | "code
 
 export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
   const [filters, setFilters] = useState<Filters>({ state: "", cli: "", label: "", tenant: "" });
+  // What is typed in the text filters, applied on Enter or on leaving the box: the page redraws
+  // every second (durations count up), which must not take back what is being typed.
+  const [drafts, setDrafts] = useState({ label: "", tenant: "" });
   const [cursors, setCursors] = useState<string[]>([]);
   const [page, setPage] = useState<Page | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -115,12 +118,24 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
         </label>
         <label>
           Label
-          <input name="label" placeholder="key=value" value={filters.label} onChange={(event) => filter({ label: event.currentTarget.value })} />
+          <input
+            name="label"
+            placeholder="key=value"
+            value={drafts.label}
+            onInput={(event) => setDrafts({ ...drafts, label: event.currentTarget.value })}
+            onChange={(event) => filter({ label: event.currentTarget.value })}
+          />
         </label>
         {admin && (
           <label>
             Tenant
-            <input name="tenant" placeholder="any" value={filters.tenant} onChange={(event) => filter({ tenant: event.currentTarget.value })} />
+            <input
+              name="tenant"
+              placeholder="any"
+              value={drafts.tenant}
+              onInput={(event) => setDrafts({ ...drafts, tenant: event.currentTarget.value })}
+              onChange={(event) => filter({ tenant: event.currentTarget.value })}
+            />
           </label>
         )}
       </form>
@@ -129,8 +144,10 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
           {error}
         </p>
       )}
-      {page !== undefined && page.runs.length === 0 && <p class="empty">No Runs{cursors.length > 0 ? " on this page" : " yet"}.</p>}
-      {page !== undefined && page.runs.length > 0 && (
+      {page !== undefined && page.runs.length === 0 && error === undefined && (
+        <p class="empty">{isFiltered(filters) ? "No Runs match these filters." : cursors.length > 0 ? "No Runs on this page." : "No Runs yet."}</p>
+      )}
+      {page !== undefined && page.runs.length > 0 && error === undefined && (
         <table class="runs">
           <thead>
             <tr>
@@ -168,6 +185,10 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
       </div>
     </section>
   );
+}
+
+function isFiltered(filters: Filters): boolean {
+  return Object.values(filters).some((value) => value.trim() !== "");
 }
 
 function RunRow({ run, now }: { run: Run; now: number }) {

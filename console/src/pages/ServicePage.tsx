@@ -73,10 +73,12 @@ function ServiceView({ state, admin }: { state: ServiceState; admin: boolean }) 
           {checks.image ? "present" : "missing"}
           {checks.agentImage === undefined ? "" : ` (${shortened(checks.agentImage, 120)})`}
         </dd>
+        <dt>Model</dt>
+        <dd data-field="model">{state.standIn ? "the stand-in model, offline (serve --stand-in)" : "the providers' APIs"}</dd>
         {Object.entries(checks.credentials).map(([cli, kind]) => (
           <>
             <dt>{cli} credential</dt>
-            <dd class={kind === "none" ? "check-bad" : "check-ok"}>{kind}</dd>
+            <dd class={kind === "none" ? "check-bad" : "check-ok"}>{state.standIn ? `${kind} (the stand-in's)` : kind}</dd>
           </>
         ))}
       </dl>

@@ -87,7 +87,7 @@ export function ArtifactsView({ api, id, ended }: { api: Api; id: string; ended:
             </tbody>
           </table>
           <p>
-            {artifacts.files.length} files, {bytes(artifacts.bytes)}.{" "}
+            {artifacts.files.length === 1 ? "1 file" : `${artifacts.files.length} files`}, {bytes(artifacts.bytes)}.{" "}
             <button type="button" onClick={() => download()}>
               Download all (.tar)
             </button>

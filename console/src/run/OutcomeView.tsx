@@ -2,7 +2,7 @@
 // the whole Outcome as JSON text for everything else.
 
 import type { Outcome } from "../api";
-import { dollars, duration } from "../format";
+import { dollars, duration, tokens } from "../format";
 import { shortened, shown } from "../text";
 
 export function OutcomeView({ outcome }: { outcome: Outcome }) {
@@ -34,7 +34,8 @@ export function OutcomeView({ outcome }: { outcome: Outcome }) {
           <>
             <dt>Tokens</dt>
             <dd>
-              {usage.inputTokens} in, {usage.outputTokens} out ({usage.cacheReadTokens} cache read, {usage.cacheWriteTokens} cache write)
+              {tokens(usage.inputTokens, usage.outputTokens)} ({usage.cacheReadTokens.toLocaleString("en")} cache read,{" "}
+              {usage.cacheWriteTokens.toLocaleString("en")} cache write)
             </dd>
           </>
         )}

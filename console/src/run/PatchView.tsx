@@ -1,6 +1,7 @@
 // The change set's patch as a diff, rendered by diff2html (which escapes every line and name it
 // prints). What it renders is put into the page only after a second look that keeps no script,
-// no handler, no style and no link but to its own anchors, so a hostile patch stays text.
+// no handler, no style and no link at all (its file list's anchors would move the console's own
+// address, which names the page), so a hostile patch stays text.
 
 import { html } from "diff2html";
 import { useEffect, useRef } from "preact/hooks";
@@ -29,8 +30,7 @@ function inert(markup: string): Node[] {
     }
     for (const attribute of [...element.attributes]) {
       const name = attribute.name.toLowerCase();
-      const ownAnchor = name === "href" && attribute.value.startsWith("#");
-      if (name.startsWith("on") || name === "style" || (LINKING_ATTRIBUTES.has(name) && !ownAnchor)) element.removeAttribute(attribute.name);
+      if (name.startsWith("on") || name === "style" || LINKING_ATTRIBUTES.has(name)) element.removeAttribute(attribute.name);
     }
   }
   return [...parsed.body.childNodes].map((node) => document.importNode(node, true));
