@@ -12,6 +12,8 @@ import { SignIn } from "./pages/SignIn";
 import { hrefOf, useRoute } from "./route";
 import { forgetKey, keepKey, storedKey } from "./session";
 
+const NO_FILTERS = { state: "", cli: "", label: "", tenant: "" };
+
 export type Who = { readonly admin: boolean; readonly tenant: string };
 
 /** Why a key did not sign in, in the words of the one who typed it. */
@@ -67,11 +69,11 @@ export function App() {
   return (
     <>
       <header class="bar">
-        <a class="brand" href={hrefOf({ page: "runs" })}>
+        <a class="brand" href={hrefOf({ page: "runs", filters: NO_FILTERS })}>
           agentcage
         </a>
         <nav>
-          <a href={hrefOf({ page: "runs" })} class={route.page === "runs" || route.page === "run" ? "here" : ""}>
+          <a href={hrefOf({ page: "runs", filters: NO_FILTERS })} class={route.page === "runs" || route.page === "run" ? "here" : ""}>
             Runs
           </a>
           <a href={hrefOf({ page: "new" })} class={route.page === "new" ? "here" : ""}>
@@ -87,7 +89,7 @@ export function App() {
         </button>
       </header>
       <main>
-        {route.page === "runs" && <RunsPage api={api} admin={who.admin} />}
+        {route.page === "runs" && <RunsPage api={api} admin={who.admin} given={route.filters} />}
         {route.page === "run" && <RunPage api={api} id={route.id} key={route.id} />}
         {route.page === "new" && <NewRunPage api={api} resume={route.resume} cli={route.cli} />}
         {route.page === "service" && <ServicePage api={api} admin={who.admin} />}

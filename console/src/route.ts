@@ -3,8 +3,12 @@
 
 import { useEffect, useState } from "preact/hooks";
 
+/** The Runs list's filters, kept in the address so Back and a reload bring them back. */
+export type RunFilters = { readonly state: string; readonly cli: string; readonly label: string; readonly tenant: string };
+const FILTER_NAMES = ["state", "cli", "label", "tenant"] as const;
+
 export type Route =
-  | { readonly page: "runs" }
+  | { readonly page: "runs"; readonly filters: RunFilters }
   | { readonly page: "run"; readonly id: string }
   | { readonly page: "new"; readonly resume?: string; readonly cli?: string }
   | { readonly page: "service" };
@@ -22,13 +26,19 @@ export function routeOf(hash: string): Route {
     return { page: "new", ...(resume === null ? {} : { resume }), ...(cli === null ? {} : { cli }) };
   }
   if (parts[0] === "service") return { page: "service" };
-  return { page: "runs" };
+  const params = new URLSearchParams(query);
+  const filters = Object.fromEntries(FILTER_NAMES.map((name) => [name, params.get(name) ?? ""])) as RunFilters;
+  return { page: "runs", filters };
 }
 
 export function hrefOf(route: Route): string {
   switch (route.page) {
-    case "runs":
-      return "#/runs";
+    case "runs": {
+      const params = new URLSearchParams();
+      for (const name of FILTER_NAMES) if (route.filters[name] !== "") params.set(name, route.filters[name]);
+      const query = params.toString();
+      return `#/runs${query === "" ? "" : `?${query}`}`;
+    }
     case "run":
       return `#/runs/${route.id}`;
     case "service":

@@ -268,6 +268,13 @@ describe("the operator console", () => {
     expect(await page.inputValue("input[name=label]")).toBe("live=yes");
     await page.press("input[name=label]", "Enter");
     await until(async () => (await page.$$eval("tr[data-run]", (rows) => rows.map((row) => row.getAttribute("data-run")))).join() === id);
+    // The filters are in the address: a Run opened from the list, then Back, finds them as they were.
+    expect(page.url()).toContain("label=live%3Dyes");
+    await page.click(`tr[data-run='${id}'] a`);
+    await page.waitForSelector(`section.run[data-run='${id}']`);
+    await page.goBack();
+    await page.waitForSelector(`tr[data-run='${id}']`);
+    expect(await page.inputValue("input[name=label]")).toBe("live=yes");
     await page.selectOption("select[name=state]", "cancelled");
     await page.waitForSelector("text=No Runs match these filters.");
     await context.close();

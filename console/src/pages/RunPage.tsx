@@ -61,7 +61,11 @@ export function RunPage({ api, id }: { api: Api; id: string }) {
     );
   if (run === undefined) return <p class="loading">Reading the Run…</p>;
   const ended = ENDED.has(run.state);
-  const { cli, model } = cliAndModel(run);
+  const named = cliAndModel(run);
+  const { cli } = named;
+  // While it runs, the model its CLI chose (the request named none) is known from the CLI's first event.
+  const init = events.find((event) => event.type === "agent" && (event.data as { type?: unknown }).type === "init");
+  const model = named.model || String((init?.data as { model?: unknown } | undefined)?.model ?? "");
   const session = run.outcome?.session;
   return (
     <section class="run" data-run={run.id}>

@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Api, Run, RunPage as Page } from "../api";
 import { dollars, duration, elapsed, tokens, when } from "../format";
 import { LabelList, StateBadge } from "../run/badges";
-import { hrefOf } from "../route";
+import { hrefOf, type RunFilters } from "../route";
 import { follow } from "../sse";
 import { shortened } from "../text";
 import { useNow } from "../use-now";
@@ -18,11 +18,22 @@ const REFRESH_DEBOUNCE_MS = 250;
 
 type Filters = { state: "" | (typeof STATES)[number]; cli: "" | "claude" | "codex"; label: string; tenant: string };
 
-export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
-  const [filters, setFilters] = useState<Filters>({ state: "", cli: "", label: "", tenant: "" });
+/** The address's filters as the API takes them: an unknown state or CLI is left out, not sent. */
+function filtersOf(given: RunFilters): Filters {
+  return {
+    state: (STATES as readonly string[]).includes(given.state) ? (given.state as Filters["state"]) : "",
+    cli: given.cli === "claude" || given.cli === "codex" ? given.cli : "",
+    label: given.label,
+    tenant: given.tenant,
+  };
+}
+
+export function RunsPage({ api, admin, given }: { api: Api; admin: boolean; given: RunFilters }) {
+  const filters = filtersOf(given);
+  const filtersKey = JSON.stringify(filters);
   // What is typed in the text filters, applied on Enter or on leaving the box: the page redraws
   // every second (durations count up), which must not take back what is being typed.
-  const [drafts, setDrafts] = useState({ label: "", tenant: "" });
+  const [drafts, setDrafts] = useState({ label: filters.label, tenant: filters.tenant });
   const [cursors, setCursors] = useState<string[]>([]);
   const [page, setPage] = useState<Page | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -31,6 +42,7 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
   const now = useNow(1_000);
 
   const cursor = cursors.at(-1);
+  // filtersKey stands for filters in the dependencies: filters is a new object at each redraw.
   useEffect(() => {
     let current = true;
     const query = {
@@ -52,7 +64,7 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
     return () => {
       current = false;
     };
-  }, [api, filters, cursor, changes]);
+  }, [api, filtersKey, cursor, changes]);
 
   // Live: from the feed's newest entry on, each change reads the page again.
   useEffect(() => {
@@ -86,9 +98,14 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
     };
   }, [api]);
 
-  const filter = (change: Partial<Filters>) => {
+  // Back, Forward or a link changed the filters: the first page of the new ones, and their text in the boxes.
+  useEffect(() => {
     setCursors([]);
-    setFilters({ ...filters, ...change });
+    setDrafts({ label: filters.label, tenant: filters.tenant });
+  }, [filtersKey]);
+
+  const filter = (change: Partial<Filters>) => {
+    location.hash = hrefOf({ page: "runs", filters: { ...filters, ...change } });
   };
   return (
     <section>
@@ -148,28 +165,30 @@ export function RunsPage({ api, admin }: { api: Api; admin: boolean }) {
         <p class="empty">{isFiltered(filters) ? "No Runs match these filters." : cursors.length > 0 ? "No Runs on this page." : "No Runs yet."}</p>
       )}
       {page !== undefined && page.runs.length > 0 && error === undefined && (
-        <table class="runs">
-          <thead>
-            <tr>
-              <th>Run</th>
-              <th>State</th>
-              <th>Tenant</th>
-              <th>CLI</th>
-              <th>Model</th>
-              <th>Labels</th>
-              <th>Started</th>
-              <th>Duration</th>
-              <th>Tokens</th>
-              <th>Cost</th>
-              <th>End reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.runs.map((run) => (
-              <RunRow run={run} now={now} />
-            ))}
-          </tbody>
-        </table>
+        <div class="scroll">
+          <table class="runs">
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th>State</th>
+                <th>Tenant</th>
+                <th>CLI</th>
+                <th>Model</th>
+                <th>Labels</th>
+                <th>Started</th>
+                <th>Duration</th>
+                <th>Tokens</th>
+                <th>Cost</th>
+                <th>End reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.runs.map((run) => (
+                <RunRow run={run} now={now} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <div class="pager">
         <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
