@@ -79,9 +79,15 @@ function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: I
   if (request.resumeSession !== undefined && state.options.sessions !== true) {
     return `resumeSession ${JSON.stringify(request.resumeSession)} cannot be resumed: this service keeps no sessions; leave resumeSession out, or ask its Operator to start it with agentcage serve --sessions (AGENTCAGE_SESSIONS=1 in compose)`;
   }
+  if (request.resumeSession === undefined) return undefined;
   // A session is its tenant's: another tenant's is refused exactly as one that never was.
-  if (request.resumeSession !== undefined && owner.scope !== "admin" && state.sessionTenants.get(request.resumeSession) !== owner.tenant) {
+  const kept = state.sessionOwners.get(request.resumeSession);
+  if (owner.scope !== "admin" && kept?.tenant !== owner.tenant) {
     return `resumeSession ${JSON.stringify(request.resumeSession)} is not a session of a Run of yours; resume one that a Run of yours ended with (its Outcome's result.sessionId), or leave resumeSession out`;
+  }
+  // A session is one CLI's: the other cannot read it, and would fail only once its container started.
+  if (kept?.cli !== undefined && kept.cli !== request.cli) {
+    return `resumeSession ${JSON.stringify(request.resumeSession)} is a ${kept.cli} session; resume it with cli ${JSON.stringify(kept.cli)}, not ${JSON.stringify(request.cli)}`;
   }
   return undefined;
 }

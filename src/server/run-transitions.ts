@@ -44,10 +44,12 @@ export function told(state: RunsState, type: LifecycleType, record: RunRecord): 
   state.options.onLifecycle?.({ type, record, at: new Date().toISOString() });
 }
 
-/** The session a Run ended with is its tenant's: only that tenant may resume it. */
+/** The session a Run ended with is its tenant's (only that tenant may resume it) and its CLI's (only that CLI can). */
 export function keepSessionTenant(state: RunsState, record: RunRecord, outcome: unknown): void {
-  const session = (outcome as { result?: { sessionId?: unknown } } | undefined)?.result?.sessionId;
-  if (typeof session === "string" && !state.sessionTenants.has(session)) state.sessionTenants.set(session, record.tenant);
+  const ended = outcome as { cli?: unknown; result?: { sessionId?: unknown } } | undefined;
+  const session = ended?.result?.sessionId;
+  const cli = record.cli ?? (typeof ended?.cli === "string" ? ended.cli : undefined);
+  if (typeof session === "string" && !state.sessionOwners.has(session)) state.sessionOwners.set(session, { tenant: record.tenant, cli });
 }
 
 /** How a Run ended, as its record keeps it: its Outcome's reason and durationMs, where the Outcome has them. */

@@ -38,8 +38,8 @@ export type RunsState = {
   /** Runs started so far, and the count at each tenant's last start: who had a slot least recently. */
   starts: number;
   readonly lastStartBy: Map<string, number>;
-  /** The tenant each known session belongs to: the tenant of the Run that ended with it. */
-  readonly sessionTenants: Map<string, string>;
+  /** Whose each known session is: the tenant of the Run that ended with it, and that Run's CLI (a session is one CLI's). */
+  readonly sessionOwners: Map<string, { readonly tenant: string; readonly cli: string | undefined }>;
 };
 
 export function createRunsState(options: RunServiceOptions): RunsState {
@@ -61,6 +61,6 @@ export function createRunsState(options: RunServiceOptions): RunsState {
     admittingBy: new Map(),
     starts: 0,
     lastStartBy: new Map(),
-    sessionTenants: new Map(),
+    sessionOwners: new Map(),
   };
 }

@@ -58,6 +58,16 @@ describe("sessions over HTTP", () => {
     );
     expect(resumed.code, resumed.stderr).toBe(COMPLETED);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, result: { sessionId }, session: { id: sessionId, kept: true } });
+
+    // The other CLI cannot read a claude session: refused before it is a Run, naming the CLI it needs.
+    const crossed = await call(url, token, "/v1/runs", {
+      method: "POST",
+      body: JSON.stringify({ cli: "codex", prompt: "which word?", resumeSession: sessionId }),
+    });
+    expect(crossed.status).toBe(400);
+    expect(((await crossed.json()) as { message: string }).message).toBe(
+      `resumeSession ${JSON.stringify(sessionId)} is a claude session; resume it with cli "claude", not "codex"`,
+    );
   }, 180_000);
 
   it("keeps a store past its retention from the sweep while a Run that resumes it waits in the queue", async () => {
