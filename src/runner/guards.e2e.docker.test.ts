@@ -93,10 +93,12 @@ describe("a budget stops a runaway agent", () => {
   }, 120_000);
 });
 
-describe("the watchdog stops a CLI that waits in silence", () => {
-  it.each(["claude", "codex"] as const)(
+// Both CLIs at once: each waits out its own stallSeconds, a watch of its own container's output and CPU.
+describe.concurrent("the watchdog stops a CLI that waits in silence", () => {
+  it.for(["claude", "codex"] as const)(
     "%s, waiting on a model that never answers, ends stalled after stallSeconds, with a warning at half and its last event",
-    async (cli) => {
+    { timeout: 120_000 },
+    async (cli, { expect }) => {
       const started = performance.now();
       const { outcome, events } = await run({ cli, ...(cli === "codex" ? { model: "gpt-5.5" } : {}), stallSeconds: 4 }, "[stand-in:hang] answer slowly");
       const tookMs = performance.now() - started;
@@ -110,6 +112,5 @@ describe("the watchdog stops a CLI that waits in silence", () => {
       // about 7 s (codex) and 9.5 s (claude) with both cores busy; three times 10 s is the bound.
       expect(tookMs).toBeLessThan(3 * 10_000);
     },
-    120_000,
   );
 });

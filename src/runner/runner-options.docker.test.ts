@@ -1,14 +1,16 @@
 // The runner's answers to misuse and to the obvious mistakes, against the real engine and the real
 // CLIs: an agent with no network says why it could not reach its model and which policies would.
+// The two CLIs' Runs go at once: each waits 15 s or more on a model it cannot reach, and
+// neither's outcome depends on the other.
 
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { createAgentRunner } from "../index.js";
 import { capturingLogger } from "../../test/support/engine.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 
-describe("an agent Run under the none network policy", () => {
+describe.concurrent("an agent Run under the none network policy", () => {
   for (const cli of ["claude", "codex"] as const) {
-    it(`ends with ${cli} saying it could not reach its model and naming the policies that would`, async () => {
+    it(`ends with ${cli} saying it could not reach its model and naming the policies that would`, async ({ expect }) => {
       const runner = createAgentRunner({
         image: AGENT_IMAGE,
         environment: { ANTHROPIC_API_KEY: "sk-no-network-test-key", OPENAI_API_KEY: "sk-no-network-test-key" },

@@ -1,9 +1,10 @@
 // The service's connections over a real socket (node:net) against a started service: one that
 // never sends a byte, and one whose headers trickle in a byte at a time (slowloris), are both
-// closed within their named limit; a request that arrives in time is answered as ever.
+// closed within their named limit; a request that arrives in time is answered as ever. The three
+// run at once: each waits out a limit of its own on a connection of its own.
 
 import { connect, type Socket } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { useTestService } from "../../test/support/service.js";
 import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, IDLE_CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
 
@@ -26,10 +27,10 @@ async function open(): Promise<{ socket: Socket; closed: Promise<number>; receiv
 const within = (closed: Promise<number>, ms: number) =>
   Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Number.POSITIVE_INFINITY), ms))]);
 
-describe("the service's connections", () => {
+describe.concurrent("the service's connections", () => {
   it(
     "closes a connection that never sends a byte",
-    async () => {
+    async ({ expect }) => {
       const { socket, closed } = await open();
       const tookMs = await within(closed, 3 * IDLE_CONNECTION_TIMEOUT_MS);
       socket.destroy();
@@ -42,7 +43,7 @@ describe("the service's connections", () => {
 
   it(
     "closes a connection whose headers trickle in a byte a second",
-    async () => {
+    async ({ expect }) => {
       const { socket, closed, received } = await open();
       socket.write("GET /healthz HTTP/1.1\r\nHost: agentcage\r\n");
       const trickle = setInterval(() => socket.write("x"), 1_000);
@@ -58,7 +59,7 @@ describe("the service's connections", () => {
     4 * (HEADERS_TIMEOUT_MS + CONNECTIONS_CHECK_INTERVAL_MS),
   );
 
-  it("answers a request that arrives in time, slowly or not, and holds every request to its bound", async () => {
+  it("answers a request that arrives in time, slowly or not, and holds every request to its bound", async ({ expect }) => {
     const { socket, closed, received } = await open();
     // Headers a byte every 100 ms for about a second and a half, well inside the bounds.
     for (const byte of "GET /healthz HTTP/1.1\r\nHost: a\r\n") {
