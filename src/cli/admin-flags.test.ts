@@ -165,6 +165,8 @@ describe("serve's tenant flags", () => {
     [["--tenant-max-running", "0"], '--tenant-max-running "0" is not a whole number from 1 to 10000'],
     [["--tenant-max-queued", "lots"], '--tenant-max-queued "lots" is not a whole number from 1 to 1000000'],
     [["--tenant-daily-spend-usd", "ten"], '--tenant-daily-spend-usd "ten" is not an amount of USD'],
+    [["--run-network-range", "10.213.0.0/30"], '--run-network-range "10.213.0.0/30" is not an IPv4 range of /8 to /28'],
+    [["--run-network-range", "10.213.9.0/16"], '--run-network-range "10.213.9.0/16" has bits set past its /16; write 10.213.0.0/16'],
   ])("refuses %j before the service starts", async (flags, said) => {
     const refused = await refusal(["serve", "--runtime-dir", "/nonexistent/agentcage-admin-flags-test", ...flags]);
     expect(refused.said).toContain(said);

@@ -5,6 +5,7 @@
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
+import { checkRunNetworkRange, DEFAULT_RUN_NETWORK_RANGE } from "../runtime/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags, sessionRetentionOption } from "./command-flags.js";
 import {
@@ -42,6 +43,7 @@ type ServeFlags = {
   sessionRetentionDays?: number | "";
   runRetentionDays?: number | "";
   containerRuntime?: string;
+  runNetworkRange?: string;
   tenantMaxRunning?: number | "";
   tenantMaxQueued?: number | "";
   tenantDailySpendUsd?: number | "";
@@ -140,7 +142,15 @@ function agentOptions(command: Command): void {
         )
         .env("AGENTCAGE_WRITABLE_BYTES"),
     )
-    .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's");
+    .option("--container-runtime <name>", "the engine's container runtime for every agent, e.g. runsc (gVisor); default the engine's")
+    .addOption(
+      new Option(
+        "--run-network-range <cidr>",
+        `the IPv4 range each Run's own network takes a /28 of, instead of the engine's ~30 default networks; default ${DEFAULT_RUN_NETWORK_RANGE}`,
+      )
+        .argParser(checkRange)
+        .env("AGENTCAGE_RUN_NETWORK_RANGE"),
+    );
 }
 
 /** Every tenant's default quotas (agentcage tenants set changes one tenant's), and where webhooks may go. */
@@ -182,6 +192,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const tenantMaxRunning = unlessEmpty(flags.tenantMaxRunning);
   const tenantMaxQueued = unlessEmpty(flags.tenantMaxQueued);
   const tenantDailySpendUsd = unlessEmpty(flags.tenantDailySpendUsd);
+  const runNetworkRange = unlessEmpty(flags.runNetworkRange);
   checkNetworkFlags({
     ...(policy === undefined ? {} : { networkPolicy: policy }),
     ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
@@ -205,11 +216,23 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     ...(runRetentionDays === undefined ? {} : { runRetentionDays }),
     ...(writableBytes === undefined ? {} : { writableBytes }),
     ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+    ...(runNetworkRange === undefined ? {} : { runNetworkRange }),
     ...(tenantMaxRunning === undefined ? {} : { tenantMaxRunning }),
     ...(tenantMaxQueued === undefined ? {} : { tenantMaxQueued }),
     ...(tenantDailySpendUsd === undefined ? {} : { tenantDailySpendUsd }),
     ...(flags.allowPrivateCallbacks === true ? { allowPrivateCallbacks: true } : {}),
   };
+}
+
+/** A --run-network-range that cannot hold a Run's /28 is a usage error in the flag's own name; empty (compose's default) is the default range. */
+function checkRange(range: string): string {
+  if (range === "") return range;
+  try {
+    checkRunNetworkRange(range, "--run-network-range");
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return range;
 }
 
 /** The egress proxy the deployment runs, when its flags name one; undefined when serve is to start its own. */

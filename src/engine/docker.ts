@@ -144,6 +144,7 @@ export function createDockerEngine(docker: Docker = connectDocker()): Engine {
         // Without an address of the host's on the bridge, a member of an internal network cannot
         // reach the host's own services either (an internal network alone still lets it).
         Options: spec.internal ? { "com.docker.network.bridge.inhibit_ipv4": "true" } : {},
+        ...(spec.subnet === undefined ? {} : { IPAM: { Driver: "default", Config: [{ Subnet: spec.subnet }] } }),
       });
       const info = (await network.inspect()) as { IPAM?: { Config?: Array<{ Subnet?: string }> } };
       return { subnets: (info.IPAM?.Config ?? []).flatMap((config) => (config.Subnet === undefined ? [] : [config.Subnet])) };

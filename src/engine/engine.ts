@@ -24,6 +24,8 @@ export type NetworkSpec = {
    */
   readonly internal: boolean;
   readonly labels: Readonly<Record<string, string>>;
+  /** Its address range (CIDR), chosen by the caller; default: one from the engine's own address pools. */
+  readonly subnet?: string;
 };
 
 /**

@@ -21,6 +21,7 @@ export function createRunnerRuntime(settings: RunnerSettings): RunnerRuntime {
     return createAgentContainerRuntime<AgentResult, PlannedRequest>({
       container,
       ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
+      ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
       ...(options.docker === undefined ? {} : { docker: options.docker }),
       ...(options.engine === undefined ? {} : { engine: options.engine }),
       run: planRun(settings),

@@ -67,6 +67,8 @@ export type AgentRunnerOptions = {
   readonly owner?: string;
   readonly logger?: Logger;
   readonly maxConcurrentRuns?: number;
+  /** The IPv4 range each Run's own network (under model, allowlist, open) takes a /28 of; default 10.213.0.0/16 (the runtime's runNetworkRange). */
+  readonly runNetworkRange?: string;
   readonly docker?: Docker;
   /** The container engine; default: Docker through `docker`. */
   readonly engine?: Engine;
@@ -114,6 +116,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "owner",
   "logger",
   "maxConcurrentRuns",
+  "runNetworkRange",
   "docker",
   "engine",
 ];

@@ -156,5 +156,6 @@ export function earlyOutcome<R extends ReaderVerdict>(runId: string, startedAt: 
  * credential), with a run id of its own. `error` is kept as given: it must hold no secret.
  */
 export function refusedOutcome<R extends ReaderVerdict>(reason: EndReason, error: string): Outcome<R> {
-  return earlyOutcome<R>(newRunId(), performance.now(), createMasker(), reason, error);
+  // Nothing ran: 0 ms, where timing it counted the masker's making (a millisecond on a busy machine, and a flaky test).
+  return { ...earlyOutcome<R>(newRunId(), performance.now(), createMasker(), reason, error), durationMs: 0 };
 }

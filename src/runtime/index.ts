@@ -23,6 +23,7 @@ export { createAgentContainerRuntime } from "./runtime.js";
 export { newRunId } from "./run-id.js";
 export { isRunId } from "./run-request.js";
 export { runNetworkName } from "./run-network.js";
+export { DEFAULT_RUN_NETWORK_RANGE, parseRange as checkRunNetworkRange } from "./run-addresses.js";
 export { outVolumeName, runVolumeName, volumeHolderName } from "./out-volume.js";
 export { refusedOutcome } from "./end-reason.js";
 export { describeValue, EarlyEnd, RunRequestError } from "./misuse.js";

@@ -10,15 +10,22 @@ import { endEarly, maskedMessage, type RunContext, type RunState } from "./run-s
 /** The Outcome of a Run whose network the engine refused; undefined once it exists (or the Run has none of its own). */
 export async function openNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<Outcome<R> | undefined> {
   if (ctx.network === undefined) return undefined;
-  const refused = await openRunNetwork(ctx.engine, ctx.runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner);
-  if (refused !== undefined) return endEarly(ctx, "unavailable", refused);
+  const opened = await openRunNetwork(ctx.engine, ctx.runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner, ctx.addresses);
+  if ("refused" in opened) return endEarly(ctx, "unavailable", opened.refused);
   state.networkOpen = true;
+  state.networkSubnet = opened.subnet;
   return undefined;
 }
 
 export async function closeNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<void> {
   if (!state.networkOpen) return;
-  await closeRunNetwork(ctx.engine, ctx.runId).catch((error: unknown) => {
-    ctx.logger.error({ runId: ctx.runId, err: maskedMessage(ctx, error) }, "the Run's network could not be removed; sweep() will remove it");
-  });
+  const subnet = state.networkSubnet;
+  await closeRunNetwork(ctx.engine, ctx.runId).then(
+    // Its subnet is free once the network is gone; one left for the sweep is skipped a while instead.
+    () => subnet !== undefined && ctx.addresses?.give(subnet),
+    (error: unknown) => {
+      if (subnet !== undefined) ctx.addresses?.refuse(subnet);
+      ctx.logger.error({ runId: ctx.runId, err: maskedMessage(ctx, error) }, "the Run's network could not be removed; sweep() will remove it");
+    },
+  );
 }

@@ -83,4 +83,45 @@ describe("a Run's own network on the real engine", () => {
     expect(text).toContain("peer:unreachable");
     expect(text).toContain("host-bridge:host");
   }, 60_000);
+
+  it("40 Runs at once, each on a /28 of its own from the Run network range: past the engine's ~30 default networks", async () => {
+    const runtime = createAgentContainerRuntime({
+      container: { image: TEST_IMAGE, owner: OWNER, logger: pino({ level: "silent" }) },
+      run: () => ({
+        // Held a few seconds, so every Run's network exists at once; then its address and what the peer said.
+        args: ["sh", "-c", "sleep 4; ip -4 -o addr show eth0 | awk '{print $4}'; nc -w 2 peer 8080 </dev/null 2>/dev/null || echo unreachable"],
+        stdin: "",
+        outcome: collectStdout,
+      }),
+      maxConcurrentRuns: 40,
+      runNetworkRange: "10.213.0.0/16",
+    });
+    let most = 0;
+    const counting = setInterval(() => {
+      most = Math.max(
+        most,
+        docker("network", "ls", "-q", "--filter", `label=agentcage.owner=${OWNER}`)
+          .split("\n")
+          .filter((id) => id !== "").length,
+      );
+    }, 500);
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        runtime.run({ text: "" }, { network: { kind: "internal", attach: { container: PEER, alias: "peer" } }, timeoutSeconds: 120 }),
+      ),
+    ).finally(() => clearInterval(counting));
+    expect(outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.error)).toEqual([]);
+    const said = outcomes.map((outcome) => (outcome.result as { bytes: Buffer }).bytes.toString("utf8").trim().split("\n"));
+    // Each agent's address is in a /28 of the range, no two in the same one, and the peer answered each.
+    const subnets = said.map(([address = ""]) => {
+      const [a, b, c, d] = address.split("/")[0]?.split(".").map(Number) ?? [];
+      expect(`${a}.${b}`, address).toBe("10.213");
+      return `${c}.${Math.floor((d ?? 0) / 16)}`;
+    });
+    expect(new Set(subnets).size).toBe(40);
+    expect(said.map(([, answer]) => answer)).toEqual(Array.from({ length: 40 }, () => "peer"));
+    expect(most).toBeGreaterThan(30);
+    expect(docker("network", "ls", "-q", "--filter", `label=agentcage.owner=${OWNER}`)).toBe("");
+    expect(docker("inspect", "-f", "{{len .NetworkSettings.Networks}}", PEER)).toBe("1");
+  }, 240_000);
 });

@@ -80,7 +80,77 @@ describe("a Run's own network", () => {
       },
     );
     expect(outcome.ok).toBe(true);
-    expect(told).toEqual([expect.stringMatching(/^opened 10\.99\.\d+\.0\/24$/), "create", "agent gone", "removeNetwork"]);
+    // A /28 of the default Run network range, not one of the engine's own pools.
+    expect(told).toEqual([expect.stringMatching(/^opened 10\.213\.\d+\.\d+\/28$/), "create", "agent gone", "removeNetwork"]);
+  });
+
+  it("gives every one of 100 Runs at once a /28 of its own, past the ~30 networks of the engine's pools, and each back after", async () => {
+    const fake = createFakeEngine({});
+    const subnets: string[] = [];
+    const runtime = createAgentContainerRuntime({
+      container: { image: "fake:1", logger: silent },
+      run: (prompt) => ({ args: ["agent"], stdin: prompt.text, outcome: async () => ({ ok: true }) }),
+      engine: fake,
+      maxConcurrentRuns: 100,
+      runNetworkRange: "10.213.0.0/20",
+    });
+    const network = {
+      kind: "internal" as const,
+      attach: ATTACH,
+      onOpened: async ({ subnets: held }: { subnets: readonly string[] }) => void subnets.push(...held),
+    };
+    const outcomes = await Promise.all(Array.from({ length: 100 }, () => runtime.run({ text: "hi" }, { network })));
+    expect(outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.error)).toEqual([]);
+    expect(new Set(subnets).size).toBe(100);
+    expect(subnets.every((subnet) => /^10\.213\.([0-9]|1[0-5])\.\d+\/28$/.test(subnet))).toBe(true);
+    expect([...fake.networks().keys()]).toEqual([]);
+  });
+
+  it("passes over a subnet another network of the engine holds, and takes the next", async () => {
+    const fake = createFakeEngine({});
+    // A /27 holds two /28s: the Operator's own network has one of them.
+    await fake.createNetwork({ name: "someone-else", internal: false, labels: {}, subnet: "192.168.77.0/28" });
+    const held: string[] = [];
+    const runtime = createAgentContainerRuntime({
+      container: { image: "fake:1", logger: silent },
+      run: (prompt) => ({ args: ["agent"], stdin: prompt.text, outcome: async () => ({ ok: true }) }),
+      engine: fake,
+      runNetworkRange: "192.168.77.0/27",
+    });
+    for (let i = 0; i < 3; i++) {
+      const outcome = await runtime.run({ text: "hi" }, { network: { kind: "internal", onOpened: async ({ subnets }) => void held.push(...subnets) } });
+      expect(outcome.ok).toBe(true);
+    }
+    expect(held).toEqual(["192.168.77.16/28", "192.168.77.16/28", "192.168.77.16/28"]);
+  });
+
+  it("refuses a Run when every subnet of the range is held, saying to narrow the Runs or widen the range", async () => {
+    const fake = createFakeEngine({});
+    const runtime = createAgentContainerRuntime({
+      container: { image: "fake:1", logger: silent },
+      run: (prompt) => ({ args: ["agent"], stdin: prompt.text, outcome: async () => ({ ok: true }) }),
+      engine: fake,
+      maxConcurrentRuns: 3,
+      runNetworkRange: "10.213.0.0/27",
+    });
+    const outcomes = await Promise.all(Array.from({ length: 3 }, () => runtime.run({ text: "hi" }, { network: { kind: "internal" } })));
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(2);
+    expect(outcomes.find((outcome) => !outcome.ok)).toMatchObject({
+      reason: "unavailable",
+      error: expect.stringContaining("every subnet of the Run networks' range 10.213.0.0/27 is in use"),
+    });
+  });
+
+  it("refuses a range that is not one, naming it and the option", () => {
+    const on = (runNetworkRange: unknown) => () =>
+      createAgentContainerRuntime({
+        container: { image: "fake:1", logger: silent },
+        run: () => ({ args: [] }),
+        engine: createFakeEngine({}),
+        runNetworkRange,
+      } as never);
+    expect(on("10.213.0.0/29")).toThrow('runNetworkRange "10.213.0.0/29" is not an IPv4 range of /8 to /28');
+    expect(on(42)).toThrow("runNetworkRange 42 is not a string");
   });
 
   it("refuses the Run unavailable when onOpened rejects, with no container made and no network left", async () => {

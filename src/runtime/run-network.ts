@@ -5,6 +5,7 @@
 import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { describeEngineError, engineMessage, type Engine } from "../engine/index.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import type { RunAddresses } from "./run-addresses.js";
 import { bounded } from "./stop.js";
 
 export type RunNetwork = {
@@ -36,29 +37,68 @@ export function runNetworkName(runId: string): string {
   return `agentcage-net-${runId}`;
 }
 
-/** Why the network could not be made, or undefined once it exists with its attached member. */
+/** How many subnets a Run tries when the engine refuses one as overlapping (another process's, or a network the Operator made). */
+const SUBNET_TRIES = 8;
+
+/** What opening the Run's network came to: why it could not be made, or the subnet it holds (undefined: the engine's choice). */
+export type OpenedRunNetwork = { readonly refused: string } | { readonly subnet: string | undefined };
+
+/** Makes the Run's network (a subnet of `addresses` when given), with its attached member, and tells its peer. */
 export async function openRunNetwork(
   engine: Engine,
   runId: string,
   network: RunNetwork,
   labels: Readonly<Record<string, string>>,
   owner: string,
-): Promise<string | undefined> {
+  addresses?: RunAddresses,
+): Promise<OpenedRunNetwork> {
   const name = runNetworkName(runId);
-  let subnets: readonly string[] = [];
-  try {
-    ({ subnets } = await bounded(
-      engine.createNetwork({ name, internal: network.kind === "internal", labels: { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner } }),
-      ENGINE_CLEANUP_TIMEOUT_MS,
-      "create network",
-    ));
-  } catch (error) {
-    const message = engineMessage(error);
-    const pools = /available, non-overlapping|address pool/i.test(message)
-      ? "; the engine has no address range left for another network: fewer Runs at once, or more ranges in the daemon's default-address-pools"
-      : "";
-    return `${describeEngineError("create network", error, name)}${pools}`;
+  const made = await createWithin(engine, name, network, { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner }, addresses);
+  if ("refused" in made) return made;
+  const refused = await joinAndTell(engine, runId, name, network, made.subnets);
+  if (refused === undefined) return { subnet: made.subnet };
+  if (made.subnet !== undefined) addresses?.give(made.subnet);
+  return { refused };
+}
+
+type Made = { readonly subnets: readonly string[]; readonly subnet: string | undefined } | { readonly refused: string };
+
+async function createWithin(
+  engine: Engine,
+  name: string,
+  network: RunNetwork,
+  labels: Readonly<Record<string, string>>,
+  addresses: RunAddresses | undefined,
+): Promise<Made> {
+  for (let tried = 0; ; tried++) {
+    const subnet = addresses?.take();
+    if (addresses !== undefined && subnet === undefined) {
+      return { refused: `every subnet of the Run networks' range ${addresses.range} is in use; fewer Runs at once, or a larger range (runNetworkRange)` };
+    }
+    try {
+      const { subnets } = await bounded(
+        engine.createNetwork({ name, internal: network.kind === "internal", labels, ...(subnet === undefined ? {} : { subnet }) }),
+        ENGINE_CLEANUP_TIMEOUT_MS,
+        "create network",
+      );
+      return { subnets, subnet };
+    } catch (error) {
+      const message = engineMessage(error);
+      const overlapping = /overlap/i.test(message);
+      if (subnet !== undefined) overlapping ? addresses?.refuse(subnet) : addresses?.give(subnet);
+      if (overlapping && subnet !== undefined && tried + 1 < SUBNET_TRIES) continue;
+      const pools = /available, non-overlapping|address pool/i.test(message)
+        ? "; the engine has no address range left for another network: fewer Runs at once, or more ranges in the daemon's default-address-pools"
+        : overlapping && subnet !== undefined
+          ? `; ${SUBNET_TRIES} subnets of ${addresses?.range} in a row overlap other networks of the engine: name a range nothing else uses (runNetworkRange)`
+          : "";
+      return { refused: `${describeEngineError("create network", error, name)}${pools}` };
+    }
   }
+}
+
+/** Joins the attached member and tells the Run's peer; why not, or undefined. Removes the network when either fails. */
+async function joinAndTell(engine: Engine, runId: string, name: string, network: RunNetwork, subnets: readonly string[]): Promise<string | undefined> {
   if (network.attach !== undefined) {
     try {
       await bounded(engine.connectNetwork(name, network.attach.container, [network.attach.alias]), ENGINE_CLEANUP_TIMEOUT_MS, "connect network");

@@ -12,6 +12,7 @@ import type { RunInputs, SecretFile } from "../staging/index.js";
 import { earlyOutcome } from "./end-reason.js";
 import type { CollectedVolume, RunVolumes } from "./out-volume.js";
 import type { Ownership } from "./ownership.js";
+import type { RunAddresses } from "./run-addresses.js";
 import type { RecordWriter } from "./record.js";
 import type { SessionStoreOptions } from "./run-options.js";
 import type { RunNetwork } from "./run-network.js";
@@ -44,6 +45,8 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
   /** The Run's own network, made before its container and removed after it; default: the declared networks. */
   readonly network?: RunNetwork;
+  /** Where that network takes its subnet: the runtime's Run network range. */
+  readonly addresses?: RunAddresses;
   /** The owner label its network carries, as its container does. */
   readonly owner: string;
   /**
@@ -67,6 +70,8 @@ export type RunState = {
   record?: RecordWriter;
   /** The Run's own network exists: it is removed after the container. */
   networkOpen: boolean;
+  /** The subnet the Run's network holds, given back once it is removed. */
+  networkSubnet?: string | undefined;
   /** The Run's own volumes, once made (write bound "volume" only). */
   volumes?: RunVolumes;
   /** What the volume of the Run's writable place (out/, or all of work/) held, once read. */

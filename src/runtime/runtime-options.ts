@@ -4,6 +4,7 @@
 // Invariant: what passes here can be run; a declaration that cannot mean anything throws here, never in a Run.
 
 import type Docker from "dockerode";
+import { createRunAddresses, DEFAULT_RUN_NETWORK_RANGE, routeInto, type RunAddresses } from "./run-addresses.js";
 import { AgentContainerError, DEFAULT_TIMEOUT_SECONDS, validateAgentContainer, type AgentContainer, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
@@ -31,16 +32,23 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
    * Default "mount" where this process can mount, else "volume".
    */
   readonly writeBound?: WriteBound;
+  /**
+   * The IPv4 range a Run's own network (a network policy's, or `network` of run()) takes a /28 of,
+   * instead of the engine's default address pools (about 30 networks at once); checked at
+   * construction against this host's routes. Default DEFAULT_RUN_NETWORK_RANGE (10.213.0.0/16: 4,096 networks).
+   */
+  readonly runNetworkRange?: string;
 };
 
-/** What construction decided from the options: the validated declaration, the concurrency, the write bound. */
+/** What construction decided from the options: the validated declaration, the concurrency, the write bound, the Run networks' addresses. */
 export type CheckedRuntimeOptions = {
   readonly container: ValidatedContainer;
   readonly concurrency: number;
   readonly writeBound: WriteBound;
+  readonly addresses: RunAddresses;
 };
 
-const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound"];
+const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound", "runNetworkRange"];
 const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
 
 /** Throws an AgentContainerError, one sentence saying what to write instead, at the first option that cannot mean anything. */
@@ -49,7 +57,7 @@ export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: Runtime
   const container = validateAgentContainer(options.container);
   const concurrency = checkPlanAndEngine(options);
   composeOnce(container);
-  return { container, concurrency, writeBound: chooseWriteBound(options.writeBound) };
+  return { container, concurrency, writeBound: chooseWriteBound(options.writeBound), addresses: runAddressesOf(options.runNetworkRange) };
 }
 
 function checkCallShape<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, extra: readonly unknown[]): void {
@@ -85,6 +93,23 @@ function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<
     throw new AgentContainerError("engine is not an Engine; pass createDockerEngine(...) or leave it out");
   }
   return concurrency;
+}
+
+/** The Run networks' addresses, from a range that is a CIDR no route of this host's own interfaces reaches into. */
+function runAddressesOf(range: unknown): RunAddresses {
+  if (range !== undefined && typeof range !== "string") {
+    throw new AgentContainerError(
+      `runNetworkRange ${describeValue(range)} is not a string; write an IPv4 range such as ${DEFAULT_RUN_NETWORK_RANGE}, or leave it out`,
+    );
+  }
+  const addresses = createRunAddresses(range ?? DEFAULT_RUN_NETWORK_RANGE);
+  const route = routeInto(addresses.range);
+  if (route !== undefined) {
+    throw new AgentContainerError(
+      `runNetworkRange ${JSON.stringify(addresses.range)} overlaps this host's route to ${route}; name a range no network of this host uses (runNetworkRange, or serve's --run-network-range)`,
+    );
+  }
+  return addresses;
 }
 
 /** Composes once now, with a placeholder plan, so a declaration that cannot render throws here. */

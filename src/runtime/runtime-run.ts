@@ -119,7 +119,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     secretFiles: options.secretFiles ?? [],
     ...(options.stallSeconds === undefined ? {} : { stallSeconds: options.stallSeconds }),
     ...(options.onStallWarning === undefined ? {} : { onStallWarning: options.onStallWarning }),
-    ...(options.network === undefined ? {} : { network: options.network }),
+    ...(options.network === undefined ? {} : { network: options.network, addresses: shared.addresses }),
     owner: shared.owner,
     writeBound: shared.writeBound,
   };

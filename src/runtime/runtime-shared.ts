@@ -14,6 +14,7 @@ import { RunRequestError } from "./misuse.js";
 import { newRuntimeSessionId, thisProcess, type Ownership } from "./ownership.js";
 import { declaredSecrets } from "./run-masker.js";
 import type { WriteBound } from "./run-state.js";
+import type { RunAddresses } from "./run-addresses.js";
 import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
 import { bounded } from "./stop.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
@@ -34,6 +35,8 @@ export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly session: string;
   readonly graceMs: number;
   readonly writeBound: WriteBound;
+  /** Where each Run's own network takes its subnet. */
+  readonly addresses: RunAddresses;
   /** A Run starting now: this session's, this process's, over at its timeout plus the grace and the engine's margin. */
   readonly ownershipOf: (timeoutSeconds: number) => Ownership;
   /** Removes what a gone process of this owner left (and what is this session's own and not live). */
@@ -81,6 +84,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
     session,
     graceMs,
     writeBound,
+    addresses: checked.addresses,
     ownershipOf,
     sweep,
     sweepAtStartup,

@@ -45,6 +45,8 @@ export type ServeOptions = {
   readonly egressNetworks?: readonly string[];
   /** The container runtime for every agent (e.g. "runsc"); default the engine's. */
   readonly containerRuntime?: string;
+  /** The IPv4 range each Run's own network takes a /28 of (under model, allowlist, open); default 10.213.0.0/16. */
+  readonly runNetworkRange?: string;
   /** Run every agent against the stand-in model (no key needed); default false. */
   readonly standIn?: boolean;
   /**

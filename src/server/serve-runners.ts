@@ -52,6 +52,7 @@ async function assemble(options: ServeOptions, staging: StagingDeclaration, slot
         maxConcurrentRuns: slots,
         ...(options.sessions === true ? { sessions: true } : {}),
         ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
+        ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
         // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
         limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
         logger,

@@ -152,7 +152,12 @@ export type FakeEngine = Engine & {
   readonly archivesPut: () => ReadonlyArray<{ readonly container: string; readonly path: string; readonly bytes: Buffer }>;
 };
 
-export type FakeNetwork = { readonly internal: boolean; readonly labels: Readonly<Record<string, string>>; readonly members: Map<string, readonly string[]> };
+export type FakeNetwork = {
+  readonly internal: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly members: Map<string, readonly string[]>;
+  readonly subnet?: string;
+};
 
 const never = new Promise<never>(() => undefined);
 
@@ -392,9 +397,17 @@ export function createFakeEngine(
     createNetwork: async (spec) => {
       await enter("createNetwork", spec.name, undefined);
       if (networks.has(spec.name)) throw failure("createNetwork", { statusCode: 409, message: `network with name ${spec.name} already exists` });
-      networks.set(spec.name, { internal: spec.internal, labels: spec.labels, members: new Map() });
-      // One /24 a network, as an engine's address pool hands them out.
-      return { subnets: [`10.99.${networks.size % 256}.0/24`] };
+      // As Docker refuses a range another network holds.
+      if (spec.subnet !== undefined && [...networks.values()].some((held) => held.subnet === spec.subnet))
+        throw failure("createNetwork", { statusCode: 403, message: "Pool overlaps with other one on this address space" });
+      networks.set(spec.name, {
+        internal: spec.internal,
+        labels: spec.labels,
+        members: new Map(),
+        ...(spec.subnet === undefined ? {} : { subnet: spec.subnet }),
+      });
+      // The subnet asked for, else one /24 a network, as an engine's address pool hands them out.
+      return { subnets: [spec.subnet ?? `10.99.${networks.size % 256}.0/24`] };
     },
     connectNetwork: async (network, container, aliases) => {
       await enter("connectNetwork", `${network} ${container}`, undefined);
