@@ -4,6 +4,7 @@
 
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, apiWith } from "./api";
+import { ZONE } from "./format";
 import { NewRunPage } from "./pages/NewRunPage";
 import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
@@ -83,6 +84,9 @@ export function App() {
             Service
           </a>
         </nav>
+        <span class="zone" title="every time on these pages is in this zone">
+          times in {ZONE}
+        </span>
         <span class="who">{who.admin ? `${who.tenant} (admin: every tenant)` : `tenant ${who.tenant}`}</span>
         <button type="button" class="quiet" onClick={() => signOut()}>
           Sign out

@@ -26,6 +26,9 @@ export function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+/** The zone every time of the console is read in (the browser's own), for the pages to say once. */
+export const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 /** A time in the browser's own zone as 2026-12-02 15:01:47: one reading in every locale. */
 export function when(iso: string | undefined): string {
   if (iso === undefined) return "";

@@ -168,6 +168,7 @@ describe("the operator console", () => {
     });
     await endedAs(page, "completed");
     expect(await page.textContent("[data-field=prompt]")).toContain("[stand-in-write:README.md]");
+    expect(await page.textContent("[data-field=inputs]")).toBe("1 file, 57 B");
     const kinds = await page.$$eval("[data-event]", (items) => items.map((item) => item.getAttribute("data-event")));
     expect(kinds).toEqual(expect.arrayContaining(["tool_call", "tool_result", "result", "end"]));
     expect(kinds.indexOf("tool_call")).toBeLessThan(kinds.indexOf("end"));

@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import type { Api, Run } from "../api";
-import { dollars, duration, elapsed, tokens, when } from "../format";
+import { bytes, dollars, duration, elapsed, tokens, when } from "../format";
 import { hrefOf } from "../route";
 import { ArtifactsView } from "../run/ArtifactsView";
 import { LabelList, StateBadge } from "../run/badges";
@@ -112,6 +112,12 @@ export function RunPage({ api, id }: { api: Api; id: string }) {
             <dd>place {run.queuePosition}</dd>
           </>
         )}
+        <dt>Inputs</dt>
+        <dd data-field="inputs">
+          {run.inputs === undefined
+            ? "none: it started in an empty folder"
+            : `${run.inputs.files === 1 ? "1 file" : `${run.inputs.files} files`}${run.inputs.directories === 0 ? "" : ` in ${run.inputs.directories === 1 ? "1 folder" : `${run.inputs.directories} folders`}`}, ${bytes(run.inputs.bytes)}`}
+        </dd>
         <dt>Tokens</dt>
         <dd>{tokens(run.usage?.inputTokens, run.usage?.outputTokens)}</dd>
         <dt>Cost</dt>

@@ -222,6 +222,7 @@ function RunRow({ run, now }: { run: Run; now: number }) {
       </td>
       <td>
         <StateBadge state={run.state} />
+        {run.queuePosition !== undefined && <span class="hint"> place {run.queuePosition}</span>}
       </td>
       <td>{shortened(run.tenant, 40)}</td>
       <td>{cli}</td>
