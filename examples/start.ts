@@ -49,7 +49,7 @@ createInterface({ input: child.stderr }).on("line", (line) => {
   process.stdout.write(banner(new URL("/", url).href, tokenFile, logFile));
 });
 
-function banner(console: string, tokenFile: string | undefined, logFile: string): string {
+function banner(address: string, tokenFile: string | undefined, logFile: string): string {
   const key = tokenFile === undefined ? "the token in AGENTCAGE_TOKEN" : readFileSync(tokenFile, "utf8").trim();
   const against =
     keys.length === 0
@@ -59,10 +59,10 @@ function banner(console: string, tokenFile: string | undefined, logFile: string)
   const runtimeDir = serviceArguments.includes("--runtime-dir") ? ` --runtime-dir ${serviceArguments[serviceArguments.indexOf("--runtime-dir") + 1]}` : "";
   return [
     "",
-    `  The agentcage console: ${console}`,
+    `  The agentcage console: ${address}`,
     `  Sign in with:          ${key}`,
     "                         the Operator's token: it sees every tenant, and a new one is made at each start",
-    `  A tenant's own key:    node dist/cli/main.js keys create --tenant team-a --remote ${console.replace(/\/$/, "")}${runtimeDir}`,
+    `  A tenant's own key:    node dist/cli/main.js keys create --tenant team-a --remote ${address.replace(/\/$/, "")}${runtimeDir}`,
     `  Agents run against:    ${against}`,
     `  The service's log:     ${logFile}`,
     "  Ctrl-C stops it: no new Runs, running ones get 30 s to finish.",

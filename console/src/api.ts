@@ -49,7 +49,8 @@ export function apiWith(key: string) {
       return (await response.json()) as Record<string, unknown>;
     },
     artifacts: async (id: string) => answered(await client.GET("/v1/runs/{id}/artifacts", { params: { path: { id } } })),
-    usage: async () => answered(await client.GET("/v1/usage", {})),
+    /** The events feed's newest entry id now: following the feed after it hears only what happens from here on. */
+    newestEventId: async () => answered(await client.GET("/v1/events", { params: { query: { limit: 1 } } })).newestId,
     /** One file of a Run's Harvest, or (path undefined) all of them as a tar. */
     download: async (id: string, path?: string): Promise<Blob> => {
       const url = path === undefined ? `/v1/runs/${id}/artifacts.tar` : `/v1/runs/${id}/artifacts/${path.split("/").map(encodeURIComponent).join("/")}`;

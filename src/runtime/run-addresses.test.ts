@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRunAddresses, parseRange, REFUSED_SUBNET_QUARANTINE_MS, routeInto } from "./run-addresses.js";
+import { createFakeEngine } from "../../test/support/fake-engine.js";
+import { createRunAddresses, DEFAULT_RUN_NETWORK_RANGE, parseRange, REFUSED_SUBNET_QUARANTINE_MS, routeInto, runAddressesOf } from "./run-addresses.js";
+import { openRunNetwork } from "./run-network.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-routes-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -65,5 +67,21 @@ describe("the Run networks' addresses", () => {
     expect(routeInto("10.213.0.0/18", table)).toBeUndefined();
     expect(routeInto("172.17.0.0/16", table)).toBeUndefined();
     expect(routeInto("10.213.0.0/16", join(scratch, "no-such-table"))).toBeUndefined();
+  });
+
+  it("refuses a range named that reaches into a host's route at once, and the default one only when a Run needs a network", async () => {
+    const lan = () => "10.213.64.0/24 via wg0";
+    expect(() => runAddressesOf("10.213.0.0/16", lan)).toThrow(
+      'runNetworkRange "10.213.0.0/16" overlaps this host\'s route to 10.213.64.0/24 via wg0; name a range no network of this host uses',
+    );
+    expect(() => runAddressesOf(42, lan)).toThrow("runNetworkRange 42 is not a string");
+    expect(runAddressesOf("10.99.0.0/16", () => undefined).unusable).toBeUndefined();
+    // The default: a runtime that never makes a Run network (policy none) is not refused for it.
+    const defaults = runAddressesOf(undefined, lan);
+    expect(defaults.range).toBe(DEFAULT_RUN_NETWORK_RANGE);
+    const fake = createFakeEngine({});
+    const opened = await openRunNetwork(fake, "00000000000000a1", { kind: "internal" }, {}, "test-owner", defaults);
+    expect(opened).toEqual({ refused: expect.stringContaining("overlaps this host's route to 10.213.64.0/24 via wg0") });
+    expect([...fake.networks().keys()]).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
 
 import { readFileSync } from "node:fs";
 import { AgentContainerError } from "../container/index.js";
+import { describeValue } from "./misuse.js";
 
 /** The range Run networks take their subnets from unless the Operator names another: 4,096 networks of 14 addresses. */
 export const DEFAULT_RUN_NETWORK_RANGE = "10.213.0.0/16";
@@ -16,6 +17,8 @@ export const REFUSED_SUBNET_QUARANTINE_MS = 60_000;
 
 export type RunAddresses = {
   readonly range: string;
+  /** Why no Run network may take a subnet of it (the default range reaches into a route of this host's), or undefined. */
+  readonly unusable?: string;
   /** A free subnet, or undefined when every one is held. */
   readonly take: () => string | undefined;
   /** The subnet's network is gone: it may be handed out again. */
@@ -75,6 +78,23 @@ export function createRunAddresses(range: string = DEFAULT_RUN_NETWORK_RANGE, no
       refusedUntil.set(index, now() + REFUSED_SUBNET_QUARANTINE_MS);
     },
   };
+}
+
+/** The Run networks' addresses, from a range that is a CIDR no route of this host's own interfaces reaches into. */
+export function runAddressesOf(range: unknown, routeOf: (range: string) => string | undefined = routeInto): RunAddresses {
+  if (range !== undefined && typeof range !== "string") {
+    throw new AgentContainerError(
+      `runNetworkRange ${describeValue(range)} is not a string; write an IPv4 range such as ${DEFAULT_RUN_NETWORK_RANGE}, or leave it out`,
+    );
+  }
+  const addresses = createRunAddresses(range ?? DEFAULT_RUN_NETWORK_RANGE);
+  const route = routeOf(addresses.range);
+  if (route === undefined) return addresses;
+  const unusable = `runNetworkRange ${JSON.stringify(addresses.range)} overlaps this host's route to ${route}; name a range no network of this host uses (runNetworkRange, or serve's --run-network-range)`;
+  // A range named is refused now; the default only once a Run needs a network of its own, so a
+  // runtime that never makes one (policy none, networks named by hand) is not refused for it.
+  if (range !== undefined) throw new AgentContainerError(unusable);
+  return { ...addresses, unusable };
 }
 
 /**

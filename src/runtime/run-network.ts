@@ -70,6 +70,7 @@ async function createWithin(
   labels: Readonly<Record<string, string>>,
   addresses: RunAddresses | undefined,
 ): Promise<Made> {
+  if (addresses?.unusable !== undefined) return { refused: addresses.unusable };
   for (let tried = 0; ; tried++) {
     const subnet = addresses?.take();
     if (addresses !== undefined && subnet === undefined) {

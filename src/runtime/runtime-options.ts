@@ -4,7 +4,7 @@
 // Invariant: what passes here can be run; a declaration that cannot mean anything throws here, never in a Run.
 
 import type Docker from "dockerode";
-import { createRunAddresses, DEFAULT_RUN_NETWORK_RANGE, routeInto, type RunAddresses } from "./run-addresses.js";
+import { runAddressesOf, type RunAddresses } from "./run-addresses.js";
 import { AgentContainerError, DEFAULT_TIMEOUT_SECONDS, validateAgentContainer, type AgentContainer, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
@@ -93,23 +93,6 @@ function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<
     throw new AgentContainerError("engine is not an Engine; pass createDockerEngine(...) or leave it out");
   }
   return concurrency;
-}
-
-/** The Run networks' addresses, from a range that is a CIDR no route of this host's own interfaces reaches into. */
-function runAddressesOf(range: unknown): RunAddresses {
-  if (range !== undefined && typeof range !== "string") {
-    throw new AgentContainerError(
-      `runNetworkRange ${describeValue(range)} is not a string; write an IPv4 range such as ${DEFAULT_RUN_NETWORK_RANGE}, or leave it out`,
-    );
-  }
-  const addresses = createRunAddresses(range ?? DEFAULT_RUN_NETWORK_RANGE);
-  const route = routeInto(addresses.range);
-  if (route !== undefined) {
-    throw new AgentContainerError(
-      `runNetworkRange ${JSON.stringify(addresses.range)} overlaps this host's route to ${route}; name a range no network of this host uses (runNetworkRange, or serve's --run-network-range)`,
-    );
-  }
-  return addresses;
 }
 
 /** Composes once now, with a placeholder plan, so a declaration that cannot render throws here. */

@@ -7,7 +7,7 @@ import { recoverHarvest } from "../staging/index.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
 import { tenantKey } from "./run-submit.js";
-import { end, keepSessionTenant } from "./run-transitions.js";
+import { end, keepSessionOwner } from "./run-transitions.js";
 import type { RunsState } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
 import { TERMINAL_STATES } from "./store.js";
@@ -18,7 +18,7 @@ export async function recover(state: RunsState): Promise<void> {
   for (const saved of await store.all()) {
     state.records.set(saved.id, saved);
     if (saved.idempotencyKey !== undefined) state.byKey.set(tenantKey(saved.tenant, saved.idempotencyKey), saved.id);
-    if (TERMINAL_STATES.has(saved.state)) keepSessionTenant(state, saved, await store.outcome(saved.id));
+    if (TERMINAL_STATES.has(saved.state)) keepSessionOwner(state, saved, await store.outcome(saved.id));
     const events = await store.events(saved.id);
     state.lastEventId.set(saved.id, events.at(-1)?.id ?? 0);
     if (saved.state === "queued") {

@@ -34,7 +34,7 @@ export async function end(state: RunsState, record: RunRecord, outcome: unknown,
   await state.store.saveOutcome(record.id, outcome);
   const usage = usageOf(outcome);
   const ended = await setState(state, { ...record, ...endOf(outcome), ...(usage === undefined ? {} : { usage }) }, runState);
-  keepSessionTenant(state, ended, outcome);
+  keepSessionOwner(state, ended, outcome);
   await emit(state, record.id, "end", outcome);
   told(state, "run.finished", ended);
 }
@@ -45,7 +45,7 @@ export function told(state: RunsState, type: LifecycleType, record: RunRecord): 
 }
 
 /** The session a Run ended with is its tenant's (only that tenant may resume it) and its CLI's (only that CLI can). */
-export function keepSessionTenant(state: RunsState, record: RunRecord, outcome: unknown): void {
+export function keepSessionOwner(state: RunsState, record: RunRecord, outcome: unknown): void {
   const ended = outcome as { cli?: unknown; result?: { sessionId?: unknown } } | undefined;
   const session = ended?.result?.sessionId;
   const cli = record.cli ?? (typeof ended?.cli === "string" ? ended.cli : undefined);

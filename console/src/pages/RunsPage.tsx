@@ -75,13 +75,13 @@ export function RunsPage({ api, admin, given }: { api: Api; admin: boolean; give
       clearTimeout(timer);
       timer = setTimeout(() => setChanges((n) => n + 1), REFRESH_DEBOUNCE_MS);
     };
-    fetch("/v1/events?limit=1", { headers: { authorization: `Bearer ${api.key}` } })
-      .then((answer) => answer.json() as Promise<{ newestId?: number }>)
-      .then((answer) => {
+    api
+      .newestEventId()
+      .then((newestId) => {
         if (stopped) return;
         stop = follow("/v1/events", {
           key: api.key,
-          after: String(answer.newestId ?? 0),
+          after: String(newestId),
           onMessage: changed,
           onConnection: (connected) => {
             setLive(connected);
