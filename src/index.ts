@@ -44,7 +44,10 @@ export { PREFLIGHT_OWNER, containerMounts, inspectEngine, inspectImage, probeSta
 export { REDACTED, createMasker } from "./redact/index.js";
 export { AGENT_IMAGE, AgentRunnerError, NETWORK_POLICIES, agentCliVersions, createAgentRunner, reachWarning } from "./runner/index.js";
 export {
+  DEFAULT_POOL_IDLE_SECONDS,
   EarlyEnd,
+  MAX_POOL_SIZE,
+  POOL_LABEL,
   RunRequestError,
   createAgentContainerRuntime,
   describeValue,
@@ -164,6 +167,8 @@ export type {
   RunNetwork,
   RunOptions,
   RunVolumeKind,
+  PoolOptions,
+  PoolStats,
   RuntimeOptions,
   SessionStoreOptions,
   SweepResult,

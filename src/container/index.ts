@@ -17,7 +17,9 @@ export type { ExtraOptions } from "./extra-args.js";
 export { AgentContainerError, agentWorkdirOf, DEFAULT_AGENT_WORKDIR, unmaskableSecret, validateAgentContainer } from "./agent-container.js";
 export {
   composeSpec,
+  containerName,
   DEADLINE_COMMAND,
+  deadlineWords,
   DEFAULT_OWNER,
   OWNER_LABEL,
   resolveAgentUser,

@@ -65,6 +65,11 @@ export type Outcome<R extends ReaderVerdict = ReaderVerdict> = {
   readonly harvest?: HarvestResult;
   /** With a session store: the session it was kept as, or why it was not (the earlier store stays as it was). */
   readonly session?: { readonly id: string; readonly kept: true } | { readonly id?: string; readonly kept: false; readonly error: string };
+  /**
+   * With a warm pool: true when the Run was served by a container started ahead (bound to it at its
+   * claim), false when it was started cold. Absent without a pool, and for a Run that ended before its container.
+   */
+  readonly warm?: boolean;
   /** The container runtime the Run was declared to run under (e.g. "runsc"), when it named one; else the engine's default. */
   readonly containerRuntime?: string;
   /** The Run directory, when it is kept (keepRuns). */

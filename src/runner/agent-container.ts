@@ -4,7 +4,7 @@
 // refuses is refused at construction, in the runner's words.
 
 import { AgentContainerError, type AgentContainer } from "../container/index.js";
-import { createAgentContainerRuntime, type AgentContainerRuntime } from "../runtime/index.js";
+import { createAgentContainerRuntime, type AgentContainerRuntime, type PoolOptions } from "../runtime/index.js";
 import { publicEnvironment, type AgentResult } from "../agents/index.js";
 import { inRunnerWords } from "./runner-options.js";
 import { publicProxyEnvironment } from "./network-policy.js";
@@ -22,6 +22,7 @@ export function createRunnerRuntime(settings: RunnerSettings): RunnerRuntime {
       container,
       ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
       ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
+      ...(options.pool === undefined ? {} : { pool: poolOf(settings, options.pool) }),
       ...(options.docker === undefined ? {} : { docker: options.docker }),
       ...(options.engine === undefined ? {} : { engine: options.engine }),
       run: planRun(settings),
@@ -29,6 +30,18 @@ export function createRunnerRuntime(settings: RunnerSettings): RunnerRuntime {
   } catch (error) {
     throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
   }
+}
+
+/** The runtime's pool: members on the network every Run of the policy gets (run-container.ts decides the same). */
+function poolOf(settings: RunnerSettings, pool: NonNullable<RunnerSettings["options"]["pool"]>): PoolOptions {
+  const { gateway, policy } = settings;
+  const network =
+    gateway !== undefined
+      ? { kind: "internal" as const, attach: { container: gateway.container, alias: gateway.alias } }
+      : policy === "open" && settings.options.networks === undefined
+        ? { kind: "open" as const }
+        : undefined;
+  return { ...pool, ...(network === undefined ? {} : { network }) };
 }
 
 function runnerContainer(settings: RunnerSettings): AgentContainer {

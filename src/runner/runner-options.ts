@@ -69,6 +69,13 @@ export type AgentRunnerOptions = {
   readonly maxConcurrentRuns?: number;
   /** The IPv4 range each Run's own network (under model, allowlist, open) takes a /28 of; default 10.213.0.0/16 (the runtime's runNetworkRange). */
   readonly runNetworkRange?: string;
+  /**
+   * A warm pool of agent containers started ahead, each bound to one Run at its claim (the runtime's
+   * pool): members are made on the network the policy gives every Run (under model and allowlist,
+   * their own internal network with the egress proxy already joined). A Run a member cannot serve (a
+   * login file as its credential, a session to keep, a writable work/) starts cold. Call close() when done. Default: none.
+   */
+  readonly pool?: { readonly size: number; readonly maxIdleSeconds?: number };
   readonly docker?: Docker;
   /** The container engine; default: Docker through `docker`. */
   readonly engine?: Engine;
@@ -117,6 +124,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "logger",
   "maxConcurrentRuns",
   "runNetworkRange",
+  "pool",
   "docker",
   "engine",
 ];

@@ -40,12 +40,16 @@ export async function attachContainer<R extends ReaderVerdict>(
     state.engineFailure = describeEngineError("attach", error, ctx.spec.image);
     return undefined;
   }
-  const output = readOutput(streams, {
+  return { id, streams, output: outputOf(ctx, state, streams) };
+}
+
+/** The container's output, read from now on: the record, the watchdog and the stdout cap see every byte. */
+export function outputOf<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, state: ContainerRunState<R>, streams: ContainerStreams): RunOutput {
+  return readOutput(streams, {
     ...(ctx.onStdout === undefined ? {} : { onStdout: ctx.onStdout }),
     ...(ctx.onStderr === undefined ? {} : { onStderr: ctx.onStderr }),
     // The watchdog starts after the container does; a byte before it is no news to it.
     onBytes: () => state.watchdog?.output(),
     onOverflow: (detail) => ctx.stop.interrupt("output_limit", detail, true),
   });
-  return { id, streams, output };
 }

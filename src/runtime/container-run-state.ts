@@ -5,7 +5,7 @@
 
 import type { Logger } from "pino";
 import type { ComposedSpec } from "../container/index.js";
-import type { Engine } from "../engine/index.js";
+import type { ContainerStreams, Engine } from "../engine/index.js";
 import type { ExitFacts, ReaderVerdict, RunPlan } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import type { ContainerFacts } from "./end-reason.js";
@@ -35,6 +35,11 @@ export type ContainerRunContext<R extends ReaderVerdict> = {
   readonly onExited?: () => void;
   /** Called as the watchdog starts, with what to call each time the agent's traffic is seen live elsewhere (the egress proxy). */
   readonly liveness?: (alive: () => void) => void;
+  /**
+   * A pool member already created, attached and started (its launcher waiting), which this Run
+   * claims instead of making a container: `claim` is written before stdin. `spec` is then the member's. Default: cold.
+   */
+  readonly warm?: { readonly containerId: string; readonly streams: ContainerStreams; readonly claim: Uint8Array; readonly claimed: () => void };
 };
 
 /** How the container's end looked from outside it, once it is over. */

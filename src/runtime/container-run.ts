@@ -6,11 +6,11 @@
 
 import { describeEngineError } from "../engine/index.js";
 import type { ReaderVerdict } from "../plan/index.js";
-import { attachContainer, createContainer } from "./container-create.js";
+import { attachContainer, createContainer, outputOf } from "./container-create.js";
 import { collectEnd, exitNotice } from "./container-exit.js";
 import { removeContainer } from "./container-remove.js";
 import { containerFacts, createContainerRunState, type ContainerRunContext, type ContainerRunState } from "./container-run-state.js";
-import { startContainer } from "./container-start.js";
+import { startContainer, startedContainer } from "./container-start.js";
 import { waitForEnd } from "./container-wait.js";
 import { watchContainer } from "./container-watch.js";
 import type { ContainerFacts } from "./end-reason.js";
@@ -41,6 +41,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
 /** The steps while the engine answers; each returns early when the Run was interrupted or a step failed. */
 async function lifecycle<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, state: ContainerRunState<R>, tellExited: () => void): Promise<void> {
   if (ctx.stop.interruption() !== undefined) return;
+  if (ctx.warm !== undefined) return claimed(ctx, state, ctx.warm, tellExited);
   state.id = await createContainer(ctx, state);
   if (state.id === undefined || ctx.stop.interruption() !== undefined) return;
   const container = await attachContainer(ctx, state, state.id);
@@ -49,5 +50,23 @@ async function lifecycle<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, s
   if (!(await startContainer(ctx, state, container))) return;
   watchContainer(ctx, state, container);
   container.streams.stdin.end(ctx.stdin);
+  await waitForEnd(ctx, state, container, tellExited);
+}
+
+/** A warm Run: the member runs already; from its claim on it is this Run's container, read, watched and waited for the same way. */
+async function claimed<R extends ReaderVerdict>(
+  ctx: ContainerRunContext<R>,
+  state: ContainerRunState<R>,
+  warm: NonNullable<ContainerRunContext<R>["warm"]>,
+  tellExited: () => void,
+): Promise<void> {
+  state.id = warm.containerId;
+  const container = { id: warm.containerId, streams: warm.streams, output: outputOf(ctx, state, warm.streams) };
+  state.output = container.output;
+  startedContainer(ctx, state, warm.containerId);
+  watchContainer(ctx, state, container);
+  warm.streams.stdin.write(warm.claim);
+  container.streams.stdin.end(ctx.stdin);
+  warm.claimed();
   await waitForEnd(ctx, state, container, tellExited);
 }

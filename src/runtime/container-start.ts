@@ -14,7 +14,7 @@ export async function startContainer<R extends ReaderVerdict>(
   state: ContainerRunState<R>,
   container: AttachedContainer,
 ): Promise<boolean> {
-  const { engine, logger, masker, runId } = ctx;
+  const { engine } = ctx;
   const { id, streams } = container;
   try {
     await engine.start(id);
@@ -23,6 +23,13 @@ export async function startContainer<R extends ReaderVerdict>(
     state.engineFailure = describeEngineError("start", error, ctx.spec.image);
     return false;
   }
+  startedContainer(ctx, state, id);
+  return true;
+}
+
+/** The container runs: the Run's stop may now reach it (its stop signal, then SIGKILL after the grace). */
+export function startedContainer<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, state: ContainerRunState<R>, id: string): void {
+  const { engine, logger, masker, runId } = ctx;
   state.started = true;
   ctx.stop.containerStarted({
     kill: (signal) => {
@@ -33,5 +40,4 @@ export async function startContainer<R extends ReaderVerdict>(
     stopSignal: ctx.spec.container.extra.stopSignal ?? "SIGTERM",
     graceMs: ctx.graceMs,
   });
-  return true;
 }

@@ -7,20 +7,23 @@
 import { renderCommand, type ComposedSpec } from "../container/index.js";
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
-import { runContainer } from "./container-run.js";
+import { runContainer, type ContainerRunContext } from "./container-run.js";
 import { outcomeOf, type ContainerFacts } from "./end-reason.js";
 import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
 import { ownershipLabels } from "./ownership.js";
 import { planRun, type PlannedRun } from "./plan.js";
 import { openRecord } from "./record.js";
-import { runNetworkName } from "./run-network.js";
+import { runNetworkName, tellPeer } from "./run-network.js";
 import { closeNetwork, openNetwork } from "./run-network-step.js";
-import { endEarly, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
+import { claimOf } from "./pool-claim.js";
+import { encodeClaim } from "./pool-launcher.js";
+import { removeMemberDirectory, type Member } from "./pool-member.js";
+import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
 import { closeVolumes, collectVolumes, openVolumes, runVolumeNames } from "./run-volumes.js";
 
 type Planned<R extends ReaderVerdict> = Extract<PlannedRun<R>, { readonly ok: true }>;
 
-export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, staged?: StagedRun): Promise<Outcome<R>> {
+export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, staged?: StagedRun, member?: Member): Promise<Outcome<R>> {
   // After staging: a plan may rely on its workspace being there.
   const planned = planRun(ctx.planFunction, ctx.prompt, { runId: ctx.runId, mask: ctx.masker.maskDeep });
   if (!planned.ok) return endEarly(ctx, planned.reason, planned.error);
@@ -28,13 +31,14 @@ export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q
   try {
     const composed = compose(ctx, planned, staged);
     if (!composed.ok) return composed.outcome;
+    if (member !== undefined) return await launchWarm(ctx, state, composed.spec, planned, member);
     const noNetwork = await openNetwork(ctx, state);
     if (noNetwork !== undefined) return noNetwork;
     const noVolumes = await openVolumes(ctx, state, staged);
     if (noVolumes !== undefined) return noVolumes;
     const facts = await runTheContainer(ctx, state, composed.spec, planned);
     await collectVolumes(ctx, state, staged);
-    return endReason(ctx, facts);
+    return endReason(ctx, facts, ctx.pool === undefined ? undefined : false);
   } finally {
     await closeVolumes(ctx, state);
     await closeNetwork(ctx, state);
@@ -67,12 +71,45 @@ function compose<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, planned: Pla
   }
 }
 
+/**
+ * A warm Run: its peer told of the member's network (the token is bound to it now), then the claim
+ * written to the member. The member's network and directory go after the Outcome, in the background.
+ */
+async function launchWarm<R extends ReaderVerdict, Q>(
+  ctx: RunContext<R, Q>,
+  state: RunState,
+  spec: ComposedSpec,
+  planned: Planned<R>,
+  member: Member,
+): Promise<Outcome<R>> {
+  if (ctx.network !== undefined && member.network !== undefined) {
+    const untold = await tellPeer(ctx.network, member.network.subnets);
+    if (untold !== undefined) return endEarly(ctx, "unavailable", `the Run's network was made, but ${untold}`);
+  }
+  if (member.work !== undefined) ctx.pool?.later(removeMemberDirectory(ctx.container, member.id));
+  let claim: Uint8Array;
+  try {
+    claim = encodeClaim(claimOf(spec));
+  } catch (error) {
+    return endEarly(ctx, "invalid_request", maskedMessage(ctx, error));
+  }
+  const warm = {
+    containerId: member.containerId,
+    streams: member.streams,
+    claim,
+    claimed: () => ctx.pool?.claimed(Math.round(performance.now() - ctx.startedAt)),
+  };
+  ctx.logger.info({ runId: ctx.runId, member: member.id }, "run served warm");
+  return endReason(ctx, await runTheContainer(ctx, state, spec, planned, { spec: member.spec, warm }), true);
+}
+
 /** The container run, its output into the record as it comes; its facts whatever happened. */
 function runTheContainer<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
   state: RunState,
   spec: ComposedSpec,
   planned: Planned<R>,
+  member?: { readonly spec: ComposedSpec; readonly warm: NonNullable<ContainerRunContext<R>["warm"]> },
 ): Promise<ContainerFacts<R>> {
   const { runId, logger, masker, network } = ctx;
   const { record } = state;
@@ -80,7 +117,8 @@ function runTheContainer<R extends ReaderVerdict, Q>(
   logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
   return runContainer({
     runId,
-    spec,
+    spec: member?.spec ?? spec,
+    ...(member === undefined ? {} : { warm: member.warm }),
     plan: planned.plan,
     stdin: planned.stdin,
     engine: ctx.engine,
@@ -98,8 +136,9 @@ function runTheContainer<R extends ReaderVerdict, Q>(
 }
 
 /** The Outcome the container's facts give; a reader that says ok of an agent that exited non-zero is said in the log. */
-function endReason<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, facts: ContainerFacts<R>): Outcome<R> {
-  const outcome = outcomeOf(ctx.runId, facts, ctx.masker, Math.round(performance.now() - ctx.startedAt));
+function endReason<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, facts: ContainerFacts<R>, warm: boolean | undefined): Outcome<R> {
+  const cold = outcomeOf(ctx.runId, facts, ctx.masker, Math.round(performance.now() - ctx.startedAt));
+  const outcome = warm === undefined ? cold : { ...cold, warm };
   if (outcome.ok && outcome.exit !== undefined && outcome.exit.code !== 0) {
     ctx.logger.warn({ runId: ctx.runId, exit: outcome.exit }, "the reader said ok but the agent exited non-zero");
   }

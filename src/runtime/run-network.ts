@@ -40,8 +40,11 @@ export function runNetworkName(runId: string): string {
 /** How many subnets a Run tries when the engine refuses one as overlapping (another process's, or a network the Operator made). */
 const SUBNET_TRIES = 8;
 
-/** What opening the Run's network came to: why it could not be made, or the subnet it holds (undefined: the engine's choice). */
-export type OpenedRunNetwork = { readonly refused: string } | { readonly subnet: string | undefined };
+/**
+ * What opening the Run's network came to: why it could not be made, or the subnet it holds from the
+ * range (undefined: the engine's choice) and the address ranges the engine gave it.
+ */
+export type OpenedRunNetwork = { readonly refused: string } | { readonly subnet: string | undefined; readonly subnets: readonly string[] };
 
 /** Makes the Run's network (a subnet of `addresses` when given), with its attached member, and tells its peer. */
 export async function openRunNetwork(
@@ -56,7 +59,7 @@ export async function openRunNetwork(
   const made = await createWithin(engine, name, network, { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner }, addresses);
   if ("refused" in made) return made;
   const refused = await joinAndTell(engine, runId, name, network, made.subnets);
-  if (refused === undefined) return { subnet: made.subnet };
+  if (refused === undefined) return { subnet: made.subnet, subnets: made.subnets };
   if (made.subnet !== undefined) addresses?.give(made.subnet);
   return { refused };
 }
@@ -108,23 +111,34 @@ async function joinAndTell(engine: Engine, runId: string, name: string, network:
       return `the Run's network could not be joined by ${JSON.stringify(network.attach.container)} (${engineMessage(error)}); is that container running?`;
     }
   }
+  const untold = await tellPeer(network, subnets);
+  if (untold === undefined) return undefined;
+  await closeRunNetwork(engine, runId).catch(() => undefined);
+  return `the Run's network ${JSON.stringify(name)} was made, but ${untold}`;
+}
+
+/**
+ * Tells the Run's peer (the egress proxy) of the network the Run is on, bounded like every engine
+ * call: a peer that hangs must not hold the Run before it starts. Why it could not be told, or undefined.
+ */
+export async function tellPeer(network: RunNetwork, subnets: readonly string[]): Promise<string | undefined> {
   if (network.onOpened === undefined) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`its peer was not told of it within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`)), ENGINE_CLEANUP_TIMEOUT_MS)),
+  );
   try {
-    // Bounded like every engine call: a peer that hangs must not hold the Run before it starts.
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>(
-      (_, reject) =>
-        (timer = setTimeout(() => reject(new Error(`its peer was not told of it within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`)), ENGINE_CLEANUP_TIMEOUT_MS)),
-    );
-    await Promise.race([network.onOpened({ subnets }), late]).finally(() => clearTimeout(timer));
+    await Promise.race([network.onOpened({ subnets }), late]);
     return undefined;
   } catch (error) {
-    await closeRunNetwork(engine, runId).catch(() => undefined);
-    return `the Run's network ${JSON.stringify(name)} was made, but ${error instanceof Error ? error.message : String(error)}`;
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-/** Removes the Run's network (its attached member is taken off, and keeps running). */
+/** Removes the network of the Run (or pool member) `runId` (its attached member is taken off, and keeps running). */
 export async function closeRunNetwork(engine: Engine, runId: string): Promise<void> {
   await bounded(engine.removeNetwork(runNetworkName(runId)), ENGINE_CLEANUP_TIMEOUT_MS, "remove network");
 }

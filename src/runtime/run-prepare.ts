@@ -27,7 +27,7 @@ export async function refuseBeforeStaging<R extends ReaderVerdict, Q>(ctx: RunCo
 }
 
 /** The Run's directory with its inputs, prompt (masked), secret files and session store's working copy. */
-export function stageRunDirectory<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<Staged> {
+export function stageRunDirectory<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, adoptedWork?: string): Promise<Staged> {
   return stageRun({
     runId: ctx.runId,
     container: ctx.container,
@@ -38,5 +38,6 @@ export function stageRunDirectory<R extends ReaderVerdict, Q>(ctx: RunContext<R,
     ...(ctx.sessionStore === undefined ? {} : { sessionStore: ctx.sessionStore }),
     stop: state.stop,
     boundByMount: ctx.writeBound === "mount",
+    ...(adoptedWork === undefined ? {} : { adoptedWork }),
   });
 }

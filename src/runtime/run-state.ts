@@ -12,6 +12,7 @@ import type { RunInputs, SecretFile } from "../staging/index.js";
 import { earlyOutcome } from "./end-reason.js";
 import type { CollectedVolume, RunVolumes } from "./out-volume.js";
 import type { Ownership } from "./ownership.js";
+import type { Pool } from "./pool.js";
 import type { RunAddresses } from "./run-addresses.js";
 import type { RecordWriter } from "./record.js";
 import type { SessionStoreOptions } from "./run-options.js";
@@ -55,6 +56,8 @@ export type RunContext<R extends ReaderVerdict, Q> = {
    * as in-memory volumes of the Run's own (out-volume.ts).
    */
   readonly writeBound: WriteBound;
+  /** The runtime's warm pool; default none (every Run cold). */
+  readonly pool?: Pool;
 };
 
 export type WriteBound = "mount" | "volume";

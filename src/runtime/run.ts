@@ -6,6 +6,7 @@
 
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import { finishStagedRun } from "./run-finish.js";
+import { claimMember } from "./pool-claim.js";
 import { launchRun } from "./run-launch.js";
 import { refuseBeforeStaging, stageRunDirectory } from "./run-prepare.js";
 import { createRunState, endEarly, type RunContext } from "./run-state.js";
@@ -14,16 +15,20 @@ export type { RunContext, WriteBound } from "./run-state.js";
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
   const state = createRunState(ctx);
+  // A pool member, when one serves this Run: it is this Run's alone from here, and goes with it.
+  const member = claimMember(ctx);
   try {
     const staging = ctx.container.staging;
-    if (staging === undefined) return await launchRun(ctx, state);
+    if (staging === undefined) return await launchRun(ctx, state, undefined, member);
     const refused = await refuseBeforeStaging(ctx, staging.runtimeDir);
     if (refused !== undefined) return refused;
-    const staged = await stageRunDirectory(ctx, state);
+    const staged = await stageRunDirectory(ctx, state, member?.work);
     if (!staged.ok) return endEarly(ctx, staged.reason, staged.error);
     // From here on, whatever happens, the Run's directory gets its record (or goes).
-    return await finishStagedRun(ctx, state, staged, await launchRun(ctx, state, staged));
+    return await finishStagedRun(ctx, state, staged, await launchRun(ctx, state, staged, member));
   } finally {
     state.stop.dispose();
+    // Its container is gone when it ran; the rest (its network, what is left of its directory) goes in the background.
+    if (member !== undefined) ctx.pool?.discard(member);
   }
 }

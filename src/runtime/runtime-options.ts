@@ -12,6 +12,7 @@ import { canBoundWrites } from "../staging/index.js";
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS } from "./limits.js";
 import { describeValue } from "./misuse.js";
+import { checkPoolOptions, type PoolOptions } from "./pool.js";
 import type { WriteBound } from "./run-state.js";
 
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
@@ -38,6 +39,14 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
    * construction against this host's routes. Default DEFAULT_RUN_NETWORK_RANGE (10.213.0.0/16: 4,096 networks).
    */
   readonly runNetworkRange?: string;
+  /**
+   * A warm pool: `size` containers created and started ahead, each handed to exactly one Run at its
+   * claim (its prompt, argv and environment arrive then, over its stdin), replaced after
+   * `maxIdleSeconds` unused. A Run the pool cannot serve (secret files, a session store, a writable
+   * work/, another network, none ready) starts cold; `outcome.warm` says which. Needs a staged
+   * declaration's write bound to be "mount". Call close() when done. Default: none, every Run cold.
+   */
+  readonly pool?: PoolOptions;
 };
 
 /** What construction decided from the options: the validated declaration, the concurrency, the write bound, the Run networks' addresses. */
@@ -48,7 +57,7 @@ export type CheckedRuntimeOptions = {
   readonly addresses: RunAddresses;
 };
 
-const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound", "runNetworkRange"];
+const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound", "runNetworkRange", "pool"];
 const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
 
 /** Throws an AgentContainerError, one sentence saying what to write instead, at the first option that cannot mean anything. */
@@ -57,7 +66,19 @@ export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: Runtime
   const container = validateAgentContainer(options.container);
   const concurrency = checkPlanAndEngine(options);
   composeOnce(container);
-  return { container, concurrency, writeBound: chooseWriteBound(options.writeBound), addresses: runAddressesOf(options.runNetworkRange) };
+  const writeBound = chooseWriteBound(options.writeBound);
+  if (options.pool !== undefined) checkPool(options.pool, container, writeBound);
+  return { container, concurrency, writeBound, addresses: runAddressesOf(options.runNetworkRange) };
+}
+
+function checkPool(pool: PoolOptions, container: ValidatedContainer, writeBound: WriteBound): void {
+  const refusal = checkPoolOptions(pool);
+  if (refusal !== undefined) throw new AgentContainerError(refusal);
+  if (container.staging !== undefined && writeBound !== "mount") {
+    throw new AgentContainerError(
+      "pool needs writeBound \"mount\" with a staged declaration (a member's out/ is bounded when it is made, by a tmpfs this process mounts); run as root on the engine's host, or leave pool out",
+    );
+  }
 }
 
 function checkCallShape<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, extra: readonly unknown[]): void {

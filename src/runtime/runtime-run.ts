@@ -122,6 +122,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     ...(options.network === undefined ? {} : { network: options.network, addresses: shared.addresses }),
     owner: shared.owner,
     writeBound: shared.writeBound,
+    ...(shared.pool === undefined ? {} : { pool: shared.pool }),
   };
 }
 

@@ -5,13 +5,14 @@
 
 import pLimit, { type LimitFunction } from "p-limit";
 import { pino, type Logger } from "pino";
-import { DEFAULT_OWNER, DEFAULT_STOP_GRACE_SECONDS, type ValidatedContainer } from "../container/index.js";
+import { DEFAULT_OWNER, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TIMEOUT_SECONDS, type ValidatedContainer } from "../container/index.js";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
 import { createMasker, type Masker } from "../redact/index.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { RunRequestError } from "./misuse.js";
 import { newRuntimeSessionId, thisProcess, type Ownership } from "./ownership.js";
+import { createPool, DEFAULT_POOL_IDLE_SECONDS, type Pool } from "./pool.js";
 import { declaredSecrets } from "./run-masker.js";
 import type { WriteBound } from "./run-state.js";
 import type { RunAddresses } from "./run-addresses.js";
@@ -43,7 +44,12 @@ export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly sweep: (...extra: never[]) => Promise<SweepResult>;
   /** The start-up sweep: started by the first Run to have a slot, bounded, never rejecting; the same promise after. */
   readonly sweepAtStartup: () => Promise<unknown>;
+  /** The warm pool, when asked for. */
+  readonly pool?: Pool;
 };
+
+/** A member's launcher outlives its idle time by this much: the pool replaces it first, while this process lives. */
+const LAUNCHER_IDLE_MARGIN_SECONDS = 30;
 
 export function createRuntimeShared<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, checked: CheckedRuntimeOptions): RuntimeShared<R, Q> {
   const { container } = checked;
@@ -72,7 +78,26 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
       logger.warn({ err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the start-up sweep failed");
     }));
   const { writeBound } = checked;
+  const pool =
+    options.pool === undefined
+      ? undefined
+      : createPool(
+          options.pool,
+          {
+            container,
+            engine,
+            owner,
+            session,
+            addresses: checked.addresses,
+            // A member may serve a Run of the declared timeout after waiting its whole idle time.
+            ownership: () => ownershipOf((options.pool?.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + (container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
+            launcherIdleSeconds: (options.pool.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + LAUNCHER_IDLE_MARGIN_SECONDS,
+            ...(options.pool.network === undefined ? {} : { network: options.pool.network }),
+          },
+          logger,
+        );
   return {
+    ...(pool === undefined ? {} : { pool }),
     container,
     planFunction: options.run,
     engine,

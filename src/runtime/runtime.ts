@@ -13,6 +13,7 @@ import { commandForOf } from "./runtime-command.js";
 import { checkRuntimeOptions, type RuntimeOptions } from "./runtime-options.js";
 import { runOf } from "./runtime-run.js";
 import { createRuntimeShared } from "./runtime-shared.js";
+import type { PoolStats } from "./pool.js";
 import type { SweepResult } from "./sweep.js";
 
 export type { RuntimeOptions } from "./runtime-options.js";
@@ -35,6 +36,13 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
   readonly holdSessionStore: (namespace: string, id: string) => () => void;
   /** Whether a Run could start now: the engine answers, and holds the declared image. Never throws. */
   readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean }>;
+  /** The warm pool's figures; undefined without a pool. */
+  readonly pool: () => PoolStats | undefined;
+  /**
+   * Removes the warm pool's unclaimed members and waits for what warm Runs left to the background
+   * (their networks' removal); Runs under way are not touched. Without a pool, nothing to do.
+   */
+  readonly close: () => Promise<void>;
 };
 
 export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined>(
@@ -49,6 +57,8 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     sweep: shared.sweep,
     session: shared.session,
     check: () => checkEngine(engine, container.image),
+    pool: () => shared.pool?.stats(),
+    close: async () => await shared.pool?.close(),
     holdSessionStore: (namespace: string, id: string): (() => void) => {
       const runtimeDir = container.staging?.runtimeDir;
       return runtimeDir === undefined ? () => undefined : holdSessionStore(runtimeDir, namespace, id);

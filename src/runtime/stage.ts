@@ -34,6 +34,8 @@ export type StageRequest = {
   readonly stop: RunStop;
   /** Bound what the agent writes with a tmpfs this process mounts (writable.ts); false: the runtime bounds it with volumes of the Run's own (out-volume.ts). */
   readonly boundByMount: boolean;
+  /** A pool member's work/, adopted as this Run's (prepare.ts adoptedWork); default: a new one. */
+  readonly adoptedWork?: string;
 };
 
 export type Staged =
@@ -62,6 +64,7 @@ export async function stageRun(request: StageRequest): Promise<Staged> {
       ownership: request.ownership,
       ...(request.boundByMount ? { writableBytes: staging.writableBytes ?? DEFAULT_WRITABLE_BYTES } : { ownedInVolume: true }),
       signal: stop.signal,
+      ...(request.adoptedWork === undefined ? {} : { adoptedWork: request.adoptedWork }),
     });
     try {
       const store = request.sessionStore;

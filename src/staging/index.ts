@@ -18,7 +18,7 @@ export * from "./exclude/index.js";
 export { numericUser, prepareRunDirectory } from "./prepare.js";
 export { copyFromArchive } from "./archive-copy.js";
 export { measureTree, packTree } from "./archive-pack.js";
-export { RUN_ID_PATTERN, sessionStorePath, stagedMounts } from "./layout.js";
+export { RUN_ID_PATTERN, runDirectory, sessionStorePath, stagedMounts } from "./layout.js";
 export { canBoundWrites, releaseWritable, unmountUnder, writableFull } from "./writable.js";
 export { keepSessionStore, openSessionStore, SESSION_NAME, sessionStoreExists, touchSessionStore } from "./sessions.js";
 export { sweepSessionStores } from "./session-sweep.js";

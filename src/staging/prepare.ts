@@ -2,7 +2,7 @@
 // the prompt, and who owns it. On any failure nothing of the Run is left on disk.
 // The agent's uid must be able to write out/ (or all of work/) whatever uid we run as.
 
-import { chmod, lchown, lstat, mkdir, opendir, rm, writeFile } from "node:fs/promises";
+import { chmod, lchown, lstat, mkdir, opendir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { copyInputs, StagingError, type RunInputs } from "./inputs.js";
 import { runDirectory, type RunDirectory } from "./layout.js";
@@ -37,6 +37,12 @@ export type PrepareOptions = {
   readonly signal?: AbortSignal;
   /** Contents of this Run's secret files, in order (see layout.ts secretFilePath); default none. */
   readonly secretFiles?: ReadonlyArray<string | Uint8Array>;
+  /**
+   * A work/ made ahead for a pooled container (empty but for its out/, already bounded and the
+   * agent's), moved here whole instead of a new one: the container that mounts it, started before
+   * this Run was, sees what is staged into it. Read-only work/ only. Default: a new work/.
+   */
+  readonly adoptedWork?: string;
 };
 
 /**
@@ -75,7 +81,9 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
       ...(options.ownership === undefined ? {} : { ownership: options.ownership }),
     };
     await writeFile(dir.info, `${JSON.stringify(info)}\n`, { mode: 0o644 });
-    await mkdir(dir.work, { mode: 0o755 });
+    const adopted = options.adoptedWork !== undefined && !options.writableWork;
+    if (adopted) await rename(options.adoptedWork as string, dir.work);
+    else await mkdir(dir.work, { mode: 0o755 });
     const bound = options.writableBytes;
     // A writable work/ holds the inputs too: its tmpfs takes them first, then is shrunk to them plus the bound.
     if (bound !== undefined && options.writableWork) await mountWritable(dir.work, MAX_INPUT_BYTES + bound, MAX_INPUT_ENTRIES + MAX_WRITABLE_ENTRIES);
@@ -83,14 +91,11 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
       fileMode: options.writableWork ? 0o644 : 0o444,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    await mkdir(dir.out, { mode: 0o755 });
-    if (bound !== undefined && options.writableWork) await allowMore(dir.work, bound, MAX_WRITABLE_ENTRIES);
-    if (bound !== undefined && !options.writableWork) await mountWritable(dir.out, bound, MAX_WRITABLE_ENTRIES);
+    // An adopted work/ came with its out/ made, bounded and granted when the member was.
+    if (!adopted) await prepareOut(dir, options);
     await chmod(dir.work, 0o755);
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
     await chmod(dir.prompt, 0o444);
-    const agentOwnsItInVolume = options.ownedInVolume === true && numericUser(options.agentUser) !== undefined;
-    if (!agentOwnsItInVolume) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
     if ((options.secretFiles ?? []).length > 0) await writeSecretFiles(dir.secrets, options.secretFiles ?? [], options.agentUser);
     return dir;
   } catch (error) {
@@ -104,6 +109,16 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
       { cause: error },
     );
   }
+}
+
+/** The agent's out/ (or, for a writable work/, the room beyond the inputs): bounded and the agent's. */
+async function prepareOut(dir: RunDirectory, options: PrepareOptions): Promise<void> {
+  const bound = options.writableBytes;
+  await mkdir(dir.out, { mode: 0o755 });
+  if (bound !== undefined && options.writableWork) await allowMore(dir.work, bound, MAX_WRITABLE_ENTRIES);
+  if (bound !== undefined && !options.writableWork) await mountWritable(dir.out, bound, MAX_WRITABLE_ENTRIES);
+  const agentOwnsItInVolume = options.ownedInVolume === true && numericUser(options.agentUser) !== undefined;
+  if (!agentOwnsItInVolume) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
 }
 
 /**

@@ -1,0 +1,50 @@
+// Whether a Run is served by a pool member, and what its claim carries. A Run is served warm only
+// when nothing it needs is fixed at create differently from a member: no secret files or session
+// store (mounts), a read-only work/, the pool's network, and a timeout within the member's labels.
+// Invariant: a Run that cannot be served warm is served cold, and the pool counts why.
+
+import { deadlineWords, type ComposedSpec } from "../container/index.js";
+import type { ReaderVerdict } from "../plan/index.js";
+import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
+import type { Claim } from "./pool-launcher.js";
+import type { Member } from "./pool-member.js";
+import type { RunContext } from "./run-state.js";
+
+/** The member this Run is served by; undefined when it goes cold (counted with why). */
+export function claimMember<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Member | undefined {
+  const pool = ctx.pool;
+  if (pool === undefined) return undefined;
+  const why = coldBecause(ctx);
+  const member = why === undefined ? pool.claim() : undefined;
+  if (member !== undefined && member.deadline < Date.now() + ctx.timeoutSeconds * 1000 + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS) {
+    // Its labels would let a sweep take it before this Run's end: not this Run's.
+    pool.discard(member);
+    pool.cold("timeout beyond a member's deadline");
+    return undefined;
+  }
+  if (member === undefined) {
+    pool.cold(why ?? "empty");
+    ctx.logger.debug({ runId: ctx.runId, why: why ?? "no member was ready" }, "run served cold");
+  }
+  return member;
+}
+
+function coldBecause<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string | undefined {
+  if (ctx.secretFiles.length > 0) return "secret files";
+  if (ctx.sessionStore !== undefined) return "session store";
+  if (ctx.container.staging?.writableWork === true) return "writable work";
+  const mine = ctx.pool?.network;
+  const theirs = ctx.network;
+  if (mine === undefined && theirs === undefined) return undefined;
+  if (mine === undefined || theirs === undefined || mine.kind !== theirs.kind) return "another network";
+  if (mine.attach?.container !== theirs.attach?.container || mine.attach?.alias !== theirs.attach?.alias) return "another network";
+  return undefined;
+}
+
+/** What the Run's claim hands its member: the Run's timer and plan words, and its whole environment (later names win). */
+export function claimOf(runSpec: ComposedSpec): Claim {
+  return {
+    words: [...(runSpec.deadline === undefined ? [] : deadlineWords(runSpec.deadline)), ...runSpec.planArgs],
+    env: runSpec.env,
+  };
+}

@@ -1,0 +1,177 @@
+// One pool member made ahead of its Run: its own (empty) Run directory, its own network with the
+// egress proxy already joined, and its container created, attached and started, running only the
+// launcher. Invariant: a member holds nothing of any Run (no secret, no caller's data, no per-Run
+// argv): the declaration's secret environment and everything per Run arrive in the claim. What
+// making it made is undone when any step fails, and by discardMember whatever stage it reached.
+
+import { rm } from "node:fs/promises";
+import { agentWorkdirOf, composeSpec, containerName, DEFAULT_OWNER, resolveAgentUser, type ComposedSpec, type ValidatedContainer } from "../container/index.js";
+import { engineMessage, type ContainerStreams, type Engine } from "../engine/index.js";
+import { prepareRunDirectory, runDirectory, stagedMounts, unmountUnder, DEFAULT_WRITABLE_BYTES } from "../staging/index.js";
+import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { ownershipLabels, type Ownership } from "./ownership.js";
+import { launcherWords } from "./pool-launcher.js";
+import type { RunAddresses } from "./run-addresses.js";
+import { newRunId } from "./run-id.js";
+import { closeRunNetwork, openRunNetwork, runNetworkName, type RunNetwork } from "./run-network.js";
+import { bounded } from "./stop.js";
+
+/** The label every pool member's container, directory and network carries (its value: the runtime's session). */
+export const POOL_LABEL = "agentcage.pool";
+
+/** What a member needs of its runtime: the declaration, the engine, where its network's subnet comes from. */
+export type MemberMaker = {
+  readonly container: ValidatedContainer;
+  readonly engine: Engine;
+  readonly owner: string;
+  readonly session: string;
+  readonly addresses: RunAddresses;
+  /** The member's ownership: this session's and process's, with the latest deadline a Run it serves may have. */
+  readonly ownership: () => Ownership;
+  /** Seconds the launcher waits for its claim before it exits by itself. */
+  readonly launcherIdleSeconds: number;
+  /** The network every member is made on (kind and the peer joined to it); undefined: the declared networks. */
+  readonly network?: Pick<RunNetwork, "kind" | "attach">;
+};
+
+/** A member ready for its Run. */
+export type Member = {
+  /** The member's own id (16 hex, like a Run's): its container's, directory's and network's name. */
+  readonly id: string;
+  /** What it was created from; a Run's claim runs its container under this spec's name and stop signal. */
+  readonly spec: ComposedSpec;
+  readonly containerId: string;
+  readonly streams: ContainerStreams;
+  /** Its work/ (staged declarations): adopted whole into the claiming Run's directory. */
+  readonly work?: string;
+  /** Its own network's ranges, told to the Run's peer at the claim; undefined without one. */
+  readonly network?: { readonly subnets: readonly string[]; readonly subnet: string | undefined };
+  /** Epoch ms after which its labels let any sweep take it: a Run that would outlast it is not given it. */
+  readonly deadline: number;
+  /** Settles when its container stops running (before a claim: it is of no use any more). */
+  readonly stopped: Promise<void>;
+};
+
+/** A new member, or the reason it could not be made (everything of it already undone). */
+export async function makeMember(maker: MemberMaker): Promise<Member | { readonly failed: string }> {
+  const id = newRunId();
+  const ownership = maker.ownership();
+  const labels = { ...ownershipLabels(ownership), [POOL_LABEL]: maker.session };
+  const made: { directory?: boolean; network?: string | undefined; networkOpen?: boolean; container?: boolean } = {};
+  try {
+    const work = await stageMemberDirectory(maker, id, ownership);
+    made.directory = work !== undefined;
+    let network: Member["network"];
+    if (maker.network !== undefined) {
+      const opened = await openRunNetwork(maker.engine, id, maker.network, labels, maker.owner, maker.addresses);
+      if ("refused" in opened) return await undone(maker, id, made, opened.refused);
+      made.networkOpen = true;
+      made.network = opened.subnet;
+      network = { subnets: opened.subnets, subnet: opened.subnet };
+    }
+    const spec = memberSpec(maker, id, labels);
+    made.container = true;
+    const containerId = await maker.engine.create(spec);
+    const streams = await maker.engine.attach(containerId);
+    await maker.engine.start(containerId);
+    const stopped = maker.engine.wait(containerId).then(
+      () => undefined,
+      () => undefined,
+    );
+    return {
+      id,
+      spec,
+      containerId,
+      streams,
+      ...(work === undefined ? {} : { work }),
+      ...(network === undefined ? {} : { network }),
+      deadline: Number(ownership.deadline),
+      stopped,
+    };
+  } catch (error) {
+    return undone(maker, id, made, engineMessage(error));
+  }
+}
+
+/** The member's container spec: the declaration without its secret environment, on the member's network, running the launcher. */
+function memberSpec(maker: MemberMaker, id: string, labels: Readonly<Record<string, string>>): ComposedSpec {
+  const { container } = maker;
+  // The declaration's secret variables (env, and --env of its extra args) come with the claim.
+  const { env: _secretEnv, ...rest } = container;
+  const withoutSecrets: ValidatedContainer = { ...rest, extra: { ...container.extra, env: [] } };
+  const agentWorkdir = agentWorkdirOf(container);
+  return composeSpec(withoutSecrets, {
+    runId: id,
+    planArgs: launcherWords(maker.launcherIdleSeconds),
+    labels,
+    ...(maker.network === undefined ? {} : { networks: [runNetworkName(id)] }),
+    ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(id, agentWorkdir, false) }),
+  });
+}
+
+/** The member's Run directory (staged declarations): empty inputs and prompt, out/ bounded and the agent's. Its work/, or undefined without staging. */
+async function stageMemberDirectory(maker: MemberMaker, id: string, ownership: Ownership): Promise<string | undefined> {
+  const { container } = maker;
+  const staging = container.staging;
+  if (staging === undefined) return undefined;
+  const directory = await prepareRunDirectory({
+    runtimeDir: staging.runtimeDir,
+    runId: id,
+    owner: container.owner ?? DEFAULT_OWNER,
+    inputs: {},
+    promptText: "",
+    writableWork: false,
+    agentUser: resolveAgentUser(container.user),
+    ownership,
+    writableBytes: staging.writableBytes ?? DEFAULT_WRITABLE_BYTES,
+  });
+  return directory.work;
+}
+
+async function undone(
+  maker: MemberMaker,
+  id: string,
+  made: { directory?: boolean; network?: string | undefined; networkOpen?: boolean; container?: boolean },
+  why: string,
+) {
+  await removeMemberParts(maker, id, made.container === true, made.networkOpen === true, made.network, made.directory === true);
+  return { failed: why };
+}
+
+/**
+ * Removes a member that will serve no Run (idle too long, stopped, the pool closing, a claim that
+ * failed before the Run had it): its container, network and directory. Never throws; what it cannot
+ * remove the sweep does (the member's labels and run.json name this session).
+ */
+export async function discardMember(maker: MemberMaker, member: Member): Promise<void> {
+  member.streams.close();
+  await removeMemberParts(maker, member.id, true, member.network !== undefined, member.network?.subnet, member.work !== undefined);
+}
+
+/** Removes the member's directory only (its work/ was adopted by a Run, or is being removed with it). */
+export async function removeMemberDirectory(container: ValidatedContainer, id: string): Promise<void> {
+  const runtimeDir = container.staging?.runtimeDir;
+  if (runtimeDir === undefined) return;
+  const root = runDirectory(runtimeDir, id).root;
+  await unmountUnder(root).catch(() => undefined);
+  await rm(root, { recursive: true, force: true }).catch(() => undefined);
+}
+
+async function removeMemberParts(
+  maker: MemberMaker,
+  id: string,
+  container: boolean,
+  network: boolean,
+  subnet: string | undefined,
+  directory: boolean,
+): Promise<void> {
+  const { engine } = maker;
+  if (container) await bounded(engine.remove(containerName(id)), ENGINE_CLEANUP_TIMEOUT_MS, "remove").catch(() => undefined);
+  if (network) {
+    await closeRunNetwork(engine, id).then(
+      () => subnet !== undefined && maker.addresses.give(subnet),
+      () => subnet !== undefined && maker.addresses.refuse(subnet),
+    );
+  }
+  if (directory) await removeMemberDirectory(maker.container, id);
+}

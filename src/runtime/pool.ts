@@ -1,0 +1,231 @@
+// The warm pool of one runtime: members made ahead (pool-member.ts), each handed to exactly one Run
+// at its claim and never returned; a member idle past maxIdleSeconds, or stopped, is replaced. The
+// pool keeps `size` members ready or being made, at most MAKING_AT_ONCE made at a time, and backs
+// off after failures. Invariant: every member this pool made is, at any time, in exactly one place:
+// being made, ready, claimed (its Run removes it), or being discarded; close() waits for them all.
+
+import type { Logger } from "pino";
+import { liveRuns } from "./live-runs.js";
+import { discardMember, makeMember, type Member, type MemberMaker } from "./pool-member.js";
+import type { RunNetwork } from "./run-network.js";
+
+export type PoolOptions = {
+  /** Members kept ready (or being made), 1 to MAX_POOL_SIZE. */
+  readonly size: number;
+  /** Seconds a member waits for its Run before it is replaced by a new one; default DEFAULT_POOL_IDLE_SECONDS. */
+  readonly maxIdleSeconds?: number;
+  /**
+   * The network each member is made on: Runs that bring a network of the same kind joined by the same
+   * peer (the runner's network policy) are served warm, others cold. Default: none (the declared networks).
+   */
+  readonly network?: Pick<RunNetwork, "kind" | "attach">;
+  /** Told of each warm Run's claim latency (from its slot to its claim written), for metrics; must not throw. Default: none. */
+  readonly onClaim?: (latencyMs: number) => void;
+};
+
+export const MAX_POOL_SIZE = 256;
+export const DEFAULT_POOL_IDLE_SECONDS = 300;
+const MAX_POOL_IDLE_SECONDS = 24 * 60 * 60;
+/** Members made at once: more would only queue on the engine and slow the Runs under way. */
+const MAKING_AT_ONCE = 4;
+/** After a failed make, the next waits this long, doubling up to MAX_BACKOFF_MS: a missing image must not spin. */
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+/** Claim latencies kept for the percentiles. */
+const LATENCY_SAMPLES = 1024;
+
+/** What the pool has done and holds; counts are since the runtime was made. */
+export type PoolStats = {
+  readonly size: number;
+  readonly maxIdleSeconds: number;
+  readonly ready: number;
+  readonly making: number;
+  /** Runs served warm. */
+  readonly claimed: number;
+  /** Runs served cold while the pool was on, by why (`empty`: no member was ready). */
+  readonly cold: Readonly<Record<string, number>>;
+  /** Members replaced: idle past maxIdleSeconds, or stopped before their claim. */
+  readonly replaced: number;
+  /** Members that could not be made; the last reason, masked of nothing secret (a member holds none). */
+  readonly failures: number;
+  readonly lastFailure?: string;
+  /** Over the last LATENCY_SAMPLES warm Runs, ms from the slot to the claim written. */
+  readonly claimLatencyMs: { readonly count: number; readonly p50?: number; readonly p99?: number; readonly max?: number };
+};
+
+export type Pool = {
+  readonly network: PoolOptions["network"];
+  /** A ready member, now this Run's alone; undefined when none is ready (the Run goes cold). */
+  readonly claim: () => Member | undefined;
+  /** Counts a Run served cold, and why. */
+  readonly cold: (why: string) => void;
+  /** A warm Run's claim was written this many ms after its slot. */
+  readonly claimed: (latencyMs: number) => void;
+  /** Work of a warm Run that need not hold its Outcome (its network's removal): close() waits for it. */
+  readonly later: (task: Promise<unknown>) => void;
+  /** A claimed member whose Run ended before it ran: removed in the background. */
+  readonly discard: (member: Member) => void;
+  readonly stats: () => PoolStats;
+  /** Stops making members, removes the ready ones, and waits for every member and background task. */
+  readonly close: () => Promise<void>;
+};
+
+export function checkPoolOptions(pool: unknown): string | undefined {
+  if (typeof pool !== "object" || pool === null) return `pool ${JSON.stringify(pool)} is not an object; write e.g. { size: 4 }`;
+  const { size, maxIdleSeconds } = pool as PoolOptions;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_POOL_SIZE)
+    return `pool.size ${JSON.stringify(size)} is not a whole number from 1 to ${MAX_POOL_SIZE}; write e.g. 4`;
+  if (maxIdleSeconds !== undefined && (!Number.isInteger(maxIdleSeconds) || maxIdleSeconds < 1 || maxIdleSeconds > MAX_POOL_IDLE_SECONDS)) {
+    return `pool.maxIdleSeconds ${JSON.stringify(maxIdleSeconds)} is not a whole number of seconds from 1 to ${MAX_POOL_IDLE_SECONDS}; write e.g. 300, or leave it out`;
+  }
+  return undefined;
+}
+
+export function createPool(options: PoolOptions, maker: MemberMaker, logger: Logger): Pool {
+  const maxIdleSeconds = options.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS;
+  const ready: Member[] = [];
+  const idleTimers = new Map<string, NodeJS.Timeout>();
+  const tasks = new Set<Promise<unknown>>();
+  const cold: Record<string, number> = {};
+  const latencies: number[] = [];
+  let making = 0;
+  let claimed = 0;
+  let replaced = 0;
+  let failures = 0;
+  let lastFailure: string | undefined;
+  let backoffMs = 0;
+  let backoffTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const later = (task: Promise<unknown>): void => {
+    const tracked = task.catch(() => undefined).finally(() => tasks.delete(tracked));
+    tasks.add(tracked);
+  };
+  const discard = (member: Member): void => {
+    later(discardMember(maker, member).finally(() => liveRuns.delete(member.id)));
+  };
+  const unready = (member: Member): boolean => {
+    const at = ready.indexOf(member);
+    if (at < 0) return false;
+    ready.splice(at, 1);
+    clearTimeout(idleTimers.get(member.id));
+    idleTimers.delete(member.id);
+    return true;
+  };
+  const replace = (member: Member, why: string): void => {
+    if (!unready(member)) return;
+    replaced++;
+    logger.info({ member: member.id, why }, "pool member replaced");
+    discard(member);
+    fill();
+  };
+  const madeOne = (member: Member): void => {
+    if (closed) {
+      discard(member);
+      return;
+    }
+    ready.push(member);
+    idleTimers.set(
+      member.id,
+      setTimeout(() => replace(member, `idle past maxIdleSeconds (${maxIdleSeconds})`), maxIdleSeconds * 1000),
+    );
+    void member.stopped.then(() => replace(member, "its container stopped before its claim"));
+  };
+  const makeOne = (): void => {
+    making++;
+    const made = makeMember(maker).then(
+      (result) => {
+        making--;
+        if ("failed" in result) {
+          failures++;
+          lastFailure = result.failed;
+          backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
+          logger.warn({ err: result.failed, retryInMs: backoffMs }, "a pool member could not be made");
+          return;
+        }
+        backoffMs = 0;
+        liveRuns.add(result.id);
+        madeOne(result);
+      },
+      (error: unknown) => {
+        making--;
+        failures++;
+        lastFailure = error instanceof Error ? error.message : String(error);
+      },
+    );
+    later(made.then(() => fill()));
+  };
+  const fill = (): void => {
+    if (closed || backoffTimer !== undefined) return;
+    if (backoffMs === 0) {
+      fillNow();
+      return;
+    }
+    // After a failure the next make waits; a success (backoffMs back to 0) makes the rest at once.
+    backoffTimer = setTimeout(() => {
+      backoffTimer = undefined;
+      fillNow();
+    }, backoffMs);
+    backoffTimer.unref();
+  };
+  const fillNow = (): void => {
+    while (!closed && ready.length + making < options.size && making < MAKING_AT_ONCE) makeOne();
+  };
+  fill();
+
+  return {
+    network: options.network,
+    claim: () => {
+      const member = ready.shift();
+      if (member === undefined) return undefined;
+      clearTimeout(idleTimers.get(member.id));
+      idleTimers.delete(member.id);
+      claimed++;
+      fill();
+      return member;
+    },
+    cold: (why) => {
+      cold[why] = (cold[why] ?? 0) + 1;
+    },
+    claimed: (latencyMs) => {
+      latencies.push(latencyMs);
+      if (latencies.length > LATENCY_SAMPLES) latencies.shift();
+      try {
+        options.onClaim?.(latencyMs);
+      } catch {
+        // A metrics hook that throws is its own problem, never the Run's.
+      }
+    },
+    later,
+    discard,
+    stats: () => ({
+      size: options.size,
+      maxIdleSeconds,
+      ready: ready.length,
+      making,
+      claimed,
+      cold: { ...cold },
+      replaced,
+      failures,
+      ...(lastFailure === undefined ? {} : { lastFailure }),
+      claimLatencyMs: percentiles(latencies),
+    }),
+    close: async () => {
+      closed = true;
+      clearTimeout(backoffTimer);
+      for (const member of ready.splice(0)) {
+        clearTimeout(idleTimers.get(member.id));
+        discard(member);
+      }
+      idleTimers.clear();
+      while (tasks.size > 0) await Promise.all([...tasks]);
+    },
+  };
+}
+
+function percentiles(samples: readonly number[]): PoolStats["claimLatencyMs"] {
+  if (samples.length === 0) return { count: 0 };
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] as number };
+}
