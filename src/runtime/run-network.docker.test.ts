@@ -90,12 +90,13 @@ describe("a Run's own network on the real engine", () => {
       container: { image: TEST_IMAGE, owner: OWNER, logger: pino({ level: "silent" }) },
       run: () => ({
         // Each waits for the test's word (the peer opens 8081 once all 40 networks exist), so they are
-        // all there at once; then says its address and what the peer answers (one client at a time: retried).
+        // all there at once; then says its address and what the peer answers (one client at a time, up to
+        // 2 s each: 40 of them may wait a minute for their turn on a busy machine, so retried that long).
         args: [
           "sh",
           "-c",
           "until nc -w 1 peer 8081 </dev/null >/dev/null 2>&1; do sleep 0.3; done; ip -4 -o addr show eth0 | awk '{print $4}'; " +
-            'for try in 1 2 3 4 5 6 7 8; do said=$(nc -w 2 peer 8080 </dev/null 2>/dev/null); [ -n "$said" ] && break; sleep 0.5; done; echo "${said:-unreachable}"',
+            'tries=0; until said=$(nc -w 2 peer 8080 </dev/null 2>/dev/null) && [ -n "$said" ] || [ $tries -ge 60 ]; do tries=$((tries + 1)); sleep 0.5; done; echo "${said:-unreachable}"',
         ],
         stdin: "",
         outcome: collectStdout,

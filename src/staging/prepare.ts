@@ -96,6 +96,7 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
     await chmod(dir.work, 0o755);
     await writeFile(dir.prompt, options.promptText, { mode: 0o444 });
     await chmod(dir.prompt, 0o444);
+    if (!adopted) await grantOut(dir, options);
     if ((options.secretFiles ?? []).length > 0) await writeSecretFiles(dir.secrets, options.secretFiles ?? [], options.agentUser);
     return dir;
   } catch (error) {
@@ -111,12 +112,16 @@ export async function prepareRunDirectory(options: PrepareOptions): Promise<RunD
   }
 }
 
-/** The agent's out/ (or, for a writable work/, the room beyond the inputs): bounded and the agent's. */
+/** The agent's out/ (or, for a writable work/, the room beyond the inputs), bounded. */
 async function prepareOut(dir: RunDirectory, options: PrepareOptions): Promise<void> {
   const bound = options.writableBytes;
   await mkdir(dir.out, { mode: 0o755 });
   if (bound !== undefined && options.writableWork) await allowMore(dir.work, bound, MAX_WRITABLE_ENTRIES);
   if (bound !== undefined && !options.writableWork) await mountWritable(dir.out, bound, MAX_WRITABLE_ENTRIES);
+}
+
+/** What the agent writes is its own: out/, or all of a writable work/ (after work/'s own mode is set). */
+async function grantOut(dir: RunDirectory, options: PrepareOptions): Promise<void> {
   const agentOwnsItInVolume = options.ownedInVolume === true && numericUser(options.agentUser) !== undefined;
   if (!agentOwnsItInVolume) await grantToAgent(options.writableWork ? dir.work : dir.out, options.agentUser);
 }
