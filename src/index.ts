@@ -46,6 +46,7 @@ export { AGENT_IMAGE, AgentRunnerError, NETWORK_POLICIES, agentCliVersions, crea
 export {
   DEFAULT_POOL_IDLE_SECONDS,
   EarlyEnd,
+  MAX_POOL_IDLE_SECONDS,
   MAX_POOL_SIZE,
   POOL_LABEL,
   RunRequestError,

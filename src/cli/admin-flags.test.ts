@@ -1,4 +1,4 @@
-// The administration commands' flags (keys, tenants, audit) and serve's tenant flags: each form
+// The administration commands' flags (keys, tenants, audit) and serve's tenant and pool flags: each form
 // --expires and --since take, what `default` and `none` send, a key's prefix taken from a whole key,
 // and every bad value refused before anything is sent, naming the flag and quoting the value (exit 2).
 // A key given whole is never repeated in a refusal.
@@ -167,8 +167,32 @@ describe("serve's tenant flags", () => {
     [["--tenant-daily-spend-usd", "ten"], '--tenant-daily-spend-usd "ten" is not an amount of USD'],
     [["--run-network-range", "10.213.0.0/30"], '--run-network-range "10.213.0.0/30" is not an IPv4 range of /8 to /28'],
     [["--run-network-range", "10.213.9.0/16"], '--run-network-range "10.213.9.0/16" has bits set past its /16; write 10.213.0.0/16'],
+    [["--pool", "lots"], '--pool "lots" is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none'],
+    [["--pool", "257"], '--pool "257" is not a whole number from 0 to 256'],
+    [["--pool", "1.5"], '--pool "1.5" is not a whole number from 0 to 256'],
+    [
+      ["--pool-idle-seconds", "0"],
+      '--pool-idle-seconds "0" is not a whole number from 1 to 86400; write how many seconds a pooled container waits for its Run, e.g. 300',
+    ],
   ])("refuses %j before the service starts", async (flags, said) => {
     const refused = await refusal(["serve", "--runtime-dir", "/nonexistent/agentcage-admin-flags-test", ...flags]);
     expect(refused.said).toContain(said);
+    expect(refused.code).toBe(EXIT.usage);
+  });
+
+  it.each([
+    ["AGENTCAGE_POOL", "two", '--pool "two" is not a whole number from 0 to 256'],
+    ["AGENTCAGE_POOL_IDLE_SECONDS", "86401", '--pool-idle-seconds "86401" is not a whole number from 1 to 86400'],
+  ])("refuses %s=%s from the environment in the flag's own words", async (name, value, said) => {
+    const before = process.env[name];
+    process.env[name] = value;
+    try {
+      const refused = await refusal(["serve", "--runtime-dir", "/nonexistent/agentcage-admin-flags-test"]);
+      expect(refused.said).toContain(said);
+      expect(refused.code).toBe(EXIT.usage);
+    } finally {
+      if (before === undefined) delete process.env[name];
+      else process.env[name] = before;
+    }
   });
 });

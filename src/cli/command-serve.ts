@@ -5,7 +5,7 @@
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
-import { checkRunNetworkRange, DEFAULT_RUN_NETWORK_RANGE } from "../runtime/index.js";
+import { checkRunNetworkRange, DEFAULT_POOL_IDLE_SECONDS, DEFAULT_RUN_NETWORK_RANGE, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "../runtime/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags, sessionRetentionOption } from "./command-flags.js";
 import {
@@ -44,6 +44,8 @@ type ServeFlags = {
   runRetentionDays?: number | "";
   containerRuntime?: string;
   runNetworkRange?: string;
+  pool?: number | "";
+  poolIdleSeconds?: number | "";
   tenantMaxRunning?: number | "";
   tenantMaxQueued?: number | "";
   tenantDailySpendUsd?: number | "";
@@ -55,6 +57,7 @@ export function addServeCommand(program: Command, io: ProgramIo, settle: (code: 
   serviceOptions(serve, io.env);
   networkOptions(serve);
   agentOptions(serve);
+  poolOptions(serve);
   tenantOptions(serve);
   serve
     .addHelpText(
@@ -153,6 +156,31 @@ function agentOptions(command: Command): void {
     );
 }
 
+/** The warm pool: agent containers started ahead, each bound to one Run at its claim. */
+function poolOptions(command: Command): void {
+  command
+    .addOption(
+      new Option(
+        "--pool <n>",
+        "agent containers kept started ahead, each serving one Run warm (README: warm pool); needs root on the engine's host, not with --sessions; default 0: none",
+      )
+        .argParser(optionalWholeNumber("--pool", 0, MAX_POOL_SIZE, "how many agent containers to keep started ahead, e.g. 2, or 0 for none"))
+        .env("AGENTCAGE_POOL"),
+    )
+    .addOption(
+      new Option("--pool-idle-seconds <s>", `how long a pooled container waits for its Run before it is replaced; default ${DEFAULT_POOL_IDLE_SECONDS}`)
+        .argParser(
+          optionalWholeNumber(
+            "--pool-idle-seconds",
+            1,
+            MAX_POOL_IDLE_SECONDS,
+            `how many seconds a pooled container waits for its Run, e.g. ${DEFAULT_POOL_IDLE_SECONDS}`,
+          ),
+        )
+        .env("AGENTCAGE_POOL_IDLE_SECONDS"),
+    );
+}
+
 /** Every tenant's default quotas (agentcage tenants set changes one tenant's), and where webhooks may go. */
 function tenantOptions(command: Command): void {
   command
@@ -193,6 +221,8 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const tenantMaxQueued = unlessEmpty(flags.tenantMaxQueued);
   const tenantDailySpendUsd = unlessEmpty(flags.tenantDailySpendUsd);
   const runNetworkRange = unlessEmpty(flags.runNetworkRange);
+  const pool = unlessEmpty(flags.pool);
+  const poolIdleSeconds = unlessEmpty(flags.poolIdleSeconds);
   checkNetworkFlags({
     ...(policy === undefined ? {} : { networkPolicy: policy }),
     ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
@@ -217,6 +247,8 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     ...(writableBytes === undefined ? {} : { writableBytes }),
     ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
     ...(runNetworkRange === undefined ? {} : { runNetworkRange }),
+    ...(pool === undefined ? {} : { pool }),
+    ...(poolIdleSeconds === undefined ? {} : { poolIdleSeconds }),
     ...(tenantMaxRunning === undefined ? {} : { tenantMaxRunning }),
     ...(tenantMaxQueued === undefined ? {} : { tenantMaxQueued }),
     ...(tenantDailySpendUsd === undefined ? {} : { tenantDailySpendUsd }),

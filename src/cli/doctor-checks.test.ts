@@ -1,5 +1,5 @@
 // The doctor's verdicts from the facts alone: runc's version against the fix for CVE-2024-21626,
-// the engine, runtimes, image, CLIs, credentials and the Staging Directory, each with its fix.
+// the engine, runtimes, image, CLIs, credentials, the Staging Directory and the warm pool, each with its fix.
 
 import { describe, expect, it } from "vitest";
 import { FAKE_ENGINE_FACTS, FAKE_IMAGE_FACTS } from "../../test/support/fake-engine.js";
@@ -12,6 +12,7 @@ import {
   hostPathOf,
   imageCheck,
   parseVersion,
+  poolCheck,
   runcPredatesFix,
   runtimeCheck,
   runtimesCheck,
@@ -289,5 +290,38 @@ describe("the Staging Directory checks", () => {
     expect(hostPathOf("/var/lib/agentcage", mounts)).toBe("/big/disk/agentcage");
     expect(hostPathOf("/var/lib", mounts)).toBe("/big/disk");
     expect(hostPathOf("/var/library", [{ source: "/big/disk", destination: "/var/lib", readOnly: false }])).toBeUndefined();
+  });
+});
+
+describe("poolCheck", () => {
+  it("passes a pool this process can make, and says none was asked for without one, whether or not one could be", () => {
+    expect(poolCheck("2", true, true, 256)).toEqual({
+      check: "pool",
+      status: "ok",
+      detail: "a pool of 2 can be made here: the agent image is present and this process can mount a tmpfs for each pooled container's out/",
+    });
+    expect(poolCheck(undefined, true, true, 256)).toMatchObject({ status: "ok", detail: expect.stringMatching(/^none asked for .*; one could be made here/) });
+    expect(poolCheck("", false, true, 256)).toMatchObject({
+      status: "ok",
+      detail: expect.stringMatching(/; none could be made here: this process cannot mount/),
+    });
+    expect(poolCheck("0", false, undefined, 256).status).toBe("ok");
+  });
+
+  it("fails a pool asked for that this process cannot mount for, with the fix, and a value serve would refuse", () => {
+    const refused = poolCheck("2", false, true, 256);
+    expect(refused).toMatchObject({ status: "fail", detail: expect.stringContaining("AGENTCAGE_POOL asks for 2 pooled containers") });
+    expect(refused.fix).toContain("run serve as root on the engine's host, or set AGENTCAGE_POOL=0");
+    for (const bad of ["two", "-1", "257", "1.5", " "]) {
+      expect(poolCheck(bad, true, true, 256)).toMatchObject({
+        status: "fail",
+        detail: `AGENTCAGE_POOL ${JSON.stringify(bad)} is not a whole number from 0 to 256, so serve would refuse it`,
+      });
+    }
+  });
+
+  it("skips a pool asked for when the engine does not answer or the image is missing", () => {
+    expect(poolCheck("2", true, undefined, 256)).toEqual({ check: "pool", status: "skip", detail: "the engine does not answer" });
+    expect(poolCheck("2", true, false, 256)).toEqual({ check: "pool", status: "skip", detail: "the agent image is missing" });
   });
 });

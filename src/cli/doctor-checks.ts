@@ -300,4 +300,41 @@ export function stagingOnEngineCheck(
   }
 }
 
+/**
+ * Whether serve could keep a warm pool here (`--pool`, AGENTCAGE_POOL): it needs the agent image and
+ * this process able to mount a tmpfs for each pooled container's out/ (the write bound "mount": root
+ * on the engine's host). A failure only when a pool is asked for: without one, every Run starts cold
+ * and nothing is wrong. `asked` is AGENTCAGE_POOL as set; `imagePresent` undefined when the engine does not answer.
+ */
+export function poolCheck(asked: string | undefined, canMount: boolean, imagePresent: boolean | undefined, maxSize: number): DoctorCheck {
+  const check = "pool";
+  // Empty is compose's default, as serve reads it: none.
+  const size = asked === undefined || asked === "" ? 0 : asked.trim() === "" ? Number.NaN : Number(asked);
+  if (!Number.isInteger(size) || size < 0 || size > maxSize) {
+    return {
+      check,
+      status: "fail",
+      detail: `AGENTCAGE_POOL ${JSON.stringify(asked)} is not a whole number from 0 to ${maxSize}, so serve would refuse it`,
+      fix: "set AGENTCAGE_POOL to how many agent containers to keep started ahead, e.g. 2, or 0 for none",
+    };
+  }
+  const mount = "this process can mount a tmpfs for each pooled container's out/";
+  const noMount = "this process cannot mount a tmpfs for each pooled container's out/ (it is not root on the engine's host, or may not mount)";
+  if (size === 0) {
+    const could = canMount ? `one could be made here (${mount})` : `none could be made here: ${noMount}`;
+    return { check, status: "ok", detail: `none asked for (serve --pool, AGENTCAGE_POOL), so every Run starts cold; ${could}` };
+  }
+  if (!canMount) {
+    return {
+      check,
+      status: "fail",
+      detail: `AGENTCAGE_POOL asks for ${size} pooled containers, and ${noMount}: serve would refuse to start`,
+      fix: "run serve as root on the engine's host, or set AGENTCAGE_POOL=0 (the compose deployment's orchestrator is not root: leave it 0 there)",
+    };
+  }
+  if (imagePresent === undefined) return skip(check, "the engine does not answer");
+  if (!imagePresent) return skip(check, "the agent image is missing");
+  return { check, status: "ok", detail: `a pool of ${size} can be made here: the agent image is present and ${mount}` };
+}
+
 export { skip as skippedCheck };

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { PREFLIGHT_OWNER } from "../index.js";
 import { docker } from "../../test/support/engine.js";
+import { canBoundWrites } from "../staging/index.js";
 import { runcPredatesFix } from "./doctor-checks.js";
 import { doctor } from "./doctor.js";
 
@@ -105,6 +106,12 @@ describe("agentcage doctor on this machine", () => {
         `^ok {4}staging on engine  a probe container read the file written into ${escapeRegExp(runtimeDir)}/staging: the engine binds it as this process sees it`,
       ),
     );
+    // Whether this process may mount is the library's own probe; the line says which, since no pool is asked for.
+    expect(lineOf(lines, "pool")).toMatch(
+      new RegExp(
+        `^ok {4}pool {15}none asked for \\(serve --pool, AGENTCAGE_POOL\\), so every Run starts cold; ${canBoundWrites() ? "one could" : "none could"} be made here`,
+      ),
+    );
     expect(code).toBe(0);
     expect(await readdir(path.join(runtimeDir, "staging"))).toEqual([]);
     expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.owner=${PREFLIGHT_OWNER}`)).toBe("");
@@ -116,6 +123,8 @@ describe("agentcage doctor on this machine", () => {
     expect(lineOf(lines, "staging on engine"), stderr).toMatch(
       /^ok {4}staging on engine {2}.*the engine binds it as this process sees it, although this process runs in a container \(\/\.dockerenv\)$/,
     );
+    // Root in a container without CAP_SYS_ADMIN may not mount: no pool could be made there.
+    expect(lineOf(lines, "pool")).toMatch(/^ok {4}pool {15}none asked for .*; none could be made here: this process cannot mount/);
     expect(code).toBe(0);
     expect(await readdir(path.join(host, "staging"))).toEqual([]);
   });

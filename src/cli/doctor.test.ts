@@ -71,12 +71,13 @@ describe("agentcage doctor", () => {
       "warn  codex credential",
       "ok    staging directory",
       "ok    staging on engine",
-      "agentcage doctor: 9 ok,",
+      "ok    pool",
+      "agentcage doctor: 10 ok,",
     ]);
     expect(lines[7]).toBe(
       "warn  codex credential   none, so every codex Run ends as unavailable (unless it runs against the stand-in model); fix: set $OPENAI_API_KEY or $CODEX_API_KEY where agentcage runs",
     );
-    expect(lines.at(-1)).toBe("agentcage doctor: 9 ok, 1 warning");
+    expect(lines.at(-1)).toBe("agentcage doctor: 10 ok, 1 warning");
     expect(code).toBe(0);
   });
 
@@ -171,6 +172,7 @@ describe("agentcage doctor", () => {
       "codex credential",
       "staging directory",
       "staging on engine",
+      "pool",
     ]);
     expect(checks[3]).toEqual({
       check: "image",

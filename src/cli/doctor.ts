@@ -1,7 +1,7 @@
 // `agentcage doctor`: whether this machine can run agents, one line per check and the fix beside
 // each warning and failure, in the style of `brew doctor`. Every question goes through the library
 // (the engine's facts, the image, each CLI's own --version, the credentials' kinds, the Staging
-// Directory probe); doctor-checks.ts judges the answers. Exit 0 when nothing failed, 1 otherwise.
+// Directory probe, whether this process can mount for a warm pool); doctor-checks.ts judges the answers. Exit 0 when nothing failed, 1 otherwise.
 // Invariant: no credential value ever reaches the output; what is printed is masked besides.
 
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -22,7 +22,8 @@ import {
   type StagingProbeFailure,
 } from "../probes/index.js";
 import { createMasker } from "../redact/index.js";
-import { describeValue, limits } from "../runtime/index.js";
+import { describeValue, limits, MAX_POOL_SIZE } from "../runtime/index.js";
+import { canBoundWrites } from "../staging/index.js";
 import { packageRoot, parseClisEnv } from "../testing/index.js";
 import {
   type ContainerMount,
@@ -31,6 +32,7 @@ import {
   credentialCheck,
   engineCheck,
   imageCheck,
+  poolCheck,
   runtimeCheck,
   runtimesCheck,
   skippedCheck,
@@ -156,6 +158,12 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
         const mounts = misplaced && here.inContainer && here.containerId !== undefined ? await ownMounts(here.containerId, options.engine) : undefined;
         return stagingOnEngineCheck(p, here, options.runtimeDir, mounts, !yes);
       }),
+    ],
+    [
+      "pool",
+      Promise.all([facts, present]).then(([f, yes]) =>
+        poolCheck((options.environment ?? process.env)["AGENTCAGE_POOL"], canBoundWrites(), f === undefined ? undefined : yes, MAX_POOL_SIZE),
+      ),
     ],
   ];
   // A check that throws is a defect, reported as its own failure; it must not take the others down.

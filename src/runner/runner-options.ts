@@ -73,9 +73,10 @@ export type AgentRunnerOptions = {
    * A warm pool of agent containers started ahead, each bound to one Run at its claim (the runtime's
    * pool): members are made on the network the policy gives every Run (under model and allowlist,
    * their own internal network with the egress proxy already joined). A Run a member cannot serve (a
-   * login file as its credential, a session to keep, a writable work/) starts cold. Call close() when done. Default: none.
+   * login file as its credential, a session to keep, a writable work/) starts cold. `onClaim` is told
+   * each warm Run's claim latency in ms (for a histogram; it must not throw). Call close() when done. Default: none.
    */
-  readonly pool?: { readonly size: number; readonly maxIdleSeconds?: number };
+  readonly pool?: { readonly size: number; readonly maxIdleSeconds?: number; readonly onClaim?: (latencyMs: number) => void };
   readonly docker?: Docker;
   /** The container engine; default: Docker through `docker`. */
   readonly engine?: Engine;

@@ -12,7 +12,6 @@ import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";
 import { launcherWords } from "./pool-launcher.js";
 import type { RunAddresses } from "./run-addresses.js";
-import { newRunId } from "./run-id.js";
 import { closeRunNetwork, openRunNetwork, runNetworkName, type RunNetwork } from "./run-network.js";
 import { bounded } from "./stop.js";
 
@@ -52,9 +51,11 @@ export type Member = {
   readonly stopped: Promise<void>;
 };
 
-/** A new member, or the reason it could not be made (everything of it already undone). */
-export async function makeMember(maker: MemberMaker): Promise<Member | { readonly failed: string }> {
-  const id = newRunId();
+/**
+ * A new member of id `id` (newRunId()), or the reason it could not be made (everything of it already
+ * undone). The caller lists `id` among this process's live Runs before: a sweep meanwhile must not take its directory.
+ */
+export async function makeMember(maker: MemberMaker, id: string): Promise<Member | { readonly failed: string }> {
   const ownership = maker.ownership();
   const labels = { ...ownershipLabels(ownership), [POOL_LABEL]: maker.session };
   const made: { directory?: boolean; network?: string | undefined; networkOpen?: boolean; container?: boolean } = {};

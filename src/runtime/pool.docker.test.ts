@@ -114,6 +114,14 @@ describe("the warm pool against the real engine", () => {
     expect(said).toContain("token:none");
   }, 120_000);
 
+  it("loses no member to a sweep of its own process while the members are being made", async () => {
+    const runtime = pooled({ size: 2 });
+    // The start-up sweep of a service comes right after its runners are made, while their members are.
+    await runtime.sweep();
+    await untilReady(runtime, 2);
+    expect(runtime.pool()).toMatchObject({ failures: 0, ready: 2 });
+  }, 120_000);
+
   it("replaces a member killed before its claim, and the killed one leaves nothing", async () => {
     const runtime = pooled({ size: 1 });
     await untilReady(runtime, 1);

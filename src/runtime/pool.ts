@@ -6,7 +6,9 @@
 
 import type { Logger } from "pino";
 import { liveRuns } from "./live-runs.js";
+import { describeValue } from "./misuse.js";
 import { discardMember, makeMember, type Member, type MemberMaker } from "./pool-member.js";
+import { newRunId } from "./run-id.js";
 import type { RunNetwork } from "./run-network.js";
 
 export type PoolOptions = {
@@ -25,7 +27,7 @@ export type PoolOptions = {
 
 export const MAX_POOL_SIZE = 256;
 export const DEFAULT_POOL_IDLE_SECONDS = 300;
-const MAX_POOL_IDLE_SECONDS = 24 * 60 * 60;
+export const MAX_POOL_IDLE_SECONDS = 24 * 60 * 60;
 /** Members made at once: more would only queue on the engine and slow the Runs under way. */
 const MAKING_AT_ONCE = 4;
 /** After a failed make, the next waits this long, doubling up to MAX_BACKOFF_MS: a missing image must not spin. */
@@ -72,12 +74,14 @@ export type Pool = {
 
 export function checkPoolOptions(pool: unknown): string | undefined {
   if (typeof pool !== "object" || pool === null) return `pool ${JSON.stringify(pool)} is not an object; write e.g. { size: 4 }`;
-  const { size, maxIdleSeconds } = pool as PoolOptions;
+  const { size, maxIdleSeconds, onClaim } = pool as PoolOptions;
   if (!Number.isInteger(size) || size < 1 || size > MAX_POOL_SIZE)
     return `pool.size ${JSON.stringify(size)} is not a whole number from 1 to ${MAX_POOL_SIZE}; write e.g. 4`;
   if (maxIdleSeconds !== undefined && (!Number.isInteger(maxIdleSeconds) || maxIdleSeconds < 1 || maxIdleSeconds > MAX_POOL_IDLE_SECONDS)) {
     return `pool.maxIdleSeconds ${JSON.stringify(maxIdleSeconds)} is not a whole number of seconds from 1 to ${MAX_POOL_IDLE_SECONDS}; write e.g. 300, or leave it out`;
   }
+  if (onClaim !== undefined && typeof onClaim !== "function")
+    return `pool.onClaim ${describeValue(onClaim)} is not a function; pass (latencyMs) => ..., or leave it out`;
   return undefined;
 }
 
@@ -133,10 +137,14 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   };
   const makeOne = (): void => {
     making++;
-    const made = makeMember(maker).then(
+    // Live from its first step: a sweep of this process (the service's start-up sweep) must not take its directory while it is made.
+    const id = newRunId();
+    liveRuns.add(id);
+    const made = makeMember(maker, id).then(
       (result) => {
         making--;
         if ("failed" in result) {
+          liveRuns.delete(id);
           failures++;
           lastFailure = result.failed;
           backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
@@ -144,10 +152,10 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
           return;
         }
         backoffMs = 0;
-        liveRuns.add(result.id);
         madeOne(result);
       },
       (error: unknown) => {
+        liveRuns.delete(id);
         making--;
         failures++;
         lastFailure = error instanceof Error ? error.message : String(error);

@@ -10,6 +10,7 @@ import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCom
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Logger } from "pino";
 import { AgentcageError } from "../errors/index.js";
+import type { PoolStats } from "../runtime/index.js";
 import { registerA2A } from "./a2a.js";
 import { registerArtifactRoutes } from "./artifacts.js";
 import { registerAuditTrail } from "./audit-trail.js";
@@ -22,6 +23,7 @@ import { registerHealthRoutes, type Readiness } from "./health.js";
 import { CONNECTIONS_CHECK_INTERVAL_MS, HEADERS_TIMEOUT_MS, IDLE_CONNECTION_TIMEOUT_MS, MAX_BODY_BYTES, REQUEST_TIMEOUT_MS } from "./limits.js";
 import type { RunMetrics } from "./metrics.js";
 import { registerAuditRoute } from "./route-audit.js";
+import { registerPoolRoute } from "./route-pool.js";
 import { registerFeedRoute } from "./route-feed.js";
 import { registerKeyRoutes } from "./route-keys.js";
 import { registerTenantRoutes } from "./route-tenants.js";
@@ -51,6 +53,8 @@ export type AppOptions = {
   readonly allowPrivateCallbacks?: boolean;
   /** Adds a listener to every Run's lifecycle (A2A forgets a deleted Run's push notification configs). */
   readonly onLifecycle?: (listener: (change: Lifecycle) => void) => void;
+  /** The warm pool's figures now, for GET /v1/pool; default: none (the service keeps no pool). */
+  readonly pool?: () => PoolStats | undefined;
   /** Where the console's built files are; default the package's dist/console/. */
   readonly consoleDirectory?: string;
 };
@@ -143,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerKeyRoutes(app, tenancy);
   registerTenantRoutes(app, tenancy, options.quotasOf, options.allowPrivateCallbacks === true);
   registerAuditRoute(app, tenancy);
+  registerPoolRoute(app, options.pool ?? (() => undefined));
   options.metrics.register(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   registerConsole(app, options.consoleDirectory);

@@ -20,8 +20,8 @@ declare module "fastify" {
 
 // The A2A agent card is public (A2A §5.4: it tells a client how to authenticate; ours holds no secret).
 const OPEN_ROUTES = new Set(["/healthz", "/readyz", "/.well-known/agent-card.json"]);
-/** Routes only the admin scope reaches: keys, tenants, the audit log. */
-const ADMIN_PREFIXES = ["/v1/keys", "/v1/tenants", "/v1/audit"];
+/** Routes only the admin scope reaches: keys, tenants, the audit log, the warm pool's service-wide counts. */
+const ADMIN_PREFIXES = ["/v1/keys", "/v1/tenants", "/v1/audit", "/v1/pool"];
 
 /** Why a request was refused at the door: no key, or a key that is not one now. */
 export type Refusal = KeyRefusal | "missing";
@@ -63,7 +63,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   });
 }
 
-/** The scope a route needs: admin for keys, tenants and the audit log; runs:read to read; runs:write to change. A2A checks each method itself. */
+/** The scope a route needs: admin for keys, tenants, the audit log and the pool; runs:read to read; runs:write to change. A2A checks each method itself. */
 export function scopeFor(method: string, path: string): Scope {
   if (ADMIN_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return "admin";
   if (method === "GET" || method === "HEAD" || path === A2A_JSONRPC_PATH) return "runs:read";

@@ -1,11 +1,14 @@
 // The service's Prometheus metrics, with prom-client, on a registry of its own: Runs by end reason,
 // queue depth and running Runs, Run and queue-wait duration histograms, tokens and cost by CLI, each
-// series by tenant. Served as text at GET /metrics (behind a key, like every route but the health
-// checks): the admin scope reads every series, any other key only its own tenant's, never another's name.
+// series by tenant; with a warm pool, its series too (metrics-pool.ts). Served as text at GET /metrics
+// (behind a key, like every route but the health checks): the admin scope reads every series, any
+// other key only its own tenant's, never another's name.
 
 import type { FastifyInstance } from "fastify";
-import type { Caller } from "./caller.js";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { PoolStats } from "../runtime/index.js";
+import type { Caller } from "./caller.js";
+import { registerPoolMetrics } from "./metrics-pool.js";
 
 export type RunMetrics = {
   /** A Run ended: its end reason, how long it ran and waited, and what it used. */
@@ -19,6 +22,8 @@ export type RunMetrics = {
     readonly outputTokens?: number;
     readonly costUsd?: number;
   }) => void;
+  /** A warm Run's claim took this many ms (the pool's onClaim); nothing without a pool. */
+  readonly poolClaimed: (latencyMs: number) => void;
   readonly register: (app: FastifyInstance) => void;
 };
 
@@ -27,8 +32,13 @@ const SECONDS_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 36
 /** How many Runs wait and hold a slot, for each tenant that has any Run. */
 export type TenantCounts = ReadonlyMap<string, { readonly queued: number; readonly running: number }>;
 
-export function createRunMetrics(counts: () => TenantCounts): RunMetrics {
+/**
+ * `pool`: the warm pool's figures, read at each scrape; undefined when the service has none, and then
+ * no pool series is served at all (a series of zeros would read as a pool that is empty, and alert so).
+ */
+export function createRunMetrics(counts: () => TenantCounts, pool?: () => PoolStats | undefined): RunMetrics {
   const registry = new Registry();
+  const poolClaimed = pool === undefined ? undefined : registerPoolMetrics(registry, pool);
   const runs = new Counter({
     name: "agentcage_runs_total",
     help: "Runs that ended, by CLI and end reason",
@@ -95,6 +105,7 @@ export function createRunMetrics(counts: () => TenantCounts): RunMetrics {
       if (output !== undefined) tokens.inc({ cli, direction: "output", tenant }, output);
       if (usd !== undefined) cost.inc({ cli, tenant }, usd);
     },
+    poolClaimed: (latencyMs) => poolClaimed?.(latencyMs),
     register: (app) => {
       app.get("/metrics", { schema: { hide: true } }, async (request, reply) =>
         reply.type(registry.contentType).send(seriesFor(request.caller, await registry.metrics())),

@@ -104,5 +104,7 @@ describe("/openapi.json", () => {
     expect(removed.response.status).toBe(204);
     const gone = await client.GET("/v1/runs/{id}", { params: { path: { id } } });
     expect(gone.error).toMatchObject({ error: "not_found" });
+    const pool = await client.GET("/v1/pool");
+    expect(pool.data).toEqual({ enabled: false });
   }, 180_000);
 });

@@ -102,6 +102,10 @@ export const outcomeSchema = z
       .describe("with sessions kept: the session the Run was kept as, or why not"),
     budget: z.looseObject({}).optional().describe("with a budget: its caps, what the Run spent, and the cap it passed"),
     network: z.looseObject({ policy: z.string() }).optional().describe("the Run's network policy, and under the egress proxy its meter"),
+    warm: z
+      .boolean()
+      .optional()
+      .describe("with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why)"),
   })
   .describe("the typed end of a Run");
 

@@ -1,11 +1,11 @@
 // serve's HTTP face: the app over the Runs (app.ts), its readiness read from the runner and the
 // Runs' counts, and its listening. A service that cannot listen leaves nothing running: the app,
-// the sweep and the runners' assembly (its stand-in, its egress proxy) are closed before the
-// refusal, and its Runs stay queued on disk for the next start.
+// the sweep, the runners' warm pool and their assembly (its stand-in, its egress proxy) are closed
+// before the refusal, and its Runs stay queued on disk for the next start.
 
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import type { AgentRunner, RunnerAssembly } from "../runner/index.js";
+import type { AgentRunner } from "../runner/index.js";
 import { buildApp } from "./app.js";
 import type { Feed } from "./feed.js";
 import type { RunMetrics } from "./metrics.js";
@@ -14,6 +14,7 @@ import type { PeriodicSweep } from "./periodic-sweep.js";
 import type { Lifecycle, ResolvedQuotas, RunService } from "./runs.js";
 import type { Tenancy } from "./tenancy.js";
 import { ServeError } from "./serve-options.js";
+import type { ServiceRunners } from "./serve-runners.js";
 
 export type ServiceAppOptions = {
   readonly service: RunService;
@@ -43,6 +44,7 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
     allowPrivateCallbacks: options.allowPrivateCallbacks,
     onLifecycle: options.onLifecycle,
     facts: options.facts,
+    pool: runner.pool,
     readiness: async () => {
       const checked = await runner.check();
       return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...service.counts() } };
@@ -51,7 +53,7 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
 }
 
 /** What a service that never listened closes. */
-export type Started = { readonly sweeper: PeriodicSweep; readonly assembly: RunnerAssembly };
+export type Started = { readonly sweeper: PeriodicSweep; readonly runners: Pick<ServiceRunners, "close"> };
 
 /** Listens on `host`:`port` and answers the URL; a port in use or an address not this machine's is a ServeError. */
 export async function listenOrClose(app: FastifyInstance, host: string, port: number, started: Started): Promise<string> {
@@ -61,7 +63,7 @@ export async function listenOrClose(app: FastifyInstance, host: string, port: nu
     // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
     await app.close().catch(() => undefined);
     await started.sweeper.stop();
-    await started.assembly.close();
+    await started.runners.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") throw new ServeError(`--port ${port} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
     if (code === "EADDRNOTAVAIL") throw new ServeError(`--host ${JSON.stringify(host)} is not an address of this machine; write one it has, e.g. 127.0.0.1`);

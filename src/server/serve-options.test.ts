@@ -1,5 +1,5 @@
-// serve's refusals of options that cannot go together come before it writes anything: a runtime
-// directory handed to a refused serve is left as it was (no service/, no generated token).
+// serve's refusals of options that cannot go together, or of a pool it could not keep, come before it
+// writes anything: a runtime directory handed to a refused serve is left as it was (no service/, no generated token).
 
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +30,30 @@ describe("serve's network options", () => {
     );
     expect(refusal).toBeInstanceOf(ServeError);
     expect((refusal as Error).message).toContain(message);
+    expect(readdirSync(runtimeDir)).toEqual([]);
+  });
+});
+
+describe("serve's pool options", () => {
+  it.each([
+    [{ pool: -1 }, "--pool -1 is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none"],
+    [{ pool: 2.5 }, "--pool 2.5 is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none"],
+    [
+      { pool: 2, poolIdleSeconds: 0 },
+      "--pool-idle-seconds 0 is not a whole number from 1 to 86400; write how long a pooled container waits for its Run before it is replaced, e.g. 300",
+    ],
+    [
+      { pool: 2, sessions: true },
+      "--pool 2 cannot go with --sessions: every Run then keeps its session, and a Run that keeps one always starts cold, so the pool would serve none; leave --sessions out, or set --pool 0",
+    ],
+  ] as const)("refuses %j before writing anything in the runtime directory", async (given, message) => {
+    const options = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), ...given } as ServeOptions;
+    const refusal = await serve(options).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServeError);
+    expect((refusal as Error).message).toBe(message);
     expect(readdirSync(runtimeDir)).toEqual([]);
   });
 });

@@ -10,6 +10,8 @@ import { MAX_RETENTION_DAYS } from "../container/index.js";
 import { AgentcageError } from "../errors/index.js";
 import type { EgressGatewayConnection } from "../gateway/index.js";
 import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
+import { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "../runtime/index.js";
+import { canBoundWrites } from "../staging/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
 import type { ResolvedQuotas } from "./run-service-options.js";
 import type { RetrySchedule } from "./webhook-schedule.js";
@@ -47,6 +49,16 @@ export type ServeOptions = {
   readonly containerRuntime?: string;
   /** The IPv4 range each Run's own network takes a /28 of (under model, allowlist, open); default 10.213.0.0/16. */
   readonly runNetworkRange?: string;
+  /**
+   * Agent containers kept started ahead (`--pool`), each bound to one Run at its claim: the runtime's
+   * warm pool, on the runner of read-only Runs (a `writable: true` Run always starts cold). A Run with a
+   * login file as its credential starts cold too. Needs this process to mount (root on the engine's
+   * host) and cannot go with `sessions` (every Run would keep one, so none could be served warm). 0 to
+   * MAX_POOL_SIZE; default 0: none, every Run starts cold.
+   */
+  readonly pool?: number;
+  /** Seconds a pooled container waits for its Run before it is replaced (`--pool-idle-seconds`); default DEFAULT_POOL_IDLE_SECONDS. */
+  readonly poolIdleSeconds?: number;
   /** Run every agent against the stand-in model (no key needed); default false. */
   readonly standIn?: boolean;
   /**
@@ -129,6 +141,7 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
     "write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
   );
   checkNetworkOptions(options);
+  checkPoolOptions(options);
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1)
     throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
@@ -172,6 +185,28 @@ function checkNetworkOptions(options: ServeOptions): void {
     { standIn: "--stand-in", networkPolicy: "--network-policy" },
   );
   if (refusal !== undefined) throw new ServeError(refusal);
+}
+
+/** The warm pool's size and idle time, and what it needs: a process that can mount, and Runs that keep no session. */
+function checkPoolOptions(options: ServeOptions): void {
+  const { pool, poolIdleSeconds } = options;
+  if (pool !== undefined && !(Number.isInteger(pool) && pool >= 0 && pool <= MAX_POOL_SIZE))
+    throw new ServeError(
+      `--pool ${JSON.stringify(pool)} is not a whole number from 0 to ${MAX_POOL_SIZE}; write how many agent containers to keep started ahead, e.g. 2, or 0 for none`,
+    );
+  if (poolIdleSeconds !== undefined && !(Number.isInteger(poolIdleSeconds) && poolIdleSeconds >= 1 && poolIdleSeconds <= MAX_POOL_IDLE_SECONDS))
+    throw new ServeError(
+      `--pool-idle-seconds ${JSON.stringify(poolIdleSeconds)} is not a whole number from 1 to ${MAX_POOL_IDLE_SECONDS}; write how long a pooled container waits for its Run before it is replaced, e.g. ${DEFAULT_POOL_IDLE_SECONDS}`,
+    );
+  if (pool === undefined || pool === 0) return;
+  if (options.sessions === true)
+    throw new ServeError(
+      `--pool ${pool} cannot go with --sessions: every Run then keeps its session, and a Run that keeps one always starts cold, so the pool would serve none; leave --sessions out, or set --pool 0`,
+    );
+  if (!canBoundWrites())
+    throw new ServeError(
+      `--pool ${pool} needs this process to mount a tmpfs for each pooled container's out/ (root on the engine's host, allowed to mount), and it cannot; run serve so, or set --pool 0`,
+    );
 }
 
 function checkRetentionDays(flag: string, days: number | undefined, advice: string): void {

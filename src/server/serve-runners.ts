@@ -1,7 +1,9 @@
 // The runners serve's Runs go through: one assembly (the network policy, the egress proxy serve
 // starts when the policy needs one and none is given) and two runners on one Staging Directory,
 // `staging/` beside the service's records, whose Agent Containers differ in their work/ mount
-// alone. What it started it stops when it fails: a refused assembly leaves nothing running.
+// alone. The warm pool (--pool) is the read-only runner's alone: a writable work/ is fixed when a
+// container is made, so every Run of the writable runner starts cold and a pool there would only
+// idle. What it started it stops when it fails: a refused assembly leaves nothing running.
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,19 +15,50 @@ import { ServeError, type ServeOptions } from "./serve-options.js";
 
 export type ServiceRunners = {
   readonly assembly: RunnerAssembly;
+  /** For every Run but a writable one; it holds the warm pool, when there is one. */
   readonly runner: AgentRunner;
   /** For a request with `writable: true`. */
   readonly writableRunner: AgentRunner;
+  /** Removes the warm pool's members (both runners' close()), then stops what the assembly started. */
+  readonly close: () => Promise<void>;
 };
 
-export async function assembleServiceRunners(options: ServeOptions, slots: number, logger: Logger): Promise<ServiceRunners> {
+/** Told each warm Run's claim latency in ms, for the metrics. */
+export type ClaimListener = (latencyMs: number) => void;
+
+export async function assembleServiceRunners(options: ServeOptions, slots: number, logger: Logger, onClaim?: ClaimListener): Promise<ServiceRunners> {
   const staging = stagingOf(options);
   await mkdir(staging.runtimeDir, { recursive: true, mode: 0o700 });
   const assembly = await assemble(options, staging, slots, logger);
+  let writableRunner: AgentRunner | undefined;
   try {
     // Two runners on one Staging Directory: a writable Run's Agent Container differs in its work/ mount alone.
-    return { assembly, runner: assembly.runner(), writableRunner: assembly.runner({ staging: { ...staging, writableWork: true } }) };
+    // The writable one first: it starts nothing, so a refusal of the pooled one leaves no member behind.
+    writableRunner = assembly.runner({ staging: { ...staging, writableWork: true } });
+    const size = options.pool ?? 0;
+    const pool =
+      size === 0
+        ? {}
+        : {
+            pool: {
+              size,
+              ...(options.poolIdleSeconds === undefined ? {} : { maxIdleSeconds: options.poolIdleSeconds }),
+              ...(onClaim === undefined ? {} : { onClaim }),
+            },
+          };
+    const runner = assembly.runner(pool);
+    const both = [runner, writableRunner];
+    return {
+      assembly,
+      runner,
+      writableRunner,
+      close: async () => {
+        await Promise.all(both.map((one) => one.close()));
+        await assembly.close();
+      },
+    };
   } catch (error) {
+    await writableRunner?.close();
     await assembly.close();
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }

@@ -28,7 +28,8 @@ export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
   const { logger, ...runs } = options;
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
-  const metrics = createRunMetrics(() => countsByTenant(service?.list() ?? []));
+  // The pool's series only when the runner has a pool (pool() answers from its construction on).
+  const metrics = createRunMetrics(() => countsByTenant(service?.list() ?? []), options.runner.pool() === undefined ? undefined : options.runner.pool);
   service = createRunService({
     ...runs,
     onError: (id, error) => logger.error({ runId: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),

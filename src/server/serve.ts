@@ -13,6 +13,7 @@ import { pino } from "pino";
 import { AGENT_IMAGE } from "../runner/index.js";
 import { openFeed } from "./feed.js";
 import { DRAIN_GRACE_MS } from "./limits.js";
+import type { RunMetrics } from "./metrics.js";
 import type { RunService } from "./runs.js";
 import { buildServiceApp, listenOrClose } from "./serve-listen.js";
 import { OPERATOR_TENANT } from "./caller.js";
@@ -47,7 +48,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
   );
   const quotasOf = tenantQuotas(tenancy, checked);
-  const { assembly, runner, writableRunner } = await assembleServiceRunners(options, checked.slots, logger);
+  // The pool's claims feed the metrics, which are made with the Runs below (they read the runner's pool): a late binding.
+  let metricsOfClaims: RunMetrics | undefined;
+  const runners = await assembleServiceRunners(options, checked.slots, logger, (latencyMs) => metricsOfClaims?.poolClaimed(latencyMs));
+  const { assembly, runner, writableRunner } = runners;
   // Who hears of each step of every Run's life: the events feed, the webhooks, A2A's push notification configs.
   const lifecycle: Array<(change: Lifecycle) => void> = [];
   const feed = await openFeed(serviceDir, {
@@ -77,6 +81,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     queueBound: checked.queueBound,
     logger,
   });
+  metricsOfClaims = metrics;
   const sweeper = await recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger });
   await webhooks.resume(service.list());
   const app = await buildServiceApp({
@@ -104,7 +109,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       }),
     },
   });
-  const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, assembly }).catch(async (error: unknown) => {
+  const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, runners }).catch(async (error: unknown) => {
     await webhooks.stop();
     throw error;
   });
@@ -119,7 +124,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       await webhooks.stop();
       await sweeper.stop();
       await app.close();
-      await assembly.close();
+      // The pool's members go before the proxy they are joined to; no Run is under way after the drain.
+      await runners.close();
       await tenancy.keys.flush();
       await tenancy.audit.flush();
       await feed.flush();

@@ -316,6 +316,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The warm pool's figures: its size, what is ready, Runs served warm and cold and why, claim latency (admin) */
+        get: operations["getPool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -492,6 +509,8 @@ export interface operations {
                                 } & {
                                     [key: string]: unknown;
                                 };
+                                /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
+                                warm?: boolean;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -787,6 +806,8 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
+                            warm?: boolean;
                         } & {
                             [key: string]: unknown;
                         };
@@ -936,6 +957,8 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
+                            warm?: boolean;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1248,6 +1271,8 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
+                            warm?: boolean;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1585,6 +1610,8 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
+                            warm?: boolean;
                         } & {
                             [key: string]: unknown;
                         };
@@ -2987,6 +3014,87 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
+                         * @enum {string}
+                         */
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage";
+                        message: string;
+                        /**
+                         * @description with quota_exceeded: the tenant's quota the request passed
+                         * @enum {string}
+                         */
+                        quota?: "max_queued" | "daily_spend_usd";
+                        /** @description with quota_exceeded: the quota's limit */
+                        limit?: number;
+                        /** @description with quota_exceeded: what the tenant has used of it */
+                        used?: number;
+                    };
+                };
+            };
+        };
+    };
+    getPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the warm pool: agent containers started ahead, each bound to one Run at its claim */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the service keeps no pool (serve --pool 0): every Run starts cold
+                         * @enum {boolean}
+                         */
+                        enabled: false;
+                    } | {
+                        /** @enum {boolean} */
+                        enabled: true;
+                        /** @description agent containers kept ready or being made (serve --pool) */
+                        size: number;
+                        /** @description seconds a container waits for its Run before it is replaced (serve --pool-idle-seconds) */
+                        maxIdleSeconds: number;
+                        /** @description started and waiting for a Run now */
+                        ready: number;
+                        /** @description being made now */
+                        making: number;
+                        /** @description Runs served warm since the service started */
+                        claimed: number;
+                        /** @description Runs of the pooled runner served cold since the service started, by why: "empty" (none was ready), "secret files" (a login file as credential), "another network", "timeout beyond a member's deadline"; a writable Run goes to a runner without a pool and is not counted */
+                        cold: {
+                            [key: string]: number;
+                        };
+                        /** @description containers replaced: idle past maxIdleSeconds, or stopped before their Run */
+                        replaced: number;
+                        /** @description containers that could not be made */
+                        failures: number;
+                        /** @description why the last one could not be made */
+                        lastFailure?: string;
+                        /** @description over the last warm Runs (at most 1024): ms from a Run's slot to its claim written to its container */
+                        claimLatencyMs: {
+                            count: number;
+                            p50?: number;
+                            p99?: number;
+                            max?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
