@@ -149,8 +149,8 @@ export async function discardMember(maker: MemberMaker, member: Member): Promise
   await removeMemberParts(maker, member.id, true, member.network !== undefined, member.network?.subnet, member.work !== undefined);
 }
 
-/** Removes the member's directory only (its work/ was adopted by a Run, or is being removed with it). */
-export async function removeMemberDirectory(container: ValidatedContainer, id: string): Promise<void> {
+/** Removes the member's directory (what is left of it once a Run adopted its work/). */
+async function removeMemberDirectory(container: ValidatedContainer, id: string): Promise<void> {
   const runtimeDir = container.staging?.runtimeDir;
   if (runtimeDir === undefined) return;
   const root = runDirectory(runtimeDir, id).root;

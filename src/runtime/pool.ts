@@ -63,9 +63,7 @@ export type Pool = {
   readonly cold: (why: string) => void;
   /** A warm Run's claim was written this many ms after its slot. */
   readonly claimed: (latencyMs: number) => void;
-  /** Work of a warm Run that need not hold its Outcome (its network's removal): close() waits for it. */
-  readonly later: (task: Promise<unknown>) => void;
-  /** A claimed member whose Run ended before it ran: removed in the background. */
+  /** A claimed member, once its Run is over (or ended before it ran): what is left of it removed in the background; close() waits for it. */
   readonly discard: (member: Member) => void;
   readonly stats: () => PoolStats;
   /** Stops making members, removes the ready ones, and waits for every member and background task. */
@@ -184,10 +182,9 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   return {
     network: options.network,
     claim: () => {
-      const member = ready.shift();
+      const member = ready[0];
       if (member === undefined) return undefined;
-      clearTimeout(idleTimers.get(member.id));
-      idleTimers.delete(member.id);
+      unready(member);
       claimed++;
       fill();
       return member;
@@ -204,7 +201,6 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
         // A metrics hook that throws is its own problem, never the Run's.
       }
     },
-    later,
     discard,
     stats: () => ({
       size: options.size,

@@ -17,7 +17,7 @@ import { runNetworkName, tellPeer } from "./run-network.js";
 import { closeNetwork, openNetwork } from "./run-network-step.js";
 import { claimOf } from "./pool-claim.js";
 import { encodeClaim } from "./pool-launcher.js";
-import { removeMemberDirectory, type Member } from "./pool-member.js";
+import type { Member } from "./pool-member.js";
 import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
 import { closeVolumes, collectVolumes, openVolumes, runVolumeNames } from "./run-volumes.js";
 
@@ -86,7 +86,6 @@ async function launchWarm<R extends ReaderVerdict, Q>(
     const untold = await tellPeer(ctx.network, member.network.subnets);
     if (untold !== undefined) return endEarly(ctx, "unavailable", `the Run's network was made, but ${untold}`);
   }
-  if (member.work !== undefined) ctx.pool?.later(removeMemberDirectory(ctx.container, member.id));
   let claim: Uint8Array;
   try {
     claim = encodeClaim(claimOf(spec));

@@ -7,6 +7,7 @@
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import { finishStagedRun } from "./run-finish.js";
 import { claimMember } from "./pool-claim.js";
+import type { Member } from "./pool-member.js";
 import { launchRun } from "./run-launch.js";
 import { refuseBeforeStaging, stageRunDirectory } from "./run-prepare.js";
 import { createRunState, endEarly, type RunContext } from "./run-state.js";
@@ -15,13 +16,18 @@ export type { RunContext, WriteBound } from "./run-state.js";
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
   const state = createRunState(ctx);
-  // A pool member, when one serves this Run: it is this Run's alone from here, and goes with it.
-  const member = claimMember(ctx);
+  // A pool member, when one serves this Run: claimed once nothing can refuse the Run for free, it is
+  // this Run's alone from then, and goes with it.
+  let member: Member | undefined;
   try {
     const staging = ctx.container.staging;
-    if (staging === undefined) return await launchRun(ctx, state, undefined, member);
+    if (staging === undefined) {
+      member = claimMember(ctx);
+      return await launchRun(ctx, state, undefined, member);
+    }
     const refused = await refuseBeforeStaging(ctx, staging.runtimeDir);
     if (refused !== undefined) return refused;
+    member = claimMember(ctx);
     const staged = await stageRunDirectory(ctx, state, member?.work);
     if (!staged.ok) return endEarly(ctx, staged.reason, staged.error);
     // From here on, whatever happens, the Run's directory gets its record (or goes).
