@@ -2,6 +2,7 @@
 // defaults, for each request field on its own and for all of them together. The prompt is never
 // an argument: it goes on stdin (the final "-").
 
+import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { codexArgs, type CodexProvider } from "./codex.js";
 import { parseAgentRequest, type AgentRequestInput } from "./request.js";
@@ -11,6 +12,12 @@ const codex = (fields: Omit<AgentRequestInput, "cli"> = {}, provider?: CodexProv
 
 /** A system prompt that would break any argv or TOML built by pasting text. */
 const AWKWARD = "Say \"hi\" \\ then stop.\nSecond line\twith a tab; $(id) `id` 'single' --model x";
+
+/** The value codex reads from the word `key=<text>`: the text parsed as the TOML value of `_x_ = <text>`. */
+function readBack(word: string, key: string): unknown {
+  expect(word.startsWith(`${key}=`)).toBe(true);
+  return parse(`_x_ = ${word.slice(key.length + 1).trim()}`)["_x_"];
+}
 
 const CODEX_BASE = [
   "codex",
@@ -85,12 +92,13 @@ describe("codexArgs", () => {
     expect(args).toEqual([...CODEX_BASE, ...WEB_OFF, "-c", word, "-"]);
     expect(word.startsWith("developer_instructions=")).toBe(true);
     expect(word).not.toContain("\n");
-    expect(JSON.parse(word.slice("developer_instructions=".length))).toBe(AWKWARD);
+    expect(readBack(word, "developer_instructions")).toBe(AWKWARD);
   });
 
   it("escapes DEL in a systemPrompt, which TOML forbids raw", () => {
     const word = codex({ systemPrompt: "a\u007fb" }).find((w) => w.startsWith("developer_instructions=")) ?? "";
     expect(word).not.toContain("\u007f");
+    expect(readBack(word, "developer_instructions")).toBe("a\u007fb");
   });
 
   it("resumes a session after the exec options, before the stdin marker", () => {
@@ -155,14 +163,14 @@ describe("codexArgs", () => {
   });
 
   describe("with a CodexProvider", () => {
-    const providerWords = (table: string) => ["-c", 'model_provider="agentcage"', "-c", `model_providers.agentcage={${table}}`];
+    const providerWords = (table: string) => ["-c", 'model_provider="agentcage"', "-c", `model_providers.agentcage={ ${table} }`];
 
     it("declares the provider, with env_key OPENAI_API_KEY by default", () => {
       expect(codex({}, { baseUrl: "http://stand-in:8080/v1" })).toEqual([
         ...CODEX_BASE,
         ...WEB_OFF,
         ...providerWords(
-          'name="agentcage",base_url="http://stand-in:8080/v1",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0',
+          'name = "agentcage", base_url = "http://stand-in:8080/v1", env_key = "OPENAI_API_KEY", wire_api = "responses", request_max_retries = 0, stream_max_retries = 0',
         ),
         "-",
       ]);
@@ -173,7 +181,7 @@ describe("codexArgs", () => {
         ...CODEX_BASE,
         ...WEB_OFF,
         ...providerWords(
-          'name="agentcage",base_url="https://gateway.example/v1",env_key="GATEWAY_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0',
+          'name = "agentcage", base_url = "https://gateway.example/v1", env_key = "GATEWAY_KEY", wire_api = "responses", request_max_retries = 0, stream_max_retries = 0',
         ),
         "-",
       ]);
@@ -186,13 +194,19 @@ describe("codexArgs", () => {
       expect(codex({}, { baseUrl: "http://x" })).not.toContain("--model");
     });
 
-    it("TOML-quotes a base_url with a quote and a backslash in it", () => {
-      const baseUrl = 'http://h/"a\\b';
-      const args = codex({}, { baseUrl });
+    it("writes a base_url and envKey with quotes, backslashes, brackets and a newline so that codex reads them back exactly", () => {
+      const baseUrl = 'http://h/"a\\b]}\n[x]=#';
+      const envKey = 'K", model_provider = "evil';
+      const args = codex({}, { baseUrl, envKey, maxRetries: 2 });
       const table = args.find((word) => word.startsWith("model_providers.agentcage=")) ?? "";
-      const quoted = /base_url=("(?:[^"\\]|\\.)*"),env_key=/.exec(table)?.[1];
-      expect(quoted).toBe(String.raw`"http://h/\"a\\b"`);
-      expect(JSON.parse(quoted ?? "null")).toBe(baseUrl);
+      expect(readBack(table, "model_providers.agentcage")).toEqual({
+        name: "agentcage",
+        base_url: baseUrl,
+        env_key: envKey,
+        wire_api: "responses",
+        request_max_retries: 2,
+        stream_max_retries: 2,
+      });
     });
 
     it("comes after the request's fields and before resume", () => {
@@ -201,7 +215,9 @@ describe("codexArgs", () => {
         ...WEB_OFF,
         "--model",
         "m1",
-        ...providerWords('name="agentcage",base_url="http://x",env_key="OPENAI_API_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0'),
+        ...providerWords(
+          'name = "agentcage", base_url = "http://x", env_key = "OPENAI_API_KEY", wire_api = "responses", request_max_retries = 0, stream_max_retries = 0',
+        ),
         "resume",
         "6f9b66aa-50a7-4b68-8cb5-57e7b106a44c",
         "-",

@@ -4,6 +4,7 @@
 // the prompt on stdin.
 
 import type { AgentRequest } from "./request.js";
+import { tomlValue } from "./toml-value.js";
 
 /** A model provider other than the CLI's own (a gateway, or a stand-in model). */
 export type CodexProvider = {
@@ -18,21 +19,6 @@ export type CodexProvider = {
    */
   readonly model?: string;
 };
-
-/**
- * A TOML basic string: backslash and quote escaped, every control character (U+0000-U+001F,
- * U+007F) as \uXXXX, and a lone surrogate (which TOML cannot carry) as U+FFFD.
- */
-export function tomlString(value: string): string {
-  const body = value
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
-    .replace(/["\\\u0000-\u001F\u007F]/g, (c) =>
-      c === '"' ? '\\"' : c === "\\" ? "\\\\" : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`,
-    );
-  return `"${body}"`;
-}
-
-const toml = tomlString;
 
 /**
  * Everything codex would send somewhere other than the model, turned off by its own settings
@@ -91,18 +77,25 @@ export function codexArgs(request: AgentRequest, options: CodexArgsOptions): str
     "shell_snapshot",
     ...CODEX_QUIET,
     "-c",
-    `web_search=${toml(request.web && !request.noTools ? "live" : "disabled")}`,
+    `web_search=${tomlValue(request.web && !request.noTools ? "live" : "disabled")}`,
     ...(request.noTools ? ["--disable", "shell_tool"] : []),
     ...(model === undefined ? [] : ["--model", model]),
-    ...(request.effort === undefined ? [] : ["-c", `model_reasoning_effort=${toml(request.effort)}`]),
-    ...(request.systemPrompt === undefined ? [] : ["-c", `developer_instructions=${toml(request.systemPrompt)}`]),
+    ...(request.effort === undefined ? [] : ["-c", `model_reasoning_effort=${tomlValue(request.effort)}`]),
+    ...(request.systemPrompt === undefined ? [] : ["-c", `developer_instructions=${tomlValue(request.systemPrompt)}`]),
     ...(provider === undefined
       ? []
       : [
           "-c",
           'model_provider="agentcage"',
           "-c",
-          `model_providers.agentcage={name="agentcage",base_url=${toml(provider.baseUrl)},env_key=${toml(provider.envKey ?? "OPENAI_API_KEY")},wire_api="responses",request_max_retries=${provider.maxRetries ?? 0},stream_max_retries=${provider.maxRetries ?? 0}}`,
+          `model_providers.agentcage=${tomlValue({
+            name: "agentcage",
+            base_url: provider.baseUrl,
+            env_key: provider.envKey ?? "OPENAI_API_KEY",
+            wire_api: "responses",
+            request_max_retries: provider.maxRetries ?? 0,
+            stream_max_retries: provider.maxRetries ?? 0,
+          })}`,
         ]),
     // `exec` options come before `resume`, which takes fewer of its own.
     ...(request.resumeSession === undefined ? [] : ["resume", request.resumeSession]),

@@ -48,6 +48,6 @@ describe("a runner's network options", () => {
     const claude = (await runner.commandFor({ cli: "claude" }, "hi")).redactedArgs.join(" ");
     expect(claude).toContain("ANTHROPIC_BASE_URL=http://egress:8751");
     const codex = (await runner.commandFor({ cli: "codex" }, "hi")).redactedArgs.join(" ");
-    expect(codex).toContain('base_url="http://egress:8751/v1"');
+    expect(codex).toContain('base_url = "http://egress:8751/v1"');
   });
 });

@@ -10,13 +10,21 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgentRunner, type AgentEvent, type AgentOutcome, type AgentRequestInput } from "../index.js";
 import { capturingLogger, containersOfRun } from "../../test/support/engine.js";
-import { AGENT_IMAGE, STAND_IN_PORT, startStandInModel } from "../../test/support/stand-in-container.js";
+import { AGENT_IMAGE, STAND_IN_PORT, type StandInRequest, startStandInModel } from "../../test/support/stand-in-container.js";
 
 const CANARY = "sk-canary-e2e-6d2f8b1a9c4e7035";
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-e2e-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-type Seen = { outcome: AgentOutcome; events: AgentEvent[]; logs: string[]; argv: string; record: string; harvest: string; requests: number };
+type Seen = {
+  outcome: AgentOutcome;
+  events: AgentEvent[];
+  logs: string[];
+  argv: string;
+  record: string;
+  harvest: string;
+  requests: StandInRequest[];
+};
 
 /** Every file below `dir`, with its text. */
 function filesBelow(dir: string): Record<string, string> {
@@ -53,7 +61,7 @@ async function runAgainst(scenario: string, request: AgentRequestInput): Promise
         if (argv === "") argv = execFileSync("ps", ["-eww", "-o", "args"], { encoding: "utf8" });
       },
     });
-    return { outcome, events, logs: lines, argv, record: join(runtimeDir, outcome.runId), harvest, requests: (await standIn.requests()).length };
+    return { outcome, events, logs: lines, argv, record: join(runtimeDir, outcome.runId), harvest, requests: await standIn.requests() };
   } finally {
     await standIn.stop();
   }
@@ -82,7 +90,7 @@ describe.each(["claude", "codex"] as const)("the real %s CLI in the locked-down 
     expect(seen.outcome.result?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(seen.outcome.result?.usage?.inputTokens).toBeGreaterThan(0);
     if (cli === "claude") expect(seen.outcome.result?.costUsd).toBeGreaterThan(0);
-    expect(seen.requests).toBeGreaterThanOrEqual(1);
+    expect(seen.requests.length).toBeGreaterThanOrEqual(1);
     expectNoCanary(seen);
   });
 
@@ -139,5 +147,22 @@ describe("the real claude CLI's tools", () => {
     expect(seen.outcome.ok).toBe(true);
     expect(Object.keys(filesBelow(seen.record)).sort()).toEqual(["done", "outcome.json", "prompt.txt", "request.json", "run.json", "stderr.txt", "stdout.txt"]);
     expect(execFileSync("docker", ["volume", "ls", "--quiet"], { encoding: "utf8" })).toBe(volumesBefore);
+  });
+});
+
+describe("the real codex CLI's -c values", () => {
+  // Codex reads the text after `-c key=` as TOML and, when that fails, silently takes the text
+  // itself: a value that starts with a quote and ends with a space, and holds escapes, only comes
+  // through exactly if codex parsed it. Short enough for the stand-in's 120-character excerpt.
+  const HOSTILE_PROMPT = `"Hi" C:\\d\\ \\u0041 ]] [[model_providers.x]] a = b # no\n\tl2\r\n😀 مرحبا \u202Eok\u202C \u0007\u007f ' `;
+
+  it("reads a systemPrompt of quotes, backslashes, brackets, line breaks, control characters and RTL text exactly as given", async () => {
+    expect(HOSTILE_PROMPT.length).toBeLessThan(120);
+    const seen = await runAgainst("plain", { cli: "codex", maxTurns: 5, systemPrompt: HOSTILE_PROMPT });
+    expect(seen.outcome).toMatchObject({ ok: true, reason: "completed" });
+    const developerParts = seen.requests
+      .flatMap((request) => request.history ?? [])
+      .flatMap((turn) => (turn.role === "developer" ? turn.text.split(" | ") : []));
+    expect(developerParts).toContain(HOSTILE_PROMPT);
   });
 });

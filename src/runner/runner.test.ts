@@ -289,7 +289,7 @@ describe("createAgentRunner", () => {
       }).commandFor({ cli: "codex" }, PROMPT);
       expect(envWords(command.args).at(-1)).toBe("OPENAI_API_KEY");
       expect(command.env).toEqual({ OPENAI_API_KEY: "codex-runner-test-key" });
-      expect(agentWords(command.args).find((word) => word.startsWith("model_providers.agentcage="))).toContain('env_key="OPENAI_API_KEY"');
+      expect(agentWords(command.args).find((word) => word.startsWith("model_providers.agentcage="))).toContain('env_key = "OPENAI_API_KEY"');
     });
 
     it("looks up a gateway's own env_key first and sends the key under that name", async () => {

@@ -2,4 +2,4 @@
 // project starts the stand-in (the testing export: its own container, no network at all).
 
 export { AGENT_IMAGE, STAND_IN_IMAGE, STAND_IN_PORT, standInRunnerOptions, startStandInModel } from "../../src/testing/index.js";
-export type { RunningStandIn } from "../../src/testing/index.js";
+export type { RunningStandIn, StandInRequest } from "../../src/testing/index.js";
