@@ -197,12 +197,15 @@ describe("agentcage run, piped", () => {
   });
 
   it("runs claude under --network-policy model: the proxy starts for the Run, meters it, and goes with it", async () => {
-    const done = await runCommand(["run", "claude", "What is the capital of France?", "--stand-in", "--network-policy", "model", "--json"], env);
+    const started = startCommand(["run", "claude", "What is the capital of France?", "--stand-in", "--network-policy", "model", "--json"], env);
+    const done = await started.finished;
     expect(done.code, done.stderr).toBe(EXIT.completed);
     const outcome = JSON.parse(done.stdout) as { network?: { policy: string; meter?: { turns: number } }; result?: { text?: string } };
     expect(outcome.result?.text).toBe(PLAIN_ANSWER);
     expect(outcome.network).toMatchObject({ policy: "model", meter: { turns: 1 } });
-    expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress")).toBe("");
+    // This command's proxy (by its process's label): other proxies may be running on a shared engine.
+    const pid = `label=agentcage.pid=${started.child.pid}`;
+    expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress", "--filter", pid)).toBe("");
   }, 120_000);
 
   it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {

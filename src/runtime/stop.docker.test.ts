@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgentContainerRuntime, limits, type AgentContainer, type ReaderVerdict, type RunPlan } from "../index.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, containersOfRun, docker, expectOkLine } from "../../test/support/engine.js";
+import { newRunId } from "./run-id.js";
 
 const quiet = capturingLogger().logger;
 
@@ -148,7 +149,8 @@ describe("a Run the runtime ends early", () => {
   });
 
   it("resolves and leaves nothing behind when the container is removed under a running Run", async () => {
-    let runId = "";
+    // Named here, so the container removed is this Run's and no other's on a shared engine.
+    const runId = newRunId();
     const runtime = createAgentContainerRuntime({
       container: { image: TEST_IMAGE, logger: quiet },
       run: () => ({
@@ -159,13 +161,7 @@ describe("a Run the runtime ends early", () => {
         }),
       }),
     });
-    const pending = runtime.run({ text: "" });
-    // The run id is only known from the container's label; find it while it runs.
-    for (let i = 0; i < 100 && runId === ""; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      runId = docker("ps", "--all", "--filter", "label=agentcage.owner=agentcage", "--format", '{{.Label "agentcage.run"}}').split("\n")[0] ?? "";
-    }
-    const outcome = await pending;
+    const outcome = await runtime.run({ text: "" }, { runId });
     expect(outcome.runId).toBe(runId);
     expect(outcome.ok).toBe(false);
     expect(outcome.durationMs).toBeLessThan(10_000);

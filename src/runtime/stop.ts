@@ -1,6 +1,6 @@
 // Stopping a Run: the one module that decides when a Run is ended early (its timeout, the caller's
 // cancel, the output limit) and how its container is stopped (the stop signal, then SIGKILL after
-// the grace period). The first cause wins and names the end; later ones change nothing. The
+// the grace period; SIGKILL at once past the output limit or a budget cap). The first cause wins and names the end; later ones change nothing. The
 // deadline covers the whole Run, staging and the Harvest included, through `signal`.
 
 import { callerAbort } from "./misuse.js";
@@ -73,7 +73,7 @@ export function createRunStop(options: { readonly timeoutMs: number; readonly si
   const timeoutTimer = setTimeout(() => interrupt("timeout", `the Run timed out after ${options.timeoutMs / 1000} s`), options.timeoutMs);
   const onAbort = (): void => {
     const { why, detail } = callerAbort(options.signal as AbortSignal);
-    interrupt(why, detail);
+    interrupt(why, detail, killedAtOnce(why));
   };
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -85,7 +85,7 @@ export function createRunStop(options: { readonly timeoutMs: number; readonly si
     interrupt,
     containerStarted: (stopper) => {
       container = stopper;
-      if (first !== undefined) stopContainer(first.why === "output_limit");
+      if (first !== undefined) stopContainer(killedAtOnce(first.why));
     },
     stopContainer: () => stopContainer(false),
     killContainer: () => stopContainer(true),
@@ -100,6 +100,14 @@ export function createRunStop(options: { readonly timeoutMs: number; readonly si
       options.signal?.removeEventListener("abort", onAbort);
     },
   };
+}
+
+/**
+ * Ends with no grace: past the output limit the agent's bytes are not wanted, and past a budget cap
+ * every moment of grace is room for another paid model call.
+ */
+function killedAtOnce(why: Interruption): boolean {
+  return why === "output_limit" || why === "budget_exceeded";
 }
 
 /** A bound on waiting for an engine that may have stopped answering at all. */
