@@ -34,4 +34,5 @@ export type {
 } from "./api-types.js";
 export type { components, operations, paths } from "./openapi-paths.js";
 export { DEFAULT_IDLE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
+export type { AnsweredCode } from "./service-error.js";
 export { ServiceError } from "./service-error.js";

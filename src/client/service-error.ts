@@ -5,8 +5,8 @@
 import { AgentcageError } from "../errors/index.js";
 import type { ErrorAnswer } from "./api-types.js";
 
-/** A code the service answers in `error`. */
-type AnsweredCode = ErrorAnswer["error"];
+/** A code the service answers in `error`: one of agentcage's catalogue. */
+export type AnsweredCode = ErrorAnswer["error"];
 
 export class ServiceError extends AgentcageError {
   override readonly name = "ServiceError";
