@@ -34,6 +34,11 @@ export type AgentcageClient = {
   readonly baseUrl: URL;
   /** openapi-fetch's client over the whole API (keys, tenants, usage, ...), the token already on it. */
   readonly api: Client<paths>;
+  /**
+   * One operation of `api` with this client's timeout, its refusal or no answer thrown as a
+   * ServiceError, as every method here does: `ask("GET /v1/keys", (api, signal) => api.GET("/v1/keys", { signal }))`.
+   */
+  readonly ask: <T>(asked: string, perform: (api: Client<paths>, signal: AbortSignal) => Promise<ApiAnswer<T>>) => Promise<T>;
   /** Starts a Run; retried after a dropped connection with the same Idempotency-Key, so it makes one Run. */
   readonly submit: (request: RunRequest, options?: SubmitOptions) => Promise<Run>;
   readonly get: (id: string) => Promise<Run>;
@@ -61,7 +66,8 @@ export class ClientOptionsError extends AgentcageError {
   readonly code = "invalid_call";
 }
 
-type Answered<T> = { readonly data?: T; readonly error?: unknown; readonly response: Response };
+/** What an operation of openapi-fetch's client resolves with. */
+export type ApiAnswer<T> = { readonly data?: T; readonly error?: unknown; readonly response: Response };
 
 export function createClient(options: ClientOptions): AgentcageClient {
   const base = baseUrlOf(options.baseUrl);
@@ -79,17 +85,18 @@ export function createClient(options: ClientOptions): AgentcageClient {
   });
 
   /** One request with a timeout; its refusal or no answer thrown as a ServiceError. */
-  const call = async <T>(asked: string, perform: (signal: AbortSignal) => Promise<Answered<T>>): Promise<T> => {
-    let answered: Answered<T>;
+  const ask = async <T>(asked: string, perform: (client: Client<paths>, signal: AbortSignal) => Promise<ApiAnswer<T>>): Promise<T> => {
+    let answered: ApiAnswer<T>;
     try {
-      answered = await perform(AbortSignal.timeout(timeoutMs));
+      answered = await perform(api, AbortSignal.timeout(timeoutMs));
     } catch (error) {
       throw unreachable(base, asked, error);
     }
     if (!answered.response.ok) throw refusalOf(asked, answered.response, answered.error);
     return answered.data as T;
   };
-  const stream = async (asked: string, perform: (signal: AbortSignal) => Promise<Answered<ReadableStream<Uint8Array> | null>>) => {
+  const call = <T>(asked: string, perform: (signal: AbortSignal) => Promise<ApiAnswer<T>>): Promise<T> => ask(asked, (_api, signal) => perform(signal));
+  const stream = async (asked: string, perform: (signal: AbortSignal) => Promise<ApiAnswer<ReadableStream<Uint8Array> | null>>) => {
     const body = await call(asked, perform);
     if (body === null || body === undefined) throw refusalOf(asked, new Response(null, { status: 502 }), undefined);
     return body;
@@ -118,6 +125,7 @@ export function createClient(options: ClientOptions): AgentcageClient {
   return {
     baseUrl: base,
     api,
+    ask,
     submit,
     get: (id) => call(`GET /v1/runs/${id}`, (signal) => api.GET("/v1/runs/{id}", { ...path(id), signal })),
     list: (query = {}) => call("GET /v1/runs", (signal) => api.GET("/v1/runs", { params: { query }, signal })),

@@ -15,7 +15,7 @@
  * }
  * ```
  */
-export type { AgentcageClient, ClientOptions, SubmitOptions } from "./client.js";
+export type { AgentcageClient, ApiAnswer, ClientOptions, SubmitOptions } from "./client.js";
 export { ClientOptionsError, createClient } from "./client.js";
 export type { FollowOptions } from "./follow.js";
 export type {
