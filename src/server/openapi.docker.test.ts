@@ -1,7 +1,8 @@
 // /openapi.json as third-party tools read it, against the real service and engine: `@redocly/cli
 // lint` finds no error and every operation has an operationId; the Outcome and the multipart form
-// are schemas; a client generated from it (openapi-typescript types, openapi-fetch) reaches every
-// route, the one-file artifact route with a path holding a slash included. Downloads nothing.
+// are schemas; the served document makes the committed types of agentcage/client (as the one
+// built without an engine does: scripts/client-types.test.ts), and openapi-fetch over them reaches
+// every route, the one-file artifact route with a path holding a slash included. Downloads nothing.
 
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
