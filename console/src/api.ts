@@ -3,7 +3,7 @@
 // every call. A refusal becomes an ApiError carrying the service's own sentence.
 
 import createClient from "openapi-fetch";
-import type { operations, paths } from "../../test/support/openapi-paths";
+import type { operations, paths } from "../../src/client/openapi-paths";
 
 type Json<K extends keyof operations, S extends number = 200> =
   operations[K]["responses"] extends Record<S, { content: { "application/json": infer T } }> ? T : never;

@@ -9,26 +9,11 @@ import { cell, table } from "./table.js";
 
 export type AuditFlags = ServiceFlags & { readonly since?: string; readonly limit?: number; readonly json?: boolean };
 
-type Entry = {
-  readonly time: string;
-  readonly action: string;
-  readonly tenant?: string;
-  readonly key?: string;
-  readonly runId?: string;
-  readonly target?: string;
-  readonly result: number | string;
-  readonly remote: string;
-  readonly count?: number;
-};
-
 export async function readAudit(flags: AuditFlags, io: ProgramIo): Promise<number> {
   const service = await connectService(flags, io.env);
   return answered(io, async () => {
-    const query = new URLSearchParams({
-      ...(flags.since === undefined ? {} : { since: flags.since }),
-      ...(flags.limit === undefined ? {} : { limit: String(flags.limit) }),
-    }).toString();
-    const { entries } = await askService<{ entries: Entry[] }>(service, "GET", `/v1/audit${query === "" ? "" : `?${query}`}`);
+    const query = { ...(flags.since === undefined ? {} : { since: flags.since }), ...(flags.limit === undefined ? {} : { limit: flags.limit }) };
+    const { entries } = await askService(service, "GET /v1/audit", (api, signal) => api.GET("/v1/audit", { params: { query }, signal }));
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
       return EXIT.completed;

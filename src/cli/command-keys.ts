@@ -6,9 +6,9 @@ import { type Command, Option } from "commander";
 import { expiryTime, tenantName } from "./admin-flags.js";
 import { serviceOptions } from "./command-flags.js";
 import type { ProgramIo } from "./io.js";
-import type { ServiceFlags } from "./keys.js";
+import type { KeyScope, ServiceFlags } from "./keys.js";
 
-const SCOPES = ["runs:read", "runs:write", "admin"] as const;
+const SCOPES: readonly KeyScope[] = ["runs:read", "runs:write", "admin"];
 
 const CREATE_HELP = `
 stdout gets the key alone on a line (KEY=$(agentcage keys create --tenant ci) keeps it), and on a
@@ -24,7 +24,7 @@ export function addKeysCommand(program: Command, io: ProgramIo, settle: (code: n
     .option("--expires <when>", "when it stops working: 30d, 12h, 90m from now, or a time such as 2027-01-31T00:00:00Z (default never)", expiryTime())
     .option("--json", "the service's whole answer as JSON, the key in it")
     .addHelpText("after", CREATE_HELP)
-    .action(async (flags: ServiceFlags & { tenant: string; scope: string; expires?: string; json?: boolean }) => {
+    .action(async (flags: ServiceFlags & { tenant: string; scope: KeyScope; expires?: string; json?: boolean }) => {
       const { createKey } = await import("./keys.js");
       settle(await createKey(flags, io));
     });

@@ -10,26 +10,17 @@ import { answered, askService, connectService } from "./service-client.js";
 import { cell, table, when } from "./table.js";
 
 export type ServiceFlags = { readonly remote: string; readonly runtimeDir: string };
-
-type KeyRecord = {
-  readonly prefix: string;
-  readonly tenant: string;
-  readonly scope: string;
-  readonly createdAt: string;
-  readonly createdBy: string;
-  readonly expiresAt?: string;
-  readonly lastUsedAt?: string;
-  readonly revokedAt?: string;
-};
+/** What a key may do; --scope offers exactly these. */
+export type KeyScope = "runs:read" | "runs:write" | "admin";
 
 export async function createKey(
-  flags: ServiceFlags & { readonly tenant: string; readonly scope: string; readonly expires?: string; readonly json?: boolean },
+  flags: ServiceFlags & { readonly tenant: string; readonly scope: KeyScope; readonly expires?: string; readonly json?: boolean },
   io: ProgramIo,
 ): Promise<number> {
   const service = await connectService(flags, io.env);
   return answered(io, async () => {
     const body = { tenant: flags.tenant, scope: flags.scope, ...(flags.expires === undefined ? {} : { expiresAt: flags.expires }) };
-    const made = await askService<KeyRecord & { readonly key: string }>(service, "POST", "/v1/keys", body);
+    const made = await askService(service, "POST /v1/keys", (api, signal) => api.POST("/v1/keys", { body, signal }));
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(made, null, 2)}\n`);
       return EXIT.completed;
@@ -46,8 +37,8 @@ export async function createKey(
 export async function listKeys(flags: ServiceFlags & { readonly tenant?: string; readonly json?: boolean }, io: ProgramIo): Promise<number> {
   const service = await connectService(flags, io.env);
   return answered(io, async () => {
-    const query = flags.tenant === undefined ? "" : `?tenant=${encodeURIComponent(flags.tenant)}`;
-    const { keys } = await askService<{ keys: KeyRecord[] }>(service, "GET", `/v1/keys${query}`);
+    const query = flags.tenant === undefined ? {} : { tenant: flags.tenant };
+    const { keys } = await askService(service, "GET /v1/keys", (api, signal) => api.GET("/v1/keys", { params: { query }, signal }));
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
       return EXIT.completed;
@@ -66,7 +57,9 @@ export async function revokeKey(given: string, flags: ServiceFlags, io: ProgramI
   const prefix = keyPrefix(given);
   const service = await connectService(flags, io.env);
   return answered(io, async () => {
-    const revoked = await askService<KeyRecord>(service, "DELETE", `/v1/keys/${prefix}`);
+    const revoked = await askService(service, `DELETE /v1/keys/${prefix}`, (api, signal) =>
+      api.DELETE("/v1/keys/{prefix}", { params: { path: { prefix } }, signal }),
+    );
     io.stdout.write(
       `${printable(`key ${revoked.prefix} of tenant ${revoked.tenant} is revoked (since ${when(revoked.revokedAt)}); its next request is refused`)}\n`,
     );

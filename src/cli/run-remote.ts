@@ -3,14 +3,13 @@
 // Last-Event-ID when the connection drops, gives up after --idle-timeout without a word from the
 // service (exit 5; the Run may go on there), cancels on Ctrl-C, and fetches the Harvest into --out
 // (with --writable the change set; without --out its patch goes to stdout, as a local Run's does).
+// Every request goes through agentcage/client, as any other caller's would.
 
-import { randomUUID } from "node:crypto";
 import { readdir, rename, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { AgentEvent } from "../agents/index.js";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { type AgentcageClient, createClient, type RunRequest, ServiceError } from "../client/index.js";
 import type { AgentOutcome } from "../runner/index.js";
 import { excludedBy, extractInputs, packArtifacts, type Excluded } from "../staging/index.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -19,6 +18,7 @@ import type { CheckedRun } from "./run-args.js";
 import type { CommandIo } from "./io.js";
 import type { SummaryOutcome } from "./summary.js";
 import { forStdout } from "./answer.js";
+import { printable } from "./progress.js";
 import { causeOf, serviceUrl } from "./service-client.js";
 import { createRunView, type RunView } from "./view.js";
 import { workNotes } from "./work.js";
@@ -30,8 +30,6 @@ export type RemoteRunOptions = CheckedRun & {
   readonly json: boolean;
 };
 
-/** Waits between reconnects grow to this. */
-const MAX_RECONNECT_WAIT_MS = 5_000;
 /** A cancel or an artifact fetch that takes longer than this has failed. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -44,11 +42,11 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
   }
   const excluded = excludedBy(options.exclude);
   if (options.inputs !== undefined) await refuseLinks(options.inputs, excluded);
-  const headers = { authorization: `Bearer ${options.token}` };
+  const client = createClient({ baseUrl: base, token: options.token, timeoutMs: REQUEST_TIMEOUT_MS });
   const view = createRunView(options.request.cli, io.stderr, io.live);
   view.note(`submitting to ${base.origin}`);
 
-  const submitted = await submit(base, headers, options, excluded);
+  const submitted = await submit(client, options, excluded);
   if ("refused" in submitted) {
     view.end({ ok: false, reason: submitted.reason, error: submitted.refused }, []);
     return submitted.code;
@@ -65,30 +63,20 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
       io.exit(EXIT.cancelled);
     }
     view.note("cancelling (Ctrl-C again to leave at once)");
-    cancelling = fetch(new URL(`/v1/runs/${id}/cancel`, base), { method: "POST", headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch(
-      () => undefined,
-    );
+    cancelling = client.cancel(id).catch(() => undefined);
   });
   try {
-    const followed = await follow(base, headers, id, options.idleTimeoutSeconds * 1000, view);
+    const followed = await follow(client, id, options.idleTimeoutSeconds * 1000, view);
     await cancelling;
-    if (followed === undefined) {
-      view.end(
-        {
-          ok: false,
-          reason: "lost",
-          runId: id,
-          error: `no word from ${base.origin} for ${options.idleTimeoutSeconds} s (--idle-timeout); the Run may still be going on there: GET ${base.origin}/v1/runs/${id}`,
-        },
-        [],
-      );
+    if ("lost" in followed) {
+      view.end({ ok: false, reason: "lost", runId: id, error: followed.lost }, []);
       return EXIT.lost;
     }
-    const outcome = followed;
+    const outcome = followed.outcome;
     const harvested = outcome.harvest?.ok === true;
-    const fetched = options.out !== undefined && harvested ? await fetchHarvest(base, headers, id, options.out, options.replace) : [];
+    const fetched = options.out !== undefined && harvested ? await fetchHarvest(client, id, options.out, options.replace) : [];
     // --writable with no --out: the patch goes to stdout, as a local Run's does.
-    const patch = options.writable && options.out === undefined && harvested ? await fetchPatch(base, headers, id) : undefined;
+    const patch = options.writable && options.out === undefined && harvested ? await fetchPatch(client, id) : undefined;
     const failedFetch = fetched.filter((note) => !note.startsWith("harvested "));
     const work = options.writable
       ? [
@@ -129,121 +117,73 @@ type Submitted =
   | { readonly id: string; readonly state: string; readonly position?: number }
   | { readonly refused: string; readonly reason: string; readonly code: number };
 
-async function submit(base: URL, headers: Record<string, string>, options: RemoteRunOptions, excluded: Excluded): Promise<Submitted> {
-  const request = { ...options.request, prompt: options.prompt, ...(options.writable ? { writable: true } : {}) };
-  // One key for this submit: a retry after a dropped connection answers the Run the first one made.
-  const key = randomUUID();
-  for (let attempt = 1; ; attempt++) {
-    let body: string | FormData;
-    const sent: Record<string, string> = { ...headers, "idempotency-key": key };
-    if (options.inputs === undefined) {
-      body = JSON.stringify(request);
-      sent["content-type"] = "application/json";
-    } else {
-      const tar = Buffer.concat(await Readable.from(packArtifacts(options.inputs, excluded)).toArray());
-      const form = new FormData();
-      // A field, not a file: the service takes one file part, the archive.
-      form.append("request", JSON.stringify(request));
-      form.append("inputs", new Blob([tar], { type: "application/x-tar" }), "inputs.tar");
-      body = form;
-    }
-    let response: Response;
-    try {
-      response = await fetch(new URL("/v1/runs", base), { method: "POST", headers: sent, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    } catch (error) {
-      if (attempt < 3) {
-        await sleep(500 * attempt);
-        continue;
-      }
+/** The Run submitted, --in as a tar in the same request; the client retries a dropped connection under one Idempotency-Key. */
+async function submit(client: AgentcageClient, options: RemoteRunOptions, excluded: Excluded): Promise<Submitted> {
+  // Its options left unset are undefined here and absent on the wire, as the service's schema has them.
+  const request = { ...options.request, prompt: options.prompt, ...(options.writable ? { writable: true } : {}) } as RunRequest;
+  const inputs = options.inputs === undefined ? undefined : Buffer.concat(await Readable.from(packArtifacts(options.inputs, excluded)).toArray());
+  const origin = client.baseUrl.origin;
+  try {
+    const run = await client.submit(request, inputs === undefined ? {} : { inputs });
+    return { id: run.id, state: run.state, ...(run.queuePosition === undefined ? {} : { position: run.queuePosition }) };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    if (error.status === undefined) {
       return {
-        refused: `the service at ${base.origin} cannot be reached (${causeOf(error)}); check --remote and that agentcage serve runs there`,
+        refused: `the service at ${origin} cannot be reached (${causeOf(error.cause)}); check --remote and that agentcage serve runs there`,
         reason: "unavailable",
         code: EXIT.unavailable,
       };
     }
-    const answer = (await response.json().catch(() => ({}))) as { id?: string; state?: string; queuePosition?: number; message?: string; error?: string };
-    if (response.ok && typeof answer.id === "string")
-      return { id: answer.id, state: answer.state ?? "queued", ...(answer.queuePosition === undefined ? {} : { position: answer.queuePosition }) };
-    const said = answer.message ?? answer.error ?? `HTTP ${response.status}`;
-    if (response.status === 401)
+    const said = error.serviceMessage ?? `HTTP ${error.status}`;
+    if (error.status === 401)
       return { refused: `the service refused the token (${said}); set AGENTCAGE_TOKEN to the service's token`, reason: "unauthorized", code: EXIT.usage };
-    if (response.status === 429 || response.status === 503) {
+    if (error.status === 429 || error.status === 503) {
       return {
-        refused: `the service takes no Run now (${said}); try again in ${response.headers.get("retry-after") ?? "a few"} s`,
+        refused: `the service takes no Run now (${said}); try again in ${error.retryAfterSeconds ?? "a few"} s`,
         reason: "unavailable",
         code: EXIT.unavailable,
       };
     }
-    return { refused: `the service refused the Run: ${said}`, reason: "invalid_request", code: response.status >= 500 ? EXIT.failed : EXIT.usage };
+    return { refused: `the service refused the Run: ${said}`, reason: "invalid_request", code: error.status >= 500 ? EXIT.failed : EXIT.usage };
   }
 }
 
 /**
- * Follows the Run's events to its `end`, reconnecting with Last-Event-ID after each drop; resolves
- * with the Outcome, or undefined when the service said nothing (not even a keep-alive) for `idleMs`.
+ * Follows the Run's events to its \`end\` (the client reconnects with Last-Event-ID after each drop);
+ * the Outcome, or why it was lost: the service said nothing (not even a keep-alive) for \`idleMs\`, or refused the stream.
  */
-async function follow(base: URL, headers: Record<string, string>, id: string, idleMs: number, view: RunView): Promise<RemoteOutcome | undefined> {
-  let lastEventId: string | undefined;
-  let heardAt = Date.now();
-  let outcome: RemoteOutcome | undefined;
-  let wait = 250;
-  while (outcome === undefined) {
-    if (Date.now() - heardAt > idleMs) return undefined;
-    const controller = new AbortController();
-    // Silence past the idle timeout ends the connection, and then the follow.
-    const watchdog = setInterval(
-      () => {
-        if (Date.now() - heardAt > idleMs) controller.abort();
-      },
-      Math.min(1000, idleMs),
-    );
-    try {
-      const response = await fetch(new URL(`/v1/runs/${id}/events`, base), {
-        headers: { ...headers, accept: "text/event-stream", ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) },
-        signal: controller.signal,
-      });
-      if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`);
-      heardAt = Date.now();
-      wait = 250;
-      const parser = createParser({
-        onEvent: (message: EventSourceMessage) => {
-          if (message.id !== undefined) lastEventId = message.id;
-          const data = JSON.parse(message.data) as unknown;
-          if (message.event === "agent") view.event(data as AgentEvent);
-          else if (message.event === "state") view.note((data as { state: string }).state);
-          else if (message.event === "end") outcome = data as RemoteOutcome;
-        },
-        onComment: () => undefined,
-      });
-      const decoder = new TextDecoder();
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        heardAt = Date.now();
-        parser.feed(decoder.decode(chunk, { stream: true }));
-        if (outcome !== undefined) break;
-      }
-    } catch {
-      // A drop, a refused connection or the watchdog: try again from the last event seen.
-    } finally {
-      clearInterval(watchdog);
+async function follow(client: AgentcageClient, id: string, idleMs: number, view: RunView): Promise<{ outcome: RemoteOutcome } | { lost: string }> {
+  const origin = client.baseUrl.origin;
+  const where = `the Run may still be going on there: GET ${origin}/v1/runs/${id}`;
+  const onReconnect = (last: number | undefined) => view.note(`reconnecting${last === undefined ? "" : ` after event ${last}`}`);
+  try {
+    for await (const event of client.follow(id, { idleTimeoutMs: idleMs, onReconnect })) {
+      if (event.type === "agent") view.event(event.data);
+      else if (event.type === "state") view.note(event.data.state);
+      else if (event.type === "end") return { outcome: event.data as RemoteOutcome };
     }
-    if (outcome === undefined) {
-      view.note(`reconnecting${lastEventId === undefined ? "" : ` after event ${lastEventId}`}`);
-      await sleep(wait);
-      wait = Math.min(wait * 2, MAX_RECONNECT_WAIT_MS);
-    }
+    return { lost: `the service at ${origin} closed the Run's events without its end; ${where}` };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    if (error.code === "service_silent") return { lost: `no word from ${origin} for ${idleMs / 1000} s (--idle-timeout); ${where}` };
+    return { lost: `${printable(error.message)}; ${where}` };
   }
-  return outcome;
 }
 
 /** The Run's Harvest as a tar, extracted under the Harvest's rules beside --out, then put in its place. */
-async function fetchHarvest(base: URL, headers: Record<string, string>, id: string, out: string, replace: boolean): Promise<string[]> {
-  const response = await fetch(new URL(`/v1/runs/${id}/artifacts.tar`, base), { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  if (!response.ok || response.body === null)
-    return [`the Harvest could not be fetched (HTTP ${response.status}); GET ${base.origin}/v1/runs/${id}/artifacts lists it`];
+async function fetchHarvest(client: AgentcageClient, id: string, out: string, replace: boolean): Promise<string[]> {
+  let tar: ReadableStream<Uint8Array>;
+  try {
+    tar = await client.artifactsTar(id);
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return [`the Harvest could not be fetched (${failure(error)}); GET ${client.baseUrl.origin}/v1/runs/${id}/artifacts lists it`];
+  }
   const beside = join(dirname(out), `.${basename(out)}.agentcage-${process.pid}`);
   try {
     // A writable Run's change set holds the agent's own out/ beside files/ and the patch.
-    const taken = await extractInputs(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), beside, { takeOut: true });
+    const taken = await extractInputs(Readable.fromWeb(tar as NodeReadableStream<Uint8Array>), beside, { takeOut: true });
     // Checked before the Run: --out is new, or empty, or --replace was given.
     if (replace) await rm(out, { recursive: true, force: true });
     else await rmdir(out).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)));
@@ -256,13 +196,16 @@ async function fetchHarvest(base: URL, headers: Record<string, string>, id: stri
 }
 
 /** A writable Run's changes.patch, or why it could not be fetched. */
-async function fetchPatch(base: URL, headers: Record<string, string>, id: string): Promise<string | { readonly failed: string }> {
-  const where = `${base.origin}/v1/runs/${id}/artifacts/changes.patch`;
+async function fetchPatch(client: AgentcageClient, id: string): Promise<string | { readonly failed: string }> {
+  const where = `${client.baseUrl.origin}/v1/runs/${id}/artifacts/changes.patch`;
   try {
-    const response = await fetch(new URL(`/v1/runs/${id}/artifacts/changes.patch`, base), { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    if (response.ok) return await response.text();
-    return { failed: `the patch could not be fetched (HTTP ${response.status}); GET ${where} serves it` };
+    return await new Response(await client.artifact(id, "changes.patch")).text();
   } catch (error) {
-    return { failed: `the patch could not be fetched (${causeOf(error)}); GET ${where} serves it` };
+    return { failed: `the patch could not be fetched (${error instanceof ServiceError ? failure(error) : causeOf(error)}); GET ${where} serves it` };
   }
+}
+
+/** What came instead of the answer: the HTTP status, or why none came. */
+function failure(error: ServiceError): string {
+  return error.status === undefined ? causeOf(error.cause) : `HTTP ${error.status}`;
 }

@@ -24,7 +24,8 @@ beforeAll(async () => {
   writeFileSync(join(runtimeDir, "service", "token"), "written-by-serve\n");
   server = createServer((request, response) => {
     lastAuthorization = request.headers.authorization;
-    const status = Number(request.url?.slice(1));
+    // GET /v1/tenants/<status> answers that status.
+    const status = Number(request.url?.split("/").pop());
     response.writeHead(status, { "content-type": "application/json", "retry-after": "7" });
     response.end(JSON.stringify(status < 400 ? { fine: true } : { error: "some_code", message: "the service's own sentence \u001b[31m" }));
   });
@@ -70,7 +71,9 @@ describe("a refusal", () => {
     const service = await connectService({ remote: url, runtimeDir }, { AGENTCAGE_TOKEN: "the-token" });
     let stderr = "";
     const code = await answered({ stderr: { write: (text: string) => Boolean((stderr += text)) } as never }, async () => {
-      await askService(service, "GET", `/${status}`);
+      await askService(service, `GET /v1/tenants/${status}`, (api, signal) =>
+        api.GET("/v1/tenants/{name}", { params: { path: { name: String(status) } }, signal }),
+      );
       return EXIT.completed;
     });
     return { code, stderr };
@@ -101,7 +104,7 @@ describe("a refusal", () => {
     const service = await connectService({ remote: "http://127.0.0.1:9", runtimeDir }, { AGENTCAGE_TOKEN: "t" });
     let stderr = "";
     const code = await answered({ stderr: { write: (text: string) => Boolean((stderr += text)) } as never }, async () => {
-      await askService(service, "GET", "/v1/keys");
+      await askService(service, "GET /v1/keys", (api, signal) => api.GET("/v1/keys", { signal }));
       return EXIT.completed;
     });
     expect(code).toBe(EXIT.unavailable);

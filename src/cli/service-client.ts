@@ -1,10 +1,12 @@
 // How the command speaks to an `agentcage serve` it administers (keys, tenants, audit): the
 // service's URL, the token it shows (AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE, or on loopback the one a
-// serve here wrote), one JSON request, and what each refusal means as an exit status. The token
-// never appears in what is printed, and a token file on this machine is never sent to another one.
+// serve here wrote), one typed request through agentcage/client, and what each refusal means as an
+// exit status. The token never appears in what is printed, and a token file on this machine is
+// never sent to another one.
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type AgentcageClient, type ApiAnswer, createClient, ServiceError } from "../client/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIo } from "./io.js";
 import { UsageError } from "./options.js";
@@ -16,7 +18,7 @@ export const DEFAULT_SERVICE_URL = "http://127.0.0.1:8750";
 const REQUEST_TIMEOUT_MS = 30_000;
 const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
-export type Service = { readonly base: URL; readonly token: string };
+export type Service = { readonly base: URL; readonly token: string; readonly client: AgentcageClient };
 
 /** What the service refused or could not answer, said in the command's words, and the exit status it means. */
 class ServiceRefusal extends Error {
@@ -47,7 +49,8 @@ export async function connectService(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Service> {
   const base = serviceUrl(flags.remote);
-  return { base, token: await tokenFor(base, flags.runtimeDir, env) };
+  const token = await tokenFor(base, flags.runtimeDir, env);
+  return { base, token, client: createClient({ baseUrl: base, token, timeoutMs: REQUEST_TIMEOUT_MS }) };
 }
 
 /**
@@ -88,41 +91,40 @@ async function readToken(path: string, named: string): Promise<string | undefine
   return text;
 }
 
-/** One request with a JSON answer; a refusal or no answer at all is thrown as a ServiceRefusal, which `answered` turns into its exit status. */
-export async function askService<T>(service: Service, method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
-  const url = new URL(path, service.base);
-  let response: Response;
+/**
+ * One typed request (`asked` names it: "POST /v1/keys"); a refusal or no answer at all is thrown as
+ * a ServiceRefusal, which `answered` turns into its exit status.
+ */
+export async function askService<T>(
+  service: Service,
+  asked: string,
+  perform: (api: AgentcageClient["api"], signal: AbortSignal) => Promise<ApiAnswer<T>>,
+): Promise<T> {
   try {
-    response = await fetch(url, {
-      method,
-      headers: { authorization: `Bearer ${service.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    return await service.client.ask(asked, perform);
   } catch (error) {
-    throw new ServiceRefusal(
-      `the service at ${service.base.origin} cannot be reached (${causeOf(error)}); check --remote (or AGENTCAGE_URL) and that agentcage serve runs there`,
-      EXIT.unavailable,
-    );
+    if (!(error instanceof ServiceError)) throw error;
+    throw refusalOf(error, service.base, asked);
   }
-  const answer = (await response.json().catch(() => undefined)) as { error?: string; message?: string } | undefined;
-  if (response.ok && answer !== undefined) return answer as T;
-  throw refusalOf(response, `${method} ${url.pathname}`, answer);
 }
 
-function refusalOf(response: Response, asked: string, answer: { error?: string; message?: string } | undefined): ServiceRefusal {
-  const status = response.status;
+function refusalOf(error: ServiceError, base: URL, asked: string): ServiceRefusal {
+  const status = error.status;
+  if (status === undefined)
+    return new ServiceRefusal(
+      `the service at ${base.origin} cannot be reached (${causeOf(error.cause)}); check --remote (or AGENTCAGE_URL) and that agentcage serve runs there`,
+      EXIT.unavailable,
+    );
+  // An answer with no error body of the API's (a proxy's page) has a status and nothing else to say.
+  const code = error.code === "service_unreachable" ? "" : ` ${error.code}`;
   // The service's own sentence; what it quotes came from this command, but an answer is not trusted with the terminal.
-  const said = printable(`HTTP ${status}${answer?.error === undefined ? "" : ` ${answer.error}`}: ${answer?.message ?? response.statusText}`);
+  const said = printable(`HTTP ${status}${code}: ${error.serviceMessage ?? "no message"}`);
   if (status === 401)
     return new ServiceRefusal(`the service refused the token (${said}); set AGENTCAGE_TOKEN to the Operator's token or an admin key`, EXIT.usage);
   if (status === 403) return new ServiceRefusal(`the service refused ${asked} to this key (${said})`, EXIT.usage);
   if (status === 429 || status === 503)
-    return new ServiceRefusal(
-      `the service takes no such request now (${said}); try again in ${response.headers.get("retry-after") ?? "a few"} s`,
-      EXIT.unavailable,
-    );
-  if (status >= 500 || response.ok) return new ServiceRefusal(`the service failed ${asked} (${said}); its log says why`, EXIT.failed);
+    return new ServiceRefusal(`the service takes no such request now (${said}); try again in ${error.retryAfterSeconds ?? "a few"} s`, EXIT.unavailable);
+  if (status >= 500) return new ServiceRefusal(`the service failed ${asked} (${said}); its log says why`, EXIT.failed);
   return new ServiceRefusal(`the service refused ${asked} (${said})`, EXIT.usage);
 }
 

@@ -40,7 +40,7 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
 export async function listTenants(flags: ServiceFlags & { readonly json?: boolean }, io: ProgramIo): Promise<number> {
   const service = await connectService(flags, io.env);
   return answered(io, async () => {
-    const { tenants } = await askService<{ tenants: Tenant[] }>(service, "GET", "/v1/tenants");
+    const { tenants } = await askService(service, "GET /v1/tenants", (api, signal) => api.GET("/v1/tenants", { signal }));
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(tenants, null, 2)}\n`);
       return EXIT.completed;
@@ -56,7 +56,7 @@ export async function listTenants(flags: ServiceFlags & { readonly json?: boolea
 export async function showTenant(name: string, flags: ServiceFlags & { readonly json?: boolean }, io: ProgramIo): Promise<number> {
   const service = await connectService(flags, io.env);
   return answered(io, async () => {
-    const tenant = await askService<Tenant>(service, "GET", `/v1/tenants/${name}`);
+    const tenant = await askService(service, `GET /v1/tenants/${name}`, (api, signal) => api.GET("/v1/tenants/{name}", { params: { path: { name } }, signal }));
     io.stdout.write(flags.json === true ? `${JSON.stringify(tenant, null, 2)}\n` : described(tenant, true));
     return EXIT.completed;
   });
@@ -76,7 +76,9 @@ export async function setTenant(name: string, flags: TenantFlags, io: ProgramIo)
     ...(flags.rotateWebhookSecret === true ? { rotateWebhookSecret: true } : {}),
   };
   return answered(io, async () => {
-    const changed = await askService<Tenant>(service, "PUT", `/v1/tenants/${name}`, body);
+    const changed = await askService(service, `PUT /v1/tenants/${name}`, (api, signal) =>
+      api.PUT("/v1/tenants/{name}", { params: { path: { name } }, body, signal }),
+    );
     const rotated = flags.rotateWebhookSecret === true;
     const shown = rotated ? changed : (({ webhookSecret: _secret, ...rest }: Tenant) => rest)(changed);
     io.stdout.write(flags.json === true ? `${JSON.stringify(shown, null, 2)}\n` : described(changed, rotated));

@@ -37,6 +37,10 @@ export const ERROR_CODES = {
   egress_control_failed: "the egress proxy's control endpoint could not be reached, or refused a request",
   serve_refused: "agentcage serve cannot start as asked (an option, the address, the token, the egress proxy); the message says what to change",
   invalid_usage: "a wrong `agentcage` command line; the command exits 2",
+  // What the typed client (agentcage/client) throws when no answer of the API's came.
+  service_unreachable:
+    "the typed client got no answer of the API's: the service could not be reached, did not answer in time, or answered something else (a proxy's page); status says what came",
+  service_silent: "the typed client heard nothing from the service, not even a keep-alive, for its idle timeout while following a Run; the Run may go on there",
 } as const;
 
 /** A stable, machine-readable name of one refusal; its meaning is ERROR_CODES[code]. */

@@ -8,6 +8,7 @@
  * await running.stop();
  * ```
  */
+export { apiDocument } from "./api-document.js";
 export type { RunningService } from "./serve.js";
 export { serve } from "./serve.js";
 export type { ServeOptions } from "./serve-options.js";

@@ -37,6 +37,13 @@ describe("the source tree", () => {
     expect(files.filter((file) => file.startsWith("src/server/"))).toEqual([]);
     expect(packages.filter((name) => /fastify|a2a-js|dockerode/.test(name))).toEqual([]);
   });
+
+  it("loads, for agentcage/client, only its own files, the errors, openapi-fetch and eventsource-parser: never the service, the runtime or the engine", () => {
+    const { files, packages } = reachedFrom(sourceTree(), ["src/client/index.ts"]);
+    expect(files).toContain("src/client/follow.ts");
+    expect(files.filter((file) => !file.startsWith("src/client/") && !file.startsWith("src/errors/"))).toEqual([]);
+    expect(packages).toEqual(["eventsource-parser", "openapi-fetch"]);
+  });
 });
 
 describe("what an entry loads", () => {

@@ -27,6 +27,8 @@ const RANKS: Readonly<Record<string, number>> = {
   engine: 2,
   staging: 2,
   egress: 2,
+  // What a remote caller installs (agentcage/client): never the service, the runtime or the engine.
+  client: 2,
   runtime: 3,
   gateway: 4,
   probes: 4,

@@ -1,5 +1,5 @@
 // A user's project, as the package test writes it: one ES module and one CommonJS module that use
-// agentcage and agentcage/testing the way the README does, compiled under the strictest flags with
+// agentcage, agentcage/testing and agentcage/client the way the README does, compiled under the strictest flags with
 // the library's own .d.ts files checked. Each prints what it computed as one JSON line, starting
 // no container. Kept as text here: the repository's own type-check must not resolve "agentcage".
 
@@ -28,6 +28,7 @@ export type ConsumerReport = {
   readonly images: string[];
   readonly imageNames: string[];
   readonly reason: string;
+  readonly client: string;
 };
 
 // The body both consumers share: every public type a caller meets is named, and an engine or a
@@ -49,6 +50,9 @@ const dockerBuildOptions: BuildAgentImagesOptions = { docker: new Docker(), tags
 const describeOutcome = (outcome: AgentOutcome | Outcome): string => \`\${outcome.reason}\${outcome.error === undefined ? "" : \`: \${outcome.error}\`}\`;
 const notRun: EndReason = "completed";
 let standIn: RunningStandIn | undefined;
+const service: AgentcageClient = createClient({ baseUrl: "http://127.0.0.1:8750", token: "service-token" });
+const onEvent = (event: RunEvent): string => (event.type === "end" ? event.data.reason : event.type);
+const refusal = (error: unknown): number | undefined => (error instanceof ServiceError ? error.status : undefined);
 
 async function report(kind: "esm" | "cjs"): Promise<string> {
   const command = runtime.commandFor({ text: "hi" }, { env: runOptions.env ?? {} });
@@ -61,6 +65,7 @@ async function report(kind: "esm" | "cjs"): Promise<string> {
     images: [AGENT_IMAGE, STAND_IN_IMAGE],
     imageNames: [...AGENT_IMAGE_NAMES, ...(buildOptions.images ?? [])],
     reason: describeOutcome({ runId: "r", ok: true, reason: notRun, durationMs: 1, stdoutBytes: 0, stderrBytes: 0, stderr: "" } as Outcome),
+    client: \`\${service.baseUrl.href} \${typeof service.follow} \${onEvent({ type: "state", id: 1, data: { state: "running" } })} \${refusal(new Error("x"))}\`,
   });
 }
 `;
@@ -81,11 +86,13 @@ const IMPORTS = `
   type SecretFile,
 `;
 const TESTING_IMPORTS = `AGENT_IMAGE, AGENT_IMAGE_NAMES, STAND_IN_IMAGE, buildAgentImages, startStandInModel, type BuildAgentImagesOptions, type RunningStandIn`;
+const CLIENT_IMPORTS = `createClient, ServiceError, type AgentcageClient, type RunEvent`;
 
 /** esm.mts: imports, and top-level await. */
 export const ESM_CONSUMER = `import Docker from "dockerode";
 import {${IMPORTS}} from "agentcage";
 import { ${TESTING_IMPORTS} } from "agentcage/testing";
+import { ${CLIENT_IMPORTS} } from "agentcage/client";
 ${BODY}
 console.log(await report("esm"));
 `;
@@ -94,6 +101,7 @@ console.log(await report("esm"));
 export const CJS_CONSUMER = `import Docker = require("dockerode");
 import {${IMPORTS}} from "agentcage";
 import { ${TESTING_IMPORTS} } from "agentcage/testing";
+import { ${CLIENT_IMPORTS} } from "agentcage/client";
 ${BODY}
 report("cjs").then(
   (line) => console.log(line),
