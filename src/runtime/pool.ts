@@ -1,7 +1,7 @@
 // The warm pool of one runtime: members made ahead (pool-member.ts), each handed to exactly one Run
 // at its claim and never returned; a member idle past maxIdleSeconds, or stopped, is replaced. The
 // pool keeps `size` members ready or being made, at most MAKING_AT_ONCE made at a time, and backs
-// off after failures. Invariant: every member this pool made is, at any time, in exactly one place:
+// off after failures; a claimed member's replacement waits a second while another is ready. Invariant: every member this pool made is, at any time, in exactly one place:
 // being made, ready, claimed (its Run removes it), or being discarded; close() waits for them all.
 
 import type { Logger } from "pino";
@@ -33,6 +33,12 @@ const MAKING_AT_ONCE = 4;
 /** After a failed make, the next waits this long, doubling up to MAX_BACKOFF_MS: a missing image must not spin. */
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
+/**
+ * A claimed member's replacement waits this long while another member is ready: made at once, it
+ * competes for the CPU with the claimed Run's agent starting up (on 2 cores that slowed warm Runs).
+ * With none ready it is made at once: the next Run would go cold.
+ */
+const REPLACE_AFTER_CLAIM_MS = 1000;
 /** Claim latencies kept for the percentiles. */
 const LATENCY_SAMPLES = 1024;
 
@@ -97,6 +103,8 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   let lastFailure: string | undefined;
   let backoffMs = 0;
   let backoffTimer: NodeJS.Timeout | undefined;
+  /** Replacements of claimed members waiting out REPLACE_AFTER_CLAIM_MS, each its own timer. */
+  const deferred = new Set<NodeJS.Timeout>();
   let closed = false;
 
   const later = (task: Promise<unknown>): void => {
@@ -175,7 +183,21 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
     backoffTimer.unref();
   };
   const fillNow = (): void => {
-    while (!closed && ready.length + making < options.size && making < MAKING_AT_ONCE) makeOne();
+    // The waiting replacements count against the size only while a member is ready to serve meanwhile.
+    const target = ready.length === 0 ? options.size : options.size - deferred.size;
+    while (!closed && ready.length + making < target && making < MAKING_AT_ONCE) makeOne();
+  };
+  const replaceClaimed = (): void => {
+    if (ready.length === 0) {
+      fill();
+      return;
+    }
+    const timer = setTimeout(() => {
+      deferred.delete(timer);
+      fill();
+    }, REPLACE_AFTER_CLAIM_MS);
+    timer.unref();
+    deferred.add(timer);
   };
   fill();
 
@@ -186,7 +208,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       if (member === undefined) return undefined;
       unready(member);
       claimed++;
-      fill();
+      replaceClaimed();
       return member;
     },
     cold: (why) => {
@@ -217,6 +239,8 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
     close: async () => {
       closed = true;
       clearTimeout(backoffTimer);
+      for (const timer of deferred) clearTimeout(timer);
+      deferred.clear();
       for (const member of ready.splice(0)) {
         clearTimeout(idleTimers.get(member.id));
         discard(member);
