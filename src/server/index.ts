@@ -14,3 +14,4 @@ export type { ServeOptions } from "./serve-options.js";
 export { ServeError } from "./serve-options.js";
 export type { RunRecord } from "./store.js";
 export { createRunStore, RUN_STATES } from "./store.js";
+export { localMcpServer } from "./mcp-local.js";
