@@ -44,8 +44,8 @@ export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["in
       try {
         const submitted = await service.submit(request as ServiceRunRequest, undefined, writer);
         if (typeof submitted !== "string" && "record" in submitted) return runView(service, submitted.record);
-        const { code, message } = submitRefusal(submitted, undefined);
-        return { refused: code, message };
+        const { error, message } = submitRefusal(submitted, undefined);
+        return { refused: error, message };
       } catch (error) {
         if (error instanceof InputsError) return { refused: error.code, message: error.message };
         throw error;

@@ -82,17 +82,14 @@ function refuseInputs(reply: FastifyReply, error: InputsError): FastifyReply {
   return reply.code(error.statusCode).send(errorBody(error.code, error.message));
 }
 
-/** Why a submit made no Run, as the code of the catalogue and the sentence POST /v1/runs (and MCP's run_agent) answers. */
-export function submitRefusal(submitted: Refused | Unserved | KeyReused, key: string | undefined): { readonly code: ErrorCode; readonly message: string } {
-  if (submitted === "queue_full") return { code: "queue_full", message: `the queue is full; try again in ${RETRY_AFTER_SECONDS} s` };
-  if (submitted === "draining")
-    return { code: "draining", message: "the service is shutting down and takes no new Runs; send it to the service once it is back" };
-  if ("quota" in submitted) return { code: "quota_exceeded", message: quotaMessage(submitted) };
-  if ("unserved" in submitted) return { code: "invalid_request", message: submitted.unserved };
-  return {
-    code: "idempotency_key_reused",
-    message: `Idempotency-Key ${JSON.stringify(key)} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`,
-  };
+/** Why a submit made no Run, as POST /v1/runs (and MCP's run_agent) answers it: a code of the catalogue and the sentence. */
+export function submitRefusal(submitted: Refused | Unserved | KeyReused, key: string | undefined): { readonly error: ErrorCode; readonly message: string } {
+  if (submitted === "queue_full") return errorBody("queue_full", `the queue is full; try again in ${RETRY_AFTER_SECONDS} s`);
+  if (submitted === "draining") return errorBody("draining", "the service is shutting down and takes no new Runs; send it to the service once it is back");
+  if ("quota" in submitted) return errorBody("quota_exceeded", quotaMessage(submitted));
+  if ("unserved" in submitted) return errorBody("invalid_request", submitted.unserved);
+  const message = `Idempotency-Key ${JSON.stringify(key)} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`;
+  return errorBody("idempotency_key_reused", message);
 }
 
 async function answerSubmitted(reply: FastifyReply, submitted: Submitted, key: string | undefined, service: RunService): Promise<FastifyReply> {
@@ -103,18 +100,18 @@ async function answerSubmitted(reply: FastifyReply, submitted: Submitted, key: s
       .send(await runView(service, submitted.record));
   }
   const refused = submitted;
-  const { code, message } = submitRefusal(refused, key);
+  const body = submitRefusal(refused, key);
   if (refused === "queue_full" || refused === "draining") {
     return reply
       .code(refused === "queue_full" ? 429 : 503)
       .header("Retry-After", String(RETRY_AFTER_SECONDS))
-      .send(errorBody(code, message));
+      .send(body);
   }
   if ("quota" in refused) {
     return reply
       .code(429)
       .header("Retry-After", String(refused.retryAfterSeconds))
-      .send({ ...errorBody(code, message), quota: refused.quota, limit: refused.limit, used: refused.used });
+      .send({ ...body, quota: refused.quota, limit: refused.limit, used: refused.used });
   }
-  return reply.code("unserved" in refused ? 400 : 422).send(errorBody(code, message));
+  return reply.code("unserved" in refused ? 400 : 422).send(body);
 }
