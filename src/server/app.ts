@@ -145,7 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.allowPrivateCallbacks === undefined ? {} : { allowPrivateCallbacks: options.allowPrivateCallbacks }),
     ...(options.onLifecycle === undefined ? {} : { onLifecycle: options.onLifecycle }),
   });
-  registerMcpRoute(app, options.service, options.facts.version);
+  registerMcpRoute(app, options.service, tenancy.audit, options.facts.version);
   registerKeyRoutes(app, tenancy);
   registerTenantRoutes(app, tenancy, options.quotasOf, options.allowPrivateCallbacks === true);
   registerAuditRoute(app, tenancy);

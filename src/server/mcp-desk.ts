@@ -20,9 +20,17 @@ import { runsFor } from "./tenant-runs.js";
 
 const NOT_FOUND: DeskRefusal = { refused: "not_found", message: "no Run with that id; pass an id run_agent answered" };
 
-/** A desk over `all` as `caller` sees it; `inputs` says how its input files arrive. */
-export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["inputs"]): RunDesk {
+/** What a tool did to a Run, for the audit log: made it, cancelled it, read its artifacts, and how that went (a status, or the refusal's code). */
+export type McpAct = (action: "run.create" | "run.cancel" | "run.artifacts", runId: string | undefined, result: number | string) => void;
+
+/** A desk over `all` as `caller` sees it; `inputs` says how its input files arrive; `acted` hears what it did. */
+export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["inputs"], acted: McpAct = () => undefined): RunDesk {
   const service = runsFor(all, caller);
+  /** Tells `acted` how an answer went, and answers it. */
+  const told = <T extends object>(action: Parameters<McpAct>[0], runId: string | undefined, answer: T): T => {
+    acted(action, runId, "refused" in answer ? (answer as unknown as DeskRefusal).refused : 200);
+    return answer;
+  };
   const forbidden = (what: string): DeskRefusal | undefined =>
     allows(caller, "runs:write")
       ? undefined
@@ -38,16 +46,19 @@ export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["in
     inputs,
     submit: async (request, given) => {
       const refused = forbidden("run_agent");
-      if (refused !== undefined) return refused;
+      if (refused !== undefined) return told("run.create", undefined, refused);
       const writer = given === undefined ? undefined : await inputsWriter(given);
-      if (writer !== undefined && "refused" in writer) return writer;
+      if (writer !== undefined && "refused" in writer) return told("run.create", undefined, writer);
       try {
         const submitted = await service.submit(request as ServiceRunRequest, undefined, writer);
-        if (typeof submitted !== "string" && "record" in submitted) return runView(service, submitted.record);
+        if (typeof submitted !== "string" && "record" in submitted) {
+          acted("run.create", submitted.record.id, 202);
+          return runView(service, submitted.record);
+        }
         const { error, message } = submitRefusal(submitted, undefined);
-        return { refused: error, message };
+        return told("run.create", undefined, { refused: error, message });
       } catch (error) {
-        if (error instanceof InputsError) return { refused: error.code, message: error.message };
+        if (error instanceof InputsError) return told("run.create", undefined, { refused: error.code, message: error.message });
         throw error;
       }
     },
@@ -59,20 +70,23 @@ export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["in
     listen: (id, listener) => service.listen(id, listener),
     cancel: async (id) => {
       const refused = forbidden("run_cancel");
-      if (refused !== undefined) return refused;
+      if (refused !== undefined) return told("run.cancel", id, refused);
       const record = await service.cancel(id);
+      acted("run.cancel", id, record?.state ?? "not_found");
       return record === undefined ? NOT_FOUND : runView(service, record);
     },
     artifacts: async (id) => {
       const root = ended(id);
-      return typeof root === "string" ? artifactsOf(service, id, root) : root;
+      return told("run.artifacts", id, typeof root === "string" ? await artifactsOf(service, id, root) : root);
     },
     readArtifact: async (id, path, maxBytes) => {
       const root = ended(id);
-      if (typeof root !== "string") return root;
+      if (typeof root !== "string") return told("run.artifacts", id, root);
       const opened = await openArtifact(root, path);
-      if (opened === undefined) return { refused: "not_found", message: `the Harvest has no file ${quote(path)}; list them with run_artifacts` };
-      if ("refused" in opened) return { refused: "invalid_request", message: opened.refused };
+      if (opened === undefined)
+        return told("run.artifacts", id, { refused: "not_found", message: `the Harvest has no file ${quote(path)}; list them with run_artifacts` });
+      if ("refused" in opened) return told("run.artifacts", id, { refused: "invalid_request", message: opened.refused });
+      acted("run.artifacts", id, 200);
       try {
         const bytes = Buffer.alloc(Math.min(maxBytes, opened.size));
         const { bytesRead } = await opened.handle.read(bytes, 0, bytes.byteLength, 0);

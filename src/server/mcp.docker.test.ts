@@ -144,6 +144,12 @@ describe("/mcp on agentcage serve, over streamable HTTP", () => {
     const events = structured(await call(acme, "run_events", { id: acmeRun, since: 0 }));
     expect(events).toMatchObject({ ended: true });
     expect(containersOfRun(acmeRun)).toEqual([]);
+    // Audited as the routes are, the target saying it came over MCP.
+    const audit = (await (await fetch(`${url}/v1/audit`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      entries: Array<Record<string, unknown>>;
+    };
+    expect(audit.entries).toContainEqual(expect.objectContaining({ action: "run.create", tenant: "acme", runId: acmeRun, target: "MCP", result: 202 }));
+    expect(audit.entries).toContainEqual(expect.objectContaining({ action: "run.artifacts", tenant: "acme", runId: acmeRun, target: "MCP", result: 200 }));
   });
 
   it("keeps tenants apart: another tenant's Run is an unknown one, the Operator sees it, a read-only key cannot run", async () => {

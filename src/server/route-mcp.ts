@@ -7,14 +7,20 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance } from "fastify";
 import { createMcpServer } from "../mcp/index.js";
+import type { AuditLog } from "./audit.js";
 import { MAX_MCP_BODY_BYTES, MCP_PATH } from "./limits.js";
 import { serviceDesk } from "./mcp-desk.js";
 import type { RunService } from "./runs.js";
 import { errorBody } from "./schemas.js";
 
-export function registerMcpRoute(app: FastifyInstance, service: RunService, version: string): void {
+export function registerMcpRoute(app: FastifyInstance, service: RunService, audit: AuditLog, version: string): void {
   app.post(MCP_PATH, { schema: { hide: true }, bodyLimit: MAX_MCP_BODY_BYTES }, async (request, reply) => {
-    const server = createMcpServer(serviceDesk(service, request.caller, "archive"), { version });
+    const { caller } = request;
+    // What a tool did is audited as the routes' own are, its target saying it came over MCP.
+    const desk = serviceDesk(service, caller, "archive", (action, runId, result) =>
+      audit.record({ action, tenant: caller.tenant, key: caller.key, ...(runId === undefined ? {} : { runId }), target: "MCP", result, remote: request.ip }),
+    );
+    const server = createMcpServer(desk, { version });
     const transport = new StreamableHTTPServerTransport({});
     reply.hijack();
     reply.raw.on("close", () => {
