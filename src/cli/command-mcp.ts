@@ -1,7 +1,9 @@
 // `agentcage mcp`: its options. The MCP server over stdio runs its Runs itself, through an
-// in-process service with no HTTP (its records under <runtime-dir>, by default a directory of its
-// own beside serve's, so the two never share a record); stdout is the protocol's alone.
+// in-process service with no HTTP. Its records go under --runtime-dir when given; by default each
+// process takes a directory of its own (an MCP client starts one per session, and two services on
+// one directory would each take the other's running Runs for interrupted ones), removed at its end.
 
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
@@ -11,7 +13,7 @@ import type { ProgramIo } from "./io.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, wholeNumber } from "./options.js";
 
 type McpFlags = {
-  runtimeDir: string;
+  runtimeDir?: string;
   image: string;
   slots: number;
   standIn?: boolean;
@@ -24,7 +26,11 @@ export function addMcpCommand(program: Command, io: ProgramIo, settle: (code: nu
   program
     .command("mcp")
     .description("be an MCP server over stdio: an agent hands tasks to caged agents with run_agent (README: MCP)")
-    .option("--runtime-dir <dir>", "its Runs' records and the Staging Directory", absoluteDirectory("--runtime-dir"), join(defaultRuntimeDir(io.env), "mcp"))
+    .option(
+      "--runtime-dir <dir>",
+      "its Runs' records and the Staging Directory, kept after it ends (default: a directory of this process's own under <AGENTCAGE_RUNTIME_DIR>/mcp, removed at its end)",
+      absoluteDirectory("--runtime-dir"),
+    )
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
@@ -33,11 +39,12 @@ export function addMcpCommand(program: Command, io: ProgramIo, settle: (code: nu
     .addOption(new Option("--allow <host:port>", "with --network-policy allowlist: a host agents may reach over HTTPS (repeatable)").argParser(collect))
     .action(async (flags: McpFlags) => {
       const { mcpCommand } = await import("./mcp.js");
-      settle(await mcpCommand(mcpSettings(flags), io));
+      const own = flags.runtimeDir === undefined ? join(defaultRuntimeDir(io.env), "mcp", `${process.pid}-${randomBytes(4).toString("hex")}`) : undefined;
+      settle(await mcpCommand(mcpSettings(flags, flags.runtimeDir ?? (own as string)), io, own !== undefined));
     });
 }
 
-function mcpSettings(flags: McpFlags): ServeOptions {
+function mcpSettings(flags: McpFlags, runtimeDir: string): ServeOptions {
   checkNetworkFlags({
     standIn: flags.standIn === true,
     ...(flags.networkPolicy === undefined ? {} : { networkPolicy: flags.networkPolicy }),
@@ -45,7 +52,7 @@ function mcpSettings(flags: McpFlags): ServeOptions {
   });
   return {
     listen: false,
-    runtimeDir: flags.runtimeDir,
+    runtimeDir,
     image: flags.image,
     slots: flags.slots,
     standIn: flags.standIn === true,

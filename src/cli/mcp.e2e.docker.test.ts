@@ -4,7 +4,7 @@
 // artifacts and the patch back, cancels a Run that hangs, and is refused bad arguments in words
 // that name the parameter and quote its value. No container of its Runs is left.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,6 +57,15 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${what} did not happen within 30 s`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe("agentcage mcp, over stdio", () => {
@@ -141,5 +150,36 @@ describe("agentcage mcp, over stdio", () => {
 
   it("says what it does on stderr only: stdout is the protocol's", () => {
     expect(stderr).toContain("agentcage mcp: serving MCP on stdio");
+  });
+
+  it("runs two at once on one runtime directory, each in a directory of its own, removed when its client leaves", async () => {
+    const shared = join(root, "shared");
+    const started = await Promise.all(
+      [1, 2].map(async () => {
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [join(REPO, "dist/cli/main.js"), "mcp", "--stand-in"],
+          env: { ...(process.env as Record<string, string>), AGENTCAGE_RUNTIME_DIR: shared },
+          stderr: "ignore",
+        });
+        const other = new Client({ name: "agentcage-test", version: "1" });
+        await other.connect(transport);
+        return { other, pid: transport.pid as number };
+      }),
+    );
+    const answers = await Promise.all(
+      started.map(
+        async ({ other }) =>
+          (await other.callTool({ name: "run_agent", arguments: { cli: "claude", prompt: "What is the capital of France?" } }, undefined, { timeout: 120_000 }))
+            .structuredContent as Structured,
+      ),
+    );
+    for (const answer of answers) expect(answer).toMatchObject({ state: "completed", outcome: { ok: true } });
+    expect(readdirSync(join(shared, "mcp"))).toHaveLength(2);
+    for (const { other, pid } of started) {
+      await other.close();
+      await until(async () => !alive(pid), `agentcage mcp ${pid} ending`);
+    }
+    expect(readdirSync(join(shared, "mcp"))).toEqual([]);
   });
 });

@@ -1,14 +1,17 @@
 // `agentcage mcp`: the MCP server over stdio until its client closes stdin (or SIGTERM, Ctrl-C);
-// then its Runs drain as serve's do (running ones get the grace, then are cancelled) and it exits 0.
-// Everything it says for a person goes to stderr: stdout carries JSON-RPC only.
+// then its Runs are cancelled (no one is left to read them), a runtime directory of its own is
+// removed, and it exits 0. What it says for a person goes to stderr:
+// stdout carries JSON-RPC only.
 
+import { rm } from "node:fs/promises";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { localMcpServer, serve, ServeError, type ServeOptions } from "../server/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { ProgramIo } from "./io.js";
 import { UsageError } from "./options.js";
 
-export async function mcpCommand(options: ServeOptions, io: ProgramIo): Promise<number> {
+/** `ownDirectory`: the runtime directory is this process's alone (no --runtime-dir), and goes at its end. */
+export async function mcpCommand(options: ServeOptions, io: ProgramIo, ownDirectory: boolean): Promise<number> {
   let running;
   try {
     running = await serve(options);
@@ -30,10 +33,21 @@ export async function mcpCommand(options: ServeOptions, io: ProgramIo): Promise<
   io.stderr.write(`agentcage mcp: ${why}: no new Runs; draining\n`);
   await server.close().catch(() => undefined);
   try {
-    await running.stop();
-    return EXIT.completed;
+    // The client that asked for the Runs is gone, and gives a server a few seconds before it kills
+    // it (the SDK's: 2 s, then SIGTERM, 2 s more, then SIGKILL): its Runs are cancelled at once.
+    await running.stop(0);
   } catch (error) {
     io.stderr.write(`agentcage mcp: the drain failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.failed;
+  }
+  if (!ownDirectory) return EXIT.completed;
+  try {
+    await rm(options.runtimeDir, { recursive: true, force: true });
+    return EXIT.completed;
+  } catch (error) {
+    io.stderr.write(
+      `agentcage mcp: ${options.runtimeDir} could not be removed (${error instanceof Error ? error.message : String(error)}); remove it by hand\n`,
+    );
     return EXIT.failed;
   }
 }
