@@ -8,6 +8,7 @@ import { addAuditCommand } from "./command-audit.js";
 import { addDoctorCommand } from "./command-doctor.js";
 import { addImageCommand } from "./command-image.js";
 import { addKeysCommand } from "./command-keys.js";
+import { addMcpCommand } from "./command-mcp.js";
 import { addPlanCommand } from "./command-plan.js";
 import { addRunCommand } from "./command-run.js";
 import { addRunsCommand } from "./command-runs.js";
@@ -37,6 +38,7 @@ export function buildProgram(io: ProgramIo, settle: (code: number) => void): Com
     addRunCommand,
     addPlanCommand,
     addServeCommand,
+    addMcpCommand,
     addDoctorCommand,
     addSweepCommand,
     addRunsCommand,

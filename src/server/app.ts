@@ -26,6 +26,7 @@ import { registerAuditRoute } from "./route-audit.js";
 import { registerPoolRoute } from "./route-pool.js";
 import { registerFeedRoute } from "./route-feed.js";
 import { registerKeyRoutes } from "./route-keys.js";
+import { registerMcpRoute } from "./route-mcp.js";
 import { registerTenantRoutes } from "./route-tenants.js";
 import { registerServiceRoute, type ServiceFacts } from "./route-service.js";
 import { registerUsageRoute } from "./route-usage.js";
@@ -144,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.allowPrivateCallbacks === undefined ? {} : { allowPrivateCallbacks: options.allowPrivateCallbacks }),
     ...(options.onLifecycle === undefined ? {} : { onLifecycle: options.onLifecycle }),
   });
+  registerMcpRoute(app, options.service, tenancy.audit, options.facts.version);
   registerKeyRoutes(app, tenancy);
   registerTenantRoutes(app, tenancy, options.quotasOf, options.allowPrivateCallbacks === true);
   registerAuditRoute(app, tenancy);

@@ -14,6 +14,25 @@ import { artifactParams, artifactsSchema, errorBody, errorSchema, runIdParams } 
 import { RUN_NOT_FOUND } from "./route-view.js";
 import { TERMINAL_STATES } from "./store.js";
 
+/** What GET /v1/runs/:id/artifacts answers (and MCP's run_artifacts): the files under `root`, the Harvest's refusal or change set. */
+export async function artifactsOf(service: RunService, id: string, root: string) {
+  const files = await listArtifacts(root);
+  const harvest = ((await service.outcome(id)) as { harvest?: HarvestResult } | undefined)?.harvest;
+  return {
+    id,
+    harvested: harvest?.ok === true,
+    files,
+    bytes: files.reduce((sum, file) => sum + file.size, 0),
+    ...(harvest?.ok === false ? { refusal: harvest.refusal } : {}),
+    ...(harvest?.ok === true && harvest.changes !== undefined ? { changes: harvest.changes, patch: files.some((file) => file.path === "changes.patch") } : {}),
+  };
+}
+
+/** The message for a Run whose artifacts were asked before it ended. */
+export function notEndedMessage(id: string, state: string): string {
+  return `the Run is ${state}; its artifacts are there once it has ended (watch GET /v1/runs/${id}/events for its end event)`;
+}
+
 /** GET /v1/runs/:id/artifacts, /artifacts/*, /artifacts.tar: only once the Run has ended. */
 export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -25,8 +44,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService
       return undefined;
     }
     if (!TERMINAL_STATES.has(record.state)) {
-      const message = `the Run is ${record.state}; its artifacts are there once it has ended (watch GET /v1/runs/${id}/events for its end event)`;
-      void reply.code(409).send(errorBody("not_ended", message));
+      void reply.code(409).send(errorBody("not_ended", notEndedMessage(id, record.state)));
       return undefined;
     }
     return service.harvestDirectory(id);
@@ -46,18 +64,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService
       const service = runsFor(all, request.caller);
       const root = harvestOf(service, request.params.id, reply);
       if (root === undefined) return reply;
-      const files = await listArtifacts(root);
-      const harvest = ((await service.outcome(request.params.id)) as { harvest?: HarvestResult } | undefined)?.harvest;
-      return {
-        id: request.params.id,
-        harvested: harvest?.ok === true,
-        files,
-        bytes: files.reduce((sum, file) => sum + file.size, 0),
-        ...(harvest?.ok === false ? { refusal: harvest.refusal } : {}),
-        ...(harvest?.ok === true && harvest.changes !== undefined
-          ? { changes: harvest.changes, patch: files.some((file) => file.path === "changes.patch") }
-          : {}),
-      };
+      return artifactsOf(service, request.params.id, root);
     },
   );
 

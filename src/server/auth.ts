@@ -9,6 +9,7 @@ import { isConsolePath } from "./console.js";
 import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
 import { allows, OPERATOR, type Caller, type Scope } from "./caller.js";
 import type { KeyRefusal, KeyStore } from "./keys.js";
+import { MCP_PATH } from "./limits.js";
 import { errorBody } from "./schemas.js";
 
 declare module "fastify" {
@@ -63,10 +64,10 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   });
 }
 
-/** The scope a route needs: admin for keys, tenants, the audit log and the pool; runs:read to read; runs:write to change. A2A checks each method itself. */
+/** The scope a route needs: admin for keys, tenants, the audit log and the pool; runs:read to read; runs:write to change. A2A and MCP check each method and tool themselves. */
 export function scopeFor(method: string, path: string): Scope {
   if (ADMIN_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return "admin";
-  if (method === "GET" || method === "HEAD" || path === A2A_JSONRPC_PATH) return "runs:read";
+  if (method === "GET" || method === "HEAD" || path === A2A_JSONRPC_PATH || path === MCP_PATH) return "runs:read";
   return "runs:write";
 }
 

@@ -1,6 +1,8 @@
 /**
  * The orchestrator service: the one process that holds the container engine and runs agents for
- * others over HTTP (`agentcage serve`), on the library: Runs, resumable events, cancel, health.
+ * others over HTTP (`agentcage serve`), on the library: Runs, resumable events, cancel, health,
+ * A2A and MCP (`/mcp`); `localMcpServer` is the MCP server over a service started with
+ * `listen: false`, for `agentcage mcp` on stdio.
  *
  * ```ts
  * const running = await serve({ runtimeDir: "/srv/agentcage", standIn: true, port: 0 });
@@ -15,3 +17,4 @@ export type { ServeOptions } from "./serve-options.js";
 export { ServeError } from "./serve-options.js";
 export type { RunRecord } from "./store.js";
 export { createRunStore, RUN_STATES } from "./store.js";
+export { localMcpServer } from "./mcp-local.js";

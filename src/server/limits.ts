@@ -67,3 +67,7 @@ export const MAX_FEED_PAGE = 1_000;
 
 /** How long GET /v1/service waits for the egress proxy's control endpoint to answer before it says it does not. */
 export const EGRESS_PROBE_TIMEOUT_MS = 2_000;
+/** Where the MCP server answers over streamable HTTP. */
+export const MCP_PATH = "/mcp";
+/** A request body on /mcp: a tool call whose inputsArchive is base64 (4 bytes for every 3 of the archive). */
+export const MAX_MCP_BODY_BYTES = 24 * MiB;

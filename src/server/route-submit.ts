@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { ErrorCode } from "../errors/index.js";
 import { extractInputs, InputsError } from "../staging/index.js";
 import { readRequestPart, registerInputUploads, takeInputsPart, uploadDeadline, type InputsUpload } from "./inputs.js";
 import { RETRY_AFTER_SECONDS } from "./limits.js";
@@ -81,32 +82,36 @@ function refuseInputs(reply: FastifyReply, error: InputsError): FastifyReply {
   return reply.code(error.statusCode).send(errorBody(error.code, error.message));
 }
 
+/** Why a submit made no Run, as POST /v1/runs (and MCP's run_agent) answers it: a code of the catalogue and the sentence. */
+export function submitRefusal(submitted: Refused | Unserved | KeyReused, key: string | undefined): { readonly error: ErrorCode; readonly message: string } {
+  if (submitted === "queue_full") return errorBody("queue_full", `the queue is full; try again in ${RETRY_AFTER_SECONDS} s`);
+  if (submitted === "draining") return errorBody("draining", "the service is shutting down and takes no new Runs; send it to the service once it is back");
+  if ("quota" in submitted) return errorBody("quota_exceeded", quotaMessage(submitted));
+  if ("unserved" in submitted) return errorBody("invalid_request", submitted.unserved);
+  const message = `Idempotency-Key ${JSON.stringify(key)} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`;
+  return errorBody("idempotency_key_reused", message);
+}
+
 async function answerSubmitted(reply: FastifyReply, submitted: Submitted, key: string | undefined, service: RunService): Promise<FastifyReply> {
-  if (submitted === "queue_full") {
+  if (typeof submitted !== "string" && "record" in submitted) {
+    return reply
+      .code(submitted.created ? 202 : 200)
+      .header("location", `/v1/runs/${submitted.record.id}`)
+      .send(await runView(service, submitted.record));
+  }
+  const refused = submitted;
+  const body = submitRefusal(refused, key);
+  if (refused === "queue_full" || refused === "draining") {
+    return reply
+      .code(refused === "queue_full" ? 429 : 503)
+      .header("Retry-After", String(RETRY_AFTER_SECONDS))
+      .send(body);
+  }
+  if ("quota" in refused) {
     return reply
       .code(429)
-      .header("Retry-After", String(RETRY_AFTER_SECONDS))
-      .send(errorBody("queue_full", `the queue is full; try again in ${RETRY_AFTER_SECONDS} s`));
+      .header("Retry-After", String(refused.retryAfterSeconds))
+      .send({ ...body, quota: refused.quota, limit: refused.limit, used: refused.used });
   }
-  if (submitted === "draining") {
-    return reply
-      .code(503)
-      .header("Retry-After", String(RETRY_AFTER_SECONDS))
-      .send(errorBody("draining", "the service is shutting down and takes no new Runs; send it to the service once it is back"));
-  }
-  if ("quota" in submitted) {
-    return reply
-      .code(429)
-      .header("Retry-After", String(submitted.retryAfterSeconds))
-      .send({ ...errorBody("quota_exceeded", quotaMessage(submitted)), quota: submitted.quota, limit: submitted.limit, used: submitted.used });
-  }
-  if ("unserved" in submitted) return reply.code(400).send(errorBody("invalid_request", submitted.unserved));
-  if ("reused" in submitted) {
-    const message = `Idempotency-Key ${JSON.stringify(key)} was already used for Run ${submitted.reused.id} with a different request; send that same request to get that Run again, or a new key for a new Run`;
-    return reply.code(422).send(errorBody("idempotency_key_reused", message));
-  }
-  return reply
-    .code(submitted.created ? 202 : 200)
-    .header("location", `/v1/runs/${submitted.record.id}`)
-    .send(await runView(service, submitted.record));
+  return reply.code("unserved" in refused ? 400 : 422).send(body);
 }

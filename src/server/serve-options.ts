@@ -21,6 +21,11 @@ export type ServeOptions = {
   readonly host?: string;
   /** Default 8750; 0 picks a free port. */
   readonly port?: number;
+  /**
+   * Default true. false: no HTTP at all; the Runs are spoken to in-process, through `service` (as
+   * `agentcage mcp` does over stdio). Nothing listens, and no token is made or written.
+   */
+  readonly listen?: boolean;
   /** The service's directory: its records in `service/`, the library's Run directories in `staging/`. */
   readonly runtimeDir: string;
   /** Default agentcage-agent:latest. */

@@ -28,6 +28,7 @@ import { callbackRefusal } from "./callback-address.js";
 import { createWebhooks } from "./webhooks.js";
 
 export type RunningService = {
+  /** Where it listens; "" when it was started with listen: false. */
   readonly url: string;
   readonly app: FastifyInstance;
   readonly service: RunService;
@@ -43,7 +44,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const checked = await checkServeOptions(options);
   const serviceDir = join(options.runtimeDir, "service");
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
-  const { token, tokenFile } = await serviceToken(checked.token, serviceDir);
+  const listens = options.listen !== false;
+  // Nothing listens without HTTP: a token no one can use is neither needed nor written.
+  const { token, tokenFile } = listens ? await serviceToken(checked.token, serviceDir) : { token: randomBytes(24).toString("base64url"), tokenFile: undefined };
   const tenancy = await openTenancy(serviceDir, (error) =>
     logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
   );
@@ -109,11 +112,13 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       }),
     },
   });
-  const url = await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, runners }).catch(async (error: unknown) => {
-    await webhooks.stop();
-    throw error;
-  });
-  logger.info({ url, tokenFile }, "agentcage serve is listening");
+  const url = listens
+    ? await listenOrClose(app, checked.host, options.port ?? 8750, { sweeper, runners }).catch(async (error: unknown) => {
+        await webhooks.stop();
+        throw error;
+      })
+    : "";
+  if (listens) logger.info({ url, tokenFile }, "agentcage serve is listening");
   return {
     url,
     app,
@@ -143,7 +148,7 @@ function tenantQuotas(tenancy: Tenancy, checked: CheckedOptions): (tenant: strin
 }
 
 /** agentcage's version, from its package.json (two levels above this file, in src/ and dist/ alike). */
-function packageVersion(): string {
+export function packageVersion(): string {
   try {
     return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
   } catch {

@@ -27,15 +27,20 @@ describe("the source tree", () => {
     expect(violations).toEqual([]);
   });
 
+  it("keeps the MCP server beneath the service and the command: src/mcp reaches Runs only through the desk it is given", () => {
+    const messages = findViolations([{ path: "src/mcp/tools.ts", text: `import { runsFor } from "../server/index.js";` }]);
+    expect(messages).toEqual([expect.stringMatching(/layers: mcp \(rank 7\) may import only lower ranks, not server \(rank 8\)/)]);
+  });
+
   it("has no import circle, type-only imports included", () => {
     expect(findCircles(sourceTree())).toEqual([]);
   });
 
-  it("loads neither the service nor fastify, the A2A SDK or dockerode for agentcage run --remote", () => {
+  it("loads neither the service nor fastify, the A2A or MCP SDK or dockerode for agentcage run --remote", () => {
     const { files, packages } = reachedFrom(sourceTree(), ["src/cli/main.ts", "src/cli/run-remote.ts"]);
     expect(files).toContain("src/staging/archive-extract.ts");
     expect(files.filter((file) => file.startsWith("src/server/"))).toEqual([]);
-    expect(packages.filter((name) => /fastify|a2a-js|dockerode/.test(name))).toEqual([]);
+    expect(packages.filter((name) => /fastify|a2a-js|modelcontextprotocol|dockerode/.test(name))).toEqual([]);
   });
 
   it("loads, for agentcage/client, only its own files, the errors, openapi-fetch and eventsource-parser: never the service, the runtime or the engine", () => {

@@ -35,8 +35,9 @@ const RANKS: Readonly<Record<string, number>> = {
   "stand-in": 4,
   runner: 5,
   testing: 6,
-  server: 7,
-  cli: 8,
+  mcp: 7,
+  server: 8,
+  cli: 9,
 };
 const PACKAGE_ROOT = "src";
 

@@ -4,10 +4,13 @@
 // same conversation always gets the same answer.
 import type { ServerResponse } from "node:http";
 import {
+  delegatedAnswer,
   loopText,
   writePathOf,
   ANTHROPIC_USAGE,
   BASH_COMMAND,
+  DELEGATE_TOOL,
+  DELEGATED_PROMPT,
   LOOP_COMMAND,
   NON_ASCII_ANSWER,
   PLAIN_ANSWER,
@@ -30,6 +33,7 @@ export type AnthropicAnswer =
 
 export const WRITE_TOOL_ID = "toolu_standin_write";
 export const BASH_TOOL_ID = "toolu_standin_bash";
+const DELEGATE_TOOL_ID = "toolu_standin_delegate";
 const LOOP_TOOL_ID_PREFIX = "toolu_standin_loop_";
 
 type Body = Readonly<Record<string, unknown>>;
@@ -55,6 +59,44 @@ function answeredToolIds(body: Body): Set<string> {
     }
   }
   return ids;
+}
+
+/** The text of the tool_result answering `id`, when the conversation holds one. */
+function toolResultText(body: Body, id: string): string | undefined {
+  const messages = Array.isArray(body["messages"]) ? (body["messages"] as unknown[]) : [];
+  for (const message of messages) {
+    const content = typeof message === "object" && message !== null ? (message as Body)["content"] : undefined;
+    if (!Array.isArray(content)) continue;
+    for (const block of content as Body[]) {
+      if (block?.["type"] !== "tool_result" || block["tool_use_id"] !== id) continue;
+      const inner = block["content"];
+      if (typeof inner === "string") return inner;
+      return Array.isArray(inner) ? (inner as Body[]).map((part) => (typeof part?.["text"] === "string" ? part["text"] : "")).join("") : "";
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `[stand-in-delegate]`: one call of DELEGATE_TOOL, then the caged agent's answer quoted from its
+ * result (a run_agent result is the Run as JSON; anything else is quoted as it came). Undefined
+ * when the request does not ask for it; a side request (no tools) gets SIDE_ANSWER.
+ */
+function delegation(body: Body): AnthropicAnswer | undefined {
+  if (!JSON.stringify(body["messages"] ?? "").includes("[stand-in-delegate]")) return undefined;
+  const tools = toolNames(body);
+  if (tools.length === 0) return text(SIDE_ANSWER);
+  if (!tools.includes(DELEGATE_TOOL)) return text(`No tool ${DELEGATE_TOOL} was offered; the tools were ${tools.join(", ")}.`);
+  const result = toolResultText(body, DELEGATE_TOOL_ID);
+  if (result === undefined) return toolUse(DELEGATE_TOOL_ID, DELEGATE_TOOL, { cli: "claude", prompt: DELEGATED_PROMPT });
+  let answer = result;
+  try {
+    const run = JSON.parse(result) as { outcome?: { result?: { text?: unknown } } };
+    if (typeof run.outcome?.result?.text === "string") answer = run.outcome.result.text;
+  } catch {
+    // Not a Run as JSON (a refusal, say): quoted as it came.
+  }
+  return text(delegatedAnswer(answer));
 }
 
 /** claude names its working directory in its system prompt; the Write tool needs it absolute. */
@@ -90,6 +132,8 @@ function error(status: number, type: string, message: string, headers: Record<st
 }
 
 export function anthropicAnswer(scenario: Scenario, body: Body, now: Date): AnthropicAnswer {
+  const delegated = delegation(body);
+  if (delegated !== undefined) return delegated;
   const tools = toolNames(body);
   switch (scenario) {
     case "plain":

@@ -64,6 +64,19 @@ export function loopText(n: number): string {
 /** Side requests (no tools offered, e.g. a title) get this in every non-error scenario. */
 export const SIDE_ANSWER = "Stand-in side answer";
 
+/**
+ * `[stand-in-delegate]` in a claude request, whatever the scenario: the model hands a task to a caged
+ * agent through agentcage's MCP server (an MCP server named agentcage, so claude names its tool
+ * DELEGATE_TOOL), calling it once with DELEGATED_PROMPT, then answers delegatedAnswer of what came back.
+ */
+export const DELEGATE_TOOL = "mcp__agentcage__run_agent";
+/** What the delegating model asks the caged agent: the plain scenario's question. */
+export const DELEGATED_PROMPT = "[stand-in:plain] What is the capital of France?";
+/** The delegating model's final answer, quoting the caged agent's answer (its Outcome's result.text) from the tool result. */
+export function delegatedAnswer(answer: string): string {
+  return `The caged agent answered: ${answer}`;
+}
+
 /** Seconds a client is told to wait in status_429; the reset time is this far after the answer. */
 export const RETRY_AFTER_SECONDS = 30;
 

@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   ANTHROPIC_USAGE,
   BASH_COMMAND,
+  DELEGATE_TOOL,
+  DELEGATED_PROMPT,
   NON_ASCII_ANSWER,
+  delegatedAnswer,
   OPENAI_USAGE,
   PLAIN_ANSWER,
   REDACTED,
@@ -155,6 +158,24 @@ describe("the stand-in model, Anthropic Messages API", () => {
     ];
     const second = toolUseOf(events(await (await messages(m, { stream: true, tools: claudeTools, system: claudeSystem, messages: afterWrite })).text()));
     expect(second).toMatchObject({ name: "Bash", input: { command: "head -c 1000 /dev/zero > out/big.bin" } });
+  });
+
+  it("has [stand-in-delegate] call agentcage's run_agent once, then quote the caged agent's answer, whatever the scenario", async () => {
+    const m = await start("tool_write_bash");
+    const base = { stream: true, tools: [...claudeTools, { name: DELEGATE_TOOL }], system: claudeSystem };
+    const asked = [{ role: "user", content: "[stand-in-delegate] ask a caged agent" }];
+    const first = toolUseOf(events(await (await messages(m, { ...base, messages: asked })).text()));
+    expect(first).toEqual({ name: DELEGATE_TOOL, input: { cli: "claude", prompt: DELEGATED_PROMPT } });
+    const run = { id: "0123456789abcdef", state: "completed", outcome: { ok: true, result: { text: PLAIN_ANSWER } } };
+    const answered = [
+      ...asked,
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_standin_delegate", name: DELEGATE_TOOL, input: first.input }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_standin_delegate", content: [{ type: "text", text: JSON.stringify(run) }] }] },
+    ];
+    expect(anthropicText(events(await (await messages(m, { ...base, messages: answered })).text()))).toBe(delegatedAnswer(PLAIN_ANSWER));
+    // Without the tool offered (claude found no MCP server), it says so, and the test reading the answer fails.
+    const unoffered = anthropicText(events(await (await messages(m, { ...base, tools: claudeTools, messages: asked })).text()));
+    expect(unoffered).toContain(`No tool ${DELEGATE_TOOL} was offered`);
   });
 
   it("answers max_turns with a tool call every time", async () => {
