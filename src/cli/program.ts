@@ -2,8 +2,8 @@
 // subcommands it has, in the order its help lists them. Each subcommand's words live in its
 // command-*.ts; nothing here runs a container, and no command loads what only another one needs.
 
-import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { agentcageVersion } from "../runner/index.js";
 import { addAuditCommand } from "./command-audit.js";
 import { addDoctorCommand } from "./command-doctor.js";
 import { addImageCommand } from "./command-image.js";
@@ -17,20 +17,11 @@ import { addSweepCommand } from "./command-sweep.js";
 import { addTenantsCommand } from "./command-tenants.js";
 import type { ProgramIo } from "./io.js";
 
-/** This package's version, from its package.json (two levels above the compiled file). */
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
-}
-
 /** The program; `settle` receives each action's exit status. */
 export function buildProgram(io: ProgramIo, settle: (code: number) => void): Command {
   const program = new Command("agentcage")
     .description("Run AI coding-agent CLIs in one fresh, locked-down container per Run.")
-    .version(packageVersion(), "--version", "print agentcage's version")
+    .version(agentcageVersion(), "--version", "print agentcage's version")
     .showHelpAfterError("(add --help to the command for its usage)")
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();

@@ -5,6 +5,7 @@
 
 import { type Progress, formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
 import { inCommandWords } from "./options.js";
+import { costOf, priceOf } from "../plan/index.js";
 
 /** What a summary needs of an Outcome (the library's, or one the service sent as JSON). */
 export type SummaryOutcome = {
@@ -119,18 +120,28 @@ function spentOf(
   const cli = outcome.cli ?? progress.cli;
   const usage = outcome.result?.usage ?? progress.usage;
   const used = (outcome.budget ?? progress.budget)?.used;
-  // The CLI's own cost first (claude, at its end); else the budget's, priced from the CLI's tokens.
+  // The CLI's own cost first (claude, at its end); else the budget's, priced from the CLI's tokens;
+  // else (no budget: codex reports no cost) its tokens priced here, at the same table.
   const [costUsd, costFrom] =
     outcome.result?.costUsd !== undefined
       ? [outcome.result.costUsd, "cli"]
       : used?.costUsd !== undefined
         ? [used.costUsd, used.costFrom ?? "price_table"]
-        : [progress.costUsd, "cli"];
+        : progress.costUsd !== undefined
+          ? [progress.costUsd, "cli"]
+          : pricedAtTable(cli, outcome.result?.model, outcome.result?.usage);
   return {
     ...(usage === undefined ? {} : { usage, tokens: usage.inputTokens + usage.outputTokens }),
     ...(costUsd === undefined ? {} : { costUsd, cost: costWords(costUsd, costFrom, false) }),
     from: `from ${cli}'s own output`,
   };
+}
+
+/** The tokens at the price table, as the budget's meter prices them; nothing when the CLI or the tokens are unknown. */
+function pricedAtTable(cli: string | undefined, model: string | undefined, usage: Progress["usage"]): [number | undefined, string] {
+  if ((cli !== "claude" && cli !== "codex") || usage === undefined) return [undefined, "cli"];
+  const { price, known } = priceOf(cli, model);
+  return [costOf(usage, price), known ? "price_table" : "dearest_price"];
 }
 
 /** `$0.0123`, and how it was priced when nobody billed it: from the table, or estimated at the dearest entry. */

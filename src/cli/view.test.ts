@@ -121,6 +121,19 @@ describe("what a Run spent, in the summary", () => {
     );
     expect(priced).toContain("  66 in / 17 out tokens (cache 64 read, 0 written) · $0.0020 priced from the table · from claude's own output");
   });
+
+  it("prices a codex Run's own tokens at the table when it had no budget to count them (codex reports no cost)", () => {
+    const usage = { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const known = summaryLines({ ok: true, reason: "completed", durationMs: 1, cli: "codex", result: { usage, model: "gpt-5" } }, progress, [], NO_PAINT);
+    expect(known[1]).toBe("  1,000,000 in / 100,000 out tokens · $2.25 priced from the table · from codex's own output");
+    const unknown = summaryLines(
+      { ok: true, reason: "completed", durationMs: 1, cli: "codex", result: { usage, model: "gpt-stand-in" } },
+      progress,
+      [],
+      NO_PAINT,
+    );
+    expect(unknown[1]).toContain("estimated (its model is not in the price table: priced at the dearest entry)");
+  });
 });
 
 describe("a Run's error in the summary", () => {

@@ -19,6 +19,28 @@ describe("a Run's guard", () => {
     guard.dispose();
   });
 
+  it("holds codex's maxTurns quietly when no budget was asked: no budget event and no outcome.budget until it is passed", () => {
+    const guard = createRunGuard(parseAgentRequest({ cli: "codex", maxTurns: 3 }), undefined, () => 0);
+    const told = [1, 2, 3].flatMap((number) => guard.watch({ type: "turn", number }));
+    expect(told).toEqual([]);
+    expect(guard.finish("completed", undefined).budget).toBeUndefined();
+    // A stalled Run still keeps what the agent said so far, budget or not.
+    guard.watch({ type: "assistant_text", text: "half an answer" });
+    expect(guard.finish("stalled", undefined)).toMatchObject({ reason: "stalled", result: { text: "half an answer" } });
+    expect(guard.finish("stalled", undefined).budget).toBeUndefined();
+    // Passed, it is in play: one budget event says so, and the Outcome names the cap.
+    expect(guard.watch({ type: "turn", number: 4 })).toMatchObject([{ type: "budget", caps: { maxTurns: 3 }, used: { turns: 4 } }]);
+    expect(guard.finish("budget_exceeded", undefined).budget).toMatchObject({ caps: { maxTurns: 3 }, exceeded: "maxTurns" });
+    guard.dispose();
+  });
+
+  it("reports a budget the request set, with codex's maxTurns among its caps", () => {
+    const guard = createRunGuard(parseAgentRequest({ cli: "codex", maxTurns: 3, budget: { maxWallSeconds: 600 } }), undefined, () => 0);
+    expect(guard.watch({ type: "turn", number: 1 })).toMatchObject([{ type: "budget", caps: { maxTurns: 3, maxWallSeconds: 600 } }]);
+    expect(guard.finish("completed", undefined).budget).toMatchObject({ caps: { maxTurns: 3, maxWallSeconds: 600 } });
+    guard.dispose();
+  });
+
   it("takes the lower of the request's maxTurns and the budget's for codex, and none for maxTurns 0", () => {
     const lower = createRunGuard(parseAgentRequest({ cli: "codex", maxTurns: 3, budget: { maxTurns: 2 } }), undefined, () => 0);
     expect(lower.finish("completed", undefined).budget?.caps).toEqual({ maxTurns: 2 });

@@ -2,6 +2,8 @@
 // aborts the Run's signal with an EarlyEnd, so it ends budget_exceeded), `budget` events at most
 // once a second, the wall-clock cap on a timer, and what the Outcome of a stopped Run keeps: the
 // answer so far, the usage so far, the session, and the last event it printed (for a stalled Run).
+// Invariant: a Run whose request set no budget shows one (a `budget` event, `outcome.budget`) only
+// once a cap held for it anyway (codex's maxTurns) is passed.
 
 import { EarlyEnd } from "../runtime/index.js";
 import {
@@ -47,6 +49,8 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
   const own = new AbortController();
   const signal = callerSignal === undefined ? own.signal : AbortSignal.any([callerSignal, own.signal]);
   const caps = capsOf(request);
+  // codex's maxTurns is held by the meter whether or not a budget was asked; it is reported only with one (or once passed).
+  const asked = request.budget !== undefined && Object.values(request.budget).some((value) => value !== undefined);
   const meter: BudgetMeter | undefined = caps === undefined ? undefined : createBudgetMeter(request.cli, caps, now(), request.model);
   let exceeded: BudgetCap | undefined;
   let lastBudgetEventAt = Number.NEGATIVE_INFINITY;
@@ -68,7 +72,7 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
       if (meter === undefined || caps === undefined) return [];
       const passed = breach(meter.observe(event, now()));
       const at = now();
-      if (!passed && at - lastBudgetEventAt < BUDGET_EVENT_INTERVAL_MS) return [];
+      if (!passed && (!asked || at - lastBudgetEventAt < BUDGET_EVENT_INTERVAL_MS)) return [];
       lastBudgetEventAt = at;
       return [{ type: "budget", used: meter.used(at), caps }];
     },
@@ -78,14 +82,15 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
       const reason = atOwnCap ? ("budget_exceeded" as const) : ended;
       if (atOwnCap && exceeded === undefined) exceeded = "maxCostUsd";
       if (meter === undefined || caps === undefined) return { reason, ...(result === undefined ? {} : { result }) };
-      const budget: BudgetReport = { caps, used: meter.used(now()), ...(exceeded === undefined ? {} : { exceeded }) };
-      if (reason !== "budget_exceeded" && reason !== "stalled") return { reason, budget, ...(result === undefined ? {} : { result }) };
+      const reported = asked || exceeded !== undefined;
+      const budget = reported ? { budget: { caps, used: meter.used(now()), ...(exceeded === undefined ? {} : { exceeded }) } satisfies BudgetReport } : {};
+      if (reason !== "budget_exceeded" && reason !== "stalled") return { reason, ...budget, ...(result === undefined ? {} : { result }) };
       // Stopped: whatever the reader made of a cut stream, the answer, usage and session seen so far stay.
       const partial = meter.partial();
       const base: AgentResult = result ?? { ok: false, reason: "no_result", error: "the agent was stopped before it printed its result" };
       return {
         reason,
-        budget,
+        ...budget,
         result: {
           ...base,
           ...(base.text === undefined && partial.text !== undefined ? { text: partial.text } : {}),

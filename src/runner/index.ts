@@ -25,3 +25,4 @@ export { agentCliVersions } from "./cli-versions.js";
 export type { RunnerAssembly } from "./assembly.js";
 export { assembleRunners, assemblyRefusal } from "./assembly.js";
 export { bothPolicyAndNetworks } from "./network-options.js";
+export { agentcageVersion } from "./package-version.js";

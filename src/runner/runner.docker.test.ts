@@ -86,6 +86,19 @@ describe("an agent Run's credential", () => {
   });
 });
 
+describe("a codex Run with no budget", () => {
+  it("shows no budget event and no outcome.budget: its maxTurns is held quietly, as claude's --max-turns is", async () => {
+    const runner = createAgentRunner({ image: TEST_IMAGE, environment: { OPENAI_API_KEY: "sk-codex-no-budget-0001" } });
+    const events: AgentEvent[] = [];
+    const outcome = await runner.run({ cli: "codex" }, "hello", { onEvent: (event) => events.push(event) });
+    expect(outcome).toMatchObject({ ok: true, reason: "completed" });
+    // It did print events (the guard saw them): none of them is a budget one.
+    expect(events.map((event) => event.type)).toContain("turn");
+    expect(events.filter((event) => event.type === "budget")).toEqual([]);
+    expect(outcome.budget).toBeUndefined();
+  });
+});
+
 describe("a codex login", () => {
   it("reaches the agent as a read-only copy, wins over an API key, and is masked everywhere", async () => {
     const { logger, lines } = capturingLogger();

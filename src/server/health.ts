@@ -1,8 +1,11 @@
-// /healthz says the process is alive; /readyz says whether it can run an agent now: the engine
-// answers, the agent image is there, which kinds of credential it has (never a value), free slots.
+// /healthz says the process is alive; /readyz says whether it can run an agent now, to a probe with no
+// token: ready or not, and why not in general words. Nothing else: which credentials it holds and how
+// many Runs it runs or queues are the service's own business, behind a key at GET /v1/service (the
+// whole service's counts for the admin scope) and /metrics.
 
 import type { FastifyInstance } from "fastify";
 
+/** What the service knows of its readiness: the checks and counts GET /v1/service shows a key. */
 export type Readiness = {
   readonly ready: boolean;
   readonly engine: boolean;
@@ -11,10 +14,19 @@ export type Readiness = {
   readonly slots: { readonly total: number; readonly running: number; readonly queued: number };
 };
 
+/** What /readyz tells anyone who asks. */
+type ProbeAnswer = { readonly ready: true } | { readonly ready: false; readonly reasons: readonly string[] };
+
 export function registerHealthRoutes(app: FastifyInstance, readiness: () => Promise<Readiness>): void {
   app.get("/healthz", { schema: { hide: true } }, async () => ({ ok: true }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
     const state = await readiness();
-    return reply.code(state.ready ? 200 : 503).send(state);
+    return reply.code(state.ready ? 200 : 503).send(probeAnswerOf(state));
   });
+}
+
+function probeAnswerOf(state: Readiness): ProbeAnswer {
+  if (state.ready) return { ready: true };
+  const reasons = [...(state.engine ? [] : ["the container engine does not answer"]), ...(state.image ? [] : ["the agent image is not on the engine"])];
+  return { ready: false, reasons: reasons.length === 0 ? ["it cannot run an agent now"] : reasons };
 }

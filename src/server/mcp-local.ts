@@ -5,8 +5,9 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createMcpServer } from "../mcp/index.js";
 import { OPERATOR } from "./caller.js";
 import { serviceDesk } from "./mcp-desk.js";
-import { packageVersion, type RunningService } from "./serve.js";
+import { agentcageVersion } from "../runner/index.js";
+import type { RunningService } from "./serve.js";
 
 export function localMcpServer(running: RunningService): Server {
-  return createMcpServer(serviceDesk(running.service, OPERATOR, "directory"), { version: packageVersion() });
+  return createMcpServer(serviceDesk(running.service, OPERATOR, "directory"), { version: agentcageVersion() });
 }

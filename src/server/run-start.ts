@@ -1,6 +1,7 @@
 // One Run through the agent runner, once it has a slot: starting, running at its first event, then
 // ended as its Outcome says. The library's Run takes the service's id (one Run, one id), its input
-// files from the record's inputs/ and its Harvest to the record's harvest/.
+// files from the record's inputs/ and its Harvest to the record's harvest/. Its queuedMs is its wait
+// in the service's queue (createdAt to startedAt, as its record says) plus any wait for the library's slot.
 // Invariant: nothing the agent's reader hands over after the Outcome is told; the end is.
 
 import type { AgentEvent } from "../agents/index.js";
@@ -37,6 +38,18 @@ export async function start(state: RunsState, queued: RunRecord, controller: Abo
   over = true;
   await (state.writes.get(record.id) ?? Promise.resolve());
   record = state.records.get(record.id) ?? record;
-  await end(state, record, outcome, stateOf(outcome));
-  state.options.onEnd?.(request, outcome, record.tenant);
+  const waited = { ...outcome, queuedMs: queueWaitMs(record) + (outcome.queuedMs ?? 0) };
+  await end(state, record, waited, stateOf(waited));
+  state.options.onEnd?.(request, waited, record.tenant);
+}
+
+/**
+ * How long the Run waited in the service's queue: from its record's createdAt to its startedAt. Added
+ * here, not handed to the library: the library's queuedMs is the wait for its own slot on its own
+ * monotonic clock, while this wait is the service's, kept in wall-clock times on disk (a restart between
+ * them counts too), and the record's times and the Outcome then agree to the millisecond.
+ */
+function queueWaitMs(record: RunRecord): number {
+  const waited = Date.parse(record.startedAt ?? "") - Date.parse(record.createdAt);
+  return Number.isFinite(waited) ? Math.max(0, waited) : 0;
 }

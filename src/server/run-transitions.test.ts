@@ -1,6 +1,6 @@
 // What a Run's record says it used, from its Outcome: the proxy's meter first (the provider's own
 // counts), else the CLI's result, else (a Run stopped at its budget, whose CLI reported nothing) what
-// the live guard counted. A cost left out here is a cost the daily spend quota never sees.
+// the live guard counted, else its tokens at the price table. A cost left out here is a cost the daily spend quota never sees.
 
 import { describe, expect, it } from "vitest";
 import { usageOf } from "./run-transitions.js";
@@ -24,6 +24,15 @@ describe("usageOf", () => {
       budget: { caps: { maxTurns: 3 }, used: { turns: 3, tokens: 5_000, cachedTokens: 0, costUsd: 0.11196, wallSeconds: 4 } },
     };
     expect(usageOf(stopped)).toEqual({ costUsd: 0.11196 });
+  });
+
+  it("prices a codex Run's tokens at the price table when nothing else gave its cost (codex reports none, and no budget counted it)", () => {
+    const usage = { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    expect(usageOf({ cli: "codex", reason: "completed", result: { usage, model: "gpt-5" } })).toEqual({
+      inputTokens: 1_000_000,
+      outputTokens: 100_000,
+      costUsd: 2.25,
+    });
   });
 
   it("says nothing of a Run that used nothing it could count", () => {

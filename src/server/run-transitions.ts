@@ -2,7 +2,7 @@
 // as an event, in the order things happened; the end is its Outcome saved, its terminal state, then
 // exactly one `end` event. Invariant: a Run that has ended stays as it ended, whatever is said of it afterwards.
 
-import { END_REASONS, type EndReason } from "../plan/index.js";
+import { costOf, END_REASONS, type EndReason, priceOf } from "../plan/index.js";
 import type { AgentOutcome } from "../runner/index.js";
 import { emit } from "./run-events.js";
 import type { LifecycleType } from "./run-service-options.js";
@@ -64,14 +64,16 @@ export function endOf(outcome: unknown): Pick<RunRecord, "reason" | "durationMs"
 /**
  * What a Run used: the proxy's meter where it metered the Run (the provider's own counts), else what
  * the CLI reported, else, for the cost, what the budget's guard counted (a Run stopped at its budget
- * often ends before its CLI says anything: without this its spend would escape the daily quota).
+ * often ends before its CLI says anything: without this its spend would escape the daily quota), else
+ * its tokens at the price table (codex reports no cost, and a Run with no budget has no guard's count).
  */
 export function usageOf(outcome: unknown): RunUsage | undefined {
-  const { result, network, budget } = (outcome ?? {}) as Partial<Pick<AgentOutcome, "result" | "network" | "budget">>;
+  const { result, network, budget, cli } = (outcome ?? {}) as Partial<Pick<AgentOutcome, "result" | "network" | "budget" | "cli">>;
   const meter = network?.meter;
   const inputTokens = meter?.usage.inputTokens ?? result?.usage?.inputTokens;
   const outputTokens = meter?.usage.outputTokens ?? result?.usage?.outputTokens;
-  const costUsd = meter?.costUsd ?? result?.costUsd ?? budget?.used.costUsd;
+  const priced = cli === undefined || result?.usage === undefined ? undefined : costOf(result.usage, priceOf(cli, result.model).price);
+  const costUsd = meter?.costUsd ?? result?.costUsd ?? budget?.used.costUsd ?? priced;
   const usage = Object.fromEntries(
     Object.entries({ inputTokens, outputTokens, costUsd }).filter(([, value]) => typeof value === "number" && Number.isFinite(value) && value >= 0),
   ) as RunUsage;

@@ -196,9 +196,17 @@ describe("agentcage serve, over HTTP", () => {
     expect(JSON.stringify(document.paths["/v1/runs"])).toContain("maxTurns");
   });
 
-  it("says it is ready: engine, image, the kind of each credential, slots", async () => {
-    const ready = (await (await fetch(`${service.running().url}/readyz`)).json()) as Record<string, unknown>;
-    expect(ready).toMatchObject({ ready: true, engine: true, image: true, credentials: { claude: "api_key", codex: "api_key" }, slots: { total: 2 } });
-    expect(JSON.stringify(ready)).not.toContain("sk-stand-in");
+  it("says to a probe without a token that it is ready, and nothing more: the checks and counts are the token's, at /v1/service", async () => {
+    const probe = await fetch(`${service.running().url}/readyz`);
+    expect(probe.status).toBe(200);
+    expect(await probe.json()).toEqual({ ready: true });
+    expect((await fetch(`${service.running().url}/v1/service`)).status).toBe(401);
+    const status = (await (await call("/v1/service")).json()) as Record<string, unknown>;
+    expect(status).toMatchObject({
+      ready: true,
+      checks: { engine: true, image: true, credentials: { claude: "api_key", codex: "api_key" } },
+      slots: { total: 2, running: expect.any(Number), queued: expect.any(Number) },
+    });
+    expect(JSON.stringify(status)).not.toContain("sk-stand-in");
   });
 });

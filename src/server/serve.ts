@@ -5,12 +5,11 @@
 // (serve-listen.ts). stop() drains, then closes.
 
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
-import { AGENT_IMAGE } from "../runner/index.js";
+import { AGENT_IMAGE, agentcageVersion } from "../runner/index.js";
 import { openFeed } from "./feed.js";
 import { DRAIN_GRACE_MS } from "./limits.js";
 import type { RunMetrics } from "./metrics.js";
@@ -100,7 +99,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     allowPrivateCallbacks: allowPrivate,
     onLifecycle: (listener) => lifecycle.push(listener),
     facts: {
-      version: packageVersion(),
+      version: agentcageVersion(),
       startedAt,
       agentImage: options.image ?? AGENT_IMAGE,
       standIn: options.standIn === true,
@@ -145,15 +144,6 @@ function tenantQuotas(tenancy: Tenancy, checked: CheckedOptions): (tenant: strin
     const defaults = tenant === OPERATOR_TENANT ? whole : checked.tenantDefaults;
     return { ...defaults, ...(tenancy.tenants.get(tenant)?.quotas ?? {}) };
   };
-}
-
-/** agentcage's version, from its package.json (two levels above this file, in src/ and dist/ alike). */
-export function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
 }
 
 /**
