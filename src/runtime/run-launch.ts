@@ -88,7 +88,7 @@ async function launchWarm<R extends ReaderVerdict, Q>(
   }
   let claim: Uint8Array;
   try {
-    claim = encodeClaim(claimOf(spec));
+    claim = encodeClaim(claimOf(spec, member));
   } catch (error) {
     return endEarly(ctx, "invalid_request", maskedMessage(ctx, error));
   }
