@@ -4,9 +4,9 @@
 // refuses is refused at construction, in the runner's words.
 
 import { AgentContainerError, type AgentContainer } from "../container/index.js";
-import { createAgentContainerRuntime, type AgentContainerRuntime, type PoolOptions } from "../runtime/index.js";
+import { createAgentContainerRuntime, describeValue, type AgentContainerRuntime, type PoolOptions } from "../runtime/index.js";
 import { publicEnvironment, type AgentResult } from "../agents/index.js";
-import { inRunnerWords } from "./runner-options.js";
+import { AgentRunnerError, inRunnerWords } from "./runner-options.js";
 import { publicProxyEnvironment } from "./network-policy.js";
 import { planRun, type PlannedRequest } from "./run-plan.js";
 import type { RunnerSettings } from "./settings.js";
@@ -42,7 +42,11 @@ function poolOf(settings: RunnerSettings, pool: NonNullable<RunnerSettings["opti
       : policy === "open" && settings.options.networks === undefined
         ? { kind: "open" as const }
         : undefined;
-  return { ...pool, ...(network === undefined ? {} : { network }), ...(headStarts === undefined ? {} : { headStart: headStarts.plan }) };
+  const { headStart, ...rest } = pool;
+  if (headStart !== undefined && typeof headStart !== "boolean") {
+    throw new AgentRunnerError(`pool.headStart ${describeValue(headStart)} is not true or false; write false to start no agent ahead, or leave it out`);
+  }
+  return { ...rest, ...(network === undefined ? {} : { network }), ...(headStarts === undefined ? {} : { headStart: headStarts.plan }) };
 }
 
 function runnerContainer(settings: RunnerSettings): AgentContainer {

@@ -27,7 +27,8 @@ export type HeadStarts = {
 /** The runner's head starts: only with a pool, under `model` (the credential stays in the proxy); else undefined. */
 export function headStartsOf(settings: RunnerSettings): HeadStarts | undefined {
   const { gateway, policy, options } = settings;
-  if (options.pool === undefined || gateway === undefined || policy !== "model" || options.networks !== undefined) return undefined;
+  if (options.pool === undefined || options.pool.headStart === false) return undefined;
+  if (gateway === undefined || policy !== "model" || options.networks !== undefined) return undefined;
   let words = claudeArgs(parseAgentRequest({ cli: "claude" }));
   return {
     plan: () => ({ words, env: proxiedEnvironment("claude", newRunToken(), gateway, "model") }),
