@@ -26,7 +26,7 @@ export function createRunnerRuntime(settings: RunnerSettings, headStarts?: HeadS
       ...(options.pool === undefined ? {} : { pool: poolOf(settings, options.pool, headStarts) }),
       ...(options.docker === undefined ? {} : { docker: options.docker }),
       ...(options.engine === undefined ? {} : { engine: options.engine }),
-      run: planRun(settings),
+      run: planRun(settings, headStarts !== undefined),
     });
   } catch (error) {
     throw error instanceof AgentContainerError ? inRunnerWords(error) : error;

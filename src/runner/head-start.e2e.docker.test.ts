@@ -97,6 +97,8 @@ describe('the warm pool\'s head start under networkPolicy "model"', () => {
     const { token, status } = await probeHeadStart(member);
     expect(token).toMatch(/^agentcage-run-[A-Za-z0-9_-]{43}$/);
     expect(status).toMatch(/^HTTP\/1\.1 401/);
+    // Longer than claude waits for a text prompt on stdin (3 s): its prompt comes as a stream-json message, waited for however late.
+    await sleep(4000);
 
     const outcome = await runner.run({ cli: "claude", timeoutSeconds: 120 }, "What is the capital of France?");
     expect(outcome, JSON.stringify(outcome)).toMatchObject({

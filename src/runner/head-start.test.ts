@@ -20,7 +20,7 @@ describe("a runner's head starts", () => {
   it("start claude with the default request's argv and a fresh per-Run token for each member", () => {
     const heads = headStartsOf(settings());
     const [a, b] = [heads?.plan(), heads?.plan()];
-    expect(a?.words).toEqual(claudeArgs(request({})));
+    expect(a?.words).toEqual(claudeArgs(request({}), { streamInput: true }));
     expect(a?.env["ANTHROPIC_API_KEY"]).toMatch(/^agentcage-run-[A-Za-z0-9_-]{43}$/);
     expect(b?.env["ANTHROPIC_API_KEY"]).not.toBe(a?.env["ANTHROPIC_API_KEY"]);
   });
@@ -28,12 +28,12 @@ describe("a runner's head starts", () => {
   it("learn a Run's argv of numbers, flags and known models, never one with a system prompt, a session or an unknown model", () => {
     const heads = headStartsOf(settings());
     heads?.learn(request({ maxTurns: 5, model: "claude-sonnet-4-5" }));
-    expect(heads?.plan().words).toEqual(claudeArgs(request({ maxTurns: 5, model: "claude-sonnet-4-5" })));
+    expect(heads?.plan().words).toEqual(claudeArgs(request({ maxTurns: 5, model: "claude-sonnet-4-5" }), { streamInput: true }));
     heads?.learn(request({ maxTurns: 6, systemPrompt: "the caller's words" }));
     heads?.learn(request({ maxTurns: 7, resumeSession: "0b6e5a2c-8c1e-4bd6-9a53-4a2c1f0e9d11" }));
     heads?.learn(request({ maxTurns: 8, model: "my-own-finetune" }));
     heads?.learn(parseAgentRequest({ cli: "codex", maxTurns: 9 }));
-    expect(heads?.plan().words).toEqual(claudeArgs(request({ maxTurns: 5, model: "claude-sonnet-4-5" })));
+    expect(heads?.plan().words).toEqual(claudeArgs(request({ maxTurns: 5, model: "claude-sonnet-4-5" }), { streamInput: true }));
   });
 
   it("offer a claude Run its member's token, and a codex Run none", () => {

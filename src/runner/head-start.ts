@@ -29,11 +29,12 @@ export function headStartsOf(settings: RunnerSettings): HeadStarts | undefined {
   const { gateway, policy, options } = settings;
   if (options.pool === undefined || options.pool.headStart === false) return undefined;
   if (gateway === undefined || policy !== "model" || options.networks !== undefined) return undefined;
-  let words = claudeArgs(parseAgentRequest({ cli: "claude" }));
+  // Its prompt comes as a stream-json message (planRun's streamInput): claude waits for it as long as the claim takes.
+  let words = claudeArgs(parseAgentRequest({ cli: "claude" }), { streamInput: true });
   return {
     plan: () => ({ words, env: proxiedEnvironment("claude", newRunToken(), gateway, "model") }),
     learn: (request) => {
-      if (learnable(request)) words = claudeArgs(request);
+      if (learnable(request)) words = claudeArgs(request, { streamInput: true });
     },
     offeredToken: (request, offered) => (request.cli === "claude" ? offered?.[TOKEN_VARIABLE] : undefined),
   };
