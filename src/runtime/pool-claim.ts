@@ -49,8 +49,8 @@ function coldBecause<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string 
 export function claimOf(runSpec: ComposedSpec, member: Pick<Member, "headStart">): Claim {
   const deadline = runSpec.deadline === undefined ? {} : { deadline: runSpec.deadline };
   const head = member.headStart;
-  if (head !== undefined && sameWords(head.words, runSpec.planArgs) && samePairs(head.env, runSpec.env)) return { mode: "go", ...deadline };
-  return { mode: "run", ...deadline, words: runSpec.planArgs, env: runSpec.env };
+  const same = head !== undefined && sameWords(head.words, runSpec.planArgs) && samePairs(head.env, runSpec.env);
+  return { mode: same ? "go" : "run", ...deadline, words: runSpec.planArgs, env: runSpec.env };
 }
 
 function sameWords(a: readonly string[], b: readonly string[]): boolean {

@@ -1,12 +1,13 @@
 // The launcher a pooled container runs while it waits for its Run, and the claim that binds it: the
 // one place the bytes of a member's stdin are decided. A member may first be given a head start (the
 // agent's words and environment, fixed per runtime and never a caller's): the launcher starts them at
-// once, their stdin a pipe nothing flows into. The claim then says either `go` (the head start is the
-// Run's own: the rest of stdin flows to it, under the Run's timer, run here as `timeout` would) or
-// `run` (the words and environment to become; a head start is killed first). Every byte after the
-// claim is the agent's own stdin. Invariant: nothing per Run is in the member before its claim (its
-// argv, its labels and its create body hold only the launcher), and no value the claim or the head
-// start carries ever reaches an argv: the launcher exports it with a shell builtin, then execs.
+// once, their stdin a pipe nothing flows into; a head start that ends before its claim ends the
+// member. The claim carries the Run's words, environment and timer, and says either `go` (the head
+// start is the Run's own: the rest of stdin flows to it, under the Run's timer, kept here as
+// `timeout` would) or `run` (a head start is killed, and the launcher becomes the words). Every byte
+// after the claim is the agent's own stdin. Invariant: nothing per Run is in the member before its
+// claim (its argv, its labels and its create body hold only the launcher), and no value the claim or
+// the head start carries ever reaches an argv: the launcher exports it with a shell builtin, then execs.
 
 import { type ContainerDeadline, DEADLINE_COMMAND, deadlineWords } from "../container/index.js";
 
@@ -28,7 +29,9 @@ const number = (name: string): string => `case "$${name}" in ""|*[!0-9]*) exit 1
  * fd 4 holds the go pipe open both ways, so telling the feeder never blocks.
  */
 export const LAUNCHER_SCRIPT = [
-  'idle="$1"; set --; head=""',
+  'idle="$1"; set --; head=""; watch=""',
+  // Whether a process runs (a zombie does not): the shell may not have reaped it while it blocks in read.
+  'alive() { read -r x x state x <"/proc/$1/stat" 2>/dev/null && [ "$state" != Z ]; }',
   `IFS= read -r -d '' -t "$idle" magic || exit 0`,
   `if [ "$magic" = "${HEAD_START_MAGIC}" ]; then`,
   `  ${field("envs")}; ${number("envs")}`,
@@ -44,15 +47,29 @@ export const LAUNCHER_SCRIPT = [
   // The feeder: nothing reaches the head start's stdin until the launcher says go.
   '  { IFS= read -r word <"$go"; [ "$word" = go ] || exit 0; exec cat; } <&3 3<&- 4>&- | (',
   '    while [ "$envs" -gt 0 ]; do export "$1" || exit 125; shift; envs=$((envs - 1)); done',
-  '    unset idle magic envs count word head go; exec "$@"',
+  '    unset idle magic envs count word head go watch; exec "$@"',
   "  ) 3<&- 4>&- &",
   "  head=$!; set --; exec 3<&-",
+  // A head start that ends before its claim ends the member (the pool replaces it): no Run is handed a dead one.
+  '  ( trap - TERM INT HUP; while alive "$head"; do sleep 1; done; kill -KILL $$ ) 4>&- &',
+  "  watch=$!",
   `  IFS= read -r -d '' -t "$idle" magic || { kill -KILL "$head" 2>/dev/null; exit 0; }`,
   "fi",
   `[ "$magic" = "${CLAIM_MAGIC}" ] || { [ -z "$head" ] || kill -KILL "$head" 2>/dev/null; echo "agentcage launcher: what came on stdin is not a claim" >&2; exit 125; }`,
+  '[ -z "$watch" ] || kill -KILL "$watch" 2>/dev/null',
   `${field("mode")}; ${field("signal")}; ${field("grace")}; ${field("seconds")}`,
-  'if [ "$mode" = go ]; then',
-  '  [ -n "$head" ] || exit 125',
+  `${field("words")}; ${number("words")}`,
+  '[ "$words" -gt 0 ] || exit 125; count=$words',
+  'while [ "$count" -gt 0 ]; do',
+  `  ${field("word")}`,
+  '  set -- "$@" "$word"; count=$((count - 1))',
+  "done",
+  `${field("count")}; ${number("count")}`,
+  'while [ "$count" -gt 0 ]; do',
+  `  ${field("pair")}`,
+  '  set -- "$@" "$pair"; count=$((count - 1))',
+  "done",
+  'if [ "$mode" = go ] && [ -n "$head" ] && alive "$head"; then',
   "  echo go >&4; exec 4>&-",
   // The Run's timer, as `timeout` keeps it: its signal at the deadline, KILL a grace later; 124 or 137.
   "  trap 'kill -TERM \"$head\" 2>/dev/null' TERM; trap 'kill -INT \"$head\" 2>/dev/null' INT; trap 'kill -HUP \"$head\" 2>/dev/null' HUP",
@@ -64,24 +81,19 @@ export const LAUNCHER_SCRIPT = [
   '  while :; do wait "$head"; code=$?; kill -0 "$head" 2>/dev/null || break; done',
   '  [ -e "$go.kill" ] && exit 137; [ -e "$go.timeout" ] && exit 124; exit "$code"',
   "fi",
-  '[ "$mode" = run ] || exit 125',
+  // `run`, or `go` to a head start that is gone: the claim's own words and environment.
+  '[ "$mode" = go ] || [ "$mode" = run ] || exit 125',
   'if [ -n "$head" ]; then echo stop >&4; kill -KILL "$head" 2>/dev/null; wait "$head" 2>/dev/null; rm -f "$go"; fi',
   "exec 4>&-",
+  // The words stay in "$@", the pairs after them are exported.
+  'count=$#; while [ "$count" -gt 0 ]; do',
+  '  if [ "$words" -gt 0 ]; then set -- "$@" "$1"; words=$((words - 1)); else export "$1" || exit 125; fi',
+  "  shift; count=$((count - 1))",
+  "done",
   'if [ -n "$seconds" ]; then',
-  `  if [ "$grace" = 0 ]; then set -- ${DEADLINE_COMMAND} -s "$signal" "$seconds"; else set -- ${DEADLINE_COMMAND} -s "$signal" -k "$grace" "$seconds"; fi`,
+  `  if [ "$grace" = 0 ]; then set -- ${DEADLINE_COMMAND} -s "$signal" "$seconds" "$@"; else set -- ${DEADLINE_COMMAND} -s "$signal" -k "$grace" "$seconds" "$@"; fi`,
   "fi",
-  `${field("count")}; ${number("count")}`,
-  '[ "$count" -gt 0 ] || exit 125',
-  'while [ "$count" -gt 0 ]; do',
-  `  ${field("word")}`,
-  '  set -- "$@" "$word"; count=$((count - 1))',
-  "done",
-  `${field("count")}; ${number("count")}`,
-  'while [ "$count" -gt 0 ]; do',
-  `  ${field("pair")}`,
-  '  export "$pair" || exit 125; count=$((count - 1))',
-  "done",
-  "unset idle magic count word pair mode signal grace seconds head go",
+  "unset idle magic count word words pair mode signal grace seconds head go watch x state",
   'exec "$@"',
 ].join("\n");
 
@@ -108,12 +120,16 @@ export type HeadStart = {
 };
 
 /**
- * What a Run hands its member. `go`: the member's head start is this Run's agent as it is (the same
- * words and environment); `run`: become `words` with `env` (a head start, if any, is killed first).
+ * What a Run hands its member: its words and environment, and the mode. `go`: the member's head start
+ * is this Run's agent as it is (the same words and environment), handed the rest of stdin, or, when it
+ * is gone, the words are run as for `run`; `run`: become `words` with `env` (a head start is killed first).
  */
-export type Claim =
-  | { readonly mode: "go"; readonly deadline?: ContainerDeadline }
-  | { readonly mode: "run"; readonly deadline?: ContainerDeadline; readonly words: readonly string[]; readonly env: ReadonlyArray<readonly [string, string]> };
+export type Claim = {
+  readonly mode: "go" | "run";
+  readonly deadline?: ContainerDeadline;
+  readonly words: readonly string[];
+  readonly env: ReadonlyArray<readonly [string, string]>;
+};
 
 /** The head start's bytes, written once when the member is made. Throws only for a value a shell field cannot carry (a NUL). */
 export function encodeHeadStart(headStart: HeadStart): Buffer {
@@ -124,9 +140,7 @@ export function encodeHeadStart(headStart: HeadStart): Buffer {
 /** The claim's bytes, to be written before the agent's own stdin. Throws only for a value a shell field cannot carry (a NUL). */
 export function encodeClaim(claim: Claim): Buffer {
   const timer = claim.deadline === undefined ? ["", "", ""] : timerFields(claim.deadline);
-  const fields = [CLAIM_MAGIC, claim.mode, ...timer];
-  if (claim.mode === "run") fields.push(String(claim.words.length), ...claim.words, String(claim.env.length), ...pairs(claim.env));
-  return encodeFields(fields);
+  return encodeFields([CLAIM_MAGIC, claim.mode, ...timer, String(claim.words.length), ...claim.words, String(claim.env.length), ...pairs(claim.env)]);
 }
 
 /** The timer's signal, grace and seconds, exactly as deadlineWords spells them (KILL and no grace when it has none). */
