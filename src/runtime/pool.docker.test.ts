@@ -299,3 +299,21 @@ describe("a warm pool whose members start the agent ahead (head start)", () => {
     expect(warm.durationMs).toBeLessThan(15_000);
   }, 120_000);
 });
+
+describe("a warm pool whose members keep stopping before any claim", () => {
+  it("makes them again ever more slowly, not as fast as the engine allows", async () => {
+    const runtime = createAgentContainerRuntime<Collected>({
+      container: { image: TEST_IMAGE, logger: capturingLogger().logger, staging: { runtimeDir } },
+      run: (prompt) => ({ args: ["cat"], stdin: prompt.text, outcome: collectStdout }),
+      // A head start that ends at once ends its member (the launcher's watch), again and again.
+      pool: { size: 1, headStart: () => ({ words: ["sh", "-c", "exit 1"], env: {} }) },
+    });
+    runtimes.push(runtime);
+    await sleep(30_000);
+    // Made back to back, a member made and dead every second or two comes to 15 or more in 30 s;
+    // backing off (0.5, 1, 2, 4, 8 s) between them, to 6 or fewer.
+    const replaced = runtime.pool()?.replaced ?? 0;
+    expect(replaced, `replaced ${replaced}`).toBeGreaterThanOrEqual(2);
+    expect(replaced, `replaced ${replaced}`).toBeLessThanOrEqual(7);
+  }, 90_000);
+});

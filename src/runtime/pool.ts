@@ -113,6 +113,9 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   const headStarts = { used: 0, wasted: 0 };
   let lastFailure: string | undefined;
   let backoffMs = 0;
+  // Members in a row that stopped before any claim (a head start that dies at once, an image that
+  // cannot run the launcher): made again only after a backoff, as a failed make is, until one serves.
+  let stoppedInARow = 0;
   let backoffTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -148,7 +151,13 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       member.id,
       setTimeout(() => replace(member, `idle past maxIdleSeconds (${maxIdleSeconds})`), maxIdleSeconds * 1000),
     );
-    void member.stopped.then(() => replace(member, "its container stopped before its claim"));
+    void member.stopped.then(() => {
+      if (!ready.includes(member)) return;
+      stoppedInARow++;
+      backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
+      if (stoppedInARow > 1) logger.warn({ stoppedInARow, retryInMs: backoffMs }, "pool members keep stopping before their claim");
+      replace(member, "its container stopped before its claim");
+    });
   };
   const makeOne = (): void => {
     making++;
@@ -166,7 +175,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
           logger.warn({ err: result.failed, retryInMs: backoffMs }, "a pool member could not be made");
           return;
         }
-        backoffMs = 0;
+        if (stoppedInARow === 0) backoffMs = 0;
         madeOne(result);
       },
       (error: unknown) => {
@@ -203,6 +212,8 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       if (member === undefined) return undefined;
       unready(member);
       claimed++;
+      stoppedInARow = 0;
+      backoffMs = 0;
       fill();
       return member;
     },
