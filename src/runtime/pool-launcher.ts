@@ -53,10 +53,11 @@ export const LAUNCHER_SCRIPT = [
   // A head start that ends before its claim ends the member (the pool replaces it): no Run is handed a dead one.
   '  ( trap - TERM INT HUP; while alive "$head"; do sleep 1; done; kill -KILL $$ ) 4>&- &',
   "  watch=$!",
-  `  IFS= read -r -d '' -t "$idle" magic || { kill -KILL "$head" 2>/dev/null; exit 0; }`,
+  `  IFS= read -r -d '' -t "$idle" magic || { kill -KILL "$watch" "$head" 2>/dev/null; exit 0; }`,
+  // From here the launcher ends the head start itself, when it does: the watch must not end the launcher for it.
+  '  kill -KILL "$watch" 2>/dev/null; wait "$watch" 2>/dev/null',
   "fi",
   `[ "$magic" = "${CLAIM_MAGIC}" ] || { [ -z "$head" ] || kill -KILL "$head" 2>/dev/null; echo "agentcage launcher: what came on stdin is not a claim" >&2; exit 125; }`,
-  '[ -z "$watch" ] || kill -KILL "$watch" 2>/dev/null',
   `${field("mode")}; ${field("signal")}; ${field("grace")}; ${field("seconds")}`,
   `${field("words")}; ${number("words")}`,
   '[ "$words" -gt 0 ] || exit 125; count=$words',
@@ -83,7 +84,9 @@ export const LAUNCHER_SCRIPT = [
   "fi",
   // `run`, or `go` to a head start that is gone: the claim's own words and environment.
   '[ "$mode" = go ] || [ "$mode" = run ] || exit 125',
-  'if [ -n "$head" ]; then echo stop >&4; kill -KILL "$head" 2>/dev/null; wait "$head" 2>/dev/null; rm -f "$go"; fi',
+  // Killed before its feeder lets go of its stdin (a head start that saw its stdin end could still print),
+  // then waited for with its feeder (the shell waits for the whole pipeline).
+  'if [ -n "$head" ]; then kill -KILL "$head" 2>/dev/null; echo stop >&4; wait "$head" 2>/dev/null; rm -f "$go"; fi',
   "exec 4>&-",
   // The words stay in "$@", the pairs after them are exported.
   'count=$#; while [ "$count" -gt 0 ]; do',
