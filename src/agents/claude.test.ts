@@ -3,7 +3,7 @@
 // an argument: it goes on stdin.
 
 import { describe, expect, it } from "vitest";
-import { claudeArgs } from "./claude.js";
+import { claudeArgs, claudeUserMessage } from "./claude.js";
 import { parseAgentRequest, type AgentRequestInput } from "./request.js";
 
 const claude = (fields: Omit<AgentRequestInput, "cli"> = {}) => claudeArgs(parseAgentRequest({ cli: "claude", ...fields }));
@@ -17,6 +17,21 @@ const NO_WEB = ["--disallowedTools", "WebSearch", "WebFetch"] as const;
 describe("claudeArgs", () => {
   it("gives the defaults: print mode, stream-json, 100 turns, permissions bypassed, no web tools", () => {
     expect(claude()).toEqual([...CLAUDE_BASE, ...NO_WEB]);
+  });
+
+  it("takes the prompt as a stream-json message with streamInput, as one JSON line whatever the text holds", () => {
+    expect(claudeArgs(parseAgentRequest({ cli: "claude" }), { streamInput: true })).toEqual([
+      "claude",
+      "--print",
+      "--input-format",
+      "stream-json",
+      ...CLAUDE_BASE.slice(2),
+      ...NO_WEB,
+    ]);
+    const line = claudeUserMessage(AWKWARD);
+    expect(line.endsWith("\n")).toBe(true);
+    expect(line.slice(0, -1)).not.toContain("\n");
+    expect(JSON.parse(line)).toEqual({ type: "user", message: { role: "user", content: AWKWARD } });
   });
 
   it("adds --model for a model", () => {

@@ -7,10 +7,14 @@ import type { AgentRequest } from "./request.js";
 /** Tools that reach the network; only a request with `web` gets them. */
 export const CLAUDE_WEB_TOOLS = ["WebSearch", "WebFetch"] as const;
 
-export function claudeArgs(request: AgentRequest): string[] {
+/** How claude takes its prompt: `stream-json`, as one user message (claudeUserMessage) that it waits for however late it comes. Default: text, which claude waits only 3 s for before it gives up. */
+export type ClaudeArgsOptions = { readonly streamInput?: boolean };
+
+export function claudeArgs(request: AgentRequest, options: ClaudeArgsOptions = {}): string[] {
   return [
     "claude",
     "--print",
+    ...(options.streamInput === true ? ["--input-format", "stream-json"] : []),
     "--output-format",
     "stream-json",
     "--verbose",
@@ -26,4 +30,9 @@ export function claudeArgs(request: AgentRequest): string[] {
     ...(request.systemPrompt === undefined ? [] : ["--append-system-prompt", request.systemPrompt]),
     ...(request.resumeSession === undefined ? [] : ["--resume", request.resumeSession]),
   ];
+}
+
+/** The prompt as claude's stream-json input takes it: one user message, its content the prompt's text as it is (what the model is sent is the same as from text input). */
+export function claudeUserMessage(prompt: string): string {
+  return `${JSON.stringify({ type: "user", message: { role: "user", content: prompt } })}\n`;
 }

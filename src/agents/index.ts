@@ -19,7 +19,8 @@ export { AGENT_CLIS, AgentRequestError, agentRequestSchema, parseAgentRequest } 
 export { AGENT_REASONS } from "./result.js";
 export { parseClaudeStream } from "./claude-stream.js";
 export { parseCodexStream } from "./codex-stream.js";
-export { claudeArgs } from "./claude.js";
+export { claudeArgs, claudeUserMessage } from "./claude.js";
+export type { ClaudeArgsOptions } from "./claude.js";
 export { CODEX_QUIET, codexArgs } from "./codex.js";
 export { CREDENTIAL_VARIABLES, CredentialError, findCredential } from "./credentials.js";
 export { CLAUDE_CONFIG_DIR, CLAUDE_QUIET, CODEX_HOME, publicEnvironment } from "./environment.js";

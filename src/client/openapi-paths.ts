@@ -3083,6 +3083,11 @@ export interface operations {
                         failures: number;
                         /** @description why the last one could not be made */
                         lastFailure?: string;
+                        /** @description under the model policy, where each container also starts claude ahead: warm Runs handed that claude (used), or served with it killed first (wasted: another argv) */
+                        headStarts?: {
+                            used: number;
+                            wasted: number;
+                        };
                         /** @description over the last warm Runs (at most 1024): ms from a Run's slot to its claim written to its container */
                         claimLatencyMs: {
                             count: number;

@@ -7,7 +7,15 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { startStandInModel } from "../../test/stand-in/index.js";
-import { createEgressControlClient, createEgressProxy, EgressArgumentError, startEgressControlEndpoint, type EgressBreach, type EgressProxy } from "./index.js";
+import {
+  createEgressControlClient,
+  createEgressProxy,
+  EgressArgumentError,
+  newRunToken,
+  startEgressControlEndpoint,
+  type EgressBreach,
+  type EgressProxy,
+} from "./index.js";
 
 const SECRET = randomBytes(32).toString("base64url");
 const KEY = "sk-ant-api03-control-test-key-0123456789abcdef";
@@ -88,6 +96,30 @@ describe("the egress proxy's control endpoint", () => {
     expect(await call()).toBe(200);
     expect(await client.bind("nobody", ["127.0.0.1/32"])).toBe(false);
     await expect(client.bind("to-bind", ["300.1.1.1"])).rejects.toThrow(/HTTP 400.*sources\[0\] "300.1.1.1"/);
+  });
+
+  it("takes a token the caller made ahead: refused before it is registered, then the Run's, refused again once revoked; never a bad or a held one", async () => {
+    const { proxy, socketPath } = await proxyAndSocket();
+    const client = createEgressControlClient({ socketPath, secret: SECRET });
+    cleanups.push(async () => client.close());
+    const premade = newRunToken();
+    const call = (token: string): Promise<number> =>
+      fetch(`${proxy.url}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" }, body: "{}" }).then(
+        (r) => r.status,
+      );
+    expect(await call(premade)).toBe(401);
+    const { token } = await client.register({ runId: "premade", cli: "claude", credential: { kind: "api_key", value: KEY }, token: premade });
+    expect(token).toBe(premade);
+    expect(await call(premade)).toBe(200);
+    await expect(client.register({ runId: "thief", cli: "claude", credential: { kind: "api_key", value: KEY }, token: premade })).rejects.toThrow(
+      /"thief" is refused: its token is held by a live Run already/,
+    );
+    const wrong = `${premade.slice(0, -1)}!`;
+    const attempt = client.register({ runId: "bad-token", cli: "claude", credential: { kind: "api_key", value: KEY }, token: wrong });
+    await expect(attempt).rejects.toThrow(/token \(57 characters, not shown\) is not a per-Run token/);
+    await expect(attempt).rejects.not.toThrow(wrong);
+    await client.revoke("premade");
+    expect(await call(premade)).toBe(401);
   });
 
   it("delivers a breach on its event stream", async () => {

@@ -26,6 +26,7 @@ export { createEgressProxy } from "./proxy.js";
 export { startEgressControlEndpoint } from "./control.js";
 export { createEgressControlClient } from "./control-client.js";
 export { EgressArgumentError } from "./run.js";
+export { newRunToken } from "./token.js";
 export * from "./limits.js";
 export { DEFAULT_EGRESS_PORT, EGRESS_VARIABLES } from "./environment.js";
 export { connectTarget } from "./connect-target.js";

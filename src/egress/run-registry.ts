@@ -23,7 +23,13 @@ export function registerRun(state: ProxyState, value: RunRegistration): { readon
       `runId ${JSON.stringify(registration.runId)} is refused: ${MAX_LIVE_RUNS} Runs are registered already; revoke the Runs that ended`,
     );
   }
-  const token = newRunToken();
+  const token = registration.token ?? newRunToken();
+  if (state.byToken.has(tokenKey(token))) {
+    // Not quoted: the token is a secret, and another Run's.
+    throw new EgressArgumentError(
+      `runId ${JSON.stringify(registration.runId)} is refused: its token is held by a live Run already; make a new one with newRunToken()`,
+    );
+  }
   const run = liveRunOf(registration, token);
   state.runs.set(registration.runId, run);
   state.byToken.set(run.key, run);

@@ -4,7 +4,10 @@
 
 import { isIP } from "node:net";
 import { AgentcageError } from "../errors/index.js";
-import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN } from "./limits.js";
+import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN, RUN_TOKEN_BYTES, RUN_TOKEN_PREFIX } from "./limits.js";
+
+/** A per-Run token as newRunToken makes them: the prefix and 32 bytes in base64url (43 characters). */
+const RUN_TOKEN_PATTERN = new RegExp(`^${RUN_TOKEN_PREFIX}[A-Za-z0-9_-]{${Math.ceil((RUN_TOKEN_BYTES * 4) / 3)}}$`);
 import { connectTarget } from "./connect-target.js";
 
 export type EgressCli = "claude" | "codex";
@@ -45,6 +48,12 @@ export type RunRegistration = {
    * nowhere until `bind` says. Default: anywhere (a proxy the caller runs for one Run alone).
    */
   readonly sources?: readonly string[];
+  /**
+   * The token the Run takes, chosen by the caller ahead (a pool member started with it, before any
+   * Run): a token as newRunToken makes them, held by no live Run. Worth nothing until registered, and
+   * nothing again once revoked. Default: a new one, answered by register.
+   */
+  readonly token?: string;
 };
 
 /**
@@ -157,6 +166,13 @@ export function validateRegistration(value: unknown): RunRegistration {
   }
   const sources = r["sources"];
   if (sources !== undefined) validateSources("sources", sources);
+  const token = r["token"];
+  if (token !== undefined && (typeof token !== "string" || !RUN_TOKEN_PATTERN.test(token))) {
+    // Not quoted: a token is a secret.
+    throw new EgressArgumentError(
+      `token (${typeof token === "string" ? `${token.length} characters, not shown` : typeof token}) is not a per-Run token: "${RUN_TOKEN_PREFIX}" and ${RUN_TOKEN_BYTES} random bytes in base64url; make one with newRunToken(), or leave it out for a new one`,
+    );
+  }
   return r as RunRegistration;
 }
 

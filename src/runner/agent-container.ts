@@ -4,17 +4,18 @@
 // refuses is refused at construction, in the runner's words.
 
 import { AgentContainerError, type AgentContainer } from "../container/index.js";
-import { createAgentContainerRuntime, type AgentContainerRuntime, type PoolOptions } from "../runtime/index.js";
+import { createAgentContainerRuntime, describeValue, type AgentContainerRuntime, type PoolOptions } from "../runtime/index.js";
 import { publicEnvironment, type AgentResult } from "../agents/index.js";
-import { inRunnerWords } from "./runner-options.js";
+import { AgentRunnerError, inRunnerWords } from "./runner-options.js";
 import { publicProxyEnvironment } from "./network-policy.js";
 import { planRun, type PlannedRequest } from "./run-plan.js";
 import type { RunnerSettings } from "./settings.js";
+import type { HeadStarts } from "./head-start.js";
 
 export type RunnerRuntime = AgentContainerRuntime<AgentResult, PlannedRequest>;
 
 /** The runtime every Run of the runner goes through; throws AgentRunnerError for a declaration that cannot mean anything. */
-export function createRunnerRuntime(settings: RunnerSettings): RunnerRuntime {
+export function createRunnerRuntime(settings: RunnerSettings, headStarts?: HeadStarts): RunnerRuntime {
   const { options } = settings;
   const container = runnerContainer(settings);
   try {
@@ -22,10 +23,10 @@ export function createRunnerRuntime(settings: RunnerSettings): RunnerRuntime {
       container,
       ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
       ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
-      ...(options.pool === undefined ? {} : { pool: poolOf(settings, options.pool) }),
+      ...(options.pool === undefined ? {} : { pool: poolOf(settings, options.pool, headStarts) }),
       ...(options.docker === undefined ? {} : { docker: options.docker }),
       ...(options.engine === undefined ? {} : { engine: options.engine }),
-      run: planRun(settings),
+      run: planRun(settings, headStarts !== undefined),
     });
   } catch (error) {
     throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
@@ -33,7 +34,7 @@ export function createRunnerRuntime(settings: RunnerSettings): RunnerRuntime {
 }
 
 /** The runtime's pool: members on the network every Run of the policy gets (run-container.ts decides the same). */
-function poolOf(settings: RunnerSettings, pool: NonNullable<RunnerSettings["options"]["pool"]>): PoolOptions {
+function poolOf(settings: RunnerSettings, pool: NonNullable<RunnerSettings["options"]["pool"]>, headStarts: HeadStarts | undefined): PoolOptions {
   const { gateway, policy } = settings;
   const network =
     gateway !== undefined
@@ -41,7 +42,11 @@ function poolOf(settings: RunnerSettings, pool: NonNullable<RunnerSettings["opti
       : policy === "open" && settings.options.networks === undefined
         ? { kind: "open" as const }
         : undefined;
-  return { ...pool, ...(network === undefined ? {} : { network }) };
+  const { headStart, ...rest } = pool;
+  if (headStart !== undefined && typeof headStart !== "boolean") {
+    throw new AgentRunnerError(`pool.headStart ${describeValue(headStart)} is not true or false; write false to start no agent ahead, or leave it out`);
+  }
+  return { ...rest, ...(network === undefined ? {} : { network }), ...(headStarts === undefined ? {} : { headStart: headStarts.plan }) };
 }
 
 function runnerContainer(settings: RunnerSettings): AgentContainer {

@@ -62,7 +62,14 @@ export function egressBaseUrl(gateway: Pick<EgressGateway, "alias" | "port">): s
 
 export type ProxiedRun = {
   readonly runId: string;
-  readonly env: Record<string, string>;
+  /**
+   * Registers the Run with the proxy (once; later calls answer the first's promise), under `token`
+   * when given (a pool member's, made ahead), and resolves with the variables that hand the agent
+   * its token. Rejects with the proxy's refusal.
+   */
+  readonly register: (token?: string) => Promise<Record<string, string>>;
+  /** Whether register was called: before, there is nothing to revoke or meter. */
+  readonly registered: () => boolean;
   readonly network: RunNetwork;
   /** Kills the Run's token (once: the moment its container is seen gone, or when the Run ends) and resolves with the proxy's last meter reading. */
   readonly revoke: () => Promise<RunMeter | undefined>;
@@ -72,37 +79,51 @@ export type ProxiedRun = {
   readonly observe: (meter: RunMeter) => void;
 };
 
-/** Registers the Run with the proxy; rejects with the proxy's refusal. */
-export async function registerProxiedRun(
+/** The Run as the proxy will know it; nothing is registered until its register() is called. */
+export function proxiedRun(
   gateway: EgressGateway,
   request: AgentRequest,
   credential: Extract<Credential, { kind: "api_key" | "oauth_token" }>,
   policy: "model" | "allowlist",
   allowlist: readonly string[],
   runId: string = newRunId(),
-): Promise<ProxiedRun> {
+): ProxiedRun {
   const caps = request.budget;
   const budget = {
     ...(caps?.maxTurns === undefined ? {} : { maxTurns: caps.maxTurns }),
     ...(caps?.maxTokens === undefined ? {} : { maxTokens: caps.maxTokens }),
     ...(caps?.maxCostUsd === undefined ? {} : { maxCostUsd: caps.maxCostUsd }),
   };
-  const { token } = await gateway.register({
-    runId,
-    cli: request.cli,
-    credential: { kind: credential.kind, value: credential.value },
-    ...(Object.keys(budget).length === 0 ? {} : { budget }),
-    allowlist: policy === "allowlist" ? allowlist : [],
-    // Taken from nowhere until the Run's network exists; then only from inside it.
-    sources: [],
-  });
+  let registering: Promise<Record<string, string>> | undefined;
+  const register = (token?: string): Promise<Record<string, string>> =>
+    (registering ??= gateway
+      .register({
+        runId,
+        cli: request.cli,
+        credential: { kind: credential.kind, value: credential.value },
+        ...(Object.keys(budget).length === 0 ? {} : { budget }),
+        allowlist: policy === "allowlist" ? allowlist : [],
+        // Taken from nowhere until the Run's network exists; then only from inside it.
+        sources: [],
+        ...(token === undefined ? {} : { token }),
+      })
+      .then(({ token: taken }) => proxiedEnvironment(request.cli, taken, gateway, policy)));
   let revoked: Promise<RunMeter | undefined> | undefined;
-  const revoke = (): Promise<RunMeter | undefined> => (revoked ??= gateway.revoke(runId));
+  // A Run never registered (refused before its claim) has nothing at the proxy to revoke.
+  const revoke = (): Promise<RunMeter | undefined> =>
+    (revoked ??=
+      registering === undefined
+        ? Promise.resolve(undefined)
+        : registering.then(
+            () => gateway.revoke(runId),
+            () => undefined,
+          ));
   let alive: (() => void) | undefined;
   let lastByteAt = 0;
   return {
     runId,
-    env: proxiedEnvironment(request.cli, token, gateway, policy),
+    register,
+    registered: () => registering !== undefined,
     network: {
       kind: "internal",
       attach: { container: gateway.container, alias: gateway.alias },

@@ -6,7 +6,7 @@
 import type { Outcome } from "../plan/index.js";
 import type { RunOptions } from "../runtime/index.js";
 import type { RunMeter } from "../egress/index.js";
-import type { AgentEvent, AgentResult, BudgetCap } from "../agents/index.js";
+import type { AgentEvent, AgentRequest, AgentResult, BudgetCap } from "../agents/index.js";
 import type { RunnerContext } from "./context.js";
 import { createRunGuard, type RunGuard } from "./guard.js";
 import { credentialMasked, handOver, sessionStoreOf } from "./hand-over.js";
@@ -45,11 +45,16 @@ export async function runGuarded(
   const watch = watchRun(context, prepared, proxied, runOptions);
   let ran: Outcome<AgentResult>;
   let meter: RunMeter | undefined;
-  const metering = proxied === undefined || gateway === undefined ? undefined : watchMeter(gateway, proxied, watch.tell, watch.guard.unavailable);
+  // The meter is read once the proxy knows the Run: now, or at its claim (head starts).
+  let metering: { stop: () => void } | undefined;
+  const meterFrom = (): void => {
+    if (proxied !== undefined && gateway !== undefined) metering ??= watchMeter(gateway, proxied, watch.tell, watch.guard.unavailable);
+  };
+  if (proxied?.registered() === true) meterFrom();
   try {
     ran = await context.runtime.run(
       { text: prompt, request: watch.planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
-      runtimeOptions(context, prepared, proxied, runOptions, watch),
+      await runtimeOptions(context, prepared, proxied, runOptions, watch, meterFrom),
     );
   } finally {
     watch.guard.dispose();
@@ -85,17 +90,18 @@ function watchRun(context: RunnerContext, { request, credential }: Prepared, pro
 }
 
 /** The runtime's options for the Run: the credential handed over (or the proxy's token and network), the caller's, the guards'. */
-function runtimeOptions(
+async function runtimeOptions(
   context: RunnerContext,
   { request, credential }: Prepared,
   proxied: ProxiedRun | undefined,
   runOptions: AgentRunOptions,
   watch: RunWatch,
-): RunOptions {
+  meterFrom: () => void,
+): Promise<RunOptions> {
   const { policy, keepSessions, codexProvider } = context.settings;
   return {
     timeoutSeconds: request.timeoutSeconds,
-    ...(proxied === undefined ? handOver(request.cli, credential, codexProvider) : { runId: proxied.runId, network: proxied.network, env: proxied.env }),
+    ...(proxied === undefined ? handOver(request.cli, credential, codexProvider) : await proxiedOptions(context, request, proxied, meterFrom)),
     ...(policy === "open" ? { network: { kind: "open" as const } } : {}),
     ...pick(runOptions),
     signal: watch.guard.signal,
@@ -110,6 +116,33 @@ function runtimeOptions(
       });
     },
     ...(keepSessions ? { sessionStore: sessionStoreOf(request) } : {}),
+  };
+}
+
+/**
+ * A proxied Run's network and token: registered already, or (head starts) at its claim, under the
+ * token its member was started with when it offers one.
+ */
+async function proxiedOptions(context: RunnerContext, request: AgentRequest, proxied: ProxiedRun, meterFrom: () => void): Promise<RunOptions> {
+  const base = { runId: proxied.runId, network: proxied.network };
+  const { headStarts } = context;
+  if (headStarts === undefined) return { ...base, env: await proxied.register() };
+  return {
+    ...base,
+    envAtClaim: async (offered) => {
+      try {
+        const token = headStarts.offeredToken(request, offered);
+        const env = await proxied.register(token);
+        meterFrom();
+        if (token !== undefined && !Object.values(env).includes(token)) {
+          // A proxy older than caller-chosen tokens answers one of its own: the Run goes on with it, its head start unused.
+          context.settings.options.logger?.warn({ runId: proxied.runId }, "the egress proxy did not take the member's token; its head start goes unused");
+        }
+        return env;
+      } catch (error) {
+        throw new Error(`the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
   };
 }
 

@@ -3,7 +3,16 @@
 // Invariant: the caller's onEvent throwing never ends the Run; it is reported once and not called again.
 
 import type { RunPlanFunction } from "../plan/index.js";
-import { claudeArgs, parseClaudeStream, codexArgs, parseCodexStream, type AgentEvent, type AgentRequest, type AgentResult } from "../agents/index.js";
+import {
+  claudeArgs,
+  claudeUserMessage,
+  parseClaudeStream,
+  codexArgs,
+  parseCodexStream,
+  type AgentEvent,
+  type AgentRequest,
+  type AgentResult,
+} from "../agents/index.js";
 import { EXIT_AFTER_RESULT_MS } from "./limits.js";
 import type { RunnerSettings } from "./settings.js";
 
@@ -19,7 +28,14 @@ export type PlannedRequest = {
 };
 
 /** The plan function of a runner's runtime: claude's or codex's argv and reader for each request. */
-export function planRun(settings: Pick<RunnerSettings, "workdir" | "keepSessions" | "codexProvider">): RunPlanFunction<AgentResult, PlannedRequest> {
+/**
+ * `streamInput`: claude takes its prompt as a stream-json user message, as a pool member's claude
+ * started ahead must (it waits for its prompt however long the claim takes); the model is sent the same.
+ */
+export function planRun(
+  settings: Pick<RunnerSettings, "workdir" | "keepSessions" | "codexProvider">,
+  streamInput = false,
+): RunPlanFunction<AgentResult, PlannedRequest> {
   const { workdir, keepSessions, codexProvider } = settings;
   return (prompt, { mask }) => {
     const { request, onEvent, onEventFailed, watch, attach } = prompt.request;
@@ -36,7 +52,13 @@ export function planRun(settings: Pick<RunnerSettings, "workdir" | "keepSessions
       },
     };
     return request.cli === "claude"
-      ? { args: claudeArgs(request), stdin: prompt.text, request, exitGraceMs: EXIT_AFTER_RESULT_MS, outcome: (stdout) => parseClaudeStream(stdout, live) }
+      ? {
+          args: claudeArgs(request, { streamInput }),
+          stdin: streamInput ? claudeUserMessage(prompt.text) : prompt.text,
+          request,
+          exitGraceMs: EXIT_AFTER_RESULT_MS,
+          outcome: (stdout) => parseClaudeStream(stdout, live),
+        }
       : {
           args: codexArgs(request, { workdir, keepSession: keepSessions, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
           stdin: prompt.text,

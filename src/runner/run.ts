@@ -12,7 +12,7 @@ import { refused, withNetworkHint, withRuntimeHint, type AgentOutcome } from "./
 import { prepare, type Prepared } from "./prepare.js";
 import { runGuarded, type Ran } from "./run-container.js";
 import { checkRunCall, type AgentRunOptions } from "./runner-options.js";
-import { registerProxiedRun, type ProxiedRun } from "./network-policy.js";
+import { proxiedRun, type ProxiedRun } from "./network-policy.js";
 import type { RunnerSettings } from "./settings.js";
 
 export async function runAgent(
@@ -29,13 +29,17 @@ export async function runAgent(
   if (misuse !== undefined) return named(refused("invalid_request", misuse, "none"));
   const prepared = await prepare(context.settings, input);
   if ("runId" in prepared) return named(prepared);
+  context.headStarts?.learn(prepared.request);
   const entered = await enterProxy(context, prepared, runOptions.runId);
   if ("refusal" in entered) return named(entered.refusal);
   const ran = await runGuarded(context, prepared, entered.proxied, prompt, runOptions);
   return assembleOutcome(context.settings, prepared, ran);
 }
 
-/** Under "model" and "allowlist": the Run registered with the egress proxy, once its breaches can be heard. Else no proxied Run. */
+/**
+ * Under "model" and "allowlist": the Run registered with the egress proxy, once its breaches can be
+ * heard; with head starts, registered later, at its claim (with its member's token). Else no proxied Run.
+ */
 async function enterProxy(
   context: RunnerContext,
   { request, credential }: Prepared,
@@ -55,7 +59,9 @@ async function enterProxy(
   }
   try {
     await context.breaches.hear(gateway);
-    return { proxied: await registerProxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? [], runId) };
+    const proxied = proxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? [], runId);
+    if (context.headStarts === undefined) await proxied.register();
+    return { proxied };
   } catch (error) {
     return {
       refusal: refused(

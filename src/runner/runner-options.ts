@@ -74,9 +74,18 @@ export type AgentRunnerOptions = {
    * pool): members are made on the network the policy gives every Run (under model and allowlist,
    * their own internal network with the egress proxy already joined). A Run a member cannot serve (a
    * login file as its credential, a session to keep, a writable work/) starts cold. `onClaim` is told
-   * each warm Run's claim latency in ms (for a histogram; it must not throw). Call close() when done. Default: none.
+   * each warm Run's claim latency in ms (for a histogram; it must not throw). Under `model`, each
+   * member also starts claude ahead (`headStart`, default true): with the argv of the runner's default
+   * request, or of the last claude Run that carried no text of its caller's, and a per-Run token of
+   * its own that the egress proxy refuses until the Run that claims it registers it; a claude Run of
+   * that argv is handed the running claude. Call close() when done. Default: none.
    */
-  readonly pool?: { readonly size: number; readonly maxIdleSeconds?: number; readonly onClaim?: (latencyMs: number) => void };
+  readonly pool?: {
+    readonly size: number;
+    readonly maxIdleSeconds?: number;
+    readonly onClaim?: (latencyMs: number) => void;
+    readonly headStart?: boolean;
+  };
   readonly docker?: Docker;
   /** The container engine; default: Docker through `docker`. */
   readonly engine?: Engine;

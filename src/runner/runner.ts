@@ -13,6 +13,7 @@ import type { RunnerContext } from "./context.js";
 import type { AgentOutcome } from "./outcome.js";
 import { prepare } from "./prepare.js";
 import { runAgent } from "./run.js";
+import { headStartsOf } from "./head-start.js";
 import { checkRunnerOptions, type AgentRunOptions, type AgentRunnerOptions } from "./runner-options.js";
 import { resolveRunnerSettings } from "./settings.js";
 
@@ -41,7 +42,8 @@ export type AgentRunner = {
 export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
   checkRunnerOptions(options, extra);
   const settings = resolveRunnerSettings(options);
-  const context: RunnerContext = { settings, runtime: createRunnerRuntime(settings), breaches: createBreachListener() };
+  const headStarts = headStartsOf(settings);
+  const context: RunnerContext = { settings, runtime: createRunnerRuntime(settings, headStarts), breaches: createBreachListener(), headStarts };
   return {
     run: (input, prompt, runOptions = {}, ...more: never[]) => runAgent(context, input, prompt, runOptions, more),
     commandFor: (input, prompt, ...more: never[]) => commandForRequest(context, input, prompt, more),

@@ -25,6 +25,7 @@ export const RUN_OPTION_NAMES = [
   "onStallWarning",
   "runId",
   "network",
+  "envAtClaim",
 ] as const;
 export const COMMAND_OPTION_NAMES = ["env", "secretFiles", "secrets"] as const;
 

@@ -3,7 +3,7 @@
 // store (mounts), a read-only work/, the pool's network, and a timeout within the member's labels.
 // Invariant: a Run that cannot be served warm is served cold, and the pool counts why.
 
-import { deadlineWords, type ComposedSpec } from "../container/index.js";
+import type { ComposedSpec } from "../container/index.js";
 import type { ReaderVerdict } from "../plan/index.js";
 import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
 import type { Claim } from "./pool-launcher.js";
@@ -41,10 +41,22 @@ function coldBecause<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string 
   return undefined;
 }
 
-/** What the Run's claim hands its member: the Run's timer and plan words, and its whole environment (later names win). */
-export function claimOf(runSpec: ComposedSpec): Claim {
-  return {
-    words: [...(runSpec.deadline === undefined ? [] : deadlineWords(runSpec.deadline)), ...runSpec.planArgs],
-    env: runSpec.env,
-  };
+/**
+ * What the Run's claim hands its member: `go` when the member's head start is already this Run's
+ * agent (the same words and the same whole environment), else the Run's plan words and environment
+ * (later names win); the Run's timer either way.
+ */
+export function claimOf(runSpec: ComposedSpec, member: Pick<Member, "headStart">): Claim {
+  const deadline = runSpec.deadline === undefined ? {} : { deadline: runSpec.deadline };
+  const head = member.headStart;
+  const same = head !== undefined && sameWords(head.words, runSpec.planArgs) && samePairs(head.env, runSpec.env);
+  return { mode: same ? "go" : "run", ...deadline, words: runSpec.planArgs, env: runSpec.env };
+}
+
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((word, i) => word === b[i]);
+}
+
+function samePairs(a: ReadonlyArray<readonly [string, string]>, b: ReadonlyArray<readonly [string, string]>): boolean {
+  return a.length === b.length && a.every(([name, value], i) => name === b[i]?.[0] && value === b[i]?.[1]);
 }

@@ -10,7 +10,7 @@ import { engineMessage, type ContainerStreams, type Engine } from "../engine/ind
 import { prepareRunDirectory, runDirectory, stagedMounts, unmountUnder, DEFAULT_WRITABLE_BYTES } from "../staging/index.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";
-import { launcherWords } from "./pool-launcher.js";
+import { encodeHeadStart, launcherWords } from "./pool-launcher.js";
 import type { RunAddresses } from "./run-addresses.js";
 import { closeRunNetwork, openRunNetwork, runNetworkName, type RunNetwork } from "./run-network.js";
 import { bounded } from "./stop.js";
@@ -31,6 +31,17 @@ export type MemberMaker = {
   readonly launcherIdleSeconds: number;
   /** The network every member is made on (kind and the peer joined to it); undefined: the declared networks. */
   readonly network?: Pick<RunNetwork, "kind" | "attach">;
+  /** Each member's head start (PoolOptions.headStart); undefined: none. */
+  readonly headStart?: () => HeadStartPlan | undefined;
+};
+
+/**
+ * The agent a member starts ahead: its plan words and the Run environment it is started with, values
+ * made for this member alone (a token worth nothing until a Run binds it), never a caller's.
+ */
+export type HeadStartPlan = {
+  readonly words: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
 };
 
 /** A member ready for its Run. */
@@ -49,6 +60,15 @@ export type Member = {
   readonly deadline: number;
   /** Settles when its container stops running (before a claim: it is of no use any more). */
   readonly stopped: Promise<void>;
+  /**
+   * Its agent, started ahead: the plan words, the whole environment a Run's spec would give it (what a
+   * claim is compared with), and the member's own Run environment, offered to the claiming Run.
+   */
+  readonly headStart?: {
+    readonly words: readonly string[];
+    readonly env: ReadonlyArray<readonly [string, string]>;
+    readonly runEnv: Readonly<Record<string, string>>;
+  };
 };
 
 /**
@@ -75,6 +95,8 @@ export async function makeMember(maker: MemberMaker, id: string): Promise<Member
     const containerId = await maker.engine.create(spec);
     const streams = await maker.engine.attach(containerId);
     await maker.engine.start(containerId);
+    const headStart = headStartOf(maker, id);
+    if (headStart !== undefined) streams.stdin.write(encodeHeadStart(headStart));
     const stopped = maker.engine.wait(containerId).then(
       () => undefined,
       () => undefined,
@@ -88,6 +110,7 @@ export async function makeMember(maker: MemberMaker, id: string): Promise<Member
       ...(network === undefined ? {} : { network }),
       deadline: Number(ownership.deadline),
       stopped,
+      ...(headStart === undefined ? {} : { headStart }),
     };
   } catch (error) {
     return undone(maker, id, made, engineMessage(error));
@@ -108,6 +131,19 @@ function memberSpec(maker: MemberMaker, id: string, labels: Readonly<Record<stri
     ...(maker.network === undefined ? {} : { networks: [runNetworkName(id)] }),
     ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(id, agentWorkdir, false) }),
   });
+}
+
+/**
+ * The member's head start, its environment as a Run's composed spec would have it; none when the
+ * declaration holds a secret (it would reach the member before any claim) or the plan gives no words.
+ */
+function headStartOf(maker: MemberMaker, id: string): Member["headStart"] {
+  const { container } = maker;
+  if (Object.keys(container.env ?? {}).length > 0 || container.extra.env.length > 0) return undefined;
+  const plan = maker.headStart?.();
+  if (plan === undefined || plan.words.length === 0) return undefined;
+  const spec = composeSpec(container, { runId: id, planArgs: [...plan.words], runEnv: plan.env });
+  return { words: [...plan.words], env: spec.env, runEnv: { ...plan.env } };
 }
 
 /** The member's Run directory (staged declarations): empty inputs and prompt, out/ bounded and the agent's. Its work/, or undefined without staging. */

@@ -202,3 +202,118 @@ describe("the warm pool against the real engine", () => {
     }
   }, 120_000);
 });
+
+describe("a warm pool whose members start the agent ahead (head start)", () => {
+  const AGENT = 'read line; echo "got:$line premade:${PREMADE#premade-}"';
+  let made = 0;
+  /** A runtime whose members start `sh -c AGENT` ahead with a premade value of their own; its Runs run `script`. */
+  function headStarted(script = AGENT, pool: Partial<PoolOptions> = {}) {
+    const runtime = createAgentContainerRuntime<Collected>({
+      container: { image: TEST_IMAGE, logger: capturingLogger().logger, staging: { runtimeDir } },
+      run: (prompt) => ({ args: ["sh", "-c", script, "hs-marker"], stdin: prompt.text, outcome: collectStdout }),
+      pool: { size: 1, headStart: () => ({ words: ["sh", "-c", AGENT, "hs-marker"], env: { PREMADE: `premade-member-${++made}-0123456789` } }), ...pool },
+    });
+    runtimes.push(runtime);
+    return runtime;
+  }
+  /** The Run takes what its member offers, as the runner takes a member's token; a Run given none makes its own. */
+  const takeOffered = async (offered: Readonly<Record<string, string>> | undefined) => offered ?? { PREMADE: "premade-cold-0123456789" };
+
+  it("holds no premade value and no Run's word in its container, and hands a Run with its plan the running agent", async () => {
+    const runtime = headStarted();
+    await untilReady(runtime, 1);
+    const [member] = membersOf(runtime);
+    const seen = JSON.stringify(inspect(member as string));
+    expect(seen).not.toContain("premade-member");
+    expect(seen).not.toContain("hs-marker");
+    const outcome = await runtime.run({ text: "the prompt\n" }, { envAtClaim: takeOffered });
+    expect(outcome).toMatchObject({ ok: true, warm: true, exit: { code: 0 } });
+    // The premade value is the Run's secret now: printed whole, it is masked.
+    expect(outcome.result?.bytes.toString()).toMatch(/^got:the prompt premade:member-\d+-0123456789\n$/);
+    expect(runtime.pool()?.headStarts).toEqual({ used: 1, wasted: 0 });
+  }, 120_000);
+
+  it("kills a head start a Run cannot take (another plan), and serves that Run warm with its own words and environment", async () => {
+    const other =
+      'n=0; for f in /proc/[0-9]*/cmdline; do tr "\\0" " " <"$f" 2>/dev/null | grep -q "read lin[e]" && n=$((n+1)); done; echo "head starts left:$n token:${RUN_TOKEN#per-run-} premade:${PREMADE:-none}"';
+    const runtime = headStarted(other);
+    await untilReady(runtime, 1);
+    const outcome = await runtime.run({ text: "" }, { env: { RUN_TOKEN: RUN_SECRET } });
+    expect(outcome).toMatchObject({ ok: true, warm: true });
+    expect(outcome.result?.bytes.toString()).toBe(`head starts left:0 token:${RUN_SECRET.replace("per-run-", "")} premade:none\n`);
+    expect(runtime.pool()?.headStarts).toEqual({ used: 0, wasted: 1 });
+  }, 120_000);
+
+  it("kills a head start whose environment is not the Run's, even with the same words", async () => {
+    const runtime = headStarted();
+    await untilReady(runtime, 1);
+    const outcome = await runtime.run({ text: "x\n" }, { envAtClaim: async () => ({ PREMADE: "premade-its-own-0123456789" }) });
+    expect(outcome).toMatchObject({ ok: true, warm: true });
+    expect(outcome.result?.bytes.toString()).toBe("got:x premade:its-own-0123456789\n");
+    expect(runtime.pool()?.headStarts).toEqual({ used: 0, wasted: 1 });
+  }, 120_000);
+
+  it("ends a Run whose envAtClaim rejects unavailable, before its agent gets anything", async () => {
+    const runtime = headStarted();
+    await untilReady(runtime, 1);
+    const outcome = await runtime.run(
+      { text: "x\n" },
+      {
+        envAtClaim: async () => {
+          throw new Error("the egress proxy did not take the Run");
+        },
+      },
+    );
+    expect(outcome).toMatchObject({ ok: false, reason: "unavailable", error: "the egress proxy did not take the Run" });
+  }, 120_000);
+
+  it("leaves nothing of a head-start member killed before its claim", async () => {
+    const runtime = headStarted();
+    await untilReady(runtime, 1);
+    const [killed] = membersOf(runtime);
+    const memberId = docker("inspect", "--format", "{{.Name}}", killed as string).replace(/^\/agentcage-/, "");
+    docker("kill", killed as string);
+    for (let i = 0; i < 600 && (runtime.pool()?.replaced ?? 0) < 1; i++) await sleep(50);
+    await untilReady(runtime, 1);
+    for (let i = 0; i < 200 && membersOf(runtime).includes(killed as string); i++) await sleep(50);
+    expect(membersOf(runtime)).not.toContain(killed);
+    expect(await readdir(runtimeDir)).not.toContain(memberId);
+    expect(await runtime.run({ text: "y\n" }, { envAtClaim: takeOffered })).toMatchObject({ ok: true, warm: true });
+    expect(runtime.pool()?.headStarts).toEqual({ used: 1, wasted: 0 });
+  }, 120_000);
+
+  it("ends a head start that outlives its timeout as timeout, the same end as cold", async () => {
+    const slow = "read line; sleep 60";
+    const runtime = createAgentContainerRuntime<Collected>({
+      container: { image: TEST_IMAGE, logger: capturingLogger().logger, staging: { runtimeDir } },
+      run: (prompt) => ({ args: ["sh", "-c", slow], stdin: prompt.text, outcome: collectStdout }),
+      pool: { size: 1, headStart: () => ({ words: ["sh", "-c", slow], env: {} }) },
+    });
+    runtimes.push(runtime);
+    await untilReady(runtime, 1);
+    const warm = await runtime.run({ text: "x\n" }, { timeoutSeconds: 2 });
+    const cold = await runtime.run({ text: "x\n" }, { timeoutSeconds: 2, secretFiles: [{ agentPath: "/tmp/cold.json", content: "{}" }] });
+    expect(warm).toMatchObject({ ok: false, reason: "timeout", warm: true });
+    expect(cold).toMatchObject({ ok: false, reason: "timeout", warm: false });
+    expect(runtime.pool()?.headStarts).toEqual({ used: 1, wasted: 0 });
+    expect(warm.durationMs).toBeLessThan(15_000);
+  }, 120_000);
+});
+
+describe("a warm pool whose members keep stopping before any claim", () => {
+  it("makes them again ever more slowly, not as fast as the engine allows", async () => {
+    const runtime = createAgentContainerRuntime<Collected>({
+      container: { image: TEST_IMAGE, logger: capturingLogger().logger, staging: { runtimeDir } },
+      run: (prompt) => ({ args: ["cat"], stdin: prompt.text, outcome: collectStdout }),
+      // A head start that ends at once ends its member (the launcher's watch), again and again.
+      pool: { size: 1, headStart: () => ({ words: ["sh", "-c", "exit 1"], env: {} }) },
+    });
+    runtimes.push(runtime);
+    await sleep(30_000);
+    // Made back to back, a member made and dead every second or two comes to 15 or more in 30 s;
+    // backing off (0.5, 1, 2, 4, 8 s) between them, to 6 or fewer.
+    const replaced = runtime.pool()?.replaced ?? 0;
+    expect(replaced, `replaced ${replaced}`).toBeGreaterThanOrEqual(2);
+    expect(replaced, `replaced ${replaced}`).toBeLessThanOrEqual(7);
+  }, 90_000);
+});

@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import { liveRuns } from "./live-runs.js";
 import { describeValue } from "./misuse.js";
-import { discardMember, makeMember, type Member, type MemberMaker } from "./pool-member.js";
+import { discardMember, makeMember, type HeadStartPlan, type Member, type MemberMaker } from "./pool-member.js";
 import { newRunId } from "./run-id.js";
 import type { RunNetwork } from "./run-network.js";
 
@@ -23,6 +23,16 @@ export type PoolOptions = {
   readonly network?: Pick<RunNetwork, "kind" | "attach">;
   /** Told of each warm Run's claim latency (from its slot to its claim written), for metrics; must not throw. Default: none. */
   readonly onClaim?: (latencyMs: number) => void;
+  /**
+   * Each member's head start: called as a member is made, it answers the plan words to start the
+   * agent with ahead of any Run and the Run environment to start it with, whose values must be made
+   * for that member alone and be worth nothing until a Run takes them (RunOptions.envAtClaim): never
+   * a caller's data. A Run whose composed words and whole environment are the same is handed the
+   * running agent; any other is served by the member as without one (the head start killed). No
+   * member of a declaration with secret env gets one (the secret would reach it before a claim).
+   * Undefined answers: that member has none. Must not throw. Default: none.
+   */
+  readonly headStart?: () => HeadStartPlan | undefined;
 };
 
 export const MAX_POOL_SIZE = 256;
@@ -57,6 +67,8 @@ export type PoolStats = {
   /** Members that could not be made; the last reason, masked of nothing secret (a member holds none). */
   readonly failures: number;
   readonly lastFailure?: string;
+  /** With headStart: warm Runs whose member had one, handed the running agent (used), or not (wasted: another plan or environment). */
+  readonly headStarts?: { readonly used: number; readonly wasted: number };
   /** Over the last LATENCY_SAMPLES warm Runs, ms from the slot to the claim written. */
   readonly claimLatencyMs: { readonly count: number; readonly p50?: number; readonly p99?: number; readonly max?: number };
 };
@@ -67,6 +79,8 @@ export type Pool = {
   readonly claim: () => Member | undefined;
   /** Counts a Run served cold, and why. */
   readonly cold: (why: string) => void;
+  /** A warm Run's member had a head start, and the Run took it (or not). */
+  readonly headStarted: (used: boolean) => void;
   /** A warm Run's claim was written this many ms after its slot. */
   readonly claimed: (latencyMs: number) => void;
   /** A claimed member, once its Run is over (or ended before it ran): what is left of it removed in the background; close() waits for it. */
@@ -78,7 +92,7 @@ export type Pool = {
 
 export function checkPoolOptions(pool: unknown): string | undefined {
   if (typeof pool !== "object" || pool === null) return `pool ${JSON.stringify(pool)} is not an object; write e.g. { size: 4 }`;
-  const { size, maxIdleSeconds, onClaim } = pool as PoolOptions;
+  const { size, maxIdleSeconds, onClaim, headStart } = pool as PoolOptions;
   if (!Number.isInteger(size) || size < 1 || size > MAX_POOL_SIZE)
     return `pool.size ${JSON.stringify(size)} is not a whole number from 1 to ${MAX_POOL_SIZE}; write e.g. 4`;
   if (maxIdleSeconds !== undefined && (!Number.isInteger(maxIdleSeconds) || maxIdleSeconds < 1 || maxIdleSeconds > MAX_POOL_IDLE_SECONDS)) {
@@ -86,6 +100,8 @@ export function checkPoolOptions(pool: unknown): string | undefined {
   }
   if (onClaim !== undefined && typeof onClaim !== "function")
     return `pool.onClaim ${describeValue(onClaim)} is not a function; pass (latencyMs) => ..., or leave it out`;
+  if (headStart !== undefined && typeof headStart !== "function")
+    return `pool.headStart ${describeValue(headStart)} is not a function; pass () => ({ words, env }), or leave it out`;
   return undefined;
 }
 
@@ -100,8 +116,12 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   let claimed = 0;
   let replaced = 0;
   let failures = 0;
+  const headStarts = { used: 0, wasted: 0 };
   let lastFailure: string | undefined;
   let backoffMs = 0;
+  // Members in a row that stopped before any claim (a head start that dies at once, an image that
+  // cannot run the launcher): made again only after a backoff, as a failed make is, until one serves.
+  let stoppedInARow = 0;
   let backoffTimer: NodeJS.Timeout | undefined;
   /** Replacements of claimed members waiting out REPLACE_AFTER_CLAIM_MS, each its own timer. */
   const deferred = new Set<NodeJS.Timeout>();
@@ -139,7 +159,13 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       member.id,
       setTimeout(() => replace(member, `idle past maxIdleSeconds (${maxIdleSeconds})`), maxIdleSeconds * 1000),
     );
-    void member.stopped.then(() => replace(member, "its container stopped before its claim"));
+    void member.stopped.then(() => {
+      if (!ready.includes(member)) return;
+      stoppedInARow++;
+      backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
+      if (stoppedInARow > 1) logger.warn({ stoppedInARow, retryInMs: backoffMs }, "pool members keep stopping before their claim");
+      replace(member, "its container stopped before its claim");
+    });
   };
   const makeOne = (): void => {
     making++;
@@ -157,7 +183,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
           logger.warn({ err: result.failed, retryInMs: backoffMs }, "a pool member could not be made");
           return;
         }
-        backoffMs = 0;
+        if (stoppedInARow === 0) backoffMs = 0;
         madeOne(result);
       },
       (error: unknown) => {
@@ -208,11 +234,17 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       if (member === undefined) return undefined;
       unready(member);
       claimed++;
+      stoppedInARow = 0;
+      backoffMs = 0;
       replaceClaimed();
       return member;
     },
     cold: (why) => {
       cold[why] = (cold[why] ?? 0) + 1;
+    },
+    headStarted: (used) => {
+      if (used) headStarts.used++;
+      else headStarts.wasted++;
     },
     claimed: (latencyMs) => {
       latencies.push(latencyMs);
@@ -234,6 +266,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       replaced,
       failures,
       ...(lastFailure === undefined ? {} : { lastFailure }),
+      ...(options.headStart === undefined ? {} : { headStarts: { ...headStarts } }),
       claimLatencyMs: percentiles(latencies),
     }),
     close: async () => {

@@ -29,7 +29,9 @@ export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q
   if (!planned.ok) return endEarly(ctx, planned.reason, planned.error);
   if (staged !== undefined) state.record = await openRecord(staged.directory, planned.plan.request, ctx);
   try {
-    const composed = compose(ctx, planned, staged);
+    const runEnv = await envOfRun(ctx, member);
+    if ("outcome" in runEnv) return runEnv.outcome;
+    const composed = compose(ctx, planned, staged, runEnv.env);
     if (!composed.ok) return composed.outcome;
     if (member !== undefined) return await launchWarm(ctx, state, composed.spec, planned, member);
     const noNetwork = await openNetwork(ctx, state);
@@ -48,14 +50,38 @@ export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q
 
 type Composed<R extends ReaderVerdict> = { readonly ok: true; readonly spec: ComposedSpec } | { readonly ok: false; readonly outcome: Outcome<R> };
 
+/**
+ * The Run's environment: the caller's, and what envAtClaim adds now that the Run knows its member
+ * (offered the environment of the member's head start), masked from here on like the rest.
+ */
+async function envOfRun<R extends ReaderVerdict, Q>(
+  ctx: RunContext<R, Q>,
+  member: Member | undefined,
+): Promise<{ readonly env: Readonly<Record<string, string>> } | { readonly outcome: Outcome<R> }> {
+  if (ctx.envAtClaim === undefined) return { env: ctx.runEnv };
+  let added: Readonly<Record<string, string>>;
+  try {
+    added = await ctx.envAtClaim(member?.headStart?.runEnv);
+  } catch (error) {
+    return { outcome: endEarly(ctx, "unavailable", maskedMessage(ctx, error)) };
+  }
+  for (const value of Object.values(added)) ctx.masker.add(value);
+  return { env: { ...ctx.runEnv, ...added } };
+}
+
 /** The Run's composed spec: the declaration, its plan, its labels, its own network and volumes. */
-function compose<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, planned: Planned<R>, staged: StagedRun | undefined): Composed<R> {
+function compose<R extends ReaderVerdict, Q>(
+  ctx: RunContext<R, Q>,
+  planned: Planned<R>,
+  staged: StagedRun | undefined,
+  runEnv: Readonly<Record<string, string>>,
+): Composed<R> {
   const volumes = runVolumeNames(ctx, staged);
   try {
     const spec = composeRun(ctx.container, {
       runId: ctx.runId,
       planArgs: planned.plan.args,
-      runEnv: ctx.runEnv,
+      runEnv,
       secretFiles: ctx.secretFiles,
       labels: ownershipLabels(ctx.ownership),
       // What is left of the Run's timeout (staging took some): the container's own timer ends it then.
@@ -88,7 +114,9 @@ async function launchWarm<R extends ReaderVerdict, Q>(
   }
   let claim: Uint8Array;
   try {
-    claim = encodeClaim(claimOf(spec));
+    const decided = claimOf(spec, member);
+    claim = encodeClaim(decided);
+    if (member.headStart !== undefined) ctx.pool?.headStarted(decided.mode === "go");
   } catch (error) {
     return endEarly(ctx, "invalid_request", maskedMessage(ctx, error));
   }
@@ -98,7 +126,7 @@ async function launchWarm<R extends ReaderVerdict, Q>(
     claim,
     claimed: () => ctx.pool?.claimed(Math.round(performance.now() - ctx.startedAt)),
   };
-  ctx.logger.info({ runId: ctx.runId, member: member.id }, "run served warm");
+  ctx.logger.info({ runId: ctx.runId, member: member.id, headStart: member.headStart === undefined ? "none" : "offered" }, "run served warm");
   return endReason(ctx, await runTheContainer(ctx, state, spec, planned, { spec: member.spec, warm }), true);
 }
 

@@ -60,6 +60,14 @@ export type RunOptions = {
    * reachable peer (the egress proxy). Default: the declaration's networks.
    */
   readonly network?: RunNetwork;
+  /**
+   * More of the Run's environment, decided once the Run knows its container: called with the
+   * environment a pool member's head start was made with (PoolOptions.headStart) when the Run was
+   * given such a member, else undefined; resolves with variables added to `env` (secret and masked
+   * like it). The egress proxy's token is registered here, so that a Run may take the one its
+   * member holds. A rejection ends the Run `unavailable` before its agent gets anything. Default: none.
+   */
+  readonly envAtClaim?: (offered: Readonly<Record<string, string>> | undefined) => Promise<Readonly<Record<string, string>>>;
 };
 
 export type SessionStoreOptions = {

@@ -55,6 +55,9 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   if (typeof runId === "string" && liveRuns.has(runId)) {
     return `runId ${JSON.stringify(runId)} is the id of a Run that is still going; make a new one with newRunId()`;
   }
+  if (options.envAtClaim !== undefined && typeof options.envAtClaim !== "function") {
+    return `envAtClaim ${describeValue(options.envAtClaim)} is not a function; pass async (offered) => ({ NAME: value }), or leave it out`;
+  }
   const network = options.network as { kind?: unknown; attach?: { container?: unknown; alias?: unknown } } | undefined;
   if (network !== undefined) {
     if (typeof network !== "object" || network === null || !(RUN_NETWORK_KINDS as readonly unknown[]).includes(network.kind)) {

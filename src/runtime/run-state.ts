@@ -15,7 +15,7 @@ import type { Ownership } from "./ownership.js";
 import type { Pool } from "./pool.js";
 import type { RunAddresses } from "./run-addresses.js";
 import type { RecordWriter } from "./record.js";
-import type { SessionStoreOptions } from "./run-options.js";
+import type { RunOptions, SessionStoreOptions } from "./run-options.js";
 import type { RunNetwork } from "./run-network.js";
 import type { Staged } from "./stage.js";
 import { createRunStop, type RunStop } from "./stop.js";
@@ -41,6 +41,7 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly replaceHarvestTo: boolean;
   readonly sessionStore?: SessionStoreOptions;
   readonly runEnv: Readonly<Record<string, string>>;
+  readonly envAtClaim?: RunOptions["envAtClaim"];
   readonly secretFiles: readonly SecretFile[];
   readonly stallSeconds?: number;
   readonly onStallWarning?: (info: { readonly silentMs: number }) => void;

@@ -116,6 +116,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     replaceHarvestTo: options.replaceHarvestTo === true,
     ...(options.sessionStore === undefined ? {} : { sessionStore: options.sessionStore }),
     runEnv: options.env ?? {},
+    ...(options.envAtClaim === undefined ? {} : { envAtClaim: options.envAtClaim }),
     secretFiles: options.secretFiles ?? [],
     ...(options.stallSeconds === undefined ? {} : { stallSeconds: options.stallSeconds }),
     ...(options.onStallWarning === undefined ? {} : { onStallWarning: options.onStallWarning }),

@@ -93,6 +93,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
             ownership: () => ownershipOf((options.pool?.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + (container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
             launcherIdleSeconds: (options.pool.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + LAUNCHER_IDLE_MARGIN_SECONDS,
             ...(options.pool.network === undefined ? {} : { network: options.pool.network }),
+            ...(options.pool.headStart === undefined ? {} : { headStart: options.pool.headStart }),
           },
           logger,
         );

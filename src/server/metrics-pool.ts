@@ -38,6 +38,19 @@ export function registerPoolMetrics(registry: Registry, stats: () => PoolStats |
   counter("agentcage_pool_replaced_total", "Pooled containers replaced: idle past --pool-idle-seconds, or stopped before their Run", (s) => s.replaced);
   counter("agentcage_pool_failures_total", "Pooled containers that could not be made (GET /v1/pool says the last reason)", (s) => s.failures);
   new Counter({
+    name: "agentcage_pool_head_starts_total",
+    help: "Warm Runs whose container had started claude ahead: handed it (used), or served with it killed first (wasted: another argv)",
+    labelNames: ["outcome"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const heads = stats()?.headStarts;
+      if (heads === undefined) return;
+      this.inc({ outcome: "used" }, heads.used);
+      this.inc({ outcome: "wasted" }, heads.wasted);
+    },
+  });
+  new Counter({
     name: "agentcage_pool_cold_total",
     help: "Runs of the pooled runner served cold, by why (empty: no container was ready)",
     labelNames: ["why"],

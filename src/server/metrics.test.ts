@@ -68,6 +68,7 @@ describe("/metrics with a warm pool", () => {
     replaced: 5,
     failures: 1,
     lastFailure: "no such image",
+    headStarts: { used: 6, wasted: 1 },
     claimLatencyMs: { count: 7, p50: 12, p99: 40, max: 40 },
   };
 
@@ -87,6 +88,8 @@ describe("/metrics with a warm pool", () => {
     expect(text).toMatch(/^agentcage_pool_replaced_total 5$/m);
     expect(text).toMatch(/^agentcage_pool_failures_total 1$/m);
     expect(text).toMatch(/^agentcage_pool_cold_total\{why="empty"\} 2$/m);
+    expect(text).toMatch(/^agentcage_pool_head_starts_total\{outcome="used"\} 6$/m);
+    expect(text).toMatch(/^agentcage_pool_head_starts_total\{outcome="wasted"\} 1$/m);
     expect(text).toMatch(/^agentcage_pool_cold_total\{why="secret files"\} 1$/m);
     expect(text).toMatch(/^agentcage_pool_claim_seconds_bucket\{le="0.005"\} 0$/m);
     expect(text).toMatch(/^agentcage_pool_claim_seconds_bucket\{le="0.025"\} 1$/m);

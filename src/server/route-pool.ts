@@ -26,6 +26,12 @@ const poolOn = z.object({
   replaced: count.describe("containers replaced: idle past maxIdleSeconds, or stopped before their Run"),
   failures: count.describe("containers that could not be made"),
   lastFailure: z.string().optional().describe("why the last one could not be made"),
+  headStarts: z
+    .object({ used: count, wasted: count })
+    .optional()
+    .describe(
+      "under the model policy, where each container also starts claude ahead: warm Runs handed that claude (used), or served with it killed first (wasted: another argv)",
+    ),
   claimLatencyMs: z
     .object({ count, p50: ms.optional(), p99: ms.optional(), max: ms.optional() })
     .describe("over the last warm Runs (at most 1024): ms from a Run's slot to its claim written to its container"),
