@@ -98,6 +98,8 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   let backoffMs = 0;
   let backoffTimer: NodeJS.Timeout | undefined;
   let closed = false;
+  // Members whose networks still wait their turn in the engine's line leave it when the pool closes.
+  const closing = new AbortController();
 
   const later = (task: Promise<unknown>): void => {
     const tracked = task.catch(() => undefined).finally(() => tasks.delete(tracked));
@@ -138,7 +140,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
     // Live from its first step: a sweep of this process (the service's start-up sweep) must not take its directory while it is made.
     const id = newRunId();
     liveRuns.add(id);
-    const made = makeMember(maker, id).then(
+    const made = makeMember(maker, id, closing.signal).then(
       (result) => {
         making--;
         if ("failed" in result) {
@@ -216,6 +218,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
     }),
     close: async () => {
       closed = true;
+      closing.abort(new Error("the pool closed"));
       clearTimeout(backoffTimer);
       for (const member of ready.splice(0)) {
         clearTimeout(idleTimers.get(member.id));
