@@ -11,18 +11,28 @@ import { NETWORK_CALLS_AT_ONCE, NETWORK_TURN_MAX_MS } from "./limits.js";
 /** Gives the turn back; call it once the engine has answered every call made in it. */
 export type Turn = () => void;
 
-type Line = { busy: number; readonly waiting: Array<{ readonly start: () => void }> };
+/**
+ * Who goes first when a turn comes free: a removal (it frees the proxy of a network, which makes
+ * every later join cheaper, and ends a Run that is otherwise done), then a Run's own network, then a
+ * pool member's made ahead. In order within each.
+ */
+export const NETWORK_CALL_KINDS = ["removal", "run", "ahead"] as const;
+export type NetworkCallKind = (typeof NETWORK_CALL_KINDS)[number];
+
+type Waiter = { readonly start: () => void };
+type Line = { busy: number; readonly waiting: Record<NetworkCallKind, Waiter[]> };
 
 const lines = new WeakMap<Engine, Line>();
 
 /**
  * Resolves with a turn once fewer than NETWORK_CALLS_AT_ONCE calls of this process are under way on
- * `engine`; rejects with the signal's reason when `signal` aborts first (the waiter has left the line).
+ * `engine` and nobody who goes before `kind` waits; rejects with the signal's reason when `signal`
+ * aborts first (the waiter has left the line).
  */
-export function waitTurn(engine: Engine, signal?: AbortSignal): Promise<Turn> {
+export function waitTurn(engine: Engine, kind: NetworkCallKind, signal?: AbortSignal): Promise<Turn> {
   let line = lines.get(engine);
   if (line === undefined) {
-    line = { busy: 0, waiting: [] };
+    line = { busy: 0, waiting: { removal: [], run: [], ahead: [] } };
     lines.set(engine, line);
   }
   const held = line;
@@ -33,11 +43,18 @@ export function waitTurn(engine: Engine, signal?: AbortSignal): Promise<Turn> {
       if (given) return;
       given = true;
       held.busy--;
-      held.waiting.shift()?.start();
+      for (const each of NETWORK_CALL_KINDS) {
+        const next = held.waiting[each].shift();
+        if (next === undefined) continue;
+        next.start();
+        return;
+      }
     };
   };
   if (signal?.aborted) return Promise.reject(leftBecause(signal));
-  if (held.busy < NETWORK_CALLS_AT_ONCE && held.waiting.length === 0) return Promise.resolve(turn());
+  const ahead = NETWORK_CALL_KINDS.slice(0, NETWORK_CALL_KINDS.indexOf(kind) + 1).some((each) => held.waiting[each].length > 0);
+  if (held.busy < NETWORK_CALLS_AT_ONCE && !ahead) return Promise.resolve(turn());
+  const queue = held.waiting[kind];
   return new Promise<Turn>((resolve, reject) => {
     const waiter = {
       start: () => {
@@ -46,11 +63,11 @@ export function waitTurn(engine: Engine, signal?: AbortSignal): Promise<Turn> {
       },
     };
     const leave = (): void => {
-      const at = held.waiting.indexOf(waiter);
-      if (at >= 0) held.waiting.splice(at, 1);
+      const at = queue.indexOf(waiter);
+      if (at >= 0) queue.splice(at, 1);
       reject(leftBecause(signal as AbortSignal));
     };
-    held.waiting.push(waiter);
+    queue.push(waiter);
     signal?.addEventListener("abort", leave, { once: true });
   });
 }
@@ -73,7 +90,7 @@ export function giveBack(turn: Turn, answered: Promise<unknown>): void {
 /** How many of this process's calls are under way on `engine`, and how many wait: for tests and the bench. */
 export function lineOf(engine: Engine): { readonly busy: number; readonly waiting: number } {
   const line = lines.get(engine);
-  return { busy: line?.busy ?? 0, waiting: line?.waiting.length ?? 0 };
+  return { busy: line?.busy ?? 0, waiting: NETWORK_CALL_KINDS.reduce((sum, kind) => sum + (line?.waiting[kind].length ?? 0), 0) };
 }
 
 function leftBecause(signal: AbortSignal): Error {

@@ -65,7 +65,7 @@ export async function makeMember(maker: MemberMaker, id: string, signal?: AbortS
     made.directory = work !== undefined;
     let network: Member["network"];
     if (maker.network !== undefined) {
-      const opened = await openRunNetwork(maker.engine, id, maker.network, labels, maker.owner, maker.addresses, signal);
+      const opened = await openRunNetwork(maker.engine, id, maker.network, labels, maker.owner, maker.addresses, signal, true);
       if ("refused" in opened) return await undone(maker, id, made, opened.refused);
       made.networkOpen = true;
       made.network = opened.subnet;

@@ -132,11 +132,30 @@ describe("the engine's line of network calls", () => {
     expect(lineOf(fake)).toEqual({ busy: 0, waiting: 0 });
   });
 
+  it("gives a free turn to a removal first, then a Run's network, then a pool member's, each in order", async () => {
+    const fake = createFakeEngine({});
+    const held = [await waitTurn(fake, "run"), await waitTurn(fake, "run")];
+    const started: string[] = [];
+    // Each waiter gives its turn back as soon as it has it: the one turn freed serves them all, one by one.
+    const waiting = (["ahead", "run", "removal", "run", "removal"] as const).map((kind, i) =>
+      waitTurn(fake, kind).then((turn) => {
+        started.push(`${kind} ${i}`);
+        turn();
+      }),
+    );
+    expect(lineOf(fake)).toEqual({ busy: 2, waiting: 5 });
+    held[0]?.();
+    await Promise.all(waiting);
+    expect(started).toEqual(["removal 2", "removal 4", "run 1", "run 3", "ahead 0"]);
+    held[1]?.();
+    expect(lineOf(fake)).toEqual({ busy: 0, waiting: 0 });
+  });
+
   it("ends a Run whose deadline passes, or whose caller cancels it, while it waits its turn, with nothing made and the line left", async () => {
     const fake = createFakeEngine({});
     const runtime = runtimeOn(fake, 2);
     // Another caller holds both turns for now.
-    const held = [await waitTurn(fake), await waitTurn(fake)];
+    const held = [await waitTurn(fake, "run"), await waitTurn(fake, "run")];
     const cancel = new AbortController();
     const network = { kind: "internal" as const, attach: ATTACH };
     const cancelled = runtime.run({ text: "hi" }, { network, signal: cancel.signal });

@@ -50,7 +50,8 @@ export type OpenedRunNetwork = { readonly refused: string } | { readonly subnet:
 /**
  * Makes the Run's network (a subnet of `addresses` when given), with its attached member, and tells
  * its peer. It first waits its turn in the engine's line (network-line.ts) for as long as `signal`
- * (the Run's deadline and cancel) lets it; a Run that ends meanwhile leaves the line, refused.
+ * (the Run's deadline and cancel) lets it; a Run that ends meanwhile leaves the line, refused. A
+ * pool member's network (`ahead`) lets any Run's go first.
  */
 export async function openRunNetwork(
   engine: Engine,
@@ -60,12 +61,13 @@ export async function openRunNetwork(
   owner: string,
   addresses?: RunAddresses,
   signal?: AbortSignal,
+  ahead = false,
 ): Promise<OpenedRunNetwork> {
   const name = runNetworkName(runId);
   if (addresses?.unusable !== undefined) return { refused: addresses.unusable };
   let turn: Turn;
   try {
-    turn = await waitTurn(engine, signal);
+    turn = await waitTurn(engine, ahead ? "ahead" : "run", signal);
   } catch (error) {
     return { refused: `the Run ended while its network waited its turn for the engine (${engineMessage(error)})` };
   }
@@ -195,7 +197,7 @@ export async function tellPeer(network: RunNetwork, subnets: readonly string[]):
  * could not be removed, kept from the next Runs a while (the sweep removes it). Rejects with why not.
  */
 export async function closeRunNetwork(engine: Engine, runId: string, subnet?: string, addresses?: RunAddresses): Promise<void> {
-  const turn = await waitTurn(engine);
+  const turn = await waitTurn(engine, "removal");
   await removeNow(engine, runNetworkName(runId), subnet, addresses, (call) => {
     giveBack(turn, call);
     return call;
