@@ -66,7 +66,10 @@ function memoryPeaks() {
     peak.shims = Math.max(peak.shims, now.shims);
   };
   let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
   const loop = (): void => {
+    // A sample under way when stop() comes must not schedule another: the process would never exit.
+    if (stopped) return;
     timer = setTimeout(() => void sample().then(loop), SAMPLE_EVERY_MS);
   };
   return {
@@ -75,6 +78,7 @@ function memoryPeaks() {
       loop();
     },
     stop: async () => {
+      stopped = true;
       clearTimeout(timer);
       await sample();
       return { peak, start };

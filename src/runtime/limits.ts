@@ -66,7 +66,7 @@ export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
  * rest wait their turn (network-line.ts). The engine serializes much of that work, so more at once
  * only lengthens every answer: measured in bench/load-model.ts.
  */
-export const NETWORK_CALLS_AT_ONCE = 4;
+export const NETWORK_CALLS_AT_ONCE = 2;
 /** The longest a network call holds its turn when the engine does not answer it: a lost call must not hold it for ever. */
 export const NETWORK_TURN_MAX_MS = 4 * ENGINE_CLEANUP_TIMEOUT_MS;
 
