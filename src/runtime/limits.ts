@@ -61,6 +61,14 @@ export const OUT_COPY_TIMEOUT_MS = 120_000;
 export const VOLUME_SETUP_TIMEOUT_MS = 30_000;
 /** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
+/**
+ * Run network set-ups (create and join) and removals this process asks of one engine at once; the
+ * rest wait their turn (network-line.ts). The engine serializes much of that work, so more at once
+ * only lengthens every answer: measured in bench/load-model.ts.
+ */
+export const NETWORK_CALLS_AT_ONCE = 2;
+/** The longest a network call holds its turn when the engine does not answer it: a lost call must not hold it for ever. */
+export const NETWORK_TURN_MAX_MS = 4 * ENGINE_CLEANUP_TIMEOUT_MS;
 
 /**
  * Runs at once unless maxConcurrentRuns says otherwise: one per core this process may use, and no

@@ -74,8 +74,9 @@ export type Member = {
 /**
  * A new member of id `id` (newRunId()), or the reason it could not be made (everything of it already
  * undone). The caller lists `id` among this process's live Runs before: a sweep meanwhile must not take its directory.
+ * `signal` (the pool closing) takes it out of the engine's line while its network waits its turn.
  */
-export async function makeMember(maker: MemberMaker, id: string): Promise<Member | { readonly failed: string }> {
+export async function makeMember(maker: MemberMaker, id: string, signal?: AbortSignal): Promise<Member | { readonly failed: string }> {
   const ownership = maker.ownership();
   const labels = { ...ownershipLabels(ownership), [POOL_LABEL]: maker.session };
   const made: { directory?: boolean; network?: string | undefined; networkOpen?: boolean; container?: boolean } = {};
@@ -84,7 +85,7 @@ export async function makeMember(maker: MemberMaker, id: string): Promise<Member
     made.directory = work !== undefined;
     let network: Member["network"];
     if (maker.network !== undefined) {
-      const opened = await openRunNetwork(maker.engine, id, maker.network, labels, maker.owner, maker.addresses);
+      const opened = await openRunNetwork(maker.engine, id, maker.network, labels, maker.owner, maker.addresses, signal, true);
       if ("refused" in opened) return await undone(maker, id, made, opened.refused);
       made.networkOpen = true;
       made.network = opened.subnet;
@@ -205,10 +206,7 @@ async function removeMemberParts(
   const { engine } = maker;
   if (container) await bounded(engine.remove(containerName(id)), ENGINE_CLEANUP_TIMEOUT_MS, "remove").catch(() => undefined);
   if (network) {
-    await closeRunNetwork(engine, id).then(
-      () => subnet !== undefined && maker.addresses.give(subnet),
-      () => subnet !== undefined && maker.addresses.refuse(subnet),
-    );
+    await closeRunNetwork(engine, id, subnet, maker.addresses).catch(() => undefined);
   }
   if (directory) await removeMemberDirectory(maker.container, id);
 }

@@ -126,6 +126,8 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   /** Replacements of claimed members waiting out REPLACE_AFTER_CLAIM_MS, each its own timer. */
   const deferred = new Set<NodeJS.Timeout>();
   let closed = false;
+  // Members whose networks still wait their turn in the engine's line leave it when the pool closes.
+  const closing = new AbortController();
 
   const later = (task: Promise<unknown>): void => {
     const tracked = task.catch(() => undefined).finally(() => tasks.delete(tracked));
@@ -172,7 +174,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
     // Live from its first step: a sweep of this process (the service's start-up sweep) must not take its directory while it is made.
     const id = newRunId();
     liveRuns.add(id);
-    const made = makeMember(maker, id).then(
+    const made = makeMember(maker, id, closing.signal).then(
       (result) => {
         making--;
         if ("failed" in result) {
@@ -271,6 +273,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
     }),
     close: async () => {
       closed = true;
+      closing.abort(new Error("the pool closed"));
       clearTimeout(backoffTimer);
       for (const timer of deferred) clearTimeout(timer);
       deferred.clear();

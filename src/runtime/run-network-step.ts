@@ -10,8 +10,12 @@ import { endEarly, maskedMessage, type RunContext, type RunState } from "./run-s
 /** The Outcome of a Run whose network the engine refused; undefined once it exists (or the Run has none of its own). */
 export async function openNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<Outcome<R> | undefined> {
   if (ctx.network === undefined) return undefined;
-  const opened = await openRunNetwork(ctx.engine, ctx.runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner, ctx.addresses);
-  if ("refused" in opened) return endEarly(ctx, "unavailable", opened.refused);
+  const opened = await openRunNetwork(ctx.engine, ctx.runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner, ctx.addresses, state.stop.signal);
+  if ("refused" in opened) {
+    // Its deadline or its caller's cancel came while it waited its turn: the Run ends for that.
+    const ended = state.stop.interruption();
+    return ended === undefined ? endEarly(ctx, "unavailable", opened.refused) : endEarly(ctx, ended.why, ended.detail);
+  }
   state.networkOpen = true;
   state.networkSubnet = opened.subnet;
   return undefined;
@@ -19,13 +23,8 @@ export async function openNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R,
 
 export async function closeNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<void> {
   if (!state.networkOpen) return;
-  const subnet = state.networkSubnet;
-  await closeRunNetwork(ctx.engine, ctx.runId).then(
-    // Its subnet is free once the network is gone; one left for the sweep is skipped a while instead.
-    () => subnet !== undefined && ctx.addresses?.give(subnet),
-    (error: unknown) => {
-      if (subnet !== undefined) ctx.addresses?.refuse(subnet);
-      ctx.logger.error({ runId: ctx.runId, err: maskedMessage(ctx, error) }, "the Run's network could not be removed; sweep() will remove it");
-    },
-  );
+  // Its subnet is free once the network is gone; one left for the sweep is skipped a while instead.
+  await closeRunNetwork(ctx.engine, ctx.runId, state.networkSubnet, ctx.addresses).catch((error: unknown) => {
+    ctx.logger.error({ runId: ctx.runId, err: maskedMessage(ctx, error) }, "the Run's network could not be removed; sweep() will remove it");
+  });
 }

@@ -6,6 +6,7 @@ import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { describeEngineError, engineMessage, type Engine } from "../engine/index.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import type { RunAddresses } from "./run-addresses.js";
+import { giveBack, waitTurn, type Turn } from "./network-line.js";
 import { bounded } from "./stop.js";
 
 export type RunNetwork = {
@@ -46,7 +47,12 @@ const SUBNET_TRIES = 8;
  */
 export type OpenedRunNetwork = { readonly refused: string } | { readonly subnet: string | undefined; readonly subnets: readonly string[] };
 
-/** Makes the Run's network (a subnet of `addresses` when given), with its attached member, and tells its peer. */
+/**
+ * Makes the Run's network (a subnet of `addresses` when given), with its attached member, and tells
+ * its peer. It first waits its turn in the engine's line (network-line.ts) for as long as `signal`
+ * (the Run's deadline and cancel) lets it; a Run that ends meanwhile leaves the line, refused. A
+ * pool member's network (`ahead`) lets any Run's go first.
+ */
 export async function openRunNetwork(
   engine: Engine,
   runId: string,
@@ -54,38 +60,65 @@ export async function openRunNetwork(
   labels: Readonly<Record<string, string>>,
   owner: string,
   addresses?: RunAddresses,
+  signal?: AbortSignal,
+  ahead = false,
 ): Promise<OpenedRunNetwork> {
   const name = runNetworkName(runId);
-  const made = await createWithin(engine, name, network, { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner }, addresses);
-  if ("refused" in made) return made;
-  const refused = await joinAndTell(engine, runId, name, network, made.subnets);
-  if (refused === undefined) return { subnet: made.subnet, subnets: made.subnets };
-  if (made.subnet !== undefined) addresses?.give(made.subnet);
-  return { refused };
+  if (addresses?.unusable !== undefined) return { refused: addresses.unusable };
+  let turn: Turn;
+  try {
+    turn = await waitTurn(engine, ahead ? "ahead" : "run", signal);
+  } catch (error) {
+    return { refused: `the Run ended while its network waited its turn for the engine (${engineMessage(error)})` };
+  }
+  // The turn is given back once the engine has answered the last call made in it, however late.
+  let answering: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(call: Promise<T>): Promise<T> => {
+    answering = call.catch(() => undefined);
+    return call;
+  };
+  let made: Made;
+  let joined: string | undefined;
+  try {
+    made = await createWithin(engine, runId, network, { ...labels, [RUN_LABEL]: runId, [OWNER_LABEL]: owner }, addresses, inTurn);
+    if ("refused" in made) return made;
+    joined = await join(engine, runId, network, made.subnet, addresses, inTurn);
+  } finally {
+    giveBack(turn, answering);
+  }
+  if (joined !== undefined) return { refused: joined };
+  const untold = await tellPeer(network, made.subnets);
+  if (untold === undefined) return { subnet: made.subnet, subnets: made.subnets };
+  await closeRunNetwork(engine, runId, made.subnet, addresses).catch(() => undefined);
+  return { refused: `the Run's network ${JSON.stringify(name)} was made, but ${untold}` };
 }
 
 type Made = { readonly subnets: readonly string[]; readonly subnet: string | undefined } | { readonly refused: string };
 
 async function createWithin(
   engine: Engine,
-  name: string,
+  runId: string,
   network: RunNetwork,
   labels: Readonly<Record<string, string>>,
   addresses: RunAddresses | undefined,
+  inTurn: <T>(call: Promise<T>) => Promise<T>,
 ): Promise<Made> {
-  if (addresses?.unusable !== undefined) return { refused: addresses.unusable };
+  const name = runNetworkName(runId);
   for (let tried = 0; ; tried++) {
     const subnet = addresses?.take();
     if (addresses !== undefined && subnet === undefined) {
       return { refused: `every subnet of the Run networks' range ${addresses.range} is in use; fewer Runs at once, or a larger range (runNetworkRange)` };
     }
+    const creating = inTurn(engine.createNetwork({ name, internal: network.kind === "internal", labels, ...(subnet === undefined ? {} : { subnet }) }));
     try {
-      const { subnets } = await bounded(
-        engine.createNetwork({ name, internal: network.kind === "internal", labels, ...(subnet === undefined ? {} : { subnet }) }),
-        ENGINE_CLEANUP_TIMEOUT_MS,
-        "create network",
+      const answer = await answerOf(creating);
+      if (answer !== "late") return { subnets: answer.value.subnets, subnet };
+      // The engine may still make it: once it exists it is removed, and its subnet is held till then.
+      void creating.then(
+        () => closeRunNetwork(engine, runId, subnet, addresses).catch(() => undefined),
+        () => subnet !== undefined && addresses?.give(subnet),
       );
-      return { subnets, subnet };
+      return { refused: `the engine did not answer create network within ${ENGINE_CLEANUP_TIMEOUT_MS} ms (${name})` };
     } catch (error) {
       const message = engineMessage(error);
       const overlapping = /overlap/i.test(message);
@@ -101,20 +134,40 @@ async function createWithin(
   }
 }
 
-/** Joins the attached member and tells the Run's peer; why not, or undefined. Removes the network when either fails. */
-async function joinAndTell(engine: Engine, runId: string, name: string, network: RunNetwork, subnets: readonly string[]): Promise<string | undefined> {
-  if (network.attach !== undefined) {
-    try {
-      await bounded(engine.connectNetwork(name, network.attach.container, [network.attach.alias]), ENGINE_CLEANUP_TIMEOUT_MS, "connect network");
-    } catch (error) {
-      await closeRunNetwork(engine, runId).catch(() => undefined);
-      return `the Run's network could not be joined by ${JSON.stringify(network.attach.container)} (${engineMessage(error)}); is that container running?`;
-    }
+/** Joins the attached member to the network; why not, or undefined. The network is removed when it cannot be. */
+async function join(
+  engine: Engine,
+  runId: string,
+  network: RunNetwork,
+  subnet: string | undefined,
+  addresses: RunAddresses | undefined,
+  inTurn: <T>(call: Promise<T>) => Promise<T>,
+): Promise<string | undefined> {
+  if (network.attach === undefined) return undefined;
+  const name = runNetworkName(runId);
+  const why = (message: string) =>
+    `the Run's network could not be joined by ${JSON.stringify(network.attach?.container)} (${message}); is that container running?`;
+  const connecting = inTurn(engine.connectNetwork(name, network.attach.container, [network.attach.alias]));
+  try {
+    if ((await answerOf(connecting)) !== "late") return undefined;
+    // Removing the network under a join still under way races it: the removal waits for its answer.
+    void connecting.finally(() => closeRunNetwork(engine, runId, subnet, addresses).catch(() => undefined)).catch(() => undefined);
+    return why(`the engine did not answer connect network within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`);
+  } catch (error) {
+    await removeNow(engine, name, subnet, addresses, inTurn).catch(() => undefined);
+    return why(engineMessage(error));
   }
-  const untold = await tellPeer(network, subnets);
-  if (untold === undefined) return undefined;
-  await closeRunNetwork(engine, runId).catch(() => undefined);
-  return `the Run's network ${JSON.stringify(name)} was made, but ${untold}`;
+}
+
+/** The engine's answer to `call`, or "late" when it gave none within ENGINE_CLEANUP_TIMEOUT_MS (the call is still under way); rejects with its refusal. */
+async function answerOf<T>(call: Promise<T>): Promise<{ readonly value: T } | "late"> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ENGINE_CLEANUP_TIMEOUT_MS)));
+  try {
+    return await Promise.race([call.then((value) => ({ value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -138,7 +191,32 @@ export async function tellPeer(network: RunNetwork, subnets: readonly string[]):
   }
 }
 
-/** Removes the network of the Run (or pool member) `runId` (its attached member is taken off, and keeps running). */
-export async function closeRunNetwork(engine: Engine, runId: string): Promise<void> {
-  await bounded(engine.removeNetwork(runNetworkName(runId)), ENGINE_CLEANUP_TIMEOUT_MS, "remove network");
+/**
+ * Removes the network of the Run (or pool member) `runId` (its attached member is taken off, and
+ * keeps running) once it is its turn in the engine's line; then its subnet is given back, or, when it
+ * could not be removed, kept from the next Runs a while (the sweep removes it). Rejects with why not.
+ */
+export async function closeRunNetwork(engine: Engine, runId: string, subnet?: string, addresses?: RunAddresses): Promise<void> {
+  const turn = await waitTurn(engine, "removal");
+  await removeNow(engine, runNetworkName(runId), subnet, addresses, (call) => {
+    giveBack(turn, call);
+    return call;
+  });
+}
+
+/** Removes the network now (the caller holds a turn), then gives its subnet back or keeps it from the next Runs a while. */
+async function removeNow(
+  engine: Engine,
+  name: string,
+  subnet: string | undefined,
+  addresses: RunAddresses | undefined,
+  inTurn: <T>(call: Promise<T>) => Promise<T>,
+): Promise<void> {
+  try {
+    await bounded(inTurn(engine.removeNetwork(name)), ENGINE_CLEANUP_TIMEOUT_MS, "remove network");
+  } catch (error) {
+    if (subnet !== undefined) addresses?.refuse(subnet);
+    throw error;
+  }
+  if (subnet !== undefined) addresses?.give(subnet);
 }

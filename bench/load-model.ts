@@ -1,0 +1,234 @@
+// A load test of the `model` network policy: N Runs of the stub agent (the offline test image's
+// claude) started at once through createAgentRunner, each on a network of its own joined by the one
+// egress proxy, optionally with a warm pool (BENCH_POOL). Reports how many completed, how many were
+// refused and why, the time until all were done, where the engine's network calls spent it, peak
+// memory of this process and of the engine, and what was left. It exits non-zero when a Run did not
+// complete or anything of its owner is left behind.
+
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { createAgentRunner, createDockerEngine, limits, OWNER_LABEL, startEgressGateway, type AgentOutcome, type Engine } from "../src/index.js";
+import { BenchFailure, parseRuns, reportEnd, runBench, summarize } from "./measure.js";
+
+const OWNER = "agentcage-bench-load";
+const TEST_IMAGE = "agentcage-test:latest";
+const DEFAULT_RUNS = 200;
+const MAX_RUNS = 1024;
+const KEY = "sk-bench-load-stand-in-key";
+const SAMPLE_EVERY_MS = 500;
+const MiB = 1024 * 1024;
+
+function docker(...args: string[]): string {
+  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+}
+
+function leftovers(): string[] {
+  const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
+  return [
+    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
+    ...lines(docker("network", "ls", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
+  ];
+}
+
+/** RSS in bytes of every process by its command name (/proc/<pid>/comm), summed per name. */
+async function rssByName(names: readonly string[]): Promise<Record<string, number>> {
+  const sums: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
+  for (const pid of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const comm = (await readFile(`/proc/${pid}/comm`, "utf8")).trim();
+      if (!(comm in sums)) continue;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8"))?.[1];
+      sums[comm] = (sums[comm] ?? 0) + Number(rss ?? 0) * 1024;
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return sums;
+}
+
+/** Peaks of this process's RSS and the engine's (dockerd, containerd, and the shims of the containers), sampled. */
+function memoryPeaks() {
+  const peak = { self: 0, dockerd: 0, containerd: 0, shims: 0 };
+  const start = { dockerd: 0, containerd: 0, shims: 0 };
+  let first = true;
+  const sample = async (): Promise<void> => {
+    peak.self = Math.max(peak.self, process.memoryUsage().rss);
+    const rss = await rssByName(["dockerd", "containerd", "containerd-shim"]);
+    const now = { dockerd: rss["dockerd"] ?? 0, containerd: rss["containerd"] ?? 0, shims: rss["containerd-shim"] ?? 0 };
+    if (first) Object.assign(start, now);
+    first = false;
+    peak.dockerd = Math.max(peak.dockerd, now.dockerd);
+    peak.containerd = Math.max(peak.containerd, now.containerd);
+    peak.shims = Math.max(peak.shims, now.shims);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const loop = (): void => {
+    // A sample under way when stop() comes must not schedule another: the process would never exit.
+    if (stopped) return;
+    timer = setTimeout(() => void sample().then(loop), SAMPLE_EVERY_MS);
+  };
+  return {
+    start: async () => {
+      await sample();
+      loop();
+    },
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await sample();
+      return { peak, start };
+    },
+  };
+}
+
+type Call = { readonly op: "create" | "connect" | "remove"; readonly ms: number; readonly joined: number; readonly failed: boolean };
+
+/** The Docker engine with each network call timed, and the proxy's count of networks (joined) at each call's start. */
+function timedEngine(): { readonly engine: Engine; readonly calls: Call[]; readonly mostAtOnce: () => number } {
+  const inner = createDockerEngine();
+  const calls: Call[] = [];
+  let joined = 0;
+  let underWay = 0;
+  let most = 0;
+  const timed =
+    <A extends unknown[], T>(op: Call["op"], call: (...args: A) => Promise<T>, after: (ok: boolean) => void = () => undefined) =>
+    async (...args: A): Promise<T> => {
+      const at = joined;
+      const started = performance.now();
+      most = Math.max(most, ++underWay);
+      try {
+        const value = await call(...args);
+        calls.push({ op, ms: performance.now() - started, joined: at, failed: false });
+        after(true);
+        return value;
+      } catch (error) {
+        calls.push({ op, ms: performance.now() - started, joined: at, failed: true });
+        after(false);
+        throw error;
+      } finally {
+        underWay--;
+      }
+    };
+  const engine: Engine = {
+    ...inner,
+    createNetwork: timed("create", inner.createNetwork),
+    connectNetwork: timed("connect", inner.connectNetwork, (ok) => void (ok && joined++)),
+    removeNetwork: timed("remove", inner.removeNetwork, (ok) => void (ok && (joined = Math.max(0, joined - 1)))),
+  };
+  return { engine, calls, mostAtOnce: () => most };
+}
+
+/** Median and p90 of each network call's time, overall and by how many networks the proxy was on when it started. */
+function callReport(calls: readonly Call[]): string[] {
+  const out: string[] = [];
+  const ms = (xs: readonly Call[]) => {
+    const s = summarize(xs.map((c) => c.ms));
+    return `median ${s.median.toFixed(0).padStart(6)} ms  p90 ${s.p90.toFixed(0).padStart(6)} ms  (${xs.length}${xs.some((c) => c.failed) ? `, ${xs.filter((c) => c.failed).length} failed` : ""})`;
+  };
+  for (const op of ["create", "connect", "remove"] as const) {
+    const of = calls.filter((c) => c.op === op);
+    if (of.length === 0) continue;
+    out.push(`  ${op.padEnd(8)} ${ms(of)}`);
+    const most = Math.max(...of.map((c) => c.joined));
+    const step = most > 100 ? 50 : 25;
+    for (let from = 0; from <= most; from += step) {
+      const bucket = of.filter((c) => c.joined >= from && c.joined < from + step);
+      if (bucket.length > 0) out.push(`    proxy on ${String(from).padStart(3)}-${String(from + step - 1).padEnd(3)} networks: ${ms(bucket)}`);
+    }
+  }
+  return out;
+}
+
+function poolSize(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env["BENCH_POOL"];
+  if (raw === undefined || raw === "" || raw === "0") return undefined;
+  const size = Number(raw);
+  if (!Number.isInteger(size) || size < 1 || size > 256)
+    throw new BenchFailure(`BENCH_POOL ${JSON.stringify(raw)} is not a whole number from 0 to 256; write one, such as 50`);
+  return size;
+}
+
+async function main(): Promise<number> {
+  const runs = parseRuns(process.argv.slice(2), process.env, DEFAULT_RUNS, MAX_RUNS);
+  const pool = poolSize(process.env);
+  const silent = pino({ level: "silent" });
+  const dir = await mkdtemp(join(os.tmpdir(), "agentcage-bench-load-"));
+  const gateway = await startEgressGateway({ runtimeDir: dir, standIn: true, logger: silent });
+  const { engine, calls, mostAtOnce } = timedEngine();
+  const memory = memoryPeaks();
+  let failure: string | undefined;
+  try {
+    const runner = createAgentRunner({
+      image: TEST_IMAGE,
+      owner: OWNER,
+      logger: silent,
+      networkPolicy: "model",
+      egress: gateway,
+      environment: { ANTHROPIC_API_KEY: KEY },
+      maxConcurrentRuns: runs,
+      engine,
+      ...(pool === undefined ? {} : { pool: { size: pool } }),
+    });
+    console.log(
+      `${runs} concurrent "model" Runs of the stub agent (${TEST_IMAGE}), ${pool === undefined ? "no pool" : `a pool of ${pool}`}, network calls at once: ${limits.NETWORK_CALLS_AT_ONCE}`,
+    );
+    console.log(
+      `node ${process.version}, docker engine ${docker("version", "--format", "{{.Server.Version}}")}, ${os.cpus().length} CPUs, ${os.type()} ${os.release()}`,
+    );
+    if (pool !== undefined) {
+      // The pool fills before the load comes, as it would on a service between bursts.
+      const filled = Date.now() + 300_000;
+      while ((runner.pool()?.ready ?? 0) < pool && Date.now() < filled) await new Promise((resolve) => setTimeout(resolve, 200));
+      console.log(`pool ready: ${runner.pool()?.ready ?? 0} of ${pool}`);
+    }
+    await memory.start();
+    const started = performance.now();
+    const doneAt: number[] = [];
+    const outcomes = await Promise.all(
+      Array.from({ length: runs }, () =>
+        runner.run({ cli: "claude", timeoutSeconds: 600 }, "hello").then((outcome: AgentOutcome) => {
+          doneAt.push(performance.now() - started);
+          return outcome;
+        }),
+      ),
+    );
+    const allDoneMs = performance.now() - started;
+    const completed = outcomes.filter((o) => o.ok).length;
+    const refused: Record<string, number> = {};
+    for (const o of outcomes.filter((o) => !o.ok)) {
+      const why = `${o.reason}: ${(o.error ?? "").replace(/[0-9a-f]{16}/g, "<id>").slice(0, 160)}`;
+      refused[why] = (refused[why] ?? 0) + 1;
+    }
+    const warm = outcomes.filter((o) => o.warm === true).length;
+    await runner.close();
+    const { peak, start } = await memory.stop();
+    const done = summarize(doneAt);
+    console.log(`completed ${completed} of ${runs}${pool === undefined ? "" : ` (${warm} warm)`}; refused ${runs - completed}`);
+    for (const [why, count] of Object.entries(refused)) console.log(`  ${count} x ${why}`);
+    console.log(
+      `time to all done ${(allDoneMs / 1000).toFixed(1)} s; each Run done after: median ${(done.median / 1000).toFixed(1)} s, p90 ${(done.p90 / 1000).toFixed(1)} s`,
+    );
+    console.log(`network calls (most at once: ${mostAtOnce()}):`);
+    for (const line of callReport(calls)) console.log(line);
+    const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
+    console.log(
+      `peak RSS: this process ${mib(peak.self)}; dockerd ${mib(peak.dockerd)} (${mib(start.dockerd)} at the start), containerd ${mib(peak.containerd)} (${mib(start.containerd)}), the containers' shims ${mib(peak.shims)} (${mib(start.shims)})`,
+    );
+    if (completed < runs) failure = `${runs - completed} of ${runs} Runs did not complete`;
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  } finally {
+    await gateway.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const left = leftovers();
+  console.log(`left behind (containers and networks of ${OWNER}): ${left.length}`);
+  return reportEnd("load-model", left, failure);
+}
+
+runBench(main);
