@@ -13,7 +13,11 @@ export function workNotes(harvest: Harvest | undefined, out: string | undefined,
   if (changes !== undefined) {
     const none = changes.added.length + changes.changed.length + changes.deleted.length === 0;
     const counted = `${changes.added.length} added, ${changes.changed.length} changed, ${changes.deleted.length} deleted`;
-    const where = patchOnStdout ? "the patch is on stdout" : `the patch is ${out}/changes.patch, the changed files in ${out}/files/`;
+    const where = patchOnStdout
+      ? "the patch is on stdout"
+      : out === undefined
+        ? "the patch was not kept"
+        : `the patch is ${out}/changes.patch, the changed files in ${out}/files/`;
     const undiffed = changes.undiffed.length === 0 ? "" : `; ${changes.undiffed.length} left out of the patch (binary or too large): see changes.json`;
     const outFiles = changes.outFiles ?? 0;
     const files = `${outFiles} file${outFiles === 1 ? "" : "s"}`;
@@ -21,7 +25,7 @@ export function workNotes(harvest: Harvest | undefined, out: string | undefined,
       outFiles === 0
         ? []
         : [
-            patchOnStdout
+            out === undefined
               ? `the agent's out/ held ${files}, not kept: pass --out DIR to keep them in DIR/out/`
               : `the agent's out/ (${files}) is in ${out}/out/`,
           ];

@@ -89,4 +89,11 @@ describe("createClient", () => {
     await expect(client.list()).rejects.toThrow("the service answered GET /v1/runs with HTTP 429 queue_full: the queue is full");
     await expect(client.list()).rejects.toMatchObject({ code: "queue_full", status: 429, retryAfterSeconds: 7 });
   });
+
+  it("streams an artifact that is empty (a writable Run's patch of no change) as an empty stream, not as no answer", async () => {
+    const url = await listening((_request, response) => response.writeHead(200, { "content-type": "text/x-diff", "content-length": "0" }).end());
+    const client = createClient({ baseUrl: url, token: "the-token" });
+    const body = await client.artifact("0123456789abcdef", "changes.patch");
+    expect(await new Response(body).text()).toBe("");
+  });
 });

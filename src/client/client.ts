@@ -98,8 +98,8 @@ export function createClient(options: ClientOptions): AgentcageClient {
   const call = <T>(asked: string, perform: (signal: AbortSignal) => Promise<ApiAnswer<T>>): Promise<T> => ask(asked, (_api, signal) => perform(signal));
   const stream = async (asked: string, perform: (signal: AbortSignal) => Promise<ApiAnswer<ReadableStream<Uint8Array> | null>>) => {
     const body = await call(asked, perform);
-    if (body === null || body === undefined) throw refusalOf(asked, new Response(null, { status: 502 }), undefined);
-    return body;
+    // openapi-fetch hands back no body for an empty answer (content-length 0): an empty file is still a file.
+    return body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   };
   const path = (id: string) => ({ params: { path: { id } } });
 
