@@ -45,6 +45,7 @@ export async function runGuarded(
   const watch = watchRun(context, prepared, proxied, runOptions);
   let ran: Outcome<AgentResult>;
   let meter: RunMeter | undefined;
+  let proxyGone: string | undefined;
   // The meter is read once the proxy knows the Run: now, or at its claim (head starts).
   let metering: { stop: () => void } | undefined;
   const meterFrom = (): void => {
@@ -59,9 +60,19 @@ export async function runGuarded(
   } finally {
     watch.guard.dispose();
     metering?.stop();
-    if (proxied !== undefined) meter = await endProxiedRun(context, proxied, watch.tell);
+    if (proxied !== undefined) ({ meter, proxyGone } = await endProxiedRun(context, proxied, watch.tell));
   }
-  return { ran, guard: watch.guard, meter, onEventError: watch.onEventError() };
+  return { ran: proxyGone === undefined ? ran : blamedOnProxy(ran, proxyGone), guard: watch.guard, meter, onEventError: watch.onEventError() };
+}
+
+/**
+ * A Run that failed on its own while its proxy was gone failed for want of the proxy: the CLI saw
+ * its connection refused before the meter's readings missed often enough to end it (a race the
+ * CLI wins when it retries at once). It ends unavailable, as one the meter ended does.
+ */
+function blamedOnProxy(ran: Outcome<AgentResult>, proxyGone: string): Outcome<AgentResult> {
+  if (ran.reason !== "failed") return ran;
+  return { ...ran, reason: "unavailable", error: `${proxyGone}${ran.error === undefined ? "" : `; the agent said: ${ran.error}`}` };
 }
 
 function watchRun(context: RunnerContext, { request, credential }: Prepared, proxied: ProxiedRun | undefined, runOptions: AgentRunOptions): RunWatch {
@@ -146,18 +157,27 @@ async function proxiedOptions(context: RunnerContext, request: AgentRequest, pro
   };
 }
 
-/** The token dies with the Run; what it spent is the proxy's count, told as the last `metered` event however short the Run was. */
-async function endProxiedRun(context: RunnerContext, proxied: ProxiedRun, tell: (event: AgentEvent) => void): Promise<RunMeter | undefined> {
+/**
+ * The token dies with the Run; what it spent is the proxy's count, told as the last `metered` event
+ * however short the Run was. A proxy that cannot revoke it is gone: why, in the meter's words.
+ */
+async function endProxiedRun(
+  context: RunnerContext,
+  proxied: ProxiedRun,
+  tell: (event: AgentEvent) => void,
+): Promise<{ meter: RunMeter | undefined; proxyGone: string | undefined }> {
   context.breaches.forget(proxied.runId);
+  let proxyGone: string | undefined;
   const meter = await proxied.revoke().catch((error: unknown) => {
-    context.settings.options.logger?.error(
-      { runId: proxied.runId, err: error instanceof Error ? error.message : String(error) },
-      "the egress proxy did not revoke the Run's token",
-    );
+    const message = error instanceof Error ? error.message : String(error);
+    context.settings.options.logger?.error({ runId: proxied.runId, err: message }, "the egress proxy did not revoke the Run's token");
+    // Only the error's code: the control client's message is the proxy's, and says nothing the Run needs.
+    const code = /\b(E[A-Z]{3,})\b/.exec(message)?.[1];
+    proxyGone = `the egress proxy went away: it does not answer on its control endpoint${code === undefined ? "" : ` (${code})`}; the Run cannot reach its model without it`;
     return undefined;
   });
   if (meter !== undefined) tell({ type: "metered", turns: meter.turns, usage: meter.usage, costUsd: meter.costUsd, refused: meter.refused });
-  return meter;
+  return { meter, proxyGone };
 }
 
 function pick(options: AgentRunOptions): Pick<RunOptions, "signal" | "inputs" | "harvestTo" | "replaceHarvestTo" | "runId"> {
