@@ -2,7 +2,8 @@
 // start (no early byte lost), start, write stdin and close it, read and wait, inspect, remove.
 // Each step is its own module (container-create, -start, -watch, -wait, -exit, -remove); they share
 // only the state in container-run-state.ts. This file only calls the steps in order.
-// Whatever happens, it resolves with the facts and leaves no container of the Run behind.
+// Whatever happens, it resolves with the facts and leaves no container of the Run behind (a pool
+// member's is removed with the rest of the member by its pool's discard, just after the Outcome).
 
 import { describeEngineError } from "../engine/index.js";
 import type { ReaderVerdict } from "../plan/index.js";
@@ -33,7 +34,9 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     deadline.cancel();
     state.watchdog?.stop();
     state.end = await collectEnd(ctx, state, deadline);
-    if (state.id !== undefined || deadline.hasPassed()) await removeContainer(ctx);
+    // A pool member's container goes with the rest of the member, after the Outcome, in the
+    // background (the pool's discard; close() waits for it, the sweep takes what a crash left).
+    if (ctx.warm === undefined && (state.id !== undefined || deadline.hasPassed())) await removeContainer(ctx);
   }
   return containerFacts(state, ctx.stop);
 }
