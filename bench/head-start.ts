@@ -5,7 +5,6 @@
 // never races the making of the member after it. The proxy must take caller-chosen tokens: its image
 // (BENCH_EGRESS_IMAGE, default the orchestrator image) built from this tree.
 
-import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import { pino } from "pino";
 import { createAgentRunner, OWNER_LABEL, startEgressGateway, type AgentRunner, type EgressGateway } from "../src/index.js";
 import { AGENT_IMAGE, startStandInModel } from "../src/testing/index.js";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize, type Summary } from "./measure.js";
+import { docker, leftoversLabelled } from "./engine-words.js";
 
 const OWNER = "agentcage-bench-head-start";
 const DEFAULT_RUNS = 10;
@@ -23,16 +23,8 @@ const KEY = "sk-bench-stand-in-key";
 /** Quiet time before each measured Run, once every pool is full: the member made after the last claim has settled. */
 const SETTLE_MS = 1500;
 
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-}
-
 function leftovers(): string[] {
-  const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
-  return [
-    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
-    ...lines(docker("network", "ls", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
-  ];
+  return leftoversLabelled(`${OWNER_LABEL}=${OWNER}`);
 }
 
 type Kind = "cold" | "warm" | "head";

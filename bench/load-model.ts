@@ -5,13 +5,13 @@
 // memory of this process and of the engine, and what was left. It exits non-zero when a Run did not
 // complete or anything of its owner is left behind.
 
-import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { createAgentRunner, createDockerEngine, limits, OWNER_LABEL, startEgressGateway, type AgentOutcome, type Engine } from "../src/index.js";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize } from "./measure.js";
+import { docker, leftoversLabelled } from "./engine-words.js";
 
 const OWNER = "agentcage-bench-load";
 const TEST_IMAGE = "agentcage-test:latest";
@@ -21,16 +21,8 @@ const KEY = "sk-bench-load-stand-in-key";
 const SAMPLE_EVERY_MS = 500;
 const MiB = 1024 * 1024;
 
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-}
-
 function leftovers(): string[] {
-  const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
-  return [
-    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
-    ...lines(docker("network", "ls", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
-  ];
+  return leftoversLabelled(`${OWNER_LABEL}=${OWNER}`);
 }
 
 /** RSS in bytes of every process by its command name (/proc/<pid>/comm), summed per name. */

@@ -6,7 +6,6 @@
 // added and the ratio. Measured, not asserted. It exits non-zero only when a Run was not ok or a
 // container or network of its owner is left behind.
 
-import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import { pino } from "pino";
 import { createAgentRunner, OWNER_LABEL, startEgressGateway, type AgentOutcome, type AgentRunner } from "../src/index.js";
 import { AGENT_IMAGE, startStandInModel } from "../src/testing/index.js";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize, type Summary } from "./measure.js";
+import { docker, leftoversLabelled } from "./engine-words.js";
 
 const OWNER = "agentcage-bench-network";
 const DEFAULT_RUNS = 10;
@@ -22,16 +22,8 @@ const PROMPT = "What is the capital of France? Answer in one sentence.";
 const ANSWER = "The capital of France is Paris.";
 const KEY = "sk-bench-stand-in-key";
 
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-}
-
 function leftovers(): string[] {
-  const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
-  return [
-    ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
-    ...lines(docker("network", "ls", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)),
-  ];
+  return leftoversLabelled(`${OWNER_LABEL}=${OWNER}`);
 }
 
 async function timed(runner: AgentRunner, label: string): Promise<number> {

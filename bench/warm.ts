@@ -7,7 +7,6 @@
 // MISS only prints. It exits non-zero only when a Run was not ok, was served warm or cold against
 // its side, or something of this bench was left behind.
 
-import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
@@ -25,6 +24,7 @@ import {
 } from "../src/index.js";
 import { AGENT_IMAGE, startStandInModel } from "../src/testing/index.js";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize, type Summary } from "./measure.js";
+import { docker, leftoversLabelled } from "./engine-words.js";
 import { startBenchService, type BenchService, type ServicePool } from "./warm-service.js";
 
 /** Only this bench's containers and networks carry it; the service's carry its process's pid. */
@@ -54,22 +54,9 @@ type Pair = {
 /** A pool's figures, from the library or GET /v1/pool. */
 type PoolFigures = Pick<PoolStats, "size" | "ready" | "making" | "claimed"> & { readonly claimLatencyMs: ServicePool["claimLatencyMs"] };
 
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-}
-
 /** Containers and networks of this bench's owner, and of its own process or its services' (the proxy, the stand-ins). */
 function leftovers(pids: readonly number[]): string[] {
-  const lines = (text: string) => text.split("\n").filter((line) => line.length > 0);
-  const labels = [`${OWNER_LABEL}=${OWNER}`, ...pids.map((pid) => `${PID_LABEL}=${pid}`)];
-  return [
-    ...new Set(
-      labels.flatMap((label) => [
-        ...lines(docker("ps", "--all", "--quiet", "--filter", `label=${label}`)),
-        ...lines(docker("network", "ls", "--quiet", "--filter", `label=${label}`)),
-      ]),
-    ),
-  ];
+  return leftoversLabelled(`${OWNER_LABEL}=${OWNER}`, ...pids.map((pid) => `${PID_LABEL}=${pid}`));
 }
 
 async function drain(stdout: AsyncIterable<Uint8Array>): Promise<ReaderVerdict> {

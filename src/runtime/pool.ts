@@ -1,8 +1,9 @@
 // The warm pool of one runtime: members made ahead (pool-member.ts), each handed to exactly one Run
 // at its claim and never returned; a member idle past maxIdleSeconds, or stopped, is replaced. The
 // pool keeps `size` members ready or being made, at most MAKING_AT_ONCE made at a time, and backs
-// off after failures; a claimed member's replacement waits a second while another is ready. Invariant: every member this pool made is, at any time, in exactly one place:
-// being made, ready, claimed (its Run removes it), or being discarded; close() waits for them all.
+// off after failures; a claimed member's replacement waits a second while another is ready.
+// Invariant: every member this pool made is, at any time, in exactly one place: being made, ready,
+// claimed (its Run removes it), or being discarded; close() waits for them all.
 
 import type { Logger } from "pino";
 import { liveRuns } from "./live-runs.js";

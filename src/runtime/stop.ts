@@ -1,7 +1,8 @@
 // Stopping a Run: the one module that decides when a Run is ended early (its timeout, the caller's
 // cancel, the output limit) and how its container is stopped (the stop signal, then SIGKILL after
-// the grace period; SIGKILL at once past the output limit or a budget cap). The first cause wins and names the end; later ones change nothing. The
-// deadline covers the whole Run, staging and the Harvest included, through `signal`.
+// the grace period; SIGKILL at once past the output limit or a budget cap). The first cause wins
+// and names the end; later ones change nothing. The deadline covers the whole Run, staging and the
+// Harvest included, through `signal`.
 
 import { callerAbort } from "./misuse.js";
 
