@@ -102,3 +102,27 @@ describe("a claimed member's replacement", () => {
     expect(engine.existing()).toEqual([]);
   });
 });
+
+describe("a pool closed while members wait their network's turn", () => {
+  it("counts them as left, not as members that could not be made", async () => {
+    const fake = createFakeEngine({ echoStdin: true });
+    // Slow enough that members past NETWORK_CALLS_AT_ONCE are still waiting their turn at close().
+    const engine: FakeEngine = {
+      ...fake,
+      createNetwork: async (spec) => {
+        await sleep(300);
+        return fake.createNetwork(spec);
+      },
+    };
+    const runtime = createAgentContainerRuntime<Collected>({
+      container: { image: "fake:1", logger: pino({ level: "silent" }) },
+      run: () => ({ args: ["agent"], stdin: "", outcome: async () => ({ ok: true, text: "" }) }),
+      engine,
+      pool: { size: 4, network: { kind: "internal" } },
+    });
+    await sleep(50);
+    await runtime.close();
+    expect(runtime.pool()).toMatchObject({ failures: 0 });
+    expect(runtime.pool()?.lastFailure).toBeUndefined();
+  });
+});

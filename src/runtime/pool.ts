@@ -180,6 +180,8 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
         making--;
         if ("failed" in result) {
           liveRuns.delete(id);
+          // Abandoned because the pool closed (its network's wait in the engine's line ended): no failure.
+          if (closed) return;
           failures++;
           lastFailure = result.failed;
           backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
