@@ -30,9 +30,6 @@ export type RemoteRunOptions = CheckedRun & {
   readonly json: boolean;
 };
 
-/** A cancel or an artifact fetch that takes longer than this has failed. */
-const REQUEST_TIMEOUT_MS = 30_000;
-
 type RemoteOutcome = SummaryOutcome & { readonly result?: SummaryOutcome["result"] & { readonly text?: string }; readonly harvest?: AgentOutcome["harvest"] };
 
 export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promise<number> {
@@ -42,7 +39,7 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
   }
   const excluded = excludedBy(options.exclude);
   if (options.inputs !== undefined) await refuseLinks(options.inputs, excluded);
-  const client = createClient({ baseUrl: base, token: options.token, timeoutMs: REQUEST_TIMEOUT_MS });
+  const client = createClient({ baseUrl: base, token: options.token });
   const view = createRunView(options.request.cli, io.stderr, io.live);
   view.note(`submitting to ${base.origin}`);
 

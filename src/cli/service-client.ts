@@ -14,8 +14,6 @@ import { printable } from "./progress.js";
 
 /** The service's address when neither --remote nor AGENTCAGE_URL names one: `agentcage serve`'s default. */
 export const DEFAULT_SERVICE_URL = "http://127.0.0.1:8750";
-/** A request that takes longer than this has failed. */
-const REQUEST_TIMEOUT_MS = 30_000;
 const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 export type Service = { readonly base: URL; readonly token: string; readonly client: AgentcageClient };
@@ -50,7 +48,7 @@ export async function connectService(
 ): Promise<Service> {
   const base = serviceUrl(flags.remote);
   const token = await tokenFor(base, flags.runtimeDir, env);
-  return { base, token, client: createClient({ baseUrl: base, token, timeoutMs: REQUEST_TIMEOUT_MS }) };
+  return { base, token, client: createClient({ baseUrl: base, token }) };
 }
 
 /**
