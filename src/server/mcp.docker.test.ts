@@ -15,6 +15,7 @@ import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.j
 import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { containersOfRun } from "../../test/support/engine.js";
+import { tarOf } from "../../test/support/tar.js";
 import { TOOL_FINAL_ANSWER } from "../../test/stand-in/scenarios.js";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -75,19 +76,6 @@ function structured(result: CallToolResult): Record<string, unknown> {
 function refusal(result: CallToolResult): { error: string; message: string } {
   expect(result.isError).toBe(true);
   return result.structuredContent as { error: string; message: string };
-}
-
-async function tarOf(files: Record<string, string>): Promise<Buffer> {
-  const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  const done = (async () => {
-    for await (const chunk of pack) chunks.push(chunk as Buffer);
-  })();
-  for (const [name, content] of Object.entries(files))
-    await new Promise<void>((resolve, reject) => pack.entry({ name, mode: 0o644 }, content, (error) => (error ? reject(error) : resolve())));
-  pack.finalize();
-  await done;
-  return Buffer.concat(chunks);
 }
 
 beforeAll(async () => {
