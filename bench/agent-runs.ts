@@ -6,7 +6,7 @@
 // container of its owner is left behind.
 
 import { BenchFailure, parseRuns, summarize, type Summary, reportEnd, runBench } from "./measure.js";
-import { execFileSync } from "node:child_process";
+import { docker } from "./engine-words.js";
 import os from "node:os";
 import { pino } from "pino";
 import { createAgentRunner, OWNER_LABEL, type AgentCli, type AgentOutcome } from "../src/index.js";
@@ -33,10 +33,6 @@ type Sample = {
   /** The agent exited on its own (exit code, no signal), rather than being stopped after answering. */
   readonly exitedOnItsOwn: boolean;
 };
-
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-}
 
 function containersOfOwner(): string[] {
   return docker("ps", "--all", "--quiet", "--filter", `label=${OWNER_LABEL}=${OWNER}`)

@@ -5,7 +5,8 @@
 // container of its owner is left behind.
 
 import { BenchFailure, parseRuns, summarize, type Summary, reportEnd, runBench } from "./measure.js";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
+import { docker } from "./engine-words.js";
 import os from "node:os";
 import { pino } from "pino";
 import { createAgentContainerRuntime, OWNER_LABEL, type ComposedCommand, type ReaderVerdict, type RunPrompt } from "../src/index.js";
@@ -42,10 +43,6 @@ function runCli(command: ComposedCommand): Promise<{ readonly code: number | nul
     child.stdin.on("error", () => undefined);
     child.stdin.end(command.stdin);
   });
-}
-
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
 
 function containersOfOwner(): string[] {

@@ -24,13 +24,13 @@ export function registerRun(state: ProxyState, value: RunRegistration): { readon
     );
   }
   const token = registration.token ?? newRunToken();
-  if (state.byToken.has(tokenKey(token))) {
+  const run = liveRunOf(registration, token);
+  if (state.byToken.has(run.key)) {
     // Not quoted: the token is a secret, and another Run's.
     throw new EgressArgumentError(
       `runId ${JSON.stringify(registration.runId)} is refused: its token is held by a live Run already; make a new one with newRunToken()`,
     );
   }
-  const run = liveRunOf(registration, token);
   state.runs.set(registration.runId, run);
   state.byToken.set(run.key, run);
   state.secrets.add(registration.runId, token, registration.credential.value);

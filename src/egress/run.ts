@@ -5,10 +5,10 @@
 import { isIP } from "node:net";
 import { AgentcageError } from "../errors/index.js";
 import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN, RUN_TOKEN_BYTES, RUN_TOKEN_PREFIX } from "./limits.js";
+import { connectTarget } from "./connect-target.js";
 
 /** A per-Run token as newRunToken makes them: the prefix and 32 bytes in base64url (43 characters). */
 const RUN_TOKEN_PATTERN = new RegExp(`^${RUN_TOKEN_PREFIX}[A-Za-z0-9_-]{${Math.ceil((RUN_TOKEN_BYTES * 4) / 3)}}$`);
-import { connectTarget } from "./connect-target.js";
 
 export type EgressCli = "claude" | "codex";
 export const EGRESS_CLIS: readonly EgressCli[] = ["claude", "codex"];

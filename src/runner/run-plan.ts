@@ -27,8 +27,8 @@ export type PlannedRequest = {
   readonly attach?: (deliver: (event: AgentEvent) => void) => void;
 };
 
-/** The plan function of a runner's runtime: claude's or codex's argv and reader for each request. */
 /**
+ * The plan function of a runner's runtime: claude's or codex's argv and reader for each request.
  * `streamInput`: claude takes its prompt as a stream-json user message, as a pool member's claude
  * started ahead must (it waits for its prompt however long the claim takes); the model is sent the same.
  */
