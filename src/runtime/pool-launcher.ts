@@ -71,7 +71,10 @@ export const LAUNCHER_SCRIPT = [
   '  set -- "$@" "$pair"; count=$((count - 1))',
   "done",
   'if [ "$mode" = go ] && [ -n "$head" ] && alive "$head"; then',
-  "  echo go >&4; exec 4>&-",
+  // fd 4 stays open: closed before the feeder has opened the fifo, the pipe and its `go` would be
+  // gone, and the feeder (so the head start, and the Run) would wait for ever. A claim written just
+  // after the head start, or a feeder slow to start on a busy machine, met exactly that.
+  "  echo go >&4",
   // The Run's timer, as `timeout` keeps it: its signal at the deadline, KILL a grace later; 124 or 137.
   "  trap 'kill -TERM \"$head\" 2>/dev/null' TERM; trap 'kill -INT \"$head\" 2>/dev/null' INT; trap 'kill -HUP \"$head\" 2>/dev/null' HUP",
   '  if [ -n "$seconds" ]; then',
