@@ -16,11 +16,13 @@ export type { ComposedCommand } from "./render-cli.js";
 export type { ExtraOptions } from "./extra-args.js";
 export { AgentContainerError, agentWorkdirOf, DEFAULT_AGENT_WORKDIR, unmaskableSecret, validateAgentContainer } from "./agent-container.js";
 export {
+  commandWords,
   composeSpec,
   containerName,
   DEADLINE_COMMAND,
   deadlineWords,
   DEFAULT_OWNER,
+  effectiveEnv,
   OWNER_LABEL,
   resolveAgentUser,
   RUN_LABEL,

@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   egress_control_failed: "the egress proxy's control endpoint could not be reached, or refused a request",
   serve_refused: "agentcage serve cannot start as asked (an option, the address, the token, the egress proxy); the message says what to change",
   invalid_usage: "a wrong `agentcage` command line; the command exits 2",
+  kubernetes_refused:
+    "a Run the Kubernetes backend cannot honour as a Pod (a field with no Pod equivalent, a value Kubernetes refuses, a namespace without the restricted Pod Security Standard); the message names the parameter and its value",
   // What the typed client (agentcage/client) throws when no answer of the API's came.
   service_unreachable:
     "the typed client got no answer of the API's: the service could not be reached, did not answer in time, or answered something else (a proxy's page); status says what came",

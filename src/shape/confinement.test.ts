@@ -49,6 +49,13 @@ describe("the source tree", () => {
     expect(files.filter((file) => !file.startsWith("src/client/") && !file.startsWith("src/errors/"))).toEqual([]);
     expect(packages).toEqual(["eventsource-parser", "openapi-fetch"]);
   });
+  it("loads, for the Kubernetes backend, neither dockerode nor the Docker engine's folder", () => {
+    const { files, packages } = reachedFrom(sourceTree(), ["src/kube/index.ts"]);
+    expect(files).toContain("src/kube/render-pod.ts");
+    expect(files.filter((file) => file.startsWith("src/engine/"))).toEqual([]);
+    expect(packages.filter((name) => name === "dockerode")).toEqual([]);
+    expect(violationsOf("src/kube/probe.ts", `import Docker from "dockerode";`)).toEqual([expect.stringMatching(/dockerode values only in the engine/)]);
+  });
 });
 
 describe("what an entry loads", () => {

@@ -25,6 +25,8 @@ const RANKS: Readonly<Record<string, number>> = {
   container: 1,
   agents: 1,
   engine: 2,
+  // Kubernetes, the other engine: beside src/engine, never importing it (nor dockerode).
+  kube: 2,
   staging: 2,
   egress: 2,
   // What a remote caller installs (agentcage/client): never the service, the runtime or the engine.

@@ -1,0 +1,59 @@
+// A Run's NetworkPolicy: what its Pod may reach, selected by the Run's own label. Invariant: no
+// ingress ever; egress nothing under `none`, and only the egress proxy (its Pods, its one port)
+// under `model` and `allowlist` (the proxy decides what lies behind it). Not even DNS: the agent
+// is given the proxy by address.
+import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { type ComposedSpec, RUN_LABEL } from "../container/index.js";
+import { KubernetesError } from "./kube-error.js";
+import { checkedLabels } from "./names.js";
+import type { PodOptions } from "./options.js";
+import { podLabels, podNamespace } from "./render-pod.js";
+
+export function renderNetworkPolicy(spec: ComposedSpec, options: PodOptions): INetworkPolicy {
+  const network = options.network;
+  const runLabel = spec.labels[RUN_LABEL] ?? "";
+  const egress =
+    network.policy === "none"
+      ? []
+      : [
+          {
+            to: [
+              {
+                podSelector: { matchLabels: checkedLabels(nonEmpty("proxy.podLabels", network.proxy.podLabels)) },
+                ...(network.proxy.namespaceLabels === undefined
+                  ? {}
+                  : { namespaceSelector: { matchLabels: checkedLabels(nonEmpty("proxy.namespaceLabels", network.proxy.namespaceLabels)) } }),
+              },
+            ],
+            ports: [{ protocol: "TCP" as const, port: checkedPort(network.proxy.port) }],
+          },
+        ];
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: spec.name, namespace: podNamespace(options), labels: podLabels(spec) },
+    spec: {
+      podSelector: { matchLabels: { [RUN_LABEL]: runLabel } },
+      policyTypes: ["Ingress", "Egress"],
+      ingress: [],
+      egress,
+    },
+  };
+}
+
+/** An empty selector would select every Pod (or namespace): the opposite of one door. */
+function nonEmpty(option: string, labels: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (Object.keys(labels).length === 0) {
+    throw new KubernetesError(
+      `${option} is empty, which would select every Pod; name the egress proxy's own labels, e.g. { "app.kubernetes.io/name": "agentcage-egress" }`,
+    );
+  }
+  return labels;
+}
+
+function checkedPort(port: number): number {
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new KubernetesError(`proxy.port ${JSON.stringify(port)} is not a TCP port; write the egress proxy's port, 1 to 65535`);
+  }
+  return port;
+}

@@ -1,0 +1,102 @@
+// The Pod rendering of a composed spec: the third rendering beside `docker run` words and the
+// Engine API body, and it must mean what they mean on every security-relevant field (a unit test
+// compares it with renderCreateBody). Invariant: every security field is written out explicitly,
+// never left to a cluster's default, and nothing of a node (hostPath, host namespaces) is ever asked.
+import type { IPod } from "kubernetes-models/v1";
+import { commandWords, type ComposedSpec, effectiveEnv, OWNER_LABEL, RUN_LABEL } from "../container/index.js";
+import { KubernetesError } from "./kube-error.js";
+import { AGENT_CONTAINER_NAME, DEFAULT_NAMESPACE, ENV_SECRET_SUFFIX } from "./limits.js";
+import { checkedLabels, checkedName } from "./names.js";
+import type { PodOptions } from "./options.js";
+import { checkStopSignal, podCpu, podExtras, podUser } from "./pod-fields.js";
+import { podVolumes } from "./pod-volumes.js";
+
+/** The Secret a Run's secret environment lives in: the Pod names its keys, never their values. */
+export function envSecretName(spec: ComposedSpec): string {
+  return `${spec.name}${ENV_SECRET_SUFFIX}`;
+}
+
+/** The run and owner labels, and every other label the spec carries, checked as Kubernetes takes them. */
+export function podLabels(spec: ComposedSpec): Record<string, string> {
+  return checkedLabels({ ...spec.labels, [RUN_LABEL]: spec.labels[RUN_LABEL] ?? "", [OWNER_LABEL]: spec.labels[OWNER_LABEL] ?? "" });
+}
+
+export function podNamespace(options: Pick<PodOptions, "namespace">): string {
+  return checkedName("namespace", options.namespace ?? DEFAULT_NAMESPACE);
+}
+
+/** A bare Pod that runs the Run once: restartPolicy Never, stdin open without a TTY, locked down. */
+export function renderPod(spec: ComposedSpec, options: PodOptions): IPod {
+  if (spec.networks.length > 0) {
+    throw new KubernetesError(
+      `networks ${JSON.stringify(spec.networks)} are Docker networks, which a Pod has none of; its reach is its NetworkPolicy, so leave networks out and choose the Run's network policy`,
+    );
+  }
+  if (spec.deadline === undefined) {
+    throw new KubernetesError(
+      "the spec has no deadline, and a Run's Pod must end by itself (activeDeadlineSeconds); compose it with the Run's deadlineSeconds",
+    );
+  }
+  checkStopSignal(spec);
+  const { uid, gid } = podUser(spec.user);
+  const { entry, afterImage } = commandWords(spec);
+  const { volumes, mounts } = podVolumes(spec, options.outBytes);
+  const runtimeClassName = options.runtimeClassName ?? spec.container.containerRuntime;
+  const publicEnv = spec.container.publicEnv ?? {};
+  const secretName = envSecretName(spec);
+  const resources = {
+    memory: String(spec.memoryBytes),
+    ...(spec.cpus === undefined ? {} : { cpu: podCpu(spec.cpus) }),
+  };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: checkedName("the Run's name", spec.name), namespace: podNamespace(options), labels: podLabels(spec) },
+    spec: {
+      restartPolicy: "Never",
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      hostNetwork: false,
+      hostPID: false,
+      hostIPC: false,
+      shareProcessNamespace: false,
+      // The container's own timer ends the agent at spec.deadline; the kubelet ends the Pod a grace later.
+      activeDeadlineSeconds: spec.deadline.seconds + spec.deadline.graceSeconds,
+      terminationGracePeriodSeconds: spec.stopGraceSeconds,
+      ...(runtimeClassName === undefined ? {} : { runtimeClassName: checkedName("runtimeClassName", runtimeClassName) }),
+      ...podExtras(spec),
+      securityContext: { runAsUser: uid, runAsGroup: gid, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+      containers: [
+        {
+          name: AGENT_CONTAINER_NAME,
+          image: spec.image,
+          imagePullPolicy: options.imagePullPolicy ?? "IfNotPresent",
+          // As Docker splits them: a declared entrypoint's first word replaces the image's, the rest are arguments.
+          ...(entry === undefined ? {} : { command: [entry] }),
+          args: [...afterImage],
+          ...(spec.workdir === undefined ? {} : { workingDir: spec.workdir }),
+          env: [...effectiveEnv(spec)].map(([name, value]) =>
+            publicEnv[name] === value ? { name, value } : { name, valueFrom: { secretKeyRef: { name: secretName, key: name, optional: false } } },
+          ),
+          stdin: true,
+          stdinOnce: true,
+          tty: false,
+          securityContext: {
+            runAsUser: uid,
+            runAsGroup: gid,
+            runAsNonRoot: true,
+            privileged: false,
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ["ALL"] },
+            seccompProfile: { type: "RuntimeDefault" },
+          },
+          // Requests equal to limits: the Pod is scheduled where its limits fit (QoS Guaranteed when a CPU limit is set).
+          resources: { limits: resources, requests: resources },
+          volumeMounts: mounts.map((m) => ({ ...m })),
+        },
+      ],
+      volumes: volumes.map((v) => ({ name: v.name, emptyDir: { ...v.emptyDir } })),
+    },
+  };
+}
