@@ -302,6 +302,31 @@ describe("createAgentRunner", () => {
     });
   });
 
+  describe("manifestFor", () => {
+    it("renders the same Run as commandFor: the agent's words, the env names, the credential a key of the Run's Secret", async () => {
+      const agents = runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, user: "10002:10002" });
+      const request = { cli: "claude", model: "sonnet", maxTurns: 3 } as const;
+      const command = await agents.commandFor(request, PROMPT);
+      const { pod, networkPolicy } = await agents.manifestFor(request, PROMPT, { network: { policy: "none" }, namespace: "agents" });
+      const agent = pod.spec?.containers[0];
+      expect(agent?.args?.slice(6)).toEqual(agentWords(command.args));
+      expect(agent?.env?.map((e) => (e.value === undefined ? e.name : `${e.name}=${e.value}`))).toEqual(envWords(command.args));
+      expect(agent?.env?.at(-1)?.valueFrom?.secretKeyRef).toEqual({ name: `${pod.metadata?.name}-env`, key: "ANTHROPIC_API_KEY", optional: false });
+      expect(networkPolicy.spec?.egress).toEqual([]);
+      expect(JSON.stringify(pod)).not.toContain(ANTHROPIC_KEY);
+      expect(JSON.stringify(pod)).not.toContain(PROMPT);
+    });
+
+    it("refuses pod options that name no network policy, and what a Pod cannot honour, naming it", async () => {
+      const agents = runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, user: "10002:10002" });
+      await expect(agents.manifestFor({ cli: "claude" }, PROMPT, {} as never)).rejects.toThrow(/manifestFor's pod options \{\} name no network policy/);
+      await expect(agents.manifestFor({ cli: "claude" }, PROMPT, { network: { policy: "none" }, namespace: "No" })).rejects.toMatchObject({
+        code: "kubernetes_refused",
+        message: expect.stringContaining('namespace "No" is not a Kubernetes name'),
+      });
+    });
+  });
+
   describe("commandFor a request that cannot run", () => {
     it("throws AgentRequestError for an invalid request", async () => {
       await expect(runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).commandFor({ cli: "codex", effort: "HIGH" }, PROMPT)).rejects.toThrow(

@@ -4,11 +4,12 @@
 // This file only wires the steps: settings (settings.ts), the runtime (agent-container.ts), one Run (run.ts).
 
 import type { ComposedCommand } from "../container/index.js";
-import type { PoolStats, SweepResult } from "../runtime/index.js";
+import type { PodManifest } from "../kube/index.js";
+import type { ManifestOptions, PoolStats, SweepResult } from "../runtime/index.js";
 import { AGENT_CLIS, type AgentCli, type AgentRequestInput, type CredentialKind } from "../agents/index.js";
 import { createRunnerRuntime } from "./agent-container.js";
 import { createBreachListener } from "./breaches.js";
-import { commandForRequest } from "./command.js";
+import { commandForRequest, manifestForRequest } from "./command.js";
 import type { RunnerContext } from "./context.js";
 import type { AgentOutcome } from "./outcome.js";
 import { prepare } from "./prepare.js";
@@ -24,6 +25,8 @@ export type AgentRunner = {
   readonly run: (request: AgentRequestInput, prompt: string, options?: AgentRunOptions) => Promise<AgentOutcome>;
   /** The `docker run` words for a request, starting nothing; the credential only by name. */
   readonly commandFor: (request: AgentRequestInput, prompt: string) => Promise<ComposedCommand>;
+  /** The Kubernetes Pod and NetworkPolicy for a request, starting nothing; throws KubernetesError for what a Pod cannot honour. */
+  readonly manifestFor: (request: AgentRequestInput, prompt: string, pod: ManifestOptions) => Promise<PodManifest>;
   readonly sweep: () => Promise<SweepResult>;
   /**
    * Keeps the session a request resumes from this process's sweeps until the returned release is
@@ -47,6 +50,7 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
   return {
     run: (input, prompt, runOptions = {}, ...more: never[]) => runAgent(context, input, prompt, runOptions, more),
     commandFor: (input, prompt, ...more: never[]) => commandForRequest(context, input, prompt, more),
+    manifestFor: (input, prompt, pod) => manifestForRequest(context, input, prompt, pod),
     sweep: context.runtime.sweep,
     holdSession: (request) => holdSession(context, request),
     check: () => checkRunner(context),

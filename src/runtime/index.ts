@@ -14,6 +14,7 @@
  * ```
  */
 export type { AgentContainerRuntime, RuntimeOptions } from "./runtime.js";
+export type { ManifestOptions } from "./runtime-command.js";
 export type { PoolOptions, PoolStats } from "./pool.js";
 export { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "./pool.js";
 export { POOL_LABEL } from "./pool-member.js";

@@ -5,11 +5,12 @@
 // runtime-options (construction), runtime-shared (what the Runs share), runtime-run, runtime-command.
 
 import type { ComposedCommand } from "../container/index.js";
+import type { PodManifest } from "../kube/index.js";
 import type { Outcome, ReaderVerdict, RunPrompt } from "../plan/index.js";
 import { holdSessionStore } from "./live-runs.js";
 import type { RunOptions } from "./run-options.js";
 import { checkEngine } from "./runtime-check.js";
-import { commandForOf } from "./runtime-command.js";
+import { commandForOf, type ManifestOptions, manifestForOf } from "./runtime-command.js";
 import { checkRuntimeOptions, type RuntimeOptions } from "./runtime-options.js";
 import { runOf } from "./runtime-run.js";
 import { createRuntimeShared } from "./runtime-shared.js";
@@ -21,6 +22,11 @@ export type { RuntimeOptions } from "./runtime-options.js";
 export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
   readonly run: (prompt: RunPrompt<Q>, options?: RunOptions) => Promise<Outcome<R>>;
   readonly commandFor: (prompt: RunPrompt<Q>, options?: Pick<RunOptions, "env" | "secretFiles" | "secrets">) => ComposedCommand;
+  /**
+   * The Kubernetes Pod and NetworkPolicy of a Run that starts now, as commandFor composes it,
+   * starting nothing; a Run that a Pod cannot honour throws KubernetesError. Not yet run on a live cluster.
+   */
+  readonly manifestFor: (prompt: RunPrompt<Q>, pod: ManifestOptions, options?: Pick<RunOptions, "env" | "secretFiles" | "secrets">) => PodManifest;
   /**
    * Removes this owner's containers and Run directories that belong to no live Run of this
    * process (what a crashed process left). Runs once by itself before the first Run.
@@ -54,6 +60,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   return {
     run: runOf(shared),
     commandFor: commandForOf(shared),
+    manifestFor: manifestForOf(shared),
     sweep: shared.sweep,
     session: shared.session,
     check: () => checkEngine(engine, container.image),

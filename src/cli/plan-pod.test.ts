@@ -1,0 +1,94 @@
+// `agentcage plan --kubernetes`, asked in this process: it prints the Pod and NetworkPolicy of the
+// same Run as a JSON List (never the credential's value), and refuses what a Pod cannot honour.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { ProgramIo } from "./io.js";
+import { buildProgram } from "./program.js";
+import type { ViewStream } from "./view.js";
+
+const KEY = "sk-ant-made-up-kubernetes-plan-0123456789";
+const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-plan-pod-"));
+afterAll(() => rmSync(runtimeDir, { recursive: true, force: true }));
+
+function stream(): ViewStream & { text: string } {
+  const s = {
+    text: "",
+    isTTY: false,
+    columns: 80,
+    write: (chunk: string) => {
+      s.text += chunk;
+      return true;
+    },
+  };
+  return s as unknown as ViewStream & { text: string };
+}
+
+async function plan(...words: string[]): Promise<{ code: number; stdout: string; stderr: string; thrown?: unknown }> {
+  const [stdout, stderr] = [stream(), stream()];
+  const saved = process.env["ANTHROPIC_API_KEY"];
+  process.env["ANTHROPIC_API_KEY"] = KEY; // the runner reads credentials from this process's environment
+  const io: ProgramIo = {
+    stdout,
+    stderr,
+    env: { ANTHROPIC_API_KEY: KEY, AGENTCAGE_RUNTIME_DIR: runtimeDir, NO_COLOR: "1" },
+    live: false,
+    onInterrupt: () => () => undefined,
+    exit: (code) => {
+      throw new Error(`exit ${code}`);
+    },
+    readStdin: async () => "",
+  };
+  let code = -1;
+  let thrown: unknown;
+  try {
+    await buildProgram(io, (c) => (code = c)).parseAsync(["node", "agentcage", "plan", "claude", "Say hi", "--runtime-dir", runtimeDir, ...words]);
+  } catch (error) {
+    thrown = error;
+  } finally {
+    if (saved === undefined) delete process.env["ANTHROPIC_API_KEY"];
+    else process.env["ANTHROPIC_API_KEY"] = saved;
+  }
+  return { code, stdout: stdout.text, stderr: stderr.text, thrown };
+}
+
+describe("agentcage plan --kubernetes", () => {
+  it("prints the Run's NetworkPolicy and Pod as one List, the credential a key of the Run's Secret", async () => {
+    const done = await plan("--kubernetes", "--namespace", "agents", "--runtime-class", "gvisor");
+    expect(done.stderr).toContain("kubectl apply --dry-run=server -f -");
+    expect(done.code).toBe(0);
+    const list = JSON.parse(done.stdout);
+    expect(list).toMatchObject({ apiVersion: "v1", kind: "List" });
+    const [policy, pod] = list.items;
+    expect(policy).toMatchObject({ kind: "NetworkPolicy", metadata: { namespace: "agents" }, spec: { ingress: [], egress: [] } });
+    expect(pod).toMatchObject({
+      kind: "Pod",
+      metadata: { namespace: "agents", labels: { "agentcage.owner": "agentcage" } },
+      spec: { restartPolicy: "Never", runtimeClassName: "gvisor", automountServiceAccountToken: false },
+    });
+    expect(pod.metadata.name).toBe(`agentcage-${pod.metadata.labels["agentcage.run"]}`);
+    const env = pod.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef: { name: string } } }>;
+    expect(env.find((e) => e.name === "ANTHROPIC_API_KEY")?.valueFrom?.secretKeyRef.name).toBe(`${pod.metadata.name}-env`);
+    expect(pod.spec.containers[0].args).toContain("claude");
+    expect(done.stdout + done.stderr).not.toContain(KEY);
+  });
+
+  it("refuses a Docker network, a stand-in, and --namespace without --kubernetes, as a usage error", async () => {
+    for (const [words, message] of [
+      [["--kubernetes", "--network", "bridge"], /--network names a Docker network/],
+      [["--kubernetes", "--stand-in"], /--stand-in starts the stand-in model/],
+      [["--namespace", "agents"], /--namespace "agents" is for a Pod; add --kubernetes/],
+    ] as const) {
+      const { thrown } = await plan(...words);
+      expect(thrown).toMatchObject({ code: "invalid_usage", message: expect.stringMatching(message) });
+    }
+  });
+
+  it("refuses what a Pod cannot honour, naming it, with the usage status", async () => {
+    const done = await plan("--kubernetes", "--namespace", "Not_A_Name");
+    expect(done.stderr).toMatch(/agentcage plan: namespace "Not_A_Name" is not a Kubernetes name/);
+    expect(done.code).toBe(2);
+    expect(done.stdout).toBe("");
+  });
+});
