@@ -38,8 +38,19 @@ export {
   findDeploymentEgress,
   startEgressGateway,
 } from "./gateway/index.js";
-export type { EgressProxyPeer, PodManifest, PodNetwork, PodOptions } from "./kube/index.js";
-export { KubernetesError, PSS_ENFORCE_LABEL, checkNamespace, manifestJson, renderPodManifest } from "./kube/index.js";
+export type {
+  AttachSession,
+  EgressProxyPeer,
+  KubeApi,
+  PodManifest,
+  PodNetwork,
+  PodObject,
+  PodOptions,
+  PodRunOptions,
+  PodRunResult,
+  PodSweepOptions,
+} from "./kube/index.js";
+export { KubernetesError, PSS_ENFORCE_LABEL, checkNamespace, createKubeApi, manifestJson, renderPodManifest, runPod, sweepPods } from "./kube/index.js";
 export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
 export { costOf, END_REASONS, HARVEST_REFUSAL_REASONS, MAX_LINE_BYTES, MAX_NOISE_LINES, jsonLines, PRICES_AS_OF, priceOf } from "./plan/index.js";
 export { PREFLIGHT_OWNER, containerMounts, inspectEngine, inspectImage, probeStagingDirectory } from "./probes/index.js";

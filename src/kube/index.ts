@@ -1,19 +1,29 @@
 /**
  * Kubernetes, the engine beside Docker: a Run's composed spec rendered as a bare Pod (restartPolicy
  * Never, stdin open, every security field explicit) and the NetworkPolicy that fences it, both
- * validated offline against Kubernetes' schemas; and the namespace check a cluster must pass.
- * Pure: nothing here reaches a cluster. Not yet run against a live cluster.
+ * validated offline against Kubernetes' schemas; the namespace check a cluster must pass; and the
+ * client path (create, watch, attach, exit, removal, sweep by label) through client-node, which
+ * loads only when createKubeApi is called. Tested against a recorded exchange of the API's wire
+ * format; not yet run against a live cluster.
  *
  * ```ts
  * const spec = composeSpec(validateAgentContainer({ image: "agent:1", user: "10002:10002" }), { runId, planArgs, deadlineSeconds: 3600 });
- * const manifest = renderPodManifest(spec, { namespace: "agents", outBytes: 256 * 1024 * 1024, network: { policy: "none" } });
- * process.stdout.write(manifestJson(manifest)); // pipe into `kubectl apply --dry-run=server -f -`
+ * const options = { namespace: "agents", outBytes: 256 * 1024 * 1024, network: { policy: "none" } } as const;
+ * process.stdout.write(manifestJson(renderPodManifest(spec, options))); // pipe into `kubectl apply --dry-run=server -f -`
  * checkNamespace(namespaceObject); // throws KubernetesError unless pod-security.kubernetes.io/enforce=restricted
+ * const result = await runPod(await createKubeApi(), spec, options, { stdin: "Say hi" }); // { kind: "exited", exitCode, stdout, ... }
  * ```
  */
+export type { AttachSession, KubeApi } from "./kube-api.js";
 export type { PodManifest } from "./manifest.js";
 export type { EgressProxyPeer, PodNetwork, PodOptions } from "./options.js";
+export type { PodRunOptions, PodRunResult } from "./pod-run.js";
+export type { PodObject } from "./pod-status.js";
+export type { PodSweepOptions } from "./pod-sweep.js";
+export { createKubeApi } from "./kube-api.js";
 export { KubernetesError } from "./kube-error.js";
 export { manifestJson, renderPodManifest } from "./manifest.js";
 export { checkNamespace } from "./namespace.js";
 export { PSS_ENFORCE_LABEL } from "./limits.js";
+export { runPod } from "./pod-run.js";
+export { sweepPods } from "./pod-sweep.js";

@@ -17,3 +17,14 @@ export const PSS_ENFORCE_LABEL = "pod-security.kubernetes.io/enforce";
 export const PSS_REQUIRED_LEVEL = "restricted";
 /** The suffix of the per-Run Secret holding the agent's secret environment (never in the Pod). */
 export const ENV_SECRET_SUFFIX = "-env";
+/** How long a Run's Pod may take to be scheduled and started (image pulled) before the Run ends unavailable. */
+export const POD_START_TIMEOUT_MS = 120_000;
+/** After the agent's stdout closes, how long the API may take to report its container's exit. */
+export const POD_EXIT_REPORT_MS = 30_000;
+/** Bytes of the agent's stdout (and, apart, its stderr) a Pod Run keeps; past it the rest is dropped and the result says so. */
+export const MAX_POD_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** The attach subprotocol that can close stdin and keep reading stdout (Kubernetes 1.30+). */
+export const ATTACH_PROTOCOL = "v5.channel.k8s.io";
+/** Ownership labels a sweep reads (the runtime writes them on every container and Pod). */
+export const SESSION_LABEL = "agentcage.session";
+export const DEADLINE_LABEL = "agentcage.deadline";

@@ -4,7 +4,7 @@
 // value is in its argv or its manifest; a call that cannot mean anything throws.
 
 import { type ComposedCommand, type ComposedSpec, DEFAULT_TIMEOUT_SECONDS, renderCommand } from "../container/index.js";
-import { type PodManifest, type PodOptions, renderPodManifest } from "../kube/index.js";
+import type { PodManifest, PodOptions } from "../kube/index.js";
 import type { ReaderVerdict, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import { DEFAULT_WRITABLE_BYTES } from "../staging/index.js";
@@ -64,9 +64,12 @@ export function commandForOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R
   };
 }
 
-/** Throws KubernetesError for what a Pod cannot honour, naming the parameter. Not yet run against a live cluster. */
+/**
+ * Rejects with KubernetesError for what a Pod cannot honour, naming the parameter. The Kubernetes
+ * folder (and its schemas) loads only here, when first asked for. Not yet run against a live cluster.
+ */
 export function manifestForOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>) {
-  return (prompt: RunPrompt<Q>, pod: ManifestOptions, commandOptions: CommandOptions = {}, ...extra: never[]): PodManifest => {
+  return async (prompt: RunPrompt<Q>, pod: ManifestOptions, commandOptions: CommandOptions = {}, ...extra: never[]): Promise<PodManifest> => {
     const policy = (pod as { network?: { policy?: unknown } } | undefined)?.network?.policy;
     if (!["none", "model", "allowlist"].includes(policy as string)) {
       throw new RunRequestError(
@@ -74,6 +77,7 @@ export function manifestForOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<
       );
     }
     const { spec } = composeNow(shared, "manifestFor", prompt, commandOptions, extra);
+    const { renderPodManifest } = await import("../kube/index.js");
     return renderPodManifest(spec, { ...pod, outBytes: shared.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES });
   };
 }

@@ -26,7 +26,7 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
    * The Kubernetes Pod and NetworkPolicy of a Run that starts now, as commandFor composes it,
    * starting nothing; a Run that a Pod cannot honour throws KubernetesError. Not yet run on a live cluster.
    */
-  readonly manifestFor: (prompt: RunPrompt<Q>, pod: ManifestOptions, options?: Pick<RunOptions, "env" | "secretFiles" | "secrets">) => PodManifest;
+  readonly manifestFor: (prompt: RunPrompt<Q>, pod: ManifestOptions, options?: Pick<RunOptions, "env" | "secretFiles" | "secrets">) => Promise<PodManifest>;
   /**
    * Removes this owner's containers and Run directories that belong to no live Run of this
    * process (what a crashed process left). Runs once by itself before the first Run.

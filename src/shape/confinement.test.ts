@@ -55,6 +55,14 @@ describe("the source tree", () => {
     expect(files.filter((file) => file.startsWith("src/engine/"))).toEqual([]);
     expect(packages.filter((name) => name === "dockerode")).toEqual([]);
     expect(violationsOf("src/kube/probe.ts", `import Docker from "dockerode";`)).toEqual([expect.stringMatching(/dockerode values only in the engine/)]);
+    // client-node takes about a second to load: only createKubeApi loads it, when called.
+    expect(packages).not.toContain("@kubernetes/client-node");
+  });
+
+  it("loads neither client-node nor Kubernetes' schemas when the command starts: plan --kubernetes loads them when asked", () => {
+    const { files, packages } = reachedFrom(sourceTree(), ["src/cli/main.ts"]);
+    expect(files.filter((file) => file.startsWith("src/kube/"))).toEqual([]);
+    expect(packages.filter((name) => name.startsWith("@kubernetes/") || name === "kubernetes-models")).toEqual([]);
   });
 });
 

@@ -1,0 +1,28 @@
+// How a Pod's status reads for a Run: each waiting reason Kubernetes does not get past ends the Run
+// at once; one that may pass keeps it starting; the deadline's kill is an end even with no container status.
+import { describe, expect, it } from "vitest";
+import { podState } from "./pod-status.js";
+
+const waiting = (reason: string) => ({ status: { phase: "Pending", containerStatuses: [{ name: "agent", state: { waiting: { reason, message: "m" } } }] } });
+
+describe("a Pod's state", () => {
+  it.each(["ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError", "CreateContainerError"])(
+    "is refused at once on %s",
+    (reason) => {
+      expect(podState(waiting(reason))).toEqual({ kind: "refused", reason, message: "m" });
+    },
+  );
+
+  it.each(["ContainerCreating", "ErrImagePull"])("is still starting on %s, which may pass", (reason) => {
+    expect(podState(waiting(reason))).toEqual({ kind: "starting", reason, message: "m" });
+  });
+
+  it("has ended past activeDeadlineSeconds (Failed, DeadlineExceeded) before any container status says so", () => {
+    expect(podState({ status: { phase: "Failed", reason: "DeadlineExceeded" } })).toEqual({ kind: "ended", exitCode: -1, reason: "DeadlineExceeded" });
+  });
+
+  it("reads only the agent's container, and is starting when nothing is known yet", () => {
+    expect(podState({ status: { phase: "Pending", containerStatuses: [{ name: "other", state: { running: {} } }] } })).toEqual({ kind: "starting" });
+    expect(podState({})).toEqual({ kind: "starting" });
+  });
+});

@@ -1,0 +1,65 @@
+// What a Pod's status says about its Run, read from the watch's objects: still starting, running,
+// ended (with its exit facts), or never going to run (unschedulable, an image that cannot be pulled).
+// Invariant: a reason that will not pass by itself ends the Run at once; one that may pass
+// (ErrImagePull, Unschedulable) is waited out only until the Run's start bound, then named.
+import { AGENT_CONTAINER_NAME } from "./limits.js";
+
+/** The parts of a Pod (as the API sends it) that decide a Run; everything else is ignored. */
+export type PodObject = {
+  readonly metadata?: { readonly name?: string; readonly labels?: Readonly<Record<string, string>> };
+  readonly status?: {
+    readonly phase?: string;
+    readonly reason?: string;
+    readonly message?: string;
+    readonly conditions?: ReadonlyArray<{ readonly type?: string; readonly status?: string; readonly reason?: string; readonly message?: string }>;
+    readonly containerStatuses?: ReadonlyArray<{
+      readonly name?: string;
+      readonly state?: {
+        readonly waiting?: { readonly reason?: string; readonly message?: string };
+        readonly running?: object;
+        readonly terminated?: { readonly exitCode?: number; readonly signal?: number; readonly reason?: string; readonly message?: string };
+      };
+    }>;
+  };
+};
+
+export type PodState =
+  | { readonly kind: "starting"; readonly reason?: string; readonly message?: string }
+  | { readonly kind: "running" }
+  | { readonly kind: "ended"; readonly exitCode: number; readonly reason?: string }
+  | { readonly kind: "refused"; readonly reason: string; readonly message: string };
+
+/** Waiting reasons Kubernetes does not get past by itself for this Pod: the Run is unavailable at once. */
+const FINAL_WAITING = new Set([
+  "ImagePullBackOff",
+  "InvalidImageName",
+  "ErrImageNeverPull",
+  "CreateContainerConfigError",
+  "CreateContainerError",
+  "RunContainerError",
+]);
+
+export function podState(pod: PodObject): PodState {
+  const status = pod.status ?? {};
+  const container = status.containerStatuses?.find((c) => c.name === AGENT_CONTAINER_NAME);
+  const terminated = container?.state?.terminated;
+  if (terminated !== undefined) {
+    return { kind: "ended", exitCode: terminated.exitCode ?? -1, ...(terminated.reason === undefined ? {} : { reason: terminated.reason }) };
+  }
+  // The kubelet ends a Pod past activeDeadlineSeconds as Failed/DeadlineExceeded, sometimes before any container status says so.
+  if (status.phase === "Failed" || status.phase === "Succeeded") {
+    return { kind: "ended", exitCode: status.phase === "Succeeded" ? 0 : -1, ...(status.reason === undefined ? {} : { reason: status.reason }) };
+  }
+  if (container?.state?.running !== undefined) return { kind: "running" };
+  const waiting = container?.state?.waiting;
+  if (waiting?.reason !== undefined && FINAL_WAITING.has(waiting.reason)) {
+    return { kind: "refused", reason: waiting.reason, message: waiting.message ?? "" };
+  }
+  if (waiting?.reason !== undefined)
+    return { kind: "starting", reason: waiting.reason, ...(waiting.message === undefined ? {} : { message: waiting.message }) };
+  const scheduled = status.conditions?.find((c) => c.type === "PodScheduled");
+  if (scheduled?.status === "False" && scheduled.reason !== undefined) {
+    return { kind: "starting", reason: scheduled.reason, ...(scheduled.message === undefined ? {} : { message: scheduled.message }) };
+  }
+  return { kind: "starting" };
+}
