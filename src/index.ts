@@ -42,6 +42,9 @@ export type {
   AttachSession,
   EgressProxyPeer,
   KubeApi,
+  KubeApiOptions,
+  KubeMetadata,
+  LabelSelector,
   PodManifest,
   PodNetwork,
   PodObject,
@@ -49,6 +52,11 @@ export type {
   PodRunOptions,
   PodRunResult,
   PodSweepOptions,
+  RunContainer,
+  RunNetworkPolicy,
+  RunPod,
+  RunSecret,
+  SeccompProfile,
 } from "./kube/index.js";
 export { KubernetesError, PSS_ENFORCE_LABEL, checkNamespace, createKubeApi, manifestJson, renderPodManifest, runPod, sweepPods } from "./kube/index.js";
 export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
@@ -183,6 +191,7 @@ export type {
   RunOptions,
   RunVolumeKind,
   HeadStartPlan,
+  ManifestOptions,
   PoolOptions,
   PoolStats,
   RuntimeOptions,

@@ -530,7 +530,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -555,7 +555,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -976,7 +976,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1001,7 +1001,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1026,7 +1026,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1051,7 +1051,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1076,7 +1076,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1101,7 +1101,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1290,7 +1290,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1335,7 +1335,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1360,7 +1360,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1440,7 +1440,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1629,7 +1629,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1708,7 +1708,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1821,7 +1821,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1838,7 +1838,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1863,7 +1863,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1880,7 +1880,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1905,7 +1905,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1922,7 +1922,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -1999,7 +1999,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2024,7 +2024,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2192,7 +2192,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2217,7 +2217,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2264,7 +2264,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2289,7 +2289,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2338,7 +2338,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2363,7 +2363,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2388,7 +2388,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2445,7 +2445,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2470,7 +2470,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2531,7 +2531,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2604,7 +2604,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2663,7 +2663,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2688,7 +2688,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2849,7 +2849,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2874,7 +2874,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -2956,7 +2956,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -3023,7 +3023,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed
@@ -3109,7 +3109,7 @@ export interface operations {
                          * @description a stable code from agentcage's catalogue of errors; branch on it, not on the message
                          * @enum {string}
                          */
-                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "service_unreachable" | "service_silent";
+                        error: "invalid_request" | "invalid_inputs" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "not_ended" | "cursor_expired" | "idempotency_key_reused" | "too_large" | "queue_full" | "draining" | "internal" | "invalid_agent_container" | "invalid_mount_table" | "invalid_extra_args" | "invalid_call" | "invalid_runner_options" | "invalid_agent_request" | "credential_unreadable" | "invalid_harvest_arguments" | "staging_failed" | "invalid_egress_arguments" | "egress_control_failed" | "serve_refused" | "invalid_usage" | "kubernetes_refused" | "service_unreachable" | "service_silent";
                         message: string;
                         /**
                          * @description with quota_exceeded: the tenant's quota the request passed

@@ -5,13 +5,14 @@ import type { ISecret } from "kubernetes-models/v1";
 import { type ComposedSpec, effectiveEnv } from "../container/index.js";
 import { envSecretName, podLabels, podNamespace } from "./render-pod.js";
 import type { PodOptions } from "./options.js";
+import type { RunSecret } from "./pod-types.js";
 
 /** The Secret, or undefined when the agent has no secret environment. */
-export function renderEnvSecret(spec: ComposedSpec, options: Pick<PodOptions, "namespace">): ISecret | undefined {
+export function renderEnvSecret(spec: ComposedSpec, options: Pick<PodOptions, "namespace">): RunSecret | undefined {
   const publicEnv = spec.container.publicEnv ?? {};
   const secret = [...effectiveEnv(spec)].filter(([name, value]) => publicEnv[name] !== value);
   if (secret.length === 0) return undefined;
-  return {
+  const object: ISecret = {
     apiVersion: "v1",
     kind: "Secret",
     metadata: { name: envSecretName(spec), namespace: podNamespace(options), labels: podLabels(spec) },
@@ -19,4 +20,5 @@ export function renderEnvSecret(spec: ComposedSpec, options: Pick<PodOptions, "n
     immutable: true,
     stringData: Object.fromEntries(secret),
   };
+  return object;
 }

@@ -14,10 +14,11 @@
  * const result = await runPod(await createKubeApi(), spec, options, { stdin: "Say hi" }); // { kind: "exited", exitCode, stdout, ... }
  * ```
  */
-export type { AttachSession, KubeApi } from "./kube-api.js";
+export type { AttachSession, KubeApi, KubeApiOptions } from "./kube-api.js";
 export type { PodManifest } from "./manifest.js";
 export type { EgressProxyPeer, PodNetwork, PodOptions } from "./options.js";
 export type { PodRunOptions, PodRunResult } from "./pod-run.js";
+export type { KubeMetadata, LabelSelector, RunContainer, RunNetworkPolicy, RunPod, RunSecret, SeccompProfile } from "./pod-types.js";
 export type { PodObject } from "./pod-status.js";
 export type { PodSweepOptions } from "./pod-sweep.js";
 export { createKubeApi } from "./kube-api.js";

@@ -4,7 +4,7 @@
 // @kubernetes/client-node; creates ask for strict field validation, so a field the server would
 // drop is refused instead. Not yet run against a live cluster, only a recorded exchange.
 import { PassThrough, type Readable, type Writable } from "node:stream";
-import type { KubeConfig, V1NetworkPolicy, V1Pod, V1Secret } from "@kubernetes/client-node";
+import type { V1NetworkPolicy, V1Pod, V1Secret } from "@kubernetes/client-node";
 import type { PodObject } from "./pod-status.js";
 
 export type AttachSession = {
@@ -36,13 +36,20 @@ export type KubeApi = {
 
 const STRICT = { fieldValidation: "Strict" } as const;
 
+export type KubeApiOptions = {
+  /** A kubeconfig's text (YAML or JSON); default: KUBECONFIG, ~/.kube/config, or the in-cluster account. */
+  readonly kubeconfig?: string;
+};
+
 /**
- * A KubeApi over a kubeconfig: the default one (KUBECONFIG, ~/.kube/config, in-cluster) unless one
- * is given. client-node is loaded here, when first asked for (it takes about a second to load).
+ * A KubeApi over a kubeconfig. client-node is loaded here, when first asked for (it takes about a
+ * second to load), and none of its types reach a caller.
  */
-export async function createKubeApi(config?: KubeConfig): Promise<KubeApi> {
-  const { Attach, CoreV1Api, KubeConfig: Config, NetworkingV1Api, Watch } = await import("@kubernetes/client-node");
-  const kc = config ?? defaultConfig(new Config());
+export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
+  const { Attach, CoreV1Api, KubeConfig, NetworkingV1Api, Watch } = await import("@kubernetes/client-node");
+  const kc = new KubeConfig();
+  if (options.kubeconfig === undefined) kc.loadFromDefault();
+  else kc.loadFromString(options.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
   const networking = kc.makeApiClient(NetworkingV1Api);
   return {
@@ -84,9 +91,4 @@ export async function createKubeApi(config?: KubeConfig): Promise<KubeApi> {
     },
     listPods: async (namespace, labelSelector) => (await core.listNamespacedPod({ namespace, labelSelector })).items as PodObject[],
   };
-}
-
-function defaultConfig(kc: KubeConfig): KubeConfig {
-  kc.loadFromDefault();
-  return kc;
 }

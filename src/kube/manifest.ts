@@ -2,15 +2,14 @@
 // NetworkPolicy, rendered and validated together, as one List a user can `kubectl apply -f -`.
 // Invariant: the printed objects are byte for byte what a Run would create (no Secret values: the
 // Pod names its Secret's keys only).
-import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
-import type { IPod } from "kubernetes-models/v1";
 import type { ComposedSpec } from "../container/index.js";
 import type { PodOptions } from "./options.js";
+import type { RunNetworkPolicy, RunPod } from "./pod-types.js";
 import { renderNetworkPolicy } from "./render-network-policy.js";
 import { renderPod } from "./render-pod.js";
 import { validatedNetworkPolicy, validatedPod } from "./validate.js";
 
-export type PodManifest = { readonly pod: IPod; readonly networkPolicy: INetworkPolicy };
+export type PodManifest = { readonly pod: RunPod; readonly networkPolicy: RunNetworkPolicy };
 
 /** Throws KubernetesError naming the parameter for anything a Pod cannot honour. */
 export function renderPodManifest(spec: ComposedSpec, options: PodOptions): PodManifest {

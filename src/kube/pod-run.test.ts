@@ -23,7 +23,7 @@ afterEach(async () => {
 
 async function replay(name: string, options: FakeOptions = {}) {
   fake = await startFakeKubeApi(exchange(name), options);
-  return { fake, api: await createKubeApi(fake.config) };
+  return { fake, api: await createKubeApi({ kubeconfig: fake.kubeconfig }) };
 }
 
 const calls = (f: FakeKubeApi) => f.requests.filter((r) => r.query.get("watch") !== "true").map((r) => `${r.method} ${r.path}`);

@@ -7,9 +7,10 @@ import { type ComposedSpec, RUN_LABEL } from "../container/index.js";
 import { KubernetesError } from "./kube-error.js";
 import { checkedLabels } from "./names.js";
 import type { PodOptions } from "./options.js";
+import type { RunNetworkPolicy } from "./pod-types.js";
 import { podLabels, podNamespace } from "./render-pod.js";
 
-export function renderNetworkPolicy(spec: ComposedSpec, options: PodOptions): INetworkPolicy {
+export function renderNetworkPolicy(spec: ComposedSpec, options: PodOptions): RunNetworkPolicy {
   const network = options.network;
   const runLabel = spec.labels[RUN_LABEL] ?? "";
   const egress =
@@ -28,7 +29,7 @@ export function renderNetworkPolicy(spec: ComposedSpec, options: PodOptions): IN
             ports: [{ protocol: "TCP" as const, port: checkedPort(network.proxy.port) }],
           },
         ];
-  return {
+  const policy: INetworkPolicy = {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
     metadata: { name: spec.name, namespace: podNamespace(options), labels: podLabels(spec) },
@@ -39,6 +40,7 @@ export function renderNetworkPolicy(spec: ComposedSpec, options: PodOptions): IN
       egress,
     },
   };
+  return policy;
 }
 
 /** An empty selector would select every Pod (or namespace): the opposite of one door. */

@@ -8,6 +8,7 @@ import { KubernetesError } from "./kube-error.js";
 import { AGENT_CONTAINER_NAME, DEFAULT_NAMESPACE, ENV_SECRET_SUFFIX } from "./limits.js";
 import { checkedLabels, checkedName } from "./names.js";
 import type { PodOptions } from "./options.js";
+import type { RunPod } from "./pod-types.js";
 import { checkStopSignal, podCpu, podExtras, podUser } from "./pod-fields.js";
 import { podVolumes } from "./pod-volumes.js";
 
@@ -26,7 +27,7 @@ export function podNamespace(options: Pick<PodOptions, "namespace">): string {
 }
 
 /** A bare Pod that runs the Run once: restartPolicy Never, stdin open without a TTY, locked down. */
-export function renderPod(spec: ComposedSpec, options: PodOptions): IPod {
+export function renderPod(spec: ComposedSpec, options: PodOptions): RunPod {
   if (spec.networks.length > 0) {
     throw new KubernetesError(
       `networks ${JSON.stringify(spec.networks)} are Docker networks, which a Pod has none of; its reach is its NetworkPolicy, so leave networks out and choose the Run's network policy`,
@@ -48,7 +49,8 @@ export function renderPod(spec: ComposedSpec, options: PodOptions): IPod {
     memory: String(spec.memoryBytes),
     ...(spec.cpus === undefined ? {} : { cpu: podCpu(spec.cpus) }),
   };
-  return {
+  // Built as Kubernetes' own type, so a field it does not have, or of another type, fails to compile.
+  const pod: IPod = {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: checkedName("the Run's name", spec.name), namespace: podNamespace(options), labels: podLabels(spec) },
@@ -99,4 +101,5 @@ export function renderPod(spec: ComposedSpec, options: PodOptions): IPod {
       volumes: volumes.map((v) => ({ name: v.name, emptyDir: { ...v.emptyDir } })),
     },
   };
+  return pod;
 }

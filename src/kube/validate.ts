@@ -6,13 +6,15 @@ import { NetworkPolicy, type INetworkPolicy } from "kubernetes-models/networking
 import { Pod, type IPod } from "kubernetes-models/v1/Pod";
 import { type FieldShape, NETWORK_POLICY_FIELDS, POD_FIELDS, unknownFields } from "./known-fields.js";
 import { KubernetesError } from "./kube-error.js";
+import type { RunNetworkPolicy, RunPod } from "./pod-types.js";
 
-export function validatedPod(pod: IPod): IPod {
-  return validated("Pod", pod, POD_FIELDS, () => new Pod(pod).validate());
+// Our types are Kubernetes' own made read-only (render-pod.ts builds IPod): the models take them as they are.
+export function validatedPod(pod: RunPod): RunPod {
+  return validated("Pod", pod, POD_FIELDS, () => new Pod(pod as IPod).validate());
 }
 
-export function validatedNetworkPolicy(policy: INetworkPolicy): INetworkPolicy {
-  return validated("NetworkPolicy", policy, NETWORK_POLICY_FIELDS, () => new NetworkPolicy(policy).validate());
+export function validatedNetworkPolicy(policy: RunNetworkPolicy): RunNetworkPolicy {
+  return validated("NetworkPolicy", policy, NETWORK_POLICY_FIELDS, () => new NetworkPolicy(policy as INetworkPolicy).validate());
 }
 
 function validated<T>(kind: string, object: T, shape: FieldShape, validate: () => void): T {

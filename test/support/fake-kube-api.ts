@@ -5,7 +5,6 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { KubeConfig } from "@kubernetes/client-node";
 import { WebSocketServer } from "ws";
 
 type WatchLine = { readonly type: string; readonly object: Record<string, unknown> };
@@ -23,7 +22,8 @@ export function exchange(name: string): KubeExchange {
 }
 
 export type FakeKubeApi = {
-  readonly config: KubeConfig;
+  /** A kubeconfig (JSON, which is YAML) that points at this server. */
+  readonly kubeconfig: string;
   readonly requests: RecordedRequest[];
   /** What the client wrote to the agent's stdin, and whether it closed it (v5's close frame). */
   readonly stdin: () => { readonly bytes: Buffer; readonly closed: boolean };
@@ -127,15 +127,17 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: "fake", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: "runner", token: "fake-token-for-tests" }],
-    contexts: [{ name: "fake", cluster: "fake", user: "runner" }],
-    currentContext: "fake",
+  const kubeconfig = JSON.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    // client-node speaks plain HTTP only with TLS verification off; the fake listens on loopback only.
+    clusters: [{ name: "fake", cluster: { server: `http://127.0.0.1:${port}`, "insecure-skip-tls-verify": true } }],
+    users: [{ name: "runner", user: { token: "fake-token-for-tests" } }],
+    contexts: [{ name: "fake", context: { cluster: "fake", user: "runner" } }],
+    "current-context": "fake",
   });
   return {
-    config,
+    kubeconfig,
     requests,
     stdin: () => ({ bytes: Buffer.concat(stdinChunks), closed: stdinClosed }),
     close: async () => {
