@@ -67,6 +67,13 @@ describe("a Run as a Pod, against a recorded exchange", () => {
     expect(JSON.stringify([pod, policy])).not.toContain(SECRET);
   });
 
+  it("watches again when the API server ends its watch midway, and still reads the exit", async () => {
+    const { fake, api } = await replay("run-completes", { endWatchesAfter: 2 });
+    const result = await runPod(api, spec, OPTIONS, { stdin: "Say hi" });
+    expect(result).toMatchObject({ kind: "exited", exitCode: 0, reason: "Completed" });
+    expect(fake.requests.filter((r) => r.query.get("watch") === "true").length).toBeGreaterThan(1);
+  });
+
   it("reports an OOM kill as the kubelet names it, with exit status 137", async () => {
     const { api } = await replay("oom-killed");
     const result = await runPod(api, spec, OPTIONS, { stdin: "Say hi" });

@@ -37,6 +37,8 @@ export type FakeOptions = {
   readonly listed?: readonly object[];
   /** Between two watch lines, as an API server's events come apart. */
   readonly lineGapMs?: number;
+  /** Ends every open watch after this many lines, as an API server ends a watch at its timeout. */
+  readonly endWatchesAfter?: number;
 };
 
 export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOptions = {}): Promise<FakeKubeApi> {
@@ -48,6 +50,10 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
   const emit = (line: WatchLine) => {
     emitted.push(line);
     for (const res of watchers) res.write(`${JSON.stringify(line)}\n`);
+    if (emitted.length === options.endWatchesAfter) {
+      for (const res of watchers) res.end();
+      watchers.clear();
+    }
   };
   const emitAll = async (lines: readonly WatchLine[]) => {
     for (const line of lines) {
