@@ -102,6 +102,17 @@ describe("a Pod that never runs", () => {
     expect(fake.stdin().bytes).toHaveLength(0);
   });
 
+  it("ends cancelled at once when the caller aborts while the Pod waits to be scheduled, and removes it", async () => {
+    const { fake, api } = await replay("unschedulable");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const result = await runPod(api, spec, OPTIONS, { stdin: "Say hi", startTimeoutMs: 20_000, signal: controller.signal });
+    expect(result).toEqual({ kind: "cancelled" });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(calls(fake).filter((c) => c.startsWith("DELETE"))).toHaveLength(3);
+  });
+
   it("ends unavailable at once on ImagePullBackOff, naming it, well before the start bound", async () => {
     const { api } = await replay("image-pull-backoff");
     const started = Date.now();

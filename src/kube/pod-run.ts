@@ -21,6 +21,8 @@ export type PodRunOptions = {
   readonly exitReportMs?: number;
   /** Default MAX_POD_OUTPUT_BYTES, for stdout and for stderr apart. */
   readonly maxOutputBytes?: number;
+  /** Ends the Run when aborted (a cancel, the caller's timeout): the Pod and what it had are removed; default none. */
+  readonly signal?: AbortSignal;
 };
 
 export type PodRunResult =
@@ -33,6 +35,7 @@ export type PodRunResult =
       readonly stderr: Buffer;
       readonly truncated: boolean;
     }
+  | { readonly kind: "cancelled" }
   | {
       readonly kind: "unavailable";
       /** Kubernetes' own reason where it gave one (Unschedulable, ImagePullBackOff, ...), else ours. */
@@ -48,6 +51,10 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
   const name = manifest.pod.metadata?.name ?? "";
   const made: Array<"Secret" | "NetworkPolicy" | "Pod"> = [];
   const watcher = watchPod(api, namespace, name);
+  const aborted = abortOf(options.signal);
+  let closeSession: (() => void) | undefined;
+  // The caller's abort wins every wait; what was made is removed below all the same.
+  const unlessAborted = <T>(wait: Promise<T>): Promise<T | typeof CANCELLED> => Promise.race([wait, aborted.promise]);
   try {
     if (secret !== undefined) {
       await api.createSecret(namespace, secret);
@@ -57,7 +64,9 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
     made.push("NetworkPolicy");
     await api.createPod(namespace, manifest.pod);
     made.push("Pod");
-    const started = await watcher.until((state) => state.kind !== "starting", options.startTimeoutMs ?? POD_START_TIMEOUT_MS);
+    if (options.signal?.aborted === true) return { kind: "cancelled" };
+    const started = await unlessAborted(watcher.until((state) => state.kind !== "starting", options.startTimeoutMs ?? POD_START_TIMEOUT_MS));
+    if (started === CANCELLED) return { kind: "cancelled" };
     if (started.timedOut) return notStarted(started.state, options.startTimeoutMs ?? POD_START_TIMEOUT_MS);
     if (started.state.kind === "refused") return { kind: "unavailable", reason: started.state.reason, message: started.state.message };
     const limit = options.maxOutputBytes ?? MAX_POD_OUTPUT_BYTES;
@@ -73,10 +82,12 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
           message: `the API server attached with ${JSON.stringify(session.protocol)}, which cannot close the agent's stdin and keep its stdout; a Run needs ${ATTACH_PROTOCOL} (Kubernetes 1.30 or later)`,
         };
       }
+      closeSession = session.close;
       session.send(typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin);
-      await session.closed;
+      if ((await unlessAborted(session.closed)) === CANCELLED) return { kind: "cancelled" };
     }
-    const ended = await watcher.until((state) => state.kind === "ended", options.exitReportMs ?? POD_EXIT_REPORT_MS);
+    const ended = await unlessAborted(watcher.until((state) => state.kind === "ended", options.exitReportMs ?? POD_EXIT_REPORT_MS));
+    if (ended === CANCELLED) return { kind: "cancelled" };
     if (ended.state.kind !== "ended") {
       return {
         kind: "unavailable",
@@ -95,12 +106,28 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
   } catch (error) {
     return { kind: "unavailable", reason: "ApiError", message: `the Kubernetes API refused or failed a request: ${apiMessage(error)}` };
   } finally {
+    aborted.release();
+    closeSession?.();
     watcher.stop();
     // The Pod first: what it held goes with it; then its fence and its Secret.
     for (const kind of ["Pod", "NetworkPolicy", "Secret"] as const) {
       if (made.includes(kind)) await api.remove(kind, namespace, kind === "Secret" ? (secret?.metadata?.name ?? "") : name).catch(() => undefined);
     }
   }
+}
+
+const CANCELLED = Symbol("cancelled");
+
+/** A promise that resolves CANCELLED when the signal aborts (never without one), and the listener's removal. */
+function abortOf(signal: AbortSignal | undefined): { readonly promise: Promise<typeof CANCELLED>; readonly release: () => void } {
+  if (signal === undefined) return { promise: new Promise(() => undefined), release: () => undefined };
+  let onAbort = () => undefined as void;
+  const promise = new Promise<typeof CANCELLED>((resolve) => {
+    onAbort = () => resolve(CANCELLED);
+    if (signal.aborted) resolve(CANCELLED);
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return { promise, release: () => signal.removeEventListener("abort", onAbort) };
 }
 
 function notStarted(state: PodState, timeoutMs: number): PodRunResult {
