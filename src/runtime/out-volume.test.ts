@@ -128,7 +128,7 @@ describe("out/ bounded by a volume of the Run's own", () => {
       { name: "out/passwd", type: "symlink", linkname: "/etc/passwd" },
     ]);
     const outcome = await runtime.run({ text: "hi" }, { harvestTo });
-    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"out/passwd"' } } });
+    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"passwd"' } } });
   });
 
   it("ends the Run unavailable, leaving nothing, when the engine refuses the volume", async () => {
@@ -400,7 +400,7 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
       { writableWork: true, keepRuns: true },
     );
     const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
-    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "special_file", entry: '"work/pipe"' } } });
+    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "special_file", entry: '"pipe"' } } });
     const work = join(outcome.runDirectory as string, "work");
     expect(readdirSync(work).sort()).toEqual(["a.txt", "b.txt", "out"]);
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\n");
