@@ -24,6 +24,7 @@ export type { SweepResult } from "./sweep.js";
 export type { RunNetwork } from "./run-network.js";
 export type { RunVolumeKind } from "./out-volume.js";
 export { createAgentContainerRuntime } from "./runtime.js";
+export { RUN_FILES } from "./runtime-options.js";
 export { newRunId } from "./run-id.js";
 export { isRunId } from "./run-request.js";
 export { runNetworkName } from "./run-network.js";
