@@ -1,6 +1,7 @@
 // A staged Run's own volumes under write bound "volume": which of its places get one (its writable
-// out/ or work/, and its session store's working copy) and how big, made before its container, read
-// back once the container is gone (the session store first), removed after.
+// out/ or work/, its session store's working copy, and under runFiles "engine" its read-only inputs)
+// and how big, made before its container, read back once the container is gone (the session store
+// first; the inputs never), removed after.
 // Invariant: each place is read back whatever ended the Run, under a bound of its own; a read that
 // fails is an io_error refusal, never a throw, and never the Run's own stop.
 

@@ -1,6 +1,6 @@
 // createAgentContainerRuntime's one argument, refused at construction where the Operator wrote it:
 // its shape, the declaration (validated, and composed once with a placeholder plan), the plan
-// function, the concurrency, the engine and the write bound.
+// function, the concurrency, the engine, the write bound and how a Run's files reach the engine.
 // Invariant: what passes here can be run; a declaration that cannot mean anything throws here, never in a Run.
 
 import type Docker from "dockerode";
