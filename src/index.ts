@@ -197,6 +197,7 @@ export type {
   RuntimeOptions,
   SessionStoreOptions,
   SweepResult,
+  RunFiles,
   WriteBound,
 } from "./runtime/index.js";
 export type { RunInputs, SecretFile, SweptSessionStore } from "./staging/index.js";

@@ -167,6 +167,7 @@ describe("serve's tenant flags", () => {
     [["--tenant-daily-spend-usd", "ten"], '--tenant-daily-spend-usd "ten" is not an amount of USD'],
     [["--run-network-range", "10.213.0.0/30"], '--run-network-range "10.213.0.0/30" is not an IPv4 range of /8 to /28'],
     [["--run-network-range", "10.213.9.0/16"], '--run-network-range "10.213.9.0/16" has bits set past its /16; write 10.213.0.0/16'],
+    [["--run-files", "nfs"], '--run-files "nfs" is not one of disk, engine; write engine to have each Run\'s files go through the engine'],
     [["--pool", "lots"], '--pool "lots" is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none'],
     [["--pool", "257"], '--pool "257" is not a whole number from 0 to 256'],
     [["--pool", "1.5"], '--pool "1.5" is not a whole number from 0 to 256'],
@@ -182,6 +183,7 @@ describe("serve's tenant flags", () => {
 
   it.each([
     ["AGENTCAGE_POOL", "two", '--pool "two" is not a whole number from 0 to 256'],
+    ["AGENTCAGE_RUN_FILES", "host", '--run-files "host" is not one of disk, engine'],
     ["AGENTCAGE_POOL_IDLE_SECONDS", "86401", '--pool-idle-seconds "86401" is not a whole number from 1 to 86400'],
   ])("refuses %s=%s from the environment in the flag's own words", async (name, value, said) => {
     const before = process.env[name];
@@ -194,5 +196,16 @@ describe("serve's tenant flags", () => {
       if (before === undefined) delete process.env[name];
       else process.env[name] = before;
     }
+  });
+});
+
+describe("run's --run-files", () => {
+  it("refuses a value it does not know, and any value with --remote, before anything starts", async () => {
+    const unknown = await refusal(["run", "claude", "hi", "--run-files", "nfs", "--runtime-dir", "/nonexistent/agentcage-admin-flags-test"]);
+    expect(unknown.said).toContain('--run-files "nfs" is not one of disk, engine');
+    expect(unknown.code).toBe(EXIT.usage);
+    const remote = await refusal(["run", "claude", "hi", "--run-files", "engine", "--remote", "http://127.0.0.1:1"]);
+    expect(remote.said).toContain("--run-files is the service's to choose with --remote");
+    expect(remote.code).toBe(EXIT.usage);
   });
 });

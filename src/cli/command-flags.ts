@@ -6,6 +6,7 @@
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, reachWarning, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_SESSION_RETENTION_DAYS } from "../container/index.js";
+import { RUN_FILES, type RunFiles } from "../runtime/index.js";
 import { unheldCaps } from "../agents/index.js";
 import { connectTarget } from "../egress/index.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, UsageError, wholeNumber } from "./options.js";
@@ -33,6 +34,7 @@ export type RunFlags = {
   resume?: string;
   standIn?: boolean;
   containerRuntime?: string;
+  runFiles?: RunFiles | "";
   json?: boolean;
   image: string;
   runtimeDir: string;
@@ -188,4 +190,12 @@ export function serviceOptions(command: Command, env: ProgramIo["env"]): Command
       absoluteDirectory("--runtime-dir"),
       defaultRuntimeDir(env),
     );
+}
+
+/** A --run-files that is not one of RUN_FILES is a usage error in the flag's own name; empty (compose's default) is the default. */
+export function runFilesOf(value: string): RunFiles | "" {
+  if (value === "" || (RUN_FILES as readonly string[]).includes(value)) return value as RunFiles | "";
+  throw new UsageError(
+    `--run-files ${JSON.stringify(value)} is not one of ${RUN_FILES.join(", ")}; write engine to have each Run's files go through the engine, or leave it out to bind them from this host's disk`,
+  );
 }

@@ -2,9 +2,9 @@
 // statuses), and whether the Run goes to a service (--remote) or runs here. Invariant: an option
 // only a local Run can honour is refused with --remote, never silently dropped.
 
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { CREDENTIAL_VARIABLES, type AgentCli } from "../agents/index.js";
-import { checkBudgetFlags, checkedRun, runOptions, sessionRetentionOption, warnOfReach, type RunFlags } from "./command-flags.js";
+import { checkBudgetFlags, checkedRun, runFilesOf, runOptions, sessionRetentionOption, warnOfReach, type RunFlags } from "./command-flags.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError, unlessEmpty, wholeNumber } from "./options.js";
 import type { CheckedRun } from "./run-args.js";
@@ -45,6 +45,12 @@ export function addRunCommand(program: Command, io: ProgramIo, settle: (code: nu
       60,
     )
     .addOption(sessionRetentionOption())
+    .addOption(
+      new Option(
+        "--run-files <where>",
+        "how the Run's files reach the engine: disk (bind mounts; the engine shares this host's disk; default) or engine (through its archive; README: running past one host)",
+      ).argParser(runFilesOf),
+    )
     .addHelpText("after", RUN_HELP)
     .action(async (cli: string, rawPrompt: string, flags: RunFlags, command: Command) => {
       const checked = await checkedRun(cli, rawPrompt, flags, io);
@@ -65,6 +71,7 @@ function refuseLocalOnlyOptions(flags: RunFlags, command: Command): void {
     flags.networkPolicy === undefined ? undefined : "--network-policy",
     flags.allow === undefined ? undefined : "--allow",
     flags.containerRuntime === undefined ? undefined : "--container-runtime",
+    flags.runFiles === undefined ? undefined : "--run-files",
     // From AGENTCAGE_SESSION_RETENTION_DAYS (set for a local serve, say) it is not a choice made for this Run.
     command.getOptionValueSource("sessionRetentionDays") === "cli" ? "--session-retention-days" : undefined,
   ].filter((o) => o !== undefined);
@@ -84,6 +91,7 @@ async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Pro
   warnOfReach(flags, io);
   const { runLocal } = await import("./run-local.js");
   const sessionRetentionDays = unlessEmpty(flags.sessionRetentionDays);
+  const runFiles = unlessEmpty(flags.runFiles);
   return runLocal(
     {
       ...checked,
@@ -96,6 +104,7 @@ async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Pro
       json: flags.json === true,
       verbose: flags.verbose === true,
       ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+      ...(runFiles === undefined ? {} : { runFiles }),
       ...(sessionRetentionDays === undefined ? {} : { sessionRetentionDays }),
     },
     io,

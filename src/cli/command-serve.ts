@@ -5,9 +5,16 @@
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
-import { checkRunNetworkRange, DEFAULT_POOL_IDLE_SECONDS, DEFAULT_RUN_NETWORK_RANGE, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "../runtime/index.js";
+import {
+  checkRunNetworkRange,
+  DEFAULT_POOL_IDLE_SECONDS,
+  DEFAULT_RUN_NETWORK_RANGE,
+  MAX_POOL_IDLE_SECONDS,
+  MAX_POOL_SIZE,
+  type RunFiles,
+} from "../runtime/index.js";
 import type { ServeOptions } from "../server/index.js";
-import { checkNetworkFlags, sessionRetentionOption } from "./command-flags.js";
+import { checkNetworkFlags, runFilesOf, sessionRetentionOption } from "./command-flags.js";
 import {
   absoluteDirectory,
   byteCount,
@@ -44,6 +51,7 @@ type ServeFlags = {
   runRetentionDays?: number | "";
   containerRuntime?: string;
   runNetworkRange?: string;
+  runFiles?: RunFiles | "";
   pool?: number | "";
   poolIdleSeconds?: number | "";
   tenantMaxRunning?: number | "";
@@ -153,6 +161,14 @@ function agentOptions(command: Command): void {
       )
         .argParser(checkRange)
         .env("AGENTCAGE_RUN_NETWORK_RANGE"),
+    )
+    .addOption(
+      new Option(
+        "--run-files <where>",
+        "how each Run's files reach the engine: disk (bind mounts; the engine shares this host's disk; default) or engine (through its archive, into volumes of the Run's own; README: running past one host)",
+      )
+        .argParser(runFilesOf)
+        .env("AGENTCAGE_RUN_FILES"),
     );
 }
 
@@ -221,6 +237,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const tenantMaxQueued = unlessEmpty(flags.tenantMaxQueued);
   const tenantDailySpendUsd = unlessEmpty(flags.tenantDailySpendUsd);
   const runNetworkRange = unlessEmpty(flags.runNetworkRange);
+  const runFiles = unlessEmpty(flags.runFiles);
   const pool = unlessEmpty(flags.pool);
   const poolIdleSeconds = unlessEmpty(flags.poolIdleSeconds);
   checkNetworkFlags({
@@ -247,6 +264,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     ...(writableBytes === undefined ? {} : { writableBytes }),
     ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
     ...(runNetworkRange === undefined ? {} : { runNetworkRange }),
+    ...(runFiles === undefined ? {} : { runFiles }),
     ...(pool === undefined ? {} : { pool }),
     ...(poolIdleSeconds === undefined ? {} : { poolIdleSeconds }),
     ...(tenantMaxRunning === undefined ? {} : { tenantMaxRunning }),

@@ -97,6 +97,12 @@ describe("agentcage doctor", () => {
     expect(code).toBe(1);
   });
 
+  it("skips whether the engine binds the Staging Directory when AGENTCAGE_RUN_FILES=engine, which binds none of it", async () => {
+    const { code, lines } = await run({ environment: { AGENTCAGE_RUN_FILES: "engine" } });
+    expect(lines[9]).toBe("skip  staging on engine  AGENTCAGE_RUN_FILES=engine: each Run's files go through the engine, which need not see this directory");
+    expect(code).toBe(0);
+  });
+
   it("fails an engine that does not answer, skips what needs it, and still checks the Staging Directory and credentials", async () => {
     const { code, lines } = await run({ engine: createUnreachableEngine() });
     expect(lines[0]).toBe(

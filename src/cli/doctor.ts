@@ -153,6 +153,9 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
     [
       "staging on engine",
       Promise.all([probe, place, present, facts]).then(async ([p, here, yes, f]) => {
+        // Through the engine, a Run binds nothing of this directory: where the engine resolves it does not matter.
+        if ((options.environment ?? process.env)["AGENTCAGE_RUN_FILES"] === "engine")
+          return skippedCheck("staging on engine", "AGENTCAGE_RUN_FILES=engine: each Run's files go through the engine, which need not see this directory");
         if (!p.ok && f === undefined && p.failure !== "unwritable") return skippedCheck("staging on engine", noEngine);
         const misplaced = !p.ok && (p.failure === "not_on_engine" || p.failure === "other_directory");
         const mounts = misplaced && here.inContainer && here.containerId !== undefined ? await ownMounts(here.containerId, options.engine) : undefined;

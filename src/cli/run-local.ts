@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { assembleRunners, type AgentOutcome, type NetworkPolicy, type RunnerAssembly } from "../runner/index.js";
+import type { RunFiles } from "../runtime/index.js";
 import { UsageError } from "./options.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
@@ -26,6 +27,8 @@ export type LocalRunOptions = CheckedRun & {
   readonly json: boolean;
   readonly verbose: boolean;
   readonly containerRuntime?: string;
+  /** How the Run's files reach the engine (--run-files); default the library's ("disk"). */
+  readonly runFiles?: RunFiles;
   /** How long the sessions this command keeps outlive their last use; default the library's (30 days). */
   readonly sessionRetentionDays?: number;
 };
@@ -65,6 +68,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
         sessions: true,
         logger,
         ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
+        ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
       },
       ...(options.networks.length === 0 ? {} : { networks: options.networks }),
       ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),

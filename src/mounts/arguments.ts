@@ -38,19 +38,20 @@ export function mountSpecs(table: MountTable): MountSpec[] {
 }
 
 /** A volume the engine holds, mounted writable at one path inside the container (a Run's own out/). */
-export type VolumeMount = { readonly volume: string; readonly agentPath: string };
+/** A named volume at agentPath; readOnly (default false) for what the agent may only read, its inputs. */
+export type VolumeMount = { readonly volume: string; readonly agentPath: string; readonly readOnly?: boolean };
 
 /** `--mount type=volume,source=…,target=…` words, one pair per volume, in order. */
 export function volumeMountArguments(volumes: readonly VolumeMount[]): string[] {
-  return volumes.flatMap(({ volume, agentPath }) => [
+  return volumes.flatMap(({ volume, agentPath, readOnly }) => [
     "--mount",
-    ["type=volume", csvField(`source=${volume}`), csvField(`target=${normalizePath(agentPath)}`)].join(","),
+    ["type=volume", csvField(`source=${volume}`), csvField(`target=${normalizePath(agentPath)}`), ...(readOnly === true ? ["readonly"] : [])].join(","),
   ]);
 }
 
 /** The same volumes as volumeMountArguments, in the Engine API's form. */
 export function volumeMountSpecs(volumes: readonly VolumeMount[]): MountSpec[] {
-  return volumes.map(({ volume, agentPath }) => ({ Type: "volume", Source: volume, Target: normalizePath(agentPath), ReadOnly: false }));
+  return volumes.map(({ volume, agentPath, readOnly }) => ({ Type: "volume", Source: volume, Target: normalizePath(agentPath), ReadOnly: readOnly === true }));
 }
 
 function resolveBinds(table: MountTable): Bind[] {

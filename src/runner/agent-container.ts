@@ -23,6 +23,7 @@ export function createRunnerRuntime(settings: RunnerSettings, headStarts?: HeadS
       container,
       ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
       ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
+      ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
       ...(options.pool === undefined ? {} : { pool: poolOf(settings, options.pool, headStarts) }),
       ...(options.docker === undefined ? {} : { docker: options.docker }),
       ...(options.engine === undefined ? {} : { engine: options.engine }),

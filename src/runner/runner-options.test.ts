@@ -23,6 +23,12 @@ describe("createAgentRunner called wrongly", () => {
       [{ image: " a:1" }],
       /^createAgentRunner options are invalid: image: image " a:1" is empty or has surrounding space/,
     ],
+    ["a runFiles it does not know", [{ image: "a:1", runFiles: "nfs" }], /^runFiles "nfs" is not one of disk, engine; pass "engine"/],
+    [
+      'a codex login with runFiles "engine"',
+      [{ image: "a:1", staging: { runtimeDir: "/x" }, codexLoginDirectory: "/logins", runFiles: "engine" }],
+      /codexLoginDirectory "\/logins" is handed to each Run as a file bound from this host's disk, and runFiles "engine" binds nothing of it/,
+    ],
   ])("throws AgentRunnerError for %s", (_what, args, message) => {
     expect(() => loose(createAgentRunner)(...args)).toThrow(AgentRunnerError);
     expect(() => loose(createAgentRunner)(...args)).toThrow(message);

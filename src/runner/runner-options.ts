@@ -6,7 +6,7 @@
 import type Docker from "dockerode";
 import type { Logger } from "pino";
 import { AgentcageError } from "../errors/index.js";
-import { describeValue } from "../runtime/index.js";
+import { describeValue, type RunFiles } from "../runtime/index.js";
 import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
 import type { EgressGateway } from "../gateway/index.js";
 import type { Engine } from "../engine/index.js";
@@ -67,6 +67,14 @@ export type AgentRunnerOptions = {
   readonly owner?: string;
   readonly logger?: Logger;
   readonly maxConcurrentRuns?: number;
+  /**
+   * How each Run's files reach its container (the runtime's runFiles): "disk", bind mounts of its Run
+   * directory, so the engine shares this host's disk; "engine", through the engine alone (volumes of
+   * the Run's own, filled and read back through its archive under the Harvest's rules), so the engine
+   * may be elsewhere. Not with a codexLoginDirectory handed to the agent, nor a pool with staging.
+   * Default "disk", the faster.
+   */
+  readonly runFiles?: RunFiles;
   /** The IPv4 range each Run's own network (under model, allowlist, open) takes a /28 of; default 10.213.0.0/16 (the runtime's runNetworkRange). */
   readonly runNetworkRange?: string;
   /**
@@ -133,6 +141,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "owner",
   "logger",
   "maxConcurrentRuns",
+  "runFiles",
   "runNetworkRange",
   "pool",
   "docker",

@@ -45,6 +45,11 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
     gateway === undefined
       ? options.codexProvider
       : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY", ...(gateway.codexModel === undefined ? {} : { model: gateway.codexModel }) };
+  if (options.runFiles === "engine" && options.codexLoginDirectory !== undefined && declaredProvider === undefined) {
+    throw new AgentRunnerError(
+      `codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} is handed to each Run as a file bound from this host's disk, and runFiles "engine" binds nothing of it; give codex an API key instead, or use runFiles "disk"`,
+    );
+  }
   return {
     options,
     policy,

@@ -20,9 +20,10 @@ export type RunComposition = {
   readonly networks?: readonly string[];
   /**
    * Volumes of the Run's own (out-volume.ts) mounted instead of the Run directory's places: `out` where
-   * out/ is (a read-only work/), `work` where the writable work/ is, `session` where the session store is; default none.
+   * out/ is (a read-only work/), `work` where the writable work/ is, `session` where the session store is,
+   * `inputs` read-only where the read-only work/ is (runFiles "engine"); default none.
    */
-  readonly volumes?: { readonly out?: string; readonly work?: string; readonly session?: string };
+  readonly volumes?: { readonly out?: string; readonly work?: string; readonly session?: string; readonly inputs?: string };
   /** Whole seconds from the container's start to its own timer's stop signal: every Run's container has one. */
   readonly deadlineSeconds: number;
 };
@@ -46,8 +47,10 @@ export function composeRun(container: ValidatedContainer, run: RunComposition): 
 function workspace(run: RunComposition, agentWorkdir: string, writableWork: boolean, secretPaths: readonly string[]) {
   const binds = stagedMounts(run.runId, agentWorkdir, writableWork, secretPaths, run.sessionAgentPath);
   const given = run.volumes ?? {};
-  const volumes: Array<{ readonly volume: string; readonly agentPath: string }> = [];
+  const volumes: Array<{ readonly volume: string; readonly agentPath: string; readonly readOnly?: boolean }> = [];
   if (writableWork && given.work !== undefined) volumes.push({ volume: given.work, agentPath: agentWorkdir });
+  // Before out/: the engine mounts out/'s volume over the (empty) out/ the inputs' volume holds.
+  if (!writableWork && given.inputs !== undefined) volumes.push({ volume: given.inputs, agentPath: agentWorkdir, readOnly: true });
   if (!writableWork && given.out !== undefined) volumes.push({ volume: given.out, agentPath: `${agentWorkdir.replace(/\/+$/, "")}/out` });
   if (run.sessionAgentPath !== undefined && given.session !== undefined) volumes.push({ volume: given.session, agentPath: run.sessionAgentPath });
   if (volumes.length === 0) return { stagedMounts: binds };

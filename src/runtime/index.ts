@@ -20,11 +20,12 @@ export { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from 
 export { POOL_LABEL } from "./pool-member.js";
 export type { HeadStartPlan } from "./pool-member.js";
 export type { RunOptions, SessionStoreOptions } from "./run-options.js";
-export type { WriteBound } from "./run.js";
+export type { RunFiles, WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { RunNetwork } from "./run-network.js";
 export type { RunVolumeKind } from "./out-volume.js";
 export { createAgentContainerRuntime } from "./runtime.js";
+export { RUN_FILES } from "./runtime-options.js";
 export { newRunId } from "./run-id.js";
 export { isRunId } from "./run-request.js";
 export { runNetworkName } from "./run-network.js";

@@ -128,7 +128,7 @@ describe("out/ bounded by a volume of the Run's own", () => {
       { name: "out/passwd", type: "symlink", linkname: "/etc/passwd" },
     ]);
     const outcome = await runtime.run({ text: "hi" }, { harvestTo });
-    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"out/passwd"' } } });
+    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "symlink", entry: '"passwd"' } } });
   });
 
   it("ends the Run unavailable, leaving nothing, when the engine refuses the volume", async () => {
@@ -200,7 +200,7 @@ describe("out/ bounded by a volume of the Run's own", () => {
     expect([...engine.volumes().keys()]).toEqual(["operators-own"]);
   });
 
-  it("sweeps a dead Run's work/ and session volumes too, by their names", async () => {
+  it("sweeps a dead Run's inputs, work/ and session volumes too, by their names", async () => {
     const { engine, runtime } = setUp([]);
     const labels = (runId: string, kind: string) => ({
       "agentcage.owner": "agentcage",
@@ -211,11 +211,13 @@ describe("out/ bounded by a volume of the Run's own", () => {
     });
     const work = runVolumeName("work", "0123456789abcdef");
     const session = runVolumeName("session", "0123456789abcdef");
+    const inputs = runVolumeName("inputs", "0123456789abcdef");
+    await engine.createVolume({ name: inputs, bytes: 4096, inodes: 8, mode: "0755", labels: labels("0123456789abcdef", "inputs") });
     await engine.createVolume({ name: work, bytes: 4096, inodes: 8, mode: "0755", labels: labels("0123456789abcdef", "work") });
     await engine.createVolume({ name: session, bytes: 4096, inodes: 8, mode: "0755", labels: labels("0123456789abcdef", "session") });
     await engine.createVolume({ name: "agentcage-cache-0123456789abcdef", bytes: 4096, inodes: 8, mode: "0755", labels: labels("0123456789abcdef", "cache") });
     const swept = await runtime.sweep();
-    expect([...swept.removedVolumes].sort()).toEqual([session, work]);
+    expect([...swept.removedVolumes].sort()).toEqual([inputs, session, work]);
     expect([...engine.volumes().keys()]).toEqual(["agentcage-cache-0123456789abcdef"]);
   });
 
@@ -400,7 +402,7 @@ describe("a writable work/ bounded by a volume of the Run's own", () => {
       { writableWork: true, keepRuns: true },
     );
     const outcome = await runtime.run({ text: "hi" }, { inputs: INPUTS, harvestTo });
-    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "special_file", entry: '"work/pipe"' } } });
+    expect(outcome).toMatchObject({ ok: false, reason: "harvest_refused", harvest: { ok: false, refusal: { reason: "special_file", entry: '"pipe"' } } });
     const work = join(outcome.runDirectory as string, "work");
     expect(readdirSync(work).sort()).toEqual(["a.txt", "b.txt", "out"]);
     expect(readFileSync(join(work, "a.txt"), "utf8")).toBe("one\n");

@@ -19,12 +19,15 @@ const HOLDER_LIMITS = { memoryBytes: 16 * 1024 * 1024, pids: 8, tmpfsBytes: 1024
 /** The label that says which of a Run's places a volume is. */
 const VOLUME_KIND_LABEL = "agentcage.volume";
 
-/** Which place of the Run a volume is: its out/, its whole writable work/, or its session store's working copy. */
-export type RunVolumeKind = "out" | "work" | "session";
-export const RUN_VOLUME_KINDS: readonly RunVolumeKind[] = ["out", "work", "session"];
+/**
+ * Which place of the Run a volume is: its out/, its whole writable work/, its session store's working
+ * copy, or (runFiles "engine") its read-only work/ with the inputs, which the agent only reads and is never read back.
+ */
+export type RunVolumeKind = "out" | "work" | "session" | "inputs";
+export const RUN_VOLUME_KINDS: readonly RunVolumeKind[] = ["out", "work", "session", "inputs"];
 
 /** How refusals of each kind's copy-back name it. */
-const PLACE: Record<RunVolumeKind, string> = { out: "out/", work: "work/", session: "the session store" };
+const PLACE: Record<RunVolumeKind, string> = { out: "out/", work: "work/", session: "the session store", inputs: "inputs" };
 
 /** The volume of one of a Run's places (the sweep removes only volumes named so). */
 export function runVolumeName(kind: RunVolumeKind, runId: string): string {

@@ -77,6 +77,16 @@ function compose<R extends ReaderVerdict, Q>(
   runEnv: Readonly<Record<string, string>>,
 ): Composed<R> {
   const volumes = runVolumeNames(ctx, staged);
+  if (ctx.runFiles === "engine" && ctx.secretFiles.length > 0) {
+    return {
+      ok: false,
+      outcome: endEarly(
+        ctx,
+        "invalid_request",
+        `runFiles "engine" mounts nothing of this host's disk, and this Run has ${ctx.secretFiles.length} secret file(s), which are bound from it; give the credential in the Run's env, or use runFiles "disk"`,
+      ),
+    };
+  }
   try {
     const spec = composeRun(ctx.container, {
       runId: ctx.runId,
@@ -90,6 +100,10 @@ function compose<R extends ReaderVerdict, Q>(
       ...(ctx.network === undefined ? {} : { networks: [runNetworkName(ctx.runId)] }),
       ...(volumes === undefined ? {} : { volumes }),
     });
+    const bound = spec.mounts.find((mount) => mount.Type === "bind");
+    // Through the engine, a bind of this disk would need the engine to share it: never composed, and checked here.
+    if (ctx.runFiles === "engine" && bound !== undefined)
+      throw new Error(`runFiles "engine" composed a bind of this host's disk at ${bound.Target}; report this`);
     return { ok: true, spec };
   } catch (error) {
     // Only what this Run added can fail here (a secret file's path clashing with a mount).

@@ -57,11 +57,20 @@ export type RunContext<R extends ReaderVerdict, Q> = {
    * as in-memory volumes of the Run's own (out-volume.ts).
    */
   readonly writeBound: WriteBound;
+  /**
+   * How the Run's files reach its container: "disk", bind mounts of the Run directory (the engine
+   * shares this host's disk); "engine", volumes of the Run's own filled and read back through the
+   * engine's archive (write bound "volume"), and no bind mount at all.
+   */
+  readonly runFiles: RunFiles;
   /** The runtime's warm pool; default none (every Run cold). */
   readonly pool?: Pool;
 };
 
 export type WriteBound = "mount" | "volume";
+
+/** How a Run's files reach the engine: on its disk (bind mounts of the Run directory) or through the engine (its archive, volumes of the Run's own). */
+export type RunFiles = "disk" | "engine";
 
 /** A staged Run's directory, and with a writable work/ what was staged there. */
 export type StagedRun = Extract<Staged, { readonly ok: true }>;

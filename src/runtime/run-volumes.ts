@@ -1,6 +1,7 @@
 // A staged Run's own volumes under write bound "volume": which of its places get one (its writable
-// out/ or work/, and its session store's working copy) and how big, made before its container, read
-// back once the container is gone (the session store first), removed after.
+// out/ or work/, its session store's working copy, and under runFiles "engine" its read-only inputs)
+// and how big, made before its container, read back once the container is gone (the session store
+// first; the inputs never), removed after.
 // Invariant: each place is read back whatever ended the Run, under a bound of its own; a read that
 // fails is an io_error refusal, never a throw, and never the Run's own stop.
 
@@ -14,11 +15,19 @@ import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, ty
 import { bounded } from "./stop.js";
 
 const { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES, MAX_WRITABLE_ENTRIES } = stagingLimits;
+/** Past the inputs' file data, what their volume may hold: a page an entry (a tmpfs charges a long link's target one), and a margin. */
+const LINK_PAGE_BYTES = 4096;
+const INPUTS_SLACK_BYTES = 1024 * 1024;
+const INPUTS_SLACK_INODES = 16;
 
-/** Bounded by volumes of the Run's own: its writable place (out/, or all of work/) and its session store; none unstaged or under "mount". */
+/**
+ * Bounded by volumes of the Run's own: its writable place (out/, or all of work/) and its session store;
+ * through the engine, a read-only work/'s inputs too; none unstaged or under "mount".
+ */
 function volumeKinds<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, staged: StagedRun | undefined): RunVolumeKind[] {
   if (staged === undefined || ctx.writeBound !== "volume") return [];
-  return [writablePlace(ctx), ...(ctx.sessionStore === undefined ? [] : ["session" as const])];
+  const inputs = ctx.runFiles === "engine" && writablePlace(ctx) === "out" ? ["inputs" as const] : [];
+  return [...inputs, writablePlace(ctx), ...(ctx.sessionStore === undefined ? [] : ["session" as const])];
 }
 
 function writablePlace<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): "work" | "out" {
@@ -71,6 +80,16 @@ async function volumeSpecs<R extends ReaderVerdict, Q>(
   for (const kind of kinds) {
     if (kind === "out") specs.push({ kind, bytes: writableBytes, inodes: MAX_WRITABLE_ENTRIES + 1 });
     if (kind === "session") specs.push({ kind, bytes: MAX_SESSION_STORE_BYTES, inodes: MAX_SESSION_STORE_ENTRIES + 1, fill: directory.session });
+    if (kind === "inputs") {
+      // Read-only to the agent: what staging put in work/ (out/ empty, the mount point of its own volume), and room for the volume's own pages.
+      const staged = await measureTree(directory.work);
+      specs.push({
+        kind,
+        bytes: staged.usedBytes + staged.entries * LINK_PAGE_BYTES + INPUTS_SLACK_BYTES,
+        inodes: staged.entries + 1 + INPUTS_SLACK_INODES,
+        fill: directory.work,
+      });
+    }
     if (kind === "work") {
       // As allowMore shrinks the tmpfs of the root path: what staging put there, plus the bound.
       const staged = await measureTree(directory.work);

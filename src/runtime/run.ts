@@ -12,7 +12,7 @@ import { launchRun } from "./run-launch.js";
 import { refuseBeforeStaging, stageRunDirectory } from "./run-prepare.js";
 import { createRunState, endEarly, type RunContext } from "./run-state.js";
 
-export type { RunContext, WriteBound } from "./run-state.js";
+export type { RunContext, RunFiles, WriteBound } from "./run-state.js";
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
   const state = createRunState(ctx);

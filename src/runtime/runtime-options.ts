@@ -1,6 +1,6 @@
 // createAgentContainerRuntime's one argument, refused at construction where the Operator wrote it:
 // its shape, the declaration (validated, and composed once with a placeholder plan), the plan
-// function, the concurrency, the engine and the write bound.
+// function, the concurrency, the engine, the write bound and how a Run's files reach the engine.
 // Invariant: what passes here can be run; a declaration that cannot mean anything throws here, never in a Run.
 
 import type Docker from "dockerode";
@@ -13,7 +13,7 @@ import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS } from "./limits.js";
 import { describeValue } from "./misuse.js";
 import { checkPoolOptions, type PoolOptions } from "./pool.js";
-import type { WriteBound } from "./run-state.js";
+import type { RunFiles, WriteBound } from "./run-state.js";
 
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
   readonly container: AgentContainer;
@@ -33,6 +33,15 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
    * Default "mount" where this process can mount, else "volume".
    */
   readonly writeBound?: WriteBound;
+  /**
+   * How a staged Run's files reach its container: "disk", bind mounts of its Run directory, so the
+   * engine must share this host's disk; "engine", through the engine alone: its inputs put into a
+   * volume of its own (mounted read-only) before it starts, its out/ (or writable work/) and session
+   * store in volumes of its own read back through the engine's archive under the Harvest's rules
+   * (writeBound "volume"), and no bind mount at all. Not with `container.mounts` (binds of this
+   * disk), secret files, or a pool of a staged declaration. Default "disk", the faster where it works.
+   */
+  readonly runFiles?: RunFiles;
   /**
    * The IPv4 range a Run's own network (a network policy's, or `network` of run()) takes a /28 of,
    * instead of the engine's default address pools (about 30 networks at once); checked at
@@ -54,11 +63,13 @@ export type CheckedRuntimeOptions = {
   readonly container: ValidatedContainer;
   readonly concurrency: number;
   readonly writeBound: WriteBound;
+  readonly runFiles: RunFiles;
   readonly addresses: RunAddresses;
 };
 
-const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound", "runNetworkRange", "pool"];
+const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound", "runFiles", "runNetworkRange", "pool"];
 const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
+export const RUN_FILES: readonly RunFiles[] = ["disk", "engine"];
 
 /** Throws an AgentContainerError, one sentence saying what to write instead, at the first option that cannot mean anything. */
 export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, extra: readonly unknown[]): CheckedRuntimeOptions {
@@ -66,14 +77,43 @@ export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: Runtime
   const container = validateAgentContainer(options.container);
   const concurrency = checkPlanAndEngine(options);
   composeOnce(container);
-  const writeBound = chooseWriteBound(options.writeBound);
-  if (options.pool !== undefined) checkPool(options.pool, container, writeBound);
-  return { container, concurrency, writeBound, addresses: runAddressesOf(options.runNetworkRange) };
+  const runFiles = checkRunFiles(options.runFiles, container, options.writeBound);
+  // Through the engine, what the agent writes can only be bounded by volumes of the Run's own.
+  const writeBound = runFiles === "engine" ? "volume" : chooseWriteBound(options.writeBound);
+  if (options.pool !== undefined) checkPool(options.pool, container, writeBound, runFiles);
+  return { container, concurrency, writeBound, runFiles, addresses: runAddressesOf(options.runNetworkRange) };
 }
 
-function checkPool(pool: PoolOptions, container: ValidatedContainer, writeBound: WriteBound): void {
+/** runFiles as asked, default "disk"; "engine" refused with what would bind this host's disk anyway. */
+function checkRunFiles(asked: RunFiles | undefined, container: ValidatedContainer, writeBound: WriteBound | undefined): RunFiles {
+  if (asked !== undefined && !RUN_FILES.includes(asked)) {
+    throw new AgentContainerError(
+      `runFiles ${describeValue(asked)} is not one of ${RUN_FILES.join(", ")}; pass "engine" to have a Run's files go through the engine, or leave it out to bind them from this host's disk`,
+    );
+  }
+  if (asked !== "engine") return "disk";
+  if (writeBound === "mount") {
+    throw new AgentContainerError(
+      'runFiles "engine" bounds what the agent writes with volumes of its own, and writeBound "mount" asks for a tmpfs on this host\'s disk; leave writeBound out, or pass runFiles "disk"',
+    );
+  }
+  if ((container.mounts?.entries.length ?? 0) > 0) {
+    throw new AgentContainerError(
+      `runFiles "engine" mounts nothing of this host's disk, and container.mounts binds ${container.mounts?.entries.length} entr${container.mounts?.entries.length === 1 ? "y" : "ies"} of it; leave container.mounts out (give files as a Run's inputs), or pass runFiles "disk"`,
+    );
+  }
+  return "engine";
+}
+
+function checkPool(pool: PoolOptions, container: ValidatedContainer, writeBound: WriteBound, runFiles: RunFiles): void {
   const refusal = checkPoolOptions(pool);
   if (refusal !== undefined) throw new AgentContainerError(refusal);
+  if (container.staging !== undefined && runFiles === "engine") {
+    // A member is made before its Run is known: its work/ is a directory of this disk, bound then and filled at the claim.
+    throw new AgentContainerError(
+      "pool with a staged declaration needs runFiles \"disk\" (a member's work/ is bound from this host's disk before its Run's inputs are known); leave pool out, or runFiles out",
+    );
+  }
   if (container.staging !== undefined && writeBound !== "mount") {
     throw new AgentContainerError(
       "pool needs writeBound \"mount\" with a staged declaration (a member's out/ is bounded when it is made, by a tmpfs this process mounts); run as root on the engine's host, or leave pool out",

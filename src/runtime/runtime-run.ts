@@ -123,6 +123,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     ...(options.network === undefined ? {} : { network: options.network, addresses: shared.addresses }),
     owner: shared.owner,
     writeBound: shared.writeBound,
+    runFiles: shared.runFiles,
     ...(shared.pool === undefined ? {} : { pool: shared.pool }),
   };
 }

@@ -14,7 +14,7 @@ import { RunRequestError } from "./misuse.js";
 import { newRuntimeSessionId, thisProcess, type Ownership } from "./ownership.js";
 import { createPool, DEFAULT_POOL_IDLE_SECONDS, type Pool } from "./pool.js";
 import { declaredSecrets } from "./run-masker.js";
-import type { WriteBound } from "./run-state.js";
+import type { RunFiles, WriteBound } from "./run-state.js";
 import type { RunAddresses } from "./run-addresses.js";
 import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
 import { bounded } from "./stop.js";
@@ -36,6 +36,7 @@ export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly session: string;
   readonly graceMs: number;
   readonly writeBound: WriteBound;
+  readonly runFiles: RunFiles;
   /** Where each Run's own network takes its subnet. */
   readonly addresses: RunAddresses;
   /** A Run starting now: this session's, this process's, over at its timeout plus the grace and the engine's margin. */
@@ -77,7 +78,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
     (startupSweep ??= bounded(sweep(), ENGINE_CLEANUP_TIMEOUT_MS, "the start-up sweep").catch((error: unknown) => {
       logger.warn({ err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the start-up sweep failed");
     }));
-  const { writeBound } = checked;
+  const { writeBound, runFiles } = checked;
   const pool =
     options.pool === undefined
       ? undefined
@@ -110,6 +111,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
     session,
     graceMs,
     writeBound,
+    runFiles,
     addresses: checked.addresses,
     ownershipOf,
     sweep,

@@ -46,6 +46,14 @@ describe("serve's pool options", () => {
       { pool: 2, sessions: true },
       "--pool 2 cannot go with --sessions: every Run then keeps its session, and a Run that keeps one always starts cold, so the pool would serve none; leave --sessions out, or set --pool 0",
     ],
+    [
+      { pool: 2, runFiles: "engine" },
+      "--pool 2 cannot go with --run-files engine: a pooled container's work/ is bound from this host's disk before its Run is known; leave --run-files out, or set --pool 0",
+    ],
+    [
+      { runFiles: "nfs" },
+      "--run-files \"nfs\" is not one of disk, engine; write engine to have each Run's files go through the engine, or leave it out to bind them from this host's disk",
+    ],
   ] as const)("refuses %j before writing anything in the runtime directory", async (given, message) => {
     const options = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), ...given } as ServeOptions;
     const refusal = await serve(options).then(

@@ -10,7 +10,7 @@ import { MAX_RETENTION_DAYS } from "../container/index.js";
 import { AgentcageError } from "../errors/index.js";
 import type { EgressGatewayConnection } from "../gateway/index.js";
 import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
-import { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "../runtime/index.js";
+import { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE, RUN_FILES, type RunFiles } from "../runtime/index.js";
 import { canBoundWrites } from "../staging/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
 import type { ResolvedQuotas } from "./run-service-options.js";
@@ -54,6 +54,13 @@ export type ServeOptions = {
   readonly containerRuntime?: string;
   /** The IPv4 range each Run's own network takes a /28 of (under model, allowlist, open); default 10.213.0.0/16. */
   readonly runNetworkRange?: string;
+  /**
+   * How each Run's files reach the engine (`--run-files`, the runner's runFiles): "disk", bind mounts
+   * of its Run directory under runtimeDir, so the engine must share this host's disk; "engine",
+   * through the engine's archive into volumes of the Run's own, so it need not. Not with `pool`.
+   * Default "disk".
+   */
+  readonly runFiles?: RunFiles;
   /**
    * Agent containers kept started ahead (`--pool`), each bound to one Run at its claim: the runtime's
    * warm pool, on the runner of read-only Runs (a `writable: true` Run always starts cold). A Run with a
@@ -146,6 +153,7 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
     "write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
   );
   checkNetworkOptions(options);
+  checkRunFiles(options);
   checkPoolOptions(options);
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1)
@@ -204,6 +212,10 @@ function checkPoolOptions(options: ServeOptions): void {
       `--pool-idle-seconds ${JSON.stringify(poolIdleSeconds)} is not a whole number from 1 to ${MAX_POOL_IDLE_SECONDS}; write how long a pooled container waits for its Run before it is replaced, e.g. ${DEFAULT_POOL_IDLE_SECONDS}`,
     );
   if (pool === undefined || pool === 0) return;
+  if (options.runFiles === "engine")
+    throw new ServeError(
+      `--pool ${pool} cannot go with --run-files engine: a pooled container's work/ is bound from this host's disk before its Run is known; leave --run-files out, or set --pool 0`,
+    );
   if (options.sessions === true)
     throw new ServeError(
       `--pool ${pool} cannot go with --sessions: every Run then keeps its session, and a Run that keeps one always starts cold, so the pool would serve none; leave --sessions out, or set --pool 0`,
@@ -211,6 +223,15 @@ function checkPoolOptions(options: ServeOptions): void {
   if (!canBoundWrites())
     throw new ServeError(
       `--pool ${pool} needs this process to mount a tmpfs for each pooled container's out/ (root on the engine's host, allowed to mount), and it cannot; run serve so, or set --pool 0`,
+    );
+}
+
+/** How each Run's files reach the engine: one of RUN_FILES. */
+function checkRunFiles(options: ServeOptions): void {
+  const { runFiles } = options;
+  if (runFiles !== undefined && !RUN_FILES.includes(runFiles))
+    throw new ServeError(
+      `--run-files ${JSON.stringify(runFiles)} is not one of ${RUN_FILES.join(", ")}; write engine to have each Run's files go through the engine, or leave it out to bind them from this host's disk`,
     );
 }
 

@@ -86,6 +86,7 @@ async function assemble(options: ServeOptions, staging: StagingDeclaration, slot
         ...(options.sessions === true ? { sessions: true } : {}),
         ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
         ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
+        ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
         // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
         limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
         logger,

@@ -64,7 +64,13 @@ describe("copyFromArchive", () => {
     ["a name outside the root", { name: "elsewhere/x", content: "x" }, "bad_name"],
     ["a name climbing out", { name: "out/../x", content: "x" }, "bad_name"],
     ["a tree too deep", { name: "out/1/2/3/4/", type: "directory" as const }, "too_deep"],
-    ["more bytes than the volume holds", { name: "out/sparse", content: "x".repeat(LIMITS.maxBytes + 1) }, "total_too_large"],
+    ["an absolute name", { name: "/out/x", content: "x" }, "bad_name"],
+    [
+      "one file past what the volume holds, as the Harvest on disk names it",
+      { name: "out/sparse", content: "x".repeat(LIMITS.maxBytes + 1) },
+      "file_too_large",
+    ],
+    ["files that together pass what the volume holds", { name: "out/b.txt", content: "x".repeat(LIMITS.maxBytes) }, "total_too_large"],
   ])("refuses %s", async (_, entry, reason) => {
     const copy = await copyFromArchive(await archive([{ name: "out/a.txt", content: "a" }, entry]), fresh(), LIMITS);
     expect(copy.refusal?.reason).toBe(reason);
@@ -73,6 +79,6 @@ describe("copyFromArchive", () => {
   it("refuses more entries than the volume's inodes", async () => {
     const entries = Array.from({ length: LIMITS.maxEntries + 1 }, (_, i) => ({ name: `out/f${i}`, content: "x" }));
     const copy = await copyFromArchive(await archive(entries), fresh(), LIMITS);
-    expect(copy.refusal).toMatchObject({ reason: "too_many_entries", entry: '"out/f10"' });
+    expect(copy.refusal).toMatchObject({ reason: "too_many_entries", entry: '"f10"' });
   });
 });

@@ -91,25 +91,31 @@ export async function copyFromArchive(archive: Readable, destination: string | u
       }
       const parts = all.slice(1);
       if (parts.length === 0) refuse("bad_name", header.name, `names the root of ${place} again`);
+      // Named as the Harvest on disk names an entry: relative to the place, not to the archive.
+      const relative = parts.join("/");
+      // The engine writes a name that is not UTF-8 as its bytes in a PAX record, which reaches us decoded, its bad bytes
+      // replaced: refused rather than copied back under a name (or a link to a target) the agent did not write.
+      if (header.name.includes("\uFFFD") || header.linkname?.includes("\uFFFD") === true)
+        refuse("bad_name", relative, "is not UTF-8, and the engine's archive cannot carry its name intact; have the agent give it a UTF-8 name");
       entries += 1;
       if (entries > limits.maxEntries)
         refuse(
           "too_many_entries",
-          header.name,
+          relative,
           `takes ${place} past ${limits.maxEntries} files and directories${place === "out/" ? " (MAX_WRITABLE_ENTRIES)" : ""}; have the agent write fewer`,
         );
       const mode = header.mode ?? 0o644;
       if ((mode & 0o7000) !== 0)
-        refuse("special_mode", header.name, `has the setuid, setgid or sticky bit (mode ${mode.toString(8)}); only plain modes are copied back`);
+        refuse("special_mode", relative, `has the setuid, setgid or sticky bit (mode ${mode.toString(8)}); only plain modes are copied back`);
       switch (header.type) {
         case "directory":
           if (parts.length > limits.maxDepth)
             refuse(
               "too_deep",
-              header.name,
+              relative,
               `is ${parts.length} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`,
             );
-          if (destination !== undefined) await makeDirectories(destination, parts, header.name, made);
+          if (destination !== undefined) await makeDirectories(destination, parts, relative, made);
           else made.add(parts.join("/"));
           entry.resume();
           continue;
@@ -117,15 +123,22 @@ export async function copyFromArchive(archive: Readable, destination: string | u
           if (parts.length - 1 > limits.maxDepth)
             refuse(
               "too_deep",
-              header.name,
+              relative,
               `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`,
             );
           const size = header.size ?? 0;
-          // More data than the volume could hold is a sparse file: refused before it is read.
+          // More data than the volume could hold is a sparse file: refused before it is read. One file
+          // alone past it is too large a file, as the Harvest on disk says of it (its own per-file bound is lower).
+          if (size > limits.maxBytes)
+            refuse(
+              "file_too_large",
+              relative,
+              `is ${size} bytes, more than the ${limits.maxBytes} bytes ${place}'s volume holds (a sparse file); have the agent write a smaller file`,
+            );
           if (bytes + size > limits.maxBytes)
             refuse(
               "total_too_large",
-              header.name,
+              relative,
               `takes ${place} past ${limits.maxBytes} bytes, more than its volume holds (a sparse file); have the agent write less`,
             );
           bytes += size;
@@ -135,8 +148,8 @@ export async function copyFromArchive(archive: Readable, destination: string | u
             entry.resume();
             continue;
           }
-          await makeDirectories(destination, parts.slice(0, -1), header.name, made);
-          await writeNewFile(join(destination, ...parts), entry, mode & 0o777);
+          await makeDirectories(destination, parts.slice(0, -1), relative, made);
+          await writeNewFile(join(destination, ...parts), relative, entry, mode & 0o777);
           continue;
         }
         case "symlink":
@@ -144,12 +157,12 @@ export async function copyFromArchive(archive: Readable, destination: string | u
             if (parts.length - 1 > limits.maxDepth)
               refuse(
                 "too_deep",
-                header.name,
+                relative,
                 `lies ${parts.length - 1} directories deep, past ${limits.maxDepth} (MAX_INPUT_DEPTH); have the agent write a shallower tree`,
               );
-            await makeDirectories(destination, parts.slice(0, -1), header.name, made);
+            await makeDirectories(destination, parts.slice(0, -1), relative, made);
             await symlink(header.linkname ?? "", join(destination, ...parts)).catch((error: unknown) => {
-              if ((error as NodeJS.ErrnoException).code === "EEXIST") refuse("bad_name", header.name, "is in the archive twice");
+              if ((error as NodeJS.ErrnoException).code === "EEXIST") refuse("bad_name", relative, "is in the archive twice");
               throw error;
             });
             entry.resume();
@@ -159,11 +172,11 @@ export async function copyFromArchive(archive: Readable, destination: string | u
             entry.resume();
             continue;
           }
-          return refuse("symlink", header.name, "is a symbolic link; only regular files and directories are copied back: have the agent write the file itself");
+          return refuse("symlink", relative, "is a symbolic link; only regular files and directories are copied back: have the agent write the file itself");
         case "link":
-          return refuse("hardlink", header.name, "is a hard link; only regular files and directories are copied back: have the agent write the file itself");
+          return refuse("hardlink", relative, "is a hard link; only regular files and directories are copied back: have the agent write the file itself");
         default:
-          return refuse("special_file", header.name, `is a ${String(header.type)}; only regular files and directories are copied back`);
+          return refuse("special_file", relative, `is a ${String(header.type)}; only regular files and directories are copied back`);
       }
     }
   } catch (error) {
@@ -192,12 +205,12 @@ async function makeDirectories(root: string, parts: readonly string[], name: str
 }
 
 /** Writes a file that must not exist yet (a name twice in the archive is refused), never through a link. */
-async function writeNewFile(path: string, data: AsyncIterable<Buffer>, mode: number): Promise<void> {
+async function writeNewFile(path: string, name: string, data: AsyncIterable<Buffer>, mode: number): Promise<void> {
   let handle;
   try {
     handle = await open(path, "wx", mode);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") refuse("bad_name", path, "is in the archive twice");
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") refuse("bad_name", name, "is in the archive twice");
     throw error;
   }
   try {

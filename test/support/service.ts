@@ -19,7 +19,7 @@ export type TestService = {
 /** Registers beforeAll/afterAll that start and stop one service for the calling test file. */
 export function useTestService(
   name: string,
-  options: Partial<Pick<ServeOptions, "slots" | "queueBound" | "image" | "sessions" | "sweepIntervalMs" | "allowPrivateCallbacks">> = {},
+  options: Partial<Pick<ServeOptions, "slots" | "queueBound" | "image" | "sessions" | "sweepIntervalMs" | "allowPrivateCallbacks" | "runFiles">> = {},
 ): TestService {
   const root = mkdtempSync(join(tmpdir(), `agentcage-${name}-`));
   const runtimeDir = join(root, "rt");
