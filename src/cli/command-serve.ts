@@ -5,7 +5,14 @@
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
-import { checkRunNetworkRange, DEFAULT_POOL_IDLE_SECONDS, DEFAULT_RUN_NETWORK_RANGE, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "../runtime/index.js";
+import {
+  checkRunNetworkRange,
+  parseEngineSpec,
+  DEFAULT_POOL_IDLE_SECONDS,
+  DEFAULT_RUN_NETWORK_RANGE,
+  MAX_POOL_IDLE_SECONDS,
+  MAX_POOL_SIZE,
+} from "../runtime/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags, sessionRetentionOption } from "./command-flags.js";
 import {
@@ -29,6 +36,7 @@ type ServeFlags = {
   runtimeDir: string;
   image: string;
   slots: number;
+  engine?: string[];
   queueBound?: number;
   drainSeconds?: number;
   agentNetwork?: string[] | string;
@@ -78,6 +86,14 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
     .option("--runtime-dir <dir>", "the service's records and the Staging Directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
+    .addOption(
+      new Option(
+        "--engine <address>",
+        "an engine Runs go to (repeatable; the variable takes a space-separated list): a socket path or unix://, tcp://host:2376,certs=DIR (ca.pem, cert.pem, key.pem), ssh://user@host, or local; each may add ,name=NAME and ,slots=N. Default: the one local engine (README: On several engines)",
+      )
+        .argParser(engineFlag)
+        .env("AGENTCAGE_ENGINES"),
+    )
     .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
     .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400));
 }
@@ -223,6 +239,8 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const runNetworkRange = unlessEmpty(flags.runNetworkRange);
   const pool = unlessEmpty(flags.pool);
   const poolIdleSeconds = unlessEmpty(flags.poolIdleSeconds);
+  const engines = flags.engine === undefined || flags.engine.length === 0 ? undefined : flags.engine;
+  if (engines !== undefined) checkEnginesGoWith(flags, policy);
   checkNetworkFlags({
     ...(policy === undefined ? {} : { networkPolicy: policy }),
     ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
@@ -233,6 +251,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     runtimeDir: flags.runtimeDir,
     image: flags.image,
     slots: flags.slots,
+    ...(engines === undefined ? {} : { engines }),
     ...(flags.queueBound === undefined ? {} : { queueBound: flags.queueBound }),
     ...(flags.drainSeconds === undefined ? {} : { drainGraceMs: flags.drainSeconds * 1000 }),
     ...(networks === undefined ? {} : { agentNetworks: networks }),
@@ -254,6 +273,37 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     ...(tenantDailySpendUsd === undefined ? {} : { tenantDailySpendUsd }),
     ...(flags.allowPrivateCallbacks === true ? { allowPrivateCallbacks: true } : {}),
   };
+}
+
+/** Each engine of --engine (or of AGENTCAGE_ENGINES, space-separated) read now, so a bad one is a usage error naming --engine. */
+function engineFlag(value: string, previous: readonly string[] = []): string[] {
+  const given = value.split(/\s+/).filter((one) => one !== "");
+  given.forEach((one, i) => {
+    try {
+      parseEngineSpec(one, "--engine", previous.length + i);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  });
+  return [...previous, ...given];
+}
+
+/** What cannot go with several engines: what lives on one engine (the egress proxy, a network, the stand-in, a warm pool). */
+function checkEnginesGoWith(flags: ServeFlags, policy: NetworkPolicy | undefined): void {
+  const onOne =
+    policy !== undefined && policy !== "none"
+      ? `--network-policy ${policy}`
+      : flags.agentNetwork !== undefined
+        ? "--agent-network"
+        : flags.standIn === true
+          ? "--stand-in"
+          : unlessEmpty(flags.pool) !== undefined && unlessEmpty(flags.pool) !== 0
+            ? "--pool"
+            : undefined;
+  if (onOne === undefined) return;
+  throw new UsageError(
+    `${onOne} cannot go with --engine: the egress proxy, a Run's own networks, the stand-in model and a warm pool live on one engine, and a Run may be placed on any; over several engines use --network-policy none, or give one engine`,
+  );
 }
 
 /** A --run-network-range that cannot hold a Run's /28 is a usage error in the flag's own name; empty (compose's default) is the default range. */

@@ -197,6 +197,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
         slots: m.slots,
       })),
     holdsImage: async (image) => {
+      await firstRound;
       const held = await Promise.all(
         members.map(
           async (m) => [m.name, m.answers && (await bounded(m.engine.hasImage(image), ENGINE_PING_TIMEOUT_MS, "its image check").catch(() => false))] as const,

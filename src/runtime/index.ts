@@ -27,6 +27,7 @@ export type { EngineLease, EngineSet, EngineStatus, NamedEngine } from "./engine
 export type { EngineCheck, RuntimeCheck } from "./runtime-check.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { createEngineSet } from "./engine-set.js";
+export { engineSetOf, parseEngineSpec } from "./engine-specs.js";
 export { newRunId } from "./run-id.js";
 export { isRunId } from "./run-request.js";
 export { runNetworkName } from "./run-network.js";
