@@ -5,14 +5,7 @@
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import { MAX_TMPFS_BYTES, MIN_TMPFS_BYTES } from "../container/index.js";
-import {
-  checkRunNetworkRange,
-  parseEngineSpec,
-  DEFAULT_POOL_IDLE_SECONDS,
-  DEFAULT_RUN_NETWORK_RANGE,
-  MAX_POOL_IDLE_SECONDS,
-  MAX_POOL_SIZE,
-} from "../runtime/index.js";
+import { checkRunNetworkRange, DEFAULT_POOL_IDLE_SECONDS, DEFAULT_RUN_NETWORK_RANGE, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "../runtime/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags, sessionRetentionOption } from "./command-flags.js";
 import {
@@ -20,6 +13,7 @@ import {
   byteCount,
   collect,
   defaultRuntimeDir,
+  engineFlag,
   optionalDollars,
   optionalWholeNumber,
   retentionDays,
@@ -273,19 +267,6 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     ...(tenantDailySpendUsd === undefined ? {} : { tenantDailySpendUsd }),
     ...(flags.allowPrivateCallbacks === true ? { allowPrivateCallbacks: true } : {}),
   };
-}
-
-/** Each engine of --engine (or of AGENTCAGE_ENGINES, space-separated) read now, so a bad one is a usage error naming --engine. */
-function engineFlag(value: string, previous: readonly string[] = []): string[] {
-  const given = value.split(/\s+/).filter((one) => one !== "");
-  given.forEach((one, i) => {
-    try {
-      parseEngineSpec(one, "--engine", previous.length + i);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-  });
-  return [...previous, ...given];
 }
 
 /** What cannot go with several engines: what lives on one engine (the egress proxy, a network, the stand-in, a warm pool). */
