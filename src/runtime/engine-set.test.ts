@@ -121,3 +121,31 @@ describe("a runtime given several engines", () => {
     expect(() => createAgentContainerRuntime({ ...base, engines: [] as unknown as EngineSet })).toThrow("engines [] is not an engine set");
   });
 });
+
+describe("the sweep over several engines", () => {
+  it("sweeps the engines that answer and does not wait on one that does not", async () => {
+    const { createAgentContainerRuntime } = await import("./runtime.js");
+    const { pino } = await import("pino");
+    const listed: string[] = [];
+    const up = {
+      ...(stubEngine({ answers: true, images: ["img"] }) as unknown as Record<string, unknown>),
+      listByLabel: async () => (listed.push("up"), []),
+      listNetworksByLabel: async () => [],
+      listVolumesByLabel: async () => [],
+    } as unknown as Engine;
+    const down = {
+      ...(stubEngine({ answers: false, images: ["img"] }) as unknown as Record<string, unknown>),
+      listByLabel: () => new Promise(() => undefined),
+    } as unknown as Engine;
+    const engines = setOf({ name: "down", engine: down }, { name: "up", engine: up });
+    const runtime = createAgentContainerRuntime({
+      container: { image: "img", logger: pino({ level: "silent" }) },
+      run: () => ({ args: [], stdin: "", outcome: async () => ({ ok: true }) }),
+      engines,
+    });
+    const started = performance.now();
+    expect(await runtime.sweep()).toMatchObject({ removed: [] });
+    expect(performance.now() - started).toBeLessThan(3 * ENGINE_HEALTH_INTERVAL_MS);
+    expect(listed).toEqual(["up"]);
+  });
+});

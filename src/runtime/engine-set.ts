@@ -63,6 +63,8 @@ export type EngineSet = {
   /** Whether each engine that answers holds `image` (asked now, not cached). */
   readonly holdsImage: (image: string) => Promise<ReadonlyMap<string, boolean>>;
   readonly engines: () => ReadonlyArray<{ readonly name: string; readonly engine: Engine }>;
+  /** The engines that answered their last ping, once the first round of pings is done. */
+  readonly answering: () => Promise<ReadonlyArray<{ readonly name: string; readonly engine: Engine }>>;
   /** Called with an engine that answers again after it was drained; returns the unsubscribe. */
   readonly onReturn: (listener: (name: string, engine: Engine) => void) => () => void;
   /** Stops pinging; leases held stay valid. */
@@ -206,6 +208,10 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       return new Map(held);
     },
     engines: () => members.map((m) => ({ name: m.name, engine: m.engine })),
+    answering: async () => {
+      await firstRound;
+      return members.filter((m) => m.answers).map((m) => ({ name: m.name, engine: m.engine }));
+    },
     onReturn: (listener) => {
       returnListeners.add(listener);
       return () => returnListeners.delete(listener);

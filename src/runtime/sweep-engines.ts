@@ -1,5 +1,6 @@
-// The sweep over several engines: each engine that answers is swept in turn and the results are
-// added up; one that does not answer is left to its return (engine-set.ts sweeps it then) and logged.
+// The sweep over several engines: each engine that answers its ping is swept in turn and the results
+// are added up; one that does not is not asked (a host gone from the network would hold the sweep, and
+// every Run waiting on the start-up sweep, for minutes) and is swept at its return (engine-set.ts).
 
 import type { Logger } from "pino";
 import type { Engine } from "../engine/index.js";
@@ -8,7 +9,10 @@ import type { SweepResult } from "./sweep.js";
 
 export async function sweepEngines(set: EngineSet, sweepOn: (engine: Engine) => Promise<SweepResult>, logger: Logger): Promise<SweepResult> {
   const results: SweepResult[] = [];
-  for (const { name, engine } of set.engines()) {
+  const answering = await set.answering();
+  const skipped = set.names.filter((name) => !answering.some((one) => one.name === name));
+  if (skipped.length > 0) logger.warn({ engines: skipped }, "the sweep skips engines that do not answer; each is swept when it answers again");
+  for (const { name, engine } of answering) {
     try {
       results.push(await sweepOn(engine));
     } catch (error) {
