@@ -100,7 +100,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
   const probe = async (member: Member): Promise<void> => {
     try {
       await bounded(member.engine.ping(), ENGINE_PING_TIMEOUT_MS, "its ping");
-      for (const image of member.images.keys()) member.images.set(image, await member.engine.hasImage(image).catch(() => false));
+      for (const image of member.images.keys()) member.images.set(image, await holds(member, image));
       member.failures = 0;
       delete member.why;
       const back = member.drained;
@@ -160,9 +160,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     };
   };
   const learnImage = async (image: string): Promise<void> => {
-    await Promise.all(
-      members.filter((m) => m.answers && !m.images.has(image)).map(async (m) => m.images.set(image, await m.engine.hasImage(image).catch(() => false))),
-    );
+    await Promise.all(members.filter((m) => m.answers && !m.images.has(image)).map(async (m) => m.images.set(image, await holds(m, image))));
   };
 
   return {
@@ -200,11 +198,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       })),
     holdsImage: async (image) => {
       await firstRound;
-      const held = await Promise.all(
-        members.map(
-          async (m) => [m.name, m.answers && (await bounded(m.engine.hasImage(image), ENGINE_PING_TIMEOUT_MS, "its image check").catch(() => false))] as const,
-        ),
-      );
+      const held = await Promise.all(members.map(async (m) => [m.name, m.answers && (await holds(m, image))] as const));
       return new Map(held);
     },
     engines: () => members.map((m) => ({ name: m.name, engine: m.engine })),
@@ -221,6 +215,11 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       clearTimeout(timer);
     },
   };
+}
+
+/** Whether the engine holds the image, bounded like a ping: one that does not say in time does not. */
+function holds(member: Member, image: string): Promise<boolean> {
+  return bounded(member.engine.hasImage(image), ENGINE_PING_TIMEOUT_MS, "its image check").catch(() => false);
 }
 
 function checkEngines(engines: readonly NamedEngine[], parameter: string): Member[] {
