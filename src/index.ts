@@ -25,7 +25,8 @@ export {
 } from "./agents/index.js";
 export { AgentContainerError, DEFAULT_AGENT_WORKDIR, ExtraArgsError, OWNER_LABEL, RUN_LABEL, SUPPORTED_EXTRA_FLAGS } from "./container/index.js";
 export { connectTarget } from "./egress/index.js";
-export { createDockerEngine } from "./engine/index.js";
+export { createDockerEngine, describeEngineAddress, engineAt, parseEngineAddress } from "./engine/index.js";
+export type { EngineAddress } from "./engine/index.js";
 export type { ErrorCode } from "./errors/index.js";
 export { AgentcageError, ERROR_CODES } from "./errors/index.js";
 export {
@@ -72,6 +73,7 @@ export {
   POOL_LABEL,
   RunRequestError,
   createAgentContainerRuntime,
+  createEngineSet,
   describeValue,
   limits,
   newRunId,
@@ -187,6 +189,12 @@ export type {
 } from "./runner/index.js";
 export type {
   AgentContainerRuntime,
+  EngineCheck,
+  EngineLease,
+  EngineSet,
+  EngineStatus,
+  NamedEngine,
+  RuntimeCheck,
   RunNetwork,
   RunOptions,
   RunVolumeKind,

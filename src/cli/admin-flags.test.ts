@@ -171,6 +171,8 @@ describe("serve's tenant flags", () => {
     [["--pool", "lots"], '--pool "lots" is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none'],
     [["--pool", "257"], '--pool "257" is not a whole number from 0 to 256'],
     [["--pool", "1.5"], '--pool "1.5" is not a whole number from 0 to 256'],
+    [["--engine", "tcp://10.0.0.5"], '--engine "tcp://10.0.0.5" cannot be read: --engine "tcp://10.0.0.5" needs a host and a port, as in tcp://10.0.0.5:2376'],
+    [["--engine", "local,slots=lots"], '--engine "local,slots=lots" has slots=lots; write a whole number of Runs at once on it'],
     [
       ["--pool-idle-seconds", "0"],
       '--pool-idle-seconds "0" is not a whole number from 1 to 86400; write how many seconds a pooled container waits for its Run, e.g. 300',

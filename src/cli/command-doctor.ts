@@ -1,9 +1,9 @@
 // `agentcage doctor`: its options and help. Invariant: the checks themselves live in doctor.ts,
 // loaded only when the command runs, so declaring it costs the program nothing.
 
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { AGENT_IMAGE } from "../runner/index.js";
-import { absoluteDirectory, defaultRuntimeDir } from "./options.js";
+import { absoluteDirectory, defaultRuntimeDir, engineFlag } from "./options.js";
 import type { ProgramIo } from "./io.js";
 import { wantsLiveView } from "./view.js";
 
@@ -19,9 +19,18 @@ export function addDoctorCommand(program: Command, io: ProgramIo, settle: (code:
     )
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--json", "the checks as one JSON array")
+    .addOption(
+      new Option(
+        "--engine <address>",
+        "an engine to check, as serve takes it (repeatable; the variable takes a space-separated list); default the one local engine",
+      )
+        .argParser(engineFlag)
+        .env("AGENTCAGE_ENGINES"),
+    )
     .addHelpText("after", "\nExit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 wrong arguments.")
-    .action(async (flags: { runtimeDir: string; image: string; json?: boolean }) => {
-      const { doctor } = await import("./doctor.js");
+    .action(async (flags: { runtimeDir: string; image: string; json?: boolean; engine?: string[] }) => {
+      const { doctor, doctorEngines } = await import("./doctor.js");
+      const engines = flags.engine === undefined || flags.engine.length === 0 ? {} : { engines: doctorEngines(flags.engine) };
       settle(
         await doctor({
           runtimeDir: flags.runtimeDir,
@@ -30,6 +39,7 @@ export function addDoctorCommand(program: Command, io: ProgramIo, settle: (code:
           color: wantsLiveView(io.stdout, io.env),
           json: flags.json === true,
           environment: io.env,
+          ...engines,
         }),
       );
     });

@@ -20,6 +20,7 @@ import {
   byteCount,
   collect,
   defaultRuntimeDir,
+  engineFlag,
   optionalDollars,
   optionalWholeNumber,
   retentionDays,
@@ -36,6 +37,7 @@ type ServeFlags = {
   runtimeDir: string;
   image: string;
   slots: number;
+  engine?: string[];
   queueBound?: number;
   drainSeconds?: number;
   agentNetwork?: string[] | string;
@@ -86,6 +88,14 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
     .option("--runtime-dir <dir>", "the service's records and the Staging Directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
+    .addOption(
+      new Option(
+        "--engine <address>",
+        "an engine Runs go to (repeatable; the variable takes a space-separated list): a socket path or unix://, tcp://host:2376,certs=DIR (ca.pem, cert.pem, key.pem), ssh://user@host, or local; each may add ,name=NAME and ,slots=N. Default: the one local engine (README: On several engines)",
+      )
+        .argParser(engineFlag)
+        .env("AGENTCAGE_ENGINES"),
+    )
     .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
     .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400));
 }
@@ -240,6 +250,8 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const runFiles = unlessEmpty(flags.runFiles);
   const pool = unlessEmpty(flags.pool);
   const poolIdleSeconds = unlessEmpty(flags.poolIdleSeconds);
+  const engines = flags.engine === undefined || flags.engine.length === 0 ? undefined : flags.engine;
+  if (engines !== undefined) checkEnginesGoWith(flags, policy);
   checkNetworkFlags({
     ...(policy === undefined ? {} : { networkPolicy: policy }),
     ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
@@ -250,6 +262,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     runtimeDir: flags.runtimeDir,
     image: flags.image,
     slots: flags.slots,
+    ...(engines === undefined ? {} : { engines }),
     ...(flags.queueBound === undefined ? {} : { queueBound: flags.queueBound }),
     ...(flags.drainSeconds === undefined ? {} : { drainGraceMs: flags.drainSeconds * 1000 }),
     ...(networks === undefined ? {} : { agentNetworks: networks }),
@@ -272,6 +285,24 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     ...(tenantDailySpendUsd === undefined ? {} : { tenantDailySpendUsd }),
     ...(flags.allowPrivateCallbacks === true ? { allowPrivateCallbacks: true } : {}),
   };
+}
+
+/** What cannot go with several engines: what lives on one engine (the egress proxy, a network, the stand-in, a warm pool). */
+function checkEnginesGoWith(flags: ServeFlags, policy: NetworkPolicy | undefined): void {
+  const onOne =
+    policy !== undefined && policy !== "none"
+      ? `--network-policy ${policy}`
+      : flags.agentNetwork !== undefined
+        ? "--agent-network"
+        : flags.standIn === true
+          ? "--stand-in"
+          : unlessEmpty(flags.pool) !== undefined && unlessEmpty(flags.pool) !== 0
+            ? "--pool"
+            : undefined;
+  if (onOne === undefined) return;
+  throw new UsageError(
+    `${onOne} cannot go with --engine: the egress proxy, a Run's own networks, the stand-in model and a warm pool live on one engine, and a Run may be placed on any; over several engines use --network-policy none, or give one engine`,
+  );
 }
 
 /** A --run-network-range that cannot hold a Run's /28 is a usage error in the flag's own name; empty (compose's default) is the default range. */

@@ -87,6 +87,28 @@ describe("agentcage doctor", () => {
     expect(code).toBe(0);
   });
 
+  it("with several engines, says of each whether it answers and holds the image, and fails when one cannot", async () => {
+    const { code, lines } = await run({
+      engine: undefined,
+      engines: [
+        { name: "a", engine: createFakeEngine(agentImage) },
+        { name: "b", engine: createFakeEngine(agentImage, { images: {} }) },
+        { name: "c", engine: createUnreachableEngine() },
+      ],
+    } as unknown as Partial<DoctorOptions>);
+    const each = lines.filter((line) => / (engine|image on) [abc] /.test(line));
+    expect(each.map((line) => line.replace(/\s+/g, " "))).toEqual([
+      expect.stringMatching(/^ok engine a .* at engine "a"$/),
+      expect.stringMatching(/^ok image on a agentcage-agent:latest \(/),
+      expect.stringMatching(/^ok engine b .* at engine "b"$/),
+      "FAIL image on b agentcage-agent:latest is not on this engine (nothing is pulled); fix: build it: agentcage image build agent",
+      expect.stringMatching(/^FAIL engine c no answer at engine "c" \(ECONNREFUSED\); fix: /),
+      "skip image on c the engine does not answer",
+    ]);
+    expect(lines[0]).toMatch(/^ok {4}engine .* at engine "a"$/);
+    expect(code).toBe(1);
+  });
+
   it("fails a missing image with its fix, skips what needs it, and exits 1", async () => {
     const { code, lines } = await run({ engineOptions: { images: {} } });
     expect(lines[3]).toBe(

@@ -22,7 +22,7 @@ import {
   type StagingProbeFailure,
 } from "../probes/index.js";
 import { createMasker } from "../redact/index.js";
-import { describeValue, limits, MAX_POOL_SIZE } from "../runtime/index.js";
+import { describeValue, engineSetOf, limits, MAX_POOL_SIZE } from "../runtime/index.js";
 import { canBoundWrites } from "../staging/index.js";
 import { packageRoot, parseClisEnv } from "../testing/index.js";
 import {
@@ -64,11 +64,28 @@ export type DoctorOptions = {
   readonly codexLoginDirectory?: string;
   /** The engine to check; default Docker through DOCKER_HOST, else the local socket. */
   readonly engine?: Engine;
+  /**
+   * Several engines (`--engine`): each gets a line saying whether it answers and one saying whether
+   * it holds the image; the other checks ask the first. Default: the one engine.
+   */
+  readonly engines?: ReadonlyArray<{ readonly name: string; readonly engine: Engine }>;
   /** Where this process runs; default: read from the signs a container leaves (whereabouts()). */
   readonly whereabouts?: Whereabouts;
 };
 
-const OPTION_NAMES = ["runtimeDir", "image", "stream", "color", "json", "environment", "secretsDirectory", "codexLoginDirectory", "engine", "whereabouts"];
+const OPTION_NAMES = [
+  "runtimeDir",
+  "image",
+  "stream",
+  "color",
+  "json",
+  "environment",
+  "secretsDirectory",
+  "codexLoginDirectory",
+  "engine",
+  "engines",
+  "whereabouts",
+];
 /** Names of variables whose values are masked in the report, whatever it quotes. */
 const SECRET_NAME = /TOKEN|KEY|SECRET|PASS|CRED|AUTH/i;
 
@@ -108,7 +125,8 @@ export async function doctor(options: DoctorOptions, ...extra: never[]): Promise
 
 /** Every check, started at once after the engine's; in the order they are reported. */
 export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
-  const connection = options.engine === undefined ? {} : { engine: options.engine };
+  const first = options.engine ?? options.engines?.[0]?.engine;
+  const connection = first === undefined ? {} : { engine: first };
   const stagingDir = posix.join(options.runtimeDir, "staging");
   const place = options.whereabouts === undefined ? whereabouts() : Promise.resolve(options.whereabouts);
   const engineReport = inspectEngine(connection);
@@ -125,7 +143,13 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
   const kinds = facts.then((f) => credentialKinds(options, f !== undefined));
   const noEngine = "the engine does not answer";
 
-  const where = options.engine !== undefined ? "the engine given" : process.env["DOCKER_HOST"] || "unix:///var/run/docker.sock";
+  const firstName = options.engines?.[0]?.name;
+  const where =
+    options.engine !== undefined
+      ? "the engine given"
+      : firstName !== undefined
+        ? `engine ${JSON.stringify(firstName)}`
+        : process.env["DOCKER_HOST"] || "unix:///var/run/docker.sock";
   const cli = (name: AgentCli) =>
     Promise.all([facts, present, versions, pinned]).then(([f, yes, found, pins]) =>
       f === undefined
@@ -168,6 +192,7 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
         poolCheck((options.environment ?? process.env)["AGENTCAGE_POOL"], canBoundWrites(), f === undefined ? undefined : yes, MAX_POOL_SIZE),
       ),
     ],
+    ...(options.engines ?? []).flatMap(({ name, engine }) => eachEngineChecks(name, engine, options.image)),
   ];
   // A check that throws is a defect, reported as its own failure; it must not take the others down.
   return checks.map(([check, pending]) =>
@@ -180,6 +205,41 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
       }),
     ),
   );
+}
+
+/** One engine of several: whether it answers, and whether it holds the image, each on a line named for it. */
+function eachEngineChecks(name: string, engine: Engine, image: string): [string, Promise<DoctorCheck>][] {
+  const report = inspectEngine({ engine });
+  const facts = report.then((r) => (r.ok ? r.facts : undefined));
+  const answers = `engine ${name}`;
+  const holds = `image on ${name}`;
+  return [
+    [answers, report.then((r) => ({ ...engineCheck(r, `engine ${JSON.stringify(name)}`), check: answers }))],
+    [
+      holds,
+      facts.then(async (f) =>
+        f === undefined
+          ? skippedCheck(holds, "the engine does not answer")
+          : {
+              ...imageCheck(image, await inspectImage(image, { engine }), f, image === AGENT_IMAGE),
+              check: holds,
+              ...(image === AGENT_IMAGE ? {} : { fix: `load it there: docker save ${image} | docker -H <that engine> load` }),
+            },
+      ),
+    ],
+  ];
+}
+
+/** The engines `--engine` names, for doctor's checks; a value that cannot mean anything is a usage error naming --engine. */
+export function doctorEngines(values: readonly string[]): Array<{ readonly name: string; readonly engine: Engine }> {
+  try {
+    const set = engineSetOf(values, "--engine");
+    // Only its engines are wanted, not its pings.
+    set.close();
+    return [...set.engines()];
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** The probe's first step alone (make the directory, write a file in it, remove it), for when there is no engine to probe with. */

@@ -6,6 +6,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { AgentcageError } from "../errors/index.js";
 import { MAX_RETENTION_DAYS } from "../container/index.js";
+import { parseEngineSpec } from "../runtime/index.js";
 
 /** A wrong command line, worded for the person who typed it; the command exits 2. */
 export class UsageError extends AgentcageError {
@@ -164,4 +165,17 @@ export function inCommandWords(error: string): string {
       /^session ("[^"]+") has no kept store of (\S+) in this Staging Directory; pass the sessionId an earlier Outcome of this runner reported, or start a new session$/,
       "--resume $1 names no session of $2 kept under --runtime-dir; pass a session id an earlier run printed, or leave --resume out",
     );
+}
+
+/** Each engine of --engine (or of AGENTCAGE_ENGINES, space-separated) read now, so a bad one is a usage error naming --engine. */
+export function engineFlag(value: string, previous: readonly string[] = []): string[] {
+  const given = value.split(/\s+/).filter((one) => one !== "");
+  given.forEach((one, i) => {
+    try {
+      parseEngineSpec(one, "--engine", previous.length + i);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  });
+  return [...previous, ...given];
 }

@@ -24,5 +24,7 @@ export type {
   MemoryVolumeSpec,
   NetworkSpec,
 } from "./engine.js";
+export type { EngineAddress } from "./address.js";
 export { createDockerEngine } from "./docker.js";
+export { describeEngineAddress, engineAt, parseEngineAddress } from "./address.js";
 export { describeEngineError, engineMessage, engineStatus } from "./errors.js";

@@ -27,6 +27,7 @@ export function createRunnerRuntime(settings: RunnerSettings, headStarts?: HeadS
       ...(options.pool === undefined ? {} : { pool: poolOf(settings, options.pool, headStarts) }),
       ...(options.docker === undefined ? {} : { docker: options.docker }),
       ...(options.engine === undefined ? {} : { engine: options.engine }),
+      ...(options.engines === undefined ? {} : { engines: options.engines }),
       run: planRun(settings, headStarts !== undefined),
     });
   } catch (error) {

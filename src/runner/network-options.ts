@@ -65,5 +65,11 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
       'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"',
     );
   }
+  if (options.engines !== undefined && (policy !== "none" || options.networks !== undefined)) {
+    const given = options.networks === undefined ? `networkPolicy ${JSON.stringify(policy)}` : `networks ${JSON.stringify(options.networks)}`;
+    throw new AgentRunnerError(
+      `${given} cannot go with engines: the egress proxy and a Run's own networks live on one engine, and a Run may be placed on any; use networkPolicy "none" over several engines, or one engine`,
+    );
+  }
   return policy;
 }

@@ -6,7 +6,7 @@
 import type Docker from "dockerode";
 import type { Logger } from "pino";
 import { AgentcageError } from "../errors/index.js";
-import { describeValue, type RunFiles } from "../runtime/index.js";
+import { describeValue, type EngineSet, type RunFiles } from "../runtime/index.js";
 import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
 import type { EgressGateway } from "../gateway/index.js";
 import type { Engine } from "../engine/index.js";
@@ -97,6 +97,12 @@ export type AgentRunnerOptions = {
   readonly docker?: Docker;
   /** The container engine; default: Docker through `docker`. */
   readonly engine?: Engine;
+  /**
+   * Several engines (createEngineSet), each Run placed on one (the runtime's `engines`). Only under
+   * networkPolicy "none" and with no `networks`: the egress proxy and a Run's own networks live on
+   * one engine. Not with `engine`, `docker` or `pool`. Default: the one engine.
+   */
+  readonly engines?: EngineSet;
 };
 
 export type AgentRunOptions = {
@@ -146,6 +152,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "pool",
   "docker",
   "engine",
+  "engines",
 ];
 const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId"];
 

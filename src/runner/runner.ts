@@ -5,7 +5,7 @@
 
 import type { ComposedCommand } from "../container/index.js";
 import type { PodManifest } from "../kube/index.js";
-import type { ManifestOptions, PoolStats, SweepResult } from "../runtime/index.js";
+import type { ManifestOptions, PoolStats, RuntimeCheck, SweepResult } from "../runtime/index.js";
 import { AGENT_CLIS, type AgentCli, type AgentRequestInput, type CredentialKind } from "../agents/index.js";
 import { createRunnerRuntime } from "./agent-container.js";
 import { createBreachListener } from "./breaches.js";
@@ -35,7 +35,7 @@ export type AgentRunner = {
    */
   readonly holdSession: (request: Pick<AgentRequestInput, "cli" | "resumeSession">) => () => void;
   /** Whether a Run could start now, and which kind of credential each CLI would get (never a value). */
-  readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean; readonly credentials: Readonly<Record<AgentCli, CredentialKind>> }>;
+  readonly check: () => Promise<RuntimeCheck & { readonly credentials: Readonly<Record<AgentCli, CredentialKind>> }>;
   /** The warm pool's figures (pool option); undefined without one. */
   readonly pool: () => PoolStats | undefined;
   /** Removes the warm pool's unclaimed members and waits for what warm Runs left to the background; without a pool, nothing to do. */

@@ -99,3 +99,12 @@ export const STALL_SAMPLE_MAX_MS = 5000;
  * at least this (Docker answers a one-shot reading at its stats collector's next 1 s tick).
  */
 export const STALL_SAMPLE_MIN_TIMEOUT_MS = 2000;
+
+/** With several engines (engine-set.ts): each is pinged this often, and a ping may take this long. */
+export const ENGINE_HEALTH_INTERVAL_MS = 1000;
+export const ENGINE_PING_TIMEOUT_MS = 3000;
+/**
+ * Pings in a row an engine must fail before it is drained (its Runs ended `unavailable`, no new one
+ * placed there): one slow answer on a busy host is not an engine gone.
+ */
+export const ENGINE_DRAIN_AFTER_FAILED_PINGS = 2;

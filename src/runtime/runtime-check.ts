@@ -1,9 +1,28 @@
 // check(): whether a Run could start now, asked of the engine without starting anything: it
-// answers, and it holds the declared image. Invariant: it never throws; what cannot be asked is false.
+// answers, and it holds the declared image; with several engines, each one's answer too, and the
+// runtime is ready when one of them can take a Run. Invariant: it never throws; what cannot be asked is false.
 
 import type { Engine } from "../engine/index.js";
+import type { EngineSet } from "./engine-set.js";
 
-export type RuntimeCheck = { readonly engine: boolean; readonly image: boolean };
+/** One engine of several, as check() found it. */
+export type EngineCheck = {
+  readonly name: string;
+  readonly engine: boolean;
+  readonly image: boolean;
+  /** Its Runs now, and how many it may run. */
+  readonly running: number;
+  readonly slots: number;
+  /** What its last failed ping said, while it does not answer. */
+  readonly why?: string;
+};
+
+export type RuntimeCheck = {
+  readonly engine: boolean;
+  readonly image: boolean;
+  /** With several engines: each one. */
+  readonly engines?: readonly EngineCheck[];
+};
 
 export async function checkEngine(engine: Engine, image: string): Promise<RuntimeCheck> {
   const engineAnswers = await engine.ping().then(
@@ -12,4 +31,19 @@ export async function checkEngine(engine: Engine, image: string): Promise<Runtim
   );
   if (!engineAnswers) return { engine: false, image: false };
   return { engine: true, image: await engine.hasImage(image).catch(() => false) };
+}
+
+/** Each engine of the set, by its last ping and an image check now; true overall when one engine can take a Run. */
+export async function checkEngineSet(set: EngineSet, image: string): Promise<RuntimeCheck> {
+  const held = await set.holdsImage(image);
+  const engines = set.status().map((s) => ({
+    name: s.name,
+    engine: s.answers && !s.drained,
+    image: held.get(s.name) === true,
+    running: s.running,
+    slots: s.slots,
+    ...(s.why === undefined ? {} : { why: s.why }),
+  }));
+  const usable = engines.some((e) => e.engine && e.image);
+  return { engine: engines.some((e) => e.engine), image: usable, engines };
 }

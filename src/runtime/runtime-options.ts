@@ -13,6 +13,7 @@ import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS } from "./limits.js";
 import { describeValue } from "./misuse.js";
 import { checkPoolOptions, type PoolOptions } from "./pool.js";
+import type { EngineSet } from "./engine-set.js";
 import type { RunFiles, WriteBound } from "./run-state.js";
 
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
@@ -25,6 +26,13 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
   readonly docker?: Docker;
   /** The container engine; default: Docker through `docker`. Give one or the other, not both. */
   readonly engine?: Engine;
+  /**
+   * Several engines instead of one (createEngineSet): each Run is placed on one that answers and
+   * holds the image, with the most free slots, and a drained engine's Runs end `unavailable`
+   * (engine-set.ts). Not with `engine`, `docker` or `pool`; a Run's own `network` is made on the
+   * engine it is placed on. Default: the one engine. maxConcurrentRuns then defaults to the sum of the engines' slots.
+   */
+  readonly engines?: EngineSet;
   /**
    * How what an agent writes to out/ (or a writable work/, staging.writableBytes) and to a session
    * store's working copy is bounded: "mount", a tmpfs this process mounts (it must be root on the
@@ -67,7 +75,7 @@ export type CheckedRuntimeOptions = {
   readonly addresses: RunAddresses;
 };
 
-const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "writeBound", "runFiles", "runNetworkRange", "pool"];
+const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "engines", "writeBound", "runFiles", "runNetworkRange", "pool"];
 const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
 export const RUN_FILES: readonly RunFiles[] = ["disk", "engine"];
 
@@ -143,7 +151,8 @@ function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<
   if (typeof options.run !== "function") {
     throw new AgentContainerError(`run is ${JSON.stringify(typeof options.run)}, not a function; pass (prompt) => RunPlan`);
   }
-  const concurrency = options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS;
+  const concurrency =
+    options.maxConcurrentRuns ?? (options.engines === undefined ? DEFAULT_MAX_CONCURRENT_RUNS : Math.min(MAX_CONCURRENT_RUNS, slotsOf(options.engines)));
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENT_RUNS) {
     throw new AgentContainerError(`maxConcurrentRuns ${JSON.stringify(concurrency)} is out of range; write a whole number from 1 to ${MAX_CONCURRENT_RUNS}`);
   }
@@ -153,7 +162,27 @@ function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<
   if (options.engine !== undefined && (typeof options.engine !== "object" || options.engine === null || typeof options.engine.create !== "function")) {
     throw new AgentContainerError("engine is not an Engine; pass createDockerEngine(...) or leave it out");
   }
+  checkEngineSet(options);
   return concurrency;
+}
+
+function checkEngineSet<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>): void {
+  if (options.engines === undefined) return;
+  if (typeof options.engines !== "object" || options.engines === null || typeof options.engines.acquire !== "function") {
+    throw new AgentContainerError(
+      `engines ${describeValue(options.engines)} is not an engine set; pass createEngineSet([{ name, engine }, ...]) or leave it out`,
+    );
+  }
+  if (options.engine !== undefined || options.docker !== undefined) {
+    throw new AgentContainerError("engines is given with engine or docker; pass the engines as one set (createEngineSet), or one engine, not both");
+  }
+  if (options.pool !== undefined) {
+    throw new AgentContainerError("pool is given with engines; a warm pool is made on one engine: leave pool out, or pass one engine");
+  }
+}
+
+function slotsOf(engines: EngineSet): number {
+  return typeof engines?.status === "function" ? engines.status().reduce((sum, e) => sum + e.slots, 0) : DEFAULT_MAX_CONCURRENT_RUNS;
 }
 
 /** Composes once now, with a placeholder plan, so a declaration that cannot render throws here. */

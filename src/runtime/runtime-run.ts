@@ -16,6 +16,7 @@ import type { RunOptions } from "./run-options.js";
 import { waitForSlot } from "./run-queue.js";
 import { checkRunRequest, usableRunId } from "./run-request.js";
 import type { RuntimeShared } from "./runtime-shared.js";
+import type { EngineLease } from "./engine-set.js";
 
 /** One call of run(), once its request is known to be well formed. */
 type RunCall<Q> = {
@@ -70,14 +71,22 @@ function holdResumedStore<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q
 
 /** The Run in its slot: after the start-up sweep (or the caller's cancel), performed; a defect of ours is still an Outcome. */
 async function runInSlot<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, early: EarlyEnd<R>): Promise<Outcome<R>> {
+  const signal = call.options.signal;
+  // With several engines, the Run first takes a slot on one of them (placement: engine-set.ts).
+  const lease = shared.engineSet === undefined ? undefined : await shared.engineSet.acquire(shared.container.image, signal);
+  if (lease === undefined && shared.engineSet !== undefined) {
+    const { why, detail } = callerAbort(signal as AbortSignal);
+    return early(why, `${detail} while the Run waited for a free slot on an engine`, Math.round(performance.now() - call.calledAt));
+  }
+  if (lease !== undefined && "refused" in lease) return early("unavailable", lease.refused, Math.round(performance.now() - call.calledAt));
+  if (lease !== undefined) shared.logger.info({ runId: call.runId, engine: lease.name }, "the Run is placed on an engine");
   // The Run's own time starts with its slot; the wait before it is queuedMs.
   const startedAt = performance.now();
   const queuedMs = Math.round(startedAt - call.calledAt);
-  const signal = call.options.signal;
   liveRuns.add(call.runId);
   try {
     await Promise.race([shared.sweepAtStartup(), ...(signal === undefined ? [] : [aborted(signal)])]);
-    const outcome = await performRun<R, Q>(runContextOf(shared, call, startedAt));
+    const outcome = await performRun<R, Q>(runContextOf(shared, call, startedAt, lease));
     const { containerRuntime } = shared.container;
     return ended(shared, { ...outcome, queuedMs, ...(containerRuntime === undefined ? {} : { containerRuntime }) });
   } catch (error) {
@@ -85,6 +94,7 @@ async function runInSlot<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>
     return early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`, queuedMs);
   } finally {
     liveRuns.delete(call.runId);
+    lease?.release();
   }
 }
 
@@ -94,9 +104,11 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 /** What performRun is given: the call's options over the runtime's, timed and owned from now. */
-function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, startedAt: number): RunContext<R, Q> {
+function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, startedAt: number, lease?: EngineLease): RunContext<R, Q> {
   const { container } = shared;
   const { options } = call;
+  // A drained engine ends the Run as the caller's own signal would, with its reason (EarlyEnd "unavailable").
+  const signal = lease === undefined ? options.signal : options.signal === undefined ? lease.signal : AbortSignal.any([options.signal, lease.signal]);
   const timeoutSeconds = options.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   return {
     runId: call.runId,
@@ -104,13 +116,13 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     prompt: call.prompt,
     container,
     planFunction: shared.planFunction,
-    engine: shared.engine,
+    engine: lease?.engine ?? shared.engine,
     logger: shared.logger,
     masker: call.masker,
     startedAt,
     timeoutSeconds,
     graceMs: shared.graceMs,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(signal === undefined ? {} : { signal }),
     ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
     ...(options.harvestTo === undefined ? {} : { harvestTo: options.harvestTo }),
     replaceHarvestTo: options.replaceHarvestTo === true,

@@ -19,11 +19,16 @@ import type { RunAddresses } from "./run-addresses.js";
 import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
 import { bounded } from "./stop.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
+import type { EngineSet } from "./engine-set.js";
+import { sweepEngines } from "./sweep-engines.js";
 
 export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly container: ValidatedContainer;
   readonly planFunction: RunPlanFunction<R, Q>;
+  /** The one engine; with several (`engineSet`), the first, and each Run gets its own from the set. */
   readonly engine: Engine;
+  /** Several engines, when the options gave them: each Run takes a lease on one. */
+  readonly engineSet?: EngineSet;
   readonly logger: Logger;
   /** The declaration's secret values; each Run's masker adds its own to them. */
   readonly declared: readonly string[];
@@ -57,7 +62,8 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
   const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
   const declared = declaredSecrets(container);
   const declaredMasker = createMasker(declared);
-  const engine: Engine = options.engine ?? createDockerEngine(options.docker);
+  const engineSet = options.engines;
+  const engine: Engine = engineSet?.engines()[0]?.engine ?? options.engine ?? createDockerEngine(options.docker);
   const limit = pLimit(checked.concurrency);
   const owner = container.owner ?? DEFAULT_OWNER;
   const session = newRuntimeSessionId();
@@ -68,10 +74,20 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
     ...me,
     deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + ENGINE_ANSWER_MARGIN_MS),
   });
+  const sweepOn = (one: Engine): Promise<SweepResult> => sweepOwner({ container, owner, session, engine: one, logger, masker: declaredMasker });
   const sweep = (...extra: never[]): Promise<SweepResult> =>
     extra.length > 0
       ? Promise.reject(new RunRequestError(`sweep takes no arguments; ${extra.length} were given`))
-      : sweepOwner({ container, owner, session, engine, logger, masker: declaredMasker });
+      : engineSet === undefined
+        ? sweepOn(engine)
+        : sweepEngines(engineSet, sweepOn, logger);
+  // An engine back after it was drained still holds what its ended Runs left: sweep it then.
+  engineSet?.onReturn((name, back) => {
+    logger.info({ engine: name }, "an engine answers again; sweeping what its drained Runs left");
+    void bounded(sweepOn(back), ENGINE_CLEANUP_TIMEOUT_MS, "the sweep of an engine back").catch((error: unknown) => {
+      logger.warn({ engine: name, err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the sweep of an engine back failed");
+    });
+  });
   let startupSweep: Promise<unknown> | undefined;
   // Bounded: an engine that does not answer must not hold every Run (and its cancel) at the door.
   const sweepAtStartup = (): Promise<unknown> =>
@@ -100,6 +116,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
         );
   return {
     ...(pool === undefined ? {} : { pool }),
+    ...(engineSet === undefined ? {} : { engineSet }),
     container,
     planFunction: options.run,
     engine,

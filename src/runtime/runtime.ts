@@ -9,7 +9,7 @@ import type { PodManifest } from "../kube/index.js";
 import type { Outcome, ReaderVerdict, RunPrompt } from "../plan/index.js";
 import { holdSessionStore } from "./live-runs.js";
 import type { RunOptions } from "./run-options.js";
-import { checkEngine } from "./runtime-check.js";
+import { checkEngine, checkEngineSet, type RuntimeCheck } from "./runtime-check.js";
 import { commandForOf, type ManifestOptions, manifestForOf } from "./runtime-command.js";
 import { checkRuntimeOptions, type RuntimeOptions } from "./runtime-options.js";
 import { runOf } from "./runtime-run.js";
@@ -40,8 +40,11 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
    * outside this runtime (a service's own queue) for the store it will resume. Without staging, nothing is held.
    */
   readonly holdSessionStore: (namespace: string, id: string) => () => void;
-  /** Whether a Run could start now: the engine answers, and holds the declared image. Never throws. */
-  readonly check: () => Promise<{ readonly engine: boolean; readonly image: boolean }>;
+  /**
+   * Whether a Run could start now: the engine answers, and holds the declared image. With several
+   * engines, `engines` says so of each, and `engine` and `image` are true when one of them can take a Run. Never throws.
+   */
+  readonly check: () => Promise<RuntimeCheck>;
   /** The warm pool's figures; undefined without a pool. */
   readonly pool: () => PoolStats | undefined;
   /**
@@ -63,7 +66,7 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     manifestFor: manifestForOf(shared),
     sweep: shared.sweep,
     session: shared.session,
-    check: () => checkEngine(engine, container.image),
+    check: () => (shared.engineSet === undefined ? checkEngine(engine, container.image) : checkEngineSet(shared.engineSet, container.image)),
     pool: () => shared.pool?.stats(),
     close: async () => await shared.pool?.close(),
     holdSessionStore: (namespace: string, id: string): (() => void) => {

@@ -4,6 +4,7 @@
 // whole service's counts for the admin scope) and /metrics.
 
 import type { FastifyInstance } from "fastify";
+import type { EngineCheck } from "../runtime/index.js";
 
 /** What the service knows of its readiness: the checks and counts GET /v1/service shows a key. */
 export type Readiness = {
@@ -11,6 +12,8 @@ export type Readiness = {
   readonly engine: boolean;
   readonly image: boolean;
   readonly credentials: Readonly<Record<string, string>>;
+  /** With several engines (`--engine`): each one; ready when one can take a Run. */
+  readonly engines?: readonly EngineCheck[];
   readonly slots: { readonly total: number; readonly running: number; readonly queued: number };
 };
 
@@ -27,6 +30,15 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: () => Prom
 
 function probeAnswerOf(state: Readiness): ProbeAnswer {
   if (state.ready) return { ready: true };
-  const reasons = [...(state.engine ? [] : ["the container engine does not answer"]), ...(state.image ? [] : ["the agent image is not on the engine"])];
+  const reasons =
+    state.engines === undefined
+      ? [...(state.engine ? [] : ["the container engine does not answer"]), ...(state.image ? [] : ["the agent image is not on the engine"])]
+      : state.engines.map((one) =>
+          !one.engine
+            ? `engine ${JSON.stringify(one.name)}: it does not answer`
+            : !one.image
+              ? `engine ${JSON.stringify(one.name)}: the agent image is not on it`
+              : `engine ${JSON.stringify(one.name)}: it cannot run an agent now`,
+        );
   return { ready: false, reasons: reasons.length === 0 ? ["it cannot run an agent now"] : reasons };
 }

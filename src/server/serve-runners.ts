@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { StagingDeclaration } from "../container/index.js";
 import { AGENT_IMAGE, assembleRunners, type AgentRunner, type NetworkPolicy, type RunnerAssembly } from "../runner/index.js";
+import { engineSetOf, type EngineSet } from "../runtime/index.js";
 import { SERVICE_STOP_GRACE_SECONDS } from "./limits.js";
 import { ServeError, type ServeOptions } from "./serve-options.js";
 
@@ -19,6 +20,8 @@ export type ServiceRunners = {
   readonly runner: AgentRunner;
   /** For a request with `writable: true`. */
   readonly writableRunner: AgentRunner;
+  /** The engines `--engine` named, shared by both runners; undefined for the one default engine. */
+  readonly engines?: EngineSet;
   /** Removes the warm pool's members (both runners' close()), then stops what the assembly started. */
   readonly close: () => Promise<void>;
 };
@@ -29,12 +32,18 @@ export type ClaimListener = (latencyMs: number) => void;
 export async function assembleServiceRunners(options: ServeOptions, slots: number, logger: Logger, onClaim?: ClaimListener): Promise<ServiceRunners> {
   const staging = stagingOf(options);
   await mkdir(staging.runtimeDir, { recursive: true, mode: 0o700 });
-  const assembly = await assemble(options, staging, slots, logger);
+  // Both runners share one engine set: an engine's slots and its drain count over every Run of the service.
+  const engines = engineSetFor(options, slots);
+  const assembly = await assemble(options, staging, slots, logger).catch((error: unknown) => {
+    engines?.close();
+    throw error;
+  });
+  const onEngines = engines === undefined ? {} : { engines };
   let writableRunner: AgentRunner | undefined;
   try {
     // Two runners on one Staging Directory: a writable Run's Agent Container differs in its work/ mount alone.
     // The writable one first: it starts nothing, so a refusal of the pooled one leaves no member behind.
-    writableRunner = assembly.runner({ staging: { ...staging, writableWork: true } });
+    writableRunner = assembly.runner({ staging: { ...staging, writableWork: true }, ...onEngines });
     const size = options.pool ?? 0;
     const pool =
       size === 0
@@ -46,20 +55,33 @@ export async function assembleServiceRunners(options: ServeOptions, slots: numbe
               ...(onClaim === undefined ? {} : { onClaim }),
             },
           };
-    const runner = assembly.runner(pool);
+    const runner = assembly.runner({ ...pool, ...onEngines });
     const both = [runner, writableRunner];
     return {
       assembly,
       runner,
       writableRunner,
+      ...onEngines,
       close: async () => {
         await Promise.all(both.map((one) => one.close()));
+        engines?.close();
         await assembly.close();
       },
     };
   } catch (error) {
     await writableRunner?.close();
+    engines?.close();
     await assembly.close();
+    throw new ServeError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The engines `--engine` names, each taking at most `slots` Runs unless its own slots= says; undefined for the one default engine. */
+function engineSetFor(options: ServeOptions, slots: number): EngineSet | undefined {
+  if (options.engines === undefined || options.engines.length === 0) return undefined;
+  try {
+    return engineSetOf(options.engines, "--engine", slots);
+  } catch (error) {
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
 }

@@ -4,6 +4,7 @@
 
 import type { Logger } from "pino";
 import type { AgentRunner } from "../runner/index.js";
+import type { EngineStatus } from "../runtime/index.js";
 import { createRunMetrics, type RunMetrics, type TenantCounts } from "./metrics.js";
 import type { Lifecycle, ResolvedQuotas, RunEnd, RunService, RunServiceOptions, ServiceRunRequest } from "./runs.js";
 import { createRunService } from "./runs.js";
@@ -21,15 +22,21 @@ export type MeteredRunsOptions = {
   readonly logger: Logger;
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
   readonly onLifecycle?: (change: Lifecycle) => void;
+  /** With several engines: each one's state, for the metrics. */
+  readonly engines?: () => readonly EngineStatus[];
   readonly callbackRefusal?: NonNullable<RunServiceOptions["callbackRefusal"]>;
 };
 
 export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
-  const { logger, ...runs } = options;
+  const { logger, engines: _engines, ...runs } = options;
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
   // The pool's series only when the runner has a pool (pool() answers from its construction on).
-  const metrics = createRunMetrics(() => countsByTenant(service?.list() ?? []), options.runner.pool() === undefined ? undefined : options.runner.pool);
+  const metrics = createRunMetrics(
+    () => countsByTenant(service?.list() ?? []),
+    options.runner.pool() === undefined ? undefined : options.runner.pool,
+    options.engines,
+  );
   service = createRunService({
     ...runs,
     onError: (id, error) => logger.error({ runId: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),

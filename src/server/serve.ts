@@ -77,6 +77,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     },
     runner,
     writableRunner,
+    ...(runners.engines === undefined ? {} : { engines: runners.engines.status }),
     runtimeDir: options.runtimeDir,
     slots: checked.slots,
     sessions: options.sessions === true,

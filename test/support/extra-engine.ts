@@ -1,0 +1,134 @@
+// A Docker engine of a test's own: a `dockerd` with its own data root, exec root, pidfile and socket
+// under a temporary directory, in a network namespace of its own (`ip netns add`), so it touches
+// neither the host's engine nor its bridge. Storage is vfs: the test image is small, and a daemon
+// killed with SIGKILL leaves no overlay mount behind. Invariant: remove() leaves no process of it,
+// no namespace and no directory, whatever state the daemon is in.
+
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { TEST_IMAGE } from "./engine.js";
+
+export type ExtraEngine = {
+  readonly name: string;
+  /** `unix://...`, as `docker -H` and the engine address take it. */
+  readonly address: string;
+  /** Starts the daemon (again) and waits until it answers. */
+  readonly start: () => Promise<void>;
+  /** Kills the daemon's own process at once (SIGKILL): it stops answering, its containers' processes stay. */
+  readonly kill: () => Promise<void>;
+  /** Stops the daemon politely (SIGTERM): it stops its containers first. */
+  readonly stop: () => Promise<void>;
+  /** The `docker` command against this engine. */
+  readonly docker: (...args: string[]) => string;
+  /** Stops the daemon, kills whatever is left in its namespace, removes the namespace and the directory. */
+  readonly remove: () => Promise<void>;
+};
+
+const ANSWER_WAIT_MS = 30_000;
+
+export function extraEngine(root: string, name: string): ExtraEngine {
+  const dir = join(root, name);
+  const socket = join(dir, "docker.sock");
+  const address = `unix://${socket}`;
+  const namespace = `${name}-${process.pid}`;
+  mkdirSync(dir, { recursive: true });
+  execFileSync("ip", ["netns", "add", namespace]);
+  execFileSync("ip", ["netns", "exec", namespace, "ip", "link", "set", "lo", "up"]);
+  let daemon: ChildProcess | undefined;
+  const docker = (...args: string[]): string =>
+    execFileSync("docker", ["-H", address, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  const exited = (child: ChildProcess): Promise<void> =>
+    child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
+
+  const start = async (): Promise<void> => {
+    // nsenter joins the network namespace only: the daemon shares this host's mounts (a Run's bind mounts, its tmpfs).
+    daemon = spawn(
+      "nsenter",
+      [
+        `--net=/var/run/netns/${namespace}`,
+        "dockerd",
+        "--data-root",
+        join(dir, "data"),
+        "--exec-root",
+        join(dir, "exec"),
+        "--pidfile",
+        join(dir, "docker.pid"),
+        "-H",
+        address,
+        "--storage-driver",
+        "vfs",
+        "--bridge=none",
+        "--iptables=false",
+        "--ip6tables=false",
+        "--ip-masq=false",
+        "--shutdown-timeout",
+        "2",
+      ],
+      { stdio: ["ignore", "ignore", "ignore"] },
+    );
+    const deadline = Date.now() + ANSWER_WAIT_MS;
+    while (Date.now() < deadline) {
+      try {
+        docker("version", "--format", "{{.Server.Version}}");
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    throw new Error(`the test's engine ${name} did not answer within ${ANSWER_WAIT_MS} ms`);
+  };
+  const signal = async (which: NodeJS.Signals): Promise<void> => {
+    const child = daemon;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = exited(child);
+    child.kill(which);
+    await gone;
+  };
+  return {
+    name,
+    address,
+    start,
+    kill: () => signal("SIGKILL"),
+    stop: () => signal("SIGTERM"),
+    docker,
+    remove: async () => {
+      await signal("SIGTERM").catch(() => undefined);
+      // What a killed daemon left in its namespace (its containerd, the shims): every process there is this test's.
+      const left = (() => {
+        try {
+          return execFileSync("ip", ["netns", "pids", namespace], { encoding: "utf8" })
+            .split("\n")
+            .filter((l) => l.trim() !== "");
+        } catch {
+          return [];
+        }
+      })();
+      for (const pid of left) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // gone already
+        }
+      }
+      try {
+        execFileSync("ip", ["netns", "delete", namespace], { stdio: "ignore" });
+      } catch {
+        // never made, or gone already
+      }
+      // A killed daemon leaves its mounts (its data root's bind, its containers' namespaces): deepest first.
+      const mounts = readFileSync("/proc/self/mountinfo", "utf8")
+        .split("\n")
+        .map((line) => line.split(" ")[4] ?? "")
+        .filter((point) => point === dir || point.startsWith(`${dir}/`))
+        .sort((a, b) => b.length - a.length);
+      for (const point of mounts) execFileSync("umount", ["--lazy", point], { stdio: "ignore" });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Gives an engine of the test's own the test image (it has none): `docker save | docker -H ... load`. */
+export function loadTestImage(engine: ExtraEngine): void {
+  execFileSync("sh", ["-c", `docker save ${TEST_IMAGE} | docker -H "$ENGINE" load`], { stdio: "ignore", env: { ...process.env, ENGINE: engine.address } });
+}
