@@ -1,0 +1,107 @@
+// A Run's spans as an in-memory exporter receives them: one agentcage.run with its steps as children,
+// under the caller's traceparent when it sent a good one, and nothing of the prompt or the key in any
+// name, attribute, event or status.
+
+import { readFileSync } from "node:fs";
+import { context, propagation, trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { pino } from "pino";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createAgentRunner } from "../index.js";
+import { createFakeEngine } from "../../test/support/fake-engine.js";
+
+const silent = pino({ level: "silent" });
+const CANARY = "sk-ant-canary-9f8e7d6c5b4a39281706";
+const claudePlain = readFileSync(new URL("../../test/fixtures/claude/plain.jsonl", import.meta.url));
+const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN = "00f067aa0ba902b7";
+
+const exporter = new InMemorySpanExporter();
+beforeAll(() => new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).register());
+afterAll(() => {
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+beforeEach(() => exporter.reset());
+
+async function runOnce(options: Parameters<ReturnType<typeof createAgentRunner>["run"]>[2] = {}, prompt = "What is the capital of France?") {
+  const engine = createFakeEngine({ stdout: [claudePlain] });
+  const runner = createAgentRunner({ image: "agent:1", environment: { ANTHROPIC_API_KEY: CANARY }, networks: ["agents"], logger: silent, engine });
+  return runner.run({ cli: "claude" }, prompt, options);
+}
+
+const named = (spans: readonly ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+describe("a Run's spans", () => {
+  it("are agentcage.run with a child per step of its container", async () => {
+    const outcome = await runOnce();
+    expect(outcome.ok).toBe(true);
+    const spans = exporter.getFinishedSpans();
+    const [run] = named(spans, "agentcage.run");
+    expect(run?.attributes).toMatchObject({
+      "agentcage.run.id": outcome.runId,
+      "agentcage.cli": "claude",
+      "agentcage.network.policy": "declared",
+      "agentcage.outcome.ok": true,
+      "agentcage.outcome.reason": "completed",
+      "agentcage.exit.code": 0,
+    });
+    expect(run?.attributes["gen_ai.usage.output_tokens"]).toBeTypeOf("number");
+    // The wait for the runtime's slot is a queue step when it took a millisecond or more.
+    const steps = spans.filter((span) => span !== run && span.name !== "agentcage.queue").map((span) => span.name);
+    expect(steps).toEqual(["agentcage.create", "agentcage.start", "agentcage.stream", "agentcage.remove"]);
+    for (const span of spans.filter((span) => span !== run)) {
+      expect(parentOf(span)).toBe(run?.spanContext().spanId);
+      expect(span.spanContext().traceId).toBe(run?.spanContext().traceId);
+    }
+  });
+
+  it("are children of the caller's span its traceparent names, with its queue wait first", async () => {
+    const queuedSince = Date.now() - 1500;
+    await runOnce({ traceContext: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, queuedSince } });
+    const spans = exporter.getFinishedSpans();
+    const [run] = named(spans, "agentcage.run");
+    expect(run?.spanContext().traceId).toBe(CALLER_TRACE);
+    expect(parentOf(run as ReadableSpan)).toBe(CALLER_SPAN);
+    const [queue] = named(spans, "agentcage.queue");
+    expect(parentOf(queue as ReadableSpan)).toBe(run?.spanContext().spanId);
+    const queuedMs = (queue?.duration[0] ?? 0) * 1000 + (queue?.duration[1] ?? 0) / 1e6;
+    expect(queuedMs).toBeGreaterThanOrEqual(1400);
+  });
+
+  it.each([
+    ["an all-zero trace id", `00-${"0".repeat(32)}-${CALLER_SPAN}-01`],
+    ["version ff", `ff-${CALLER_TRACE}-${CALLER_SPAN}-01`],
+    ["upper-case hex", `00-${CALLER_TRACE.toUpperCase()}-${CALLER_SPAN}-01`],
+    ["a field too many for version 00", `00-${CALLER_TRACE}-${CALLER_SPAN}-01-extra`],
+    ["not a string", 42],
+  ])("ignore a traceparent with %s: a trace of their own, and the Run goes on", async (_what, traceparent) => {
+    const outcome = await runOnce({ traceContext: { traceparent } as never });
+    expect(outcome.ok).toBe(true);
+    const [run] = named(exporter.getFinishedSpans(), "agentcage.run");
+    expect(run?.spanContext().traceId).not.toBe(CALLER_TRACE);
+    expect(run?.spanContext().traceId).not.toBe("0".repeat(32));
+    expect(parentOf(run as ReadableSpan)).toBeUndefined();
+  });
+
+  it("take a later version's traceparent, whose extra fields are ignored", async () => {
+    await runOnce({ traceContext: { traceparent: `01-${CALLER_TRACE}-${CALLER_SPAN}-01-what-comes-next` } });
+    const [run] = named(exporter.getFinishedSpans(), "agentcage.run");
+    expect(run?.spanContext().traceId).toBe(CALLER_TRACE);
+  });
+
+  it("never carry the prompt or the key, in a name, an attribute, an event or a status", async () => {
+    const outcome = await runOnce({}, `Say ${CANARY} back to me`);
+    expect(outcome.runId).toMatch(/^[0-9a-f]{16}$/);
+    const spans = exporter.getFinishedSpans();
+    expect(spans.length).toBeGreaterThanOrEqual(5);
+    const seen = JSON.stringify(
+      spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, resource: span.resource.attributes })),
+    );
+    expect(seen).toContain("agentcage.run");
+    expect(seen).not.toContain(CANARY);
+    expect(seen).not.toContain("canary");
+  });
+});
