@@ -7,7 +7,7 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAgentRunner } from "../index.js";
+import { type AgentRunOptions, createAgentRunner } from "../index.js";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 
 const silent = pino({ level: "silent" });
@@ -25,7 +25,7 @@ afterAll(() => {
 });
 beforeEach(() => exporter.reset());
 
-async function runOnce(options: Parameters<ReturnType<typeof createAgentRunner>["run"]>[2] = {}, prompt = "What is the capital of France?") {
+async function runOnce(options: AgentRunOptions = {}, prompt = "What is the capital of France?") {
   const engine = createFakeEngine({ stdout: [claudePlain] });
   const runner = createAgentRunner({ image: "agent:1", environment: { ANTHROPIC_API_KEY: CANARY }, networks: ["agents"], logger: silent, engine });
   return runner.run({ cli: "claude" }, prompt, options);
