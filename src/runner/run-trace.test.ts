@@ -7,7 +7,7 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type AgentRunOptions, createAgentRunner } from "../index.js";
+import { type AgentRunOptions, createAgentRunner, type EgressGateway, type RunMeter } from "../index.js";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 
 const silent = pino({ level: "silent" });
@@ -103,5 +103,71 @@ describe("a Run's spans", () => {
     expect(seen).toContain("agentcage.run");
     expect(seen).not.toContain(CANARY);
     expect(seen).not.toContain("canary");
+  });
+});
+
+describe("a proxied Run's spans", () => {
+  const call = {
+    startedAt: Date.now() - 2000,
+    endedAt: Date.now() - 1000,
+    status: 200,
+    model: "claude-sonnet-4-5-20250929",
+    inputTokens: 21,
+    outputTokens: 9,
+    costUsd: 0.0002,
+  };
+  const meter: RunMeter = {
+    runId: "",
+    cli: "claude",
+    turns: 1,
+    requests: 1,
+    refused: 0,
+    usage: { inputTokens: 21, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    tokens: 30,
+    costUsd: 0.0002,
+    costFrom: "price_table",
+    models: [call.model],
+    calls: [call],
+  };
+  // The proxy as the runner sees it: it takes the Run, binds its network, and its meter at revoke lists one model call.
+  const gateway = {
+    container: "agentcage-egress-fake",
+    alias: "egress",
+    port: 8751,
+    close: async () => undefined,
+    eventsOpen: async () => undefined,
+    onBreach: () => undefined,
+    register: async () => ({ token: "agentcage-run-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHI" }),
+    bind: async () => true,
+    meter: async () => meter,
+    revoke: async () => meter,
+  } as unknown as EgressGateway;
+
+  it("have a CLIENT child per model call the proxy metered, and the proxy's tokens and cost; the Outcome's meter lists no calls", async () => {
+    const engine = createFakeEngine({ stdout: [claudePlain] });
+    const runner = createAgentRunner({
+      image: "agent:1",
+      environment: { ANTHROPIC_API_KEY: CANARY },
+      networkPolicy: "model",
+      egress: gateway,
+      logger: silent,
+      engine,
+    });
+    const outcome = await runner.run({ cli: "claude" }, `Say ${CANARY}`);
+    expect(outcome).toMatchObject({ ok: true, network: { policy: "model", meter: { turns: 1 } } });
+    expect(outcome.network?.meter).not.toHaveProperty("calls");
+    const spans = exporter.getFinishedSpans();
+    const [run] = named(spans, "agentcage.run");
+    expect(run?.attributes).toMatchObject({
+      "agentcage.network.policy": "model",
+      "gen_ai.usage.input_tokens": 21,
+      "gen_ai.usage.output_tokens": 9,
+      "agentcage.cost_usd": 0.0002,
+    });
+    const [modelCall] = named(spans, "agentcage.model_call");
+    expect(parentOf(modelCall as ReadableSpan)).toBe(run?.spanContext().spanId);
+    expect(modelCall?.attributes).toMatchObject({ "http.response.status_code": 200, "gen_ai.response.model": call.model, "gen_ai.usage.output_tokens": 9 });
+    expect(modelCall?.duration).toEqual([1, 0]);
+    expect(JSON.stringify(spans.map((span) => [span.name, span.attributes, span.events, span.status]))).not.toContain(CANARY);
   });
 });
