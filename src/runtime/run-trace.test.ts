@@ -36,7 +36,9 @@ describe("run() under a registered tracer provider", () => {
     const run = spans.find((span) => span.name === "agentcage.run");
     expect(run?.parentSpanContext?.spanId).toBe(job?.spanContext().spanId);
     expect(run?.attributes).toMatchObject({ "agentcage.run.id": outcome.runId, "agentcage.outcome.ok": true, "agentcage.outcome.reason": "completed" });
-    const steps = spans.filter((span) => span.parentSpanContext?.spanId === run?.spanContext().spanId && span.name !== "agentcage.queue").map((span) => span.name);
+    const steps = spans
+      .filter((span) => span.parentSpanContext?.spanId === run?.spanContext().spanId && span.name !== "agentcage.queue")
+      .map((span) => span.name);
     expect(steps).toEqual(["agentcage.create", "agentcage.start", "agentcage.stream", "agentcage.remove"]);
   });
 

@@ -2,7 +2,8 @@
 // that decodes the OTLP protobuf with the official definitions: Runs submitted with a traceparent
 // over the HTTP API, A2A and MCP are exported, on the service's stop, as children of their callers'
 // spans with their steps, and a canary secret in a prompt and the environment is in no byte of what
-// was exported. An endpoint that never answers delays neither a Run nor the stop past its bound.
+// was exported; `agentcage run` exports its Run before it exits. An endpoint that never answers
+// delays neither a Run nor the stop past its bound.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -13,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { TRACE_FLUSH_AT_EXIT_MS } from "../cli/limits.js";
-import { MAIN } from "../../test/support/command.js";
+import { TRACE_FLUSH_AT_EXIT_MS } from "./limits.js";
+import { commandEnv, MAIN, runCommand } from "../../test/support/command.js";
 import { startOtlpReceiver } from "../../test/support/otlp-receiver.js";
 
 const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-traces-"));
@@ -142,6 +143,30 @@ describe("traces of the service", () => {
       expect(exported.includes(Buffer.from("agentcage.run"))).toBe(true);
       expect(exported.includes(Buffer.from(CANARY))).toBe(false);
       expect(JSON.stringify(spans.map((span) => span.raw))).not.toContain(CANARY);
+    } finally {
+      await receiver.close();
+    }
+  }, 180_000);
+});
+
+describe("traces of the command", () => {
+  it("export agentcage run's Run with its steps before it exits, and no secret", async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const env = commandEnv({
+        AGENTCAGE_RUNTIME_DIR: join(runtimeDir, "command"),
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        AGENTCAGE_TEST_CANARY: CANARY,
+      });
+      const done = await runCommand(["run", "claude", `Remember ${CANARY} and say hello`, "--stand-in", "--json"], env);
+      expect(done.code, done.stderr).toBe(0);
+      const { runId } = JSON.parse(done.stdout) as { runId: string };
+      const spans = receiver.spans();
+      const run = spans.find((span) => span.name === "agentcage.run");
+      expect(run?.attributes).toMatchObject({ "agentcage.run.id": runId, "agentcage.cli": "claude", "agentcage.outcome.ok": true });
+      const steps = spans.filter((span) => span.parentSpanId === run?.spanId).map((span) => span.name);
+      expect(steps).toEqual(expect.arrayContaining(["agentcage.stage", "agentcage.create", "agentcage.start", "agentcage.stream", "agentcage.remove"]));
+      expect(Buffer.concat(receiver.bodies()).includes(Buffer.from(CANARY))).toBe(false);
     } finally {
       await receiver.close();
     }
