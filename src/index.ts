@@ -126,6 +126,7 @@ export type {
   EgressControlClient,
   EgressCredential,
   EgressUsage,
+  MeteredCall,
   RunMeter,
   RunRegistration,
 } from "./egress/index.js";
@@ -186,7 +187,9 @@ export type {
   CliVersionOptions,
   NetworkPolicy,
   NetworkReport,
+  RunTraceContext,
 } from "./runner/index.js";
+export type { ModelCallFacts, RunEnd, RunFacts, RunStep, RunTrace, TraceHeaders } from "./trace/index.js";
 export type {
   AgentContainerRuntime,
   EngineCheck,

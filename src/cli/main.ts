@@ -3,10 +3,12 @@
 // program (program.ts). A wrong command line exits 2 with a message that says what to write.
 
 import { CommanderError } from "commander";
+import { agentcageVersion } from "../runner/index.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import type { ProgramIo } from "./io.js";
 import { buildProgram } from "./program.js";
+import { startTracing } from "./tracing.js";
 import { wantsLiveView } from "./view.js";
 
 // A reader that goes away (`agentcage run ... 2>&1 | head -1`) makes every later write fail with
@@ -32,6 +34,9 @@ const io: ProgramIo = {
   },
 };
 
+// Traces only with an OTLP endpoint in the environment; else the SDK is not even loaded.
+const tracing = await startTracing(process.env, agentcageVersion);
+
 let status: number = EXIT.completed;
 try {
   await buildProgram(io, (code) => (status = code)).parseAsync(process.argv);
@@ -47,5 +52,7 @@ try {
     status = EXIT.failed;
   }
 }
+// The spans of the Runs (and of a drained service) go out first, within a bound.
+await tracing?.shutdown();
 // Pending handles (a drained service, a stopped spinner) do not hold the exit status back.
 process.exit(status);

@@ -576,6 +576,10 @@ export interface operations {
             query?: never;
             header?: {
                 "idempotency-key"?: string;
+                /** @description W3C Trace Context: with traces on (OTEL_EXPORTER_OTLP_ENDPOINT), the Run's span agentcage.run is a child of this span; a malformed value is ignored, never refused */
+                traceparent?: string;
+                /** @description W3C Trace Context: carried with traceparent */
+                tracestate?: string;
             };
             path?: never;
             cookie?: never;

@@ -90,7 +90,7 @@ function answer(state: ProxyState, { res, run, entry, settle }: Forwarded, up: I
     done = true;
     const used = reader?.end();
     if (used !== undefined) entry.tokens = used.usage;
-    const breach = settle?.(used);
+    const breach = settle?.(used, status);
     if (breach !== undefined) emitBreach(state, breach);
   };
   const headers = maskedHeaders(clientResponseHeaders(up.headers), run.answerMasker);

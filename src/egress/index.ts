@@ -21,7 +21,7 @@
 export type { EgressControl, EgressProxy } from "./proxy.js";
 export type { EgressControlClient } from "./control-client.js";
 export type { EgressProxyOptions } from "./options.js";
-export type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressCredential, EgressUsage, RunMeter, RunRegistration } from "./run.js";
+export type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressCredential, EgressUsage, MeteredCall, RunMeter, RunRegistration } from "./run.js";
 export { createEgressProxy } from "./proxy.js";
 export { startEgressControlEndpoint } from "./control.js";
 export { createEgressControlClient } from "./control-client.js";

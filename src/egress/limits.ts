@@ -14,6 +14,8 @@ export const MAX_REQUEST_BODY_BYTES = 32 * MiB;
 export const MAX_RUN_HELD_REQUEST_BYTES = 48 * MiB;
 /** Bytes of model-call bodies all Runs may have held at once, well inside the proxy's memory; past it 503. */
 export const MAX_HELD_REQUEST_BYTES = 96 * MiB;
+/** Model calls one Run's meter reports one by one (for a span each); later ones are counted, not listed. */
+export const MAX_METERED_CALLS = 1000;
 /** Requests one Run may have in flight at once; one more is answered 429. */
 export const MAX_RUN_REQUESTS_IN_FLIGHT = 16;
 /** CONNECT tunnels one Run may have open at once; one more is refused 429. */

@@ -6,7 +6,8 @@
 // breached, every later model call is refused, and the breach is reported exactly once.
 
 import { costOf, priceOf } from "../plan/index.js";
-import type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressUsage, RunMeter } from "./run.js";
+import { MAX_METERED_CALLS } from "./limits.js";
+import type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressUsage, MeteredCall, RunMeter } from "./run.js";
 
 /** What one response said it used, and which model answered. */
 export type ResponseUsage = { readonly usage: EgressUsage; readonly model?: string };
@@ -22,8 +23,8 @@ export type Admission =
   /** Counted as a turn; `settle` folds in what the answer used (or nothing) and frees the reservation, once. */
   | { readonly kind: "admitted"; readonly settle: Settle };
 
-/** Folds in what an admitted call's answer used (or nothing) and frees its reservation; answers a breach it caused. */
-export type Settle = (response: ResponseUsage | undefined) => EgressBreach | undefined;
+/** Folds in what an admitted call's answer used (or nothing) and its HTTP status, and frees its reservation; answers a breach it caused. */
+export type Settle = (response: ResponseUsage | undefined, status?: number) => EgressBreach | undefined;
 
 export type Meter = {
   /** Before forwarding a model call: refused past a cap, told to wait while reservations could carry it past one, else admitted. */
@@ -52,6 +53,7 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
   let costUsd = 0;
   let dearest = false;
   const models: string[] = [];
+  const calls: MeteredCall[] = [];
   let breach: EgressBreach | undefined;
 
   const breachOf = (cap: EgressCap, used: number): EgressBreach => {
@@ -77,7 +79,8 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
     ((budget.maxTokens !== undefined && usage.inputTokens + usage.outputTokens + reserved.tokens >= budget.maxTokens) ||
       (budget.maxCostUsd !== undefined && costUsd + reserved.costUsd >= budget.maxCostUsd));
 
-  const add = (response: ResponseUsage): EgressBreach | undefined => {
+  /** Folds in one response; the breach it caused (once), and what it cost. */
+  const fold = (response: ResponseUsage): { breach: EgressBreach | undefined; costUsd: number } => {
     const u = response.usage;
     usage = {
       inputTokens: usage.inputTokens + u.inputTokens,
@@ -87,14 +90,16 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
     };
     const priced = priceOf(cli, response.model);
     dearest ||= !priced.known;
-    costUsd += costOf(u, priced.price);
+    const callCost = costOf(u, priced.price);
+    costUsd += callCost;
     if (response.model !== undefined && !models.includes(response.model)) models.push(response.model);
-    if (breach !== undefined) return undefined;
+    if (breach !== undefined) return { breach: undefined, costUsd: callCost };
     const tokens = usage.inputTokens + usage.outputTokens;
     if (budget.maxTokens !== undefined && tokens > budget.maxTokens) breach = breachOf("maxTokens", tokens);
     else if (budget.maxCostUsd !== undefined && costUsd > budget.maxCostUsd) breach = breachOf("maxCostUsd", costUsd);
-    return breach;
+    return { breach, costUsd: callCost };
   };
+  const add = (response: ResponseUsage): EgressBreach | undefined => fold(response).breach;
 
   return {
     admit: (reservation = { tokens: 0, costUsd: 0 }) => {
@@ -110,15 +115,18 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
       reserved.costUsd += reservation.costUsd;
       reserved.calls += 1;
       let open = true;
+      const startedAt = Date.now();
       return {
         kind: "admitted",
-        settle: (response) => {
+        settle: (response, status) => {
           if (!open) return undefined;
           open = false;
           reserved.tokens -= reservation.tokens;
           reserved.costUsd -= reservation.costUsd;
           reserved.calls -= 1;
-          const passed = response === undefined ? undefined : add(response);
+          const folded = response === undefined ? undefined : fold(response);
+          const passed = folded?.breach;
+          if (calls.length < MAX_METERED_CALLS) calls.push(meteredCall(startedAt, response, status, folded?.costUsd ?? 0));
           const woken = waiters;
           waiters = [];
           for (const wake of woken) wake();
@@ -149,8 +157,22 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
       costUsd,
       costFrom: dearest ? "dearest_price" : "price_table",
       models: [...models],
+      calls: [...calls],
       ...(breach === undefined ? {} : { breach }),
       ...(lastByteAt === undefined ? {} : { lastByteAt }),
     }),
+  };
+}
+
+/** One settled model call as the meter reports it: times, status, model and counts; nothing of its content. */
+function meteredCall(startedAt: number, response: ResponseUsage | undefined, status: number | undefined, costUsd: number): MeteredCall {
+  return {
+    startedAt,
+    endedAt: Date.now(),
+    ...(status === undefined ? {} : { status }),
+    ...(response?.model === undefined ? {} : { model: response.model }),
+    inputTokens: response?.usage.inputTokens ?? 0,
+    outputTokens: response?.usage.outputTokens ?? 0,
+    costUsd,
   };
 }

@@ -77,6 +77,18 @@ export type EgressBreach = {
 };
 
 /** What a Run has spent, read from the provider's own answers. */
+/** One model call the proxy forwarded: when (ms since the epoch), the provider's HTTP status and model, what it used. */
+export type MeteredCall = {
+  readonly startedAt: number;
+  readonly endedAt: number;
+  /** Absent when no answer came (the provider did not answer, or the agent left first). */
+  readonly status?: number;
+  readonly model?: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+};
+
 export type RunMeter = {
   readonly runId: string;
   readonly cli: EgressCli;
@@ -94,6 +106,8 @@ export type RunMeter = {
   readonly costFrom: "price_table" | "dearest_price";
   /** The models the provider named in its answers, in first-seen order. */
   readonly models: readonly string[];
+  /** Each settled model call, the first MAX_METERED_CALLS of them (for a span per call); absent from a proxy older than this field. */
+  readonly calls?: readonly MeteredCall[];
   /** The first cap passed, once it was. */
   readonly breach?: EgressBreach;
   /** When a byte of an answer last streamed to the Run's agent (ms since the epoch); absent before the first. */

@@ -16,6 +16,7 @@ export type { AgentOutcome, AgentRunner } from "./runner.js";
 export type { AgentRunnerOptions, AgentRunOptions } from "./runner-options.js";
 export type { BudgetReport } from "./guard.js";
 export type { NetworkPolicy, NetworkReport } from "./network-policy.js";
+export type { RunTraceContext } from "./run-trace.js";
 export { AGENT_IMAGE } from "./agent-image.js";
 export { createAgentRunner } from "./runner.js";
 export { AgentRunnerError } from "./runner-options.js";

@@ -15,6 +15,7 @@ import type { ProxiedRun } from "./network-policy.js";
 import type { Prepared } from "./prepare.js";
 import type { PlannedRequest } from "./run-plan.js";
 import type { AgentRunOptions } from "./runner-options.js";
+import type { RunTrace } from "../trace/index.js";
 
 /** What the container run left for the Outcome: the runtime's own, the guard that watched it, the proxy's last meter reading. */
 export type Ran = {
@@ -39,6 +40,7 @@ export async function runGuarded(
   proxied: ProxiedRun | undefined,
   prompt: string,
   runOptions: AgentRunOptions,
+  trace: RunTrace,
 ): Promise<Ran> {
   const { request } = prepared;
   const { gateway } = context.settings;
@@ -55,7 +57,7 @@ export async function runGuarded(
   try {
     ran = await context.runtime.run(
       { text: prompt, request: watch.planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
-      await runtimeOptions(context, prepared, proxied, runOptions, watch, meterFrom),
+      { ...(await runtimeOptions(context, prepared, proxied, runOptions, watch, meterFrom)), trace },
     );
   } finally {
     watch.guard.dispose();

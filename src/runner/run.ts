@@ -14,6 +14,9 @@ import { runGuarded, type Ran } from "./run-container.js";
 import { checkRunCall, type AgentRunOptions } from "./runner-options.js";
 import { proxiedRun, type ProxiedRun } from "./network-policy.js";
 import type { RunnerSettings } from "./settings.js";
+import { endAgentRunTrace, meterForOutcome, type RunTraceContext, startAgentRunTrace } from "./run-trace.js";
+import type { RunMeter } from "../egress/index.js";
+import type { RunTrace } from "../trace/index.js";
 
 export async function runAgent(
   context: RunnerContext,
@@ -21,6 +24,24 @@ export async function runAgent(
   prompt: string,
   runOptions: AgentRunOptions,
   extra: readonly unknown[],
+): Promise<AgentOutcome> {
+  const given = runOptions as { runId?: unknown; traceContext?: RunTraceContext } | undefined;
+  const trace = startAgentRunTrace(isRunId(given?.runId) ? given.runId : undefined, given?.traceContext);
+  let meter: RunMeter | undefined;
+  const outcome = await runTraced(context, input, prompt, runOptions, extra, trace, (read) => (meter = read));
+  endAgentRunTrace(trace, outcome, meter);
+  return outcome;
+}
+
+/** The Run under its span: the steps below, the proxy's last meter reading handed to `metered` for the span's model calls. */
+async function runTraced(
+  context: RunnerContext,
+  input: AgentRequestInput,
+  prompt: string,
+  runOptions: AgentRunOptions,
+  extra: readonly unknown[],
+  trace: RunTrace,
+  metered: (meter: RunMeter | undefined) => void,
 ): Promise<AgentOutcome> {
   // A refusal before the runtime carries the caller's id too, when that id itself is good: one Run, one id.
   const callerId = (runOptions as { runId?: unknown } | undefined)?.runId;
@@ -32,7 +53,9 @@ export async function runAgent(
   context.headStarts?.learn(prepared.request);
   const entered = await enterProxy(context, prepared, runOptions.runId);
   if ("refusal" in entered) return named(entered.refusal);
-  const ran = await runGuarded(context, prepared, entered.proxied, prompt, runOptions);
+  trace.set({ cli: prepared.request.cli, networkPolicy: context.settings.options.networks === undefined ? context.settings.policy : "declared" });
+  const ran = await runGuarded(context, prepared, entered.proxied, prompt, runOptions, trace);
+  metered(ran.meter);
   return assembleOutcome(context.settings, prepared, ran);
 }
 
@@ -88,7 +111,7 @@ function assembleOutcome(settings: RunnerSettings, { request, credential }: Prep
   return {
     ...hinted(settings, outcome),
     ...(guarded.budget === undefined ? {} : { budget: guarded.budget }),
-    network: { policy: options.networks === undefined ? policy : "declared", ...(meter === undefined ? {} : { meter }) },
+    network: { policy: options.networks === undefined ? policy : "declared", ...(meter === undefined ? {} : { meter: meterForOutcome(meter) }) },
     credential: credential.kind,
     cli: request.cli,
     // Masked like everything else the Run hands back: the callback may have quoted an event.

@@ -13,6 +13,7 @@ import type { Engine } from "../engine/index.js";
 import { RUN_ID_PATTERN, type RunInputs } from "../staging/index.js";
 import type { CodexProvider, AgentEvent } from "../agents/index.js";
 import type { NetworkPolicy } from "./network-policy.js";
+import type { RunTraceContext } from "./run-trace.js";
 
 export type AgentRunnerOptions = {
   /** The agent image (images/agent), with both CLIs in it. */
@@ -119,6 +120,13 @@ export type AgentRunOptions = {
    * too. Default: a new one.
    */
   readonly runId?: string;
+  /**
+   * The caller's W3C trace context (`traceparent`, `tracestate`) and since when (ms since the epoch)
+   * the Run waited in the caller's own queue: the Run's `agentcage.run` span is then a child of that
+   * remote span and starts with a `queue` step. A malformed traceparent is ignored. Default: the
+   * active OpenTelemetry context, no queue step.
+   */
+  readonly traceContext?: RunTraceContext;
 };
 
 /** A createAgentRunner() or commandFor() call that cannot mean anything. */
@@ -154,7 +162,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "engine",
   "engines",
 ];
-const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId"];
+const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId", "traceContext"];
 
 export function checkRunnerOptions(options: unknown, extra: readonly unknown[]): void {
   if (extra.length > 0) throw new AgentRunnerError(`createAgentRunner takes one argument, its options; ${extra.length} more were given`);

@@ -12,9 +12,12 @@ import type { ContainerFacts } from "./end-reason.js";
 import type { RunStop } from "./stop.js";
 import type { RunOutput } from "./streams.js";
 import type { Watchdog } from "./watchdog.js";
+import type { RunTrace } from "../trace/index.js";
 
 export type ContainerRunContext<R extends ReaderVerdict> = {
   readonly runId: string;
+  /** The Run's span, the parent of the create, start, stream and remove steps; absent, no spans. */
+  readonly trace?: RunTrace;
   readonly spec: ComposedSpec;
   readonly plan: RunPlan<R>;
   readonly stdin: Uint8Array;

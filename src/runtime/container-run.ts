@@ -16,6 +16,7 @@ import { waitForEnd } from "./container-wait.js";
 import { watchContainer } from "./container-watch.js";
 import type { ContainerFacts } from "./end-reason.js";
 import { createEngineDeadline } from "./stop.js";
+import { tracedStep } from "./traced-step.js";
 
 export type { ContainerRunContext } from "./container-run-state.js";
 
@@ -36,7 +37,7 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
     state.end = await collectEnd(ctx, state, deadline);
     // A pool member's container goes with the rest of the member, after the Outcome, in the
     // background (the pool's discard; close() waits for it, the sweep takes what a crash left).
-    if (ctx.warm === undefined && (state.id !== undefined || deadline.hasPassed())) await removeContainer(ctx);
+    if (ctx.warm === undefined && (state.id !== undefined || deadline.hasPassed())) await tracedStep(ctx.trace, "remove", () => removeContainer(ctx));
   }
   return containerFacts(state, ctx.stop);
 }
@@ -45,15 +46,20 @@ export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunCon
 async function lifecycle<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, state: ContainerRunState<R>, tellExited: () => void): Promise<void> {
   if (ctx.stop.interruption() !== undefined) return;
   if (ctx.warm !== undefined) return claimed(ctx, state, ctx.warm, tellExited);
-  state.id = await createContainer(ctx, state);
-  if (state.id === undefined || ctx.stop.interruption() !== undefined) return;
-  const container = await attachContainer(ctx, state, state.id);
-  if (container === undefined) return;
+  const created = await tracedStep(ctx.trace, "create", async () => {
+    state.id = await createContainer(ctx, state);
+    if (state.id === undefined || ctx.stop.interruption() !== undefined) return undefined;
+    return attachContainer(ctx, state, state.id);
+  });
+  if (created === undefined) return;
+  const container = created;
   state.output = container.output;
-  if (!(await startContainer(ctx, state, container))) return;
-  watchContainer(ctx, state, container);
-  container.streams.stdin.end(ctx.stdin);
-  await waitForEnd(ctx, state, container, tellExited);
+  if (!(await tracedStep(ctx.trace, "start", () => startContainer(ctx, state, container)))) return;
+  await tracedStep(ctx.trace, "stream", async () => {
+    watchContainer(ctx, state, container);
+    container.streams.stdin.end(ctx.stdin);
+    await waitForEnd(ctx, state, container, tellExited);
+  });
 }
 
 /** A warm Run: the member runs already; from its claim on it is this Run's container, read, watched and waited for the same way. */
@@ -67,9 +73,11 @@ async function claimed<R extends ReaderVerdict>(
   const container = { id: warm.containerId, streams: warm.streams, output: outputOf(ctx, state, warm.streams) };
   state.output = container.output;
   startedContainer(ctx, state, warm.containerId);
-  watchContainer(ctx, state, container);
-  warm.streams.stdin.write(warm.claim);
-  container.streams.stdin.end(ctx.stdin);
-  warm.claimed();
-  await waitForEnd(ctx, state, container, tellExited);
+  await tracedStep(ctx.trace, "stream", async () => {
+    watchContainer(ctx, state, container);
+    warm.streams.stdin.write(warm.claim);
+    container.streams.stdin.end(ctx.stdin);
+    warm.claimed();
+    await waitForEnd(ctx, state, container, tellExited);
+  });
 }

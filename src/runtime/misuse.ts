@@ -26,6 +26,7 @@ export const RUN_OPTION_NAMES = [
   "runId",
   "network",
   "envAtClaim",
+  "trace",
 ] as const;
 export const COMMAND_OPTION_NAMES = ["env", "secretFiles", "secrets"] as const;
 

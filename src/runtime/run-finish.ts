@@ -10,6 +10,7 @@ import { finishRecord, removeSecretFiles } from "./record.js";
 import type { RunContext, RunState, StagedRun } from "./run-state.js";
 import { checkWriteBound, refuseOutCopy, releaseWriteBound } from "./run-write-bound.js";
 import { keepSession } from "./session.js";
+import { tracedStep } from "./traced-step.js";
 
 export async function finishStagedRun<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
@@ -22,7 +23,8 @@ export async function finishStagedRun<R extends ReaderVerdict, Q>(
   outcome = refuseOutCopy(ctx, state, outcome);
   await removeSecretFiles(directory, ctx);
   outcome = await keepSessionStore(ctx, state, staged, outcome);
-  outcome = await harvest(ctx, state, staged, outcome);
+  const kept = outcome;
+  outcome = ctx.harvestTo === undefined ? kept : await tracedStep(ctx.trace, "harvest", () => harvest(ctx, state, staged, kept));
   const keep = ctx.container.staging?.keepRuns ?? false;
   if (keep) outcome = { ...outcome, runDirectory: directory.root };
   await releaseWriteBound(ctx, directory, keep);

@@ -158,6 +158,7 @@ function runTheContainer<R extends ReaderVerdict, Q>(
   logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
   return runContainer({
     runId,
+    ...(ctx.trace === undefined ? {} : { trace: ctx.trace }),
     spec: member?.spec ?? spec,
     ...(member === undefined ? {} : { warm: member.warm }),
     plan: planned.plan,

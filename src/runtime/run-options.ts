@@ -3,6 +3,7 @@
 // steps may import the runtime that calls it.
 
 import type { RunInputs, SecretFile } from "../staging/index.js";
+import type { RunTrace } from "../trace/index.js";
 import type { RunNetwork } from "./run-network.js";
 
 export type RunOptions = {
@@ -60,6 +61,12 @@ export type RunOptions = {
    * reachable peer (the egress proxy). Default: the declaration's networks.
    */
   readonly network?: RunNetwork;
+  /**
+   * The Run's span when the caller made it (the agent runner does, to add what it knows): the Run's
+   * steps are its children and the caller ends it. Default: run() starts its own `agentcage.run`
+   * under the active context and ends it with the Outcome (a no-op without a registered tracer provider).
+   */
+  readonly trace?: RunTrace;
   /**
    * More of the Run's environment, decided once the Run knows its container: called with the
    * environment a pool member's head start was made with (PoolOptions.headStart) when the Run was

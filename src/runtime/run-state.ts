@@ -9,6 +9,7 @@ import type { Engine } from "../engine/index.js";
 import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import type { RunInputs, SecretFile } from "../staging/index.js";
+import type { RunTrace } from "../trace/index.js";
 import { earlyOutcome } from "./end-reason.js";
 import type { CollectedVolume, RunVolumes } from "./out-volume.js";
 import type { Ownership } from "./ownership.js";
@@ -22,6 +23,8 @@ import { createRunStop, type RunStop } from "./stop.js";
 
 export type RunContext<R extends ReaderVerdict, Q> = {
   readonly runId: string;
+  /** The Run's span, its steps' parent; absent, the steps make no spans. */
+  readonly trace?: RunTrace;
   /** Who may end this Run and until when: on its container's labels and in its run.json. */
   readonly ownership: Ownership;
   readonly prompt: RunPrompt<Q>;

@@ -11,6 +11,7 @@ import type { Member } from "./pool-member.js";
 import { launchRun } from "./run-launch.js";
 import { refuseBeforeStaging, stageRunDirectory } from "./run-prepare.js";
 import { createRunState, endEarly, type RunContext } from "./run-state.js";
+import { tracedStep } from "./traced-step.js";
 
 export type { RunContext, RunFiles, WriteBound } from "./run-state.js";
 
@@ -28,7 +29,7 @@ export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
     const refused = await refuseBeforeStaging(ctx, staging.runtimeDir);
     if (refused !== undefined) return refused;
     member = claimMember(ctx);
-    const staged = await stageRunDirectory(ctx, state, member?.work);
+    const staged = await tracedStep(ctx.trace, "stage", () => stageRunDirectory(ctx, state, member?.work));
     if (!staged.ok) return endEarly(ctx, staged.reason, staged.error);
     // From here on, whatever happens, the Run's directory gets its record (or goes).
     return await finishStagedRun(ctx, state, staged, await launchRun(ctx, state, staged, member));

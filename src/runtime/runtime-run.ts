@@ -6,6 +6,8 @@
 import { DEFAULT_TIMEOUT_SECONDS } from "../container/index.js";
 import type { Outcome, ReaderVerdict, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
+import { context } from "@opentelemetry/api";
+import { type RunEnd, type RunTrace, startRunTrace } from "../trace/index.js";
 import { earlyOutcome } from "./end-reason.js";
 import { holdSessionStore, liveRuns } from "./live-runs.js";
 import { callerAbort } from "./misuse.js";
@@ -26,6 +28,7 @@ type RunCall<Q> = {
   readonly masker: Masker;
   /** When run() was called (performance.now()): queuedMs counts from here. */
   readonly calledAt: number;
+  readonly trace: RunTrace;
 };
 
 type EarlyEnd<R extends ReaderVerdict> = (reason: Outcome["reason"], error: string, queuedMs?: number) => Outcome<R>;
@@ -36,10 +39,19 @@ export function runOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>) {
     const invalid = checkRunRequest(prompt, runOptions, shared.container.staging?.runtimeDir, extra);
     // One Run, one id: a refusal carries the caller's id too, when that id itself is good.
     const runId = usableRunId(runOptions) ?? newRunId();
+    // The caller's span when it made one (it ends it); else the Run's own, under the active context, ended here.
+    const offered: unknown = (runOptions as { trace?: unknown } | null)?.trace;
+    const given = isRunTrace(offered) ? offered : undefined;
+    const trace = given ?? startRunTrace(runId, context.active());
+    given?.set({ runId });
+    const answer = (outcome: Outcome<R>): Outcome<R> => {
+      if (given === undefined) trace.end(runEndOf(outcome));
+      return ended(shared, outcome);
+    };
     // A malformed call may hold secrets we cannot read yet: mask with what the declaration knows.
-    if (invalid !== undefined) return Promise.resolve(ended(shared, earlyOutcome<R>(runId, calledAt, shared.declaredMasker, "invalid_request", invalid)));
-    const call: RunCall<Q> = { runId, prompt, options: runOptions, masker: runMasker(shared.declared, runOptions), calledAt };
-    const early: EarlyEnd<R> = (reason, error, queuedMs = 0) => ended(shared, { ...earlyOutcome<R>(runId, calledAt, call.masker, reason, error), queuedMs });
+    if (invalid !== undefined) return Promise.resolve(answer(earlyOutcome<R>(runId, calledAt, shared.declaredMasker, "invalid_request", invalid)));
+    const call: RunCall<Q> = { runId, prompt, options: runOptions, masker: runMasker(shared.declared, runOptions), calledAt, trace };
+    const early: EarlyEnd<R> = (reason, error, queuedMs = 0) => answer({ ...earlyOutcome<R>(runId, calledAt, call.masker, reason, error), queuedMs });
     const signal = runOptions.signal;
     if (signal?.aborted) {
       const { why, detail } = callerAbort(signal);
@@ -55,7 +67,7 @@ export function runOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>) {
         const { why, detail } = callerAbort(signal as AbortSignal);
         return early(why, `${detail} while the Run waited for a free slot`, Math.round(performance.now() - calledAt));
       },
-      inSlot: () => runInSlot(shared, call, early),
+      inSlot: () => runInSlot(shared, call, early, answer),
       settled: release,
     });
   };
@@ -70,7 +82,12 @@ function holdResumedStore<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q
 }
 
 /** The Run in its slot: after the start-up sweep (or the caller's cancel), performed; a defect of ours is still an Outcome. */
-async function runInSlot<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, early: EarlyEnd<R>): Promise<Outcome<R>> {
+async function runInSlot<R extends ReaderVerdict, Q>(
+  shared: RuntimeShared<R, Q>,
+  call: RunCall<Q>,
+  early: EarlyEnd<R>,
+  answer: (outcome: Outcome<R>) => Outcome<R>,
+): Promise<Outcome<R>> {
   const signal = call.options.signal;
   // With several engines, the Run first takes a slot on one of them (placement: engine-set.ts).
   const lease = shared.engineSet === undefined ? undefined : await shared.engineSet.acquire(shared.container.image, signal);
@@ -83,12 +100,13 @@ async function runInSlot<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>
   // The Run's own time starts with its slot; the wait before it is queuedMs.
   const startedAt = performance.now();
   const queuedMs = Math.round(startedAt - call.calledAt);
+  if (queuedMs > 0) call.trace.stepDone("queue", performance.timeOrigin + call.calledAt, performance.timeOrigin + startedAt);
   liveRuns.add(call.runId);
   try {
     await Promise.race([shared.sweepAtStartup(), ...(signal === undefined ? [] : [aborted(signal)])]);
     const outcome = await performRun<R, Q>(runContextOf(shared, call, startedAt, lease));
     const { containerRuntime } = shared.container;
-    return ended(shared, { ...outcome, queuedMs, ...(containerRuntime === undefined ? {} : { containerRuntime }) });
+    return answer({ ...outcome, queuedMs, ...(containerRuntime === undefined ? {} : { containerRuntime }) });
   } catch (error) {
     // performRun resolves for everything it knows of; this is a defect, still not a rejection.
     return early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`, queuedMs);
@@ -112,6 +130,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
   const timeoutSeconds = options.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   return {
     runId: call.runId,
+    trace: call.trace,
     ownership: shared.ownershipOf(timeoutSeconds),
     prompt: call.prompt,
     container,
@@ -137,6 +156,23 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     writeBound: shared.writeBound,
     runFiles: shared.runFiles,
     ...(shared.pool === undefined ? {} : { pool: shared.pool }),
+  };
+}
+
+/** A RunTrace handed in from plain JavaScript is used only when it is one. */
+function isRunTrace(value: unknown): value is RunTrace {
+  const candidate = value as Partial<RunTrace> | undefined;
+  return typeof candidate?.step === "function" && typeof candidate.stepDone === "function" && typeof candidate.end === "function";
+}
+
+/** What the Run's span says of its end: kinds and counts only. */
+function runEndOf<R extends ReaderVerdict>(outcome: Outcome<R>): RunEnd {
+  return {
+    ok: outcome.ok,
+    reason: outcome.reason,
+    ...(outcome.exit === undefined ? {} : { exitCode: outcome.exit.code }),
+    ...(outcome.queuedMs === undefined ? {} : { queuedMs: outcome.queuedMs }),
+    ...(outcome.warm === undefined ? {} : { warm: outcome.warm }),
   };
 }
 

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { isConsolePath } from "./console.js";
 import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
+import { traceHeadersOf } from "../trace/index.js";
 import { allows, OPERATOR, type Caller, type Scope } from "./caller.js";
 import type { KeyRefusal, KeyStore } from "./keys.js";
 import { MCP_PATH } from "./limits.js";
@@ -54,7 +55,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
         .header("WWW-Authenticate", 'Bearer realm="agentcage"')
         .send(errorBody("unauthorized", unauthorizedMessage(known)));
     }
-    request.caller = known;
+    const trace = traceHeadersOf(request.headers);
+    request.caller = trace.traceparent === undefined ? known : { ...known, trace };
     const needed = scopeFor(request.method, path);
     if (!allows(known, needed)) {
       options.onForbidden?.(request, known, needed);

@@ -2,6 +2,8 @@
 // the key it showed. A Run belongs to the tenant that made it; a caller sees its own tenant's Runs
 // only, and the admin scope sees every tenant's. The service's start-up token is the Operator's admin key.
 
+import type { TraceHeaders } from "../trace/index.js";
+
 /** What a key may do: read its tenant's Runs; read, make, cancel and delete them; or all that for every tenant, plus keys, tenants and the audit log. */
 export const SCOPES = ["runs:read", "runs:write", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -19,6 +21,8 @@ export type Caller = {
   readonly scope: Scope;
   /** The prefix of the key shown, or OPERATOR_KEY for the start-up token. */
   readonly key: string;
+  /** The W3C trace context of the request this caller made, when it sent one: a Run it submits is traced as a child of it. */
+  readonly trace?: TraceHeaders;
 };
 
 export const OPERATOR: Caller = { tenant: OPERATOR_TENANT, scope: "admin", key: OPERATOR_KEY };

@@ -26,7 +26,16 @@ const CREATE_RUN_SCHEMA = {
     "an uncompressed tar archive of regular files and directories (no links, devices, absolute or `..` names). It is checked and extracted before the Run is accepted; " +
     "a bad archive refuses the Run (400) naming the entry, and the agent finds the files in its working directory.",
   body: runRequestSchema,
-  headers: z.object({ "idempotency-key": z.string().max(200).optional() }),
+  headers: z.object({
+    "idempotency-key": z.string().max(200).optional(),
+    traceparent: z
+      .string()
+      .optional()
+      .describe(
+        "W3C Trace Context: with traces on (OTEL_EXPORTER_OTLP_ENDPOINT), the Run's span agentcage.run is a child of this span; a malformed value is ignored, never refused",
+      ),
+    tracestate: z.string().optional().describe("W3C Trace Context: carried with traceparent"),
+  }),
   response: {
     200: runSchema,
     202: runSchema,

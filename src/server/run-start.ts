@@ -18,12 +18,16 @@ export async function start(state: RunsState, queued: RunRecord, controller: Abo
   const request = (await store.request(record.id)) as ServiceRunRequest;
   const { prompt, labels: _labels, writable, callbackUrl: _callback, ...agentRequest } = request;
   const runner = runnerFor(state, request);
+  // The caller's trace context, and its wait in this service's queue as the Run's first step.
+  const traceContext = { ...state.traces.get(record.id), queuedSince: Date.parse(record.createdAt) };
+  state.traces.delete(record.id);
   let seenEvent = false;
   // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.
   let over = false;
   const outcome = await runner.run(agentRequest, prompt, {
     runId: record.id,
     signal: controller.signal,
+    traceContext,
     harvestTo: store.harvestDirectory(record.id),
     ...(record.inputs === undefined ? {} : { inputs: { directory: store.inputsDirectory(record.id) } }),
     onEvent: (event: AgentEvent) => {

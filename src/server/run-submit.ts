@@ -135,6 +135,7 @@ async function admit(
     };
     await store.create(record, request);
     state.records.set(record.id, record);
+    if (owner.trace !== undefined) state.traces.set(record.id, owner.trace);
     if (idempotencyKey !== undefined) state.byKey.set(tenantKey(owner.tenant, idempotencyKey), record.id);
     await emit(state, record.id, "state", { state: "queued" });
     holdSession(state, record.id, request);

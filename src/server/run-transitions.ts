@@ -31,6 +31,7 @@ export async function setState(state: RunsState, record: RunRecord, runState: Ru
 
 export async function end(state: RunsState, record: RunRecord, outcome: unknown, runState: RunState): Promise<void> {
   releaseSession(state, record.id);
+  state.traces.delete(record.id);
   await state.store.saveOutcome(record.id, outcome);
   const usage = usageOf(outcome);
   const ended = await setState(state, { ...record, ...endOf(outcome), ...(usage === undefined ? {} : { usage }) }, runState);

@@ -5,6 +5,7 @@
 
 import { createRunStore, type RunRecord, type RunStore, type StoredEvent } from "./store.js";
 import type { RunServiceOptions } from "./run-service-options.js";
+import type { TraceHeaders } from "../trace/index.js";
 
 export type Listener = (event: StoredEvent) => void;
 
@@ -29,6 +30,8 @@ export type RunsState = {
   readonly writes: Map<string, Promise<void>>;
   /** The session store each Run that has not ended will resume, kept from this process's sweeps from its submit until it ends. */
   readonly heldSessions: Map<string, () => void>;
+  /** The trace context each Run was submitted with, until it starts or ends (not kept past a restart). */
+  readonly traces: Map<string, TraceHeaders>;
   /** No new Runs, and none started: the service is shutting down. */
   draining: boolean;
   /** Submits past the bound's check that have not yet queued their Run. */
@@ -56,6 +59,7 @@ export function createRunsState(options: RunServiceOptions): RunsState {
     submitting: new Map(),
     writes: new Map(),
     heldSessions: new Map(),
+    traces: new Map(),
     draining: false,
     admitting: 0,
     admittingBy: new Map(),

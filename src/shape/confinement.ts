@@ -22,6 +22,8 @@ const RANKS: Readonly<Record<string, number>> = {
   plan: 0,
   redact: 0,
   shape: 0,
+  // A Run's spans through @opentelemetry/api alone: the runtime, the runner and the service use it.
+  trace: 0,
   container: 1,
   agents: 1,
   engine: 2,
