@@ -99,3 +99,9 @@ export const STALL_SAMPLE_MAX_MS = 5000;
  * at least this (Docker answers a one-shot reading at its stats collector's next 1 s tick).
  */
 export const STALL_SAMPLE_MIN_TIMEOUT_MS = 2000;
+
+/**
+ * Seconds a cold Run's launcher (cold-launch.ts) waits for its claim, written right after its start:
+ * only a process gone in between leaves it waiting, and then it exits by itself.
+ */
+export const CLAIM_WAIT_SECONDS = 60;
