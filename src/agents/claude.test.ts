@@ -34,6 +34,12 @@ describe("claudeArgs", () => {
     expect(JSON.parse(line)).toEqual({ type: "user", message: { role: "user", content: AWKWARD } });
   });
 
+  it("names a key helper in --settings, as claude's apiKeyHelper, and the key nowhere", () => {
+    const args = claudeArgs(parseAgentRequest({ cli: "claude" }), { keyHelper: "print-the-key /tmp/k" });
+    expect(args.slice(args.indexOf("--settings"), args.indexOf("--settings") + 2)).toEqual(["--settings", '{"apiKeyHelper":"print-the-key /tmp/k"}']);
+    expect(claudeArgs(parseAgentRequest({ cli: "claude" }))).not.toContain("--settings");
+  });
+
   it("adds --model for a model", () => {
     expect(claude({ model: "claude-sonnet-4-5" })).toEqual([...CLAUDE_BASE, ...NO_WEB, "--model", "claude-sonnet-4-5"]);
   });

@@ -8,7 +8,16 @@ import type { AgentRequest } from "./request.js";
 export const CLAUDE_WEB_TOOLS = ["WebSearch", "WebFetch"] as const;
 
 /** How claude takes its prompt: `stream-json`, as one user message (claudeUserMessage) that it waits for however late it comes. Default: text, which claude waits only 3 s for before it gives up. */
-export type ClaudeArgsOptions = { readonly streamInput?: boolean };
+export type ClaudeArgsOptions = {
+  /** The prompt comes as a stream-json user message; default false: as text. */
+  readonly streamInput?: boolean;
+  /**
+   * A shell command that prints claude's API key (its `apiKeyHelper` setting, given with --settings):
+   * claude runs it at its start and waits for its answer before its first request; default none (the
+   * key is in its environment). The command is in the argv, so it must never hold the key itself.
+   */
+  readonly keyHelper?: string;
+};
 
 export function claudeArgs(request: AgentRequest, options: ClaudeArgsOptions = {}): string[] {
   return [
@@ -22,6 +31,7 @@ export function claudeArgs(request: AgentRequest, options: ClaudeArgsOptions = {
     String(request.maxTurns),
     // Needs a non-root uid; inside the container there is nobody to ask and nothing to protect.
     "--dangerously-skip-permissions",
+    ...(options.keyHelper === undefined ? [] : ["--settings", JSON.stringify({ apiKeyHelper: options.keyHelper })]),
     ...(request.noTools ? ["--tools", ""] : request.web ? [] : ["--disallowedTools", ...CLAUDE_WEB_TOOLS]),
     // A backstop to the live guard's dollar cap, by claude's own count: it ends error_max_budget_usd.
     ...(request.budget?.maxCostUsd === undefined ? [] : ["--max-budget-usd", String(request.budget.maxCostUsd)]),

@@ -1,8 +1,10 @@
 // What a runner's pool members start ahead: claude's argv for the default request, learnt only from a
-// Run whose argv holds no caller's text; a token of each member's own; none outside `model`.
+// Run whose argv holds no caller's text; under `model` a token of each member's own, under `none` no
+// key at all (its key helper waits for the claim); none under `open` or `allowlist`.
 
 import { describe, expect, it } from "vitest";
 import { claudeArgs, parseAgentRequest } from "../agents/index.js";
+import { CLAUDE_KEY_HELPER } from "./hand-over.js";
 import { headStartsOf } from "./head-start.js";
 import type { RunnerSettings } from "./settings.js";
 
@@ -44,11 +46,21 @@ describe("a runner's head starts", () => {
     expect(heads?.offeredToken(request({}), undefined)).toBeUndefined();
   });
 
-  it("are none without a pool, with headStart false, or under any policy but model (the credential would be in the member)", () => {
+  it("start claude under none with its key helper and no key in the environment, the argv a cold Run's too", () => {
+    const heads = headStartsOf(settings({ policy: "none", gateway: undefined }));
+    expect(heads?.plan()).toEqual({ words: claudeArgs(request({}), { streamInput: true, keyHelper: CLAUDE_KEY_HELPER }), env: {} });
+    heads?.learn(request({ maxTurns: 5 }));
+    expect(heads?.plan().words).toEqual(claudeArgs(request({ maxTurns: 5 }), { streamInput: true, keyHelper: CLAUDE_KEY_HELPER }));
+    expect(heads?.offeredToken(request({}), { ANTHROPIC_API_KEY: "agentcage-run-x" })).toBeUndefined();
+  });
+
+  it("are none without a pool, with headStart false, under open or allowlist (the credential would be in the member), or under none when claude would give up on its helper", () => {
     expect(headStartsOf(settings({ pool: { size: 1, headStart: false } }))).toBeUndefined();
     expect(headStartsOf({ ...settings(), options: { image: "x" } } as RunnerSettings)).toBeUndefined();
-    for (const policy of ["none", "open", "allowlist"] as const) {
+    for (const policy of ["open", "allowlist"] as const) {
       expect(headStartsOf(settings({ policy, ...(policy === "allowlist" ? {} : { gateway: undefined }) }))).toBeUndefined();
     }
+    expect(headStartsOf(settings({ policy: "none", gateway: undefined, pool: { size: 1, maxIdleSeconds: 539 } }))).toBeDefined();
+    expect(headStartsOf(settings({ policy: "none", gateway: undefined, pool: { size: 1, maxIdleSeconds: 540 } }))).toBeUndefined();
   });
 });

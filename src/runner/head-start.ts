@@ -1,22 +1,31 @@
-// The agent a runner's pool members start ahead (their head start): claude under the `model` policy,
-// with the argv claudeArgs gives (the runner's default request, or the last claude Run's when it
-// carried no caller's text) and a per-Run token made for that member alone, worth nothing until the
-// Run that claims the member registers it with the egress proxy. Invariant: a head start holds no
-// caller's data: no prompt (it comes on stdin at the claim), no system prompt, no session, no model
-// id outside the price table; and never the real credential (`none` and `open` have no head start).
+// The agent a runner's pool members start ahead (their head start): claude, with the argv claudeArgs
+// gives (the runner's default request, or the last claude Run's when it carried no caller's text).
+// Under `model` it holds a per-Run token made for that member alone, worth nothing until the Run
+// that claims the member registers it with the egress proxy; under `none` it holds no key at all:
+// its key helper waits for the key the claim writes to the member's tmpfs (hand-over.ts).
+// Invariant: a head start holds no caller's data: no prompt (it comes on stdin at the claim), no
+// system prompt, no session, no model id outside the price table; and never the real credential
+// (`open` and `allowlist` have no head start).
 
 import { claudeArgs, parseAgentRequest, type AgentRequest } from "../agents/index.js";
 import { newRunToken } from "../egress/index.js";
 import { priceOf } from "../plan/index.js";
-import type { HeadStartPlan } from "../runtime/index.js";
+import { DEFAULT_POOL_IDLE_SECONDS, type HeadStartPlan } from "../runtime/index.js";
+import { CLAUDE_KEY_HELPER } from "./hand-over.js";
 import { proxiedEnvironment } from "./network-policy.js";
 import type { RunnerSettings } from "./settings.js";
 
 /** The variable claude reads its key from: under `model`, the Run's token (proxiedEnvironment). */
 const TOKEN_VARIABLE = "ANTHROPIC_API_KEY";
+/**
+ * claude gives up on a key helper after 10 minutes (checked in claude 2.1.332: it then sends no
+ * key). A member's helper waits from its start to its claim, at most the pool's idle time and the
+ * launcher's margin: under `none`, a pool idle this long or longer gets no head start.
+ */
+const KEY_HELPER_WAIT_LIMIT_SECONDS = 600 - 60;
 
 export type HeadStarts = {
-  /** The next member's head start: the argv of now, a token of its own. */
+  /** The next member's head start: the argv of now, a token of its own (under `model`). */
   readonly plan: () => HeadStartPlan;
   /** Takes a Run's argv for the members made from now on, when nothing in it is a caller's text. */
   readonly learn: (request: AgentRequest) => void;
@@ -24,19 +33,23 @@ export type HeadStarts = {
   readonly offeredToken: (request: AgentRequest, offered: Readonly<Record<string, string>> | undefined) => string | undefined;
 };
 
-/** The runner's head starts: only with a pool, under `model` (the credential stays in the proxy); else undefined. */
+/** The runner's head starts: only with a pool, under `model` (the credential stays in the proxy) or `none` (it comes at the claim); else undefined. */
 export function headStartsOf(settings: RunnerSettings): HeadStarts | undefined {
   const { gateway, policy, options } = settings;
   if (options.pool === undefined || options.pool.headStart === false) return undefined;
-  if (gateway === undefined || policy !== "model" || options.networks !== undefined) return undefined;
+  const proxied = gateway !== undefined && policy === "model" && options.networks === undefined;
+  const keyAtClaim = policy === "none" && (options.pool.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) < KEY_HELPER_WAIT_LIMIT_SECONDS;
+  if (!proxied && !keyAtClaim) return undefined;
   // Its prompt comes as a stream-json message (planRun's streamInput): claude waits for it as long as the claim takes.
-  let words = claudeArgs(parseAgentRequest({ cli: "claude" }), { streamInput: true });
+  // Under `none` the Run's claude reads its key with the helper (keyHelperFor): so does the head start.
+  const argsOf = (request: AgentRequest) => claudeArgs(request, { streamInput: true, ...(keyAtClaim ? { keyHelper: CLAUDE_KEY_HELPER } : {}) });
+  let words = argsOf(parseAgentRequest({ cli: "claude" }));
   return {
-    plan: () => ({ words, env: proxiedEnvironment("claude", newRunToken(), gateway, "model") }),
+    plan: () => ({ words, env: gateway === undefined || !proxied ? {} : proxiedEnvironment("claude", newRunToken(), gateway, "model") }),
     learn: (request) => {
-      if (learnable(request)) words = claudeArgs(request, { streamInput: true });
+      if (learnable(request)) words = argsOf(request);
     },
-    offeredToken: (request, offered) => (request.cli === "claude" ? offered?.[TOKEN_VARIABLE] : undefined),
+    offeredToken: (request, offered) => (proxied && request.cli === "claude" ? offered?.[TOKEN_VARIABLE] : undefined),
   };
 }
 

@@ -9,7 +9,7 @@ import type { RunMeter } from "../egress/index.js";
 import type { AgentEvent, AgentRequest, AgentResult, BudgetCap } from "../agents/index.js";
 import type { RunnerContext } from "./context.js";
 import { createRunGuard, type RunGuard } from "./guard.js";
-import { credentialMasked, handOver, sessionStoreOf } from "./hand-over.js";
+import { credentialMasked, handOver, keyHelperFor, sessionStoreOf } from "./hand-over.js";
 import { watchMeter } from "./meter.js";
 import type { ProxiedRun } from "./network-policy.js";
 import type { Prepared } from "./prepare.js";
@@ -78,6 +78,7 @@ function blamedOnProxy(ran: Outcome<AgentResult>, proxyGone: string): Outcome<Ag
 }
 
 function watchRun(context: RunnerContext, { request, credential }: Prepared, proxied: ProxiedRun | undefined, runOptions: AgentRunOptions): RunWatch {
+  const keyHelper = keyHelperFor(request.cli, credential, context.settings.policy);
   const guard = createRunGuard(request, runOptions.signal);
   if (proxied !== undefined) {
     context.breaches.atSource(proxied.runId, (breach) =>
@@ -90,6 +91,7 @@ function watchRun(context: RunnerContext, { request, credential }: Prepared, pro
     request,
     watch: guard.watch,
     attach: (given) => (deliver = given),
+    ...(keyHelper === undefined ? {} : { keyHelper }),
     ...(runOptions.onEvent === undefined ? {} : { onEvent: runOptions.onEvent }),
     onEventFailed: (error) => {
       onEventError = credentialMasked(
@@ -114,7 +116,9 @@ async function runtimeOptions(
   const { policy, keepSessions, codexProvider } = context.settings;
   return {
     timeoutSeconds: request.timeoutSeconds,
-    ...(proxied === undefined ? handOver(request.cli, credential, codexProvider) : await proxiedOptions(context, request, proxied, meterFrom)),
+    ...(proxied === undefined
+      ? handOver(request.cli, credential, codexProvider, watch.planned.keyHelper)
+      : await proxiedOptions(context, request, proxied, meterFrom)),
     ...(policy === "open" ? { network: { kind: "open" as const } } : {}),
     ...pick(runOptions),
     signal: watch.guard.signal,

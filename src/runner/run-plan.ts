@@ -25,6 +25,8 @@ export type PlannedRequest = {
   readonly watch: (event: AgentEvent) => AgentEvent[];
   /** Takes the Run's own way to tell the caller an event (masked, the caller's failures caught), for events the runner makes. */
   readonly attach?: (deliver: (event: AgentEvent) => void) => void;
+  /** claude reads its key with this helper command (hand-over.ts: keyHelperFor); default: from its environment. */
+  readonly keyHelper?: string;
 };
 
 /**
@@ -38,7 +40,7 @@ export function planRun(
 ): RunPlanFunction<AgentResult, PlannedRequest> {
   const { workdir, keepSessions, codexProvider } = settings;
   return (prompt, { mask }) => {
-    const { request, onEvent, onEventFailed, watch, attach } = prompt.request;
+    const { request, onEvent, onEventFailed, watch, attach, keyHelper } = prompt.request;
     const tell = callerTeller(onEvent, onEventFailed);
     // Events the runner makes (a stall warning) are masked like the agent's.
     attach?.((event) => tell(mask(event)));
@@ -53,7 +55,7 @@ export function planRun(
     };
     return request.cli === "claude"
       ? {
-          args: claudeArgs(request, { streamInput }),
+          args: claudeArgs(request, { streamInput, ...(keyHelper === undefined ? {} : { keyHelper }) }),
           stdin: streamInput ? claudeUserMessage(prompt.text) : prompt.text,
           request,
           exitGraceMs: EXIT_AFTER_RESULT_MS,

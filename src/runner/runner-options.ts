@@ -87,7 +87,9 @@ export type AgentRunnerOptions = {
    * member also starts claude ahead (`headStart`, default true): with the argv of the runner's default
    * request, or of the last claude Run that carried no text of its caller's, and a per-Run token of
    * its own that the egress proxy refuses until the Run that claims it registers it; a claude Run of
-   * that argv is handed the running claude. Call close() when done. Default: none.
+   * that argv is handed the running claude. Under `none` too (with maxIdleSeconds under 540), holding
+   * no key: claude's key helper waits for the key the claim writes to the member's tmpfs. Call
+   * close() when done. Default: none.
    */
   readonly pool?: {
     readonly size: number;

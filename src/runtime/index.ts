@@ -19,6 +19,7 @@ export type { PoolOptions, PoolStats } from "./pool.js";
 export { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from "./pool.js";
 export { POOL_LABEL } from "./pool-member.js";
 export type { HeadStartPlan } from "./pool-member.js";
+export { tmpfsSecretCommand } from "./pool-launcher.js";
 export type { RunOptions, SessionStoreOptions } from "./run-options.js";
 export type { RunFiles, WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";

@@ -108,3 +108,8 @@ export const ENGINE_PING_TIMEOUT_MS = 3000;
  * placed there): one slow answer on a busy host is not an engine gone.
  */
 export const ENGINE_DRAIN_AFTER_FAILED_PINGS = 2;
+/**
+ * Seconds a cold Run's launcher (cold-launch.ts) waits for its claim, written right after its start:
+ * only a process gone in between leaves it waiting, and then it exits by itself.
+ */
+export const CLAIM_WAIT_SECONDS = 60;

@@ -1,14 +1,20 @@
 // The Runs of this process that are under way, across every runtime in it. A sweep never
-// removes a container or Run directory listed here; two processes must not share an owner.
+// removes a container or Run directory listed here; two processes must not share an owner. An id
+// may be held more than once (each add is undone by one delete).
 // Likewise the session stores a Run of this process is resuming: no sweep takes one of them.
 
 import { resolve } from "node:path";
 
-const live = new Set<string>();
+/** Each id's holders: a Run is live from its slot, and a warm Run's directory stays live until its tidying after the Outcome is done. */
+const live = new Map<string, number>();
 
 export const liveRuns = {
-  add: (runId: string): void => void live.add(runId),
-  delete: (runId: string): void => void live.delete(runId),
+  add: (runId: string): void => void live.set(runId, (live.get(runId) ?? 0) + 1),
+  delete: (runId: string): void => {
+    const left = (live.get(runId) ?? 0) - 1;
+    if (left > 0) live.set(runId, left);
+    else live.delete(runId);
+  },
   has: (runId: string): boolean => live.has(runId),
 };
 

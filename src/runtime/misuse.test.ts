@@ -38,6 +38,17 @@ describe("run called wrongly", () => {
     ["a third argument", [{ text: "x" }, {}, { timeoutSeconds: 5 }], /run takes \(prompt, options\); 1 more argument\(s\) were given/],
     ["a Run's secret too short to be masked", [{ text: "x" }, { env: { TOKEN: "abc" } }], /env value of TOKEN is 3 character\(s\), too short to be masked/],
     [
+      "a tmpfs secret whose name is a path",
+      [{ text: "x" }, { tmpfsSecrets: { "../key": "sk-long-enough-secret" } }],
+      /tmpfsSecrets name "\.\.\/key" is not a file name/,
+    ],
+    ["a tmpfs secret too short to be masked", [{ text: "x" }, { tmpfsSecrets: { key: "abc" } }], /^tmpfsSecrets value of key is not a string of at least/],
+    [
+      "tmpfs secrets that are a list",
+      [{ text: "x" }, { tmpfsSecrets: ["sk-long-enough-secret"] }],
+      /tmpfsSecrets \["sk-long-enough-secret"\] is not an object/,
+    ],
+    [
       "an exclusion that is absolute",
       [{ text: "x" }, { inputs: { directory: "/srv/checkout", exclude: ["dist", "/srv/checkout/out"] } }],
       /^inputs\.exclude\[1\] "\/srv\/checkout\/out" is absolute; write a path relative to the input directory/,

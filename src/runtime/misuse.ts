@@ -20,6 +20,7 @@ export const RUN_OPTION_NAMES = [
   "env",
   "secretFiles",
   "secrets",
+  "tmpfsSecrets",
   "sessionStore",
   "stallSeconds",
   "onStallWarning",

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { ComposedSpec } from "../container/index.js";
 import { claimOf } from "./pool-claim.js";
-import { CLAIM_MAGIC, encodeClaim, encodeHeadStart, HEAD_START_MAGIC } from "./pool-launcher.js";
+import { CLAIM_MAGIC, encodeClaim, encodeHeadStart, HEAD_START_MAGIC, tmpfsSecretCommand } from "./pool-launcher.js";
 
 const env: Array<[string, string]> = [
   ["HOME", "/tmp"],
@@ -43,6 +43,7 @@ describe("the launcher's fields", () => {
       "a b",
       "1",
       "K=v=1",
+      "0",
     ]);
     expect(fields(encodeClaim({ mode: "run", deadline: { seconds: 5, graceSeconds: 0, signal: "SIGTERM" }, words: ["x"], env: [] })).slice(1, 5)).toEqual([
       "run",
@@ -51,6 +52,20 @@ describe("the launcher's fields", () => {
       "5",
     ]);
     expect(fields(encodeClaim({ mode: "run", words: ["x"], env: [] })).slice(2, 5)).toEqual(["", "", ""]);
+  });
+
+  it("carry tmpfs secrets after the environment, and refuse a name that is not a plain file name without quoting a value", () => {
+    expect(fields(encodeClaim({ mode: "run", words: ["x"], env: [["K", "v"]], secrets: [["api-key", "s=1"]] })).slice(-4)).toEqual([
+      "1",
+      "K=v",
+      "1",
+      "api-key=s=1",
+    ]);
+    for (const name of ["../key", ".written", "Key", "", "a/b"]) {
+      expect(() => encodeClaim({ mode: "run", words: ["x"], env: [], secrets: [[name, "value-not-quoted"]] })).toThrow(/is not a file name/);
+    }
+    expect(() => encodeClaim({ mode: "run", words: ["x"], env: [], secrets: [["k", "sec\0ret"]] })).toThrow(/holds a NUL byte/);
+    expect(() => tmpfsSecretCommand("../etc")).toThrow(/is not a file name/);
   });
 
   it("carry a head start's environment before its words, and refuse a NUL without quoting the value", () => {

@@ -44,13 +44,14 @@ function coldBecause<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string 
 /**
  * What the Run's claim hands its member: `go` when the member's head start is already this Run's
  * agent (the same words and the same whole environment), else the Run's plan words and environment
- * (later names win); the Run's timer either way.
+ * (later names win); the Run's timer and tmpfs secrets (not compared: they reach the agent only by file) either way.
  */
-export function claimOf(runSpec: ComposedSpec, member: Pick<Member, "headStart">): Claim {
+export function claimOf(runSpec: ComposedSpec, member: Pick<Member, "headStart">, tmpfsSecrets: Readonly<Record<string, string>> = {}): Claim {
   const deadline = runSpec.deadline === undefined ? {} : { deadline: runSpec.deadline };
   const head = member.headStart;
   const same = head !== undefined && sameWords(head.words, runSpec.planArgs) && samePairs(head.env, runSpec.env);
-  return { mode: same ? "go" : "run", ...deadline, words: runSpec.planArgs, env: runSpec.env };
+  const secrets = Object.entries(tmpfsSecrets);
+  return { mode: same ? "go" : "run", ...deadline, words: runSpec.planArgs, env: runSpec.env, ...(secrets.length === 0 ? {} : { secrets }) };
 }
 
 function sameWords(a: readonly string[], b: readonly string[]): boolean {

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { TEST_IMAGE } from "../../test/support/engine.js";
-import { encodeClaim, encodeHeadStart, launcherWords, type Claim, type HeadStart } from "./pool-launcher.js";
+import { encodeClaim, encodeHeadStart, launcherWords, tmpfsSecretCommand, TMPFS_SECRETS_DIR, type Claim, type HeadStart } from "./pool-launcher.js";
 
 const AGENT_IMAGE = "agentcage-agent:latest";
 
@@ -51,6 +51,28 @@ describe.each([TEST_IMAGE, AGENT_IMAGE])("the pool's launcher in %s", (image) =>
     expect(launch(image, claim({ mode: "run", words: ["sh", "-c", "cat; exit 3"], env: [] }), "x").stdout).toBe("x");
     expect(launch(image, go()).stdout).toBe("not the head start\n");
     expect(launch(image, headStart("cat"), "not a claim\0").code).toBe(125);
+  });
+
+  it("writes the claim's tmpfs secrets before its words run, readable by the helper command, in no argv or environment", () => {
+    const secret = "sk-tmpfs-secret-value-0123456789";
+    const script = [
+      `echo "key:$(${tmpfsSecretCommand("the-key")})"`,
+      `stat -c "%a" ${TMPFS_SECRETS_DIR}`,
+      // Every process's argv and environment, this one's included: the value in none (grep takes it from the file).
+      `for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do tr "\\0" " " <"$f" 2>/dev/null; done | grep -c -F -f ${TMPFS_SECRETS_DIR}/the-key`,
+    ].join("; ");
+    const ran = launch(image, claim({ mode: "run", words: ["sh", "-c", script], env: [], secrets: [["the-key", secret]] }));
+    expect(ran.stdout).toBe(`key:${secret}\n700\n0\n`);
+    expect(ran.code).toBe(1);
+  });
+
+  it("wakes a head start's helper that asked before the claim, on go and on run", () => {
+    const secret = "sk-tmpfs-secret-value-head-start";
+    const asks = `k=$(${tmpfsSecretCommand("the-key")}); echo "asked:$k"; cat`;
+    const warm = launch(image, headStart(asks), go({ secrets: [["the-key", secret]] }), "stdin\n");
+    expect(warm.stdout).toBe(`asked:${secret}\nstdin\n`);
+    const cold = launch(image, headStart(asks), claim({ mode: "run", words: ["sh", "-c", asks], env: [], secrets: [["the-key", secret]] }), "x\n");
+    expect(cold.stdout).toBe(`asked:${secret}\nx\n`);
   });
 
   it("exits 0 without a claim when stdin closes, and leaves its head start to die with it", () => {

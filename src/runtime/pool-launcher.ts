@@ -2,22 +2,36 @@
 // one place the bytes of a member's stdin are decided. A member may first be given a head start (the
 // agent's words and environment, fixed per runtime and never a caller's): the launcher starts them at
 // once, their stdin a pipe nothing flows into; a head start that ends before its claim ends the
-// member. The claim carries the Run's words, environment and timer, and says either `go` (the head
+// member. The claim carries the Run's words, environment, timer and tmpfs secrets (written to files
+// under TMPFS_SECRETS_DIR before the agent gets any byte, for a helper command of the agent's to read:
+// tmpfsSecretCommand), and says either `go` (the head
 // start is the Run's own: the rest of stdin flows to it, under the Run's timer, kept here as
 // `timeout` would) or `run` (a head start is killed, and the launcher becomes the words). Every byte
 // after the claim is the agent's own stdin. Invariant: nothing per Run is in the member before its
 // claim (its argv, its labels and its create body hold only the launcher), and no value the claim or
-// the head start carries ever reaches an argv: the launcher exports it with a shell builtin, then execs.
+// the head start carries ever reaches an argv: the launcher exports it, or writes it to its file on
+// the container's tmpfs, with shell builtins, then execs.
 
 import { type ContainerDeadline, DEADLINE_COMMAND, deadlineWords } from "../container/index.js";
 
 /** The first field of every claim: a member reading anything else refuses it (exit 125: the Run is `unavailable`). */
-export const CLAIM_MAGIC = "agentcage-claim-2";
+export const CLAIM_MAGIC = "agentcage-claim-3";
 /** The first field of a head start, written when the member is made, before any claim. */
 export const HEAD_START_MAGIC = "agentcage-head-start-1";
 
 /** Seconds the launcher waits for each field after the first: a claim is written at once, whole. */
 const CLAIM_FIELD_SECONDS = 10;
+
+/**
+ * Where the claim's tmpfs secrets are written, one file a name in a directory of mode 700, on the
+ * container's tmpfs: gone with the container, never on the host's disk. `.written` says they are there;
+ * `.ready`, a fifo made with a head start, wakes a helper that asked before the claim.
+ */
+export const TMPFS_SECRETS_DIR = "/tmp/.agentcage-secrets";
+/** How a tmpfs secret may be named: its file's name. */
+export const TMPFS_SECRET_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+/** Lines written to `.ready` at the claim: one for each helper that may wait on it (a head start's and a retry). */
+const READY_LINES = 8;
 
 const field = (name: string): string => `IFS= read -r -d '' -t ${CLAIM_FIELD_SECONDS} ${name} || exit 125`;
 const number = (name: string): string => `case "$${name}" in ""|*[!0-9]*) exit 125;; esac`;
@@ -42,7 +56,8 @@ export const LAUNCHER_SCRIPT = [
   '    set -- "$@" "$word"; count=$((count - 1))',
   "  done",
   '  go="/tmp/.agentcage-go.$$"; rm -f "$go" "$go.timeout" "$go.kill"',
-  '  mkfifo -m 600 "$go" || exit 125',
+  // The secrets' fifo too: a helper of the head start's that asks before the claim waits on it.
+  `  mkdir -m 700 ${TMPFS_SECRETS_DIR} && mkfifo -m 600 "$go" ${TMPFS_SECRETS_DIR}/.ready || exit 125`,
   '  exec 3<&0 4<>"$go"',
   // The feeder: nothing reaches the head start's stdin until the launcher says go.
   '  { IFS= read -r word <"$go"; [ "$word" = go ] || exit 0; exec cat; } <&3 3<&- 4>&- | (',
@@ -70,6 +85,20 @@ export const LAUNCHER_SCRIPT = [
   `  ${field("pair")}`,
   '  set -- "$@" "$pair"; count=$((count - 1))',
   "done",
+  // The tmpfs secrets, each to its file by a builtin (never an argv), before the agent gets a byte.
+  `${field("secrets")}; ${number("secrets")}`,
+  'if [ "$secrets" -gt 0 ]; then',
+  `  [ -d ${TMPFS_SECRETS_DIR} ] || mkdir -m 700 ${TMPFS_SECRETS_DIR} || exit 125`,
+  '  while [ "$secrets" -gt 0 ]; do',
+  `    ${field("pair")}`,
+  '    name="${pair%%=*}"; case "$name" in ""|*[!a-z0-9-]*) exit 125;; esac',
+  `    printf '%s' "\${pair#*=}" >"${TMPFS_SECRETS_DIR}/$name" || exit 125`,
+  "    secrets=$((secrets - 1))",
+  "  done",
+  `  pair=""; : >${TMPFS_SECRETS_DIR}/.written || exit 125`,
+  // fd 5 holds the fifo open (so what is written stays in it) as long as the launcher lives; closed before any exec.
+  `  if [ -n "$head" ]; then exec 5<>${TMPFS_SECRETS_DIR}/.ready; printf '${"ready\\n".repeat(READY_LINES)}' >&5; fi`,
+  "fi",
   'if [ "$mode" = go ] && [ -n "$head" ] && alive "$head"; then',
   // fd 4 stays open: closed before the feeder has opened the fifo, the pipe and its `go` would be
   // gone, and the feeder (so the head start, and the Run) would wait for ever. A claim written just
@@ -90,7 +119,7 @@ export const LAUNCHER_SCRIPT = [
   // Killed before its feeder lets go of its stdin (a head start that saw its stdin end could still print),
   // then waited for with its feeder (the shell waits for the whole pipeline).
   'if [ -n "$head" ]; then kill -KILL "$head" 2>/dev/null; echo stop >&4; wait "$head" 2>/dev/null; rm -f "$go"; fi',
-  "exec 4>&-",
+  "exec 4>&- 5>&-",
   // The words stay in "$@", the pairs after them are exported.
   'count=$#; while [ "$count" -gt 0 ]; do',
   '  if [ "$words" -gt 0 ]; then set -- "$@" "$1"; words=$((words - 1)); else export "$1" || exit 125; fi',
@@ -99,7 +128,7 @@ export const LAUNCHER_SCRIPT = [
   'if [ -n "$seconds" ]; then',
   `  if [ "$grace" = 0 ]; then set -- ${DEADLINE_COMMAND} -s "$signal" "$seconds" "$@"; else set -- ${DEADLINE_COMMAND} -s "$signal" -k "$grace" "$seconds" "$@"; fi`,
   "fi",
-  "unset idle magic count word words pair mode signal grace seconds head go watch x state",
+  "unset idle magic count word words pair mode signal grace seconds head go watch x state secrets name",
   'exec "$@"',
 ].join("\n");
 
@@ -135,7 +164,19 @@ export type Claim = {
   readonly deadline?: ContainerDeadline;
   readonly words: readonly string[];
   readonly env: ReadonlyArray<readonly [string, string]>;
+  /** Written each to TMPFS_SECRETS_DIR/<name> before the agent gets a byte (names: TMPFS_SECRET_NAME); default none. */
+  readonly secrets?: ReadonlyArray<readonly [string, string]>;
 };
+
+/**
+ * A shell command (for sh, as a CLI's credential helper runs it) that prints the tmpfs secret `name`:
+ * at once once the claim wrote it, else when it does (a head start's helper asks before its claim).
+ * Only the file's path is in any argv, never the value.
+ */
+export function tmpfsSecretCommand(name: string): string {
+  if (!TMPFS_SECRET_NAME.test(name)) throw new Error(`tmpfs secret name ${JSON.stringify(name)} is not a file name of lower-case letters, digits and -`);
+  return `d=${TMPFS_SECRETS_DIR}; [ -e "$d/.written" ] || read -r x <"$d/.ready"; exec cat "$d/${name}"`;
+}
 
 /** The head start's bytes, written once when the member is made. Throws only for a value a shell field cannot carry (a NUL). */
 export function encodeHeadStart(headStart: HeadStart): Buffer {
@@ -146,7 +187,20 @@ export function encodeHeadStart(headStart: HeadStart): Buffer {
 /** The claim's bytes, to be written before the agent's own stdin. Throws only for a value a shell field cannot carry (a NUL). */
 export function encodeClaim(claim: Claim): Buffer {
   const timer = claim.deadline === undefined ? ["", "", ""] : timerFields(claim.deadline);
-  return encodeFields([CLAIM_MAGIC, claim.mode, ...timer, String(claim.words.length), ...claim.words, String(claim.env.length), ...pairs(claim.env)]);
+  const secrets = claim.secrets ?? [];
+  const misnamed = secrets.find(([name]) => !TMPFS_SECRET_NAME.test(name));
+  if (misnamed !== undefined) throw new Error(`tmpfs secret name ${JSON.stringify(misnamed[0])} is not a file name of lower-case letters, digits and -`);
+  return encodeFields([
+    CLAIM_MAGIC,
+    claim.mode,
+    ...timer,
+    String(claim.words.length),
+    ...claim.words,
+    String(claim.env.length),
+    ...pairs(claim.env),
+    String(secrets.length),
+    ...pairs(secrets),
+  ]);
 }
 
 /** The timer's signal, grace and seconds, exactly as deadlineWords spells them (KILL and no grace when it has none). */

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentContainerRuntime, POOL_LABEL, type AgentContainerRuntime, type PoolOptions } from "../index.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, docker, type Collected } from "../../test/support/engine.js";
+import { liveRuns } from "./live-runs.js";
 
 const SECRET = "sk-declared-0123456789abcdef";
 const RUN_SECRET = "per-run-token-fedcba9876543210";
@@ -184,6 +185,18 @@ describe("the warm pool against the real engine", () => {
     const cold = await runtime.run({ text: "" }, { network: { kind: "open" } });
     expect(cold.warm).toBe(false);
     expect(runtime.pool()?.cold["another network"]).toBe(1);
+  }, 120_000);
+
+  it("gives a warm Run's Outcome before its directory is removed, the Run live for sweeps until it is, and close() waits for it", async () => {
+    const runtime = pooled({ size: 1 });
+    await untilReady(runtime, 1);
+    const outcome = await runtime.run({ text: "" });
+    expect(outcome).toMatchObject({ ok: true, warm: true });
+    // Removed after the Outcome, in the background: until then no sweep of this process takes it.
+    expect(liveRuns.has(outcome.runId)).toBe(true);
+    await runtime.close();
+    expect(liveRuns.has(outcome.runId)).toBe(false);
+    expect(await readdir(runtimeDir)).not.toContain(outcome.runId);
   }, 120_000);
 
   it("leaves no member, network or directory after close()", async () => {

@@ -86,6 +86,11 @@ export type Pool = {
   readonly claimed: (latencyMs: number) => void;
   /** A claimed member, once its Run is over (or ended before it ran): what is left of it removed in the background; close() waits for it. */
   readonly discard: (member: Member) => void;
+  /**
+   * A warm Run's own tidying once its Outcome is given (its directory released and removed): done in
+   * the background, the Run live for sweeps until it is; close() waits for it.
+   */
+  readonly afterRun: (runId: string, tidy: () => Promise<void>) => void;
   readonly stats: () => PoolStats;
   /** Stops making members, removes the ready ones, and waits for every member and background task. */
   readonly close: () => Promise<void>;
@@ -261,6 +266,10 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       }
     },
     discard,
+    afterRun: (runId, tidy) => {
+      liveRuns.add(runId);
+      later(tidy().finally(() => liveRuns.delete(runId)));
+    },
     stats: () => ({
       size: options.size,
       maxIdleSeconds,

@@ -1,8 +1,8 @@
 // A staged Run's end, once its container is gone: what the write bound says, the secret files
 // removed, the session store kept, the Harvest (or the change set of a writable work/), and the
 // record finished. finishStagedRun only calls those steps in order.
-// Invariant: whatever happened, the Run's directory gets its record and is kept or goes, and its
-// secret files never outlive the Run.
+// Invariant: whatever happened, the Run's directory gets its record and is kept or goes (a warm
+// Run's, not kept, just after its Outcome, in the background), and its secret files never outlive the Run.
 
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import { harvestRun } from "./harvest.js";
@@ -27,9 +27,16 @@ export async function finishStagedRun<R extends ReaderVerdict, Q>(
   outcome = ctx.harvestTo === undefined ? kept : await tracedStep(ctx.trace, "harvest", () => harvest(ctx, state, staged, kept));
   const keep = ctx.container.staging?.keepRuns ?? false;
   if (keep) outcome = { ...outcome, runDirectory: directory.root };
-  await releaseWriteBound(ctx, directory, keep);
-  await finishRecord(directory, outcome, keep, ctx);
-  return outcome;
+  const finished = outcome;
+  const tidy = async (): Promise<void> => {
+    await releaseWriteBound(ctx, directory, keep);
+    await finishRecord(directory, finished, keep, ctx);
+  };
+  // A warm Run's directory that is not kept goes after its Outcome, as the rest of its member does
+  // (nothing in it is the caller's any more: the Harvest is done); a kept one is whole when the Outcome says where.
+  if (!keep && finished.warm === true && ctx.pool !== undefined) ctx.pool.afterRun(ctx.runId, tidy);
+  else await tidy();
+  return finished;
 }
 
 /** A Run whose container ran keeps its session store, unless the store's volume could not give it back. */

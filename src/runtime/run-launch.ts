@@ -15,6 +15,7 @@ import { planRun, type PlannedRun } from "./plan.js";
 import { openRecord } from "./record.js";
 import { runNetworkName, tellPeer } from "./run-network.js";
 import { closeNetwork, openNetwork } from "./run-network-step.js";
+import { coldLaunchOf, type ColdLaunch } from "./cold-launch.js";
 import { claimOf } from "./pool-claim.js";
 import { encodeClaim } from "./pool-launcher.js";
 import type { Member } from "./pool-member.js";
@@ -38,7 +39,13 @@ export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q
     if (noNetwork !== undefined) return noNetwork;
     const noVolumes = await openVolumes(ctx, state, staged);
     if (noVolumes !== undefined) return noVolumes;
-    const facts = await runTheContainer(ctx, state, composed.spec, planned);
+    let launcher: ColdLaunch | undefined;
+    try {
+      launcher = coldLaunchOf(composed.spec, ctx.tmpfsSecrets);
+    } catch (error) {
+      return endEarly(ctx, "invalid_request", maskedMessage(ctx, error));
+    }
+    const facts = await runTheContainer(ctx, state, composed.spec, planned, launcher);
     await collectVolumes(ctx, state, staged);
     return endReason(ctx, facts, ctx.pool === undefined ? undefined : false);
   } finally {
@@ -128,7 +135,7 @@ async function launchWarm<R extends ReaderVerdict, Q>(
   }
   let claim: Uint8Array;
   try {
-    const decided = claimOf(spec, member);
+    const decided = claimOf(spec, member, ctx.tmpfsSecrets);
     claim = encodeClaim(decided);
     if (member.headStart !== undefined) ctx.pool?.headStarted(decided.mode === "go");
   } catch (error) {
@@ -144,13 +151,17 @@ async function launchWarm<R extends ReaderVerdict, Q>(
   return endReason(ctx, await runTheContainer(ctx, state, spec, planned, { spec: member.spec, warm }), true);
 }
 
-/** The container run, its output into the record as it comes; its facts whatever happened. */
+/**
+ * The container run, its output into the record as it comes; its facts whatever happened. `served`:
+ * the container is made from another spec than the Run's (a pool member's, claimed: `warm`; or the
+ * launcher's, cold, its claim before stdin).
+ */
 function runTheContainer<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
   state: RunState,
   spec: ComposedSpec,
   planned: Planned<R>,
-  member?: { readonly spec: ComposedSpec; readonly warm: NonNullable<ContainerRunContext<R>["warm"]> },
+  served?: { readonly spec: ComposedSpec; readonly warm: NonNullable<ContainerRunContext<R>["warm"]> } | ColdLaunch,
 ): Promise<ContainerFacts<R>> {
   const { runId, logger, masker, network } = ctx;
   const { record } = state;
@@ -159,10 +170,10 @@ function runTheContainer<R extends ReaderVerdict, Q>(
   return runContainer({
     runId,
     ...(ctx.trace === undefined ? {} : { trace: ctx.trace }),
-    spec: member?.spec ?? spec,
-    ...(member === undefined ? {} : { warm: member.warm }),
+    spec: served?.spec ?? spec,
+    ...(served === undefined || !("warm" in served) ? {} : { warm: served.warm }),
     plan: planned.plan,
-    stdin: planned.stdin,
+    stdin: served !== undefined && "claim" in served ? Buffer.concat([served.claim, planned.stdin]) : planned.stdin,
     engine: ctx.engine,
     stop: state.stop,
     graceMs: ctx.graceMs,

@@ -13,10 +13,11 @@ export function declaredSecrets(container: ValidatedContainer): readonly string[
   return [...Object.values(container.env ?? {}), ...container.extra.env.map(([, value]) => value)];
 }
 
-export function runMasker(declared: readonly string[], run: Pick<RunOptions, "env" | "secretFiles" | "secrets">): Masker {
+export function runMasker(declared: readonly string[], run: Pick<RunOptions, "env" | "secretFiles" | "secrets" | "tmpfsSecrets">): Masker {
   return createMasker([
     ...declared,
     ...Object.values(run.env ?? {}),
+    ...Object.values(run.tmpfsSecrets ?? {}),
     ...(run.secretFiles ?? []).flatMap((file) => secretFileValues(secretText(file.content))),
     ...(run.secrets ?? []),
   ]);

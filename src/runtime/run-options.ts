@@ -28,6 +28,14 @@ export type RunOptions = {
    * Needs `staging`. Default: none.
    */
   readonly secretFiles?: readonly SecretFile[];
+  /**
+   * Values for this Run only that its container's own launcher writes, each to a file named like its
+   * key under TMPFS_SECRETS_DIR on the container's tmpfs, before the agent gets a byte: a key its CLI
+   * reads with a helper command (tmpfsSecretCommand), so that it is in no argv, no environment, no
+   * `docker inspect` and no file on the host. Secret and masked like `env`. A Run given any is served
+   * by the launcher, warm (in its claim) or cold. Names: TMPFS_SECRET_NAME. Default: none.
+   */
+  readonly tmpfsSecrets?: Readonly<Record<string, string>>;
   /** More values to mask in this Run only (tokens inside a secret file, say); default: none. */
   readonly secrets?: readonly string[];
   /**

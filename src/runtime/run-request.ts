@@ -12,6 +12,7 @@ import type { RunOptions } from "./run-options.js";
 import { checkCallShape, describeValue, RUN_OPTION_NAMES } from "./misuse.js";
 import { liveRuns } from "./live-runs.js";
 import { RUN_NETWORK_KINDS } from "./run-network.js";
+import { TMPFS_SECRET_NAME } from "./pool-launcher.js";
 
 /** Whether a caller's runId is a Run id (16 hex digits, as newRunId makes). */
 export function isRunId(value: unknown): value is string {
@@ -97,7 +98,7 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   ) {
     return "secretFiles is not a list of { agentPath, content }; pass one object a file";
   }
-  const secretsProblem = checkRunSecrets(options);
+  const secretsProblem = checkRunSecrets(options) ?? checkTmpfsSecrets(options.tmpfsSecrets);
   if (secretsProblem !== undefined) return secretsProblem;
   if (
     !staged &&
@@ -162,6 +163,22 @@ export function checkRunSecrets(options: Pick<RunOptions, "env" | "secretFiles" 
   const shortSecret = (options.secrets ?? []).findIndex((value) => value.length > 0 && value.length < MIN_MASKED_VALUE_LENGTH);
   if (shortSecret !== -1)
     return `secrets[${shortSecret}] is too short to be masked (MIN_MASKED_VALUE_LENGTH is ${MIN_MASKED_VALUE_LENGTH}); pass only values that are credentials`;
+  return undefined;
+}
+
+/** The Run's tmpfs secrets: plain file names, non-empty values the masker can mask; never a value quoted. */
+function checkTmpfsSecrets(secrets: RunOptions["tmpfsSecrets"]): string | undefined {
+  if (secrets === undefined) return undefined;
+  if (typeof secrets !== "object" || secrets === null || Array.isArray(secrets)) {
+    return `tmpfsSecrets ${describeValue(secrets)} is not an object of name to value; pass e.g. { "api-key": value }`;
+  }
+  for (const [name, value] of Object.entries(secrets)) {
+    if (!TMPFS_SECRET_NAME.test(name))
+      return `tmpfsSecrets name ${JSON.stringify(name)} is not a file name; use lower-case letters, digits and -, like "api-key"`;
+    if (typeof value !== "string" || value.includes("\0") || value.length < MIN_MASKED_VALUE_LENGTH) {
+      return `tmpfsSecrets value of ${name} is not a string of at least ${MIN_MASKED_VALUE_LENGTH} characters without NUL bytes (MIN_MASKED_VALUE_LENGTH: it must be masked); pass the credential itself`;
+    }
+  }
   return undefined;
 }
 

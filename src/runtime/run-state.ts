@@ -46,6 +46,8 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly runEnv: Readonly<Record<string, string>>;
   readonly envAtClaim?: RunOptions["envAtClaim"];
   readonly secretFiles: readonly SecretFile[];
+  /** Written by the container's launcher to its tmpfs (RunOptions.tmpfsSecrets); empty: the container runs the plan's words itself. */
+  readonly tmpfsSecrets: Readonly<Record<string, string>>;
   readonly stallSeconds?: number;
   readonly onStallWarning?: (info: { readonly silentMs: number }) => void;
   /** The Run's own network, made before its container and removed after it; default: the declared networks. */

@@ -149,6 +149,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     runEnv: options.env ?? {},
     ...(options.envAtClaim === undefined ? {} : { envAtClaim: options.envAtClaim }),
     secretFiles: options.secretFiles ?? [],
+    tmpfsSecrets: options.tmpfsSecrets ?? {},
     ...(options.stallSeconds === undefined ? {} : { stallSeconds: options.stallSeconds }),
     ...(options.onStallWarning === undefined ? {} : { onStallWarning: options.onStallWarning }),
     ...(options.network === undefined ? {} : { network: options.network, addresses: shared.addresses }),
