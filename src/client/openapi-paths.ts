@@ -3087,7 +3087,7 @@ export interface operations {
                         failures: number;
                         /** @description why the last one could not be made */
                         lastFailure?: string;
-                        /** @description under the model policy, where each container also starts claude ahead: warm Runs handed that claude (used), or served with it killed first (wasted: another argv) */
+                        /** @description where each container also starts claude ahead (claude under the model or none policy): warm Runs handed that claude (used), or served with it killed first (wasted: another argv) */
                         headStarts?: {
                             used: number;
                             wasted: number;

@@ -129,7 +129,10 @@ describe("the sweep over several engines", () => {
     const listed: string[] = [];
     const up = {
       ...(stubEngine({ answers: true, images: ["img"] }) as unknown as Record<string, unknown>),
-      listByLabel: async () => (listed.push("up"), []),
+      listByLabel: async () => {
+        listed.push("up");
+        return [];
+      },
       listNetworksByLabel: async () => [],
       listVolumesByLabel: async () => [],
     } as unknown as Engine;

@@ -30,7 +30,7 @@ const poolOn = z.object({
     .object({ used: count, wasted: count })
     .optional()
     .describe(
-      "under the model policy, where each container also starts claude ahead: warm Runs handed that claude (used), or served with it killed first (wasted: another argv)",
+      "where each container also starts claude ahead (claude under the model or none policy): warm Runs handed that claude (used), or served with it killed first (wasted: another argv)",
     ),
   claimLatencyMs: z
     .object({ count, p50: ms.optional(), p99: ms.optional(), max: ms.optional() })
