@@ -173,6 +173,31 @@ describe("traces of the command", () => {
   }, 180_000);
 });
 
+describe("traces of a Run under the model policy", () => {
+  it("carry each call the egress proxy forwarded as a model_call child of the Run's span", async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const env = commandEnv({
+        AGENTCAGE_RUNTIME_DIR: join(runtimeDir, "model"),
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        AGENTCAGE_TEST_CANARY: CANARY,
+      });
+      const done = await runCommand(["run", "claude", `Remember ${CANARY} and say hello`, "--stand-in", "--network-policy", "model", "--json"], env);
+      expect(done.code, done.stderr).toBe(0);
+      const { runId } = JSON.parse(done.stdout) as { runId: string };
+      const spans = receiver.spans();
+      const run = spans.find((span) => span.name === "agentcage.run");
+      expect(run?.attributes).toMatchObject({ "agentcage.run.id": runId, "agentcage.network.policy": "model", "agentcage.outcome.ok": true });
+      const calls = spans.filter((span) => span.name === "agentcage.model_call" && span.parentSpanId === run?.spanId);
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls[0]?.attributes["http.response.status_code"]).toBe(200);
+      expect(Buffer.concat(receiver.bodies()).includes(Buffer.from(CANARY))).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  }, 180_000);
+});
+
 describe("traces to an endpoint that never answers", () => {
   it("delay neither the Run nor the service's stop past the flush bound", async () => {
     // Takes connections and never says a word.
