@@ -1,9 +1,10 @@
 // Runs over three engines: this host's and two daemons of the test's own, each in a network
 // namespace of its own. One of the two is killed mid-Run: its Runs end unavailable, saying the
 // engine stopped answering; the others complete; every Run is answered once; and once it is back,
-// nothing of the Runs is left on any engine.
+// nothing of the Runs is left on any engine. A Run whose files go through the engine (runFiles
+// "engine") is staged, run and harvested all on the engine it was placed on.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -100,5 +101,31 @@ describe("a runtime over three engines", () => {
     await until("the engine back to be swept", () => leftOn(b.docker).length === 0, 30_000);
     expect(set.status().find((s) => s.name === b.name)).toMatchObject({ drained: false, answers: true });
     for (const run of [b.docker, c.docker, docker]) expect(leftOn(run)).toEqual([]);
+  }, 120_000);
+});
+
+describe('runFiles "engine" over an engine set', () => {
+  it("stages, runs and harvests a Run on the engine it was placed on, with nothing of it on the others", async () => {
+    const c = extras[1] as ExtraEngine;
+    // The one engine of this set is the test's own daemon: what the Run needs must be made there, not on this host's engine.
+    const only = createEngineSet([{ name: c.name, engine: engineAt(parseEngineAddress(c.address, "--engine")), maxConcurrentRuns: 1 }]);
+    try {
+      const runtime = createAgentContainerRuntime({
+        container: { image: TEST_IMAGE, owner, logger: capturingLogger().logger, staging: { runtimeDir: join(root, "files-runs") } },
+        run: () => ({ args: ["sh", "-c", "cat a.txt; echo 42 > out/answer.txt"], stdin: "", outcome: collectStdout }),
+        engines: only,
+        runFiles: "engine",
+      });
+      const directory = mkdtempSync(join(root, "inputs-"));
+      writeFileSync(join(directory, "a.txt"), "one\n");
+      const harvestTo = join(root, "files-harvest");
+      const outcome = await runtime.run({ text: "" }, { inputs: { directory }, harvestTo, timeoutSeconds: 60 });
+      expect(outcome, outcome.error).toMatchObject({ ok: true, reason: "completed" });
+      expect(Buffer.from((outcome.result as { bytes: Buffer }).bytes).toString()).toBe("one\n");
+      expect(readFileSync(join(harvestTo, "answer.txt"), "utf8")).toBe("42\n");
+      for (const run of [c.docker, docker]) expect(leftOn(run)).toEqual([]);
+    } finally {
+      only.close();
+    }
   }, 120_000);
 });
