@@ -11,24 +11,14 @@ import type { ProgramIo } from "./io.js";
 import { UsageError } from "./options.js";
 import { buildProgram } from "./program.js";
 import type { ViewStream } from "./view.js";
+import { textStream } from "../../test/support/text-stream.js";
 
 const NOW = Date.parse("2026-12-01T12:00:00.000Z");
 const now = () => NOW;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-function stream(): ViewStream & { text: string } {
-  const s = {
-    text: "",
-    isTTY: false,
-    columns: 80,
-    write: (chunk: string) => {
-      s.text += chunk;
-      return true;
-    },
-  };
-  return s as unknown as ViewStream & { text: string };
-}
+const stream = () => textStream<ViewStream>();
 
 /**
  * Parses the words against a service address nothing listens on; resolves with what was refused and

@@ -7,23 +7,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ProgramIo } from "./io.js";
 import { buildProgram } from "./program.js";
 import type { ViewStream } from "./view.js";
+import { textStream } from "../../test/support/text-stream.js";
 
 const KEY = "sk-ant-made-up-kubernetes-plan-0123456789";
 const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-plan-pod-"));
 afterAll(() => rmSync(runtimeDir, { recursive: true, force: true }));
 
-function stream(): ViewStream & { text: string } {
-  const s = {
-    text: "",
-    isTTY: false,
-    columns: 80,
-    write: (chunk: string) => {
-      s.text += chunk;
-      return true;
-    },
-  };
-  return s as unknown as ViewStream & { text: string };
-}
+const stream = () => textStream<ViewStream>();
 
 async function plan(...words: string[]): Promise<{ code: number; stdout: string; stderr: string; thrown?: unknown }> {
   const [stdout, stderr] = [stream(), stream()];

@@ -9,19 +9,9 @@ import { UsageError } from "./options.js";
 import type { ProgramIo } from "./io.js";
 import { buildProgram } from "./program.js";
 import type { ViewStream } from "./view.js";
+import { textStream } from "../../test/support/text-stream.js";
 
-function stream(): ViewStream & { text: string } {
-  const s = {
-    text: "",
-    isTTY: false,
-    columns: 80,
-    write: (chunk: string) => {
-      s.text += chunk;
-      return true;
-    },
-  };
-  return s as unknown as ViewStream & { text: string };
-}
+const stream = () => textStream<ViewStream>();
 
 /** Parses the words; resolves with what was refused. Nothing here reaches an engine. */
 async function refusal(words: readonly string[], env: Record<string, string> = {}): Promise<string> {

@@ -4,6 +4,7 @@
 
 import { isIP } from "node:net";
 import { AgentcageError } from "../errors/index.js";
+import type { ModelCallFacts } from "../trace/index.js";
 import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN, RUN_TOKEN_BYTES, RUN_TOKEN_PREFIX } from "./limits.js";
 import { connectTarget } from "./connect-target.js";
 
@@ -76,18 +77,10 @@ export type EgressBreach = {
   readonly message: string;
 };
 
+/** One model call the proxy forwarded, as the Run's trace shows it (status absent when no answer came). */
+export type MeteredCall = ModelCallFacts;
+
 /** What a Run has spent, read from the provider's own answers. */
-/** One model call the proxy forwarded: when (ms since the epoch), the provider's HTTP status and model, what it used. */
-export type MeteredCall = {
-  readonly startedAt: number;
-  readonly endedAt: number;
-  /** Absent when no answer came (the provider did not answer, or the agent left first). */
-  readonly status?: number;
-  readonly model?: string;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly costUsd: number;
-};
 
 export type RunMeter = {
   readonly runId: string;
