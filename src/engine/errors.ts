@@ -18,10 +18,23 @@ export function engineMessage(error: unknown): string {
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
 
+/** The name an engine of a set gives its calls' errors (engineNamed), so what fails says which engine. */
+const ENGINE_NAME = Symbol("agentcage.engineName");
+
+/** The error, marked as one of the engine called `name` (one engine of several); returned as given. */
+export function engineNamed(error: unknown, name: string): unknown {
+  if (typeof error === "object" && error !== null) Object.defineProperty(error, ENGINE_NAME, { value: name, configurable: true });
+  return error;
+}
+
 /** Words for a failed engine call during `step`, saying what to do where we know. */
 export function describeEngineError(step: string, error: unknown, image: string): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && UNREACHABLE_CODES.has(code)) {
+    const name = (error as { [ENGINE_NAME]?: unknown })[ENGINE_NAME];
+    // One engine of several: the others still answer, so the words are the drain's, not "start dockerd".
+    if (typeof name === "string")
+      return `the engine ${JSON.stringify(name)} stopped answering (${code} during ${step}): the Run on it was ended, and no new Run goes there until it answers again`;
     return `the container engine is unreachable (${code} during ${step}); start dockerd or point DOCKER_HOST at a running engine`;
   }
   if (step === "create" && engineStatus(error) === 404) {

@@ -3,7 +3,7 @@
 // may never answer (a host gone from the network holds a TCP call for minutes). What the Run left
 // there is swept when the engine answers again (engine-set.ts).
 
-import type { Engine } from "../engine/index.js";
+import { engineNamed, type Engine } from "../engine/index.js";
 
 export function givenUpWhen(engine: Engine, signal: AbortSignal, name: string): Engine {
   const givenUp = new Promise<never>((_, reject) => {
@@ -18,7 +18,14 @@ export function givenUpWhen(engine: Engine, signal: AbortSignal, name: string): 
     // Given up already: the engine is not asked at all.
     guarded[key] =
       typeof value === "function"
-        ? (...args: unknown[]) => (signal.aborted ? givenUp : Promise.race([givenUp, (value as (...a: unknown[]) => Promise<unknown>)(...args)]))
+        ? (...args: unknown[]) =>
+            signal.aborted
+              ? givenUp
+              : Promise.race([
+                  givenUp,
+                  // What fails says which engine: a Run's own call may find it gone before the pings do.
+                  Promise.resolve((value as (...a: unknown[]) => unknown)(...args)).catch((error: unknown) => Promise.reject(engineNamed(error, name))),
+                ])
         : value;
   }
   return guarded as Engine;

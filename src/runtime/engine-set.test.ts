@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Engine } from "../engine/index.js";
+import { describeEngineError, type Engine } from "../engine/index.js";
 import { createEngineSet, type EngineLease, type EngineSet } from "./engine-set.js";
 import { ENGINE_DRAIN_AFTER_FAILED_PINGS, ENGINE_HEALTH_INTERVAL_MS } from "./limits.js";
 import { EarlyEnd } from "./misuse.js";
@@ -93,6 +93,32 @@ describe("placement over several engines", () => {
     flaky.answers = true;
     await vi.waitFor(() => expect(returned).toEqual(["flaky"]), { timeout: 3 * 3 * ENGINE_HEALTH_INTERVAL_MS });
     expect(set.status()[0]).toMatchObject({ drained: false, answers: true });
+  });
+
+  it("names the engine when a Run's own call finds it gone before the pings drain it (its wait broke with EPIPE)", async () => {
+    const broken = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+    const engine = { ...stubEngine({ answers: true, images: ["img"] }), wait: async () => Promise.reject(broken) } as unknown as Engine;
+    const set = setOf({ name: "acb", engine });
+    const lease = leased(await set.acquire("img"));
+    const failed = await lease.engine.wait("id").then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(lease.signal.aborted).toBe(false);
+    expect(describeEngineError("wait", failed, "img")).toBe(
+      'the engine "acb" stopped answering (EPIPE during wait): the Run on it was ended, and no new Run goes there until it answers again',
+    );
+    // An engine that answers but refuses is still the engine's refusal, not a lost engine.
+    const refusing = {
+      ...stubEngine({ answers: true, images: ["img"] }),
+      start: async () => Promise.reject(Object.assign(new Error("no"), { statusCode: 500, json: { message: "no such thing" } })),
+    } as unknown as Engine;
+    const other = leased(await setOf({ name: "r", engine: refusing }).acquire("img"));
+    const refused = await other.engine.start("id").then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(describeEngineError("start", refused, "img")).toBe("the engine refused start: no such thing");
   });
 
   it("refuses a list that cannot mean anything, naming the entry", () => {
