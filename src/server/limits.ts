@@ -29,6 +29,13 @@ export const SERVICE_STOP_GRACE_SECONDS = 3;
 // Every connection is held to these, whatever it sends: none can hold a socket by saying nothing,
 // or by saying its headers a byte at a time.
 
+/**
+ * How long stop() lets a request still in flight finish once the Runs are drained, before it closes
+ * every connection left: a slow upload or a keep-alive client must not hold a stop for Fastify's
+ * 72 s keep-alive (past compose's 10 s before SIGKILL) or an upload's timeout.
+ */
+export const STOP_CONNECTIONS_GRACE_MS = 3_000;
+
 /** A connection silent this long before its first request's headers are in (no byte at all, or no more) is closed. */
 export const IDLE_CONNECTION_TIMEOUT_MS = 10_000;
 /** A request's headers, from its first byte to the blank line; past it the answer is 408 and the connection closes. */

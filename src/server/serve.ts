@@ -11,7 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { AGENT_IMAGE, agentcageVersion } from "../runner/index.js";
 import { openFeed } from "./feed.js";
-import { DRAIN_GRACE_MS } from "./limits.js";
+import { DRAIN_GRACE_MS, STOP_CONNECTIONS_GRACE_MS } from "./limits.js";
 import type { RunMetrics } from "./metrics.js";
 import type { RunService } from "./runs.js";
 import { buildServiceApp, listenOrClose } from "./serve-listen.js";
@@ -128,7 +128,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       await service.drain(graceMs);
       await webhooks.stop();
       await sweeper.stop();
-      await app.close();
+      await closeApp(app);
       // The pool's members go before the proxy they are joined to; no Run is under way after the drain.
       await runners.close();
       await tenancy.keys.flush();
@@ -157,4 +157,18 @@ async function serviceToken(given: string | undefined, serviceDir: string): Prom
   const tokenFile = join(serviceDir, "token");
   await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
   return { token, tokenFile };
+}
+
+/**
+ * Closes the app: no new connection, idle ones at once (Node's close), and after
+ * STOP_CONNECTIONS_GRACE_MS every one still open, whatever it holds (a slow upload, a keep-alive
+ * client caught mid-request), since the Runs it could be about are drained by then.
+ */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), STOP_CONNECTIONS_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
 }
