@@ -9,7 +9,7 @@ import { readdir, rename, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { type AgentcageClient, createClient, type RunRequest, ServiceError } from "../client/index.js";
+import { type AgentcageClient, causeOf, createClient, type RunRequest, ServiceError } from "../client/index.js";
 import type { AgentOutcome } from "../runner/index.js";
 import { excludedBy, extractInputs, packArtifacts, type Excluded } from "../staging/index.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -19,7 +19,7 @@ import type { CommandIo } from "./io.js";
 import type { SummaryOutcome } from "./summary.js";
 import { forStdout } from "./answer.js";
 import { printable } from "./progress.js";
-import { causeOf, serviceUrl } from "./service-client.js";
+import { serviceUrl } from "./service-client.js";
 import { createRunView, type RunView } from "./view.js";
 import { workNotes } from "./work.js";
 

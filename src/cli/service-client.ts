@@ -6,7 +6,7 @@
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type AgentcageClient, type ApiAnswer, createClient, ServiceError } from "../client/index.js";
+import { type AgentcageClient, type ApiAnswer, causeOf, createClient, ServiceError } from "../client/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIo } from "./io.js";
 import { UsageError } from "./options.js";
@@ -135,9 +135,4 @@ export async function answered(io: Pick<CommandIo, "stderr">, work: () => Promis
     io.stderr.write(`agentcage: ${error.message}\n`);
     return error.exitCode;
   }
-}
-
-export function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }

@@ -35,4 +35,4 @@ export type {
 export type { components, operations, paths } from "./openapi-paths.js";
 export { DEFAULT_IDLE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
 export type { AnsweredCode } from "./service-error.js";
-export { ServiceError } from "./service-error.js";
+export { causeOf, ServiceError } from "./service-error.js";
