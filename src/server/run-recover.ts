@@ -25,6 +25,9 @@ export async function recover(state: RunsState): Promise<void> {
       // A request that cannot be read holds nothing here; its Run fails when it starts.
       const request = (await store.request(saved.id).catch(() => undefined)) as ServiceRunRequest | undefined;
       if (request !== undefined) holdSession(state, saved.id, request);
+      // Its caller's trace context, so the Run it starts as is still a child of the caller's span.
+      const trace = await store.trace(saved.id);
+      if (trace !== undefined) state.traces.set(saved.id, trace);
       state.queue.push(saved.id);
     } else if (!TERMINAL_STATES.has(saved.state)) {
       // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container,

@@ -133,7 +133,7 @@ async function admit(
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       ...(given === undefined ? {} : { inputs: given }),
     };
-    await store.create(record, request);
+    await store.create(record, request, owner.trace);
     state.records.set(record.id, record);
     if (owner.trace !== undefined) state.traces.set(record.id, owner.trace);
     if (idempotencyKey !== undefined) state.byKey.set(tenantKey(owner.tenant, idempotencyKey), record.id);

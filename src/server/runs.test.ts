@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../agents/index.js";
 import type { AgentOutcome, AgentRunner, AgentRunOptions } from "../runner/index.js";
+import { OPERATOR } from "./caller.js";
 import { createRunService, type Admitted, type KeyReused, type Refused, type Unserved, type RunEnd, type ServiceRunRequest } from "./runs.js";
 import { createRunStore } from "./store.js";
 
@@ -54,7 +55,7 @@ function serviceOver(runner: AgentRunner, slots = 1, sessions = false) {
   const runtimeDir = mkdtempSync(join(scratch, "rt-"));
   const ended: RunEnd[] = [];
   const service = createRunService({ runner, runtimeDir, slots, queueBound: 10, sessions, onEnd: (_request, end) => void ended.push(end) });
-  return { service, ended, store: createRunStore(runtimeDir) };
+  return { service, ended, store: createRunStore(runtimeDir), runtimeDir };
 }
 
 const ask = (prompt: string, more: Partial<ServiceRunRequest> = {}) => ({ cli: "claude", prompt, ...more }) as ServiceRunRequest;
@@ -189,5 +190,29 @@ describe("the retention of ended Runs' records", () => {
     expect(await service.submit(ask("ended"), "key-of-ended")).toMatchObject({ created: true });
     expect(await service.removeEndedBefore(Date.now() + 60_000)).toEqual([]);
     for (const record of service.list()) await service.cancel(record.id);
+  });
+});
+
+describe("a queued Run's trace context", () => {
+  it("outlives a restart: the Run that starts after it is still traced as a child of its caller's span", async () => {
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const { runner } = untilCancelled([]);
+    const before = serviceOver(runner, 1);
+    await before.service.recover();
+    made(await before.service.submit(ask("holds the slot")));
+    const queued = made(await before.service.submit(ask("waits, traced"), undefined, undefined, { ...OPERATOR, trace: { traceparent, tracestate: "a=1" } }));
+    // The next start over the same directory (the first service's process gone, as after a crash).
+    const contexts: unknown[] = [];
+    const tracing = {
+      run: async (_request: unknown, _prompt: string, options: AgentRunOptions) => {
+        contexts.push(options.traceContext);
+        return { ...cancelledOutcome(), ok: true, reason: "completed" } as unknown as AgentOutcome;
+      },
+    } as unknown as AgentRunner;
+    const after = createRunService({ runner: tracing, runtimeDir: before.runtimeDir, slots: 1, queueBound: 10, sessions: false });
+    await after.recover();
+    await until(() => contexts.length === 1);
+    expect(contexts[0]).toMatchObject({ traceparent, tracestate: "a=1" });
+    expect(after.get(queued.record.id)?.state).not.toBe("queued");
   });
 });

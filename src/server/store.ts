@@ -2,7 +2,8 @@
 // request.json (what was asked), state.json (where it is), events.jsonl (every event, numbered, the
 // log an event stream replays from), outcome.json (how it ended), inputs/ (the files it was given),
 // harvest/ (what its agent left), a2a-task.json (the task an A2A caller made of it, with its
-// history), deliveries.jsonl (each webhook it owes and each attempt to deliver it). The service's state after a restart is rebuilt from these files
+// history), deliveries.jsonl (each webhook it owes and each attempt to deliver it), trace.json (its caller's
+// W3C trace context, when one was sent). The service's state after a restart is rebuilt from these files
 // alone; a directory without state.json is a submit that never finished. One Run, one directory,
 // one writer: this process, and one write of each file at a time, in the order they were asked.
 
@@ -11,6 +12,7 @@ import { join, resolve } from "node:path";
 import { AGENT_CLIS, type AgentCli } from "../agents/index.js";
 import type { EndReason } from "../plan/index.js";
 import { RUN_ID_PATTERN } from "../staging/index.js";
+import type { TraceHeaders } from "../trace/index.js";
 import { OPERATOR_TENANT } from "./caller.js";
 
 export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
@@ -72,7 +74,10 @@ export type StoredDelivery = {
 
 export type RunStore = {
   readonly root: string;
-  readonly create: (record: RunRecord, request: unknown) => Promise<void>;
+  /** Writes a new Run's request and record, and its caller's trace context when it sent one (so a queued Run keeps it across a restart). */
+  readonly create: (record: RunRecord, request: unknown, trace?: TraceHeaders) => Promise<void>;
+  /** The trace context its caller sent, undefined when none. */
+  readonly trace: (id: string) => Promise<TraceHeaders | undefined>;
   readonly update: (record: RunRecord) => Promise<void>;
   readonly appendEvent: (id: string, event: StoredEvent) => Promise<void>;
   readonly events: (id: string) => Promise<StoredEvent[]>;
@@ -140,11 +145,14 @@ export function createRunStore(runtimeDir: string): RunStore {
       }
       return removed;
     },
-    create: async (record, request) => {
+    create: async (record, request, trace) => {
       await mkdir(directory(record.id), { recursive: true, mode: 0o700 });
       await writeJson(join(directory(record.id), "request.json"), request);
+      // Before state.json: a Run whose record is read at the next start has its trace beside it.
+      if (trace !== undefined) await writeJson(join(directory(record.id), "trace.json"), trace);
       await writeJson(join(directory(record.id), "state.json"), record);
     },
+    trace: async (id) => (await readJson(join(directory(id), "trace.json")).catch(() => undefined)) as TraceHeaders | undefined,
     update: (record) => writeJson(join(directory(record.id), "state.json"), record),
     appendEvent: (id, event) => appendFile(join(directory(id), "events.jsonl"), `${JSON.stringify(event)}\n`, { mode: 0o600 }),
     events: (id) => readLines<StoredEvent>(join(directory(id), "events.jsonl")),
