@@ -4,38 +4,26 @@
 // claude in its own container to its end and the first one quotes its answer. Both models are the
 // stand-in: the delegating claude's runs in this process (`[stand-in-delegate]`), on loopback.
 
-import { spawn, type ChildProcess, execFile } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publicEnvironment } from "../agents/index.js";
+import { startServeProcess } from "../../test/support/serve-process.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 import { DELEGATE_TOOL, DELEGATED_PROMPT, delegatedAnswer, PLAIN_ANSWER, startStandInModel, type StandInModel } from "../../test/stand-in/index.js";
 
-const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const root = mkdtempSync(join(tmpdir(), "agentcage-mcp-delegate-"));
 const TOKEN = "service-mcp-delegation-token-0123456789";
 let service: ChildProcess | undefined;
 let url = "";
 let model: StandInModel | undefined;
 
-function startService(): Promise<string> {
-  const started = spawn(process.execPath, [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", join(root, "rt"), "--stand-in"], {
-    env: { ...process.env, AGENTCAGE_TOKEN: TOKEN },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  service = started;
-  return new Promise((resolve, reject) => {
-    let text = "";
-    started.stderr?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const found = /listening on (http:\/\/[^\s;]+)/.exec(text)?.[1];
-      if (found !== undefined) resolve(found);
-    });
-    started.on("exit", (code) => reject(new Error(`agentcage serve exited with ${code}: ${text.slice(-2000)}`)));
-  });
+async function startService(): Promise<string> {
+  const started = await startServeProcess({ runtimeDir: join(root, "rt"), token: TOKEN });
+  service = started.child;
+  return started.url;
 }
 
 /** The delegating claude: the agent image, locked down, on the host's loopback (its model and the service are there); its stdout. */

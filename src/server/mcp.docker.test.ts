@@ -4,21 +4,20 @@
 // tenants kept apart (another tenant's Run is an unknown one), a read-only key refused run_agent,
 // the same limits as POST /v1/runs, and GET /mcp answered 405 (no sessions are kept).
 
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { containersOfRun } from "../../test/support/engine.js";
+import { startServeProcess } from "../../test/support/serve-process.js";
 import { tarOf } from "../../test/support/tar.js";
 import { TOOL_FINAL_ANSWER } from "../../test/stand-in/scenarios.js";
 
-const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-mcp-http-"));
 const TOKEN = "service-mcp-test-token-0123456789abcdef";
 let child: ChildProcess | undefined;
@@ -26,21 +25,10 @@ let url = "";
 const clients: Client[] = [];
 
 /** Starts `agentcage serve` as its own process; resolves with its URL once it listens. */
-function startService(): Promise<string> {
-  const started = spawn(process.execPath, [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", runtimeDir, "--stand-in"], {
-    env: { ...process.env, AGENTCAGE_TOKEN: TOKEN },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  child = started;
-  return new Promise((resolve, reject) => {
-    let text = "";
-    started.stderr?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const found = /listening on (http:\/\/[^\s;]+)/.exec(text)?.[1];
-      if (found !== undefined) resolve(found);
-    });
-    started.on("exit", (code) => reject(new Error(`agentcage serve exited with ${code}: ${text.slice(-2000)}`)));
-  });
+async function startService(): Promise<string> {
+  const started = await startServeProcess({ runtimeDir, token: TOKEN });
+  child = started.child;
+  return started.url;
 }
 
 async function makeKey(tenant: string, scope: string): Promise<string> {

@@ -3,15 +3,14 @@
 // retention: the restarted service holds it before its first sweep), the one that was running ends
 // as interrupted (unavailable, saying so), and the killed process's containers are gone.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { docker } from "../../test/support/engine.js";
+import { startServeProcess } from "../../test/support/serve-process.js";
 
-const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-restart-"));
 const TOKEN = "service-restart-test-token-0123456789";
 const children: ChildProcess[] = [];
@@ -21,26 +20,11 @@ afterAll(async () => {
   rmSync(runtimeDir, { recursive: true, force: true });
 });
 
-/** Starts `agentcage serve` as its own process; resolves with its URL once it listens. */
-function startService(...extra: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [join(REPO, "dist/cli/main.js"), "serve", "--port", "0", "--runtime-dir", runtimeDir, "--slots", "1", "--stand-in", ...extra],
-    {
-      env: { ...process.env, AGENTCAGE_TOKEN: TOKEN },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const url = /listening on (http:\/\/[^\s;]+)/.exec(text)?.[1];
-      if (url !== undefined) resolve({ url, child });
-    });
-    child.on("exit", (code) => reject(new Error(`agentcage serve exited with ${code}: ${text.slice(-2000)}`)));
-  });
+/** Starts `agentcage serve` as its own process, one Run at a time; resolves once it listens. */
+async function startService(...extra: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const started = await startServeProcess({ runtimeDir, token: TOKEN, args: ["--slots", "1", ...extra] });
+  children.push(started.child);
+  return started;
 }
 
 async function call(url: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
