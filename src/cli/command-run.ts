@@ -9,6 +9,7 @@ import { EXIT } from "./exit-codes.js";
 import { UsageError, unlessEmpty, wholeNumber } from "./options.js";
 import type { CheckedRun } from "./run-args.js";
 import type { ProgramIo } from "./io.js";
+import { traceHeadersOf, type TraceHeaders } from "../trace/index.js";
 
 const EXIT_CODES_HELP = `
 Exit status of run: ${EXIT.completed} completed, ${EXIT.failed} failed, ${EXIT.usage} wrong arguments or a refused request,
@@ -83,7 +84,10 @@ function refuseLocalOnlyOptions(flags: RunFlags, command: Command): void {
 
 async function runOnService(checked: CheckedRun, url: string, flags: RunFlags, io: ProgramIo): Promise<number> {
   const { runRemote } = await import("./run-remote.js");
-  return runRemote({ ...checked, url, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"] }, io);
+  return runRemote(
+    { ...checked, url, idleTimeoutSeconds: flags.idleTimeout, json: flags.json === true, token: io.env["AGENTCAGE_TOKEN"], trace: callerTrace(io.env) },
+    io,
+  );
 }
 
 async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Promise<number> {
@@ -103,10 +107,19 @@ async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Pro
       standIn: flags.standIn === true,
       json: flags.json === true,
       verbose: flags.verbose === true,
+      trace: callerTrace(io.env),
       ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
       ...(runFiles === undefined ? {} : { runFiles }),
       ...(sessionRetentionDays === undefined ? {} : { sessionRetentionDays }),
     },
     io,
   );
+}
+
+/**
+ * The trace context the command was started in, from TRACEPARENT and TRACESTATE (OpenTelemetry's
+ * environment carriers, as a CI job's tracing sets them): the Run's span, here or on the service, is its child.
+ */
+function callerTrace(env: Readonly<Record<string, string | undefined>>): TraceHeaders {
+  return traceHeadersOf({ traceparent: env["TRACEPARENT"], tracestate: env["TRACESTATE"] });
 }

@@ -15,9 +15,12 @@ import { forStdout } from "./answer.js";
 import type { CommandIo } from "./io.js";
 import { createRunView } from "./view.js";
 import { workNotes } from "./work.js";
+import type { TraceHeaders } from "../trace/index.js";
 
 export type LocalRunOptions = CheckedRun & {
   readonly image: string;
+  /** The caller's trace context (TRACEPARENT, TRACESTATE in the environment): the Run's span is its child. */
+  readonly trace: TraceHeaders;
   readonly runtimeDir: string;
   readonly networks: readonly string[];
   /** Default: none, or the declared --network. */
@@ -92,6 +95,7 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     const harvestTo = options.out ?? scratch;
     const outcome: AgentOutcome = await runner.run(options.request, options.prompt, {
       signal: controller.signal,
+      ...(options.trace.traceparent === undefined ? {} : { traceContext: options.trace }),
       onEvent: (event) => view.event(event),
       ...(options.inputs === undefined ? {} : { inputs: { directory: options.inputs, ...(options.exclude.length === 0 ? {} : { exclude: options.exclude }) } }),
       ...(harvestTo === undefined ? {} : { harvestTo, replaceHarvestTo: options.replace }),

@@ -20,6 +20,7 @@ import type { SummaryOutcome } from "./summary.js";
 import { forStdout } from "./answer.js";
 import { printable } from "./progress.js";
 import { serviceUrl } from "./service-client.js";
+import type { TraceHeaders } from "../trace/index.js";
 import { createRunView, type RunView } from "./view.js";
 import { workNotes } from "./work.js";
 
@@ -28,6 +29,8 @@ export type RemoteRunOptions = CheckedRun & {
   readonly token: string | undefined;
   readonly idleTimeoutSeconds: number;
   readonly json: boolean;
+  /** The caller's trace context (TRACEPARENT, TRACESTATE in the environment), sent with the submit. */
+  readonly trace: TraceHeaders;
 };
 
 type RemoteOutcome = SummaryOutcome & { readonly result?: SummaryOutcome["result"] & { readonly text?: string }; readonly harvest?: AgentOutcome["harvest"] };
@@ -121,7 +124,7 @@ async function submit(client: AgentcageClient, options: RemoteRunOptions, exclud
   const inputs = options.inputs === undefined ? undefined : Buffer.concat(await Readable.from(packArtifacts(options.inputs, excluded)).toArray());
   const origin = client.baseUrl.origin;
   try {
-    const run = await client.submit(request, inputs === undefined ? {} : { inputs });
+    const run = await client.submit(request, { trace: options.trace, ...(inputs === undefined ? {} : { inputs }) });
     return { id: run.id, state: run.state, ...(run.queuePosition === undefined ? {} : { position: run.queuePosition }) };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;

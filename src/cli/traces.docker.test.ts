@@ -1,11 +1,12 @@
 // `agentcage serve` as its own process with OTEL_EXPORTER_OTLP_ENDPOINT at a receiver on loopback
 // that decodes the OTLP protobuf with the official definitions: Runs submitted with a traceparent
-// over the HTTP API, A2A and MCP are exported, on the service's stop, as children of their callers'
+// over the HTTP API, A2A, MCP and `run --remote` (its TRACEPARENT) are exported, on the service's stop, as children of their callers'
 // spans with their steps, and a canary secret in a prompt and the environment is in no byte of what
-// was exported; `agentcage run` exports its Run before it exits. An endpoint that never answers
+// was exported; `agentcage run` exports its Run before it exits, under
+// the TRACEPARENT it was started with. An endpoint that never answers
 // delays neither a Run nor the stop past its bound.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,8 +16,9 @@ import { join } from "node:path";
 import { createServer, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { TRACE_FLUSH_AT_EXIT_MS } from "./limits.js";
-import { commandEnv, MAIN, runCommand } from "../../test/support/command.js";
+import { commandEnv, runCommand } from "../../test/support/command.js";
 import { startOtlpReceiver } from "../../test/support/otlp-receiver.js";
+import { startServeProcess, type ServeProcess } from "../../test/support/serve-process.js";
 
 const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-traces-"));
 const TOKEN = "service-traces-test-token-0123456789";
@@ -26,6 +28,9 @@ const CALLER_SPAN = "00f067aa0ba902b7";
 const A2A_TRACE = "a2a0000000000000000000000000a2a1";
 const MCP_TRACE = "3c90000000000000000000000000e3c1";
 const OTHER_SPAN = "1111222233334444";
+/** The trace a CI job's tracing hands the command in TRACEPARENT (OpenTelemetry's environment carrier). */
+const JOB_TRACE = "5a5a0000000000000000000000000b0b";
+const REMOTE_TRACE = "6b6b0000000000000000000000000c0c";
 const children: ChildProcess[] = [];
 
 afterAll(() => {
@@ -33,23 +38,11 @@ afterAll(() => {
   rmSync(runtimeDir, { recursive: true, force: true });
 });
 
-/** `agentcage serve --stand-in` as its own process; its URL once it listens, and its exit. */
-function startService(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--runtime-dir", runtimeDir, "--slots", "1", "--stand-in"], {
-    env: { ...process.env, AGENTCAGE_TOKEN: TOKEN, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const url = /listening on (http:\/\/[^\s;]+)/.exec(text)?.[1];
-      if (url !== undefined) resolve({ url, child, exited });
-    });
-    void exited.then((code) => reject(new Error(`agentcage serve exited with ${code}: ${text.slice(-2000)}`)));
-  });
+/** `agentcage serve --stand-in` as its own process, one Run at a time; its URL once it listens, and its exit. */
+async function startService(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const started = await startServeProcess({ runtimeDir, token: TOKEN, args: ["--slots", "1"], env });
+  children.push(started.child);
+  return started;
 }
 
 async function call(url: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
@@ -116,6 +109,12 @@ describe("traces of the service", () => {
       );
       await mcp.callTool({ name: "run_agent", arguments: { cli: "claude", prompt: "say hello" } }, undefined, { timeout: 120_000 });
       await mcp.close();
+      // The command with --remote, started inside a job's trace: its submit carries the job's context.
+      const remote = await runCommand(
+        ["run", "claude", "say hello", "--remote", service.url, "--json"],
+        commandEnv({ AGENTCAGE_TOKEN: TOKEN, TRACEPARENT: `00-${REMOTE_TRACE}-${OTHER_SPAN}-01` }),
+      );
+      expect(remote.code, remote.stderr).toBe(0);
       await allEnded(service.url);
       service.child.kill("SIGTERM");
       expect(await service.exited).toBe(0);
@@ -134,7 +133,7 @@ describe("traces of the service", () => {
       expect(otherRun?.traceId).toMatch(/^[0-9a-f]{32}$/);
       expect(otherRun?.traceId).not.toBe(CALLER_TRACE);
       expect(otherRun?.parentSpanId).toBe("");
-      for (const traceId of [A2A_TRACE, MCP_TRACE]) {
+      for (const traceId of [A2A_TRACE, MCP_TRACE, REMOTE_TRACE]) {
         const runs = spans.filter((span) => span.name === "agentcage.run" && span.traceId === traceId);
         expect(runs, traceId).toHaveLength(1);
         expect(runs[0]?.parentSpanId).toBe(OTHER_SPAN);
@@ -150,13 +149,14 @@ describe("traces of the service", () => {
 });
 
 describe("traces of the command", () => {
-  it("export agentcage run's Run with its steps before it exits, and no secret", async () => {
+  it("export agentcage run's Run with its steps before it exits, under the TRACEPARENT it was started with, and no secret", async () => {
     const receiver = await startOtlpReceiver();
     try {
       const env = commandEnv({
         AGENTCAGE_RUNTIME_DIR: join(runtimeDir, "command"),
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         AGENTCAGE_TEST_CANARY: CANARY,
+        TRACEPARENT: `00-${JOB_TRACE}-${OTHER_SPAN}-01`,
       });
       const done = await runCommand(["run", "claude", `Remember ${CANARY} and say hello`, "--stand-in", "--json"], env);
       expect(done.code, done.stderr).toBe(0);
@@ -164,6 +164,8 @@ describe("traces of the command", () => {
       const spans = receiver.spans();
       const run = spans.find((span) => span.name === "agentcage.run");
       expect(run?.attributes).toMatchObject({ "agentcage.run.id": runId, "agentcage.cli": "claude", "agentcage.outcome.ok": true });
+      // A child of the job's span that TRACEPARENT named.
+      expect([run?.traceId, run?.parentSpanId]).toEqual([JOB_TRACE, OTHER_SPAN]);
       const steps = spans.filter((span) => span.parentSpanId === run?.spanId).map((span) => span.name);
       expect(steps).toEqual(expect.arrayContaining(["agentcage.stage", "agentcage.create", "agentcage.start", "agentcage.stream", "agentcage.remove"]));
       expect(Buffer.concat(receiver.bodies()).includes(Buffer.from(CANARY))).toBe(false);

@@ -27,6 +27,8 @@ export type SubmitOptions = {
   readonly inputs?: Uint8Array | Blob;
   /** Makes a repeated submit answer the Run the first one made; default a fresh one per call, which its own retries share. */
   readonly idempotencyKey?: string;
+  /** W3C Trace Context of the caller's span (the `traceparent` and `tracestate` headers): the Run's span is its child where the service exports traces. */
+  readonly trace?: { readonly traceparent?: string; readonly tracestate?: string };
 };
 
 export type AgentcageClient = {
@@ -110,7 +112,7 @@ export function createClient(options: ClientOptions): AgentcageClient {
         return await call("POST /v1/runs", (signal) =>
           api.POST("/v1/runs", {
             body: request,
-            params: { header: { "idempotency-key": key } },
+            params: { header: { "idempotency-key": key, ...submitted.trace } },
             signal,
             ...(submitted.inputs === undefined ? {} : { bodySerializer: () => formOf(request, submitted.inputs as Uint8Array | Blob) }),
           }),
