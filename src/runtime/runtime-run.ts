@@ -40,8 +40,7 @@ export function runOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>) {
     // One Run, one id: a refusal carries the caller's id too, when that id itself is good.
     const runId = usableRunId(runOptions) ?? newRunId();
     // The caller's span when it made one (it ends it); else the Run's own, under the active context, ended here.
-    const offered: unknown = (runOptions as { trace?: unknown } | null)?.trace;
-    const given = isRunTrace(offered) ? offered : undefined;
+    const given = isRunTrace(runOptions?.trace) ? runOptions.trace : undefined;
     const trace = given ?? startRunTrace(runId, context.active());
     given?.set({ runId });
     const answer = (outcome: Outcome<R>): Outcome<R> => {
@@ -161,7 +160,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
 }
 
 /** A RunTrace handed in from plain JavaScript is used only when it is one. */
-function isRunTrace(value: unknown): value is RunTrace {
+function isRunTrace(value: RunTrace | undefined): value is RunTrace {
   const candidate = value as Partial<RunTrace> | undefined;
   return typeof candidate?.step === "function" && typeof candidate.stepDone === "function" && typeof candidate.end === "function";
 }
