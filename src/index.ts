@@ -38,6 +38,7 @@ export {
   connectEgressGateway,
   findDeploymentEgress,
   startEgressGateway,
+  startEgressGateways,
 } from "./gateway/index.js";
 export type {
   AttachSession,
@@ -146,7 +147,14 @@ export type {
   MemoryVolumeSpec,
   NetworkSpec,
 } from "./engine/index.js";
-export type { DeploymentEgressOptions, EgressGateway, EgressGatewayConnection, EgressGatewayOptions } from "./gateway/index.js";
+export type {
+  DeploymentEgressOptions,
+  EgressGateway,
+  EgressGatewayConnection,
+  EgressGatewayOptions,
+  EgressGatewaySet,
+  EgressGatewaySetOptions,
+} from "./gateway/index.js";
 export type { Mount, MountSpec, MountTable } from "./mounts/index.js";
 export type {
   ChangeSummary,
@@ -199,6 +207,7 @@ export type {
   NamedEngine,
   RuntimeCheck,
   RunNetwork,
+  PlacedRun,
   RunOptions,
   RunVolumeKind,
   HeadStartPlan,

@@ -251,7 +251,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const pool = unlessEmpty(flags.pool);
   const poolIdleSeconds = unlessEmpty(flags.poolIdleSeconds);
   const engines = flags.engine === undefined || flags.engine.length === 0 ? undefined : flags.engine;
-  if (engines !== undefined) checkEnginesGoWith(flags, policy);
+  if (engines !== undefined) checkEnginesGoWith(flags, policy, egress);
   checkNetworkFlags({
     ...(policy === undefined ? {} : { networkPolicy: policy }),
     ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),
@@ -287,21 +287,26 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   };
 }
 
-/** What cannot go with several engines: what lives on one engine (the egress proxy, a network, the stand-in, a warm pool). */
-function checkEnginesGoWith(flags: ServeFlags, policy: NetworkPolicy | undefined): void {
+/**
+ * What cannot go with several engines: what lives on one engine (a network named by hand, the
+ * Operator's one egress proxy, the stand-in on a network of its own, a warm pool). Under model and
+ * allowlist serve starts a proxy on each engine (with the stand-in behind each, when asked).
+ */
+function checkEnginesGoWith(flags: ServeFlags, policy: NetworkPolicy | undefined, egress: unknown): void {
+  const proxied = policy === "model" || policy === "allowlist";
   const onOne =
-    policy !== undefined && policy !== "none"
-      ? `--network-policy ${policy}`
-      : flags.agentNetwork !== undefined
-        ? "--agent-network"
-        : flags.standIn === true
+    flags.agentNetwork !== undefined
+      ? "--agent-network"
+      : proxied && egress !== undefined
+        ? "--egress-control-socket"
+        : flags.standIn === true && !proxied
           ? "--stand-in"
           : unlessEmpty(flags.pool) !== undefined && unlessEmpty(flags.pool) !== 0
             ? "--pool"
             : undefined;
   if (onOne === undefined) return;
   throw new UsageError(
-    `${onOne} cannot go with --engine: the egress proxy, a Run's own networks, the stand-in model and a warm pool live on one engine, and a Run may be placed on any; over several engines use --network-policy none, or give one engine`,
+    `${onOne} cannot go with --engine: a network named by hand, the Operator's one egress proxy, a stand-in model on a network of its own and a warm pool live on one engine, and a Run may be placed on any; over several engines leave it out (under --network-policy model or allowlist serve starts a proxy, and the stand-in behind it, on each engine), or give one engine`,
   );
 }
 

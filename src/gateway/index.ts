@@ -8,9 +8,13 @@
  * const agents = createAgentRunner({ image: AGENT_IMAGE, staging: { runtimeDir: "/srv/agentcage" }, networkPolicy: "model", egress });
  * // ... Runs ...
  * await egress.close();
+ * // Over several engines, one proxy per engine: a Run joins the proxy of the engine it is placed on.
+ * const proxies = await startEgressGateways({ runtimeDir: "/srv/agentcage", engines });
  * ```
  */
 export type { EgressGateway, EgressGatewayConnection, EgressGatewayOptions } from "./egress-gateway.js";
+export type { EgressGatewaySet, EgressGatewaySetOptions } from "./egress-gateways.js";
 export type { DeploymentEgressOptions } from "./deployment-egress.js";
 export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export { startEgressGateways } from "./egress-gateways.js";
 export { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, EGRESS_SERVICE, findDeploymentEgress } from "./deployment-egress.js";

@@ -52,7 +52,8 @@ function poolOf(settings: RunnerSettings, pool: NonNullable<RunnerSettings["opti
 }
 
 function runnerContainer(settings: RunnerSettings): AgentContainer {
-  const { options, anthropicBaseUrl, apiRetries, gateway, policy } = settings;
+  const { options, anthropicBaseUrl, apiRetries, policy } = settings;
+  const gateway = settings.gateway ?? settings.proxies;
   return {
     image: options.image,
     // Both CLIs' public variables: each ignores the other's.

@@ -1,9 +1,17 @@
 // The one place the command and the service assemble their agent runners: the network policy's
-// egress proxy (started for them, or the Operator's, connected to), the stand-in model when asked
-// for, and runners over both. Invariant: what it started it stops, in close() or when it fails.
+// egress proxy (started for them, or the Operator's, connected to; over several engines, one started
+// on each), the stand-in model when asked for, and runners over both.
+// Invariant: what it started it stops, in close() or when it fails.
 
 import type { Logger } from "pino";
-import { connectEgressGateway, startEgressGateway, type EgressGateway, type EgressGatewayConnection } from "../gateway/index.js";
+import {
+  connectEgressGateway,
+  startEgressGateway,
+  startEgressGateways,
+  type EgressGateway,
+  type EgressGatewayConnection,
+  type EgressGatewaySet,
+} from "../gateway/index.js";
 import { STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../stand-in/index.js";
 import type { NetworkPolicy } from "./network-policy.js";
 import { createAgentRunner, type AgentRunner } from "./runner.js";
@@ -34,8 +42,10 @@ export type RunnerAssemblyOptions = {
 export type RunnerAssembly = {
   /** A runner over what was started; `extra` changes one runner (the service's writable one), never the network. Throws the library's refusals. */
   readonly runner: (extra?: Partial<AgentRunnerOptions>) => AgentRunner;
-  /** The egress proxy in use, when the policy needs one. */
+  /** The egress proxy in use, when the policy needs one over one engine. */
   readonly gateway: EgressGateway | undefined;
+  /** Over several engines (the runner's `engines`), when the policy needs a proxy: one per engine. */
+  readonly gateways: EgressGatewaySet | undefined;
   /** Stops what this assembly started (the stand-in, a proxy it started); a connected proxy is only let go. */
   readonly close: () => Promise<void>;
 };
@@ -59,13 +69,15 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
   const standIn = options.standIn === true;
   const refusal = assemblyRefusal(options);
   if (refusal !== undefined) throw new AgentRunnerError(refusal);
-  const started: { gateway?: EgressGateway; standIn?: RunningStandIn } = {};
+  const started: { gateway?: EgressGateway; gateways?: EgressGatewaySet; standIn?: RunningStandIn } = {};
   const close = async (): Promise<void> => {
     await started.standIn?.stop();
     await started.gateway?.close();
+    await started.gateways?.close();
   };
   try {
-    if (proxied && options.signal?.aborted !== true) started.gateway = await startProxy(options);
+    if (proxied && options.signal?.aborted !== true && options.runner.engines !== undefined) started.gateways = await startProxies(options);
+    else if (proxied && options.signal?.aborted !== true) started.gateway = await startProxy(options);
     else if (standIn && options.signal?.aborted !== true) {
       options.onStep?.("stand-in model");
       started.standIn = await startStandInModel("plain", options.logger === undefined ? {} : { logger: options.logger });
@@ -78,6 +90,7 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
   return {
     runner: (extra = {}) => createAgentRunner({ ...options.runner, ...network, ...extra }),
     gateway: started.gateway,
+    gateways: started.gateways,
     close,
   };
 }
@@ -97,10 +110,33 @@ async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway
   });
 }
 
+/**
+ * Over several engines: a proxy of this process's on each (a Run's network joins the one of the
+ * engine it is placed on). The Operator's one proxy lives on one engine, so it cannot serve them.
+ */
+async function startProxies(options: RunnerAssemblyOptions): Promise<EgressGatewaySet> {
+  const engines = options.runner.engines as NonNullable<AgentRunnerOptions["engines"]>;
+  if (options.egress !== undefined) {
+    throw new AgentRunnerError(
+      `the Operator's egress proxy (egress) lives on one engine, and a Run over several engines joins the proxy of the engine it is placed on; leave egress out to start one on each engine (${engines.names.join(", ")}), or use one engine`,
+    );
+  }
+  const standIn = options.standIn === true;
+  options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
+  return startEgressGateways({
+    engines,
+    runtimeDir: options.runner.staging.runtimeDir,
+    standIn,
+    ...(standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
+    ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+}
+
 /** What each runner is given for its network, from the policy and what was started for it. */
 function networkOptions(
   options: RunnerAssemblyOptions,
-  started: { readonly gateway?: EgressGateway; readonly standIn?: RunningStandIn },
+  started: { readonly gateway?: EgressGateway; readonly gateways?: EgressGatewaySet; readonly standIn?: RunningStandIn },
 ): Partial<AgentRunnerOptions> {
   const declared: Partial<AgentRunnerOptions> = {
     ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
@@ -108,8 +144,8 @@ function networkOptions(
     ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
   };
   // The stand-in behind the proxy: the agents hold tokens, the proxy the stand-in's made-up key.
-  if (started.gateway !== undefined)
-    return { ...declared, egress: started.gateway, ...(options.standIn === true ? { environment: STAND_IN_ENVIRONMENT } : {}) };
+  const egress = started.gateway ?? started.gateways;
+  if (egress !== undefined) return { ...declared, egress, ...(options.standIn === true ? { environment: STAND_IN_ENVIRONMENT } : {}) };
   if (started.standIn !== undefined) return { ...declared, ...standInRunnerOptions(started.standIn) };
   return declared;
 }

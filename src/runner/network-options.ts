@@ -23,18 +23,7 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
   }
   const proxied = policy === "model" || policy === "allowlist";
   if (proxied) {
-    const gateway = options.egress as unknown as Record<string, unknown> | undefined;
-    if (
-      gateway === undefined ||
-      typeof gateway !== "object" ||
-      gateway === null ||
-      typeof gateway["register"] !== "function" ||
-      typeof gateway["container"] !== "string"
-    ) {
-      throw new AgentRunnerError(
-        `networkPolicy ${JSON.stringify(policy)} needs egress: the egress proxy; pass egress: await startEgressGateway({ runtimeDir }), or connectEgressGateway(...) for one the Operator runs`,
-      );
-    }
+    checkEgress(options, policy);
     for (const replaced of ["anthropicBaseUrl", "codexProvider", "codexLoginDirectory"] as const) {
       if (options[replaced] !== undefined) {
         throw new AgentRunnerError(
@@ -65,11 +54,31 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
       'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"',
     );
   }
-  if (options.engines !== undefined && (policy !== "none" || options.networks !== undefined)) {
-    const given = options.networks === undefined ? `networkPolicy ${JSON.stringify(policy)}` : `networks ${JSON.stringify(options.networks)}`;
+  if (options.engines !== undefined && options.networks !== undefined) {
     throw new AgentRunnerError(
-      `${given} cannot go with engines: the egress proxy and a Run's own networks live on one engine, and a Run may be placed on any; use networkPolicy "none" over several engines, or one engine`,
+      `networks ${JSON.stringify(options.networks)} cannot go with engines: a network declared by hand lives on one engine, and a Run may be placed on any; use a networkPolicy over several engines, or one engine`,
     );
   }
   return policy;
+}
+
+/** The proxy a model or allowlist policy needs: one over one engine, one per engine (startEgressGateways) over several. */
+function checkEgress(options: AgentRunnerOptions, policy: NetworkPolicy): void {
+  const gateway = options.egress as unknown as Record<string, unknown> | undefined;
+  const perEngine = typeof gateway === "object" && gateway !== null && typeof gateway["forEngine"] === "function";
+  const single = typeof gateway === "object" && gateway !== null && typeof gateway["register"] === "function" && typeof gateway["container"] === "string";
+  if (options.engines !== undefined) {
+    if (perEngine) return;
+    throw new AgentRunnerError(
+      single
+        ? `networkPolicy ${JSON.stringify(policy)} over engines needs a proxy on each engine, and egress is one proxy on one engine (a Run's network joins the proxy of the engine it is placed on); pass egress: await startEgressGateways({ runtimeDir, engines }) over the same engines`
+        : `networkPolicy ${JSON.stringify(policy)} over engines needs egress: a proxy on each engine; pass egress: await startEgressGateways({ runtimeDir, engines }) over the same engines`,
+    );
+  }
+  if (single) return;
+  throw new AgentRunnerError(
+    perEngine
+      ? `egress is a proxy per engine (startEgressGateways), but no engines are given; pass the same engines, or one proxy: egress: await startEgressGateway({ runtimeDir })`
+      : `networkPolicy ${JSON.stringify(policy)} needs egress: the egress proxy; pass egress: await startEgressGateway({ runtimeDir }), or connectEgressGateway(...) for one the Operator runs`,
+  );
 }

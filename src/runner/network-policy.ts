@@ -62,6 +62,8 @@ export function egressBaseUrl(gateway: Pick<EgressGateway, "alias" | "port">): s
 
 export type ProxiedRun = {
   readonly runId: string;
+  /** The proxy the Run is registered with: over several engines, the one of the engine it was placed on. */
+  readonly gateway: EgressGateway;
   /**
    * Registers the Run with the proxy (once; later calls answer the first's promise), under `token`
    * when given (a pool member's, made ahead), and resolves with the variables that hand the agent
@@ -77,6 +79,15 @@ export type ProxiedRun = {
   readonly revoked: () => boolean;
   /** Takes each reading of the proxy's meter: an answer that streamed since the last is a sign of life for the stall watchdog. */
   readonly observe: (meter: RunMeter) => void;
+};
+
+/**
+ * Over several engines, a proxied Run before its placement: its id, and its ProxiedRun on the proxy
+ * of the engine it is placed on (that proxy's breaches heard first), made once it is.
+ */
+export type UnplacedProxiedRun = {
+  readonly runId: string;
+  readonly on: (engine: string) => Promise<ProxiedRun>;
 };
 
 /** The Run as the proxy will know it; nothing is registered until its register() is called. */
@@ -122,6 +133,7 @@ export function proxiedRun(
   let lastByteAt = 0;
   return {
     runId,
+    gateway,
     register,
     registered: () => registering !== undefined,
     network: {

@@ -47,7 +47,8 @@ export async function prepareAny(
 
 /** The parsed request, or its refusal: a resume this runner cannot keep, a cap its network cannot hold. */
 function checkedRequest(settings: RunnerSettings, input: AgentRequestInput): AgentRequest | AgentOutcome {
-  const { gateway, policy, keepSessions, options } = settings;
+  const { policy, keepSessions, options } = settings;
+  const gateway = settings.gateway ?? settings.proxies;
   let request: AgentRequest;
   try {
     request = parseAgentRequest(input);

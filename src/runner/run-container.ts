@@ -11,7 +11,7 @@ import type { RunnerContext } from "./context.js";
 import { createRunGuard, type RunGuard } from "./guard.js";
 import { credentialMasked, handOver, keyHelperFor, sessionStoreOf } from "./hand-over.js";
 import { watchMeter } from "./meter.js";
-import type { ProxiedRun } from "./network-policy.js";
+import type { ProxiedRun, UnplacedProxiedRun } from "./network-policy.js";
 import type { Prepared } from "./prepare.js";
 import type { PlannedRequest } from "./run-plan.js";
 import type { AgentRunOptions } from "./runner-options.js";
@@ -26,6 +26,12 @@ export type Ran = {
   readonly onEventError: string | undefined;
 };
 
+/**
+ * The Run's place at the egress proxy before its container: a Run registered (or to be, at its
+ * claim), none (no proxy), or over several engines one to register with its engine's proxy once placed.
+ */
+export type EnteredProxy = { readonly proxied: ProxiedRun | undefined; readonly unplaced?: UnplacedProxiedRun };
+
 /** The Run's guards, the request its plan function gets, and the Run's way to tell the caller an event once the plan attached it. */
 type RunWatch = {
   readonly guard: RunGuard;
@@ -37,32 +43,34 @@ type RunWatch = {
 export async function runGuarded(
   context: RunnerContext,
   prepared: Prepared,
-  proxied: ProxiedRun | undefined,
+  entered: EnteredProxy,
   prompt: string,
   runOptions: AgentRunOptions,
   trace: RunTrace,
 ): Promise<Ran> {
   const { request } = prepared;
-  const { gateway } = context.settings;
-  const watch = watchRun(context, prepared, proxied, runOptions);
+  // Over several engines the Run is registered once placed: from then on it is proxied like any other.
+  const held: { proxied: ProxiedRun | undefined } = { proxied: entered.proxied };
+  const watch = watchRun(context, prepared, entered.proxied?.runId ?? entered.unplaced?.runId, runOptions);
   let ran: Outcome<AgentResult>;
   let meter: RunMeter | undefined;
   let proxyGone: string | undefined;
-  // The meter is read once the proxy knows the Run: now, or at its claim (head starts).
+  // The meter is read once the proxy knows the Run: now, at its claim (head starts), or once placed (engines).
   let metering: { stop: () => void } | undefined;
   const meterFrom = (): void => {
-    if (proxied !== undefined && gateway !== undefined) metering ??= watchMeter(gateway, proxied, watch.tell, watch.guard.unavailable);
+    const { proxied } = held;
+    if (proxied !== undefined) metering ??= watchMeter(proxied.gateway, proxied, watch.tell, watch.guard.unavailable);
   };
-  if (proxied?.registered() === true) meterFrom();
+  if (held.proxied?.registered() === true) meterFrom();
   try {
     ran = await context.runtime.run(
       { text: prompt, request: watch.planned, ...(request.resumeSession === undefined ? {} : { session: request.resumeSession }) },
-      { ...(await runtimeOptions(context, prepared, proxied, runOptions, watch, meterFrom)), trace },
+      { ...(await runtimeOptions(context, prepared, entered, held, runOptions, watch, meterFrom)), trace },
     );
   } finally {
     watch.guard.dispose();
     metering?.stop();
-    if (proxied !== undefined) ({ meter, proxyGone } = await endProxiedRun(context, proxied, watch.tell));
+    if (held.proxied !== undefined) ({ meter, proxyGone } = await endProxiedRun(context, held.proxied, watch.tell));
   }
   return { ran: proxyGone === undefined ? ran : blamedOnProxy(ran, proxyGone), guard: watch.guard, meter, onEventError: watch.onEventError() };
 }
@@ -77,11 +85,12 @@ function blamedOnProxy(ran: Outcome<AgentResult>, proxyGone: string): Outcome<Ag
   return { ...ran, reason: "unavailable", error: `${proxyGone}${ran.error === undefined ? "" : `; the agent said: ${ran.error}`}` };
 }
 
-function watchRun(context: RunnerContext, { request, credential }: Prepared, proxied: ProxiedRun | undefined, runOptions: AgentRunOptions): RunWatch {
+/** The Run's watch; `proxiedRunId`: the id the egress proxy knows it by, whose breaches end it. */
+function watchRun(context: RunnerContext, { request, credential }: Prepared, proxiedRunId: string | undefined, runOptions: AgentRunOptions): RunWatch {
   const keyHelper = keyHelperFor(request.cli, credential, context.settings.policy);
   const guard = createRunGuard(request, runOptions.signal);
-  if (proxied !== undefined) {
-    context.breaches.atSource(proxied.runId, (breach) =>
+  if (proxiedRunId !== undefined) {
+    context.breaches.atSource(proxiedRunId, (breach) =>
       guard.exceededAtSource(breach.cap as BudgetCap, `the egress proxy refused a model call: ${breach.message}`),
     );
   }
@@ -108,17 +117,21 @@ function watchRun(context: RunnerContext, { request, credential }: Prepared, pro
 async function runtimeOptions(
   context: RunnerContext,
   { request, credential }: Prepared,
-  proxied: ProxiedRun | undefined,
+  entered: EnteredProxy,
+  held: { proxied: ProxiedRun | undefined },
   runOptions: AgentRunOptions,
   watch: RunWatch,
   meterFrom: () => void,
 ): Promise<RunOptions> {
   const { policy, keepSessions, codexProvider } = context.settings;
+  const { proxied, unplaced } = entered;
   return {
     timeoutSeconds: request.timeoutSeconds,
-    ...(proxied === undefined
-      ? handOver(request.cli, credential, codexProvider, watch.planned.keyHelper)
-      : await proxiedOptions(context, request, proxied, meterFrom)),
+    ...(unplaced !== undefined
+      ? placedOptions(unplaced, held, meterFrom)
+      : proxied === undefined
+        ? handOver(request.cli, credential, codexProvider, watch.planned.keyHelper)
+        : await proxiedOptions(context, request, proxied, meterFrom)),
     ...(policy === "open" ? { network: { kind: "open" as const } } : {}),
     ...pick(runOptions),
     signal: watch.guard.signal,
@@ -159,6 +172,25 @@ async function proxiedOptions(context: RunnerContext, request: AgentRequest, pro
       } catch (error) {
         throw new Error(`the egress proxy did not take the Run: ${error instanceof Error ? error.message : String(error)}`);
       }
+    },
+  };
+}
+
+/**
+ * Over several engines: the Run's network and token made on the proxy of the engine it is placed
+ * on, once it is (the runtime's atPlacement); the Run is held as proxied from then on, so its token
+ * is revoked whatever happens next.
+ */
+function placedOptions(unplaced: UnplacedProxiedRun, held: { proxied: ProxiedRun | undefined }, meterFrom: () => void): RunOptions {
+  return {
+    runId: unplaced.runId,
+    atPlacement: async (engine) => {
+      if (engine === undefined) throw new Error("the Run was placed on no engine of the set, so it has no egress proxy");
+      const proxied = await unplaced.on(engine);
+      held.proxied = proxied;
+      const env = await proxied.register();
+      meterFrom();
+      return { env, network: proxied.network };
     },
   };
 }

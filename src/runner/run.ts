@@ -4,13 +4,14 @@
 // caller's run id too (one Run, one id).
 
 import type { Outcome } from "../plan/index.js";
-import { isRunId } from "../runtime/index.js";
+import { isRunId, newRunId } from "../runtime/index.js";
+import type { EgressGateway } from "../gateway/index.js";
 import type { AgentRequestInput, AgentResult } from "../agents/index.js";
 import type { RunnerContext } from "./context.js";
 import { credentialMasked } from "./hand-over.js";
 import { refused, withNetworkHint, withRuntimeHint, type AgentOutcome } from "./outcome.js";
 import { prepare, type Prepared } from "./prepare.js";
-import { runGuarded, type Ran } from "./run-container.js";
+import { runGuarded, type EnteredProxy, type Ran } from "./run-container.js";
 import { checkRunCall, type AgentRunOptions } from "./runner-options.js";
 import { proxiedRun, type ProxiedRun } from "./network-policy.js";
 import type { RunnerSettings } from "./settings.js";
@@ -54,22 +55,23 @@ async function runTraced(
   const entered = await enterProxy(context, prepared, runOptions.runId);
   if ("refusal" in entered) return named(entered.refusal);
   trace.set({ cli: prepared.request.cli, networkPolicy: context.settings.options.networks === undefined ? context.settings.policy : "declared" });
-  const ran = await runGuarded(context, prepared, entered.proxied, prompt, runOptions, trace);
+  const ran = await runGuarded(context, prepared, entered, prompt, runOptions, trace);
   metered(ran.meter);
   return assembleOutcome(context.settings, prepared, ran);
 }
 
 /**
  * Under "model" and "allowlist": the Run registered with the egress proxy, once its breaches can be
- * heard; with head starts, registered later, at its claim (with its member's token). Else no proxied Run.
+ * heard; with head starts, registered later, at its claim (with its member's token); over several
+ * engines, registered once it is placed, with the proxy of its engine. Else no proxied Run.
  */
 async function enterProxy(
   context: RunnerContext,
   { request, credential }: Prepared,
   runId: string | undefined,
-): Promise<{ readonly proxied: ProxiedRun | undefined } | { readonly refusal: AgentOutcome }> {
-  const { gateway, policy, options } = context.settings;
-  if (gateway === undefined) return { proxied: undefined };
+): Promise<EnteredProxy | { readonly refusal: AgentOutcome }> {
+  const { gateway, proxies, policy, options } = context.settings;
+  if (gateway === undefined && proxies === undefined) return { proxied: undefined };
   if (credential.kind === "login") {
     return {
       refusal: refused(
@@ -80,9 +82,21 @@ async function enterProxy(
       ),
     };
   }
+  const proxiedOn = (one: EgressGateway, id?: string): ProxiedRun =>
+    proxiedRun(one, request, credential, policy as "model" | "allowlist", options.allowlist ?? [], id);
+  if (proxies !== undefined) {
+    const id = runId ?? newRunId();
+    const on = async (engine: string): Promise<ProxiedRun> => {
+      const one = await proxies.forEngine(engine);
+      await context.breaches.hear(one);
+      return proxiedOn(one, id);
+    };
+    return { proxied: undefined, unplaced: { runId: id, on } };
+  }
+  if (gateway === undefined) return { proxied: undefined };
   try {
     await context.breaches.hear(gateway);
-    const proxied = proxiedRun(gateway, request, credential, policy as "model" | "allowlist", options.allowlist ?? [], runId);
+    const proxied = proxiedOn(gateway, runId);
     if (context.headStarts === undefined) await proxied.register();
     return { proxied };
   } catch (error) {

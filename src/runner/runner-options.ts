@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { AgentcageError } from "../errors/index.js";
 import { describeValue, type EngineSet, type RunFiles } from "../runtime/index.js";
 import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
-import type { EgressGateway } from "../gateway/index.js";
+import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
 import type { Engine } from "../engine/index.js";
 import { RUN_ID_PATTERN, type RunInputs } from "../staging/index.js";
 import type { CodexProvider, AgentEvent } from "../agents/index.js";
@@ -55,8 +55,12 @@ export type AgentRunnerOptions = {
    *   the container (see the README for what that risks).
    */
   readonly networkPolicy?: NetworkPolicy;
-  /** For "model" and "allowlist": the egress proxy, from `startEgressGateway` or `connectEgressGateway`. */
-  readonly egress?: EgressGateway;
+  /**
+   * For "model" and "allowlist": the egress proxy, from `startEgressGateway` or `connectEgressGateway`;
+   * with `engines`, one per engine, from `startEgressGateways({ engines, ... })` (each Run's network
+   * and token are then made on the proxy of the engine it is placed on).
+   */
+  readonly egress?: EgressGateway | EgressGatewaySet;
   /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "registry.npmjs.org:443". */
   readonly allowlist?: readonly string[];
   /** Networks the agent joins, declared by hand instead of a policy (a stand-in model's `container:<name>`); default: none. */
@@ -101,9 +105,10 @@ export type AgentRunnerOptions = {
   /** The container engine; default: Docker through `docker`. */
   readonly engine?: Engine;
   /**
-   * Several engines (createEngineSet), each Run placed on one (the runtime's `engines`). Only under
-   * networkPolicy "none" and with no `networks`: the egress proxy and a Run's own networks live on
-   * one engine. Not with `engine`, `docker` or `pool`. Default: the one engine.
+   * Several engines (createEngineSet), each Run placed on one (the runtime's `engines`). Under "model"
+   * and "allowlist", `egress` is a proxy per engine (startEgressGateways over the same set); "open"
+   * makes each Run's network on its engine. Not with `networks` (declared on one engine), `engine`,
+   * `docker` or `pool`. Default: the one engine.
    */
   readonly engines?: EngineSet;
 };

@@ -4,7 +4,7 @@
 // no Run resolves a setting again.
 
 import { DEFAULT_AGENT_WORKDIR } from "../container/index.js";
-import type { EgressGateway } from "../gateway/index.js";
+import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
 import type { CodexProvider } from "../agents/index.js";
 import { DEFAULT_API_RETRIES, MAX_API_RETRIES } from "./limits.js";
 import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
@@ -18,8 +18,10 @@ export type RunnerSettings = {
   /** Retries of a failed API call by the CLI itself. */
   readonly apiRetries: number;
   readonly keepSessions: boolean;
-  /** The egress proxy, under "model" and "allowlist" only. */
+  /** The egress proxy, under "model" and "allowlist" over one engine only. */
   readonly gateway: EgressGateway | undefined;
+  /** Over several engines, under "model" and "allowlist": one proxy per engine, a Run's chosen where it is placed. */
+  readonly proxies: EgressGatewaySet | undefined;
   /** Where claude speaks: the proxy when there is one, else the Operator's setting; undefined: the CLI's own endpoint. */
   readonly anthropicBaseUrl: string | undefined;
   /** Where codex speaks, with the runner's retries; undefined: the CLI's own provider. */
@@ -38,13 +40,15 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
       `codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`,
     );
   }
-  const gateway = policy === "model" || policy === "allowlist" ? options.egress : undefined;
-  // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting.
-  const anthropicBaseUrl = gateway === undefined ? options.anthropicBaseUrl : egressBaseUrl(gateway);
+  const egress = policy === "model" || policy === "allowlist" ? options.egress : undefined;
+  const proxies = egress !== undefined && "forEngine" in egress ? egress : undefined;
+  const gateway = proxies === undefined ? (egress as EgressGateway | undefined) : undefined;
+  // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting (every proxy of a set is reached alike).
+  const anthropicBaseUrl = egress === undefined ? options.anthropicBaseUrl : egressBaseUrl(egress);
   const declaredProvider: CodexProvider | undefined =
-    gateway === undefined
+    egress === undefined
       ? options.codexProvider
-      : { baseUrl: `${egressBaseUrl(gateway)}/v1`, envKey: "OPENAI_API_KEY", ...(gateway.codexModel === undefined ? {} : { model: gateway.codexModel }) };
+      : { baseUrl: `${egressBaseUrl(egress)}/v1`, envKey: "OPENAI_API_KEY", ...(egress.codexModel === undefined ? {} : { model: egress.codexModel }) };
   if (options.runFiles === "engine" && options.codexLoginDirectory !== undefined && declaredProvider === undefined) {
     throw new AgentRunnerError(
       `codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} is handed to each Run as a file bound from this host's disk, and runFiles "engine" binds nothing of it; give codex an API key instead, or use runFiles "disk"`,
@@ -56,6 +60,7 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
     apiRetries,
     keepSessions,
     gateway,
+    proxies,
     anthropicBaseUrl,
     codexProvider: declaredProvider === undefined ? undefined : { ...declaredProvider, maxRetries: declaredProvider.maxRetries ?? apiRetries },
     workdir: options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR,

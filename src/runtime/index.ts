@@ -20,7 +20,7 @@ export { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE } from 
 export { POOL_LABEL } from "./pool-member.js";
 export type { HeadStartPlan } from "./pool-member.js";
 export { tmpfsSecretCommand } from "./pool-launcher.js";
-export type { RunOptions, SessionStoreOptions } from "./run-options.js";
+export type { PlacedRun, RunOptions, SessionStoreOptions } from "./run-options.js";
 export type { RunFiles, WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { RunNetwork } from "./run-network.js";

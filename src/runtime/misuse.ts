@@ -27,6 +27,7 @@ export const RUN_OPTION_NAMES = [
   "runId",
   "network",
   "envAtClaim",
+  "atPlacement",
   "trace",
 ] as const;
 export const COMMAND_OPTION_NAMES = ["env", "secretFiles", "secrets"] as const;

@@ -83,6 +83,20 @@ export type RunOptions = {
    * member holds. A rejection ends the Run `unavailable` before its agent gets anything. Default: none.
    */
   readonly envAtClaim?: (offered: Readonly<Record<string, string>> | undefined) => Promise<Readonly<Record<string, string>>>;
+  /**
+   * The Run's environment and own network, decided once it is placed (RuntimeOptions.engines), with
+   * the name of the engine it was placed on (undefined with one engine): the egress proxy of that
+   * engine registers the Run's token here, and the network joins that proxy. What it resolves with
+   * is added to `env` (secret and masked like it) and replaces `network`. A rejection ends the Run
+   * `unavailable`, with its message, before anything of it is made. Default: none.
+   */
+  readonly atPlacement?: (engine: string | undefined) => Promise<PlacedRun>;
+};
+
+/** What atPlacement decides for a Run once it knows its engine. */
+export type PlacedRun = {
+  readonly env?: Readonly<Record<string, string>>;
+  readonly network?: RunNetwork;
 };
 
 export type SessionStoreOptions = {

@@ -59,6 +59,9 @@ export function checkRunRequest(prompt: unknown, options: RunOptions, runtimeDir
   if (options.envAtClaim !== undefined && typeof options.envAtClaim !== "function") {
     return `envAtClaim ${describeValue(options.envAtClaim)} is not a function; pass async (offered) => ({ NAME: value }), or leave it out`;
   }
+  if (options.atPlacement !== undefined && typeof options.atPlacement !== "function") {
+    return `atPlacement ${describeValue(options.atPlacement)} is not a function; pass async (engine) => ({ env, network }), or leave it out`;
+  }
   const network = options.network as { kind?: unknown; attach?: { container?: unknown; alias?: unknown } } | undefined;
   if (network !== undefined) {
     if (typeof network !== "object" || network === null || !(RUN_NETWORK_KINDS as readonly unknown[]).includes(network.kind)) {

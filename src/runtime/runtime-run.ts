@@ -14,7 +14,7 @@ import { callerAbort } from "./misuse.js";
 import { performRun, type RunContext } from "./run.js";
 import { newRunId } from "./run-id.js";
 import { runMasker } from "./run-masker.js";
-import type { RunOptions } from "./run-options.js";
+import type { PlacedRun, RunOptions } from "./run-options.js";
 import { waitForSlot } from "./run-queue.js";
 import { checkRunRequest, usableRunId } from "./run-request.js";
 import type { RuntimeShared } from "./runtime-shared.js";
@@ -103,7 +103,9 @@ async function runInSlot<R extends ReaderVerdict, Q>(
   liveRuns.add(call.runId);
   try {
     await Promise.race([shared.sweepAtStartup(), ...(signal === undefined ? [] : [aborted(signal)])]);
-    const outcome = await performRun<R, Q>(runContextOf(shared, call, startedAt, lease));
+    const placed = await placedCall(call, lease);
+    if ("refused" in placed) return early("unavailable", placed.refused, queuedMs);
+    const outcome = await performRun<R, Q>(runContextOf(shared, placed.call, startedAt, lease));
     const { containerRuntime } = shared.container;
     return answer({ ...outcome, queuedMs, ...(containerRuntime === undefined ? {} : { containerRuntime }) });
   } catch (error) {
@@ -113,6 +115,29 @@ async function runInSlot<R extends ReaderVerdict, Q>(
     liveRuns.delete(call.runId);
     lease?.release();
   }
+}
+
+/**
+ * The call with what its atPlacement decided for the engine it was placed on (its env added, its
+ * network replaced, each value masked from now), or why it cannot go there.
+ */
+async function placedCall<Q>(call: RunCall<Q>, lease: EngineLease | undefined): Promise<{ readonly call: RunCall<Q> } | { readonly refused: string }> {
+  const { atPlacement } = call.options;
+  if (atPlacement === undefined) return { call };
+  let placed: PlacedRun;
+  try {
+    placed = await atPlacement(lease?.name);
+  } catch (error) {
+    const where = lease === undefined ? "its engine" : `the engine ${JSON.stringify(lease.name)}`;
+    return { refused: call.masker.mask(`the Run could not be readied on ${where}: ${error instanceof Error ? error.message : String(error)}`) };
+  }
+  for (const value of Object.values(placed.env ?? {})) call.masker.add(value);
+  const options: RunOptions = {
+    ...call.options,
+    ...(placed.env === undefined ? {} : { env: { ...call.options.env, ...placed.env } }),
+    ...(placed.network === undefined ? {} : { network: placed.network }),
+  };
+  return { call: { ...call, options } };
 }
 
 /** Resolves when the signal aborts (at once when it already has). */

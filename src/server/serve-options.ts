@@ -36,7 +36,8 @@ export type ServeOptions = {
    * Several engines (`--engine`), each `ADDRESS[,name=NAME][,slots=N][,certs=DIR]` (the library's
    * parseEngineSpec): each Run goes to one that answers and holds the image, with the most free
    * slots; `slots` stays the service's total, and an engine's own slots= caps it (default `slots`).
-   * Only under networkPolicy "none", without a pool. Default: the one engine (DOCKER_HOST, else the local socket).
+   * Under "model" and "allowlist", serve starts an egress proxy on each engine (not with `egress`);
+   * not with agentNetworks nor a pool. Default: the one engine (DOCKER_HOST, else the local socket).
    */
   readonly engines?: readonly string[];
   /** Runs accepted and not ended (waiting or running) past which POST /v1/runs answers 429; default DEFAULT_QUEUE_BOUND, at least `slots`. */

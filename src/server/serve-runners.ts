@@ -1,5 +1,5 @@
 // The runners serve's Runs go through: one assembly (the network policy, the egress proxy serve
-// starts when the policy needs one and none is given) and two runners on one Staging Directory,
+// starts when the policy needs one and none is given, one per engine over several) and two runners on one Staging Directory,
 // `staging/` beside the service's records, whose Agent Containers differ in their work/ mount
 // alone. The warm pool (--pool) is the read-only runner's alone: a writable work/ is fixed when a
 // container is made, so every Run of the writable runner starts cold and a pool there would only
@@ -34,7 +34,7 @@ export async function assembleServiceRunners(options: ServeOptions, slots: numbe
   await mkdir(staging.runtimeDir, { recursive: true, mode: 0o700 });
   // Both runners share one engine set: an engine's slots and its drain count over every Run of the service.
   const engines = engineSetFor(options, slots);
-  const assembly = await assemble(options, staging, slots, logger).catch((error: unknown) => {
+  const assembly = await assemble(options, staging, slots, logger, engines).catch((error: unknown) => {
     engines?.close();
     throw error;
   });
@@ -98,12 +98,20 @@ function stagingOf(options: ServeOptions): StagingDeclaration {
   };
 }
 
-async function assemble(options: ServeOptions, staging: StagingDeclaration, slots: number, logger: Logger): Promise<RunnerAssembly> {
+async function assemble(
+  options: ServeOptions,
+  staging: StagingDeclaration,
+  slots: number,
+  logger: Logger,
+  engines: EngineSet | undefined,
+): Promise<RunnerAssembly> {
   try {
     return await assembleRunners({
       runner: {
         image: options.image ?? AGENT_IMAGE,
         staging,
+        // The assembly starts an egress proxy on each engine when the policy needs one.
+        ...(engines === undefined ? {} : { engines }),
         maxConcurrentRuns: slots,
         ...(options.sessions === true ? { sessions: true } : {}),
         ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),

@@ -109,6 +109,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         ...(options.agentNetworks === undefined ? {} : { agentNetworks: options.agentNetworks }),
         connected: options.egress !== undefined,
         gateway: assembly.gateway,
+        gateways: assembly.gateways,
       }),
     },
   });

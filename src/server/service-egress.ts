@@ -3,7 +3,7 @@
 // endpoint answers now. Invariant: nothing here reads its control secret, its socket's path or a
 // Run's token, so no view of it can hold one.
 
-import type { EgressGateway } from "../gateway/index.js";
+import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
 import { EGRESS_PROBE_TIMEOUT_MS } from "./limits.js";
 
 export type EgressView = {
@@ -24,6 +24,8 @@ export type EgressSetup = {
   /** Whether serve was given the Operator's proxy to connect to (else it started its own, when the policy needs one). */
   readonly connected: boolean;
   readonly gateway: EgressGateway | undefined;
+  /** Over several engines: serve's own proxy on each. */
+  readonly gateways?: EgressGatewaySet | undefined;
 };
 
 /** A Run id no Run has (Run ids are 16 hex digits): the proxy answers its meter "unknown" (404), which proves it answers. */
@@ -31,7 +33,15 @@ const PROBE_RUN_ID = "service-status-probe";
 
 export function egressView(setup: EgressSetup): () => Promise<EgressView> {
   const networkPolicy = setup.networkPolicy ?? (setup.agentNetworks === undefined ? "none" : "networks");
-  const { gateway } = setup;
+  const { gateway, gateways } = setup;
+  if (gateways !== undefined) {
+    // One per engine, each its own container: the view names none, and answers while every one started answers.
+    const where = { networkPolicy, proxy: "started", alias: gateways.alias, port: gateways.port } as const;
+    return async () => {
+      const started = await gateways.started();
+      return { ...where, answering: (await Promise.all(started.map((one) => answers(one.gateway)))).every(Boolean) };
+    };
+  }
   if (gateway === undefined) return async () => ({ networkPolicy, proxy: "none" });
   const where = {
     networkPolicy,

@@ -1,0 +1,122 @@
+// One egress proxy per engine of a set: a Run's own network lives on the engine it was placed on,
+// so the proxy that network joins must live there too. Started at once on every engine that answers;
+// on one that did not, when a Run is first placed there; on one back after a drain, again when its
+// container is gone (the engine's restart removed it). Invariant: an engine has at most one proxy
+// in use, every proxy is this set's to stop, and close() stops every one it started.
+
+import type { Logger } from "pino";
+import { DEFAULT_EGRESS_PORT } from "../egress/index.js";
+import type { Engine } from "../engine/index.js";
+import { RunRequestError, type EngineSet } from "../runtime/index.js";
+import { EGRESS_ALIAS, startEgressGateway, type EgressGateway, type EgressGatewayOptions } from "./egress-gateway.js";
+
+export type EgressGatewaySet = {
+  /** The host name every Run's agent reaches its engine's proxy by: the same on every engine. */
+  readonly alias: string;
+  readonly port: number;
+  /** As EgressGateway.codexModel, the same for every proxy of the set. */
+  readonly codexModel?: string;
+  /**
+   * The proxy of the engine named: the one started, or one started now when it has none yet (its
+   * engine did not answer at the start) or a restart was found to have removed it. Rejects
+   * (RunRequestError) naming the engine when it cannot start there.
+   */
+  readonly forEngine: (name: string) => Promise<EgressGateway>;
+  /** The proxies started so far and in use, by the engine they are on. */
+  readonly started: () => Promise<ReadonlyArray<{ readonly engine: string; readonly gateway: EgressGateway }>>;
+  /** Stops every proxy it started and lets go of the engines' return. */
+  readonly close: () => Promise<void>;
+};
+
+export type EgressGatewaySetOptions = Omit<EgressGatewayOptions, "engine" | "docker"> & {
+  /** The engines the Runs are placed on (createEngineSet), each given a proxy of its own. */
+  readonly engines: EngineSet;
+};
+
+/**
+ * Starts a proxy on every engine of the set that answers now, together; resolves once each listens.
+ * Throws (RunRequestError, naming the engine) when one that answers cannot start its proxy (its
+ * image is not there, say): a Run placed there could never reach its model. An engine that does
+ * not answer now gets its proxy when a Run is first placed on it.
+ */
+export async function startEgressGateways(options: EgressGatewaySetOptions): Promise<EgressGatewaySet> {
+  const { engines: set, ...common } = options;
+  const proxies = new Map<string, Promise<EgressGateway>>();
+  let closed = false;
+  const engineNamed = (name: string): Engine => {
+    const found = set.engines().find((one) => one.name === name);
+    if (found === undefined) throw new RunRequestError(`the engine ${JSON.stringify(name)} is not one of the set's (${set.names.join(", ")})`);
+    return found.engine;
+  };
+  const start = (name: string): Promise<EgressGateway> => {
+    const starting = (async () => {
+      if (closed) throw new RunRequestError(`the egress proxies are closed; no proxy is started on the engine ${JSON.stringify(name)}`);
+      try {
+        return await startEgressGateway({ ...common, engine: engineNamed(name), ...withEngine(common.logger, name) });
+      } catch (error) {
+        throw new RunRequestError(
+          `the egress proxy could not start on the engine ${JSON.stringify(name)}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    })();
+    proxies.set(name, starting);
+    // A start that failed is tried again by the next Run placed there, not kept as that engine's answer.
+    starting.catch(() => (proxies.get(name) === starting ? proxies.delete(name) : undefined));
+    return starting;
+  };
+  /** After the engine's return: the proxy it has, when its container still runs; else a new one. */
+  const afterReturn = (name: string, engine: Engine): void => {
+    const before = proxies.get(name);
+    const checking = (async () => {
+      const gateway = await before?.catch(() => undefined);
+      if (gateway !== undefined) {
+        const state = await engine.inspect(gateway.container).catch(() => undefined);
+        if (state?.running === true) return gateway;
+        common.logger?.info({ engine: name, container: gateway.container }, "the engine is back without its egress proxy; starting it again");
+        // Its container is gone; this lets go of its control connection and removes its control directory.
+        await Promise.resolve(gateway.close()).catch(() => undefined);
+      }
+      proxies.delete(name);
+      return start(name);
+    })();
+    proxies.set(name, checking);
+    checking.catch((error: unknown) => {
+      if (proxies.get(name) === checking) proxies.delete(name);
+      common.logger?.warn(
+        { engine: name, err: error instanceof Error ? error.message : String(error) },
+        "the egress proxy of an engine back could not start; the next Run placed there tries again",
+      );
+    });
+  };
+  const unsubscribe = set.onReturn(afterReturn);
+  const close = async (): Promise<void> => {
+    closed = true;
+    unsubscribe();
+    const all = [...proxies.values()];
+    proxies.clear();
+    await Promise.all(all.map((p) => p.then((gateway) => gateway.close()).catch(() => undefined)));
+  };
+  const answering = await set.answering();
+  const first = await Promise.allSettled(answering.map(({ name }) => start(name)));
+  const failed = first.find((one): one is PromiseRejectedResult => one.status === "rejected");
+  if (failed !== undefined) {
+    await close();
+    throw failed.reason;
+  }
+  return {
+    alias: EGRESS_ALIAS,
+    port: DEFAULT_EGRESS_PORT,
+    ...(common.codexModel === undefined ? {} : { codexModel: common.codexModel }),
+    forEngine: (name) => proxies.get(name) ?? start(name),
+    started: async () => {
+      const settled = await Promise.all([...proxies].map(async ([engine, p]) => ({ engine, gateway: await p.catch(() => undefined) })));
+      return settled.filter((one): one is { engine: string; gateway: EgressGateway } => one.gateway !== undefined);
+    },
+    close,
+  };
+}
+
+/** The proxy's log lines say which engine's proxy wrote them. */
+function withEngine(logger: Logger | undefined, engine: string): { readonly logger?: Logger } {
+  return logger === undefined ? {} : { logger: logger.child({ engine }) };
+}
