@@ -1,12 +1,13 @@
 // The service over several engines (`--engine`): this host's, one daemon of the test's own in a
 // network namespace of its own, and one that does not answer. /readyz is ready while one engine can
-// take a Run and says why of each when none can; /metrics shows each engine's gauges.
+// take a Run and says why of each when none can; /metrics shows each engine's gauges. Under the model
+// policy, serve starts an egress proxy on each engine, and Runs over HTTP go behind them.
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_IMAGE, capturingLogger } from "../../test/support/engine.js";
+import { TEST_IMAGE, capturingLogger, docker } from "../../test/support/engine.js";
 import { extraEngine, loadTestImage, type ExtraEngine } from "../../test/support/extra-engine.js";
 import { serve } from "./index.js";
 
@@ -66,4 +67,51 @@ describe("the service over several engines", () => {
       await none.stop(5_000);
     }
   }, 60_000);
+
+  it("under the model policy starts a proxy on each engine, and runs Runs over HTTP behind the proxy of the engine each is placed on", async () => {
+    // This host's engine twice, under two names: each is an engine of the set with a proxy of its own.
+    const proxies = () =>
+      docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress", "--filter", `label=agentcage.pid=${process.pid}`)
+        .split("\n")
+        .filter((id) => id !== "");
+    const before = proxies().length;
+    const startedAt = Date.now();
+    const running = await serve({
+      runtimeDir: join(root, "service-model"),
+      port: 0,
+      networkPolicy: "model",
+      standIn: true,
+      slots: 2,
+      engines: ["local,name=a,slots=1", "local,name=b,slots=1"],
+      logger: capturingLogger().logger,
+      environment: {},
+    });
+    console.info(`serve over two engines under model took ${Date.now() - startedAt} ms to start`);
+    try {
+      expect(proxies()).toHaveLength(before + 2);
+      const token = readFileSync(running.tokenFile as string, "utf8").trim();
+      const call = (path: string, init: RequestInit = {}) =>
+        fetch(`${running.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+      const service = (await (await call("/v1/service")).json()) as { egress?: unknown };
+      expect(service.egress).toMatchObject({ networkPolicy: "model", proxy: "started", answering: true });
+      const ids = await Promise.all(
+        [0, 1].map(async () => {
+          const answer = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) });
+          return ((await answer.json()) as { id: string }).id;
+        }),
+      );
+      for (const id of ids) {
+        const events = await (await call(`/v1/runs/${id}/events`)).text();
+        expect(events).toContain('"type":"metered"');
+        const final = (await (await call(`/v1/runs/${id}`)).json()) as unknown;
+        expect(final).toMatchObject({
+          state: "completed",
+          outcome: { network: { policy: "model", meter: { turns: 1 } }, result: { text: "The capital of France is Paris." } },
+        });
+      }
+    } finally {
+      await running.stop(5_000);
+    }
+    expect(proxies()).toHaveLength(before);
+  }, 180_000);
 });

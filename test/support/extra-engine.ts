@@ -1,7 +1,7 @@
 // A Docker engine of a test's own: a `dockerd` with its own data root, exec root, pidfile and socket
 // under a temporary directory, in a network namespace of its own (`ip netns add`), so it touches
-// neither the host's engine nor its bridge. Storage is vfs: the test image is small, and a daemon
-// killed with SIGKILL leaves no overlay mount behind. Invariant: remove() leaves no process of it,
+// neither the host's engine nor its bridge. Storage is vfs unless asked: the test image is small, and
+// a daemon killed with SIGKILL leaves no overlay mount behind. Invariant: remove() leaves no process of it,
 // no namespace and no directory, whatever state the daemon is in.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -27,7 +27,12 @@ export type ExtraEngine = {
 
 const ANSWER_WAIT_MS = 30_000;
 
-export function extraEngine(root: string, name: string): ExtraEngine {
+/**
+ * `storage`: the daemon's storage driver. vfs (the default) suits the small test image; overlay2
+ * loads the agent's and the proxy's images in seconds where vfs copies each layer whole (minutes,
+ * gigabytes), and a killed daemon's overlay mounts are unmounted by remove().
+ */
+export function extraEngine(root: string, name: string, storage: "vfs" | "overlay2" = "vfs"): ExtraEngine {
   const dir = join(root, name);
   const socket = join(dir, "docker.sock");
   const address = `unix://${socket}`;
@@ -57,7 +62,7 @@ export function extraEngine(root: string, name: string): ExtraEngine {
         "-H",
         address,
         "--storage-driver",
-        "vfs",
+        storage,
         "--bridge=none",
         "--iptables=false",
         "--ip6tables=false",
@@ -130,5 +135,13 @@ export function extraEngine(root: string, name: string): ExtraEngine {
 
 /** Gives an engine of the test's own the test image (it has none): `docker save | docker -H ... load`. */
 export function loadTestImage(engine: ExtraEngine): void {
-  execFileSync("sh", ["-c", `docker save ${TEST_IMAGE} | docker -H "$ENGINE" load`], { stdio: "ignore", env: { ...process.env, ENGINE: engine.address } });
+  loadImage(engine, TEST_IMAGE);
+}
+
+/** Gives an engine of the test's own an image of this host's engine (the agent's, the egress proxy's). */
+export function loadImage(engine: ExtraEngine, image: string): void {
+  execFileSync("sh", ["-c", `docker save "$IMAGE" | docker -H "$ENGINE" load`], {
+    stdio: "ignore",
+    env: { ...process.env, ENGINE: engine.address, IMAGE: image },
+  });
 }
