@@ -24,7 +24,8 @@ const stream = () => textStream<ViewStream>();
  * Parses the words against a service address nothing listens on; resolves with what was refused and
  * the exit status main.ts gives it. Nothing may be sent: a refusal has to come before any request.
  */
-async function refusal(words: readonly string[]): Promise<{ said: string; code: number }> {
+/** What the command said refusing `words` (`tail` after them: a service no test reaches, by default). */
+async function refusal(words: readonly string[], tail: readonly string[] = ["--remote", "http://127.0.0.1:9"]): Promise<{ said: string; code: number }> {
   const stderr = stream();
   let settled: number | undefined;
   const io: ProgramIo = {
@@ -39,7 +40,7 @@ async function refusal(words: readonly string[]): Promise<{ said: string; code: 
     readStdin: async () => "",
   };
   try {
-    await buildProgram(io, (code) => (settled = code)).parseAsync(["node", "agentcage", ...words, "--remote", "http://127.0.0.1:9"]);
+    await buildProgram(io, (code) => (settled = code)).parseAsync(["node", "agentcage", ...words, ...tail]);
   } catch (error) {
     if (error instanceof UsageError) return { said: error.message, code: EXIT.usage };
     expect(error).toBeInstanceOf(CommanderError);
@@ -188,6 +189,34 @@ describe("serve's tenant flags", () => {
       if (before === undefined) delete process.env[name];
       else process.env[name] = before;
     }
+  });
+});
+
+describe("serve's --engine", () => {
+  it.each([
+    [["--engine", "local", "--agent-network", "bridge"], "--agent-network cannot go with --engine: a network named by hand"],
+    [
+      ["--engine", "local", "--stand-in"],
+      "--stand-in cannot go with --engine: a network named by hand, the Operator's one egress proxy, a stand-in model on a network of its own",
+    ],
+    [["--engine", "local", "--pool", "1"], "--pool cannot go with --engine"],
+    [
+      [
+        "--engine",
+        "local",
+        "--network-policy",
+        "model",
+        "--egress-control-socket",
+        "/run/agentcage/egress.sock",
+        "--egress-control-secret-file",
+        "/run/agentcage/control-secret",
+      ],
+      "--egress-control-socket cannot go with --engine: a network named by hand, the Operator's one egress proxy, a stand-in model on a network of its own and a warm pool live on one engine, and a Run may be placed on any; over several engines leave it out (under --network-policy model or allowlist serve starts a proxy, and the stand-in behind it, on each engine), or give one engine",
+    ],
+  ])("refuses %j, what lives on one engine, before the service starts", async (flags, said) => {
+    const refused = await refusal(["serve", "--runtime-dir", "/nonexistent/agentcage-admin-flags-test", ...flags], []);
+    expect(refused.said).toContain(said);
+    expect(refused.code).toBe(EXIT.usage);
   });
 });
 

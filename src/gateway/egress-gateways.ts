@@ -1,7 +1,7 @@
 // One egress proxy per engine of a set: a Run's own network lives on the engine it was placed on,
 // so the proxy that network joins must live there too. Started at once on every engine that answers;
-// on one that did not, when a Run is first placed there; on one back after a drain, again when its
-// container is gone (the engine's restart removed it). Invariant: an engine has at most one proxy
+// on one that did not, when a Run is first placed there; on one back after a drain, or whose proxy a
+// Run could not register with, again when its container is gone (the engine's restart removed it). Invariant: an engine has at most one proxy
 // in use, every proxy is this set's to stop, and close() stops every one it started.
 
 import type { Logger } from "pino";
@@ -22,6 +22,11 @@ export type EgressGatewaySet = {
    * (RunRequestError) naming the engine when it cannot start there.
    */
   readonly forEngine: (name: string) => Promise<EgressGateway>;
+  /**
+   * The proxy of the engine named, once checked: the one started while its container still runs,
+   * else one started now. For a proxy that stopped answering (a Run could not register with it).
+   */
+  readonly recheck: (name: string) => Promise<EgressGateway>;
   /** The proxies started so far and in use, by the engine they are on. */
   readonly started: () => Promise<ReadonlyArray<{ readonly engine: string; readonly gateway: EgressGateway }>>;
   /** Stops every proxy it started and lets go of the engines' return. */
@@ -64,15 +69,15 @@ export async function startEgressGateways(options: EgressGatewaySetOptions): Pro
     starting.catch(() => (proxies.get(name) === starting ? proxies.delete(name) : undefined));
     return starting;
   };
-  /** After the engine's return: the proxy it has, when its container still runs; else a new one. */
-  const afterReturn = (name: string, engine: Engine): void => {
+  /** The proxy the engine has, when its container still runs; else a new one (after its return, or a Run that could not register). */
+  const recheck = (name: string, engine: Engine): Promise<EgressGateway> => {
     const before = proxies.get(name);
     const checking = (async () => {
       const gateway = await before?.catch(() => undefined);
       if (gateway !== undefined) {
         const state = await engine.inspect(gateway.container).catch(() => undefined);
         if (state?.running === true) return gateway;
-        common.logger?.info({ engine: name, container: gateway.container }, "the engine is back without its egress proxy; starting it again");
+        common.logger?.info({ engine: name, container: gateway.container }, "the engine's egress proxy is gone; starting it again");
         // Its container is gone; this lets go of its control connection and removes its control directory.
         await Promise.resolve(gateway.close()).catch(() => undefined);
       }
@@ -84,11 +89,13 @@ export async function startEgressGateways(options: EgressGatewaySetOptions): Pro
       if (proxies.get(name) === checking) proxies.delete(name);
       common.logger?.warn(
         { engine: name, err: error instanceof Error ? error.message : String(error) },
-        "the egress proxy of an engine back could not start; the next Run placed there tries again",
+        "the egress proxy of an engine could not start again; the next Run placed there tries again",
       );
     });
+    return checking;
   };
-  const unsubscribe = set.onReturn(afterReturn);
+  // Back after a drain: the engine's restart may have removed its proxy (as it removes every container it ran).
+  const unsubscribe = set.onReturn((name, engine) => void recheck(name, engine).catch(() => undefined));
   const close = async (): Promise<void> => {
     closed = true;
     unsubscribe();
@@ -108,6 +115,7 @@ export async function startEgressGateways(options: EgressGatewaySetOptions): Pro
     port: DEFAULT_EGRESS_PORT,
     ...(common.codexModel === undefined ? {} : { codexModel: common.codexModel }),
     forEngine: (name) => proxies.get(name) ?? start(name),
+    recheck: async (name) => recheck(name, engineNamed(name)),
     started: async () => {
       const settled = await Promise.all([...proxies].map(async ([engine, p]) => ({ engine, gateway: await p.catch(() => undefined) })));
       return settled.filter((one): one is { engine: string; gateway: EgressGateway } => one.gateway !== undefined);

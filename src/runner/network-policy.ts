@@ -87,7 +87,8 @@ export type ProxiedRun = {
  */
 export type UnplacedProxiedRun = {
   readonly runId: string;
-  readonly on: (engine: string) => Promise<ProxiedRun>;
+  /** `recheck`: the engine's proxy checked first, and started again when its container is gone. */
+  readonly on: (engine: string, recheck?: boolean) => Promise<ProxiedRun>;
 };
 
 /** The Run as the proxy will know it; nothing is registered until its register() is called. */

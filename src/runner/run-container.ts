@@ -179,18 +179,22 @@ async function proxiedOptions(context: RunnerContext, request: AgentRequest, pro
 /**
  * Over several engines: the Run's network and token made on the proxy of the engine it is placed
  * on, once it is (the runtime's atPlacement); the Run is held as proxied from then on, so its token
- * is revoked whatever happens next.
+ * is revoked whatever happens next. A proxy that does not take the Run is checked, and started again
+ * when it is gone, once: the Run goes on with the new one.
  */
 function placedOptions(unplaced: UnplacedProxiedRun, held: { proxied: ProxiedRun | undefined }, meterFrom: () => void): RunOptions {
+  const registerOn = async (engine: string, recheck: boolean): Promise<Record<string, string>> => {
+    const proxied = await unplaced.on(engine, recheck);
+    held.proxied = proxied;
+    return proxied.register();
+  };
   return {
     runId: unplaced.runId,
     atPlacement: async (engine) => {
       if (engine === undefined) throw new Error("the Run was placed on no engine of the set, so it has no egress proxy");
-      const proxied = await unplaced.on(engine);
-      held.proxied = proxied;
-      const env = await proxied.register();
+      const env = await registerOn(engine, false).catch(() => registerOn(engine, true));
       meterFrom();
-      return { env, network: proxied.network };
+      return { env, network: (held.proxied as ProxiedRun).network };
     },
   };
 }

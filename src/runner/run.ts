@@ -86,8 +86,8 @@ async function enterProxy(
     proxiedRun(one, request, credential, policy as "model" | "allowlist", options.allowlist ?? [], id);
   if (proxies !== undefined) {
     const id = runId ?? newRunId();
-    const on = async (engine: string): Promise<ProxiedRun> => {
-      const one = await proxies.forEngine(engine);
+    const on = async (engine: string, recheck = false): Promise<ProxiedRun> => {
+      const one = await (recheck ? proxies.recheck(engine) : proxies.forEngine(engine));
       await context.breaches.hear(one);
       return proxiedOn(one, id);
     };

@@ -74,7 +74,8 @@ describe("the service over several engines", () => {
       docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress", "--filter", `label=agentcage.pid=${process.pid}`)
         .split("\n")
         .filter((id) => id !== "");
-    const before = proxies().length;
+    const earlier = new Set(proxies());
+    const before = earlier.size;
     const startedAt = Date.now();
     const running = await serve({
       runtimeDir: join(root, "service-model"),
@@ -82,7 +83,8 @@ describe("the service over several engines", () => {
       networkPolicy: "model",
       standIn: true,
       slots: 2,
-      engines: ["local,name=a,slots=1", "local,name=b,slots=1"],
+      // And one that does not answer: it gets its proxy when it first takes a Run, and does not hold the start.
+      engines: ["local,name=a,slots=1", "local,name=b,slots=1", `unix://${join(root, "nothing.sock")},name=gone`],
       logger: capturingLogger().logger,
       environment: {},
     });
@@ -109,6 +111,12 @@ describe("the service over several engines", () => {
           outcome: { network: { policy: "model", meter: { turns: 1 } }, result: { text: "The capital of France is Paris." } },
         });
       }
+      // Both proxies gone under the service (removed by hand): the next Run's engine gets its proxy again, and the Run goes on.
+      for (const id of proxies().filter((one) => !earlier.has(one))) docker("rm", "--force", id);
+      const answer = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) });
+      const { id } = (await answer.json()) as { id: string };
+      await (await call(`/v1/runs/${id}/events`)).text();
+      expect(await (await call(`/v1/runs/${id}`)).json()).toMatchObject({ state: "completed", outcome: { network: { meter: { turns: 1 } } } });
     } finally {
       await running.stop(5_000);
     }
