@@ -2,7 +2,8 @@
 // of the test's own in a network namespace of its own, each with an egress proxy (the stand-in model
 // behind it) that the assembly started. A Run's token is made on the proxy of the engine it was
 // placed on, works there alone, and dies with the Run; its meter is that proxy's. One engine killed
-// mid-Run leaves the other's Runs alone; back, it gets a proxy again; nothing is left after close.
+// mid-Run leaves the other's Runs alone; back, it gets a proxy again; allowlist goes the same way;
+// nothing is left after close.
 
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -17,6 +18,7 @@ import { capturingLogger, docker } from "../../test/support/engine.js";
 import { extraEngine, loadImage, type ExtraEngine } from "../../test/support/extra-engine.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 import { assembleRunners, type AgentOutcome, type RunnerAssembly } from "./index.js";
+import type { RunnerAssemblyOptions } from "./assembly.js";
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-engines-model-"));
 const owner = `engines-model-${process.pid}`;
@@ -154,11 +156,14 @@ describe('networkPolicy "model" over two engines, a proxy on each', () => {
     ]);
     mkdirSync(join(root, "runs"));
     // For the measure: the same assembly over this host's engine alone (one proxy) and over both, in turns.
-    const assemble = async (engines?: EngineSet): Promise<{ ms: number; made: RunnerAssembly }> => {
+    const assemble = async (
+      engines?: EngineSet,
+      policy: Pick<RunnerAssemblyOptions, "networkPolicy" | "allowlist"> = { networkPolicy: "model" },
+    ): Promise<{ ms: number; made: RunnerAssembly }> => {
       const at = Date.now();
       const made = await assembleRunners({
         runner: { image: AGENT_IMAGE, staging: { runtimeDir: join(root, "runs") }, owner, logger: log.logger, ...(engines === undefined ? {} : { engines }) },
-        networkPolicy: "model",
+        ...policy,
         standIn: true,
         egressNetworks: [outbound],
         logger: log.logger,
@@ -230,6 +235,16 @@ describe('networkPolicy "model" over two engines, a proxy on each', () => {
     const again = await Promise.all([0, 1].map(() => runner.run({ cli: "claude", timeoutSeconds: 120 }, "What is the capital of France?")));
     for (const outcome of again) expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, network: { meter: { turns: 1 } } });
     expect(again.map((o) => placements().get(o.runId)).sort()).toEqual(["acm", "host"]);
+
+    // allowlist: the same proxy per engine, each Run's tunnels authorized by its token there.
+    await assembly.close();
+    assembly = (await assemble(set, { networkPolicy: "allowlist", allowlist: ["registry.npmjs.org:443"] })).made;
+    const allowRunner = assembly.runner();
+    const allowed = await Promise.all([0, 1].map(() => allowRunner.run({ cli: "claude", timeoutSeconds: 120 }, "What is the capital of France?")));
+    for (const outcome of allowed) {
+      expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, result: { text: PARIS }, network: { policy: "allowlist", meter: { turns: 1 } } });
+    }
+    expect(allowed.map((o) => placements().get(o.runId)).sort()).toEqual(["acm", "host"]);
 
     // Closed: no proxy, and nothing of any Run, on either engine.
     await assembly.close();
