@@ -14,7 +14,7 @@
  * const result = await runPod(await createKubeApi(), spec, options, { stdin: "Say hi" }); // { kind: "exited", exitCode, stdout, ... }
  * ```
  */
-export type { AttachSession, ExecSession, ExecStatus, KubeApi, KubeApiOptions } from "./kube-api.js";
+export type { AttachSession, ExecStatus, KubeApi, KubeApiOptions } from "./kube-api.js";
 export type { PodManifest } from "./manifest.js";
 export type { EgressProxyPeer, PodFiles, PodNetwork, PodOptions } from "./options.js";
 export type { PodCollected, PodRunOptions, PodRunResult } from "./pod-run.js";

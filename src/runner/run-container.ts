@@ -78,7 +78,8 @@ function blamedOnProxy(ran: Outcome<AgentResult>, proxyGone: string): Outcome<Ag
 }
 
 function watchRun(context: RunnerContext, { request, credential }: Prepared, proxied: ProxiedRun | undefined, runOptions: AgentRunOptions): RunWatch {
-  const keyHelper = keyHelperFor(request.cli, credential, context.settings.policy);
+  // A Pod runs no launcher to write a tmpfs secret: on Kubernetes the key goes in one variable, from the Run's Secret.
+  const keyHelper = context.settings.options.kubernetes === undefined ? keyHelperFor(request.cli, credential, context.settings.policy) : undefined;
   const guard = createRunGuard(request, runOptions.signal);
   if (proxied !== undefined) {
     context.breaches.atSource(proxied.runId, (breach) =>

@@ -61,6 +61,9 @@ export async function launchPod<R extends ReaderVerdict, Q>(
         };
   const inputs = staged === undefined ? undefined : () => inputsArchive(ctx, staged);
   ctx.logger.info({ runId: ctx.runId, pod, namespace: backend.namespace }, "run started as a Pod");
+  // The stall watchdog reads a container's CPU time from the Docker engine; a Pod's is not read yet, so
+  // only the Run's timeout ends a silent agent there (the runner sets stallSeconds on every Run).
+  if (ctx.stallSeconds !== undefined) ctx.logger.debug({ runId: ctx.runId, stallSeconds: ctx.stallSeconds }, "stallSeconds is not kept on Kubernetes yet");
   const ran = await runPodContainer(
     {
       runId: ctx.runId,
@@ -94,9 +97,6 @@ export async function launchPod<R extends ReaderVerdict, Q>(
 function notOnPods<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string | undefined {
   if (ctx.network !== undefined) {
     return "a Run's own network (network policy model, allowlist or open) is a Docker network, which a Pod has none of: its Pod reaches nothing (a NetworkPolicy with no egress); run it without network on Kubernetes";
-  }
-  if (ctx.stallSeconds !== undefined) {
-    return `stallSeconds ${ctx.stallSeconds} is not kept on Kubernetes yet (the stall watchdog reads a container's CPU time from the Docker engine); leave stallSeconds out`;
   }
   if (Object.keys(ctx.tmpfsSecrets).length > 0) {
     return "tmpfsSecrets are written by the pool's launcher, which a Pod does not run yet; give the credential in the Run's env on Kubernetes";
