@@ -1,10 +1,9 @@
 // The Kubernetes backend as a runtime option: which cluster (its API, made by createKubeApi or a
 // test's), which namespace, and how a Run's Pod is placed; checked at construction, where the
-// Operator wrote it (checkKubernetesDeclaration renders a placeholder Pod for those who can wait for
-// Kubernetes' schemas to load). Invariant: a runtime with it makes no Docker container, network or volume: its
+// Operator wrote it. Invariant: a runtime with it makes no Docker container, network or volume: its
 // Runs' files go through the Pod (runFiles "engine"), and what a Pod cannot honour is refused here.
 
-import { AgentContainerError, composeSpec, DEFAULT_TIMEOUT_SECONDS, type ValidatedContainer } from "../container/index.js";
+import { AgentContainerError, type ValidatedContainer } from "../container/index.js";
 import type { KubeApi } from "../kube/index.js";
 import { describeValue } from "./misuse.js";
 
@@ -47,8 +46,8 @@ export function checkKubernetesBackend(backend: unknown, container: ValidatedCon
     );
   }
   // What a Pod cannot carry (a user by name, a finer CPU limit, labels or a namespace Kubernetes refuses) is refused
-  // when a Run's Pod is rendered, as invalid_request naming it: the renderer loads Kubernetes' schemas, which
-  // a runtime does not load before its first Pod (checkKubernetesDeclaration does it at once, for a command).
+  // when a Run's Pod is rendered, as invalid_request naming it: the renderer loads Kubernetes' schemas, which a
+  // runtime does not load before its first Pod (`agentcage plan --kubernetes` shows the refusal without a cluster).
   return given;
 }
 
@@ -65,17 +64,3 @@ export function podPlacement(backend: Pick<KubernetesBackend, "namespace" | "run
   };
 }
 
-/** Throws an AgentContainerError for a declaration no Pod can honour, by rendering a placeholder Run's Pod (loads Kubernetes' schemas). */
-export async function checkKubernetesDeclaration(
-  container: ValidatedContainer,
-  backend: Pick<KubernetesBackend, "namespace" | "runtimeClassName" | "imagePullPolicy">,
-): Promise<void> {
-  const { KubernetesError, renderPodManifest } = await import("../kube/index.js");
-  try {
-    const spec = composeSpec(container, { runId: "0000000000000000", planArgs: [], deadlineSeconds: container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS });
-    renderPodManifest(spec, { ...podPlacement(backend), outBytes: 1, network: { policy: "none" } });
-  } catch (error) {
-    if (error instanceof KubernetesError) throw new AgentContainerError(`kubernetes: ${error.message}`, { cause: error });
-    throw error;
-  }
-}

@@ -222,7 +222,9 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
       if (route === undefined || route.sub !== undefined) return answer(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
       if (req.method === "POST") return create(res, route, url.searchParams, body);
       if (req.method === "GET" && route.name === undefined && url.searchParams.get("watch") === "true") {
-        if (route.collection !== "pods" || url.searchParams.get("fieldSelector") !== `metadata.name=${recorded.pod}`) {
+        // The one Pod made (whatever its Run's id), or the exchange's before it is made.
+        const made = [...objects.keys()].find((key) => key.startsWith("pods/"))?.slice("pods/".length) ?? recorded.pod;
+        if (route.collection !== "pods" || url.searchParams.get("fieldSelector") !== `metadata.name=${made}`) {
           return answer(res, 400, status(400, "BadRequest", "this exchange watches one Pod by its name"));
         }
         res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
