@@ -63,4 +63,3 @@ export function podPlacement(backend: Pick<KubernetesBackend, "namespace" | "run
     ...(backend.imagePullPolicy === undefined ? {} : { imagePullPolicy: backend.imagePullPolicy }),
   };
 }
-
