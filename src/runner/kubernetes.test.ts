@@ -139,6 +139,13 @@ describe("a Run on Kubernetes that does not go to its end", () => {
     expect(fake.objects()).toEqual([]);
   });
 
+  it("ends timeout at the Run's own timer while its Pod waits, and deletes the Pod", async () => {
+    const { fake, runner } = await runnerOn("unschedulable");
+    const outcome = await runner.run({ cli: "claude", timeoutSeconds: 1 }, "hi", { runId: RUN_ID });
+    expect(outcome).toMatchObject({ ok: false, reason: "timeout" });
+    expect(fake.objects()).toEqual([]);
+  });
+
   it("ends unavailable at the start bound when its Pod cannot be scheduled, naming Unschedulable and why", async () => {
     const { fake, runner } = await runnerOn("unschedulable", {}, {}, true, START_TIMEOUT_MS);
     const outcome = await runner.run({ cli: "claude" }, "hi", { runId: RUN_ID });
