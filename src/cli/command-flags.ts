@@ -35,6 +35,8 @@ export type RunFlags = {
   standIn?: boolean;
   containerRuntime?: string;
   runFiles?: RunFiles | "";
+  /** run --kubernetes: the namespace the Run's Pod goes to. */
+  kubernetes?: string;
   json?: boolean;
   image: string;
   runtimeDir: string;

@@ -52,6 +52,10 @@ export function addRunCommand(program: Command, io: ProgramIo, settle: (code: nu
         "how the Run's files reach the engine: disk (bind mounts; the engine shares this host's disk; default) or engine (through its archive; README: running past one host)",
       ).argParser(runFilesOf),
     )
+    .option(
+      "--kubernetes <namespace>",
+      "run it as a Pod in this namespace of the cluster the kubeconfig names (KUBECONFIG, ~/.kube/config, or in-cluster); not yet run against a live cluster (README: running past one host)",
+    )
     .addHelpText("after", RUN_HELP)
     .action(async (cli: string, rawPrompt: string, flags: RunFlags, command: Command) => {
       const checked = await checkedRun(cli, rawPrompt, flags, io);
@@ -73,6 +77,7 @@ function refuseLocalOnlyOptions(flags: RunFlags, command: Command): void {
     flags.allow === undefined ? undefined : "--allow",
     flags.containerRuntime === undefined ? undefined : "--container-runtime",
     flags.runFiles === undefined ? undefined : "--run-files",
+    flags.kubernetes === undefined ? undefined : "--kubernetes",
     // From AGENTCAGE_SESSION_RETENTION_DAYS (set for a local serve, say) it is not a choice made for this Run.
     command.getOptionValueSource("sessionRetentionDays") === "cli" ? "--session-retention-days" : undefined,
   ].filter((o) => o !== undefined);
@@ -90,7 +95,25 @@ async function runOnService(checked: CheckedRun, url: string, flags: RunFlags, i
   );
 }
 
+/** A Pod has no Docker network, no stand-in beside it, no egress proxy to reach in its cluster, and no disk of this host. */
+function checkKubernetesFlags(flags: RunFlags): void {
+  if (flags.kubernetes === undefined) return;
+  const clash = [
+    flags.network === undefined ? undefined : "--network (a Docker network, which a Pod has none of)",
+    flags.standIn === true ? "--stand-in (started beside a Docker container)" : undefined,
+    flags.runFiles === "disk" ? "--run-files disk (a cluster's nodes do not share this host's disk)" : undefined,
+    flags.resume === undefined ? undefined : "--resume (a session store does not reach a Pod yet)",
+  ].find((c) => c !== undefined);
+  if (clash !== undefined) throw new UsageError(`${clash} cannot go with --kubernetes; leave it out`);
+  if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
+    throw new UsageError(
+      `--network-policy ${flags.networkPolicy} cannot go with --kubernetes yet: it needs an egress proxy the Pod can reach inside the cluster, and agentcage runs none there; leave --network-policy out (the Pod reaches nothing: its NetworkPolicy allows no egress), or run on Docker`,
+    );
+  }
+}
+
 async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Promise<number> {
+  checkKubernetesFlags(flags);
   checkBudgetFlags(checked, flags);
   warnOfReach(flags, io);
   const { runLocal } = await import("./run-local.js");
@@ -111,6 +134,7 @@ async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Pro
       ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
       ...(runFiles === undefined ? {} : { runFiles }),
       ...(sessionRetentionDays === undefined ? {} : { sessionRetentionDays }),
+      ...(flags.kubernetes === undefined ? {} : { kubernetesNamespace: flags.kubernetes }),
     },
     io,
   );

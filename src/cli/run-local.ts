@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { assembleRunners, type AgentOutcome, type NetworkPolicy, type RunnerAssembly } from "../runner/index.js";
-import type { RunFiles } from "../runtime/index.js";
+import type { KubernetesBackend, RunFiles } from "../runtime/index.js";
 import { UsageError } from "./options.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
@@ -34,6 +34,8 @@ export type LocalRunOptions = CheckedRun & {
   readonly runFiles?: RunFiles;
   /** How long the sessions this command keeps outlive their last use; default the library's (30 days). */
   readonly sessionRetentionDays?: number;
+  /** --kubernetes: the Run is a Pod in this namespace of the kubeconfig's cluster; default: Docker. */
+  readonly kubernetesNamespace?: string;
 };
 
 export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise<number> {
@@ -60,6 +62,8 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     const staging = join(options.runtimeDir, "staging");
     await mkdir(staging, { recursive: true, mode: 0o700 });
     // The proxy or the stand-in for this one Run: its own container, gone when the Run is.
+    // client-node and Kubernetes' schemas load only for a Run that goes there.
+    const kubernetes = options.kubernetesNamespace === undefined ? undefined : await kubernetesBackend(options.kubernetesNamespace);
     assembly = await assembleRunners({
       runner: {
         image: options.image,
@@ -68,7 +72,9 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
           ...(options.writable ? { writableWork: true } : {}),
           ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
         },
-        sessions: true,
+        // A session store does not reach a Pod yet: on Kubernetes nothing of a session is kept.
+        sessions: kubernetes === undefined,
+        ...(kubernetes === undefined ? {} : { kubernetes }),
         logger,
         ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
         ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
@@ -110,5 +116,17 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     stopListening();
     await assembly?.close();
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The cluster the usual kubeconfig names (KUBECONFIG, ~/.kube/config, or the in-cluster account); a kubeconfig that cannot be read is a usage error naming it. */
+async function kubernetesBackend(namespace: string): Promise<KubernetesBackend> {
+  const { createKubeApi } = await import("../kube/index.js");
+  try {
+    return { api: await createKubeApi(), namespace };
+  } catch (error) {
+    throw new UsageError(
+      `--kubernetes ${JSON.stringify(namespace)} needs a kubeconfig (KUBECONFIG, ~/.kube/config, or a Pod's service account), and it could not be read: ${(error as Error).message}`,
+    );
   }
 }

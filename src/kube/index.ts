@@ -14,10 +14,10 @@
  * const result = await runPod(await createKubeApi(), spec, options, { stdin: "Say hi" }); // { kind: "exited", exitCode, stdout, ... }
  * ```
  */
-export type { AttachSession, KubeApi, KubeApiOptions } from "./kube-api.js";
+export type { AttachSession, ExecStatus, KubeApi, KubeApiOptions } from "./kube-api.js";
 export type { PodManifest } from "./manifest.js";
-export type { EgressProxyPeer, PodNetwork, PodOptions } from "./options.js";
-export type { PodRunOptions, PodRunResult } from "./pod-run.js";
+export type { EgressProxyPeer, PodFiles, PodNetwork, PodOptions } from "./options.js";
+export type { PodCollected, PodRunOptions, PodRunResult } from "./pod-run.js";
 export type { KubeMetadata, LabelSelector, RunContainer, RunNetworkPolicy, RunPod, RunSecret, SeccompProfile } from "./pod-types.js";
 export type { PodObject } from "./pod-status.js";
 export type { PodSweepOptions } from "./pod-sweep.js";
@@ -25,6 +25,6 @@ export { createKubeApi } from "./kube-api.js";
 export { KubernetesError } from "./kube-error.js";
 export { manifestJson, renderPodManifest } from "./manifest.js";
 export { checkNamespace } from "./namespace.js";
-export { PSS_ENFORCE_LABEL } from "./limits.js";
+export { DEFAULT_NAMESPACE as DEFAULT_NAMESPACE_FOR_PODS, PSS_ENFORCE_LABEL } from "./limits.js";
 export { runPod } from "./pod-run.js";
 export { sweepPods } from "./pod-sweep.js";

@@ -13,6 +13,40 @@ const each = (shape: FieldShape): FieldShape => ({ each: shape });
 const METADATA = node("IoK8sApimachineryPkgApisMetaV1ObjectMeta", { name: "value", namespace: "value", labels: "map" });
 const SECCOMP = node("IoK8sApiCoreV1SeccompProfile", { type: "value" });
 
+/** Every container of the Pod, the agent's and its helpers', under the same exact list. */
+const CONTAINER: FieldShape = node("IoK8sApiCoreV1Container", {
+  name: "value",
+  image: "value",
+  imagePullPolicy: "value",
+  command: "value",
+  args: "value",
+  workingDir: "value",
+  env: each(
+    node("IoK8sApiCoreV1EnvVar", {
+      name: "value",
+      value: "value",
+      valueFrom: node("IoK8sApiCoreV1EnvVarSource", {
+        secretKeyRef: node("IoK8sApiCoreV1SecretKeySelector", { name: "value", key: "value", optional: "value" }),
+      }),
+    }),
+  ),
+  stdin: "value",
+  stdinOnce: "value",
+  tty: "value",
+  securityContext: node("IoK8sApiCoreV1SecurityContext", {
+    runAsUser: "value",
+    runAsGroup: "value",
+    runAsNonRoot: "value",
+    privileged: "value",
+    allowPrivilegeEscalation: "value",
+    readOnlyRootFilesystem: "value",
+    capabilities: node("IoK8sApiCoreV1Capabilities", { drop: "value" }),
+    seccompProfile: SECCOMP,
+  }),
+  resources: node("IoK8sApiCoreV1ResourceRequirements", { limits: "map", requests: "map" }),
+  volumeMounts: each(node("IoK8sApiCoreV1VolumeMount", { name: "value", mountPath: "value", readOnly: "value" })),
+});
+
 export const POD_FIELDS: FieldShape = node("IoK8sApiCoreV1Pod", {
   apiVersion: "value",
   kind: "value",
@@ -33,40 +67,8 @@ export const POD_FIELDS: FieldShape = node("IoK8sApiCoreV1Pod", {
     dnsPolicy: "value",
     dnsConfig: node("IoK8sApiCoreV1PodDNSConfig", { nameservers: "value" }),
     securityContext: node("IoK8sApiCoreV1PodSecurityContext", { runAsUser: "value", runAsGroup: "value", runAsNonRoot: "value", seccompProfile: SECCOMP }),
-    containers: each(
-      node("IoK8sApiCoreV1Container", {
-        name: "value",
-        image: "value",
-        imagePullPolicy: "value",
-        command: "value",
-        args: "value",
-        workingDir: "value",
-        env: each(
-          node("IoK8sApiCoreV1EnvVar", {
-            name: "value",
-            value: "value",
-            valueFrom: node("IoK8sApiCoreV1EnvVarSource", {
-              secretKeyRef: node("IoK8sApiCoreV1SecretKeySelector", { name: "value", key: "value", optional: "value" }),
-            }),
-          }),
-        ),
-        stdin: "value",
-        stdinOnce: "value",
-        tty: "value",
-        securityContext: node("IoK8sApiCoreV1SecurityContext", {
-          runAsUser: "value",
-          runAsGroup: "value",
-          runAsNonRoot: "value",
-          privileged: "value",
-          allowPrivilegeEscalation: "value",
-          readOnlyRootFilesystem: "value",
-          capabilities: node("IoK8sApiCoreV1Capabilities", { drop: "value" }),
-          seccompProfile: SECCOMP,
-        }),
-        resources: node("IoK8sApiCoreV1ResourceRequirements", { limits: "map", requests: "map" }),
-        volumeMounts: each(node("IoK8sApiCoreV1VolumeMount", { name: "value", mountPath: "value", readOnly: "value" })),
-      }),
-    ),
+    containers: each(CONTAINER),
+    initContainers: each(CONTAINER),
     volumes: each(
       node("IoK8sApiCoreV1Volume", { name: "value", emptyDir: node("IoK8sApiCoreV1EmptyDirVolumeSource", { medium: "value", sizeLimit: "value" }) }),
     ),

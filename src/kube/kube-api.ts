@@ -1,19 +1,29 @@
 // The Kubernetes API as a Run uses it, wrapped once behind the few operations it needs (create,
-// watch one Pod, attach, delete, list by label), so everything above is testable without a
+// watch one Pod, attach, exec, delete, list by label), so everything above is testable without a
 // cluster and readable without client-node's types. Invariant: this is the one file that imports
 // @kubernetes/client-node; creates ask for strict field validation, so a field the server would
 // drop is refused instead. Not yet run against a live cluster, only a recorded exchange.
 import { PassThrough, type Readable, type Writable } from "node:stream";
-import type { V1NetworkPolicy, V1Pod, V1Secret } from "@kubernetes/client-node";
+import type { V1NetworkPolicy, V1Pod, V1Secret, V1Status } from "@kubernetes/client-node";
 import type { PodObject } from "./pod-status.js";
 
 export type AttachSession = {
   /** The subprotocol the server chose; only v5.channel.k8s.io can close stdin and keep reading stdout. */
   readonly protocol: string;
-  /** Writes the prompt to the agent's stdin and closes it (v5's close frame). */
-  readonly send: (stdin: Uint8Array) => void;
+  /** Writes the prompt (or an archive, as it is read) to the container's stdin and closes it (v5's close frame). */
+  readonly send: (stdin: Uint8Array | Readable) => void;
   /** Resolves when the server closes the attach connection (the agent's stdout ended). */
   readonly closed: Promise<void>;
+  readonly close: () => void;
+};
+
+/** How a command run over exec ended, as the server's Status on channel 3 says. */
+export type ExecStatus = { readonly ok: true } | { readonly ok: false; readonly message: string };
+
+export type ExecSession = {
+  readonly protocol: string;
+  /** The command's end (channel 3's Status); a connection that closed without one is a failure. */
+  readonly status: Promise<ExecStatus>;
   readonly close: () => void;
 };
 
@@ -29,6 +39,8 @@ export type KubeApi = {
     onEnd: (error?: unknown) => void,
   ) => Promise<{ readonly stop: () => void }>;
   readonly attach: (namespace: string, name: string, container: string, stdout: Writable, stderr: Writable) => Promise<AttachSession>;
+  /** Runs `command` in a running container, its stdout and stderr written to these (ended with it); no stdin, no TTY. */
+  readonly exec: (namespace: string, name: string, container: string, command: readonly string[], stdout: Writable, stderr: Writable) => Promise<ExecSession>;
   /** Deletes at once (no grace: the Run is over); an object already gone is no error. */
   readonly remove: (kind: "Pod" | "NetworkPolicy" | "Secret", namespace: string, name: string) => Promise<void>;
   readonly listPods: (namespace: string, labelSelector: string) => Promise<PodObject[]>;
@@ -46,7 +58,7 @@ export type KubeApiOptions = {
  * second to load), and none of its types reach a caller.
  */
 export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
-  const { Attach, CoreV1Api, KubeConfig, NetworkingV1Api, Watch } = await import("@kubernetes/client-node");
+  const { Attach, CoreV1Api, Exec, KubeConfig, NetworkingV1Api, Watch } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
   if (options.kubeconfig === undefined) kc.loadFromDefault();
   else kc.loadFromString(options.kubeconfig);
@@ -74,10 +86,27 @@ export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeA
       const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
       return {
         protocol: socket.protocol,
-        send: (bytes) => stdin.end(Buffer.from(bytes)),
+        send: (given) => {
+          if (given instanceof Uint8Array) stdin.end(Buffer.from(given));
+          else {
+            // A source that fails must not look finished: the connection is dropped, never closed in order.
+            given.once("error", () => socket.close());
+            given.pipe(stdin);
+          }
+        },
         closed,
         close: () => socket.close(),
       };
+    },
+    exec: async (namespace, name, container, command, stdout, stderr) => {
+      let said: ((status: ExecStatus) => void) | undefined;
+      const status = new Promise<ExecStatus>((resolve) => (said = resolve));
+      const socket = await new Exec(kc).exec(namespace, name, container, [...command], stdout, stderr, null, false, (answer: V1Status) =>
+        said?.(execStatus(answer)),
+      );
+      // A connection that ends without a Status said nothing of the command's end: not a success.
+      socket.once("close", () => said?.({ ok: false, message: "the exec connection closed before the server said how the command ended" }));
+      return { protocol: socket.protocol, status, close: () => socket.close() };
     },
     remove: async (kind, namespace, name) => {
       const options = { name, namespace, gracePeriodSeconds: 0 };
@@ -91,4 +120,12 @@ export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeA
     },
     listPods: async (namespace, labelSelector) => (await core.listNamespacedPod({ namespace, labelSelector })).items as PodObject[],
   };
+}
+
+/** Success, or the Status' message (kubelet: "command terminated with non-zero exit code: ..."), its exit code named. */
+function execStatus(answer: V1Status): ExecStatus {
+  if (answer.status === "Success") return { ok: true };
+  const code = answer.details?.causes?.find((cause) => cause.reason === "ExitCode")?.message;
+  const message = answer.message ?? answer.reason ?? "the command failed";
+  return { ok: false, message: code === undefined ? message : `${message} (exit code ${code})` };
 }

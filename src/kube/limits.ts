@@ -1,8 +1,15 @@
 // Every bound and fixed name the Kubernetes backend holds a Pod to, in one place, with the unit in
 // the name. Kubernetes' own limits (label lengths, nameservers) are quoted from its API reference.
 
-/** The one container of a Run's Pod. */
+/** The container of a Run's Pod that runs the agent. */
 export const AGENT_CONTAINER_NAME = "agent";
+/** The init container that unpacks the Run's inputs (a tar on its stdin) into work/ before the agent starts. */
+export const INPUTS_CONTAINER_NAME = "inputs";
+/** The container that keeps out/ (or a writable work/) mounted past the agent's exit, to be read back over exec. */
+export const HOLDER_CONTAINER_NAME = "holder";
+/** The holder's memory: it runs `sleep`, and `tar` once, over exec. */
+export const HOLDER_MEMORY_BYTES = 32 * 1024 * 1024;
+
 /** Where a Pod is made when its options name no namespace. */
 export const DEFAULT_NAMESPACE = "agentcage";
 /** A label's name part and its value, at most (Kubernetes' validation.LabelValueMaxLength). */
@@ -23,6 +30,8 @@ export const POD_START_TIMEOUT_MS = 120_000;
 export const POD_EXIT_REPORT_MS = 30_000;
 /** Bytes of the agent's stdout (and, apart, its stderr) a Pod Run keeps; past it the rest is dropped and the result says so. */
 export const MAX_POD_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** How long putting the inputs in, and reading out/ back, may each take. */
+export const POD_COPY_TIMEOUT_MS = 120_000;
 /** The attach subprotocol that can close stdin and keep reading stdout (Kubernetes 1.30+). */
 export const ATTACH_PROTOCOL = "v5.channel.k8s.io";
 /** Ownership labels a sweep reads (the runtime writes them on every container and Pod). */

@@ -31,4 +31,24 @@ export type PodOptions = {
   readonly runtimeClassName?: string;
   /** Default IfNotPresent: a cluster pulls what its nodes lack; "Never" for images loaded by hand. */
   readonly imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  /** The Run's files through the Pod (its inputs in, its out/ or writable work/ back); default: neither. */
+  readonly files?: PodFiles;
+};
+
+/**
+ * How a Run's files reach its Pod and come back, where the cluster's nodes share no disk with this
+ * process: an init container `inputs` unpacks the archive the Run sends on its stdin (tar) into
+ * work/, so the agent starts only once its inputs are there; a `holder` container (sleep) keeps the
+ * written place mounted past the agent's exit, read back as a tar over exec. Both run the agent's
+ * image under the same security fields; the image needs `tar` and `sleep`.
+ */
+export type PodFiles = {
+  /** Whether work/ is filled by the `inputs` init container before the agent starts. */
+  readonly inputs: boolean;
+  /** The place the holder keeps for reading back: out/, or a writable work/; default: no holder. */
+  readonly keep?: "out" | "work";
+  /** How long the holder lives at most (its `sleep`): past the Run's deadline and its copy-back. */
+  readonly holderSeconds: number;
+  /** Bytes of work/'s emptyDir: what was staged, plus with a writable work/ what the agent may add; default outBytes. */
+  readonly workBytes?: number;
 };

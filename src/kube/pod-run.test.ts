@@ -2,6 +2,7 @@
 // create, watch to running, attach (v5 channel framing), exit from the Pod's status, removal; and
 // the ways a Pod never runs, each ended `unavailable` at a bounded time naming Kubernetes' reason.
 // A local fake API server replays the exchange; nothing here has run against a live cluster.
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { exchange, type FakeKubeApi, type FakeOptions, startFakeKubeApi } from "../../test/support/fake-kube-api.js";
 import { seeded, specFor } from "../../test/support/kube-specs.js";
@@ -170,5 +171,54 @@ describe("the sweep by label", () => {
       "DELETE /apis/networking.k8s.io/v1/namespaces/agents/networkpolicies/agentcage-mine",
       "DELETE /api/v1/namespaces/agents/secrets/agentcage-mine-env",
     ]);
+  });
+});
+
+describe("the recorded exchange's server, as strict as the API server", () => {
+  const post = (f: FakeKubeApi, path: string, body: unknown, query = "?fieldValidation=Strict") =>
+    fetch(`${JSON.parse(f.kubeconfig).clusters[0].cluster.server}${path}${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("refuses a field the API does not declare, a create without strict validation, another namespace and a path the API has not", async () => {
+    const { fake } = await replay("run-completes");
+    const pod = renderPodManifest(spec, OPTIONS).pod;
+    const typo = { ...pod, spec: { ...pod.spec, containers: [{ ...pod.spec?.containers[0], securityContex: {} }] } };
+    const refused = await post(fake, "/api/v1/namespaces/agents/pods", typo);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/strict decoding error: unknown field "spec.containers\[0\].securityContex"/);
+    expect((await post(fake, "/api/v1/namespaces/agents/pods", pod, "")).status).toBe(400);
+    expect((await post(fake, "/api/v1/namespaces/elsewhere/pods", pod)).status).toBe(400);
+    expect((await post(fake, "/api/v1/namespaces/agents/pod", pod)).status).toBe(404);
+    expect((await post(fake, "/apis/networking.k8s.io/v1/namespaces/agents/pods", pod)).status).toBe(404);
+    expect(fake.objects()).toEqual([]);
+    expect((await post(fake, "/api/v1/namespaces/agents/pods", pod)).status).toBe(201);
+    expect((await post(fake, "/api/v1/namespaces/agents/pods", pod)).status).toBe(409);
+    expect(fake.objects()).toEqual(["pods/agentcage-0000000000000001"]);
+  });
+
+  it("refuses an exec into a container the Pod has not, or one that is not running, or a command it has no record of", async () => {
+    const { fake, api } = await replay("run-with-files");
+    const staged = specFor({ image: "agentcage-agent:1", user: "10002:10002", staging: { runtimeDir: "/srv/agentcage" } }, seeded(9), 0);
+    const pod = renderPodManifest(staged, { ...OPTIONS, files: { inputs: true, keep: "out", holderSeconds: 60 } }).pod;
+    expect((await post(fake, "/api/v1/namespaces/agents/pods", pod)).status).toBe(201);
+    const sink = () => new PassThrough();
+    for (const [container, command] of [
+      ["sidecar", ["tar", "-c", "-f", "-", "-C", "/", "out"]],
+      ["agent", ["tar", "-c", "-f", "-", "-C", "/", "out"]],
+      ["holder", ["tar", "-c", "-f", "-", "-C", "/", "etc"]],
+      ["holder", ["sh", "-c", "cat /out/*"]],
+    ] as const) {
+      await expect(api.exec("agents", "agentcage-0000000000000001", container, command, sink(), sink()), `${container} ${command.join(" ")}`).rejects.toThrow();
+    }
+    const archive = new PassThrough();
+    const chunks: Buffer[] = [];
+    archive.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const session = await api.exec("agents", "agentcage-0000000000000001", "holder", ["tar", "-c", "-f", "-", "-C", "/", "out"], archive, sink());
+    expect(session.protocol).toBe("v5.channel.k8s.io");
+    expect(await session.status).toEqual({ ok: true });
+    expect(Buffer.concat(chunks).subarray(0, 4).toString()).toBe("out/");
   });
 });

@@ -1,16 +1,28 @@
 // One Run as a Pod: its Secret, its NetworkPolicy (before the Pod, so the Pod never runs
-// unfenced), the Pod, a watch until it runs, stdin and stdout through attach, the exit from the
-// Pod's status, and removal of all three whatever happened. Invariant: every way a Run can go is
-// a value (PodRunResult), never a throw; a Pod that cannot be scheduled or pulled ends the Run
-// `unavailable` within startTimeoutMs, naming the reason. Not yet run against a live cluster.
-import { Writable } from "node:stream";
+// unfenced), the Pod, a watch until it runs, its inputs unpacked by the init container (over
+// attach) before the agent starts, stdin and stdout through attach, the exit from the Pod's status,
+// the kept place read back from the holder (tar over exec), and removal of all three whatever
+// happened. Invariant: every way a Run can go is a value (PodRunResult), never a throw; a Pod that
+// cannot be scheduled or pulled ends the Run `unavailable` within startTimeoutMs, naming the reason.
+// Not yet run against a live cluster.
+import { PassThrough, type Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";
 import { renderEnvSecret } from "./env-secret.js";
-import type { KubeApi } from "./kube-api.js";
-import { AGENT_CONTAINER_NAME, ATTACH_PROTOCOL, MAX_POD_OUTPUT_BYTES, POD_EXIT_REPORT_MS, POD_START_TIMEOUT_MS } from "./limits.js";
+import type { AttachSession, ExecStatus, KubeApi } from "./kube-api.js";
+import {
+  AGENT_CONTAINER_NAME,
+  ATTACH_PROTOCOL,
+  HOLDER_CONTAINER_NAME,
+  INPUTS_CONTAINER_NAME,
+  MAX_POD_OUTPUT_BYTES,
+  POD_COPY_TIMEOUT_MS,
+  POD_EXIT_REPORT_MS,
+  POD_START_TIMEOUT_MS,
+} from "./limits.js";
 import { renderPodManifest } from "./manifest.js";
 import type { PodOptions } from "./options.js";
 import type { PodState } from "./pod-status.js";
+import { filesMountPath } from "./pod-volumes.js";
 import { watchPod } from "./pod-watcher.js";
 
 export type PodRunOptions = {
@@ -23,7 +35,29 @@ export type PodRunOptions = {
   readonly maxOutputBytes?: number;
   /** Ends the Run when aborted (a cancel, the caller's timeout): the Pod and what it had are removed; default none. */
   readonly signal?: AbortSignal;
+  /**
+   * Stops waiting for the agent when aborted (its reader failed, or it answered and did not exit in
+   * time): the kept place is still read back, then the Pod goes; the result is `stopped`. Default none.
+   */
+  readonly stopAgent?: AbortSignal;
+  /** Where the agent's stdout and stderr go as they come (ended with the Run); default: kept in the result, up to maxOutputBytes. */
+  readonly stdout?: Writable;
+  readonly stderr?: Writable;
+  /** The archive (tar) the `inputs` init container unpacks into work/; needed when the options' files.inputs is true. */
+  readonly inputs?: () => Readable;
+  /**
+   * Reads the holder's tar of the kept place (files.keep, its root directory the first entry) once
+   * the agent has exited; `finished` says how the tar ended (after its last byte), for the reader to
+   * refuse an archive its tar did not finish. A reader that throws or takes too long is the result's
+   * `collected`; one that resolves early (it refused an entry) ends the transfer. Default: nothing is read.
+   */
+  readonly collect?: (archive: Readable, finished: Promise<ExecStatus>) => Promise<void>;
+  /** Default POD_COPY_TIMEOUT_MS: for putting the inputs in, and apart for reading the kept place back. */
+  readonly copyTimeoutMs?: number;
 };
+
+/** Whether the kept place was read back whole: the holder's tar and the caller's reading both succeeded. */
+export type PodCollected = ExecStatus;
 
 export type PodRunResult =
   | {
@@ -34,6 +68,16 @@ export type PodRunResult =
       readonly stdout: Buffer;
       readonly stderr: Buffer;
       readonly truncated: boolean;
+      /** With `collect`: how reading the kept place back went. */
+      readonly collected?: PodCollected;
+    }
+  | {
+      /** stopAgent was aborted before the agent's exit was reported: no exit facts, the kept place read back all the same. */
+      readonly kind: "stopped";
+      readonly stdout: Buffer;
+      readonly stderr: Buffer;
+      readonly truncated: boolean;
+      readonly collected?: PodCollected;
     }
   | { readonly kind: "cancelled" }
   | {
@@ -53,6 +97,7 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
   const watcher = watchPod(api, namespace, name);
   const aborted = abortOf(options.signal);
   let closeSession: (() => void) | undefined;
+  let releaseStopped = (): void => undefined;
   // The caller's abort wins every wait; what was made is removed below all the same.
   const unlessAborted = <T>(wait: Promise<T>): Promise<T | typeof CANCELLED> => Promise.race([wait, aborted.promise]);
   try {
@@ -69,25 +114,41 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
     if (started === CANCELLED) return { kind: "cancelled" };
     if (started.timedOut) return notStarted(started.state, options.startTimeoutMs ?? POD_START_TIMEOUT_MS);
     if (started.state.kind === "refused") return { kind: "unavailable", reason: started.state.reason, message: started.state.message };
+    let ready = started.state;
+    if (ready.kind === "inputs") {
+      const filled = await unlessAborted(putInputs(api, namespace, name, options));
+      if (filled === CANCELLED) return { kind: "cancelled" };
+      if (filled !== undefined) return filled;
+      const agentUp = await unlessAborted(
+        watcher.until((state) => state.kind !== "starting" && state.kind !== "inputs", options.startTimeoutMs ?? POD_START_TIMEOUT_MS),
+      );
+      if (agentUp === CANCELLED) return { kind: "cancelled" };
+      if (agentUp.timedOut) return notStarted(agentUp.state, options.startTimeoutMs ?? POD_START_TIMEOUT_MS);
+      if (agentUp.state.kind === "refused") return { kind: "unavailable", reason: agentUp.state.reason, message: agentUp.state.message };
+      ready = agentUp.state;
+    }
     const limit = options.maxOutputBytes ?? MAX_POD_OUTPUT_BYTES;
     const stdout = boundedSink(limit);
     const stderr = boundedSink(limit);
-    if (started.state.kind === "running") {
-      const session = await api.attach(namespace, name, AGENT_CONTAINER_NAME, stdout.stream, stderr.stream);
-      if (session.protocol !== ATTACH_PROTOCOL) {
-        session.close();
-        return {
-          kind: "unavailable",
-          reason: "AttachProtocol",
-          message: `the API server attached with ${JSON.stringify(session.protocol)}, which cannot close the agent's stdin and keep its stdout; a Run needs ${ATTACH_PROTOCOL} (Kubernetes 1.30 or later)`,
-        };
-      }
+    const output = () => ({ stdout: stdout.bytes(), stderr: stderr.bytes(), truncated: stdout.truncated() || stderr.truncated() });
+    const stopped = abortOf(options.stopAgent);
+    releaseStopped = stopped.release;
+    if (ready.kind === "running") {
+      const session = await api.attach(namespace, name, AGENT_CONTAINER_NAME, options.stdout ?? stdout.stream, options.stderr ?? stderr.stream);
+      if (session.protocol !== ATTACH_PROTOCOL) return wrongProtocol(session);
       closeSession = session.close;
       session.send(typeof options.stdin === "string" ? Buffer.from(options.stdin) : options.stdin);
-      if ((await unlessAborted(session.closed)) === CANCELLED) return { kind: "cancelled" };
+      const closed = await Promise.race([session.closed, aborted.promise, stopped.promise]);
+      if (closed === CANCELLED && cancelledBy(options.signal)) return { kind: "cancelled" };
     }
-    const ended = await unlessAborted(watcher.until((state) => state.kind === "ended", options.exitReportMs ?? POD_EXIT_REPORT_MS));
-    if (ended === CANCELLED) return { kind: "cancelled" };
+    const ended = await Promise.race([
+      watcher.until((state) => state.kind === "ended", options.exitReportMs ?? POD_EXIT_REPORT_MS),
+      aborted.promise,
+      stopped.promise,
+    ]);
+    if (ended === CANCELLED && cancelledBy(options.signal)) return { kind: "cancelled" };
+    if (ended === CANCELLED)
+      return { kind: "stopped", ...output(), ...(await collected(api, namespace, name, options, podOptions.files?.keep ?? "out", unlessAborted)) };
     if (ended.state.kind !== "ended") {
       return {
         kind: "unavailable",
@@ -95,19 +156,24 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
         message: `the agent's output ended but the API reported no exit within ${options.exitReportMs ?? POD_EXIT_REPORT_MS} ms`,
       };
     }
+    const exit = ended.state;
+    const back = exit.reason === "DeadlineExceeded" ? {} : await collected(api, namespace, name, options, podOptions.files?.keep ?? "out", unlessAborted);
+    if (cancelledBy(options.signal)) return { kind: "cancelled" };
     return {
       kind: "exited",
-      exitCode: ended.state.exitCode,
-      ...(ended.state.reason === undefined ? {} : { reason: ended.state.reason }),
-      stdout: stdout.bytes(),
-      stderr: stderr.bytes(),
-      truncated: stdout.truncated() || stderr.truncated(),
+      exitCode: exit.exitCode,
+      ...(exit.reason === undefined ? {} : { reason: exit.reason }),
+      ...output(),
+      ...back,
     };
   } catch (error) {
     return { kind: "unavailable", reason: "ApiError", message: `the Kubernetes API refused or failed a request: ${apiMessage(error)}` };
   } finally {
     aborted.release();
+    releaseStopped();
     closeSession?.();
+    options.stdout?.end();
+    options.stderr?.end();
     watcher.stop();
     // The Pod first: what it held goes with it; then its fence and its Secret.
     for (const kind of ["Pod", "NetworkPolicy", "Secret"] as const) {
@@ -117,6 +183,87 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
 }
 
 const CANCELLED = Symbol("cancelled");
+
+function wrongProtocol(session: AttachSession): PodRunResult {
+  session.close();
+  return {
+    kind: "unavailable",
+    reason: "AttachProtocol",
+    message: `the API server attached with ${JSON.stringify(session.protocol)}, which cannot close a container's stdin and keep its output; a Run needs ${ATTACH_PROTOCOL} (Kubernetes 1.30 or later)`,
+  };
+}
+
+/** The inputs' archive to the `inputs` init container's tar, over attach; undefined once it took it all and ended. */
+async function putInputs(api: KubeApi, namespace: string, name: string, options: PodRunOptions): Promise<PodRunResult | undefined> {
+  if (options.inputs === undefined) {
+    return { kind: "unavailable", reason: "NoInputs", message: "the Pod waits for the Run's inputs and none were given; this is a bug, report it" };
+  }
+  const said = boundedSink(4096);
+  const session = await api.attach(namespace, name, INPUTS_CONTAINER_NAME, new PassThrough().resume(), said.stream);
+  if (session.protocol !== ATTACH_PROTOCOL) return wrongProtocol(session);
+  const archive = options.inputs();
+  try {
+    session.send(archive);
+    const timeoutMs = options.copyTimeoutMs ?? POD_COPY_TIMEOUT_MS;
+    const late = Symbol("late");
+    let timer: NodeJS.Timeout | undefined;
+    const over = await Promise.race([session.closed, new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), timeoutMs)))]);
+    clearTimeout(timer);
+    if (over === late) {
+      return { kind: "unavailable", reason: "InputsNotUnpacked", message: `the Pod did not take the Run's inputs within ${timeoutMs} ms` };
+    }
+    return undefined;
+  } finally {
+    session.close();
+    archive.destroy();
+  }
+}
+
+/** With `collect`: the holder's tar of the kept place, read by the caller, bounded; how it went. */
+async function collected(
+  api: KubeApi,
+  namespace: string,
+  name: string,
+  options: PodRunOptions,
+  keep: "out" | "work",
+  unlessAborted: <T>(wait: Promise<T>) => Promise<T | typeof CANCELLED>,
+): Promise<{ readonly collected?: PodCollected }> {
+  const { collect } = options;
+  if (collect === undefined) return {};
+  const place = filesMountPath(keep);
+  const archive = new PassThrough();
+  const said = boundedSink(4096);
+  const timeoutMs = options.copyTimeoutMs ?? POD_COPY_TIMEOUT_MS;
+  let session: Awaited<ReturnType<KubeApi["exec"]>> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  // A write after the reader stopped (it refused an entry) is not an error of the Run.
+  archive.on("error", () => undefined);
+  try {
+    // The place itself is the archive's first entry, as Docker's archive of a path gives it.
+    session = await api.exec(namespace, name, HOLDER_CONTAINER_NAME, ["tar", "-c", "-f", "-", "-C", "/", place.slice(1)], archive, said.stream);
+    const finished = session.status.then((status): ExecStatus => {
+      const stderr = said.bytes().toString("utf8").trim();
+      return status.ok ? status : { ok: false, message: `tar in the holder failed: ${status.message}${stderr === "" ? "" : ` (${stderr.slice(0, 300)})`}` };
+    });
+    const read = collect(archive, finished).then((): PodCollected => ({ ok: true }));
+    const late = new Promise<PodCollected>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, message: `the holder's archive was not read within ${timeoutMs} ms` }), timeoutMs);
+    });
+    const answer = await unlessAborted(Promise.race([read, late]));
+    return { collected: answer === CANCELLED ? { ok: false, message: "the Run was cancelled while its files were read back" } : answer };
+  } catch (error) {
+    return { collected: { ok: false, message: `the holder's archive could not be read: ${error instanceof Error ? error.message : apiMessage(error)}` } };
+  } finally {
+    clearTimeout(timer);
+    session?.close();
+    archive.end();
+  }
+}
+
+/** Read afresh: an abort may come while the Run waits, whatever an earlier check saw. */
+function cancelledBy(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
 
 /** A promise that resolves CANCELLED when the signal aborts (never without one), and the listener's removal. */
 function abortOf(signal: AbortSignal | undefined): { readonly promise: Promise<typeof CANCELLED>; readonly release: () => void } {

@@ -25,4 +25,33 @@ describe("a Pod's state", () => {
     expect(podState({ status: { phase: "Pending", containerStatuses: [{ name: "other", state: { running: {} } }] } })).toEqual({ kind: "starting" });
     expect(podState({})).toEqual({ kind: "starting" });
   });
+
+  it("waits for the inputs while the inputs container runs, the agent still PodInitializing", () => {
+    const agent = { name: "agent", state: { waiting: { reason: "PodInitializing" } } };
+    expect(podState({ status: { phase: "Pending", initContainerStatuses: [{ name: "inputs", state: { running: {} } }], containerStatuses: [agent] } })).toEqual(
+      {
+        kind: "inputs",
+      },
+    );
+    expect(podState({ status: { phase: "Pending", containerStatuses: [agent] } })).toEqual({ kind: "starting" });
+  });
+
+  it("is refused when the inputs container's tar failed, before the Pod's phase says Failed, naming its exit", () => {
+    const failed = { name: "inputs", state: { terminated: { exitCode: 2, reason: "Error", message: "tar: short read" } } };
+    expect(podState({ status: { phase: "Failed", initContainerStatuses: [failed] } })).toEqual({
+      kind: "refused",
+      reason: "InputsNotUnpacked",
+      message: "the Run's inputs could not be unpacked in the Pod (tar exited 2: tar: short read)",
+    });
+  });
+
+  it("is refused at once when the inputs container's image cannot be pulled, which shows there first", () => {
+    const pull = { name: "inputs", state: { waiting: { reason: "ImagePullBackOff", message: "Back-off pulling image" } } };
+    const agent = { name: "agent", state: { waiting: { reason: "PodInitializing" } } };
+    expect(podState({ status: { phase: "Pending", initContainerStatuses: [pull], containerStatuses: [agent] } })).toEqual({
+      kind: "refused",
+      reason: "ImagePullBackOff",
+      message: "Back-off pulling image",
+    });
+  });
 });

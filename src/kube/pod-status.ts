@@ -2,7 +2,16 @@
 // ended (with its exit facts), or never going to run (unschedulable, an image that cannot be pulled).
 // Invariant: a reason that will not pass by itself ends the Run at once; one that may pass
 // (ErrImagePull, Unschedulable) is waited out only until the Run's start bound, then named.
-import { AGENT_CONTAINER_NAME } from "./limits.js";
+import { AGENT_CONTAINER_NAME, INPUTS_CONTAINER_NAME } from "./limits.js";
+
+type ContainerStatus = {
+  readonly name?: string;
+  readonly state?: {
+    readonly waiting?: { readonly reason?: string; readonly message?: string };
+    readonly running?: object;
+    readonly terminated?: { readonly exitCode?: number; readonly signal?: number; readonly reason?: string; readonly message?: string };
+  };
+};
 
 /** The parts of a Pod (as the API sends it) that decide a Run; everything else is ignored. */
 export type PodObject = {
@@ -12,19 +21,15 @@ export type PodObject = {
     readonly reason?: string;
     readonly message?: string;
     readonly conditions?: ReadonlyArray<{ readonly type?: string; readonly status?: string; readonly reason?: string; readonly message?: string }>;
-    readonly containerStatuses?: ReadonlyArray<{
-      readonly name?: string;
-      readonly state?: {
-        readonly waiting?: { readonly reason?: string; readonly message?: string };
-        readonly running?: object;
-        readonly terminated?: { readonly exitCode?: number; readonly signal?: number; readonly reason?: string; readonly message?: string };
-      };
-    }>;
+    readonly containerStatuses?: readonly ContainerStatus[];
+    readonly initContainerStatuses?: readonly ContainerStatus[];
   };
 };
 
 export type PodState =
   | { readonly kind: "starting"; readonly reason?: string; readonly message?: string }
+  /** The `inputs` init container runs: it waits for the Run's inputs on its stdin; the agent has not started. */
+  | { readonly kind: "inputs" }
   | { readonly kind: "running" }
   | { readonly kind: "ended"; readonly exitCode: number; readonly reason?: string }
   | { readonly kind: "refused"; readonly reason: string; readonly message: string };
@@ -41,6 +46,17 @@ const FINAL_WAITING = new Set([
 
 export function podState(pod: PodObject): PodState {
   const status = pod.status ?? {};
+  const inputs = status.initContainerStatuses?.find((c) => c.name === INPUTS_CONTAINER_NAME);
+  const unpacked = inputs?.state?.terminated;
+  // Before the Pod's phase: an init container that failed fails the Pod, and its exit is not the agent's.
+  if (unpacked !== undefined && unpacked.exitCode !== 0) {
+    const said = unpacked.message === undefined ? "" : `: ${unpacked.message}`;
+    return {
+      kind: "refused",
+      reason: "InputsNotUnpacked",
+      message: `the Run's inputs could not be unpacked in the Pod (tar exited ${unpacked.exitCode ?? "without a code"}${said})`,
+    };
+  }
   const container = status.containerStatuses?.find((c) => c.name === AGENT_CONTAINER_NAME);
   const terminated = container?.state?.terminated;
   if (terminated !== undefined) {
@@ -51,7 +67,9 @@ export function podState(pod: PodObject): PodState {
     return { kind: "ended", exitCode: status.phase === "Succeeded" ? 0 : -1, ...(status.reason === undefined ? {} : { reason: status.reason }) };
   }
   if (container?.state?.running !== undefined) return { kind: "running" };
-  const waiting = container?.state?.waiting;
+  if (inputs?.state?.running !== undefined) return { kind: "inputs" };
+  // An image that cannot be pulled shows first on the container the kubelet starts first: inputs, when there is one.
+  const waiting = [inputs, container].find((c) => c?.state?.waiting?.reason !== undefined && c.state.waiting.reason !== "PodInitializing")?.state?.waiting;
   if (waiting?.reason !== undefined && FINAL_WAITING.has(waiting.reason)) {
     return { kind: "refused", reason: waiting.reason, message: waiting.message ?? "" };
   }

@@ -62,6 +62,8 @@ export type RunPod = {
       readonly seccompProfile?: SeccompProfile;
     };
     readonly containers: readonly RunContainer[];
+    /** Only `inputs`, when the Run's inputs go in through the Pod. */
+    readonly initContainers?: readonly RunContainer[];
     readonly volumes?: ReadonlyArray<{ readonly name: string; readonly emptyDir?: { readonly medium?: string; readonly sizeLimit?: string | number } }>;
   };
 };

@@ -7,8 +7,13 @@ import { KubernetesError } from "./kube-error.js";
 export type PodVolume = { readonly name: string; readonly emptyDir: { readonly medium: "Memory"; readonly sizeLimit: string } };
 export type PodVolumeMount = { readonly name: string; readonly mountPath: string; readonly readOnly: boolean };
 
+/** Where the inputs and holder containers mount a place of the Run (as the Docker holder does): /work, /out. */
+export function filesMountPath(place: "work" | "out"): string {
+  return `/${place}`;
+}
+
 /** The Pod's volumes and the agent's mounts of them, in the order the spec mounts them, /tmp first. */
-export function podVolumes(spec: ComposedSpec, outBytes: number): { readonly volumes: PodVolume[]; readonly mounts: PodVolumeMount[] } {
+export function podVolumes(spec: ComposedSpec, outBytes: number, workBytes = outBytes): { readonly volumes: PodVolume[]; readonly mounts: PodVolumeMount[] } {
   const declared = spec.container.mounts?.entries ?? [];
   if (declared.length > 0) {
     throw new KubernetesError(
@@ -33,7 +38,7 @@ export function podVolumes(spec: ComposedSpec, outBytes: number): { readonly vol
         `the Run's mount at ${JSON.stringify(mount.Target)} (a secret file or a session store) does not reach a Pod yet; leave secretFiles and sessions out of a Run on Kubernetes`,
       );
     }
-    volumes.push(memory(name, outBytes));
+    volumes.push(memory(name, name === "work" ? workBytes : outBytes));
     mounts.push({ name, mountPath: mount.Target, readOnly: mount.ReadOnly });
   }
   return { volumes, mounts };

@@ -145,6 +145,74 @@ describe("a Run's Pod, over 400 specs", () => {
   });
 });
 
+describe("a Run's Pod with its files (the inputs init container and the holder), over 400 specs", () => {
+  const FILES: PodOptions = { ...NONE, files: { inputs: true, keep: "out", holderSeconds: 700, workBytes: 3 * 1024 * 1024 } };
+  const staged = SPECS.filter(({ spec }) => spec.mounts.some((m) => m.Target.endsWith("/out")));
+
+  it("renders every staged one, validated by kubernetes-models and the exact field list", () => {
+    expect(staged.length).toBeGreaterThan(20);
+    for (const { spec } of staged) expect(() => renderPodManifest(spec, FILES)).not.toThrow();
+  });
+
+  it("locks every container down as the agent's is: same user, nothing added, read-only root, no TTY", () => {
+    for (const { spec } of staged) {
+      const [uid, gid] = spec.user.split(":").map(Number);
+      const pod = renderPodManifest(spec, FILES).pod.spec;
+      const all = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
+      expect(all.map((c) => c.name)).toEqual(["inputs", "agent", "holder"]);
+      for (const container of all) {
+        expect(container.securityContext, container.name).toEqual(pod?.containers[0]?.securityContext);
+        expect(container.securityContext, container.name).toMatchObject({ runAsUser: uid, runAsGroup: gid, runAsNonRoot: true });
+        expect(container.tty, container.name).toBe(false);
+        expect(container.image, container.name).toBe(spec.image);
+        expect(container.env, container.name).toEqual(container.name === "agent" ? expect.any(Array) : undefined);
+        expect(container.resources?.limits?.memory, container.name).toMatch(/^\d+$/);
+        expect(container.resources?.requests, container.name).toEqual(container.resources?.limits);
+      }
+    }
+  });
+
+  it("gives the helpers only the places they copy: inputs writes work/ from its stdin, the holder keeps out/ with sleep", () => {
+    for (const { spec } of staged) {
+      const pod = renderPodManifest(spec, FILES).pod.spec;
+      const [inputs] = pod?.initContainers ?? [];
+      const holder = pod?.containers[1];
+      expect(inputs).toMatchObject({ command: ["tar"], args: ["-x", "-f", "-", "-C", "/work"], stdin: true, stdinOnce: true });
+      expect(inputs?.volumeMounts).toEqual([{ name: "work", mountPath: "/work", readOnly: false }]);
+      expect(holder).toMatchObject({ command: ["sleep"], args: ["700"], stdin: false });
+      expect(holder?.volumeMounts).toEqual([{ name: "out", mountPath: "/out", readOnly: false }]);
+      // The agent's own mounts are as without files: work/ read-only, out/ its own.
+      expect(pod?.containers[0]?.volumeMounts?.slice(1).map((m) => [m.mountPath, m.readOnly])).toEqual(spec.mounts.map((m) => [m.Target, m.ReadOnly]));
+      expect(pod?.volumes?.find((v) => v.name === "work")?.emptyDir).toEqual({ medium: "Memory", sizeLimit: String(3 * 1024 * 1024) });
+    }
+  });
+
+  it("never asks anything of a node with its helpers either", () => {
+    for (const { spec } of staged) {
+      const entries = everyEntry(renderPodManifest(spec, FILES));
+      const keys = entries.map(([key]) => key.split(".").at(-1));
+      for (const forbidden of ["hostPath", "hostPort", "add", "hostUsers", "procMount", "nodeName", "serviceAccountName", "ephemeralContainers"])
+        expect(keys).not.toContain(forbidden);
+      for (const [key, value] of entries) {
+        if (/(^|\.)(hostNetwork|hostPID|hostIPC|privileged|allowPrivilegeEscalation|shareProcessNamespace)$/.test(key)) expect(value).toBe(false);
+        if (/(^|\.)readOnlyRootFilesystem$/.test(key)) expect(value).toBe(true);
+      }
+    }
+  });
+
+  it("refuses files for a spec with no workspace, and a holder that would not live a second", () => {
+    const bare = SPECS.find(({ spec }) => spec.mounts.length === 0)?.spec;
+    expect(bare).toBeDefined();
+    if (bare === undefined) return;
+    expect(() => renderPodManifest(bare, FILES)).toThrow(/the Run's files need its (work\/|out\/) in the Pod, and the spec mounts none/);
+    const spec = staged[0]?.spec;
+    if (spec === undefined) return;
+    expect(() => renderPodManifest(spec, { ...FILES, files: { inputs: false, keep: "out", holderSeconds: 0 } })).toThrow(
+      /files.holderSeconds 0 is not a whole number/,
+    );
+  });
+});
+
 describe("what a Pod cannot honour", () => {
   const base = { image: "a:1", user: "10002:10002" };
 

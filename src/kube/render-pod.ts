@@ -5,12 +5,13 @@
 import type { IPod } from "kubernetes-models/v1";
 import { commandWords, type ComposedSpec, effectiveEnv, OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { KubernetesError } from "./kube-error.js";
-import { AGENT_CONTAINER_NAME, DEFAULT_NAMESPACE, ENV_SECRET_SUFFIX } from "./limits.js";
+import type { IContainer } from "kubernetes-models/v1";
+import { AGENT_CONTAINER_NAME, DEFAULT_NAMESPACE, ENV_SECRET_SUFFIX, HOLDER_CONTAINER_NAME, HOLDER_MEMORY_BYTES, INPUTS_CONTAINER_NAME } from "./limits.js";
 import { checkedLabels, checkedName } from "./names.js";
 import type { PodOptions } from "./options.js";
 import type { RunPod } from "./pod-types.js";
 import { checkStopSignal, podCpu, podExtras, podUser } from "./pod-fields.js";
-import { podVolumes } from "./pod-volumes.js";
+import { filesMountPath, podVolumes, type PodVolumeMount } from "./pod-volumes.js";
 
 /** The Secret a Run's secret environment lives in: the Pod names its keys, never their values. */
 export function envSecretName(spec: ComposedSpec): string {
@@ -41,7 +42,7 @@ export function renderPod(spec: ComposedSpec, options: PodOptions): RunPod {
   checkStopSignal(spec);
   const { uid, gid } = podUser(spec.user);
   const { entry, afterImage } = commandWords(spec);
-  const { volumes, mounts } = podVolumes(spec, options.outBytes);
+  const { volumes, mounts } = podVolumes(spec, options.outBytes, options.files?.workBytes);
   const runtimeClassName = options.runtimeClassName ?? spec.container.containerRuntime;
   const publicEnv = spec.container.publicEnv ?? {};
   const secretName = envSecretName(spec);
@@ -83,23 +84,97 @@ export function renderPod(spec: ComposedSpec, options: PodOptions): RunPod {
           stdin: true,
           stdinOnce: true,
           tty: false,
-          securityContext: {
-            runAsUser: uid,
-            runAsGroup: gid,
-            runAsNonRoot: true,
-            privileged: false,
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ["ALL"] },
-            seccompProfile: { type: "RuntimeDefault" },
-          },
+          securityContext: lockedDown(uid, gid),
           // Requests equal to limits: the Pod is scheduled where its limits fit (QoS Guaranteed when a CPU limit is set).
           resources: { limits: resources, requests: resources },
           volumeMounts: mounts.map((m) => ({ ...m })),
         },
+        ...holderOf(spec, options, uid, gid, mounts),
       ],
+      ...(options.files?.inputs === true ? { initContainers: [inputsOf(spec, options, uid, gid, mounts, resources)] } : {}),
       volumes: volumes.map((v) => ({ name: v.name, emptyDir: { ...v.emptyDir } })),
     },
   };
   return pod;
+}
+
+/** Every container of a Run's Pod, the agent's and its helpers' alike: as the spec's user, nothing added, nothing writable but its mounts. */
+function lockedDown(uid: number, gid: number): NonNullable<IContainer["securityContext"]> {
+  return {
+    runAsUser: uid,
+    runAsGroup: gid,
+    runAsNonRoot: true,
+    privileged: false,
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ["ALL"] },
+    seccompProfile: { type: "RuntimeDefault" },
+  };
+}
+
+/** The agent's mount of a place (work/ or out/), which the helpers mount at /work or /out, always writable. */
+function placeMount(mounts: readonly PodVolumeMount[], place: "work" | "out"): PodVolumeMount {
+  const mount = mounts.find((m) => m.name === place);
+  if (mount === undefined) {
+    throw new KubernetesError(`the Run's files need its ${place}/ in the Pod, and the spec mounts none; give the declaration staging (a workdir)`);
+  }
+  return { name: place, mountPath: filesMountPath(place), readOnly: false };
+}
+
+/**
+ * The init container that unpacks the Run's inputs (tar on its stdin, sent once over attach) into
+ * work/: the agent starts only after it has exited 0. Its memory is the agent's and work/'s size, as
+ * the pages it writes to the memory-backed work/ count against it.
+ */
+function inputsOf(
+  spec: ComposedSpec,
+  options: PodOptions,
+  uid: number,
+  gid: number,
+  mounts: readonly PodVolumeMount[],
+  agent: Record<string, string>,
+): IContainer {
+  const work = placeMount(mounts, "work");
+  const memory = String(spec.memoryBytes + (options.files?.workBytes ?? options.outBytes));
+  const resources = { ...agent, memory };
+  return {
+    name: INPUTS_CONTAINER_NAME,
+    image: spec.image,
+    imagePullPolicy: options.imagePullPolicy ?? "IfNotPresent",
+    command: ["tar"],
+    args: ["-x", "-f", "-", "-C", work.mountPath],
+    stdin: true,
+    stdinOnce: true,
+    tty: false,
+    securityContext: lockedDown(uid, gid),
+    resources: { limits: resources, requests: resources },
+    volumeMounts: [work],
+  };
+}
+
+/** The holder: `sleep` past the agent's exit, so the place it wrote can be read back over exec; none without files to keep. */
+function holderOf(spec: ComposedSpec, options: PodOptions, uid: number, gid: number, mounts: readonly PodVolumeMount[]): IContainer[] {
+  const keep = options.files?.keep;
+  if (keep === undefined) return [];
+  const holderSeconds = options.files?.holderSeconds ?? 0;
+  if (!Number.isSafeInteger(holderSeconds) || holderSeconds < 1) {
+    throw new KubernetesError(
+      `files.holderSeconds ${JSON.stringify(holderSeconds)} is not a whole number of seconds of at least 1; write how long the holder may live`,
+    );
+  }
+  const resources = { memory: String(HOLDER_MEMORY_BYTES), ...(spec.cpus === undefined ? {} : { cpu: "100m" }) };
+  return [
+    {
+      name: HOLDER_CONTAINER_NAME,
+      image: spec.image,
+      imagePullPolicy: options.imagePullPolicy ?? "IfNotPresent",
+      command: ["sleep"],
+      args: [String(holderSeconds)],
+      stdin: false,
+      tty: false,
+      securityContext: lockedDown(uid, gid),
+      resources: { limits: resources, requests: resources },
+      volumeMounts: [placeMount(mounts, keep)],
+    },
+  ];
 }

@@ -28,6 +28,7 @@ export function createRunnerRuntime(settings: RunnerSettings, headStarts?: HeadS
       ...(options.docker === undefined ? {} : { docker: options.docker }),
       ...(options.engine === undefined ? {} : { engine: options.engine }),
       ...(options.engines === undefined ? {} : { engines: options.engines }),
+      ...(options.kubernetes === undefined ? {} : { kubernetes: options.kubernetes }),
       run: planRun(settings, headStarts !== undefined),
     });
   } catch (error) {

@@ -54,6 +54,12 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
       'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"',
     );
   }
+  if (options.kubernetes !== undefined && (policy !== "none" || options.networks !== undefined)) {
+    const given = options.networks === undefined ? `networkPolicy ${JSON.stringify(policy)}` : `networks ${JSON.stringify(options.networks)}`;
+    throw new AgentRunnerError(
+      `${given} cannot go with kubernetes yet: a Run's Pod reaches only what its NetworkPolicy lets it, and agentcage runs no egress proxy inside the cluster for it to reach; use networkPolicy "none" on Kubernetes (a stand-in or gateway the Pod reaches is the Operator's), or run on Docker`,
+    );
+  }
   if (options.engines !== undefined && options.networks !== undefined) {
     throw new AgentRunnerError(
       `networks ${JSON.stringify(options.networks)} cannot go with engines: a network declared by hand lives on one engine, and a Run may be placed on any; use a networkPolicy over several engines, or one engine`,

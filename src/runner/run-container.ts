@@ -87,7 +87,8 @@ function blamedOnProxy(ran: Outcome<AgentResult>, proxyGone: string): Outcome<Ag
 
 /** The Run's watch; `proxiedRunId`: the id the egress proxy knows it by, whose breaches end it. */
 function watchRun(context: RunnerContext, { request, credential }: Prepared, proxiedRunId: string | undefined, runOptions: AgentRunOptions): RunWatch {
-  const keyHelper = keyHelperFor(request.cli, credential, context.settings.policy);
+  // A Pod runs no launcher to write a tmpfs secret: on Kubernetes the key goes in one variable, from the Run's Secret.
+  const keyHelper = context.settings.options.kubernetes === undefined ? keyHelperFor(request.cli, credential, context.settings.policy) : undefined;
   const guard = createRunGuard(request, runOptions.signal);
   if (proxiedRunId !== undefined) {
     context.breaches.atSource(proxiedRunId, (breach) =>

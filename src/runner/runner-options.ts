@@ -6,7 +6,7 @@
 import type Docker from "dockerode";
 import type { Logger } from "pino";
 import { AgentcageError } from "../errors/index.js";
-import { describeValue, type EngineSet, type RunFiles } from "../runtime/index.js";
+import { describeValue, type EngineSet, type KubernetesBackend, type RunFiles } from "../runtime/index.js";
 import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
 import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
 import type { Engine } from "../engine/index.js";
@@ -111,6 +111,14 @@ export type AgentRunnerOptions = {
    * `docker` or `pool`. Default: the one engine.
    */
   readonly engines?: EngineSet;
+  /**
+   * Runs each Run as a Pod on a Kubernetes cluster instead of a Docker container (the runtime's
+   * `kubernetes`): `{ api: await createKubeApi(), namespace: "agents" }`. The same Outcome, reasons and
+   * Harvest; its files go through the Pod (runFiles "engine"). Only under networkPolicy "none" (no
+   * egress proxy runs in the cluster yet), and not with `engine`, `engines`, `docker`, `pool`,
+   * `networks` or `sessions`. Not yet run against a live cluster. Default: Docker.
+   */
+  readonly kubernetes?: KubernetesBackend;
 };
 
 export type AgentRunOptions = {
@@ -168,6 +176,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "docker",
   "engine",
   "engines",
+  "kubernetes",
 ];
 const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId", "traceContext"];
 

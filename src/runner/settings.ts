@@ -83,5 +83,8 @@ function checkedSessions(options: AgentRunnerOptions): boolean {
   if (keepSessions && options.staging === undefined) {
     throw new AgentRunnerError("sessions: true needs staging: each session is kept in the Staging Directory; declare staging: { runtimeDir }");
   }
+  if (keepSessions && options.kubernetes !== undefined) {
+    throw new AgentRunnerError("sessions: true cannot go with kubernetes yet: a session store does not reach a Pod; leave sessions out, or run on Docker");
+  }
   return keepSessions;
 }

@@ -44,7 +44,11 @@ export async function attachContainer<R extends ReaderVerdict>(
 }
 
 /** The container's output, read from now on: the record, the watchdog and the stdout cap see every byte. */
-export function outputOf<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, state: ContainerRunState<R>, streams: ContainerStreams): RunOutput {
+export function outputOf<R extends ReaderVerdict>(
+  ctx: ContainerRunContext<R>,
+  state: ContainerRunState<R>,
+  streams: Pick<ContainerStreams, "stdout" | "stderr">,
+): RunOutput {
   return readOutput(streams, {
     ...(ctx.onStdout === undefined ? {} : { onStdout: ctx.onStdout }),
     ...(ctx.onStderr === undefined ? {} : { onStderr: ctx.onStderr }),

@@ -25,6 +25,7 @@ export type { RunFiles, WriteBound } from "./run.js";
 export type { SweepResult } from "./sweep.js";
 export type { RunNetwork } from "./run-network.js";
 export type { RunVolumeKind } from "./out-volume.js";
+export type { KubernetesBackend } from "./kube-backend.js";
 export type { EngineLease, EngineSet, EngineStatus, NamedEngine } from "./engine-set.js";
 export type { EngineCheck, RuntimeCheck } from "./runtime-check.js";
 export { createAgentContainerRuntime } from "./runtime.js";

@@ -7,27 +7,18 @@
 
 import { composeSpec, DEFAULT_OWNER, OWNER_LABEL, resolveAgentUser, RUN_LABEL, validateAgentContainer, type ValidatedContainer } from "../container/index.js";
 import { engineMessage, type Engine } from "../engine/index.js";
-import type { HarvestRefusal } from "../plan/index.js";
-import { carryManifest, copyFromArchive, numericUser, packTree, removeTree, stagingLimits, type Manifest } from "../staging/index.js";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { numericUser, packTree, type Manifest } from "../staging/index.js";
+import { copyBackArchive, PLACE, type CollectedVolume, type RunVolumeKind } from "./volume-collect.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS, VOLUME_SETUP_TIMEOUT_MS } from "./limits.js";
 import { bounded } from "./stop.js";
 
-const { FULL_BELOW_BYTES, FULL_BELOW_INODES, MAX_INPUT_DEPTH, MAX_SESSION_STORE_DEPTH } = stagingLimits;
 /** The holder runs nothing but `sleep`: the least a container needs. */
 const HOLDER_LIMITS = { memoryBytes: 16 * 1024 * 1024, pids: 8, tmpfsBytes: 1024 * 1024, stopGraceSeconds: 0 };
 /** The label that says which of a Run's places a volume is. */
 const VOLUME_KIND_LABEL = "agentcage.volume";
 
-/**
- * Which place of the Run a volume is: its out/, its whole writable work/, its session store's working
- * copy, or (runFiles "engine") its read-only work/ with the inputs, which the agent only reads and is never read back.
- */
-export type RunVolumeKind = "out" | "work" | "session" | "inputs";
+export type { CollectedVolume, RunVolumeKind } from "./volume-collect.js";
 export const RUN_VOLUME_KINDS: readonly RunVolumeKind[] = ["out", "work", "session", "inputs"];
-
-/** How refusals of each kind's copy-back name it. */
-const PLACE: Record<RunVolumeKind, string> = { out: "out/", work: "work/", session: "the session store", inputs: "inputs" };
 
 /** The volume of one of a Run's places (the sweep removes only volumes named so). */
 export function runVolumeName(kind: RunVolumeKind, runId: string): string {
@@ -71,15 +62,6 @@ export type RunVolumesRequest = {
   readonly holderSeconds: number;
   /** Abandons putting the staged content in (the Run's stop). */
   readonly signal?: AbortSignal;
-};
-
-export type CollectedVolume = {
-  /** The agent filled what it may write there (its writes past it failed). */
-  readonly full: boolean;
-  /** An entry copy-back refused; the place on disk is then left as staging left it. */
-  readonly refusal?: HarvestRefusal;
-  /** With a manifest given: the manifest of the copied-back work/ (carryManifest). */
-  readonly manifest?: Manifest;
 };
 
 export type RunVolumes = {
@@ -178,43 +160,7 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
     collect: async (kind, destination, signal, manifest) => {
       const spec = specOf(kind);
       const archive = await engine.getArchive(holder, holderPath(kind), signal);
-      const limits = {
-        maxBytes: spec.bytes,
-        maxEntries: spec.inodes - 1,
-        maxDepth: kind === "session" ? MAX_SESSION_STORE_DEPTH : MAX_INPUT_DEPTH,
-        place: PLACE[kind],
-        links: kind === "work",
-      };
-      // out/ is empty on disk: copied into. A work/ or a store holds what was staged: a fresh copy replaces it whole.
-      const into = destination === undefined || kind === "out" ? destination : `${destination}.volume`;
-      if (into !== destination && into !== undefined) await mkdir(into, { mode: 0o755 });
-      let copy;
-      try {
-        copy = await copyFromArchive(archive, into, limits);
-      } catch (error) {
-        // Nothing half-copied, as on a refusal: a fresh copy goes, out/ is left empty as staging made it.
-        if (into !== destination && into !== undefined) await removeTree(into);
-        else if (into !== undefined) {
-          await removeTree(into);
-          await mkdir(into, { mode: 0o755 });
-        }
-        throw error;
-      }
-      let carried: Manifest | undefined;
-      if (copy.refusal !== undefined && into !== undefined) {
-        // Nothing half-copied: the place is left as staging made it (out/ empty).
-        if (into === destination) {
-          await rm(into, { recursive: true, force: true });
-          await mkdir(into, { mode: 0o755 });
-        } else await removeTree(into);
-      } else if (into !== undefined && destination !== undefined && into !== destination) {
-        if (manifest !== undefined) carried = await carryManifest(manifest, destination, into);
-        await removeTree(destination);
-        await rename(into, destination);
-      }
-      // A refused copy stopped early: what was counted is a lower bound, so only a full count says full.
-      const full = copy.usedBytes + FULL_BELOW_BYTES > spec.bytes || copy.entries + 1 + FULL_BELOW_INODES > spec.inodes;
-      return { full, ...(copy.refusal === undefined ? {} : { refusal: copy.refusal }), ...(carried === undefined ? {} : { manifest: carried }) };
+      return copyBackArchive(archive, kind, spec, destination, manifest);
     },
     close,
   };

@@ -1,5 +1,6 @@
 // A Run from its plan to the Outcome its container's end gives: plan, open the record, compose, the
-// Run's own network and volumes, the container itself, its volumes read back, the end reason.
+// Run's own network and volumes, the container itself (or, on Kubernetes, its Pod: pod-launch.ts),
+// its volumes read back, the end reason.
 // launchRun only calls those steps in order; each returns early with the Outcome that says why.
 // Invariant: whatever happens, what the steps made (volumes, network, the record's open streams)
 // is undone before it returns: volumes first, then the network, then the record.
@@ -16,6 +17,7 @@ import { openRecord } from "./record.js";
 import { runNetworkName, tellPeer } from "./run-network.js";
 import { closeNetwork, openNetwork } from "./run-network-step.js";
 import { coldLaunchOf, type ColdLaunch } from "./cold-launch.js";
+import { launchPod } from "./pod-launch.js";
 import { claimOf } from "./pool-claim.js";
 import { encodeClaim } from "./pool-launcher.js";
 import type { Member } from "./pool-member.js";
@@ -35,6 +37,11 @@ export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q
     const composed = compose(ctx, planned, staged, runEnv.env);
     if (!composed.ok) return composed.outcome;
     if (member !== undefined) return await launchWarm(ctx, state, composed.spec, planned, member);
+    // On Kubernetes the Run is a Pod: no Docker network or volume; its files go through the Pod itself.
+    if (ctx.kubernetes !== undefined) {
+      const ran = await launchPod(ctx, state, composed.spec, planned, staged);
+      return "outcome" in ran ? ran.outcome : endReason(ctx, ran.facts, undefined);
+    }
     const noNetwork = await openNetwork(ctx, state);
     if (noNetwork !== undefined) return noNetwork;
     const noVolumes = await openVolumes(ctx, state, staged);

@@ -14,6 +14,7 @@ import { earlyOutcome } from "./end-reason.js";
 import type { CollectedVolume, RunVolumes } from "./out-volume.js";
 import type { Ownership } from "./ownership.js";
 import type { Pool } from "./pool.js";
+import type { KubernetesBackend } from "./kube-backend.js";
 import type { RunAddresses } from "./run-addresses.js";
 import type { RecordWriter } from "./record.js";
 import type { RunOptions, SessionStoreOptions } from "./run-options.js";
@@ -70,6 +71,8 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly runFiles: RunFiles;
   /** The runtime's warm pool; default none (every Run cold). */
   readonly pool?: Pool;
+  /** The Kubernetes backend: the Run is a Pod there (pod-launch.ts); default none, a Docker container. */
+  readonly kubernetes?: KubernetesBackend;
 };
 
 export type WriteBound = "mount" | "volume";

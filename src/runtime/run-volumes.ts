@@ -24,7 +24,7 @@ const INPUTS_SLACK_INODES = 16;
  * Bounded by volumes of the Run's own: its writable place (out/, or all of work/) and its session store;
  * through the engine, a read-only work/'s inputs too; none unstaged or under "mount".
  */
-function volumeKinds<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, staged: StagedRun | undefined): RunVolumeKind[] {
+export function volumeKinds<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, staged: StagedRun | undefined): RunVolumeKind[] {
   if (staged === undefined || ctx.writeBound !== "volume") return [];
   const inputs = ctx.runFiles === "engine" && writablePlace(ctx) === "out" ? ["inputs" as const] : [];
   return [...inputs, writablePlace(ctx), ...(ctx.sessionStore === undefined ? [] : ["session" as const])];
@@ -70,7 +70,7 @@ export async function openVolumes<R extends ReaderVerdict, Q>(
 }
 
 /** Each volume's size: out/ writableBytes; a writable work/ what staging put there plus writableBytes; a session store its bound. */
-async function volumeSpecs<R extends ReaderVerdict, Q>(
+export async function volumeSpecs<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
   kinds: readonly RunVolumeKind[],
   directory: RunDirectory,

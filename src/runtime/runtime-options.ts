@@ -15,6 +15,7 @@ import { describeValue } from "./misuse.js";
 import { checkPoolOptions, type PoolOptions } from "./pool.js";
 import type { EngineSet } from "./engine-set.js";
 import type { RunFiles, WriteBound } from "./run-state.js";
+import { checkKubernetesBackend, type KubernetesBackend } from "./kube-backend.js";
 
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
   readonly container: AgentContainer;
@@ -64,6 +65,14 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
    * declaration's write bound to be "mount". Call close() when done. Default: none, every Run cold.
    */
   readonly pool?: PoolOptions;
+  /**
+   * Runs each Run as a Pod on a Kubernetes cluster instead of a Docker container (kube-backend.ts):
+   * its inputs unpacked in the Pod before the agent starts and its out/ (or writable work/) read back
+   * through the API under the Harvest's rules, so the nodes share no disk with this process (runFiles
+   * "engine"). Not with `engine`, `engines`, `docker`, `pool`, runFiles "disk", `container.mounts`
+   * or `container.networks`. Not yet run against a live cluster. Default: none, Docker.
+   */
+  readonly kubernetes?: KubernetesBackend;
 };
 
 /** What construction decided from the options: the validated declaration, the concurrency, the write bound, the Run networks' addresses. */
@@ -73,9 +82,22 @@ export type CheckedRuntimeOptions = {
   readonly writeBound: WriteBound;
   readonly runFiles: RunFiles;
   readonly addresses: RunAddresses;
+  readonly kubernetes?: KubernetesBackend;
 };
 
-const RUNTIME_OPTION_NAMES = ["container", "run", "maxConcurrentRuns", "docker", "engine", "engines", "writeBound", "runFiles", "runNetworkRange", "pool"];
+const RUNTIME_OPTION_NAMES = [
+  "container",
+  "run",
+  "maxConcurrentRuns",
+  "docker",
+  "engine",
+  "engines",
+  "writeBound",
+  "runFiles",
+  "runNetworkRange",
+  "pool",
+  "kubernetes",
+];
 const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
 export const RUN_FILES: readonly RunFiles[] = ["disk", "engine"];
 
@@ -85,11 +107,37 @@ export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: Runtime
   const container = validateAgentContainer(options.container);
   const concurrency = checkPlanAndEngine(options);
   composeOnce(container);
-  const runFiles = checkRunFiles(options.runFiles, container, options.writeBound);
+  const kubernetes = options.kubernetes === undefined ? undefined : checkKubernetes(options, container);
+  // On Kubernetes a Run's files always go through the API: no node shares this host's disk.
+  const runFiles = checkRunFiles(kubernetes === undefined ? options.runFiles : "engine", container, options.writeBound);
   // Through the engine, what the agent writes can only be bounded by volumes of the Run's own.
   const writeBound = runFiles === "engine" ? "volume" : chooseWriteBound(options.writeBound);
   if (options.pool !== undefined) checkPool(options.pool, container, writeBound, runFiles);
-  return { container, concurrency, writeBound, runFiles, addresses: runAddressesOf(options.runNetworkRange) };
+  return {
+    container,
+    concurrency,
+    writeBound,
+    runFiles,
+    addresses: runAddressesOf(options.runNetworkRange),
+    ...(kubernetes === undefined ? {} : { kubernetes }),
+  };
+}
+
+/** The backend, checked, and the options that cannot go with it refused by name. */
+function checkKubernetes<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, container: ValidatedContainer): KubernetesBackend {
+  const clash = (["engine", "engines", "docker", "pool"] as const).find((name) => options[name] !== undefined);
+  if (clash !== undefined) {
+    throw new AgentContainerError(`kubernetes is given with ${clash}; a runtime runs its Runs on one backend: leave ${clash} out, or kubernetes`);
+  }
+  if (options.runFiles === "disk") {
+    throw new AgentContainerError("runFiles \"disk\" cannot go with kubernetes: a cluster's nodes do not share this host's disk; leave runFiles out");
+  }
+  if (options.writeBound === "mount") {
+    throw new AgentContainerError(
+      'writeBound "mount" cannot go with kubernetes: a Pod\'s out/ is a memory-backed emptyDir of its own size; leave writeBound out',
+    );
+  }
+  return checkKubernetesBackend(options.kubernetes, container);
 }
 
 /** runFiles as asked, default "disk"; "engine" refused with what would bind this host's disk anyway. */

@@ -181,6 +181,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     writeBound: shared.writeBound,
     runFiles: shared.runFiles,
     ...(shared.pool === undefined ? {} : { pool: shared.pool }),
+    ...(shared.kubernetes === undefined ? {} : { kubernetes: shared.kubernetes }),
   };
 }
 

@@ -21,6 +21,8 @@ import { bounded } from "./stop.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
 import type { EngineSet } from "./engine-set.js";
 import { sweepEngines } from "./sweep-engines.js";
+import { sweepCluster } from "./pod-sweep.js";
+import type { KubernetesBackend } from "./kube-backend.js";
 
 export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly container: ValidatedContainer;
@@ -52,6 +54,8 @@ export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly sweepAtStartup: () => Promise<unknown>;
   /** The warm pool, when asked for. */
   readonly pool?: Pool;
+  /** The Kubernetes backend, when asked for: every Run is a Pod there, and the sweep is by label there. */
+  readonly kubernetes?: KubernetesBackend;
 };
 
 /** A member's launcher outlives its idle time by this much: the pool replaces it first, while this process lives. */
@@ -75,12 +79,15 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
     deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + ENGINE_ANSWER_MARGIN_MS),
   });
   const sweepOn = (one: Engine): Promise<SweepResult> => sweepOwner({ container, owner, session, engine: one, logger, masker: declaredMasker });
+  const { kubernetes } = checked;
   const sweep = (...extra: never[]): Promise<SweepResult> =>
     extra.length > 0
       ? Promise.reject(new RunRequestError(`sweep takes no arguments; ${extra.length} were given`))
-      : engineSet === undefined
-        ? sweepOn(engine)
-        : sweepEngines(engineSet, sweepOn, logger);
+      : kubernetes !== undefined
+        ? sweepCluster(kubernetes, owner, session)
+        : engineSet === undefined
+          ? sweepOn(engine)
+          : sweepEngines(engineSet, sweepOn, logger);
   // An engine back after it was drained still holds what its ended Runs left: sweep it then.
   engineSet?.onReturn((name, back) => {
     logger.info({ engine: name }, "an engine answers again; sweeping what its drained Runs left");
@@ -116,6 +123,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
         );
   return {
     ...(pool === undefined ? {} : { pool }),
+    ...(kubernetes === undefined ? {} : { kubernetes }),
     ...(engineSet === undefined ? {} : { engineSet }),
     container,
     planFunction: options.run,

@@ -39,7 +39,7 @@ export type OutputHooks = {
   readonly onOverflow: (detail: string) => void;
 };
 
-export function readOutput(streams: ContainerStreams, hooks: OutputHooks): RunOutput {
+export function readOutput(streams: Pick<ContainerStreams, "stdout" | "stderr">, hooks: OutputHooks): RunOutput {
   const stderr = createCappedBytes(MAX_STDERR_RECORD_BYTES);
   const channel = createStdoutChannel(() => streams.stdout.resume());
   let stdoutBytes = 0;

@@ -1,0 +1,139 @@
+// A staged or unstaged Run on Kubernetes, once composed: what a Pod cannot do for it refused, its
+// places sized as their Docker volumes would be, the Pod run (pod-container.ts) with its work/ filled
+// from the Run directory first and its out/ (or writable work/) read back into it after, under the
+// same copy-back as an engine's volume (volume-collect.ts). The steps after it (write bound, Harvest,
+// record) are the Docker Run's own. Invariant: the Harvest's rules travel with the files (Decision 15).
+
+import type { Readable } from "node:stream";
+import { resolveAgentUser, type ComposedSpec } from "../container/index.js";
+import type { PodFiles, PodOptions } from "../kube/index.js";
+import type { Outcome, ReaderVerdict, RunPlan } from "../plan/index.js";
+import { DEFAULT_WRITABLE_BYTES, numericUser, packTree } from "../staging/index.js";
+import { containerDeadlineSeconds } from "./compose.js";
+import type { ContainerFacts } from "./end-reason.js";
+import { podPlacement, type KubernetesBackend } from "./kube-backend.js";
+import { ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
+import { runPodContainer } from "./pod-container.js";
+import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
+import { volumeKinds, volumeSpecs } from "./run-volumes.js";
+import { copyBackArchive, PLACE, type CollectedVolume } from "./volume-collect.js";
+
+export type PodLaunch<R extends ReaderVerdict> = { readonly outcome: Outcome<R> } | { readonly facts: ContainerFacts<R> };
+
+export async function launchPod<R extends ReaderVerdict, Q>(
+  ctx: RunContext<R, Q>,
+  state: RunState,
+  spec: ComposedSpec,
+  plan: { readonly plan: RunPlan<R>; readonly stdin: Uint8Array },
+  staged: StagedRun | undefined,
+): Promise<PodLaunch<R>> {
+  const backend = ctx.kubernetes as KubernetesBackend;
+  const refused = notOnPods(ctx);
+  if (refused !== undefined) return { outcome: endEarly(ctx, "invalid_request", refused) };
+  const places = staged === undefined ? undefined : await placesOf(ctx, staged);
+  const podOptions: PodOptions = {
+    ...podPlacement(backend),
+    outBytes: places?.outBytes ?? ctx.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES,
+    network: { policy: "none" },
+    ...(places === undefined ? {} : { files: places.files }),
+  };
+  let pod: string;
+  const { KubernetesError, renderPodManifest } = await import("../kube/index.js");
+  try {
+    pod = renderPodManifest(spec, podOptions).pod.metadata?.name ?? spec.name;
+  } catch (error) {
+    if (error instanceof KubernetesError) return { outcome: endEarly(ctx, "invalid_request", maskedMessage(ctx, error)) };
+    throw error;
+  }
+  let copied: CollectedVolume | undefined;
+  const keep = places?.files.keep;
+  const collect =
+    staged === undefined || places === undefined || keep === undefined
+      ? undefined
+      : async (archive: Readable, finished: Promise<{ readonly ok: boolean; readonly message?: string }>) => {
+          const wanted = ctx.harvestTo !== undefined || ctx.container.staging?.keepRuns === true;
+          const destination = wanted ? (keep === "work" ? staged.directory.work : staged.directory.out) : undefined;
+          const confirm = async () => {
+            const status = await finished;
+            return status.ok ? undefined : (status.message ?? "the holder's tar failed");
+          };
+          copied = await copyBackArchive(archive, keep, places.keptBounds, destination, keep === "work" ? staged.manifest : undefined, confirm);
+        };
+  const inputs = staged === undefined ? undefined : () => inputsArchive(ctx, staged);
+  ctx.logger.info({ runId: ctx.runId, pod, namespace: backend.namespace }, "run started as a Pod");
+  // The stall watchdog reads a container's CPU time from the Docker engine; a Pod's is not read yet, so
+  // only the Run's timeout ends a silent agent there (the runner sets stallSeconds on every Run).
+  if (ctx.stallSeconds !== undefined) ctx.logger.debug({ runId: ctx.runId, stallSeconds: ctx.stallSeconds }, "stallSeconds is not kept on Kubernetes yet");
+  const ran = await runPodContainer(
+    {
+      runId: ctx.runId,
+      ...(ctx.trace === undefined ? {} : { trace: ctx.trace }),
+      spec,
+      plan: plan.plan,
+      stdin: plan.stdin,
+      engine: ctx.engine,
+      stop: state.stop,
+      graceMs: ctx.graceMs,
+      abandonAfterMs: ctx.timeoutSeconds * 1000 + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS,
+      logger: ctx.logger,
+      masker: ctx.masker,
+      ...(state.record === undefined ? {} : { onStdout: state.record.onStdout, onStderr: state.record.onStderr }),
+    },
+    { backend, podOptions, ...(inputs === undefined ? {} : { inputs }), ...(collect === undefined ? {} : { collect }) },
+  );
+  if (keep !== undefined) {
+    const failed = ran.collected !== undefined && !ran.collected.ok ? ran.collected.message : undefined;
+    if (copied !== undefined) state.collectedOut = copied;
+    else if (failed !== undefined) {
+      const message = `${PLACE[keep]} could not be read back from the Run's Pod: ${ctx.masker.mask(failed)}`;
+      ctx.logger.error({ runId: ctx.runId, err: message }, "what the agent left could not be read back from its Pod");
+      state.collectedOut = { full: false, refusal: { reason: "io_error", entry: ".", message } };
+    }
+  }
+  return { facts: ran.facts };
+}
+
+/** What a Run asks that its Pod cannot give yet, as one sentence naming the option; undefined when nothing. */
+function notOnPods<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string | undefined {
+  if (ctx.network !== undefined) {
+    return "a Run's own network (network policy model, allowlist or open) is a Docker network, which a Pod has none of: its Pod reaches nothing (a NetworkPolicy with no egress); run it without network on Kubernetes";
+  }
+  if (Object.keys(ctx.tmpfsSecrets).length > 0) {
+    return "tmpfsSecrets are written by the pool's launcher, which a Pod does not run yet; give the credential in the Run's env on Kubernetes";
+  }
+  if (ctx.sessionStore !== undefined)
+    return "sessionStore does not reach a Pod yet (its working copy would need a third place read back); leave it out on Kubernetes";
+  return undefined;
+}
+
+/** The Pod's places, sized as the Docker volumes of a Run through the engine are (run-volumes.ts). */
+async function placesOf<R extends ReaderVerdict, Q>(
+  ctx: RunContext<R, Q>,
+  staged: StagedRun,
+): Promise<{ readonly files: PodFiles; readonly outBytes: number; readonly keptBounds: { readonly bytes: number; readonly inodes: number } }> {
+  const specs = await volumeSpecs(ctx, volumeKinds(ctx, staged), staged.directory);
+  const work = specs.find((spec) => spec.kind === "work" || spec.kind === "inputs");
+  const out = specs.find((spec) => spec.kind === "out");
+  const kept = specs.find((spec) => spec.kind === "work") ?? out;
+  const writableBytes = ctx.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES;
+  // It outlives the agent's own timer, the stop's grace and its copy-back; the Pod's deletion ends it first.
+  const holderSeconds = containerDeadlineSeconds(timeLeftMs(ctx)) + Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS + OUT_COPY_TIMEOUT_MS) / 1000);
+  return {
+    files: {
+      inputs: true,
+      ...(kept === undefined ? {} : { keep: kept.kind === "work" ? ("work" as const) : ("out" as const) }),
+      holderSeconds,
+      ...(work === undefined ? {} : { workBytes: work.bytes }),
+    },
+    outBytes: out?.bytes ?? writableBytes,
+    keptBounds: { bytes: kept?.bytes ?? writableBytes, inodes: kept?.inodes ?? 1 },
+  };
+}
+
+/** What staging put in work/ (out/ empty, the mount point of its own emptyDir), as a tar owned by the agent's user. */
+function inputsArchive<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, staged: StagedRun): Readable {
+  const packed = packTree(staged.directory.work, numericUser(resolveAgentUser(ctx.container.user)));
+  // A walk that fails leaves the Pod a short archive: the stream is destroyed, and the attach dropped with it.
+  packed.done.catch((error: unknown) => packed.archive.destroy(error instanceof Error ? error : new Error(String(error))));
+  return packed.archive;
+}
