@@ -20,7 +20,7 @@ export function addPlanCommand(program: Command, io: ProgramIo, settle: (code: n
       const checked = await checkedRun(cli, rawPrompt, flags, io);
       if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
         throw new UsageError(
-          `--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints the one docker run of a Run with no network (leave --network-policy out)`,
+          `--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints ${flags.kubernetes === true ? "the Pod and NetworkPolicy" : "the one docker run"} of a Run with no network (leave --network-policy out)`,
         );
       }
       checkBudgetFlags(checked, flags);

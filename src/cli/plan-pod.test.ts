@@ -81,4 +81,9 @@ describe("agentcage plan --kubernetes", () => {
     expect(done.code).toBe(2);
     expect(done.stdout).toBe("");
   });
+
+  it("refuses a network policy in the words of a Pod, not of docker run", async () => {
+    const done = await plan("--kubernetes", "--network-policy", "model");
+    expect(String(done.thrown ?? done.stderr)).toContain("plan prints the Pod and NetworkPolicy of a Run with no network (leave --network-policy out)");
+  });
 });

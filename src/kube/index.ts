@@ -14,12 +14,12 @@
  * const result = await runPod(await createKubeApi(), spec, options, { stdin: "Say hi" }); // { kind: "exited", exitCode, stdout, ... }
  * ```
  */
-export type { AttachSession, ExecStatus, KubeApi, KubeApiOptions } from "./kube-api.js";
+export type { AttachSession, ExecSession, ExecStatus, KubeApi, KubeApiOptions } from "./kube-api.js";
 export type { PodManifest } from "./manifest.js";
 export type { EgressProxyPeer, PodFiles, PodNetwork, PodOptions } from "./options.js";
 export type { PodCollected, PodRunOptions, PodRunResult } from "./pod-run.js";
 export type { KubeMetadata, LabelSelector, RunContainer, RunNetworkPolicy, RunPod, RunSecret, SeccompProfile } from "./pod-types.js";
-export type { PodObject } from "./pod-status.js";
+export type { ContainerStatus, PodObject } from "./pod-status.js";
 export type { PodSweepOptions } from "./pod-sweep.js";
 export { createKubeApi } from "./kube-api.js";
 export { KubernetesError } from "./kube-error.js";

@@ -4,7 +4,7 @@
 // (ErrImagePull, Unschedulable) is waited out only until the Run's start bound, then named.
 import { AGENT_CONTAINER_NAME, INPUTS_CONTAINER_NAME } from "./limits.js";
 
-type ContainerStatus = {
+export type ContainerStatus = {
   readonly name?: string;
   readonly state?: {
     readonly waiting?: { readonly reason?: string; readonly message?: string };
