@@ -4,44 +4,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ProgramIo } from "./io.js";
-import { buildProgram } from "./program.js";
-import type { ViewStream } from "./view.js";
-import { textStream } from "../../test/support/text-stream.js";
+import { type Asked, askProgram } from "../../test/support/program.js";
 
 const KEY = "sk-ant-made-up-kubernetes-plan-0123456789";
 const runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-plan-pod-"));
 afterAll(() => rmSync(runtimeDir, { recursive: true, force: true }));
 
-const stream = () => textStream<ViewStream>();
-
-async function plan(...words: string[]): Promise<{ code: number; stdout: string; stderr: string; thrown?: unknown }> {
-  const [stdout, stderr] = [stream(), stream()];
-  const saved = process.env["ANTHROPIC_API_KEY"];
-  process.env["ANTHROPIC_API_KEY"] = KEY; // the runner reads credentials from this process's environment
-  const io: ProgramIo = {
-    stdout,
-    stderr,
-    env: { ANTHROPIC_API_KEY: KEY, AGENTCAGE_RUNTIME_DIR: runtimeDir, NO_COLOR: "1" },
-    live: false,
-    onInterrupt: () => () => undefined,
-    exit: (code) => {
-      throw new Error(`exit ${code}`);
-    },
-    readStdin: async () => "",
-  };
-  let code = -1;
-  let thrown: unknown;
-  try {
-    await buildProgram(io, (c) => (code = c)).parseAsync(["node", "agentcage", "plan", "claude", "Say hi", "--runtime-dir", runtimeDir, ...words]);
-  } catch (error) {
-    thrown = error;
-  } finally {
-    if (saved === undefined) delete process.env["ANTHROPIC_API_KEY"];
-    else process.env["ANTHROPIC_API_KEY"] = saved;
-  }
-  return { code, stdout: stdout.text, stderr: stderr.text, thrown };
-}
+/** The runner reads credentials from this process's environment too. */
+const plan = (...words: string[]): Promise<Asked> =>
+  askProgram(
+    ["plan", "claude", "Say hi", "--runtime-dir", runtimeDir, ...words],
+    { ANTHROPIC_API_KEY: KEY, AGENTCAGE_RUNTIME_DIR: runtimeDir },
+    { ANTHROPIC_API_KEY: KEY },
+  );
 
 describe("agentcage plan --kubernetes", () => {
   it("prints the Run's NetworkPolicy and Pod as one List, the credential a key of the Run's Secret", async () => {

@@ -6,10 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { exchange, type FakeKubeApi, startFakeKubeApi } from "../../test/support/fake-kube-api.js";
-import { textStream } from "../../test/support/text-stream.js";
-import type { ProgramIo } from "./io.js";
-import { buildProgram } from "./program.js";
-import type { ViewStream } from "./view.js";
+import { type Asked, askProgram } from "../../test/support/program.js";
 
 const KEY = "sk-ant-made-up-kubernetes-run-0123456789";
 const root = mkdtempSync(join(tmpdir(), "agentcage-run-kube-"));
@@ -21,42 +18,17 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function run(...words: string[]): Promise<{ code: number; stdout: string; stderr: string; thrown?: unknown }> {
-  const [stdout, stderr] = [textStream<ViewStream>(), textStream<ViewStream>()];
-  const saved = { key: process.env["ANTHROPIC_API_KEY"], kubeconfig: process.env["KUBECONFIG"] };
-  process.env["ANTHROPIC_API_KEY"] = KEY;
+async function run(...words: string[]): Promise<Asked> {
+  const kubeconfig: Record<string, string> = {};
   if (fake !== undefined) {
-    const file = join(root, "kubeconfig");
-    writeFileSync(file, fake.kubeconfig, { mode: 0o600 });
-    process.env["KUBECONFIG"] = file;
+    kubeconfig["KUBECONFIG"] = join(root, "kubeconfig");
+    writeFileSync(kubeconfig["KUBECONFIG"], fake.kubeconfig, { mode: 0o600 });
   }
-  const io: ProgramIo = {
-    stdout,
-    stderr,
-    env: { ANTHROPIC_API_KEY: KEY, AGENTCAGE_RUNTIME_DIR: join(root, "runtime"), NO_COLOR: "1" },
-    live: false,
-    onInterrupt: () => () => undefined,
-    exit: (code) => {
-      throw new Error(`exit ${code}`);
-    },
-    readStdin: async () => "",
-  };
-  let code = -1;
-  let thrown: unknown;
-  try {
-    await buildProgram(io, (c) => (code = c)).parseAsync(["node", "agentcage", "run", "claude", "What is the answer?", ...words]);
-  } catch (error) {
-    thrown = error;
-  } finally {
-    for (const [name, value] of [
-      ["ANTHROPIC_API_KEY", saved.key],
-      ["KUBECONFIG", saved.kubeconfig],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
-  return { code, stdout: stdout.text, stderr: stderr.text, thrown };
+  return askProgram(
+    ["run", "claude", "What is the answer?", ...words],
+    { ANTHROPIC_API_KEY: KEY, AGENTCAGE_RUNTIME_DIR: join(root, "runtime") },
+    { ANTHROPIC_API_KEY: KEY, ...kubeconfig },
+  );
 }
 
 describe("agentcage run --kubernetes", () => {
