@@ -5,8 +5,9 @@
 // model runs behind it, in its container); then what an agent container reaches: the egress proxy
 // on the Run's own internal network, and not the orchestrator, the published API, the proxy's way
 // out or the docker socket. A second project of the same file on the same engine runs a Run through
-// its own proxy beside it (nothing in the file is named across projects). Both taken down after,
-// leaving no container, network or volume.
+// its own proxy beside it (nothing in the file is named across projects). A third, with
+// compose.engines.yaml laid over it, runs its Run on the engines AGENTCAGE_ENGINES names through a
+// proxy its orchestrator started. All taken down after, leaving no container, network or volume.
 // Traffic goes only to loopback and to the containers and networks this test made.
 
 import { randomBytes } from "node:crypto";
@@ -18,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnv, runCommand } from "../support/command.js";
 import { docker } from "../support/engine.js";
 import { AGENT_IMAGE, STAND_IN_IMAGE } from "../support/stand-in-container.js";
-import { dockerCompose, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, useCurrentOrchestratorImage } from "./docker-compose.js";
+import { dockerCompose, ENGINES_COMPOSE_FILE, ORCHESTRATOR_IMAGE, ORCHESTRATOR_UID, useCurrentOrchestratorImage } from "./docker-compose.js";
 
 const PROJECT = `agentcage-e2e-${randomBytes(4).toString("hex")}`;
 /** A second deployment of the same compose.yaml on the same engine, under a project name of its own. */
@@ -41,6 +42,8 @@ const root = mkdtempSync(join(tmpdir(), "agentcage-compose-e2e-"));
 /** One deployment: its project, its Staging Directory and env file, its published API, its two long-lived containers. */
 type Deployment = {
   readonly project: string;
+  /** What its env file says beyond what every deployment's does. */
+  readonly env: readonly string[];
   readonly runtimeDir: string;
   readonly envFile: string;
   readonly compose: (...args: string[]) => string;
@@ -52,14 +55,15 @@ type Deployment = {
   egress: { id: string; name: string };
 };
 
-function deploymentOf(project: string, name: string): Deployment {
+function deploymentOf(project: string, name: string, over: { overrides?: readonly string[]; env?: readonly string[] } = {}): Deployment {
   const runtimeDir = join(root, name, "runtime");
   const envFile = join(root, name, "deploy.env");
   return {
     project,
+    env: over.env ?? [],
     runtimeDir,
     envFile,
-    compose: (...args) => dockerCompose({ project, envFile }, ...args),
+    compose: (...args) => dockerCompose({ project, envFile, overrides: over.overrides ?? [] }, ...args),
     port: 0,
     base: "",
     orchestrator: { id: "", hostname: "", address: "" },
@@ -69,6 +73,9 @@ function deploymentOf(project: string, name: string): Deployment {
 
 const first = deploymentOf(PROJECT, "a");
 const second = deploymentOf(SECOND_PROJECT, "b");
+/** Runs on the engines AGENTCAGE_ENGINES names (here only this one, as "here"), each with a proxy serve starts. */
+const onEngines = deploymentOf(`${PROJECT}-engines`, "engines", { overrides: [ENGINES_COMPOSE_FILE], env: ["AGENTCAGE_ENGINES=local,name=here"] });
+const everyDeployment = [first, second, onEngines];
 const compose = first.compose;
 const runtimeDir = first.runtimeDir;
 
@@ -209,6 +216,7 @@ async function bringUp(of: Deployment): Promise<void> {
       `AGENTCAGE_WRITABLE_BYTES=${WRITABLE_BYTES}`,
       // The orchestrator starts only when `agentcage doctor` passes in its container.
       "AGENTCAGE_DOCTOR=1",
+      ...of.env,
       "",
     ].join("\n"),
   );
@@ -245,14 +253,13 @@ beforeAll(async () => {
     expect(() => docker("image", "inspect", "--format", "{{.Id}}", image), `${image} is missing; run npm run provision`).not.toThrow();
   }
   // Both up before either is waited for: their start-ups (doctor, then serve) overlap.
-  await bringUp(first);
-  await bringUp(second);
-  await Promise.all([ready(first), ready(second)]);
+  for (const of of everyDeployment) await bringUp(of);
+  await Promise.all(everyDeployment.map(ready));
 }, 600_000);
 
 afterAll(() => {
   try {
-    for (const of of [first, second]) {
+    for (const of of everyDeployment) {
       try {
         if (existsSync(of.envFile)) tearDown(of);
       } finally {
@@ -427,10 +434,34 @@ describe("the deployment brought up with docker-compose", () => {
     expect([registered(first) - (before[0] as number), registered(second) - (before[1] as number)]).toEqual([1, 1]);
   }, 120_000);
 
-  it("is taken down leaving no container, network or volume behind, and the other deployment's the same", () => {
-    tearDown(first);
-    expect(leftovers(first)).toEqual({ containers: [], networks: [], volumes: [] });
-    tearDown(second);
-    expect(leftovers(second)).toEqual({ containers: [], networks: [], volumes: [] });
-  }, 180_000);
+  it("runs on the engines AGENTCAGE_ENGINES names with compose.engines.yaml, through an egress proxy its orchestrator started there", async () => {
+    const metrics = await fetch(`${onEngines.base}/metrics`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    expect(await metrics.text()).toMatch(/^agentcage_engine_up\{engine="here"\} 1$/m);
+    const { id } = (await api("/v1/runs", { cli: "claude", prompt: "What is the capital of France?" }, onEngines)) as RunView;
+    const run = await untilRun(id, (r) => r.outcome !== undefined, onEngines);
+    expect(run.outcome).toMatchObject({ ok: true, reason: "completed" });
+    expect(run.outcome?.result?.text).toContain("Paris");
+    // Not through the compose egress service: it registered nothing. Through the proxy serve started on "here",
+    // a container owned by the orchestrator (its host label), which serve stops on its way down.
+    expect(docker("logs", onEngines.egress.id)).not.toContain('"msg":"egress run registered"');
+    const started = docker(
+      "ps",
+      "--quiet",
+      "--filter",
+      `label=agentcage.host=${onEngines.orchestrator.hostname}`,
+      "--filter",
+      "label=agentcage.owner=agentcage-egress",
+    );
+    expect(started.split("\n").filter((line) => line !== "")).toHaveLength(1);
+  }, 120_000);
+
+  it("is taken down leaving no container, network or volume behind, and the other deployments' the same", () => {
+    for (const of of everyDeployment) {
+      tearDown(of);
+      expect(leftovers(of)).toEqual({ containers: [], networks: [], volumes: [] });
+    }
+  }, 240_000);
 });

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { COMPOSE_FILE, dockerCompose, NO_SECRET_FILE, REPO } from "./docker-compose.js";
+import { COMPOSE_FILE, dockerCompose, ENGINES_COMPOSE_FILE, NO_SECRET_FILE, REPO } from "./docker-compose.js";
 
 type Mount = string | { readonly source?: string; readonly target?: string };
 type Service = {
@@ -46,7 +46,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 let envFiles = 0;
 /** compose.yaml as docker-compose resolves it with exactly these variables. */
-function resolved(variables: Readonly<Record<string, string>>): ComposeFile {
+function resolved(variables: Readonly<Record<string, string>>, overrides: readonly string[] = []): ComposeFile {
   const envFile = join(scratch, `env-${envFiles++}`);
   writeFileSync(
     envFile,
@@ -54,7 +54,7 @@ function resolved(variables: Readonly<Record<string, string>>): ComposeFile {
       .map(([name, value]) => `${name}=${value}\n`)
       .join(""),
   );
-  return parse(dockerCompose({ envFile, project: "agentcage-config-test" }, "config")) as ComposeFile;
+  return parse(dockerCompose({ envFile, project: "agentcage-config-test", overrides }, "config")) as ComposeFile;
 }
 
 function mountsOf(service: Service): Array<{ source: string; target: string }> {
@@ -213,12 +213,44 @@ describe("compose.yaml", () => {
     }
   });
 
-  it("has .env.example document every variable it reads, with no value for a secret", () => {
+  it("has .env.example document every variable it and compose.engines.yaml read, with no value for a secret", () => {
     const example = readFileSync(join(REPO, ".env.example"), "utf8");
     const documented = new Set([...example.matchAll(/^#? ?([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]));
-    for (const { name } of interpolations(raw)) expect([name, documented.has(name)]).toEqual([name, true]);
+    for (const { name } of interpolations(raw + readFileSync(ENGINES_COMPOSE_FILE, "utf8"))) expect([name, documented.has(name)]).toEqual([name, true]);
     for (const [, name, value] of example.matchAll(/^([A-Z_][A-Z0-9_]*)=(.*)$/gm)) {
       if (SECRET_NAME.test(name as string) && !(name as string).endsWith("_SECRET_FILE")) expect([name, value]).toEqual([name, ""]);
     }
+  });
+});
+
+describe("compose.engines.yaml, laid over compose.yaml for several engines", () => {
+  const ENGINES = "local,name=here tcp://10.0.0.5:2376,name=b,certs=/etc/agentcage/engines/b";
+
+  it("is refused by docker-compose without AGENTCAGE_ENGINES, saying what to set", () => {
+    expect(() => resolved(REQUIRED, [ENGINES_COMPOSE_FILE])).toThrow(/set AGENTCAGE_ENGINES in \.env/);
+  });
+
+  it("hands serve the engines and no Operator's proxy, so serve starts one on each engine", () => {
+    const orchestrator = resolved({ ...REQUIRED, AGENTCAGE_ENGINES: ENGINES }, [ENGINES_COMPOSE_FILE]).services["orchestrator"] as Service;
+    expect(orchestrator.environment).toMatchObject({
+      AGENTCAGE_ENGINES: ENGINES,
+      AGENTCAGE_EGRESS_CONTROL_SOCKET: "",
+      AGENTCAGE_EGRESS_CONTROL_SECRET_FILE: "",
+    });
+    // Everything else of the orchestrator is compose.yaml's: locked down, the one socket holder.
+    expect(orchestrator).toMatchObject({ read_only: true, cap_drop: ["ALL"], security_opt: ["no-new-privileges:true"] });
+    expect(holdsSocket(orchestrator)).toBe(true);
+  });
+
+  it("mounts the engines' certificates read-only, an empty directory of the repository when none is named", () => {
+    const certs = (variables: Readonly<Record<string, string>>) =>
+      ((resolved({ ...REQUIRED, AGENTCAGE_ENGINES: ENGINES, ...variables }, [ENGINES_COMPOSE_FILE]).services["orchestrator"] as Service).volumes ?? [])
+        .map((mount) =>
+          typeof mount === "string" ? mount : `${mount.source}:${mount.target}:${(mount as { read_only?: boolean }).read_only === true ? "ro" : "rw"}`,
+        )
+        .filter((mount) => mount.includes(":/etc/agentcage/engines"));
+    expect(certs({})).toEqual([`${join(REPO, "images", "orchestrator", "no-engine-certs")}:/etc/agentcage/engines:ro`]);
+    expect(statSync(join(REPO, "images", "orchestrator", "no-engine-certs")).isDirectory()).toBe(true);
+    expect(certs({ AGENTCAGE_ENGINE_CERTS: "/etc/engine-certs" })).toEqual(["/etc/engine-certs:/etc/agentcage/engines:ro"]);
   });
 });

@@ -12,6 +12,8 @@ import { buildOrchestratorImage } from "../../scripts/build-image.js";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const COMPOSE_FILE = join(REPO, "compose.yaml");
+/** The override for several engines: `-f compose.yaml -f compose.engines.yaml`. */
+export const ENGINES_COMPOSE_FILE = join(REPO, "compose.engines.yaml");
 /** What compose.yaml binds for a secret no *_SECRET_FILE names. */
 export const NO_SECRET_FILE = join(REPO, "images", "orchestrator", "no-secret");
 export const ORCHESTRATOR_IMAGE = "agentcage-orchestrator:latest";
@@ -25,13 +27,23 @@ export type ComposeOptions = {
   readonly envFile: string;
   /** `-p`: a project name of the test's own; default none (compose's own from the directory). */
   readonly project?: string;
+  /** Files laid over compose.yaml, in order (`-f compose.yaml -f ...`); default none. */
+  readonly overrides?: readonly string[];
 };
 
-/** Runs `docker-compose [-p P] -f compose.yaml --env-file F ARGS...`; returns stdout, throws with stderr. */
+/** Runs `docker-compose [-p P] -f compose.yaml [-f OVERRIDE...] --env-file F ARGS...`; returns stdout, throws with stderr. */
 export function dockerCompose(options: ComposeOptions, ...args: string[]): string {
   const env: NodeJS.ProcessEnv = { PATH: process.env["PATH"] ?? "/usr/bin:/bin" };
   for (const name of ["HOME", "DOCKER_HOST"]) if (process.env[name] !== undefined) env[name] = process.env[name];
-  const words = [...(options.project === undefined ? [] : ["-p", options.project]), "-f", COMPOSE_FILE, "--env-file", options.envFile, ...args];
+  const words = [
+    ...(options.project === undefined ? [] : ["-p", options.project]),
+    "-f",
+    COMPOSE_FILE,
+    ...(options.overrides ?? []).flatMap((file) => ["-f", file]),
+    "--env-file",
+    options.envFile,
+    ...args,
+  ];
   try {
     return execFileSync("docker-compose", words, { cwd: REPO, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: COMPOSE_TIMEOUT_MS });
   } catch (error) {
