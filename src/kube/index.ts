@@ -18,7 +18,15 @@ export type { AttachSession, ExecSession, ExecStatus, KubeApi, KubeApiOptions } 
 export type { PodManifest } from "./manifest.js";
 export type { EgressProxyPeer, PodFiles, PodNetwork, PodOptions } from "./options.js";
 export type { PodCollected, PodRunOptions, PodRunResult } from "./pod-run.js";
-export type { KubeMetadata, LabelSelector, RunContainer, RunNetworkPolicy, RunPod, RunSecret, SeccompProfile } from "./pod-types.js";
+export type {
+  KubeMetadata,
+  LabelSelector,
+  RunContainer,
+  RunNetworkPolicy,
+  RunPod,
+  RunSecret,
+  SeccompProfile,
+} from "./pod-types.js";
 export type { ContainerStatus, PodObject } from "./pod-status.js";
 export type { PodSweepOptions } from "./pod-sweep.js";
 export { createKubeApi } from "./kube-api.js";

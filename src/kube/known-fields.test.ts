@@ -5,7 +5,15 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { seeded, specFor } from "../../test/support/kube-specs.js";
-import { type FieldShape, NETWORK_POLICY_FIELDS, POD_FIELDS, unknownFields } from "./known-fields.js";
+import {
+  type FieldShape,
+  NETWORK_POLICY_FIELDS,
+  POD_FIELDS,
+  PROXY_NETWORK_POLICY_FIELDS,
+  PROXY_POD_FIELDS,
+  SERVICE_FIELDS,
+  unknownFields,
+} from "./known-fields.js";
 import { KubernetesError } from "./kube-error.js";
 import { renderNetworkPolicy } from "./render-network-policy.js";
 import { renderPod } from "./render-pod.js";
@@ -30,7 +38,7 @@ const OPTIONS = { outBytes: 1024 * 1024, network: { policy: "none" } } as const;
 
 describe("the exact field list", () => {
   it("names only fields Kubernetes has, each under the schema that defines it", () => {
-    const pairs = [...fieldsUnder(POD_FIELDS), ...fieldsUnder(NETWORK_POLICY_FIELDS)];
+    const pairs = [POD_FIELDS, NETWORK_POLICY_FIELDS, PROXY_POD_FIELDS, SERVICE_FIELDS, PROXY_NETWORK_POLICY_FIELDS].flatMap(fieldsUnder);
     expect(pairs.length).toBeGreaterThan(60);
     const missing = pairs.filter(([schema, field]) => {
       const source = schemaSource(schema);

@@ -1,4 +1,5 @@
-// The exact fields a Run's Pod and NetworkPolicy may hold, each under the Kubernetes schema that
+// The exact fields a Run's Pod and NetworkPolicy (and the in-cluster egress proxy's Pod, Service and
+// NetworkPolicy) may hold, each under the Kubernetes schema that
 // defines it: anything else in a rendered object is refused, so no field (a hostPath, a host
 // namespace, a typo the API server would drop) can slip in. A test checks every name here against
 // kubernetes-models' own schemas, so this list cannot name a field Kubernetes does not have.
@@ -14,7 +15,7 @@ const METADATA = node("IoK8sApimachineryPkgApisMetaV1ObjectMeta", { name: "value
 const SECCOMP = node("IoK8sApiCoreV1SeccompProfile", { type: "value" });
 
 /** Every container of the Pod, the agent's and its helpers', under the same exact list. */
-const CONTAINER: FieldShape = node("IoK8sApiCoreV1Container", {
+const CONTAINER_FIELDS: Readonly<Record<string, FieldShape>> = {
   name: "value",
   image: "value",
   imagePullPolicy: "value",
@@ -45,34 +46,35 @@ const CONTAINER: FieldShape = node("IoK8sApiCoreV1Container", {
   }),
   resources: node("IoK8sApiCoreV1ResourceRequirements", { limits: "map", requests: "map" }),
   volumeMounts: each(node("IoK8sApiCoreV1VolumeMount", { name: "value", mountPath: "value", readOnly: "value" })),
-});
+};
+const CONTAINER = node("IoK8sApiCoreV1Container", CONTAINER_FIELDS);
+
+const POD_SPEC_FIELDS: Readonly<Record<string, FieldShape>> = {
+  restartPolicy: "value",
+  automountServiceAccountToken: "value",
+  enableServiceLinks: "value",
+  hostNetwork: "value",
+  hostPID: "value",
+  hostIPC: "value",
+  shareProcessNamespace: "value",
+  activeDeadlineSeconds: "value",
+  terminationGracePeriodSeconds: "value",
+  runtimeClassName: "value",
+  hostname: "value",
+  hostAliases: each(node("IoK8sApiCoreV1HostAlias", { ip: "value", hostnames: "value" })),
+  dnsPolicy: "value",
+  dnsConfig: node("IoK8sApiCoreV1PodDNSConfig", { nameservers: "value" }),
+  securityContext: node("IoK8sApiCoreV1PodSecurityContext", { runAsUser: "value", runAsGroup: "value", runAsNonRoot: "value", seccompProfile: SECCOMP }),
+  containers: each(CONTAINER),
+  initContainers: each(CONTAINER),
+  volumes: each(node("IoK8sApiCoreV1Volume", { name: "value", emptyDir: node("IoK8sApiCoreV1EmptyDirVolumeSource", { medium: "value", sizeLimit: "value" }) })),
+};
 
 export const POD_FIELDS: FieldShape = node("IoK8sApiCoreV1Pod", {
   apiVersion: "value",
   kind: "value",
   metadata: METADATA,
-  spec: node("IoK8sApiCoreV1PodSpec", {
-    restartPolicy: "value",
-    automountServiceAccountToken: "value",
-    enableServiceLinks: "value",
-    hostNetwork: "value",
-    hostPID: "value",
-    hostIPC: "value",
-    shareProcessNamespace: "value",
-    activeDeadlineSeconds: "value",
-    terminationGracePeriodSeconds: "value",
-    runtimeClassName: "value",
-    hostname: "value",
-    hostAliases: each(node("IoK8sApiCoreV1HostAlias", { ip: "value", hostnames: "value" })),
-    dnsPolicy: "value",
-    dnsConfig: node("IoK8sApiCoreV1PodDNSConfig", { nameservers: "value" }),
-    securityContext: node("IoK8sApiCoreV1PodSecurityContext", { runAsUser: "value", runAsGroup: "value", runAsNonRoot: "value", seccompProfile: SECCOMP }),
-    containers: each(CONTAINER),
-    initContainers: each(CONTAINER),
-    volumes: each(
-      node("IoK8sApiCoreV1Volume", { name: "value", emptyDir: node("IoK8sApiCoreV1EmptyDirVolumeSource", { medium: "value", sizeLimit: "value" }) }),
-    ),
-  }),
+  spec: node("IoK8sApiCoreV1PodSpec", POD_SPEC_FIELDS),
 });
 
 const LABEL_SELECTOR = node("IoK8sApimachineryPkgApisMetaV1LabelSelector", { matchLabels: "map" });
@@ -88,6 +90,66 @@ export const NETWORK_POLICY_FIELDS: FieldShape = node("IoK8sApiNetworkingV1Netwo
     egress: each(
       node("IoK8sApiNetworkingV1NetworkPolicyEgressRule", {
         to: each(node("IoK8sApiNetworkingV1NetworkPolicyPeer", { podSelector: LABEL_SELECTOR, namespaceSelector: LABEL_SELECTOR })),
+        ports: each(node("IoK8sApiNetworkingV1NetworkPolicyPort", { protocol: "value", port: "value" })),
+      }),
+    ),
+  }),
+});
+
+/** The in-cluster egress proxy's Pod: a Run's Pod's fields, and a port for agents and a Secret mounted as a file. */
+const PROXY_CONTAINER = node("IoK8sApiCoreV1Container", {
+  ...CONTAINER_FIELDS,
+  ports: each(node("IoK8sApiCoreV1ContainerPort", { name: "value", containerPort: "value", protocol: "value" })),
+});
+
+export const PROXY_POD_FIELDS: FieldShape = node("IoK8sApiCoreV1Pod", {
+  apiVersion: "value",
+  kind: "value",
+  metadata: METADATA,
+  spec: node("IoK8sApiCoreV1PodSpec", {
+    ...POD_SPEC_FIELDS,
+    containers: each(PROXY_CONTAINER),
+    volumes: each(
+      node("IoK8sApiCoreV1Volume", {
+        name: "value",
+        emptyDir: node("IoK8sApiCoreV1EmptyDirVolumeSource", { medium: "value", sizeLimit: "value" }),
+        secret: node("IoK8sApiCoreV1SecretVolumeSource", {
+          secretName: "value",
+          defaultMode: "value",
+          items: each(node("IoK8sApiCoreV1KeyToPath", { key: "value", path: "value" })),
+        }),
+      }),
+    ),
+  }),
+});
+
+export const SERVICE_FIELDS: FieldShape = node("IoK8sApiCoreV1Service", {
+  apiVersion: "value",
+  kind: "value",
+  metadata: METADATA,
+  spec: node("IoK8sApiCoreV1ServiceSpec", {
+    type: "value",
+    selector: "map",
+    ports: each(node("IoK8sApiCoreV1ServicePort", { name: "value", protocol: "value", port: "value", targetPort: "value" })),
+  }),
+});
+
+export const PROXY_NETWORK_POLICY_FIELDS: FieldShape = node("IoK8sApiNetworkingV1NetworkPolicy", {
+  apiVersion: "value",
+  kind: "value",
+  metadata: METADATA,
+  spec: node("IoK8sApiNetworkingV1NetworkPolicySpec", {
+    podSelector: LABEL_SELECTOR,
+    policyTypes: "value",
+    ingress: each(
+      node("IoK8sApiNetworkingV1NetworkPolicyIngressRule", {
+        from: each(
+          node("IoK8sApiNetworkingV1NetworkPolicyPeer", {
+            podSelector: node("IoK8sApimachineryPkgApisMetaV1LabelSelector", {
+              matchExpressions: each(node("IoK8sApimachineryPkgApisMetaV1LabelSelectorRequirement", { key: "value", operator: "value", values: "value" })),
+            }),
+          }),
+        ),
         ports: each(node("IoK8sApiNetworkingV1NetworkPolicyPort", { protocol: "value", port: "value" })),
       }),
     ),

@@ -37,3 +37,9 @@ export const ATTACH_PROTOCOL = "v5.channel.k8s.io";
 /** Ownership labels a sweep reads (the runtime writes them on every container and Pod). */
 export const SESSION_LABEL = "agentcage.session";
 export const DEADLINE_LABEL = "agentcage.deadline";
+/** The in-cluster egress proxy's container, and the labels its Pod and Service are found by. */
+export const EGRESS_CONTAINER_NAME = "egress";
+export const EGRESS_NAME_LABEL = "app.kubernetes.io/name";
+export const EGRESS_NAME_VALUE = "agentcage-egress";
+/** Which proxy of several (one per runtime): its Pod's own name. */
+export const EGRESS_INSTANCE_LABEL = "app.kubernetes.io/instance";

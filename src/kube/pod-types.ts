@@ -91,3 +91,57 @@ export type RunSecret = {
   readonly immutable?: boolean;
   readonly stringData?: Readonly<Record<string, string>>;
 };
+
+/** The in-cluster egress proxy's Pod: a Run's Pod's fields, and a port for agents and its control Secret as a file. */
+export type ProxyPod = Omit<RunPod, "spec"> & {
+  readonly spec?: Omit<NonNullable<RunPod["spec"]>, "containers" | "volumes"> & {
+    readonly containers: ReadonlyArray<
+      RunContainer & { readonly ports?: ReadonlyArray<{ readonly name?: string; readonly containerPort: number; readonly protocol?: "SCTP" | "TCP" | "UDP" }> }
+    >;
+    readonly volumes?: ReadonlyArray<{
+      readonly name: string;
+      readonly emptyDir?: { readonly medium?: string; readonly sizeLimit?: string | number };
+      readonly secret?: {
+        readonly secretName?: string;
+        readonly defaultMode?: number;
+        readonly items?: ReadonlyArray<{ readonly key: string; readonly path: string }>;
+      };
+    }>;
+  };
+};
+
+/** The Service agents reach the in-cluster egress proxy by: a cluster address of its own, its one port. */
+export type ProxyService = {
+  readonly apiVersion: "v1";
+  readonly kind: "Service";
+  readonly metadata?: KubeMetadata;
+  readonly spec?: {
+    readonly type?: "ClusterIP" | "ExternalName" | "LoadBalancer" | "NodePort";
+    readonly selector?: Readonly<Record<string, string>>;
+    readonly ports?: ReadonlyArray<{
+      readonly name?: string;
+      readonly protocol?: "SCTP" | "TCP" | "UDP";
+      readonly port: number;
+      readonly targetPort?: string | number;
+    }>;
+  };
+};
+
+/** The proxy's NetworkPolicy: ingress from Runs' Pods (any Pod with a Run label), on the agents' port only. */
+export type ProxyNetworkPolicy = {
+  readonly apiVersion: "networking.k8s.io/v1";
+  readonly kind: "NetworkPolicy";
+  readonly metadata?: KubeMetadata;
+  readonly spec?: {
+    readonly podSelector: LabelSelector;
+    readonly policyTypes?: readonly string[];
+    readonly ingress?: ReadonlyArray<{
+      readonly from?: ReadonlyArray<{
+        readonly podSelector?: {
+          readonly matchExpressions?: ReadonlyArray<{ readonly key: string; readonly operator: string; readonly values?: readonly string[] }>;
+        };
+      }>;
+      readonly ports?: ReadonlyArray<{ readonly protocol?: "SCTP" | "TCP" | "UDP"; readonly port?: string | number }>;
+    }>;
+  };
+};
