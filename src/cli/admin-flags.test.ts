@@ -7,48 +7,27 @@ import { CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { callbackUrl, expiryTime, keyPrefix, quotaCount, quotaDollars, sinceTime } from "./admin-flags.js";
 import { EXIT } from "./exit-codes.js";
-import type { ProgramIo } from "./io.js";
 import { UsageError } from "./options.js";
-import { buildProgram } from "./program.js";
-import type { ViewStream } from "./view.js";
-import { textStream } from "../../test/support/text-stream.js";
+import { askProgram } from "../../test/support/program.js";
 
 const NOW = Date.parse("2026-12-01T12:00:00.000Z");
 const now = () => NOW;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-const stream = () => textStream<ViewStream>();
-
 /**
- * Parses the words against a service address nothing listens on; resolves with what was refused and
- * the exit status main.ts gives it. Nothing may be sent: a refusal has to come before any request.
+ * What the command said refusing `words` (`tail` after them: a service address nothing listens on,
+ * by default) and the exit status main.ts gives it. Nothing may be sent: a refusal has to come
+ * before any request.
  */
-/** What the command said refusing `words` (`tail` after them: a service no test reaches, by default). */
 async function refusal(words: readonly string[], tail: readonly string[] = ["--remote", "http://127.0.0.1:9"]): Promise<{ said: string; code: number }> {
-  const stderr = stream();
-  let settled: number | undefined;
-  const io: ProgramIo = {
-    stdout: stream(),
-    stderr,
-    env: { AGENTCAGE_TOKEN: "not-a-token" },
-    live: false,
-    onInterrupt: () => () => undefined,
-    exit: (code) => {
-      throw new Error(`exit ${code}`);
-    },
-    readStdin: async () => "",
-  };
-  try {
-    await buildProgram(io, (code) => (settled = code)).parseAsync(["node", "agentcage", ...words, ...tail]);
-  } catch (error) {
-    if (error instanceof UsageError) return { said: error.message, code: EXIT.usage };
-    expect(error).toBeInstanceOf(CommanderError);
-    // main.ts: any CommanderError but help's and version's is exit 2.
-    expect((error as CommanderError).exitCode).not.toBe(0);
-    return { said: stderr.text, code: EXIT.usage };
-  }
-  throw new Error(`${words.join(" ")} was accepted (it settled ${settled}; stderr: ${stderr.text})`);
+  const asked = await askProgram([...words, ...tail], { AGENTCAGE_TOKEN: "not-a-token" });
+  if (asked.thrown instanceof UsageError) return { said: asked.thrown.message, code: EXIT.usage };
+  if (asked.thrown === undefined) throw new Error(`${words.join(" ")} was accepted (it settled ${asked.code}; stderr: ${asked.stderr})`);
+  expect(asked.thrown).toBeInstanceOf(CommanderError);
+  // main.ts: any CommanderError but help's and version's is exit 2.
+  expect((asked.thrown as CommanderError).exitCode).not.toBe(0);
+  return { said: asked.stderr, code: EXIT.usage };
 }
 
 describe("--expires", () => {

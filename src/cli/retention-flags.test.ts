@@ -6,36 +6,16 @@
 import { describe, expect, it } from "vitest";
 import { CommanderError } from "commander";
 import { UsageError } from "./options.js";
-import type { ProgramIo } from "./io.js";
-import { buildProgram } from "./program.js";
-import type { ViewStream } from "./view.js";
-import { textStream } from "../../test/support/text-stream.js";
-
-const stream = () => textStream<ViewStream>();
+import { askProgram } from "../../test/support/program.js";
 
 /** Parses the words; resolves with what was refused. Nothing here reaches an engine. */
 async function refusal(words: readonly string[], env: Record<string, string> = {}): Promise<string> {
-  const stderr = stream();
-  const io: ProgramIo = {
-    stdout: stream(),
-    stderr,
-    env,
-    live: false,
-    onInterrupt: () => () => undefined,
-    exit: (code) => {
-      throw new Error(`exit ${code}`);
-    },
-    readStdin: async () => "",
-  };
-  try {
-    await buildProgram(io, () => undefined).parseAsync(["node", "agentcage", ...words, "--runtime-dir", "/nonexistent/agentcage-retention-test"]);
-  } catch (error) {
-    // commander prints what it refused; a UsageError is printed by main.ts.
-    if (error instanceof UsageError) return error.message;
-    expect(error).toBeInstanceOf(CommanderError);
-    return stderr.text;
-  }
-  throw new Error(`${words.join(" ")} was accepted`);
+  const asked = await askProgram([...words, "--runtime-dir", "/nonexistent/agentcage-retention-test"], env);
+  // commander prints what it refused; a UsageError is printed by main.ts.
+  if (asked.thrown instanceof UsageError) return asked.thrown.message;
+  if (asked.thrown === undefined) throw new Error(`${words.join(" ")} was accepted`);
+  expect(asked.thrown).toBeInstanceOf(CommanderError);
+  return asked.stderr;
 }
 
 describe("--session-retention-days", () => {
