@@ -140,6 +140,13 @@ ensure_compose() {
   apt_install docker-compose
 }
 
+# The remote-engine test makes its TLS certificates (a CA, dockerd's, a client's) with openssl.
+ensure_openssl() {
+  command -v openssl >/dev/null 2>&1 && return 0
+  is_root || die "no openssl on PATH; install Debian's openssl (apt-get install openssl)"
+  apt_install openssl
+}
+
 # gVisor's runsc, registered with the engine as the container runtime "runsc": the stronger
 # sandbox an Agent Container can name (containerRuntime), and its test. Only for the local engine
 # and as root, as the engine itself is installed here: anywhere else the test says what to do.
@@ -226,6 +233,7 @@ main() {
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
   ensure_compose
+  ensure_openssl
   ensure_gvisor
   AGENTCAGE_BUSYBOX="$BUSYBOX" bash "${SCRIPT_DIR}/build-test-image.sh" 9>&-
   build_agent_images 9>&-

@@ -95,8 +95,13 @@ export function engineCheck(report: EngineReport, where: string): DoctorCheck {
     ECONNREFUSED: "start the engine (dockerd), or set DOCKER_HOST to the address of one that runs",
     EACCES: "this user may not use the engine's socket: run as a member of its group (docker) or as root, or set DOCKER_HOST",
   };
-  const fix = (report.code === undefined ? undefined : fixes[report.code]) ?? "start the engine, or set DOCKER_HOST to the address of one that runs";
-  const detail = report.code === undefined ? report.error : `no answer at ${where} (${report.code})`;
+  const fix =
+    (report.code === undefined ? undefined : fixes[report.code]) ??
+    (report.error.includes("TLS")
+      ? "mend the engine's TLS certificates as said above"
+      : "start the engine, or set DOCKER_HOST to the address of one that runs");
+  // An unreachable engine is said by its code; anything else (a TLS refusal) in the words that say which side refused what.
+  const detail = report.code === undefined || fixes[report.code] === undefined ? report.error : `no answer at ${where} (${report.code})`;
   return { check: "engine", status: "fail", detail, fix };
 }
 

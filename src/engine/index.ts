@@ -27,4 +27,4 @@ export type {
 export type { EngineAddress } from "./address.js";
 export { createDockerEngine } from "./docker.js";
 export { describeEngineAddress, engineAt, parseEngineAddress } from "./address.js";
-export { describeEngineError, engineMessage, engineNamed, engineStatus } from "./errors.js";
+export { connectionMessage, describeEngineError, engineMessage, engineNamed, engineStatus } from "./errors.js";

@@ -6,7 +6,7 @@
 // Invariant: a lease is held by exactly one Run, and its slot is given back exactly once.
 
 import type { Engine } from "../engine/index.js";
-import { engineMessage } from "../engine/index.js";
+import { connectionMessage } from "../engine/index.js";
 import {
   ENGINE_DRAIN_AFTER_FAILED_PINGS,
   ENGINE_HEALTH_INTERVAL_MS,
@@ -110,7 +110,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     } catch (error) {
       member.failures += 1;
       member.answers = false;
-      member.why = engineMessage(error);
+      member.why = connectionMessage(error);
       if (!member.drained && member.failures >= ENGINE_DRAIN_AFTER_FAILED_PINGS) drain(member);
     }
   };

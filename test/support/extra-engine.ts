@@ -11,6 +11,8 @@ import { TEST_IMAGE } from "./engine.js";
 
 export type ExtraEngine = {
   readonly name: string;
+  /** Its network namespace (`ip netns`), for a test that wires a link into it. */
+  readonly namespace: string;
   /** `unix://...`, as `docker -H` and the engine address take it. */
   readonly address: string;
   /** Starts the daemon (again) and waits until it answers. */
@@ -32,7 +34,13 @@ const ANSWER_WAIT_MS = 30_000;
  * loads the agent's and the proxy's images in seconds where vfs copies each layer whole (minutes,
  * gigabytes), and a killed daemon's overlay mounts are unmounted by remove().
  */
-export function extraEngine(root: string, name: string, storage: "vfs" | "overlay2" = "vfs"): ExtraEngine {
+export function extraEngine(
+  root: string,
+  name: string,
+  storage: "vfs" | "overlay2" = "vfs",
+  /** More of dockerd's flags, such as a TLS listener's (tls-engine.ts). */
+  daemonArgs: readonly string[] = [],
+): ExtraEngine {
   const dir = join(root, name);
   const socket = join(dir, "docker.sock");
   const address = `unix://${socket}`;
@@ -69,6 +77,7 @@ export function extraEngine(root: string, name: string, storage: "vfs" | "overla
         "--ip-masq=false",
         "--shutdown-timeout",
         "2",
+        ...daemonArgs,
       ],
       { stdio: ["ignore", "ignore", "ignore"] },
     );
@@ -92,6 +101,7 @@ export function extraEngine(root: string, name: string, storage: "vfs" | "overla
   };
   return {
     name,
+    namespace,
     address,
     start,
     kill: () => signal("SIGKILL"),
