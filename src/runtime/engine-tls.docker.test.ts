@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentContainerRuntime, type EngineSet } from "../index.js";
 import { engineSetOf } from "./index.js";
+import { commandEnv, runCommand } from "../../test/support/command.js";
 import { TEST_IMAGE, capturingLogger, collectStdout } from "../../test/support/engine.js";
 import { loadTestImage } from "../../test/support/extra-engine.js";
 import { tlsEngine, type TlsEngine } from "../../test/support/tls-engine.js";
@@ -85,5 +86,23 @@ describe("an engine over TCP with TLS client certificates", () => {
     const [check] = (await runtime.check()).engines ?? [];
     expect(check).toMatchObject({ name: "plain", engine: false });
     expect(check?.why).toMatch(/^the engine speaks TLS and was sent plain HTTP; add certs=DIR/);
+  }, 60_000);
+
+  it("is said by agentcage doctor --engine: one that answers, one refusing this client's certificate, each with what to do", async () => {
+    const tls = engine as TlsEngine;
+    const done = await runCommand(
+      ["doctor", "--engine", `${tls.tcpAddress},name=tls,certs=${tls.certs}`, "--engine", `${tls.tcpAddress},name=stranger,certs=${tls.strangerCerts}`],
+      commandEnv({ NO_COLOR: "1", AGENTCAGE_RUNTIME_DIR: mkdtempSync(join(root, "doctor-")) }),
+    );
+    const lines = done.stdout.split("\n").map((line) => line.replace(/\s+/g, " "));
+    expect(
+      lines.find((line) => / engine tls /.test(line)),
+      done.stdout,
+    ).toMatch(/^ok engine tls .* at engine "tls"$/);
+    expect(
+      lines.find((line) => / engine stranger /.test(line)),
+      done.stdout,
+    ).toMatch(/^FAIL engine stranger .*TLS: the engine refused this client's certificate .*; fix: mend the engine's TLS certificates as said above$/);
+    expect(done.code).toBe(1);
   }, 60_000);
 });
