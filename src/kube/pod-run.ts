@@ -9,6 +9,7 @@ import { PassThrough, type Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";
 import { renderEnvSecret } from "./env-secret.js";
 import type { AttachSession, ExecStatus, KubeApi } from "./kube-api.js";
+import { apiMessage } from "./kube-error.js";
 import {
   AGENT_CONTAINER_NAME,
   ATTACH_PROTOCOL,
@@ -281,13 +282,6 @@ function notStarted(state: PodState, timeoutMs: number): PodRunResult {
   const reason = state.kind === "starting" && state.reason !== undefined ? state.reason : "NotStarted";
   const said = state.kind === "starting" && state.message !== undefined ? `: ${state.message}` : "";
   return { kind: "unavailable", reason, message: `the Pod did not start within ${timeoutMs} ms (${reason}${said})` };
-}
-
-function apiMessage(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const body = (error as { body?: unknown }).body;
-  const said = typeof body === "string" ? body : body === undefined ? "" : JSON.stringify(body);
-  return `${typeof code === "number" ? `HTTP ${code}` : error instanceof Error ? error.message : String(error)}${said === "" ? "" : ` ${said.slice(0, 500)}`}`;
 }
 
 function boundedSink(limit: number) {
