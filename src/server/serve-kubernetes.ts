@@ -3,13 +3,27 @@
 // naming the field). Invariant: nothing here starts or reads anything; the cluster is checked with the runners.
 import { POD_CANNOT, podPolicyRefusal, podRefusal } from "../runner/index.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
-import type { ServeOptions } from "./serve-options.js";
+
+/** serve's options that bind Docker (ServeOptions' own, declared here so that serve-options.ts can ask without a circle). */
+type DockerBound = {
+  readonly engines?: readonly string[] | undefined;
+  readonly pool?: number | undefined;
+  readonly poolIdleSeconds?: number | undefined;
+  readonly sessions?: boolean | undefined;
+  readonly standIn?: boolean | undefined;
+  readonly runFiles?: string | undefined;
+  readonly agentNetworks?: readonly string[] | undefined;
+  readonly egress?: unknown;
+  readonly egressNetworks?: readonly string[] | undefined;
+  readonly runNetworkRange?: string | undefined;
+  readonly networkPolicy?: string | undefined;
+};
 
 /** Where a request's refusal says the Pods come from. */
 const SERVICE_ON_PODS = "this service, whose Runs are Pods (agentcage serve --kubernetes)";
 
 /** The first of serve's options that cannot go with kubernetes, as the command spells it; undefined when none. */
-export function kubernetesServeRefusal(options: Omit<ServeOptions, "kubernetes">): string | undefined {
+export function kubernetesServeRefusal(options: DockerBound): string | undefined {
   const pool = options.pool ?? 0;
   const policy = options.networkPolicy;
   return [
