@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { exchange, type FakeKubeApi, type FakeOptions, startFakeKubeApi } from "../../test/support/fake-kube-api.js";
 import { startServeProcess } from "../../test/support/serve-process.js";
+import { tarOf } from "../../test/support/tar.js";
 
 const TOKEN = "serve-kubernetes-test-token-0123456789";
 const KEY = "sk-ant-made-up-serve-kubernetes-0123456789";
@@ -43,11 +44,13 @@ async function startService(kubeconfig: string, runtimeDir = mkdtempSync(join(ro
   return { ...started, runtimeDir };
 }
 
+/** A FormData body goes as multipart (the Run's request and its inputs), anything else as JSON. */
 function call(url: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+  const form = init.body instanceof FormData;
   return fetch(`${url}${path}`, {
     method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: { authorization: `Bearer ${TOKEN}`, ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    headers: { authorization: `Bearer ${TOKEN}`, ...(init.body === undefined || form ? {} : { "content-type": "application/json" }) },
+    ...(init.body === undefined ? {} : { body: form ? (init.body as FormData) : JSON.stringify(init.body) }),
   });
 }
 
@@ -83,6 +86,33 @@ describe("agentcage serve --kubernetes", () => {
     expect(fake.requests.find((r) => r.method === "POST" && r.path.endsWith("/pods"))?.path).toBe("/api/v1/namespaces/agents/pods");
     expect(fake.objects()).toEqual([]);
     expect((await call(service.url, "/metrics")).status).toBe(200);
+    // The API server gone: not ready, in general words, and GET /v1/service names the cluster for the admin.
+    await fake.close();
+    fakes.splice(fakes.indexOf(fake), 1);
+    const probe = await fetch(`${service.url}/readyz`);
+    expect(probe.status).toBe(503);
+    expect(await probe.json()).toEqual({ ready: false, reasons: ["the Kubernetes API server does not answer"] });
+    const seen = (await json(service.url, "/v1/service"))["checks"] as Record<string, Record<string, unknown>>;
+    expect(seen["cluster"]).toMatchObject({ answers: false, namespace: "agents", problem: expect.stringContaining("does not answer") });
+  }, 60_000);
+
+  it("puts a Run's input files in its Pod, and serves a writable Run's change set", async () => {
+    const { fake, kubeconfig } = await fakeCluster("run-with-files", { holderEntries: [{ name: "question.txt", content: "six times seven is 42\n" }] });
+    const service = await startService(kubeconfig);
+    const form = new FormData();
+    form.append("request", JSON.stringify({ cli: "claude", prompt: "answer in question.txt", writable: true }));
+    form.append("inputs", new Blob([await tarOf({ "question.txt": "six times seven\n" })]), "inputs.tar");
+    const submitted = await call(service.url, "/v1/runs", { body: form });
+    expect(submitted.status).toBe(202);
+    const id = ((await submitted.json()) as { id: string }).id;
+    await (await call(service.url, `/v1/runs/${id}/events`)).text();
+    expect(fake.inputs().get("question.txt")).toBe("six times seven\n");
+    expect(await json(service.url, `/v1/runs/${id}`)).toMatchObject({
+      state: "completed",
+      outcome: { harvest: { ok: true, changes: { added: [], changed: ["question.txt"], deleted: [] } } },
+    });
+    expect(await (await call(service.url, `/v1/runs/${id}/artifacts/files/question.txt`)).text()).toBe("six times seven is 42\n");
+    expect(fake.objects()).toEqual([]);
   }, 60_000);
 
   it("cancels a Run whose Pod waits to be scheduled: its Pod, NetworkPolicy and Secret are deleted, its Outcome cancelled", async () => {
