@@ -48,6 +48,7 @@ export type {
   ExecStatus,
   KubeApi,
   KubeApiOptions,
+  ClusterCheck,
   KubeMetadata,
   LabelSelector,
   PodCollected,
@@ -65,7 +66,17 @@ export type {
   RunSecret,
   SeccompProfile,
 } from "./kube/index.js";
-export { KubernetesError, PSS_ENFORCE_LABEL, checkNamespace, createKubeApi, manifestJson, renderPodManifest, runPod, sweepPods } from "./kube/index.js";
+export {
+  KubernetesError,
+  PSS_ENFORCE_LABEL,
+  checkCluster,
+  checkNamespace,
+  createKubeApi,
+  manifestJson,
+  renderPodManifest,
+  runPod,
+  sweepPods,
+} from "./kube/index.js";
 export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
 export { costOf, END_REASONS, HARVEST_REFUSAL_REASONS, MAX_LINE_BYTES, MAX_NOISE_LINES, jsonLines, PRICES_AS_OF, priceOf } from "./plan/index.js";
 export { PREFLIGHT_OWNER, containerMounts, inspectEngine, inspectImage, probeStagingDirectory } from "./probes/index.js";

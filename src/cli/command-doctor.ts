@@ -3,7 +3,7 @@
 
 import { type Command, Option } from "commander";
 import { AGENT_IMAGE } from "../runner/index.js";
-import { absoluteDirectory, defaultRuntimeDir, engineFlag } from "./options.js";
+import { absoluteDirectory, defaultRuntimeDir, engineFlag, UsageError } from "./options.js";
 import type { ProgramIo } from "./io.js";
 import { wantsLiveView } from "./view.js";
 
@@ -27,10 +27,14 @@ export function addDoctorCommand(program: Command, io: ProgramIo, settle: (code:
         .argParser(engineFlag)
         .env("AGENTCAGE_ENGINES"),
     )
+    .option("--kubernetes <namespace>", "check the cluster the kubeconfig names and this namespace (as serve --kubernetes takes it) instead of an engine")
     .addHelpText("after", "\nExit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 wrong arguments.")
-    .action(async (flags: { runtimeDir: string; image: string; json?: boolean; engine?: string[] }) => {
+    .action(async (flags: { runtimeDir: string; image: string; json?: boolean; engine?: string[]; kubernetes?: string }) => {
       const { doctor, doctorEngines } = await import("./doctor.js");
       const engines = flags.engine === undefined || flags.engine.length === 0 ? {} : { engines: doctorEngines(flags.engine) };
+      if (flags.kubernetes !== undefined && flags.engine !== undefined && flags.engine.length > 0)
+        throw new UsageError("--engine and --kubernetes check two places a Run can go; give one of them");
+      const kubernetes = flags.kubernetes === undefined ? {} : { kubernetes: await (await import("./kube-config.js")).kubernetesBackend(flags.kubernetes) };
       settle(
         await doctor({
           runtimeDir: flags.runtimeDir,
@@ -40,6 +44,7 @@ export function addDoctorCommand(program: Command, io: ProgramIo, settle: (code:
           json: flags.json === true,
           environment: io.env,
           ...engines,
+          ...kubernetes,
         }),
       );
     });

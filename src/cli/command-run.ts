@@ -4,6 +4,7 @@
 
 import { type Command, Option } from "commander";
 import { CREDENTIAL_VARIABLES, type AgentCli } from "../agents/index.js";
+import { POD_CANNOT, podPolicyRefusal, podRefusal } from "../runner/index.js";
 import { checkBudgetFlags, checkedRun, runFilesOf, runOptions, sessionRetentionOption, warnOfReach, type RunFlags } from "./command-flags.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError, unlessEmpty, wholeNumber } from "./options.js";
@@ -99,17 +100,13 @@ async function runOnService(checked: CheckedRun, url: string, flags: RunFlags, i
 function checkKubernetesFlags(flags: RunFlags): void {
   if (flags.kubernetes === undefined) return;
   const clash = [
-    flags.network === undefined ? undefined : "--network (a Docker network, which a Pod has none of)",
-    flags.standIn === true ? "--stand-in (started beside a Docker container)" : undefined,
-    flags.runFiles === "disk" ? "--run-files disk (a cluster's nodes do not share this host's disk)" : undefined,
-    flags.resume === undefined ? undefined : "--resume (a session store does not reach a Pod yet)",
+    flags.network === undefined ? undefined : podRefusal("--network", POD_CANNOT.network),
+    flags.standIn === true ? podRefusal("--stand-in", POD_CANNOT.standIn) : undefined,
+    flags.runFiles === "disk" ? podRefusal("--run-files disk", POD_CANNOT.runFilesDisk) : undefined,
+    flags.resume === undefined ? undefined : podRefusal("--resume", POD_CANNOT.session),
   ].find((c) => c !== undefined);
-  if (clash !== undefined) throw new UsageError(`${clash} cannot go with --kubernetes; leave it out`);
-  if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
-    throw new UsageError(
-      `--network-policy ${flags.networkPolicy} cannot go with --kubernetes yet: it needs an egress proxy the Pod can reach inside the cluster, and agentcage runs none there; leave --network-policy out (the Pod reaches nothing: its NetworkPolicy allows no egress), or run on Docker`,
-    );
-  }
+  if (clash !== undefined) throw new UsageError(clash);
+  if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") throw new UsageError(podPolicyRefusal(`--network-policy ${flags.networkPolicy}`));
 }
 
 async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Promise<number> {

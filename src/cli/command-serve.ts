@@ -60,6 +60,7 @@ type ServeFlags = {
   tenantMaxQueued?: number | "";
   tenantDailySpendUsd?: number | "";
   allowPrivateCallbacks?: boolean;
+  kubernetes?: string;
 };
 
 export function addServeCommand(program: Command, io: ProgramIo, settle: (code: number) => void): void {
@@ -76,7 +77,7 @@ export function addServeCommand(program: Command, io: ProgramIo, settle: (code: 
     )
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import("./serve.js");
-      settle(await serveCommand(serveSettings(flags), io));
+      settle(await serveCommand(serveSettings(flags), io, unlessEmpty(flags.kubernetes)));
     });
 }
 
@@ -95,6 +96,12 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
       )
         .argParser(engineFlag)
         .env("AGENTCAGE_ENGINES"),
+    )
+    .addOption(
+      new Option(
+        "--kubernetes <namespace>",
+        "run each Run as a Pod in this namespace of the cluster the kubeconfig names (KUBECONFIG, ~/.kube/config, or in-cluster); not with --engine, --pool, --sessions, --stand-in, --run-files disk, --network-policy but none; not yet run against a live cluster (README: On Kubernetes)",
+      ).env("AGENTCAGE_KUBERNETES"),
     )
     .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
     .option("--drain-seconds <n>", "on SIGTERM, how long running Runs may finish before they are cancelled", wholeNumber("--drain-seconds", 0, 86_400));
@@ -251,7 +258,8 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const pool = unlessEmpty(flags.pool);
   const poolIdleSeconds = unlessEmpty(flags.poolIdleSeconds);
   const engines = flags.engine === undefined || flags.engine.length === 0 ? undefined : flags.engine;
-  if (engines !== undefined) checkEnginesGoWith(flags, policy, egress);
+  // With --kubernetes, --engine is refused in the words of a Pod (serve.ts), not of several engines.
+  if (engines !== undefined && unlessEmpty(flags.kubernetes) === undefined) checkEnginesGoWith(flags, policy, egress);
   checkNetworkFlags({
     ...(policy === undefined ? {} : { networkPolicy: policy }),
     ...(allowlist === undefined || allowlist.length === 0 ? {} : { allow: allowlist }),

@@ -22,7 +22,7 @@ import {
   type StagingProbeFailure,
 } from "../probes/index.js";
 import { createMasker } from "../redact/index.js";
-import { describeValue, engineSetOf, limits, MAX_POOL_SIZE } from "../runtime/index.js";
+import { describeValue, engineSetOf, limits, MAX_POOL_SIZE, type KubernetesBackend } from "../runtime/index.js";
 import { canBoundWrites } from "../staging/index.js";
 import { packageRoot, parseClisEnv } from "../testing/index.js";
 import {
@@ -41,6 +41,7 @@ import {
   type DoctorCheck,
   type Whereabouts,
 } from "./doctor-checks.js";
+import { clusterCheck } from "./kube-config.js";
 import { UsageError } from "./options.js";
 
 /** The engine a doctor may be handed (a test's fake), as the probes take it. */
@@ -71,6 +72,8 @@ export type DoctorOptions = {
   readonly engines?: ReadonlyArray<{ readonly name: string; readonly engine: Engine }>;
   /** Where this process runs; default: read from the signs a container leaves (whereabouts()). */
   readonly whereabouts?: Whereabouts;
+  /** As `serve --kubernetes` takes it: the cluster and its namespace are checked instead of an engine; default: the engine. */
+  readonly kubernetes?: KubernetesBackend;
 };
 
 const OPTION_NAMES = [
@@ -85,6 +88,7 @@ const OPTION_NAMES = [
   "engine",
   "engines",
   "whereabouts",
+  "kubernetes",
 ];
 /** Names of variables whose values are masked in the report, whatever it quotes. */
 const SECRET_NAME = /TOKEN|KEY|SECRET|PASS|CRED|AUTH/i;
@@ -125,6 +129,7 @@ export async function doctor(options: DoctorOptions, ...extra: never[]): Promise
 
 /** Every check, started at once after the engine's; in the order they are reported. */
 export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
+  if (options.kubernetes !== undefined) return guarded(clusterChecks(options, options.kubernetes));
   const first = options.engine ?? options.engines?.[0]?.engine;
   const connection = first === undefined ? {} : { engine: first };
   const stagingDir = posix.join(options.runtimeDir, "staging");
@@ -194,6 +199,37 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
     ],
     ...(options.engines ?? []).flatMap(({ name, engine }) => eachEngineChecks(name, engine, options.image)),
   ];
+  return guarded(checks);
+}
+
+/**
+ * With --kubernetes: the cluster (its API server, the namespace's Pod Security label) instead of the
+ * engine; what only an engine answers is skipped; the credentials and this host's directory are still checked.
+ */
+function clusterChecks(options: DoctorOptions, backend: KubernetesBackend): [string, Promise<DoctorCheck>][] {
+  const onPods = "on Kubernetes the cluster pulls the image and runs each Run's Pod";
+  const stagingDir = posix.join(options.runtimeDir, "staging");
+  const kinds = credentialKinds(options, false);
+  const skipped = ["runtime", "runtimes", "image", ...AGENT_CLIS.map((name) => `${name} cli`), "staging on engine", "pool"];
+  return [
+    ["cluster", clusterCheck(backend)],
+    ...skipped.map((name): [string, Promise<DoctorCheck>] => [name, Promise.resolve(skippedCheck(name, onPods))]),
+    ...AGENT_CLIS.map((name): [string, Promise<DoctorCheck>] => [
+      `${name} credential`,
+      kinds.then((k) => credentialCheck(name, k[name].kind, k[name].looked, k[name].problem)),
+    ]),
+    [
+      "staging directory",
+      writableOnly(stagingDir).then((p) =>
+        !p.ok && p.failure === "unwritable"
+          ? stagingCheck(p)
+          : { check: "staging directory", status: "ok", detail: `${stagingDir} is writable; each Run's files go to its Pod through the API` },
+      ),
+    ],
+  ];
+}
+
+function guarded(checks: [string, Promise<DoctorCheck>][]): Promise<DoctorCheck>[] {
   // A check that throws is a defect, reported as its own failure; it must not take the others down.
   return checks.map(([check, pending]) =>
     pending.catch(

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { assembleRunners, type AgentOutcome, type NetworkPolicy, type RunnerAssembly } from "../runner/index.js";
-import type { KubernetesBackend, RunFiles } from "../runtime/index.js";
+import type { RunFiles } from "../runtime/index.js";
+import { kubernetesBackend } from "./kube-config.js";
 import { UsageError } from "./options.js";
 import { exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
@@ -116,17 +117,5 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     stopListening();
     await assembly?.close();
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
-  }
-}
-
-/** The cluster the usual kubeconfig names (KUBECONFIG, ~/.kube/config, or the in-cluster account); a kubeconfig that cannot be read is a usage error naming it. */
-async function kubernetesBackend(namespace: string): Promise<KubernetesBackend> {
-  const { createKubeApi } = await import("../kube/index.js");
-  try {
-    return { api: await createKubeApi(), namespace };
-  } catch (error) {
-    throw new UsageError(
-      `--kubernetes ${JSON.stringify(namespace)} needs a kubeconfig (KUBECONFIG, ~/.kube/config, or a Pod's service account), and it could not be read: ${(error as Error).message}`,
-    );
   }
 }

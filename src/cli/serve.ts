@@ -1,15 +1,22 @@
-// `agentcage serve`: starts the service and drains it on SIGTERM or Ctrl-C (no new Runs; running
-// ones get the drain grace, then are cancelled), then exits 0.
+// `agentcage serve`: starts the service (its Runs as Pods with --kubernetes) and drains it on SIGTERM
+// or Ctrl-C (no new Runs; running ones get the drain grace, then are cancelled), then exits 0.
 
-import { serve, ServeError, type ServeOptions } from "../server/index.js";
+import { kubernetesServeRefusal, serve, ServeError, type ServeOptions } from "../server/index.js";
+import { kubernetesBackend } from "./kube-config.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import type { ProgramIo } from "./io.js";
 
-export async function serveCommand(options: ServeOptions, io: ProgramIo): Promise<number> {
+/** `kubernetesNamespace` (--kubernetes): each Run a Pod there; what binds Docker is refused before the kubeconfig is read. */
+export async function serveCommand(options: ServeOptions, io: ProgramIo, kubernetesNamespace?: string): Promise<number> {
+  if (kubernetesNamespace !== undefined) {
+    const refusal = kubernetesServeRefusal(options);
+    if (refusal !== undefined) throw new UsageError(refusal);
+  }
+  const kubernetes = kubernetesNamespace === undefined ? {} : { kubernetes: await kubernetesBackend(kubernetesNamespace) };
   let running;
   try {
-    running = await serve(options);
+    running = await serve({ ...options, ...kubernetes });
   } catch (error) {
     if (error instanceof ServeError) throw new UsageError(error.message);
     throw error;

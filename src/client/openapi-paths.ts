@@ -2085,6 +2085,17 @@ export interface operations {
                             credentials: {
                                 [key: string]: string;
                             };
+                            /** @description on Kubernetes (serve --kubernetes): the cluster instead of a container engine; `engine` is whether a Pod can go to its namespace now */
+                            cluster?: {
+                                /** @description whether the Kubernetes API server answers */
+                                answers: boolean;
+                                /** @description where the Runs' Pods go */
+                                namespace: string;
+                                /** @description admin: the API server's address, as the kubeconfig names it */
+                                server?: string;
+                                /** @description admin: what keeps a Pod from going there now */
+                                problem?: string;
+                            };
                         };
                         /** @description running and queued: the whole service's for the admin scope; the caller's tenant's own for any other key */
                         slots: {

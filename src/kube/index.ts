@@ -11,9 +11,11 @@
  * const options = { namespace: "agents", outBytes: 256 * 1024 * 1024, network: { policy: "none" } } as const;
  * process.stdout.write(manifestJson(renderPodManifest(spec, options))); // pipe into `kubectl apply --dry-run=server -f -`
  * checkNamespace(namespaceObject); // throws KubernetesError unless pod-security.kubernetes.io/enforce=restricted
+ * await checkCluster(api, "agents"); // { server, namespace, answers, problem? }: the API server answers, the namespace is restricted
  * const result = await runPod(await createKubeApi(), spec, options, { stdin: "Say hi" }); // { kind: "exited", exitCode, stdout, ... }
  * ```
  */
+export type { ClusterCheck } from "./cluster-check.js";
 export type { AttachSession, ExecSession, ExecStatus, KubeApi, KubeApiOptions } from "./kube-api.js";
 export type { PodManifest } from "./manifest.js";
 export type { EgressProxyPeer, PodFiles, PodNetwork, PodOptions } from "./options.js";
@@ -29,6 +31,7 @@ export type {
 } from "./pod-types.js";
 export type { ContainerStatus, PodObject } from "./pod-status.js";
 export type { PodSweepOptions } from "./pod-sweep.js";
+export { checkCluster } from "./cluster-check.js";
 export { createKubeApi } from "./kube-api.js";
 export { KubernetesError } from "./kube-error.js";
 export { manifestJson, renderPodManifest } from "./manifest.js";

@@ -1,11 +1,12 @@
 // The Kubernetes API as a Run uses it, wrapped once behind the few operations it needs (create,
-// watch one Pod, attach, exec, delete, list by label), so everything above is testable without a
+// watch one Pod, attach, exec, delete, list by label, read a namespace), so everything above is testable without a
 // cluster and readable without client-node's types. Invariant: this is the one file that imports
 // @kubernetes/client-node; creates ask for strict field validation, so a field the server would
 // drop is refused instead. Not yet run against a live cluster, only a recorded exchange.
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { V1NetworkPolicy, V1Pod, V1Secret, V1Service, V1Status } from "@kubernetes/client-node";
 import type { PodObject } from "./pod-status.js";
+import type { KubeMetadata } from "./pod-types.js";
 
 export type AttachSession = {
   /** The subprotocol the server chose; only v5.channel.k8s.io can close stdin and keep reading stdout. */
@@ -28,6 +29,10 @@ export type ExecSession = {
 };
 
 export type KubeApi = {
+  /** The API server's address, as the kubeconfig names it: for a message that says which cluster did not answer. */
+  readonly server: string;
+  /** The namespace object (its labels), to check before Pods go there (cluster-check.ts). */
+  readonly readNamespace: (name: string) => Promise<{ readonly metadata?: KubeMetadata }>;
   readonly createSecret: (namespace: string, secret: object) => Promise<void>;
   readonly createNetworkPolicy: (namespace: string, policy: object) => Promise<void>;
   readonly createPod: (namespace: string, pod: object) => Promise<void>;
@@ -75,6 +80,8 @@ export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeA
   const core = kc.makeApiClient(CoreV1Api);
   const networking = kc.makeApiClient(NetworkingV1Api);
   return {
+    server: kc.getCurrentCluster()?.server ?? "(the kubeconfig names no server)",
+    readNamespace: async (name) => (await core.readNamespace({ name })) as { metadata?: KubeMetadata },
     createSecret: async (namespace, secret) => void (await core.createNamespacedSecret({ namespace, body: secret as V1Secret, ...STRICT })),
     createNetworkPolicy: async (namespace, policy) =>
       void (await networking.createNamespacedNetworkPolicy({ namespace, body: policy as V1NetworkPolicy, ...STRICT })),

@@ -145,3 +145,6 @@ export type ProxyNetworkPolicy = {
     }>;
   };
 };
+
+/** The in-cluster egress proxy's objects, as renderEgressProxy makes them. */
+export type EgressProxyManifest = { readonly pod: ProxyPod; readonly service: ProxyService; readonly networkPolicy: ProxyNetworkPolicy };

@@ -10,7 +10,7 @@ import { EGRESS_CONTAINER_NAME, EGRESS_INSTANCE_LABEL, EGRESS_NAME_LABEL, EGRESS
 import { checkedLabels, checkedName, isDnsLabel } from "./names.js";
 import type { EgressProxyPeer } from "./options.js";
 import { podUser } from "./pod-fields.js";
-import type { ProxyNetworkPolicy, ProxyPod, ProxyService, RunSecret } from "./pod-types.js";
+import type { EgressProxyManifest, RunSecret } from "./pod-types.js";
 import { podNamespace } from "./render-pod.js";
 import { validatedEgressProxy } from "./validate.js";
 
@@ -41,8 +41,6 @@ export type EgressProxyPodOptions = {
   readonly tmpBytes: number;
   readonly imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
 };
-
-export type EgressProxyManifest = { readonly pod: ProxyPod; readonly service: ProxyService; readonly networkPolicy: ProxyNetworkPolicy };
 
 /** The key of the control Secret, which is the file the proxy reads in secretDir. */
 export const CONTROL_SECRET_KEY = "control-secret";

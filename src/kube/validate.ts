@@ -15,8 +15,7 @@ import {
   unknownFields,
 } from "./known-fields.js";
 import { KubernetesError } from "./kube-error.js";
-import type { EgressProxyManifest } from "./render-egress.js";
-import type { RunNetworkPolicy, RunPod } from "./pod-types.js";
+import type { EgressProxyManifest, RunNetworkPolicy, RunPod } from "./pod-types.js";
 
 // Our types are Kubernetes' own made read-only (render-pod.ts builds IPod): the models take them as they are.
 export function validatedPod(pod: RunPod): RunPod {

@@ -21,7 +21,7 @@ export type KubernetesBackend = {
 };
 
 const BACKEND_FIELDS = ["api", "namespace", "runtimeClassName", "imagePullPolicy", "startTimeoutMs"];
-const API_CALLS = ["createSecret", "createNetworkPolicy", "createPod", "watchPod", "attach", "exec", "remove", "listPods"] as const;
+const API_CALLS = ["createSecret", "createNetworkPolicy", "createPod", "watchPod", "attach", "exec", "remove", "listPods", "readNamespace"] as const;
 
 /** Throws an AgentContainerError naming `kubernetes.<field>` for a backend that cannot mean anything, or a declaration a Pod cannot honour. */
 export function checkKubernetesBackend(backend: unknown, container: ValidatedContainer): KubernetesBackend {

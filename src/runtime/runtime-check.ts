@@ -1,8 +1,10 @@
-// check(): whether a Run could start now, asked of the engine without starting anything: it
-// answers, and it holds the declared image; with several engines, each one's answer too, and the
-// runtime is ready when one of them can take a Run. Invariant: it never throws; what cannot be asked is false.
+// check(): whether a Run could start now, asked of the engine (or the cluster) without starting anything:
+// it answers, and it holds the declared image; with several engines, each one's answer, ready when one
+// can take a Run. Invariant: it never throws; what cannot be asked is false.
 
 import type { Engine } from "../engine/index.js";
+import type { ClusterCheck } from "../kube/index.js";
+import type { KubernetesBackend } from "./kube-backend.js";
 import type { EngineSet } from "./engine-set.js";
 
 /** One engine of several, as check() found it. */
@@ -22,7 +24,19 @@ export type RuntimeCheck = {
   readonly image: boolean;
   /** With several engines: each one. */
   readonly engines?: readonly EngineCheck[];
+  /** On Kubernetes: the cluster (its API server answers, the namespace may hold a Run's Pod) instead of a Docker engine. */
+  readonly cluster?: ClusterCheck;
 };
+
+/**
+ * On Kubernetes, `engine` is whether a Pod can go to the namespace now; `image` is true, since the
+ * cluster pulls it and only a Pod's start can say whether it can.
+ */
+export async function checkKubernetes(backend: KubernetesBackend): Promise<RuntimeCheck> {
+  const { checkCluster, DEFAULT_NAMESPACE_FOR_PODS } = await import("../kube/index.js");
+  const cluster = await checkCluster(backend.api, backend.namespace ?? DEFAULT_NAMESPACE_FOR_PODS);
+  return { engine: cluster.problem === undefined, image: true, cluster };
+}
 
 export async function checkEngine(engine: Engine, image: string): Promise<RuntimeCheck> {
   const engineAnswers = await engine.ping().then(

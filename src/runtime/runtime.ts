@@ -9,7 +9,7 @@ import type { PodManifest } from "../kube/index.js";
 import type { Outcome, ReaderVerdict, RunPrompt } from "../plan/index.js";
 import { holdSessionStore } from "./live-runs.js";
 import type { RunOptions } from "./run-options.js";
-import { checkEngine, checkEngineSet, type RuntimeCheck } from "./runtime-check.js";
+import { checkEngine, checkEngineSet, checkKubernetes, type RuntimeCheck } from "./runtime-check.js";
 import { commandForOf, type ManifestOptions, manifestForOf } from "./runtime-command.js";
 import { checkRuntimeOptions, type RuntimeOptions } from "./runtime-options.js";
 import { runOf } from "./runtime-run.js";
@@ -66,7 +66,12 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
     manifestFor: manifestForOf(shared),
     sweep: shared.sweep,
     session: shared.session,
-    check: () => (shared.engineSet === undefined ? checkEngine(engine, container.image) : checkEngineSet(shared.engineSet, container.image)),
+    check: () =>
+      shared.kubernetes !== undefined
+        ? checkKubernetes(shared.kubernetes)
+        : shared.engineSet === undefined
+          ? checkEngine(engine, container.image)
+          : checkEngineSet(shared.engineSet, container.image),
     pool: () => shared.pool?.stats(),
     close: async () => await shared.pool?.close(),
     holdSessionStore: (namespace: string, id: string): (() => void) => {

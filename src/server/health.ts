@@ -4,7 +4,7 @@
 // whole service's counts for the admin scope) and /metrics.
 
 import type { FastifyInstance } from "fastify";
-import type { EngineCheck } from "../runtime/index.js";
+import type { EngineCheck, RuntimeCheck } from "../runtime/index.js";
 
 /** What the service knows of its readiness: the checks and counts GET /v1/service shows a key. */
 export type Readiness = {
@@ -14,6 +14,8 @@ export type Readiness = {
   readonly credentials: Readonly<Record<string, string>>;
   /** With several engines (`--engine`): each one; ready when one can take a Run. */
   readonly engines?: readonly EngineCheck[];
+  /** On Kubernetes (serve --kubernetes): the cluster instead of a Docker engine; `engine` is whether a Pod can go to its namespace. */
+  readonly cluster?: RuntimeCheck["cluster"];
   readonly slots: { readonly total: number; readonly running: number; readonly queued: number };
 };
 
@@ -31,14 +33,21 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: () => Prom
 function probeAnswerOf(state: Readiness): ProbeAnswer {
   if (state.ready) return { ready: true };
   const reasons =
-    state.engines === undefined
-      ? [...(state.engine ? [] : ["the container engine does not answer"]), ...(state.image ? [] : ["the agent image is not on the engine"])]
-      : state.engines.map((one) =>
-          !one.engine
-            ? `engine ${JSON.stringify(one.name)}: it does not answer`
-            : !one.image
-              ? `engine ${JSON.stringify(one.name)}: the agent image is not on it`
-              : `engine ${JSON.stringify(one.name)}: it cannot run an agent now`,
-        );
+    state.cluster !== undefined
+      ? [clusterReason(state.cluster)]
+      : state.engines === undefined
+        ? [...(state.engine ? [] : ["the container engine does not answer"]), ...(state.image ? [] : ["the agent image is not on the engine"])]
+        : state.engines.map((one) =>
+            !one.engine
+              ? `engine ${JSON.stringify(one.name)}: it does not answer`
+              : !one.image
+                ? `engine ${JSON.stringify(one.name)}: the agent image is not on it`
+                : `engine ${JSON.stringify(one.name)}: it cannot run an agent now`,
+          );
   return { ready: false, reasons: reasons.length === 0 ? ["it cannot run an agent now"] : reasons };
+}
+
+/** In general words: the server's address and the namespace's name are the deployment's own. */
+function clusterReason(cluster: NonNullable<Readiness["cluster"]>): string {
+  return cluster.answers ? "the Kubernetes namespace cannot hold a Run's Pod now" : "the Kubernetes API server does not answer";
 }

@@ -6,6 +6,7 @@
  *
  * ```ts
  * const running = await serve({ runtimeDir: "/srv/agentcage", standIn: true, port: 0 });
+ * // or each Run as a Pod: serve({ runtimeDir, kubernetes: { api: await createKubeApi(), namespace: "agents" } })
  * console.log(running.url); // POST /v1/runs with Authorization: Bearer <token>
  * await running.stop();
  * ```
@@ -15,6 +16,7 @@ export type { RunningService } from "./serve.js";
 export { serve } from "./serve.js";
 export type { ServeOptions } from "./serve-options.js";
 export { ServeError } from "./serve-options.js";
+export { kubernetesServeRefusal } from "./serve-kubernetes.js";
 export type { RunRecord } from "./store.js";
 export { createRunStore, RUN_STATES } from "./store.js";
 export { localMcpServer } from "./mcp-local.js";

@@ -74,6 +74,15 @@ const serviceSchema = z.object({
     image: z.boolean().describe("whether the agent image is on the engine"),
     agentImage: z.string().optional().describe("admin: the agent image's name"),
     credentials: z.record(z.string(), z.string()).describe("for each CLI, the kind of credential a Run would get (none: it has none); never a value"),
+    cluster: z
+      .object({
+        answers: z.boolean().describe("whether the Kubernetes API server answers"),
+        namespace: z.string().describe("where the Runs' Pods go"),
+        server: z.string().optional().describe("admin: the API server's address, as the kubeconfig names it"),
+        problem: z.string().optional().describe("admin: what keeps a Pod from going there now"),
+      })
+      .optional()
+      .describe("on Kubernetes (serve --kubernetes): the cluster instead of a container engine; `engine` is whether a Pod can go to its namespace now"),
   }),
   slots: z
     .object({ total: count.describe("Runs the service runs at once"), running: count, queued: count })
@@ -110,7 +119,13 @@ export function registerServiceRoute(fastify: FastifyInstance, options: ServiceR
         startedAt: options.facts.startedAt,
         ready: readiness.ready,
         standIn: options.facts.standIn,
-        checks: { engine: readiness.engine, image: readiness.image, ...(admin ? { agentImage: options.facts.agentImage } : {}), credentials },
+        checks: {
+          engine: readiness.engine,
+          image: readiness.image,
+          ...(admin ? { agentImage: options.facts.agentImage } : {}),
+          credentials,
+          ...(readiness.cluster === undefined ? {} : { cluster: clusterSeen(readiness.cluster, admin) }),
+        },
         slots: admin ? readiness.slots : { total: readiness.slots.total, running: own?.running ?? 0, queued: own?.queued ?? 0 },
         since: new Date(since).toISOString(),
         tenants,
@@ -139,6 +154,12 @@ function tenantsNow(records: readonly RunRecord[], known: readonly string[], cal
     if (endedSince(record, since)) addRun(now.today, record);
   }
   return [...byTenant.entries()].map(([tenant, now]) => ({ tenant, ...now })).sort((a, b) => a.tenant.localeCompare(b.tenant));
+}
+
+/** The cluster as the caller may see it: its address and what is wrong with it are the admin's. */
+function clusterSeen(cluster: NonNullable<Readiness["cluster"]>, admin: boolean) {
+  const { answers, namespace, server, problem } = cluster;
+  return { answers, namespace, ...(admin ? { server, ...(problem === undefined ? {} : { problem }) } : {}) };
 }
 
 function withoutContainer({ container: _deployments, ...seen }: EgressView): EgressView {

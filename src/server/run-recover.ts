@@ -40,7 +40,7 @@ export async function recover(state: RunsState): Promise<void> {
           runId: saved.id,
           ok: false,
           reason: "unavailable",
-          error: "the service stopped while this Run ran; it was ended when the service started again, and its container removed",
+          error: "the service stopped while this Run ran; it was ended when the service started again, and its container (on Kubernetes, its Pod) removed",
         },
         "failed",
       );

@@ -40,6 +40,8 @@ export type RunServiceOptions = {
   readonly onEnd?: (request: ServiceRunRequest, end: RunEnd, tenant: string) => void;
   /** A tenant's quotas; default: every tenant may use every slot and the whole bound, with no spend cap. */
   readonly quotasOf?: (tenant: string) => ResolvedQuotas;
+  /** What the runners cannot honour of a request (on Kubernetes: a session to resume), naming its field and value; checked first; default: nothing. */
+  readonly requestRefusal?: (request: ServiceRunRequest) => string | undefined;
   /** What to do instead, for a request whose callback URL (or its tenant's) the service may not post to; default: every one may be. */
   readonly callbackRefusal?: (request: ServiceRunRequest, owner: Caller) => Promise<string | undefined>;
   /** Told of each step of every Run's life (queued, started, finished, deleted), after it is recorded; default: nobody. */

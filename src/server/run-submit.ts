@@ -71,6 +71,8 @@ export function tenantKey(tenant: string, idempotencyKey: string): string {
 
 /** What to do instead, for a request this service cannot serve; undefined when it can. */
 function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: InputsWriter | undefined, owner: Caller): string | undefined {
+  const cannot = state.options.requestRefusal?.(request);
+  if (cannot !== undefined) return cannot;
   if (request.writable === true && (inputs === undefined || state.options.writableRunner === undefined)) {
     return inputs === undefined
       ? "writable: true needs input files: the agent edits a copy of them; send the request as multipart/form-data with the part `request`, then the tar archive `inputs`, or leave writable out"

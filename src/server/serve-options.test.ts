@@ -65,3 +65,36 @@ describe("serve's pool options", () => {
     expect(readdirSync(runtimeDir)).toEqual([]);
   });
 });
+
+describe("serve's kubernetes option", () => {
+  const nowhere = JSON.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:9" } }],
+    users: [{ name: "u", user: { token: "t" } }],
+    contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+    "current-context": "c",
+  });
+  it.each([
+    [{ sessions: true }, "--sessions (a session store does not reach a Pod yet) cannot go with --kubernetes; leave it out"],
+    [{ standIn: true }, "--stand-in (started beside a Docker container) cannot go with --kubernetes; leave it out"],
+    [{ agentNetworks: ["bridge"] }, "--agent-network (a Docker network, which a Pod has none of) cannot go with --kubernetes; leave it out"],
+    [{ poolIdleSeconds: 60 }, "--pool-idle-seconds (Docker containers started ahead; every Pod starts cold) cannot go with --kubernetes; leave it out"],
+    [
+      { runNetworkRange: "10.9.0.0/16" },
+      "--run-network-range (the range of a Run's own Docker network; a Pod's reach is its NetworkPolicy) cannot go with --kubernetes; leave it out",
+    ],
+    [{ networkPolicy: "open" }, "--network-policy open cannot go with --kubernetes yet"],
+  ] as const)("refuses %j before asking the cluster or writing anything", async (given, message) => {
+    const { createKubeApi } = await import("../kube/index.js");
+    const kubernetes = { api: await createKubeApi({ kubeconfig: nowhere }), namespace: "agents" };
+    const options = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), kubernetes, ...given } as ServeOptions;
+    const refusal = await serve(options).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServeError);
+    expect((refusal as Error).message).toContain(message);
+    expect(readdirSync(runtimeDir)).toEqual([]);
+  });
+});

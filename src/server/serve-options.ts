@@ -10,9 +10,10 @@ import { MAX_RETENTION_DAYS } from "../container/index.js";
 import { AgentcageError } from "../errors/index.js";
 import type { EgressGatewayConnection } from "../gateway/index.js";
 import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
-import { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE, RUN_FILES, type RunFiles } from "../runtime/index.js";
+import { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE, RUN_FILES, type KubernetesBackend, type RunFiles } from "../runtime/index.js";
 import { canBoundWrites } from "../staging/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
+import { kubernetesServeRefusal } from "./serve-kubernetes.js";
 import type { ResolvedQuotas } from "./run-service-options.js";
 import type { RetrySchedule } from "./webhook-schedule.js";
 
@@ -79,6 +80,14 @@ export type ServeOptions = {
   readonly pool?: number;
   /** Seconds a pooled container waits for its Run before it is replaced (`--pool-idle-seconds`); default DEFAULT_POOL_IDLE_SECONDS. */
   readonly poolIdleSeconds?: number;
+  /**
+   * Each Run as a Pod in this cluster (`--kubernetes NAMESPACE`: `{ api: await createKubeApi(), namespace }`),
+   * with the same API, queue, events, Harvest, cancel and Outcomes. At start its API server must answer and
+   * the namespace enforce the restricted Pod Security standard. Not with what binds Docker (engines, pool,
+   * sessions, standIn, runFiles "disk", agentNetworks, egress, runNetworkRange, a network policy but
+   * "none"): refused, in run --kubernetes' words. Default: the Docker engine.
+   */
+  readonly kubernetes?: KubernetesBackend;
   /** Run every agent against the stand-in model (no key needed); default false. */
   readonly standIn?: boolean;
   /**
@@ -160,6 +169,9 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
     options.runRetentionDays,
     "write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
   );
+  // On Kubernetes what binds Docker is refused first, in the words of run --kubernetes.
+  const onPods = options.kubernetes === undefined ? undefined : kubernetesServeRefusal(options);
+  if (onPods !== undefined) throw new ServeError(onPods);
   checkNetworkOptions(options);
   checkRunFiles(options);
   checkPoolOptions(options);

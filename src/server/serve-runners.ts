@@ -3,7 +3,8 @@
 // `staging/` beside the service's records, whose Agent Containers differ in their work/ mount
 // alone. The warm pool (--pool) is the read-only runner's alone: a writable work/ is fixed when a
 // container is made, so every Run of the writable runner starts cold and a pool there would only
-// idle. What it started it stops when it fails: a refused assembly leaves nothing running.
+// idle. On Kubernetes (--kubernetes) both run Pods, and the cluster is checked before serve goes on.
+// What it started it stops when it fails: a refused assembly leaves nothing running.
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -57,6 +58,11 @@ export async function assembleServiceRunners(options: ServeOptions, slots: numbe
           };
     const runner = assembly.runner({ ...pool, ...onEngines });
     const both = [runner, writableRunner];
+    if (options.kubernetes !== undefined)
+      await refuseUnreadyCluster(runner).catch(async (error: unknown) => {
+        await runner.close();
+        throw error;
+      });
     return {
       assembly,
       runner,
@@ -74,6 +80,12 @@ export async function assembleServiceRunners(options: ServeOptions, slots: numbe
     await assembly.close();
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** A cluster whose API server does not answer, or whose namespace may not hold a Run's Pod, refuses the start, saying what to do. */
+async function refuseUnreadyCluster(runner: AgentRunner): Promise<void> {
+  const { cluster } = await runner.check();
+  if (cluster?.problem !== undefined) throw new Error(`--kubernetes ${JSON.stringify(cluster.namespace)} cannot be served: ${cluster.problem}`);
 }
 
 /** The engines `--engine` names, each taking at most `slots` Runs unless its own slots= says; undefined for the one default engine. */
@@ -117,6 +129,7 @@ async function assemble(
         ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
         ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
         ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
+        ...(options.kubernetes === undefined ? {} : { kubernetes: options.kubernetes }),
         // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
         limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
         logger,

@@ -25,6 +25,7 @@ export type MeteredRunsOptions = {
   /** With several engines: each one's state, for the metrics. */
   readonly engines?: () => readonly EngineStatus[];
   readonly callbackRefusal?: NonNullable<RunServiceOptions["callbackRefusal"]>;
+  readonly requestRefusal?: NonNullable<RunServiceOptions["requestRefusal"]>;
 };
 
 export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {

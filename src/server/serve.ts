@@ -25,6 +25,7 @@ import { createMeteredRuns } from "./serve-runs.js";
 import { recoverThenSweep } from "./serve-sweep.js";
 import { callbackRefusal } from "./callback-address.js";
 import { createWebhooks } from "./webhooks.js";
+import { podRequestRefusal } from "./serve-kubernetes.js";
 
 export type RunningService = {
   /** Where it listens; "" when it was started with listen: false. */
@@ -72,6 +73,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const { service, metrics } = createMeteredRuns({
     quotasOf,
     callbackRefusal: callbackRefusal(tenancy.tenants, allowPrivate),
+    ...(options.kubernetes === undefined ? {} : { requestRefusal: podRequestRefusal }),
     onLifecycle: (change) => {
       for (const listener of lifecycle) listener(change);
     },

@@ -2,8 +2,8 @@
 // kube): creates answered 201 (strictly: an unknown field, a wrong kind or namespace, a name taken,
 // a path the API has not are refused as the API server refuses them), one Pod's watch as
 // newline-delimited WatchEvents, attach and exec as websockets speaking the channel subprotocol
-// (stdin 0, stdout 1, stderr 2, error 3 with a Status, the client's close 255), deletes and a
-// label-selected list. The inputs container's tar is unpacked here, and the holder's `tar -c` packs
+// (stdin 0, stdout 1, stderr 2, error 3 with a Status, the client's close 255), deletes, a
+// label-selected list, and a namespace read (its Pod Security label). The inputs container's tar is unpacked here, and the holder's `tar -c` packs
 // what the exchange says the agent left. It records every request so a test can check what the
 // client sent, in order, and says which objects are left. Loopback only.
 import { readFileSync } from "node:fs";
@@ -66,6 +66,8 @@ export type FakeOptions = {
   readonly holderEntries?: readonly HolderEntry[];
   /** The exec's Status instead of Success (the holder's tar failing). */
   readonly execStatus?: Record<string, unknown>;
+  /** The namespaces there are, by name, with their labels; default: the exchange's, enforcing the restricted Pod Security standard. */
+  readonly namespaces?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 };
 
 const COLLECTIONS: Readonly<Record<string, { readonly prefix: string; readonly kind: string; readonly apiVersion: string; readonly model: string }>> = {
@@ -73,6 +75,7 @@ const COLLECTIONS: Readonly<Record<string, { readonly prefix: string; readonly k
   secrets: { prefix: "/api/v1", kind: "Secret", apiVersion: "v1", model: "V1Secret" },
   networkpolicies: { prefix: "/apis/networking.k8s.io/v1", kind: "NetworkPolicy", apiVersion: "networking.k8s.io/v1", model: "V1NetworkPolicy" },
 };
+const NAMESPACE_ROUTE = /^\/api\/v1\/namespaces\/([a-z0-9-]+)$/;
 const ROUTE = /^(\/api\/v1|\/apis\/networking\.k8s\.io\/v1)\/namespaces\/([a-z0-9-]+)\/(pods|secrets|networkpolicies)(?:\/([a-z0-9.-]+)(?:\/(attach|exec))?)?$/;
 const CHANNEL_PROTOCOLS = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
 
@@ -218,6 +221,13 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
       const text = Buffer.concat(chunks).toString("utf8");
       const body = text === "" ? undefined : JSON.parse(text);
       requests.push({ method: req.method ?? "", path: url.pathname, query: url.searchParams, body });
+      const namespaceName = NAMESPACE_ROUTE.exec(url.pathname)?.[1];
+      if (namespaceName !== undefined && req.method === "GET") {
+        const namespaces = options.namespaces ?? { [recorded.namespace]: { "pod-security.kubernetes.io/enforce": "restricted" } };
+        const labels = namespaces[namespaceName];
+        if (labels === undefined) return answer(res, 404, status(404, "NotFound", `namespaces "${namespaceName}" not found`));
+        return answer(res, 200, { kind: "Namespace", apiVersion: "v1", metadata: { name: namespaceName, labels }, status: { phase: "Active" } });
+      }
       const route = routeOf(url.pathname);
       if (route === undefined || route.sub !== undefined) return answer(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
       if (req.method === "POST") return create(res, route, url.searchParams, body);

@@ -17,16 +17,22 @@ export type ServeProcessOptions = {
   readonly token: string;
   /** More of serve's flags, after `--port 0 --runtime-dir DIR --stand-in`. */
   readonly args?: readonly string[];
+  /** Default true; false leaves --stand-in out (serve --kubernetes refuses it). */
+  readonly standIn?: boolean;
   /** Over this process's environment. */
   readonly env?: NodeJS.ProcessEnv;
 };
 
 /** Starts it; rejects with the end of its stderr when it exits before it listens. */
 export function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--runtime-dir", options.runtimeDir, "--stand-in", ...(options.args ?? [])], {
-    env: { ...process.env, AGENTCAGE_TOKEN: options.token, ...options.env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [MAIN, "serve", "--port", "0", "--runtime-dir", options.runtimeDir, ...(options.standIn === false ? [] : ["--stand-in"]), ...(options.args ?? [])],
+    {
+      env: { ...process.env, AGENTCAGE_TOKEN: options.token, ...options.env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   return new Promise((resolve, reject) => {
     let text = "";

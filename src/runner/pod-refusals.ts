@@ -1,0 +1,24 @@
+// What a Run on Kubernetes cannot be asked for, in the one set of words `run --kubernetes`, `serve
+// --kubernetes` and the service's per-Run refusals all say. Invariant: each says why and what to do.
+
+/** Why a Pod cannot honour it, by what was asked. */
+export const POD_CANNOT = {
+  network: "a Docker network, which a Pod has none of",
+  standIn: "started beside a Docker container",
+  runFilesDisk: "a cluster's nodes do not share this host's disk",
+  session: "a session store does not reach a Pod yet",
+  engine: "a Docker engine; a Run's Pod goes to the cluster the kubeconfig names",
+  pool: "Docker containers started ahead; every Pod starts cold",
+  egress: "an egress proxy on a Docker engine, which a Pod cannot reach",
+  runNetworkRange: "the range of a Run's own Docker network; a Pod's reach is its NetworkPolicy",
+} as const;
+
+/** `asked` (a flag, or a request's field and value) refused: `where` names what runs Pods. */
+export function podRefusal(asked: string, why: string, where = "--kubernetes"): string {
+  return `${asked} (${why}) cannot go with ${where}; leave it out`;
+}
+
+/** A network policy that needs the egress proxy, which no Pod can reach. */
+export function podPolicyRefusal(asked: string, where = "--kubernetes"): string {
+  return `${asked} cannot go with ${where} yet: it needs an egress proxy the Pod can reach inside the cluster, and agentcage runs none there; leave --network-policy out (the Pod reaches nothing: its NetworkPolicy allows no egress), or run on Docker`;
+}
