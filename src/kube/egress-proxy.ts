@@ -69,6 +69,7 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
 async function untilRunning(api: KubeApi, namespace: string, name: string, timeoutMs: number): Promise<void> {
   let last: PodObject | undefined;
   let handle: { stop: () => void } | undefined;
+  let done = false;
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -89,7 +90,11 @@ async function untilRunning(api: KubeApi, namespace: string, name: string, timeo
       api
         .watchPod(namespace, name, settle, () => undefined)
         .then(
-          (watch) => (handle = watch),
+          (watch) => {
+            handle = watch;
+            // Settled before the watch was handed over: stop it now.
+            if (done) watch.stop();
+          },
           (error: unknown) => {
             clearTimeout(timer);
             reject(error);
@@ -97,6 +102,7 @@ async function untilRunning(api: KubeApi, namespace: string, name: string, timeo
         );
     });
   } finally {
+    done = true;
     handle?.stop();
   }
 }
@@ -131,6 +137,8 @@ async function bridged(api: KubeApi, namespace: string, name: string, start: Egr
   let said = "";
   const session = await api.exec(namespace, name, EGRESS_CONTAINER_NAME, start.bridge, stdout, stderr, stdin);
   const connection = Duplex.from({ readable: stdout, writable: stdin });
+  // Destroyed before its end (the bridge gone, or its user done with it), a Duplex.from says AbortError: not a failure of anyone's.
+  connection.on("error", () => undefined);
   connection.once("close", () => session.close());
   return new Promise<Duplex>((resolve, reject) => {
     stderr.on("data", (chunk: Buffer) => {
