@@ -1,0 +1,59 @@
+// The egress proxy in a cluster as a runtime drives it, against the recorded exchange's fake API over
+// a real socket: the proxy itself is a real one in this process, whose control endpoint listens with
+// the secret the gateway put in the proxy's Secret (as the Pod reads it from its file), and the fake
+// joins each exec of the bridge to that endpoint. A Run is registered, bound, metered and revoked
+// over the exec; its token works at the proxy only from the address it was bound to. Nothing here
+// has run against a live cluster.
+
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { FAKE_CLUSTER_IP } from "../../test/support/fake-kube-api.js";
+import { type ClusterWithProxy, clusterWithProxy } from "../../test/support/kube-proxy.js";
+import { DEFAULT_EGRESS_PORT } from "../egress/index.js";
+import { createKubeApi } from "../kube/index.js";
+import { startKubeEgressGateway } from "./kube-egress-gateway.js";
+
+const KEY = "sk-ant-api03-kube-gateway-test-key-0123456789";
+const silent = pino({ level: "silent" });
+
+let cluster: ClusterWithProxy | undefined;
+afterEach(async () => {
+  await cluster?.close();
+  cluster = undefined;
+});
+
+describe("the egress proxy started in a cluster", () => {
+  it("is reached over the bridge: a Run registered, bound to its Pod's address, metered and revoked; close removes its objects", async () => {
+    cluster = await clusterWithProxy("run-completes");
+    const { fake, proxyUrl } = cluster;
+    const gateway = await startKubeEgressGateway({ api: await createKubeApi({ kubeconfig: fake.kubeconfig }), namespace: "agents", logger: silent });
+    expect(gateway).toMatchObject({ alias: FAKE_CLUSTER_IP, port: DEFAULT_EGRESS_PORT, peer: { port: DEFAULT_EGRESS_PORT } });
+    expect(gateway.peer.podLabels).toMatchObject({ "app.kubernetes.io/name": "agentcage-egress", "app.kubernetes.io/instance": gateway.container });
+    expect(fake.objects().sort()).toEqual(
+      [`networkpolicies/${gateway.container}`, `pods/${gateway.container}`, `secrets/${gateway.container}-control`, `services/${gateway.container}`].sort(),
+    );
+
+    const { token } = await gateway.register({ runId: "0000000000000001", cli: "claude", credential: { kind: "api_key", value: KEY }, sources: [] });
+    const call = () =>
+      fetch(`${proxyUrl()}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" }, body: "{}" }).then(
+        (r) => r.status,
+      );
+    // Bound to the Pod's address, the token is refused from anywhere else; bound to this one, it works.
+    expect(await gateway.bind("0000000000000001", ["10.244.1.7/32"])).toBe(true);
+    expect(await call()).toBe(403);
+    expect(await gateway.bind("0000000000000001", ["127.0.0.1/32"])).toBe(true);
+    expect(await call()).toBe(200);
+    expect(await gateway.meter("0000000000000001")).toMatchObject({ runId: "0000000000000001", requests: 1, refused: 1 });
+    await gateway.revoke("0000000000000001");
+    expect(await call()).toBe(401);
+    // Every control call went over an exec of the bridge in the proxy's own container; none named a port.
+    const execs = fake.requests.filter((r) => r.path.endsWith("/exec"));
+    expect(execs.length).toBeGreaterThan(4);
+    for (const exec of execs) expect(exec.query.get("container")).toBe("egress");
+    // The key went to the proxy over the control channel only: no object sent to the cluster holds it.
+    expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain(KEY);
+
+    await gateway.close();
+    expect(fake.objects()).toEqual([]);
+  });
+});
