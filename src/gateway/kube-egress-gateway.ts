@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
-import { type EgressProxyPeer, type KubeApi, startEgressProxyPod } from "../kube/index.js";
+import type { EgressProxyPeer, KubeApi } from "../kube/index.js";
 import { newRunId, newRuntimeSessionId, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
 import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
 
@@ -48,6 +48,8 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
   const name = `agentcage-egress-${newRunId()}`;
   const secret = randomBytes(32).toString("base64url");
   const namespace = options.namespace ?? "agentcage";
+  // Loaded with the first proxy in a cluster: Kubernetes' schemas are no cost to a command on Docker.
+  const { startEgressProxyPod } = await import("../kube/index.js");
   let proxy: Awaited<ReturnType<typeof startEgressProxyPod>>;
   try {
     proxy = await startEgressProxyPod(
