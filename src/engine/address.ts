@@ -4,6 +4,7 @@
 // dockerode's own default. The one place such a text is read and turned into a connection.
 
 import { readFileSync } from "node:fs";
+import { hostVerifierFor } from "./known-hosts.js";
 import { isAbsolute, join } from "node:path";
 import { createRequire } from "node:module";
 import type Docker from "dockerode";
@@ -83,8 +84,12 @@ function dockerAt(address: EngineAddress): Docker {
         port: address.port,
         protocol: "ssh",
         username: address.user,
-        // The keys of the user's own ssh-agent, as the docker CLI uses them.
-        sshOptions: process.env["SSH_AUTH_SOCK"] === undefined ? {} : { agent: process.env["SSH_AUTH_SOCK"] },
+        sshOptions: {
+          // The keys of the user's own ssh-agent, as the docker CLI uses them.
+          ...(process.env["SSH_AUTH_SOCK"] === undefined ? {} : { agent: process.env["SSH_AUTH_SOCK"] }),
+          // And the host's key checked against known_hosts, as ssh checks it: never whatever answers.
+          hostVerifier: hostVerifierFor(address.host, address.port),
+        },
       });
   }
 }
