@@ -4,11 +4,12 @@
 // dockerode's own default. The one place such a text is read and turned into a connection.
 
 import { readFileSync } from "node:fs";
-import { hostVerifierFor } from "./known-hosts.js";
 import { isAbsolute, join } from "node:path";
 import { createRequire } from "node:module";
 import type Docker from "dockerode";
 import { createDockerEngine } from "./docker.js";
+import { connectDocker } from "./connect.js";
+import { sshDocker } from "./ssh-docker.js";
 import type { Engine } from "./engine.js";
 
 const require = createRequire(import.meta.url);
@@ -67,7 +68,7 @@ function dockerAt(address: EngineAddress): Docker {
   const Dockerode = require("dockerode") as typeof Docker;
   switch (address.kind) {
     case "local":
-      return new Dockerode();
+      return connectDocker();
     // `host: undefined` over what DOCKER_HOST would give dockerode's defaults.
     case "socket":
       return new Dockerode({ socketPath: address.path, host: undefined } as Docker.DockerOptions);
@@ -79,18 +80,7 @@ function dockerAt(address: EngineAddress): Docker {
         ...(address.certs === undefined ? {} : certificatesIn(address.certs)),
       });
     case "ssh":
-      return new Dockerode({
-        host: address.host,
-        port: address.port,
-        protocol: "ssh",
-        username: address.user,
-        sshOptions: {
-          // The keys of the user's own ssh-agent, as the docker CLI uses them.
-          ...(process.env["SSH_AUTH_SOCK"] === undefined ? {} : { agent: process.env["SSH_AUTH_SOCK"] }),
-          // And the host's key checked against known_hosts, as ssh checks it: never whatever answers.
-          hostVerifier: hostVerifierFor(address.host, address.port),
-        },
-      });
+      return sshDocker(address);
   }
 }
 

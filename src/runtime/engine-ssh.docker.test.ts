@@ -11,13 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentContainerRuntime, type EngineSet } from "../index.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, docker } from "../../test/support/engine.js";
 import { type SshEngine, sshEngine } from "../../test/support/ssh-engine.js";
+import { connectionMessage, createDockerEngine } from "../engine/index.js";
 import { engineSetOf } from "./index.js";
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-engine-ssh-"));
 const owner = `engine-ssh-test-${process.pid}`;
 let ssh: SshEngine | undefined;
 const sets: EngineSet[] = [];
-const saved = { HOME: process.env["HOME"], SSH_AUTH_SOCK: process.env["SSH_AUTH_SOCK"] };
+const saved = { HOME: process.env["HOME"], SSH_AUTH_SOCK: process.env["SSH_AUTH_SOCK"], DOCKER_HOST: process.env["DOCKER_HOST"] };
 
 beforeAll(async () => {
   ssh = await sshEngine(root, "/var/run/docker.sock");
@@ -26,7 +27,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const set of sets) set.close();
   await ssh?.close();
-  Object.assign(process.env, saved);
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   rmSync(root, { recursive: true, force: true });
 }, 60_000);
 
@@ -76,4 +80,28 @@ describe("an engine over ssh://", () => {
     expect(check).toMatchObject({ name: "ssh", engine: false });
     expect(check?.why).toMatch(/^ssh: the engine's host took none of this process's keys; load the key .* \(ssh-add KEY\)/);
   }, 60_000);
+
+  it("holds DOCKER_HOST=ssh://... to known_hosts too, where dockerode alone would take any host key", async () => {
+    const s = ssh as SshEngine;
+    process.env["HOME"] = s.strangerHome;
+    process.env["SSH_AUTH_SOCK"] = s.agentSocket;
+    process.env["DOCKER_HOST"] = s.address;
+    try {
+      await expect(connectionMessageOf(createDockerEngine().ping())).resolves.toMatch(/^ssh: the engine's host key is not one ~\/\.ssh\/known_hosts holds/);
+      process.env["HOME"] = s.home;
+      await expect(createDockerEngine().ping()).resolves.toBeUndefined();
+    } finally {
+      delete process.env["DOCKER_HOST"];
+    }
+  }, 60_000);
 });
+
+/** What a failed call's error says, in the words an engine's refusal is given. */
+async function connectionMessageOf(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return "it answered";
+  } catch (error) {
+    return connectionMessage(error);
+  }
+}
