@@ -140,11 +140,12 @@ ensure_compose() {
   apt_install docker-compose
 }
 
-# The remote-engine test makes its TLS certificates (a CA, dockerd's, a client's) with openssl.
-ensure_openssl() {
-  command -v openssl >/dev/null 2>&1 && return 0
-  is_root || die "no openssl on PATH; install Debian's openssl (apt-get install openssl)"
-  apt_install openssl
+# The remote-engine tests make their TLS certificates (a CA, dockerd's, a client's) with openssl, and
+# their ssh keys and agent with OpenSSH's client tools (ssh-keygen, ssh-agent, ssh-add).
+ensure_remote_engine_tools() {
+  command -v openssl >/dev/null 2>&1 && command -v ssh-agent >/dev/null 2>&1 && return 0
+  is_root || die "no openssl or ssh-agent on PATH; install Debian's openssl and openssh-client (apt-get install openssl openssh-client)"
+  apt_install openssl openssh-client
 }
 
 # gVisor's runsc, registered with the engine as the container runtime "runsc": the stronger
@@ -233,7 +234,7 @@ main() {
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"
   ensure_compose
-  ensure_openssl
+  ensure_remote_engine_tools
   ensure_gvisor
   AGENTCAGE_BUSYBOX="$BUSYBOX" bash "${SCRIPT_DIR}/build-test-image.sh" 9>&-
   build_agent_images 9>&-

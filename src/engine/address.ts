@@ -8,6 +8,8 @@ import { isAbsolute, join } from "node:path";
 import { createRequire } from "node:module";
 import type Docker from "dockerode";
 import { createDockerEngine } from "./docker.js";
+import { connectDocker } from "./connect.js";
+import { sshDocker } from "./ssh-docker.js";
 import type { Engine } from "./engine.js";
 
 const require = createRequire(import.meta.url);
@@ -66,7 +68,7 @@ function dockerAt(address: EngineAddress): Docker {
   const Dockerode = require("dockerode") as typeof Docker;
   switch (address.kind) {
     case "local":
-      return new Dockerode();
+      return connectDocker();
     // `host: undefined` over what DOCKER_HOST would give dockerode's defaults.
     case "socket":
       return new Dockerode({ socketPath: address.path, host: undefined } as Docker.DockerOptions);
@@ -78,14 +80,7 @@ function dockerAt(address: EngineAddress): Docker {
         ...(address.certs === undefined ? {} : certificatesIn(address.certs)),
       });
     case "ssh":
-      return new Dockerode({
-        host: address.host,
-        port: address.port,
-        protocol: "ssh",
-        username: address.user,
-        // The keys of the user's own ssh-agent, as the docker CLI uses them.
-        sshOptions: process.env["SSH_AUTH_SOCK"] === undefined ? {} : { agent: process.env["SSH_AUTH_SOCK"] },
-      });
+      return sshDocker(address);
   }
 }
 

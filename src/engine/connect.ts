@@ -5,10 +5,17 @@
 
 import { createRequire } from "node:module";
 import type Docker from "dockerode";
+import { sshDocker } from "./ssh-docker.js";
 
 const require = createRequire(import.meta.url);
 
 export function connectDocker(): Docker {
+  // Over ssh, the host's key is held to known_hosts, which dockerode's own ssh connection does not do.
+  const host = process.env["DOCKER_HOST"];
+  if (host?.startsWith("ssh://") === true) {
+    const url = new URL(host);
+    return sshDocker({ user: decodeURIComponent(url.username), host: url.hostname, port: url.port === "" ? 22 : Number(url.port) });
+  }
   const Dockerode = require("dockerode") as typeof Docker;
   return new Dockerode();
 }

@@ -1,6 +1,6 @@
 // What an engine's connection failure means when it is TLS's (a tcp:// engine with certs=, or one
-// without): the handshake's codes and OpenSSL's alerts said as which side refused which certificate
-// and what to change, instead of OpenSSL's own line. Invariant: no certificate's content is quoted.
+// without) or ssh's (an unknown host key, a key not taken): which side refused what and what to
+// change, instead of OpenSSL's or ssh2's own line. Invariant: no certificate's or key's content is quoted.
 
 /** Node's verification codes for a server certificate this client's ca.pem does not vouch for. */
 const UNTRUSTED_SERVER = new Set([
@@ -12,8 +12,8 @@ const UNTRUSTED_SERVER = new Set([
   "CERT_SIGNATURE_FAILURE",
 ]);
 
-/** TLS's trouble in `error` (whose own words are `said`) said plainly; undefined when it is not TLS's. */
-export function tlsTrouble(error: unknown, said: string): string | undefined {
+/** TLS's or ssh's trouble in `error` (whose own words are `said`) said plainly; undefined when it is neither's. */
+export function connectionTrouble(error: unknown, said: string): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && UNTRUSTED_SERVER.has(code)) {
     return `TLS: the engine's certificate is not signed by the CA in ca.pem of its certs= directory (${code}); put there the CA that signed dockerd's --tlscert`;
@@ -33,6 +33,12 @@ export function tlsTrouble(error: unknown, said: string): string | undefined {
   }
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || /wrong version number/i.test(said)) {
     return "the engine speaks plain HTTP and certs= asked for TLS; leave certs= out, or start dockerd with --tlsverify";
+  }
+  if (/host denied \(verification failed\)/i.test(said)) {
+    return "ssh: the engine's host key is not one ~/.ssh/known_hosts holds for its host and port (it is not there, or it changed); check its fingerprint with the engine's operator, then add it (ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts)";
+  }
+  if (/all configured authentication methods failed/i.test(said)) {
+    return "ssh: the engine's host took none of this process's keys; load the key its authorized_keys holds into the ssh-agent SSH_AUTH_SOCK names (ssh-add KEY)";
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 // What an engine's failure means to a person: its HTTP status, its own words, and one sentence
 // saying what to do. Every engine implementation's errors are read through these.
 
-import { tlsTrouble } from "./connection-words.js";
+import { connectionTrouble } from "./connection-words.js";
 
 /** HTTP status of an Engine API error, when there is one. */
 export function engineStatus(error: unknown): number | undefined {
@@ -21,7 +21,7 @@ export function engineMessage(error: unknown): string {
 /** Words for why an engine did not answer: TLS's trouble said plainly (connection-words.ts), else the engine's own words. */
 export function connectionMessage(error: unknown): string {
   const said = engineMessage(error);
-  return tlsTrouble(error, said) ?? said;
+  return connectionTrouble(error, said) ?? said;
 }
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
@@ -49,7 +49,7 @@ export function describeEngineError(step: string, error: unknown, image: string)
     return `image ${JSON.stringify(image)} is not on this engine (${engineMessage(error)}); build or load it first, nothing is pulled`;
   }
   const said = engineMessage(error);
-  const tls = tlsTrouble(error, said);
+  const tls = connectionTrouble(error, said);
   if (tls !== undefined) return `the engine could not be asked to ${step}: ${tls}`;
   if (step === "create" && /unknown runtime|invalid runtime/i.test(said)) {
     return `the engine has no such container runtime (${said}); register it with the engine (dockerd's "runtimes" setting; \`docker info\` lists them), or leave containerRuntime out for the engine's default`;
