@@ -1,10 +1,13 @@
 // The runtime's side of the control endpoint: the same EgressControl the in-process proxy is, spoken
-// over a unix socket or HTTP with the control secret. Breaches arrive on one event stream, opened
-// while anyone listens and reopened after a drop.
+// over a unix socket, HTTP, or a connection the caller makes (an exec into the proxy's container),
+// with the control secret. Breaches arrive on one event stream, opened while anyone listens and
+// reopened after a drop.
 // Invariant: a refusal from the endpoint keeps its meaning (a bad registration is an
 // EgressArgumentError with the endpoint's message); the secret appears in no error.
 
 import { request, type IncomingMessage, type RequestOptions } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { AgentcageError } from "../errors/index.js";
 import { MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
@@ -14,8 +17,15 @@ import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistra
 export type EgressControlClientOptions = {
   /** The endpoint's unix socket; or */
   readonly socketPath?: string;
-  /** its "http://host:port". */
+  /** its "http://host:port"; or */
   readonly url?: string;
+  /**
+   * a new connection to it for each request, made by the caller (a bridge over the engine): the
+   * stream carries the HTTP exchange and is closed after it. A rejection is the request's error.
+   */
+  readonly connect?: () => Promise<Duplex>;
+  /** How messages name the endpoint; default its socketPath or url, or "a connection of the caller's". */
+  readonly where?: string;
   readonly secret: string;
   /** Milliseconds before the event stream is reopened after a drop. Default 1000. */
   readonly reconnectMs?: number;
@@ -34,23 +44,26 @@ export class EgressControlError extends AgentcageError {
 }
 
 export function createEgressControlClient(options: EgressControlClientOptions): EgressControlClient {
-  if ((options.socketPath === undefined) === (options.url === undefined)) {
+  if ([options.socketPath, options.url, options.connect].filter((one) => one !== undefined).length !== 1) {
     throw new EgressArgumentError(
-      `socketPath ${JSON.stringify(options.socketPath)} and url ${JSON.stringify(options.url)}: pass exactly one, where the proxy's control endpoint listens`,
+      `socketPath ${JSON.stringify(options.socketPath)}, url ${JSON.stringify(options.url)} and connect (${options.connect === undefined ? "not given" : "given"}): pass exactly one, where the proxy's control endpoint listens or how to reach it`,
     );
   }
   if (typeof options.secret !== "string" || options.secret.length < MIN_CONTROL_SECRET_LENGTH) {
     throw new EgressArgumentError(`secret is shorter than ${MIN_CONTROL_SECRET_LENGTH} characters; pass the control secret the proxy was started with`);
   }
   const base = options.url === undefined ? undefined : new URL(options.url);
-  const where = options.socketPath ?? options.url ?? "";
+  const where = options.where ?? options.socketPath ?? options.url ?? "a connection of the caller's";
+  const { connect } = options;
   const target = (method: string, path: string): RequestOptions => ({
     method,
     path,
     headers: { authorization: `Bearer ${options.secret}`, "content-type": "application/json" },
-    ...(options.socketPath !== undefined
-      ? { socketPath: options.socketPath }
-      : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
+    ...(connect !== undefined
+      ? { createConnection: connectionBy(connect) }
+      : options.socketPath !== undefined
+        ? { socketPath: options.socketPath }
+        : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
   });
 
   const call = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
@@ -167,5 +180,20 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
       closed = true;
       shut();
     },
+  };
+}
+
+/**
+ * Node http's createConnection over the caller's connect: no agent (each request its own
+ * connection, closed after its answer), the stream handed over once made. http reads and writes a
+ * socket only as a Duplex, which is all the caller's stream is.
+ */
+function connectionBy(connect: () => Promise<Duplex>): NonNullable<RequestOptions["createConnection"]> {
+  return (_options, made) => {
+    connect().then(
+      (stream) => made(null, stream as Socket),
+      (error: unknown) => made(error instanceof Error ? error : new Error(String(error)), undefined as unknown as Socket),
+    );
+    return undefined;
   };
 }
