@@ -295,12 +295,16 @@ async function forwardLog(stdout: AsyncIterable<Uint8Array>, logger: Logger): Pr
   }
 }
 
-/** Removes proxies a dead process started (their owner is EGRESS_OWNER). */
+/** Removes proxies a dead process started (their owner is EGRESS_OWNER); this process's own are in use. */
 async function sweepGateways(engine: Engine, session: string, logger: Logger | undefined): Promise<void> {
-  const context = { session, me: thisProcess(), isLive: () => false, now: Date.now() };
+  const me = thisProcess();
+  const context = { session, me, isLive: () => false, now: Date.now() };
   const listed = await engine.listByLabel(`${OWNER_LABEL}=${EGRESS_OWNER}`).catch(() => []);
   for (const container of listed) {
-    const why = orphanedBecause("", ownershipFromLabels(container.labels), context);
+    const ownership = ownershipFromLabels(container.labels);
+    // Another proxy of this process's (a second one on this engine) is live until its close() removes it.
+    if (ownership.host === me.host && ownership.pid === me.pid && ownership.pidStart === me.pidStart) continue;
+    const why = orphanedBecause("", ownership, context);
     if (why === undefined) continue;
     await engine.remove(container.id).then(
       () => logger?.info({ container: container.id, why }, "removed an egress proxy left behind"),

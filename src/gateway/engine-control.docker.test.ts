@@ -102,12 +102,21 @@ describe('an egress proxy reached through the engine (control "engine")', () => 
     expect(breaches).toEqual([expect.objectContaining({ runId: "spender", cap: "maxTokens", limit: 5 })]);
   });
 
+  it("stays up when this process starts a second proxy on the same engine", async () => {
+    const second = await startEgressGateway({ control: "engine", networks: [network], logger: log.logger });
+    try {
+      await expect((gateway as EgressGateway).meter("any")).resolves.toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
+
   it("says which proxy cannot be reached, and what to do, without the secret, once its container is gone", async () => {
     const proxy = gateway as EgressGateway;
     docker("rm", "--force", proxy.container);
     const attempt = proxy.meter("any");
     await expect(attempt).rejects.toThrow(`the control bridge (an exec) in the egress proxy's container "${proxy.container}"`);
-    await expect(attempt).rejects.toThrow(/the engine refused the exec: .*is the proxy's container still running\?/);
+    await expect(attempt).rejects.toThrow(/No such container.*; is the proxy's container still running\?/);
     await expect(attempt).rejects.not.toThrow(written.trim());
   });
 

@@ -30,7 +30,7 @@ export function bridgePlace(container: string, engineName: string | undefined): 
 export function bridgeConnector(engine: Engine, container: string, image: string): () => Promise<Duplex> {
   return async () => {
     const session = await engine.exec(container, BRIDGE_ARGV).catch((error: unknown) => {
-      throw new Error(`the engine refused the exec: ${describeEngineError("exec", error, image)}; is the proxy's container still running?`);
+      throw new Error(`${describeEngineError("exec", error, image)}; is the proxy's container still running?`);
     });
     return new Promise<Duplex>((resolve, reject) => {
       let said = "";
