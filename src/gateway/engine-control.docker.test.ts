@@ -1,13 +1,14 @@
 // A proxy the runtime reaches through the engine (control "engine"), on the real engine: no bind
 // mount and no trace of the control secret in its container's declaration or the log; a Run
-// registers, is metered and revoked over exec after exec of the bridge, breaches come on the event
-// stream; a proxy that went away is a clear error without the secret; closed, nothing is left.
+// registers, is metered and revoked over the bridge (an exec, kept while requests come), breaches
+// come on the event stream; a proxy that went away is a clear error without the secret; closed, nothing is left.
 
 import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { EgressBreach } from "../egress/index.js";
+import { CALLER_CONNECTION_IDLE_MS } from "../egress/limits.js";
 import { capturingLogger, docker } from "../../test/support/engine.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 import { startEgressGateway, type EgressGateway } from "./index.js";
@@ -83,8 +84,9 @@ describe('an egress proxy reached through the engine (control "engine")', () => 
     expect(await proxy.revoke("bridged")).toMatchObject({ runId: "bridged", turns: 1 });
     expect(await proxy.meter("bridged")).toBeUndefined();
     expect(modelCall(token)).toMatch(/^HTTP\/1\.1 401/);
-    // Each request's bridge is gone once it answered: nothing but the proxy's own runs there.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A bridge serves requests while they come, and is gone once idle: then only the proxy's own run there.
+    expect(docker("top", proxy.container)).toContain("bridge.js");
+    await new Promise((resolve) => setTimeout(resolve, CALLER_CONNECTION_IDLE_MS + 1_500));
     expect(docker("top", proxy.container)).not.toContain("bridge.js");
   });
 

@@ -1,6 +1,7 @@
 // The proxy's control channel through the engine, for a proxy whose engine does not see this
 // process's disk: its control socket stays on its own tmpfs, published nowhere, and each control
-// request is one exec of bridge.js there, whose stdin and stdout carry the HTTP exchange.
+// connection is one exec of bridge.js there, whose stdin and stdout carry HTTP (kept alive between
+// requests by the control client).
 // Invariants: no secret in an argv or a message; the bridge is connected before a byte is sent.
 
 import type { Duplex } from "node:stream";
@@ -8,8 +9,11 @@ import { describeEngineError, type Engine } from "../engine/index.js";
 
 /** Where the proxy listens for control when it is reached through the engine: a directory of its uid's on its /tmp tmpfs. */
 export const ENGINE_CONTROL_SOCKET = "/tmp/agentcage-control/egress.sock";
-/** The bridge in the proxy's image (dist/egress/bridge.js of this package); its own file says its protocol. */
-const BRIDGE_ARGV = ["node", "/app/dist/egress/bridge.js", ENGINE_CONTROL_SOCKET] as const;
+/**
+ * The bridge in the proxy's image (dist/egress/bridge.js of this package); its own file says its
+ * protocol. One V8 worker thread: each bridge counts against the proxy's pids limit (4 tasks, not 7).
+ */
+const BRIDGE_ARGV = ["node", "--v8-pool-size=1", "/app/dist/egress/bridge.js", ENGINE_CONTROL_SOCKET] as const;
 /** What the bridge says on stderr once it is connected (src/egress/bridge.ts). */
 const BRIDGE_CONNECTED = "agentcage-egress-bridge: connected";
 /** How long a bridge may take to start and connect: a node start in the proxy's container, on a busy engine. */
