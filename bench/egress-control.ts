@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { execFileSync } from "node:child_process";
 import { pino } from "pino";
 import { startEgressGateway, type EgressGateway } from "../src/gateway/index.js";
-import { CALLER_CONNECTION_IDLE_MS } from "../src/egress/limits.js";
+import { CALLER_CONNECTION_IDLE_MS } from "../src/egress/index.js";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize, type Summary } from "./measure.js";
 
 const WARM_UP = 5;
