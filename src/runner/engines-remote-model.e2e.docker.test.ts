@@ -1,18 +1,18 @@
 // Runs of the real claude under networkPolicy "model" over two engines with runFiles "engine": this
-// host's and a daemon of the test's own. Nothing of this host's disk is bound into any container:
-// not the Runs' (their files go through the engine), and not the proxies' (each is reached through
-// its engine: its secret on its stdin, its control requests execs). So it would run as well on an
-// engine that does not see this disk (tcp://, ssh://).
+// host's, and a daemon of the test's own reached as a remote one is (tcp:// with TLS client
+// certificates, over a veth link into its network namespace). Nothing of this host's disk is bound
+// into any container: not the Runs' (their files go through the engine), and not the proxies' (each
+// is reached through its engine: its secret on its stdin, its control requests execs).
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDockerEngine, engineAt, parseEngineAddress } from "../engine/index.js";
-import { createEngineSet, type EngineSet } from "../runtime/index.js";
+import { engineSetOf, type EngineSet } from "../runtime/index.js";
 import { DEFAULT_EGRESS_IMAGE } from "../gateway/index.js";
 import { capturingLogger, docker } from "../../test/support/engine.js";
-import { extraEngine, loadImage, type ExtraEngine } from "../../test/support/extra-engine.js";
+import { loadImage } from "../../test/support/extra-engine.js";
+import { tlsEngine, type TlsEngine } from "../../test/support/tls-engine.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
 import { assembleRunners, type RunnerAssembly } from "./index.js";
 
@@ -21,13 +21,13 @@ const owner = `engines-remote-${process.pid}`;
 /** The proxies' own way out on each engine: the test's daemon has no "bridge" (it runs with --bridge=none). */
 const outbound = `agentcage-engines-remote-out-${process.pid}`;
 const PARIS = "The capital of France is Paris.";
-let extra: ExtraEngine;
+let extra: TlsEngine;
 let set: EngineSet | undefined;
 let assembly: RunnerAssembly | undefined;
 const log = capturingLogger();
 
 beforeAll(async () => {
-  extra = extraEngine(root, "acr", "overlay2");
+  extra = tlsEngine(root, "acr", 9, "overlay2");
   await extra.start();
   for (const image of [AGENT_IMAGE, DEFAULT_EGRESS_IMAGE]) loadImage(extra, image);
   for (const run of [docker, extra.docker]) run("network", "create", "--label", `${owner}=outbound`, outbound);
@@ -65,11 +65,9 @@ function placements(): Map<string, string> {
 }
 
 describe('networkPolicy "model" over two engines with runFiles "engine"', () => {
-  it("runs claude on each engine through its own proxy, and no container of either binds this host's disk", async () => {
-    set = createEngineSet([
-      { name: "host", engine: createDockerEngine(), maxConcurrentRuns: 1 },
-      { name: extra.name, engine: engineAt(parseEngineAddress(extra.address, "--engine")), maxConcurrentRuns: 1 },
-    ]);
+  it("runs claude on each engine, one over TCP with TLS, through its own proxy, and no container of either binds this host's disk", async () => {
+    // As `serve --engine local,name=host --engine tcp://...,name=acr,certs=DIR` takes them.
+    set = engineSetOf(["local,name=host,slots=1", `${extra.tcpAddress},name=acr,slots=1,certs=${extra.certs}`], "--engine");
     mkdirSync(join(root, "runs"));
     assembly = await assembleRunners({
       runner: { image: AGENT_IMAGE, staging: { runtimeDir: join(root, "runs") }, owner, logger: log.logger, engines: set, runFiles: "engine" },
