@@ -186,7 +186,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       await stopProxy();
       await cleanup();
       throw new RunRequestError(
-        `the egress proxy ${state?.running === true ? `did not listen within ${STARTUP_TIMEOUT_MS} ms${lastError === "" ? "" : ` (${lastError})`}` : `exited (code ${state?.exitCode ?? "unknown"})`}; see \`docker logs\` of a proxy started by hand, or the image ${JSON.stringify(image)}`,
+        `the egress proxy ${state?.running === true ? `did not listen within ${STARTUP_TIMEOUT_MS} ms${lastError === "" ? "" : ` (${lastError})`}` : `exited (code ${state?.exitCode ?? "unknown"})`}; see \`docker logs\` of a proxy started by hand, or the image ${JSON.stringify(image)}${disk === undefined ? `, which must be as new as this runtime to be reached through the engine (its entry reads the secret on stdin, its bridge.js takes the control requests): ${missingImageHint(image)}` : ""}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, disk === undefined ? 200 : 50));
