@@ -148,6 +148,7 @@ export type {
   RunRegistration,
 } from "./egress/index.js";
 export type {
+  ContainerExec,
   ContainerMount,
   ContainerState,
   ContainerStreams,
@@ -167,6 +168,7 @@ export type {
   DeploymentEgressOptions,
   EgressGateway,
   EgressGatewayConnection,
+  EgressControlPath,
   EgressGatewayOptions,
   EgressGatewaySet,
   EgressGatewaySetOptions,

@@ -1,21 +1,32 @@
 // The runtime's side of the control endpoint: the same EgressControl the in-process proxy is, spoken
-// over a unix socket or HTTP with the control secret. Breaches arrive on one event stream, opened
-// while anyone listens and reopened after a drop.
+// over a unix socket, HTTP, or a connection the caller makes (an exec into the proxy's container),
+// with the control secret. Breaches arrive on one event stream, opened while anyone listens and
+// reopened after a drop.
 // Invariant: a refusal from the endpoint keeps its meaning (a bad registration is an
 // EgressArgumentError with the endpoint's message); the secret appears in no error.
 
-import { request, type IncomingMessage, type RequestOptions } from "node:http";
+import { Agent, request, type IncomingMessage, type RequestOptions } from "node:http";
+import type { Socket } from "node:net";
+import { Duplex } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { AgentcageError } from "../errors/index.js";
-import { MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
+import { CALLER_CONNECTION_IDLE_MS, MAX_CALLER_CONNECTIONS, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
 import type { EgressControl } from "./proxy.js";
 import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
 
 export type EgressControlClientOptions = {
   /** The endpoint's unix socket; or */
   readonly socketPath?: string;
-  /** its "http://host:port". */
+  /** its "http://host:port"; or */
   readonly url?: string;
+  /**
+   * connections to it made by the caller (a bridge over the engine, which costs a program's start
+   * each): kept open between requests, at most MAX_CALLER_CONNECTIONS at once, closed after
+   * CALLER_CONNECTION_IDLE_MS unused. A rejection is the request's error.
+   */
+  readonly connect?: () => Promise<Duplex>;
+  /** How messages name the endpoint; default its socketPath or url, or "a connection of the caller's". */
+  readonly where?: string;
   readonly secret: string;
   /** Milliseconds before the event stream is reopened after a drop. Default 1000. */
   readonly reconnectMs?: number;
@@ -34,26 +45,29 @@ export class EgressControlError extends AgentcageError {
 }
 
 export function createEgressControlClient(options: EgressControlClientOptions): EgressControlClient {
-  if ((options.socketPath === undefined) === (options.url === undefined)) {
+  if ([options.socketPath, options.url, options.connect].filter((one) => one !== undefined).length !== 1) {
     throw new EgressArgumentError(
-      `socketPath ${JSON.stringify(options.socketPath)} and url ${JSON.stringify(options.url)}: pass exactly one, where the proxy's control endpoint listens`,
+      `socketPath ${JSON.stringify(options.socketPath)}, url ${JSON.stringify(options.url)} and connect (${options.connect === undefined ? "not given" : "given"}): pass exactly one, where the proxy's control endpoint listens or how to reach it`,
     );
   }
   if (typeof options.secret !== "string" || options.secret.length < MIN_CONTROL_SECRET_LENGTH) {
     throw new EgressArgumentError(`secret is shorter than ${MIN_CONTROL_SECRET_LENGTH} characters; pass the control secret the proxy was started with`);
   }
   const base = options.url === undefined ? undefined : new URL(options.url);
-  const where = options.socketPath ?? options.url ?? "";
+  const where = options.where ?? options.socketPath ?? options.url ?? "a connection of the caller's";
+  const agent = options.connect === undefined ? undefined : callerAgent(options.connect);
   const target = (method: string, path: string): RequestOptions => ({
     method,
     path,
     headers: { authorization: `Bearer ${options.secret}`, "content-type": "application/json" },
-    ...(options.socketPath !== undefined
-      ? { socketPath: options.socketPath }
-      : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
+    ...(agent !== undefined
+      ? { agent }
+      : options.socketPath !== undefined
+        ? { socketPath: options.socketPath }
+        : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
   });
 
-  const call = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
+  const call = (method: string, path: string, body?: unknown, again = false): Promise<{ status: number; json: unknown }> =>
     new Promise((resolve, reject) => {
       const req = request(target(method, path), (res) => {
         const chunks: Buffer[] = [];
@@ -69,7 +83,12 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
         });
         res.on("error", reject);
       });
-      req.on("error", (error) => reject(new EgressControlError(`the egress proxy's control endpoint at ${where} could not be reached: ${error.message}`)));
+      req.on("error", (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection found closed as it was reused (its bridge went with the proxy's
+        // container): the request never got there, so it is sent once more on a new one.
+        if (!again && req.reusedSocket && error.code === "ECONNRESET") call(method, path, body, true).then(resolve, reject);
+        else reject(new EgressControlError(`the egress proxy's control endpoint at ${where} could not be reached: ${error.message}`));
+      });
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
 
@@ -166,6 +185,86 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
     close: () => {
       closed = true;
       shut();
+      // The idle connections go now (a bridge each); a later call makes a new one.
+      agent?.destroy();
     },
   };
+}
+
+/**
+ * Node http's agent over the caller's connect: keep-alive, bounded, its idle connections closed
+ * before the endpoint's own keep-alive timeout (Node's 5 s) can close one under a request.
+ */
+function callerAgent(connect: () => Promise<Duplex>): Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets: MAX_CALLER_CONNECTIONS, timeout: CALLER_CONNECTION_IDLE_MS });
+  // At once, not when connect() settles: the agent counts a connection toward maxSockets from here.
+  agent.createConnection = () => socketLike(connectionFrom(connect));
+  return agent;
+}
+
+/**
+ * A stream that is the caller's connection once connect() makes it: what is written before waits,
+ * and a failed connect is this stream's error (the request's).
+ */
+function connectionFrom(connect: () => Promise<Duplex>): Duplex {
+  let real: Duplex | undefined;
+  const waiting: Array<() => void> = [];
+  const stream = new Duplex({
+    read: () => {
+      real?.resume();
+    },
+    write: (chunk: Buffer, _encoding, done) => {
+      if (real !== undefined) real.write(chunk, done);
+      else waiting.push(() => real?.write(chunk, done));
+    },
+    final: (done) => {
+      if (real !== undefined) real.end(done);
+      else waiting.push(() => real?.end(done));
+    },
+    destroy: (error, done) => {
+      real?.destroy();
+      done(error);
+    },
+  });
+  connect().then(
+    (made) => {
+      if (stream.destroyed) {
+        made.destroy();
+        return;
+      }
+      real = made;
+      made.on("data", (chunk: Buffer) => {
+        if (!stream.push(chunk)) made.pause();
+      });
+      made.once("end", () => stream.push(null));
+      made.once("error", (error) => stream.destroy(error));
+      made.once("close", () => stream.destroy());
+      for (const next of waiting.splice(0)) next();
+    },
+    (error: unknown) => stream.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
+  return stream;
+}
+
+/**
+ * The caller's stream with what http's agent asks of a socket beyond a Duplex: setTimeout (an idle
+ * timer: the agent closes a free connection when it fires), and ref, unref, setKeepAlive and
+ * setNoDelay, which mean nothing for a stream that is not a TCP socket of this process's.
+ */
+function socketLike(stream: Duplex): Socket {
+  let timer: NodeJS.Timeout | undefined;
+  const shims = {
+    setTimeout: (ms: number, onTimeout?: () => void) => {
+      clearTimeout(timer);
+      if (onTimeout !== undefined) stream.once("timeout", onTimeout);
+      if (ms > 0) timer = setTimeout(() => stream.emit("timeout"), ms).unref();
+      return stream;
+    },
+    ref: () => stream,
+    unref: () => stream,
+    setKeepAlive: () => stream,
+    setNoDelay: () => stream,
+  };
+  stream.once("close", () => clearTimeout(timer));
+  return Object.assign(stream, shims) as unknown as Socket;
 }

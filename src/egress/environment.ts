@@ -1,13 +1,16 @@
 // The proxy program's configuration, read from its environment (the way compose hands it over):
 // one variable per option, each refused by name with its value quoted when it cannot mean
-// anything. The control secret is read from a file (a compose secret), never from a variable, so
-// it shows in no `docker inspect`.
+// anything. The control secret is read from a file (a compose secret), or from stdin when the
+// runtime hands it over through the engine (stdin-secret.ts), never from a variable, so it shows in
+// no `docker inspect`.
 
 import { readFile } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import { connectTarget } from "./connect-target.js";
 import type { EgressProxyOptions } from "./options.js";
 import type { EgressControlEndpointOptions } from "./control.js";
 import { EgressArgumentError } from "./run.js";
+import { readSecretLine } from "./stdin-secret.js";
 
 /** Where the program listens for agents by default: every address of its own container, this port. */
 export const DEFAULT_EGRESS_PORT = 8751;
@@ -23,6 +26,12 @@ export const EGRESS_VARIABLES = {
   controlSocket: "AGENTCAGE_EGRESS_CONTROL_SOCKET",
   controlAddress: "AGENTCAGE_EGRESS_CONTROL_ADDRESS",
   controlSecretFile: "AGENTCAGE_EGRESS_CONTROL_SECRET_FILE",
+  /**
+   * "1": the control secret is the first line of stdin. A switch rather than a secret file of
+   * /dev/stdin: the entry (egress-entrypoint.sh) must know not to make a secret file of its own, and a
+   * file is read again after a restart where stdin is not.
+   */
+  controlSecretStdin: "AGENTCAGE_EGRESS_CONTROL_SECRET_STDIN",
   logLevel: "AGENTCAGE_EGRESS_LOG_LEVEL",
 } as const;
 
@@ -34,7 +43,11 @@ export type EgressProgramConfig = {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-export async function egressConfigFromEnvironment(env: Readonly<Record<string, string | undefined>>): Promise<EgressProgramConfig> {
+/** `stdin` is read only when the environment says the secret comes there. */
+export async function egressConfigFromEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  stdin: () => Readable = () => process.stdin,
+): Promise<EgressProgramConfig> {
   const v = EGRESS_VARIABLES;
   const get = (name: string): string | undefined => {
     const value = env[name]?.trim();
@@ -59,18 +72,7 @@ export async function egressConfigFromEnvironment(env: Readonly<Record<string, s
   if (claude !== undefined) upstreams.claude = claude;
   if (codex !== undefined) upstreams.codex = codex;
 
-  const secretFile = get(v.controlSecretFile);
-  if (secretFile === undefined) {
-    throw new EgressArgumentError(`${v.controlSecretFile} is not set; name a file holding the control secret the orchestrator also holds (a compose secret)`);
-  }
-  let secret: string;
-  try {
-    secret = (await readFile(secretFile, "utf8")).trim();
-  } catch (error) {
-    throw new EgressArgumentError(
-      `${v.controlSecretFile} ${JSON.stringify(secretFile)} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); mount the control secret there`,
-    );
-  }
+  const secret = await controlSecret(get(v.controlSecretFile), get(v.controlSecretStdin), stdin);
   const address = get(v.controlAddress);
   const socket = get(v.controlSocket);
   if (address !== undefined && socket !== undefined) {
@@ -95,4 +97,28 @@ export async function egressConfigFromEnvironment(env: Readonly<Record<string, s
     control,
     logLevel,
   };
+}
+
+/** The control secret from its file, or from stdin under the switch; exactly one of the two. */
+async function controlSecret(secretFile: string | undefined, fromStdin: string | undefined, stdin: () => Readable): Promise<string> {
+  const v = EGRESS_VARIABLES;
+  if (fromStdin !== undefined && fromStdin !== "0" && fromStdin !== "1")
+    throw new EgressArgumentError(`${v.controlSecretStdin} ${JSON.stringify(fromStdin)} is neither 1 (on) nor 0 (off); set one of those`);
+  if (fromStdin === "1") {
+    if (secretFile !== undefined)
+      throw new EgressArgumentError(`${v.controlSecretFile} and ${v.controlSecretStdin} are both set; set one place the control secret comes from`);
+    return readSecretLine(stdin(), v.controlSecretStdin);
+  }
+  if (secretFile === undefined) {
+    throw new EgressArgumentError(
+      `${v.controlSecretFile} is not set; name a file holding the control secret the orchestrator also holds (a compose secret), or set ${v.controlSecretStdin}=1 and write it on stdin`,
+    );
+  }
+  try {
+    return (await readFile(secretFile, "utf8")).trim();
+  } catch (error) {
+    throw new EgressArgumentError(
+      `${v.controlSecretFile} ${JSON.stringify(secretFile)} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); mount the control secret there`,
+    );
+  }
 }

@@ -3,7 +3,7 @@
 
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { splitAttachStream } from "./docker.js";
+import { splitAttachStream } from "./attach-stream.js";
 import { STDERR_FRAME, STDOUT_FRAME } from "./frames.js";
 
 function frame(stream: number, text: string): Buffer {

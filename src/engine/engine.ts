@@ -2,7 +2,7 @@
 // the composed spec and plain byte streams. Docker's create body and its multiplexed frames stay
 // behind the Docker implementation (docker.ts), so podman's or Kubernetes' can slot in beside it.
 
-import type { Readable, Writable } from "node:stream";
+import type { Duplex, Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";
 
 export type ContainerState = { readonly exitCode: number; readonly oomKilled: boolean; readonly running: boolean };
@@ -124,6 +124,18 @@ export type ContainerStreams = {
   readonly broken: Promise<string>;
 };
 
+/**
+ * A program run in a live container (Engine.exec), without a TTY: its stdin and stdout as one
+ * duplex (a byte pipe into the container that crosses no network of its own), its stderr apart.
+ */
+export type ContainerExec = {
+  /** Writing feeds its stdin, ending it closes that stdin; reading gives its stdout. Destroying it drops the connection. */
+  readonly stdio: Duplex;
+  readonly stderr: Readable;
+  /** Its exit code once its output ended; undefined when the engine cannot say (its container went). */
+  readonly exit: Promise<number | undefined>;
+};
+
 export type Engine = {
   /**
    * Creates the container the spec describes, named `spec.name`, joined to every network it
@@ -191,4 +203,10 @@ export type Engine = {
    * PUT /containers/{id}/archive), owners and modes as its headers say. `signal` abandons it.
    */
   readonly putArchive: (container: string, path: string, archive: Readable, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Runs `argv` in a running container, as its own user, and resolves once its streams are
+   * connected (Docker: an exec, started hijacked). Rejects when the engine refuses it (no such
+   * container, not running); a program that cannot be run is an exit code (126, 127), not a rejection.
+   */
+  readonly exec: (container: string, argv: readonly string[]) => Promise<ContainerExec>;
 };

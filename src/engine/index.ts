@@ -9,6 +9,7 @@
  * ```
  */
 export type {
+  ContainerExec,
   ContainerMount,
   ContainerState,
   ContainerStreams,

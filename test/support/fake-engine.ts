@@ -81,7 +81,8 @@ export type FakeEngineOptions = {
       | "removeVolume"
       | "listVolumesByLabel"
       | "getArchive"
-      | "putArchive",
+      | "putArchive"
+      | "exec",
       FakeFailure
     >
   >;
@@ -453,6 +454,13 @@ export function createFakeEngine(
       for await (const chunk of archive) chunks.push(Buffer.from(chunk as Uint8Array));
       put.push({ container: c.name, path, bytes: Buffer.concat(chunks) });
     },
+    exec: async (container, argv) => {
+      const c = find(container);
+      await enter("exec", `${container} ${argv.join(" ")}`, c);
+      if (c === undefined || !live.has(c.id)) throw failure("exec", { statusCode: 404, message: `no such container: ${container}` });
+      // Nothing runs in a fake container: the engine's own refusal of an exec it cannot start.
+      throw failure("exec", { statusCode: 500, message: "the fake engine runs no program in a container" });
+    },
   };
 }
 
@@ -486,6 +494,7 @@ export function createUnreachableEngine(): FakeEngine {
     "listVolumesByLabel",
     "getArchive",
     "putArchive",
+    "exec",
   ];
   return createFakeEngine({ fail: Object.fromEntries(ops.map((op) => [op, refused])) });
 }
