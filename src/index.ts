@@ -149,6 +149,7 @@ export type {
   RunRegistration,
 } from "./egress/index.js";
 export type {
+  ContainerExec,
   ContainerMount,
   ContainerState,
   ContainerStreams,
@@ -168,6 +169,7 @@ export type {
   DeploymentEgressOptions,
   EgressGateway,
   EgressGatewayConnection,
+  EgressControlPath,
   EgressGatewayOptions,
   EgressGatewaySet,
   EgressGatewaySetOptions,

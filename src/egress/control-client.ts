@@ -5,12 +5,12 @@
 // Invariant: a refusal from the endpoint keeps its meaning (a bad registration is an
 // EgressArgumentError with the endpoint's message); the secret appears in no error.
 
-import { request, type IncomingMessage, type RequestOptions } from "node:http";
+import { Agent, request, type IncomingMessage, type RequestOptions } from "node:http";
 import type { Socket } from "node:net";
-import type { Duplex } from "node:stream";
+import { Duplex } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { AgentcageError } from "../errors/index.js";
-import { MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
+import { CALLER_CONNECTION_IDLE_MS, MAX_CALLER_CONNECTIONS, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
 import type { EgressControl } from "./proxy.js";
 import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
 
@@ -20,8 +20,9 @@ export type EgressControlClientOptions = {
   /** its "http://host:port"; or */
   readonly url?: string;
   /**
-   * a new connection to it for each request, made by the caller (a bridge over the engine): the
-   * stream carries the HTTP exchange and is closed after it. A rejection is the request's error.
+   * connections to it made by the caller (a bridge over the engine, which costs a program's start
+   * each): kept open between requests, at most MAX_CALLER_CONNECTIONS at once, closed after
+   * CALLER_CONNECTION_IDLE_MS unused. A rejection is the request's error.
    */
   readonly connect?: () => Promise<Duplex>;
   /** How messages name the endpoint; default its socketPath or url, or "a connection of the caller's". */
@@ -54,19 +55,19 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
   }
   const base = options.url === undefined ? undefined : new URL(options.url);
   const where = options.where ?? options.socketPath ?? options.url ?? "a connection of the caller's";
-  const { connect } = options;
+  const agent = options.connect === undefined ? undefined : callerAgent(options.connect);
   const target = (method: string, path: string): RequestOptions => ({
     method,
     path,
     headers: { authorization: `Bearer ${options.secret}`, "content-type": "application/json" },
-    ...(connect !== undefined
-      ? { createConnection: connectionBy(connect) }
+    ...(agent !== undefined
+      ? { agent }
       : options.socketPath !== undefined
         ? { socketPath: options.socketPath }
         : { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }),
   });
 
-  const call = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
+  const call = (method: string, path: string, body?: unknown, again = false): Promise<{ status: number; json: unknown }> =>
     new Promise((resolve, reject) => {
       const req = request(target(method, path), (res) => {
         const chunks: Buffer[] = [];
@@ -82,7 +83,12 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
         });
         res.on("error", reject);
       });
-      req.on("error", (error) => reject(new EgressControlError(`the egress proxy's control endpoint at ${where} could not be reached: ${error.message}`)));
+      req.on("error", (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection found closed as it was reused (its bridge went with the proxy's
+        // container): the request never got there, so it is sent once more on a new one.
+        if (!again && req.reusedSocket && error.code === "ECONNRESET") call(method, path, body, true).then(resolve, reject);
+        else reject(new EgressControlError(`the egress proxy's control endpoint at ${where} could not be reached: ${error.message}`));
+      });
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
 
@@ -179,21 +185,86 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
     close: () => {
       closed = true;
       shut();
+      // The idle connections go now (a bridge each); a later call makes a new one.
+      agent?.destroy();
     },
   };
 }
 
 /**
- * Node http's createConnection over the caller's connect: no agent (each request its own
- * connection, closed after its answer), the stream handed over once made. http reads and writes a
- * socket only as a Duplex, which is all the caller's stream is.
+ * Node http's agent over the caller's connect: keep-alive, bounded, its idle connections closed
+ * before the endpoint's own keep-alive timeout (Node's 5 s) can close one under a request.
  */
-function connectionBy(connect: () => Promise<Duplex>): NonNullable<RequestOptions["createConnection"]> {
-  return (_options, made) => {
-    connect().then(
-      (stream) => made(null, stream as Socket),
-      (error: unknown) => made(error instanceof Error ? error : new Error(String(error)), undefined as unknown as Socket),
-    );
-    return undefined;
+function callerAgent(connect: () => Promise<Duplex>): Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets: MAX_CALLER_CONNECTIONS, timeout: CALLER_CONNECTION_IDLE_MS });
+  // At once, not when connect() settles: the agent counts a connection toward maxSockets from here.
+  agent.createConnection = () => socketLike(connectionFrom(connect));
+  return agent;
+}
+
+/**
+ * A stream that is the caller's connection once connect() makes it: what is written before waits,
+ * and a failed connect is this stream's error (the request's).
+ */
+function connectionFrom(connect: () => Promise<Duplex>): Duplex {
+  let real: Duplex | undefined;
+  const waiting: Array<() => void> = [];
+  const stream = new Duplex({
+    read: () => {
+      real?.resume();
+    },
+    write: (chunk: Buffer, _encoding, done) => {
+      if (real !== undefined) real.write(chunk, done);
+      else waiting.push(() => real?.write(chunk, done));
+    },
+    final: (done) => {
+      if (real !== undefined) real.end(done);
+      else waiting.push(() => real?.end(done));
+    },
+    destroy: (error, done) => {
+      real?.destroy();
+      done(error);
+    },
+  });
+  connect().then(
+    (made) => {
+      if (stream.destroyed) {
+        made.destroy();
+        return;
+      }
+      real = made;
+      made.on("data", (chunk: Buffer) => {
+        if (!stream.push(chunk)) made.pause();
+      });
+      made.once("end", () => stream.push(null));
+      made.once("error", (error) => stream.destroy(error));
+      made.once("close", () => stream.destroy());
+      for (const next of waiting.splice(0)) next();
+    },
+    (error: unknown) => stream.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
+  return stream;
+}
+
+/**
+ * The caller's stream with what http's agent asks of a socket beyond a Duplex: setTimeout (an idle
+ * timer: the agent closes a free connection when it fires), and ref, unref, setKeepAlive and
+ * setNoDelay, which mean nothing for a stream that is not a TCP socket of this process's.
+ */
+function socketLike(stream: Duplex): Socket {
+  let timer: NodeJS.Timeout | undefined;
+  const shims = {
+    setTimeout: (ms: number, onTimeout?: () => void) => {
+      clearTimeout(timer);
+      if (onTimeout !== undefined) stream.once("timeout", onTimeout);
+      if (ms > 0) timer = setTimeout(() => stream.emit("timeout"), ms).unref();
+      return stream;
+    },
+    ref: () => stream,
+    unref: () => stream,
+    setKeepAlive: () => stream,
+    setNoDelay: () => stream,
   };
+  stream.once("close", () => clearTimeout(timer));
+  return Object.assign(stream, shims) as unknown as Socket;
 }

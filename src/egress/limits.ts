@@ -56,3 +56,10 @@ export const MAX_ALLOWLIST_ENTRIES = 256;
 export const MAX_CONTROL_SECRET_BYTES = 4 * KiB;
 /** How long the proxy waits at its start for the control secret on its stdin. */
 export const STDIN_SECRET_WAIT_MS = 30_000;
+/**
+ * Connections the control client keeps to an endpoint it reaches through its caller's connect (a
+ * bridge, one program in the proxy's container each): the event stream and three requests at once.
+ */
+export const MAX_CALLER_CONNECTIONS = 4;
+/** An unused one of those is closed after this long: under the endpoint's keep-alive (Node's 5 s), above a meter's 1 s reading interval. */
+export const CALLER_CONNECTION_IDLE_MS = 2_000;

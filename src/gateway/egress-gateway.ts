@@ -1,11 +1,12 @@
 // The egress proxy as the runtime runs it: its own long-lived container, locked down like an agent
 // (non-root, no capabilities, read-only root, no engine socket), on the networks that reach the
-// providers, driven over a control socket in the Staging Directory with a secret made here.
+// providers, driven with a secret made here over a control socket: in the Staging Directory (control
+// "disk"), or on its own tmpfs, reached by an exec through the engine (control "engine", no mount).
 // Each `model` Run's network is joined to it for that Run only (run-network.ts), under "egress".
-// `connectEgressGateway` speaks to one the Operator runs instead (the compose service).
+// connect-gateway.ts speaks to one the Operator runs instead (the compose service).
 
 import { randomBytes } from "node:crypto";
-import { chown, lstat, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chown, lstat, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type Docker from "dockerode";
 import { pino, type Logger } from "pino";
@@ -24,7 +25,7 @@ import {
   limits,
   RunRequestError,
 } from "../runtime/index.js";
-import { findDeploymentEgress } from "./deployment-egress.js";
+import { bridgeConnector, bridgePlace, ENGINE_CONTROL_SOCKET } from "./engine-control.js";
 
 /** The image that holds this package's proxy program (dist/egress/main.js). */
 export const DEFAULT_EGRESS_IMAGE = "agentcage-orchestrator:latest";
@@ -38,8 +39,6 @@ const CONTROL_TARGET = "/run/agentcage";
 const SECRET_FILE = "control-secret";
 const SOCKET_FILE = "egress.sock";
 const STARTUP_TIMEOUT_MS = 20_000;
-/** How long connectEgressGateway waits for an Operator's proxy that is still starting. */
-const CONNECT_WAIT_MS = 30_000;
 /** The proxy is a small Node server: bounds below an agent's, with room for the request bodies it may hold (MAX_HELD_REQUEST_BYTES). */
 const PROXY_LIMITS = { memoryBytes: 512 * 1024 * 1024, pids: 64, tmpfsBytes: 16 * 1024 * 1024, stopGraceSeconds: 5 };
 
@@ -60,12 +59,25 @@ export type EgressGateway = EgressControlClient & {
   readonly close: () => Promise<void>;
 };
 
+/** How the runtime reaches a proxy it started: through the Staging Directory's disk, or through the engine. */
+export type EgressControlPath = "disk" | "engine";
+
 export type EgressGatewayOptions = {
   /**
-   * A directory this process and the engine's host see at the same path (the Staging Directory):
-   * the proxy's control socket and secret live in a directory of their own under it.
+   * Under control "disk": a directory this process and the engine's host see at the same path (the
+   * Staging Directory): the proxy's control socket and secret live in a directory of their own under it.
+   * Not used under control "engine".
    */
-  readonly runtimeDir: string;
+  readonly runtimeDir?: string;
+  /**
+   * "disk" (the default: the faster one): the control socket and secret in a directory under
+   * runtimeDir, bind-mounted into the proxy. "engine": no mount; the secret goes on the proxy's stdin
+   * over the engine's attach and each control request is an exec in its container (bridge.js), for an
+   * engine that does not see this process's disk (tcp://, ssh://; Runs with runFiles "engine").
+   */
+  readonly control?: EgressControlPath;
+  /** How messages name the proxy's engine, one of several (startEgressGateways); default: none. */
+  readonly engineName?: string;
   /** Default DEFAULT_EGRESS_IMAGE (built by BUILD_EGRESS_IMAGE, `npx agentcage-build-images orchestrator`). */
   readonly image?: string;
   /** The networks through which the proxy reaches the providers; default ["bridge"]. Never the agents'. */
@@ -90,42 +102,33 @@ export type EgressGatewayOptions = {
 
 /** Starts the proxy container and resolves once its control socket answers. Throws (RunRequestError) with what to do when it cannot. */
 export async function startEgressGateway(options: EgressGatewayOptions): Promise<EgressGateway> {
-  await checkRuntimeDir(options.runtimeDir);
+  const throughEngine = checkControl(options.control) === "engine";
+  if (!throughEngine) await checkRuntimeDir(options.runtimeDir);
   const engine = options.engine ?? createDockerEngine(options.docker);
   const image = options.image ?? DEFAULT_EGRESS_IMAGE;
   const id = `egress-${newRunId()}`;
   const session = newRuntimeSessionId();
   await sweepGateways(engine, session, options.logger);
-  const directoryName = `.${id}`;
-  const directory = join(options.runtimeDir, directoryName);
   const user = resolveAgentUser(options.user);
   const secret = randomBytes(32).toString("base64url");
-  await mkdir(directory, { mode: 0o700 });
-  const cleanup = (): Promise<void> => rm(directory, { recursive: true, force: true });
-  try {
-    await writeFile(join(directory, SECRET_FILE), secret, { mode: 0o400 });
-    if (process.getuid?.() === 0) {
-      // Root here, another uid there: the proxy must own what it reads and where it listens.
-      const [uid = Number.NaN, gid = uid] = user.split(":").map(Number);
-      if (Number.isInteger(uid) && Number.isInteger(gid)) {
-        for (const path of [directory, join(directory, SECRET_FILE)]) await chown(path, uid, gid);
-      }
-    }
-  } catch (error) {
-    await cleanup();
-    throw error;
-  }
+  const disk = throughEngine ? undefined : await controlDirectory(options.runtimeDir as string, id, user, secret);
+  const cleanup = async (): Promise<void> => disk?.remove();
   const declaration: AgentContainer = {
     image,
     // The image's egress entry: the stand-in behind the proxy when asked, then the proxy itself.
     entrypoint: ["/usr/local/bin/agentcage-egress"],
-    mounts: { runtimeDir: options.runtimeDir, entries: [{ path: directoryName, agentPath: CONTROL_TARGET }] },
+    ...(disk === undefined ? {} : { mounts: { runtimeDir: options.runtimeDir as string, entries: [{ path: disk.name, agentPath: CONTROL_TARGET }] } }),
     networks: options.networks ?? ["bridge"],
     publicEnv: {
       [EGRESS_VARIABLES.host]: "0.0.0.0",
       [EGRESS_VARIABLES.port]: String(DEFAULT_EGRESS_PORT),
-      [EGRESS_VARIABLES.controlSocket]: `${CONTROL_TARGET}/${SOCKET_FILE}`,
-      [EGRESS_VARIABLES.controlSecretFile]: `${CONTROL_TARGET}/${SECRET_FILE}`,
+      ...(disk === undefined
+        ? // The secret comes on stdin, written over the attach below: in no variable, argv or inspect.
+          { [EGRESS_VARIABLES.controlSocket]: ENGINE_CONTROL_SOCKET, [EGRESS_VARIABLES.controlSecretStdin]: "1" }
+        : {
+            [EGRESS_VARIABLES.controlSocket]: `${CONTROL_TARGET}/${SOCKET_FILE}`,
+            [EGRESS_VARIABLES.controlSecretFile]: `${CONTROL_TARGET}/${SECRET_FILE}`,
+          }),
       [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
       AGENTCAGE_STAND_IN: options.standIn === true ? "1" : "0",
       ...(options.upstreams?.claude === undefined ? {} : { [EGRESS_VARIABLES.claudeUpstream]: options.upstreams.claude }),
@@ -149,10 +152,11 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     const containerId = await engine.create(spec);
     // Its one line per request goes to this process's log: a container's own log is off (as every Run's).
     const streams = await engine.attach(containerId);
-    streams.stdin.end();
+    if (disk !== undefined) streams.stdin.end();
     void forwardLog(streams.stdout, logger);
     streams.stderr.on("data", (chunk: Buffer) => logger.warn({ stderr: chunk.toString("utf8").trim() }, "the egress proxy wrote to stderr"));
     await engine.start(containerId);
+    if (disk === undefined) streams.stdin.end(`${secret}\n`);
   } catch (error) {
     await stopProxy();
     await cleanup();
@@ -160,25 +164,33 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       `the egress proxy could not start: ${describeEngineError("create", error, image)}${/no such image|not on this engine/i.test(engineMessage(error)) ? `; ${missingImageHint(image)}` : ""}`,
     );
   }
-  const socketPath = join(directory, SOCKET_FILE);
+  const client =
+    disk === undefined
+      ? createEgressControlClient({ connect: bridgeConnector(engine, spec.name, image), where: bridgePlace(spec.name, options.engineName), secret })
+      : createEgressControlClient({ socketPath: disk.socketPath, secret });
+  const listening =
+    disk === undefined
+      ? () => bounded(client.meter(READINESS_PROBE), READINESS_PROBE_MS, "ask the egress proxy's control endpoint through the engine").then(() => true)
+      : () => isSocket(disk.socketPath);
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  let lastError = "";
   while (
-    !(await lstat(socketPath).then(
-      (s) => s.isSocket(),
-      () => false,
-    ))
+    !(await listening().catch((error: unknown) => {
+      lastError = error instanceof Error ? error.message : String(error);
+      return false;
+    }))
   ) {
     const state = await engine.inspect(spec.name).catch(() => undefined);
     if (state === undefined || !state.running || Date.now() > deadline) {
+      client.close();
       await stopProxy();
       await cleanup();
       throw new RunRequestError(
-        `the egress proxy ${state?.running === true ? `did not listen within ${STARTUP_TIMEOUT_MS} ms` : `exited (code ${state?.exitCode ?? "unknown"})`}; see \`docker logs\` of a proxy started by hand, or the image ${JSON.stringify(image)}`,
+        `the egress proxy ${state?.running === true ? `did not listen within ${STARTUP_TIMEOUT_MS} ms${lastError === "" ? "" : ` (${lastError})`}` : `exited (code ${state?.exitCode ?? "unknown"})`}; see \`docker logs\` of a proxy started by hand, or the image ${JSON.stringify(image)}${disk === undefined ? `, which must be as new as this runtime to be reached through the engine (its entry reads the secret on stdin, its bridge.js takes the control requests): ${missingImageHint(image)}` : ""}`,
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, disk === undefined ? 200 : 50));
   }
-  const client = createEgressControlClient({ socketPath, secret });
   return {
     ...client,
     container: spec.name,
@@ -193,80 +205,58 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   };
 }
 
+/** A Run id no Run has: asking its meter (404) says the control endpoint answers, through the bridge, with this secret. */
+const READINESS_PROBE = "agentcage-readiness";
+/** One probe's bound: a bridge's start and one answer, on a busy engine. */
+const READINESS_PROBE_MS = 10_000;
+
+async function isSocket(path: string): Promise<boolean> {
+  return lstat(path).then(
+    (s) => s.isSocket(),
+    () => false,
+  );
+}
+
+/** control as given, default "disk"; anything else refused by name. */
+function checkControl(control: unknown): EgressControlPath {
+  if (control === undefined || control === "disk" || control === "engine") return control ?? "disk";
+  throw new RunRequestError(
+    `control ${JSON.stringify(control)} is not one of disk, engine; pass "engine" when the engine does not see this process's disk, or leave it out`,
+  );
+}
+
+/** The proxy's control directory under runtimeDir (control "disk"), its secret written, both owned by the proxy's user. */
+async function controlDirectory(
+  runtimeDir: string,
+  id: string,
+  user: string,
+  secret: string,
+): Promise<{ readonly name: string; readonly socketPath: string; readonly remove: () => Promise<void> }> {
+  const name = `.${id}`;
+  const directory = join(runtimeDir, name);
+  await mkdir(directory, { mode: 0o700 });
+  const remove = (): Promise<void> => rm(directory, { recursive: true, force: true });
+  try {
+    await writeFile(join(directory, SECRET_FILE), secret, { mode: 0o400 });
+    if (process.getuid?.() === 0) {
+      // Root here, another uid there: the proxy must own what it reads and where it listens.
+      const [uid = Number.NaN, gid = uid] = user.split(":").map(Number);
+      if (Number.isInteger(uid) && Number.isInteger(gid)) {
+        for (const path of [directory, join(directory, SECRET_FILE)]) await chown(path, uid, gid);
+      }
+    }
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { name, socketPath: join(directory, SOCKET_FILE), remove };
+}
+
 /** What to do when the proxy's image is not on the engine: agentcage's own is built by its package's builder. */
 function missingImageHint(image: string): string {
   return image === DEFAULT_EGRESS_IMAGE
     ? `build it with \`${BUILD_EGRESS_IMAGE}\` (in agentcage's repository: \`npm run image:orchestrator\`)`
     : `\`${BUILD_EGRESS_IMAGE}\` builds agentcage's own, ${DEFAULT_EGRESS_IMAGE}`;
-}
-
-export type EgressGatewayConnection = {
-  /**
-   * The proxy's container name or id (what each Run's network is joined to); default: this
-   * deployment's own, found by the compose labels of this process's container (deployment-egress.ts).
-   */
-  readonly container?: string;
-  /** Where to look for it when `container` is not given; default Docker through `docker`. */
-  readonly engine?: Engine;
-  readonly docker?: Docker;
-  /** This process's container when `container` is not given; default its host name. */
-  readonly self?: string;
-  /** Its control socket, as this process sees it. */
-  readonly socketPath: string;
-  /** A file holding the control secret (a compose secret). */
-  readonly secretFile: string;
-  /** Default DEFAULT_EGRESS_PORT. */
-  readonly port?: number;
-  /** The model a codex request that names none runs with behind it (EgressGateway.codexModel); default codex's own. */
-  readonly codexModel?: string;
-};
-
-/**
- * A proxy the Operator runs (the compose service): this process only registers Runs with it and
- * joins it to their networks. Waits up to CONNECT_WAIT_MS for a proxy that is still starting.
- */
-export async function connectEgressGateway(connection: EgressGatewayConnection): Promise<EgressGateway> {
-  if (connection.container !== undefined && (typeof connection.container !== "string" || connection.container.trim() === "")) {
-    throw new RunRequestError(
-      `the egress proxy's container ${JSON.stringify(connection.container)} is empty; name its container, or leave it out for this deployment's own`,
-    );
-  }
-  const container =
-    connection.container ??
-    (await findDeploymentEgress(
-      connection.engine ?? createDockerEngine(connection.docker),
-      connection.self === undefined ? {} : { self: connection.self },
-    ).catch((error: unknown) => {
-      if (error instanceof RunRequestError) throw error;
-      throw new RunRequestError(`this deployment's egress proxy could not be looked up: ${describeEngineError("inspect", error, "")}`);
-    }));
-  let secret = "";
-  const deadline = Date.now() + CONNECT_WAIT_MS;
-  for (;;) {
-    try {
-      secret = (await readFile(connection.secretFile, "utf8")).trim();
-      if (secret !== "" && (await lstat(connection.socketPath)).isSocket()) break;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        const code = (error as NodeJS.ErrnoException).code ?? "error";
-        throw new RunRequestError(
-          `the egress proxy's ${secret === "" ? `control secret ${JSON.stringify(connection.secretFile)}` : `control socket ${JSON.stringify(connection.socketPath)}`} cannot be read (${code}) after ${CONNECT_WAIT_MS / 1000} s; is the proxy running, with its control directory shared with this process?`,
-        );
-      }
-    }
-    if (Date.now() > deadline)
-      throw new RunRequestError(`the egress proxy's control secret ${JSON.stringify(connection.secretFile)} is empty; the proxy writes it when it starts`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  const client = createEgressControlClient({ socketPath: connection.socketPath, secret });
-  return {
-    ...client,
-    container,
-    alias: EGRESS_ALIAS,
-    port: connection.port ?? DEFAULT_EGRESS_PORT,
-    ...(connection.codexModel === undefined ? {} : { codexModel: connection.codexModel }),
-    close: async () => client.close(),
-  };
 }
 
 /** Refuses a runtimeDir the proxy's control directory cannot be made in, naming it and saying what to pass. */
@@ -305,12 +295,16 @@ async function forwardLog(stdout: AsyncIterable<Uint8Array>, logger: Logger): Pr
   }
 }
 
-/** Removes proxies a dead process started (their owner is EGRESS_OWNER). */
+/** Removes proxies a dead process started (their owner is EGRESS_OWNER); this process's own are in use. */
 async function sweepGateways(engine: Engine, session: string, logger: Logger | undefined): Promise<void> {
-  const context = { session, me: thisProcess(), isLive: () => false, now: Date.now() };
+  const me = thisProcess();
+  const context = { session, me, isLive: () => false, now: Date.now() };
   const listed = await engine.listByLabel(`${OWNER_LABEL}=${EGRESS_OWNER}`).catch(() => []);
   for (const container of listed) {
-    const why = orphanedBecause("", ownershipFromLabels(container.labels), context);
+    const ownership = ownershipFromLabels(container.labels);
+    // Another proxy of this process's (a second one on this engine) is live until its close() removes it.
+    if (ownership.host === me.host && ownership.pid === me.pid && ownership.pidStart === me.pidStart) continue;
+    const why = orphanedBecause("", ownership, context);
     if (why === undefined) continue;
     await engine.remove(container.id).then(
       () => logger?.info({ container: container.id, why }, "removed an egress proxy left behind"),

@@ -33,7 +33,7 @@ export type EgressGatewaySet = {
   readonly close: () => Promise<void>;
 };
 
-export type EgressGatewaySetOptions = Omit<EgressGatewayOptions, "engine" | "docker"> & {
+export type EgressGatewaySetOptions = Omit<EgressGatewayOptions, "engine" | "docker" | "engineName"> & {
   /** The engines the Runs are placed on (createEngineSet), each given a proxy of its own. */
   readonly engines: EngineSet;
 };
@@ -57,7 +57,7 @@ export async function startEgressGateways(options: EgressGatewaySetOptions): Pro
     const starting = (async () => {
       if (closed) throw new RunRequestError(`the egress proxies are closed; no proxy is started on the engine ${JSON.stringify(name)}`);
       try {
-        return await startEgressGateway({ ...common, engine: engineNamed(name), ...withEngine(common.logger, name) });
+        return await startEgressGateway({ ...common, engine: engineNamed(name), engineName: name, ...withEngine(common.logger, name) });
       } catch (error) {
         throw new RunRequestError(
           `the egress proxy could not start on the engine ${JSON.stringify(name)}: ${error instanceof Error ? error.message : String(error)}`,

@@ -8,14 +8,18 @@
  * const agents = createAgentRunner({ image: AGENT_IMAGE, staging: { runtimeDir: "/srv/agentcage" }, networkPolicy: "model", egress });
  * // ... Runs ...
  * await egress.close();
+ * // On an engine that does not see this disk: no mount, the control channel goes through the engine.
+ * const remote = await startEgressGateway({ control: "engine", engine });
  * // Over several engines, one proxy per engine: a Run joins the proxy of the engine it is placed on.
  * const proxies = await startEgressGateways({ runtimeDir: "/srv/agentcage", engines });
  * ```
  */
-export type { EgressGateway, EgressGatewayConnection, EgressGatewayOptions } from "./egress-gateway.js";
+export type { EgressControlPath, EgressGateway, EgressGatewayOptions } from "./egress-gateway.js";
+export type { EgressGatewayConnection } from "./connect-gateway.js";
 export type { EgressGatewaySet, EgressGatewaySetOptions } from "./egress-gateways.js";
 export type { DeploymentEgressOptions } from "./deployment-egress.js";
-export { connectEgressGateway, DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export { DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export { connectEgressGateway } from "./connect-gateway.js";
 export { startEgressGateways } from "./egress-gateways.js";
 export type { KubeEgressGateway, KubeEgressGatewayOptions } from "./kube-egress-gateway.js";
 export { startKubeEgressGateway } from "./kube-egress-gateway.js";

@@ -48,7 +48,9 @@ describe("the egress proxy started in a cluster", () => {
     expect(await call()).toBe(401);
     // Every control call went over an exec of the bridge in the proxy's own container; none named a port.
     const execs = fake.requests.filter((r) => r.path.endsWith("/exec"));
-    expect(execs.length).toBeGreaterThan(4);
+    // Six control calls above (a meter at start, register, two binds, a meter, revoke) over connections kept alive between them.
+    expect(execs.length).toBeGreaterThanOrEqual(1);
+    expect(execs.length).toBeLessThan(6);
     for (const exec of execs) expect(exec.query.get("container")).toBe("egress");
     // The key went to the proxy over the control channel only: no object sent to the cluster holds it.
     expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain(KEY);

@@ -6,7 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
+import { BRIDGE_CONNECTED, bridgeCommand, createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
 import type { EgressProxyPeer, KubeApi } from "../kube/index.js";
 import { newRunId, newRuntimeSessionId, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
 import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
@@ -14,9 +14,7 @@ import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
 /** Where the proxy's control socket is made in its Pod (a memory emptyDir), and the Secret's file. */
 const CONTROL_DIR = "/run/agentcage";
 const SECRET_DIR = "/run/agentcage-secret";
-/** The bridge in the orchestrator image (dist/egress/bridge.js), and what it says once it holds the socket. */
-const BRIDGE = ["node", "/app/dist/egress/bridge.js", `${CONTROL_DIR}/egress.sock`] as const;
-const BRIDGE_CONNECTED = "agentcage-egress-bridge: connected";
+const CONTROL_SOCKET = `${CONTROL_DIR}/egress.sock`;
 const PROXY_MEMORY_BYTES = 512 * 1024 * 1024;
 const PROXY_TMP_BYTES = 16 * 1024 * 1024;
 /** How long the control socket may take to answer once the Pod runs (the proxy's start). */
@@ -62,7 +60,7 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
         env: {
           [EGRESS_VARIABLES.host]: "0.0.0.0",
           [EGRESS_VARIABLES.port]: String(DEFAULT_EGRESS_PORT),
-          [EGRESS_VARIABLES.controlSocket]: BRIDGE[2],
+          [EGRESS_VARIABLES.controlSocket]: CONTROL_SOCKET,
           [EGRESS_VARIABLES.controlSecretFile]: `${SECRET_DIR}/control-secret`,
           [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
           AGENTCAGE_STAND_IN: options.standIn === true ? "1" : "0",
@@ -81,7 +79,7 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
         ...(options.imagePullPolicy === undefined ? {} : { imagePullPolicy: options.imagePullPolicy }),
       },
       secret,
-      { bridge: BRIDGE, connectedLine: BRIDGE_CONNECTED, startTimeoutMs: options.startTimeoutMs ?? 120_000 },
+      { bridge: bridgeCommand(CONTROL_SOCKET), connectedLine: BRIDGE_CONNECTED, startTimeoutMs: options.startTimeoutMs ?? 120_000 },
     );
   } catch (error) {
     throw new RunRequestError(`the egress proxy could not start in the cluster: ${error instanceof Error ? error.message : String(error)}`);

@@ -14,7 +14,8 @@ import { createKubeApi } from "./kube-api.js";
 import { KubernetesError } from "./kube-error.js";
 import type { EgressProxyPodOptions } from "./render-egress.js";
 
-const CONNECTED = "agentcage-egress-bridge: connected";
+/** Any bridge: this layer runs the command it is given and waits for the line it is told (the gateway gives egress' own). */
+const CONNECTED = "a-bridge: connected";
 const SECRET = "a-control-secret-of-the-test-0123456789";
 const OPTIONS: EgressProxyPodOptions = {
   name: "agentcage-egress-00000000000000aa",
@@ -31,7 +32,7 @@ const OPTIONS: EgressProxyPodOptions = {
   memoryBytes: 512 * 1024 * 1024,
   tmpBytes: 16 * 1024 * 1024,
 };
-const START = { bridge: ["node", "/app/dist/egress/bridge.js", "/run/agentcage/egress.sock"], connectedLine: CONNECTED, startTimeoutMs: 10_000 };
+const START = { bridge: ["a-bridge", "/run/agentcage/egress.sock"], connectedLine: CONNECTED, startTimeoutMs: 10_000 };
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-kube-proxy-"));
 let fake: FakeKubeApi | undefined;

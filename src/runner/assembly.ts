@@ -1,6 +1,8 @@
 // The one place the command and the service assemble their agent runners: the network policy's
 // egress proxy (started for them, or the Operator's, connected to; over several engines, one started
-// on each), the stand-in model when asked for, and runners over both.
+// on each), the stand-in model when asked for, and runners over both. A proxy started for Runs whose
+// files go through the engine (runFiles "engine") is reached through the engine too: nothing of it
+// is bound from this host's disk either.
 // Invariant: what it started it stops, in close() or when it fails.
 
 import type { Logger } from "pino";
@@ -9,6 +11,7 @@ import {
   startEgressGateway,
   startEgressGateways,
   startKubeEgressGateway,
+  type EgressControlPath,
   type EgressGateway,
   type EgressGatewayConnection,
   type EgressGatewaySet,
@@ -123,6 +126,7 @@ async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway
   options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
   return startEgressGateway({
     runtimeDir: options.runner.staging.runtimeDir,
+    control: controlPath(options),
     standIn,
     ...codexModel,
     ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
@@ -146,11 +150,17 @@ async function startProxies(options: RunnerAssemblyOptions): Promise<EgressGatew
   return startEgressGateways({
     engines,
     runtimeDir: options.runner.staging.runtimeDir,
+    control: controlPath(options),
     standIn,
     ...(standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
     ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+}
+
+/** Through the engine when the Runs' files go that way (the engines may not see this disk); else the faster disk. */
+function controlPath(options: RunnerAssemblyOptions): EgressControlPath {
+  return options.runner.runFiles === "engine" ? "engine" : "disk";
 }
 
 /** What each runner is given for its network, from the policy and what was started for it. */

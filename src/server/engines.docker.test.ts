@@ -1,7 +1,8 @@
 // The service over several engines (`--engine`): this host's, one daemon of the test's own in a
 // network namespace of its own, and one that does not answer. /readyz is ready while one engine can
 // take a Run and says why of each when none can; /metrics shows each engine's gauges. Under the model
-// policy, serve starts an egress proxy on each engine, and Runs over HTTP go behind them.
+// policy, serve starts an egress proxy on each engine, and Runs over HTTP go behind them; with
+// --run-files engine as well, no proxy has a bind mount (each is reached through its engine).
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -121,5 +122,42 @@ describe("the service over several engines", () => {
       await running.stop(5_000);
     }
     expect(proxies()).toHaveLength(before);
+  }, 180_000);
+
+  it("under the model policy with runFiles engine, starts each engine's proxy with no bind mount, and a Run over HTTP is metered behind it", async () => {
+    const proxies = () =>
+      docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress", "--filter", `label=agentcage.pid=${process.pid}`)
+        .split("\n")
+        .filter((id) => id !== "");
+    const earlier = new Set(proxies());
+    const running = await serve({
+      runtimeDir: join(root, "service-remote"),
+      port: 0,
+      networkPolicy: "model",
+      standIn: true,
+      runFiles: "engine",
+      slots: 2,
+      engines: ["local,name=a,slots=1", "local,name=b,slots=1"],
+      logger: capturingLogger().logger,
+      environment: {},
+    });
+    try {
+      const started = proxies().filter((id) => !earlier.has(id));
+      expect(started).toHaveLength(2);
+      for (const id of started) expect(docker("inspect", "--format", "{{json .Mounts}}", id)).toBe("[]");
+      const token = readFileSync(running.tokenFile as string, "utf8").trim();
+      const call = (path: string, init: RequestInit = {}) =>
+        fetch(`${running.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+      const answer = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?" }) });
+      const { id } = (await answer.json()) as { id: string };
+      await (await call(`/v1/runs/${id}/events`)).text();
+      expect(await (await call(`/v1/runs/${id}`)).json()).toMatchObject({
+        state: "completed",
+        outcome: { network: { policy: "model", meter: { turns: 1 } }, result: { text: "The capital of France is Paris." } },
+      });
+    } finally {
+      await running.stop(5_000);
+    }
+    expect(proxies().filter((id) => !earlier.has(id))).toEqual([]);
   }, 180_000);
 });

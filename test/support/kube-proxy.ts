@@ -7,12 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { createEgressProxy, startEgressControlEndpoint } from "../../src/egress/index.js";
+import { BRIDGE_CONNECTED, createEgressProxy, startEgressControlEndpoint } from "../../src/egress/index.js";
 import { startStandInModel } from "../stand-in/index.js";
 import { exchange, type FakeKubeApi, type FakeOptions, startFakeKubeApi } from "./fake-kube-api.js";
-
-/** What the bridge in the orchestrator image says once it holds the control socket (src/egress/bridge.ts). */
-export const BRIDGE_CONNECTED = "agentcage-egress-bridge: connected";
 
 export type ClusterWithProxy = {
   readonly fake: FakeKubeApi;

@@ -66,9 +66,10 @@ function clientDir(caDir: string, dir: string, trusted: string = caDir): string 
 
 /**
  * `link`: the /30's third octet (10.254.N.0), one per engine a test makes, so two do not collide.
- * The daemon also keeps its unix socket (`address`), which the test's own `docker` uses.
+ * The daemon also keeps its unix socket (`address`), which the test's own `docker` uses. `storage`
+ * as extraEngine takes it: overlay2 for the agent's and the proxy's images.
  */
-export function tlsEngine(root: string, name: string, link: number): TlsEngine {
+export function tlsEngine(root: string, name: string, link: number, storage: "vfs" | "overlay2" = "vfs"): TlsEngine {
   const dir = join(root, `${name}-tls`);
   const ca = join(dir, "ca");
   makeCa(ca, `${name} test CA`);
@@ -80,7 +81,7 @@ export function tlsEngine(root: string, name: string, link: number): TlsEngine {
   makeCa(stranger, "a CA the daemon does not know");
   // It trusts the daemon (the real CA); the daemon does not trust it.
   const strangerCerts = clientDir(stranger, join(dir, "stranger"), ca);
-  const engine = extraEngine(root, name, "vfs", [
+  const engine = extraEngine(root, name, storage, [
     "-H",
     `tcp://${engineIp}:${PORT}`,
     "--tlsverify",
