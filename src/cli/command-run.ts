@@ -4,7 +4,7 @@
 
 import { type Command, Option } from "commander";
 import { CREDENTIAL_VARIABLES, type AgentCli } from "../agents/index.js";
-import { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal } from "../runner/index.js";
+import { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "../runner/index.js";
 import { checkBudgetFlags, checkedRun, runFilesOf, runOptions, sessionRetentionOption, warnOfReach, type RunFlags } from "./command-flags.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError, unlessEmpty, wholeNumber } from "./options.js";
@@ -101,7 +101,7 @@ function checkKubernetesFlags(flags: RunFlags): void {
   if (flags.kubernetes === undefined) return;
   const clash = [
     flags.network === undefined ? undefined : podRefusal("--network", POD_CANNOT.network),
-    flags.standIn === true && !podPolicyProxied(flags.networkPolicy) ? podRefusal("--stand-in", POD_CANNOT.standIn) : undefined,
+    flags.standIn === true && !podPolicyProxied(flags.networkPolicy) ? podStandInRefusal() : undefined,
     flags.runFiles === "disk" ? podRefusal("--run-files disk", POD_CANNOT.runFilesDisk) : undefined,
     flags.resume === undefined ? undefined : podRefusal("--resume", POD_CANNOT.session),
   ].find((c) => c !== undefined);

@@ -78,7 +78,7 @@ describe("agentcage run --kubernetes", () => {
       /--network-policy open cannot go with --kubernetes: a Pod reaches only what its NetworkPolicy lets it, the egress proxy .* \(model, allowlist\) or nothing \(none\); use one of those, or run on Docker/,
     ],
     [["--network", "bridge"], /--network \(a Docker network, which a Pod has none of\) cannot go with --kubernetes; leave it out/],
-    [["--stand-in"], /--stand-in .* cannot go with --kubernetes/],
+    [["--stand-in"], /--stand-in with --kubernetes needs --network-policy model or allowlist: .* add one, or leave --stand-in out/],
     [["--run-files", "disk"], /--run-files disk .* cannot go with --kubernetes/],
   ])("refuses %j with it, as a usage error saying what to do", async (flags, message) => {
     const done = await run("--kubernetes", "agents", ...flags);

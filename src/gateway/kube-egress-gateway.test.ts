@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_CLUSTER_IP } from "../../test/support/fake-kube-api.js";
 import { type ClusterWithProxy, clusterWithProxy } from "../../test/support/kube-proxy.js";
 import { DEFAULT_EGRESS_PORT } from "../egress/index.js";
+import { ownershipLabels, thisProcess } from "../runtime/index.js";
 import { createKubeApi } from "../kube/index.js";
 import { startKubeEgressGateway } from "./kube-egress-gateway.js";
 
@@ -57,5 +58,39 @@ describe("the egress proxy started in a cluster", () => {
 
     await gateway.close();
     expect(fake.objects()).toEqual([]);
+  });
+
+  it("removes, before it starts, a proxy a dead process of this host left, with its Service, NetworkPolicy and Secret; a live one's it keeps", async () => {
+    const proxyPod = (name: string, pid: string) => ({
+      metadata: {
+        name,
+        labels: {
+          "agentcage.owner": "agentcage-egress",
+          ...ownershipLabels({ session: "an-old-session", ...thisProcess(), pid, deadline: String(Number.MAX_SAFE_INTEGER) }),
+        },
+      },
+    });
+    const dead = proxyPod("agentcage-egress-00000000000000d1", "999999");
+    const live = proxyPod("agentcage-egress-00000000000000a1", String(process.pid));
+    cluster = await clusterWithProxy("run-completes", { listed: [dead, live] });
+    const { fake } = cluster;
+    const gateway = await startKubeEgressGateway({ api: await createKubeApi({ kubeconfig: fake.kubeconfig }), namespace: "agents", logger: silent });
+    const deletes = fake.requests
+      .filter((r) => r.method === "DELETE")
+      .map((r) => r.path.replace("/api/v1/namespaces/agents/", "").replace("/apis/networking.k8s.io/v1/namespaces/agents/", ""));
+    expect(deletes.sort()).toEqual(
+      [
+        "pods/agentcage-egress-00000000000000d1",
+        "services/agentcage-egress-00000000000000d1",
+        "networkpolicies/agentcage-egress-00000000000000d1",
+        "secrets/agentcage-egress-00000000000000d1-control",
+      ].sort(),
+    );
+    // The sweep asked for the proxies by their owner label, before the new proxy's first object.
+    const listAt = fake.requests.findIndex((r) => r.method === "GET" && r.query.get("labelSelector") === "agentcage.owner=agentcage-egress");
+    const firstCreate = fake.requests.findIndex((r) => r.method === "POST");
+    expect(listAt).toBeGreaterThanOrEqual(0);
+    expect(listAt).toBeLessThan(firstCreate);
+    await gateway.close();
   });
 });

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { BRIDGE_CONNECTED, bridgeCommand, createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
 import type { EgressProxyPeer, KubeApi } from "../kube/index.js";
-import { newRunId, newRuntimeSessionId, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
+import { newRunId, newRuntimeSessionId, orphanedBecause, ownershipFromLabels, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
 import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
 
 /** Where the proxy's control socket is made in its Pod (a memory emptyDir), and the Secret's file. */
@@ -23,11 +23,13 @@ const CONTROL_WAIT_MS = 20_000;
 export type KubeEgressGateway = EgressGateway & {
   /** What each Run's NetworkPolicy names as its one door: this proxy's labels and port. */
   readonly peer: EgressProxyPeer;
+  /** The namespace it runs in, which must be its Runs' (its NetworkPolicy admits Pods of its own namespace only). */
+  readonly namespace: string;
 };
 
 export type KubeEgressGatewayOptions = {
   readonly api: KubeApi;
-  /** The Runs' namespace: the proxy lives beside them; default "agentcage". */
+  /** The Runs' namespace: the proxy lives beside them; default "agentcage", as a Run's Pod's. */
   readonly namespace?: string;
   /** Default DEFAULT_EGRESS_IMAGE, which the cluster's nodes must hold or pull. */
   readonly image?: string;
@@ -45,9 +47,11 @@ export type KubeEgressGatewayOptions = {
 export async function startKubeEgressGateway(options: KubeEgressGatewayOptions): Promise<KubeEgressGateway> {
   const name = `agentcage-egress-${newRunId()}`;
   const secret = randomBytes(32).toString("base64url");
-  const namespace = options.namespace ?? "agentcage";
   // Loaded with the first proxy in a cluster: Kubernetes' schemas are no cost to a command on Docker.
-  const { startEgressProxyPod } = await import("../kube/index.js");
+  const { controlSecretName, DEFAULT_NAMESPACE_FOR_PODS, startEgressProxyPod, sweepEgressProxies } = await import("../kube/index.js");
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE_FOR_PODS;
+  const session = newRuntimeSessionId();
+  await sweepProxies(options, namespace, session, sweepEgressProxies);
   let proxy: Awaited<ReturnType<typeof startEgressProxyPod>>;
   try {
     proxy = await startEgressProxyPod(
@@ -56,7 +60,8 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
         name,
         namespace,
         image: options.image ?? DEFAULT_EGRESS_IMAGE,
-        command: ["/usr/local/bin/agentcage-egress"],
+        // tini as the Pod's init, as in compose's egress service: it reaps the bridges' processes and passes signals on.
+        command: ["/usr/bin/tini", "-g", "--", "/usr/local/bin/agentcage-egress"],
         env: {
           [EGRESS_VARIABLES.host]: "0.0.0.0",
           [EGRESS_VARIABLES.port]: String(DEFAULT_EGRESS_PORT),
@@ -71,9 +76,9 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
         port: DEFAULT_EGRESS_PORT,
         controlDir: CONTROL_DIR,
         secretDir: SECRET_DIR,
-        secretName: `${name}-control`,
+        secretName: controlSecretName(name),
         // Lives as long as this process: only its death makes the proxy an orphan for the sweep.
-        labels: ownershipLabels({ session: newRuntimeSessionId(), ...thisProcess(), deadline: String(Number.MAX_SAFE_INTEGER) }),
+        labels: ownershipLabels({ session, ...thisProcess(), deadline: String(Number.MAX_SAFE_INTEGER) }),
         memoryBytes: PROXY_MEMORY_BYTES,
         tmpBytes: PROXY_TMP_BYTES,
         ...(options.imagePullPolicy === undefined ? {} : { imagePullPolicy: options.imagePullPolicy }),
@@ -99,12 +104,36 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
     alias: proxy.clusterIP,
     port: DEFAULT_EGRESS_PORT,
     peer: proxy.peer,
+    namespace,
     ...(options.codexModel === undefined ? {} : { codexModel: options.codexModel }),
     close: async () => {
       client.close();
       await proxy.remove();
     },
   };
+}
+
+/**
+ * The proxies a dead process of this host left in the namespace (the same rules as its containers':
+ * host, pid and start time), removed before a new one starts; this process's own live ones are kept.
+ */
+async function sweepProxies(
+  options: KubeEgressGatewayOptions,
+  namespace: string,
+  session: string,
+  sweep: typeof import("../kube/index.js").sweepEgressProxies,
+): Promise<void> {
+  const me = thisProcess();
+  const context = { session, me, isLive: () => false, now: Date.now() };
+  const removed = await sweep(options.api, namespace, (labels) => {
+    const ownership = ownershipFromLabels(labels);
+    if (ownership.host === me.host && ownership.pid === me.pid && ownership.pidStart === me.pidStart) return undefined;
+    return orphanedBecause("", ownership, context);
+  }).catch((error: unknown) => {
+    options.logger?.warn({ err: (error as Error).message, namespace }, "the egress proxies left in the cluster could not be swept");
+    return [];
+  });
+  for (const { name, why } of removed) options.logger?.info({ pod: name, namespace, why }, "removed an egress proxy left in the cluster");
 }
 
 /** The proxy's process starts after its container does: its socket answers a meter of no Run once it listens. */

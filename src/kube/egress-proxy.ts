@@ -32,7 +32,12 @@ export type EgressProxyStart = {
   readonly connectedLine: string;
   /** How long the Pod may take to be scheduled, pulled and started. */
   readonly startTimeoutMs: number;
+  /** How long a bridge may take to start and connect; default BRIDGE_CONNECT_TIMEOUT_MS. */
+  readonly connectTimeoutMs?: number;
 };
+
+/** A node start in the proxy's container, on a busy node. */
+const BRIDGE_CONNECT_TIMEOUT_MS = 15_000;
 
 const REMOVAL_ORDER = ["Pod", "Service", "NetworkPolicy", "Secret"] as const;
 
@@ -41,8 +46,16 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
   const namespace = manifest.pod.metadata?.namespace ?? "";
   const name = options.name;
   const made: Array<(typeof REMOVAL_ORDER)[number]> = [];
+  // Every object is tried, whatever one refuses: what is left is named, never a part of it hidden.
   const remove = async (): Promise<void> => {
-    for (const kind of REMOVAL_ORDER) if (made.includes(kind)) await api.remove(kind, namespace, kind === "Secret" ? options.secretName : name);
+    const left: string[] = [];
+    for (const kind of REMOVAL_ORDER) {
+      if (!made.includes(kind)) continue;
+      const object = kind === "Secret" ? options.secretName : name;
+      await api.remove(kind, namespace, object).catch((error: unknown) => left.push(`${kind} ${object} (${apiMessage(error)})`));
+    }
+    if (left.length > 0)
+      throw new KubernetesError(`the egress proxy's ${left.join(", ")} could not be removed from ${namespace}; remove them by hand (kubectl delete)`);
   };
   try {
     await api.createSecret(namespace, controlSecret(options, secret));
@@ -140,12 +153,22 @@ async function bridged(api: KubeApi, namespace: string, name: string, start: Egr
   // Destroyed before its end (the bridge gone, or its user done with it), a Duplex.from says AbortError: not a failure of anyone's.
   connection.on("error", () => undefined);
   connection.once("close", () => session.close());
+  const boundMs = start.connectTimeoutMs ?? BRIDGE_CONNECT_TIMEOUT_MS;
   return new Promise<Duplex>((resolve, reject) => {
+    // A bridge that neither connects nor ends (a node start stuck in a starved container) is given up.
+    const timer = setTimeout(() => {
+      connection.destroy();
+      reject(new KubernetesError(`the egress proxy's control bridge in ${name} did not connect within ${boundMs} ms`));
+    }, boundMs);
     stderr.on("data", (chunk: Buffer) => {
       said += chunk.toString("utf8");
-      if (said.includes(start.connectedLine)) resolve(connection);
+      if (said.includes(start.connectedLine)) {
+        clearTimeout(timer);
+        resolve(connection);
+      }
     });
     void session.status.then((status) => {
+      clearTimeout(timer);
       const words = said.trim().split("\n").at(-1) ?? "";
       connection.destroy();
       reject(

@@ -34,6 +34,7 @@ export type { PodSweepOptions } from "./pod-sweep.js";
 export { checkCluster } from "./cluster-check.js";
 export { createKubeApi } from "./kube-api.js";
 export { startEgressProxyPod } from "./egress-proxy.js";
+export { controlSecretName, sweepEgressProxies } from "./egress-sweep.js";
 export { KubernetesError } from "./kube-error.js";
 export { manifestJson, renderPodManifest } from "./manifest.js";
 export { checkNamespace } from "./namespace.js";

@@ -75,7 +75,16 @@ function checkEgress(options: AgentRunnerOptions, policy: NetworkPolicy): void {
   const single = typeof gateway === "object" && gateway !== null && typeof gateway["register"] === "function" && typeof gateway["container"] === "string";
   const inCluster = single && typeof gateway["peer"] === "object";
   if (options.kubernetes !== undefined || inCluster) {
-    if (options.kubernetes !== undefined && inCluster) return;
+    if (options.kubernetes !== undefined && inCluster) {
+      const runs = options.kubernetes.namespace;
+      // The proxy admits Pods of its own namespace only: Runs elsewhere would reach nothing.
+      if (runs !== undefined && runs !== gateway["namespace"]) {
+        throw new AgentRunnerError(
+          `kubernetes.namespace ${JSON.stringify(runs)} is not the egress proxy's namespace ${JSON.stringify(gateway["namespace"])}; start the proxy in the Runs' namespace: startKubeEgressGateway({ api, namespace: ${JSON.stringify(runs)} })`,
+        );
+      }
+      return;
+    }
     throw new AgentRunnerError(
       options.kubernetes !== undefined
         ? `networkPolicy ${JSON.stringify(policy)} on kubernetes needs egress: the egress proxy in the cluster, which a Pod can reach; pass egress: await startKubeEgressGateway({ api, namespace }) with the same api and namespace`

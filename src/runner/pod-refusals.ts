@@ -4,7 +4,6 @@
 /** Why a Pod cannot honour it, by what was asked. */
 export const POD_CANNOT = {
   network: "a Docker network, which a Pod has none of",
-  standIn: "started beside a Docker container; with --network-policy model it runs behind the egress proxy in the cluster",
   runFilesDisk: "a cluster's nodes do not share this host's disk",
   session: "a session store does not reach a Pod yet",
   engine: "a Docker engine; a Run's Pod goes to the cluster the kubeconfig names",
@@ -16,6 +15,11 @@ export const POD_CANNOT = {
 /** `asked` (a flag, or a request's field and value) refused: `where` names what runs Pods. */
 export function podRefusal(asked: string, why: string, where = "--kubernetes"): string {
   return `${asked} (${why}) cannot go with ${where}; leave it out`;
+}
+
+/** The stand-in on Kubernetes: it runs behind the egress proxy in the cluster, so only with a policy that reaches it. */
+export function podStandInRefusal(where = "--kubernetes"): string {
+  return `--stand-in with ${where} needs --network-policy model or allowlist: the stand-in model runs behind the egress proxy in the cluster, which a Pod reaches only under those; add one, or leave --stand-in out`;
 }
 
 /** A network policy a Pod cannot have: its reach is its NetworkPolicy, to the egress proxy in the cluster or nothing. */

@@ -79,7 +79,7 @@ describe("serve's kubernetes option", () => {
     [{ sessions: true }, "--sessions (a session store does not reach a Pod yet) cannot go with --kubernetes; leave it out"],
     [
       { standIn: true },
-      "--stand-in (started beside a Docker container; with --network-policy model it runs behind the egress proxy in the cluster) cannot go with --kubernetes; leave it out",
+      "--stand-in with --kubernetes needs --network-policy model or allowlist: the stand-in model runs behind the egress proxy in the cluster, which a Pod reaches only under those; add one, or leave --stand-in out",
     ],
     [{ agentNetworks: ["bridge"] }, "--agent-network (a Docker network, which a Pod has none of) cannot go with --kubernetes; leave it out"],
     [{ poolIdleSeconds: 60 }, "--pool-idle-seconds (Docker containers started ahead; every Pod starts cold) cannot go with --kubernetes; leave it out"],
