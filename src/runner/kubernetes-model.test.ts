@@ -101,6 +101,9 @@ describe('a claude Run under networkPolicy "model" on Kubernetes', () => {
     });
     expect(answer.status).toBe(401);
     // Only the proxy's objects are left, and the gateway's close removes them.
-    expect(fake.objects().every((name) => name.includes("agentcage-egress-"))).toBe(true);
+    const proxyName = proxy.container;
+    expect(fake.objects().sort()).toEqual(
+      [`networkpolicies/${proxyName}`, `pods/${proxyName}`, `secrets/${proxyName}-control`, `services/${proxyName}`].sort(),
+    );
   });
 });

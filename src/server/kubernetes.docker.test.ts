@@ -183,8 +183,18 @@ describe("agentcage serve --kubernetes --network-policy model", () => {
     expect(await json(service.url, `/v1/runs/${id}`)).toMatchObject({ state: "completed", outcome: { ok: true, network: { policy: "model" } } });
     // Its Pod was fenced to the proxy alone, and its agent held a token, never the key.
     const policy = cluster.fake.requests.find((r) => r.method === "POST" && r.path.endsWith("/networkpolicies") && JSON.stringify(r.body).includes(id))
-      ?.body as { spec: { egress: Array<{ to: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> } };
-    expect(policy.spec.egress[0]?.to[0]?.podSelector.matchLabels).toMatchObject({ "app.kubernetes.io/name": "agentcage-egress" });
+      ?.body as { spec: { ingress: unknown[]; egress: Array<{ to: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> } };
+    const proxyPod = cluster.fake
+      .objects()
+      .find((name) => name.startsWith("pods/agentcage-egress-"))
+      ?.slice("pods/".length);
+    expect(policy.spec.ingress).toEqual([]);
+    expect(policy.spec.egress).toEqual([
+      {
+        to: [{ podSelector: { matchLabels: { "app.kubernetes.io/name": "agentcage-egress", "app.kubernetes.io/instance": proxyPod } } }],
+        ports: [{ protocol: "TCP", port: 8751 }],
+      },
+    ]);
     expect(JSON.stringify(cluster.fake.requests.map((r) => r.body))).not.toContain(KEY);
     service.child.kill("SIGTERM");
     await new Promise((resolve) => service.child.once("exit", resolve));
