@@ -39,6 +39,7 @@ export {
   findDeploymentEgress,
   startEgressGateway,
   startEgressGateways,
+  startKubeEgressGateway,
 } from "./gateway/index.js";
 export type {
   AttachSession,
@@ -172,6 +173,8 @@ export type {
   EgressGatewayOptions,
   EgressGatewaySet,
   EgressGatewaySetOptions,
+  KubeEgressGateway,
+  KubeEgressGatewayOptions,
 } from "./gateway/index.js";
 export type { Mount, MountSpec, MountTable } from "./mounts/index.js";
 export type {

@@ -4,7 +4,7 @@
 
 import { type Command, Option } from "commander";
 import { CREDENTIAL_VARIABLES, type AgentCli } from "../agents/index.js";
-import { POD_CANNOT, podPolicyRefusal, podRefusal } from "../runner/index.js";
+import { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "../runner/index.js";
 import { checkBudgetFlags, checkedRun, runFilesOf, runOptions, sessionRetentionOption, warnOfReach, type RunFlags } from "./command-flags.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError, unlessEmpty, wholeNumber } from "./options.js";
@@ -96,17 +96,18 @@ async function runOnService(checked: CheckedRun, url: string, flags: RunFlags, i
   );
 }
 
-/** A Pod has no Docker network, no stand-in beside it, no egress proxy to reach in its cluster, and no disk of this host. */
+/** A Pod has no Docker network, no stand-in beside it (only behind the proxy in the cluster), and no disk of this host. */
 function checkKubernetesFlags(flags: RunFlags): void {
   if (flags.kubernetes === undefined) return;
   const clash = [
     flags.network === undefined ? undefined : podRefusal("--network", POD_CANNOT.network),
-    flags.standIn === true ? podRefusal("--stand-in", POD_CANNOT.standIn) : undefined,
+    flags.standIn === true && !podPolicyProxied(flags.networkPolicy) ? podStandInRefusal() : undefined,
     flags.runFiles === "disk" ? podRefusal("--run-files disk", POD_CANNOT.runFilesDisk) : undefined,
     flags.resume === undefined ? undefined : podRefusal("--resume", POD_CANNOT.session),
   ].find((c) => c !== undefined);
   if (clash !== undefined) throw new UsageError(clash);
-  if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") throw new UsageError(podPolicyRefusal(`--network-policy ${flags.networkPolicy}`));
+  if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none" && !podPolicyProxied(flags.networkPolicy))
+    throw new UsageError(podPolicyRefusal(`--network-policy ${flags.networkPolicy}`));
 }
 
 async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Promise<number> {

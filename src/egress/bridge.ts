@@ -1,13 +1,11 @@
 // The control bridge: run by the runtime as an exec in the proxy's container, it joins the exec's
 // stdin and stdout to the control socket there, so the control channel goes through the engine and
-// the socket is published nowhere. Nothing but node:net, so it starts fast; it reads no byte it passes.
+// the socket is published nowhere. Nothing but node:net (and its own constants), so it starts fast; it reads no byte it passes.
 // Protocol on stderr: one line BRIDGE_CONNECTED once the socket is connected (the runtime waits for
 // it before it sends), or one line saying why not and exit 1. Usage: node bridge.js <socket>
 
 import { connect } from "node:net";
-
-/** The line the runtime waits for on stderr before it sends (the gateway's engine-control.ts says the same). */
-const BRIDGE_CONNECTED = "agentcage-egress-bridge: connected";
+import { BRIDGE_CONNECTED } from "./bridge-command.js";
 
 const socketPath = process.argv[2];
 if (socketPath === undefined || socketPath === "") {

@@ -10,7 +10,7 @@ import type { Socket } from "node:net";
 import { Duplex } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { AgentcageError } from "../errors/index.js";
-import { CALLER_CONNECTION_IDLE_MS, MAX_CALLER_CONNECTIONS, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
+import { CALLER_CONNECTION_IDLE_MS, CONTROL_REQUEST_TIMEOUT_MS, MAX_CALLER_CONNECTIONS, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
 import type { EgressControl } from "./proxy.js";
 import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
 
@@ -28,6 +28,8 @@ export type EgressControlClientOptions = {
   /** How messages name the endpoint; default its socketPath or url, or "a connection of the caller's". */
   readonly where?: string;
   readonly secret: string;
+  /** How long one request may go unanswered before it fails; default CONTROL_REQUEST_TIMEOUT_MS. Not the event stream. */
+  readonly requestTimeoutMs?: number;
   /** Milliseconds before the event stream is reopened after a drop. Default 1000. */
   readonly reconnectMs?: number;
 };
@@ -89,6 +91,9 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
         if (!again && req.reusedSocket && error.code === "ECONNRESET") call(method, path, body, true).then(resolve, reject);
         else reject(new EgressControlError(`the egress proxy's control endpoint at ${where} could not be reached: ${error.message}`));
       });
+      // An answer that never comes (a proxy hung, a bridge stuck) is a failure, not a wait without end.
+      const bound = options.requestTimeoutMs ?? CONTROL_REQUEST_TIMEOUT_MS;
+      req.setTimeout(bound, () => req.destroy(new Error(`no answer to ${method} ${path.replace(/\/v1\/runs\/[^/]+/, "/v1/runs/ID")} within ${bound} ms`)));
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
 

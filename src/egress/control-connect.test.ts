@@ -5,7 +5,7 @@
 
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { connect } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Duplex } from "node:stream";
@@ -142,6 +142,26 @@ describe("the control client over its caller's connections", () => {
       "the egress proxy's control endpoint at a bridge in the proxy's container could not be reached: the bridge could not start",
     );
     await expect(attempt).rejects.not.toThrow(SECRET);
+  });
+
+  it("fails a request no answer comes to within its bound, and on every path: a hung proxy must not hang a Run's end", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "egress-silent-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    // Takes the connection and the request, and never says a word.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(join(dir, "silent.sock"), resolve));
+    cleanups.push(async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+    for (const client of [
+      createEgressControlClient({ socketPath: join(dir, "silent.sock"), secret: SECRET, requestTimeoutMs: 300 }),
+      createEgressControlClient({ connect: () => duplexTo(join(dir, "silent.sock"), []), where: "a bridge", secret: SECRET, requestTimeoutMs: 300 }),
+    ]) {
+      cleanups.push(async () => client.close());
+      await expect(client.revoke("0123456789abcdef")).rejects.toThrow(/could not be reached: no answer to DELETE \/v1\/runs\/ID within 300 ms/);
+    }
   });
 
   it("refuses two ways to reach the endpoint at once", () => {

@@ -24,6 +24,7 @@ export type { EgressProxyOptions } from "./options.js";
 export type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressCredential, EgressUsage, MeteredCall, RunMeter, RunRegistration } from "./run.js";
 export { createEgressProxy } from "./proxy.js";
 export { startEgressControlEndpoint } from "./control.js";
+export { BRIDGE_CONNECTED, BRIDGE_SCRIPT, bridgeCommand } from "./bridge-command.js";
 export { createEgressControlClient } from "./control-client.js";
 export { EgressArgumentError } from "./run.js";
 export { newRunToken } from "./token.js";

@@ -63,3 +63,9 @@ export const STDIN_SECRET_WAIT_MS = 30_000;
 export const MAX_CALLER_CONNECTIONS = 4;
 /** An unused one of those is closed after this long: under the endpoint's keep-alive (Node's 5 s), above a meter's 1 s reading interval. */
 export const CALLER_CONNECTION_IDLE_MS = 2_000;
+
+/**
+ * How long one control request (register, meter, bind, revoke) may take before it is given up as a
+ * failure: a proxy that hangs must not hang a Run's end. The events stream is not bounded by it.
+ */
+export const CONTROL_REQUEST_TIMEOUT_MS = 15_000;

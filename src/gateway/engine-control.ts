@@ -5,17 +5,13 @@
 // Invariants: no secret in an argv or a message; the bridge is connected before a byte is sent.
 
 import type { Duplex } from "node:stream";
+import { BRIDGE_CONNECTED, BRIDGE_SCRIPT, bridgeCommand } from "../egress/index.js";
 import { describeEngineError, type Engine } from "../engine/index.js";
 
 /** Where the proxy listens for control when it is reached through the engine: a directory of its uid's on its /tmp tmpfs. */
 export const ENGINE_CONTROL_SOCKET = "/tmp/agentcage-control/egress.sock";
-/**
- * The bridge in the proxy's image (dist/egress/bridge.js of this package); its own file says its
- * protocol. One V8 worker thread: each bridge counts against the proxy's pids limit (4 tasks, not 7).
- */
-const BRIDGE_ARGV = ["node", "--v8-pool-size=1", "/app/dist/egress/bridge.js", ENGINE_CONTROL_SOCKET] as const;
-/** What the bridge says on stderr once it is connected (src/egress/bridge.ts). */
-const BRIDGE_CONNECTED = "agentcage-egress-bridge: connected";
+/** The bridge in the proxy's image; its own file says its protocol. */
+const BRIDGE_ARGV = bridgeCommand(ENGINE_CONTROL_SOCKET);
 /** How long a bridge may take to start and connect: a node start in the proxy's container, on a busy engine. */
 const BRIDGE_CONNECT_MS = 15_000;
 /** Bytes of what the bridge says on stderr kept for a message. */
@@ -60,7 +56,7 @@ export function bridgeConnector(engine: Engine, container: string, image: string
       const onEnd = (): void => {
         void session.exit.then((code) =>
           fail(
-            `the bridge exited (code ${code ?? "unknown"}) before it connected${said.trim() === "" ? "" : `, saying ${JSON.stringify(said.trim())}`}; if the image ${JSON.stringify(image)} has no /app/dist/egress/bridge.js, it is older than this runtime: rebuild it`,
+            `the bridge exited (code ${code ?? "unknown"}) before it connected${said.trim() === "" ? "" : `, saying ${JSON.stringify(said.trim())}`}; if the image ${JSON.stringify(image)} has no ${BRIDGE_SCRIPT}, it is older than this runtime: rebuild it`,
           ),
         );
       };

@@ -33,6 +33,8 @@ export type { ContainerStatus, PodObject } from "./pod-status.js";
 export type { PodSweepOptions } from "./pod-sweep.js";
 export { checkCluster } from "./cluster-check.js";
 export { createKubeApi } from "./kube-api.js";
+export { startEgressProxyPod } from "./egress-proxy.js";
+export { controlSecretName, sweepEgressProxies } from "./egress-sweep.js";
 export { KubernetesError } from "./kube-error.js";
 export { manifestJson, renderPodManifest } from "./manifest.js";
 export { checkNamespace } from "./namespace.js";

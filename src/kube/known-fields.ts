@@ -108,6 +108,14 @@ export const PROXY_POD_FIELDS: FieldShape = node("IoK8sApiCoreV1Pod", {
   metadata: METADATA,
   spec: node("IoK8sApiCoreV1PodSpec", {
     ...POD_SPEC_FIELDS,
+    // Its control secret is a Secret's file, which only fsGroup makes its uid's to read.
+    securityContext: node("IoK8sApiCoreV1PodSecurityContext", {
+      runAsUser: "value",
+      runAsGroup: "value",
+      runAsNonRoot: "value",
+      fsGroup: "value",
+      seccompProfile: SECCOMP,
+    }),
     containers: each(PROXY_CONTAINER),
     volumes: each(
       node("IoK8sApiCoreV1Volume", {

@@ -4,7 +4,7 @@
 // @kubernetes/client-node; creates ask for strict field validation, so a field the server would
 // drop is refused instead. Not yet run against a live cluster, only a recorded exchange.
 import { PassThrough, type Readable, type Writable } from "node:stream";
-import type { V1NetworkPolicy, V1Pod, V1Secret, V1Status } from "@kubernetes/client-node";
+import type { V1NetworkPolicy, V1Pod, V1Secret, V1Service, V1Status } from "@kubernetes/client-node";
 import type { PodObject } from "./pod-status.js";
 import type { KubeMetadata } from "./pod-types.js";
 
@@ -36,6 +36,8 @@ export type KubeApi = {
   readonly createSecret: (namespace: string, secret: object) => Promise<void>;
   readonly createNetworkPolicy: (namespace: string, policy: object) => Promise<void>;
   readonly createPod: (namespace: string, pod: object) => Promise<void>;
+  /** Creates a Service and answers the cluster address it was given (spec.clusterIP). */
+  readonly createService: (namespace: string, service: object) => Promise<{ readonly clusterIP: string }>;
   /** Calls `onPod` with each state of one Pod the API announces; stop() ends the watch. */
   readonly watchPod: (
     namespace: string,
@@ -44,10 +46,18 @@ export type KubeApi = {
     onEnd: (error?: unknown) => void,
   ) => Promise<{ readonly stop: () => void }>;
   readonly attach: (namespace: string, name: string, container: string, stdout: Writable, stderr: Writable) => Promise<AttachSession>;
-  /** Runs `command` in a running container, its stdout and stderr written to these (ended with it); no stdin, no TTY. */
-  readonly exec: (namespace: string, name: string, container: string, command: readonly string[], stdout: Writable, stderr: Writable) => Promise<ExecSession>;
+  /** Runs `command` in a running container, its stdout and stderr written to these (ended with it), `stdin` read to it when given; no TTY. */
+  readonly exec: (
+    namespace: string,
+    name: string,
+    container: string,
+    command: readonly string[],
+    stdout: Writable,
+    stderr: Writable,
+    stdin?: Readable,
+  ) => Promise<ExecSession>;
   /** Deletes at once (no grace: the Run is over); an object already gone is no error. */
-  readonly remove: (kind: "Pod" | "NetworkPolicy" | "Secret", namespace: string, name: string) => Promise<void>;
+  readonly remove: (kind: "Pod" | "NetworkPolicy" | "Secret" | "Service", namespace: string, name: string) => Promise<void>;
   readonly listPods: (namespace: string, labelSelector: string) => Promise<PodObject[]>;
 };
 
@@ -76,6 +86,10 @@ export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeA
     createNetworkPolicy: async (namespace, policy) =>
       void (await networking.createNamespacedNetworkPolicy({ namespace, body: policy as V1NetworkPolicy, ...STRICT })),
     createPod: async (namespace, pod) => void (await core.createNamespacedPod({ namespace, body: pod as V1Pod, ...STRICT })),
+    createService: async (namespace, service) => {
+      const made = await core.createNamespacedService({ namespace, body: service as V1Service, ...STRICT });
+      return { clusterIP: made.spec?.clusterIP ?? "" };
+    },
     watchPod: async (namespace, name, onPod, onEnd) => {
       const controller = await new Watch(kc).watch(
         `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
@@ -105,10 +119,10 @@ export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeA
         close: () => socket.close(),
       };
     },
-    exec: async (namespace, name, container, command, stdout, stderr) => {
+    exec: async (namespace, name, container, command, stdout, stderr, stdin) => {
       let said: ((status: ExecStatus) => void) | undefined;
       const status = new Promise<ExecStatus>((resolve) => (said = resolve));
-      const socket = await new Exec(kc).exec(namespace, name, container, [...command], stdout, stderr, null, false, (answer: V1Status) =>
+      const socket = await new Exec(kc).exec(namespace, name, container, [...command], stdout, stderr, stdin ?? null, false, (answer: V1Status) =>
         said?.(execStatus(answer)),
       );
       // A connection that ends without a Status said nothing of the command's end: not a success.
@@ -120,6 +134,7 @@ export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeA
       try {
         if (kind === "Pod") await core.deleteNamespacedPod(options);
         else if (kind === "Secret") await core.deleteNamespacedSecret(options);
+        else if (kind === "Service") await core.deleteNamespacedService(options);
         else await networking.deleteNamespacedNetworkPolicy(options);
       } catch (error) {
         if ((error as { code?: number }).code !== 404) throw error;

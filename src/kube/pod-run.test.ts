@@ -29,6 +29,38 @@ async function replay(name: string, options: FakeOptions = {}) {
 
 const calls = (f: FakeKubeApi) => f.requests.filter((r) => r.query.get("watch") !== "true").map((r) => `${r.method} ${r.path}`);
 
+describe("a Run's Pod that reaches the egress proxy (onAddress)", () => {
+  const proxied = { ...OPTIONS, network: { policy: "model", proxy: { podLabels: { "app.kubernetes.io/name": "agentcage-egress" }, port: 8751 } } } as const;
+
+  it("tells the Pod's address before the agent's stdin is sent, when the agent runs at once (no inputs)", async () => {
+    const { fake, api } = await replay("run-completes");
+    const told: Array<{ podIP: string; stdinBefore: number; attachesBefore: number }> = [];
+    const result = await runPod(api, spec, proxied, {
+      stdin: "Say hi",
+      onAddress: async (podIP) => {
+        told.push({ podIP, stdinBefore: fake.stdin().bytes.length, attachesBefore: fake.requests.filter((r) => r.path.endsWith("/attach")).length });
+      },
+    });
+    expect(result).toMatchObject({ kind: "exited", exitCode: 0 });
+    expect(told).toEqual([{ podIP: "10.244.1.7", stdinBefore: 0, attachesBefore: 0 }]);
+  });
+
+  it("ends unavailable when the proxy does not take the address, sending nothing and removing what it made", async () => {
+    const { fake, api } = await replay("run-completes");
+    const result = await runPod(api, spec, proxied, {
+      stdin: "Say hi",
+      onAddress: () => Promise.reject(new Error("the egress proxy no longer knows the Run")),
+    });
+    expect(result).toEqual({
+      kind: "unavailable",
+      reason: "EgressRefused",
+      message: "the egress proxy did not take the Pod's address: the egress proxy no longer knows the Run",
+    });
+    expect(fake.requests.filter((r) => r.path.endsWith("/attach"))).toEqual([]);
+    expect(fake.objects()).toEqual([]);
+  });
+});
+
 describe("a Run as a Pod, against a recorded exchange", () => {
   it("creates Secret, NetworkPolicy and Pod in that order, attaches, reads the exit, and removes all three", async () => {
     const { fake, api } = await replay("run-completes");

@@ -9,6 +9,7 @@ import { PassThrough, type Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";
 import { renderEnvSecret } from "./env-secret.js";
 import type { AttachSession, ExecStatus, KubeApi } from "./kube-api.js";
+import { apiMessage } from "./kube-error.js";
 import {
   AGENT_CONTAINER_NAME,
   ATTACH_PROTOCOL,
@@ -54,6 +55,12 @@ export type PodRunOptions = {
   readonly collect?: (archive: Readable, finished: Promise<ExecStatus>) => Promise<void>;
   /** Default POD_COPY_TIMEOUT_MS: for putting the inputs in, and apart for reading the kept place back. */
   readonly copyTimeoutMs?: number;
+  /**
+   * Told the Pod's address once it has one, before anything is sent to it (its inputs, the agent's
+   * stdin): the egress proxy binds the Run's token to it. A rejection ends the Run `unavailable`
+   * (reason EgressRefused) with its message. Default none.
+   */
+  readonly onAddress?: (podIP: string) => Promise<void>;
 };
 
 /** Whether the kept place was read back whole: the holder's tar and the caller's reading both succeeded. */
@@ -115,6 +122,11 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
     if (started.timedOut) return notStarted(started.state, options.startTimeoutMs ?? POD_START_TIMEOUT_MS);
     if (started.state.kind === "refused") return { kind: "unavailable", reason: started.state.reason, message: started.state.message };
     let ready = started.state;
+    if (options.onAddress !== undefined && (ready.kind === "inputs" || ready.kind === "running")) {
+      const refused = await unlessAborted(tellAddress(ready.podIP, options.onAddress));
+      if (refused === CANCELLED) return { kind: "cancelled" };
+      if (refused !== undefined) return refused;
+    }
     if (ready.kind === "inputs") {
       const filled = await unlessAborted(putInputs(api, namespace, name, options));
       if (filled === CANCELLED) return { kind: "cancelled" };
@@ -183,6 +195,19 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
 }
 
 const CANCELLED = Symbol("cancelled");
+
+/** The Pod's address to `onAddress`; a Pod with none, or a refusal, ends the Run before anything reaches it. */
+async function tellAddress(podIP: string | undefined, onAddress: (podIP: string) => Promise<void>): Promise<PodRunResult | undefined> {
+  if (podIP === undefined) {
+    return { kind: "unavailable", reason: "NoPodAddress", message: "the Pod runs but the API reported no address for it, which the egress proxy needs" };
+  }
+  try {
+    await onAddress(podIP);
+    return undefined;
+  } catch (error) {
+    return { kind: "unavailable", reason: "EgressRefused", message: `the egress proxy did not take the Pod's address: ${(error as Error).message}` };
+  }
+}
 
 function wrongProtocol(session: AttachSession): PodRunResult {
   session.close();
@@ -281,13 +306,6 @@ function notStarted(state: PodState, timeoutMs: number): PodRunResult {
   const reason = state.kind === "starting" && state.reason !== undefined ? state.reason : "NotStarted";
   const said = state.kind === "starting" && state.message !== undefined ? `: ${state.message}` : "";
   return { kind: "unavailable", reason, message: `the Pod did not start within ${timeoutMs} ms (${reason}${said})` };
-}
-
-function apiMessage(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const body = (error as { body?: unknown }).body;
-  const said = typeof body === "string" ? body : body === undefined ? "" : JSON.stringify(body);
-  return `${typeof code === "number" ? `HTTP ${code}` : error instanceof Error ? error.message : String(error)}${said === "" ? "" : ` ${said.slice(0, 500)}`}`;
 }
 
 function boundedSink(limit: number) {

@@ -18,6 +18,8 @@ export type PodObject = {
   readonly metadata?: { readonly name?: string; readonly labels?: Readonly<Record<string, string>> };
   readonly status?: {
     readonly phase?: string;
+    /** The Pod's own address, once its sandbox is up (before its first container starts). */
+    readonly podIP?: string;
     readonly reason?: string;
     readonly message?: string;
     readonly conditions?: ReadonlyArray<{ readonly type?: string; readonly status?: string; readonly reason?: string; readonly message?: string }>;
@@ -29,8 +31,8 @@ export type PodObject = {
 export type PodState =
   | { readonly kind: "starting"; readonly reason?: string; readonly message?: string }
   /** The `inputs` init container runs: it waits for the Run's inputs on its stdin; the agent has not started. */
-  | { readonly kind: "inputs" }
-  | { readonly kind: "running" }
+  | { readonly kind: "inputs"; readonly podIP?: string }
+  | { readonly kind: "running"; readonly podIP?: string }
   | { readonly kind: "ended"; readonly exitCode: number; readonly reason?: string }
   | { readonly kind: "refused"; readonly reason: string; readonly message: string };
 
@@ -66,8 +68,9 @@ export function podState(pod: PodObject): PodState {
   if (status.phase === "Failed" || status.phase === "Succeeded") {
     return { kind: "ended", exitCode: status.phase === "Succeeded" ? 0 : -1, ...(status.reason === undefined ? {} : { reason: status.reason }) };
   }
-  if (container?.state?.running !== undefined) return { kind: "running" };
-  if (inputs?.state?.running !== undefined) return { kind: "inputs" };
+  const address = status.podIP === undefined || status.podIP === "" ? {} : { podIP: status.podIP };
+  if (container?.state?.running !== undefined) return { kind: "running", ...address };
+  if (inputs?.state?.running !== undefined) return { kind: "inputs", ...address };
   // An image that cannot be pulled shows first on the container the kubelet starts first: inputs, when there is one.
   const waiting = [inputs, container].find((c) => c?.state?.waiting?.reason !== undefined && c.state.waiting.reason !== "PodInitializing")?.state?.waiting;
   if (waiting?.reason !== undefined && FINAL_WAITING.has(waiting.reason)) {

@@ -94,7 +94,8 @@ export type RunSecret = {
 
 /** The in-cluster egress proxy's Pod: a Run's Pod's fields, and a port for agents and its control Secret as a file. */
 export type ProxyPod = Omit<RunPod, "spec"> & {
-  readonly spec?: Omit<NonNullable<RunPod["spec"]>, "containers" | "volumes"> & {
+  readonly spec?: Omit<NonNullable<RunPod["spec"]>, "containers" | "volumes" | "securityContext"> & {
+    readonly securityContext?: NonNullable<NonNullable<RunPod["spec"]>["securityContext"]> & { readonly fsGroup?: number };
     readonly containers: ReadonlyArray<
       RunContainer & { readonly ports?: ReadonlyArray<{ readonly name?: string; readonly containerPort: number; readonly protocol?: "SCTP" | "TCP" | "UDP" }> }
     >;

@@ -36,7 +36,8 @@ describe("the in-cluster egress proxy's objects", () => {
       hostNetwork: false,
       hostPID: false,
       hostIPC: false,
-      securityContext: { runAsUser: 10002, runAsGroup: 10002, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+      // fsGroup makes the Secret's file its group's, which defaultMode 0440 lets it read; nothing else of the Pod changes.
+      securityContext: { runAsUser: 10002, runAsGroup: 10002, runAsNonRoot: true, fsGroup: 10002, seccompProfile: { type: "RuntimeDefault" } },
     });
     const [container] = pod.spec?.containers ?? [];
     expect(pod.spec?.containers).toHaveLength(1);
@@ -65,7 +66,7 @@ describe("the in-cluster egress proxy's objects", () => {
     expect(mounts["/run/agentcage"]).toEqual({ name: "control", mountPath: "/run/agentcage", readOnly: false });
     expect(volumes["control-secret"]?.secret).toEqual({
       secretName: OPTIONS.secretName,
-      defaultMode: 0o400,
+      defaultMode: 0o440,
       items: [{ key: CONTROL_SECRET_KEY, path: CONTROL_SECRET_KEY }],
     });
     expect(mounts["/run/agentcage-secret"]?.readOnly).toBe(true);

@@ -83,7 +83,8 @@ function egressObjects(options: EgressProxyPodOptions): EgressProxyManifest {
       hostIPC: false,
       shareProcessNamespace: false,
       terminationGracePeriodSeconds: 5,
-      securityContext: { runAsUser: uid, runAsGroup: gid, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+      // fsGroup: a Secret's files belong to root otherwise, and the proxy (uid 10002) could not read its control secret.
+      securityContext: { runAsUser: uid, runAsGroup: gid, runAsNonRoot: true, fsGroup: gid, seccompProfile: { type: "RuntimeDefault" } },
       containers: [
         {
           name: EGRESS_CONTAINER_NAME,
@@ -116,7 +117,7 @@ function egressObjects(options: EgressProxyPodOptions): EgressProxyManifest {
         { name: "control", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } },
         {
           name: "control-secret",
-          secret: { secretName: options.secretName, defaultMode: 0o400, items: [{ key: CONTROL_SECRET_KEY, path: CONTROL_SECRET_KEY }] },
+          secret: { secretName: options.secretName, defaultMode: 0o440, items: [{ key: CONTROL_SECRET_KEY, path: CONTROL_SECRET_KEY }] },
         },
         { name: "tmp", emptyDir: { medium: "Memory", sizeLimit: String(options.tmpBytes) } },
       ],

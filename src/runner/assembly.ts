@@ -10,6 +10,7 @@ import {
   connectEgressGateway,
   startEgressGateway,
   startEgressGateways,
+  startKubeEgressGateway,
   type EgressControlPath,
   type EgressGateway,
   type EgressGatewayConnection,
@@ -102,6 +103,25 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
 async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway> {
   const standIn = options.standIn === true;
   const codexModel = standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {};
+  const kubernetes = options.runner.kubernetes;
+  if (kubernetes !== undefined) {
+    // The Runs are Pods: the proxy goes into their cluster, beside them, reached over exec.
+    if (options.egress !== undefined || options.egressNetworks !== undefined) {
+      throw new AgentRunnerError(
+        `${options.egress !== undefined ? "egress (the Operator's proxy)" : "egressNetworks"} lives on a Docker engine, which a Pod cannot reach; leave it out with kubernetes: the proxy is started in the cluster`,
+      );
+    }
+    options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
+    return startKubeEgressGateway({
+      api: kubernetes.api,
+      ...(kubernetes.namespace === undefined ? {} : { namespace: kubernetes.namespace }),
+      ...(kubernetes.imagePullPolicy === undefined ? {} : { imagePullPolicy: kubernetes.imagePullPolicy }),
+      ...(kubernetes.startTimeoutMs === undefined ? {} : { startTimeoutMs: kubernetes.startTimeoutMs }),
+      standIn,
+      ...codexModel,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
+  }
   if (options.egress !== undefined) return connectEgressGateway({ ...options.egress, ...codexModel });
   options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
   return startEgressGateway({

@@ -26,5 +26,5 @@ export { agentCliVersions } from "./cli-versions.js";
 export type { RunnerAssembly } from "./assembly.js";
 export { assembleRunners, assemblyRefusal } from "./assembly.js";
 export { bothPolicyAndNetworks } from "./network-options.js";
-export { POD_CANNOT, podPolicyRefusal, podRefusal } from "./pod-refusals.js";
+export { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "./pod-refusals.js";
 export { agentcageVersion } from "./package-version.js";

@@ -165,7 +165,7 @@ describe("a Run on Kubernetes that does not go to its end", () => {
 });
 
 describe("what kubernetes cannot go with", () => {
-  it("refuses networkPolicy model, naming the option and saying what to do", async () => {
+  it("refuses networkPolicy model without the proxy in the cluster, and open, naming the option and saying what to do", async () => {
     const api = await createKubeApi({
       kubeconfig: JSON.stringify({
         apiVersion: "v1",
@@ -184,7 +184,12 @@ describe("what kubernetes cannot go with", () => {
         networkPolicy: "model",
         egress: { register: () => undefined, container: "proxy" } as never,
       }),
-    ).toThrow(/networkPolicy "model" cannot go with kubernetes yet: .* use networkPolicy "none" on Kubernetes .* or run on Docker/);
+    ).toThrow(
+      /networkPolicy "model" on kubernetes needs egress: the egress proxy in the cluster, .* pass egress: await startKubeEgressGateway\(\{ api, namespace \}\)/,
+    );
+    expect(() => createAgentRunner({ image: "a:1", logger: silent, kubernetes: { api }, networkPolicy: "open" })).toThrow(
+      /networkPolicy "open" cannot go with kubernetes: .*the egress proxy in the cluster .* or nothing \("none"\)/,
+    );
     expect(() => createAgentRunner({ image: "a:1", logger: silent, kubernetes: { api }, runFiles: "disk" })).toThrow(
       /runFiles "disk" cannot go with kubernetes/,
     );

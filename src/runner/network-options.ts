@@ -54,10 +54,10 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
       'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"',
     );
   }
-  if (options.kubernetes !== undefined && (policy !== "none" || options.networks !== undefined)) {
+  if (options.kubernetes !== undefined && (policy === "open" || options.networks !== undefined)) {
     const given = options.networks === undefined ? `networkPolicy ${JSON.stringify(policy)}` : `networks ${JSON.stringify(options.networks)}`;
     throw new AgentRunnerError(
-      `${given} cannot go with kubernetes yet: a Run's Pod reaches only what its NetworkPolicy lets it, and agentcage runs no egress proxy inside the cluster for it to reach; use networkPolicy "none" on Kubernetes (a stand-in or gateway the Pod reaches is the Operator's), or run on Docker`,
+      `${given} cannot go with kubernetes: a Run's Pod reaches only what its NetworkPolicy lets it, the egress proxy in the cluster (networkPolicy "model" or "allowlist", with egress: await startKubeEgressGateway({ api, namespace })) or nothing ("none"); use one of those, or run on Docker`,
     );
   }
   if (options.engines !== undefined && options.networks !== undefined) {
@@ -73,6 +73,24 @@ function checkEgress(options: AgentRunnerOptions, policy: NetworkPolicy): void {
   const gateway = options.egress as unknown as Record<string, unknown> | undefined;
   const perEngine = typeof gateway === "object" && gateway !== null && typeof gateway["forEngine"] === "function";
   const single = typeof gateway === "object" && gateway !== null && typeof gateway["register"] === "function" && typeof gateway["container"] === "string";
+  const inCluster = single && typeof gateway["peer"] === "object";
+  if (options.kubernetes !== undefined || inCluster) {
+    if (options.kubernetes !== undefined && inCluster) {
+      const runs = options.kubernetes.namespace;
+      // The proxy admits Pods of its own namespace only: Runs elsewhere would reach nothing.
+      if (runs !== undefined && runs !== gateway["namespace"]) {
+        throw new AgentRunnerError(
+          `kubernetes.namespace ${JSON.stringify(runs)} is not the egress proxy's namespace ${JSON.stringify(gateway["namespace"])}; start the proxy in the Runs' namespace: startKubeEgressGateway({ api, namespace: ${JSON.stringify(runs)} })`,
+        );
+      }
+      return;
+    }
+    throw new AgentRunnerError(
+      options.kubernetes !== undefined
+        ? `networkPolicy ${JSON.stringify(policy)} on kubernetes needs egress: the egress proxy in the cluster, which a Pod can reach; pass egress: await startKubeEgressGateway({ api, namespace }) with the same api and namespace`
+        : `egress is a proxy in a cluster (startKubeEgressGateway), which a Docker container cannot reach; pass kubernetes with the same api and namespace, or egress: await startEgressGateway({ runtimeDir })`,
+    );
+  }
   if (options.engines !== undefined) {
     if (perEngine) return;
     throw new AgentRunnerError(

@@ -6,6 +6,7 @@
 import { newRunId, type RunNetwork } from "../runtime/index.js";
 import type { EgressGateway } from "../gateway/index.js";
 import type { RunMeter } from "../egress/index.js";
+import type { EgressProxyPeer } from "../kube/index.js";
 import type { Credential, AgentRequest } from "../agents/index.js";
 
 export const NETWORK_POLICIES = ["none", "model", "allowlist", "open"] as const;
@@ -139,7 +140,10 @@ export function proxiedRun(
     registered: () => registering !== undefined,
     network: {
       kind: "internal",
-      attach: { container: gateway.container, alias: gateway.alias },
+      // A proxy in a cluster is a Pod's door, named by its NetworkPolicy; one on an engine joins the Run's network.
+      ...("peer" in gateway && gateway.peer !== undefined
+        ? { podPeer: gateway.peer as EgressProxyPeer }
+        : { attach: { container: gateway.container, alias: gateway.alias } }),
       onOpened: async ({ subnets }) => {
         if (subnets.length === 0) throw new Error("the engine gave it no address range, so the Run's token cannot be bound to it");
         if (!(await gateway.bind(runId, subnets))) throw new Error("the egress proxy no longer knows the Run (was it restarted?)");

@@ -23,6 +23,8 @@ export type PodContainerRun = {
   readonly inputs?: () => Readable;
   /** Reads the holder's archive of the kept place; with podOptions.files.keep. */
   readonly collect?: (archive: Readable, finished: Promise<ExecStatus>) => Promise<void>;
+  /** Told the Pod's address before anything reaches it (the egress proxy binds the Run's token to it). */
+  readonly onAddress?: (podIP: string) => Promise<void>;
 };
 
 /** The facts of the Run's Pod, and how reading its kept place back went (when it was read). */
@@ -53,6 +55,7 @@ export async function runPodContainer<R extends ReaderVerdict>(ctx: ContainerRun
         ...(pod.backend.startTimeoutMs === undefined ? {} : { startTimeoutMs: pod.backend.startTimeoutMs }),
         ...(pod.inputs === undefined ? {} : { inputs: pod.inputs }),
         ...(pod.collect === undefined ? {} : { collect: pod.collect }),
+        ...(pod.onAddress === undefined ? {} : { onAddress: pod.onAddress }),
       }),
     );
   } finally {

@@ -34,7 +34,8 @@ export async function launchPod<R extends ReaderVerdict, Q>(
   const podOptions: PodOptions = {
     ...podPlacement(backend),
     outBytes: places?.outBytes ?? ctx.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES,
-    network: { policy: "none" },
+    // Its one door, when it has one: the egress proxy in the cluster; else nothing at all.
+    network: ctx.network?.podPeer === undefined ? { policy: "none" } : { policy: "model", proxy: ctx.network.podPeer },
     ...(places === undefined ? {} : { files: places.files }),
   };
   let pod: string;
@@ -79,8 +80,10 @@ export async function launchPod<R extends ReaderVerdict, Q>(
       masker: ctx.masker,
       ...(state.record === undefined ? {} : { onStdout: state.record.onStdout, onStderr: state.record.onStderr }),
     },
-    { backend, podOptions, ...(inputs === undefined ? {} : { inputs }), ...(collect === undefined ? {} : { collect }) },
+    { backend, podOptions, ...(inputs === undefined ? {} : { inputs }), ...(collect === undefined ? {} : { collect }), ...addressed(ctx) },
   );
+  // The agent is gone with its Pod: its token dies now, as a container's does when it is seen gone.
+  ctx.network?.onAgentGone?.();
   if (keep !== undefined) {
     const failed = ran.collected !== undefined && !ran.collected.ok ? ran.collected.message : undefined;
     if (copied !== undefined) state.collectedOut = copied;
@@ -93,10 +96,17 @@ export async function launchPod<R extends ReaderVerdict, Q>(
   return { facts: ran.facts };
 }
 
+/** The Pod's address to the Run's peer (the egress proxy binds the Run's token to it), when the Run has one. */
+function addressed<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): { onAddress?: (podIP: string) => Promise<void> } {
+  const opened = ctx.network?.onOpened;
+  if (ctx.network?.podPeer === undefined || opened === undefined) return {};
+  return { onAddress: (podIP) => opened({ subnets: [podIP.includes(":") ? `${podIP}/128` : `${podIP}/32`] }) };
+}
+
 /** What a Run asks that its Pod cannot give yet, as one sentence naming the option; undefined when nothing. */
 function notOnPods<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string | undefined {
-  if (ctx.network !== undefined) {
-    return "a Run's own network (network policy model, allowlist or open) is a Docker network, which a Pod has none of: its Pod reaches nothing (a NetworkPolicy with no egress); run it without network on Kubernetes";
+  if (ctx.network !== undefined && (ctx.network.podPeer === undefined || ctx.network.kind !== "internal")) {
+    return "a Run's own network (network policy open, or a Docker network) is not a Pod's: its Pod reaches the egress proxy in the cluster (model, allowlist) or nothing; run it so on Kubernetes, or on Docker";
   }
   if (Object.keys(ctx.tmpfsSecrets).length > 0) {
     return "tmpfsSecrets are written by the pool's launcher, which a Pod does not run yet; give the credential in the Run's env on Kubernetes";

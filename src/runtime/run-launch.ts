@@ -111,7 +111,8 @@ function compose<R extends ReaderVerdict, Q>(
       // What is left of the Run's timeout (staging took some): the container's own timer ends it then.
       deadlineSeconds: containerDeadlineSeconds(timeLeftMs(ctx)),
       ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
-      ...(ctx.network === undefined ? {} : { networks: [runNetworkName(ctx.runId)] }),
+      // A Pod has no Docker network: its reach is its NetworkPolicy (pod-launch.ts).
+      ...(ctx.network === undefined || ctx.kubernetes !== undefined ? {} : { networks: [runNetworkName(ctx.runId)] }),
       ...(volumes === undefined ? {} : { volumes }),
     });
     const bound = spec.mounts.find((mount) => mount.Type === "bind");

@@ -4,6 +4,7 @@
 
 import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { describeEngineError, engineMessage, type Engine } from "../engine/index.js";
+import type { EgressProxyPeer } from "../kube/index.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import type { RunAddresses } from "./run-addresses.js";
 import { giveBack, waitTurn, type Turn } from "./network-line.js";
@@ -30,6 +31,12 @@ export type RunNetwork = {
    * so a CLI that prints nothing while its answer streams is not stalled.
    */
   readonly liveness?: (alive: () => void) => void;
+  /**
+   * On Kubernetes, where a Run has no network of its own: the egress proxy in the cluster (its Pods'
+   * labels and port), which the Run's NetworkPolicy lets its Pod reach and nothing else. `attach`
+   * means nothing there, and onOpened is told the Pod's own address instead of a network's ranges.
+   */
+  readonly podPeer?: EgressProxyPeer;
 };
 
 export const RUN_NETWORK_KINDS = ["internal", "open"] as const;

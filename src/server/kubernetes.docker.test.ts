@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { exchange, type FakeKubeApi, type FakeOptions, startFakeKubeApi } from "../../test/support/fake-kube-api.js";
+import { type ClusterWithProxy, clusterWithProxy } from "../../test/support/kube-proxy.js";
 import { startServeProcess } from "../../test/support/serve-process.js";
 import { tarOf } from "../../test/support/tar.js";
 
@@ -14,6 +15,7 @@ const KEY = "sk-ant-made-up-serve-kubernetes-0123456789";
 const root = mkdtempSync(join(tmpdir(), "agentcage-serve-kube-"));
 const children: ChildProcess[] = [];
 const fakes: FakeKubeApi[] = [];
+const clusters: ClusterWithProxy[] = [];
 
 afterEach(async () => {
   for (const child of children.splice(0)) {
@@ -21,6 +23,7 @@ afterEach(async () => {
     if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once("exit", resolve));
   }
   for (const fake of fakes.splice(0)) await fake.close();
+  for (const cluster of clusters.splice(0)) await cluster.close();
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -161,10 +164,48 @@ describe("agentcage serve --kubernetes", () => {
   }, 60_000);
 });
 
+describe("agentcage serve --kubernetes --network-policy model", () => {
+  it("runs a Run through the egress proxy it started in the cluster, and removes that proxy when it stops", async () => {
+    const cluster = await clusterWithProxy("run-with-files");
+    clusters.push(cluster);
+    const kubeconfig = join(mkdtempSync(join(root, "kube-")), "kubeconfig");
+    writeFileSync(kubeconfig, cluster.fake.kubeconfig, { mode: 0o600 });
+    const service = await startService(kubeconfig, undefined, "--network-policy", "model");
+    const proxyObjects = () => cluster.fake.objects().filter((name) => name.includes("agentcage-egress-"));
+    expect(
+      proxyObjects()
+        .map((name) => name.split("/")[0])
+        .sort(),
+    ).toEqual(["networkpolicies", "pods", "secrets", "services"]);
+    const submitted = await json(service.url, "/v1/runs", { cli: "claude", prompt: "What is six times seven?" });
+    const id = submitted["id"] as string;
+    await until(async () => (await json(service.url, `/v1/runs/${id}`))["outcome"] !== undefined, "the Run's end");
+    expect(await json(service.url, `/v1/runs/${id}`)).toMatchObject({ state: "completed", outcome: { ok: true, network: { policy: "model" } } });
+    // Its Pod was fenced to the proxy alone, and its agent held a token, never the key.
+    const policy = cluster.fake.requests.find((r) => r.method === "POST" && r.path.endsWith("/networkpolicies") && JSON.stringify(r.body).includes(id))
+      ?.body as { spec: { ingress: unknown[]; egress: Array<{ to: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> } };
+    const proxyPod = cluster.fake
+      .objects()
+      .find((name) => name.startsWith("pods/agentcage-egress-"))
+      ?.slice("pods/".length);
+    expect(policy.spec.ingress).toEqual([]);
+    expect(policy.spec.egress).toEqual([
+      {
+        to: [{ podSelector: { matchLabels: { "app.kubernetes.io/name": "agentcage-egress", "app.kubernetes.io/instance": proxyPod } } }],
+        ports: [{ protocol: "TCP", port: 8751 }],
+      },
+    ]);
+    expect(JSON.stringify(cluster.fake.requests.map((r) => r.body))).not.toContain(KEY);
+    service.child.kill("SIGTERM");
+    await new Promise((resolve) => service.child.once("exit", resolve));
+    expect(cluster.fake.objects()).toEqual([]);
+  }, 60_000);
+});
+
 describe("agentcage serve --kubernetes, refused at start", () => {
   it.each([
     [["--pool", "2"], "--pool 2 (Docker containers started ahead; every Pod starts cold) cannot go with --kubernetes; leave it out"],
-    [["--network-policy", "model"], "--network-policy model cannot go with --kubernetes yet: it needs an egress proxy"],
+    [["--network-policy", "open"], "--network-policy open cannot go with --kubernetes: a Pod reaches only what its NetworkPolicy lets it"],
     [["--run-files", "disk"], "--run-files disk (a cluster's nodes do not share this host's disk) cannot go with --kubernetes; leave it out"],
     [["--engine", "local"], "--engine (a Docker engine; a Run's Pod goes to the cluster the kubeconfig names) cannot go with --kubernetes; leave it out"],
   ])(

@@ -1,7 +1,7 @@
 // serve on Kubernetes (`--kubernetes NAMESPACE`): which of serve's options bind Docker and are refused
 // with it, in the words `run --kubernetes` says, and which Run requests a Pod cannot honour (a 400
 // naming the field). Invariant: nothing here starts or reads anything; the cluster is checked with the runners.
-import { POD_CANNOT, podPolicyRefusal, podRefusal } from "../runner/index.js";
+import { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "../runner/index.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
 
 /** serve's options that bind Docker (ServeOptions' own, declared here so that serve-options.ts can ask without a circle). */
@@ -31,13 +31,13 @@ export function kubernetesServeRefusal(options: DockerBound): string | undefined
     pool === 0 ? undefined : podRefusal(`--pool ${pool}`, POD_CANNOT.pool),
     options.poolIdleSeconds === undefined ? undefined : podRefusal("--pool-idle-seconds", POD_CANNOT.pool),
     options.sessions === true ? podRefusal("--sessions", POD_CANNOT.session) : undefined,
-    options.standIn === true ? podRefusal("--stand-in", POD_CANNOT.standIn) : undefined,
+    options.standIn === true && !podPolicyProxied(policy) ? podStandInRefusal() : undefined,
     options.runFiles === "disk" ? podRefusal("--run-files disk", POD_CANNOT.runFilesDisk) : undefined,
     options.agentNetworks === undefined ? undefined : podRefusal("--agent-network", POD_CANNOT.network),
     options.egress === undefined ? undefined : podRefusal("--egress-control-socket", POD_CANNOT.egress),
     options.egressNetworks === undefined ? undefined : podRefusal("--egress-network", POD_CANNOT.egress),
     options.runNetworkRange === undefined ? undefined : podRefusal("--run-network-range", POD_CANNOT.runNetworkRange),
-    policy === undefined || policy === "none" ? undefined : podPolicyRefusal(`--network-policy ${policy}`),
+    policy === undefined || policy === "none" || podPolicyProxied(policy) ? undefined : podPolicyRefusal(`--network-policy ${policy}`),
   ].find((refusal) => refusal !== undefined);
 }
 

@@ -77,14 +77,17 @@ describe("serve's kubernetes option", () => {
   });
   it.each([
     [{ sessions: true }, "--sessions (a session store does not reach a Pod yet) cannot go with --kubernetes; leave it out"],
-    [{ standIn: true }, "--stand-in (started beside a Docker container) cannot go with --kubernetes; leave it out"],
+    [
+      { standIn: true },
+      "--stand-in with --kubernetes needs --network-policy model or allowlist: the stand-in model runs behind the egress proxy in the cluster, which a Pod reaches only under those; add one, or leave --stand-in out",
+    ],
     [{ agentNetworks: ["bridge"] }, "--agent-network (a Docker network, which a Pod has none of) cannot go with --kubernetes; leave it out"],
     [{ poolIdleSeconds: 60 }, "--pool-idle-seconds (Docker containers started ahead; every Pod starts cold) cannot go with --kubernetes; leave it out"],
     [
       { runNetworkRange: "10.9.0.0/16" },
       "--run-network-range (the range of a Run's own Docker network; a Pod's reach is its NetworkPolicy) cannot go with --kubernetes; leave it out",
     ],
-    [{ networkPolicy: "open" }, "--network-policy open cannot go with --kubernetes yet"],
+    [{ networkPolicy: "open" }, "--network-policy open cannot go with --kubernetes: a Pod reaches only what its NetworkPolicy lets it"],
   ] as const)("refuses %j before asking the cluster or writing anything", async (given, message) => {
     const { createKubeApi } = await import("../kube/index.js");
     const kubernetes = { api: await createKubeApi({ kubeconfig: nowhere }), namespace: "agents" };

@@ -53,11 +53,12 @@ const NEEDED = [
   "scripts/build-debian-base.sh",
 ];
 /**
- * The package unpacked: it was just under 2 MiB before agentcage/client, whose API types generated
- * from the OpenAPI document are 166 KB of .d.ts; 2.52 MiB once the Kubernetes backend and the egress
- * proxy's control through the engine were in, hence room to 2.75.
+ * The package unpacked: it was just under 2 MiB before agentcage/client (whose API types generated
+ * from the OpenAPI document are 166 KB of .d.ts), 2.52 MiB with the Kubernetes backend and the egress proxy's
+ * control through the engine, and 2.65 with the proxy in a cluster (dist/kube alone is 110 KB). A bound on bloat,
+ * not on features: a jump past it is a file that should not be in the package.
  */
-const MAX_UNPACKED_BYTES = 2.75 * 1024 * 1024;
+const MAX_UNPACKED_BYTES = 3 * 1024 * 1024;
 
 /** Every file of the orchestrator's build context cut from `root`, as it would be sent. */
 async function orchestratorContextFiles(root: string, env: NodeJS.ProcessEnv): Promise<ContextFile[]> {

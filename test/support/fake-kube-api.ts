@@ -4,9 +4,12 @@
 // newline-delimited WatchEvents, attach and exec as websockets speaking the channel subprotocol
 // (stdin 0, stdout 1, stderr 2, error 3 with a Status, the client's close 255), deletes, a
 // label-selected list, and a namespace read (its Pod Security label). The inputs container's tar is unpacked here, and the holder's `tar -c` packs
-// what the exchange says the agent left. It records every request so a test can check what the
+// what the exchange says the agent left. An egress proxy's Pod (its name label) runs at once, a
+// Service is given a cluster address, and an exec of the proxy's control bridge is joined to a real
+// control socket the test names. It records every request so a test can check what the
 // client sent, in order, and says which objects are left. Loopback only.
 import { readFileSync } from "node:fs";
+import { connect as connectSocket } from "node:net";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -55,7 +58,7 @@ export type FakeKubeApi = {
 
 export type FakeOptions = {
   /** Answers a create of this kind with this HTTP status instead of 201. */
-  readonly refuse?: { readonly kind: "pods" | "networkpolicies" | "secrets"; readonly status: number };
+  readonly refuse?: { readonly kind: "pods" | "networkpolicies" | "secrets" | "services"; readonly status: number };
   /** What a label-selected list of Pods answers; default: the Pods that exist and match. */
   readonly listed?: readonly object[];
   /** Between two watch lines, as an API server's events come apart. */
@@ -66,6 +69,8 @@ export type FakeOptions = {
   readonly holderEntries?: readonly HolderEntry[];
   /** The exec's Status instead of Success (the holder's tar failing). */
   readonly execStatus?: Record<string, unknown>;
+  /** Where an exec of the egress proxy's bridge in its Pod is joined to (a control socket of the test's), and the line the bridge says once it is. */
+  readonly proxyBridge?: { readonly socketPath: string; readonly connectedLine: string };
   /** The namespaces there are, by name, with their labels; default: the exchange's, enforcing the restricted Pod Security standard. */
   readonly namespaces?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 };
@@ -74,9 +79,15 @@ const COLLECTIONS: Readonly<Record<string, { readonly prefix: string; readonly k
   pods: { prefix: "/api/v1", kind: "Pod", apiVersion: "v1", model: "V1Pod" },
   secrets: { prefix: "/api/v1", kind: "Secret", apiVersion: "v1", model: "V1Secret" },
   networkpolicies: { prefix: "/apis/networking.k8s.io/v1", kind: "NetworkPolicy", apiVersion: "networking.k8s.io/v1", model: "V1NetworkPolicy" },
+  services: { prefix: "/api/v1", kind: "Service", apiVersion: "v1", model: "V1Service" },
 };
+/** The cluster address the fake gives a Service. */
+export const FAKE_CLUSTER_IP = "10.96.0.20";
+/** The label an egress proxy's Pod carries (src/kube/limits.ts), which makes the fake run it at once. */
+const PROXY_LABEL = ["app.kubernetes.io/name", "agentcage-egress"] as const;
 const NAMESPACE_ROUTE = /^\/api\/v1\/namespaces\/([a-z0-9-]+)$/;
-const ROUTE = /^(\/api\/v1|\/apis\/networking\.k8s\.io\/v1)\/namespaces\/([a-z0-9-]+)\/(pods|secrets|networkpolicies)(?:\/([a-z0-9.-]+)(?:\/(attach|exec))?)?$/;
+const ROUTE =
+  /^(\/api\/v1|\/apis\/networking\.k8s\.io\/v1)\/namespaces\/([a-z0-9-]+)\/(pods|secrets|networkpolicies|services)(?:\/([a-z0-9.-]+)(?:\/(attach|exec))?)?$/;
 const CHANNEL_PROTOCOLS = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
 
 type Route = { readonly namespace: string; readonly collection: string; readonly name?: string; readonly sub?: string };
@@ -148,6 +159,13 @@ async function packPlace(place: string, entries: readonly HolderEntry[]): Promis
   return Buffer.concat(chunks);
 }
 
+const PROXY_RUNNING = { phase: "Running", containerStatuses: [{ name: "egress", state: { running: { startedAt: "2026-12-03T10:00:00Z" } } }] };
+
+function isProxy(object: Record<string, unknown>): boolean {
+  const labels = (object["metadata"] as { labels?: Record<string, string> } | undefined)?.labels ?? {};
+  return labels[PROXY_LABEL[0]] === PROXY_LABEL[1];
+}
+
 type PodSpecShape = {
   readonly containers?: ReadonlyArray<{ name?: string; command?: string[]; stdin?: boolean; volumeMounts?: Array<{ mountPath?: string }> }>;
   readonly initContainers?: ReadonlyArray<{ name?: string; stdin?: boolean }>;
@@ -157,6 +175,8 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
   const requests: RecordedRequest[] = [];
   const emitted: WatchLine[] = [];
   const watchers = new Set<ServerResponse>();
+  /** Watches of an egress proxy's Pod: apart, as the Run's Pod's lines are not theirs. */
+  const proxyWatchers = new Set<ServerResponse>();
   const stdinChunks: Buffer[] = [];
   const objects = new Map<string, Record<string, unknown>>();
   let unpacked = new Map<string, string>();
@@ -210,8 +230,10 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
     if (metadata.name === undefined || objects.has(key))
       return answer(res, 409, status(409, "AlreadyExists", `${route.collection} "${metadata.name}" already exists`));
     objects.set(key, body);
-    answer(res, 201, { ...body, metadata: { ...metadata, uid: "6f1c7f0e-3b8a-4d2e-9a57-2f0d6c1e4b90", resourceVersion: "81233" } });
-    if (route.collection === "pods") void emitAll(recorded.watchBeforeAttach);
+    const made = { ...body, metadata: { ...metadata, uid: "6f1c7f0e-3b8a-4d2e-9a57-2f0d6c1e4b90", resourceVersion: "81233" } };
+    if (route.collection === "services") return answer(res, 201, { ...made, spec: { ...(body["spec"] as object), clusterIP: FAKE_CLUSTER_IP } });
+    answer(res, 201, made);
+    if (route.collection === "pods" && !isProxy(body)) void emitAll(recorded.watchBeforeAttach);
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -232,8 +254,18 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
       if (route === undefined || route.sub !== undefined) return answer(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
       if (req.method === "POST") return create(res, route, url.searchParams, body);
       if (req.method === "GET" && route.name === undefined && url.searchParams.get("watch") === "true") {
-        // The one Pod made (whatever its Run's id), or the exchange's before it is made.
-        const made = [...objects.keys()].find((key) => key.startsWith("pods/"))?.slice("pods/".length) ?? recorded.pod;
+        const asked = url.searchParams.get("fieldSelector")?.replace(/^metadata\.name=/, "") ?? "";
+        const proxy = objects.get(`pods/${asked}`);
+        if (route.collection === "pods" && proxy !== undefined && isProxy(proxy)) {
+          // An egress proxy's Pod: its container runs from the first line on.
+          res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+          res.write(`${JSON.stringify({ type: "ADDED", object: { ...proxy, status: PROXY_RUNNING } })}\n`);
+          proxyWatchers.add(res);
+          res.on("close", () => proxyWatchers.delete(res));
+          return;
+        }
+        // The one Run's Pod made (whatever its Run's id), or the exchange's before it is made.
+        const made = [...objects].find(([key, pod]) => key.startsWith("pods/") && !isProxy(pod))?.[0].slice("pods/".length) ?? recorded.pod;
         if (route.collection !== "pods" || url.searchParams.get("fieldSelector") !== `metadata.name=${made}`) {
           return answer(res, 400, status(400, "BadRequest", "this exchange watches one Pod by its name"));
         }
@@ -301,8 +333,13 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
         return refuseUpgrade(socket, 400, "stdin was asked of a container that has none");
       return sockets.handleUpgrade(req, socket, head, (ws) => (init !== undefined ? attachInputs(ws) : attachAgent(ws)));
     }
-    // exec: only the holder still runs when its place is read, and only its tar of a place it mounts is recorded.
     const command = url.searchParams.getAll("command");
+    if (isProxy(pod)) {
+      if (options.proxyBridge === undefined || command.at(-1) === undefined || url.searchParams.get("stdin") !== "true")
+        return refuseUpgrade(socket, 400, `this exchange records no exec of ${JSON.stringify(command)} in the egress proxy`);
+      return sockets.handleUpgrade(req, socket, head, (ws) => bridge(ws, options.proxyBridge as NonNullable<FakeOptions["proxyBridge"]>));
+    }
+    // exec: only the holder still runs when its place is read, and only its tar of a place it mounts is recorded.
     const mounted = (regular?.volumeMounts ?? []).map((m) => m.mountPath?.slice(1));
     const asked = command.at(-1) ?? "";
     if (regular?.command?.[0] !== "sleep") return refuseUpgrade(socket, 400, `container ${name} is not running`);
@@ -343,6 +380,25 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
       }
     });
   };
+  /** The bridge as it runs in the proxy's container: channel 0 to the control socket, the socket to channel 1. */
+  const bridge = (ws: WebSocket, to: NonNullable<FakeOptions["proxyBridge"]>) => {
+    const control = connectSocket(to.socketPath);
+    const end = (ok: boolean) => {
+      if (ws.readyState !== ws.OPEN) return;
+      const said = ok ? { metadata: {}, status: "Success" } : { metadata: {}, status: "Failure", message: "the bridge exited 1" };
+      ws.send(Buffer.concat([Buffer.from([3]), Buffer.from(JSON.stringify(said))]));
+      ws.close(1000);
+    };
+    control.once("connect", () => ws.send(Buffer.concat([Buffer.from([2]), Buffer.from(`${to.connectedLine}\n`)])));
+    control.on("data", (chunk: Buffer) => ws.send(Buffer.concat([Buffer.from([1]), chunk])));
+    control.once("close", () => end(true));
+    control.once("error", () => end(false));
+    ws.on("message", (data: Buffer) => {
+      if (data[0] === 0) control.write(data.subarray(1));
+      if (data[0] === 255 && data[1] === 0) control.end();
+    });
+    ws.on("close", () => control.destroy());
+  };
   const execTar = async (ws: WebSocket, place: string) => {
     const bytes = await packPlace(place, options.holderEntries ?? recorded.holder?.entries ?? []);
     // As a kubelet streams it: stdout in frames, then the Status on channel 3, then the close.
@@ -368,7 +424,7 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
     inputs: () => unpacked,
     objects: () => [...objects.keys()],
     close: async () => {
-      for (const res of watchers) res.end();
+      for (const res of [...watchers, ...proxyWatchers]) res.end();
       for (const client of sockets.clients) client.terminate();
       sockets.close();
       server.closeAllConnections();

@@ -1,0 +1,152 @@
+// The egress proxy inside a cluster, for Runs on Kubernetes: its Pod, Service and NetworkPolicy in
+// the Runs' namespace (src/kube/egress-proxy.ts), driven over an exec of the bridge in its Pod, so
+// no control port is ever opened. A Run's NetworkPolicy names it as the one door (`peer`), and its
+// agent reaches it by the Service's cluster address. Invariant: the real key reaches only this Pod,
+// per Run over the control channel; close() removes every object it made.
+
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { BRIDGE_CONNECTED, bridgeCommand, createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
+import type { EgressProxyPeer, KubeApi } from "../kube/index.js";
+import { newRunId, newRuntimeSessionId, orphanedBecause, ownershipFromLabels, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
+import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
+
+/** Where the proxy's control socket is made in its Pod (a memory emptyDir), and the Secret's file. */
+const CONTROL_DIR = "/run/agentcage";
+const SECRET_DIR = "/run/agentcage-secret";
+const CONTROL_SOCKET = `${CONTROL_DIR}/egress.sock`;
+const PROXY_MEMORY_BYTES = 512 * 1024 * 1024;
+const PROXY_TMP_BYTES = 16 * 1024 * 1024;
+/** How long the control socket may take to answer once the Pod runs (the proxy's start). */
+const CONTROL_WAIT_MS = 20_000;
+
+export type KubeEgressGateway = EgressGateway & {
+  /** What each Run's NetworkPolicy names as its one door: this proxy's labels and port. */
+  readonly peer: EgressProxyPeer;
+  /** The namespace it runs in, which must be its Runs' (its NetworkPolicy admits Pods of its own namespace only). */
+  readonly namespace: string;
+};
+
+export type KubeEgressGatewayOptions = {
+  readonly api: KubeApi;
+  /** The Runs' namespace: the proxy lives beside them; default "agentcage", as a Run's Pod's. */
+  readonly namespace?: string;
+  /** Default DEFAULT_EGRESS_IMAGE, which the cluster's nodes must hold or pull. */
+  readonly image?: string;
+  readonly imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>>;
+  /** The stand-in model behind the proxy instead of the providers (no key, no internet). */
+  readonly standIn?: boolean;
+  readonly codexModel?: string;
+  readonly logLevel?: string;
+  /** How long the Pod may take to be scheduled, pulled and started; default 120000. */
+  readonly startTimeoutMs?: number;
+  readonly logger?: Logger;
+};
+
+export async function startKubeEgressGateway(options: KubeEgressGatewayOptions): Promise<KubeEgressGateway> {
+  const name = `agentcage-egress-${newRunId()}`;
+  const secret = randomBytes(32).toString("base64url");
+  // Loaded with the first proxy in a cluster: Kubernetes' schemas are no cost to a command on Docker.
+  const { controlSecretName, DEFAULT_NAMESPACE_FOR_PODS, startEgressProxyPod, sweepEgressProxies } = await import("../kube/index.js");
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE_FOR_PODS;
+  const session = newRuntimeSessionId();
+  await sweepProxies(options, namespace, session, sweepEgressProxies);
+  let proxy: Awaited<ReturnType<typeof startEgressProxyPod>>;
+  try {
+    proxy = await startEgressProxyPod(
+      options.api,
+      {
+        name,
+        namespace,
+        image: options.image ?? DEFAULT_EGRESS_IMAGE,
+        // tini as the Pod's init, as in compose's egress service: it reaps the bridges' processes and passes signals on.
+        command: ["/usr/bin/tini", "-g", "--", "/usr/local/bin/agentcage-egress"],
+        env: {
+          [EGRESS_VARIABLES.host]: "0.0.0.0",
+          [EGRESS_VARIABLES.port]: String(DEFAULT_EGRESS_PORT),
+          [EGRESS_VARIABLES.controlSocket]: CONTROL_SOCKET,
+          [EGRESS_VARIABLES.controlSecretFile]: `${SECRET_DIR}/control-secret`,
+          [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
+          AGENTCAGE_STAND_IN: options.standIn === true ? "1" : "0",
+          ...(options.upstreams?.claude === undefined ? {} : { [EGRESS_VARIABLES.claudeUpstream]: options.upstreams.claude }),
+          ...(options.upstreams?.codex === undefined ? {} : { [EGRESS_VARIABLES.codexUpstream]: options.upstreams.codex }),
+        },
+        user: "10002:10002",
+        port: DEFAULT_EGRESS_PORT,
+        controlDir: CONTROL_DIR,
+        secretDir: SECRET_DIR,
+        secretName: controlSecretName(name),
+        // Lives as long as this process: only its death makes the proxy an orphan for the sweep.
+        labels: ownershipLabels({ session, ...thisProcess(), deadline: String(Number.MAX_SAFE_INTEGER) }),
+        memoryBytes: PROXY_MEMORY_BYTES,
+        tmpBytes: PROXY_TMP_BYTES,
+        ...(options.imagePullPolicy === undefined ? {} : { imagePullPolicy: options.imagePullPolicy }),
+      },
+      secret,
+      { bridge: bridgeCommand(CONTROL_SOCKET), connectedLine: BRIDGE_CONNECTED, startTimeoutMs: options.startTimeoutMs ?? 120_000 },
+    );
+  } catch (error) {
+    throw new RunRequestError(`the egress proxy could not start in the cluster: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const client = createEgressControlClient({ connect: proxy.connect, secret, where: `the egress proxy's Pod ${name} in ${namespace}` });
+  try {
+    await untilControlAnswers(client);
+  } catch (error) {
+    client.close();
+    await proxy.remove().catch(() => undefined);
+    throw new RunRequestError(`the egress proxy's Pod ${name} runs but its control socket did not answer: ${(error as Error).message}`);
+  }
+  options.logger?.info({ pod: name, namespace, clusterIP: proxy.clusterIP }, "the egress proxy runs in the cluster");
+  return {
+    ...client,
+    container: name,
+    alias: proxy.clusterIP,
+    port: DEFAULT_EGRESS_PORT,
+    peer: proxy.peer,
+    namespace,
+    ...(options.codexModel === undefined ? {} : { codexModel: options.codexModel }),
+    close: async () => {
+      client.close();
+      await proxy.remove();
+    },
+  };
+}
+
+/**
+ * The proxies a dead process of this host left in the namespace (the same rules as its containers':
+ * host, pid and start time), removed before a new one starts; this process's own live ones are kept.
+ */
+async function sweepProxies(
+  options: KubeEgressGatewayOptions,
+  namespace: string,
+  session: string,
+  sweep: typeof import("../kube/index.js").sweepEgressProxies,
+): Promise<void> {
+  const me = thisProcess();
+  const context = { session, me, isLive: () => false, now: Date.now() };
+  const removed = await sweep(options.api, namespace, (labels) => {
+    const ownership = ownershipFromLabels(labels);
+    if (ownership.host === me.host && ownership.pid === me.pid && ownership.pidStart === me.pidStart) return undefined;
+    return orphanedBecause("", ownership, context);
+  }).catch((error: unknown) => {
+    options.logger?.warn({ err: (error as Error).message, namespace }, "the egress proxies left in the cluster could not be swept");
+    return [];
+  });
+  for (const { name, why } of removed) options.logger?.info({ pod: name, namespace, why }, "removed an egress proxy left in the cluster");
+}
+
+/** The proxy's process starts after its container does: its socket answers a meter of no Run once it listens. */
+async function untilControlAnswers(client: ReturnType<typeof createEgressControlClient>): Promise<void> {
+  const deadline = Date.now() + CONTROL_WAIT_MS;
+  for (;;) {
+    try {
+      await client.meter("0000000000000000");
+      return;
+    } catch (error) {
+      // Not listening yet (the bridge finds no socket) until the deadline; then what it last said.
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

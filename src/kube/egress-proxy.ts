@@ -1,0 +1,181 @@
+// The in-cluster egress proxy brought up and down through the API: its Secret, NetworkPolicy,
+// Service and Pod made in that order (the Pod last, so it never runs unfenced), the Pod waited on
+// until its container runs, and its control socket reached over exec (a bridge program in its
+// image joins the exec's stdin and stdout to the socket). Invariant: a start that fails removes
+// everything it made; the control secret travels only in the Secret, never in a message.
+
+import { Duplex, PassThrough } from "node:stream";
+import type { KubeApi } from "./kube-api.js";
+import { apiMessage, KubernetesError } from "./kube-error.js";
+import { EGRESS_CONTAINER_NAME } from "./limits.js";
+import type { EgressProxyPeer } from "./options.js";
+import type { PodObject } from "./pod-status.js";
+import { controlSecret, egressPeer, type EgressProxyPodOptions, renderEgressProxy } from "./render-egress.js";
+
+export type EgressProxyPod = {
+  readonly name: string;
+  readonly namespace: string;
+  /** The Service's cluster address: what a Run's agent is given as its proxy's host. */
+  readonly clusterIP: string;
+  /** What a Run's NetworkPolicy names as its one door. */
+  readonly peer: EgressProxyPeer;
+  /** A new connection to the control socket, over an exec of the bridge; rejects with the bridge's words. */
+  readonly connect: () => Promise<Duplex>;
+  /** Removes the Pod, Service, NetworkPolicy and Secret; an object already gone is no error. */
+  readonly remove: () => Promise<void>;
+};
+
+export type EgressProxyStart = {
+  /** The bridge's command in the proxy's image, the control socket's path its last word. */
+  readonly bridge: readonly string[];
+  /** The line the bridge writes on stderr once it holds the socket. */
+  readonly connectedLine: string;
+  /** How long the Pod may take to be scheduled, pulled and started. */
+  readonly startTimeoutMs: number;
+  /** How long a bridge may take to start and connect; default BRIDGE_CONNECT_TIMEOUT_MS. */
+  readonly connectTimeoutMs?: number;
+};
+
+/** A node start in the proxy's container, on a busy node. */
+const BRIDGE_CONNECT_TIMEOUT_MS = 15_000;
+
+const REMOVAL_ORDER = ["Pod", "Service", "NetworkPolicy", "Secret"] as const;
+
+export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodOptions, secret: string, start: EgressProxyStart): Promise<EgressProxyPod> {
+  const manifest = renderEgressProxy(options);
+  const namespace = manifest.pod.metadata?.namespace ?? "";
+  const name = options.name;
+  const made: Array<(typeof REMOVAL_ORDER)[number]> = [];
+  // Every object is tried, whatever one refuses: what is left is named, never a part of it hidden.
+  const remove = async (): Promise<void> => {
+    const left: string[] = [];
+    for (const kind of REMOVAL_ORDER) {
+      if (!made.includes(kind)) continue;
+      const object = kind === "Secret" ? options.secretName : name;
+      await api.remove(kind, namespace, object).catch((error: unknown) => left.push(`${kind} ${object} (${apiMessage(error)})`));
+    }
+    if (left.length > 0)
+      throw new KubernetesError(`the egress proxy's ${left.join(", ")} could not be removed from ${namespace}; remove them by hand (kubectl delete)`);
+  };
+  try {
+    await api.createSecret(namespace, controlSecret(options, secret));
+    made.push("Secret");
+    await api.createNetworkPolicy(namespace, manifest.networkPolicy);
+    made.push("NetworkPolicy");
+    const { clusterIP } = await api.createService(namespace, manifest.service);
+    made.push("Service");
+    if (clusterIP === "" || clusterIP === "None") throw new KubernetesError(`the Service ${name} was given no cluster address (${JSON.stringify(clusterIP)})`);
+    await api.createPod(namespace, manifest.pod);
+    made.push("Pod");
+    await untilRunning(api, namespace, name, start.startTimeoutMs);
+    const connect = () => bridged(api, namespace, name, start);
+    return { name, namespace, clusterIP, peer: egressPeer(options), connect, remove };
+  } catch (error) {
+    await remove().catch(() => undefined);
+    throw error instanceof KubernetesError
+      ? error
+      : new KubernetesError(`the egress proxy ${name} could not be started in ${namespace}: ${apiMessage(error)}`, { cause: error });
+  }
+}
+
+/** Resolves once the proxy's container runs; rejects naming why when it cannot, or at the start bound. */
+async function untilRunning(api: KubeApi, namespace: string, name: string, timeoutMs: number): Promise<void> {
+  let last: PodObject | undefined;
+  let handle: { stop: () => void } | undefined;
+  let done = false;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new KubernetesError(`the egress proxy's Pod ${name} did not start within ${timeoutMs} ms${waitingWords(last)}`)),
+        timeoutMs,
+      );
+      const settle = (pod: PodObject) => {
+        last = pod;
+        const said = proxyState(pod);
+        if (said === "running") {
+          clearTimeout(timer);
+          resolve();
+        } else if (said !== undefined) {
+          clearTimeout(timer);
+          reject(new KubernetesError(`the egress proxy's Pod ${name} will not run: ${said}`));
+        }
+      };
+      api
+        .watchPod(namespace, name, settle, () => undefined)
+        .then(
+          (watch) => {
+            handle = watch;
+            // Settled before the watch was handed over: stop it now.
+            if (done) watch.stop();
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
+    });
+  } finally {
+    done = true;
+    handle?.stop();
+  }
+}
+
+/** "running", the words of a reason it will never run, or undefined while it may still start. */
+function proxyState(pod: PodObject): "running" | string | undefined {
+  const container = pod.status?.containerStatuses?.find((c) => c.name === EGRESS_CONTAINER_NAME);
+  if (container?.state?.running !== undefined) return "running";
+  const ended = container?.state?.terminated;
+  if (ended !== undefined) return `its container exited (code ${ended.exitCode ?? "unknown"}${ended.reason === undefined ? "" : `, ${ended.reason}`})`;
+  if (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") return `it ended (${pod.status.reason ?? pod.status.phase})`;
+  const waiting = container?.state?.waiting;
+  if (waiting?.reason !== undefined && ["ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError"].includes(waiting.reason)) {
+    return `${waiting.reason}${waiting.message === undefined ? "" : ` (${waiting.message})`}`;
+  }
+  return undefined;
+}
+
+function waitingWords(pod: PodObject | undefined): string {
+  const waiting = pod?.status?.containerStatuses?.find((c) => c.name === EGRESS_CONTAINER_NAME)?.state?.waiting;
+  const scheduled = pod?.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
+  const reason = waiting?.reason ?? scheduled?.reason;
+  const message = waiting?.message ?? scheduled?.message;
+  return reason === undefined ? "" : ` (${reason}${message === undefined ? "" : `: ${message}`})`;
+}
+
+/** One connection to the control socket: an exec of the bridge, resolved once it says it holds the socket. */
+async function bridged(api: KubeApi, namespace: string, name: string, start: EgressProxyStart): Promise<Duplex> {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let said = "";
+  const session = await api.exec(namespace, name, EGRESS_CONTAINER_NAME, start.bridge, stdout, stderr, stdin);
+  const connection = Duplex.from({ readable: stdout, writable: stdin });
+  // Destroyed before its end (the bridge gone, or its user done with it), a Duplex.from says AbortError: not a failure of anyone's.
+  connection.on("error", () => undefined);
+  connection.once("close", () => session.close());
+  const boundMs = start.connectTimeoutMs ?? BRIDGE_CONNECT_TIMEOUT_MS;
+  return new Promise<Duplex>((resolve, reject) => {
+    // A bridge that neither connects nor ends (a node start stuck in a starved container) is given up.
+    const timer = setTimeout(() => {
+      connection.destroy();
+      reject(new KubernetesError(`the egress proxy's control bridge in ${name} did not connect within ${boundMs} ms`));
+    }, boundMs);
+    stderr.on("data", (chunk: Buffer) => {
+      said += chunk.toString("utf8");
+      if (said.includes(start.connectedLine)) {
+        clearTimeout(timer);
+        resolve(connection);
+      }
+    });
+    void session.status.then((status) => {
+      clearTimeout(timer);
+      const words = said.trim().split("\n").at(-1) ?? "";
+      connection.destroy();
+      reject(
+        new KubernetesError(
+          `the egress proxy's control bridge in ${name} ended before it connected${words === "" ? "" : `: ${words}`}${status.ok ? "" : ` (${status.message})`}`,
+        ),
+      );
+    });
+  });
+}
