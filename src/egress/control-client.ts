@@ -10,7 +10,7 @@ import type { Socket } from "node:net";
 import { Duplex } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { AgentcageError } from "../errors/index.js";
-import { CALLER_CONNECTION_IDLE_MS, CONTROL_REQUEST_TIMEOUT_MS, MAX_CALLER_CONNECTIONS, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
+import { CALLER_CONNECTION_IDLE_MS, CONTROL_REQUEST_TIMEOUT_MS, EVENTS_RECONNECT_MAX_MS, MAX_CALLER_CONNECTIONS, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
 import type { EgressControl } from "./proxy.js";
 import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
 
@@ -30,7 +30,7 @@ export type EgressControlClientOptions = {
   readonly secret: string;
   /** How long one request may go unanswered before it fails; default CONTROL_REQUEST_TIMEOUT_MS. Not the event stream. */
   readonly requestTimeoutMs?: number;
-  /** Milliseconds before the event stream is reopened after a drop. Default 1000. */
+  /** Milliseconds before the event stream is reopened after a drop, doubled for each failed reopening up to EVENTS_RECONNECT_MAX_MS. Default 1000. */
   readonly reconnectMs?: number;
 };
 
@@ -117,13 +117,18 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
   let closed = false;
   let markOpen: () => void = () => undefined;
   let opened = new Promise<void>((resolve) => (markOpen = resolve));
+  // Failures in a row since the stream was last open: each doubles the wait, so a proxy that is gone
+  // is not asked every second (each ask an exec of a bridge, through an engine or a cluster's API).
+  let failures = 0;
   const open = (): void => {
     if (closed || opening || stream !== undefined || listeners.size === 0) return;
     opening = true;
     const retry = (): void => {
       opening = false;
       stream = undefined;
-      setTimeout(open, options.reconnectMs ?? 1000).unref();
+      const base = options.reconnectMs ?? 1000;
+      setTimeout(open, Math.min(base * 2 ** failures, Math.max(base, EVENTS_RECONNECT_MAX_MS))).unref();
+      failures += 1;
     };
     const req = request(target("GET", "/v1/events"), (res) => {
       opening = false;
@@ -133,6 +138,7 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
         return;
       }
       stream = res;
+      failures = 0;
       markOpen();
       const decoder = new TextDecoder();
       const parser = createParser({

@@ -164,6 +164,25 @@ describe("the control client over its caller's connections", () => {
     }
   });
 
+  it("waits longer after each failed reopening of its event stream, so a proxy that is gone is not asked without end", async () => {
+    let tries = 0;
+    const client = createEgressControlClient({
+      connect: () => {
+        tries += 1;
+        return Promise.reject(new Error("the bridge could not start"));
+      },
+      where: "a bridge",
+      secret: SECRET,
+      reconnectMs: 50,
+    });
+    cleanups.push(async () => client.close());
+    client.onBreach(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Waits of 50, 100, 200, 400 ms: at most 5 tries in a second (every 50 ms would be 20), and it did retry.
+    expect(tries).toBeGreaterThanOrEqual(2);
+    expect(tries).toBeLessThanOrEqual(5);
+  });
+
   it("refuses two ways to reach the endpoint at once", () => {
     expect(() => createEgressControlClient({ socketPath: "/x.sock", connect: () => Promise.reject(new Error("no")), secret: SECRET })).toThrow(
       /pass exactly one/,

@@ -69,3 +69,6 @@ export const CALLER_CONNECTION_IDLE_MS = 2_000;
  * failure: a proxy that hangs must not hang a Run's end. The events stream is not bounded by it.
  */
 export const CONTROL_REQUEST_TIMEOUT_MS = 15_000;
+
+/** The longest wait between two tries at reopening the breach event stream of a proxy that does not answer. */
+export const EVENTS_RECONNECT_MAX_MS = 30_000;
