@@ -158,6 +158,14 @@ describe("engineCheck", () => {
     const check = engineCheck({ ok: false, code, error: "the container engine is unreachable" }, "unix:///var/run/docker.sock");
     expect(check).toMatchObject({ status: "fail", detail: `no answer at unix:///var/run/docker.sock (${code})`, fix: expect.stringMatching(fix) });
   });
+
+  it.each([
+    ["tls", "TLS: the engine refused this client's certificate (bad certificate); ...", "mend the engine's TLS certificates as said above"],
+    ["ssh", "ssh: the engine's host key is not one ~/.ssh/known_hosts holds ...", "mend known_hosts or the ssh-agent's keys as said above"],
+  ] as const)("fails a %s refusal in its own words, with the fix for what it names", (trouble, error, fix) => {
+    const check = engineCheck({ ok: false, code: "ERR_ANY", error, trouble }, 'engine "b"');
+    expect(check).toEqual({ check: "engine", status: "fail", detail: error, fix });
+  });
 });
 
 describe("imageCheck", () => {

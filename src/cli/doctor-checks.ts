@@ -97,10 +97,12 @@ export function engineCheck(report: EngineReport, where: string): DoctorCheck {
   };
   const fix =
     (report.code === undefined ? undefined : fixes[report.code]) ??
-    (report.error.includes("TLS")
+    (report.trouble === "tls"
       ? "mend the engine's TLS certificates as said above"
-      : "start the engine, or set DOCKER_HOST to the address of one that runs");
-  // An unreachable engine is said by its code; anything else (a TLS refusal) in the words that say which side refused what.
+      : report.trouble === "ssh"
+        ? "mend known_hosts or the ssh-agent's keys as said above"
+        : "start the engine, or set DOCKER_HOST to the address of one that runs");
+  // An unreachable engine is said by its code; anything else (a TLS or ssh refusal) in the words that say which side refused what.
   const detail = report.code === undefined || fixes[report.code] === undefined ? report.error : `no answer at ${where} (${report.code})`;
   return { check: "engine", status: "fail", detail, fix };
 }

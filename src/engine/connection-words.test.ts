@@ -1,7 +1,7 @@
 // TLS's failures said as which side refused which certificate, from the errors Node and dockerd give
 // (their codes and messages as seen against a dockerd with --tlsverify in engine-tls.docker.test.ts).
 import { describe, expect, it } from "vitest";
-import { connectionMessage, describeEngineError } from "./errors.js";
+import { connectionMessage, connectionTroubleKind, describeEngineError } from "./errors.js";
 
 const failure = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code });
 
@@ -40,5 +40,12 @@ describe("an engine's connection failure in words", () => {
     expect(describeEngineError("info", failure("unable to verify the first certificate", "UNABLE_TO_VERIFY_LEAF_SIGNATURE"), "")).toMatch(
       /^the engine could not be asked to info: TLS: the engine's certificate/,
     );
+  });
+
+  it("says whose trouble it was, so a fix can name what to mend", () => {
+    expect(connectionTroubleKind(failure("sslv3 alert bad certificate:../deps", "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE"))).toBe("tls");
+    expect(connectionTroubleKind(failure("Host denied (verification failed)"))).toBe("ssh");
+    expect(connectionMessage(failure("All configured authentication methods failed"))).toMatch(/^ssh: the engine's host took none of this process's keys/);
+    expect(connectionTroubleKind(failure("connect ECONNREFUSED 10.0.0.5:2376", "ECONNREFUSED"))).toBeUndefined();
   });
 });

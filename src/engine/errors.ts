@@ -18,10 +18,15 @@ export function engineMessage(error: unknown): string {
   return typeof reason === "string" && !message.includes(reason) ? `${reason}: ${message}` : message;
 }
 
+/** Whether a failed engine call was TLS's or ssh's, and so what a fix must mend; undefined for any other failure. */
+export function connectionTroubleKind(error: unknown): "tls" | "ssh" | undefined {
+  return connectionTrouble(error, engineMessage(error))?.kind;
+}
+
 /** Words for why an engine did not answer: TLS's trouble said plainly (connection-words.ts), else the engine's own words. */
 export function connectionMessage(error: unknown): string {
   const said = engineMessage(error);
-  return connectionTrouble(error, said) ?? said;
+  return connectionTrouble(error, said)?.words ?? said;
 }
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
@@ -49,8 +54,8 @@ export function describeEngineError(step: string, error: unknown, image: string)
     return `image ${JSON.stringify(image)} is not on this engine (${engineMessage(error)}); build or load it first, nothing is pulled`;
   }
   const said = engineMessage(error);
-  const tls = connectionTrouble(error, said);
-  if (tls !== undefined) return `the engine could not be asked to ${step}: ${tls}`;
+  const trouble = connectionTrouble(error, said);
+  if (trouble !== undefined) return `the engine could not be asked to ${step}: ${trouble.words}`;
   if (step === "create" && /unknown runtime|invalid runtime/i.test(said)) {
     return `the engine has no such container runtime (${said}); register it with the engine (dockerd's "runtimes" setting; \`docker info\` lists them), or leave containerRuntime out for the engine's default`;
   }

@@ -3,7 +3,15 @@
 // bounded in time; what the engine answers or fails to answer is a value, never a throw.
 
 import type Docker from "dockerode";
-import { createDockerEngine, describeEngineError, type ContainerMount, type Engine, type EngineFacts, type ImageFacts } from "../engine/index.js";
+import {
+  connectionTroubleKind,
+  createDockerEngine,
+  describeEngineError,
+  type ContainerMount,
+  type Engine,
+  type EngineFacts,
+  type ImageFacts,
+} from "../engine/index.js";
 import { ENGINE_QUESTION_TIMEOUT_MS } from "./limits.js";
 import { bounded, describeValue, RunRequestError } from "../runtime/index.js";
 
@@ -16,7 +24,13 @@ export type EngineConnection = {
 };
 
 /** The engine's failure: its own words and what to do, and the socket error's code when there was one (ECONNREFUSED, EACCES, ...). */
-export type EngineFailure = { readonly ok: false; readonly error: string; readonly code?: string };
+export type EngineFailure = {
+  readonly ok: false;
+  readonly error: string;
+  readonly code?: string;
+  /** TLS's or ssh's refusal, when it was one: what a fix must mend (the certificates, or known_hosts and the keys). */
+  readonly trouble?: "tls" | "ssh";
+};
 
 export type EngineReport = { readonly ok: true; readonly facts: EngineFacts } | EngineFailure;
 /** `facts` is undefined when the engine does not hold the image (nothing is pulled). */
@@ -48,7 +62,13 @@ function failure(step: string, error: unknown, image = ""): EngineFailure {
     return { ok: false, error: `${error.message}; check that it runs and answers (docker info), or point DOCKER_HOST at one that does` };
   }
   const code = (error as { code?: unknown } | null)?.code;
-  return { ok: false, error: describeEngineError(step, error, image), ...(typeof code === "string" ? { code } : {}) };
+  const trouble = connectionTroubleKind(error);
+  return {
+    ok: false,
+    error: describeEngineError(step, error, image),
+    ...(typeof code === "string" ? { code } : {}),
+    ...(trouble === undefined ? {} : { trouble }),
+  };
 }
 
 /** The engine's version, runtimes and components; a failure says why and what to do. */
