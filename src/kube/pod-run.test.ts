@@ -34,15 +34,15 @@ describe("a Run's Pod that reaches the egress proxy (onAddress)", () => {
 
   it("tells the Pod's address before the agent's stdin is sent, when the agent runs at once (no inputs)", async () => {
     const { fake, api } = await replay("run-completes");
-    const told: Array<{ podIP: string; stdinBefore: number; attachesBefore: number }> = [];
+    const told: Array<{ podIPs: readonly string[]; stdinBefore: number; attachesBefore: number }> = [];
     const result = await runPod(api, spec, proxied, {
       stdin: "Say hi",
-      onAddress: async (podIP) => {
-        told.push({ podIP, stdinBefore: fake.stdin().bytes.length, attachesBefore: fake.requests.filter((r) => r.path.endsWith("/attach")).length });
+      onAddress: async (podIPs) => {
+        told.push({ podIPs, stdinBefore: fake.stdin().bytes.length, attachesBefore: fake.requests.filter((r) => r.path.endsWith("/attach")).length });
       },
     });
     expect(result).toMatchObject({ kind: "exited", exitCode: 0 });
-    expect(told).toEqual([{ podIP: "10.244.1.7", stdinBefore: 0, attachesBefore: 0 }]);
+    expect(told).toEqual([{ podIPs: ["10.244.1.7"], stdinBefore: 0, attachesBefore: 0 }]);
   });
 
   it("ends unavailable when the proxy does not take the address, sending nothing and removing what it made", async () => {

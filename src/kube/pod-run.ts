@@ -56,11 +56,11 @@ export type PodRunOptions = {
   /** Default POD_COPY_TIMEOUT_MS: for putting the inputs in, and apart for reading the kept place back. */
   readonly copyTimeoutMs?: number;
   /**
-   * Told the Pod's address once it has one, before anything is sent to it (its inputs, the agent's
+   * Told the Pod's addresses (both of a dual-stack Pod's) once it has them, before anything is sent to it (its inputs, the agent's
    * stdin): the egress proxy binds the Run's token to it. A rejection ends the Run `unavailable`
    * (reason EgressRefused) with its message. Default none.
    */
-  readonly onAddress?: (podIP: string) => Promise<void>;
+  readonly onAddress?: (podIPs: readonly string[]) => Promise<void>;
 };
 
 /** Whether the kept place was read back whole: the holder's tar and the caller's reading both succeeded. */
@@ -123,7 +123,7 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
     if (started.state.kind === "refused") return { kind: "unavailable", reason: started.state.reason, message: started.state.message };
     let ready = started.state;
     if (options.onAddress !== undefined && (ready.kind === "inputs" || ready.kind === "running")) {
-      const refused = await unlessAborted(tellAddress(ready.podIP, options.onAddress));
+      const refused = await unlessAborted(tellAddress(ready.podIPs, options.onAddress));
       if (refused === CANCELLED) return { kind: "cancelled" };
       if (refused !== undefined) return refused;
     }
@@ -197,12 +197,12 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
 const CANCELLED = Symbol("cancelled");
 
 /** The Pod's address to `onAddress`; a Pod with none, or a refusal, ends the Run before anything reaches it. */
-async function tellAddress(podIP: string | undefined, onAddress: (podIP: string) => Promise<void>): Promise<PodRunResult | undefined> {
-  if (podIP === undefined) {
+async function tellAddress(podIPs: readonly string[] | undefined, onAddress: (podIPs: readonly string[]) => Promise<void>): Promise<PodRunResult | undefined> {
+  if (podIPs === undefined || podIPs.length === 0) {
     return { kind: "unavailable", reason: "NoPodAddress", message: "the Pod runs but the API reported no address for it, which the egress proxy needs" };
   }
   try {
-    await onAddress(podIP);
+    await onAddress(podIPs);
     return undefined;
   } catch (error) {
     return { kind: "unavailable", reason: "EgressRefused", message: `the egress proxy did not take the Pod's address: ${(error as Error).message}` };

@@ -26,6 +26,14 @@ describe("a Pod's state", () => {
     expect(podState({})).toEqual({ kind: "starting" });
   });
 
+  it("carries the Pod's addresses once it runs, both of a dual-stack Pod's, each once", () => {
+    const running = { name: "agent", state: { running: {} } };
+    expect(
+      podState({ status: { phase: "Running", podIP: "10.244.1.7", podIPs: [{ ip: "10.244.1.7" }, { ip: "fd00:10:244::7" }], containerStatuses: [running] } }),
+    ).toEqual({ kind: "running", podIPs: ["10.244.1.7", "fd00:10:244::7"] });
+    expect(podState({ status: { phase: "Running", containerStatuses: [running] } })).toEqual({ kind: "running" });
+  });
+
   it("waits for the inputs while the inputs container runs, the agent still PodInitializing", () => {
     const agent = { name: "agent", state: { waiting: { reason: "PodInitializing" } } };
     expect(podState({ status: { phase: "Pending", initContainerStatuses: [{ name: "inputs", state: { running: {} } }], containerStatuses: [agent] } })).toEqual(

@@ -18,8 +18,10 @@ export type PodObject = {
   readonly metadata?: { readonly name?: string; readonly labels?: Readonly<Record<string, string>> };
   readonly status?: {
     readonly phase?: string;
-    /** The Pod's own address, once its sandbox is up (before its first container starts). */
+    /** The Pod's own address, once its sandbox is up (before its first container starts); */
     readonly podIP?: string;
+    /** and every one of them, a dual-stack Pod's two. */
+    readonly podIPs?: ReadonlyArray<{ readonly ip?: string }>;
     readonly reason?: string;
     readonly message?: string;
     readonly conditions?: ReadonlyArray<{ readonly type?: string; readonly status?: string; readonly reason?: string; readonly message?: string }>;
@@ -31,8 +33,8 @@ export type PodObject = {
 export type PodState =
   | { readonly kind: "starting"; readonly reason?: string; readonly message?: string }
   /** The `inputs` init container runs: it waits for the Run's inputs on its stdin; the agent has not started. */
-  | { readonly kind: "inputs"; readonly podIP?: string }
-  | { readonly kind: "running"; readonly podIP?: string }
+  | { readonly kind: "inputs"; readonly podIPs?: readonly string[] }
+  | { readonly kind: "running"; readonly podIPs?: readonly string[] }
   | { readonly kind: "ended"; readonly exitCode: number; readonly reason?: string }
   | { readonly kind: "refused"; readonly reason: string; readonly message: string };
 
@@ -68,7 +70,8 @@ export function podState(pod: PodObject): PodState {
   if (status.phase === "Failed" || status.phase === "Succeeded") {
     return { kind: "ended", exitCode: status.phase === "Succeeded" ? 0 : -1, ...(status.reason === undefined ? {} : { reason: status.reason }) };
   }
-  const address = status.podIP === undefined || status.podIP === "" ? {} : { podIP: status.podIP };
+  const ips = [...new Set([status.podIP, ...(status.podIPs ?? []).map((one) => one.ip)].filter((ip): ip is string => ip !== undefined && ip !== ""))];
+  const address = ips.length === 0 ? {} : { podIPs: ips };
   if (container?.state?.running !== undefined) return { kind: "running", ...address };
   if (inputs?.state?.running !== undefined) return { kind: "inputs", ...address };
   // An image that cannot be pulled shows first on the container the kubelet starts first: inputs, when there is one.

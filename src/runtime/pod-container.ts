@@ -24,7 +24,7 @@ export type PodContainerRun = {
   /** Reads the holder's archive of the kept place; with podOptions.files.keep. */
   readonly collect?: (archive: Readable, finished: Promise<ExecStatus>) => Promise<void>;
   /** Told the Pod's address before anything reaches it (the egress proxy binds the Run's token to it). */
-  readonly onAddress?: (podIP: string) => Promise<void>;
+  readonly onAddress?: (podIPs: readonly string[]) => Promise<void>;
 };
 
 /** The facts of the Run's Pod, and how reading its kept place back went (when it was read). */

@@ -97,10 +97,10 @@ export async function launchPod<R extends ReaderVerdict, Q>(
 }
 
 /** The Pod's address to the Run's peer (the egress proxy binds the Run's token to it), when the Run has one. */
-function addressed<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): { onAddress?: (podIP: string) => Promise<void> } {
+function addressed<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): { onAddress?: (podIPs: readonly string[]) => Promise<void> } {
   const opened = ctx.network?.onOpened;
   if (ctx.network?.podPeer === undefined || opened === undefined) return {};
-  return { onAddress: (podIP) => opened({ subnets: [podIP.includes(":") ? `${podIP}/128` : `${podIP}/32`] }) };
+  return { onAddress: (podIPs) => opened({ subnets: podIPs.map((ip) => (ip.includes(":") ? `${ip}/128` : `${ip}/32`)) }) };
 }
 
 /** What a Run asks that its Pod cannot give yet, as one sentence naming the option; undefined when nothing. */
