@@ -41,6 +41,8 @@ export type KubeEgressGatewayOptions = {
   readonly logLevel?: string;
   /** How long the Pod may take to be scheduled, pulled and started; default 120000. */
   readonly startTimeoutMs?: number;
+  /** Ends the start when aborted (a Ctrl-C), removing what was made; default none. */
+  readonly signal?: AbortSignal;
   readonly logger?: Logger;
 };
 
@@ -84,7 +86,12 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
         ...(options.imagePullPolicy === undefined ? {} : { imagePullPolicy: options.imagePullPolicy }),
       },
       secret,
-      { bridge: bridgeCommand(CONTROL_SOCKET), connectedLine: BRIDGE_CONNECTED, startTimeoutMs: options.startTimeoutMs ?? 120_000 },
+      {
+        bridge: bridgeCommand(CONTROL_SOCKET),
+        connectedLine: BRIDGE_CONNECTED,
+        startTimeoutMs: options.startTimeoutMs ?? 120_000,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
     );
   } catch (error) {
     throw new RunRequestError(`the egress proxy could not start in the cluster: ${error instanceof Error ? error.message : String(error)}`);

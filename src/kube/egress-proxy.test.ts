@@ -91,6 +91,22 @@ describe("the in-cluster egress proxy, through the API", () => {
     expect(fake.objects()).toEqual([]);
   });
 
+  it("gives up at the start bound a Pod that does not run, naming why, and leaves nothing", async () => {
+    const { fake, api } = await apiOn({ proxyWaits: true });
+    const started = startEgressProxyPod(api, OPTIONS, SECRET, { ...START, startTimeoutMs: 500 });
+    await expect(started).rejects.toThrow("the egress proxy's Pod agentcage-egress-00000000000000aa did not start within 500 ms (ContainerCreating)");
+    expect(fake.objects()).toEqual([]);
+  });
+
+  it("stops waiting when its start is cancelled, and leaves nothing", async () => {
+    const { fake, api } = await apiOn({ proxyWaits: true });
+    const controller = new AbortController();
+    const started = startEgressProxyPod(api, OPTIONS, SECRET, { ...START, signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    await expect(started).rejects.toThrow("the egress proxy's start in agents was cancelled before its Pod agentcage-egress-00000000000000aa ran");
+    expect(fake.objects()).toEqual([]);
+  });
+
   it("says why when the bridge cannot reach the control socket", async () => {
     const { api } = await apiOn({ proxyBridge: { socketPath: join(root, "nothing.sock"), connectedLine: CONNECTED } });
     const proxy = await startEgressProxyPod(api, OPTIONS, SECRET, START);

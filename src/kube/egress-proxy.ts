@@ -34,6 +34,8 @@ export type EgressProxyStart = {
   readonly startTimeoutMs: number;
   /** How long a bridge may take to start and connect; default BRIDGE_CONNECT_TIMEOUT_MS. */
   readonly connectTimeoutMs?: number;
+  /** Ends the start when aborted, removing what was made; default none. */
+  readonly signal?: AbortSignal;
 };
 
 /** A node start in the proxy's container, on a busy node. */
@@ -67,7 +69,7 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
     if (clusterIP === "" || clusterIP === "None") throw new KubernetesError(`the Service ${name} was given no cluster address (${JSON.stringify(clusterIP)})`);
     await api.createPod(namespace, manifest.pod);
     made.push("Pod");
-    await untilRunning(api, namespace, name, start.startTimeoutMs);
+    await untilRunning(api, namespace, name, start.startTimeoutMs, start.signal);
     const connect = () => bridged(api, namespace, name, start);
     return { name, namespace, clusterIP, peer: egressPeer(options), connect, remove };
   } catch (error) {
@@ -79,16 +81,24 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
 }
 
 /** Resolves once the proxy's container runs; rejects naming why when it cannot, or at the start bound. */
-async function untilRunning(api: KubeApi, namespace: string, name: string, timeoutMs: number): Promise<void> {
+async function untilRunning(api: KubeApi, namespace: string, name: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   let last: PodObject | undefined;
   let handle: { stop: () => void } | undefined;
   let done = false;
+  let onAbort: (() => void) | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new KubernetesError(`the egress proxy's Pod ${name} did not start within ${timeoutMs} ms${waitingWords(last)}`)),
         timeoutMs,
       );
+      // A cancel (the command's Ctrl-C, the service's stop) ends the wait: what was made is removed by the caller.
+      onAbort = () => {
+        clearTimeout(timer);
+        reject(new KubernetesError(`the egress proxy's start in ${namespace} was cancelled before its Pod ${name} ran`));
+      };
+      if (signal?.aborted === true) onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
       const settle = (pod: PodObject) => {
         last = pod;
         const said = proxyState(pod);
@@ -117,6 +127,7 @@ async function untilRunning(api: KubeApi, namespace: string, name: string, timeo
   } finally {
     done = true;
     handle?.stop();
+    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
   }
 }
 

@@ -117,6 +117,7 @@ async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway
       ...(kubernetes.namespace === undefined ? {} : { namespace: kubernetes.namespace }),
       ...(kubernetes.imagePullPolicy === undefined ? {} : { imagePullPolicy: kubernetes.imagePullPolicy }),
       ...(kubernetes.startTimeoutMs === undefined ? {} : { startTimeoutMs: kubernetes.startTimeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
       standIn,
       ...codexModel,
       ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -71,6 +71,8 @@ export type FakeOptions = {
   readonly execStatus?: Record<string, unknown>;
   /** Where an exec of the egress proxy's bridge in its Pod is joined to (a control socket of the test's), and the line the bridge says once it is. */
   readonly proxyBridge?: { readonly socketPath: string; readonly connectedLine: string };
+  /** An egress proxy's Pod waits (ContainerCreating) instead of running at once. */
+  readonly proxyWaits?: boolean;
   /** The namespaces there are, by name, with their labels; default: the exchange's, enforcing the restricted Pod Security standard. */
   readonly namespaces?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 };
@@ -159,6 +161,7 @@ async function packPlace(place: string, entries: readonly HolderEntry[]): Promis
   return Buffer.concat(chunks);
 }
 
+const PROXY_WAITING = { phase: "Pending", containerStatuses: [{ name: "egress", state: { waiting: { reason: "ContainerCreating" } } }] };
 const PROXY_RUNNING = { phase: "Running", containerStatuses: [{ name: "egress", state: { running: { startedAt: "2026-12-03T10:00:00Z" } } }] };
 
 function isProxy(object: Record<string, unknown>): boolean {
@@ -259,7 +262,7 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
         if (route.collection === "pods" && proxy !== undefined && isProxy(proxy)) {
           // An egress proxy's Pod: its container runs from the first line on.
           res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
-          res.write(`${JSON.stringify({ type: "ADDED", object: { ...proxy, status: PROXY_RUNNING } })}\n`);
+          res.write(`${JSON.stringify({ type: "ADDED", object: { ...proxy, status: options.proxyWaits === true ? PROXY_WAITING : PROXY_RUNNING } })}\n`);
           proxyWatchers.add(res);
           res.on("close", () => proxyWatchers.delete(res));
           return;
