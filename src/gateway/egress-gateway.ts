@@ -14,18 +14,9 @@ import { jsonLines } from "../plan/index.js";
 import { composeSpec, OWNER_LABEL, resolveAgentUser, validateAgentContainer, type AgentContainer } from "../container/index.js";
 import { createDockerEngine, engineMessage, describeEngineError, type Engine } from "../engine/index.js";
 import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli, type EgressControlClient } from "../egress/index.js";
-import {
-  newRunId,
-  orphanedBecause,
-  ownershipFromLabels,
-  ownershipLabels,
-  newRuntimeSessionId,
-  thisProcess,
-  bounded,
-  limits,
-  RunRequestError,
-} from "../runtime/index.js";
+import { newRunId, ownershipLabels, newRuntimeSessionId, thisProcess, bounded, limits, RunRequestError } from "../runtime/index.js";
 import { bridgeConnector, bridgePlace, ENGINE_CONTROL_SOCKET } from "./engine-control.js";
+import { orphanedProxyBecause, PROXY_LIMITS, proxyEnvironment, READINESS_PROBE } from "./proxy-parts.js";
 
 /** The image that holds this package's proxy program (dist/egress/main.js). */
 export const DEFAULT_EGRESS_IMAGE = "agentcage-orchestrator:latest";
@@ -39,8 +30,6 @@ const CONTROL_TARGET = "/run/agentcage";
 const SECRET_FILE = "control-secret";
 const SOCKET_FILE = "egress.sock";
 const STARTUP_TIMEOUT_MS = 20_000;
-/** The proxy is a small Node server: bounds below an agent's, with room for the request bodies it may hold (MAX_HELD_REQUEST_BYTES). */
-const PROXY_LIMITS = { memoryBytes: 512 * 1024 * 1024, pids: 64, tmpfsBytes: 16 * 1024 * 1024, stopGraceSeconds: 5 };
 
 export type EgressGateway = EgressControlClient & {
   /** The proxy's container, which each Run's network is joined to. */
@@ -119,21 +108,14 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     entrypoint: ["/usr/local/bin/agentcage-egress"],
     ...(disk === undefined ? {} : { mounts: { runtimeDir: options.runtimeDir as string, entries: [{ path: disk.name, agentPath: CONTROL_TARGET }] } }),
     networks: options.networks ?? ["bridge"],
-    publicEnv: {
-      [EGRESS_VARIABLES.host]: "0.0.0.0",
-      [EGRESS_VARIABLES.port]: String(DEFAULT_EGRESS_PORT),
-      ...(disk === undefined
+    publicEnv: proxyEnvironment(
+      options,
+      DEFAULT_EGRESS_PORT,
+      disk === undefined
         ? // The secret comes on stdin, written over the attach below: in no variable, argv or inspect.
           { [EGRESS_VARIABLES.controlSocket]: ENGINE_CONTROL_SOCKET, [EGRESS_VARIABLES.controlSecretStdin]: "1" }
-        : {
-            [EGRESS_VARIABLES.controlSocket]: `${CONTROL_TARGET}/${SOCKET_FILE}`,
-            [EGRESS_VARIABLES.controlSecretFile]: `${CONTROL_TARGET}/${SECRET_FILE}`,
-          }),
-      [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
-      AGENTCAGE_STAND_IN: options.standIn === true ? "1" : "0",
-      ...(options.upstreams?.claude === undefined ? {} : { [EGRESS_VARIABLES.claudeUpstream]: options.upstreams.claude }),
-      ...(options.upstreams?.codex === undefined ? {} : { [EGRESS_VARIABLES.codexUpstream]: options.upstreams.codex }),
-    },
+        : { [EGRESS_VARIABLES.controlSocket]: `${CONTROL_TARGET}/${SOCKET_FILE}`, [EGRESS_VARIABLES.controlSecretFile]: `${CONTROL_TARGET}/${SECRET_FILE}` },
+    ),
     user,
     owner: EGRESS_OWNER,
     limits: PROXY_LIMITS,
@@ -205,8 +187,6 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   };
 }
 
-/** A Run id no Run has: asking its meter (404) says the control endpoint answers, through the bridge, with this secret. */
-const READINESS_PROBE = "agentcage-readiness";
 /** One probe's bound: a bridge's start and one answer, on a busy engine. */
 const READINESS_PROBE_MS = 10_000;
 
@@ -297,14 +277,9 @@ async function forwardLog(stdout: AsyncIterable<Uint8Array>, logger: Logger): Pr
 
 /** Removes proxies a dead process started (their owner is EGRESS_OWNER); this process's own are in use. */
 async function sweepGateways(engine: Engine, session: string, logger: Logger | undefined): Promise<void> {
-  const me = thisProcess();
-  const context = { session, me, isLive: () => false, now: Date.now() };
   const listed = await engine.listByLabel(`${OWNER_LABEL}=${EGRESS_OWNER}`).catch(() => []);
   for (const container of listed) {
-    const ownership = ownershipFromLabels(container.labels);
-    // Another proxy of this process's (a second one on this engine) is live until its close() removes it.
-    if (ownership.host === me.host && ownership.pid === me.pid && ownership.pidStart === me.pidStart) continue;
-    const why = orphanedBecause("", ownership, context);
+    const why = orphanedProxyBecause(container.labels, session);
     if (why === undefined) continue;
     await engine.remove(container.id).then(
       () => logger?.info({ container: container.id, why }, "removed an egress proxy left behind"),

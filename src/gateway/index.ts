@@ -22,5 +22,5 @@ export { DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress
 export { connectEgressGateway } from "./connect-gateway.js";
 export { startEgressGateways } from "./egress-gateways.js";
 export type { KubeEgressGateway, KubeEgressGatewayOptions } from "./kube-egress-gateway.js";
-export { startKubeEgressGateway } from "./kube-egress-gateway.js";
+export { isKubeEgressGateway, startKubeEgressGateway } from "./kube-egress-gateway.js";
 export { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, EGRESS_SERVICE, findDeploymentEgress } from "./deployment-egress.js";

@@ -8,15 +8,14 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { BRIDGE_CONNECTED, bridgeCommand, createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
 import type { EgressProxyPeer, KubeApi } from "../kube/index.js";
-import { newRunId, newRuntimeSessionId, orphanedBecause, ownershipFromLabels, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
+import { newRunId, newRuntimeSessionId, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
 import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
+import { orphanedProxyBecause, PROXY_LIMITS, proxyEnvironment, READINESS_PROBE } from "./proxy-parts.js";
 
 /** Where the proxy's control socket is made in its Pod (a memory emptyDir), and the Secret's file. */
 const CONTROL_DIR = "/run/agentcage";
 const SECRET_DIR = "/run/agentcage-secret";
 const CONTROL_SOCKET = `${CONTROL_DIR}/egress.sock`;
-const PROXY_MEMORY_BYTES = 512 * 1024 * 1024;
-const PROXY_TMP_BYTES = 16 * 1024 * 1024;
 /** How long the control socket may take to answer once the Pod runs (the proxy's start). */
 const CONTROL_WAIT_MS = 20_000;
 
@@ -26,6 +25,12 @@ export type KubeEgressGateway = EgressGateway & {
   /** The namespace it runs in, which must be its Runs' (its NetworkPolicy admits Pods of its own namespace only). */
   readonly namespace: string;
 };
+
+/** Whether a proxy is one in a cluster (a Pod's door, named by its NetworkPolicy), not one on an engine. */
+export function isKubeEgressGateway(gateway: unknown): gateway is KubeEgressGateway {
+  const peer = (gateway as { peer?: unknown } | null)?.peer;
+  return typeof peer === "object" && peer !== null && typeof (gateway as { namespace?: unknown }).namespace === "string";
+}
 
 export type KubeEgressGatewayOptions = {
   readonly api: KubeApi;
@@ -50,7 +55,7 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
   const name = `agentcage-egress-${newRunId()}`;
   const secret = randomBytes(32).toString("base64url");
   // Loaded with the first proxy in a cluster: Kubernetes' schemas are no cost to a command on Docker.
-  const { controlSecretName, DEFAULT_NAMESPACE_FOR_PODS, startEgressProxyPod, sweepEgressProxies } = await import("../kube/index.js");
+  const { CONTROL_SECRET_KEY, DEFAULT_NAMESPACE_FOR_PODS, startEgressProxyPod, sweepEgressProxies } = await import("../kube/index.js");
   const namespace = options.namespace ?? DEFAULT_NAMESPACE_FOR_PODS;
   const session = newRuntimeSessionId();
   await sweepProxies(options, namespace, session, sweepEgressProxies);
@@ -64,25 +69,18 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
         image: options.image ?? DEFAULT_EGRESS_IMAGE,
         // tini as the Pod's init, as in compose's egress service: it reaps the bridges' processes and passes signals on.
         command: ["/usr/bin/tini", "-g", "--", "/usr/local/bin/agentcage-egress"],
-        env: {
-          [EGRESS_VARIABLES.host]: "0.0.0.0",
-          [EGRESS_VARIABLES.port]: String(DEFAULT_EGRESS_PORT),
+        env: proxyEnvironment(options, DEFAULT_EGRESS_PORT, {
           [EGRESS_VARIABLES.controlSocket]: CONTROL_SOCKET,
-          [EGRESS_VARIABLES.controlSecretFile]: `${SECRET_DIR}/control-secret`,
-          [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
-          AGENTCAGE_STAND_IN: options.standIn === true ? "1" : "0",
-          ...(options.upstreams?.claude === undefined ? {} : { [EGRESS_VARIABLES.claudeUpstream]: options.upstreams.claude }),
-          ...(options.upstreams?.codex === undefined ? {} : { [EGRESS_VARIABLES.codexUpstream]: options.upstreams.codex }),
-        },
+          [EGRESS_VARIABLES.controlSecretFile]: `${SECRET_DIR}/${CONTROL_SECRET_KEY}`,
+        }),
         user: "10002:10002",
         port: DEFAULT_EGRESS_PORT,
         controlDir: CONTROL_DIR,
         secretDir: SECRET_DIR,
-        secretName: controlSecretName(name),
         // Lives as long as this process: only its death makes the proxy an orphan for the sweep.
         labels: ownershipLabels({ session, ...thisProcess(), deadline: String(Number.MAX_SAFE_INTEGER) }),
-        memoryBytes: PROXY_MEMORY_BYTES,
-        tmpBytes: PROXY_TMP_BYTES,
+        memoryBytes: PROXY_LIMITS.memoryBytes,
+        tmpBytes: PROXY_LIMITS.tmpfsBytes,
         ...(options.imagePullPolicy === undefined ? {} : { imagePullPolicy: options.imagePullPolicy }),
       },
       secret,
@@ -120,23 +118,14 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
   };
 }
 
-/**
- * The proxies a dead process of this host left in the namespace (the same rules as its containers':
- * host, pid and start time), removed before a new one starts; this process's own live ones are kept.
- */
+/** The proxies a dead process of this host left in the namespace, removed before a new one starts (proxy-parts.ts decides which). */
 async function sweepProxies(
   options: KubeEgressGatewayOptions,
   namespace: string,
   session: string,
   sweep: typeof import("../kube/index.js").sweepEgressProxies,
 ): Promise<void> {
-  const me = thisProcess();
-  const context = { session, me, isLive: () => false, now: Date.now() };
-  const removed = await sweep(options.api, namespace, (labels) => {
-    const ownership = ownershipFromLabels(labels);
-    if (ownership.host === me.host && ownership.pid === me.pid && ownership.pidStart === me.pidStart) return undefined;
-    return orphanedBecause("", ownership, context);
-  }).catch((error: unknown) => {
+  const removed = await sweep(options.api, namespace, (labels) => orphanedProxyBecause(labels, session)).catch((error: unknown) => {
     options.logger?.warn({ err: (error as Error).message, namespace }, "the egress proxies left in the cluster could not be swept");
     return [];
   });
@@ -148,7 +137,7 @@ async function untilControlAnswers(client: ReturnType<typeof createEgressControl
   const deadline = Date.now() + CONTROL_WAIT_MS;
   for (;;) {
     try {
-      await client.meter("0000000000000000");
+      await client.meter(READINESS_PROBE);
       return;
     } catch (error) {
       // Not listening yet (the bridge finds no socket) until the deadline; then what it last said.

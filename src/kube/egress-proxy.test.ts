@@ -27,7 +27,6 @@ const OPTIONS: EgressProxyPodOptions = {
   port: 8751,
   controlDir: "/run/agentcage",
   secretDir: "/run/agentcage-secret",
-  secretName: "agentcage-egress-00000000000000aa-control",
   labels: {},
   memoryBytes: 512 * 1024 * 1024,
   tmpBytes: 16 * 1024 * 1024,

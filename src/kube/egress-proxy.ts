@@ -9,7 +9,8 @@ import type { KubeApi } from "./kube-api.js";
 import { apiMessage, KubernetesError } from "./kube-error.js";
 import { EGRESS_CONTAINER_NAME } from "./limits.js";
 import type { EgressProxyPeer } from "./options.js";
-import type { PodObject } from "./pod-status.js";
+import { FINAL_WAITING, type PodObject } from "./pod-status.js";
+import { removeEgressProxy } from "./egress-sweep.js";
 import { controlSecret, egressPeer, type EgressProxyPodOptions, renderEgressProxy } from "./render-egress.js";
 
 export type EgressProxyPod = {
@@ -41,34 +42,22 @@ export type EgressProxyStart = {
 /** A node start in the proxy's container, on a busy node. */
 const BRIDGE_CONNECT_TIMEOUT_MS = 15_000;
 
-const REMOVAL_ORDER = ["Pod", "Service", "NetworkPolicy", "Secret"] as const;
-
 export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodOptions, secret: string, start: EgressProxyStart): Promise<EgressProxyPod> {
   const manifest = renderEgressProxy(options);
   const namespace = manifest.pod.metadata?.namespace ?? "";
   const name = options.name;
-  const made: Array<(typeof REMOVAL_ORDER)[number]> = [];
-  // Every object is tried, whatever one refuses: what is left is named, never a part of it hidden.
+  // Every object is tried, whatever one refuses or was never made: what is left is named, never a part of it hidden.
   const remove = async (): Promise<void> => {
-    const left: string[] = [];
-    for (const kind of REMOVAL_ORDER) {
-      if (!made.includes(kind)) continue;
-      const object = kind === "Secret" ? options.secretName : name;
-      await api.remove(kind, namespace, object).catch((error: unknown) => left.push(`${kind} ${object} (${apiMessage(error)})`));
-    }
+    const left = await removeEgressProxy(api, namespace, name);
     if (left.length > 0)
       throw new KubernetesError(`the egress proxy's ${left.join(", ")} could not be removed from ${namespace}; remove them by hand (kubectl delete)`);
   };
   try {
     await api.createSecret(namespace, controlSecret(options, secret));
-    made.push("Secret");
     await api.createNetworkPolicy(namespace, manifest.networkPolicy);
-    made.push("NetworkPolicy");
     const { clusterIP } = await api.createService(namespace, manifest.service);
-    made.push("Service");
     if (clusterIP === "" || clusterIP === "None") throw new KubernetesError(`the Service ${name} was given no cluster address (${JSON.stringify(clusterIP)})`);
     await api.createPod(namespace, manifest.pod);
-    made.push("Pod");
     await untilRunning(api, namespace, name, start.startTimeoutMs, start.signal);
     const connect = () => bridged(api, namespace, name, start);
     return { name, namespace, clusterIP, peer: egressPeer(options), connect, remove };
@@ -139,7 +128,7 @@ function proxyState(pod: PodObject): "running" | string | undefined {
   if (ended !== undefined) return `its container exited (code ${ended.exitCode ?? "unknown"}${ended.reason === undefined ? "" : `, ${ended.reason}`})`;
   if (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") return `it ended (${pod.status.reason ?? pod.status.phase})`;
   const waiting = container?.state?.waiting;
-  if (waiting?.reason !== undefined && ["ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError"].includes(waiting.reason)) {
+  if (waiting?.reason !== undefined && FINAL_WAITING.has(waiting.reason)) {
     return `${waiting.reason}${waiting.message === undefined ? "" : ` (${waiting.message})`}`;
   }
   return undefined;

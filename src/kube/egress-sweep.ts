@@ -5,10 +5,24 @@
 import type { KubeApi } from "./kube-api.js";
 import { EGRESS_NAME_VALUE } from "./limits.js";
 import { OWNER_LABEL } from "../container/index.js";
+import { apiMessage } from "./kube-error.js";
+import { controlSecretName } from "./render-egress.js";
 
-/** The Secret that holds a proxy's control secret, by the proxy's name. */
-export function controlSecretName(proxy: string): string {
-  return `${proxy}-control`;
+/**
+ * Removes a proxy's Pod, Service, NetworkPolicy and control Secret, trying every one whatever another
+ * answers (one already gone is no error); answers what could not be removed, with the API's words.
+ */
+export async function removeEgressProxy(api: KubeApi, namespace: string, name: string): Promise<string[]> {
+  const objects = [
+    ["Pod", name],
+    ["Service", name],
+    ["NetworkPolicy", name],
+    ["Secret", controlSecretName(name)],
+  ] as const;
+  const left: string[] = [];
+  for (const [kind, object] of objects)
+    await api.remove(kind, namespace, object).catch((error: unknown) => left.push(`${kind} ${object} (${apiMessage(error)})`));
+  return left;
 }
 
 /**
@@ -27,13 +41,7 @@ export async function sweepEgressProxies(
     if (name === undefined || labels[OWNER_LABEL] !== EGRESS_NAME_VALUE) continue;
     const why = orphaned(labels);
     if (why === undefined) continue;
-    const gone = await Promise.allSettled([
-      api.remove("Pod", namespace, name),
-      api.remove("Service", namespace, name),
-      api.remove("NetworkPolicy", namespace, name),
-      api.remove("Secret", namespace, controlSecretName(name)),
-    ]);
-    if (gone.every((one) => one.status === "fulfilled")) removed.push({ name, why });
+    if ((await removeEgressProxy(api, namespace, name)).length === 0) removed.push({ name, why });
   }
   return removed;
 }

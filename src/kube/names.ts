@@ -1,4 +1,4 @@
-// Whether a name, a label or a value is one Kubernetes takes, checked before anything is sent, so a
+// Whether a name, a label, a port or a value is one Kubernetes takes, checked before anything is sent, so a
 // refusal names our parameter rather than coming back as the API server's 422 about a Pod field.
 // The rules are Kubernetes' own (apimachinery validation: qualified names, label values, DNS names).
 import { KubernetesError } from "./kube-error.js";
@@ -51,4 +51,12 @@ export function checkedName(option: string, value: string): string {
     throw new KubernetesError(`${option} ${JSON.stringify(value)} is not a Kubernetes name; write lower-case letters, digits, "-" and "."`);
   }
   return value;
+}
+
+/** A TCP port the options give (the egress proxy's), or a refusal naming the option. */
+export function checkedPort(option: string, port: number): number {
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new KubernetesError(`${option} ${JSON.stringify(port)} is not a TCP port; write the egress proxy's port, 1 to 65535`);
+  }
+  return port;
 }

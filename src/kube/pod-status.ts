@@ -38,8 +38,8 @@ export type PodState =
   | { readonly kind: "ended"; readonly exitCode: number; readonly reason?: string }
   | { readonly kind: "refused"; readonly reason: string; readonly message: string };
 
-/** Waiting reasons Kubernetes does not get past by itself for this Pod: the Run is unavailable at once. */
-const FINAL_WAITING = new Set([
+/** Waiting reasons Kubernetes does not get past by itself for a Pod: a Run's (or the egress proxy's) start ends at once. */
+export const FINAL_WAITING: ReadonlySet<string> = new Set([
   "ImagePullBackOff",
   "InvalidImageName",
   "ErrImageNeverPull",

@@ -20,7 +20,6 @@ const OPTIONS: EgressProxyPodOptions = {
   port: 8751,
   controlDir: "/run/agentcage",
   secretDir: "/run/agentcage-secret",
-  secretName: "agentcage-egress-0123456789abcdef-control",
   labels: { "agentcage.session": "s1" },
   memoryBytes: 512 * 1024 * 1024,
   tmpBytes: 16 * 1024 * 1024,
@@ -65,7 +64,7 @@ describe("the in-cluster egress proxy's objects", () => {
     expect(volumes["control"]).toEqual({ name: "control", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } });
     expect(mounts["/run/agentcage"]).toEqual({ name: "control", mountPath: "/run/agentcage", readOnly: false });
     expect(volumes["control-secret"]?.secret).toEqual({
-      secretName: OPTIONS.secretName,
+      secretName: "agentcage-egress-0123456789abcdef-control",
       defaultMode: 0o440,
       items: [{ key: CONTROL_SECRET_KEY, path: CONTROL_SECRET_KEY }],
     });

@@ -7,11 +7,11 @@ import type { IPod, ISecret, IService } from "kubernetes-models/v1";
 import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { KubernetesError } from "./kube-error.js";
 import { EGRESS_CONTAINER_NAME, EGRESS_INSTANCE_LABEL, EGRESS_NAME_LABEL, EGRESS_NAME_VALUE } from "./limits.js";
-import { checkedLabels, checkedName, isDnsLabel } from "./names.js";
+import { checkedLabels, checkedName, checkedPort, isDnsLabel } from "./names.js";
 import type { EgressProxyPeer } from "./options.js";
 import { podUser } from "./pod-fields.js";
 import type { EgressProxyManifest, RunSecret } from "./pod-types.js";
-import { podNamespace } from "./render-pod.js";
+import { lockedDown, podNamespace } from "./render-pod.js";
 import { validatedEgressProxy } from "./validate.js";
 
 export type EgressProxyPodOptions = {
@@ -30,10 +30,8 @@ export type EgressProxyPodOptions = {
   readonly port: number;
   /** Where its control socket is made: a memory emptyDir of its own. */
   readonly controlDir: string;
-  /** Where the control Secret's one key is mounted as a file (mode 0400). */
+  /** Where the control Secret's one key is mounted as a file (mode 0440, its group fsGroup). */
   readonly secretDir: string;
-  /** The Secret that holds the control secret (controlSecret). */
-  readonly secretName: string;
   /** Ownership labels (session, host, pid), so a sweep by label finds it. */
   readonly labels: Readonly<Record<string, string>>;
   readonly memoryBytes: number;
@@ -41,6 +39,11 @@ export type EgressProxyPodOptions = {
   readonly tmpBytes: number;
   readonly imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
 };
+
+/** The Secret that holds a proxy's control secret, by the proxy's name. */
+export function controlSecretName(proxy: string): string {
+  return `${proxy}-control`;
+}
 
 /** The key of the control Secret, which is the file the proxy reads in secretDir. */
 export const CONTROL_SECRET_KEY = "control-secret";
@@ -92,19 +95,10 @@ function egressObjects(options: EgressProxyPodOptions): EgressProxyManifest {
           imagePullPolicy: options.imagePullPolicy ?? "IfNotPresent",
           command: [...options.command],
           env: Object.entries(options.env).map(([name, value]) => ({ name, value })),
-          ports: [{ name: "agents", containerPort: checkedPort(options.port), protocol: "TCP" }],
+          ports: [{ name: "agents", containerPort: checkedPort("the egress proxy's port", options.port), protocol: "TCP" }],
           stdin: false,
           tty: false,
-          securityContext: {
-            runAsUser: uid,
-            runAsGroup: gid,
-            runAsNonRoot: true,
-            privileged: false,
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ["ALL"] },
-            seccompProfile: { type: "RuntimeDefault" },
-          },
+          securityContext: lockedDown(uid, gid),
           resources: { limits: resources, requests: resources },
           volumeMounts: [
             { name: "control", mountPath: options.controlDir, readOnly: false },
@@ -117,7 +111,7 @@ function egressObjects(options: EgressProxyPodOptions): EgressProxyManifest {
         { name: "control", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } },
         {
           name: "control-secret",
-          secret: { secretName: options.secretName, defaultMode: 0o440, items: [{ key: CONTROL_SECRET_KEY, path: CONTROL_SECRET_KEY }] },
+          secret: { secretName: controlSecretName(options.name), defaultMode: 0o440, items: [{ key: CONTROL_SECRET_KEY, path: CONTROL_SECRET_KEY }] },
         },
         { name: "tmp", emptyDir: { medium: "Memory", sizeLimit: String(options.tmpBytes) } },
       ],
@@ -149,12 +143,12 @@ function egressObjects(options: EgressProxyPodOptions): EgressProxyManifest {
 }
 
 /** The Secret holding the control secret; made with the proxy, removed with it, never printed. */
-export function controlSecret(options: Pick<EgressProxyPodOptions, "secretName" | "namespace" | "labels">, secret: string): RunSecret {
+export function controlSecret(options: Pick<EgressProxyPodOptions, "name" | "namespace" | "labels">, secret: string): RunSecret {
   const object: ISecret = {
     apiVersion: "v1",
     kind: "Secret",
     metadata: {
-      name: checkedName("the control Secret's name", options.secretName),
+      name: checkedName("the control Secret's name", controlSecretName(options.name)),
       namespace: podNamespace(options),
       labels: checkedLabels({ ...options.labels }),
     },
@@ -163,11 +157,4 @@ export function controlSecret(options: Pick<EgressProxyPodOptions, "secretName" 
     stringData: { [CONTROL_SECRET_KEY]: secret },
   };
   return object;
-}
-
-function checkedPort(port: number): number {
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new KubernetesError(`the egress proxy's port ${JSON.stringify(port)} is not a TCP port; write 1 to 65535`);
-  }
-  return port;
 }

@@ -5,7 +5,7 @@
 import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { type ComposedSpec, RUN_LABEL } from "../container/index.js";
 import { KubernetesError } from "./kube-error.js";
-import { checkedLabels } from "./names.js";
+import { checkedLabels, checkedPort } from "./names.js";
 import type { PodOptions } from "./options.js";
 import type { RunNetworkPolicy } from "./pod-types.js";
 import { podLabels, podNamespace } from "./render-pod.js";
@@ -26,7 +26,7 @@ export function renderNetworkPolicy(spec: ComposedSpec, options: PodOptions): Ru
                   : { namespaceSelector: { matchLabels: checkedLabels(nonEmpty("proxy.namespaceLabels", network.proxy.namespaceLabels)) } }),
               },
             ],
-            ports: [{ protocol: "TCP" as const, port: checkedPort(network.proxy.port) }],
+            ports: [{ protocol: "TCP" as const, port: checkedPort("proxy.port", network.proxy.port) }],
           },
         ];
   const policy: INetworkPolicy = {
@@ -51,11 +51,4 @@ function nonEmpty(option: string, labels: Readonly<Record<string, string>>): Rea
     );
   }
   return labels;
-}
-
-function checkedPort(port: number): number {
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new KubernetesError(`proxy.port ${JSON.stringify(port)} is not a TCP port; write the egress proxy's port, 1 to 65535`);
-  }
-  return port;
 }

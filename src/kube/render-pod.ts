@@ -98,8 +98,11 @@ export function renderPod(spec: ComposedSpec, options: PodOptions): RunPod {
   return pod;
 }
 
-/** Every container of a Run's Pod, the agent's and its helpers' alike: as the spec's user, nothing added, nothing writable but its mounts. */
-function lockedDown(uid: number, gid: number): NonNullable<IContainer["securityContext"]> {
+/**
+ * Every container of a Run's Pod, the agent's and its helpers' alike, and the egress proxy's in a
+ * cluster: as the spec's user, nothing added, nothing writable but its mounts.
+ */
+export function lockedDown(uid: number, gid: number): NonNullable<IContainer["securityContext"]> {
   return {
     runAsUser: uid,
     runAsGroup: gid,

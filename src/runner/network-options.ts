@@ -2,6 +2,7 @@
 // and the settings it replaces. Each refusal names the option, quotes the value and says what to write.
 
 import { connectTarget } from "../egress/index.js";
+import { isKubeEgressGateway } from "../gateway/index.js";
 import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
 import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
 
@@ -73,7 +74,7 @@ function checkEgress(options: AgentRunnerOptions, policy: NetworkPolicy): void {
   const gateway = options.egress as unknown as Record<string, unknown> | undefined;
   const perEngine = typeof gateway === "object" && gateway !== null && typeof gateway["forEngine"] === "function";
   const single = typeof gateway === "object" && gateway !== null && typeof gateway["register"] === "function" && typeof gateway["container"] === "string";
-  const inCluster = single && typeof gateway["peer"] === "object";
+  const inCluster = single && isKubeEgressGateway(gateway);
   if (options.kubernetes !== undefined || inCluster) {
     if (options.kubernetes !== undefined && inCluster) {
       const runs = options.kubernetes.namespace;

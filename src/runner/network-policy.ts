@@ -4,9 +4,8 @@
 // The one place that decides which variables point a CLI at the proxy.
 
 import { newRunId, type RunNetwork } from "../runtime/index.js";
-import type { EgressGateway } from "../gateway/index.js";
+import { type EgressGateway, isKubeEgressGateway } from "../gateway/index.js";
 import type { RunMeter } from "../egress/index.js";
-import type { EgressProxyPeer } from "../kube/index.js";
 import type { Credential, AgentRequest } from "../agents/index.js";
 
 export const NETWORK_POLICIES = ["none", "model", "allowlist", "open"] as const;
@@ -141,9 +140,7 @@ export function proxiedRun(
     network: {
       kind: "internal",
       // A proxy in a cluster is a Pod's door, named by its NetworkPolicy; one on an engine joins the Run's network.
-      ...("peer" in gateway && gateway.peer !== undefined
-        ? { podPeer: gateway.peer as EgressProxyPeer }
-        : { attach: { container: gateway.container, alias: gateway.alias } }),
+      ...(isKubeEgressGateway(gateway) ? { podPeer: gateway.peer } : { attach: { container: gateway.container, alias: gateway.alias } }),
       onOpened: async ({ subnets }) => {
         if (subnets.length === 0) throw new Error("the engine gave it no address range, so the Run's token cannot be bound to it");
         if (!(await gateway.bind(runId, subnets))) throw new Error("the egress proxy no longer knows the Run (was it restarted?)");
