@@ -21,6 +21,8 @@ const RANKS: Readonly<Record<string, number>> = {
   mounts: 0,
   plan: 0,
   redact: 0,
+  // Telling slow from dead: bounds stretched by the machine's load, peers given up only when shown gone.
+  liveness: 0,
   shape: 0,
   // A Run's spans through @opentelemetry/api alone: the runtime, the runner and the service use it.
   trace: 0,
