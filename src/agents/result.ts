@@ -97,6 +97,11 @@ export type AgentEvent =
   | { readonly type: "stall_warning"; readonly silentSeconds: number; readonly stallSeconds: number; readonly lastEvent?: string }
   /** Under the egress proxy: what it has metered so far, from the provider's own answers (each replaces the one before). */
   | { readonly type: "metered"; readonly turns: number; readonly usage: MeteredUsage; readonly costUsd: number; readonly refused: number }
+  /**
+   * Under the egress proxy: it has not answered a reading of the meter for this long, yet it lives
+   * (its container runs, its socket accepts): slow is not gone, so the Run waits for it. Once a reading.
+   */
+  | { readonly type: "egress_slow"; readonly waitedSeconds: number }
   | { readonly type: "result"; readonly result: AgentResult }
   | { readonly type: "error"; readonly message: string };
 

@@ -65,6 +65,8 @@ function plainLine(event: AgentEvent, progress: Progress): string | undefined {
       return event.isError ? `tool failed${event.text === undefined ? "" : `: ${shorten(oneLine(event.text), 200)}`}` : undefined;
     case "assistant_text":
       return event.text.trim() === "" ? undefined : `says ${shorten(oneLine(event.text), 200)}`;
+    case "egress_slow":
+      return `the egress proxy is slow: no answer from it for ${event.waitedSeconds} s; it runs, so the Run waits for it`;
     case "stall_warning":
       return `quiet for ${event.silentSeconds} s, no CPU used: stopped as stalled at ${event.stallSeconds} s${event.lastEvent === undefined ? "" : ` (last: ${shorten(oneLine(event.lastEvent), 100)})`}`;
     case "usage":

@@ -6,10 +6,11 @@
 // EgressArgumentError with the endpoint's message); the secret appears in no error.
 
 import { Agent, request, type IncomingMessage, type RequestOptions } from "node:http";
-import type { Socket } from "node:net";
+import { connect as connectSocket, type Socket } from "node:net";
 import { Duplex } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { AgentcageError } from "../errors/index.js";
+import { describeBound, patientTimer } from "../liveness/index.js";
 import { CALLER_CONNECTION_IDLE_MS, CONTROL_REQUEST_TIMEOUT_MS, EVENTS_RECONNECT_MAX_MS, MAX_CALLER_CONNECTIONS, MIN_CONTROL_SECRET_LENGTH } from "./limits.js";
 import type { EgressControl } from "./proxy.js";
 import { EgressArgumentError, type EgressBreach, type RunMeter, type RunRegistration } from "./run.js";
@@ -28,7 +29,7 @@ export type EgressControlClientOptions = {
   /** How messages name the endpoint; default its socketPath or url, or "a connection of the caller's". */
   readonly where?: string;
   readonly secret: string;
-  /** How long one request may go unanswered before it fails; default CONTROL_REQUEST_TIMEOUT_MS. Not the event stream. */
+  /** How long one request may go unanswered on an idle machine before it fails, stretched by the load; default CONTROL_REQUEST_TIMEOUT_MS. Not the event stream. */
   readonly requestTimeoutMs?: number;
   /** Milliseconds before the event stream is reopened after a drop, doubled for each failed reopening up to EVENTS_RECONNECT_MAX_MS. Default 1000. */
   readonly reconnectMs?: number;
@@ -37,6 +38,12 @@ export type EgressControlClientOptions = {
 export type EgressControlClient = EgressControl & {
   /** Resolves once the breach event stream is open (after the first onBreach), so no breach after it is missed. */
   readonly eventsOpen: () => Promise<void>;
+  /**
+   * Whether the endpoint refuses connections now (nothing listens on its socket or port): why, said
+   * after "it", or undefined when a connection opens or it cannot be told (a caller's connection).
+   * A slow endpoint still accepts: only a refusal shows it gone.
+   */
+  readonly refusal: () => Promise<string | undefined>;
   /** Closes the event stream; later calls still work. */
   readonly close: () => void;
 };
@@ -91,9 +98,16 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
         if (!again && req.reusedSocket && error.code === "ECONNRESET") call(method, path, body, true).then(resolve, reject);
         else reject(new EgressControlError(`the egress proxy's control endpoint at ${where} could not be reached: ${error.message}`));
       });
-      // An answer that never comes (a proxy hung, a bridge stuck) is a failure, not a wait without end.
-      const bound = options.requestTimeoutMs ?? CONTROL_REQUEST_TIMEOUT_MS;
-      req.setTimeout(bound, () => req.destroy(new Error(`no answer to ${method} ${path.replace(/\/v1\/runs\/[^/]+/, "/v1/runs/ID")} within ${bound} ms`)));
+      // An answer that never comes (a proxy hung, a bridge stuck) is a failure, not a wait without end;
+      // one that is only slow on a busy machine is waited for as long as the load stretches the bound.
+      const bound = patientTimer(options.requestTimeoutMs ?? CONTROL_REQUEST_TIMEOUT_MS, (hit) =>
+        req.destroy(
+          new Error(
+            `no answer to ${method} ${path.replace(/\/v1\/runs\/[^/]+/, "/v1/runs/ID")} within ${describeBound(hit)} (${options.requestTimeoutMs === undefined ? "CONTROL_REQUEST_TIMEOUT_MS" : "requestTimeoutMs"})`,
+          ),
+        ),
+      );
+      req.on("close", bound.cancel);
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
 
@@ -193,6 +207,7 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
       };
     },
     eventsOpen: () => opened,
+    refusal: () => (agent !== undefined ? Promise.resolve(undefined) : refusedAt(options.socketPath === undefined ? { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) } : { path: options.socketPath })),
     close: () => {
       closed = true;
       shut();
@@ -200,6 +215,27 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
       agent?.destroy();
     },
   };
+}
+
+/** Codes with which a connection is refused because nothing listens there (or no socket is there at all). */
+const REFUSED = new Set(["ECONNREFUSED", "ENOENT"]);
+
+/** Opens and closes one connection: why it was refused (said after "it"), or undefined when it opened or could not be told in time. */
+function refusedAt(where: { readonly path: string } | { readonly host: string; readonly port: number }): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connectSocket(where as { path: string });
+    // A connection that neither opens nor is refused is a slow endpoint, not a gone one.
+    const bound = patientTimer(CONTROL_REQUEST_TIMEOUT_MS, () => settle(undefined));
+    function settle(why: string | undefined): void {
+      bound.cancel();
+      socket.destroy();
+      resolve(why);
+    }
+    socket.once("connect", () => settle(undefined));
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      settle(error.code !== undefined && REFUSED.has(error.code) ? `refuses connections on its control endpoint (${error.code})` : undefined),
+    );
+  });
 }
 
 /**

@@ -78,6 +78,8 @@ export async function connectEgressGateway(connection: EgressGatewayConnection):
     alias: EGRESS_ALIAS,
     port: connection.port ?? DEFAULT_EGRESS_PORT,
     ...(connection.codexModel === undefined ? {} : { codexModel: connection.codexModel }),
+    // The Operator's proxy is no container of this process's to inspect: gone when its socket refuses.
+    gone: client.refusal,
     close: async () => client.close(),
   };
 }

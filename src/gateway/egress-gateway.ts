@@ -44,6 +44,12 @@ export type EgressGateway = EgressControlClient & {
    * with only); absent: codex's own default.
    */
   readonly codexModel?: string;
+  /**
+   * Whether the proxy is shown gone now: why, said after "it" ("is not running (its container
+   * exited, code 137)", "refuses connections on its control endpoint (ECONNREFUSED)"), or undefined
+   * when it lives or cannot be told. Slow is not gone: a proxy that is paused or busy lives.
+   */
+  readonly gone: () => Promise<string | undefined>;
   /** Stops the proxy (a runtime-started one) and removes its control directory; an Operator's is left running. */
   readonly close: () => Promise<void>;
 };
@@ -179,12 +185,27 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     alias: EGRESS_ALIAS,
     port: DEFAULT_EGRESS_PORT,
     ...(options.codexModel === undefined ? {} : { codexModel: options.codexModel }),
+    gone: async () => (await client.refusal()) ?? (await containerGone(engine, spec.name)),
     close: async () => {
       client.close();
       await stopProxy();
       await cleanup();
     },
   };
+}
+
+/**
+ * Whether the engine shows the proxy's container gone: removed, or not running (a paused one runs).
+ * An engine that does not answer shows nothing: that is the engine's own liveness to tell.
+ */
+export async function containerGone(engine: Engine, container: string): Promise<string | undefined> {
+  try {
+    const state = await engine.inspect(container);
+    if (state === undefined) return "is not running (its container is gone)";
+    return state.running ? undefined : `is not running (its container exited, code ${state.exitCode})`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One probe's bound: a bridge's start and one answer, on a busy engine. */

@@ -111,6 +111,8 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
     peer: proxy.peer,
     namespace,
     ...(options.codexModel === undefined ? {} : { codexModel: options.codexModel }),
+    // Reached over exec, so no socket of this process's can refuse: the cluster tells.
+    gone: proxy.gone,
     close: async () => {
       client.close();
       await proxy.remove();

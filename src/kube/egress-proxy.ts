@@ -7,7 +7,7 @@
 import { Duplex, PassThrough } from "node:stream";
 import type { KubeApi } from "./kube-api.js";
 import { apiMessage, KubernetesError } from "./kube-error.js";
-import { EGRESS_CONTAINER_NAME } from "./limits.js";
+import { EGRESS_CONTAINER_NAME, EGRESS_INSTANCE_LABEL } from "./limits.js";
 import type { EgressProxyPeer } from "./options.js";
 import { FINAL_WAITING, type PodObject } from "./pod-status.js";
 import { removeEgressProxy } from "./egress-sweep.js";
@@ -24,6 +24,8 @@ export type EgressProxyPod = {
   readonly connect: () => Promise<Duplex>;
   /** Removes the Pod, Service, NetworkPolicy and Secret; an object already gone is no error. */
   readonly remove: () => Promise<void>;
+  /** Whether the cluster shows the proxy's Pod gone (deleted, ended, its container exited): why, said after "it"; undefined while it runs or the API cannot tell. */
+  readonly gone: () => Promise<string | undefined>;
 };
 
 export type EgressProxyStart = {
@@ -60,7 +62,7 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
     await api.createPod(namespace, manifest.pod);
     await untilRunning(api, namespace, name, start.startTimeoutMs, start.signal);
     const connect = () => bridged(api, namespace, name, start);
-    return { name, namespace, clusterIP, peer: egressPeer(options), connect, remove };
+    return { name, namespace, clusterIP, peer: egressPeer(options), connect, remove, gone: () => podGone(api, namespace, name) };
   } catch (error) {
     await remove().catch(() => undefined);
     throw error instanceof KubernetesError
@@ -132,6 +134,20 @@ function proxyState(pod: PodObject): "running" | string | undefined {
     return `${waiting.reason}${waiting.message === undefined ? "" : ` (${waiting.message})`}`;
   }
   return undefined;
+}
+
+/** The proxy's Pod as the API lists it now: gone when it is not there or will not run; a Pod the API cannot list shows nothing. */
+async function podGone(api: KubeApi, namespace: string, name: string): Promise<string | undefined> {
+  let pods: PodObject[];
+  try {
+    pods = await api.listPods(namespace, `${EGRESS_INSTANCE_LABEL}=${name}`);
+  } catch {
+    return undefined;
+  }
+  const pod = pods.find((one) => one.metadata?.name === name);
+  if (pod === undefined) return `is not running (its Pod ${name} is gone)`;
+  const said = proxyState(pod);
+  return said === undefined || said === "running" ? undefined : `is not running (${said.replace(/^it /, "")})`;
 }
 
 function waitingWords(pod: PodObject | undefined): string {

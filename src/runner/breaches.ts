@@ -4,10 +4,15 @@
 
 import type { EgressBreach } from "../egress/index.js";
 import type { EgressGateway } from "../gateway/index.js";
-import { EGRESS_EVENTS_OPEN_MS } from "./limits.js";
+import { describeBound, GoneError, whileAlive, withinPatience } from "../liveness/index.js";
+import { EGRESS_EVENTS_OPEN_MS, METER_READ_SLOW_MS } from "./limits.js";
 
 export type BreachListener = {
-  /** Listens to the proxy (once per proxy: over several engines, each engine's), and resolves when its breach stream is open; rejects if it does not open in time. */
+  /**
+   * Listens to the proxy (once per proxy: over several engines, each engine's), and resolves when its
+   * breach stream is open; rejects when the proxy is shown gone, or the stream has not opened within
+   * EGRESS_EVENTS_OPEN_MS stretched by the machine's load.
+   */
   readonly hear: (proxy: EgressGateway) => Promise<void>;
   /** Hands the breaches of the Run to `onBreach` until `forget`. */
   readonly atSource: (runId: string, onBreach: (breach: EgressBreach) => void) => void;
@@ -24,14 +29,14 @@ export function createBreachListener(): BreachListener {
         proxy.onBreach((breach) => atSource.get(breach.runId)?.(breach));
         heard.add(proxy);
       }
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`its breach event stream did not open within ${EGRESS_EVENTS_OPEN_MS} ms (EGRESS_EVENTS_OPEN_MS); is the proxy running?`)),
-          EGRESS_EVENTS_OPEN_MS,
-        );
+      const open = whileAlive(proxy.eventsOpen(), { gone: proxy.gone, checkEveryMs: METER_READ_SLOW_MS }).catch((error: unknown) => {
+        throw error instanceof GoneError ? new Error(`it ${error.why}`) : error;
       });
-      await Promise.race([proxy.eventsOpen(), late]).finally(() => clearTimeout(timer));
+      await withinPatience(
+        open,
+        EGRESS_EVENTS_OPEN_MS,
+        (hit) => new Error(`its breach event stream did not open within ${describeBound(hit)} (EGRESS_EVENTS_OPEN_MS), though it runs`),
+      );
     },
     atSource: (runId, onBreach) => void atSource.set(runId, onBreach),
     forget: (runId) => void atSource.delete(runId),

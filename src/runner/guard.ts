@@ -30,6 +30,8 @@ export type RunGuard = {
   readonly watch: (event: AgentEvent) => AgentEvent[];
   /** The last event the agent printed, in a few words. */
   readonly lastEvent: () => string | undefined;
+  /** Whether the agent printed its terminal record (its answer, or its failure): from then on nothing it waits on can end it unavailable. */
+  readonly answered: () => boolean;
   /**
    * The Run's end reason (a CLI that stopped itself at its own cap, claude's --max-budget-usd, is
    * budget_exceeded too), the budget report, and a stopped Run's result completed with what was seen.
@@ -55,6 +57,7 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
   let exceeded: BudgetCap | undefined;
   let lastBudgetEventAt = Number.NEGATIVE_INFINITY;
   let last: string | undefined;
+  let answered = false;
 
   const breach = (found: ReturnType<BudgetMeter["observe"]>): boolean => {
     if (found === undefined || own.signal.aborted) return false;
@@ -69,6 +72,7 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
     signal,
     watch: (event) => {
       last = describeEvent(event) ?? last;
+      if (event.type === "result") answered = true;
       if (meter === undefined || caps === undefined) return [];
       const passed = breach(meter.observe(event, now()));
       const at = now();
@@ -77,6 +81,7 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
       return [{ type: "budget", used: meter.used(at), caps }];
     },
     lastEvent: () => last,
+    answered: () => answered,
     finish: (ended, result) => {
       const atOwnCap = ended === "failed" && result?.reason === "budget_exceeded";
       const reason = atOwnCap ? ("budget_exceeded" as const) : ended;

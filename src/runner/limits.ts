@@ -11,14 +11,18 @@ export const MAX_API_RETRIES = 10;
  */
 export const EXIT_AFTER_RESULT_MS = 2000;
 
-/** Between two readings of the egress proxy's meter during a Run (a `metered` event when it changed). */
+/** Between two readings of the egress proxy's meter during a Run (a `metered` event when it changed), when the last one answered in time. */
 export const METER_EVENT_INTERVAL_MS = 1000;
+/** The longest wait between two readings, reached by doubling after each reading that was late or failed: a busy proxy is asked less. */
+export const METER_MAX_INTERVAL_MS = 30_000;
 /**
- * Readings of the proxy's meter in a row (one each METER_EVENT_INTERVAL_MS) that may fail before a
- * Run under `model` or `allowlist` ends unavailable: its agent cannot reach its model without the proxy.
+ * A reading unanswered this long on an idle machine (stretched by the load) is slow: the proxy is
+ * then asked whether it is gone (its container, its socket), and waited for again if it is not. No
+ * count of slow readings ends a Run: only a proxy shown gone does (DESIGN decision 16).
  */
-export const EGRESS_GONE_AFTER_MISSES = 2;
-/** One reading of the proxy's meter that has not answered in this long is a miss. */
-export const METER_READ_TIMEOUT_MS = 2000;
-/** How long a Run waits for the egress proxy's breach event stream to open before it ends unavailable. */
+export const METER_READ_SLOW_MS = 2000;
+/**
+ * How long, on an idle machine (stretched by the load), a Run waits for the egress proxy's breach
+ * event stream to open before it ends unavailable; a proxy shown gone ends the wait at once.
+ */
 export const EGRESS_EVENTS_OPEN_MS = 10_000;

@@ -1,70 +1,94 @@
 // Watching the egress proxy's meter while a proxied Run goes: each change as a `metered` event (the
-// provider's own counts, even for a CLI that prints its usage only at the end), each streamed answer
-// as a sign of life, and a proxy that stops answering as the end of the Run.
-// Invariant: once the Run's token is revoked, nothing read from the proxy ends or tells the Run anything.
+// provider's own counts, even for a CLI that prints its usage only at the end), and a proxy shown
+// gone (its container not running, its socket refusing) as the end of the Run. A reading that is
+// late is a slow proxy: told once as an `egress_slow` event, waited for, and the next read later.
+// Invariant: one reading at a time; once the Run's token is revoked or its agent has answered,
+// nothing read from the proxy ends the Run.
 
 import type { RunMeter } from "../egress/index.js";
 import type { EgressGateway } from "../gateway/index.js";
 import type { AgentEvent } from "../agents/index.js";
-import { EGRESS_GONE_AFTER_MISSES, METER_EVENT_INTERVAL_MS, METER_READ_TIMEOUT_MS } from "./limits.js";
+import { GoneError, whileAlive } from "../liveness/index.js";
+import { METER_EVENT_INTERVAL_MS, METER_MAX_INTERVAL_MS, METER_READ_SLOW_MS } from "./limits.js";
 import type { ProxiedRun } from "./network-policy.js";
 
+export type MeterWatch = {
+  /** Readings that were late (slow, then answered or not), so far. */
+  readonly slowReadings: () => number;
+  readonly stop: () => void;
+};
+
 /**
- * While a proxied Run goes on, the proxy's meter as `metered` events, each time it changed: the
- * provider's own counts, even for a CLI that prints its usage only at the end.
+ * While a proxied Run goes on, the proxy's meter as `metered` events, each time it changed. `gone`
+ * ends the Run, told only when the proxy is shown gone and the agent has not yet answered (`answered`).
  */
 export function watchMeter(
   gateway: EgressGateway,
   proxied: ProxiedRun,
   tell: (event: AgentEvent) => void,
   gone: (message: string) => void,
-): { stop: () => void } {
+  answered: () => boolean,
+): MeterWatch {
   const { runId } = proxied;
   let last = "";
   let stopped = false;
-  let missed = 0;
+  let slow = 0;
+  let timer: NodeJS.Timeout | undefined;
+  // After a reading that failed or was late, the next waits longer (doubling), so a busy proxy is asked less.
+  let intervalMs = METER_EVENT_INTERVAL_MS;
+  const over = (): boolean => stopped || proxied.revoked();
+
+  const shownGone = (why: string): void => {
+    if (over() || answered()) return;
+    gone(`the egress proxy went away: it ${why}; the Run cannot reach its model without it`);
+  };
+
   const read = async (): Promise<void> => {
-    const { meter, failure } = await readMeter(gateway, runId);
-    // Revoked (the agent is gone): what is left of the Run (its out/ copied back, its Harvest) needs no proxy.
-    if (stopped || proxied.revoked()) return;
-    if (failure !== undefined) {
-      // The agent cannot reach its model any more: end the Run now, not when the CLI gives up.
-      missed += 1;
-      if (missed >= EGRESS_GONE_AFTER_MISSES) gone(`the egress proxy went away: it ${failure}; the Run cannot reach its model without it`);
+    let told = false;
+    const reading = whileAlive(gateway.meter(runId), {
+      gone: gateway.gone,
+      checkEveryMs: METER_READ_SLOW_MS,
+      onSlow: (waitedMs) => {
+        if (told || over()) return;
+        told = true;
+        slow += 1;
+        tell({ type: "egress_slow", waitedSeconds: Math.round(waitedMs / 1000) });
+      },
+    });
+    let meter: RunMeter | undefined;
+    try {
+      meter = await reading;
+    } catch (error) {
+      if (error instanceof GoneError) return shownGone(error.why);
+      // A reading that failed (the request's own bound on a busy machine, a bridge that broke): the
+      // proxy is gone only if it shows so now; else it is asked again, later.
+      const why = await gateway.gone().catch(() => undefined);
+      if (why !== undefined) return shownGone(why);
+      intervalMs = Math.min(intervalMs * 2, METER_MAX_INTERVAL_MS);
       return;
     }
-    missed = 0;
-    if (meter === undefined) return;
+    intervalMs = told ? Math.min(intervalMs * 2, METER_MAX_INTERVAL_MS) : METER_EVENT_INTERVAL_MS;
+    if (over()) return;
+    // The proxy answers but no longer knows the Run: it was started again, and the Run's token died with the old one.
+    if (meter === undefined) return shownGone("no longer knows the Run (it restarted, and the Run's token died with it)");
     proxied.observe(meter);
     const seen = JSON.stringify([meter.turns, meter.tokens, meter.usage.cacheReadTokens, meter.refused]);
     if (seen === last) return;
     last = seen;
     tell({ type: "metered", turns: meter.turns, usage: meter.usage, costUsd: meter.costUsd, refused: meter.refused });
   };
-  const timer = setInterval(() => void read(), METER_EVENT_INTERVAL_MS);
-  timer.unref();
+
+  const next = (): void => {
+    if (over()) return;
+    timer = setTimeout(() => void read().finally(next), intervalMs);
+    timer.unref();
+  };
+  next();
   return {
+    slowReadings: () => slow,
     stop: () => {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
     },
   };
-}
-
-/** One reading of the Run's meter, or why there is none (said after "it"). */
-async function readMeter(gateway: EgressGateway, runId: string): Promise<{ meter?: RunMeter; failure?: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    // A proxy that hangs is as gone as one that died: a reading is given up after a while.
-    const late = new Promise<never>(
-      (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${METER_READ_TIMEOUT_MS} ms`)), METER_READ_TIMEOUT_MS)),
-    );
-    const meter = await Promise.race([gateway.meter(runId), late]);
-    return meter === undefined ? { failure: "no longer knows the Run (it restarted, and the Run's token died with it)" } : { meter };
-  } catch (error) {
-    const code = /\b(E[A-Z]{3,})\b/.exec(error instanceof Error ? error.message : String(error))?.[1];
-    return { failure: `does not answer on its control endpoint${code === undefined ? "" : ` (${code})`}` };
-  } finally {
-    clearTimeout(timer);
-  }
 }

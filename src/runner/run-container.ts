@@ -10,7 +10,9 @@ import type { AgentEvent, AgentRequest, AgentResult, BudgetCap } from "../agents
 import type { RunnerContext } from "./context.js";
 import { createRunGuard, type RunGuard } from "./guard.js";
 import { credentialMasked, handOver, keyHelperFor, sessionStoreOf } from "./hand-over.js";
-import { watchMeter } from "./meter.js";
+import { GoneError, whileAlive } from "../liveness/index.js";
+import { METER_READ_SLOW_MS } from "./limits.js";
+import { watchMeter, type MeterWatch } from "./meter.js";
 import type { ProxiedRun, UnplacedProxiedRun } from "./network-policy.js";
 import type { Prepared } from "./prepare.js";
 import type { PlannedRequest } from "./run-plan.js";
@@ -56,10 +58,10 @@ export async function runGuarded(
   let meter: RunMeter | undefined;
   let proxyGone: string | undefined;
   // The meter is read once the proxy knows the Run: now, at its claim (head starts), or once placed (engines).
-  let metering: { stop: () => void } | undefined;
+  let metering: MeterWatch | undefined;
   const meterFrom = (): void => {
     const { proxied } = held;
-    if (proxied !== undefined) metering ??= watchMeter(proxied.gateway, proxied, watch.tell, watch.guard.unavailable);
+    if (proxied !== undefined) metering ??= watchMeter(proxied.gateway, proxied, watch.tell, watch.guard.unavailable, watch.guard.answered);
   };
   if (held.proxied?.registered() === true) meterFrom();
   try {
@@ -202,7 +204,8 @@ function placedOptions(unplaced: UnplacedProxiedRun, held: { proxied: ProxiedRun
 
 /**
  * The token dies with the Run; what it spent is the proxy's count, told as the last `metered` event
- * however short the Run was. A proxy that cannot revoke it is gone: why, in the meter's words.
+ * however short the Run was. A revoke that fails blames the proxy only when it is shown gone (its
+ * container not running, its socket refusing): a slow proxy is logged, never blamed.
  */
 async function endProxiedRun(
   context: RunnerContext,
@@ -210,13 +213,16 @@ async function endProxiedRun(
   tell: (event: AgentEvent) => void,
 ): Promise<{ meter: RunMeter | undefined; proxyGone: string | undefined }> {
   context.breaches.forget(proxied.runId);
+  const { gateway } = proxied;
   let proxyGone: string | undefined;
-  const meter = await proxied.revoke().catch((error: unknown) => {
+  const meter = await whileAlive(proxied.revoke(), { gone: gateway.gone, checkEveryMs: METER_READ_SLOW_MS }).catch(async (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    context.settings.options.logger?.error({ runId: proxied.runId, err: message }, "the egress proxy did not revoke the Run's token");
-    // Only the error's code: the control client's message is the proxy's, and says nothing the Run needs.
-    const code = /\b(E[A-Z]{3,})\b/.exec(message)?.[1];
-    proxyGone = `the egress proxy went away: it does not answer on its control endpoint${code === undefined ? "" : ` (${code})`}; the Run cannot reach its model without it`;
+    const why = error instanceof GoneError ? error.why : await gateway.gone().catch(() => undefined);
+    if (why !== undefined) proxyGone = `the egress proxy went away: it ${why}; the Run cannot reach its model without it`;
+    context.settings.options.logger?.error(
+      { runId: proxied.runId, err: message, ...(why === undefined ? {} : { gone: why }) },
+      why === undefined ? "the egress proxy did not revoke the Run's token in time; it lives, so the Run is not blamed on it" : "the egress proxy did not revoke the Run's token: it is gone",
+    );
     return undefined;
   });
   if (meter !== undefined) tell({ type: "metered", turns: meter.turns, usage: meter.usage, costUsd: meter.costUsd, refused: meter.refused });

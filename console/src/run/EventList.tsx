@@ -65,6 +65,8 @@ function EventLine({ event }: { event: RunEvent }) {
     }
     case "budget":
       return line("budget", `used ${shown(JSON.stringify(data["used"]))} of ${shown(JSON.stringify(data["caps"]))}`, "warn");
+    case "egress_slow":
+      return line("proxy slow", `no answer for ${String(data["waitedSeconds"])} s; it runs, so the Run waits`, "warn");
     case "stall_warning":
       return line("stall", `silent for ${String(data["silentSeconds"])} s; stopped at ${String(data["stallSeconds"])} s`, "warn");
     case "metered": {
