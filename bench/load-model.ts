@@ -5,77 +5,24 @@
 // memory of this process and of the engine, and what was left. It exits non-zero when a Run did not
 // complete or anything of its owner is left behind.
 
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { createAgentRunner, createDockerEngine, limits, OWNER_LABEL, startEgressGateway, type AgentOutcome, type Engine } from "../src/index.js";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize } from "./measure.js";
 import { docker, leftoversLabelled } from "./engine-words.js";
+import { memoryPeaks } from "./memory-peaks.js";
 
 const OWNER = "agentcage-bench-load";
 const TEST_IMAGE = "agentcage-test:latest";
 const DEFAULT_RUNS = 200;
 const MAX_RUNS = 1024;
 const KEY = "sk-bench-load-stand-in-key";
-const SAMPLE_EVERY_MS = 500;
 const MiB = 1024 * 1024;
 
 function leftovers(): string[] {
   return leftoversLabelled(`${OWNER_LABEL}=${OWNER}`);
-}
-
-/** RSS in bytes of every process by its command name (/proc/<pid>/comm), summed per name. */
-async function rssByName(names: readonly string[]): Promise<Record<string, number>> {
-  const sums: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
-  for (const pid of await readdir("/proc").catch(() => [])) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const comm = (await readFile(`/proc/${pid}/comm`, "utf8")).trim();
-      if (!(comm in sums)) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8"))?.[1];
-      sums[comm] = (sums[comm] ?? 0) + Number(rss ?? 0) * 1024;
-    } catch {
-      // The process ended while it was read.
-    }
-  }
-  return sums;
-}
-
-/** Peaks of this process's RSS and the engine's (dockerd, containerd, and the shims of the containers), sampled. */
-function memoryPeaks() {
-  const peak = { self: 0, dockerd: 0, containerd: 0, shims: 0 };
-  const start = { dockerd: 0, containerd: 0, shims: 0 };
-  let first = true;
-  const sample = async (): Promise<void> => {
-    peak.self = Math.max(peak.self, process.memoryUsage().rss);
-    const rss = await rssByName(["dockerd", "containerd", "containerd-shim"]);
-    const now = { dockerd: rss["dockerd"] ?? 0, containerd: rss["containerd"] ?? 0, shims: rss["containerd-shim"] ?? 0 };
-    if (first) Object.assign(start, now);
-    first = false;
-    peak.dockerd = Math.max(peak.dockerd, now.dockerd);
-    peak.containerd = Math.max(peak.containerd, now.containerd);
-    peak.shims = Math.max(peak.shims, now.shims);
-  };
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const loop = (): void => {
-    // A sample under way when stop() comes must not schedule another: the process would never exit.
-    if (stopped) return;
-    timer = setTimeout(() => void sample().then(loop), SAMPLE_EVERY_MS);
-  };
-  return {
-    start: async () => {
-      await sample();
-      loop();
-    },
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await sample();
-      return { peak, start };
-    },
-  };
 }
 
 type Call = { readonly op: "create" | "connect" | "remove"; readonly ms: number; readonly joined: number; readonly failed: boolean };

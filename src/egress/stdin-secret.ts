@@ -3,15 +3,19 @@
 // no argv, no variable and no `docker inspect`; a secret file (a compose secret) is the other way.
 
 import type { Readable } from "node:stream";
+import { describeBound, patientTimer } from "../liveness/index.js";
 import { MAX_CONTROL_SECRET_BYTES, STDIN_SECRET_WAIT_MS } from "./limits.js";
 import { EgressArgumentError } from "./run.js";
 
-/** Resolves with the first line of `input` (or all of it, when it ends first), trimmed; stops reading it after. */
+/**
+ * Resolves with the first line of `input` (or all of it, when it ends first), trimmed; stops reading
+ * it after. `waitMs` is an idle machine's bound, stretched by the load (a busy host starts us slowly).
+ */
 export function readSecretLine(input: Readable, variable: string, waitMs: number = STDIN_SECRET_WAIT_MS): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = "";
     const finish = (error?: Error): void => {
-      clearTimeout(timer);
+      timer.cancel();
       input.off("data", onData);
       input.off("end", onEnd);
       input.off("error", onError);
@@ -32,9 +36,8 @@ export function readSecretLine(input: Readable, variable: string, waitMs: number
     const onEnd = (): void => finish();
     const onError = (error: Error): void =>
       finish(new EgressArgumentError(`${variable} is set, and stdin cannot be read (${error.message}); attach stdin and write the control secret there`));
-    const timer = setTimeout(
-      () => finish(new EgressArgumentError(`${variable} is set, and no control secret came on stdin within ${waitMs} ms; write it there, then a newline`)),
-      waitMs,
+    const timer = patientTimer(waitMs, (hit) =>
+      finish(new EgressArgumentError(`${variable} is set, and no control secret came on stdin within ${describeBound(hit)}; write it there, then a newline`)),
     );
     input.on("data", onData);
     input.once("end", onEnd);
