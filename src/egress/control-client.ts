@@ -207,7 +207,14 @@ export function createEgressControlClient(options: EgressControlClientOptions): 
       };
     },
     eventsOpen: () => opened,
-    refusal: () => (agent !== undefined ? Promise.resolve(undefined) : refusedAt(options.socketPath === undefined ? { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) } : { path: options.socketPath })),
+    refusal: () =>
+      agent !== undefined
+        ? Promise.resolve(undefined)
+        : refusedAt(
+            options.socketPath === undefined
+              ? { host: base?.hostname.replace(/^\[|\]$/g, "") ?? "", port: Number(base?.port || 80) }
+              : { path: options.socketPath },
+          ),
     close: () => {
       closed = true;
       shut();

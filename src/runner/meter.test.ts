@@ -22,7 +22,13 @@ function watch(proxy: Proxy, answered = () => false) {
   const ended: string[] = [];
   let revoked = false;
   const proxied = { runId: "r1", revoked: () => revoked, observe: () => undefined } as unknown as ProxiedRun;
-  const handle = watchMeter(proxy as unknown as EgressGateway, proxied, (event) => events.push(event), (message) => ended.push(message), answered);
+  const handle = watchMeter(
+    proxy as unknown as EgressGateway,
+    proxied,
+    (event) => events.push(event),
+    (message) => ended.push(message),
+    answered,
+  );
   return { events, ended, handle, revoke: () => (revoked = true) };
 }
 
@@ -103,7 +109,10 @@ describe("watching the egress proxy's meter", () => {
 
   it("ends the Run when a reading that hangs finds the proxy's container stopped", async () => {
     let running = true;
-    const { ended, handle } = watch({ meter: () => new Promise(() => undefined), gone: async () => (running ? undefined : "is not running (its container is gone)") });
+    const { ended, handle } = watch({
+      meter: () => new Promise(() => undefined),
+      gone: async () => (running ? undefined : "is not running (its container is gone)"),
+    });
     await vi.advanceTimersByTimeAsync(METER_EVENT_INTERVAL_MS + 10 * METER_READ_SLOW_MS);
     expect(ended).toEqual([]);
     running = false;

@@ -221,7 +221,9 @@ async function endProxiedRun(
     if (why !== undefined) proxyGone = `the egress proxy went away: it ${why}; the Run cannot reach its model without it`;
     context.settings.options.logger?.error(
       { runId: proxied.runId, err: message, ...(why === undefined ? {} : { gone: why }) },
-      why === undefined ? "the egress proxy did not revoke the Run's token in time; it lives, so the Run is not blamed on it" : "the egress proxy did not revoke the Run's token: it is gone",
+      why === undefined
+        ? "the egress proxy did not revoke the Run's token in time; it lives, so the Run is not blamed on it"
+        : "the egress proxy did not revoke the Run's token: it is gone",
     );
     return undefined;
   });
