@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import { join, resolve } from "node:path";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize } from "./measure.js";
-import { docker } from "./engine-words.js";
+import { docker, leftoversLabelled } from "./engine-words.js";
 import { memoryPeaks } from "./memory-peaks.js";
 
 const DEFAULT_RUNS = 100;
@@ -24,6 +24,8 @@ const BUSY_BOUND_SECONDS = 3600;
 const POLL_EVERY_MS = 2000;
 const PROMPT = "[stand-in:plain] What is the capital of France?";
 const MiB = 1024 * 1024;
+/** The label every container and network a process makes carries its pid in (src/runtime/ownership.ts). */
+const PID_LABEL = "agentcage.pid";
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** A whole number from the environment, or `fallback`. */
@@ -82,7 +84,6 @@ async function main(): Promise<number> {
   const busyCores = wholeFrom("BENCH_BUSY_CORES", DEFAULT_BUSY_CORES, 64);
   const runtimeDir = await mkdtemp(join(os.tmpdir(), "agentcage-bench-load-service-"));
   const token = randomBytes(24).toString("base64url");
-  const before = new Set(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner").split("\n"));
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   console.log(
     `${runs} claude Runs at once through agentcage serve --stand-in --network-policy model --slots ${slots}, ${busyCores} busy processes (yes) beside it`,
@@ -93,8 +94,10 @@ async function main(): Promise<number> {
   const busy: ChildProcess[] = [];
   let failure: string | undefined;
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
+  let servePid = "";
   try {
     serve = await startServe(runtimeDir, slots, token);
+    servePid = String(serve.child.pid);
     const memory = memoryPeaks(serve.child.pid);
     for (let i = 0; i < busyCores; i++) busy.push(spawn("timeout", [String(BUSY_BOUND_SECONDS), "yes"], { stdio: "ignore" }));
     await memory.start();
@@ -168,10 +171,9 @@ async function main(): Promise<number> {
     }
     await rm(runtimeDir, { recursive: true, force: true });
   }
-  const left = docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner")
-    .split("\n")
-    .filter((id) => id !== "" && !before.has(id));
-  return reportEnd("agentcage.owner (made by this bench)", left, failure);
+  // What the service made carries its pid (ownership labels): its Runs, its proxy, its stand-in.
+  const left = servePid === "" ? [] : leftoversLabelled(`${PID_LABEL}=${servePid}`);
+  return reportEnd(`${PID_LABEL}=${servePid} (the service's)`, left, failure);
 }
 
 runBench(main);

@@ -7,6 +7,8 @@ import { newRunId, type RunNetwork } from "../runtime/index.js";
 import { type EgressGateway, isKubeEgressGateway } from "../gateway/index.js";
 import type { RunMeter } from "../egress/index.js";
 import type { Credential, AgentRequest } from "../agents/index.js";
+import { GoneError, whileAlive } from "../liveness/index.js";
+import { METER_READ_SLOW_MS } from "./limits.js";
 
 export const NETWORK_POLICIES = ["none", "model", "allowlist", "open"] as const;
 export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];
@@ -143,7 +145,11 @@ export function proxiedRun(
       ...(isKubeEgressGateway(gateway) ? { podPeer: gateway.peer } : { attach: { container: gateway.container, alias: gateway.alias } }),
       onOpened: async ({ subnets }) => {
         if (subnets.length === 0) throw new Error("the engine gave it no address range, so the Run's token cannot be bound to it");
-        if (!(await gateway.bind(runId, subnets))) throw new Error("the egress proxy no longer knows the Run (was it restarted?)");
+        // Waited for while the proxy lives, however busy the host: only a proxy shown gone ends it.
+        const bound = await whileAlive(gateway.bind(runId, subnets), { gone: gateway.gone, checkEveryMs: METER_READ_SLOW_MS }).catch((error: unknown) => {
+          throw error instanceof GoneError ? new Error(`the egress proxy went away: it ${error.why}`) : error;
+        });
+        if (!bound) throw new Error("the egress proxy no longer knows the Run (was it restarted?)");
       },
       onAgentGone: () => void revoke().catch(() => undefined),
       liveness: (sign) => (alive = sign),

@@ -5,6 +5,7 @@
 import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { describeEngineError, engineMessage, type Engine } from "../engine/index.js";
 import type { EgressProxyPeer } from "../kube/index.js";
+import { describeBound, withinPatience } from "../liveness/index.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import type { RunAddresses } from "./run-addresses.js";
 import { giveBack, waitTurn, type Turn } from "./network-line.js";
@@ -179,22 +180,20 @@ async function answerOf<T>(call: Promise<T>): Promise<{ readonly value: T } | "l
 
 /**
  * Tells the Run's peer (the egress proxy) of the network the Run is on, bounded like every engine
- * call: a peer that hangs must not hold the Run before it starts. Why it could not be told, or undefined.
+ * call, stretched by the machine's load: a peer that hangs must not hold the Run before it starts,
+ * and one that is only slow on a busy host must not lose it. Why it could not be told, or undefined.
  */
 export async function tellPeer(network: RunNetwork, subnets: readonly string[]): Promise<string | undefined> {
   if (network.onOpened === undefined) return undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>(
-    (_, reject) =>
-      (timer = setTimeout(() => reject(new Error(`its peer was not told of it within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`)), ENGINE_CLEANUP_TIMEOUT_MS)),
-  );
   try {
-    await Promise.race([network.onOpened({ subnets }), late]);
+    await withinPatience(
+      network.onOpened({ subnets }),
+      ENGINE_CLEANUP_TIMEOUT_MS,
+      (hit) => new Error(`its peer was not told of it within ${describeBound(hit)} (ENGINE_CLEANUP_TIMEOUT_MS)`),
+    );
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
