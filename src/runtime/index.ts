@@ -30,7 +30,7 @@ export type { EngineLease, EngineSet, EngineStatus, NamedEngine } from "./engine
 export type { EngineCheck, RuntimeCheck } from "./runtime-check.js";
 export type { Degradation, DegradationKind, DegradationReport, Degradations, DegradationView } from "./degradations.js";
 export { createDegradations, DEGRADATION_KINDS } from "./degradations.js";
-export { runNetworkRangeClash } from "./range-clash.js";
+export { routesOfRange, runNetworkRangeClash } from "./range-clash.js";
 export { createAgentContainerRuntime } from "./runtime.js";
 export { RUN_FILES } from "./runtime-options.js";
 export { createEngineSet } from "./engine-set.js";

@@ -5,7 +5,16 @@
 // Invariant: the clash is over only when a network takes a subnet of the range again.
 
 import type { DegradationReport, Degradations } from "./degradations.js";
-import { parseRange, routeInto, ROUTE_TABLE, runAddressesOf, type RunAddresses } from "./run-addresses.js";
+import {
+  DEFAULT_RUN_NETWORK_RANGE,
+  parseRange,
+  routeInto,
+  routesInto,
+  ROUTE_TABLE,
+  RUN_SUBNET_PREFIX,
+  runAddressesOf,
+  type RunAddresses,
+} from "./run-addresses.js";
 
 const FIX =
   "name a range no network of this host or its engine uses: serve's --run-network-range (AGENTCAGE_RUN_NETWORK_RANGE), or runNetworkRange, e.g. a /16 of 10.0.0.0/8 that `ip route` and `docker network inspect` do not show";
@@ -21,6 +30,18 @@ export function runNetworkRangeClash(range?: string): DegradationReport | undefi
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What this host's routes say of the range (default DEFAULT_RUN_NETWORK_RANGE), for a check before
+ * any Run: its own interfaces' routes into it (no Run network can be made there), and the engine's
+ * networks into it other than a Run's own /28s (the engine refuses Run networks there).
+ */
+export function routesOfRange(range = DEFAULT_RUN_NETWORK_RANGE, table = ROUTE_TABLE): { readonly hosts: string[]; readonly engines: string[] } {
+  const hosts = routesInto(range, table);
+  // A /28 is a Run network of an agentcage's own (under the open policy), which the range is for.
+  const engines = routesInto(range, table, true).filter((route) => !hosts.includes(route) && !route.includes(`/${RUN_SUBNET_PREFIX} via `));
+  return { hosts, engines: engines.map((route) => `${route}${bridgeNote(route)}`) };
 }
 
 /** The clash of a range made unusable by a route of this host's; undefined when it is usable. */

@@ -115,13 +115,19 @@ export function runAddressesOf(range: unknown, routeOf: (range: string) => strin
  * "10.213.0.0/16 via eth0"; undefined when none is, or the host has no /proc/net/route to read.
  */
 export function routeInto(range: string, table = ROUTE_TABLE, bridges = false): string | undefined {
+  return routesInto(range, table, bridges)[0];
+}
+
+/** Every route into the range, as routeInto says the first; none when the table cannot be read. */
+export function routesInto(range: string, table = ROUTE_TABLE, bridges = false): string[] {
   let text: string;
   try {
     text = readFileSync(table, "utf8");
   } catch {
-    return undefined;
+    return [];
   }
   const { base, prefix } = parseRange(range);
+  const found: string[] = [];
   for (const line of text.split("\n").slice(1)) {
     const [iface = "", destination = "", , , , , , mask = ""] = line.trim().split(/\s+/);
     if (iface === "" || (!bridges && /^(br-|docker|veth)/.test(iface))) continue;
@@ -131,9 +137,9 @@ export function routeInto(range: string, table = ROUTE_TABLE, bridges = false): 
     if (routeMask === 0) continue;
     const routePrefix = 32 - Math.log2(2 ** 32 - routeMask);
     const shorter = Math.min(prefix, routePrefix);
-    if (Math.floor(base / 2 ** (32 - shorter)) === Math.floor(routeBase / 2 ** (32 - shorter))) return `${dotted(routeBase)}/${routePrefix} via ${iface}`;
+    if (Math.floor(base / 2 ** (32 - shorter)) === Math.floor(routeBase / 2 ** (32 - shorter))) found.push(`${dotted(routeBase)}/${routePrefix} via ${iface}`);
   }
-  return undefined;
+  return found;
 }
 
 /** /proc/net/route's hex, which holds an address's bytes in memory order (little-endian here). */
