@@ -2,13 +2,14 @@
 // it begins and once when it ends, however often its cause repeats; a pool whose members cannot be
 // made (the fake engine refusing every create) is degraded after POOL_DEGRADED_IN_A_ROW failures and
 // mends with its next member; a Run network range the engine refuses SUBNET_TRIES subnets of in a row
-// clashes, naming the route into them, until a network takes a subnet of it again.
+// clashes, naming the route into them, until a network takes a subnet of it again; an engine drained
+// (or the one engine not answering its check) is degraded until it answers again.
 
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 import { capturingLogger } from "../../test/support/engine.js";
-import { createAgentContainerRuntime, createDegradations, type AgentContainerRuntime } from "../index.js";
+import { createAgentContainerRuntime, createDegradations, createEngineSet, type AgentContainerRuntime } from "../index.js";
 import { POOL_DEGRADED_IN_A_ROW } from "./pool.js";
 import { refusedRangeReport, reportingClashes } from "./range-clash.js";
 import { createRunAddresses } from "./run-addresses.js";
@@ -104,6 +105,57 @@ describe("a warm pool whose members cannot be made", () => {
     expect(runtime.pool()?.ready).toBe(1);
     expect(runtime.degradations.begun().pool).toBe(0);
   });
+});
+
+describe("an engine gone", () => {
+  it("alone, is degraded (stopping every Run) while its check finds it not answering, and mends when it answers", async () => {
+    const fake = createFakeEngine({});
+    let down = true;
+    const runtime = createAgentContainerRuntime({
+      container: { image: "fake:1", logger: pino({ level: "silent" }) },
+      run: () => ({ args: ["agent"], stdin: "", outcome: async () => ({ ok: true }) }),
+      engine: { ...fake, ping: () => (down ? Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" })) : fake.ping()) },
+    });
+    runtimes.push(runtime);
+    expect(await runtime.check()).toMatchObject({ engine: false });
+    expect(runtime.degradations.list()).toEqual([expect.objectContaining({ kind: "engine", subject: "", stopsRuns: true })]);
+    down = false;
+    expect(await runtime.check()).toMatchObject({ engine: true });
+    expect(runtime.degradations.list()).toEqual([]);
+  });
+
+  it("of several, is degraded once it is drained, naming it and what its ping said, and mends when it answers again", async () => {
+    const flaky = createFakeEngine({});
+    let down = true;
+    const set = createEngineSet([
+      { name: "steady", engine: createFakeEngine({}) },
+      { name: "flaky", engine: { ...flaky, ping: () => (down ? Promise.reject(new Error("connect ECONNREFUSED")) : flaky.ping()) } },
+    ]);
+    const runtime = createAgentContainerRuntime({
+      container: { image: "fake:1", logger: pino({ level: "silent" }) },
+      run: () => ({ args: ["agent"], stdin: "", outcome: async () => ({ ok: true }) }),
+      engines: set,
+    });
+    runtimes.push(runtime);
+    try {
+      // Drained after ENGINE_DRAIN_AFTER_FAILED_PINGS pings a second apart.
+      for (let i = 0; i < 100 && runtime.degradations.list().length === 0; i++) await sleep(100);
+      expect(runtime.degradations.list()).toEqual([
+        expect.objectContaining({
+          kind: "engine",
+          subject: "flaky",
+          reason: expect.stringContaining('the engine "flaky" stopped answering (connect ECONNREFUSED)'),
+          stopsRuns: false,
+        }),
+      ]);
+      down = false;
+      for (let i = 0; i < 100 && runtime.degradations.list().length > 0; i++) await sleep(100);
+      expect(runtime.degradations.list()).toEqual([]);
+      expect(runtime.degradations.begun().engine).toBe(1);
+    } finally {
+      set.close();
+    }
+  }, 30_000);
 });
 
 describe("a Run network range that clashes", () => {
