@@ -22,14 +22,28 @@ const FIX =
 /**
  * For a caller that knows at its start that its Runs will need networks of their own (a runner's
  * network policy): the clash of the range `range` names (default DEFAULT_RUN_NETWORK_RANGE) with this
- * host's routes, or undefined. A range named that clashes is refused at the runtime's construction.
+ * host's routes, or undefined: a route of its own interfaces into the default range, or a network
+ * of the engine's that holds the whole range (one that holds a part only costs a Run a few tries,
+ * and is said if the engine refuses SUBNET_TRIES subnets in a row). A range named that reaches into
+ * a route of this host's own interfaces is refused at the runtime's construction instead.
  */
-export function runNetworkRangeClash(range?: string): DegradationReport | undefined {
+export function runNetworkRangeClash(range?: string, table = ROUTE_TABLE): DegradationReport | undefined {
+  let addresses: RunAddresses;
   try {
-    return unusableRangeReport(runAddressesOf(range));
+    addresses = runAddressesOf(range, (one) => routeInto(one, table));
   } catch {
     return undefined;
   }
+  const unusable = unusableRangeReport(addresses);
+  if (unusable !== undefined) return unusable;
+  const holding = routesOfRange(addresses.range, table).engines.find((route) => covers(route, addresses.range));
+  if (holding === undefined) return undefined;
+  return {
+    kind: "run-network-range",
+    reason: `the Run networks' range ${addresses.range} lies within this host's route to ${holding}: the engine refuses every network of it, so no Run that needs a network of its own can start`,
+    fix: `${FIX}; or remove the network the route leads to`,
+    stopsRuns: true,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 import { createRunAddresses, DEFAULT_RUN_NETWORK_RANGE, parseRange, REFUSED_SUBNET_QUARANTINE_MS, routeInto, runAddressesOf } from "./run-addresses.js";
 import { openRunNetwork } from "./run-network.js";
-import { routesOfRange } from "./range-clash.js";
+import { routesOfRange, runNetworkRangeClash } from "./range-clash.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-routes-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -88,6 +88,20 @@ describe("the Run networks' addresses", () => {
       engines: ["10.213.0.0/24 via br-0123456789ab, the engine's network 0123456789ab"],
     });
     expect(routesOfRange("10.214.0.0/16", table)).toEqual({ hosts: [], engines: [] });
+    // At a runner's start: the default range reaching into wg0's route, and a range an engine's network holds whole, stop every Run.
+    expect(runNetworkRangeClash(undefined, table)).toMatchObject({
+      kind: "run-network-range",
+      reason: "the Run networks' range 10.213.0.0/16 overlaps this host's route to 10.213.64.0/24 via wg0: no Run that needs a network of its own can start",
+      stopsRuns: true,
+    });
+    expect(runNetworkRangeClash("10.213.0.0/25", table)).toMatchObject({
+      reason: expect.stringContaining(
+        "the Run networks' range 10.213.0.0/25 lies within this host's route to 10.213.0.0/24 via br-0123456789ab, the engine's network 0123456789ab",
+      ),
+      stopsRuns: true,
+    });
+    // One it holds a part of costs a Run a few tries: said only if the engine refuses 8 subnets in a row.
+    expect(runNetworkRangeClash("10.213.0.0/23", table)).toBeUndefined();
   });
 
   it("refuses a range named that reaches into a host's route at once, and the default one only when a Run needs a network", async () => {
