@@ -85,12 +85,14 @@ export { REDACTED, createMasker } from "./redact/index.js";
 export { AGENT_IMAGE, AgentRunnerError, NETWORK_POLICIES, agentCliVersions, createAgentRunner, reachWarning } from "./runner/index.js";
 export {
   DEFAULT_POOL_IDLE_SECONDS,
+  DEGRADATION_KINDS,
   EarlyEnd,
   MAX_POOL_IDLE_SECONDS,
   MAX_POOL_SIZE,
   POOL_LABEL,
   RunRequestError,
   createAgentContainerRuntime,
+  createDegradations,
   createEngineSet,
   describeValue,
   limits,
@@ -221,6 +223,11 @@ export type {
 export type { ModelCallFacts, RunEnd, RunFacts, RunStep, RunTrace, TraceHeaders } from "./trace/index.js";
 export type {
   AgentContainerRuntime,
+  Degradation,
+  DegradationKind,
+  DegradationReport,
+  Degradations,
+  DegradationView,
   EngineCheck,
   EngineLease,
   EngineSet,

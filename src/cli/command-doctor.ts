@@ -28,13 +28,20 @@ export function addDoctorCommand(program: Command, io: ProgramIo, settle: (code:
         .env("AGENTCAGE_ENGINES"),
     )
     .option("--kubernetes <namespace>", "check the cluster the kubeconfig names and this namespace (as serve --kubernetes takes it) instead of an engine")
+    .option(
+      "--remote <url>",
+      "also ask the agentcage service there what makes it less than it says (default AGENTCAGE_URL; its token from AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE, or on loopback <runtime-dir>/service/token)",
+      io.env["AGENTCAGE_URL"] || undefined,
+    )
     .addHelpText("after", "\nExit status: 0 nothing failed (warnings allowed), 1 a check failed, 2 wrong arguments.")
-    .action(async (flags: { runtimeDir: string; image: string; json?: boolean; engine?: string[]; kubernetes?: string }) => {
+    .action(async (flags: { runtimeDir: string; image: string; json?: boolean; engine?: string[]; kubernetes?: string; remote?: string }) => {
       const { doctor, doctorEngines } = await import("./doctor.js");
       const engines = flags.engine === undefined || flags.engine.length === 0 ? {} : { engines: doctorEngines(flags.engine) };
       if (flags.kubernetes !== undefined && flags.engine !== undefined && flags.engine.length > 0)
         throw new UsageError("--engine and --kubernetes check two places a Run can go; give one of them");
       const kubernetes = flags.kubernetes === undefined ? {} : { kubernetes: await (await import("./kube-config.js")).kubernetesBackend(flags.kubernetes) };
+      const { remote, runtimeDir } = flags;
+      const service = remote === undefined ? {} : { service: async () => (await import("./doctor-service.js")).askServiceState(remote, runtimeDir, io.env) };
       settle(
         await doctor({
           runtimeDir: flags.runtimeDir,
@@ -45,6 +52,7 @@ export function addDoctorCommand(program: Command, io: ProgramIo, settle: (code:
           environment: io.env,
           ...engines,
           ...kubernetes,
+          ...service,
         }),
       );
     });

@@ -345,3 +345,98 @@ export function poolCheck(asked: string | undefined, canMount: boolean, imagePre
 }
 
 export { skip as skippedCheck };
+
+/** What this host's routes say of the Run networks' range (routesOfRange), and where they were read. */
+export type RangeRoutes = { readonly hosts: readonly string[]; readonly engines: readonly string[] };
+
+/**
+ * Whether serve's Run networks (policy model, allowlist, open) can take subnets of their range:
+ * `asked` is AGENTCAGE_RUN_NETWORK_RANGE as set (empty or unset: the default `range`), `refusal` why
+ * serve would refuse it as written. A route of this host's own interfaces into a named range fails
+ * (serve refuses it); into the default, every such Run would fail. An engine's network in it warns.
+ */
+export function runNetworkRangeCheck(
+  asked: string | undefined,
+  range: string,
+  refusal: string | undefined,
+  routes: RangeRoutes,
+  inContainer: boolean,
+): DoctorCheck {
+  const check = "run network range";
+  const named = asked !== undefined && asked !== "";
+  const fix = "set AGENTCAGE_RUN_NETWORK_RANGE (serve --run-network-range) to a range no network of this host or its engine uses, e.g. a /16 of 10.0.0.0/8";
+  if (refusal !== undefined) return { check, status: "fail", detail: refusal, fix };
+  const which = named ? `${range} (AGENTCAGE_RUN_NETWORK_RANGE)` : `${range} (the default)`;
+  const seen = inContainer ? "this container's routes (the engine's host may hold others)" : "this host's routes";
+  const [host] = routes.hosts;
+  if (host !== undefined) {
+    return {
+      check,
+      status: named ? "fail" : "warn",
+      detail: named
+        ? `${which} overlaps the route to ${host}: serve would refuse it`
+        : `${which} overlaps the route to ${host}: no Run under the model, allowlist or open policy could have a network of its own`,
+      fix,
+    };
+  }
+  const [engine] = routes.engines;
+  if (engine !== undefined) {
+    return {
+      check,
+      status: "warn",
+      detail: `${which} overlaps the route to ${engine}: the engine refuses a Run's network there`,
+      fix: `${fix}; or remove that network`,
+    };
+  }
+  return { check, status: "ok", detail: `${which} overlaps none of ${seen}` };
+}
+
+/** One thing that makes a service less than it says, as GET /v1/service answers it (the fix and subject for an admin key alone). */
+export type ServiceDegradation = {
+  readonly kind: string;
+  readonly subject?: string;
+  readonly reason: string;
+  readonly fix?: string;
+  readonly stopsRuns: boolean;
+  readonly since: string;
+};
+
+/** What the service answered (GET /v1/service), or why it did not. */
+export type ServiceReport =
+  | { readonly ok: true; readonly url: string; readonly version: string; readonly ready: boolean; readonly degraded: readonly ServiceDegradation[] }
+  | { readonly ok: false; readonly url: string; readonly error: string };
+
+/**
+ * The running service (doctor --remote): one line when nothing is degraded, else one line for each
+ * degradation with its fix, a failure when it stops every Run, a warning otherwise.
+ */
+export function serviceChecks(report: ServiceReport): DoctorCheck[] {
+  if (!report.ok) {
+    return [
+      {
+        check: "service",
+        status: "fail",
+        detail: report.error,
+        fix: "start agentcage serve there, or name the one that runs with --remote (AGENTCAGE_URL) and its token (AGENTCAGE_TOKEN)",
+      },
+    ];
+  }
+  if (report.degraded.length === 0) {
+    return [
+      report.ready
+        ? { check: "service", status: "ok", detail: `${report.url} (agentcage ${report.version}) is ready, and nothing is degraded` }
+        : {
+            check: "service",
+            status: "fail",
+            detail: `${report.url} is not ready: it cannot run an agent now`,
+            fix: "see the engine and image checks above, and its /readyz",
+          },
+    ];
+  }
+  return report.degraded.map((one) => ({
+    check: `service ${one.kind}${one.subject === undefined ? "" : ` ${one.subject}`}`,
+    status: one.stopsRuns ? "fail" : "warn",
+    detail: `${report.url}: ${one.reason} (since ${one.since})`,
+    fix: one.fix ?? "an admin key reads the fix (GET /v1/service); ask the Operator",
+  }));
+}

@@ -52,6 +52,7 @@ async function run(options: Partial<DoctorOptions> & { engineOptions?: FakeEngin
     environment: {},
     engine: createFakeEngine(agentImage, engineOptions),
     whereabouts: ON_HOST,
+    routes: () => ({ hosts: [], engines: [] }),
     ...rest,
   });
   return { code, text, lines: text.trimEnd().split("\n") };
@@ -72,12 +73,13 @@ describe("agentcage doctor", () => {
       "ok    staging directory",
       "ok    staging on engine",
       "ok    pool",
-      "agentcage doctor: 10 ok,",
+      "ok    run network range",
+      "agentcage doctor: 11 ok,",
     ]);
     expect(lines[7]).toBe(
       "warn  codex credential   none, so every codex Run ends as unavailable (unless it runs against the stand-in model); fix: set $OPENAI_API_KEY or $CODEX_API_KEY where agentcage runs",
     );
-    expect(lines.at(-1)).toBe("agentcage doctor: 10 ok, 1 warning");
+    expect(lines.at(-1)).toBe("agentcage doctor: 11 ok, 1 warning");
     expect(code).toBe(0);
   });
 
@@ -186,6 +188,68 @@ describe("agentcage doctor", () => {
     expect(code).toBe(1);
   });
 
+  it("says whether the Run networks' range overlaps a route, failing a named one serve would refuse, with the fix", async () => {
+    const routes = (range: string) =>
+      range === "10.213.0.0/16"
+        ? { hosts: ["10.213.64.0/24 via wg0"], engines: [] }
+        : { hosts: [], engines: ["10.99.0.0/24 via br-0123456789ab, the engine's network 0123456789ab"] };
+    const fix =
+      "fix: set AGENTCAGE_RUN_NETWORK_RANGE (serve --run-network-range) to a range no network of this host or its engine uses, e.g. a /16 of 10.0.0.0/8";
+    const line = (found: { lines: string[] }) => found.lines.find((one) => one.includes("run network range"));
+    const byDefault = await run({ routes });
+    expect(line(byDefault)).toBe(
+      `warn  run network range  10.213.0.0/16 (the default) overlaps the route to 10.213.64.0/24 via wg0: no Run under the model, allowlist or open policy could have a network of its own; ${fix}`,
+    );
+    expect(byDefault.code).toBe(0);
+    const named = await run({ routes, environment: { AGENTCAGE_RUN_NETWORK_RANGE: "10.213.0.0/16" } });
+    expect(line(named)).toMatch(
+      /^FAIL {2}run network range {2}10\.213\.0\.0\/16 \(AGENTCAGE_RUN_NETWORK_RANGE\) overlaps the route to 10\.213\.64\.0\/24 via wg0: serve would refuse it; fix: /,
+    );
+    expect(named.code).toBe(1);
+    const engines = await run({ routes, environment: { AGENTCAGE_RUN_NETWORK_RANGE: "10.99.0.0/16" } });
+    expect(line(engines)).toBe(
+      `warn  run network range  10.99.0.0/16 (AGENTCAGE_RUN_NETWORK_RANGE) overlaps the route to 10.99.0.0/24 via br-0123456789ab, the engine's network 0123456789ab: the engine refuses a Run's network there; ${fix}; or remove that network`,
+    );
+    const wrong = await run({ routes, environment: { AGENTCAGE_RUN_NETWORK_RANGE: "10.99.0.0/30" } });
+    expect(line(wrong)).toMatch(/^FAIL {2}run network range {2}AGENTCAGE_RUN_NETWORK_RANGE "10\.99\.0\.0\/30" is not an IPv4 range of \/8 to \/28/);
+  });
+
+  it("asks a running service what makes it less than it says, a line for each with its fix, after every other check", async () => {
+    const since = "2026-12-01T10:00:00.000Z";
+    const degraded = await run({
+      service: async () => ({
+        ok: true,
+        url: "http://127.0.0.1:8750",
+        version: "0.1.0",
+        ready: true,
+        degraded: [
+          {
+            kind: "pool",
+            reason: "the warm pool could not make a container 18 times in a row (the last: no such image)",
+            fix: "mend it",
+            stopsRuns: false,
+            since,
+          },
+          { kind: "engine", subject: "b", reason: 'engine "b": it stopped answering', stopsRuns: true, since },
+        ],
+      }),
+    });
+    expect(degraded.lines.slice(-3)).toEqual([
+      `warn  service pool       http://127.0.0.1:8750: the warm pool could not make a container 18 times in a row (the last: no such image) (since ${since}); fix: mend it`,
+      `FAIL  service engine b   http://127.0.0.1:8750: engine "b": it stopped answering (since ${since}); fix: an admin key reads the fix (GET /v1/service); ask the Operator`,
+      "agentcage doctor: 10 ok, 3 warnings, 1 failed",
+    ]);
+    const fine = await run({ service: async () => ({ ok: true, url: "http://127.0.0.1:8750", version: "0.1.0", ready: true, degraded: [] }) });
+    expect(fine.lines.at(-2)).toBe("ok    service            http://127.0.0.1:8750 (agentcage 0.1.0) is ready, and nothing is degraded");
+    const gone = await run({
+      service: async () => ({ ok: false, url: "http://127.0.0.1:9", error: "the service at http://127.0.0.1:9 could not be asked: ECONNREFUSED" }),
+    });
+    expect(gone.lines.at(-2)).toMatch(
+      /^FAIL {2}service {12}the service at http:\/\/127\.0\.0\.1:9 could not be asked: ECONNREFUSED; fix: start agentcage serve there/,
+    );
+    expect(gone.code).toBe(1);
+  });
+
   it("prints a JSON array of { check, status, detail, fix } with --json, and nothing else", async () => {
     const { code, text } = await run({ json: true, engineOptions: { images: {} } });
     const checks = JSON.parse(text) as { check: string; status: string; detail: string; fix: string | null }[];
@@ -201,6 +265,7 @@ describe("agentcage doctor", () => {
       "staging directory",
       "staging on engine",
       "pool",
+      "run network range",
     ]);
     expect(checks[3]).toEqual({
       check: "image",

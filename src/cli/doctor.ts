@@ -1,7 +1,9 @@
 // `agentcage doctor`: whether this machine can run agents, one line per check and the fix beside
 // each warning and failure, in the style of `brew doctor`. Every question goes through the library
 // (the engine's facts, the image, each CLI's own --version, the credentials' kinds, the Staging
-// Directory probe, whether this process can mount for a warm pool); doctor-checks.ts judges the answers. Exit 0 when nothing failed, 1 otherwise.
+// Directory probe, whether this process can mount for a warm pool, the Run networks' range against
+// this host's routes; with --remote, what a running service says makes it less than it says);
+// doctor-checks.ts judges the answers. Exit 0 when nothing failed, 1 otherwise.
 // Invariant: no credential value ever reaches the output; what is printed is masked besides.
 
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -22,7 +24,16 @@ import {
   type StagingProbeFailure,
 } from "../probes/index.js";
 import { createMasker } from "../redact/index.js";
-import { describeValue, engineSetOf, limits, MAX_POOL_SIZE, type KubernetesBackend } from "../runtime/index.js";
+import {
+  checkRunNetworkRange,
+  DEFAULT_RUN_NETWORK_RANGE,
+  describeValue,
+  engineSetOf,
+  limits,
+  MAX_POOL_SIZE,
+  routesOfRange,
+  type KubernetesBackend,
+} from "../runtime/index.js";
 import { canBoundWrites } from "../staging/index.js";
 import { packageRoot, parseClisEnv } from "../testing/index.js";
 import {
@@ -33,12 +44,16 @@ import {
   engineCheck,
   imageCheck,
   poolCheck,
+  runNetworkRangeCheck,
   runtimeCheck,
+  serviceChecks,
   runtimesCheck,
   skippedCheck,
   stagingCheck,
   stagingOnEngineCheck,
   type DoctorCheck,
+  type RangeRoutes,
+  type ServiceReport,
   type Whereabouts,
 } from "./doctor-checks.js";
 import { clusterCheck } from "./kube-config.js";
@@ -74,6 +89,13 @@ export type DoctorOptions = {
   readonly whereabouts?: Whereabouts;
   /** As `serve --kubernetes` takes it: the cluster and its namespace are checked instead of an engine; default: the engine. */
   readonly kubernetes?: KubernetesBackend;
+  /** What this host's routes say of a Run network range; default: read from the kernel's table (routesOfRange). */
+  readonly routes?: (range: string) => RangeRoutes;
+  /**
+   * A running service to ask (doctor --remote): a line for each thing that makes it less than it
+   * says, with its fix, or one saying nothing does. Default: none asked.
+   */
+  readonly service?: () => Promise<ServiceReport>;
 };
 
 const OPTION_NAMES = [
@@ -89,6 +111,8 @@ const OPTION_NAMES = [
   "engines",
   "whereabouts",
   "kubernetes",
+  "routes",
+  "service",
 ];
 /** Names of variables whose values are masked in the report, whatever it quotes. */
 const SECRET_NAME = /TOKEN|KEY|SECRET|PASS|CRED|AUTH/i;
@@ -109,12 +133,15 @@ export async function doctor(options: DoctorOptions, ...extra: never[]): Promise
     ...(check.fix === undefined ? {} : { fix: oneLine(masker.mask(check.fix)) }),
   });
   const pending = startChecks(options);
+  // The running service's lines come last, as many as it has degradations.
+  const service = options.service === undefined ? undefined : serviceReport(options.service);
   const checks: DoctorCheck[] = [];
-  for (const next of pending) {
-    const check = clean(await next);
-    checks.push(check);
-    if (options.json !== true) options.stream.write(`${renderCheck(check, options.color === true)}\n`);
-  }
+  const report = (check: DoctorCheck): void => {
+    checks.push(clean(check));
+    if (options.json !== true) options.stream.write(`${renderCheck(clean(check), options.color === true)}\n`);
+  };
+  for (const next of pending) report(await next);
+  for (const check of service === undefined ? [] : serviceChecks(await service)) report(check);
   if (options.json === true)
     options.stream.write(
       `${JSON.stringify(
@@ -197,9 +224,24 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
         poolCheck((options.environment ?? process.env)["AGENTCAGE_POOL"], canBoundWrites(), f === undefined ? undefined : yes, MAX_POOL_SIZE),
       ),
     ],
+    ["run network range", place.then((here) => rangeCheck(options, here.inContainer))],
     ...(options.engines ?? []).flatMap(({ name, engine }) => eachEngineChecks(name, engine, options.image)),
   ];
   return guarded(checks);
+}
+
+/** The Run networks' range serve would take (AGENTCAGE_RUN_NETWORK_RANGE, else the default) against this host's routes. */
+async function rangeCheck(options: DoctorOptions, inContainer: boolean): Promise<DoctorCheck> {
+  const asked = (options.environment ?? process.env)["AGENTCAGE_RUN_NETWORK_RANGE"];
+  const range = asked === undefined || asked === "" ? DEFAULT_RUN_NETWORK_RANGE : asked;
+  let refusal: string | undefined;
+  try {
+    checkRunNetworkRange(range, "AGENTCAGE_RUN_NETWORK_RANGE");
+  } catch (error) {
+    refusal = error instanceof Error ? error.message : String(error);
+  }
+  const routes = refusal !== undefined ? { hosts: [], engines: [] } : (options.routes ?? routesOfRange)(range);
+  return runNetworkRangeCheck(asked, range, refusal, routes, inContainer);
 }
 
 /**
@@ -210,7 +252,7 @@ function clusterChecks(options: DoctorOptions, backend: KubernetesBackend): [str
   const onPods = "on Kubernetes the cluster pulls the image and runs each Run's Pod";
   const stagingDir = posix.join(options.runtimeDir, "staging");
   const kinds = credentialKinds(options, false);
-  const skipped = ["runtime", "runtimes", "image", ...AGENT_CLIS.map((name) => `${name} cli`), "staging on engine", "pool"];
+  const skipped = ["runtime", "runtimes", "image", ...AGENT_CLIS.map((name) => `${name} cli`), "staging on engine", "pool", "run network range"];
   return [
     ["cluster", clusterCheck(backend)],
     ...skipped.map((name): [string, Promise<DoctorCheck>] => [name, Promise.resolve(skippedCheck(name, onPods))]),
@@ -227,6 +269,15 @@ function clusterChecks(options: DoctorOptions, backend: KubernetesBackend): [str
       ),
     ],
   ];
+}
+
+/** The service's answer; a failure to ask is said as the service's own line, never thrown. */
+function serviceReport(ask: () => Promise<ServiceReport>): Promise<ServiceReport> {
+  return ask().catch((error: unknown) => ({
+    ok: false as const,
+    url: "the service",
+    error: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`,
+  }));
 }
 
 function guarded(checks: [string, Promise<DoctorCheck>][]): Promise<DoctorCheck>[] {

@@ -2070,7 +2070,7 @@ export interface operations {
                         version: string;
                         /** @description when this service started */
                         startedAt: string;
-                        /** @description whether it can run an agent now: the engine answers and the agent image is there (as /readyz says) */
+                        /** @description whether it can run an agent now: the engine answers, the agent image is there and no degradation stops every Run (as /readyz says) */
                         ready: boolean;
                         /** @description true: every agent talks to the stand-in model (serve --stand-in), offline; its credentials are the stand-in's */
                         standIn: boolean;
@@ -2143,6 +2143,24 @@ export interface operations {
                             /** @description whether the proxy's control endpoint answered just now (within 2 s) */
                             answering?: boolean;
                         };
+                        /** @description what makes the service less than it says now, oldest first (as /readyz lists it); empty when nothing does */
+                        degraded: {
+                            /**
+                             * @description pool: the warm pool cannot make its containers; run-network-range: the Run networks' range clashes with a network of the host; engine: an engine stopped answering; egress-proxy: an engine's egress proxy was found gone
+                             * @enum {string}
+                             */
+                            kind: "pool" | "run-network-range" | "engine" | "egress-proxy";
+                            /** @description admin: which one, where a kind can hold several (an engine's name) */
+                            subject?: string;
+                            /** @description what is wrong and what happens meanwhile; in general words for any key but the admin's, which reads the deployment's own details */
+                            reason: string;
+                            /** @description admin: what the Operator can do about it */
+                            fix?: string;
+                            /** @description true: no Run that needs the part can start while it lasts (the service is not ready) */
+                            stopsRuns: boolean;
+                            /** @description when it began */
+                            since: string;
+                        }[];
                     };
                 };
             };

@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import { DEFAULT_EGRESS_PORT } from "../egress/index.js";
 import type { Engine } from "../engine/index.js";
-import { RunRequestError, type EngineSet } from "../runtime/index.js";
+import { RunRequestError, type DegradationReport, type Degradations, type EngineSet } from "../runtime/index.js";
 import { EGRESS_ALIAS, startEgressGateway, type EgressGateway, type EgressGatewayOptions } from "./egress-gateway.js";
 
 export type EgressGatewaySet = {
@@ -36,6 +36,8 @@ export type EgressGatewaySet = {
 export type EgressGatewaySetOptions = Omit<EgressGatewayOptions, "engine" | "docker" | "engineName"> & {
   /** The engines the Runs are placed on (createEngineSet), each given a proxy of its own. */
   readonly engines: EngineSet;
+  /** Told when an engine's proxy is found gone (degraded until one runs there again); default: the log alone. */
+  readonly degradations?: Degradations;
 };
 
 /**
@@ -45,7 +47,7 @@ export type EgressGatewaySetOptions = Omit<EgressGatewayOptions, "engine" | "doc
  * not answer now gets its proxy when a Run is first placed on it.
  */
 export async function startEgressGateways(options: EgressGatewaySetOptions): Promise<EgressGatewaySet> {
-  const { engines: set, ...common } = options;
+  const { engines: set, degradations, ...common } = options;
   const proxies = new Map<string, Promise<EgressGateway>>();
   let closed = false;
   const engineNamed = (name: string): Engine => {
@@ -57,7 +59,10 @@ export async function startEgressGateways(options: EgressGatewaySetOptions): Pro
     const starting = (async () => {
       if (closed) throw new RunRequestError(`the egress proxies are closed; no proxy is started on the engine ${JSON.stringify(name)}`);
       try {
-        return await startEgressGateway({ ...common, engine: engineNamed(name), engineName: name, ...withEngine(common.logger, name) });
+        const started = await startEgressGateway({ ...common, engine: engineNamed(name), engineName: name, ...withEngine(common.logger, name) });
+        // One found gone before runs there again.
+        degradations?.clear("egress-proxy", name);
+        return started;
       } catch (error) {
         throw new RunRequestError(
           `the egress proxy could not start on the engine ${JSON.stringify(name)}: ${error instanceof Error ? error.message : String(error)}`,
@@ -77,7 +82,10 @@ export async function startEgressGateways(options: EgressGatewaySetOptions): Pro
       if (gateway !== undefined) {
         const state = await engine.inspect(gateway.container).catch(() => undefined);
         if (state?.running === true) return gateway;
-        common.logger?.info({ engine: name, container: gateway.container }, "the engine's egress proxy is gone; starting it again");
+        // Said once: by the board when there is one (degraded until it runs again), else here.
+        if (degradations === undefined)
+          common.logger?.info({ engine: name, container: gateway.container }, "the engine's egress proxy is gone; starting it again");
+        else degradations.raise(proxyGone(name));
         // Its container is gone; this lets go of its control connection and removes its control directory.
         await Promise.resolve(gateway.close()).catch(() => undefined);
       }
@@ -121,6 +129,16 @@ export async function startEgressGateways(options: EgressGatewaySetOptions): Pro
       return settled.filter((one): one is { engine: string; gateway: EgressGateway } => one.gateway !== undefined);
     },
     close,
+  };
+}
+
+/** An engine's proxy found gone: its Runs' tokens went with it, until one is started there again. */
+function proxyGone(engine: string): DegradationReport {
+  return {
+    kind: "egress-proxy",
+    subject: engine,
+    reason: `the egress proxy on the engine ${JSON.stringify(engine)} was found gone (its Runs' tokens with it); it is started again, and the next Run placed there tries again if it cannot be`,
+    fix: `see why its container went (docker -H <engine ${engine}> events, the engine's log); if it cannot start again, agentcage doctor --engine checks that engine and its images`,
   };
 }
 

@@ -29,6 +29,7 @@ export function createRunnerRuntime(settings: RunnerSettings, headStarts?: HeadS
       ...(options.engine === undefined ? {} : { engine: options.engine }),
       ...(options.engines === undefined ? {} : { engines: options.engines }),
       ...(options.kubernetes === undefined ? {} : { kubernetes: options.kubernetes }),
+      ...(options.degradations === undefined ? {} : { degradations: options.degradations }),
       run: planRun(settings, headStarts !== undefined),
     });
   } catch (error) {

@@ -5,7 +5,8 @@
 // is bound from this host's disk either.
 // Invariant: what it started it stops, in close() or when it fails.
 
-import type { Logger } from "pino";
+import { pino, type Logger } from "pino";
+import { createDegradations, type Degradations } from "../runtime/index.js";
 import {
   connectEgressGateway,
   startEgressGateway,
@@ -50,6 +51,11 @@ export type RunnerAssembly = {
   readonly gateway: EgressGateway | undefined;
   /** Over several engines (the runner's `engines`), when the policy needs a proxy: one per engine. */
   readonly gateways: EgressGatewaySet | undefined;
+  /**
+   * What makes the runners and the proxies less than they say now: one board for all of them (the
+   * runner options' `degradations`, else the assembly's own), so each is said once.
+   */
+  readonly degradations: Degradations;
   /** Stops what this assembly started (the stand-in, a proxy it started); a connected proxy is only let go. */
   readonly close: () => Promise<void>;
 };
@@ -74,13 +80,15 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
   const refusal = assemblyRefusal(options);
   if (refusal !== undefined) throw new AgentRunnerError(refusal);
   const started: { gateway?: EgressGateway; gateways?: EgressGatewaySet; standIn?: RunningStandIn } = {};
+  const logger = options.logger ?? options.runner.logger;
+  const degradations = options.runner.degradations ?? createDegradations(logger ?? pino({ name: "agentcage" }, pino.destination(2)));
   const close = async (): Promise<void> => {
     await started.standIn?.stop();
     await started.gateway?.close();
     await started.gateways?.close();
   };
   try {
-    if (proxied && options.signal?.aborted !== true && options.runner.engines !== undefined) started.gateways = await startProxies(options);
+    if (proxied && options.signal?.aborted !== true && options.runner.engines !== undefined) started.gateways = await startProxies(options, degradations);
     else if (proxied && options.signal?.aborted !== true) started.gateway = await startProxy(options);
     else if (standIn && options.signal?.aborted !== true) {
       options.onStep?.("stand-in model");
@@ -92,9 +100,10 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
   }
   const network = networkOptions(options, started);
   return {
-    runner: (extra = {}) => createAgentRunner({ ...options.runner, ...network, ...extra }),
+    runner: (extra = {}) => createAgentRunner({ ...options.runner, ...network, degradations, ...extra }),
     gateway: started.gateway,
     gateways: started.gateways,
+    degradations,
     close,
   };
 }
@@ -139,7 +148,7 @@ async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway
  * Over several engines: a proxy of this process's on each (a Run's network joins the one of the
  * engine it is placed on). The Operator's one proxy lives on one engine, so it cannot serve them.
  */
-async function startProxies(options: RunnerAssemblyOptions): Promise<EgressGatewaySet> {
+async function startProxies(options: RunnerAssemblyOptions, degradations: Degradations): Promise<EgressGatewaySet> {
   const engines = options.runner.engines as NonNullable<AgentRunnerOptions["engines"]>;
   if (options.egress !== undefined) {
     throw new AgentRunnerError(
@@ -150,6 +159,7 @@ async function startProxies(options: RunnerAssemblyOptions): Promise<EgressGatew
   options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
   return startEgressGateways({
     engines,
+    degradations,
     runtimeDir: options.runner.staging.runtimeDir,
     control: controlPath(options),
     standIn,

@@ -6,7 +6,7 @@
 import type Docker from "dockerode";
 import type { Logger } from "pino";
 import { AgentcageError } from "../errors/index.js";
-import { describeValue, type EngineSet, type KubernetesBackend, type RunFiles } from "../runtime/index.js";
+import { describeValue, type Degradations, type EngineSet, type KubernetesBackend, type RunFiles } from "../runtime/index.js";
 import type { ContainerLimits, StagingDeclaration } from "../container/index.js";
 import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
 import type { Engine } from "../engine/index.js";
@@ -119,6 +119,13 @@ export type AgentRunnerOptions = {
    * `networks` or `sessions`. Not yet run against a live cluster. Default: Docker.
    */
   readonly kubernetes?: KubernetesBackend;
+  /**
+   * Where the runner says what makes it less than it says while it goes on (the runtime's
+   * `degradations`: a pool that cannot fill, a Run network range that clashes, an engine drained;
+   * the assembly's egress proxies add theirs), shared by the runners of one service so each is said
+   * once. Default: a board of the runner's own (runner.degradations()).
+   */
+  readonly degradations?: Degradations;
 };
 
 export type AgentRunOptions = {
@@ -177,6 +184,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "engine",
   "engines",
   "kubernetes",
+  "degradations",
 ];
 const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId", "traceContext"];
 

@@ -5,7 +5,16 @@
 
 import type { ComposedCommand } from "../container/index.js";
 import type { PodManifest } from "../kube/index.js";
-import type { ManifestOptions, PoolStats, RuntimeCheck, SweepResult } from "../runtime/index.js";
+import { pino } from "pino";
+import {
+  createDegradations,
+  runNetworkRangeClash,
+  type DegradationView,
+  type ManifestOptions,
+  type PoolStats,
+  type RuntimeCheck,
+  type SweepResult,
+} from "../runtime/index.js";
 import { AGENT_CLIS, type AgentCli, type AgentRequestInput, type CredentialKind } from "../agents/index.js";
 import { createRunnerRuntime } from "./agent-container.js";
 import { createBreachListener } from "./breaches.js";
@@ -16,7 +25,7 @@ import { prepare } from "./prepare.js";
 import { runAgent } from "./run.js";
 import { headStartsOf } from "./head-start.js";
 import { checkRunnerOptions, type AgentRunOptions, type AgentRunnerOptions } from "./runner-options.js";
-import { resolveRunnerSettings } from "./settings.js";
+import { resolveRunnerSettings, type RunnerSettings } from "./settings.js";
 
 export type { AgentOutcome } from "./outcome.js";
 
@@ -38,15 +47,22 @@ export type AgentRunner = {
   readonly check: () => Promise<RuntimeCheck & { readonly credentials: Readonly<Record<AgentCli, CredentialKind>> }>;
   /** The warm pool's figures (pool option); undefined without one. */
   readonly pool: () => PoolStats | undefined;
+  /** What makes it less than it says now, oldest first, and how often each kind began (the `degradations` board, shared with whoever gave it). */
+  readonly degradations: DegradationView;
   /** Removes the warm pool's unclaimed members and waits for what warm Runs left to the background; without a pool, nothing to do. */
   readonly close: () => Promise<void>;
 };
 
 export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
   checkRunnerOptions(options, extra);
-  const settings = resolveRunnerSettings(options);
+  // The runner's board is its runtime's: what either meets is said once, on the caller's board when it gives one.
+  const degradations = options.degradations ?? createDegradations(options.logger ?? pino({ name: "agentcage" }, pino.destination(2)));
+  const settings = resolveRunnerSettings({ ...options, degradations });
   const headStarts = headStartsOf(settings);
   const context: RunnerContext = { settings, runtime: createRunnerRuntime(settings, headStarts), breaches: createBreachListener(), headStarts };
+  // Every Run of the policy needs a network of its own: a range no network can be made in is said now, not at the first Run.
+  const clash = networkPerRun(settings) ? runNetworkRangeClash(options.runNetworkRange) : undefined;
+  if (clash !== undefined) degradations.raise(clash);
   return {
     run: (input, prompt, runOptions = {}, ...more: never[]) => runAgent(context, input, prompt, runOptions, more),
     commandFor: (input, prompt, ...more: never[]) => commandForRequest(context, input, prompt, more),
@@ -55,8 +71,14 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     holdSession: (request) => holdSession(context, request),
     check: () => checkRunner(context),
     pool: context.runtime.pool,
+    degradations: context.runtime.degradations,
     close: context.runtime.close,
   };
+}
+
+/** Whether each Run gets a network of its own on an engine (model, allowlist, open), not a Pod's or none. */
+function networkPerRun({ policy, options }: RunnerSettings): boolean {
+  return (policy === "model" || policy === "allowlist" || policy === "open") && options.kubernetes === undefined;
 }
 
 function holdSession({ settings, runtime }: RunnerContext, request: Pick<AgentRequestInput, "cli" | "resumeSession">): () => void {

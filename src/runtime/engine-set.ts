@@ -67,6 +67,8 @@ export type EngineSet = {
   readonly answering: () => Promise<ReadonlyArray<{ readonly name: string; readonly engine: Engine }>>;
   /** Called with an engine that answers again after it was drained; returns the unsubscribe. */
   readonly onReturn: (listener: (name: string, engine: Engine) => void) => () => void;
+  /** Called with an engine as it is drained, and what its last ping said; returns the unsubscribe. */
+  readonly onDrain: (listener: (name: string, why: string) => void) => () => void;
   /** Stops pinging; leases held stay valid. */
   readonly close: () => void;
 };
@@ -90,6 +92,7 @@ type Member = {
 export function createEngineSet(engines: readonly NamedEngine[], parameter = "engines"): EngineSet {
   const members = checkEngines(engines, parameter);
   const returnListeners = new Set<(name: string, engine: Engine) => void>();
+  const drainListeners = new Set<(name: string, why: string) => void>();
   const wakers = new Set<() => void>();
   const wake = (): void => {
     for (const w of [...wakers]) w();
@@ -121,6 +124,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       `the engine ${JSON.stringify(member.name)} stopped answering (${member.why ?? "no answer"}): the Run on it was ended, and no new Run goes there until it answers again`,
     );
     for (const lease of member.leases) lease.abort(reason);
+    for (const listener of drainListeners) listener(member.name, member.why ?? "no answer");
   };
   const round = async (): Promise<void> => {
     await Promise.all(members.map(probe));
@@ -209,6 +213,10 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     onReturn: (listener) => {
       returnListeners.add(listener);
       return () => returnListeners.delete(listener);
+    },
+    onDrain: (listener) => {
+      drainListeners.add(listener);
+      return () => drainListeners.delete(listener);
     },
     close: () => {
       closed = true;

@@ -1,11 +1,14 @@
 // The warm pool of one runtime: members made ahead (pool-member.ts), each handed to exactly one Run
 // at its claim and never returned; a member idle past maxIdleSeconds, or stopped, is replaced. The
 // pool keeps `size` members ready or being made, at most MAKING_AT_ONCE made at a time, and backs
-// off after failures; a claimed member's replacement waits a second while another is ready.
+// off after failures; a claimed member's replacement waits a second while another is ready. Makes
+// that fail, or members that stop before their claim, POOL_DEGRADED_IN_A_ROW times in a row make
+// the pool degraded (one log line) until a member is made (or claimed) again.
 // Invariant: every member this pool made is, at any time, in exactly one place: being made, ready,
 // claimed (its Run removes it), or being discarded; close() waits for them all.
 
 import type { Logger } from "pino";
+import type { Degradations } from "./degradations.js";
 import { liveRuns } from "./live-runs.js";
 import { describeValue } from "./misuse.js";
 import { discardMember, makeMember, type HeadStartPlan, type Member, type MemberMaker } from "./pool-member.js";
@@ -50,6 +53,12 @@ const MAX_BACKOFF_MS = 30_000;
  * With none ready it is made at once: the next Run would go cold.
  */
 const REPLACE_AFTER_CLAIM_MS = 1000;
+/**
+ * Makes that failed, or members that stopped before their claim, in a row before the pool is
+ * degraded: one may be the engine's passing trouble under load (slow is not dead); three, with the
+ * backoff between them, are a pool that cannot fill.
+ */
+export const POOL_DEGRADED_IN_A_ROW = 3;
 /** Claim latencies kept for the percentiles. */
 const LATENCY_SAMPLES = 1024;
 
@@ -111,7 +120,8 @@ export function checkPoolOptions(pool: unknown): string | undefined {
   return undefined;
 }
 
-export function createPool(options: PoolOptions, maker: MemberMaker, logger: Logger): Pool {
+/** `degradations`: where the pool says it cannot fill, and that it fills again; default: nowhere but GET /v1/pool's figures. */
+export function createPool(options: PoolOptions, maker: MemberMaker, logger: Logger, degradations?: Degradations): Pool {
   const maxIdleSeconds = options.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS;
   const ready: Member[] = [];
   const idleTimers = new Map<string, NodeJS.Timeout>();
@@ -124,6 +134,8 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   let failures = 0;
   const headStarts = { used: 0, wasted: 0 };
   let lastFailure: string | undefined;
+  // Makes in a row that failed, since a member was last made.
+  let failedInARow = 0;
   let backoffMs = 0;
   // Members in a row that stopped before any claim (a head start that dies at once, an image that
   // cannot run the launcher): made again only after a backoff, as a failed make is, until one serves.
@@ -135,6 +147,34 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
   // Members whose networks still wait their turn in the engine's line leave it when the pool closes.
   const closing = new AbortController();
 
+  // Degraded while either count is at POOL_DEGRADED_IN_A_ROW; the reason says which, and the last failure.
+  const judge = (): void => {
+    if (degradations === undefined || closed) return;
+    if (failedInARow < POOL_DEGRADED_IN_A_ROW && stoppedInARow < POOL_DEGRADED_IN_A_ROW) {
+      degradations.clear("pool");
+      return;
+    }
+    degradations.raise({
+      kind: "pool",
+      reason:
+        failedInARow >= POOL_DEGRADED_IN_A_ROW
+          ? `the warm pool could not make a container ${failedInARow} times in a row (the last: ${lastFailure ?? "no reason given"}); Runs start cold meanwhile`
+          : `the warm pool's containers stopped before their claim ${stoppedInARow} times in a row; Runs start cold meanwhile`,
+      fix:
+        failedInARow >= POOL_DEGRADED_IN_A_ROW
+          ? "mend what the last failure says (the agent image, the engine, the Run network range: agentcage doctor checks them); the pool keeps trying, backing off"
+          : "check that the agent image runs its launcher (bash or busybox sh) and that a head start does not end at once; the pool keeps trying, backing off",
+    });
+  };
+  const failed = (why: string): void => {
+    failures++;
+    failedInARow++;
+    lastFailure = why;
+    backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
+    // Each one at debug only: when they come in a row, the degradation says so, once.
+    logger.debug({ err: why, failedInARow, retryInMs: backoffMs }, "a pool member could not be made");
+    judge();
+  };
   const later = (task: Promise<unknown>): void => {
     const tracked = task.catch(() => undefined).finally(() => tasks.delete(tracked));
     tasks.add(tracked);
@@ -171,7 +211,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       if (!ready.includes(member)) return;
       stoppedInARow++;
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
-      if (stoppedInARow > 1) logger.warn({ stoppedInARow, retryInMs: backoffMs }, "pool members keep stopping before their claim");
+      judge();
       replace(member, "its container stopped before its claim");
     });
   };
@@ -187,20 +227,18 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
           liveRuns.delete(id);
           // Abandoned because the pool closed (its network's wait in the engine's line ended): no failure.
           if (closed) return;
-          failures++;
-          lastFailure = result.failed;
-          backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs === 0 ? FIRST_BACKOFF_MS : backoffMs * 2);
-          logger.warn({ err: result.failed, retryInMs: backoffMs }, "a pool member could not be made");
+          failed(result.failed);
           return;
         }
         if (stoppedInARow === 0) backoffMs = 0;
+        failedInARow = 0;
+        judge();
         madeOne(result);
       },
       (error: unknown) => {
         liveRuns.delete(id);
         making--;
-        failures++;
-        lastFailure = error instanceof Error ? error.message : String(error);
+        failed(error instanceof Error ? error.message : String(error));
       },
     );
     later(made.then(() => fill()));
@@ -245,6 +283,7 @@ export function createPool(options: PoolOptions, maker: MemberMaker, logger: Log
       unready(member);
       claimed++;
       stoppedInARow = 0;
+      judge();
       backoffMs = 0;
       replaceClaimed();
       return member;

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 import { createRunAddresses, DEFAULT_RUN_NETWORK_RANGE, parseRange, REFUSED_SUBNET_QUARANTINE_MS, routeInto, runAddressesOf } from "./run-addresses.js";
 import { openRunNetwork } from "./run-network.js";
+import { routesOfRange, runNetworkRangeClash } from "./range-clash.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-routes-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -67,6 +68,40 @@ describe("the Run networks' addresses", () => {
     expect(routeInto("10.213.0.0/18", table)).toBeUndefined();
     expect(routeInto("172.17.0.0/16", table)).toBeUndefined();
     expect(routeInto("10.213.0.0/16", join(scratch, "no-such-table"))).toBeUndefined();
+  });
+
+  it("tells a check before any Run the engine's networks in the range apart from its own interfaces' routes and from a Run's own /28s", () => {
+    const table = join(scratch, "route-engines");
+    writeFileSync(
+      table,
+      [
+        "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT",
+        // 10.213.0.0/24 on an engine's bridge; 10.213.1.16/28, a Run's own under the open policy; 10.213.64.0/24 on wg0.
+        "br-0123456789ab\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0",
+        "br-ba9876543210\t1001D50A\t00000000\t0001\t0\t0\t0\tF0FFFFFF\t0\t0\t0",
+        "wg0\t0040D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0",
+        "",
+      ].join("\n"),
+    );
+    expect(routesOfRange("10.213.0.0/16", table)).toEqual({
+      hosts: ["10.213.64.0/24 via wg0"],
+      engines: ["10.213.0.0/24 via br-0123456789ab, the engine's network 0123456789ab"],
+    });
+    expect(routesOfRange("10.214.0.0/16", table)).toEqual({ hosts: [], engines: [] });
+    // At a runner's start: the default range reaching into wg0's route, and a range an engine's network holds whole, stop every Run.
+    expect(runNetworkRangeClash(undefined, table)).toMatchObject({
+      kind: "run-network-range",
+      reason: "the Run networks' range 10.213.0.0/16 overlaps this host's route to 10.213.64.0/24 via wg0: no Run that needs a network of its own can start",
+      stopsRuns: true,
+    });
+    expect(runNetworkRangeClash("10.213.0.0/25", table)).toMatchObject({
+      reason: expect.stringContaining(
+        "the Run networks' range 10.213.0.0/25 lies within this host's route to 10.213.0.0/24 via br-0123456789ab, the engine's network 0123456789ab",
+      ),
+      stopsRuns: true,
+    });
+    // One it holds a part of costs a Run a few tries: said only if the engine refuses 8 subnets in a row.
+    expect(runNetworkRangeClash("10.213.0.0/23", table)).toBeUndefined();
   });
 
   it("refuses a range named that reaches into a host's route at once, and the default one only when a Run needs a network", async () => {

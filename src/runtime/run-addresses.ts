@@ -2,6 +2,7 @@
 // egress proxy and a few more) of one range the Operator names, handed out here, not from the
 // engine's default address pools, which hold only about 30 networks at once. A subnet another
 // process or network holds already (the engine refuses it as overlapping) is left alone a while.
+// A clash with this host's routes or the engine's networks is told to `clashed` (range-clash.ts).
 // Invariant: a subnet is held by at most one of this process's Runs at a time.
 
 import { readFileSync } from "node:fs";
@@ -14,17 +15,28 @@ export const DEFAULT_RUN_NETWORK_RANGE = "10.213.0.0/16";
 export const RUN_SUBNET_PREFIX = 28;
 /** How long a subnet the engine refused as overlapping is skipped before it is tried again. */
 export const REFUSED_SUBNET_QUARANTINE_MS = 60_000;
+/** This host's IPv4 routes, as Linux lists them. */
+export const ROUTE_TABLE = "/proc/net/route";
 
 export type RunAddresses = {
   readonly range: string;
   /** Why no Run network may take a subnet of it (the default range reaches into a route of this host's), or undefined. */
   readonly unusable?: string;
+  /** With `unusable`: the route of this host's it reaches into, as "10.213.64.0/24 via wg0". */
+  readonly route?: string;
   /** A free subnet, or undefined when every one is held. */
   readonly take: () => string | undefined;
   /** The subnet's network is gone: it may be handed out again. */
   readonly give: (subnet: string) => void;
   /** The engine refused the subnet as overlapping another network: skipped for REFUSED_SUBNET_QUARANTINE_MS. */
   readonly refuse: (subnet: string) => void;
+  /**
+   * Told when a Run network could not have a subnet of the range: it is `unusable` (no argument), or
+   * the engine refused every subnet `tried` in a row as overlapping its other networks. Default: nobody.
+   */
+  readonly clashed?: (refused?: { readonly tried: readonly string[]; readonly engineSaid: string }) => void;
+  /** Told when a network took a subnet of the range: a clash told before is over. Default: nobody. */
+  readonly fits?: () => void;
 };
 
 type Range = { readonly base: number; readonly prefix: number };
@@ -94,34 +106,40 @@ export function runAddressesOf(range: unknown, routeOf: (range: string) => strin
   // A range named is refused now; the default only once a Run needs a network of its own, so a
   // runtime that never makes one (policy none, networks named by hand) is not refused for it.
   if (range !== undefined) throw new AgentContainerError(unusable);
-  return { ...addresses, unusable };
+  return { ...addresses, unusable, route };
 }
 
 /**
  * A route of this host's own interfaces (not the engine's bridges: those are its networks, which
- * the engine itself refuses to overlap) into the range, as "10.213.0.0/16 via eth0"; undefined when
- * none is, or the host has no /proc/net/route to read.
+ * the engine itself refuses to overlap; with `bridges`, those too) into the range, as
+ * "10.213.0.0/16 via eth0"; undefined when none is, or the host has no /proc/net/route to read.
  */
-export function routeInto(range: string, table = "/proc/net/route"): string | undefined {
+export function routeInto(range: string, table = ROUTE_TABLE, bridges = false): string | undefined {
+  return routesInto(range, table, bridges)[0];
+}
+
+/** Every route into the range, as routeInto says the first; none when the table cannot be read. */
+export function routesInto(range: string, table = ROUTE_TABLE, bridges = false): string[] {
   let text: string;
   try {
     text = readFileSync(table, "utf8");
   } catch {
-    return undefined;
+    return [];
   }
   const { base, prefix } = parseRange(range);
+  const found: string[] = [];
   for (const line of text.split("\n").slice(1)) {
     const [iface = "", destination = "", , , , , , mask = ""] = line.trim().split(/\s+/);
-    if (iface === "" || /^(br-|docker|veth)/.test(iface)) continue;
+    if (iface === "" || (!bridges && /^(br-|docker|veth)/.test(iface))) continue;
     const routeBase = littleEndian(destination);
     const routeMask = littleEndian(mask);
     // The default route (mask 0) reaches everything; it is not a network of the host's.
     if (routeMask === 0) continue;
     const routePrefix = 32 - Math.log2(2 ** 32 - routeMask);
     const shorter = Math.min(prefix, routePrefix);
-    if (Math.floor(base / 2 ** (32 - shorter)) === Math.floor(routeBase / 2 ** (32 - shorter))) return `${dotted(routeBase)}/${routePrefix} via ${iface}`;
+    if (Math.floor(base / 2 ** (32 - shorter)) === Math.floor(routeBase / 2 ** (32 - shorter))) found.push(`${dotted(routeBase)}/${routePrefix} via ${iface}`);
   }
-  return undefined;
+  return found;
 }
 
 /** /proc/net/route's hex, which holds an address's bytes in memory order (little-endian here). */

@@ -46,8 +46,11 @@ export function runNetworkName(runId: string): string {
   return `agentcage-net-${runId}`;
 }
 
-/** How many subnets a Run tries when the engine refuses one as overlapping (another process's, or a network the Operator made). */
-const SUBNET_TRIES = 8;
+/**
+ * How many subnets a Run tries when the engine refuses one as overlapping (another process's, or a
+ * network the Operator made); as many refused in a row are a range that clashes (range-clash.ts).
+ */
+export const SUBNET_TRIES = 8;
 
 /**
  * What opening the Run's network came to: why it could not be made, or the subnet it holds from the
@@ -72,7 +75,10 @@ export async function openRunNetwork(
   ahead = false,
 ): Promise<OpenedRunNetwork> {
   const name = runNetworkName(runId);
-  if (addresses?.unusable !== undefined) return { refused: addresses.unusable };
+  if (addresses?.unusable !== undefined) {
+    addresses.clashed?.();
+    return { refused: addresses.unusable };
+  }
   let turn: Turn;
   try {
     turn = await waitTurn(engine, ahead ? "ahead" : "run", signal);
@@ -112,6 +118,8 @@ async function createWithin(
   inTurn: <T>(call: Promise<T>) => Promise<T>,
 ): Promise<Made> {
   const name = runNetworkName(runId);
+  // The subnets the engine refused as overlapping, in a row.
+  const overlapped: string[] = [];
   for (let tried = 0; ; tried++) {
     const subnet = addresses?.take();
     if (addresses !== undefined && subnet === undefined) {
@@ -120,7 +128,10 @@ async function createWithin(
     const creating = inTurn(engine.createNetwork({ name, internal: network.kind === "internal", labels, ...(subnet === undefined ? {} : { subnet }) }));
     try {
       const answer = await answerOf(creating);
-      if (answer !== "late") return { subnets: answer.value.subnets, subnet };
+      if (answer !== "late") {
+        if (subnet !== undefined) addresses?.fits?.();
+        return { subnets: answer.value.subnets, subnet };
+      }
       // The engine may still make it: once it exists it is removed, and its subnet is held till then.
       void creating.then(
         () => closeRunNetwork(engine, runId, subnet, addresses).catch(() => undefined),
@@ -131,7 +142,9 @@ async function createWithin(
       const message = engineMessage(error);
       const overlapping = /overlap/i.test(message);
       if (subnet !== undefined) overlapping ? addresses?.refuse(subnet) : addresses?.give(subnet);
+      if (overlapping && subnet !== undefined) overlapped.push(subnet);
       if (overlapping && subnet !== undefined && tried + 1 < SUBNET_TRIES) continue;
+      if (overlapped.length === SUBNET_TRIES) addresses?.clashed?.({ tried: overlapped, engineSaid: message });
       const pools = /available, non-overlapping|address pool/i.test(message)
         ? "; the engine has no address range left for another network: fewer Runs at once, or more ranges in the daemon's default-address-pools"
         : overlapping && subnet !== undefined

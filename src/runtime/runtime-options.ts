@@ -13,6 +13,7 @@ import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS } from "./limits.js";
 import { describeValue } from "./misuse.js";
 import { checkPoolOptions, type PoolOptions } from "./pool.js";
+import type { Degradations } from "./degradations.js";
 import type { EngineSet } from "./engine-set.js";
 import type { RunFiles, WriteBound } from "./run-state.js";
 import { checkKubernetesBackend, type KubernetesBackend } from "./kube-backend.js";
@@ -73,6 +74,12 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
    * or `container.networks`. Not yet run against a live cluster. Default: none, Docker.
    */
   readonly kubernetes?: KubernetesBackend;
+  /**
+   * Where the runtime says what makes it less than it says while it goes on (a pool that cannot
+   * fill, a Run network range that clashes, an engine drained), shared by several runtimes of one
+   * service so each is said once. Default: a board of this runtime's own (runtime.degradations()).
+   */
+  readonly degradations?: Degradations;
 };
 
 /** What construction decided from the options: the validated declaration, the concurrency, the write bound, the Run networks' addresses. */
@@ -97,6 +104,7 @@ const RUNTIME_OPTION_NAMES = [
   "runNetworkRange",
   "pool",
   "kubernetes",
+  "degradations",
 ];
 const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
 export const RUN_FILES: readonly RunFiles[] = ["disk", "engine"];
@@ -211,6 +219,10 @@ function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<
     throw new AgentContainerError("engine is not an Engine; pass createDockerEngine(...) or leave it out");
   }
   checkEngineSet(options);
+  const board = options.degradations as Partial<Degradations> | undefined;
+  if (board !== undefined && (typeof board !== "object" || board === null || typeof board.raise !== "function" || typeof board.list !== "function")) {
+    throw new AgentContainerError(`degradations ${describeValue(board)} is not a board of degradations; pass createDegradations(logger), or leave it out`);
+  }
   return concurrency;
 }
 

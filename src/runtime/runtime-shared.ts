@@ -16,6 +16,8 @@ import { createPool, DEFAULT_POOL_IDLE_SECONDS, type Pool } from "./pool.js";
 import { declaredSecrets } from "./run-masker.js";
 import type { RunFiles, WriteBound } from "./run-state.js";
 import type { RunAddresses } from "./run-addresses.js";
+import { createDegradations, type Degradations } from "./degradations.js";
+import { reportingClashes, unusableRangeReport } from "./range-clash.js";
 import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
 import { bounded } from "./stop.js";
 import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
@@ -44,8 +46,10 @@ export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly graceMs: number;
   readonly writeBound: WriteBound;
   readonly runFiles: RunFiles;
-  /** Where each Run's own network takes its subnet. */
+  /** Where each Run's own network takes its subnet; a clash is told to `degradations`. */
   readonly addresses: RunAddresses;
+  /** What makes this runtime less than it says now: the options' board, or its own. */
+  readonly degradations: Degradations;
   /** A Run starting now: this session's, this process's, over at its timeout plus the grace and the engine's margin. */
   readonly ownershipOf: (timeoutSeconds: number) => Ownership;
   /** Removes what a gone process of this owner left (and what is this session's own and not live). */
@@ -88,8 +92,19 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
         : engineSet === undefined
           ? sweepOn(engine)
           : sweepEngines(engineSet, sweepOn, logger);
+  const degradations = options.degradations ?? createDegradations(logger);
+  const addresses = reportingClashes(checked.addresses, degradations);
+  engineSet?.onDrain((name, why) =>
+    degradations.raise({
+      kind: "engine",
+      subject: name,
+      reason: `the engine ${JSON.stringify(name)} stopped answering (${why}): its Runs were ended, and no Run goes there until it answers again`,
+      fix: `start the engine ${JSON.stringify(name)} again, or mend the way to it; agentcage doctor --engine checks each one`,
+    }),
+  );
   // An engine back after it was drained still holds what its ended Runs left: sweep it then.
   engineSet?.onReturn((name, back) => {
+    degradations.clear("engine", name);
     logger.info({ engine: name }, "an engine answers again; sweeping what its drained Runs left");
     void bounded(sweepOn(back), ENGINE_CLEANUP_TIMEOUT_MS, "the sweep of an engine back").catch((error: unknown) => {
       logger.warn({ engine: name, err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the sweep of an engine back failed");
@@ -112,7 +127,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
             engine,
             owner,
             session,
-            addresses: checked.addresses,
+            addresses,
             // A member may serve a Run of the declared timeout after waiting its whole idle time.
             ownership: () => ownershipOf((options.pool?.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + (container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
             launcherIdleSeconds: (options.pool.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + LAUNCHER_IDLE_MARGIN_SECONDS,
@@ -120,7 +135,13 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
             ...(options.pool.headStart === undefined ? {} : { headStart: options.pool.headStart }),
           },
           logger,
+          degradations,
         );
+  // Members made on networks of the range cannot be made at all: said at once, not at their first failure.
+  if (options.pool?.network !== undefined) {
+    const clash = unusableRangeReport(addresses);
+    if (clash !== undefined) degradations.raise(clash);
+  }
   return {
     ...(pool === undefined ? {} : { pool }),
     ...(kubernetes === undefined ? {} : { kubernetes }),
@@ -137,7 +158,8 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
     graceMs,
     writeBound,
     runFiles,
-    addresses: checked.addresses,
+    addresses,
+    degradations,
     ownershipOf,
     sweep,
     sweepAtStartup,

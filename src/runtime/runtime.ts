@@ -15,6 +15,7 @@ import { checkRuntimeOptions, type RuntimeOptions } from "./runtime-options.js";
 import { runOf } from "./runtime-run.js";
 import { createRuntimeShared } from "./runtime-shared.js";
 import type { PoolStats } from "./pool.js";
+import type { DegradationView, Degradations } from "./degradations.js";
 import type { SweepResult } from "./sweep.js";
 
 export type { RuntimeOptions } from "./runtime-options.js";
@@ -48,6 +49,11 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
   /** The warm pool's figures; undefined without a pool. */
   readonly pool: () => PoolStats | undefined;
   /**
+   * What makes it less than it says now, oldest first: a pool that cannot fill, a Run network range
+   * that clashes, an engine drained (or, alone, not answering its last check). Empty when nothing does.
+   */
+  readonly degradations: DegradationView;
+  /**
    * Removes the warm pool's unclaimed members and waits for what warm Runs left to the background
    * (their networks' removal); Runs under way are not touched. Without a pool, nothing to do.
    */
@@ -70,13 +76,27 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
       shared.kubernetes !== undefined
         ? checkKubernetes(shared.kubernetes)
         : shared.engineSet === undefined
-          ? checkEngine(engine, container.image)
+          ? checkEngine(engine, container.image).then((checked) => judgedEngine(shared.degradations, checked))
           : checkEngineSet(shared.engineSet, container.image),
     pool: () => shared.pool?.stats(),
+    degradations: { list: shared.degradations.list, begun: shared.degradations.begun },
     close: async () => await shared.pool?.close(),
     holdSessionStore: (namespace: string, id: string): (() => void) => {
       const runtimeDir = container.staging?.runtimeDir;
       return runtimeDir === undefined ? () => undefined : holdSessionStore(runtimeDir, namespace, id);
     },
   };
+}
+
+/** The one engine, as its check found it: gone while it does not answer, back once it does. */
+function judgedEngine(degradations: Degradations, checked: RuntimeCheck): RuntimeCheck {
+  if (checked.engine) degradations.clear("engine");
+  else
+    degradations.raise({
+      kind: "engine",
+      reason: "the container engine does not answer: no Run can start until it does",
+      fix: "start the engine (dockerd), or set DOCKER_HOST to one that runs; agentcage doctor says what it found",
+      stopsRuns: true,
+    });
+  return checked;
 }

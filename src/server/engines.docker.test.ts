@@ -1,8 +1,9 @@
 // The service over several engines (`--engine`): this host's, one daemon of the test's own in a
 // network namespace of its own, and one that does not answer. /readyz is ready while one engine can
-// take a Run and says why of each when none can; /metrics shows each engine's gauges. Under the model
-// policy, serve starts an egress proxy on each engine, and Runs over HTTP go behind them; with
-// --run-files engine as well, no proxy has a bind mount (each is reached through its engine).
+// take a Run and says why of each when none can, and lists one drained as degraded; /metrics shows
+// each engine's gauges. Under the model policy, serve starts an egress proxy on each engine, and Runs
+// over HTTP go behind them; one found gone is degraded until it runs again, in one log line each way;
+// with --run-files engine as well, no proxy has a bind mount (each is reached through its engine).
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,12 +43,23 @@ describe("the service over several engines", () => {
     try {
       const ready = await fetch(`${one.url}/readyz`);
       expect(ready.status).toBe(200);
+      // Drained after its second failed ping: still ready, and degraded for it.
+      let probe: { ready?: boolean; degraded?: unknown[] } = {};
+      for (let i = 0; i < 300 && probe.degraded === undefined; i++) {
+        probe = (await (await fetch(`${one.url}/readyz`)).json()) as typeof probe;
+        if (probe.degraded === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(probe).toEqual({
+        ready: true,
+        degraded: [{ kind: "engine", reason: 'engine "gone": it stopped answering, and no Run goes there until it answers again', since: expect.any(String) }],
+      });
       const token = readFileSync(one.tokenFile as string, "utf8").trim();
       const metrics = await (await fetch(`${one.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
       expect(metrics).toContain('agentcage_engine_up{engine="host"} 1');
       expect(metrics).toContain(`agentcage_engine_up{engine="${c.name}"} 1`);
       expect(metrics).toContain('agentcage_engine_up{engine="gone"} 0');
       expect(metrics).toContain(`agentcage_engine_slots{engine="${c.name}"} 1`);
+      expect(metrics).toContain('agentcage_degraded{kind="engine"} 1');
     } finally {
       await one.stop(5_000);
     }
@@ -78,6 +90,7 @@ describe("the service over several engines", () => {
     const earlier = new Set(proxies());
     const before = earlier.size;
     const startedAt = Date.now();
+    const log = capturingLogger();
     const running = await serve({
       runtimeDir: join(root, "service-model"),
       port: 0,
@@ -86,7 +99,7 @@ describe("the service over several engines", () => {
       slots: 2,
       // And one that does not answer: it gets its proxy when it first takes a Run, and does not hold the start.
       engines: ["local,name=a,slots=1", "local,name=b,slots=1", `unix://${join(root, "nothing.sock")},name=gone`],
-      logger: capturingLogger().logger,
+      logger: log.logger,
       environment: {},
     });
     console.info(`serve over two engines under model took ${Date.now() - startedAt} ms to start`);
@@ -118,6 +131,16 @@ describe("the service over several engines", () => {
       const { id } = (await answer.json()) as { id: string };
       await (await call(`/v1/runs/${id}/events`)).text();
       expect(await (await call(`/v1/runs/${id}`)).json()).toMatchObject({ state: "completed", outcome: { network: { meter: { turns: 1 } } } });
+      // Its engine's proxy was found gone and runs again: degraded meanwhile, one line each way, counted.
+      const lines = log.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line["degraded"] === "egress-proxy");
+      const placed = lines[0]?.["subject"];
+      expect(lines.map((line) => [line["msg"], line["subject"]])).toEqual([
+        ["degraded", placed],
+        ["no longer degraded", placed],
+      ]);
+      const metrics = await (await call("/metrics")).text();
+      expect(metrics).toContain('agentcage_degraded{kind="egress-proxy"} 0');
+      expect(metrics).toContain('agentcage_degradations_total{kind="egress-proxy"} 1');
     } finally {
       await running.stop(5_000);
     }

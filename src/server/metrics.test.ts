@@ -1,10 +1,12 @@
 // The metrics as each caller reads them: the admin scope every tenant's series, any other key its own
 // tenant's only, with no other tenant's name anywhere, even one hidden in another label's value.
-// With a warm pool, its series, read at each scrape, and none of them without one.
+// With a warm pool, its series, read at each scrape, and none of them without one. What makes the
+// service less than it says: how many of each kind hold now and how many began, every kind always there.
 
 import { describe, expect, it } from "vitest";
 import { OPERATOR, type Caller } from "./caller.js";
-import type { PoolStats } from "../runtime/index.js";
+import { pino } from "pino";
+import { createDegradations, type PoolStats } from "../runtime/index.js";
 import { createRunMetrics, seriesFor, type RunMetrics } from "./metrics.js";
 
 const tenantB: Caller = { tenant: "b", scope: "runs:write", key: "0123456789ab" };
@@ -114,5 +116,30 @@ describe("/metrics with a warm pool", () => {
     );
     expect(text).toContain("# TYPE agentcage_pool_ready gauge");
     expect(text).not.toMatch(/^agentcage_pool_\w+(\{[^}]*\})? /m);
+  });
+});
+
+describe("/metrics of degradations", () => {
+  it("counts each kind holding now and each begun, so one that came and went between two scrapes still shows", async () => {
+    const board = createDegradations(pino({ level: "silent" }));
+    const metrics = createRunMetrics(() => new Map(), undefined, undefined, board);
+    const before = await exposition(metrics);
+    for (const kind of ["pool", "run-network-range", "engine", "egress-proxy"]) {
+      expect(before).toMatch(new RegExp(`^agentcage_degraded\\{kind="${kind}"\\} 0$`, "m"));
+      expect(before).toMatch(new RegExp(`^agentcage_degradations_total\\{kind="${kind}"\\} 0$`, "m"));
+    }
+    board.raise({ kind: "pool", reason: "cannot fill", fix: "mend it" });
+    board.raise({ kind: "engine", subject: "b", reason: "b is gone", fix: "start b" });
+    board.raise({ kind: "engine", subject: "c", reason: "c is gone", fix: "start c" });
+    board.raise({ kind: "egress-proxy", subject: "b", reason: "its proxy is gone", fix: "see why" });
+    board.clear("egress-proxy", "b");
+    const text = await exposition(metrics);
+    expect(text).toMatch(/^agentcage_degraded\{kind="pool"\} 1$/m);
+    expect(text).toMatch(/^agentcage_degraded\{kind="engine"\} 2$/m);
+    expect(text).toMatch(/^agentcage_degraded\{kind="egress-proxy"\} 0$/m);
+    expect(text).toMatch(/^agentcage_degradations_total\{kind="egress-proxy"\} 1$/m);
+    expect(text).toMatch(/^agentcage_degradations_total\{kind="engine"\} 2$/m);
+    expect(text).toContain("# TYPE agentcage_degradations_total counter");
+    expect(seriesFor(tenantB, text)).not.toMatch(/^agentcage_degrad\w+\{/m);
   });
 });

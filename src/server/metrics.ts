@@ -1,15 +1,17 @@
 // The service's Prometheus metrics, with prom-client, on a registry of its own: Runs by end reason,
 // queue depth and running Runs, Run and queue-wait duration histograms, tokens and cost by CLI, each
-// series by tenant; with a warm pool, its series too (metrics-pool.ts); with several engines, theirs (metrics-engines.ts). Served as text at GET /metrics
+// series by tenant; with a warm pool, its series too (metrics-pool.ts); with several engines, theirs (metrics-engines.ts);
+// what makes the service less than it says (metrics-degradations.ts). Served as text at GET /metrics
 // (behind a key, like every route but the health checks): the admin scope reads every series, any
 // other key only its own tenant's, never another's name.
 
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { EngineStatus, PoolStats } from "../runtime/index.js";
+import type { DegradationView, EngineStatus, PoolStats } from "../runtime/index.js";
 import type { Caller } from "./caller.js";
 import { registerPoolMetrics } from "./metrics-pool.js";
 import { registerEngineMetrics } from "./metrics-engines.js";
+import { registerDegradationMetrics } from "./metrics-degradations.js";
 
 export type RunMetrics = {
   /** A Run ended: its end reason, how long it ran and waited, and what it used. */
@@ -37,10 +39,16 @@ export type TenantCounts = ReadonlyMap<string, { readonly queued: number; readon
  * `pool`: the warm pool's figures, read at each scrape; undefined when the service has none, and then
  * no pool series is served at all (a series of zeros would read as a pool that is empty, and alert so).
  */
-export function createRunMetrics(counts: () => TenantCounts, pool?: () => PoolStats | undefined, engines?: () => readonly EngineStatus[]): RunMetrics {
+export function createRunMetrics(
+  counts: () => TenantCounts,
+  pool?: () => PoolStats | undefined,
+  engines?: () => readonly EngineStatus[],
+  degradations?: DegradationView,
+): RunMetrics {
   const registry = new Registry();
   const poolClaimed = pool === undefined ? undefined : registerPoolMetrics(registry, pool);
   if (engines !== undefined) registerEngineMetrics(registry, engines);
+  if (degradations !== undefined) registerDegradationMetrics(registry, degradations);
   const runs = new Counter({
     name: "agentcage_runs_total",
     help: "Runs that ended, by CLI and end reason",

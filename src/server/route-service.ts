@@ -1,6 +1,7 @@
 // GET /v1/service: what the service's page shows, in one answer: its version and start, whether it
-// can run an agent now (the checks /readyz makes), its slots, each tenant's Runs now and usage today,
-// and its egress proxy. The admin scope sees all of it, every tenant's. Any other key sees its own
+// can run an agent now (the checks /readyz makes), what makes it less than it says (degraded), its
+// slots, each tenant's Runs now and usage today, and its egress proxy. The admin scope sees all of
+// it, every tenant's, and each degradation's own reason and fix. Any other key sees its own
 // tenant's counts and usage only, the number of slots but not how many Runs the whole service runs
 // or queues (that is other tenants' activity), and neither the agent image's name nor the proxy's
 // container (the deployment's own). No answer holds a secret: credentials by kind, never by value.
@@ -9,7 +10,8 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { SCOPES, type Caller } from "./caller.js";
-import type { Readiness } from "./health.js";
+import { DEGRADATION_KINDS } from "../runtime/index.js";
+import { inGeneralWords, type Readiness } from "./health.js";
 import { EGRESS_PROBE_TIMEOUT_MS } from "./limits.js";
 import type { RunService } from "./runs.js";
 import type { EgressView } from "./service-egress.js";
@@ -61,13 +63,30 @@ const egressSchema = z.object({
     .describe(`whether the proxy's control endpoint answered just now (within ${EGRESS_PROBE_TIMEOUT_MS / 1000} s)`),
 });
 
+const degradedSchema = z.object({
+  kind: z
+    .enum(DEGRADATION_KINDS)
+    .describe(
+      "pool: the warm pool cannot make its containers; run-network-range: the Run networks' range clashes with a network of the host; engine: an engine stopped answering; egress-proxy: an engine's egress proxy was found gone",
+    ),
+  subject: z.string().optional().describe("admin: which one, where a kind can hold several (an engine's name)"),
+  reason: z
+    .string()
+    .describe("what is wrong and what happens meanwhile; in general words for any key but the admin's, which reads the deployment's own details"),
+  fix: z.string().optional().describe("admin: what the Operator can do about it"),
+  stopsRuns: z.boolean().describe("true: no Run that needs the part can start while it lasts (the service is not ready)"),
+  since: z.string().describe("when it began"),
+});
+
 const serviceSchema = z.object({
   caller: z
     .object({ tenant: z.string(), scope: z.enum(SCOPES) })
     .describe("who asked: the key's tenant and scope (a console shows the admin's pages to the admin scope alone)"),
   version: z.string().describe("agentcage's version"),
   startedAt: z.string().describe("when this service started"),
-  ready: z.boolean().describe("whether it can run an agent now: the engine answers and the agent image is there (as /readyz says)"),
+  ready: z
+    .boolean()
+    .describe("whether it can run an agent now: the engine answers, the agent image is there and no degradation stops every Run (as /readyz says)"),
   standIn: z.boolean().describe("true: every agent talks to the stand-in model (serve --stand-in), offline; its credentials are the stand-in's"),
   checks: z.object({
     engine: z.boolean().describe("whether the container engine answers"),
@@ -90,6 +109,7 @@ const serviceSchema = z.object({
   since: z.string().describe("the start of today (UTC), from which each tenant's `today` counts"),
   tenants: z.array(tenantNowSchema).describe("admin: every tenant (each one known, and each with a Run), by name; any other key: its own only"),
   egress: egressSchema.describe("the egress proxy the agents go through, when their policy needs one; never its control secret"),
+  degraded: z.array(degradedSchema).describe("what makes the service less than it says now, oldest first (as /readyz lists it); empty when nothing does"),
 });
 
 type TenantNow = z.infer<typeof tenantNowSchema>;
@@ -130,6 +150,18 @@ export function registerServiceRoute(fastify: FastifyInstance, options: ServiceR
         since: new Date(since).toISOString(),
         tenants,
         egress: admin ? egress : withoutContainer(egress),
+        degraded: (readiness.degraded ?? []).map((one) =>
+          admin
+            ? {
+                kind: one.kind,
+                ...(one.subject === "" ? {} : { subject: one.subject }),
+                reason: one.reason,
+                fix: one.fix,
+                stopsRuns: one.stopsRuns,
+                since: one.since,
+              }
+            : { ...inGeneralWords(one), stopsRuns: one.stopsRuns },
+        ),
       };
     },
   );

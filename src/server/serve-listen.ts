@@ -1,5 +1,5 @@
-// serve's HTTP face: the app over the Runs (app.ts), its readiness read from the runner and the
-// Runs' counts, and its listening. A service that cannot listen leaves nothing running: the app,
+// serve's HTTP face: the app over the Runs (app.ts), its readiness read from the runner (its checks
+// and its degradations) and the Runs' counts, and its listening. A service that cannot listen leaves nothing running: the app,
 // the sweep, the runners' warm pool and their assembly (its stand-in, its egress proxy) are closed
 // before the refusal, and its Runs stay queued on disk for the next start.
 
@@ -47,7 +47,10 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
     pool: runner.pool,
     readiness: async () => {
       const checked = await runner.check();
-      return { ready: checked.engine && checked.image, ...checked, slots: { total: slots, ...service.counts() } };
+      // Both runners share one board (the assembly's): the pooled runner's is the service's.
+      const degraded = runner.degradations.list();
+      const ready = checked.engine && checked.image && !degraded.some((one) => one.stopsRuns);
+      return { ready, ...checked, slots: { total: slots, ...service.counts() }, degraded };
     },
   });
 }

@@ -37,6 +37,8 @@ export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
     () => countsByTenant(service?.list() ?? []),
     options.runner.pool() === undefined ? undefined : options.runner.pool,
     options.engines,
+    // One board for both runners (the assembly's): the pooled runner's view is the service's.
+    options.runner.degradations,
   );
   service = createRunService({
     ...runs,
