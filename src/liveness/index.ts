@@ -11,9 +11,6 @@
  *   onSlow: (waitedMs) => log.warn({ waitedMs }, "the egress proxy is slow to answer"),
  * });
  */
-export type { LoadReading } from "./load.js";
-export type { HitBound } from "./patient-bound.js";
-export type { WhileAliveOptions } from "./while-alive.js";
 export { loadFactor, readLoadWith, scaledMs } from "./load.js";
 export { describeBound, patientTimer, withinPatience } from "./patient-bound.js";
 export { GoneError, whileAlive } from "./while-alive.js";
