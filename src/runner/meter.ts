@@ -26,7 +26,7 @@ export function watchMeter(
   gateway: EgressGateway,
   proxied: ProxiedRun,
   tell: (event: AgentEvent) => void,
-  gone: (message: string) => void,
+  gone: (message: string, why: string) => void,
   answered: () => boolean,
 ): MeterWatch {
   const { runId } = proxied;
@@ -40,7 +40,7 @@ export function watchMeter(
 
   const shownGone = (why: string): void => {
     if (over() || answered()) return;
-    gone(`the egress proxy went away: it ${why}; the Run cannot reach its model without it`);
+    gone(`the egress proxy went away: it ${why}; the Run cannot reach its model without it`, why);
   };
 
   const read = async (): Promise<void> => {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAgentRunner, startEgressGateway, type AgentEvent, type EgressGateway } from "../index.js";
+import { readLoadWith } from "../liveness/index.js";
 import { STAND_IN_ENVIRONMENT } from "../stand-in/index.js";
 import { TOOL_FINAL_ANSWER } from "../../test/stand-in/index.js";
 import { AGENT_IMAGE } from "../../test/support/stand-in-container.js";
@@ -28,7 +29,11 @@ async function docker(...args: string[]): Promise<string> {
   return (await sh("docker", args, { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
 }
 
+// The bounds as on an idle machine, the shortest they are, whatever else this one is doing: the
+// pause must outlast them for the test to mean anything.
+let realLoad: () => void = () => undefined;
 beforeAll(async () => {
+  realLoad = readLoadWith(() => ({ runnable: 0, average: 0, cores: 2 }));
   dir = await mkdtemp(join(tmpdir(), "agentcage-proxy-liveness-"));
 });
 
@@ -38,6 +43,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  realLoad();
   if (dir !== "") await rm(dir, { recursive: true, force: true });
   expect(await docker("ps", "-aq", "--filter", `label=agentcage.owner=${OWNER}`)).toBe("");
   expect(await docker("network", "ls", "-q", "--filter", `label=agentcage.owner=${OWNER}`)).toBe("");
@@ -75,7 +81,9 @@ async function runWith(prompt: string, onceRunning: (proxy: EgressGateway) => Pr
     const acted = agentRunning().then(() => onceRunning(proxy));
     const outcome = await running;
     await acted;
-    return { outcome, events };
+    // What a readiness check then finds: the runner's one proxy, gone or not, on its board.
+    await runner.check();
+    return { outcome, events, degraded: runner.degradations.list() };
   } finally {
     await runner.close();
   }
@@ -84,7 +92,7 @@ async function runWith(prompt: string, onceRunning: (proxy: EgressGateway) => Pr
 describe("a Run under model, its egress proxy slow or gone", () => {
   it("completes with its answer when the proxy is paused mid-Run for longer than any reading waits, then thawed", async () => {
     let pausedAt = 0;
-    const { outcome, events } = await runWith("[stand-in:tool_write_bash] write the answer", async (proxy) => {
+    const { outcome, events, degraded } = await runWith("[stand-in:tool_write_bash] write the answer", async (proxy) => {
       await docker("pause", proxy.container);
       pausedAt = Date.now();
       await sleep(PAUSE_MS);
@@ -96,12 +104,13 @@ describe("a Run under model, its egress proxy slow or gone", () => {
     expect(outcome.result?.text).toBe(TOOL_FINAL_ANSWER);
     // The slow readings were told, not taken for an end.
     expect(events.some((event) => event.type === "egress_slow")).toBe(true);
+    expect(degraded).toEqual([]);
   }, 240_000);
 
   it("ends unavailable promptly, naming the proxy, when the proxy is killed mid-Run", async () => {
     let killedAt = 0;
     const started = Date.now();
-    const { outcome } = await runWith("Wait for the model. [stand-in:hang]", async (proxy) => {
+    const { outcome, degraded } = await runWith("Wait for the model. [stand-in:hang]", async (proxy) => {
       killedAt = Date.now();
       await docker("kill", proxy.container);
     });
@@ -111,5 +120,7 @@ describe("a Run under model, its egress proxy slow or gone", () => {
     // Promptly: well inside the Run's own timeout, in a few of the meter's seconds (3x an idle machine's).
     expect(Date.now() - killedAt).toBeLessThan(3 * 10_000);
     expect(Date.now() - started).toBeLessThan(600_000);
+    // Every later Run would end the same way: the service says so (readyz, metrics, the log) until a proxy runs again.
+    expect(degraded).toEqual([expect.objectContaining({ kind: "egress-proxy", stopsRuns: true, reason: expect.stringMatching(/is not running|refuses/) })]);
   }, 240_000);
 });

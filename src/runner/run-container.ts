@@ -13,6 +13,7 @@ import { credentialMasked, handOver, keyHelperFor, sessionStoreOf } from "./hand
 import { GoneError, whileAlive } from "../liveness/index.js";
 import { METER_READ_SLOW_MS } from "./limits.js";
 import { watchMeter, type MeterWatch } from "./meter.js";
+import { proxyGone as proxyShownGone } from "./proxy-degradation.js";
 import type { ProxiedRun, UnplacedProxiedRun } from "./network-policy.js";
 import type { Prepared } from "./prepare.js";
 import type { PlannedRequest } from "./run-plan.js";
@@ -61,7 +62,14 @@ export async function runGuarded(
   let metering: MeterWatch | undefined;
   const meterFrom = (): void => {
     const { proxied } = held;
-    if (proxied !== undefined) metering ??= watchMeter(proxied.gateway, proxied, watch.tell, watch.guard.unavailable, watch.guard.answered);
+    if (proxied === undefined || metering !== undefined) return;
+    const gone = (message: string, why: string): void => {
+      // The runner's one proxy gone stops every Run after this one: said on the board, once.
+      const { degradations } = context.settings.options;
+      if (degradations !== undefined && proxied.gateway === context.settings.gateway) proxyShownGone(degradations, proxied.gateway, why);
+      watch.guard.unavailable(message);
+    };
+    metering = watchMeter(proxied.gateway, proxied, watch.tell, gone, watch.guard.answered);
   };
   if (held.proxied?.registered() === true) meterFrom();
   try {

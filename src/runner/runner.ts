@@ -21,6 +21,7 @@ import { createBreachListener } from "./breaches.js";
 import { commandForRequest, manifestForRequest } from "./command.js";
 import type { RunnerContext } from "./context.js";
 import type { AgentOutcome } from "./outcome.js";
+import { checkProxy } from "./proxy-degradation.js";
 import { prepare } from "./prepare.js";
 import { runAgent } from "./run.js";
 import { headStartsOf } from "./head-start.js";
@@ -88,6 +89,8 @@ function holdSession({ settings, runtime }: RunnerContext, request: Pick<AgentRe
 }
 
 async function checkRunner({ settings, runtime }: RunnerContext): ReturnType<AgentRunner["check"]> {
+  // Its one proxy shown gone stops every Run under the policy: on the board until it runs again.
+  if (settings.gateway !== undefined && settings.options.degradations !== undefined) await checkProxy(settings.gateway, settings.options.degradations);
   const kinds = {} as Record<AgentCli, CredentialKind>;
   for (const cli of AGENT_CLIS) {
     const found = await prepare(settings, { cli });
