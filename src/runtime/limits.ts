@@ -100,12 +100,19 @@ export const STALL_SAMPLE_MAX_MS = 5000;
  */
 export const STALL_SAMPLE_MIN_TIMEOUT_MS = 2000;
 
-/** With several engines (engine-set.ts): each is pinged this often, and a ping may take this long. */
+/**
+ * With several engines (engine-set.ts): each is pinged this often, and a ping answers within this
+ * long on an idle machine (stretched by the load, src/liveness). A ping past it is late: the engine is
+ * slow, counted, and waited for; never drained for it.
+ */
 export const ENGINE_HEALTH_INTERVAL_MS = 1000;
 export const ENGINE_PING_TIMEOUT_MS = 3000;
+/** While an engine's ping is late, its next reading comes after a backoff that doubles from ENGINE_HEALTH_INTERVAL_MS up to this. */
+export const ENGINE_SLOW_RECHECK_MAX_MS = 16_000;
 /**
- * Pings in a row an engine must fail before it is drained (its Runs ended `unavailable`, no new one
- * placed there): one slow answer on a busy host is not an engine gone.
+ * Pings in a row that must show an engine gone (refused: nobody listens on its socket, TLS or ssh
+ * refuses; or broken before any answer) before it is drained (its Runs ended `unavailable`, no new
+ * one placed there): a connection reset once, as a restarting engine's, is not an engine gone.
  */
 export const ENGINE_DRAIN_AFTER_FAILED_PINGS = 2;
 /**

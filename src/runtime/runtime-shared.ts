@@ -95,6 +95,10 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
       logger.warn({ engine: name, err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the sweep of an engine back failed");
     });
   });
+  // A late ping is an engine slow, not gone: said, and its Runs go on.
+  engineSet?.onSlow((name, hit) => {
+    logger.warn({ engine: name, boundMs: hit.boundMs, waitedMs: hit.waitedMs }, "an engine is slow to answer its ping; its Runs go on");
+  });
   let startupSweep: Promise<unknown> | undefined;
   // Bounded: an engine that does not answer must not hold every Run (and its cancel) at the door.
   const sweepAtStartup = (): Promise<unknown> =>
