@@ -51,7 +51,9 @@ export const CONTAINER_DEADLINE_MARGIN_SECONDS = 1;
 export const ENGINE_ANSWER_MARGIN_MS = 30_000;
 /**
  * After a container died of a signal nobody here sent, the engine is asked this often, for this
- * long, whether it is still there: one that is shutting down stops answering within it.
+ * long (stretched by the load), whether it is still there: one that is shutting down refuses, or
+ * stops answering, within it (each ping given four intervals at the least). It names why a Run
+ * already ended (`unavailable` or `cancelled`), and never ends one.
  */
 export const ENGINE_PROBE_INTERVAL_MS = 250;
 export const ENGINE_PROBE_WINDOW_MS = 3000;
@@ -96,7 +98,8 @@ export const STALL_SAMPLE_MIN_MS = 250;
 export const STALL_SAMPLE_MAX_MS = 5000;
 /**
  * How long one reading of the CPU time may take before it is abandoned: twice the sample interval,
- * at least this (Docker answers a one-shot reading at its stats collector's next 1 s tick).
+ * at least this (Docker answers a one-shot reading at its stats collector's next 1 s tick), stretched
+ * by the load. An abandoned reading is no evidence: the stall clock starts over, the Run goes on.
  */
 export const STALL_SAMPLE_MIN_TIMEOUT_MS = 2000;
 

@@ -8,6 +8,7 @@ import { pino, type Logger } from "pino";
 import { DEFAULT_OWNER, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TIMEOUT_SECONDS, type ValidatedContainer } from "../container/index.js";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
+import { scaledMs } from "../liveness/index.js";
 import { createMasker, type Masker } from "../redact/index.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { RunRequestError } from "./misuse.js";
@@ -76,7 +77,8 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
   const ownershipOf = (timeoutSeconds: number): Ownership => ({
     session,
     ...me,
-    deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + ENGINE_ANSWER_MARGIN_MS),
+    // The Run's own timeout and grace exact; the engine's margin, not a user's, stretched by the load as it is now.
+    deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS)),
   });
   const sweepOn = (one: Engine): Promise<SweepResult> => sweepOwner({ container, owner, session, engine: one, logger, masker: declaredMasker });
   const { kubernetes } = checked;
