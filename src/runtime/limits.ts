@@ -47,7 +47,11 @@ export const STDOUT_HIGH_WATER_BYTES = 1 * MiB;
  * `timeout`, so the timer matters only when nobody is left to stop the container.
  */
 export const CONTAINER_DEADLINE_MARGIN_SECONDS = 1;
-/** How long past timeout + grace a Run waits for an engine that does not answer before giving up on it. */
+/**
+ * How long past timeout + grace (the user's deadline, exact) a Run waits for an engine that does not
+ * answer before giving up on it, on an idle machine: stretched by the load (src/liveness), and so in the
+ * deadline label a sweep reads and in a volume holder's own timer, as they are made.
+ */
 export const ENGINE_ANSWER_MARGIN_MS = 30_000;
 /**
  * After a container died of a signal nobody here sent, the engine is asked this often, for this
@@ -57,11 +61,11 @@ export const ENGINE_ANSWER_MARGIN_MS = 30_000;
  */
 export const ENGINE_PROBE_INTERVAL_MS = 250;
 export const ENGINE_PROBE_WINDOW_MS = 3000;
-/** Bound on each copy into or out of a Run's volume through the engine's archive (up to its size). */
+/** Bound on each copy into or out of a Run's volume through the engine's archive (up to its size), on an idle machine: stretched by the load. */
 export const OUT_COPY_TIMEOUT_MS = 120_000;
-/** Bound on each engine call that makes a Run's volumes and their holder (create a volume, create and start the holder). */
+/** Bound on each engine call that makes a Run's volumes and their holder (create a volume, create and start the holder), on an idle machine: stretched by the load. */
 export const VOLUME_SETUP_TIMEOUT_MS = 30_000;
-/** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
+/** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run, and on a network call's answer, on an idle machine: stretched by the load. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
 /**
  * Run network set-ups (create and join) and removals this process asks of one engine at once; the
@@ -69,7 +73,7 @@ export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
  * only lengthens every answer: measured in bench/load-model.ts.
  */
 export const NETWORK_CALLS_AT_ONCE = 2;
-/** The longest a network call holds its turn when the engine does not answer it: a lost call must not hold it for ever. */
+/** The longest a network call holds its turn when the engine does not answer it, on an idle machine (stretched by the load): a lost call must not hold it for ever. */
 export const NETWORK_TURN_MAX_MS = 4 * ENGINE_CLEANUP_TIMEOUT_MS;
 
 /**
@@ -119,7 +123,8 @@ export const ENGINE_SLOW_RECHECK_MAX_MS = 16_000;
  */
 export const ENGINE_DRAIN_AFTER_FAILED_PINGS = 2;
 /**
- * Seconds a cold Run's launcher (cold-launch.ts) waits for its claim, written right after its start:
- * only a process gone in between leaves it waiting, and then it exits by itself.
+ * Seconds a cold Run's launcher (cold-launch.ts) waits for its claim, written right after its start,
+ * on an idle machine (stretched by the load as its container is made): only a process gone in
+ * between leaves it waiting, and then it exits by itself.
  */
 export const CLAIM_WAIT_SECONDS = 60;

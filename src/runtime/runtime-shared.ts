@@ -121,7 +121,9 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
             addresses: checked.addresses,
             // A member may serve a Run of the declared timeout after waiting its whole idle time.
             ownership: () => ownershipOf((options.pool?.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + (container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
-            launcherIdleSeconds: (options.pool.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + LAUNCHER_IDLE_MARGIN_SECONDS,
+            // The pool's own replacement comes first; the margin (not a user's) stretched by the load as each member is made.
+            launcherIdleSeconds: () =>
+              (options.pool?.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + Math.ceil(scaledMs(LAUNCHER_IDLE_MARGIN_SECONDS * 1000) / 1000),
             ...(options.pool.network === undefined ? {} : { network: options.pool.network }),
             ...(options.pool.headStart === undefined ? {} : { headStart: options.pool.headStart }),
           },
