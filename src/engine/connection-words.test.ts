@@ -54,6 +54,7 @@ describe("an engine shown gone, told from one that is slow or refuses a call", (
   it("takes a refused connection, a missing socket, no route, or TLS's or ssh's refusal for an engine gone", () => {
     for (const code of ["ECONNREFUSED", "ENOENT", "EACCES", "EHOSTUNREACH", "ENETUNREACH"])
       expect(engineShownGone(failure(`connect ${code}`, code))).toBe("refused");
+    expect(engineShownGone(Object.assign(failure("connect ETIMEDOUT 10.0.0.5:2376", "ETIMEDOUT"), { syscall: "connect" }))).toBe("refused");
     expect(engineShownGone(failure("certificate has expired", "CERT_HAS_EXPIRED"))).toBe("refused");
     expect(engineShownGone(failure("All configured authentication methods failed"))).toBe("refused");
   });
@@ -67,5 +68,6 @@ describe("an engine shown gone, told from one that is slow or refuses a call", (
     expect(engineShownGone(failure("the engine did not answer its ping within 3000 ms"))).toBeUndefined();
     expect(engineShownGone(Object.assign(failure("(HTTP code 500) server error"), { statusCode: 500, json: { message: "no" } }))).toBeUndefined();
     expect(engineShownGone(failure("Timed out while waiting for handshake"))).toBeUndefined();
+    expect(engineShownGone(Object.assign(failure("read ETIMEDOUT", "ETIMEDOUT"), { syscall: "read" }))).toBeUndefined();
   });
 });

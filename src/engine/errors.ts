@@ -38,13 +38,15 @@ const BROKEN_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
  * Whether a failed engine call shows the engine gone, not slow (DESIGN decision 16): "refused" when
- * its connection was refused (a socket nobody listens on, no socket file, no route, TLS or ssh
- * refusing this client), "broken" when it was closed before any answer; undefined for anything
+ * its connection was refused (a socket nobody listens on, no socket file, no route, a connect the
+ * kernel gave up on, TLS or ssh refusing this client), "broken" when it was closed before any answer; undefined for anything
  * else, a late answer or the engine's own refusal of the call, which an engine that lives gives.
  */
 export function engineShownGone(error: unknown): "refused" | "broken" | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && REFUSED_CODES.has(code)) return "refused";
+  // The kernel's own retries of a connection went unanswered (about two minutes): a host gone from the network, not a busy one.
+  if (code === "ETIMEDOUT" && (error as { syscall?: unknown }).syscall === "connect") return "refused";
   if (typeof code === "string" && BROKEN_CODES.has(code)) return "broken";
   return connectionTroubleKind(error) === undefined ? undefined : "refused";
 }
