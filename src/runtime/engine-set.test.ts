@@ -240,6 +240,32 @@ describe("an engine that is slow, not gone", () => {
   });
 });
 
+describe("an engine slow from its first ping", () => {
+  let restoreLoad: () => void = () => undefined;
+  afterEach(() => restoreLoad());
+
+  it("holds no Run back from an engine that answers, and is swept once it answers after the sweep passed it by", async () => {
+    // A busy machine: a ping's bound is 30 s, but the first Run does not wait it out.
+    restoreLoad = readLoadWith(() => ({ runnable: 0, average: 20, cores: 2 }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const frozen = freezableEngine(["img"]);
+    frozen.state.mode = "frozen";
+    const set = setOf({ name: "frozen", engine: frozen.engine }, { name: "prompt", engine: stubEngine({ answers: true, images: ["img"] }) });
+    const returned: string[] = [];
+    set.onReturn((name) => returned.push(name));
+    const placed = set.acquire("img");
+    await vi.advanceTimersByTimeAsync(ENGINE_PING_TIMEOUT_MS);
+    expect(leased(await placed).name).toBe("prompt");
+    const answering = set.answering();
+    await vi.advanceTimersByTimeAsync(ENGINE_PING_TIMEOUT_MS);
+    expect((await answering).map((one) => one.name)).toEqual(["prompt"]);
+    frozen.thaw();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(returned).toEqual(["frozen"]);
+    expect(set.status()[0]).toMatchObject({ answers: true, slow: false });
+  });
+});
+
 describe("a runtime given several engines", () => {
   it("refuses them with one engine, a docker connection or a warm pool", async () => {
     const { createAgentContainerRuntime } = await import("./runtime.js");

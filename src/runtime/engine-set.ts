@@ -5,8 +5,9 @@
 // when it is shown gone (DESIGN decision 16): ENGINE_DRAIN_AFTER_FAILED_PINGS pings in a row refused
 // (nobody listens on its socket, TLS or ssh refuses) or broken before any answer. Drained, its Runs end
 // `unavailable`, none is placed there, and it comes back (its listeners told, to sweep it) when it
-// answers again. A late ping is waited for, counted (`latePings`, onSlow) and never sent again beside
-// itself; the Runs of a slow engine go on.
+// answers again, as does one a sweep passed by while it did not answer. A late ping is waited for,
+// counted (`latePings`, onSlow) and never sent again beside itself; the Runs of a slow engine go on,
+// and one slow from its first ping holds no Run back from the engines that answer.
 // Invariant: a lease is held by exactly one Run, and its slot is given back exactly once; only a
 // ping that shows the engine gone ends a Run.
 
@@ -90,7 +91,10 @@ type Member = {
   readonly engine: Engine;
   readonly slots: number;
   answers: boolean;
-  answeredOnce: boolean;
+  /** It has had a reading (an answer, a failure, or a late one). */
+  read: boolean;
+  /** answering() left it out (it did not answer then): its first answer after is told as a return, to sweep it. */
+  passedOver: boolean;
   slow: boolean;
   drained: boolean;
   /** Pings in a row that showed it gone. */
@@ -120,15 +124,15 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     for (const w of [...wakers]) w();
   };
   let closed = false;
-  let firstRoundDone = false;
 
   const answered = async (member: Member): Promise<void> => {
     member.refusals = 0;
     member.lateInRow = 0;
     delete member.why;
-    // Back after a drain, or answering for the first time after the first round (the start-up sweep passed it by).
-    const back = member.drained || (firstRoundDone && !member.answeredOnce);
-    member.answeredOnce = true;
+    // Back after a drain, or answering after a sweep passed it by.
+    const back = member.drained || member.passedOver;
+    member.passedOver = false;
+    member.read = true;
     member.answers = true;
     member.slow = false;
     member.drained = false;
@@ -140,6 +144,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     wake();
   };
   const failed = (member: Member, error: unknown): void => {
+    member.read = true;
     member.answers = false;
     member.slow = false;
     member.lateInRow = 0;
@@ -150,6 +155,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     wake();
   };
   const late = (member: Member, hit: HitBound): void => {
+    member.read = true;
     member.answers = false;
     member.slow = true;
     member.lateInRow += 1;
@@ -203,18 +209,29 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     // The pings never keep a process alive on their own.
     member.timer.unref();
   };
-  const firstRound = Promise.all(members.map((member) => ping(member).finally(() => watch(member)))).then(() => {
-    firstRoundDone = true;
-    wake();
-  });
+  const readAll = Promise.all(members.map((member) => ping(member).finally(() => watch(member)))).then(wake);
+  /**
+   * Every engine's first reading, or ENGINE_PING_TIMEOUT_MS as on an idle machine, whichever is
+   * first: an engine slow to answer its first ping (its reading waits out a bound stretched by the
+   * load) holds no Run back from the engines that answered; it is placed on once it answers.
+   */
+  const firstRound = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ENGINE_PING_TIMEOUT_MS);
+      timer.unref();
+      void readAll.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
 
   const standing = (member: Member, image: string): Standing => {
     const held = member.images.get(image);
     if (member.drained || held === false) return "none";
     if (held === true && member.answers) return "prompt";
     if (held === true && member.slow) return "slow";
-    // Late to say whether it holds the image, or refused once and not yet shown gone: the next reading says.
-    if (member.answers || member.slow || member.refusals > 0) return "unsure";
+    // Not read yet, late to say whether it holds the image, or refused once and not yet shown gone: the next reading says.
+    if (!member.read || member.answers || member.slow || member.refusals > 0) return "unsure";
     return "none";
   };
   const refusalOf = (image: string): string =>
@@ -261,7 +278,7 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
   return {
     names: members.map((m) => m.name),
     acquire: async (image, signal) => {
-      await firstRound;
+      await firstRound();
       await learnImage(image);
       while (signal?.aborted !== true) {
         const stand = members.map((m) => standing(m, image));
@@ -293,13 +310,14 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
         slots: m.slots,
       })),
     holdsImage: async (image) => {
-      await firstRound;
+      await firstRound();
       const held = await Promise.all(members.map(async (m) => [m.name, m.answers && (await holds(m, image)) === true] as const));
       return new Map(held);
     },
     engines: () => members.map((m) => ({ name: m.name, engine: m.engine })),
     answering: async () => {
-      await firstRound;
+      await firstRound();
+      for (const m of members) if (!m.answers) m.passedOver = true;
       return members.filter((m) => m.answers).map((m) => ({ name: m.name, engine: m.engine }));
     },
     onReturn: (listener) => {
@@ -359,7 +377,8 @@ function checkEngines(engines: readonly NamedEngine[], parameter: string): Membe
       engine: entry.engine,
       slots,
       answers: false,
-      answeredOnce: false,
+      read: false,
+      passedOver: false,
       slow: false,
       drained: false,
       refusals: 0,
