@@ -1,7 +1,7 @@
 // TLS's failures said as which side refused which certificate, from the errors Node and dockerd give
 // (their codes and messages as seen against a dockerd with --tlsverify in engine-tls.docker.test.ts).
 import { describe, expect, it } from "vitest";
-import { connectionMessage, connectionTroubleKind, describeEngineError } from "./errors.js";
+import { connectionMessage, connectionTroubleKind, describeEngineError, engineShownGone } from "./errors.js";
 
 const failure = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code });
 
@@ -47,5 +47,27 @@ describe("an engine's connection failure in words", () => {
     expect(connectionTroubleKind(failure("Host denied (verification failed)"))).toBe("ssh");
     expect(connectionMessage(failure("All configured authentication methods failed"))).toMatch(/^ssh: the engine's host took none of this process's keys/);
     expect(connectionTroubleKind(failure("connect ECONNREFUSED 10.0.0.5:2376", "ECONNREFUSED"))).toBeUndefined();
+  });
+});
+
+describe("an engine shown gone, told from one that is slow or refuses a call", () => {
+  it("takes a refused connection, a missing socket, no route, or TLS's or ssh's refusal for an engine gone", () => {
+    for (const code of ["ECONNREFUSED", "ENOENT", "EACCES", "EHOSTUNREACH", "ENETUNREACH"])
+      expect(engineShownGone(failure(`connect ${code}`, code))).toBe("refused");
+    expect(engineShownGone(Object.assign(failure("connect ETIMEDOUT 10.0.0.5:2376", "ETIMEDOUT"), { syscall: "connect" }))).toBe("refused");
+    expect(engineShownGone(failure("certificate has expired", "CERT_HAS_EXPIRED"))).toBe("refused");
+    expect(engineShownGone(failure("All configured authentication methods failed"))).toBe("refused");
+  });
+
+  it("takes a connection closed before any answer for a broken one", () => {
+    expect(engineShownGone(failure("socket hang up", "ECONNRESET"))).toBe("broken");
+    expect(engineShownGone(failure("write EPIPE", "EPIPE"))).toBe("broken");
+  });
+
+  it("does not take a late answer, nor the engine's own refusal of a call, for an engine gone", () => {
+    expect(engineShownGone(failure("the engine did not answer its ping within 3000 ms"))).toBeUndefined();
+    expect(engineShownGone(Object.assign(failure("(HTTP code 500) server error"), { statusCode: 500, json: { message: "no" } }))).toBeUndefined();
+    expect(engineShownGone(failure("Timed out while waiting for handshake"))).toBeUndefined();
+    expect(engineShownGone(Object.assign(failure("read ETIMEDOUT", "ETIMEDOUT"), { syscall: "read" }))).toBeUndefined();
   });
 });

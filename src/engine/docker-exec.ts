@@ -3,10 +3,14 @@
 
 import { Duplex } from "node:stream";
 import type Docker from "dockerode";
+import { scaledMs } from "../liveness/index.js";
 import type { ContainerExec } from "./engine.js";
 import { splitAttachStream } from "./attach-stream.js";
 
-/** How often the exit of an exec whose output ended is asked, and for how long: the engine records it a moment after. */
+/**
+ * How often the exit of an exec whose output ended is asked, and for how long on an idle machine
+ * (stretched by the load: a busy engine records it later, not never); past it the exit is unknown.
+ */
 const EXIT_POLL_MS = 20;
 const EXIT_WAIT_MS = 5_000;
 
@@ -39,12 +43,12 @@ export async function dockerExec(docker: Docker, container: string, argv: readon
   const exit = new Promise<number | undefined>((resolve) => {
     // The connection closes when the program's output ended (or the caller dropped it).
     socket.once("close", async () => {
-      const deadline = Date.now() + EXIT_WAIT_MS;
+      const started = performance.now();
       for (;;) {
         const info = await exec.inspect().catch(() => undefined);
         if (info === undefined) return resolve(undefined);
         if (!info.Running) return resolve(info.ExitCode ?? undefined);
-        if (Date.now() > deadline) return resolve(undefined);
+        if (performance.now() - started > scaledMs(EXIT_WAIT_MS)) return resolve(undefined);
         await new Promise((wait) => setTimeout(wait, EXIT_POLL_MS));
       }
     });

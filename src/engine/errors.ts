@@ -31,6 +31,26 @@ export function connectionMessage(error: unknown): string {
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
 
+/** A connection the engine's side (or the way there) refused: no listener, no socket file, no route, no permission. */
+const REFUSED_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
+/** A connection closed before the engine answered: its process died under the call, or the ssh command serving it exited. */
+const BROKEN_CODES = new Set(["ECONNRESET", "EPIPE"]);
+
+/**
+ * Whether a failed engine call shows the engine gone, not slow (DESIGN decision 16): "refused" when
+ * its connection was refused (a socket nobody listens on, no socket file, no route, a connect the
+ * kernel gave up on, TLS or ssh refusing this client), "broken" when it was closed before any answer; undefined for anything
+ * else, a late answer or the engine's own refusal of the call, which an engine that lives gives.
+ */
+export function engineShownGone(error: unknown): "refused" | "broken" | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && REFUSED_CODES.has(code)) return "refused";
+  // The kernel's own retries of a connection went unanswered (about two minutes): a host gone from the network, not a busy one.
+  if (code === "ETIMEDOUT" && (error as { syscall?: unknown }).syscall === "connect") return "refused";
+  if (typeof code === "string" && BROKEN_CODES.has(code)) return "broken";
+  return connectionTroubleKind(error) === undefined ? undefined : "refused";
+}
+
 /** The name an engine of a set gives its calls' errors (engineNamed), so what fails says which engine. */
 const ENGINE_NAME = Symbol("agentcage.engineName");
 

@@ -28,4 +28,4 @@ export type {
 export type { EngineAddress } from "./address.js";
 export { createDockerEngine } from "./docker.js";
 export { describeEngineAddress, engineAt, parseEngineAddress } from "./address.js";
-export { connectionMessage, connectionTroubleKind, describeEngineError, engineMessage, engineNamed, engineStatus } from "./errors.js";
+export { connectionMessage, connectionTroubleKind, describeEngineError, engineMessage, engineNamed, engineShownGone, engineStatus } from "./errors.js";

@@ -5,6 +5,7 @@
 // everything it made; the control secret travels only in the Secret, never in a message.
 
 import { Duplex, PassThrough } from "node:stream";
+import { describeBound, patientTimer } from "../liveness/index.js";
 import type { KubeApi } from "./kube-api.js";
 import { apiMessage, KubernetesError } from "./kube-error.js";
 import { EGRESS_CONTAINER_NAME, EGRESS_INSTANCE_LABEL } from "./limits.js";
@@ -35,13 +36,16 @@ export type EgressProxyStart = {
   readonly connectedLine: string;
   /** How long the Pod may take to be scheduled, pulled and started. */
   readonly startTimeoutMs: number;
-  /** How long a bridge may take to start and connect; default BRIDGE_CONNECT_TIMEOUT_MS. */
+  /** How long a bridge may take to start and connect on an idle machine (stretched by the load); default BRIDGE_CONNECT_TIMEOUT_MS. */
   readonly connectTimeoutMs?: number;
   /** Ends the start when aborted, removing what was made; default none. */
   readonly signal?: AbortSignal;
 };
 
-/** A node start in the proxy's container, on a busy node. */
+/**
+ * A node start in the proxy's container, on a busy node: not a user's deadline, so stretched by the
+ * load. A bridge that ended before it connected is shown gone at once, whatever the bound.
+ */
 const BRIDGE_CONNECT_TIMEOUT_MS = 15_000;
 
 export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodOptions, secret: string, start: EgressProxyStart): Promise<EgressProxyPod> {
@@ -172,19 +176,19 @@ async function bridged(api: KubeApi, namespace: string, name: string, start: Egr
   const boundMs = start.connectTimeoutMs ?? BRIDGE_CONNECT_TIMEOUT_MS;
   return new Promise<Duplex>((resolve, reject) => {
     // A bridge that neither connects nor ends (a node start stuck in a starved container) is given up.
-    const timer = setTimeout(() => {
+    const timer = patientTimer(boundMs, (hit) => {
       connection.destroy();
-      reject(new KubernetesError(`the egress proxy's control bridge in ${name} did not connect within ${boundMs} ms`));
-    }, boundMs);
+      reject(new KubernetesError(`the egress proxy's control bridge in ${name} did not connect within ${describeBound(hit)}`));
+    });
     stderr.on("data", (chunk: Buffer) => {
       said += chunk.toString("utf8");
       if (said.includes(start.connectedLine)) {
-        clearTimeout(timer);
+        timer.cancel();
         resolve(connection);
       }
     });
     void session.status.then((status) => {
-      clearTimeout(timer);
+      timer.cancel();
       const words = said.trim().split("\n").at(-1) ?? "";
       connection.destroy();
       reject(

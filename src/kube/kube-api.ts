@@ -38,11 +38,11 @@ export type KubeApi = {
   readonly createPod: (namespace: string, pod: object) => Promise<void>;
   /** Creates a Service and answers the cluster address it was given (spec.clusterIP). */
   readonly createService: (namespace: string, service: object) => Promise<{ readonly clusterIP: string }>;
-  /** Calls `onPod` with each state of one Pod the API announces; stop() ends the watch. */
+  /** Calls `onPod` with each state of one Pod the API announces (`deleted` on its last, when it was deleted); stop() ends the watch. */
   readonly watchPod: (
     namespace: string,
     name: string,
-    onPod: (pod: PodObject) => void,
+    onPod: (pod: PodObject, deleted?: boolean) => void,
     onEnd: (error?: unknown) => void,
   ) => Promise<{ readonly stop: () => void }>;
   readonly attach: (namespace: string, name: string, container: string, stdout: Writable, stderr: Writable) => Promise<AttachSession>;
@@ -96,6 +96,7 @@ export async function createKubeApi(options: KubeApiOptions = {}): Promise<KubeA
         { fieldSelector: `metadata.name=${name}` },
         (type: string, object: PodObject) => {
           if (type === "ADDED" || type === "MODIFIED") onPod(object);
+          else if (type === "DELETED") onPod(object, true);
         },
         (error: unknown) => onEnd(error ?? undefined),
       );

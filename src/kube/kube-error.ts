@@ -8,6 +8,24 @@ export class KubernetesError extends AgentcageError {
   readonly code = "kubernetes_refused";
 }
 
+/** Codes of a connection to the API server that was refused, or that has no way there: the server is shown gone, not slow. */
+const REFUSED_CODES = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
+
+/**
+ * Whether a failed API call shows the API server gone (DESIGN decision 16): its connection refused
+ * (nobody listens at its address, no route there), read from the error or the error it wraps. A late
+ * answer, a reset connection (a load balancer drops long watches) or the server's own refusal (an
+ * HTTP status) is not.
+ */
+export function apiShownGone(error: unknown): boolean {
+  for (let seen: unknown = error, depth = 0; typeof seen === "object" && seen !== null && depth < 4; depth++) {
+    const code = (seen as { code?: unknown }).code;
+    if (typeof code === "string" && REFUSED_CODES.has(code)) return true;
+    seen = (seen as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** An API call's failure in words: its HTTP status and the server's answer (bounded), or the error's message. */
 export function apiMessage(error: unknown): string {
   const code = (error as { code?: unknown }).code;

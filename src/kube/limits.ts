@@ -24,13 +24,25 @@ export const PSS_ENFORCE_LABEL = "pod-security.kubernetes.io/enforce";
 export const PSS_REQUIRED_LEVEL = "restricted";
 /** The suffix of the per-Run Secret holding the agent's secret environment (never in the Pod). */
 export const ENV_SECRET_SUFFIX = "-env";
-/** How long a Run's Pod may take to be scheduled and started (image pulled) before the Run ends unavailable. */
+/**
+ * How long a Run's Pod may take to be scheduled and started (image pulled) before the Run ends
+ * unavailable, unless `kubernetes.startTimeoutMs` says otherwise; the refusal names that option.
+ */
 export const POD_START_TIMEOUT_MS = 120_000;
-/** After the agent's stdout closes, how long the API may take to report its container's exit. */
+/**
+ * After the agent's stdout closes, how long the API takes to report its container's exit on an idle
+ * machine (stretched by the load); past it the report is late, said (onSlow) and waited for again:
+ * only the Pod shown gone (deleted, ended) or the API server shown gone ends the wait, or the Run's own deadline.
+ */
 export const POD_EXIT_REPORT_MS = 30_000;
+/** A Pod's watch the server ended is started again after this, doubled for each one in a row that failed, up to WATCH_RETRY_MAX_MS. */
+export const WATCH_RETRY_MIN_MS = 200;
+export const WATCH_RETRY_MAX_MS = 5000;
+/** Watches of a Pod in a row whose connection the API server refused before it is taken for gone (the Run's wait on its Pod ends `unavailable`). */
+export const WATCH_REFUSALS_GONE = 3;
 /** Bytes of the agent's stdout (and, apart, its stderr) a Pod Run keeps; past it the rest is dropped and the result says so. */
 export const MAX_POD_OUTPUT_BYTES = 64 * 1024 * 1024;
-/** How long putting the inputs in, and reading out/ back, may each take. */
+/** How long putting the inputs in, and reading out/ back, may each take on an idle machine (stretched by the load). */
 export const POD_COPY_TIMEOUT_MS = 120_000;
 /** The attach subprotocol that can close stdin and keep reading stdout (Kubernetes 1.30+). */
 export const ATTACH_PROTOCOL = "v5.channel.k8s.io";

@@ -6,10 +6,14 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { exchange, type FakeKubeApi, type FakeOptions, startFakeKubeApi } from "../../test/support/fake-kube-api.js";
 import { seeded, specFor } from "../../test/support/kube-specs.js";
+import { atIdleLoad } from "../../test/support/idle-load.js";
 import { createKubeApi } from "./kube-api.js";
 import { renderPodManifest } from "./manifest.js";
 import { runPod } from "./pod-run.js";
 import { sweepPods } from "./pod-sweep.js";
+
+// The bounds as written, whatever this machine's load: these tests are of what happens at them.
+atIdleLoad();
 
 const SECRET = "sk-ant-pod-run-secret-value-42";
 const OPTIONS = { namespace: "agents", outBytes: 1024 * 1024, network: { policy: "none" } } as const;
@@ -176,6 +180,40 @@ describe("a Pod that never runs", () => {
       "DELETE /apis/networking.k8s.io/v1/namespaces/agents/networkpolicies/agentcage-0000000000000001",
       "DELETE /api/v1/namespaces/agents/secrets/agentcage-0000000000000001-env",
     ]);
+  });
+});
+
+describe("a Pod that is slow, and one that is gone", () => {
+  it("waits for an exit the API reports late, telling each late bound, and reads it", async () => {
+    const { api } = await replay("run-completes", { lineGapMs: 400 });
+    const late: string[] = [];
+    const result = await runPod(api, spec, OPTIONS, { stdin: "Say hi", exitReportMs: 100, onSlow: (what) => late.push(what) });
+    expect(result).toMatchObject({ kind: "exited", exitCode: 0, reason: "Completed" });
+    expect(late.length).toBeGreaterThan(0);
+    expect(late[0]).toMatch(/^the API has not reported the agent's exit since its output ended, past 100 ms/);
+  });
+
+  it("ends unavailable, naming PodDeleted, when the Pod is deleted before its exit was reported, and removes the rest", async () => {
+    const recorded = exchange("run-completes");
+    const running = recorded.watchBeforeAttach.at(-1)?.object ?? {};
+    fake = await startFakeKubeApi({ ...recorded, watchAfterAttach: [{ type: "DELETED", object: running }] });
+    const api = await createKubeApi({ kubeconfig: fake.kubeconfig });
+    const result = await runPod(api, spec, OPTIONS, { stdin: "Say hi", exitReportMs: 100 });
+    expect(result).toEqual({ kind: "unavailable", reason: "PodDeleted", message: "the Pod was deleted (not by this Run) before its agent's end was reported" });
+    expect(fake.objects()).toEqual([]);
+  });
+
+  it("ends unavailable, naming the API server, when it refuses the watch of a Pod whose exit was not yet reported", async () => {
+    const withoutExit = await startFakeKubeApi({ ...exchange("run-completes"), watchAfterAttach: [] });
+    fake = withoutExit;
+    const api = await createKubeApi({ kubeconfig: withoutExit.kubeconfig });
+    const running = runPod(api, spec, OPTIONS, { stdin: "Say hi", exitReportMs: 100 });
+    // Once the agent's output ended, the API server goes: its address refuses.
+    for (let i = 0; i < 200 && !withoutExit.stdin().closed; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await withoutExit.close();
+    const result = await running;
+    expect(result).toMatchObject({ kind: "unavailable", reason: "ApiServerGone", message: expect.stringContaining("refused 3 watches of the Pod in a row") });
   });
 });
 

@@ -3,10 +3,13 @@
 // attach) before the agent starts, stdin and stdout through attach, the exit from the Pod's status,
 // the kept place read back from the holder (tar over exec), and removal of all three whatever
 // happened. Invariant: every way a Run can go is a value (PodRunResult), never a throw; a Pod that
-// cannot be scheduled or pulled ends the Run `unavailable` within startTimeoutMs, naming the reason.
+// cannot be scheduled or pulled ends the Run `unavailable` within startTimeoutMs, naming the reason
+// and the option. Once it runs, only the Pod shown gone (deleted, ended) or the API server shown
+// gone (pod-watcher.ts) ends a wait on it; a late report is waited for (DESIGN decision 16).
 // Not yet run against a live cluster.
 import { PassThrough, type Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";
+import { describeBound, patientTimer, type HitBound } from "../liveness/index.js";
 import { renderEnvSecret } from "./env-secret.js";
 import type { AttachSession, ExecStatus, KubeApi } from "./kube-api.js";
 import { apiMessage } from "./kube-error.js";
@@ -24,14 +27,19 @@ import { renderPodManifest } from "./manifest.js";
 import type { PodOptions } from "./options.js";
 import type { PodState } from "./pod-status.js";
 import { filesMountPath } from "./pod-volumes.js";
-import { watchPod } from "./pod-watcher.js";
+import { type PodWatcher, watchPod } from "./pod-watcher.js";
 
 export type PodRunOptions = {
   readonly stdin: string | Uint8Array;
-  /** Default POD_START_TIMEOUT_MS (2 min): scheduling and pulling the image count against it. */
+  /** Default POD_START_TIMEOUT_MS (2 min): scheduling and pulling the image count against it. Exact: it is the Operator's option (kubernetes.startTimeoutMs). */
   readonly startTimeoutMs?: number;
-  /** Default POD_EXIT_REPORT_MS: how long the API may take to report the exit once stdout has closed. */
+  /**
+   * Default POD_EXIT_REPORT_MS: how long the API takes to report the exit once stdout has closed, on an
+   * idle machine (stretched by the load); past it the report is late (onSlow) and waited for again.
+   */
   readonly exitReportMs?: number;
+  /** Told each time a wait on the Pod outlasted its bound and goes on (the Pod and the API server not shown gone): what was late, and the bound as hit. Default none. */
+  readonly onSlow?: (what: string, hit: HitBound) => void;
   /** Default MAX_POD_OUTPUT_BYTES, for stdout and for stderr apart. */
   readonly maxOutputBytes?: number;
   /** Ends the Run when aborted (a cancel, the caller's timeout): the Pod and what it had are removed; default none. */
@@ -153,22 +161,14 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
       const closed = await Promise.race([session.closed, aborted.promise, stopped.promise]);
       if (closed === CANCELLED && cancelledBy(options.signal)) return { kind: "cancelled" };
     }
-    const ended = await Promise.race([
-      watcher.until((state) => state.kind === "ended", options.exitReportMs ?? POD_EXIT_REPORT_MS),
-      aborted.promise,
-      stopped.promise,
-    ]);
+    const ended = await Promise.race([untilEnded(watcher, options), aborted.promise, stopped.promise]);
     if (ended === CANCELLED && cancelledBy(options.signal)) return { kind: "cancelled" };
     if (ended === CANCELLED)
       return { kind: "stopped", ...output(), ...(await collected(api, namespace, name, options, podOptions.files?.keep ?? "out", unlessAborted)) };
-    if (ended.state.kind !== "ended") {
-      return {
-        kind: "unavailable",
-        reason: "ExitUnreported",
-        message: `the agent's output ended but the API reported no exit within ${options.exitReportMs ?? POD_EXIT_REPORT_MS} ms`,
-      };
-    }
-    const exit = ended.state;
+    if (ended.kind === "refused") return { kind: "unavailable", reason: ended.reason, message: ended.message };
+    if (ended.kind !== "ended")
+      return { kind: "unavailable", reason: "ExitUnreported", message: "the Pod's watch ended without its exit; this is a bug, report it" };
+    const exit = ended;
     const back = exit.reason === "DeadlineExceeded" ? {} : await collected(api, namespace, name, options, podOptions.files?.keep ?? "out", unlessAborted);
     if (cancelledBy(options.signal)) return { kind: "cancelled" };
     return {
@@ -195,6 +195,28 @@ export async function runPod(api: KubeApi, spec: ComposedSpec, podOptions: PodOp
 }
 
 const CANCELLED = Symbol("cancelled");
+
+/**
+ * The Pod's end once its agent's output closed: however late the API reports it, while neither the
+ * Pod nor the API server is shown gone (a `refused` state: deleted, or the server refusing); each
+ * POD_EXIT_REPORT_MS (stretched by the load) without it is told to onSlow. The Run's own deadline
+ * (its signal) bounds the whole.
+ */
+async function untilEnded(watcher: PodWatcher, options: PodRunOptions): Promise<PodState> {
+  const idleMs = options.exitReportMs ?? POD_EXIT_REPORT_MS;
+  const settled = watcher.until((state) => state.kind === "ended" || state.kind === "refused");
+  for (;;) {
+    let timer: { readonly cancel: () => void } | undefined;
+    const late = new Promise<HitBound>((resolve) => (timer = patientTimer(idleMs, resolve)));
+    const seen = await Promise.race([settled, late]);
+    timer?.cancel();
+    if ("state" in seen) return seen.state;
+    options.onSlow?.(
+      `the API has not reported the agent's exit since its output ended, past ${describeBound(seen)}; it is waited for while the Pod and the API server are there`,
+      seen,
+    );
+  }
+}
 
 /** The Pod's address to `onAddress`; a Pod with none, or a refusal, ends the Run before anything reaches it. */
 async function tellAddress(podIPs: readonly string[] | undefined, onAddress: (podIPs: readonly string[]) => Promise<void>): Promise<PodRunResult | undefined> {
@@ -229,13 +251,13 @@ async function putInputs(api: KubeApi, namespace: string, name: string, options:
   const archive = options.inputs();
   try {
     session.send(archive);
-    const timeoutMs = options.copyTimeoutMs ?? POD_COPY_TIMEOUT_MS;
-    const late = Symbol("late");
-    let timer: NodeJS.Timeout | undefined;
-    const over = await Promise.race([session.closed, new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), timeoutMs)))]);
-    clearTimeout(timer);
-    if (over === late) {
-      return { kind: "unavailable", reason: "InputsNotUnpacked", message: `the Pod did not take the Run's inputs within ${timeoutMs} ms` };
+    // Not a user's deadline: stretched by the load.
+    let timer: { readonly cancel: () => void } | undefined;
+    const late = new Promise<HitBound>((resolve) => (timer = patientTimer(options.copyTimeoutMs ?? POD_COPY_TIMEOUT_MS, resolve)));
+    const over = await Promise.race([session.closed, late]);
+    timer?.cancel();
+    if (over !== undefined) {
+      return { kind: "unavailable", reason: "InputsNotUnpacked", message: `the Pod did not take the Run's inputs within ${describeBound(over)}` };
     }
     return undefined;
   } finally {
@@ -258,9 +280,8 @@ async function collected(
   const place = filesMountPath(keep);
   const archive = new PassThrough();
   const said = boundedSink(4096);
-  const timeoutMs = options.copyTimeoutMs ?? POD_COPY_TIMEOUT_MS;
   let session: Awaited<ReturnType<KubeApi["exec"]>> | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: { readonly cancel: () => void } | undefined;
   // A write after the reader stopped (it refused an entry) is not an error of the Run.
   archive.on("error", () => undefined);
   try {
@@ -271,15 +292,18 @@ async function collected(
       return status.ok ? status : { ok: false, message: `tar in the holder failed: ${status.message}${stderr === "" ? "" : ` (${stderr.slice(0, 300)})`}` };
     });
     const read = collect(archive, finished).then((): PodCollected => ({ ok: true }));
+    // Not a user's deadline: stretched by the load.
     const late = new Promise<PodCollected>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, message: `the holder's archive was not read within ${timeoutMs} ms` }), timeoutMs);
+      timer = patientTimer(options.copyTimeoutMs ?? POD_COPY_TIMEOUT_MS, (hit) =>
+        resolve({ ok: false, message: `the holder's archive was not read within ${describeBound(hit)}` }),
+      );
     });
     const answer = await unlessAborted(Promise.race([read, late]));
     return { collected: answer === CANCELLED ? { ok: false, message: "the Run was cancelled while its files were read back" } : answer };
   } catch (error) {
     return { collected: { ok: false, message: `the holder's archive could not be read: ${error instanceof Error ? error.message : apiMessage(error)}` } };
   } finally {
-    clearTimeout(timer);
+    timer?.cancel();
     session?.close();
     archive.end();
   }
@@ -305,7 +329,11 @@ function abortOf(signal: AbortSignal | undefined): { readonly promise: Promise<t
 function notStarted(state: PodState, timeoutMs: number): PodRunResult {
   const reason = state.kind === "starting" && state.reason !== undefined ? state.reason : "NotStarted";
   const said = state.kind === "starting" && state.message !== undefined ? `: ${state.message}` : "";
-  return { kind: "unavailable", reason, message: `the Pod did not start within ${timeoutMs} ms (${reason}${said})` };
+  return {
+    kind: "unavailable",
+    reason,
+    message: `the Pod did not start within ${timeoutMs} ms (${reason}${said}); a cluster slow to schedule or pull is given longer with kubernetes.startTimeoutMs`,
+  };
 }
 
 function boundedSink(limit: number) {

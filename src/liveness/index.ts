@@ -12,6 +12,7 @@
  * });
  */
 export { loadFactor, readLoadWith, scaledMs } from "./load.js";
+export type { HitBound } from "./patient-bound.js";
 export { describeBound, patientTimer, withinPatience } from "./patient-bound.js";
 export { GoneError, whileAlive } from "./while-alive.js";
 export { MAX_LOAD_FACTOR } from "./limits.js";

@@ -3,7 +3,12 @@
 
 import { describe, expect, it, vi } from "vitest";
 import { createFakeEngine, createUnreachableEngine, FAKE_ENGINE_FACTS, FAKE_IMAGE_FACTS } from "../../test/support/fake-engine.js";
+import { atIdleLoad } from "../../test/support/idle-load.js";
+import { readLoadWith } from "../liveness/index.js";
 import { containerMounts, inspectEngine, inspectImage, RunRequestError, type Engine } from "../index.js";
+
+// The bounds as written, whatever this machine's load: these tests are of what happens at them.
+atIdleLoad();
 
 describe("inspectEngine", () => {
   it("passes on what the engine says of itself", async () => {
@@ -30,6 +35,30 @@ describe("inspectEngine", () => {
       });
     } finally {
       vi.useRealTimers();
+    }
+  });
+
+  it("waits longer for an engine on a busy machine, and says the bound as the load made it", async () => {
+    const engine = createFakeEngine({}, { fail: { facts: "never" } });
+    readLoadWith(() => ({ runnable: 0, average: 6, cores: 2 }));
+    vi.useFakeTimers();
+    try {
+      const report = inspectEngine({ engine });
+      await vi.advanceTimersByTimeAsync(10_000);
+      let settled = false;
+      void report.then(() => (settled = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(await report).toMatchObject({
+        ok: false,
+        error:
+          "the engine did not answer its version within 10000 ms (30000 ms at this machine's load of 3.0 per core); check that it runs and answers (docker info), or point DOCKER_HOST at one that does",
+      });
+    } finally {
+      vi.useRealTimers();
+      // Back to idle for the rest of the file (atIdleLoad gives the real reading back after it).
+      readLoadWith(() => ({ runnable: 0, average: 0, cores: 1 }));
     }
   });
 

@@ -2,7 +2,7 @@
 // container is bounded, so a hung engine or image makes a failed check, never a hung doctor.
 
 const KiB = 1024;
-/** How long one question about the engine itself (its facts, an image, a container's mounts) may take. */
+/** How long one question about the engine itself (its facts, an image, a container's mounts) may take on an idle machine (stretched by the load: a doctor run on a busy host says the bound as it was hit). */
 export const ENGINE_QUESTION_TIMEOUT_MS = 10_000;
 /** How long the Staging Directory probe's container, and each agent CLI's `--version`, may run. */
 export const PREFLIGHT_TIMEOUT_SECONDS = 60;

@@ -6,6 +6,7 @@
 // Run's own spec would have put in its argv.
 
 import type { ComposedSpec } from "../container/index.js";
+import { scaledMs } from "../liveness/index.js";
 import { CLAIM_WAIT_SECONDS } from "./limits.js";
 import { encodeClaim, launcherWords } from "./pool-launcher.js";
 
@@ -19,6 +20,8 @@ export function coldLaunchOf(runSpec: ComposedSpec, tmpfsSecrets: Readonly<Recor
   const { deadline, ...rest } = runSpec;
   const claim = encodeClaim({ mode: "run", ...(deadline === undefined ? {} : { deadline }), words: runSpec.planArgs, env: runSpec.env, secrets });
   // Only the public environment is in the create body: the rest, secret, comes in the claim.
-  const spec: ComposedSpec = { ...rest, planArgs: launcherWords(CLAIM_WAIT_SECONDS), env: Object.entries(runSpec.container.publicEnv ?? {}), runEnvNames: [] };
+  // Its wait for the claim is not a user's deadline: stretched by the load as the container is made.
+  const claimWaitSeconds = Math.ceil(scaledMs(CLAIM_WAIT_SECONDS * 1000) / 1000);
+  const spec: ComposedSpec = { ...rest, planArgs: launcherWords(claimWaitSeconds), env: Object.entries(runSpec.container.publicEnv ?? {}), runEnvNames: [] };
   return { spec, claim };
 }

@@ -4,7 +4,8 @@
 // Invariant: facts are read, never guessed: no exit without an inspect that answered, and a death by
 // signal is someone else's doing only when this Run sent no signal and the kernel's OOM killer did not.
 
-import { engineMessage } from "../engine/index.js";
+import { engineMessage, engineShownGone } from "../engine/index.js";
+import { scaledMs } from "../liveness/index.js";
 import type { ExitFacts, ReaderVerdict } from "../plan/index.js";
 import type { ContainerEnd, ContainerRunContext, ContainerRunState } from "./container-run-state.js";
 import { signalOfExitCode } from "./end-reason.js";
@@ -60,17 +61,29 @@ async function inspectExit<R extends ReaderVerdict>(ctx: ContainerRunContext<R>,
 
 /**
  * Whether the engine still answers a moment after the container died of a signal nobody here
- * sent: an engine that is shutting down (or restarting) stops its containers, then goes.
+ * sent: an engine that is shutting down (or restarting) stops its containers, then goes. It is gone
+ * when a ping is refused (engineShownGone), or when it says nothing for the rest of the window (and
+ * a ping's own bound at the least); a late answer within it is an answer. Neither bound is a user's
+ * deadline: both stretch with the load. Only the words of a Run already ended hang on it.
  */
 async function engineStillAnswers<R extends ReaderVerdict>(ctx: ContainerRunContext<R>): Promise<boolean> {
   // An engine shutting down finishes its own clean-up first: ask a few times over a short window.
-  for (let waited = 0; waited < ENGINE_PROBE_WINDOW_MS; waited += ENGINE_PROBE_INTERVAL_MS) {
+  const windowMs = scaledMs(ENGINE_PROBE_WINDOW_MS);
+  const pingMs = scaledMs(ENGINE_PROBE_INTERVAL_MS * 4);
+  const started = performance.now();
+  while (performance.now() - started < windowMs) {
     await new Promise((resolve) => setTimeout(resolve, ENGINE_PROBE_INTERVAL_MS));
-    const answered = await bounded(ctx.engine.ping(), ENGINE_PROBE_INTERVAL_MS * 4, "ping").then(
-      () => true,
-      () => false,
+    const pinged = ctx.engine.ping().then(
+      () => "answers" as const,
+      // The engine's own refusal of a ping is an engine that lives.
+      (error: unknown) => (engineShownGone(error) === undefined ? ("answers" as const) : ("gone" as const)),
     );
-    if (!answered) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<"silent">(
+      (resolve) => (timer = setTimeout(() => resolve("silent"), Math.max(windowMs - (performance.now() - started), pingMs))),
+    );
+    const reading = await Promise.race([pinged, silent]).finally(() => clearTimeout(timer));
+    if (reading !== "answers") return false;
   }
   return true;
 }

@@ -24,8 +24,11 @@ export type ContainerRunContext<R extends ReaderVerdict> = {
   readonly engine: Engine;
   readonly stop: RunStop;
   readonly graceMs: number;
-  /** How long to wait for an engine that does not answer at all before giving up on it. */
-  readonly abandonAfterMs: number;
+  /**
+   * The Run's own timeout and grace from now (the user's deadline, exact): past it and ENGINE_ANSWER_MARGIN_MS
+   * (stretched by the load), an engine that does not answer at all is given up on.
+   */
+  readonly ownDeadlineMs: number;
   readonly logger: Logger;
   readonly masker: Masker;
   readonly onStdout?: (chunk: Uint8Array) => void;

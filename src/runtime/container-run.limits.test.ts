@@ -5,7 +5,11 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFakeEngine, type FakeContainerScript, type FakeEngine } from "../../test/support/fake-engine.js";
+import { atIdleLoad } from "../../test/support/idle-load.js";
 import { createAgentContainerRuntime, type Outcome, type ReaderVerdict } from "../index.js";
+
+// The bounds as written, whatever this machine's load: these tests are of what happens at them.
+atIdleLoad();
 
 vi.mock("./limits.js", async (importOriginal) => ({
   ...(await importOriginal<typeof import("./limits.js")>()),

@@ -5,7 +5,11 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeEngine, type FakeContainerScript, type FakeEngine } from "../../test/support/fake-engine.js";
+import { atIdleLoad } from "../../test/support/idle-load.js";
 import { createAgentContainerRuntime, type AgentContainer, type Outcome, type ReaderVerdict, type RunOptions } from "../index.js";
+
+// The bounds as written, whatever this machine's load: these tests are of what happens at them.
+atIdleLoad();
 
 const silent = pino({ level: "silent" });
 const PROMPT = "Summarise /work/README.md in one line.";

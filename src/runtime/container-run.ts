@@ -15,6 +15,7 @@ import { startContainer, startedContainer } from "./container-start.js";
 import { waitForEnd } from "./container-wait.js";
 import { watchContainer } from "./container-watch.js";
 import type { ContainerFacts } from "./end-reason.js";
+import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
 import { createEngineDeadline } from "./stop.js";
 import { tracedStep } from "./traced-step.js";
 
@@ -22,12 +23,11 @@ export type { ContainerRunContext } from "./container-run-state.js";
 
 export async function runContainer<R extends ReaderVerdict>(ctx: ContainerRunContext<R>): Promise<ContainerFacts<R>> {
   const state = createContainerRunState<R>();
-  const deadline = createEngineDeadline(ctx.abandonAfterMs);
+  const deadline = createEngineDeadline(ctx.ownDeadlineMs, ENGINE_ANSWER_MARGIN_MS);
   const tellExited = exitNotice(ctx);
   try {
     await Promise.race([lifecycle(ctx, state, tellExited), deadline.passed]);
-    if (deadline.hasPassed())
-      state.engineFailure ??= `the engine did not answer within ${ctx.abandonAfterMs} ms of the Run's start (timeout + grace + ENGINE_ANSWER_MARGIN_MS)`;
+    if (deadline.hasPassed()) state.engineFailure ??= `the engine did not answer within ${deadline.said()}`;
   } catch (error) {
     state.engineFailure ??= describeEngineError("the Run", error, ctx.spec.image);
   } finally {

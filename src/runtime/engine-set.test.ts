@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { describeEngineError, type Engine } from "../engine/index.js";
+import { readLoadWith } from "../liveness/index.js";
 import { createEngineSet, type EngineLease, type EngineSet } from "./engine-set.js";
-import { ENGINE_DRAIN_AFTER_FAILED_PINGS, ENGINE_HEALTH_INTERVAL_MS } from "./limits.js";
+import { ENGINE_DRAIN_AFTER_FAILED_PINGS, ENGINE_HEALTH_INTERVAL_MS, ENGINE_PING_TIMEOUT_MS } from "./limits.js";
 import { EarlyEnd } from "./misuse.js";
 
 /** An engine that answers (or not) and holds the images it is told, and nothing else. */
@@ -132,6 +133,136 @@ describe("placement over several engines", () => {
       ]),
     ).toThrow('engines[1].name "a" is taken by an earlier engine');
     expect(() => createEngineSet([{ name: "a", engine, maxConcurrentRuns: 0 }])).toThrow("engines[0].maxConcurrentRuns 0 is out of range");
+  });
+});
+
+/** An engine that answers, is frozen (its pings wait until it thaws, as a stopped dockerd's), or refuses (as a killed one's socket). */
+function freezableEngine(images: string[]) {
+  const state = { mode: "answers" as "answers" | "frozen" | "refused", pingsSent: 0 };
+  const waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  const engine = {
+    create: async () => "id",
+    ping: () => {
+      state.pingsSent += 1;
+      if (state.mode === "refused") return Promise.reject(Object.assign(new Error("connect ECONNREFUSED /run/acf.sock"), { code: "ECONNREFUSED" }));
+      if (state.mode === "answers") return Promise.resolve();
+      return new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+    hasImage: async (image: string) => images.includes(image),
+  } as unknown as Engine;
+  const thaw = (): void => {
+    state.mode = "answers";
+    for (const one of waiting.splice(0)) one.resolve();
+  };
+  /** Killed while frozen: the pings under way break (the socket closes under them), and new ones are refused. */
+  const kill = (): void => {
+    state.mode = "refused";
+    for (const one of waiting.splice(0)) one.reject(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
+  };
+  return { engine, state, thaw, kill };
+}
+
+describe("an engine that is slow, not gone", () => {
+  let restoreLoad: () => void = () => undefined;
+  afterEach(() => restoreLoad());
+  const fakeTime = (): void => {
+    restoreLoad = readLoadWith(() => ({ runnable: 0, average: 0, cores: 2 }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  };
+
+  it("keeps the Runs of an engine whose pings are late however long, counts it slow, and sends one ping at a time", async () => {
+    fakeTime();
+    const frozen = freezableEngine(["img"]);
+    const set = setOf({ name: "frozen", engine: frozen.engine });
+    const heard: Array<[string, number]> = [];
+    set.onSlow((name, hit) => heard.push([name, hit.boundMs]));
+    const lease = leased(await set.acquire("img"));
+    frozen.state.mode = "frozen";
+    const sentBefore = frozen.state.pingsSent;
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(lease.signal.aborted).toBe(false);
+    expect(set.status()[0]).toMatchObject({ answers: false, slow: true, drained: false, running: 1 });
+    expect(set.status()[0]?.why).toBe(`its ping is late: no answer within ${ENGINE_PING_TIMEOUT_MS} ms; its Runs go on`);
+    // Read again with a backoff, each late reading counted and told; the one ping under way is waited for, not sent again.
+    const late = set.status()[0]?.latePings ?? 0;
+    expect(late).toBeGreaterThanOrEqual(5);
+    expect(late).toBeLessThan(120_000 / ENGINE_PING_TIMEOUT_MS);
+    expect(heard).toHaveLength(late);
+    expect(heard[0]).toEqual(["frozen", ENGINE_PING_TIMEOUT_MS]);
+    expect(frozen.state.pingsSent - sentBefore).toBe(1);
+    frozen.thaw();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(set.status()[0]).toMatchObject({ answers: true, slow: false, drained: false });
+    expect(set.status()[0]?.why).toBeUndefined();
+    expect(lease.signal.aborted).toBe(false);
+  });
+
+  it("drains an engine killed while it was slow, once its socket refuses", async () => {
+    fakeTime();
+    const frozen = freezableEngine(["img"]);
+    const set = setOf({ name: "frozen", engine: frozen.engine });
+    const lease = leased(await set.acquire("img"));
+    frozen.state.mode = "frozen";
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(lease.signal.aborted).toBe(false);
+    frozen.kill();
+    await vi.advanceTimersByTimeAsync(ENGINE_DRAIN_AFTER_FAILED_PINGS * ENGINE_HEALTH_INTERVAL_MS);
+    expect(lease.signal.aborted).toBe(true);
+    expect((lease.signal.reason as EarlyEnd).message).toContain('the engine "frozen" stopped answering (connect ECONNREFUSED /run/acf.sock)');
+    expect(set.status()[0]).toMatchObject({ drained: true, slow: false });
+  });
+
+  it("gives a slow engine a Run only when every prompt one is full, and waits for it rather than refusing when it is the only one", async () => {
+    fakeTime();
+    const slow = freezableEngine(["img"]);
+    const set = setOf(
+      { name: "slow", engine: slow.engine, maxConcurrentRuns: 3 },
+      { name: "prompt", engine: stubEngine({ answers: true, images: ["img"] }), maxConcurrentRuns: 1 },
+    );
+    await set.acquire("img").then((lease) => leased(lease).release());
+    slow.state.mode = "frozen";
+    await vi.advanceTimersByTimeAsync(2 * ENGINE_PING_TIMEOUT_MS);
+    expect(set.status()[0]).toMatchObject({ name: "slow", slow: true });
+    // The slow one has more free slots, but the prompt one comes first while it has one.
+    expect(leased(await set.acquire("img")).name).toBe("prompt");
+    expect(leased(await set.acquire("img")).name).toBe("slow");
+
+    // Alone and slow from its first ping, not yet known to hold the image: a Run waits for it, and goes there once it answers.
+    const alone = freezableEngine(["img"]);
+    alone.state.mode = "frozen";
+    const only = setOf({ name: "alone", engine: alone.engine });
+    const waiting = only.acquire("img");
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(only.status()[0]).toMatchObject({ slow: true, answers: false });
+    alone.thaw();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(leased(await waiting).name).toBe("alone");
+  });
+});
+
+describe("an engine slow from its first ping", () => {
+  let restoreLoad: () => void = () => undefined;
+  afterEach(() => restoreLoad());
+
+  it("holds no Run back from an engine that answers, and is swept once it answers after the sweep passed it by", async () => {
+    // A busy machine: a ping's bound is 30 s, but the first Run does not wait it out.
+    restoreLoad = readLoadWith(() => ({ runnable: 0, average: 20, cores: 2 }));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const frozen = freezableEngine(["img"]);
+    frozen.state.mode = "frozen";
+    const set = setOf({ name: "frozen", engine: frozen.engine }, { name: "prompt", engine: stubEngine({ answers: true, images: ["img"] }) });
+    const returned: string[] = [];
+    set.onReturn((name) => returned.push(name));
+    const placed = set.acquire("img");
+    await vi.advanceTimersByTimeAsync(ENGINE_PING_TIMEOUT_MS);
+    expect(leased(await placed).name).toBe("prompt");
+    const answering = set.answering();
+    await vi.advanceTimersByTimeAsync(ENGINE_PING_TIMEOUT_MS);
+    expect((await answering).map((one) => one.name)).toEqual(["prompt"]);
+    frozen.thaw();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(returned).toEqual(["frozen"]);
+    expect(set.status()[0]).toMatchObject({ answers: true, slow: false });
   });
 });
 

@@ -1,21 +1,28 @@
 // Several engines behind one set: where each Run goes (placement) and what happens when an engine
 // stops answering (drain). A Run goes to an engine that answers its ping and holds the Run's image,
-// with a free slot; ties go to the one with the most free slots, then to the first named. An engine
-// that fails ENGINE_DRAIN_AFTER_FAILED_PINGS pings in a row is drained: its Runs end `unavailable`,
-// none is placed there, and it comes back (its listeners told, to sweep it) when it answers again.
-// Invariant: a lease is held by exactly one Run, and its slot is given back exactly once.
+// with a free slot; ties go to the one with the most free slots, then to the first named; an engine
+// whose ping is late (slow) takes a Run only when every prompt one is full. An engine is drained only
+// when it is shown gone (DESIGN decision 16): ENGINE_DRAIN_AFTER_FAILED_PINGS pings in a row refused
+// (nobody listens on its socket, TLS or ssh refuses) or broken before any answer. Drained, its Runs end
+// `unavailable`, none is placed there, and it comes back (its listeners told, to sweep it) when it
+// answers again, as does one a sweep passed by while it did not answer. A late ping is waited for,
+// counted (`latePings`, onSlow) and never sent again beside itself; the Runs of a slow engine go on,
+// and one slow from its first ping holds no Run back from the engines that answer.
+// Invariant: a lease is held by exactly one Run, and its slot is given back exactly once; only a
+// ping that shows the engine gone ends a Run.
 
 import type { Engine } from "../engine/index.js";
-import { connectionMessage } from "../engine/index.js";
+import { connectionMessage, engineShownGone } from "../engine/index.js";
+import { describeBound, patientTimer, type HitBound } from "../liveness/index.js";
 import {
   ENGINE_DRAIN_AFTER_FAILED_PINGS,
   ENGINE_HEALTH_INTERVAL_MS,
   ENGINE_PING_TIMEOUT_MS,
+  ENGINE_SLOW_RECHECK_MAX_MS,
   DEFAULT_MAX_CONCURRENT_RUNS,
   MAX_CONCURRENT_RUNS,
 } from "./limits.js";
 import { describeValue, EarlyEnd, RunRequestError } from "./misuse.js";
-import { bounded } from "./stop.js";
 import { givenUpWhen } from "./engine-given-up.js";
 
 /** One engine of a set, as the caller names it. */
@@ -30,12 +37,16 @@ export type NamedEngine = {
 /** One engine as the set sees it now. */
 export type EngineStatus = {
   readonly name: string;
-  /** It answered its last ping (false before the first). */
+  /** It answered its last ping, however late (false before the first). */
   readonly answers: boolean;
-  /** No Run goes to it, and its Runs were ended: it failed its pings in a row. */
+  /** Its ping outlasted its bound and is still waited for: its Runs go on, and a new Run goes to it only when every prompt engine is full. */
+  readonly slow: boolean;
+  /** No Run goes to it, and its Runs were ended: its pings showed it gone (refused, or broken) in a row. */
   readonly drained: boolean;
-  /** What its last failed ping said, while it does not answer. */
+  /** What its last failed ping said, or that it is late, while it does not answer. */
   readonly why?: string;
+  /** Pings that outlasted their bound since the set was made (each late reading, counted once). */
+  readonly latePings: number;
   readonly running: number;
   readonly slots: number;
 };
@@ -65,10 +76,12 @@ export type EngineSet = {
   readonly engines: () => ReadonlyArray<{ readonly name: string; readonly engine: Engine }>;
   /** The engines that answered their last ping, once the first round of pings is done. */
   readonly answering: () => Promise<ReadonlyArray<{ readonly name: string; readonly engine: Engine }>>;
-  /** Called with an engine that answers again after it was drained; returns the unsubscribe. */
+  /** Called with an engine that answers again after it was drained, or first answers after the first round of pings (the start-up sweep passed it by); returns the unsubscribe. */
   readonly onReturn: (listener: (name: string, engine: Engine) => void) => () => void;
   /** Called with an engine as it is drained, and what its last ping said; returns the unsubscribe. */
   readonly onDrain: (listener: (name: string, why: string) => void) => () => void;
+  /** Called each time an engine's ping outlasts its bound (it is slow, not gone): its name and the bound as hit; returns the unsubscribe. */
+  readonly onSlow: (listener: (name: string, hit: HitBound) => void) => () => void;
   /** Stops pinging; leases held stay valid. */
   readonly close: () => void;
 };
@@ -80,42 +93,108 @@ type Member = {
   readonly engine: Engine;
   readonly slots: number;
   answers: boolean;
+  /** It has had a reading (an answer, a failure, or a late one). */
+  read: boolean;
+  /** answering() left it out (it did not answer then): its first answer after is told as a return, to sweep it. */
+  passedOver: boolean;
+  slow: boolean;
   drained: boolean;
-  failures: number;
+  /** Pings in a row that showed it gone. */
+  refusals: number;
+  /** Late readings in a row, for the backoff of the next one. */
+  lateInRow: number;
+  latePings: number;
   why?: string;
+  /** The ping under way (`answered` when the engine said anything, `read` once that was taken in): a late one is waited for, not sent again. */
+  pinging?: { readonly answered: Promise<void>; readonly read: Promise<void> };
+  timer?: NodeJS.Timeout;
   readonly leases: Set<AbortController>;
-  /** Images known held (true) or not (false), refreshed each round for images asked of. */
-  readonly images: Map<string, boolean>;
+  /** Images known held (true), not held (false) or asked of without an answer yet (undefined), refreshed at each answered ping. */
+  readonly images: Map<string, boolean | undefined>;
 };
+
+/** What placement may expect of an engine for one image: a Run now, a Run once every prompt one is full, one once it says more, or none. */
+type Standing = "prompt" | "slow" | "unsure" | "none";
 
 /** Throws a RunRequestError naming the engine option at the first entry that cannot mean anything. */
 export function createEngineSet(engines: readonly NamedEngine[], parameter = "engines"): EngineSet {
   const members = checkEngines(engines, parameter);
   const returnListeners = new Set<(name: string, engine: Engine) => void>();
   const drainListeners = new Set<(name: string, why: string) => void>();
+  const slowListeners = new Set<(name: string, hit: HitBound) => void>();
   const wakers = new Set<() => void>();
   const wake = (): void => {
     for (const w of [...wakers]) w();
   };
   let closed = false;
-  let timer: NodeJS.Timeout | undefined;
 
-  const probe = async (member: Member): Promise<void> => {
-    try {
-      await bounded(member.engine.ping(), ENGINE_PING_TIMEOUT_MS, "its ping");
-      for (const image of member.images.keys()) member.images.set(image, await holds(member, image));
-      member.failures = 0;
-      delete member.why;
-      const back = member.drained;
-      member.answers = true;
-      member.drained = false;
-      if (back) for (const listener of returnListeners) listener(member.name, member.engine);
-    } catch (error) {
-      member.failures += 1;
-      member.answers = false;
-      member.why = connectionMessage(error);
-      if (!member.drained && member.failures >= ENGINE_DRAIN_AFTER_FAILED_PINGS) drain(member);
+  const answered = async (member: Member): Promise<void> => {
+    member.refusals = 0;
+    member.lateInRow = 0;
+    delete member.why;
+    // Back after a drain, or answering after a sweep passed it by.
+    const back = member.drained || member.passedOver;
+    member.passedOver = false;
+    member.read = true;
+    member.answers = true;
+    member.slow = false;
+    member.drained = false;
+    if (back) for (const listener of returnListeners) listener(member.name, member.engine);
+    for (const image of member.images.keys()) {
+      const held = await holds(member, image);
+      if (held !== undefined) member.images.set(image, held);
     }
+    wake();
+  };
+  const failed = (member: Member, error: unknown): void => {
+    member.read = true;
+    member.answers = false;
+    member.slow = false;
+    member.lateInRow = 0;
+    member.why = connectionMessage(error);
+    // The engine's own refusal of a ping (an HTTP error) is an engine that lives.
+    member.refusals = engineShownGone(error) === undefined ? 0 : member.refusals + 1;
+    if (!member.drained && member.refusals >= ENGINE_DRAIN_AFTER_FAILED_PINGS) drain(member);
+    wake();
+  };
+  const late = (member: Member, hit: HitBound): void => {
+    member.read = true;
+    member.answers = false;
+    member.slow = true;
+    member.lateInRow += 1;
+    member.latePings += 1;
+    member.why = `its ping is late: no answer within ${describeBound(hit)}; its Runs go on`;
+    for (const listener of slowListeners) listener(member.name, hit);
+    wake();
+  };
+  /** One reading: the ping's answer, or that it is late (the ping itself is still waited for, and tells when it comes). */
+  const ping = (member: Member): Promise<void> => {
+    if (member.pinging === undefined) {
+      const sent = member.engine.ping();
+      member.pinging = {
+        answered: sent.then(
+          () => undefined,
+          () => undefined,
+        ),
+        read: sent
+          .then(
+            () => answered(member),
+            (error: unknown) => failed(member, error),
+          )
+          .finally(() => {
+            delete member.pinging;
+          }),
+      };
+    }
+    const { answered: came, read } = member.pinging;
+    return new Promise<void>((resolve) => {
+      const bound = patientTimer(ENGINE_PING_TIMEOUT_MS, (hit) => {
+        late(member, hit);
+        resolve();
+      });
+      void came.then(() => bound.cancel());
+      void read.then(resolve);
+    });
   };
   const drain = (member: Member): void => {
     member.drained = true;
@@ -126,19 +205,39 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
     for (const lease of member.leases) lease.abort(reason);
     for (const listener of drainListeners) listener(member.name, member.why ?? "no answer");
   };
-  const round = async (): Promise<void> => {
-    await Promise.all(members.map(probe));
-    wake();
-  };
-  const schedule = (): void => {
+  /** The next reading a while after this one: the interval, or, while late, a backoff doubling up to ENGINE_SLOW_RECHECK_MAX_MS. */
+  const watch = (member: Member): void => {
     if (closed) return;
-    timer = setTimeout(() => void round().finally(schedule), ENGINE_HEALTH_INTERVAL_MS);
+    const waitMs = member.slow ? Math.min(ENGINE_HEALTH_INTERVAL_MS * 2 ** (member.lateInRow - 1), ENGINE_SLOW_RECHECK_MAX_MS) : ENGINE_HEALTH_INTERVAL_MS;
+    member.timer = setTimeout(() => void ping(member).finally(() => watch(member)), waitMs);
     // The pings never keep a process alive on their own.
-    timer.unref();
+    member.timer.unref();
   };
-  const firstRound = round().finally(schedule);
+  const readAll = Promise.all(members.map((member) => ping(member).finally(() => watch(member)))).then(wake);
+  /**
+   * Every engine's first reading, or ENGINE_PING_TIMEOUT_MS as on an idle machine, whichever is
+   * first: an engine slow to answer its first ping (its reading waits out a bound stretched by the
+   * load) holds no Run back from the engines that answered; it is placed on once it answers.
+   */
+  const firstRound = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ENGINE_PING_TIMEOUT_MS);
+      timer.unref();
+      void readAll.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
 
-  const usable = (member: Member, image: string): boolean => member.answers && !member.drained && member.images.get(image) === true;
+  const standing = (member: Member, image: string): Standing => {
+    const held = member.images.get(image);
+    if (member.drained || held === false) return "none";
+    if (held === true && member.answers) return "prompt";
+    if (held === true && member.slow) return "slow";
+    // Not read yet, late to say whether it holds the image, or refused once and not yet shown gone: the next reading says.
+    if (!member.read || member.answers || member.slow || member.refusals > 0) return "unsure";
+    return "none";
+  };
   const refusalOf = (image: string): string =>
     `no engine can take the Run now: ${members
       .map((m) =>
@@ -163,21 +262,33 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       },
     };
   };
+  /** Asks the engines that answer whether they hold `image` the first time it is asked of; the others are asked at their next answer. */
   const learnImage = async (image: string): Promise<void> => {
-    await Promise.all(members.filter((m) => m.answers && !m.images.has(image)).map(async (m) => m.images.set(image, await holds(m, image))));
+    await Promise.all(
+      members
+        .filter((m) => !m.images.has(image))
+        .map(async (m) => {
+          m.images.set(image, undefined);
+          if (m.answers) m.images.set(image, await holds(m, image));
+        }),
+    );
   };
+  /** The engine with the most free slots among `some` (the first named on a tie), if one has a free slot. */
+  const mostFree = (some: readonly Member[]): Member | undefined =>
+    some
+      .filter((m) => m.leases.size < m.slots)
+      .reduce<Member | undefined>((a, m) => (a === undefined || m.slots - m.leases.size > a.slots - a.leases.size ? m : a), undefined);
 
   return {
     names: members.map((m) => m.name),
     acquire: async (image, signal) => {
-      await firstRound;
+      await firstRound();
       await learnImage(image);
       while (signal?.aborted !== true) {
-        const candidates = members.filter((m) => usable(m, image));
-        if (candidates.length === 0) return { refused: refusalOf(image) };
-        const free = candidates.filter((m) => m.leases.size < m.slots);
-        // The most free slots wins; on a tie, the first named (filter keeps their order).
-        const best = free.reduce<Member | undefined>((a, m) => (a === undefined || m.slots - m.leases.size > a.slots - a.leases.size ? m : a), undefined);
+        const stand = members.map((m) => standing(m, image));
+        if (stand.every((one) => one === "none")) return { refused: refusalOf(image) };
+        // A prompt engine first; a slow one only when every prompt one is full.
+        const best = mostFree(members.filter((_, i) => stand[i] === "prompt")) ?? mostFree(members.filter((_, i) => stand[i] === "slow"));
         if (best !== undefined) return leaseOn(best);
         await new Promise<void>((resolve) => {
           const done = (): void => {
@@ -195,19 +306,22 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       members.map((m) => ({
         name: m.name,
         answers: m.answers,
+        slow: m.slow,
         drained: m.drained,
         ...(m.why === undefined ? {} : { why: m.why }),
+        latePings: m.latePings,
         running: m.leases.size,
         slots: m.slots,
       })),
     holdsImage: async (image) => {
-      await firstRound;
-      const held = await Promise.all(members.map(async (m) => [m.name, m.answers && (await holds(m, image))] as const));
+      await firstRound();
+      const held = await Promise.all(members.map(async (m) => [m.name, m.answers && (await holds(m, image)) === true] as const));
       return new Map(held);
     },
     engines: () => members.map((m) => ({ name: m.name, engine: m.engine })),
     answering: async () => {
-      await firstRound;
+      await firstRound();
+      for (const m of members) if (!m.answers) m.passedOver = true;
       return members.filter((m) => m.answers).map((m) => ({ name: m.name, engine: m.engine }));
     },
     onReturn: (listener) => {
@@ -218,16 +332,32 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       drainListeners.add(listener);
       return () => drainListeners.delete(listener);
     },
+    onSlow: (listener) => {
+      slowListeners.add(listener);
+      return () => slowListeners.delete(listener);
+    },
     close: () => {
       closed = true;
-      clearTimeout(timer);
+      for (const member of members) clearTimeout(member.timer);
     },
   };
 }
 
-/** Whether the engine holds the image, bounded like a ping: one that does not say in time does not. */
-function holds(member: Member, image: string): Promise<boolean> {
-  return bounded(member.engine.hasImage(image), ENGINE_PING_TIMEOUT_MS, "its image check").catch(() => false);
+/** Whether the engine holds the image; undefined when it did not say within a ping's bound (it is asked again at its next answer). */
+function holds(member: Member, image: string): Promise<boolean | undefined> {
+  return new Promise((resolve) => {
+    const bound = patientTimer(ENGINE_PING_TIMEOUT_MS, () => resolve(undefined));
+    member.engine.hasImage(image).then(
+      (held) => {
+        bound.cancel();
+        resolve(held);
+      },
+      () => {
+        bound.cancel();
+        resolve(false);
+      },
+    );
+  });
 }
 
 function checkEngines(engines: readonly NamedEngine[], parameter: string): Member[] {
@@ -250,6 +380,20 @@ function checkEngines(engines: readonly NamedEngine[], parameter: string): Membe
     if (!Number.isInteger(slots) || slots < 1 || slots > MAX_CONCURRENT_RUNS) {
       throw new RunRequestError(`${where}.maxConcurrentRuns ${describeValue(slots)} is out of range; write a whole number from 1 to ${MAX_CONCURRENT_RUNS}`);
     }
-    return { name: entry.name, engine: entry.engine, slots, answers: false, drained: false, failures: 0, leases: new Set(), images: new Map() };
+    return {
+      name: entry.name,
+      engine: entry.engine,
+      slots,
+      answers: false,
+      read: false,
+      passedOver: false,
+      slow: false,
+      drained: false,
+      refusals: 0,
+      lateInRow: 0,
+      latePings: 0,
+      leases: new Set(),
+      images: new Map(),
+    };
   });
 }

@@ -61,6 +61,9 @@ describe("an engine over ssh://", () => {
 
   it("refuses a host whose key is not the one known_hosts holds, before anything is sent", async () => {
     const s = ssh as SshEngine;
+    // The earlier runtime's set pings the host every second over ssh: stopped, so what is counted is this one's.
+    for (const set of sets) set.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const before = s.commands.length;
     const runtime = runtimeOver(s.strangerHome, s.agentSocket);
     const [check] = (await runtime.check()).engines ?? [];

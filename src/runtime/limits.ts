@@ -47,19 +47,25 @@ export const STDOUT_HIGH_WATER_BYTES = 1 * MiB;
  * `timeout`, so the timer matters only when nobody is left to stop the container.
  */
 export const CONTAINER_DEADLINE_MARGIN_SECONDS = 1;
-/** How long past timeout + grace a Run waits for an engine that does not answer before giving up on it. */
+/**
+ * How long past timeout + grace (the user's deadline, exact) a Run waits for an engine that does not
+ * answer before giving up on it, on an idle machine: stretched by the load (src/liveness), and so in the
+ * deadline label a sweep reads and in a volume holder's own timer, as they are made.
+ */
 export const ENGINE_ANSWER_MARGIN_MS = 30_000;
 /**
  * After a container died of a signal nobody here sent, the engine is asked this often, for this
- * long, whether it is still there: one that is shutting down stops answering within it.
+ * long (stretched by the load), whether it is still there: one that is shutting down refuses, or
+ * stops answering, within it (each ping given four intervals at the least). It names why a Run
+ * already ended (`unavailable` or `cancelled`), and never ends one.
  */
 export const ENGINE_PROBE_INTERVAL_MS = 250;
 export const ENGINE_PROBE_WINDOW_MS = 3000;
-/** Bound on each copy into or out of a Run's volume through the engine's archive (up to its size). */
+/** Bound on each copy into or out of a Run's volume through the engine's archive (up to its size), on an idle machine: stretched by the load. */
 export const OUT_COPY_TIMEOUT_MS = 120_000;
-/** Bound on each engine call that makes a Run's volumes and their holder (create a volume, create and start the holder). */
+/** Bound on each engine call that makes a Run's volumes and their holder (create a volume, create and start the holder), on an idle machine: stretched by the load. */
 export const VOLUME_SETUP_TIMEOUT_MS = 30_000;
-/** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run. */
+/** Bound on each clean-up call (inspect, remove) to the engine at the end of a Run, and on a network call's answer, on an idle machine: stretched by the load. */
 export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
 /**
  * Run network set-ups (create and join) and removals this process asks of one engine at once; the
@@ -67,7 +73,7 @@ export const ENGINE_CLEANUP_TIMEOUT_MS = 30_000;
  * only lengthens every answer: measured in bench/load-model.ts.
  */
 export const NETWORK_CALLS_AT_ONCE = 2;
-/** The longest a network call holds its turn when the engine does not answer it: a lost call must not hold it for ever. */
+/** The longest a network call holds its turn when the engine does not answer it, on an idle machine (stretched by the load): a lost call must not hold it for ever. */
 export const NETWORK_TURN_MAX_MS = 4 * ENGINE_CLEANUP_TIMEOUT_MS;
 
 /**
@@ -96,20 +102,29 @@ export const STALL_SAMPLE_MIN_MS = 250;
 export const STALL_SAMPLE_MAX_MS = 5000;
 /**
  * How long one reading of the CPU time may take before it is abandoned: twice the sample interval,
- * at least this (Docker answers a one-shot reading at its stats collector's next 1 s tick).
+ * at least this (Docker answers a one-shot reading at its stats collector's next 1 s tick), stretched
+ * by the load. An abandoned reading is no evidence: the stall clock starts over, the Run goes on.
  */
 export const STALL_SAMPLE_MIN_TIMEOUT_MS = 2000;
 
-/** With several engines (engine-set.ts): each is pinged this often, and a ping may take this long. */
+/**
+ * With several engines (engine-set.ts): each is pinged this often, and a ping answers within this
+ * long on an idle machine (stretched by the load, src/liveness). A ping past it is late: the engine is
+ * slow, counted, and waited for; never drained for it.
+ */
 export const ENGINE_HEALTH_INTERVAL_MS = 1000;
 export const ENGINE_PING_TIMEOUT_MS = 3000;
+/** While an engine's ping is late, its next reading comes after a backoff that doubles from ENGINE_HEALTH_INTERVAL_MS up to this. */
+export const ENGINE_SLOW_RECHECK_MAX_MS = 16_000;
 /**
- * Pings in a row an engine must fail before it is drained (its Runs ended `unavailable`, no new one
- * placed there): one slow answer on a busy host is not an engine gone.
+ * Pings in a row that must show an engine gone (refused: nobody listens on its socket, TLS or ssh
+ * refuses; or broken before any answer) before it is drained (its Runs ended `unavailable`, no new
+ * one placed there): a connection reset once, as a restarting engine's, is not an engine gone.
  */
 export const ENGINE_DRAIN_AFTER_FAILED_PINGS = 2;
 /**
- * Seconds a cold Run's launcher (cold-launch.ts) waits for its claim, written right after its start:
- * only a process gone in between leaves it waiting, and then it exits by itself.
+ * Seconds a cold Run's launcher (cold-launch.ts) waits for its claim, written right after its start,
+ * on an idle machine (stretched by the load as its container is made): only a process gone in
+ * between leaves it waiting, and then it exits by itself.
  */
 export const CLAIM_WAIT_SECONDS = 60;

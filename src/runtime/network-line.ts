@@ -2,10 +2,11 @@
 // process on one engine at once, the rest waiting their turn in order. The engine answers each call
 // in its own line, so more at once only makes every call slower and lets the 30 s bound on its
 // answer count time spent behind the others. Invariant: a turn is held until the engine has
-// answered what it was given (late or not, up to NETWORK_TURN_MAX_MS); a waiter whose Run ends
+// answered what it was given (late or not, up to NETWORK_TURN_MAX_MS stretched by the load); a waiter whose Run ends
 // (timeout, cancel) leaves the line.
 
 import type { Engine } from "../engine/index.js";
+import { patientTimer } from "../liveness/index.js";
 import { NETWORK_CALLS_AT_ONCE, NETWORK_TURN_MAX_MS } from "./limits.js";
 
 /** Gives the turn back; call it once the engine has answered every call made in it. */
@@ -74,15 +75,15 @@ export function waitTurn(engine: Engine, kind: NetworkCallKind, signal?: AbortSi
 
 /**
  * Gives the turn back once `answered` settles (the engine answered the last call made in it), or
- * after NETWORK_TURN_MAX_MS whatever happened: a call the engine lost must not keep its turn for ever.
+ * after NETWORK_TURN_MAX_MS (stretched by the load: a busy engine answers late, not never) whatever
+ * happened: a call the engine lost must not keep its turn for ever.
  */
 export function giveBack(turn: Turn, answered: Promise<unknown>): void {
-  const timer = setTimeout(turn, NETWORK_TURN_MAX_MS);
-  timer.unref();
+  const timer = patientTimer(NETWORK_TURN_MAX_MS, turn);
   void answered
     .catch(() => undefined)
     .then(() => {
-      clearTimeout(timer);
+      timer.cancel();
       turn();
     });
 }

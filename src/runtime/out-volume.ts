@@ -10,7 +10,7 @@ import { engineMessage, type Engine } from "../engine/index.js";
 import { numericUser, packTree, type Manifest } from "../staging/index.js";
 import { copyBackArchive, PLACE, type CollectedVolume, type RunVolumeKind } from "./volume-collect.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS, VOLUME_SETUP_TIMEOUT_MS } from "./limits.js";
-import { bounded } from "./stop.js";
+import { bounded, patientSignal } from "./stop.js";
 
 /** The holder runs nothing but `sleep`: the least a container needs. */
 const HOLDER_LIMITS = { memoryBytes: 16 * 1024 * 1024, pids: 8, tmpfsBytes: 1024 * 1024, stopGraceSeconds: 0 };
@@ -132,7 +132,11 @@ export async function openRunVolumes(request: RunVolumesRequest): Promise<RunVol
       // Whichever fails first is the failure; the other is not left to reject unheard.
       packed.done.catch(() => undefined);
       const failed = new AbortController();
-      const signal = AbortSignal.any([failed.signal, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), ...(request.signal === undefined ? [] : [request.signal])]);
+      const signal = AbortSignal.any([
+        failed.signal,
+        patientSignal(OUT_COPY_TIMEOUT_MS, `the copy of the Run's ${place} into its volume`),
+        ...(request.signal === undefined ? [] : [request.signal]),
+      ]);
       try {
         await Promise.all([
           bounded(engine.putArchive(holder, holderPath(volume.kind), packed.archive, signal), OUT_COPY_TIMEOUT_MS, `put the Run's ${place} in its volume`),

@@ -52,6 +52,8 @@ export async function runPodContainer<R extends ReaderVerdict>(ctx: ContainerRun
         signal: ctx.stop.signal,
         stopAgent: agentStop.signal,
         copyTimeoutMs: OUT_COPY_TIMEOUT_MS,
+        // A late report is an API slow, not a Pod gone: said, and waited for.
+        onSlow: (what, hit) => ctx.logger.warn({ runId: ctx.runId, boundMs: hit.boundMs, waitedMs: hit.waitedMs }, what),
         ...(pod.backend.startTimeoutMs === undefined ? {} : { startTimeoutMs: pod.backend.startTimeoutMs }),
         ...(pod.inputs === undefined ? {} : { inputs: pod.inputs }),
         ...(pod.collect === undefined ? {} : { collect: pod.collect }),

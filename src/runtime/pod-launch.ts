@@ -12,6 +12,7 @@ import { DEFAULT_WRITABLE_BYTES, numericUser, packTree } from "../staging/index.
 import { containerDeadlineSeconds } from "./compose.js";
 import type { ContainerFacts } from "./end-reason.js";
 import { podPlacement, type KubernetesBackend } from "./kube-backend.js";
+import { scaledMs } from "../liveness/index.js";
 import { ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 import { runPodContainer } from "./pod-container.js";
 import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
@@ -75,7 +76,7 @@ export async function launchPod<R extends ReaderVerdict, Q>(
       engine: ctx.engine,
       stop: state.stop,
       graceMs: ctx.graceMs,
-      abandonAfterMs: ctx.timeoutSeconds * 1000 + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS,
+      ownDeadlineMs: ctx.timeoutSeconds * 1000 + ctx.graceMs,
       logger: ctx.logger,
       masker: ctx.masker,
       ...(state.record === undefined ? {} : { onStdout: state.record.onStdout, onStderr: state.record.onStderr }),
@@ -126,8 +127,8 @@ async function placesOf<R extends ReaderVerdict, Q>(
   const out = specs.find((spec) => spec.kind === "out");
   const kept = specs.find((spec) => spec.kind === "work") ?? out;
   const writableBytes = ctx.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES;
-  // It outlives the agent's own timer, the stop's grace and its copy-back; the Pod's deletion ends it first.
-  const holderSeconds = containerDeadlineSeconds(timeLeftMs(ctx)) + Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS + OUT_COPY_TIMEOUT_MS) / 1000);
+  // It outlives the agent's own timer, the stop's grace and its copy-back (those two not a user's: stretched by the load as it is now); the Pod's deletion ends it first.
+  const holderSeconds = containerDeadlineSeconds(timeLeftMs(ctx)) + Math.ceil((ctx.graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS + OUT_COPY_TIMEOUT_MS)) / 1000);
   return {
     files: {
       inputs: true,

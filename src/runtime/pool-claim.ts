@@ -5,6 +5,7 @@
 
 import type { ComposedSpec } from "../container/index.js";
 import type { ReaderVerdict } from "../plan/index.js";
+import { scaledMs } from "../liveness/index.js";
 import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
 import type { Claim } from "./pool-launcher.js";
 import type { Member } from "./pool-member.js";
@@ -16,7 +17,7 @@ export function claimMember<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): 
   if (pool === undefined) return undefined;
   const why = coldBecause(ctx);
   const member = why === undefined ? pool.claim() : undefined;
-  if (member !== undefined && member.deadline < Date.now() + ctx.timeoutSeconds * 1000 + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS) {
+  if (member !== undefined && member.deadline < Date.now() + ctx.timeoutSeconds * 1000 + ctx.graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS)) {
     // Its labels would let a sweep take it before this Run's end: not this Run's.
     pool.discard(member);
     pool.cold("timeout beyond a member's deadline");

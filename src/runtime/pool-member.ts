@@ -6,9 +6,9 @@
 
 import { rm } from "node:fs/promises";
 import { agentWorkdirOf, composeSpec, containerName, DEFAULT_OWNER, resolveAgentUser, type ComposedSpec, type ValidatedContainer } from "../container/index.js";
-import { engineMessage, type ContainerStreams, type Engine } from "../engine/index.js";
+import { engineMessage, engineShownGone, type ContainerStreams, type Engine } from "../engine/index.js";
 import { prepareRunDirectory, runDirectory, stagedMounts, unmountUnder, DEFAULT_WRITABLE_BYTES } from "../staging/index.js";
-import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
+import { ENGINE_CLEANUP_TIMEOUT_MS, ENGINE_HEALTH_INTERVAL_MS, ENGINE_SLOW_RECHECK_MAX_MS } from "./limits.js";
 import { ownershipLabels, type Ownership } from "./ownership.js";
 import { encodeHeadStart, launcherWords } from "./pool-launcher.js";
 import type { RunAddresses } from "./run-addresses.js";
@@ -27,8 +27,8 @@ export type MemberMaker = {
   readonly addresses: RunAddresses;
   /** The member's ownership: this session's and process's, with the latest deadline a Run it serves may have. */
   readonly ownership: () => Ownership;
-  /** Seconds the launcher waits for its claim before it exits by itself. */
-  readonly launcherIdleSeconds: number;
+  /** Seconds the launcher waits for its claim before it exits by itself, asked as each member is made. */
+  readonly launcherIdleSeconds: () => number;
   /** The network every member is made on (kind and the peer joined to it); undefined: the declared networks. */
   readonly network?: Pick<RunNetwork, "kind" | "attach">;
   /** Each member's head start (PoolOptions.headStart); undefined: none. */
@@ -58,7 +58,7 @@ export type Member = {
   readonly network?: { readonly subnets: readonly string[]; readonly subnet: string | undefined };
   /** Epoch ms after which its labels let any sweep take it: a Run that would outlast it is not given it. */
   readonly deadline: number;
-  /** Settles when its container stops running (before a claim: it is of no use any more). */
+  /** Settles when its container is shown stopped (before a claim: it is of no use any more); a wait that broke on a running one is not that (stoppedOf). */
   readonly stopped: Promise<void>;
   /**
    * Its agent, started ahead: the plan words, the whole environment a Run's spec would give it (what a
@@ -98,10 +98,7 @@ export async function makeMember(maker: MemberMaker, id: string, signal?: AbortS
     await maker.engine.start(containerId);
     const headStart = headStartOf(maker, id);
     if (headStart !== undefined) streams.stdin.write(encodeHeadStart(headStart));
-    const stopped = maker.engine.wait(containerId).then(
-      () => undefined,
-      () => undefined,
-    );
+    const stopped = stoppedOf(maker.engine, containerId);
     return {
       id,
       spec,
@@ -118,6 +115,29 @@ export async function makeMember(maker: MemberMaker, id: string, signal?: AbortS
   }
 }
 
+/**
+ * Settles once the container is shown stopped (DESIGN decision 16): its wait answered, or, when the
+ * wait broke, the engine says it is not running, has it no more, or refuses the connection. A wait
+ * that broke on a container that runs (a connection reset on a busy engine), or an engine that did not
+ * say, is waited again after a backoff: a member is not replaced for it.
+ */
+async function stoppedOf(engine: Engine, id: string): Promise<void> {
+  for (let broken = 0; ; broken++) {
+    try {
+      await engine.wait(id);
+      return;
+    } catch (error) {
+      if (engineShownGone(error) === "refused") return;
+      const state = await engine.inspect(id).then(
+        (seen) => (seen === undefined || !seen.running ? "stopped" : "runs"),
+        (failure: unknown) => (engineShownGone(failure) === "refused" ? "stopped" : "unknown"),
+      );
+      if (state === "stopped") return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(ENGINE_HEALTH_INTERVAL_MS * 2 ** broken, ENGINE_SLOW_RECHECK_MAX_MS)).unref());
+  }
+}
+
 /** The member's container spec: the declaration without its secret environment, on the member's network, running the launcher. */
 function memberSpec(maker: MemberMaker, id: string, labels: Readonly<Record<string, string>>): ComposedSpec {
   const { container } = maker;
@@ -127,7 +147,7 @@ function memberSpec(maker: MemberMaker, id: string, labels: Readonly<Record<stri
   const agentWorkdir = agentWorkdirOf(container);
   return composeSpec(withoutSecrets, {
     runId: id,
-    planArgs: launcherWords(maker.launcherIdleSeconds),
+    planArgs: launcherWords(maker.launcherIdleSeconds()),
     labels,
     ...(maker.network === undefined ? {} : { networks: [runNetworkName(id)] }),
     ...(agentWorkdir === undefined ? {} : { stagedMounts: stagedMounts(id, agentWorkdir, false) }),

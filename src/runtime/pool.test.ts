@@ -103,6 +103,45 @@ describe("a claimed member's replacement", () => {
   });
 });
 
+describe("a member whose container is slow to say how it is", () => {
+  function withBrokenWaits(inspected: "runs" | "stopped") {
+    const fake = createFakeEngine({ echoStdin: true });
+    let broken = 0;
+    const engine: FakeEngine = {
+      ...fake,
+      // The first waits break as a busy engine's connection may: reset, the container still running.
+      wait: (id) => (broken++ < 2 ? Promise.reject(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })) : fake.wait(id)),
+      inspect: async (id) => {
+        const state = await fake.inspect(id);
+        return inspected === "runs" || state === undefined ? state : { ...state, running: false };
+      },
+    };
+    const runtime = createAgentContainerRuntime<Collected>({
+      container: { image: "fake:1", logger: pino({ level: "silent" }) },
+      run: (prompt) => ({ args: ["agent"], stdin: prompt.text, outcome: async () => ({ ok: true, text: prompt.text }) }),
+      engine,
+      pool: { size: 1 },
+    });
+    runtimes.push(runtime);
+    return runtime;
+  }
+
+  it("is kept when its wait breaks while the engine says it runs, and serves a Run warm", async () => {
+    const runtime = withBrokenWaits("runs");
+    await untilReady(runtime, 1);
+    await sleep(1500);
+    expect(runtime.pool()).toMatchObject({ replaced: 0, ready: 1 });
+    expect(await runtime.run({ text: "hello" })).toMatchObject({ ok: true, warm: true });
+  });
+
+  it("is replaced when its wait breaks and the engine says it no longer runs", async () => {
+    const runtime = withBrokenWaits("stopped");
+    await untilReady(runtime, 1);
+    for (let i = 0; i < 200 && (runtime.pool()?.replaced ?? 0) === 0; i++) await sleep(10);
+    expect(runtime.pool()?.replaced).toBeGreaterThan(0);
+  });
+});
+
 describe("a pool closed while members wait their network's turn", () => {
   it("counts them as left, not as members that could not be made", async () => {
     const fake = createFakeEngine({ echoStdin: true });

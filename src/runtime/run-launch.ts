@@ -10,7 +10,6 @@ import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
 import { runContainer, type ContainerRunContext } from "./container-run.js";
 import { outcomeOf, type ContainerFacts } from "./end-reason.js";
-import { ENGINE_ANSWER_MARGIN_MS } from "./limits.js";
 import { ownershipLabels } from "./ownership.js";
 import { planRun, type PlannedRun } from "./plan.js";
 import { openRecord } from "./record.js";
@@ -185,7 +184,7 @@ function runTheContainer<R extends ReaderVerdict, Q>(
     engine: ctx.engine,
     stop: state.stop,
     graceMs: ctx.graceMs,
-    abandonAfterMs: ctx.timeoutSeconds * 1000 + ctx.graceMs + ENGINE_ANSWER_MARGIN_MS,
+    ownDeadlineMs: ctx.timeoutSeconds * 1000 + ctx.graceMs,
     logger,
     masker,
     ...(record === undefined ? {} : { onStdout: record.onStdout, onStderr: record.onStderr }),

@@ -5,7 +5,7 @@
 import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { describeEngineError, engineMessage, type Engine } from "../engine/index.js";
 import type { EgressProxyPeer } from "../kube/index.js";
-import { describeBound, withinPatience } from "../liveness/index.js";
+import { describeBound, patientTimer, withinPatience, type HitBound } from "../liveness/index.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import type { RunAddresses } from "./run-addresses.js";
 import { giveBack, waitTurn, type Turn } from "./network-line.js";
@@ -128,7 +128,7 @@ async function createWithin(
     const creating = inTurn(engine.createNetwork({ name, internal: network.kind === "internal", labels, ...(subnet === undefined ? {} : { subnet }) }));
     try {
       const answer = await answerOf(creating);
-      if (answer !== "late") {
+      if ("value" in answer) {
         if (subnet !== undefined) addresses?.fits?.();
         return { subnets: answer.value.subnets, subnet };
       }
@@ -137,7 +137,7 @@ async function createWithin(
         () => closeRunNetwork(engine, runId, subnet, addresses).catch(() => undefined),
         () => subnet !== undefined && addresses?.give(subnet),
       );
-      return { refused: `the engine did not answer create network within ${ENGINE_CLEANUP_TIMEOUT_MS} ms (${name})` };
+      return { refused: `the engine did not answer create network within ${describeBound(answer.late)} (${name})` };
     } catch (error) {
       const message = engineMessage(error);
       const overlapping = /overlap/i.test(message);
@@ -170,24 +170,28 @@ async function join(
     `the Run's network could not be joined by ${JSON.stringify(network.attach?.container)} (${message}); is that container running?`;
   const connecting = inTurn(engine.connectNetwork(name, network.attach.container, [network.attach.alias]));
   try {
-    if ((await answerOf(connecting)) !== "late") return undefined;
+    const answer = await answerOf(connecting);
+    if ("value" in answer) return undefined;
     // Removing the network under a join still under way races it: the removal waits for its answer.
     void connecting.finally(() => closeRunNetwork(engine, runId, subnet, addresses).catch(() => undefined)).catch(() => undefined);
-    return why(`the engine did not answer connect network within ${ENGINE_CLEANUP_TIMEOUT_MS} ms`);
+    return why(`the engine did not answer connect network within ${describeBound(answer.late)}`);
   } catch (error) {
     await removeNow(engine, name, subnet, addresses, inTurn).catch(() => undefined);
     return why(engineMessage(error));
   }
 }
 
-/** The engine's answer to `call`, or "late" when it gave none within ENGINE_CLEANUP_TIMEOUT_MS (the call is still under way); rejects with its refusal. */
-async function answerOf<T>(call: Promise<T>): Promise<{ readonly value: T } | "late"> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ENGINE_CLEANUP_TIMEOUT_MS)));
+/**
+ * The engine's answer to `call`, or the bound it was late by when it gave none within ENGINE_CLEANUP_TIMEOUT_MS
+ * stretched by the load (the call is still under way); rejects with its refusal.
+ */
+async function answerOf<T>(call: Promise<T>): Promise<{ readonly value: T } | { readonly late: HitBound }> {
+  let timer: { readonly cancel: () => void } | undefined;
+  const late = new Promise<{ readonly late: HitBound }>((resolve) => (timer = patientTimer(ENGINE_CLEANUP_TIMEOUT_MS, (hit) => resolve({ late: hit }))));
   try {
     return await Promise.race([call.then((value) => ({ value })), late]);
   } finally {
-    clearTimeout(timer);
+    timer?.cancel();
   }
 }
 
@@ -200,7 +204,7 @@ export async function tellPeer(network: RunNetwork, subnets: readonly string[]):
   if (network.onOpened === undefined) return undefined;
   try {
     await withinPatience(
-      network.onOpened({ subnets }),
+      Promise.resolve(network.onOpened({ subnets })),
       ENGINE_CLEANUP_TIMEOUT_MS,
       (hit) => new Error(`its peer was not told of it within ${describeBound(hit)} (ENGINE_CLEANUP_TIMEOUT_MS)`),
     );

@@ -7,12 +7,13 @@
 
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import { measureTree, DEFAULT_WRITABLE_BYTES, stagingLimits, type Manifest, type RunDirectory } from "../staging/index.js";
+import { scaledMs } from "../liveness/index.js";
 import { containerDeadlineSeconds } from "./compose.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 import { openRunVolumes, runVolumeName, type CollectedVolume, type RunVolumeKind, type RunVolumes, type RunVolumeSpec } from "./out-volume.js";
 import { ownershipLabels } from "./ownership.js";
 import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
-import { bounded } from "./stop.js";
+import { bounded, patientSignal } from "./stop.js";
 
 const { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES, MAX_WRITABLE_ENTRIES } = stagingLimits;
 /** Past the inputs' file data, what their volume may hold: a page an entry (a tmpfs charges a long link's target one), and a margin. */
@@ -57,8 +58,10 @@ export async function openVolumes<R extends ReaderVerdict, Q>(
       labels: ownershipLabels(ctx.ownership),
       volumes,
       // It ends by itself a while after the agent's own timer would have, and after each volume had its
-      // whole copy-back time (they are read one after another once the agent is gone): the sweep takes what is left.
-      holderSeconds: containerDeadlineSeconds(timeLeftMs(ctx)) + Math.ceil((ctx.graceMs + ENGINE_ANSWER_MARGIN_MS + kinds.length * OUT_COPY_TIMEOUT_MS) / 1000),
+      // whole copy-back time (they are read one after another once the agent is gone), those bounds not
+      // a user's and so stretched by the load as it is now: the sweep takes what is left.
+      holderSeconds:
+        containerDeadlineSeconds(timeLeftMs(ctx)) + Math.ceil((ctx.graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS + kinds.length * OUT_COPY_TIMEOUT_MS)) / 1000),
       signal: state.stop.signal,
     });
   } catch (error) {
@@ -129,9 +132,10 @@ async function collectVolume<R extends ReaderVerdict, Q>(
   manifest: Manifest | undefined,
 ): Promise<CollectedVolume> {
   const what = kind === "session" ? "the session store" : `${kind}/`;
-  const reading = volumes.collect(kind, destination, AbortSignal.timeout(OUT_COPY_TIMEOUT_MS), manifest);
+  const reading = volumes.collect(kind, destination, patientSignal(OUT_COPY_TIMEOUT_MS, `the copy of the Run's ${what}`), manifest);
   // The copy stops itself at OUT_COPY_TIMEOUT_MS and cleans up after itself; this later bound is for an engine
   // that does not even let it stop, and leaves the clean-up its time so nothing writes after the Run moved on.
+  // Neither is a user's deadline: both stretch with the load.
   return bounded(reading, OUT_COPY_TIMEOUT_MS + ENGINE_CLEANUP_TIMEOUT_MS, `copy back the Run's ${what}`).catch((error: unknown) => {
     const message = maskedMessage(ctx, error);
     ctx.logger.error({ runId: ctx.runId, err: message }, `what the agent left in ${what} could not be read from its volume`);

@@ -8,6 +8,7 @@ import { pino, type Logger } from "pino";
 import { DEFAULT_OWNER, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TIMEOUT_SECONDS, type ValidatedContainer } from "../container/index.js";
 import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
+import { scaledMs } from "../liveness/index.js";
 import { createMasker, type Masker } from "../redact/index.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { RunRequestError } from "./misuse.js";
@@ -80,7 +81,8 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
   const ownershipOf = (timeoutSeconds: number): Ownership => ({
     session,
     ...me,
-    deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + ENGINE_ANSWER_MARGIN_MS),
+    // The Run's own timeout and grace exact; the engine's margin, not a user's, stretched by the load as it is now.
+    deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS)),
   });
   const sweepOn = (one: Engine): Promise<SweepResult> => sweepOwner({ container, owner, session, engine: one, logger, masker: declaredMasker });
   const { kubernetes } = checked;
@@ -110,6 +112,10 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
       logger.warn({ engine: name, err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the sweep of an engine back failed");
     });
   });
+  // A late ping is an engine slow, not gone: said, and its Runs go on.
+  engineSet?.onSlow((name, hit) => {
+    logger.warn({ engine: name, boundMs: hit.boundMs, waitedMs: hit.waitedMs }, "an engine is slow to answer its ping; its Runs go on");
+  });
   let startupSweep: Promise<unknown> | undefined;
   // Bounded: an engine that does not answer must not hold every Run (and its cancel) at the door.
   const sweepAtStartup = (): Promise<unknown> =>
@@ -130,7 +136,9 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
             addresses,
             // A member may serve a Run of the declared timeout after waiting its whole idle time.
             ownership: () => ownershipOf((options.pool?.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + (container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS)),
-            launcherIdleSeconds: (options.pool.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + LAUNCHER_IDLE_MARGIN_SECONDS,
+            // The pool's own replacement comes first; the margin (not a user's) stretched by the load as each member is made.
+            launcherIdleSeconds: () =>
+              (options.pool?.maxIdleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) + Math.ceil(scaledMs(LAUNCHER_IDLE_MARGIN_SECONDS * 1000) / 1000),
             ...(options.pool.network === undefined ? {} : { network: options.pool.network }),
             ...(options.pool.headStart === undefined ? {} : { headStart: options.pool.headStart }),
           },

@@ -4,6 +4,7 @@
 // and names the end; later ones change nothing. The deadline covers the whole Run, staging and the
 // Harvest included, through `signal`.
 
+import { describeBound, patientTimer, withinPatience, type HitBound } from "../liveness/index.js";
 import { callerAbort } from "./misuse.js";
 
 /** Why the runtime itself ended a Run early. */
@@ -111,31 +112,59 @@ function killedAtOnce(why: Interruption): boolean {
   return why === "output_limit" || why === "budget_exceeded";
 }
 
-/** A bound on waiting for an engine that may have stopped answering at all. */
+/**
+ * A bound on waiting for an engine that may have stopped answering at all, once the Run's own end
+ * is past: the Run's timeout and grace (the user's deadline, exact), then ENGINE_ANSWER_MARGIN_MS
+ * (not a user's: stretched by the machine's load).
+ */
 export type EngineDeadline = {
   /** Resolves when the bound has passed. */
   readonly passed: Promise<void>;
   readonly hasPassed: () => boolean;
+  /** The bound as it passed (or would, at this machine's load now): "2200 ms of the Run's start (...)". */
+  readonly said: () => string;
   readonly cancel: () => void;
 };
 
-export function createEngineDeadline(ms: number): EngineDeadline {
-  let timer: NodeJS.Timeout | undefined;
-  let over = false;
+export function createEngineDeadline(userMs: number, marginIdleMs: number): EngineDeadline {
+  let userTimer: NodeJS.Timeout | undefined;
+  let margin: { readonly cancel: () => void } | undefined;
+  let hit: HitBound | undefined;
   const passed = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      over = true;
-      resolve();
-    }, ms);
+    userTimer = setTimeout(() => {
+      margin = patientTimer(marginIdleMs, (bound) => {
+        hit = bound;
+        resolve();
+      });
+    }, userMs);
   });
-  return { passed, hasPassed: () => over, cancel: () => clearTimeout(timer) };
+  const said = (): string => {
+    const bound = hit ?? { idleMs: marginIdleMs, boundMs: marginIdleMs };
+    return `${userMs + bound.boundMs} ms of the Run's start (its timeout and grace, ${userMs} ms, and ENGINE_ANSWER_MARGIN_MS, ${describeBound(bound)})`;
+  };
+  return {
+    passed,
+    hasPassed: () => hit !== undefined,
+    said,
+    cancel: () => {
+      clearTimeout(userTimer);
+      margin?.cancel();
+    },
+  };
 }
 
-/** Rejects when `promise` has not settled within `ms`; the engine has no deadline of its own. */
-export function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the engine did not answer ${what} within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+/**
+ * Rejects when `promise` has not settled within `idleMs` stretched by the machine's load (src/liveness):
+ * the engine has no deadline of its own, and a busy host answers late, not never. The error says the
+ * bound as it was hit.
+ */
+export function bounded<T>(promise: Promise<T>, idleMs: number, what: string): Promise<T> {
+  return withinPatience(promise, idleMs, (hit) => new Error(`the engine did not answer ${what} within ${describeBound(hit)}`));
+}
+
+/** A signal that aborts once `idleMs`, stretched by the machine's load, has passed: AbortSignal.timeout for a bound that is not a user's deadline. */
+export function patientSignal(idleMs: number, what: string): AbortSignal {
+  const controller = new AbortController();
+  patientTimer(idleMs, (hit) => controller.abort(new Error(`${what} took longer than ${describeBound(hit)}`)));
+  return controller.signal;
 }

@@ -3,7 +3,9 @@
 // use a little CPU with spikes, so work is CPU above a rate for two readings in a row, or far above
 // it for one. It never calls a Run stalled without evidence: only readings that answered, one after
 // another, with no output and no work between them, add up to the stall time; a failed one starts it over.
+// A late reading is never evidence either way: its bound (not a user's deadline) stretches with the load.
 
+import { describeBound, patientTimer } from "../liveness/index.js";
 import {
   STALL_CPU_ACTIVE_NS_PER_SECOND,
   STALL_CPU_BURST_NS_PER_SECOND,
@@ -77,14 +79,14 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
     warm = false;
   };
 
-  /** One reading at a time: a tick while one is out is skipped; one that takes too long is abandoned. */
+  /** One reading at a time: a tick while one is out is skipped; one that takes too long (stretched by the load) is abandoned. */
   async function read(): Promise<void> {
     if (inFlight || stopped) return;
     inFlight = true;
     const askedAt = performance.now();
     const controller = new AbortController();
     current = controller;
-    const bound = setTimeout(() => controller.abort(new Error(`the engine did not answer a CPU reading within ${timeoutMs} ms`)), timeoutMs);
+    const bound = patientTimer(timeoutMs, (hit) => controller.abort(new Error(`the engine did not answer a CPU reading within ${describeBound(hit)}`)));
     try {
       const ns = await o.cpuNs(controller.signal);
       if (controller.signal.aborted) throw controller.signal.reason;
@@ -93,7 +95,7 @@ export function startWatchdog(o: WatchdogOptions): Watchdog {
       noEvidence();
       if (!stopped) o.onReadingFailed(error);
     } finally {
-      clearTimeout(bound);
+      bound.cancel();
       inFlight = false;
     }
   }

@@ -21,6 +21,10 @@ export type ExtraEngine = {
   readonly kill: () => Promise<void>;
   /** Stops the daemon politely (SIGTERM): it stops its containers first. */
   readonly stop: () => Promise<void>;
+  /** Freezes the daemon's own process (SIGSTOP): alive but silent, as on a machine too busy to answer; its socket still takes connections. */
+  readonly pause: () => void;
+  /** Lets a paused daemon go on (SIGCONT): it answers what it was asked meanwhile. */
+  readonly resume: () => void;
   /** The `docker` command against this engine. */
   readonly docker: (...args: string[]) => string;
   /** Stops the daemon, kills whatever is left in its namespace, removes the namespace and the directory. */
@@ -106,8 +110,12 @@ export function extraEngine(
     start,
     kill: () => signal("SIGKILL"),
     stop: () => signal("SIGTERM"),
+    pause: () => void daemon?.kill("SIGSTOP"),
+    resume: () => void daemon?.kill("SIGCONT"),
     docker,
     remove: async () => {
+      // A paused daemon would not hear its SIGTERM.
+      daemon?.kill("SIGCONT");
       await signal("SIGTERM").catch(() => undefined);
       // What a killed daemon left in its namespace (its containerd, the shims): every process there is this test's.
       const left = (() => {
