@@ -4,6 +4,7 @@ import { readLoadWith } from "../liveness/index.js";
 import { createEngineSet, type EngineLease, type EngineSet } from "./engine-set.js";
 import { ENGINE_DRAIN_AFTER_FAILED_PINGS, ENGINE_HEALTH_INTERVAL_MS, ENGINE_PING_TIMEOUT_MS } from "./limits.js";
 import { EarlyEnd } from "./misuse.js";
+import { checkEngineSet } from "./runtime-check.js";
 
 /** An engine that answers (or not) and holds the images it is told, and nothing else. */
 function stubEngine(state: { answers: boolean; images: string[] }): Engine {
@@ -195,6 +196,20 @@ describe("an engine that is slow, not gone", () => {
     expect(set.status()[0]).toMatchObject({ answers: true, slow: false, drained: false });
     expect(set.status()[0]?.why).toBeUndefined();
     expect(lease.signal.aborted).toBe(false);
+  });
+
+  it("is ready to a readiness check while slow: it still holds the image it last said it held, and takes Runs", async () => {
+    fakeTime();
+    const frozen = freezableEngine(["img"]);
+    const set = setOf({ name: "frozen", engine: frozen.engine });
+    leased(await set.acquire("img"));
+    frozen.state.mode = "frozen";
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(set.status()[0]).toMatchObject({ slow: true, drained: false });
+    const checking = checkEngineSet(set, "img");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await checking).toMatchObject({ engine: true, image: true, engines: [expect.objectContaining({ name: "frozen", engine: true, image: true })] });
+    frozen.thaw();
   });
 
   it("drains an engine killed while it was slow, once its socket refuses", async () => {

@@ -315,7 +315,10 @@ export function createEngineSet(engines: readonly NamedEngine[], parameter = "en
       })),
     holdsImage: async (image) => {
       await firstRound();
-      const held = await Promise.all(members.map(async (m) => [m.name, m.answers && (await holds(m, image)) === true] as const));
+      // A slow engine is not asked again (its answer would be late too): what it last said stands.
+      const held = await Promise.all(
+        members.map(async (m) => [m.name, m.answers ? (await holds(m, image)) === true : m.slow && !m.drained && m.images.get(image) === true] as const),
+      );
       return new Map(held);
     },
     engines: () => members.map((m) => ({ name: m.name, engine: m.engine })),

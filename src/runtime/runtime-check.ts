@@ -52,7 +52,8 @@ export async function checkEngineSet(set: EngineSet, image: string): Promise<Run
   const held = await set.holdsImage(image);
   const engines = set.status().map((s) => ({
     name: s.name,
-    engine: s.answers && !s.drained,
+    // Slow is not gone: a slow engine keeps its Runs and can take more, so it counts as one that answers.
+    engine: (s.answers || s.slow) && !s.drained,
     image: held.get(s.name) === true,
     running: s.running,
     slots: s.slots,
