@@ -2140,8 +2140,13 @@ export interface operations {
                             alias?: string;
                             /** @description the port agents reach the proxy on */
                             port?: number;
-                            /** @description whether the proxy's control endpoint answered just now (within 2 s) */
+                            /** @description whether the proxy lives: its control endpoint answered just now, or it did not within 2 s (stretched by the machine's load) and is not shown gone (slow); false only when its container is not running or its socket refuses */
                             answering?: boolean;
+                            /**
+                             * @description it lives, and did not answer within the probe's bound: a busy proxy, not a gone one
+                             * @enum {boolean}
+                             */
+                            slow?: true;
                         };
                         /** @description what makes the service less than it says now, oldest first (as /readyz lists it); empty when nothing does */
                         degraded: {

@@ -60,7 +60,10 @@ const egressSchema = z.object({
   answering: z
     .boolean()
     .optional()
-    .describe(`whether the proxy's control endpoint answered just now (within ${EGRESS_PROBE_TIMEOUT_MS / 1000} s)`),
+    .describe(
+      `whether the proxy lives: its control endpoint answered just now, or it did not within ${EGRESS_PROBE_TIMEOUT_MS / 1000} s (stretched by the machine's load) and is not shown gone (slow); false only when its container is not running or its socket refuses`,
+    ),
+  slow: z.literal(true).optional().describe("it lives, and did not answer within the probe's bound: a busy proxy, not a gone one"),
 });
 
 const degradedSchema = z.object({

@@ -4,6 +4,7 @@
 // Run's token, so no view of it can hold one.
 
 import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
+import { withinPatience } from "../liveness/index.js";
 import { EGRESS_PROBE_TIMEOUT_MS } from "./limits.js";
 
 export type EgressView = {
@@ -14,8 +15,14 @@ export type EgressView = {
   readonly container?: string;
   readonly alias?: string;
   readonly port?: number;
-  /** Whether its control endpoint answered a read within EGRESS_PROBE_TIMEOUT_MS just now. */
+  /**
+   * Whether it lives: its control endpoint answered a read just now, or did not within
+   * EGRESS_PROBE_TIMEOUT_MS (stretched by the load) and is not shown gone (then `slow`). False only
+   * for a proxy shown gone (its container not running, its socket refusing).
+   */
   readonly answering?: boolean;
+  /** It lives, and did not answer within the probe's bound: a busy proxy, not a gone one. */
+  readonly slow?: true;
 };
 
 export type EgressSetup = {
@@ -39,7 +46,8 @@ export function egressView(setup: EgressSetup): () => Promise<EgressView> {
     const where = { networkPolicy, proxy: "started", alias: gateways.alias, port: gateways.port } as const;
     return async () => {
       const started = await gateways.started();
-      return { ...where, answering: (await Promise.all(started.map((one) => answers(one.gateway)))).every(Boolean) };
+      const each = await Promise.all(started.map((one) => answers(one.gateway)));
+      return { ...where, answering: each.every((one) => one.answering), ...(each.some((one) => one.slow === true) ? { slow: true as const } : {}) };
     };
   }
   if (gateway === undefined) return async () => ({ networkPolicy, proxy: "none" });
@@ -50,21 +58,17 @@ export function egressView(setup: EgressSetup): () => Promise<EgressView> {
     alias: gateway.alias,
     port: gateway.port,
   } as const;
-  return async () => ({ ...where, answering: await answers(gateway) });
+  return async () => ({ ...where, ...(await answers(gateway)) });
 }
 
-async function answers(gateway: EgressGateway): Promise<boolean> {
+/** Alive and prompt, alive and slow, or shown gone: only the last is not answering. */
+async function answers(gateway: EgressGateway): Promise<{ readonly answering: boolean; readonly slow?: true }> {
   const answered = gateway.meter(PROBE_RUN_ID).then(
-    () => true,
-    () => false,
+    () => "answered" as const,
+    () => "failed" as const,
   );
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), EGRESS_PROBE_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([answered, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const said = await withinPatience(answered, EGRESS_PROBE_TIMEOUT_MS, () => new Error("late")).catch(() => "late" as const);
+  if (said === "answered") return { answering: true };
+  const gone = await gateway.gone().catch(() => undefined);
+  return gone !== undefined ? { answering: false } : { answering: true, slow: true };
 }

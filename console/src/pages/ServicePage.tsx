@@ -89,7 +89,13 @@ function ServiceView({ state, admin }: { state: ServiceState; admin: boolean }) 
         <dt>Proxy</dt>
         <dd>
           {egress.proxy === "none" ? "none (the policy needs none)" : egress.proxy === "started" ? "started by this service" : "the deployment's own"}
-          {egress.answering === undefined ? "" : egress.answering ? ", answering" : ", NOT answering"}
+          {egress.answering === undefined
+            ? ""
+            : !egress.answering
+              ? ", GONE (its container is not running, or its socket refuses)"
+              : egress.slow === true
+                ? ", slow to answer (it runs)"
+                : ", answering"}
         </dd>
         {egress.container !== undefined && (
           <>
