@@ -330,7 +330,9 @@ describe("createAgentRunner", () => {
   describe("commandFor a request that cannot run", () => {
     it("throws AgentRequestError for an invalid request", async () => {
       await expect(runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).commandFor({ cli: "codex", effort: "HIGH" }, PROMPT)).rejects.toThrow(
-        new AgentRequestError('the agent request is invalid: effort "HIGH" is not lower-case letters; write e.g. "high"'),
+        new AgentRequestError(
+          'the agent request is invalid: effort "HIGH" is not one codex takes; write one of none, minimal, low, medium, high, xhigh, max, ultra',
+        ),
       );
     });
   });

@@ -9,7 +9,7 @@ import { RUN_ID_PATTERN } from "../staging/index.js";
 import { RUN_STATES } from "./store.js";
 import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS } from "./limits.js";
 
-export const runRequestSchema = agentRequestSchema.extend({
+export const runRequestSchema = agentRequestSchema.safeExtend({
   prompt: z
     .string()
     .min(1)
