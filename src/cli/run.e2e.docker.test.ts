@@ -10,6 +10,7 @@ import { parse } from "shell-quote";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnv, MAIN, runCommand, startCommand } from "../../test/support/command.js";
 import { docker } from "../../test/support/engine.js";
+import { startStandInModel } from "../../test/support/stand-in-container.js";
 import { CODEX_WRITTEN_FILE_TEXT, PLAIN_ANSWER, TOOL_FINAL_ANSWER, WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -288,12 +289,39 @@ describe("agentcage plan", () => {
     const done = await runCommand(["plan", "claude", "it's a prompt", "--max-turns", "3"], { ...env, ANTHROPIC_API_KEY: secret });
     expect(done.code, done.stderr).toBe(EXIT.completed);
     expect(done.stdout + done.stderr).not.toContain(secret);
-    const words = parse(done.stdout.trim()) as string[];
+    // The last line; the one before makes the directories it binds.
+    const words = parse(done.stdout.trim().split("\n").at(-1) ?? "") as string[];
     expect(words.slice(0, 2)).toEqual(["docker", "run"]);
     expect(words).toEqual(expect.arrayContaining(["--cap-drop", "ALL", "--read-only", "--network", "none", "--env", "ANTHROPIC_API_KEY", "--max-turns", "3"]));
     // The words run: docker accepts them (checked without starting anything: `docker run --help` parses nothing).
     expect(execFileSync("docker", ["version", "--format", "{{.Server.APIVersion}}"]).toString().trim()).not.toBe("");
   });
+
+  it("prints words that run as pasted: the bind sources made first, quoted only where a shell needs it", async () => {
+    const standIn = await startStandInModel("plain");
+    try {
+      const planDir = join(root, "plan-rt");
+      const prompt = "[stand-in:tool_write_bash] write the answer";
+      const done = await runCommand(["plan", "claude", prompt, "--stand-in", "--runtime-dir", planDir], env);
+      expect(done.code, done.stderr).toBe(EXIT.completed);
+      const [made, command, ...rest] = done.stdout.trim().split("\n");
+      expect(rest).toEqual([]);
+      const runDir = new RegExp(`^mkdir -p -m 755 (${planDir}/staging/[0-9a-f]{16})/work && mkdir -p -m 777 \\1/work/out$`).exec(made ?? "")?.[1];
+      expect(runDir, made).toBeDefined();
+      // Readable: no backslash before a character no shell treats specially.
+      expect(command).toContain(" --tmpfs /tmp:rw,nosuid,nodev,size=");
+      expect(command).toContain(` --mount type=bind,source=${runDir}/work/out,target=/work/out `);
+      expect(command).not.toMatch(/\\[:,=]/);
+      // Pasted into a shell, with the stand-in started as the plan says and the prompt on stdin.
+      const pasted = `${made}\n${(command ?? "").replace("container:agentcage-stand-in", standIn.network)}`;
+      const ran = await startCommand(["-c", pasted], commandEnv({ ANTHROPIC_API_KEY: "stand-in-key" }), "sh", [], prompt).finished;
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stdout).toContain(TOOL_FINAL_ANSWER);
+      expect(readFileSync(join(runDir ?? "", "work", "out", "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
+    } finally {
+      await standIn.stop();
+    }
+  }, 180_000);
 });
 
 describe("agentcage doctor", () => {
