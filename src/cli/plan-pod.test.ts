@@ -57,6 +57,15 @@ describe("agentcage plan --kubernetes", () => {
     expect(done.stdout).toBe("");
   });
 
+  it("gives a default Run's Pod a CPU limit as well as memory, requests equal to them", async () => {
+    const done = await plan("--kubernetes");
+    expect(done.code, done.stderr).toBe(0);
+    const [, pod] = JSON.parse(done.stdout).items;
+    const { limits, requests } = pod.spec.containers[0].resources;
+    expect(limits).toEqual({ memory: expect.stringMatching(/^\d+$/), cpu: "2000m" });
+    expect(requests).toEqual(limits);
+  });
+
   it("refuses a network policy in the words of a Pod, not of docker run", async () => {
     const done = await plan("--kubernetes", "--network-policy", "model");
     expect(String(done.thrown ?? done.stderr)).toContain("plan prints the Pod and NetworkPolicy of a Run with no network (leave --network-policy out)");
