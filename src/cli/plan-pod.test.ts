@@ -1,6 +1,6 @@
 // `agentcage plan --kubernetes`, asked in this process: it prints the Pod and NetworkPolicy of the
 // same Run as a JSON List (never the credential's value), and refuses what a Pod cannot honour.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -64,6 +64,19 @@ describe("agentcage plan --kubernetes", () => {
     const { limits, requests } = pod.spec.containers[0].resources;
     expect(limits).toEqual({ memory: expect.stringMatching(/^\d+$/), cpu: "2000m" });
     expect(requests).toEqual(limits);
+  });
+
+  it("shows the helper containers a Run's Pod has: inputs before the agent, and the holder of what it writes", async () => {
+    const inputs = join(runtimeDir, "in");
+    mkdirSync(inputs, { recursive: true });
+    const writable = JSON.parse((await plan("--kubernetes", "--in", inputs, "--writable")).stdout).items[1];
+    expect(writable.spec.initContainers.map((c: { name: string }) => c.name)).toEqual(["inputs"]);
+    expect(writable.spec.containers.map((c: { name: string }) => c.name)).toEqual(["agent", "holder"]);
+    const holder = writable.spec.containers[1];
+    expect(holder.volumeMounts.map((m: { name: string }) => m.name)).toEqual(["work"]);
+    expect(holder.resources.limits.cpu).toBe("100m");
+    const readOnly = JSON.parse((await plan("--kubernetes")).stdout).items[1];
+    expect(readOnly.spec.containers[1].volumeMounts.map((m: { name: string }) => m.name)).toEqual(["out"]);
   });
 
   it("refuses a network policy in the words of a Pod, not of docker run", async () => {

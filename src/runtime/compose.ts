@@ -5,7 +5,7 @@
 
 import { agentWorkdirOf, composeSpec, type ComposedSpec, type ValidatedContainer } from "../container/index.js";
 import { stagedMounts, type SecretFile } from "../staging/index.js";
-import { CONTAINER_DEADLINE_MARGIN_SECONDS } from "./limits.js";
+import { CONTAINER_DEADLINE_MARGIN_SECONDS, ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 
 export type RunComposition = {
   readonly runId: string;
@@ -64,4 +64,9 @@ function workspace(run: RunComposition, agentWorkdir: string, writableWork: bool
  */
 export function containerDeadlineSeconds(remainingMs: number): number {
   return Math.max(1, Math.ceil(remainingMs / 1000)) + CONTAINER_DEADLINE_MARGIN_SECONDS;
+}
+
+/** How long a Pod's holder lives: past the agent's own timer (`deadlineSeconds`), the stop's grace and its copy-back; the Pod's deletion ends it first. */
+export function holderSecondsAfter(deadlineSeconds: number, graceMs: number): number {
+  return deadlineSeconds + Math.ceil((graceMs + ENGINE_ANSWER_MARGIN_MS + OUT_COPY_TIMEOUT_MS) / 1000);
 }
