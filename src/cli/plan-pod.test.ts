@@ -79,8 +79,26 @@ describe("agentcage plan --kubernetes", () => {
     expect(readOnly.spec.containers[1].volumeMounts.map((m: { name: string }) => m.name)).toEqual(["out"]);
   });
 
-  it("refuses a network policy in the words of a Pod, not of docker run", async () => {
+  it("prints the Run's NetworkPolicy and Pod under --network-policy model, the proxy's address a marked placeholder", async () => {
     const done = await plan("--kubernetes", "--network-policy", "model");
-    expect(String(done.thrown ?? done.stderr)).toContain("plan prints the Pod and NetworkPolicy of a Run with no network (leave --network-policy out)");
+    expect(done.code, done.stderr).toBe(0);
+    const [policy, pod] = JSON.parse(done.stdout).items;
+    expect(policy.spec.egress).toEqual([
+      {
+        to: [{ podSelector: { matchLabels: { "app.kubernetes.io/name": "agentcage-egress", "app.kubernetes.io/instance": "EGRESS-PROXY-NAME" } } }],
+        ports: [{ protocol: "TCP", port: 8751 }],
+      },
+    ]);
+    const env = pod.spec.containers[0].env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { key: string } } }>;
+    expect(env.find((e) => e.name === "ANTHROPIC_BASE_URL")?.value).toBe("http://EGRESS_PROXY_CLUSTER_IP:8751");
+    // The agent holds the Run's token in its key's variable, from the Run's Secret; never the key.
+    expect(env.find((e) => e.name === "ANTHROPIC_API_KEY")?.valueFrom?.secretKeyRef.key).toBe("ANTHROPIC_API_KEY");
+    expect(done.stdout + done.stderr).not.toContain(KEY);
+    expect(done.stderr).toContain("# EGRESS_PROXY_CLUSTER_IP stands for the egress proxy's Service address (its ClusterIP)");
+  });
+
+  it("refuses allowlist in the words of a Pod, not of docker run", async () => {
+    const done = await plan("--kubernetes", "--network-policy", "allowlist", "--allow", "api.example.com:443");
+    expect(String(done.thrown ?? done.stderr)).toContain("plan --kubernetes prints the Pod of a Run under none or model");
   });
 });
