@@ -209,6 +209,21 @@ describe("agentcage run, piped", () => {
     expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress", "--filter", pid)).toBe("");
   }, 120_000);
 
+  it("prices the same stand-in answer the same whether claude prices it or the proxy's meter does", async () => {
+    type Priced = { result?: { costUsd?: number; model?: string }; network?: { meter?: { costUsd: number; costFrom?: string; models?: string[] } } };
+    const ask = async (...words: string[]): Promise<Priced> => {
+      const done = await runCommand(["run", "claude", "What is the capital of France?", "--stand-in", "--json", ...words], env);
+      expect(done.code, done.stderr).toBe(EXIT.completed);
+      return JSON.parse(done.stdout) as Priced;
+    };
+    const here = await ask();
+    const metered = await ask("--network-policy", "model");
+    // The pinned claude's own default model, which claude prices itself at its list price.
+    expect(metered.network?.meter?.models).toEqual([here.result?.model]);
+    expect(metered.network?.meter?.costFrom).toBe("price_table");
+    expect(metered.network?.meter?.costUsd).toBeCloseTo(here.result?.costUsd ?? Number.NaN, 9);
+  }, 120_000);
+
   it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {
     // A model the price table does not list: the proxy prices it at the dearest entry, and says so.
     const done = await runCommand(
