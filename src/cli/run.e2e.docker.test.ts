@@ -59,6 +59,7 @@ describe("agentcage run, piped", () => {
     expect(done.stderr).toMatch(/\] claude started/);
     expect(done.stderr).toMatch(/\] tool Write: \/work\/out\/answer\.txt\n.*\] tool Bash: echo from-bash\n/);
     expect(done.stderr).toContain("✔ completed in");
+    expect(done.stderr).toMatch(/ · \$\d+\.\d{4}, not real \(the stand-in model's made-up usage\) · from claude's own output\n/);
     expect(done.stderr).toContain("2 tool calls: Write, Bash");
     expect(done.stderr).toContain(`harvested 1 file (${WRITTEN_FILE_TEXT.length} bytes) into ${out}`);
     expect(done.stderr).toMatch(/session [0-9a-f-]{36} \(continue it: --resume [0-9a-f-]{36}\)/);
@@ -210,7 +211,11 @@ describe("agentcage run, piped", () => {
   }, 120_000);
 
   it("prices the same stand-in answer the same whether claude prices it or the proxy's meter does", async () => {
-    type Priced = { result?: { costUsd?: number; model?: string }; network?: { meter?: { costUsd: number; costFrom?: string; models?: string[] } } };
+    type Priced = {
+      standIn?: boolean;
+      result?: { costUsd?: number; model?: string };
+      network?: { meter?: { costUsd: number; costFrom?: string; models?: string[] } };
+    };
     const ask = async (...words: string[]): Promise<Priced> => {
       const done = await runCommand(["run", "claude", "What is the capital of France?", "--stand-in", "--json", ...words], env);
       expect(done.code, done.stderr).toBe(EXIT.completed);
@@ -222,6 +227,8 @@ describe("agentcage run, piped", () => {
     expect(metered.network?.meter?.models).toEqual([here.result?.model]);
     expect(metered.network?.meter?.costFrom).toBe("price_table");
     expect(metered.network?.meter?.costUsd).toBeCloseTo(here.result?.costUsd ?? Number.NaN, 9);
+    // Both made up: the stand-in's usage, which nobody bills.
+    expect([here.standIn, metered.standIn]).toEqual([true, true]);
   }, 120_000);
 
   it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {
@@ -234,7 +241,7 @@ describe("agentcage run, piped", () => {
     const spent = done.stderr.split("\n").filter((line) => /\$\d|tokens/.test(line));
     expect(spent, done.stderr).toHaveLength(1);
     expect(spent[0]).toMatch(
-      /^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\) · from the egress proxy's meter$/,
+      /^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\), not real \(the stand-in model's made-up usage\) · from the egress proxy's meter$/,
     );
     expect(done.stderr).toContain("  network model: 1 model call through the egress proxy\n");
   }, 120_000);

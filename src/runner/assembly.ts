@@ -170,6 +170,7 @@ function networkOptions(
   started: { readonly gateway?: EgressGateway; readonly gateways?: EgressGatewaySet; readonly standIn?: RunningStandIn },
 ): Partial<AgentRunnerOptions> {
   const declared: Partial<AgentRunnerOptions> = {
+    ...(options.standIn === true ? { standIn: true } : {}),
     ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
     ...(options.networks === undefined ? {} : { networks: options.networks }),
     ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),

@@ -119,6 +119,12 @@ export type AgentRunnerOptions = {
    * `networks` or `sessions`. Not yet run against a live cluster. Default: Docker.
    */
   readonly kubernetes?: KubernetesBackend;
+  /**
+   * The Runs' model is the project's stand-in (standInRunnerOptions, and the assembly's standIn, set
+   * it): each Run's Outcome says `standIn: true`, since its usage, and any cost priced from it, are
+   * made up and billed by no one. Default false.
+   */
+  readonly standIn?: boolean;
 };
 
 export type AgentRunOptions = {
@@ -177,6 +183,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "engine",
   "engines",
   "kubernetes",
+  "standIn",
 ];
 const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId", "traceContext"];
 

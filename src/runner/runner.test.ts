@@ -131,6 +131,22 @@ describe("createAgentRunner", () => {
     });
   });
 
+  describe("a runner whose model is the stand-in", () => {
+    it("says so in each Outcome of a Run (its usage and cost are made up), and a runner of a real model says nothing", async () => {
+      const standIn = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, standIn: true }).run({ cli: "claude" }, PROMPT);
+      expect(standIn.reason).toBe("unavailable");
+      expect(standIn.standIn).toBe(true);
+      const real = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run({ cli: "claude" }, PROMPT);
+      expect(real).not.toHaveProperty("standIn");
+    });
+
+    it("refuses a standIn that is not true or false", () => {
+      expect(() => runner({ standIn: "yes" as never })).toThrow(
+        'standIn "yes" is not true or false; write true for a runner whose model is the stand-in, or leave it out',
+      );
+    });
+  });
+
   describe("run with no credential", () => {
     it("resolves as unavailable, naming the variables for claude", async () => {
       expect(await runner().run({ cli: "claude" }, PROMPT)).toEqual(

@@ -106,6 +106,10 @@ export const outcomeSchema = z
       .boolean()
       .optional()
       .describe("with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why)"),
+    standIn: z
+      .literal(true)
+      .optional()
+      .describe("the stand-in model answered (serve --stand-in): the usage, and any cost priced from it, are made up and billed by no one"),
   })
   .describe("the typed end of a Run");
 

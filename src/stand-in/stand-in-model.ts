@@ -147,5 +147,6 @@ export function standInRunnerOptions(standIn: Pick<RunningStandIn, "network" | "
     environment: STAND_IN_ENVIRONMENT,
     anthropicBaseUrl: standIn.baseUrl,
     codexProvider: { baseUrl: `${standIn.baseUrl}/v1`, model: STAND_IN_CODEX_MODEL },
+    standIn: true,
   } as const;
 }
