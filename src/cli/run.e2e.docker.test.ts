@@ -282,7 +282,15 @@ describe("agentcage run, piped", () => {
     expect(done.stderr).toContain("✖ cancelled");
     expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`)).toBe("");
     expect(runDirectories()).toEqual([]);
-  }, 120_000);
+
+    const again = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);
+    await again.stderrHas("claude started");
+    again.child.kill("SIGKILL");
+    await again.finished;
+    const verbose = await runCommand(["sweep", "--verbose"], env);
+    expect(verbose.code, verbose.stderr).toBe(EXIT.completed);
+    expect(verbose.stderr).toMatch(/^\{"level":\d+,/m);
+  }, 180_000);
 });
 
 describe("agentcage run, on a terminal", () => {
@@ -378,10 +386,20 @@ describe("agentcage sweep and image build", () => {
     const swept = await runCommand(["sweep"], env);
     expect(swept.code, swept.stderr).toBe(EXIT.completed);
     expect(swept.stdout).toMatch(/^removed [1-9]\d* containers? and \d+ Run director(y|ies)/);
+    // Sentences for a person only: the library's JSON log lines come with --verbose.
+    expect(swept.stderr).toBe("");
     // Its agent's container, and the stand-in model it started (an owner of its own), both.
     expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`)).toBe("");
     expect(runDirectories()).toEqual([]);
-  }, 120_000);
+
+    const again = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);
+    await again.stderrHas("claude started");
+    again.child.kill("SIGKILL");
+    await again.finished;
+    const verbose = await runCommand(["sweep", "--verbose"], env);
+    expect(verbose.code, verbose.stderr).toBe(EXIT.completed);
+    expect(verbose.stderr).toMatch(/^\{"level":\d+,/m);
+  }, 180_000);
 
   it("says what image build would build from the installed package, contacting no engine with --dry-run", async () => {
     const done = await runCommand(["image", "build", "agent", "--dry-run"], env);
