@@ -122,12 +122,12 @@ export function checkNetworkFlags(flags: Pick<RunFlags, "network" | "networkPoli
   }
   if (flags.networkPolicy === "allowlist" && flags.allow === undefined) {
     throw new UsageError(
-      "--network-policy allowlist needs at least one --allow <host:port>, such as --allow registry.npmjs.org:443; with none, use --network-policy model",
+      "--network-policy allowlist needs at least one --allow <host:port>, such as --allow api.example.com:443; with none, use --network-policy model",
     );
   }
   for (const entry of flags.allow ?? []) {
     if (connectTarget(entry) === undefined) {
-      throw new UsageError(`--allow ${JSON.stringify(entry)} is not host:port; write a host name and its port, such as registry.npmjs.org:443`);
+      throw new UsageError(`--allow ${JSON.stringify(entry)} is not host:port; write a host name and its port, such as api.example.com:443`);
     }
   }
 }

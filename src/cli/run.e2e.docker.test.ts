@@ -182,7 +182,7 @@ describe("agentcage run, piped", () => {
     [["run", "claude", "hi", "--runtime-dir", "relative-rt"], '--runtime-dir "relative-rt" is not an absolute path; write it from the root'],
     [["run", "claude", "hi", "--network-policy", "wide"], "argument 'wide' is invalid. Allowed choices are none, model, allowlist, open"],
     [["run", "claude", "hi", "--network-policy", "allowlist"], "--network-policy allowlist needs at least one --allow <host:port>"],
-    [["run", "claude", "hi", "--allow", "registry.npmjs.org:443"], "--allow registry.npmjs.org:443 needs --network-policy allowlist"],
+    [["run", "claude", "hi", "--allow", "api.example.com:443"], "--allow api.example.com:443 needs --network-policy allowlist"],
     [["run", "claude", "hi", "--network-policy", "model", "--network", "bridge"], "--network-policy model and --network bridge were both given"],
     [["run", "claude", "hi", "--network-policy", "allowlist", "--allow", "no-port"], '--allow "no-port" is not host:port'],
     [

@@ -61,7 +61,7 @@ export type AgentRunnerOptions = {
    * and token are then made on the proxy of the engine it is placed on).
    */
   readonly egress?: EgressGateway | EgressGatewaySet;
-  /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "registry.npmjs.org:443". */
+  /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "api.example.com:443". */
   readonly allowlist?: readonly string[];
   /** Networks the agent joins, declared by hand instead of a policy (a stand-in model's `container:<name>`); default: none. */
   readonly networks?: readonly string[];
