@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
-/** npm's, yarn's and GitHub's package registries, PyPI's, crates.io's, RubyGems', Go's module proxy and checksum database, Maven Central's, Gradle's plugins, NuGet's, Packagist's, Docker Hub's, the GitHub, Quay, Google, Microsoft and AWS public container registries, Debian's and Ubuntu's archives, Alpine's CDN, conda's, Hackage's, CPAN's, Hex's and CocoaPods' CDN. */
+/** The registries of npm, yarn, GitHub's packages, Python, Rust, Ruby, Go (its module proxy and checksum database), Maven Central, Gradle's plugins, NuGet, Packagist, Docker Hub, GitHub's, Quay's, Google's, Microsoft's and AWS's public container registries, Debian's and Ubuntu's archives, Alpine's CDN, conda, Hackage, CPAN, Hex and CocoaPods' CDN. */
 const REGISTRY_HOSTS = new Set([
   "0dc11026ac75c015",
   "70bb4000cd2fab03",
