@@ -9,6 +9,7 @@ export { DEFAULT_KEPT_RUN_RETENTION_DAYS, DEFAULT_SESSION_RETENTION_DAYS, MAX_RE
 export { HarvestArgumentError, harvest, recoverHarvest } from "./staging/index.js";
 export {
   AGENT_CLIS,
+  AGENT_EFFORTS,
   AGENT_REASONS,
   AgentRequestError,
   CREDENTIAL_VARIABLES,

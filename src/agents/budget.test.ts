@@ -61,6 +61,7 @@ describe("the price table", () => {
     expect(priceOf("claude", "claude-opus-4-1").price.output).toBe(75);
     expect(priceOf("codex", "gpt-5-mini").price.input).toBe(0.25);
     expect(priceOf("codex", "gpt-5.5").known).toBe(true);
-    expect(costOf(usage(1_000_000, 1_000_000, 1_000_000, 1_000_000), priceOf("claude", "sonnet").price)).toBeCloseTo(3 + 15 + 0.3 + 3.75);
+    // An alias at the model the pinned claude resolves it to (sonnet: claude-sonnet-5-5).
+    expect(costOf(usage(1_000_000, 1_000_000, 1_000_000, 1_000_000), priceOf("claude", "sonnet").price)).toBeCloseTo(2 + 10 + 0.1 + 2.5);
   });
 });

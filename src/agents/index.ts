@@ -15,7 +15,7 @@ export type { CodexParseOptions } from "./codex-stream.js";
 export type { CodexArgsOptions, CodexProvider } from "./codex.js";
 export type { Credential, CredentialKind, CredentialSources } from "./credentials.js";
 export type { EndpointOverrides } from "./environment.js";
-export { AGENT_CLIS, AgentRequestError, agentRequestSchema, parseAgentRequest } from "./request.js";
+export { AGENT_CLIS, AGENT_EFFORTS, AgentRequestError, agentRequestSchema, parseAgentRequest } from "./request.js";
 export { AGENT_REASONS } from "./result.js";
 export { parseClaudeStream } from "./claude-stream.js";
 export { parseCodexStream } from "./codex-stream.js";

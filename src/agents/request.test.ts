@@ -93,14 +93,29 @@ describe("parseAgentRequest", () => {
   });
 
   describe("effort", () => {
-    it.each(['high"', "High"])("refuses %j, quoting it", (effort) => {
-      expect(refusal({ cli: "codex", effort })).toBe(
-        `the agent request is invalid: effort ${JSON.stringify(effort)} is not lower-case letters; write e.g. "high"`,
-      );
+    // What the pinned CLIs take: claude 2.1.332's --effort help ("low, medium, high, xhigh, max"; it
+    // ignores anything else with a warning), codex 0.171.0's model_reasoning_effort (its model catalog's
+    // levels and the API's none and minimal; it sends anything else on to the model, which refuses it).
+    const CLAUDE = "low, medium, high, xhigh, max";
+    const CODEX = "none, minimal, low, medium, high, xhigh, max, ultra";
+
+    it.each([
+      ["claude", "bogus", CLAUDE],
+      ["claude", "ultra", CLAUDE],
+      ["claude", "minimal", CLAUDE],
+      ["claude", "High", CLAUDE],
+      ["codex", 'high"', CODEX],
+      ["codex", "extreme", CODEX],
+      ["codex", "", CODEX],
+    ])("refuses %s's effort %j, quoting it and listing what the CLI takes", (cli, effort, taken) => {
+      expect(refusal({ cli, effort })).toBe(`the agent request is invalid: effort ${JSON.stringify(effort)} is not one ${cli} takes; write one of ${taken}`);
     });
 
-    it("accepts lower-case letters", () => {
-      expect(parseAgentRequest({ cli: "codex", effort: "xhigh" }).effort).toBe("xhigh");
+    it.each([
+      ["claude", CLAUDE],
+      ["codex", CODEX],
+    ])("accepts each effort %s takes", (cli, taken) => {
+      for (const effort of taken.split(", ")) expect(parseAgentRequest({ cli, effort }).effort).toBe(effort);
     });
   });
 

@@ -43,6 +43,17 @@ const budgetSchema = z.strictObject({
 export const AGENT_CLIS = ["claude", "codex"] as const;
 export type AgentCli = (typeof AGENT_CLIS)[number];
 
+/**
+ * The reasoning efforts each CLI takes, checked against the pinned versions: claude 2.1.332's
+ * `--effort` (its help lists these; anything else it ignores with a warning), codex 0.171.0's
+ * `model_reasoning_effort` (its model catalog's levels and the API's `none` and `minimal`; it sends
+ * anything else on to the model, which refuses the request). A CLI's pin moving may change them.
+ */
+export const AGENT_EFFORTS: Readonly<Record<AgentCli, readonly string[]>> = {
+  claude: ["low", "medium", "high", "xhigh", "max"],
+  codex: ["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"],
+};
+
 /** Letters, digits and `._:/@[]-`, not starting with a dash: never a flag, never a shell word. */
 const MODEL = /^[A-Za-z0-9._:/@[\]][A-Za-z0-9._:/@[\]-]*$/;
 /**
@@ -52,47 +63,59 @@ const MODEL = /^[A-Za-z0-9._:/@[\]][A-Za-z0-9._:/@[\]-]*$/;
 const SESSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The agent request's schema, for a service that validates and documents it in one place. */
-export const agentRequestSchema = z.strictObject({
-  cli: z.enum(AGENT_CLIS, { error: (issue) => `cli ${JSON.stringify(issue.input)} is not one of ${AGENT_CLIS.join(", ")}` }),
-  model: z
-    .string()
-    .max(200)
-    .regex(MODEL, { error: (issue) => `model ${JSON.stringify(issue.input)} is not a model id; use letters, digits and ._:/@[]- and do not start with "-"` })
-    .optional(),
-  effort: z
-    .string()
-    .regex(/^[a-z]{1,32}$/, { error: (issue) => `effort ${JSON.stringify(issue.input)} is not lower-case letters; write e.g. "high"` })
-    .optional(),
-  web: z.boolean().default(false),
-  noTools: z.boolean().default(false),
-  maxTurns: z
-    .number()
-    .refine(Number.isInteger, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is not a whole number` })
-    .min(0, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
-    .max(MAX_TURNS, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
-    .default(DEFAULT_MAX_TURNS),
-  timeoutSeconds: z
-    .number()
-    .refine(Number.isInteger, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is not a whole number` })
-    .min(MIN_REQUEST_TIMEOUT_SECONDS, {
-      error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}`,
-    })
-    .max(MAX_REQUEST_TIMEOUT_SECONDS, {
-      error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}`,
-    })
-    .default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
-  systemPrompt: z.string().optional(),
-  /** Caps that stop the Run as budget_exceeded, watched live from its events. */
-  budget: budgetSchema.optional(),
-  /** Seconds with no output and no CPU used after which the Run is stopped as stalled. */
-  stallSeconds: wholeIn("stallSeconds", 1, MAX_STALL_SECONDS).default(DEFAULT_STALL_SECONDS),
-  resumeSession: z
-    .string()
-    .regex(SESSION, {
-      error: (issue) => `resumeSession ${JSON.stringify(issue.input)} is not a session id (a lower-case UUID); pass the sessionId an earlier Outcome reported`,
-    })
-    .optional(),
-});
+export const agentRequestSchema = z
+  .strictObject({
+    cli: z.enum(AGENT_CLIS, { error: (issue) => `cli ${JSON.stringify(issue.input)} is not one of ${AGENT_CLIS.join(", ")}` }),
+    model: z
+      .string()
+      .max(200)
+      .regex(MODEL, { error: (issue) => `model ${JSON.stringify(issue.input)} is not a model id; use letters, digits and ._:/@[]- and do not start with "-"` })
+      .optional(),
+    /** One of AGENT_EFFORTS[cli], checked against the cli below. */
+    effort: z.string().optional(),
+    web: z.boolean().default(false),
+    noTools: z.boolean().default(false),
+    maxTurns: z
+      .number()
+      .refine(Number.isInteger, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is not a whole number` })
+      .min(0, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
+      .max(MAX_TURNS, { error: (issue) => `maxTurns ${JSON.stringify(issue.input)} is out of range; write 0 to ${MAX_TURNS}` })
+      .default(DEFAULT_MAX_TURNS),
+    timeoutSeconds: z
+      .number()
+      .refine(Number.isInteger, { error: (issue) => `timeoutSeconds ${JSON.stringify(issue.input)} is not a whole number` })
+      .min(MIN_REQUEST_TIMEOUT_SECONDS, {
+        error: (issue) =>
+          `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}`,
+      })
+      .max(MAX_REQUEST_TIMEOUT_SECONDS, {
+        error: (issue) =>
+          `timeoutSeconds ${JSON.stringify(issue.input)} is out of range; write ${MIN_REQUEST_TIMEOUT_SECONDS} to ${MAX_REQUEST_TIMEOUT_SECONDS}`,
+      })
+      .default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+    systemPrompt: z.string().optional(),
+    /** Caps that stop the Run as budget_exceeded, watched live from its events. */
+    budget: budgetSchema.optional(),
+    /** Seconds with no output and no CPU used after which the Run is stopped as stalled. */
+    stallSeconds: wholeIn("stallSeconds", 1, MAX_STALL_SECONDS).default(DEFAULT_STALL_SECONDS),
+    resumeSession: z
+      .string()
+      .regex(SESSION, {
+        error: (issue) =>
+          `resumeSession ${JSON.stringify(issue.input)} is not a session id (a lower-case UUID); pass the sessionId an earlier Outcome reported`,
+      })
+      .optional(),
+  })
+  .check((context) => {
+    const { cli, effort } = context.value;
+    if (effort === undefined || AGENT_EFFORTS[cli].includes(effort)) return;
+    context.issues.push({
+      code: "custom",
+      path: ["effort"],
+      input: effort,
+      message: `effort ${JSON.stringify(effort)} is not one ${cli} takes; write one of ${AGENT_EFFORTS[cli].join(", ")}`,
+    });
+  });
 
 /** A request as the caller writes it (defaults may be left out). */
 export type AgentRequestInput = z.input<typeof agentRequestSchema>;

@@ -209,3 +209,22 @@ describe("run's --run-files", () => {
     expect(remote.code).toBe(EXIT.usage);
   });
 });
+
+describe("runs with --remote", () => {
+  it.each([
+    [["runs", "ls", "--state", "done"], '--state "done" is not a Run state; write one of queued, starting, running, completed, failed, cancelled'],
+    [["runs", "ls", "--label", "team"], '--label "team" is not key=value; write e.g. --label team=review'],
+    [["runs", "show", "abc"], 'the Run id "abc" is not one; a Run id is 16 hex digits'],
+    [["runs", "logs", "abc"], 'the Run id "abc" is not one; a Run id is 16 hex digits'],
+  ])("refuses %j before anything is sent, as it does reading from disk", async (words, said) => {
+    const refused = await refusal(words);
+    expect(refused.said).toContain(said);
+    expect(refused.code).toBe(EXIT.usage);
+  });
+
+  it("says when the service cannot be reached (exit 3)", async () => {
+    const asked = await askProgram(["runs", "ls", "--remote", "http://127.0.0.1:9"], { AGENTCAGE_TOKEN: "not-a-token" });
+    expect(asked.code).toBe(EXIT.unavailable);
+    expect(asked.stderr).toContain("the service at http://127.0.0.1:9 cannot be reached");
+  });
+});

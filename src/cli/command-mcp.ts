@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { type Command, Option } from "commander";
+import type { Logger } from "pino";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags } from "./command-flags.js";
@@ -20,6 +21,7 @@ type McpFlags = {
   sessions?: boolean;
   networkPolicy?: NetworkPolicy;
   allow?: string[];
+  verbose?: boolean;
 };
 
 export function addMcpCommand(program: Command, io: ProgramIo, settle: (code: number) => void): void {
@@ -37,14 +39,17 @@ export function addMcpCommand(program: Command, io: ProgramIo, settle: (code: nu
     .option("--sessions", "keep each Run's session so a later run_agent can resume it (resumeSession)")
     .addOption(new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open").choices([...NETWORK_POLICIES]))
     .addOption(new Option("--allow <host:port>", "with --network-policy allowlist: a host agents may reach over HTTPS (repeatable)").argParser(collect))
+    .option("--verbose", "the service's log lines on stderr (JSON, as serve's); without it, stderr has its sentences only")
     .action(async (flags: McpFlags) => {
       const { mcpCommand } = await import("./mcp.js");
+      const { pino } = await import("pino");
       const own = flags.runtimeDir === undefined ? join(defaultRuntimeDir(io.env), "mcp", `${process.pid}-${randomBytes(4).toString("hex")}`) : undefined;
-      settle(await mcpCommand(mcpSettings(flags, flags.runtimeDir ?? (own as string)), io, own !== undefined));
+      const logger = pino({ name: "agentcage-mcp", level: flags.verbose === true ? "info" : "silent" }, pino.destination(2));
+      settle(await mcpCommand(mcpSettings(flags, flags.runtimeDir ?? (own as string), logger), io, own !== undefined));
     });
 }
 
-function mcpSettings(flags: McpFlags, runtimeDir: string): ServeOptions {
+function mcpSettings(flags: McpFlags, runtimeDir: string, logger: Logger): ServeOptions {
   checkNetworkFlags({
     standIn: flags.standIn === true,
     ...(flags.networkPolicy === undefined ? {} : { networkPolicy: flags.networkPolicy }),
@@ -57,6 +62,7 @@ function mcpSettings(flags: McpFlags, runtimeDir: string): ServeOptions {
     slots: flags.slots,
     standIn: flags.standIn === true,
     sessions: flags.sessions === true,
+    logger,
     ...(flags.networkPolicy === undefined ? {} : { networkPolicy: flags.networkPolicy }),
     ...(flags.allow === undefined ? {} : { allowlist: flags.allow }),
   };

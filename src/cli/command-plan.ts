@@ -1,7 +1,8 @@
 // `agentcage plan`: the same words as `run`, answered with the one `docker run` of that Run (or, with
 // --kubernetes, its Pod and NetworkPolicy), starting nothing. Invariant: what plan prints is what a
 // Run with no network made for it would run, so a policy that makes a network (and an egress
-// proxy) is refused rather than left out of the words.
+// proxy) is refused rather than left out of the words; on Kubernetes, where the proxy is a Pod of its
+// own, a Run's Pod under model prints with the proxy's address a marked placeholder.
 
 import type { Command } from "commander";
 import { checkBudgetFlags, checkedRun, runOptions, warnOfReach, type RunFlags } from "./command-flags.js";
@@ -18,7 +19,14 @@ export function addPlanCommand(program: Command, io: ProgramIo, settle: (code: n
     .action(async (cli: string, rawPrompt: string, flags: PlanFlags) => {
       checkKubernetesFlags(flags);
       const checked = await checkedRun(cli, rawPrompt, flags, io);
-      if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none") {
+      // On Kubernetes the proxy is a Pod of its own, made before the Run's: its Pod and NetworkPolicy print with the proxy's address as a placeholder.
+      const podBehindProxy = flags.kubernetes === true && flags.networkPolicy === "model";
+      if (flags.kubernetes === true && flags.networkPolicy !== undefined && flags.networkPolicy !== "none" && !podBehindProxy) {
+        throw new UsageError(
+          `--network-policy ${flags.networkPolicy} is not one plan --kubernetes prints: plan --kubernetes prints the Pod of a Run under none or model (leave --network-policy out, or write model)`,
+        );
+      }
+      if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none" && !podBehindProxy) {
         throw new UsageError(
           `--network-policy ${flags.networkPolicy} makes a network for the Run${flags.networkPolicy === "open" ? "" : " and starts the egress proxy"}, which plan does not; plan prints ${flags.kubernetes === true ? "the Pod and NetworkPolicy" : "the one docker run"} of a Run with no network (leave --network-policy out)`,
         );
@@ -36,6 +44,7 @@ export function addPlanCommand(program: Command, io: ProgramIo, settle: (code: n
               ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
               ...(flags.runtimeClass === undefined ? {} : { runtimeClassName: flags.runtimeClass }),
               ...(flags.containerRuntime === undefined ? {} : { containerRuntime: flags.containerRuntime }),
+              ...(podBehindProxy ? { networkPolicy: "model" as const } : {}),
             },
             io,
           ),

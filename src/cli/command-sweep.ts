@@ -14,9 +14,20 @@ export function addSweepCommand(program: Command, io: ProgramIo, settle: (code: 
     .option("--runtime-dir <dir>", "the Staging Directory's parent", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(io.env))
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .addOption(sessionRetentionOption())
-    .action(async (flags: { runtimeDir: string; image: string; sessionRetentionDays?: number | "" }) => {
+    .option("--verbose", "the library's log lines on stderr")
+    .action(async (flags: { runtimeDir: string; image: string; sessionRetentionDays?: number | ""; verbose?: boolean }) => {
       const { sweep } = await import("./sweep.js");
       const retention = unlessEmpty(flags.sessionRetentionDays);
-      settle(await sweep({ runtimeDir: flags.runtimeDir, image: flags.image, ...(retention === undefined ? {} : { sessionRetentionDays: retention }) }, io));
+      settle(
+        await sweep(
+          {
+            runtimeDir: flags.runtimeDir,
+            image: flags.image,
+            verbose: flags.verbose === true,
+            ...(retention === undefined ? {} : { sessionRetentionDays: retention }),
+          },
+          io,
+        ),
+      );
     });
 }

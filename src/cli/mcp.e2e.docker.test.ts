@@ -150,6 +150,8 @@ describe("agentcage mcp, over stdio", () => {
 
   it("says what it does on stderr only: stdout is the protocol's", () => {
     expect(stderr).toContain("agentcage mcp: serving MCP on stdio");
+    // Sentences for a person, after the Runs above: the service's JSON log lines come with --verbose.
+    expect(stderr.split("\n").filter((line) => line.startsWith("{"))).toEqual([]);
   });
 
   it("runs two at once on one runtime directory, each in a directory of its own, removed when its client leaves", async () => {

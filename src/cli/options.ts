@@ -1,8 +1,9 @@
 // What every subcommand shares: where agentcage keeps its state, how a number on the command line
 // is read, and the error a wrong argument gets (naming the option, quoting the value, saying what to write).
 
+import { type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { AgentcageError } from "../errors/index.js";
 import { MAX_RETENTION_DAYS } from "../container/index.js";
@@ -104,13 +105,35 @@ export function retentionDays(option: string, whatToWrite: string): (raw: string
 /**
  * A commander argument parser for a directory given as an absolute path: the engine resolves a
  * Run's bind mounts on its own host, from the root, so a path relative to here would mean nothing there.
+ * A path that is a file, or lies under one, is refused here, before a mkdir under it says EEXIST or ENOTDIR.
  */
 export function absoluteDirectory(option: string): (raw: string) => string {
   return (raw) => {
     if (!isAbsolute(raw))
       throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} is not an absolute path; write it from the root, e.g. ${resolve(raw)}`);
+    const file = fileInTheWay(raw);
+    if (file !== undefined) {
+      const what = file === raw ? "is a file, not a directory" : `lies under ${JSON.stringify(file)}, a file`;
+      throw new InvalidArgumentError(`${option} ${JSON.stringify(raw)} ${what}; name a directory, or a path where one can be made`);
+    }
     return raw;
   };
+}
+
+/** The path itself or its nearest existing ancestor when that is not a directory; undefined when a directory can be there. */
+function fileInTheWay(path: string): string | undefined {
+  for (let at = path; ; at = dirname(at)) {
+    let found: Stats | undefined;
+    try {
+      found = statSync(at, { throwIfNoEntry: false });
+    } catch (error) {
+      // ENOTDIR: something above is a file, found further up; anything else (EACCES) is the mkdir's to tell.
+      if ((error as NodeJS.ErrnoException).code === "ENOTDIR") continue;
+      return undefined;
+    }
+    if (found !== undefined) return found.isDirectory() ? undefined : at;
+    if (dirname(at) === at) return undefined;
+  }
 }
 
 /** A commander argument parser for an amount of dollars above 0. */

@@ -1,6 +1,6 @@
 // `agentcage plan --kubernetes`, asked in this process: it prints the Pod and NetworkPolicy of the
 // same Run as a JSON List (never the credential's value), and refuses what a Pod cannot honour.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -57,8 +57,48 @@ describe("agentcage plan --kubernetes", () => {
     expect(done.stdout).toBe("");
   });
 
-  it("refuses a network policy in the words of a Pod, not of docker run", async () => {
+  it("gives a default Run's Pod a CPU limit as well as memory, requests equal to them", async () => {
+    const done = await plan("--kubernetes");
+    expect(done.code, done.stderr).toBe(0);
+    const [, pod] = JSON.parse(done.stdout).items;
+    const { limits, requests } = pod.spec.containers[0].resources;
+    expect(limits).toEqual({ memory: expect.stringMatching(/^\d+$/), cpu: "2000m" });
+    expect(requests).toEqual(limits);
+  });
+
+  it("shows the helper containers a Run's Pod has: inputs before the agent, and the holder of what it writes", async () => {
+    const inputs = join(runtimeDir, "in");
+    mkdirSync(inputs, { recursive: true });
+    const writable = JSON.parse((await plan("--kubernetes", "--in", inputs, "--writable")).stdout).items[1];
+    expect(writable.spec.initContainers.map((c: { name: string }) => c.name)).toEqual(["inputs"]);
+    expect(writable.spec.containers.map((c: { name: string }) => c.name)).toEqual(["agent", "holder"]);
+    const holder = writable.spec.containers[1];
+    expect(holder.volumeMounts.map((m: { name: string }) => m.name)).toEqual(["work"]);
+    expect(holder.resources.limits.cpu).toBe("100m");
+    const readOnly = JSON.parse((await plan("--kubernetes")).stdout).items[1];
+    expect(readOnly.spec.containers[1].volumeMounts.map((m: { name: string }) => m.name)).toEqual(["out"]);
+  });
+
+  it("prints the Run's NetworkPolicy and Pod under --network-policy model, the proxy's address a marked placeholder", async () => {
     const done = await plan("--kubernetes", "--network-policy", "model");
-    expect(String(done.thrown ?? done.stderr)).toContain("plan prints the Pod and NetworkPolicy of a Run with no network (leave --network-policy out)");
+    expect(done.code, done.stderr).toBe(0);
+    const [policy, pod] = JSON.parse(done.stdout).items;
+    expect(policy.spec.egress).toEqual([
+      {
+        to: [{ podSelector: { matchLabels: { "app.kubernetes.io/name": "agentcage-egress", "app.kubernetes.io/instance": "EGRESS-PROXY-NAME" } } }],
+        ports: [{ protocol: "TCP", port: 8751 }],
+      },
+    ]);
+    const env = pod.spec.containers[0].env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { key: string } } }>;
+    expect(env.find((e) => e.name === "ANTHROPIC_BASE_URL")?.value).toBe("http://EGRESS_PROXY_CLUSTER_IP:8751");
+    // The agent holds the Run's token in its key's variable, from the Run's Secret; never the key.
+    expect(env.find((e) => e.name === "ANTHROPIC_API_KEY")?.valueFrom?.secretKeyRef.key).toBe("ANTHROPIC_API_KEY");
+    expect(done.stdout + done.stderr).not.toContain(KEY);
+    expect(done.stderr).toContain("# EGRESS_PROXY_CLUSTER_IP stands for the egress proxy's Service address (its ClusterIP)");
+  });
+
+  it("refuses allowlist in the words of a Pod, not of docker run", async () => {
+    const done = await plan("--kubernetes", "--network-policy", "allowlist", "--allow", "api.example.com:443");
+    expect(String(done.thrown ?? done.stderr)).toContain("plan --kubernetes prints the Pod of a Run under none or model");
   });
 });

@@ -101,6 +101,24 @@ describe("agentcage run --remote", () => {
     const unknown = await runCommand(["runs", "show", "0000000000000000", "--runtime-dir", service.runtimeDir], env());
     expect(unknown.code).toBe(EXIT.usage);
     expect(unknown.stderr).toContain('no Run "0000000000000000"');
+
+    // The same records through the service's API, as keys, tenants and audit read theirs.
+    const remote = ["--remote", service.running().url];
+    const listedThere = await runCommand(["runs", "ls", ...remote], env());
+    expect(listedThere.code, listedThere.stderr).toBe(EXIT.completed);
+    expect(listedThere.stdout.split("\n").find((line) => line.startsWith(id))).toBe(listed.stdout.split("\n").find((line) => line.startsWith(id)));
+    const logsThere = await runCommand(["runs", "logs", id, ...remote, "--json"], env());
+    expect(logsThere.code, logsThere.stderr).toBe(EXIT.completed);
+    const eventsThere = logsThere.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: number; type: string });
+    expect(eventsThere.map((e) => [e.id, e.type])).toEqual(events.map((e) => [e.id, e.type]));
+    const shownThere = JSON.parse((await runCommand(["runs", "show", id, ...remote], env())).stdout) as { state: string; request: { prompt: string } };
+    expect(shownThere).toMatchObject({ state: "completed", request: { prompt: "[stand-in:tool_write_bash] write the answer" } });
+    const unknownThere = await runCommand(["runs", "show", "0000000000000000", ...remote], env());
+    expect(unknownThere.code).toBe(EXIT.usage);
+    expect(unknownThere.stderr).toContain("HTTP 404");
   }, 120_000);
 
   it("sends --in without what --exclude names: a link and an out/ left out do not refuse the archive", async () => {

@@ -74,6 +74,7 @@ describe("run's arguments", () => {
       { cli: "claude", prompt: "hi", in: inputs, exclude: ["src/../dist"] },
       '--exclude "src/../dist" holds "..", which no path below the input directory does; write it as "dist"',
     ],
+    [{ cli: "claude", prompt: "hi", effort: "ultra" }, '--effort "ultra" is not one claude takes; write one of low, medium, high, xhigh, max'],
     [{ cli: "claude", prompt: "hi", exclude: ["out"] }, '--exclude "out" leaves paths out of --in DIR, and there is none; pass --in DIR, or drop --exclude'],
     [{ cli: "claude", prompt: "hi", in: inputs, exclude: ["out", "/etc"] }, '--exclude "/etc" is absolute; write a path relative to the input directory'],
     [{ cli: "claude", prompt: "hi", in: inputs, exclude: ["!src"] }, '--exclude "!src" is a negation, which exclude does not take'],

@@ -10,6 +10,7 @@ import { parse } from "shell-quote";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnv, MAIN, runCommand, startCommand } from "../../test/support/command.js";
 import { docker } from "../../test/support/engine.js";
+import { startStandInModel } from "../../test/support/stand-in-container.js";
 import { CODEX_WRITTEN_FILE_TEXT, PLAIN_ANSWER, TOOL_FINAL_ANSWER, WRITTEN_FILE_TEXT } from "../../test/stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -58,6 +59,7 @@ describe("agentcage run, piped", () => {
     expect(done.stderr).toMatch(/\] claude started/);
     expect(done.stderr).toMatch(/\] tool Write: \/work\/out\/answer\.txt\n.*\] tool Bash: echo from-bash\n/);
     expect(done.stderr).toContain("✔ completed in");
+    expect(done.stderr).toMatch(/ · \$\d+\.\d{4}, not real \(the stand-in model's made-up usage\) · from claude's own output\n/);
     expect(done.stderr).toContain("2 tool calls: Write, Bash");
     expect(done.stderr).toContain(`harvested 1 file (${WRITTEN_FILE_TEXT.length} bytes) into ${out}`);
     expect(done.stderr).toMatch(/session [0-9a-f-]{36} \(continue it: --resume [0-9a-f-]{36}\)/);
@@ -180,7 +182,7 @@ describe("agentcage run, piped", () => {
     [["run", "claude", "hi", "--runtime-dir", "relative-rt"], '--runtime-dir "relative-rt" is not an absolute path; write it from the root'],
     [["run", "claude", "hi", "--network-policy", "wide"], "argument 'wide' is invalid. Allowed choices are none, model, allowlist, open"],
     [["run", "claude", "hi", "--network-policy", "allowlist"], "--network-policy allowlist needs at least one --allow <host:port>"],
-    [["run", "claude", "hi", "--allow", "registry.npmjs.org:443"], "--allow registry.npmjs.org:443 needs --network-policy allowlist"],
+    [["run", "claude", "hi", "--allow", "api.example.com:443"], "--allow api.example.com:443 needs --network-policy allowlist"],
     [["run", "claude", "hi", "--network-policy", "model", "--network", "bridge"], "--network-policy model and --network bridge were both given"],
     [["run", "claude", "hi", "--network-policy", "allowlist", "--allow", "no-port"], '--allow "no-port" is not host:port'],
     [
@@ -208,6 +210,27 @@ describe("agentcage run, piped", () => {
     expect(docker("ps", "--all", "--quiet", "--filter", "label=agentcage.owner=agentcage-egress", "--filter", pid)).toBe("");
   }, 120_000);
 
+  it("prices the same stand-in answer the same whether claude prices it or the proxy's meter does", async () => {
+    type Priced = {
+      standIn?: boolean;
+      result?: { costUsd?: number; model?: string };
+      network?: { meter?: { costUsd: number; costFrom?: string; models?: string[] } };
+    };
+    const ask = async (...words: string[]): Promise<Priced> => {
+      const done = await runCommand(["run", "claude", "What is the capital of France?", "--stand-in", "--json", ...words], env);
+      expect(done.code, done.stderr).toBe(EXIT.completed);
+      return JSON.parse(done.stdout) as Priced;
+    };
+    const here = await ask();
+    const metered = await ask("--network-policy", "model");
+    // The pinned claude's own default model, which claude prices itself at its list price.
+    expect(metered.network?.meter?.models).toEqual([here.result?.model]);
+    expect(metered.network?.meter?.costFrom).toBe("price_table");
+    expect(metered.network?.meter?.costUsd).toBeCloseTo(here.result?.costUsd ?? Number.NaN, 9);
+    // Both made up: the stand-in's usage, which nobody bills.
+    expect([here.standIn, metered.standIn]).toEqual([true, true]);
+  }, 120_000);
+
   it("sums up a codex Run under --network-policy model with one token count and one cost, the proxy's, said to be estimated", async () => {
     // A model the price table does not list: the proxy prices it at the dearest entry, and says so.
     const done = await runCommand(
@@ -218,7 +241,7 @@ describe("agentcage run, piped", () => {
     const spent = done.stderr.split("\n").filter((line) => /\$\d|tokens/.test(line));
     expect(spent, done.stderr).toHaveLength(1);
     expect(spent[0]).toMatch(
-      /^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\) · from the egress proxy's meter$/,
+      /^ {2}1 turn · \d+ in \/ \d+ out tokens .*· \$\d+\.\d{4} estimated \(its model is not in the price table: priced at the dearest entry\), not real \(the stand-in model's made-up usage\) · from the egress proxy's meter$/,
     );
     expect(done.stderr).toContain("  network model: 1 model call through the egress proxy\n");
   }, 120_000);
@@ -259,7 +282,15 @@ describe("agentcage run, piped", () => {
     expect(done.stderr).toContain("✖ cancelled");
     expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`)).toBe("");
     expect(runDirectories()).toEqual([]);
-  }, 120_000);
+
+    const again = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);
+    await again.stderrHas("claude started");
+    again.child.kill("SIGKILL");
+    await again.finished;
+    const verbose = await runCommand(["sweep", "--verbose"], env);
+    expect(verbose.code, verbose.stderr).toBe(EXIT.completed);
+    expect(verbose.stderr).toMatch(/^\{"level":\d+,/m);
+  }, 180_000);
 });
 
 describe("agentcage run, on a terminal", () => {
@@ -288,12 +319,39 @@ describe("agentcage plan", () => {
     const done = await runCommand(["plan", "claude", "it's a prompt", "--max-turns", "3"], { ...env, ANTHROPIC_API_KEY: secret });
     expect(done.code, done.stderr).toBe(EXIT.completed);
     expect(done.stdout + done.stderr).not.toContain(secret);
-    const words = parse(done.stdout.trim()) as string[];
+    // The last line; the one before makes the directories it binds.
+    const words = parse(done.stdout.trim().split("\n").at(-1) ?? "") as string[];
     expect(words.slice(0, 2)).toEqual(["docker", "run"]);
     expect(words).toEqual(expect.arrayContaining(["--cap-drop", "ALL", "--read-only", "--network", "none", "--env", "ANTHROPIC_API_KEY", "--max-turns", "3"]));
     // The words run: docker accepts them (checked without starting anything: `docker run --help` parses nothing).
     expect(execFileSync("docker", ["version", "--format", "{{.Server.APIVersion}}"]).toString().trim()).not.toBe("");
   });
+
+  it("prints words that run as pasted: the bind sources made first, quoted only where a shell needs it", async () => {
+    const standIn = await startStandInModel("plain");
+    try {
+      const planDir = join(root, "plan-rt");
+      const prompt = "[stand-in:tool_write_bash] write the answer";
+      const done = await runCommand(["plan", "claude", prompt, "--stand-in", "--runtime-dir", planDir], env);
+      expect(done.code, done.stderr).toBe(EXIT.completed);
+      const [made, command, ...rest] = done.stdout.trim().split("\n");
+      expect(rest).toEqual([]);
+      const runDir = new RegExp(`^mkdir -p -m 755 (${planDir}/staging/[0-9a-f]{16})/work && mkdir -p -m 777 \\1/work/out$`).exec(made ?? "")?.[1];
+      expect(runDir, made).toBeDefined();
+      // Readable: no backslash before a character no shell treats specially.
+      expect(command).toContain(" --tmpfs /tmp:rw,nosuid,nodev,size=");
+      expect(command).toContain(` --mount type=bind,source=${runDir}/work/out,target=/work/out `);
+      expect(command).not.toMatch(/\\[:,=]/);
+      // Pasted into a shell, with the stand-in started as the plan says and the prompt on stdin.
+      const pasted = `${made}\n${(command ?? "").replace("container:agentcage-stand-in", standIn.network)}`;
+      const ran = await startCommand(["-c", pasted], commandEnv({ ANTHROPIC_API_KEY: "stand-in-key" }), "sh", [], prompt).finished;
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stdout).toContain(TOOL_FINAL_ANSWER);
+      expect(readFileSync(join(runDir ?? "", "work", "out", "answer.txt"), "utf8")).toBe(WRITTEN_FILE_TEXT);
+    } finally {
+      await standIn.stop();
+    }
+  }, 180_000);
 });
 
 describe("agentcage doctor", () => {
@@ -328,10 +386,20 @@ describe("agentcage sweep and image build", () => {
     const swept = await runCommand(["sweep"], env);
     expect(swept.code, swept.stderr).toBe(EXIT.completed);
     expect(swept.stdout).toMatch(/^removed [1-9]\d* containers? and \d+ Run director(y|ies)/);
+    // Sentences for a person only: the library's JSON log lines come with --verbose.
+    expect(swept.stderr).toBe("");
     // Its agent's container, and the stand-in model it started (an owner of its own), both.
     expect(docker("ps", "--all", "--quiet", "--filter", `label=agentcage.pid=${started.child.pid}`)).toBe("");
     expect(runDirectories()).toEqual([]);
-  }, 120_000);
+
+    const again = startCommand(["run", "claude", "[stand-in:hang] never answered", "--stand-in"], env);
+    await again.stderrHas("claude started");
+    again.child.kill("SIGKILL");
+    await again.finished;
+    const verbose = await runCommand(["sweep", "--verbose"], env);
+    expect(verbose.code, verbose.stderr).toBe(EXIT.completed);
+    expect(verbose.stderr).toMatch(/^\{"level":\d+,/m);
+  }, 180_000);
 
   it("says what image build would build from the installed package, contacting no engine with --dry-run", async () => {
     const done = await runCommand(["image", "build", "agent", "--dry-run"], env);

@@ -1,19 +1,14 @@
 // `agentcage runs ls | show ID | logs ID`: the service's Run records, read from its runtime
 // directory (`<runtime-dir>/service/runs/<id>/`) as they are on disk; nothing is started or changed.
+// With --remote the same come through the service's API instead (runs-remote.ts).
 
-import { createRunStore, RUN_STATES, type RunRecord } from "../server/index.js";
-import { RUN_ID_PATTERN } from "../staging/index.js";
+import { createRunStore, type RunRecord } from "../server/index.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
-import { formatSeconds, oneLine, shorten } from "./progress.js";
+import { checkedId, checkedLabels, checkedState, eventLine, runTable } from "./run-rows.js";
 import type { ProgramIo } from "./io.js";
 
 type Records = { readonly runtimeDir: string };
-
-function checkedId(id: string): string {
-  if (!RUN_ID_PATTERN.test(id)) throw new UsageError(`the Run id ${JSON.stringify(id)} is not one; a Run id is 16 hex digits, as agentcage runs ls lists them`);
-  return id;
-}
 
 async function known(id: string, options: Records): Promise<RunRecord> {
   const record = (await createRunStore(options.runtimeDir).all()).find((r) => r.id === checkedId(id));
@@ -28,17 +23,11 @@ export async function listRuns(
   options: Records & { readonly state?: string; readonly label?: readonly string[]; readonly json?: boolean },
   io: ProgramIo,
 ): Promise<number> {
-  if (options.state !== undefined && !(RUN_STATES as readonly string[]).includes(options.state)) {
-    throw new UsageError(`--state ${JSON.stringify(options.state)} is not a Run state; write one of ${RUN_STATES.join(", ")}`);
-  }
-  const labels = (options.label ?? []).map((pair) => {
-    const at = pair.indexOf("=");
-    if (at < 1) throw new UsageError(`--label ${JSON.stringify(pair)} is not key=value; write e.g. --label team=review`);
-    return [pair.slice(0, at), pair.slice(at + 1)] as const;
-  });
+  const state = checkedState(options.state);
+  const labels = checkedLabels(options.label);
   const store = createRunStore(options.runtimeDir);
   const records = (await store.all())
-    .filter((r) => options.state === undefined || r.state === options.state)
+    .filter((r) => state === undefined || r.state === state)
     .filter((r) => labels.every(([key, value]) => r.labels[key] === value))
     .reverse();
   const rows = await Promise.all(
@@ -59,16 +48,10 @@ export async function listRuns(
     return EXIT.completed;
   }
   if (rows.length === 0) {
-    io.stderr.write(`no Runs in ${options.runtimeDir}${options.state === undefined && labels.length === 0 ? "" : " that match"}\n`);
+    io.stderr.write(`no Runs in ${options.runtimeDir}${state === undefined && labels.length === 0 ? "" : " that match"}\n`);
     return EXIT.completed;
   }
-  io.stdout.write(`${["ID".padEnd(16), "STATE".padEnd(9), "CLI".padEnd(6), "CREATED".padEnd(20), "TOOK".padEnd(8), "PROMPT"].join("  ")}\n`);
-  for (const row of rows) {
-    const took = row.durationMs === undefined ? "" : formatSeconds(row.durationMs);
-    io.stdout.write(
-      `${[row.record.id, row.record.state.padEnd(9), row.cli.padEnd(6), row.record.createdAt.slice(0, 19).replace("T", " ").padEnd(20), took.padEnd(8), shorten(oneLine(row.prompt), 60)].join("  ")}\n`,
-    );
-  }
+  io.stdout.write(runTable(rows.map((row) => ({ ...row.record, cli: row.cli, durationMs: row.durationMs, prompt: row.prompt }))));
   return EXIT.completed;
 }
 
@@ -82,12 +65,6 @@ export async function showRun(id: string, options: Records, io: ProgramIo): Prom
 
 export async function runLogs(id: string, options: Records & { readonly json?: boolean }, io: ProgramIo): Promise<number> {
   const record = await known(id, options);
-  for (const event of await createRunStore(options.runtimeDir).events(record.id)) {
-    if (options.json === true) {
-      io.stdout.write(`${JSON.stringify(event)}\n`);
-      continue;
-    }
-    io.stdout.write(`${String(event.id).padStart(4)} ${event.type.padEnd(6)} ${shorten(oneLine(JSON.stringify(event.data)), 200)}\n`);
-  }
+  for (const event of await createRunStore(options.runtimeDir).events(record.id)) io.stdout.write(eventLine(event, options.json === true));
   return EXIT.completed;
 }

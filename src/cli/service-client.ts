@@ -1,4 +1,4 @@
-// How the command speaks to an `agentcage serve` it administers (keys, tenants, audit): the
+// How the command speaks to an `agentcage serve` it administers (keys, tenants, audit, runs): the
 // service's URL, the token it shows (AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE, or on loopback the one a
 // serve here wrote), one typed request through agentcage/client, and what each refusal means as an
 // exit status. The token never appears in what is printed, and a token file on this machine is
@@ -6,7 +6,7 @@
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type AgentcageClient, type ApiAnswer, causeOf, createClient, ServiceError } from "../client/index.js";
+import { type AgentcageClient, type ApiAnswer, causeOf, createClient, type RunEvent, ServiceError } from "../client/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIo } from "./io.js";
 import { UsageError } from "./options.js";
@@ -103,6 +103,16 @@ export async function askService<T>(
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     throw refusalOf(error, service.base, asked);
+  }
+}
+
+/** A Run's numbered events through the service, to its end; a refusal or a lost service is thrown as askService's are. */
+export async function* followService(service: Service, id: string): AsyncGenerator<Exclude<RunEvent, { type: "snapshot" }>, void, undefined> {
+  try {
+    for await (const event of service.client.follow(id)) if (event.type !== "snapshot") yield event;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    throw refusalOf(error, service.base, `GET /v1/runs/${id}/events`);
   }
 }
 

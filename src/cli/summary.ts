@@ -1,7 +1,8 @@
 // The one screen the command prints when a Run ends: how it ended and why, how long it took, its
 // turns, tokens and cost, the tools it called, where its work went, and how to resume it.
 // One token count and one cost per Run, each from one source, named: the egress proxy's meter
-// when there is one (the provider's own counts), else the CLI's; a cost the price table gave is said so.
+// when there is one (the provider's own counts), else the CLI's; a cost the price table gave is said so,
+// and a stand-in Run's cost is said to be not real.
 
 import { type Progress, formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
 import { inCommandWords } from "./options.js";
@@ -20,6 +21,8 @@ export type SummaryOutcome = {
   /** Whether the Run's session was kept to be resumed (a runner with sessions on). */
   readonly session?: { readonly id?: string; readonly kept: boolean };
   readonly budget?: Progress["budget"] & { readonly exceeded?: string };
+  /** The stand-in model answered: its usage, and any cost priced from it, are made up. */
+  readonly standIn?: boolean;
   /** The Run's network policy, and under the egress proxy what it metered. */
   readonly network?: {
     readonly policy: string;
@@ -113,7 +116,7 @@ function spentOf(
       usage: meter.usage,
       tokens: meter.usage.inputTokens + meter.usage.outputTokens,
       costUsd: meter.costUsd,
-      cost: costWords(meter.costUsd, meter.costFrom ?? "price_table", true),
+      cost: costWords(meter.costUsd, meter.costFrom ?? "price_table", true, outcome.standIn === true),
       from: "from the egress proxy's meter",
     };
   }
@@ -132,7 +135,7 @@ function spentOf(
           : pricedAtTable(cli, outcome.result?.model, outcome.result?.usage);
   return {
     ...(usage === undefined ? {} : { usage, tokens: usage.inputTokens + usage.outputTokens }),
-    ...(costUsd === undefined ? {} : { costUsd, cost: costWords(costUsd, costFrom, false) }),
+    ...(costUsd === undefined ? {} : { costUsd, cost: costWords(costUsd, costFrom, false, outcome.standIn === true) }),
     from: `from ${cli}'s own output`,
   };
 }
@@ -144,11 +147,16 @@ function pricedAtTable(cli: string | undefined, model: string | undefined, usage
   return [costOf(usage, price), known ? "price_table" : "dearest_price"];
 }
 
-/** `$0.0123`, and how it was priced when nobody billed it: from the table, or estimated at the dearest entry. */
-function costWords(costUsd: number, costFrom: string, metered: boolean): string {
+/** `$0.0123`, and how it was priced when nobody billed it: from the table, estimated at the dearest entry, or from the stand-in's made-up usage. */
+function costWords(costUsd: number, costFrom: string, metered: boolean, standIn: boolean): string {
   const cost = formatCost(costUsd);
-  if (costFrom === "dearest_price") return `${cost} estimated (its model is not in the price table: priced at the dearest entry)`;
-  return costFrom === "price_table" && !metered ? `${cost} priced from the table` : cost;
+  const priced =
+    costFrom === "dearest_price"
+      ? `${cost} estimated (its model is not in the price table: priced at the dearest entry)`
+      : costFrom === "price_table" && !metered
+        ? `${cost} priced from the table`
+        : cost;
+  return standIn ? `${priced}, not real (the stand-in model's made-up usage)` : priced;
 }
 
 function firstLines(text: string, count: number): string {

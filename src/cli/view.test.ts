@@ -122,6 +122,32 @@ describe("what a Run spent, in the summary", () => {
     expect(priced).toContain("  66 in / 17 out tokens (cache 64 read, 0 written) · $0.0020 priced from the table · from claude's own output");
   });
 
+  it("says a stand-in Run's cost is not real, whoever priced it", () => {
+    const own = summaryLines(
+      { ok: true, reason: "completed", durationMs: 1, cli: "claude", standIn: true, result: { numTurns: 1, usage: cliUsage, costUsd: 0.0071 } },
+      startProgress("claude", 0),
+      [],
+      NO_PAINT,
+    );
+    expect(own[1]).toBe(
+      "  1 turn · 66 in / 17 out tokens (cache 64 read, 0 written) · $0.0071, not real (the stand-in model's made-up usage) · from claude's own output",
+    );
+    const metered = summaryLines(
+      {
+        ok: true,
+        reason: "completed",
+        durationMs: 1,
+        cli: "claude",
+        standIn: true,
+        network: { policy: "model", meter: { turns: 1, refused: 0, costUsd: 0.0071, costFrom: "price_table", usage: cliUsage } },
+      },
+      startProgress("claude", 0),
+      [],
+      NO_PAINT,
+    );
+    expect(metered[1]).toContain("· $0.0071, not real (the stand-in model's made-up usage) · from the egress proxy's meter");
+  });
+
   it("prices a codex Run's own tokens at the table when it had no budget to count them (codex reports no cost)", () => {
     const usage = { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
     const known = summaryLines({ ok: true, reason: "completed", durationMs: 1, cli: "codex", result: { usage, model: "gpt-5" } }, progress, [], NO_PAINT);

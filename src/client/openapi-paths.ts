@@ -511,6 +511,11 @@ export interface operations {
                                 };
                                 /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
                                 warm?: boolean;
+                                /**
+                                 * @description the stand-in model answered (serve --stand-in): the usage, and any cost priced from it, are made up and billed by no one
+                                 * @enum {boolean}
+                                 */
+                                standIn?: true;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -812,6 +817,11 @@ export interface operations {
                             };
                             /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
                             warm?: boolean;
+                            /**
+                             * @description the stand-in model answered (serve --stand-in): the usage, and any cost priced from it, are made up and billed by no one
+                             * @enum {boolean}
+                             */
+                            standIn?: true;
                         } & {
                             [key: string]: unknown;
                         };
@@ -963,6 +973,11 @@ export interface operations {
                             };
                             /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
                             warm?: boolean;
+                            /**
+                             * @description the stand-in model answered (serve --stand-in): the usage, and any cost priced from it, are made up and billed by no one
+                             * @enum {boolean}
+                             */
+                            standIn?: true;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1277,6 +1292,11 @@ export interface operations {
                             };
                             /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
                             warm?: boolean;
+                            /**
+                             * @description the stand-in model answered (serve --stand-in): the usage, and any cost priced from it, are made up and billed by no one
+                             * @enum {boolean}
+                             */
+                            standIn?: true;
                         } & {
                             [key: string]: unknown;
                         };
@@ -1616,6 +1636,11 @@ export interface operations {
                             };
                             /** @description with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why) */
                             warm?: boolean;
+                            /**
+                             * @description the stand-in model answered (serve --stand-in): the usage, and any cost priced from it, are made up and billed by no one
+                             * @enum {boolean}
+                             */
+                            standIn?: true;
                         } & {
                             [key: string]: unknown;
                         };

@@ -107,7 +107,7 @@ export type AgentContainer = {
   readonly containerRuntime?: string;
   /** The client `commandFor` names; default ["docker"]; ["podman"] works. */
   readonly containerCommand?: readonly string[];
-  /** Where the runtime logs; default: pino to stderr at info. */
+  /** Where the runtime logs; default: nowhere (a silent pino), so a program that embeds the library prints nothing it did not ask for. */
   readonly logger?: Logger;
 };
 

@@ -19,7 +19,7 @@ export type EgressProxyOptions = {
    * interception). Default none: the model-only mode, where every CONNECT is refused.
    */
   readonly allowlist?: readonly string[];
-  /** One line per request. Default: pino at info to stdout, named "agentcage-egress". */
+  /** One line per request. Default: nowhere (a silent pino); the proxy's own process (main.ts) passes its log. */
   readonly logger?: Logger;
   /** Called once per Run when it passes a cap (also available as `onBreach(listener)`). Default none. */
   readonly onBreach?: (breach: EgressBreach) => void;

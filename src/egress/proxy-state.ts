@@ -33,7 +33,7 @@ export function createProxyState(options: EgressProxyOptions): ProxyState {
   if (options.onBreach !== undefined) listeners.add(options.onBreach);
   return {
     config,
-    logger: options.logger ?? pino({ name: "agentcage-egress" }),
+    logger: options.logger ?? pino({ level: "silent" }),
     runs: new Map(),
     byToken: new Map(),
     heldBytes: { held: 0 },

@@ -142,6 +142,14 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     expect(meter?.costUsd).toBeCloseTo(expectedCost, 12);
   });
 
+  it("meters the stand-in's answer under claude's default model at what claude itself charges for it", async () => {
+    const { proxy } = await setUp();
+    const { token } = await proxy.register({ runId: "run-default-model", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    await (await messages(proxy.url, { "x-api-key": token }, { model: "claude-opus-5-5" })).arrayBuffer();
+    // claude 2.1.332's own total_cost_usd for this answer (the plain scenario's usage, under its default model).
+    expect(await proxy.meter("run-default-model")).toMatchObject({ models: ["claude-opus-5-5"], costFrom: "price_table", costUsd: 0.007104 });
+  });
+
   it("sends an OAuth token as Authorization: Bearer with the OAuth beta added to the client's betas", async () => {
     const { proxy, upstream } = await setUp();
     const { token } = await proxy.register({ runId: "run-oauth", cli: "claude", credential: { kind: "oauth_token", value: OAUTH_TOKEN } });

@@ -15,7 +15,8 @@ const PLAIN_ERRORS: Readonly<Record<string, string>> = {
   Refused: "archive-copy's own way out of its read loop; it becomes a HarvestRefusal value",
   ChangesRefused: "caught by harvestChanges, which answers a HarvestRefusal value instead",
   EarlyEnd: "an abort reason an adapter hands the runtime; it ends the Run as an Outcome reason, never thrown at a caller",
-  GoneError: "whileAlive's one rejection, a peer shown gone: each caller catches it and says why in its own sentence (an Outcome's error, a refusal), never thrown at a caller",
+  GoneError:
+    "whileAlive's one rejection, a peer shown gone: each caller catches it and says why in its own sentence (an Outcome's error, a refusal), never thrown at a caller",
   ServiceRefusal: "the command's own: caught by answered() in src/cli/service-client.ts, said on stderr and made the exit status, never thrown at a caller",
 };
 

@@ -92,6 +92,7 @@ export type EgressGatewayOptions = {
   readonly codexModel?: string;
   readonly engine?: Engine;
   readonly docker?: Docker;
+  /** Where the proxy's lines (one per request) go; default: nowhere (a silent pino). */
   readonly logger?: Logger;
 };
 
@@ -135,7 +136,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   const stopProxy = async (): Promise<void> => {
     await bounded(engine.remove(spec.name), limits.ENGINE_CLEANUP_TIMEOUT_MS, "remove the egress proxy").catch(() => undefined);
   };
-  const logger = options.logger ?? pino({ name: "agentcage-egress" }, pino.destination(2));
+  const logger = options.logger ?? pino({ level: "silent" });
   try {
     const containerId = await engine.create(spec);
     // Its one line per request goes to this process's log: a container's own log is off (as every Run's).

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { manySpecs } from "../../test/support/kube-specs.js";
 import { renderCreateBody } from "../container/index.js";
 import { renderPodManifest } from "./index.js";
+import { DEFAULT_POD_CPUS } from "./limits.js";
 
 const OPTIONS = { outBytes: 256 * 1024 * 1024, network: { policy: "none" } } as const;
 
@@ -27,7 +28,8 @@ describe("the Engine API body and the Pod of one spec", () => {
     expect(host.ReadonlyRootfs).toBe(context?.readOnlyRootFilesystem);
     expect(String(host.Memory)).toBe(agent?.resources?.limits?.memory);
     expect(host.MemorySwap).toBe(host.Memory);
-    expect(host.NanoCpus === undefined ? undefined : `${host.NanoCpus / 1e6}m`).toBe(agent?.resources?.limits?.cpu);
+    // A spec with no CPU limit has none on the engine; its Pod gets DEFAULT_POD_CPUS, never the cluster's default.
+    expect(`${(host.NanoCpus ?? DEFAULT_POD_CPUS * 1e9) / 1e6}m`).toBe(agent?.resources?.limits?.cpu);
     expect(host.Tmpfs?.["/tmp"]).toContain(`,size=${podSpec?.volumes?.find((v) => v.name === "tmp")?.emptyDir?.sizeLimit},`);
     // No network at all: the engine's "none", and a NetworkPolicy that lets nothing in or out.
     expect(host.NetworkMode).toBe("none");

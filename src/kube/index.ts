@@ -35,7 +35,7 @@ export { checkCluster } from "./cluster-check.js";
 export { createKubeApi } from "./kube-api.js";
 export { startEgressProxyPod } from "./egress-proxy.js";
 export { sweepEgressProxies } from "./egress-sweep.js";
-export { CONTROL_SECRET_KEY } from "./render-egress.js";
+export { CONTROL_SECRET_KEY, egressPeer } from "./render-egress.js";
 export { KubernetesError } from "./kube-error.js";
 export { manifestJson, renderPodManifest } from "./manifest.js";
 export { checkNamespace } from "./namespace.js";

@@ -9,6 +9,13 @@ export const INPUTS_CONTAINER_NAME = "inputs";
 export const HOLDER_CONTAINER_NAME = "holder";
 /** The holder's memory: it runs `sleep`, and `tar` once, over exec. */
 export const HOLDER_MEMORY_BYTES = 32 * 1024 * 1024;
+/** The holder's CPU, in Kubernetes' quantity: it sleeps, and runs `tar` once. */
+export const HOLDER_CPU = "100m";
+/**
+ * The agent's CPU limit (and request) when the declaration's limits.cpus names none: a Pod's is never
+ * left to the cluster's default, which may be no limit at all. On Docker such a Run has no CPU limit.
+ */
+export const DEFAULT_POD_CPUS = 2;
 
 /** Where a Pod is made when its options name no namespace. */
 export const DEFAULT_NAMESPACE = "agentcage";

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { manySpecs, seeded, specFor } from "../../test/support/kube-specs.js";
 import { AgentContainerError, type AgentContainer, composeSpec, validateAgentContainer } from "../container/index.js";
 import { KubernetesError, type PodOptions, renderPodManifest } from "./index.js";
+import { DEFAULT_POD_CPUS } from "./limits.js";
 
 const NONE: PodOptions = { outBytes: 256 * 1024 * 1024, network: { policy: "none" } };
 const SPECS = manySpecs(30, 400);
@@ -63,12 +64,12 @@ describe("a Run's Pod, over 400 specs", () => {
     }
   });
 
-  it("limits memory and CPU as the spec does, and ends by itself a grace after the Run's deadline", () => {
+  it("limits memory and CPU as the spec does (CPU DEFAULT_POD_CPUS when it names none), and ends by itself a grace after the Run's deadline", () => {
     for (const { spec } of SPECS) {
       const pod = renderPodManifest(spec, NONE).pod.spec;
       const limits = pod?.containers[0]?.resources?.limits;
       expect(limits?.memory).toBe(String(spec.memoryBytes));
-      expect(limits?.cpu).toBe(spec.cpus === undefined ? undefined : `${Math.round(spec.cpus * 1000)}m`);
+      expect(limits?.cpu).toBe(`${Math.round((spec.cpus ?? DEFAULT_POD_CPUS) * 1000)}m`);
       expect(pod?.containers[0]?.resources?.requests).toEqual(limits);
       expect(pod?.activeDeadlineSeconds).toBe((spec.deadline?.seconds ?? Number.NaN) + spec.stopGraceSeconds);
       expect(pod?.terminationGracePeriodSeconds).toBe(spec.stopGraceSeconds);

@@ -6,7 +6,16 @@ import type { IPod } from "kubernetes-models/v1";
 import { commandWords, type ComposedSpec, effectiveEnv, OWNER_LABEL, RUN_LABEL } from "../container/index.js";
 import { KubernetesError } from "./kube-error.js";
 import type { IContainer } from "kubernetes-models/v1";
-import { AGENT_CONTAINER_NAME, DEFAULT_NAMESPACE, ENV_SECRET_SUFFIX, HOLDER_CONTAINER_NAME, HOLDER_MEMORY_BYTES, INPUTS_CONTAINER_NAME } from "./limits.js";
+import {
+  AGENT_CONTAINER_NAME,
+  DEFAULT_NAMESPACE,
+  DEFAULT_POD_CPUS,
+  ENV_SECRET_SUFFIX,
+  HOLDER_CONTAINER_NAME,
+  HOLDER_CPU,
+  HOLDER_MEMORY_BYTES,
+  INPUTS_CONTAINER_NAME,
+} from "./limits.js";
 import { checkedLabels, checkedName } from "./names.js";
 import type { PodOptions } from "./options.js";
 import type { RunPod } from "./pod-types.js";
@@ -46,10 +55,7 @@ export function renderPod(spec: ComposedSpec, options: PodOptions): RunPod {
   const runtimeClassName = options.runtimeClassName ?? spec.container.containerRuntime;
   const publicEnv = spec.container.publicEnv ?? {};
   const secretName = envSecretName(spec);
-  const resources = {
-    memory: String(spec.memoryBytes),
-    ...(spec.cpus === undefined ? {} : { cpu: podCpu(spec.cpus) }),
-  };
+  const resources = { memory: String(spec.memoryBytes), cpu: podCpu(spec.cpus ?? DEFAULT_POD_CPUS) };
   // Built as Kubernetes' own type, so a field it does not have, or of another type, fails to compile.
   const pod: IPod = {
     apiVersion: "v1",
@@ -165,7 +171,7 @@ function holderOf(spec: ComposedSpec, options: PodOptions, uid: number, gid: num
       `files.holderSeconds ${JSON.stringify(holderSeconds)} is not a whole number of seconds of at least 1; write how long the holder may live`,
     );
   }
-  const resources = { memory: String(HOLDER_MEMORY_BYTES), ...(spec.cpus === undefined ? {} : { cpu: "100m" }) };
+  const resources = { memory: String(HOLDER_MEMORY_BYTES), cpu: HOLDER_CPU };
   return [
     {
       name: HOLDER_CONTAINER_NAME,

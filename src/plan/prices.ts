@@ -1,8 +1,9 @@
 // What a model's tokens cost, for a budget's maxCostUsd while a Run goes (claude reports its own
 // cost only at the end, codex never) and for the egress proxy's meter: one table for both.
-// Dollars per million tokens, as the providers publish them. Prices as of 2025-11, from
-// Anthropic's and OpenAI's API pricing pages; update them here, with the date. A model not listed
-// is priced at its CLI's dearest entry, so a cap errs on the safe side.
+// Dollars per million tokens. claude's are the pinned claude's own (2.1.332's model catalog, its
+// pricing_tiers), so the proxy's meter and claude's own cost agree on the same answer; codex's are
+// OpenAI's API pricing page as of 2025-11 (codex prints no cost). Update them with a CLI's pin, and
+// the date. A model not listed is priced at its CLI's dearest entry, so a cap errs on the safe side.
 
 /** The CLIs whose models are priced. */
 export type PricedCli = "claude" | "codex";
@@ -15,7 +16,7 @@ export type TokenCounts = {
   readonly cacheWriteTokens: number;
 };
 
-export const PRICES_AS_OF = "2025-11";
+export const PRICES_AS_OF = "2026-12";
 
 /** Per million tokens: input, output, cached input read, cache written. */
 export type Price = { readonly input: number; readonly output: number; readonly cacheRead: number; readonly cacheWrite: number };
@@ -23,14 +24,35 @@ export type Price = { readonly input: number; readonly output: number; readonly 
 /** The first entry whose prefix starts the model's name wins: longer prefixes first. */
 const PRICES: Readonly<Record<PricedCli, ReadonlyArray<readonly [prefix: string, price: Price]>>> = {
   claude: [
+    // Each model id claude 2.1.332 sends (first-party), and its catalog's tier.
+    ["claude-opus-5-5", { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 }],
+    ["claude-opus-5", { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }],
+    ["claude-opus-4-8", { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }],
+    ["claude-opus-4-7", { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }],
+    ["claude-opus-4-6", { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }],
     ["claude-opus-4-5", { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }],
-    ["claude-opus", { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 }],
-    ["opus", { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 }],
-    ["claude-sonnet", { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }],
-    ["sonnet", { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }],
+    ["claude-sonnet-5-5", { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 }],
+    ["claude-sonnet-5", { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 }],
+    ["claude-3-7-sonnet", { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }],
+    ["claude-3-5-sonnet", { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }],
+    // claude-haiku-5-5's long prompts (over 100,000 tokens) cost five times this; the table keeps one price a model.
+    ["claude-haiku-5-5", { input: 0.1, output: 0.5, cacheRead: 0.01, cacheWrite: 0.125 }],
     ["claude-haiku-4-5", { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 }],
-    ["claude-haiku", { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 }],
-    ["haiku", { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 }],
+    ["claude-3-5-haiku", { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 }],
+    ["claude-fable-5-2", { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10 }],
+    ["claude-fable-5-1", { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5 }],
+    ["claude-fable-5", { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5 }],
+    ["claude-mythos-5-2", { input: 8, output: 40, cacheRead: 0.2, cacheWrite: 10 }],
+    ["claude-mythos-5-1", { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5 }],
+    ["claude-mythos-5", { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5 }],
+    // A family's other ids (claude-opus-4-1, claude-sonnet-4-5, ...) at its dearest listed price.
+    ["claude-opus", { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 }],
+    ["claude-sonnet", { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }],
+    ["claude-haiku", { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 }],
+    // claude's aliases, as the pinned claude resolves them (opus: claude-opus-5-5, sonnet: claude-sonnet-5-5, haiku: claude-haiku-5-5).
+    ["opus", { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 }],
+    ["sonnet", { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 }],
+    ["haiku", { input: 0.1, output: 0.5, cacheRead: 0.01, cacheWrite: 0.125 }],
   ],
   codex: [
     ["gpt-5-mini", { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 }],

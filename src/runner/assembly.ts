@@ -81,7 +81,7 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
   if (refusal !== undefined) throw new AgentRunnerError(refusal);
   const started: { gateway?: EgressGateway; gateways?: EgressGatewaySet; standIn?: RunningStandIn } = {};
   const logger = options.logger ?? options.runner.logger;
-  const degradations = options.runner.degradations ?? createDegradations(logger ?? pino({ name: "agentcage" }, pino.destination(2)));
+  const degradations = options.runner.degradations ?? createDegradations(logger ?? pino({ level: "silent" }));
   const close = async (): Promise<void> => {
     await started.standIn?.stop();
     await started.gateway?.close();
@@ -180,6 +180,7 @@ function networkOptions(
   started: { readonly gateway?: EgressGateway; readonly gateways?: EgressGatewaySet; readonly standIn?: RunningStandIn },
 ): Partial<AgentRunnerOptions> {
   const declared: Partial<AgentRunnerOptions> = {
+    ...(options.standIn === true ? { standIn: true } : {}),
     ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
     ...(options.networks === undefined ? {} : { networks: options.networks }),
     ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),

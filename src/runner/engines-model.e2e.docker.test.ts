@@ -238,7 +238,7 @@ describe('networkPolicy "model" over two engines, a proxy on each', () => {
 
     // allowlist: the same proxy per engine, each Run's tunnels authorized by its token there.
     await assembly.close();
-    assembly = (await assemble(set, { networkPolicy: "allowlist", allowlist: ["registry.npmjs.org:443"] })).made;
+    assembly = (await assemble(set, { networkPolicy: "allowlist", allowlist: ["api.example.com:443"] })).made;
     const allowRunner = assembly.runner();
     const allowed = await Promise.all([0, 1].map(() => allowRunner.run({ cli: "claude", timeoutSeconds: 120 }, "What is the capital of France?")));
     for (const outcome of allowed) {

@@ -37,7 +37,7 @@ describe("a runner given several engines", () => {
     const gateway = { register: async () => ({ token: "t" }), container: "egress-1", alias: "egress", port: 8080 } as unknown as EgressGateway;
     expect(() => createAgentRunner({ image: "agentcage-agent:latest", engines, networkPolicy: "model", egress: proxies })).not.toThrow();
     expect(() =>
-      createAgentRunner({ image: "agentcage-agent:latest", engines, networkPolicy: "allowlist", allowlist: ["registry.npmjs.org:443"], egress: proxies }),
+      createAgentRunner({ image: "agentcage-agent:latest", engines, networkPolicy: "allowlist", allowlist: ["api.example.com:443"], egress: proxies }),
     ).not.toThrow();
     expect(() => createAgentRunner({ image: "agentcage-agent:latest", engines, networkPolicy: "model", egress: gateway })).toThrow(
       'networkPolicy "model" over engines needs a proxy on each engine, and egress is one proxy on one engine (a Run\'s network joins the proxy of the engine it is placed on); pass egress: await startEgressGateways({ runtimeDir, engines }) over the same engines',

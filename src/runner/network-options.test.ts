@@ -35,7 +35,7 @@ describe("a runner's network options", () => {
     expect(() => createAgentRunner({ ...base, networkPolicy: "none" })).not.toThrow();
     expect(() => createAgentRunner({ ...base, networkPolicy: "open" })).not.toThrow();
     expect(() => createAgentRunner({ ...base, networkPolicy: "model", egress: gateway })).not.toThrow();
-    expect(() => createAgentRunner({ ...base, networkPolicy: "allowlist", egress: gateway, allowlist: ["registry.npmjs.org:443"] })).not.toThrow();
+    expect(() => createAgentRunner({ ...base, networkPolicy: "allowlist", egress: gateway, allowlist: ["api.example.com:443"] })).not.toThrow();
   });
 
   it("points the CLIs at the proxy by its alias, never at a real provider, in the words it would run", async () => {

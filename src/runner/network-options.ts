@@ -44,15 +44,15 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
       );
     }
     if (!Array.isArray(options.allowlist))
-      throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is not a list; write host:port pairs, like ["registry.npmjs.org:443"]`);
+      throw new AgentRunnerError(`allowlist ${JSON.stringify(options.allowlist)} is not a list; write host:port pairs, like ["api.example.com:443"]`);
     options.allowlist.forEach((entry: unknown, i) => {
       if (typeof entry !== "string" || connectTarget(entry) === undefined) {
-        throw new AgentRunnerError(`allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name and its port, like "registry.npmjs.org:443"`);
+        throw new AgentRunnerError(`allowlist[${i}] ${JSON.stringify(entry)} is not host:port; write a host name and its port, like "api.example.com:443"`);
       }
     });
   } else if (policy === "allowlist") {
     throw new AgentRunnerError(
-      'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["registry.npmjs.org:443"]; with none, use "model"',
+      'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["api.example.com:443"]; with none, use "model"',
     );
   }
   if (options.kubernetes !== undefined && (policy === "open" || options.networks !== undefined)) {

@@ -19,6 +19,8 @@ export type AgentOutcome = Outcome<AgentResult> & {
   readonly budget?: BudgetReport;
   /** The Run's network policy, and under the egress proxy what it metered (the provider's own counts). */
   readonly network?: NetworkReport;
+  /** The stand-in model answered (the runner's standIn): the usage, and any cost priced from it, are made up, billed by no one. */
+  readonly standIn?: true;
 };
 
 export function refused(reason: "invalid_request" | "unavailable", error: string, credential: CredentialKind, cli?: AgentCli): AgentOutcome {

@@ -128,6 +128,7 @@ function assembleOutcome(settings: RunnerSettings, { request, credential }: Prep
     network: { policy: options.networks === undefined ? policy : "declared", ...(meter === undefined ? {} : { meter: meterForOutcome(meter) }) },
     credential: credential.kind,
     cli: request.cli,
+    ...(options.standIn === true ? { standIn: true as const } : {}),
     // Masked like everything else the Run hands back: the callback may have quoted an event.
     ...(onEventError === undefined ? {} : { onEventError: credentialMasked(onEventError, credential) }),
   };

@@ -61,7 +61,7 @@ export type AgentRunnerOptions = {
    * and token are then made on the proxy of the engine it is placed on).
    */
   readonly egress?: EgressGateway | EgressGatewaySet;
-  /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "registry.npmjs.org:443". */
+  /** For "allowlist": the `host:port` pairs an agent may open an HTTPS tunnel to, like "api.example.com:443". */
   readonly allowlist?: readonly string[];
   /** Networks the agent joins, declared by hand instead of a policy (a stand-in model's `container:<name>`); default: none. */
   readonly networks?: readonly string[];
@@ -126,6 +126,12 @@ export type AgentRunnerOptions = {
    * once. Default: a board of the runner's own (runner.degradations()).
    */
   readonly degradations?: Degradations;
+  /**
+   * The Runs' model is the project's stand-in (standInRunnerOptions, and the assembly's standIn, set
+   * it): each Run's Outcome says `standIn: true`, since its usage, and any cost priced from it, are
+   * made up and billed by no one. Default false.
+   */
+  readonly standIn?: boolean;
 };
 
 export type AgentRunOptions = {
@@ -185,6 +191,7 @@ const RUNNER_OPTION_NAMES: ReadonlyArray<keyof AgentRunnerOptions> = [
   "engines",
   "kubernetes",
   "degradations",
+  "standIn",
 ];
 const RUN_OPTION_NAMES: ReadonlyArray<keyof AgentRunOptions> = ["signal", "inputs", "harvestTo", "replaceHarvestTo", "onEvent", "runId", "traceContext"];
 

@@ -131,6 +131,22 @@ describe("createAgentRunner", () => {
     });
   });
 
+  describe("a runner whose model is the stand-in", () => {
+    it("says so in each Outcome of a Run (its usage and cost are made up), and a runner of a real model says nothing", async () => {
+      const standIn = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY }, standIn: true }).run({ cli: "claude" }, PROMPT);
+      expect(standIn.reason).toBe("unavailable");
+      expect(standIn.standIn).toBe(true);
+      const real = await runner({ environment: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }).run({ cli: "claude" }, PROMPT);
+      expect(real).not.toHaveProperty("standIn");
+    });
+
+    it("refuses a standIn that is not true or false", () => {
+      expect(() => runner({ standIn: "yes" as never })).toThrow(
+        'standIn "yes" is not true or false; write true for a runner whose model is the stand-in, or leave it out',
+      );
+    });
+  });
+
   describe("run with no credential", () => {
     it("resolves as unavailable, naming the variables for claude", async () => {
       expect(await runner().run({ cli: "claude" }, PROMPT)).toEqual(
@@ -330,7 +346,9 @@ describe("createAgentRunner", () => {
   describe("commandFor a request that cannot run", () => {
     it("throws AgentRequestError for an invalid request", async () => {
       await expect(runner({ environment: { OPENAI_API_KEY: OPENAI_KEY } }).commandFor({ cli: "codex", effort: "HIGH" }, PROMPT)).rejects.toThrow(
-        new AgentRequestError('the agent request is invalid: effort "HIGH" is not lower-case letters; write e.g. "high"'),
+        new AgentRequestError(
+          'the agent request is invalid: effort "HIGH" is not one codex takes; write one of none, minimal, low, medium, high, xhigh, max, ultra',
+        ),
       );
     });
   });

@@ -57,7 +57,7 @@ export type AgentRunner = {
 export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
   checkRunnerOptions(options, extra);
   // The runner's board is its runtime's: what either meets is said once, on the caller's board when it gives one.
-  const degradations = options.degradations ?? createDegradations(options.logger ?? pino({ name: "agentcage" }, pino.destination(2)));
+  const degradations = options.degradations ?? createDegradations(options.logger ?? pino({ level: "silent" }));
   const settings = resolveRunnerSettings({ ...options, degradations });
   const headStarts = headStartsOf(settings);
   const context: RunnerContext = { settings, runtime: createRunnerRuntime(settings, headStarts), breaches: createBreachListener(), headStarts };

@@ -32,6 +32,11 @@ export type RunnerSettings = {
 
 /** The settings of a runner whose options' shape was checked; throws AgentRunnerError for values that cannot go. */
 export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettings {
+  if (options.standIn !== undefined && typeof options.standIn !== "boolean") {
+    throw new AgentRunnerError(
+      `standIn ${JSON.stringify(options.standIn)} is not true or false; write true for a runner whose model is the stand-in, or leave it out`,
+    );
+  }
   const policy = checkNetworkPolicy(options);
   const apiRetries = checkedApiRetries(options);
   const keepSessions = checkedSessions(options);

@@ -3,9 +3,10 @@
 // folder decides everything else. Only what the Run itself added can make this fail.
 // Every Run's container gets its own timer (deadlineSeconds): it ends by itself, whoever is left.
 
+import { scaledMs } from "../liveness/index.js";
 import { agentWorkdirOf, composeSpec, type ComposedSpec, type ValidatedContainer } from "../container/index.js";
 import { stagedMounts, type SecretFile } from "../staging/index.js";
-import { CONTAINER_DEADLINE_MARGIN_SECONDS } from "./limits.js";
+import { CONTAINER_DEADLINE_MARGIN_SECONDS, ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 
 export type RunComposition = {
   readonly runId: string;
@@ -64,4 +65,12 @@ function workspace(run: RunComposition, agentWorkdir: string, writableWork: bool
  */
 export function containerDeadlineSeconds(remainingMs: number): number {
   return Math.max(1, Math.ceil(remainingMs / 1000)) + CONTAINER_DEADLINE_MARGIN_SECONDS;
+}
+
+/**
+ * How long a Pod's holder lives: past the agent's own timer (`deadlineSeconds`), the stop's grace
+ * and its copy-back (those two not a user's: stretched by the load as it is now); the Pod's deletion ends it first.
+ */
+export function holderSecondsAfter(deadlineSeconds: number, graceMs: number): number {
+  return deadlineSeconds + Math.ceil((graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS + OUT_COPY_TIMEOUT_MS)) / 1000);
 }

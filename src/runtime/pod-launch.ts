@@ -9,11 +9,9 @@ import { resolveAgentUser, type ComposedSpec } from "../container/index.js";
 import type { PodFiles, PodOptions } from "../kube/index.js";
 import type { Outcome, ReaderVerdict, RunPlan } from "../plan/index.js";
 import { DEFAULT_WRITABLE_BYTES, numericUser, packTree } from "../staging/index.js";
-import { containerDeadlineSeconds } from "./compose.js";
+import { containerDeadlineSeconds, holderSecondsAfter } from "./compose.js";
 import type { ContainerFacts } from "./end-reason.js";
 import { podPlacement, type KubernetesBackend } from "./kube-backend.js";
-import { scaledMs } from "../liveness/index.js";
-import { ENGINE_ANSWER_MARGIN_MS, OUT_COPY_TIMEOUT_MS } from "./limits.js";
 import { runPodContainer } from "./pod-container.js";
 import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
 import { volumeKinds, volumeSpecs } from "./run-volumes.js";
@@ -127,8 +125,7 @@ async function placesOf<R extends ReaderVerdict, Q>(
   const out = specs.find((spec) => spec.kind === "out");
   const kept = specs.find((spec) => spec.kind === "work") ?? out;
   const writableBytes = ctx.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES;
-  // It outlives the agent's own timer, the stop's grace and its copy-back (those two not a user's: stretched by the load as it is now); the Pod's deletion ends it first.
-  const holderSeconds = containerDeadlineSeconds(timeLeftMs(ctx)) + Math.ceil((ctx.graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS + OUT_COPY_TIMEOUT_MS)) / 1000);
+  const holderSeconds = holderSecondsAfter(containerDeadlineSeconds(timeLeftMs(ctx)), ctx.graceMs);
   return {
     files: {
       inputs: true,

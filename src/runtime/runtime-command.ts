@@ -1,14 +1,14 @@
 // commandFor() and manifestFor(): the `docker run --rm` command, or the Kubernetes Pod and
 // NetworkPolicy, equivalent to a Run that starts now, composed as run() composes it (same plan,
-// labels, env and secret files, same container timer) and started by no one. Invariant: no secret
+// labels, env and secret files, same container timer, a Pod's helper containers) and started by no one. Invariant: no secret
 // value is in its argv or its manifest; a call that cannot mean anything throws.
 
 import { type ComposedCommand, type ComposedSpec, DEFAULT_TIMEOUT_SECONDS, renderCommand } from "../container/index.js";
-import type { PodManifest, PodOptions } from "../kube/index.js";
+import type { PodFiles, PodManifest, PodOptions } from "../kube/index.js";
 import type { ReaderVerdict, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import { DEFAULT_WRITABLE_BYTES } from "../staging/index.js";
-import { composeRun, containerDeadlineSeconds } from "./compose.js";
+import { composeRun, containerDeadlineSeconds, holderSecondsAfter } from "./compose.js";
 import { checkCallShape, COMMAND_OPTION_NAMES, describeValue, RunRequestError } from "./misuse.js";
 import { ownershipLabels } from "./ownership.js";
 import { checkPlan } from "./plan.js";
@@ -77,7 +77,23 @@ export function manifestForOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<
       );
     }
     const { spec } = composeNow(shared, "manifestFor", prompt, commandOptions, extra);
+    const files = pod.files ?? runPodFiles(shared, spec);
     const { renderPodManifest } = await import("../kube/index.js");
-    return renderPodManifest(spec, { ...pod, outBytes: shared.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES });
+    return renderPodManifest(spec, {
+      ...pod,
+      ...(files === undefined ? {} : { files }),
+      outBytes: shared.container.staging?.writableBytes ?? DEFAULT_WRITABLE_BYTES,
+    });
   };
+}
+
+/**
+ * The files of a staged Run's Pod as pod-launch makes them: the `inputs` init container, and the holder
+ * of out/ (or of a writable work/); work/'s size is what staging puts there, unknown here, so outBytes.
+ * None without staging: such a Pod has no work/.
+ */
+function runPodFiles<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, spec: ComposedSpec): PodFiles | undefined {
+  const staging = shared.container.staging;
+  if (staging === undefined || spec.deadline === undefined) return undefined;
+  return { inputs: true, keep: staging.writableWork === true ? "work" : "out", holderSeconds: holderSecondsAfter(spec.deadline.seconds, shared.graceMs) };
 }

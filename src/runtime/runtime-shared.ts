@@ -68,7 +68,7 @@ const LAUNCHER_IDLE_MARGIN_SECONDS = 30;
 
 export function createRuntimeShared<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, checked: CheckedRuntimeOptions): RuntimeShared<R, Q> {
   const { container } = checked;
-  const logger: Logger = container.logger ?? pino({ name: "agentcage" }, pino.destination(2));
+  const logger: Logger = container.logger ?? pino({ level: "silent" });
   const declared = declaredSecrets(container);
   const declaredMasker = createMasker(declared);
   const engineSet = options.engines;

@@ -97,6 +97,15 @@ describe("the HTTP API's refusals", () => {
     expect(refused.json()).toMatchObject({ error: "invalid_request", message: expect.stringContaining("prompt is only whitespace") });
   });
 
+  it("refuses an effort the request's CLI does not take before it is a Run, listing what it takes", async () => {
+    const refused = await app.inject({ ...submitted, payload: { ...request, cli: "claude", effort: "ultra" } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      error: "invalid_request",
+      message: expect.stringContaining('effort "ultra" is not one claude takes; write one of low, medium, high, xhigh, max'),
+    });
+  });
+
   it("answers a body over MAX_BODY_BYTES too_large (413)", async () => {
     const prompt = "x".repeat(MAX_BODY_BYTES);
     expect(await answer({ ...submitted, payload: JSON.stringify({ ...request, prompt }) })).toEqual({ status: 413, error: "too_large" });

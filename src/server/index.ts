@@ -18,5 +18,5 @@ export type { ServeOptions } from "./serve-options.js";
 export { ServeError } from "./serve-options.js";
 export { kubernetesServeRefusal } from "./serve-kubernetes.js";
 export type { RunRecord } from "./store.js";
-export { createRunStore, RUN_STATES } from "./store.js";
+export { createRunStore } from "./store.js";
 export { localMcpServer } from "./mcp-local.js";

@@ -10,10 +10,11 @@ import type { RunService } from "./runs.js";
 import { runsFor } from "./tenant-runs.js";
 import { errorSchema, runIdParams, runRequestSchema } from "./schemas.js";
 
-const answeredRequest = runRequestSchema
-  .omit({ callbackUrl: true })
+// Built from the request's fields, not derived from its schema: that one carries a check across fields, which omit() refuses.
+const { callbackUrl: _address, ...askedFields } = runRequestSchema.shape;
+const answeredRequest = z
+  .looseObject(askedFields)
   .partial()
-  .loose()
   .extend({ callbackUrl: z.boolean().optional().describe("whether the Run was given a callbackUrl of its own (the address itself is not answered)") });
 
 export function registerRequestRoute(fastify: FastifyInstance, all: RunService): void {

@@ -9,7 +9,7 @@ import { RUN_ID_PATTERN } from "../staging/index.js";
 import { RUN_STATES } from "./store.js";
 import { MAX_LABEL_CHARACTERS, MAX_LABELS, MAX_PAGE_SIZE, MAX_PROMPT_CHARACTERS } from "./limits.js";
 
-export const runRequestSchema = agentRequestSchema.extend({
+export const runRequestSchema = agentRequestSchema.safeExtend({
   prompt: z
     .string()
     .min(1)
@@ -106,6 +106,10 @@ export const outcomeSchema = z
       .boolean()
       .optional()
       .describe("with a warm pool (serve --pool): true when a container started ahead served the Run, false when it started cold (GET /v1/pool says why)"),
+    standIn: z
+      .literal(true)
+      .optional()
+      .describe("the stand-in model answered (serve --stand-in): the usage, and any cost priced from it, are made up and billed by no one"),
   })
   .describe("the typed end of a Run");
 

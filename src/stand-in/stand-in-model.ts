@@ -49,7 +49,7 @@ export type StandInOptions = {
   readonly image?: string;
   /** Default: Docker from the environment. */
   readonly engine?: Engine;
-  /** Where the stand-in's own Run logs; default: pino to stderr, warnings and worse only. */
+  /** Where the stand-in's own Run logs; default: nowhere (a silent pino). */
   readonly logger?: Logger;
   /**
    * Networks the stand-in joins, listening on all its addresses there (as a provider the egress
@@ -78,7 +78,7 @@ export async function startStandInModel(scenario: string, options: StandInOption
       timeoutSeconds: STAND_IN_LIFETIME_SECONDS,
       limits: { stopGraceSeconds: 2 },
       labels: { "agentcage-demo": "stand-in" },
-      logger: options.logger ?? pino({ name: "agentcage-stand-in", level: "warn" }, pino.destination(2)),
+      logger: options.logger ?? pino({ level: "silent" }),
     },
     ...(options.engine === undefined ? {} : { engine: options.engine }),
     run: (_prompt, { runId }) => ({
@@ -147,5 +147,6 @@ export function standInRunnerOptions(standIn: Pick<RunningStandIn, "network" | "
     environment: STAND_IN_ENVIRONMENT,
     anthropicBaseUrl: standIn.baseUrl,
     codexProvider: { baseUrl: `${standIn.baseUrl}/v1`, model: STAND_IN_CODEX_MODEL },
+    standIn: true,
   } as const;
 }

@@ -40,10 +40,12 @@ export function startCommand(
   env: NodeJS.ProcessEnv = commandEnv(),
   command = process.execPath,
   prefix: readonly string[] = [MAIN],
+  /** What it reads on stdin; default nothing. */
+  input = "",
 ): Started {
   const child = spawn(command, [...prefix, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
   started.add(child);
-  child.stdin?.end();
+  child.stdin?.end(input);
   let stdout = "";
   let stderr = "";
   const waiting = new Set<() => void>();

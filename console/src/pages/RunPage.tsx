@@ -121,7 +121,10 @@ export function RunPage({ api, id }: { api: Api; id: string }) {
         <dt>Tokens</dt>
         <dd>{tokens(run.usage?.inputTokens, run.usage?.outputTokens)}</dd>
         <dt>Cost</dt>
-        <dd>{dollars(run.usage?.costUsd)}</dd>
+        <dd>
+          {dollars(run.usage?.costUsd)}
+          {run.outcome?.standIn === true ? ", not real (the stand-in model's made-up usage)" : ""}
+        </dd>
       </dl>
       <h2>Request</h2>
       <RequestView request={request} />

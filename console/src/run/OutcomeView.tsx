@@ -42,7 +42,10 @@ export function OutcomeView({ outcome }: { outcome: Outcome }) {
         {outcome.result?.costUsd !== undefined && (
           <>
             <dt>Cost</dt>
-            <dd>{dollars(outcome.result.costUsd)}</dd>
+            <dd>
+              {dollars(outcome.result.costUsd)}
+              {outcome.standIn === true ? ", not real (the stand-in model's made-up usage)" : ""}
+            </dd>
           </>
         )}
         {outcome.exit !== undefined && (
