@@ -221,6 +221,7 @@ export type {
   NetworkReport,
   RunTraceContext,
 } from "./runner/index.js";
+export type { HitBound } from "./liveness/index.js";
 export type { ModelCallFacts, RunEnd, RunFacts, RunStep, RunTrace, TraceHeaders } from "./trace/index.js";
 export type {
   AgentContainerRuntime,

@@ -129,7 +129,10 @@ describe("an engine gone", () => {
     let down = true;
     const set = createEngineSet([
       { name: "steady", engine: createFakeEngine({}) },
-      { name: "flaky", engine: { ...flaky, ping: () => (down ? Promise.reject(new Error("connect ECONNREFUSED")) : flaky.ping()) } },
+      {
+        name: "flaky",
+        engine: { ...flaky, ping: () => (down ? Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" })) : flaky.ping()) },
+      },
     ]);
     const runtime = createAgentContainerRuntime({
       container: { image: "fake:1", logger: pino({ level: "silent" }) },
