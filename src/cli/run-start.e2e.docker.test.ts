@@ -1,0 +1,90 @@
+// `agentcage run` while what its Run needs starts (the stand-in model, the egress proxy with the
+// stand-in behind it), as a person runs it: a subprocess, its containers caught by the engine's
+// events at their start by the command's own pid label. Slow is not dead: a stand-in held paused
+// longer than the 20 s the start was once bounded by is waited for, and the Run completes; one
+// killed at its start is unavailable (exit 3) within seconds, naming it; a Ctrl-C meanwhile is a
+// cancel (exit 130). Whatever happens, no container of the command is left.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { commandEnv, startCommand } from "../../test/support/command.js";
+import { atStart, engineCall, pausedFor, unpause } from "../../test/support/at-start.js";
+import { PLAIN_ANSWER } from "../../test/stand-in/index.js";
+import { EXIT } from "./exit-codes.js";
+
+const root = mkdtempSync(join(tmpdir(), "agentcage-cli-start-"));
+const env = commandEnv({ AGENTCAGE_RUNTIME_DIR: join(root, "rt") });
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Longer than the 20 s the start was once bounded by. */
+const PAUSE_MS = 25_000;
+const STAND_IN = ["--stand-in"];
+const BEHIND_THE_PROXY = ["--stand-in", "--network-policy", "model"];
+const BOTH = [
+  { what: "the stand-in", flags: STAND_IN },
+  { what: "the proxy with the stand-in behind it", flags: BEHIND_THE_PROXY },
+];
+
+/** The containers a command with this pid made, running or not (its Runs', its stand-in's, its proxy's). */
+async function containersOf(pid: number): Promise<string[]> {
+  const filters = encodeURIComponent(JSON.stringify({ label: [`agentcage.pid=${pid}`] }));
+  const { body } = await engineCall("GET", `/containers/json?all=true&filters=${filters}`);
+  return (JSON.parse(body) as Array<{ Id: string }>).map((c) => c.Id);
+}
+
+/** The first container the command with this pid starts for the Run (the stand-in's, or the proxy's), caught at its start. */
+function itsStart(pid: number, flags: readonly string[], act: "pause" | "kill" | "none") {
+  const owner = flags.includes("--network-policy") ? "agentcage-egress" : "agentcage-stand-in";
+  return atStart({ label: [`agentcage.pid=${pid}`, `agentcage.owner=${owner}`] }, act);
+}
+
+describe("agentcage run while the stand-in starts", () => {
+  it("waits out a pause of the stand-in's container longer than 20 s, saying it runs, and completes the Run", async () => {
+    const command = startCommand(["run", "claude", "What is the capital of France?", ...STAND_IN], env);
+    const pid = command.child.pid as number;
+    const paused = await itsStart(pid, STAND_IN, "pause").caught;
+    await pausedFor(PAUSE_MS, command.finished);
+    await unpause(paused);
+    const done = await command.finished;
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(done.stdout).toBe(`${PLAIN_ANSWER}\n`);
+    expect(done.stderr).toContain("starting the stand-in model: its container runs; waiting for it to listen");
+    expect(await containersOf(pid)).toEqual([]);
+  }, 180_000);
+
+  it.each(BOTH)(
+    "exits unavailable within seconds when $what is killed at its start, naming it",
+    async ({ flags }) => {
+      const command = startCommand(["run", "claude", "What is the capital of France?", ...flags], env);
+      const pid = command.child.pid as number;
+      await itsStart(pid, flags, "kill").caught;
+      const killedAt = performance.now();
+      const done = await command.finished;
+      expect(performance.now() - killedAt).toBeLessThan(15_000);
+      expect(done.code, done.stderr).toBe(EXIT.unavailable);
+      expect(done.stderr).toMatch(
+        flags.includes("--network-policy") ? /the egress proxy, with the stand-in model behind it, exited/ : /the stand-in model exited/,
+      );
+      expect(done.stdout).toBe("");
+      expect(await containersOf(pid)).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.each(BOTH)(
+    "is cancelled by a Ctrl-C as soon as the container of $what appears, leaving nothing",
+    async ({ flags }) => {
+      const command = startCommand(["run", "claude", "What is the capital of France?", ...flags], env);
+      const pid = command.child.pid as number;
+      await itsStart(pid, flags, "none").caught;
+      command.child.kill("SIGINT");
+      const done = await command.finished;
+      expect(done.code, done.stderr).toBe(EXIT.cancelled);
+      expect(done.stderr).toContain("cancelled");
+      expect(await containersOf(pid)).toEqual([]);
+    },
+    120_000,
+  );
+});
