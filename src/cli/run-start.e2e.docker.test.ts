@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { commandEnv, startCommand } from "../../test/support/command.js";
-import { atStart, engineCall, pausedFor, unpause } from "../../test/support/at-start.js";
+import { atStart, containersWithLabel, pausedFor, unpause } from "../../test/support/at-start.js";
 import { PLAIN_ANSWER } from "../../test/stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -28,11 +28,7 @@ const BOTH = [
 ];
 
 /** The containers a command with this pid made, running or not (its Runs', its stand-in's, its proxy's). */
-async function containersOf(pid: number): Promise<string[]> {
-  const filters = encodeURIComponent(JSON.stringify({ label: [`agentcage.pid=${pid}`] }));
-  const { body } = await engineCall("GET", `/containers/json?all=true&filters=${filters}`);
-  return (JSON.parse(body) as Array<{ Id: string }>).map((c) => c.Id);
-}
+const containersOf = (pid: number): Promise<string[]> => containersWithLabel(`agentcage.pid=${pid}`);
 
 /** The first container the command with this pid starts for the Run (the stand-in's, or the proxy's), caught at its start. */
 function itsStart(pid: number, flags: readonly string[], act: "pause" | "kill" | "none") {

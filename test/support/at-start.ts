@@ -83,3 +83,10 @@ export async function containersOfImage(reference: string): Promise<string[]> {
   const { body } = await engineCall("GET", `/containers/json?all=true`);
   return (JSON.parse(body) as Array<{ Id: string; Image: string }>).filter((c) => c.Image === reference).map((c) => c.Id);
 }
+
+/** Every container, running or not, that carries this label (`key=value`). */
+export async function containersWithLabel(label: string): Promise<string[]> {
+  const filters = encodeURIComponent(JSON.stringify({ label: [label] }));
+  const { body } = await engineCall("GET", `/containers/json?all=true&filters=${filters}`);
+  return (JSON.parse(body) as Array<{ Id: string }>).map((c) => c.Id);
+}
