@@ -131,6 +131,11 @@ export type ServeOptions = {
   readonly allowPrivateCallbacks?: boolean;
   /** When a webhook not delivered is tried again (webhook-schedule.ts); default DEFAULT_RETRY_SCHEDULE: for up to a day. Tests shorten it. */
   readonly webhookRetries?: RetrySchedule;
+  /**
+   * Ends the start when aborted (the command's SIGINT or SIGTERM while it starts): what it started is
+   * stopped, no container left, and serve rejects (ServeError). Once serve resolved, stop() ends it. Default: none.
+   */
+  readonly signal?: AbortSignal;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
