@@ -9,7 +9,7 @@ import { GoneError, whileAlive } from "../liveness/index.js";
 export const START_CHECK_MS = 5000;
 
 export type ProxyStartWait = {
-  /** Whether the proxy listens now; a rejection counts as not yet, and its message is kept for the sentence. */
+  /** Whether the proxy listens now; a rejection counts as not yet (gone is asked then), and its message is kept for the sentence. */
   readonly listening: () => Promise<boolean>;
   /** Why the proxy's container is shown gone ("exited (code 137)", "was removed"), or undefined while it runs or cannot be told. Must not throw. */
   readonly gone: () => Promise<string | undefined>;
@@ -42,11 +42,16 @@ export async function untilProxyListens(wait: ProxyStartWait): Promise<ProxyStar
   });
   const polled = (async (): Promise<ProxyStartEnd> => {
     while (!done) {
+      let refused = false;
       const answered = await wait.listening().catch((error: unknown) => {
         lastError = error instanceof Error ? error.message : String(error);
+        refused = true;
         return false;
       });
       if (answered) return { kind: "listening" };
+      // An ask refused (no bridge, no socket) is when to look whether the container went; a plain "not yet" is not.
+      const why = refused && !done ? await wait.gone() : undefined;
+      if (why !== undefined) return { kind: "gone", why, lastError };
       await new Promise((resolve) => setTimeout(resolve, wait.pollMs));
     }
     return never;

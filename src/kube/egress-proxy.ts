@@ -22,6 +22,11 @@ export type EgressProxyPod = {
   readonly peer: EgressProxyPeer;
   /** A new connection to the control socket, over an exec of the bridge; rejects with the bridge's words. */
   readonly connect: () => Promise<Duplex>;
+  /**
+   * Why the proxy's Pod is shown gone (its container ended, the Pod not there), or undefined while it
+   * runs or the API does not answer (which says nothing of the Pod). Never throws.
+   */
+  readonly gone: () => Promise<string | undefined>;
   /** Removes the Pod, Service, NetworkPolicy and Secret; an object already gone is no error. */
   readonly remove: () => Promise<void>;
 };
@@ -60,7 +65,8 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
     await api.createPod(namespace, manifest.pod);
     await untilRunning(api, namespace, name, start.startTimeoutMs, start.signal);
     const connect = () => bridged(api, namespace, name, start);
-    return { name, namespace, clusterIP, peer: egressPeer(options), connect, remove };
+    const peer = egressPeer(options);
+    return { name, namespace, clusterIP, peer, connect, gone: () => podGone(api, namespace, name, peer.podLabels), remove };
   } catch (error) {
     await remove().catch(() => undefined);
     throw error instanceof KubernetesError
@@ -118,6 +124,19 @@ async function untilRunning(api: KubeApi, namespace: string, name: string, timeo
     handle?.stop();
     if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** The Pod asked for by its own labels: why it is gone, or undefined while it runs or may still (or the API did not answer). */
+async function podGone(api: KubeApi, namespace: string, name: string, labels: Readonly<Record<string, string>>): Promise<string | undefined> {
+  const selector = Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
+  const pods = await api.listPods(namespace, selector).catch(() => undefined);
+  if (pods === undefined) return undefined;
+  const pod = pods.find((one) => one.metadata?.name === name);
+  if (pod === undefined) return "is not there (removed)";
+  const said = proxyState(pod);
+  return said === "running" ? undefined : said;
 }
 
 /** "running", the words of a reason it will never run, or undefined while it may still start. */

@@ -128,13 +128,15 @@ async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway
         `${options.egress !== undefined ? "egress (the Operator's proxy)" : "egressNetworks"} lives on a Docker engine, which a Pod cannot reach; leave it out with kubernetes: the proxy is started in the cluster`,
       );
     }
-    options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
+    const step = standIn ? "egress proxy with the stand-in" : "egress proxy";
+    options.onStep?.(step);
     return startKubeEgressGateway({
       api: kubernetes.api,
       ...(kubernetes.namespace === undefined ? {} : { namespace: kubernetes.namespace }),
       ...(kubernetes.imagePullPolicy === undefined ? {} : { imagePullPolicy: kubernetes.imagePullPolicy }),
       ...(kubernetes.startTimeoutMs === undefined ? {} : { startTimeoutMs: kubernetes.startTimeoutMs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      onWaiting: (waitedMs) => told(options, step, { waitedMs, running: true }),
       standIn,
       ...codexModel,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
