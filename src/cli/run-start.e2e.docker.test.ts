@@ -5,11 +5,11 @@
 // killed at its start is unavailable (exit 3) within seconds, naming it; a Ctrl-C meanwhile is a
 // cancel (exit 130). Whatever happens, no container of the command is left.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { commandEnv, startCommand } from "../../test/support/command.js";
+import { commandEnv, MAIN, startCommand } from "../../test/support/command.js";
 import { atStart, containersWithLabel, pausedFor, unpause } from "../../test/support/at-start.js";
 import { PLAIN_ANSWER } from "../../test/stand-in/index.js";
 import { EXIT } from "./exit-codes.js";
@@ -34,6 +34,16 @@ const containersOf = (pid: number): Promise<string[]> => containersWithLabel(`ag
 function itsStart(pid: number, flags: readonly string[], act: "pause" | "kill" | "none") {
   const owner = flags.includes("--network-policy") ? "agentcage-egress" : "agentcage-stand-in";
   return atStart({ label: [`agentcage.pid=${pid}`, `agentcage.owner=${owner}`] }, act);
+}
+
+/** The pid of the one process `parent` started, once it has (script(1)'s shell, which execs the command). */
+async function childOf(parent: number): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const children = readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
+    if (children !== "") return Number(children.split(" ")[0]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`process ${parent} started no child within 10 s`);
 }
 
 describe("agentcage run while the stand-in starts", () => {
@@ -83,4 +93,21 @@ describe("agentcage run while the stand-in starts", () => {
     },
     120_000,
   );
+
+  it("says on a terminal, with the time so far, that the stand-in's container runs while it waits for it", async () => {
+    // script(1) gives the command a pseudo-terminal of a size; its shell execs the command, which keeps the shell's pid.
+    const line = ["stty cols 160 rows 30;", "exec", process.execPath, MAIN, "run", "claude", "'What is the capital of France?'", "--stand-in"].join(" ");
+    const command = startCommand(["-qfec", line, "/dev/null"], { ...env, TERM: "xterm-256color", COLUMNS: "160" }, "script", []);
+    const pid = await childOf(command.child.pid as number);
+    const paused = await itsStart(pid, STAND_IN, "pause").caught;
+    await pausedFor(8_000, command.finished);
+    await unpause(paused);
+    const done = await command.finished;
+    expect(done.code, done.stdout).toBe(EXIT.completed);
+    const text = done.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+    // The live view's line: the step, that its container runs, and the time so far, redrawn each second.
+    expect(text).toMatch(/starting the stand-in model: its container runs; waiting for it to listen · \d+(\.\d)? s/);
+    expect(text).toContain(PLAIN_ANSWER);
+    expect(await containersOf(pid)).toEqual([]);
+  }, 120_000);
 });
