@@ -1,7 +1,8 @@
 // `agentcage serve`'s start as an operator meets it, a subprocess: what can refuse it (its port) is
 // checked before any container starts, so a port in use is refused at once with no container made;
 // a SIGINT or SIGTERM as the stand-in's (or the proxy's) container appears stops the start (exit
-// 130) and leaves no container; a stand-in killed at its start is a refusal naming it (exit 2).
+// 130) and leaves no container; a stand-in killed at its start is a refusal naming it (exit 2), and
+// one held paused longer than the 20 s its start was once bounded by is waited for, saying so.
 // The command's containers are told apart by its pid label, caught by the engine's events.
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnv, startCommand } from "../../test/support/command.js";
-import { atStart, containersWithLabel } from "../../test/support/at-start.js";
+import { atStart, containersWithLabel, pausedFor, unpause } from "../../test/support/at-start.js";
 import { EXIT } from "./exit-codes.js";
 
 const root = mkdtempSync(join(tmpdir(), "agentcage-serve-start-"));
@@ -98,4 +99,18 @@ describe("agentcage serve's start", () => {
     },
     120_000,
   );
+
+  it("waits out a stand-in held paused longer than 20 s at its start, saying so, then listens; SIGTERM drains it and leaves nothing", async () => {
+    const command = startCommand(serveArgs("paused", STAND_IN), env);
+    const pid = command.child.pid as number;
+    const paused = await atStart({ label: [`agentcage.pid=${pid}`, "agentcage.owner=agentcage-stand-in"] }, "pause").caught;
+    await pausedFor(25_000, command.finished);
+    await unpause(paused);
+    await command.stderrHas("agentcage serve: listening on http://127.0.0.1:", 60_000);
+    expect(command.stderrSoFar()).toMatch(/^agentcage serve: the stand-in model is still starting \(its container runs; \d+ s so far\)$/m);
+    command.child.kill("SIGTERM");
+    const done = await command.finished;
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    expect(await containersWithLabel(`agentcage.pid=${pid}`)).toEqual([]);
+  }, 120_000);
 });

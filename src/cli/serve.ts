@@ -4,6 +4,7 @@
 // a start it cannot make (an option, the address, the stand-in or the proxy that would not start)
 // is a refusal: exit 2, with its sentence.
 
+import type { AssemblyStep, AssemblyWaiting } from "../runner/index.js";
 import { kubernetesServeRefusal, serve, ServeError, type RunningService, type ServeOptions } from "../server/index.js";
 import { kubernetesBackend } from "./kube-config.js";
 import { EXIT } from "./exit-codes.js";
@@ -35,7 +36,12 @@ export async function serveCommand(options: ServeOptions, io: ProgramIo, kuberne
   try {
     const kubernetes = kubernetesNamespace === undefined ? {} : { kubernetes: await kubernetesBackend(kubernetesNamespace) };
     if (starting.signal.aborted) return stoppedWhileStarting(io);
-    running = await serve({ ...options, ...kubernetes, signal: starting.signal });
+    running = await serve({
+      ...options,
+      ...kubernetes,
+      signal: starting.signal,
+      onWaiting: (step, waiting) => io.stderr.write(`${stillStarting(step, waiting)}\n`),
+    });
   } catch (error) {
     process.off("SIGTERM", onTerm);
     if (starting.signal.aborted) return stoppedWhileStarting(io);
@@ -59,6 +65,13 @@ export async function serveCommand(options: ServeOptions, io: ProgramIo, kuberne
       );
     };
   });
+}
+
+/** "agentcage serve: the stand-in model is still starting (its container runs; 25 s so far)". */
+function stillStarting(step: AssemblyStep, waiting: AssemblyWaiting): string {
+  const what = step === "egress proxy with the stand-in" ? "egress proxy, with the stand-in model behind it," : step;
+  const where = waiting.running ? "its container runs" : "the engine has yet to start its container";
+  return `agentcage serve: the ${what} is still starting (${where}; ${Math.round(waiting.waitedMs / 1000)} s so far)`;
 }
 
 /** Said once what the start had made is stopped. */

@@ -142,6 +142,7 @@ async function assemble(
       ...(options.egressNetworks === undefined ? {} : { egressNetworks: options.egressNetworks }),
       // A stop while serve starts ends the stand-in's or the proxy's start at once, removing its container.
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
       logger,
     });
   } catch (error) {
