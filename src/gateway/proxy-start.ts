@@ -13,7 +13,7 @@ export type ProxyStartWait = {
   readonly listening: () => Promise<boolean>;
   /** Why the proxy's container is shown gone ("exited (code 137)", "was removed"), or undefined while it runs or cannot be told. Must not throw. */
   readonly gone: () => Promise<string | undefined>;
-  /** Settles when something says the container may have ended (its output's end): gone is asked at once then. */
+  /** Settles when something says the container may have ended (its output's end): gone is asked at once then, and a few times after. */
   readonly ended?: Promise<unknown>;
   /** Between two asks of listening. */
   readonly pollMs: number;
@@ -56,9 +56,15 @@ export async function untilProxyListens(wait: ProxyStartWait): Promise<ProxyStar
     }
     return never;
   })();
+  // Its output ended: the container is ending (the engine may say so a moment later), or the
+  // engine's connection dropped while it runs; the engine is asked a few times, soonest first.
   const askGone = async (): Promise<ProxyStartEnd> => {
-    const why = done ? undefined : await wait.gone();
-    return why === undefined ? never : { kind: "gone", why, lastError };
+    for (let delayMs = wait.pollMs; !done && delayMs <= START_CHECK_MS; delayMs *= 2) {
+      const why = await wait.gone();
+      if (why !== undefined) return { kind: "gone", why, lastError };
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+    return never;
   };
   const endedGone = (wait.ended ?? never).then(askGone, askGone);
   try {
