@@ -37,15 +37,22 @@ describe.each(["disk", "engine"] as const)("the egress proxy's start with the st
     const runtimeDir = await mkdtemp(join(scratch, `paused-${control}-`));
     const watch = atStart({ image: [TAG] }, "pause");
     const began = performance.now();
-    const starting = startEgressGateway({ runtimeDir, control, image: TAG, standIn: true, codexModel: STAND_IN_CODEX_MODEL });
+    // Should the test fail before the start ends, its cancel removes what the start made.
+    const cancel = new AbortController();
+    const starting = startEgressGateway({ runtimeDir, control, image: TAG, standIn: true, codexModel: STAND_IN_CODEX_MODEL, signal: cancel.signal });
     const listenedAt = starting.then(
       () => performance.now(),
       () => Number.NaN,
     );
-    const paused = await watch.caught;
-    await pausedFor(PAUSE_MS, starting);
-    await unpause(paused);
-    const gateway = await starting;
+    let gateway: Awaited<typeof starting> | undefined;
+    try {
+      const paused = await watch.caught;
+      await pausedFor(PAUSE_MS, starting);
+      await unpause(paused);
+      gateway = await starting;
+    } finally {
+      cancel.abort(new Error("the test ended"));
+    }
     expect((await listenedAt) - began).toBeGreaterThanOrEqual(PAUSE_MS);
     try {
       const runner = createAgentRunner({

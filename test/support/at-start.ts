@@ -3,6 +3,7 @@
 // tag or label), and a pause, unpause or kill sent over the same socket, within milliseconds.
 // The engine is the real one; nothing of the project's own engine code is used or replaced.
 
+import { writeFile } from "node:fs/promises";
 import { request } from "node:http";
 
 const SOCKET = (process.env["DOCKER_HOST"] ?? "unix:///var/run/docker.sock").replace(/^unix:\/\//, "");
@@ -63,10 +64,46 @@ export function atStart(filters: Readonly<Record<string, readonly string[]>>, ac
   return { caught, stop };
 }
 
-/** Unpauses a container paused by atStart. */
+/** How long the engine may take to answer about a paused container before its cgroup is thawed by hand. */
+const ENGINE_ANSWER_MS = 10_000;
+
+/**
+ * Unpauses a container paused by atStart. An exec the engine began just as the container froze
+ * (runc's init joins the frozen cgroup and waits there) holds the container in the engine until it
+ * thaws, so the engine answers nothing about it, its unpause included: then its cgroup is thawed by
+ * hand (cgroup v1's freezer, or v2's cgroup.freeze) until the exec has ended, and frozen again, so
+ * that the engine's own unpause finds it paused as it left it.
+ */
 export async function unpause(id: string): Promise<void> {
+  const inspected = engineCall("GET", `/containers/${id}/json`);
+  const answered = await Promise.race([inspected.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ENGINE_ANSWER_MS))]);
+  if (!answered) {
+    await freeze(id, false);
+    await inspected;
+    await freeze(id, true);
+  }
   const { status, body } = await engineCall("POST", `/containers/${id}/unpause`);
   if (status >= 300) throw new Error(`unpause of ${id} answered ${status}: ${body}`);
+}
+
+/** Freezes or thaws the container's cgroup by hand, under cgroup v1 or v2. */
+async function freeze(id: string, frozen: boolean): Promise<void> {
+  const ways: ReadonlyArray<readonly [string, string]> = [
+    [`/sys/fs/cgroup/freezer/docker/${id}/freezer.state`, frozen ? "FROZEN" : "THAWED"],
+    [`/sys/fs/cgroup/system.slice/docker-${id}.scope/cgroup.freeze`, frozen ? "1" : "0"],
+  ];
+  for (const [path, value] of ways) {
+    if (
+      await writeFile(path, value).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+  }
+  throw new Error(
+    `the engine answered nothing about the paused ${id} within ${ENGINE_ANSWER_MS} ms, and its cgroup could not be ${frozen ? "frozen" : "thawed"} by hand`,
+  );
 }
 
 /** Waits `ms` while a container is held paused, or throws at once what `starting` failed with meanwhile. */
