@@ -1,20 +1,30 @@
 // `agentcage run` on this machine: one Run through the library's agent runner, shown live, with
 // Ctrl-C as a cancel (the container goes; exit 130), the Harvest in --out, and the answer (or
-// the patch, or the Outcome as JSON) on stdout.
+// the patch, or the Outcome as JSON) on stdout. What the Run needs started first (the stand-in, the
+// egress proxy) is waited for as long as its container runs, said on the view; when it cannot start
+// nothing could run: exit 3 (unavailable), with its sentence.
 
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { assembleRunners, type AgentOutcome, type NetworkPolicy, type RunnerAssembly } from "../runner/index.js";
+import {
+  AgentRunnerError,
+  assembleRunners,
+  type AgentOutcome,
+  type AssemblyStep,
+  type AssemblyWaiting,
+  type NetworkPolicy,
+  type RunnerAssembly,
+} from "../runner/index.js";
 import type { RunFiles } from "../runtime/index.js";
 import { kubernetesBackend } from "./kube-config.js";
 import { UsageError } from "./options.js";
-import { exitCodeOf } from "./exit-codes.js";
+import { EXIT, exitCodeOf } from "./exit-codes.js";
 import type { CheckedRun } from "./run-args.js";
 import { forStdout } from "./answer.js";
 import type { CommandIo } from "./io.js";
-import { createRunView } from "./view.js";
+import { createRunView, type RunView } from "./view.js";
 import { workNotes } from "./work.js";
 import type { TraceHeaders } from "../trace/index.js";
 
@@ -38,6 +48,28 @@ export type LocalRunOptions = CheckedRun & {
   /** --kubernetes: the Run is a Pod in this namespace of the kubeconfig's cluster; default: Docker. */
   readonly kubernetesNamespace?: string;
 };
+
+/** What the view says while a step starts: which, and once it waits, whether its container runs yet. */
+function startingWords(step: AssemblyStep, waiting?: AssemblyWaiting): string {
+  const what =
+    step === "stand-in model" ? "the stand-in model" : step === "egress proxy" ? "the egress proxy" : "the egress proxy, with the stand-in model behind it";
+  if (waiting === undefined) return `starting ${what}`;
+  return `starting ${what}: ${waiting.running ? "its container runs; waiting for it to listen" : "waiting for the engine to start its container"}`;
+}
+
+/**
+ * A Run that could not begin because what it needs did not start: the library's own refusal is a
+ * usage error; a Ctrl-C meanwhile is a cancel (130); else nothing could run: unavailable (3).
+ */
+function startFailed(error: unknown, signal: AbortSignal, view: RunView): number {
+  const message = error instanceof Error ? error.message : String(error);
+  // The flags were checked together already (program.ts); what is left is the library's own refusal.
+  if (error instanceof AgentRunnerError) throw new UsageError(message);
+  // What the start made is gone already: it removes it before it rejects.
+  const cancelled = signal.aborted;
+  view.end({ ok: false, reason: cancelled ? "cancelled" : "unavailable", error: message }, []);
+  return cancelled ? EXIT.cancelled : EXIT.unavailable;
+}
 
 export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise<number> {
   const view = createRunView(options.request.cli, io.stderr, io.live);
@@ -65,33 +97,37 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     // The proxy or the stand-in for this one Run: its own container, gone when the Run is.
     // client-node and Kubernetes' schemas load only for a Run that goes there.
     const kubernetes = options.kubernetesNamespace === undefined ? undefined : await kubernetesBackend(options.kubernetesNamespace);
-    assembly = await assembleRunners({
-      runner: {
-        image: options.image,
-        staging: {
-          runtimeDir: staging,
-          ...(options.writable ? { writableWork: true } : {}),
-          ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
+    try {
+      assembly = await assembleRunners({
+        runner: {
+          image: options.image,
+          staging: {
+            runtimeDir: staging,
+            ...(options.writable ? { writableWork: true } : {}),
+            ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
+          },
+          // A session store does not reach a Pod yet: on Kubernetes nothing of a session is kept.
+          sessions: kubernetes === undefined,
+          ...(kubernetes === undefined ? {} : { kubernetes }),
+          logger,
+          ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
+          ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
         },
-        // A session store does not reach a Pod yet: on Kubernetes nothing of a session is kept.
-        sessions: kubernetes === undefined,
-        ...(kubernetes === undefined ? {} : { kubernetes }),
+        ...(options.networks.length === 0 ? {} : { networks: options.networks }),
+        ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
+        ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
+        standIn: options.standIn,
+        signal: controller.signal,
+        // The stand-in alone was announced above, with the Run's start.
+        onStep: (step) => {
+          if (step !== "stand-in model") view.note(startingWords(step));
+        },
+        onWaiting: (step, waiting) => view.note(startingWords(step, waiting)),
         logger,
-        ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
-        ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
-      },
-      ...(options.networks.length === 0 ? {} : { networks: options.networks }),
-      ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
-      ...(options.allowlist === undefined ? {} : { allowlist: options.allowlist }),
-      standIn: options.standIn,
-      signal: controller.signal,
-      // The stand-in alone was announced above, with the Run's start.
-      onStep: (step) => {
-        if (step === "egress proxy") view.note("starting the egress proxy");
-        if (step === "egress proxy with the stand-in") view.note("starting the egress proxy, with the stand-in model behind it");
-      },
-      logger,
-    });
+      });
+    } catch (error) {
+      return startFailed(error, controller.signal, view);
+    }
     let runner;
     try {
       runner = assembly.runner();

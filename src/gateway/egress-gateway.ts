@@ -15,6 +15,7 @@ import { composeSpec, OWNER_LABEL, resolveAgentUser, validateAgentContainer, typ
 import { createDockerEngine, engineMessage, describeEngineError, type Engine } from "../engine/index.js";
 import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli, type EgressControlClient } from "../egress/index.js";
 import { newRunId, ownershipLabels, newRuntimeSessionId, thisProcess, bounded, limits, RunRequestError } from "../runtime/index.js";
+import { untilProxyListens } from "./proxy-start.js";
 import { bridgeConnector, bridgePlace, ENGINE_CONTROL_SOCKET } from "./engine-control.js";
 import { orphanedProxyBecause, PROXY_LIMITS, proxyEnvironment, READINESS_PROBE } from "./proxy-parts.js";
 
@@ -29,7 +30,6 @@ export const EGRESS_ALIAS = "egress";
 const CONTROL_TARGET = "/run/agentcage";
 const SECRET_FILE = "control-secret";
 const SOCKET_FILE = "egress.sock";
-const STARTUP_TIMEOUT_MS = 20_000;
 
 export type EgressGateway = EgressControlClient & {
   /** The proxy's container, which each Run's network is joined to. */
@@ -90,16 +90,25 @@ export type EgressGatewayOptions = {
   readonly standIn?: boolean;
   /** The model a codex request that names none runs with behind it (EgressGateway.codexModel); default codex's own. */
   readonly codexModel?: string;
+  /** Ends the start when aborted (a Ctrl-C, a service's stop): what it made is removed and the start rejects. Default: none. */
+  readonly signal?: AbortSignal;
+  /** Told every few seconds while the start waits for the proxy, whose container runs, to listen: for how long so far. Must not throw. Default: none. */
+  readonly onWaiting?: (waitedMs: number) => void;
   readonly engine?: Engine;
   readonly docker?: Docker;
   /** Where the proxy's lines (one per request) go; default: nowhere (a silent pino). */
   readonly logger?: Logger;
 };
 
-/** Starts the proxy container and resolves once its control socket answers. Throws (RunRequestError) with what to do when it cannot. */
+/**
+ * Starts the proxy container and resolves once its control socket answers, however long that takes
+ * while its container runs. Throws (RunRequestError) with what to do when it cannot, when its
+ * container is shown gone first, or when `signal` aborts; what it made is removed then.
+ */
 export async function startEgressGateway(options: EgressGatewayOptions): Promise<EgressGateway> {
   const throughEngine = checkControl(options.control) === "engine";
   if (!throughEngine) await checkRuntimeDir(options.runtimeDir);
+  if (options.signal?.aborted === true) throw new RunRequestError(`the start of ${proxyNamed(options)} was cancelled before its container was made`);
   const engine = options.engine ?? createDockerEngine(options.docker);
   const image = options.image ?? DEFAULT_EGRESS_IMAGE;
   const id = `egress-${newRunId()}`;
@@ -137,11 +146,13 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     await bounded(engine.remove(spec.name), limits.ENGINE_CLEANUP_TIMEOUT_MS, "remove the egress proxy").catch(() => undefined);
   };
   const logger = options.logger ?? pino({ level: "silent" });
+  let outputEnded: Promise<unknown> | undefined;
   try {
     const containerId = await engine.create(spec);
     // Its one line per request goes to this process's log: a container's own log is off (as every Run's).
     const streams = await engine.attach(containerId);
     if (disk !== undefined) streams.stdin.end();
+    outputEnded = new Promise((resolve) => streams.stdout.once("close", resolve).once("end", resolve));
     void forwardLog(streams.stdout, logger);
     streams.stderr.on("data", (chunk: Buffer) => logger.warn({ stderr: chunk.toString("utf8").trim() }, "the egress proxy wrote to stderr"));
     await engine.start(containerId);
@@ -157,28 +168,28 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     disk === undefined
       ? createEgressControlClient({ connect: bridgeConnector(engine, spec.name, image), where: bridgePlace(spec.name, options.engineName), secret })
       : createEgressControlClient({ socketPath: disk.socketPath, secret });
-  const listening =
-    disk === undefined
-      ? () => bounded(client.meter(READINESS_PROBE), READINESS_PROBE_MS, "ask the egress proxy's control endpoint through the engine").then(() => true)
-      : () => isSocket(disk.socketPath);
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  let lastError = "";
-  while (
-    !(await listening().catch((error: unknown) => {
-      lastError = error instanceof Error ? error.message : String(error);
-      return false;
-    }))
-  ) {
-    const state = await engine.inspect(spec.name).catch(() => undefined);
-    if (state === undefined || !state.running || Date.now() > deadline) {
-      client.close();
-      await stopProxy();
-      await cleanup();
-      throw new RunRequestError(
-        `the egress proxy ${state?.running === true ? `did not listen within ${STARTUP_TIMEOUT_MS} ms${lastError === "" ? "" : ` (${lastError})`}` : `exited (code ${state?.exitCode ?? "unknown"})`}; see \`docker logs\` of a proxy started by hand, or the image ${JSON.stringify(image)}${disk === undefined ? `, which must be as new as this runtime to be reached through the engine (its entry reads the secret on stdin, its bridge.js takes the control requests): ${missingImageHint(image)}` : ""}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, disk === undefined ? 200 : 50));
+  const listening = disk === undefined ? () => client.meter(READINESS_PROBE).then(() => true) : () => isSocket(disk.socketPath);
+  const started = await untilProxyListens({
+    listening,
+    gone: async () => {
+      // An engine that does not answer now says nothing of the proxy: only its answer that the container is not running (or not there) does.
+      const state = await engine.inspect(spec.name).catch(() => null);
+      if (state === undefined) return "was removed";
+      return state === null || state.running ? undefined : `exited (code ${state.exitCode})`;
+    },
+    ...(outputEnded === undefined ? {} : { ended: outputEnded }),
+    pollMs: disk === undefined ? 200 : 50,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+  });
+  if (started.kind !== "listening") {
+    client.close();
+    await stopProxy();
+    await cleanup();
+    if (started.kind === "cancelled") throw new RunRequestError(`the start of ${proxyNamed(options)} was cancelled (${started.why}); its container is removed`);
+    throw new RunRequestError(
+      `${proxyNamed(options)} ${started.why} before it listened${started.lastError === "" ? "" : ` (${started.lastError})`}; see \`docker logs\` of a proxy started by hand, or the image ${JSON.stringify(image)}${disk === undefined ? `, which must be as new as this runtime to be reached through the engine (its entry reads the secret on stdin, its bridge.js takes the control requests): ${missingImageHint(image)}` : ""}`,
+    );
   }
   return {
     ...client,
@@ -209,8 +220,10 @@ export async function containerGone(engine: Engine, container: string): Promise<
   }
 }
 
-/** One probe's bound: a bridge's start and one answer, on a busy engine. */
-const READINESS_PROBE_MS = 10_000;
+/** "the egress proxy", or with the stand-in behind it "the egress proxy, with the stand-in model behind it,": the start's sentences name both. */
+function proxyNamed(options: Pick<EgressGatewayOptions, "standIn">): string {
+  return options.standIn === true ? "the egress proxy, with the stand-in model behind it," : "the egress proxy";
+}
 
 async function isSocket(path: string): Promise<boolean> {
   return lstat(path).then(

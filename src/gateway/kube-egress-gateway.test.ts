@@ -94,3 +94,67 @@ describe("the egress proxy started in a cluster", () => {
     await gateway.close();
   });
 });
+
+describe("the start of the egress proxy in a cluster, once its Pod runs", () => {
+  it("waits for a control socket slower than 20 s to answer, as long as its Pod runs", async () => {
+    cluster = await clusterWithProxy("run-completes", {}, 25_000);
+    const waited: number[] = [];
+    const began = performance.now();
+    const gateway = await startKubeEgressGateway({
+      api: await createKubeApi({ kubeconfig: cluster.fake.kubeconfig }),
+      namespace: "agents",
+      onWaiting: (waitedMs) => waited.push(waitedMs),
+      logger: silent,
+    });
+    expect(performance.now() - began).toBeGreaterThanOrEqual(25_000);
+    expect(waited.length).toBeGreaterThan(0);
+    expect(await gateway.meter("0000000000000001")).toBeUndefined();
+    await gateway.close();
+    expect(cluster.fake.objects()).toEqual([]);
+  }, 90_000);
+
+  it("fails as soon as its Pod is gone while its control socket does not answer, naming it, and leaves nothing", async () => {
+    cluster = await clusterWithProxy("run-completes", {}, 600_000);
+    const api = await createKubeApi({ kubeconfig: cluster.fake.kubeconfig });
+    const starting = startKubeEgressGateway({ api, namespace: "agents", logger: silent });
+    const failed = starting.then(
+      () => "started",
+      (error: Error) => error.message,
+    );
+    const pod = await until(() => cluster?.fake.objects().find((key) => key.startsWith("pods/")));
+    await api.remove("Pod", "agents", pod.slice("pods/".length));
+    const removedAt = performance.now();
+    expect(await failed).toMatch(
+      new RegExp(`^the egress proxy's Pod ${pod.slice("pods/".length)} in agents is not there \\(removed\\) before its control socket answered`),
+    );
+    expect(performance.now() - removedAt).toBeLessThan(15_000);
+    expect(cluster.fake.objects()).toEqual([]);
+  }, 60_000);
+
+  it("ends at a cancel while its control socket does not answer, and leaves nothing", async () => {
+    cluster = await clusterWithProxy("run-completes", {}, 600_000);
+    const controller = new AbortController();
+    const starting = startKubeEgressGateway({
+      api: await createKubeApi({ kubeconfig: cluster.fake.kubeconfig }),
+      namespace: "agents",
+      signal: controller.signal,
+      logger: silent,
+    });
+    await until(() => cluster?.fake.requests.find((r) => r.path.endsWith("/exec")));
+    controller.abort(new Error("cancelled with Ctrl-C"));
+    await expect(starting).rejects.toThrow(
+      /^the start of the egress proxy's Pod agentcage-egress-[0-9a-f]+ in agents was cancelled \(cancelled with Ctrl-C\); what it made is removed$/,
+    );
+    expect(cluster.fake.objects()).toEqual([]);
+  }, 60_000);
+});
+
+/** What `find` answers once it answers something, asked every 20 ms for up to 20 s. */
+async function until<T>(find: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 1000; i++) {
+    const found = find();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("what the test waited for did not come within 20 s");
+}

@@ -2,7 +2,8 @@
 // the Runs' namespace (src/kube/egress-proxy.ts), driven over an exec of the bridge in its Pod, so
 // no control port is ever opened. A Run's NetworkPolicy names it as the one door (`peer`), and its
 // agent reaches it by the Service's cluster address. Invariant: the real key reaches only this Pod,
-// per Run over the control channel; close() removes every object it made.
+// per Run over the control channel; close() removes every object it made. Once its Pod runs, its
+// start waits for its control socket as long as the Pod runs (proxy-start.ts), with no bound of its own.
 
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -11,13 +12,14 @@ import type { EgressProxyPeer, KubeApi } from "../kube/index.js";
 import { newRunId, newRuntimeSessionId, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
 import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
 import { orphanedProxyBecause, PROXY_LIMITS, proxyEnvironment, READINESS_PROBE } from "./proxy-parts.js";
+import { untilProxyListens } from "./proxy-start.js";
 
 /** Where the proxy's control socket is made in its Pod (a memory emptyDir), and the Secret's file. */
 const CONTROL_DIR = "/run/agentcage";
 const SECRET_DIR = "/run/agentcage-secret";
 const CONTROL_SOCKET = `${CONTROL_DIR}/egress.sock`;
-/** How long the control socket may take to answer once the Pod runs (the proxy's start). */
-const CONTROL_WAIT_MS = 20_000;
+/** Between two asks of the control socket while the proxy in its running Pod starts. */
+const CONTROL_POLL_MS = 250;
 
 export type KubeEgressGateway = EgressGateway & {
   /** What each Run's NetworkPolicy names as its one door: this proxy's labels and port. */
@@ -48,6 +50,8 @@ export type KubeEgressGatewayOptions = {
   readonly startTimeoutMs?: number;
   /** Ends the start when aborted (a Ctrl-C), removing what was made; default none. */
   readonly signal?: AbortSignal;
+  /** Told every few seconds while its running Pod's control socket does not answer yet: for how long so far. Must not throw. Default: none. */
+  readonly onWaiting?: (waitedMs: number) => void;
   readonly logger?: Logger;
 };
 
@@ -95,12 +99,22 @@ export async function startKubeEgressGateway(options: KubeEgressGatewayOptions):
     throw new RunRequestError(`the egress proxy could not start in the cluster: ${error instanceof Error ? error.message : String(error)}`);
   }
   const client = createEgressControlClient({ connect: proxy.connect, secret, where: `the egress proxy's Pod ${name} in ${namespace}` });
-  try {
-    await untilControlAnswers(client);
-  } catch (error) {
+  // The proxy's process starts after its container does: its socket answers a meter of no Run once it listens.
+  const started = await untilProxyListens({
+    listening: () => client.meter(READINESS_PROBE).then(() => true),
+    gone: proxy.gone,
+    pollMs: CONTROL_POLL_MS,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+  });
+  if (started.kind !== "listening") {
     client.close();
     await proxy.remove().catch(() => undefined);
-    throw new RunRequestError(`the egress proxy's Pod ${name} runs but its control socket did not answer: ${(error as Error).message}`);
+    throw new RunRequestError(
+      started.kind === "cancelled"
+        ? `the start of the egress proxy's Pod ${name} in ${namespace} was cancelled (${started.why}); what it made is removed`
+        : `the egress proxy's Pod ${name} in ${namespace} ${started.why} before its control socket answered${started.lastError === "" ? "" : ` (${started.lastError})`}`,
+    );
   }
   options.logger?.info({ pod: name, namespace, clusterIP: proxy.clusterIP }, "the egress proxy runs in the cluster");
   return {
@@ -132,19 +146,4 @@ async function sweepProxies(
     return [];
   });
   for (const { name, why } of removed) options.logger?.info({ pod: name, namespace, why }, "removed an egress proxy left in the cluster");
-}
-
-/** The proxy's process starts after its container does: its socket answers a meter of no Run once it listens. */
-async function untilControlAnswers(client: ReturnType<typeof createEgressControlClient>): Promise<void> {
-  const deadline = Date.now() + CONTROL_WAIT_MS;
-  for (;;) {
-    try {
-      await client.meter(READINESS_PROBE);
-      return;
-    } catch (error) {
-      // Not listening yet (the bridge finds no socket) until the deadline; then what it last said.
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }

@@ -8,7 +8,7 @@ import { Duplex, PassThrough } from "node:stream";
 import { describeBound, patientTimer } from "../liveness/index.js";
 import type { KubeApi } from "./kube-api.js";
 import { apiMessage, KubernetesError } from "./kube-error.js";
-import { EGRESS_CONTAINER_NAME, EGRESS_INSTANCE_LABEL } from "./limits.js";
+import { EGRESS_CONTAINER_NAME } from "./limits.js";
 import type { EgressProxyPeer } from "./options.js";
 import { FINAL_WAITING, type PodObject } from "./pod-status.js";
 import { removeEgressProxy } from "./egress-sweep.js";
@@ -23,10 +23,13 @@ export type EgressProxyPod = {
   readonly peer: EgressProxyPeer;
   /** A new connection to the control socket, over an exec of the bridge; rejects with the bridge's words. */
   readonly connect: () => Promise<Duplex>;
+  /**
+   * Why the proxy's Pod is shown gone (its container ended, the Pod not there), or undefined while it
+   * runs or the API does not answer (which says nothing of the Pod). Never throws.
+   */
+  readonly gone: () => Promise<string | undefined>;
   /** Removes the Pod, Service, NetworkPolicy and Secret; an object already gone is no error. */
   readonly remove: () => Promise<void>;
-  /** Whether the cluster shows the proxy's Pod gone (deleted, ended, its container exited): why, said after "it"; undefined while it runs or the API cannot tell. */
-  readonly gone: () => Promise<string | undefined>;
 };
 
 export type EgressProxyStart = {
@@ -66,7 +69,8 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
     await api.createPod(namespace, manifest.pod);
     await untilRunning(api, namespace, name, start.startTimeoutMs, start.signal);
     const connect = () => bridged(api, namespace, name, start);
-    return { name, namespace, clusterIP, peer: egressPeer(options), connect, remove, gone: () => podGone(api, namespace, name) };
+    const peer = egressPeer(options);
+    return { name, namespace, clusterIP, peer, connect, gone: () => podGone(api, namespace, name, peer.podLabels), remove };
   } catch (error) {
     await remove().catch(() => undefined);
     throw error instanceof KubernetesError
@@ -126,6 +130,25 @@ async function untilRunning(api: KubeApi, namespace: string, name: string, timeo
   }
 }
 
+/** The Pod asked for by its own labels: why it is gone, or undefined while it runs or may still (or the API did not answer). */
+async function podGone(api: KubeApi, namespace: string, name: string, labels: Readonly<Record<string, string>>): Promise<string | undefined> {
+  const selector = Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
+  const pods = await api.listPods(namespace, selector).catch(() => undefined);
+  if (pods === undefined) return undefined;
+  const pod = pods.find((one) => one.metadata?.name === name);
+  if (pod === undefined) return "is not there (removed)";
+  const said = proxyState(pod);
+  if (said === undefined || said === "running") return undefined;
+  // Said after the proxy's name, or "it": "exited (code 1, Error)", "ended (Evicted)", "will not run: ImagePullBackOff".
+  return said.startsWith("its container exited")
+    ? said.replace(/^its container /, "")
+    : said.startsWith("it ended")
+      ? said.replace(/^it /, "")
+      : `will not run: ${said}`;
+}
+
 /** "running", the words of a reason it will never run, or undefined while it may still start. */
 function proxyState(pod: PodObject): "running" | string | undefined {
   const container = pod.status?.containerStatuses?.find((c) => c.name === EGRESS_CONTAINER_NAME);
@@ -141,19 +164,6 @@ function proxyState(pod: PodObject): "running" | string | undefined {
 }
 
 /** The proxy's Pod as the API lists it now: gone when it is not there or will not run; a Pod the API cannot list shows nothing. */
-async function podGone(api: KubeApi, namespace: string, name: string): Promise<string | undefined> {
-  let pods: PodObject[];
-  try {
-    pods = await api.listPods(namespace, `${EGRESS_INSTANCE_LABEL}=${name}`);
-  } catch {
-    return undefined;
-  }
-  const pod = pods.find((one) => one.metadata?.name === name);
-  if (pod === undefined) return `is not running (its Pod ${name} is gone)`;
-  const said = proxyState(pod);
-  return said === undefined || said === "running" ? undefined : `is not running (${said.replace(/^it /, "")})`;
-}
-
 function waitingWords(pod: PodObject | undefined): string {
   const waiting = pod?.status?.containerStatuses?.find((c) => c.name === EGRESS_CONTAINER_NAME)?.state?.waiting;
   const scheduled = pod?.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");

@@ -3,7 +3,9 @@
 // on each), the stand-in model when asked for, and runners over both. A proxy started for Runs whose
 // files go through the engine (runFiles "engine") is reached through the engine too: nothing of it
 // is bound from this host's disk either.
-// Invariant: what it started it stops, in close() or when it fails.
+// Invariant: what it started it stops, in close() or when it fails. A start waits for the stand-in
+// and the proxy for as long as their containers run (slow is not dead), saying so, and ends at once
+// when a container is shown gone, or at the signal, leaving nothing.
 
 import { pino, type Logger } from "pino";
 import { createDegradations, type Degradations } from "../runtime/index.js";
@@ -37,12 +39,23 @@ export type RunnerAssemblyOptions = {
   readonly egress?: EgressGatewayConnection;
   /** For a proxy started here: the networks through which it reaches the providers; default ["bridge"]. */
   readonly egressNetworks?: readonly string[];
-  /** Once aborted, nothing more is started (a Ctrl-C while the proxy starts). */
+  /** Once aborted, nothing more is started, and a start under way ends, removing what it made (a Ctrl-C while the proxy starts). */
   readonly signal?: AbortSignal;
   /** Told before each slow step, for a person watching. */
-  readonly onStep?: (step: "egress proxy" | "egress proxy with the stand-in" | "stand-in model") => void;
+  readonly onStep?: (step: AssemblyStep) => void;
+  /**
+   * Told every few seconds while a slow step waits on its container (AssemblyWaiting), for a person
+   * watching; the logger hears it too. Must not throw. Default: none.
+   */
+  readonly onWaiting?: (step: AssemblyStep, waiting: AssemblyWaiting) => void;
   readonly logger?: Logger;
 };
+
+/** The slow steps of an assembly: what it starts for the Runs. */
+export type AssemblyStep = "egress proxy" | "egress proxy with the stand-in" | "stand-in model";
+
+/** A step still waiting: for how long so far, and whether its container runs yet (else the engine has yet to start it). */
+export type AssemblyWaiting = { readonly waitedMs: number; readonly running: boolean };
 
 export type RunnerAssembly = {
   /** A runner over what was started; `extra` changes one runner (the service's writable one), never the network. Throws the library's refusals. */
@@ -92,7 +105,11 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
     else if (proxied && options.signal?.aborted !== true) started.gateway = await startProxy(options);
     else if (standIn && options.signal?.aborted !== true) {
       options.onStep?.("stand-in model");
-      started.standIn = await startStandInModel("plain", options.logger === undefined ? {} : { logger: options.logger });
+      started.standIn = await startStandInModel("plain", {
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onWaiting: (waiting) => told(options, "stand-in model", waiting),
+      });
     }
   } catch (error) {
     await close();
@@ -120,25 +137,30 @@ async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway
         `${options.egress !== undefined ? "egress (the Operator's proxy)" : "egressNetworks"} lives on a Docker engine, which a Pod cannot reach; leave it out with kubernetes: the proxy is started in the cluster`,
       );
     }
-    options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
+    const step = standIn ? "egress proxy with the stand-in" : "egress proxy";
+    options.onStep?.(step);
     return startKubeEgressGateway({
       api: kubernetes.api,
       ...(kubernetes.namespace === undefined ? {} : { namespace: kubernetes.namespace }),
       ...(kubernetes.imagePullPolicy === undefined ? {} : { imagePullPolicy: kubernetes.imagePullPolicy }),
       ...(kubernetes.startTimeoutMs === undefined ? {} : { startTimeoutMs: kubernetes.startTimeoutMs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      onWaiting: (waitedMs) => told(options, step, { waitedMs, running: true }),
       standIn,
       ...codexModel,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   }
   if (options.egress !== undefined) return connectEgressGateway({ ...options.egress, ...codexModel });
-  options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
+  const step = standIn ? "egress proxy with the stand-in" : "egress proxy";
+  options.onStep?.(step);
   return startEgressGateway({
     runtimeDir: options.runner.staging.runtimeDir,
     control: controlPath(options),
     standIn,
     ...codexModel,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onWaiting: (waitedMs) => told(options, step, { waitedMs, running: true }),
     ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
@@ -156,17 +178,26 @@ async function startProxies(options: RunnerAssemblyOptions, degradations: Degrad
     );
   }
   const standIn = options.standIn === true;
-  options.onStep?.(standIn ? "egress proxy with the stand-in" : "egress proxy");
+  const step = standIn ? "egress proxy with the stand-in" : "egress proxy";
+  options.onStep?.(step);
   return startEgressGateways({
     engines,
     degradations,
     runtimeDir: options.runner.staging.runtimeDir,
     control: controlPath(options),
     standIn,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onWaiting: (waitedMs) => told(options, step, { waitedMs, running: true }),
     ...(standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
     ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+}
+
+/** A step still waiting, told to the caller and its log: a wait is news, never a failure. */
+function told(options: Pick<RunnerAssemblyOptions, "onWaiting" | "logger">, step: AssemblyStep, waiting: AssemblyWaiting): void {
+  options.logger?.info({ step, waitedMs: waiting.waitedMs, running: waiting.running }, `the ${step} is still starting`);
+  options.onWaiting?.(step, waiting);
 }
 
 /** Through the engine when the Runs' files go that way (the engines may not see this disk); else the faster disk. */

@@ -23,7 +23,7 @@ export { AgentRunnerError } from "./runner-options.js";
 export { NETWORK_POLICIES, reachWarning } from "./network-policy.js";
 export type { CliVersion, CliVersionOptions } from "./cli-versions.js";
 export { agentCliVersions } from "./cli-versions.js";
-export type { RunnerAssembly } from "./assembly.js";
+export type { AssemblyStep, AssemblyWaiting, RunnerAssembly } from "./assembly.js";
 export { assembleRunners, assemblyRefusal } from "./assembly.js";
 export { bothPolicyAndNetworks } from "./network-options.js";
 export { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "./pod-refusals.js";

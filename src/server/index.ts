@@ -15,7 +15,7 @@ export { apiDocument } from "./api-document.js";
 export type { RunningService } from "./serve.js";
 export { serve } from "./serve.js";
 export type { ServeOptions } from "./serve-options.js";
-export { ServeError } from "./serve-options.js";
+export { checkServeOptions, ServeError } from "./serve-options.js";
 export { kubernetesServeRefusal } from "./serve-kubernetes.js";
 export type { RunRecord } from "./store.js";
 export { createRunStore } from "./store.js";

@@ -1,8 +1,10 @@
 // serve's HTTP face: the app over the Runs (app.ts), its readiness read from the runner (its checks
-// and its degradations) and the Runs' counts, and its listening. A service that cannot listen leaves nothing running: the app,
-// the sweep, the runners' warm pool and their assembly (its stand-in, its egress proxy) are closed
-// before the refusal, and its Runs stay queued on disk for the next start.
+// and its degradations) and the Runs' counts, and its address. The address is taken first
+// (holdAddress), before serve starts any container, so a port in use or an address not this
+// machine's is refused at once; it is handed to the app as it listens. A refusal is a ServeError
+// naming --port or --host.
 
+import { createServer } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { AgentRunner } from "../runner/index.js";
@@ -10,11 +12,9 @@ import { buildApp } from "./app.js";
 import type { Feed } from "./feed.js";
 import type { RunMetrics } from "./metrics.js";
 import type { ServiceFacts } from "./route-service.js";
-import type { PeriodicSweep } from "./periodic-sweep.js";
 import type { Lifecycle, ResolvedQuotas, RunService } from "./runs.js";
 import type { Tenancy } from "./tenancy.js";
 import { ServeError } from "./serve-options.js";
-import type { ServiceRunners } from "./serve-runners.js";
 
 export type ServiceAppOptions = {
   readonly service: RunService;
@@ -55,21 +55,45 @@ export function buildServiceApp(options: ServiceAppOptions): Promise<FastifyInst
   });
 }
 
-/** What a service that never listened closes. */
-export type Started = { readonly sweeper: PeriodicSweep; readonly runners: Pick<ServiceRunners, "close"> };
+/** The address serve holds from its first steps until its app listens there. */
+export type HeldAddress = {
+  /** Lets go of it, for the app to listen there at once. Idempotent. */
+  readonly release: () => Promise<void>;
+};
 
-/** Listens on `host`:`port` and answers the URL; a port in use or an address not this machine's is a ServeError. */
-export async function listenOrClose(app: FastifyInstance, host: string, port: number, started: Started): Promise<string> {
+/**
+ * Takes `host`:`port` now, so that nothing is started for a service that could not listen; port 0
+ * (any free one) holds nothing, since the app is given whichever is free when it listens.
+ */
+export async function holdAddress(host: string, port: number): Promise<HeldAddress> {
+  if (port === 0) return { release: async () => undefined };
+  const server = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ host, port }, resolve);
+    });
+  } catch (error) {
+    throw listenRefusal(error, host, port);
+  }
+  let released: Promise<void> | undefined;
+  return { release: () => (released ??= new Promise<void>((resolve) => server.close(() => resolve()))) };
+}
+
+/** Listens on `host`:`port` (the address held, let go of first) and answers the URL; a port in use or an address not this machine's is a ServeError. */
+export async function listenOn(app: FastifyInstance, host: string, port: number, held: HeldAddress): Promise<string> {
+  await held.release();
   try {
     return await app.listen({ host, port });
   } catch (error) {
-    // Nothing of a service that never listened is left running: its stand-in goes, its Runs stay queued on disk.
-    await app.close().catch(() => undefined);
-    await started.sweeper.stop();
-    await started.runners.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new ServeError(`--port ${port} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
-    if (code === "EADDRNOTAVAIL") throw new ServeError(`--host ${JSON.stringify(host)} is not an address of this machine; write one it has, e.g. 127.0.0.1`);
-    throw error;
+    throw listenRefusal(error, host, port);
   }
+}
+
+/** The refusal of an address the service cannot listen on, in the command's words; any other error as it was. */
+function listenRefusal(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return new ServeError(`--port ${port} on ${host} is already in use; pick another with --port, or --port 0 for a free one`);
+  if (code === "EADDRNOTAVAIL") return new ServeError(`--host ${JSON.stringify(host)} is not an address of this machine; write one it has, e.g. 127.0.0.1`);
+  return error;
 }

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import { MAX_RETENTION_DAYS } from "../container/index.js";
 import { AgentcageError } from "../errors/index.js";
 import type { EgressGatewayConnection } from "../gateway/index.js";
-import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
+import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type AssemblyStep, type AssemblyWaiting, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE, RUN_FILES, type KubernetesBackend, type RunFiles } from "../runtime/index.js";
 import { canBoundWrites } from "../staging/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
@@ -131,6 +131,13 @@ export type ServeOptions = {
   readonly allowPrivateCallbacks?: boolean;
   /** When a webhook not delivered is tried again (webhook-schedule.ts); default DEFAULT_RETRY_SCHEDULE: for up to a day. Tests shorten it. */
   readonly webhookRetries?: RetrySchedule;
+  /**
+   * Ends the start when aborted (the command's SIGINT or SIGTERM while it starts): what it started is
+   * stopped, no container left, and serve rejects (ServeError). Once serve resolved, stop() ends it. Default: none.
+   */
+  readonly signal?: AbortSignal;
+  /** Told every few seconds while the start waits on the stand-in's or the proxy's container (the log hears it too). Must not throw. Default: none. */
+  readonly onWaiting?: (step: AssemblyStep, waiting: AssemblyWaiting) => void;
   /** AGENTCAGE_TOKEN, AGENTCAGE_TOKEN_FILE: default this process's environment. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;

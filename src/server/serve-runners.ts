@@ -140,6 +140,9 @@ async function assemble(
       standIn: options.standIn === true,
       ...(options.egress === undefined ? {} : { egress: options.egress }),
       ...(options.egressNetworks === undefined ? {} : { egressNetworks: options.egressNetworks }),
+      // A stop while serve starts ends the stand-in's or the proxy's start at once, removing its container.
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
       logger,
     });
   } catch (error) {

@@ -1,6 +1,8 @@
 // Starts the stand-in model server (images/stand-in) for offline tests of an agent integration:
 // it runs as a Run of its own through the library, in a locked-down container with no network,
 // and an agent container that joins it (`container:<name>`) reaches it on loopback and nothing else.
+// Invariant (slow is not dead): its start waits for it to listen for as long as its container runs,
+// with no bound of its own; only its Run's end (its container exited or gone) or a cancel ends it.
 
 import { pino, type Logger } from "pino";
 import { createAgentContainerRuntime } from "../runtime/index.js";
@@ -16,7 +18,8 @@ export const STAND_IN_PORT = 8080;
 const STAND_IN_ENTRYPOINT = ["node", "/stand-in/test/stand-in/main.js"] as const;
 /** The owner label of stand-in containers: their own, so a service's sweep never takes one for an agent. */
 export const STAND_IN_OWNER = "agentcage-stand-in";
-const STARTUP_TIMEOUT_MS = 20_000;
+/** How often a start still waiting tells onWaiting so. */
+const START_PROGRESS_MS = 5000;
 /** The stand-in lives at most this long, whoever forgets to stop it. */
 const STAND_IN_LIFETIME_SECONDS = 60 * 60;
 
@@ -56,11 +59,24 @@ export type StandInOptions = {
    * proxy reaches); default: none, loopback only, for agents that join its namespace.
    */
   readonly networks?: readonly string[];
+  /** Ends the start when aborted (a Ctrl-C, a service's stop): its container is removed and the start rejects. Default: none. */
+  readonly signal?: AbortSignal;
+  /** Told every few seconds while the start waits for the stand-in to listen (StartWaiting). Must not throw. Default: none. */
+  readonly onWaiting?: (waiting: StartWaiting) => void;
 };
 
-/** Starts the stand-in with one of its scenarios (see test/stand-in/scenarios.ts); resolves once it listens. */
+/** A start still waiting: for how long so far, and whether the container runs yet (else the engine has yet to start it). */
+export type StartWaiting = { readonly waitedMs: number; readonly running: boolean };
+
+/**
+ * Starts the stand-in with one of its scenarios (see test/stand-in/scenarios.ts); resolves once it
+ * listens, however long that takes while its container runs. Rejects, its container removed, when
+ * the container ends first (a sentence naming the stand-in model, how it ended and what it said),
+ * or when `signal` aborts.
+ */
 export async function startStandInModel(scenario: string, options: StandInOptions = {}): Promise<RunningStandIn> {
   const lines: Array<Record<string, unknown>> = [];
+  let running = false;
   let ready!: (name: string) => void;
   let failed!: (error: Error) => void;
   const listening = new Promise<string>((resolve, reject) => {
@@ -85,6 +101,8 @@ export async function startStandInModel(scenario: string, options: StandInOption
       args: [],
       stdin: "",
       outcome: async (stdout) => {
+        // The reader is handed the output once the engine has started the container.
+        running = true;
         for await (const line of jsonLines(stdout)) {
           if (line.kind !== "json") continue;
           lines.push(line.value);
@@ -95,11 +113,16 @@ export async function startStandInModel(scenario: string, options: StandInOption
     }),
   });
   const controller = new AbortController();
+  const cancel = (): void => failed(new Error(`the stand-in model's start was cancelled (${reasonOf(options.signal)}); its container is removed`));
+  if (options.signal?.aborted === true) cancel();
+  options.signal?.addEventListener("abort", cancel, { once: true });
   const ended = runtime.run({ text: "" }, { signal: controller.signal }).then((outcome) => {
-    failed(new Error(`the stand-in model ended before it listened (${outcome.reason}): ${outcome.error ?? outcome.stderr}`));
+    failed(new Error(`the stand-in model ${endedWords(outcome)} before it listened: ${outcome.error ?? outcome.stderr}`));
     return outcome;
   });
-  const timer = setTimeout(() => failed(new Error(`the stand-in model did not listen within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
+  const began = performance.now();
+  const progress = setInterval(() => options.onWaiting?.({ waitedMs: Math.round(performance.now() - began), running }), START_PROGRESS_MS);
+  progress.unref();
   const stop = async (): Promise<void> => {
     controller.abort();
     await ended;
@@ -111,7 +134,8 @@ export async function startStandInModel(scenario: string, options: StandInOption
     await stop();
     throw error;
   } finally {
-    clearTimeout(timer);
+    clearInterval(progress);
+    options.signal?.removeEventListener("abort", cancel);
   }
   const requests = async (): Promise<StandInRequest[]> => lines.filter((line) => line["event"] === "request") as StandInRequest[];
   return {
@@ -122,6 +146,18 @@ export async function startStandInModel(scenario: string, options: StandInOption
     requests,
     stop,
   };
+}
+
+/** "exited (code 137, SIGKILL)" or how else its Run ended ("ended (unavailable)"), said after "the stand-in model". */
+function endedWords(outcome: { readonly reason: string; readonly exit?: { readonly code: number; readonly signal?: string } }): string {
+  if (outcome.exit === undefined) return `ended (${outcome.reason})`;
+  return `exited (code ${outcome.exit.code}${outcome.exit.signal === undefined ? "" : `, ${outcome.exit.signal}`})`;
+}
+
+/** What an aborted signal was aborted with, as words. */
+function reasonOf(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "aborted";
 }
 
 /** A key the stand-in accepts; made up, and masked like a real one wherever it could show. */

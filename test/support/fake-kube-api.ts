@@ -59,7 +59,7 @@ export type FakeKubeApi = {
 export type FakeOptions = {
   /** Answers a create of this kind with this HTTP status instead of 201. */
   readonly refuse?: { readonly kind: "pods" | "networkpolicies" | "secrets" | "services"; readonly status: number };
-  /** What a label-selected list of Pods answers; default: the Pods that exist and match. */
+  /** Pods a label-selected list answers before the Pods that exist and match (as if made by others); default: none. */
   readonly listed?: readonly object[];
   /** Between two watch lines, as an API server's events come apart. */
   readonly lineGapMs?: number;
@@ -291,7 +291,7 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
           kind: "PodList",
           apiVersion: "v1",
           metadata: { resourceVersion: "81300" },
-          items: options.listed ?? existing.filter(matches),
+          items: [...(options.listed ?? []), ...existing.filter(matches)],
         });
       }
       if (req.method === "DELETE" && route.name !== undefined) {

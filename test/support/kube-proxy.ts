@@ -18,7 +18,8 @@ export type ClusterWithProxy = {
   readonly close: () => Promise<void>;
 };
 
-export async function clusterWithProxy(recorded: string, options: FakeOptions = {}): Promise<ClusterWithProxy> {
+/** `controlAfterMs`: how long after its Secret is made the proxy's control socket begins to answer (a proxy slow to start); default at once. */
+export async function clusterWithProxy(recorded: string, options: FakeOptions = {}, controlAfterMs = 0): Promise<ClusterWithProxy> {
   const dir = await mkdtemp(join(tmpdir(), "agentcage-kube-proxy-"));
   const socketPath = join(dir, "egress.sock");
   const fake = await startFakeKubeApi(exchange(recorded), { ...options, proxyBridge: { socketPath, connectedLine: BRIDGE_CONNECTED } });
@@ -36,6 +37,9 @@ export async function clusterWithProxy(recorded: string, options: FakeOptions = 
           (r.body as { metadata?: { name?: string } }).metadata?.name?.endsWith("-control"),
       )?.body as { stringData: Record<string, string> } | undefined;
       if (secret !== undefined) {
+        const answersAt = Date.now() + controlAfterMs;
+        while (!stopped && Date.now() < answersAt) await new Promise((resolve) => setTimeout(resolve, 20));
+        if (stopped) return;
         const proxy = await createEgressProxy({ upstreams: { claude: standIn.url }, logger: pino({ level: "silent" }) });
         const endpoint = await startEgressControlEndpoint(proxy, { socketPath, secret: secret.stringData["control-secret"] as string });
         url = proxy.url;
