@@ -310,7 +310,12 @@ function socketLike(stream: Duplex): Socket {
   const shims = {
     setTimeout: (ms: number, onTimeout?: () => void) => {
       clearTimeout(timer);
-      if (onTimeout !== undefined) stream.once("timeout", onTimeout);
+      // As net.Socket's: a callback is a once-listener, and a bound of 0 takes its callback off again
+      // (http does so after each request on a kept-alive connection; listeners would pile up otherwise).
+      if (onTimeout !== undefined) {
+        if (ms > 0) stream.once("timeout", onTimeout);
+        else stream.off("timeout", onTimeout);
+      }
       if (ms > 0) timer = setTimeout(() => stream.emit("timeout"), ms).unref();
       return stream;
     },

@@ -9,7 +9,7 @@
  * await standIn.stop();
  * ```
  */
-export type { RunningStandIn, StandInOptions, StandInRequest } from "./stand-in-model.js";
+export type { RunningStandIn, StandInOptions, StandInRequest, StartWaiting } from "./stand-in-model.js";
 export {
   STAND_IN_CODEX_MODEL,
   STAND_IN_ENVIRONMENT,

@@ -12,7 +12,7 @@
  * await standIn.stop();
  * ```
  */
-export type { RunningStandIn, StandInOptions, StandInRequest } from "../stand-in/index.js";
+export type { RunningStandIn, StandInOptions, StandInRequest, StartWaiting } from "../stand-in/index.js";
 export type { AgentImageName, BuildAgentImagesOptions, BuildImagesCommandOptions, ImageInputs } from "./agent-images.js";
 export type { IgnoreRule, OrchestratorBuildRequest } from "./orchestrator-image.js";
 export type { BuildImageOptions, BuildImageResult, BuildProgress, ImageBuildRequest, ImageEngine, ImageEngineConnection } from "./build-image.js";
