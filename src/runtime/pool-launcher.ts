@@ -19,8 +19,12 @@ export const CLAIM_MAGIC = "agentcage-claim-3";
 /** The first field of a head start, written when the member is made, before any claim. */
 export const HEAD_START_MAGIC = "agentcage-head-start-1";
 
-/** Seconds the launcher waits for each field after the first: a claim is written at once, whole. */
-const CLAIM_FIELD_SECONDS = 10;
+/**
+ * Seconds the launcher waits for each field after the first. A claim is written at once, whole, so
+ * only a writer that died mid-claim leaves it waiting; generous, since a busy host may deliver the
+ * bytes of one write late (slow is not dead), and all it costs is a dead writer's member lingering.
+ */
+const CLAIM_FIELD_SECONDS = 120;
 
 /**
  * Where the claim's tmpfs secrets are written, one file a name in a directory of mode 700, on the
