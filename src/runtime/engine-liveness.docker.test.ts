@@ -111,6 +111,8 @@ describe("an engine that is slow, and one that is gone", () => {
     // Measured idle: 20-30 ms when the Run's own call finds the socket gone, 1.4 s when the pings find it
     // first (two refused, a second apart): at most 2 s; 3x that.
     expect(tookMs).toBeLessThan(6_000);
+    // The Run's own call may find it gone before the pings do: they drain it within their two refusals, a second apart (3x).
+    await until("the engine drained by its pings", () => set.status()[0]?.drained === true, 10_000);
     expect(set.status()[0]).toMatchObject({ drained: true, running: 0 });
 
     // Back, the engine is swept of what the ended Run left.
