@@ -3,19 +3,12 @@
 // container gone (after a refused ask, at the end of its output, or at the periodic check), and at
 // a cancel. Nothing here needs an engine.
 
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { readLoadWith } from "../liveness/index.js";
+import { describe, expect, it, vi } from "vitest";
+import { fakeTimersAtIdleLoad } from "../../test/support/idle-load.js";
 import { START_CHECK_MS, untilProxyListens } from "./proxy-start.js";
 
-let restore: () => void;
-beforeEach(() => {
-  restore = readLoadWith(() => ({ runnable: 0, average: 0, cores: 2 }));
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-  restore();
-});
+// An idle machine's bounds, whatever this one is doing: the load's own effect is src/liveness' tests'.
+fakeTimersAtIdleLoad();
 
 describe("the wait for a proxy's start", () => {
   it("waits minutes while its container lives, telling how long, and ends when it listens", async () => {

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { fakeTimersAtIdleLoad } from "../../test/support/idle-load.js";
 import type { AgentEvent } from "../agents/index.js";
 import type { RunMeter } from "../egress/index.js";
 import type { EgressGateway } from "../gateway/index.js";
-import { readLoadWith } from "../liveness/index.js";
 import { watchMeter } from "./meter.js";
 import type { ProxiedRun } from "./network-policy.js";
 import { METER_EVENT_INTERVAL_MS, METER_READ_SLOW_MS } from "./limits.js";
@@ -32,16 +32,8 @@ function watch(proxy: Proxy, answered = () => false) {
   return { events, ended, handle, revoke: () => (revoked = true) };
 }
 
-// An idle machine's bounds, whatever this one is doing: the load's own effect is liveness.test.ts's.
-let realLoad: () => void;
-beforeEach(() => {
-  realLoad = readLoadWith(() => ({ runnable: 0, average: 0, cores: 2 }));
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-  realLoad();
-});
+// An idle machine's bounds, whatever this one is doing: the load's own effect is src/liveness' tests'.
+fakeTimersAtIdleLoad();
 
 describe("watching the egress proxy's meter", () => {
   it("tells each change as a metered event, one reading at a time", async () => {

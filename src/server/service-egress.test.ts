@@ -1,18 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { fakeTimersAtIdleLoad } from "../../test/support/idle-load.js";
 import type { EgressGateway } from "../gateway/index.js";
-import { readLoadWith } from "../liveness/index.js";
 import { EGRESS_PROBE_TIMEOUT_MS } from "./limits.js";
 import { egressView } from "./service-egress.js";
 
-let realLoad: () => void;
-beforeEach(() => {
-  realLoad = readLoadWith(() => ({ runnable: 0, average: 0, cores: 2 }));
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-  realLoad();
-});
+// An idle machine's bounds, whatever this one is doing: the load's own effect is src/liveness' tests'.
+fakeTimersAtIdleLoad();
 
 function proxy(meter: () => Promise<unknown>, gone: () => Promise<string | undefined>): EgressGateway {
   return { container: "egress-1", alias: "egress", port: 8751, meter, gone } as unknown as EgressGateway;
