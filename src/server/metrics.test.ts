@@ -34,6 +34,8 @@ async function scraped(): Promise<string> {
   metrics.ended({ tenant: "b", cli: "codex", reason: "failed", durationMs: 300, queuedMs: 0 });
   // A label value that reads like a tenant label must not pass for one.
   metrics.ended({ tenant: "a", cli: 'x",tenant="b', reason: "completed", durationMs: 1, queuedMs: 0 });
+  metrics.egressSlow("a");
+  metrics.egressSlow("a");
   return exposition(metrics);
 }
 
@@ -44,6 +46,8 @@ describe("/metrics by tenant", () => {
     expect(text).toMatch(/^agentcage_runs_total\{cli="codex",reason="failed",tenant="b"\} 1$/m);
     expect(text).toMatch(/^agentcage_queue_depth\{tenant="a"\} 2$/m);
     expect(text).toMatch(/^agentcage_runs_running\{tenant="b"\} 1$/m);
+    // A slow proxy's late readings are counted, not taken for a dead one.
+    expect(text).toMatch(/^agentcage_egress_slow_readings_total\{tenant="a"\} 2$/m);
   });
 
   it("gives another key its own tenant's series and the HELP and TYPE lines, nothing of another tenant", async () => {

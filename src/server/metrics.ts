@@ -25,6 +25,8 @@ export type RunMetrics = {
     readonly outputTokens?: number;
     readonly costUsd?: number;
   }) => void;
+  /** A Run's reading of its egress proxy's meter was late (an `egress_slow` event): the proxy lives, and is slow. */
+  readonly egressSlow: (tenant: string) => void;
   /** A warm Run's claim took this many ms (the pool's onClaim); nothing without a pool. */
   readonly poolClaimed: (latencyMs: number) => void;
   readonly register: (app: FastifyInstance) => void;
@@ -95,6 +97,12 @@ export function createRunMetrics(
     labelNames: ["cli", "direction", "tenant"],
     registers: [registry],
   });
+  const egressSlow = new Counter({
+    name: "agentcage_egress_slow_readings_total",
+    help: "Readings of the egress proxy's meter that were late (the proxy lived, and was slow): each told once as a Run's egress_slow event",
+    labelNames: ["tenant"],
+    registers: [registry],
+  });
   const cost = new Counter({
     name: "agentcage_cost_usd_total",
     help: "What the agents' CLIs reported they cost",
@@ -115,6 +123,7 @@ export function createRunMetrics(
       if (output !== undefined) tokens.inc({ cli, direction: "output", tenant }, output);
       if (usd !== undefined) cost.inc({ cli, tenant }, usd);
     },
+    egressSlow: (tenant) => egressSlow.inc({ tenant }),
     poolClaimed: (latencyMs) => poolClaimed?.(latencyMs),
     register: (app) => {
       app.get("/metrics", { schema: { hide: true } }, async (request, reply) =>

@@ -3,7 +3,7 @@
 // Declared once, below every step of the service, so each step reads the same words.
 
 import type { AgentOutcome, AgentRunner } from "../runner/index.js";
-import type { AgentRequestInput } from "../agents/index.js";
+import type { AgentEvent, AgentRequestInput } from "../agents/index.js";
 import type { Caller } from "./caller.js";
 import type { RunRecord } from "./store.js";
 
@@ -38,6 +38,8 @@ export type RunServiceOptions = {
   readonly onError?: (id: string, error: unknown) => void;
   /** Told of every Run that ends, with its request, how it ended and its tenant (for metrics), a Run cancelled while queued too; default: nobody. */
   readonly onEnd?: (request: ServiceRunRequest, end: RunEnd, tenant: string) => void;
+  /** Told of every event a Run's agent (or its guards) told, with its tenant (for metrics); must not throw; default: nobody. */
+  readonly onAgentEvent?: (event: AgentEvent, tenant: string) => void;
   /** A tenant's quotas; default: every tenant may use every slot and the whole bound, with no spend cap. */
   readonly quotasOf?: (tenant: string) => ResolvedQuotas;
   /** What the runners cannot honour of a request (on Kubernetes: a session to resume), naming its field and value; checked first; default: nothing. */

@@ -36,6 +36,7 @@ export async function start(state: RunsState, queued: RunRecord, controller: Abo
         seenEvent = true;
         void setState(state, record, "running").then((next) => (record = next));
       }
+      state.options.onAgentEvent?.(event, record.tenant);
       void emit(state, record.id, "agent", event);
     },
   });

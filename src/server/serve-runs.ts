@@ -44,6 +44,9 @@ export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
     ...runs,
     onError: (id, error) => logger.error({ runId: id, err: error instanceof Error ? error.message : String(error) }, "a Run's record could not be written"),
     onEnd: (request, outcome, tenant) => metrics.ended({ tenant, ...endOf(request, outcome) }),
+    onAgentEvent: (event, tenant) => {
+      if (event.type === "egress_slow") metrics.egressSlow(tenant);
+    },
   });
   return { service, metrics };
 }
