@@ -1,12 +1,12 @@
 // `agentcage mcp`: the MCP server over stdio until its client closes stdin (or SIGTERM, Ctrl-C);
 // then its Runs are cancelled (no one is left to read them), a runtime directory of its own is
-// removed, and it exits 0. It answers the handshake at once, while its service starts (the stand-in,
+// removed, and it exits 0. A message over MAX_MESSAGE_BYTES is refused, never taken for stdin closed. It answers the handshake at once, while its service starts (the stand-in,
 // the egress proxy): a tool call waits for the start, and a start that failed is the tool's error
 // with its sentence, never a server gone. A wrong option is refused before anything starts (exit 2).
 // What it says for a person goes to stderr: stdout carries JSON-RPC only.
 
 import { rm } from "node:fs/promises";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createStdioTransport } from "../mcp/index.js";
 import { checkServeOptions, localMcpServer, serve, ServeError, type ServeOptions } from "../server/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { ProgramIo } from "./io.js";
@@ -30,7 +30,8 @@ export async function mcpCommand(options: ServeOptions, io: ProgramIo, ownDirect
     },
   );
   const server = localMcpServer(started);
-  const transport = new StdioServerTransport();
+  // A message too long is refused, answered and told here; the session goes on.
+  const transport = createStdioTransport({ onRefused: (sentence) => io.stderr.write(`agentcage mcp: ${sentence}\n`) });
   const closed = new Promise<string>((resolve) => {
     transport.onclose = () => resolve("stdin closed");
     process.stdin.once("end", () => resolve("stdin closed"));

@@ -5,33 +5,17 @@
 // Invariant: the tunnel connects to the address that was checked, never to the name again.
 
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
+import { whyNotPublic } from "../address/index.js";
 
-/** The ranges no listed name may resolve into, each with the rule a refusal names. */
-const RULES: readonly { readonly rule: string; readonly v4: readonly string[]; readonly v6: readonly string[] }[] = [
-  { rule: "a loopback address", v4: ["127.0.0.0/8"], v6: ["::1/128"] },
-  { rule: "a link-local address (the cloud metadata address is one)", v4: ["169.254.0.0/16"], v6: ["fe80::/10"] },
-  { rule: "a private address", v4: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"], v6: [] },
-  { rule: "a unique-local address", v4: [], v6: ["fc00::/7"] },
-  { rule: "an unspecified address", v4: ["0.0.0.0/8"], v6: ["::/128"] },
-  { rule: "a multicast or reserved address", v4: ["224.0.0.0/4", "240.0.0.0/4"], v6: ["ff00::/8"] },
-];
-
-const LISTS = RULES.map(({ rule, v4, v6 }) => {
-  const list = new BlockList();
-  for (const range of v4) list.addSubnet(range.split("/")[0] ?? "", Number(range.split("/")[1]), "ipv4");
-  for (const range of v6) list.addSubnet(range.split("/")[0] ?? "", Number(range.split("/")[1]), "ipv6");
-  return { rule, list };
-});
-
-/** The rule an address falls under, or undefined for a public one. IPv4-mapped IPv6 is judged as its IPv4. */
+/**
+ * Why a listed name may not reach this address (not a public unicast one, src/address; IPv6 that
+ * carries IPv4 judged by it), or undefined. The proxy's own addresses are refused whatever they are.
+ */
 export function forbiddenRule(address: string, own: ReadonlySet<string> = ownAddresses()): string | undefined {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const plain = mapped ?? address;
-  const family = isIP(plain) === 6 ? "ipv6" : "ipv4";
-  const rule = LISTS.find(({ list }) => list.check(plain, family))?.rule;
-  return rule ?? (own.has(plain.toLowerCase()) ? "the proxy's own address" : undefined);
+  return whyNotPublic(address) ?? (own.has((mapped ?? address).toLowerCase()) ? "the proxy's own address" : undefined);
 }
 
 /** This host's (the proxy's container's) own interface addresses, lower-case. */

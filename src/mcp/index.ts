@@ -6,9 +6,10 @@
  *
  * ```ts
  * const server = createMcpServer(desk, { version: "0.1.0" });
- * await server.connect(new StdioServerTransport());
+ * await server.connect(createStdioTransport());
  * ```
  */
 export type { DeskInputs, DeskRefusal, RunDesk } from "./desk.js";
 export { createMcpServer } from "./server.js";
+export { createStdioTransport } from "./stdio-transport.js";
 export * as mcpLimits from "./limits.js";

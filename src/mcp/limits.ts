@@ -11,3 +11,8 @@ export const MAX_ARTIFACT_READ_BYTES = 256 * KiB;
 export const MAX_PROGRESS_MESSAGE_CHARACTERS = 200;
 /** Characters of a file path a tool takes (inputs, read_artifact's path). */
 export const MAX_PATH_CHARACTERS = 4096;
+/**
+ * Bytes of one JSON-RPC message on stdio (one line, its newline aside): a longer one is counted to
+ * its newline but not kept, and refused; the SDK's own stdio transport holds as much and then closes.
+ */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * KiB;

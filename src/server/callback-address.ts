@@ -1,11 +1,13 @@
 // Where the service may POST a webhook: a callback URL's host resolved (every address it has), and
-// refused when any of them is not a public unicast address (loopback, private, link-local, CGNAT,
-// multicast, reserved...) unless the Operator allowed the deployment's own receivers. The address
-// checked is the one connected to (pinnedLookup): no second lookup, so no DNS-rebinding window.
+// refused when any of them is not a public unicast address (src/address: loopback, private,
+// link-local, CGNAT, multicast, reserved, IPv4 of those within IPv6...) unless the Operator allowed
+// the deployment's own receivers. The address checked is the one connected to (pinnedLookup): no
+// second lookup, so no DNS-rebinding window.
 
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
-import { isIPv4, isIPv6, type LookupFunction } from "node:net";
+import type { LookupFunction } from "node:net";
+import { whyNotPublic } from "../address/index.js";
 import { quote } from "../errors/index.js";
 import type { Caller } from "./caller.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
@@ -13,59 +15,6 @@ import type { TenantStore } from "./tenants.js";
 
 /** How long a callback URL's host may take to resolve. */
 const LOOKUP_TIMEOUT_MS = 10_000;
-
-type Range = { readonly bytes: readonly number[]; readonly bits: number; readonly kind: string };
-
-const range = (cidr: string, kind: string): Range => {
-  const [network = "", bits = ""] = cidr.split("/");
-  const bytes = isIPv4(network) ? ipv4Bytes(network) : ipv6Bytes(network);
-  if (bytes === undefined) throw new Error(`bad range ${cidr}`);
-  return { bytes, bits: Number(bits), kind };
-};
-
-// Not reachable on the public internet, or not one host: each with the word a refusal says.
-const IPV4_RANGES: readonly Range[] = [
-  range("0.0.0.0/8", "unspecified (this-network)"),
-  range("10.0.0.0/8", "private"),
-  range("100.64.0.0/10", "shared (carrier-grade NAT)"),
-  range("127.0.0.0/8", "loopback"),
-  range("169.254.0.0/16", "link-local"),
-  range("172.16.0.0/12", "private"),
-  range("192.0.0.0/24", "reserved (IETF protocol assignments)"),
-  range("192.0.2.0/24", "documentation"),
-  range("192.88.99.0/24", "reserved (6to4 relay)"),
-  range("192.168.0.0/16", "private"),
-  range("198.18.0.0/15", "benchmarking"),
-  range("198.51.100.0/24", "documentation"),
-  range("203.0.113.0/24", "documentation"),
-  range("224.0.0.0/4", "multicast"),
-  range("240.0.0.0/4", "reserved"),
-];
-
-const IPV6_RANGES: readonly Range[] = [
-  range("::/128", "unspecified"),
-  range("::1/128", "loopback"),
-  // IPv4-compatible (deprecated); IPv4-mapped ones are judged by their IPv4 address below.
-  range("::/96", "reserved (IPv4-compatible)"),
-  range("64:ff9b:1::/48", "private (local-use NAT64)"),
-  range("100::/64", "reserved (discard)"),
-  range("2001:db8::/32", "documentation"),
-  range("fc00::/7", "private (unique local)"),
-  range("fe80::/10", "link-local"),
-  range("fec0::/10", "private (site-local)"),
-  range("ff00::/8", "multicast"),
-];
-
-/** What kind of address this is when it is not a public unicast one ("loopback", "private", ...); undefined when it is public. */
-export function addressClass(address: string): string | undefined {
-  const v4 = ipv4Bytes(address);
-  if (v4 !== undefined) return within(v4, IPV4_RANGES);
-  const v6 = ipv6Bytes(address);
-  if (v6 === undefined) return "not an IP address";
-  const embedded = embeddedIPv4(v6);
-  if (embedded !== undefined) return within(embedded, IPV4_RANGES);
-  return within(v6, IPV6_RANGES);
-}
 
 export type CheckedCallback =
   | { readonly ok: true; readonly addresses: readonly LookupAddress[] }
@@ -98,8 +47,8 @@ export async function checkCallbackUrl(url: string, allowPrivate: boolean, resol
   if (addresses.length === 0) return { ok: false, why: "names a host that resolves to no address" };
   if (allowPrivate) return { ok: true, addresses };
   for (const { address } of addresses) {
-    const kind = addressClass(address);
-    if (kind !== undefined) return { ok: false, why: `resolves to ${address}, ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} address` };
+    const why = whyNotPublic(address);
+    if (why !== undefined) return { ok: false, why: `resolves to ${address}, ${why}` };
   }
   return { ok: true, addresses };
 }
@@ -112,49 +61,6 @@ export function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunctio
     if (options.all === true) return callback(null, [...addresses]);
     return callback(null, first.address, first.family);
   };
-}
-
-function within(bytes: readonly number[], ranges: readonly Range[]): string | undefined {
-  return ranges.find((candidate) => candidate.bytes.length === bytes.length && prefixMatches(bytes, candidate))?.kind;
-}
-
-function prefixMatches(bytes: readonly number[], candidate: Range): boolean {
-  for (let bit = 0; bit < candidate.bits; bit++) {
-    const mask = 0x80 >> (bit % 8);
-    if (((bytes[bit >> 3] ?? 0) & mask) !== ((candidate.bytes[bit >> 3] ?? 0) & mask)) return false;
-  }
-  return true;
-}
-
-/** The IPv4 address an IPv6 one stands for and reaches: IPv4-mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002::/16). */
-function embeddedIPv4(bytes: readonly number[]): number[] | undefined {
-  const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
-  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12, 16);
-  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)) return bytes.slice(12, 16);
-  if (bytes[0] === 0x20 && bytes[1] === 0x02) return bytes.slice(2, 6);
-  return undefined;
-}
-
-function ipv4Bytes(text: string): number[] | undefined {
-  return isIPv4(text) ? text.split(".").map(Number) : undefined;
-}
-
-function ipv6Bytes(text: string): number[] | undefined {
-  // A zone (fe80::1%eth0) says which interface, not which address.
-  const address = text.split("%")[0] ?? "";
-  if (!isIPv6(address)) return undefined;
-  let groups = address;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address)?.[1];
-  if (dotted !== undefined) {
-    const [a = 0, b = 0, c = 0, d = 0] = ipv4Bytes(dotted) ?? [];
-    groups = `${address.slice(0, -dotted.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = "", tail] = groups.split("::");
-  const words = (part: string) => (part === "" ? [] : part.split(":").map((word) => Number.parseInt(word, 16)));
-  const before = words(head);
-  const after = tail === undefined ? [] : words(tail);
-  const all = [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
-  return all.flatMap((word) => [word >> 8, word & 0xff]);
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -146,6 +146,23 @@ describe("the HTTP API's refusals", () => {
     expect(tenant.callbackUrl).toBeUndefined();
   });
 
+  it("refuses a tenant's default callback URL on loopback written as IPv4-translated IPv6 (400), judging it by its IPv4", async () => {
+    const url = "http://[::ffff:0:127.0.0.1]:9/hooks";
+    const refused = await app.inject({
+      method: "PUT",
+      url: "/v1/tenants/team-a",
+      headers: { ...authorized, "content-type": "application/json" },
+      payload: { callbackUrl: url },
+    });
+    expect([refused.statusCode, refused.json()]).toEqual([
+      400,
+      expect.objectContaining({
+        error: "invalid_request",
+        message: expect.stringContaining(`callbackUrl ${JSON.stringify(url)} resolves to ::ffff:0:7f00:1, a loopback address`),
+      }),
+    ]);
+  });
+
   it("answers its own failure internal (500), without its words", async () => {
     submit = async () => {
       throw new Error("a secret detail of the failure");

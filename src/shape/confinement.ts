@@ -24,6 +24,8 @@ const RANKS: Readonly<Record<string, number>> = {
   // Telling slow from dead: bounds stretched by the machine's load, peers given up only when shown gone.
   liveness: 0,
   shape: 0,
+  // Whether an IP address is public: the webhook check and the egress proxy's destinations share it.
+  address: 0,
   // A Run's spans through @opentelemetry/api alone: the runtime, the runner and the service use it.
   trace: 0,
   container: 1,
