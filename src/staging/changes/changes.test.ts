@@ -96,7 +96,10 @@ describe("a writable work/'s manifest and change set", () => {
     const destination = fresh("destination");
     const result = await harvestTo(destination);
     const flagged = ["README.md", "lone-cr.txt", "notes-\u202etxt.md"];
-    expect(result).toMatchObject({ ok: true, changes: { added: ["lone-cr.txt", "notes-\u202etxt.md"], changed: ["README.md", "crlf.txt", "plain.txt"], bidiOrControl: flagged } });
+    expect(result).toMatchObject({
+      ok: true,
+      changes: { added: ["lone-cr.txt", "notes-\u202etxt.md"], changed: ["README.md", "crlf.txt", "plain.txt"], bidiOrControl: flagged },
+    });
     expect(JSON.parse(readFileSync(join(destination, "changes.json"), "utf8"))).toMatchObject({ bidiOrControl: flagged });
     // The patch itself is what applies: it keeps the characters as they are.
     expect(readFileSync(join(destination, "changes.patch"), "utf8")).toContain("+\u001b[2J\u202egnp.exe\n");
