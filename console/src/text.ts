@@ -12,6 +12,18 @@ export function shown(text: string): string {
   return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`).replace(BIDI, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
 }
 
+/**
+ * A unified diff with each line as shown: every line keeps its prefix and its place (a CRLF line end
+ * is a line end; a lone carriage return is written out, not a line break), so a renderer of diffs
+ * reads the same lines and prints none of these characters raw.
+ */
+export function shownPatch(patch: string): string {
+  return patch
+    .split("\n")
+    .map((line) => shown(line.endsWith("\r") ? line.slice(0, -1) : line))
+    .join("\n");
+}
+
 /** At most `max` characters of the text as shown, with an ellipsis when cut. */
 export function shortened(text: string, max: number): string {
   const whole = shown(text);

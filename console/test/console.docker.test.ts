@@ -139,7 +139,11 @@ describe("the operator console", () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/\bstyle=/);
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
-    for (const asset of html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)) expect((await fetch(new URL(asset[1] as string, url))).status).toBe(200);
+    for (const asset of html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)) {
+      const file = await fetch(new URL(asset[1] as string, url));
+      expect(file.status).toBe(200);
+      expect(file.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    }
 
     const wrong = await browser.newContext();
     const tab = await wrong.newPage();
@@ -198,6 +202,38 @@ describe("the operator console", () => {
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
     expect(containersOfRun(id)).toEqual([]);
+    await context.close();
+  });
+
+  it("writes out a terminal's escapes and a bidi override in the patch, keeps its lines, and warns that the change holds them", async () => {
+    const { page, context, errors } = await signedIn(keys.alpha);
+    const folder = join(root, "trojan");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "README.md"), "the first line\n");
+    writeFileSync(join(folder, "notes-\u202etxt.md"), "notes\n");
+    writeFileSync(join(folder, "hostile.txt"), "\u001b[2J\u202egnp.exe\n");
+    // The agent appends the hostile line to a file, and to a file whose own name holds an override.
+    await startRun(page, {
+      prompt: "[stand-in:tool_write_bash] [stand-in-bash:cat hostile.txt >> README.md; cat hostile.txt >> notes-*] Add the notes.",
+      folder,
+      writable: true,
+    });
+    await endedAs(page, "completed");
+    await page.waitForSelector(".patch .d2h-file-wrapper");
+    const patch = (await page.textContent(".patch")) ?? "";
+    expect(patch).toContain("\\x1b[2J\\u{202e}gnp.exe");
+    // A name that is not plain ASCII is in the patch as git quotes it (octal bytes), and shown so, not as folders.
+    expect(patch).toContain("notes-\\342\\200\\256txt.md");
+    expect(patch).not.toContain("/342/200/256");
+    expect(patch).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(await page.$$eval(".patch [title]", (titled) => titled.map((element) => element.getAttribute("title")).join(""))).not.toMatch(/[\u001b\u202e]/);
+    // The diff is still a diff: the appended line is one added line of README.md, below the line it kept.
+    const added = await page.$$eval(".patch .d2h-ins .d2h-code-line-ctn", (lines) => lines.map((line) => line.textContent));
+    expect(added).toEqual(expect.arrayContaining(["\\x1b[2J\\u{202e}gnp.exe"]));
+    expect(await page.textContent("[data-field=bidi-or-control]")).toContain("README.md");
+    expect(await page.textContent("[data-field=bidi-or-control]")).toContain("notes-\\u{202e}txt.md");
+    expect(await page.textContent("[data-field=bidi-or-control]")).not.toContain("\u202e");
+    expect(errors).toEqual([]);
     await context.close();
   });
 

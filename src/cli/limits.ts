@@ -5,3 +5,5 @@
 export const TRACE_EXPORT_TIMEOUT_MS = 5_000;
 /** At exit, pending spans are flushed for at most this long; then the process exits anyway. */
 export const TRACE_FLUSH_AT_EXIT_MS = 3_000;
+/** The summary names at most this many files whose patch holds bidi or control characters; changes.json names them all. */
+export const MAX_NAMED_BIDI_FILES = 5;

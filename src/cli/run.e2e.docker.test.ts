@@ -109,6 +109,20 @@ describe("agentcage run, piped", () => {
     expect(readdirSync(inputs)).toEqual(["README.md"]);
   }, 120_000);
 
+  it("with --writable says in the summary that the change holds bidi or control characters, naming the file written out", async () => {
+    const hostile = join(root, "hostile");
+    mkdirSync(hostile, { recursive: true });
+    writeFileSync(join(hostile, "README.md"), "the first line\n");
+    writeFileSync(join(hostile, "notes.txt"), "\u001b[2J\u202egnp.exe\n");
+    const prompt = "[stand-in:tool_write_bash] [stand-in-bash:cat notes.txt >> README.md] add the notes";
+    const done = await runCommand(["run", "claude", prompt, "--stand-in", "--in", hostile, "--writable"], env);
+    expect(done.code, done.stderr).toBe(EXIT.completed);
+    // The patch on stdout is what applies, as it is; the summary names the file and holds nothing raw.
+    expect(done.stdout).toContain("+\u001b[2J\u202egnp.exe\n");
+    expect(done.stderr).toContain('the change holds bidi or control characters (a line of the patch may read differently from what applies) in "README.md"');
+    expect(done.stderr).not.toMatch(/[\u202e]|\u001b\[2J/);
+  }, 120_000);
+
   it("leaves out what --exclude names: a checkout with its own out/ and node_modules runs, and neither is in the patch", async () => {
     const checkout = join(root, "checkout");
     mkdirSync(join(checkout, "out"), { recursive: true });

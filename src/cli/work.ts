@@ -1,8 +1,11 @@
 // Where a Run's work went, in a line or two for the summary: the files harvested into --out, the
 // changes a writable workspace came back with (and its own out/, kept beside them), or why the
-// Harvest refused.
+// Harvest refused. A change whose patch holds bidi or control characters is said so, its files'
+// names written out.
 
 import type { AgentOutcome } from "../runner/index.js";
+import { printableName } from "../staging/index.js";
+import { MAX_NAMED_BIDI_FILES } from "./limits.js";
 
 type Harvest = NonNullable<AgentOutcome["harvest"]>;
 
@@ -29,8 +32,16 @@ export function workNotes(harvest: Harvest | undefined, out: string | undefined,
               ? `the agent's out/ held ${files}, not kept: pass --out DIR to keep them in DIR/out/`
               : `the agent's out/ (${files}) is in ${out}/out/`,
           ];
-    return [none ? "changes: none to the inputs" : `changes: ${counted}; ${where}${undiffed}`, ...agentOut];
+    return [none ? "changes: none to the inputs" : `changes: ${counted}; ${where}${undiffed}`, ...bidiNote(changes.bidiOrControl ?? []), ...agentOut];
   }
   if (out === undefined) return [];
   return [`harvested ${harvest.files} file${harvest.files === 1 ? "" : "s"} (${harvest.bytes.toLocaleString("en-US")} bytes) into ${out}`];
+}
+
+/** The line that says the patch may read differently from what applies, naming (written out) its first files. */
+function bidiNote(paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  const named = paths.slice(0, MAX_NAMED_BIDI_FILES).map((path) => printableName(Buffer.from(path)));
+  const more = paths.length > MAX_NAMED_BIDI_FILES ? ` and ${paths.length - MAX_NAMED_BIDI_FILES} more (see changes.json)` : "";
+  return [`the change holds bidi or control characters (a line of the patch may read differently from what applies) in ${named.join(", ")}${more}`];
 }

@@ -473,6 +473,8 @@ export interface operations {
                                         readonly changed: string[];
                                         readonly deleted: string[];
                                         readonly undiffed: string[];
+                                        /** @description the files whose lines in changes.patch hold bidi or control characters (a line may read differently from what applies); absent: none */
+                                        readonly bidiOrControl?: string[];
                                         bytes: number;
                                         outFiles?: number;
                                     };
@@ -779,6 +781,8 @@ export interface operations {
                                     readonly changed: string[];
                                     readonly deleted: string[];
                                     readonly undiffed: string[];
+                                    /** @description the files whose lines in changes.patch hold bidi or control characters (a line may read differently from what applies); absent: none */
+                                    readonly bidiOrControl?: string[];
                                     bytes: number;
                                     outFiles?: number;
                                 };
@@ -935,6 +939,8 @@ export interface operations {
                                     readonly changed: string[];
                                     readonly deleted: string[];
                                     readonly undiffed: string[];
+                                    /** @description the files whose lines in changes.patch hold bidi or control characters (a line may read differently from what applies); absent: none */
+                                    readonly bidiOrControl?: string[];
                                     bytes: number;
                                     outFiles?: number;
                                 };
@@ -1254,6 +1260,8 @@ export interface operations {
                                     readonly changed: string[];
                                     readonly deleted: string[];
                                     readonly undiffed: string[];
+                                    /** @description the files whose lines in changes.patch hold bidi or control characters (a line may read differently from what applies); absent: none */
+                                    readonly bidiOrControl?: string[];
                                     bytes: number;
                                     outFiles?: number;
                                 };
@@ -1598,6 +1606,8 @@ export interface operations {
                                     readonly changed: string[];
                                     readonly deleted: string[];
                                     readonly undiffed: string[];
+                                    /** @description the files whose lines in changes.patch hold bidi or control characters (a line may read differently from what applies); absent: none */
+                                    readonly bidiOrControl?: string[];
                                     bytes: number;
                                     outFiles?: number;
                                 };
@@ -2236,6 +2246,8 @@ export interface operations {
                             readonly changed: string[];
                             readonly deleted: string[];
                             readonly undiffed: string[];
+                            /** @description the files whose lines in changes.patch hold bidi or control characters (a line may read differently from what applies); absent: none */
+                            readonly bidiOrControl?: string[];
                             bytes: number;
                             outFiles?: number;
                         };

@@ -49,6 +49,12 @@ export type ChangeSummary = {
   readonly deleted: readonly string[];
   /** Changed, added or deleted paths that changes.patch leaves out: binary, or too large to diff. */
   readonly undiffed: readonly string[];
+  /**
+   * Paths whose part of changes.patch holds bidi controls or marks (U+202A-E, U+2066-9, U+200E/F,
+   * U+061C) or control characters but tab, newline and CRLF: a line of it may read differently from
+   * what applies. Absent when there are none (and in change sets recorded before it was checked).
+   */
+  readonly bidiOrControl?: readonly string[];
   /** Bytes of the added and changed files. */
   readonly bytes: number;
   /** Files the agent left in its own out/, harvested beside the change set as out/ (never in the patch); set by harvestChanges. */

@@ -17,6 +17,8 @@ import type { RunService } from "./runs.js";
 import { openTenancy } from "./tenancy.js";
 
 const TOKEN = "a-token-for-the-console-files";
+/** What every answer but the page carries: data, never a page that could run anything. */
+const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'";
 const PAGE = '<!doctype html><script type="module" src="/console/assets/index-abc123.js"></script>';
 const SCRIPT = "console.log('the console');";
 const service = { list: () => [], get: () => undefined, counts: () => ({ queued: 0, running: 0 }) } as unknown as RunService;
@@ -77,15 +79,17 @@ describe("the console's files", () => {
     expect((await fetch(url, { headers: { "if-none-match": etag } })).status).toBe(304);
   });
 
-  it("serves a hashed asset cached for a year, and refuses one it does not have", async () => {
+  it("serves a hashed asset cached for a year, as a file that runs nothing opened alone, and refuses one it does not have", async () => {
     const script = await fetch(`${url}/console/assets/index-abc123.js`);
     expect(script.status).toBe(200);
     expect(await script.text()).toBe(SCRIPT);
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(script.headers.get("content-security-policy")).toBe(DATA_POLICY);
     const missing = await fetch(`${url}/console/assets/index-000000.js`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: string }).error).toBe("not_found");
+    expect(missing.headers.get("content-security-policy")).toBe(DATA_POLICY);
   });
 
   it("asks for a key everywhere else, and marks every other answer as data that runs nothing", async () => {
@@ -93,7 +97,7 @@ describe("the console's files", () => {
     expect((await fetch(`${url}/console/other`)).status).toBe(401);
     const runs = await fetch(`${url}/v1/runs`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(runs.status).toBe(200);
-    expect(runs.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(runs.headers.get("content-security-policy")).toBe(DATA_POLICY);
     expect(runs.headers.get("x-content-type-options")).toBe("nosniff");
   });
 });
@@ -104,6 +108,7 @@ describe("a service whose console was not built", () => {
     try {
       const page = await fetch(url);
       expect(page.status).toBe(404);
+      expect(page.headers.get("content-security-policy")).toBe(DATA_POLICY);
       const body = (await page.json()) as { error: string; message: string };
       expect(body.error).toBe("not_found");
       expect(body.message).toContain("npm run build");

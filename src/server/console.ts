@@ -1,7 +1,8 @@
 // The operator console's files (built by Vite into dist/console/): its page at / (and /console/),
 // its hashed scripts and styles at /console/assets/, read once at start and served from memory.
 // The page may run only its own script and load only its own files (a strict Content-Security-
-// Policy, no inline script or style, nothing fetched from elsewhere); assets are cached for a year
+// Policy, no inline script or style, nothing fetched from elsewhere); every other answer, its assets
+// among them, carries the policy of data that runs nothing; assets are cached for a year
 // (their names change with their content), the page is revalidated each time. No key is needed
 // to load the page: it holds nothing until it is signed in, and every call it makes carries one.
 
@@ -51,9 +52,10 @@ export function registerConsole(app: FastifyInstance, directory = CONSOLE_DIRECT
   const assetsDirectory = join(directory, "assets");
   if (existsSync(assetsDirectory)) for (const name of readdirSync(assetsDirectory)) assets.set(name, consoleFile(join(assetsDirectory, name)));
 
-  app.addHook("onSend", async (request, reply, payload) => {
+  // Only the page itself sets its own policy; everything else (its assets, a 404, every API answer) is data.
+  app.addHook("onSend", async (_request, reply, payload) => {
     reply.header("x-content-type-options", "nosniff");
-    if (!isConsolePath(request.url.split("?")[0] ?? "")) reply.header("content-security-policy", DATA_POLICY);
+    if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", DATA_POLICY);
     return payload;
   });
 

@@ -53,6 +53,11 @@ const changesSchema = z
     changed: z.array(z.string()).readonly(),
     deleted: z.array(z.string()).readonly(),
     undiffed: z.array(z.string()).readonly(),
+    bidiOrControl: z
+      .array(z.string())
+      .readonly()
+      .optional()
+      .describe("the files whose lines in changes.patch hold bidi or control characters (a line may read differently from what applies); absent: none"),
     bytes: count,
     outFiles: count.optional(),
   })

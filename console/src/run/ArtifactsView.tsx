@@ -1,5 +1,6 @@
 // A Run's Harvest: each file with its size and sha256, downloadable one by one or all as a tar,
-// and, with a writable workspace, the change set's patch rendered as a diff.
+// and, with a writable workspace, the change set's patch rendered as a diff, under a warning when
+// the change set says its patch holds bidi or control characters.
 
 import { useEffect, useState } from "preact/hooks";
 import type { Api, Artifacts } from "../api";
@@ -9,6 +10,8 @@ import { save } from "./download";
 import { PatchView } from "./PatchView";
 
 const PATCH = "changes.patch";
+/** The files a warning names; the change set's changes.json names them all. */
+const NAMED_BIDI_FILES = 10;
 
 export function ArtifactsView({ api, id, ended }: { api: Api; id: string; ended: boolean }) {
   const [artifacts, setArtifacts] = useState<Artifacts | undefined>(undefined);
@@ -94,6 +97,7 @@ export function ArtifactsView({ api, id, ended }: { api: Api; id: string; ended:
           </p>
         </>
       )}
+      {(artifacts.changes?.bidiOrControl?.length ?? 0) > 0 && <BidiWarning paths={artifacts.changes?.bidiOrControl ?? []} />}
       {patch !== undefined && (
         <>
           <h3>Changes</h3>
@@ -101,5 +105,16 @@ export function ArtifactsView({ api, id, ended }: { api: Api; id: string; ended:
         </>
       )}
     </div>
+  );
+}
+
+/** What the change set says of its patch: some line of it may read differently from what applies. */
+function BidiWarning({ paths }: { paths: readonly string[] }) {
+  const named = paths.slice(0, NAMED_BIDI_FILES).map((path) => shortened(path, 200));
+  const more = paths.length > NAMED_BIDI_FILES ? ` and ${paths.length - NAMED_BIDI_FILES} more (see changes.json)` : "";
+  return (
+    <p class="warning" role="note" data-field="bidi-or-control">
+      {`This change holds bidi or control characters, so a line of it may read differently from what applies: the patch below writes them out (as \\x1b, \\u{202e}); read those lines before applying it. In ${named.join(", ")}${more}.`}
+    </p>
   );
 }

@@ -86,6 +86,32 @@ describe("a writable work/'s manifest and change set", () => {
     expect(readFileSync(join(destination, "files/a/gone.txt"), "utf8")).toBe("gone, edited\n");
   });
 
+  it("names the files whose lines in the patch hold a bidi or control character, and none for tabs and CRLF line ends", async () => {
+    const { work, harvestTo } = await staged({ "README.md": "the first line\n", "plain.txt": "plain\n", "crlf.txt": "one\r\n" });
+    writeFileSync(join(work, "README.md"), "the first line\n\u001b[2J\u202egnp.exe\n");
+    writeFileSync(join(work, "plain.txt"), "plain\n\tindented\n");
+    writeFileSync(join(work, "crlf.txt"), "one\r\ntwo\r\n");
+    writeFileSync(join(work, "notes-\u202etxt.md"), "a plain line in a file whose name holds an override\n");
+    writeFileSync(join(work, "lone-cr.txt"), "what reads\rwhat applies\n");
+    const destination = fresh("destination");
+    const result = await harvestTo(destination);
+    const flagged = ["README.md", "lone-cr.txt", "notes-\u202etxt.md"];
+    expect(result).toMatchObject({
+      ok: true,
+      changes: { added: ["lone-cr.txt", "notes-\u202etxt.md"], changed: ["README.md", "crlf.txt", "plain.txt"], bidiOrControl: flagged },
+    });
+    expect(JSON.parse(readFileSync(join(destination, "changes.json"), "utf8"))).toMatchObject({ bidiOrControl: flagged });
+    // The patch itself is what applies: it keeps the characters as they are.
+    expect(readFileSync(join(destination, "changes.patch"), "utf8")).toContain("+\u001b[2J\u202egnp.exe\n");
+  });
+
+  it("says nothing of bidi or control characters when the patch holds none", async () => {
+    const { work, harvestTo } = await staged({ "a.txt": "one\n" });
+    writeFileSync(join(work, "a.txt"), "one\ttwo\n");
+    const result = await harvestTo();
+    expect(result.ok && result.changes !== undefined && "bidiOrControl" in result.changes).toBe(false);
+  });
+
   it("is taken of links as links, never of what they point at", async () => {
     const inputs = fresh("inputs");
     mkdirSync(join(inputs, "a"), { recursive: true });

@@ -1,6 +1,7 @@
 // Collects what the agent changed in a writable work/, relative to what was staged: the added and
 // changed files (copied), the deleted paths, and one unified diff of the text changes
-// (changes.patch, which `git apply` takes on a copy of the inputs). The agent's own out/ is not a
+// (changes.patch, which `git apply` takes on a copy of the inputs), naming the files whose lines in it
+// hold bidi or control characters (they may read differently from what applies). The agent's own out/ is not a
 // change to the inputs: it comes back beside them as out/, under the Harvest's rules for an out/.
 // The result is a tree the Harvest then copies under its usual rules, but as deep as the inputs may
 // be: `files/`, `changes.patch`, `changes.json`, `out/`.
@@ -12,6 +13,7 @@ import { createTwoFilesPatch } from "diff";
 import { OUT_NAME, type ChangeSummary, type HarvestResult } from "../../plan/index.js";
 import { excludeExpressions } from "../exclude/index.js";
 import { harvest, MAX_HARVEST_DEPTH, MAX_HARVEST_ENTRIES, MAX_HARVEST_TOTAL_BYTES } from "../harvest/index.js";
+import { holdsBidiOrControl } from "./bidi-or-control.js";
 import { BINARY_SNIFF_BYTES, DIFF_TIMEOUT_MS, MAX_CHANGES_DEPTH, MAX_DIFF_FILE_BYTES } from "./limits.js";
 import { gather, type GatherTask } from "./gather.js";
 import { unchanged, type Manifest } from "./manifest.js";
@@ -99,6 +101,7 @@ async function collectInto(work: string, manifest: Manifest, originals: Original
   const added: string[] = [];
   const changed: string[] = [];
   const undiffed: string[] = [];
+  const bidiOrControl: string[] = [];
   const seen = new Set<string>();
   const patches: string[] = [];
   let bytes = 0;
@@ -180,6 +183,7 @@ async function collectInto(work: string, manifest: Manifest, originals: Original
     const patch = diffable ? patchOf(rel, before, Buffer.from(contents.now as Uint8Array)) : undefined;
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
+    if (patch !== undefined && holdsBidiOrControl(patch)) bidiOrControl.push(rel);
   }
 
   const deleted: string[] = [];
@@ -195,8 +199,17 @@ async function collectInto(work: string, manifest: Manifest, originals: Original
     const patch = old === undefined || isBinary(old) || old.length > MAX_DIFF_FILE_BYTES ? undefined : unifiedDiff(rel, old.toString("utf8"), undefined);
     if (patch === undefined) undiffed.push(rel);
     else patches.push(patch);
+    if (patch !== undefined && holdsBidiOrControl(patch)) bidiOrControl.push(rel);
   }
-  const summary: ChangeSummary = { added: added.sort(), changed: changed.sort(), deleted: deleted.sort(), undiffed: undiffed.sort(), bytes, ...out };
+  const summary: ChangeSummary = {
+    added: added.sort(),
+    changed: changed.sort(),
+    deleted: deleted.sort(),
+    undiffed: undiffed.sort(),
+    ...(bidiOrControl.length === 0 ? {} : { bidiOrControl: bidiOrControl.sort() }),
+    bytes,
+    ...out,
+  };
   await writeFile(join(into, "changes.patch"), patches.join(""), { mode: 0o644 });
   await writeFile(join(into, "changes.json"), `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o644 });
   return summary;
