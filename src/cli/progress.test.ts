@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEvent, describeToolCall, formatBudget, formatSeconds, formatUsage, shorten, startProgress } from "./progress.js";
+import { applyEvent, describeToolCall, formatBudget, formatSeconds, formatUsage, printable, shorten, startProgress } from "./progress.js";
 
 describe("a Run's progress, folded from its events", () => {
   it("counts tool calls by name, keeps the last thing said, and takes the result's usage, cost, turns and session", () => {
@@ -85,5 +85,15 @@ describe("the numbers a person reads", () => {
   it("writes tokens with the cached ones only when there are some", () => {
     expect(formatUsage({ inputTokens: 1234, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 })).toBe("1,234 in / 5 out tokens");
     expect(formatUsage({ inputTokens: 1, outputTokens: 5, cacheReadTokens: 3, cacheWriteTokens: 4 })).toBe("1 in / 5 out tokens (cache 3 read, 4 written)");
+  });
+});
+
+describe("text an agent wrote, on a terminal", () => {
+  it("writes control characters out as \\x escapes and bidi controls as \\u{…}", () => {
+    expect(printable("a\u001b[2Jb\u202egnp.exe\u2066c")).toBe("a\\x1b[2Jb\\u{202e}gnp.exe\\u{2066}c");
+  });
+
+  it("leaves tab, newline and every other character as they are", () => {
+    expect(printable("tab\tline\nrésumé 日本")).toBe("tab\tline\nrésumé 日本");
   });
 });

@@ -103,12 +103,15 @@ export function oneLine(text: string): string {
 
 // C0 controls but tab and newline, DEL, and C1 controls: an agent that prints an escape sequence
 // (it reads untrusted input) must not move the cursor, retitle the window or hide text on the
-// terminal of the person watching it. Each is shown as its \x escape instead.
+// terminal of the person watching it. Each is shown as its \x escape instead. The bidi controls
+// and marks would reorder what the person reads (the "Trojan Source" class): each is shown as
+// \u{202e}, as the console shows it.
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** The text with every terminal control character written out as `\xNN`. */
+/** The text with every terminal control character written out as `\xNN`, every bidi control as `\u{NNNN}`. */
 export function printable(text: string): string {
-  return text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`).replace(BIDI, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
 }
 
 /** At most `width` characters, with an ellipsis where it was cut. */
