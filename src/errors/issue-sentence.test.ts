@@ -46,4 +46,13 @@ describe("issueSentence", () => {
   it("names a field it may not show, and never quotes what it held", () => {
     expect(sentenceFor({ cli: "sk-secret-value" }, false)).toEqual(["cli is not one of claude, codex; send one of them"]);
   });
+
+  it("says a value nested too deeply to write as JSON is refused by its kind, where quoting it would overflow the stack", () => {
+    let deep: unknown = [];
+    for (let level = 1; level < 100_000; level++) deep = [deep];
+    expect(sentenceFor(deep)).toEqual(["the request (an array nested too deeply to quote) is not an object; send an object"]);
+    expect(sentenceFor({ cli: "claude", budget: { maxTokens: deep } })).toEqual([
+      "budget.maxTokens (an array nested too deeply to quote) is not a number; send a number",
+    ]);
+  });
 });

@@ -40,9 +40,19 @@ export type IssuePlace = {
 /** zod's default messages; a schema's own error (project words) is none of these. */
 const ZOD_WORDING = /^(Invalid|Too (big|small)|Unrecognized key|Expected|Required)/;
 
-/** A value as a JSON literal, cut short past 80 characters: a message names the value, it does not echo a prompt. */
+/**
+ * A value as a JSON literal, cut short past 80 characters: a message names the value, it does not
+ * echo a prompt. One nested too deeply for JSON.stringify (which recurses) is named by its kind:
+ * telling a refusal must never throw.
+ */
 export function quote(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return `(${Array.isArray(value) ? "an array" : "an object"} nested too deeply to quote)`;
+  }
   return text.length > 80 ? `${text.slice(0, 80)}...` : text;
 }
 

@@ -21,6 +21,7 @@ import { createRunPushStore } from "./a2a-push-store.js";
 import { refusalOf } from "./a2a-request.js";
 import { createRunTaskStore } from "./a2a-tasks.js";
 import { allows, type Scope } from "./caller.js";
+import { bodyRefusal, nestsTooDeeply, TOO_DEEP } from "./json-body.js";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
 import type { Lifecycle, RunService } from "./runs.js";
 import { errorBody } from "./schemas.js";
@@ -72,9 +73,13 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
   const legacy = new LegacyJsonRpcTransportHandler(handler);
 
   await app.register(async (scope) => {
-    // JSON-RPC answers a malformed body with its own parse error, so the body reaches the SDK as text.
+    // JSON-RPC answers a malformed body with its own parse error, so the body reaches the SDK as text;
+    // one nested too deeply is refused as every route's is, before the SDK walks it.
     scope.removeContentTypeParser("application/json");
-    scope.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+      const text = typeof body === "string" ? body : body.toString("utf8");
+      done(nestsTooDeeply(parsedOrUndefined(text)) ? bodyRefusal(TOO_DEEP) : null, text);
+    });
 
     scope.get(AGENT_CARD_PATH, { schema: { hide: true } }, async (request, reply) => {
       // Named from the Host the caller used, so never stored by a cache another caller could be answered from.
@@ -204,22 +209,23 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return first === undefined || first === "" ? undefined : first;
 }
 
-/** The method a JSON-RPC request names, when its body is one (else the SDK answers it as malformed). */
-function methodOf(body: string): string | undefined {
+/** The body as JSON; undefined when it is not JSON (the SDK answers that in JSON-RPC's words). */
+function parsedOrUndefined(body: string): unknown {
   try {
-    const method = (JSON.parse(body) as { method?: unknown }).method;
-    return typeof method === "string" ? method : undefined;
+    return JSON.parse(body) as unknown;
   } catch {
     return undefined;
   }
 }
 
+/** The method a JSON-RPC request names, when its body is one (else the SDK answers it as malformed). */
+function methodOf(body: string): string | undefined {
+  const method = (parsedOrUndefined(body) as { method?: unknown } | null | undefined)?.method;
+  return typeof method === "string" ? method : undefined;
+}
+
 /** The id of a JSON-RPC request, for an error answered outside the SDK's transport handler. */
 function requestIdOf(body: string): string | number | null {
-  try {
-    const id = (JSON.parse(body) as { id?: unknown }).id;
-    return typeof id === "string" || typeof id === "number" ? id : null;
-  } catch {
-    return null;
-  }
+  const id = (parsedOrUndefined(body) as { id?: unknown } | null | undefined)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }

@@ -33,6 +33,7 @@ import { registerUsageRoute } from "./route-usage.js";
 import { registerRunRoutes } from "./routes.js";
 import type { Lifecycle, ResolvedQuotas, RunService } from "./runs.js";
 import type { Tenancy } from "./tenancy.js";
+import { bodyRefusal, nestsTooDeeply, TOO_DEEP } from "./json-body.js";
 import { refusalOf, type ValidationContext } from "./refusals.js";
 import { ARTIFACT_PATH_HELP, errorBody } from "./schemas.js";
 
@@ -96,11 +97,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text);
     } catch {
-      done(Object.assign(new Error("the body is not JSON; send a JSON object"), { statusCode: 400 }), undefined);
+      return done(bodyRefusal("the body is not JSON; send a JSON object"), undefined);
     }
+    if (nestsTooDeeply(value)) return done(bodyRefusal(TOO_DEEP), undefined);
+    done(null, value);
   });
   registerErrors(app);
   const { tenancy } = options;

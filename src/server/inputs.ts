@@ -9,6 +9,7 @@ import type { Readable } from "node:stream";
 import multipart, { type Multipart } from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { INPUT_UPLOAD_TIMEOUT_MS, InputsError, inputsTooLarge, MAX_INPUT_ARCHIVE_BYTES } from "../staging/index.js";
+import { bodyRefusal, nestsTooDeeply, TOO_DEEP } from "./json-body.js";
 import { MAX_BODY_BYTES } from "./limits.js";
 
 // The multipart side: the `request` part becomes the body the route's schema validates (so a
@@ -38,7 +39,7 @@ export async function readRequestPart(request: FastifyRequest): Promise<void> {
     if (part.valueTruncated) throw Object.assign(new Error("the request part is too large"), { statusCode: 413 });
     // A field sent as application/json arrives parsed.
     if (typeof part.value !== "string") {
-      request.body = part.value;
+      request.body = withinDepth(part.value);
       pending.set(request, parts);
       return;
     }
@@ -46,12 +47,20 @@ export async function readRequestPart(request: FastifyRequest): Promise<void> {
   } else {
     text = await readBounded(part.file, MAX_BODY_BYTES);
   }
+  let value: unknown;
   try {
-    request.body = JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    throw Object.assign(new Error(`the part \`request\` is not JSON; ${PARTS_SAID}`), { statusCode: 400 });
+    throw bodyRefusal(`the part \`request\` is not JSON; ${PARTS_SAID}`);
   }
+  request.body = withinDepth(value);
   pending.set(request, parts);
+}
+
+/** The `request` part's value, refused as a JSON body nested too deeply is (json-body.ts). */
+function withinDepth(value: unknown): unknown {
+  if (nestsTooDeeply(value)) throw bodyRefusal(TOO_DEEP);
+  return value;
 }
 
 export type InputsUpload = {

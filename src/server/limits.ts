@@ -7,6 +7,13 @@ const MiB = 1024 * KiB;
 
 /** A request body (a Run request as JSON). */
 export const MAX_BODY_BYTES = 1 * MiB;
+/**
+ * Levels of arrays and objects a JSON body may nest, the body itself level 1 (the request body of
+ * every route, A2A's JSON-RPC and /mcp included); past it the answer is 400. Far more than any
+ * request here needs (an output schema, an A2A data part), far less than what overflows the stack
+ * of what reads the value after the parser.
+ */
+export const MAX_BODY_DEPTH = 128;
 /** A Run's prompt, in characters. */
 export const MAX_PROMPT_CHARACTERS = 512 * KiB;
 /** Runs accepted and not ended (waiting for a slot or running); past it POST /v1/runs answers 429. */

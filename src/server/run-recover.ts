@@ -6,7 +6,6 @@
 import { recoverHarvest } from "../staging/index.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
-import { tenantKey } from "./run-submit.js";
 import { end, keepSessionOwner } from "./run-transitions.js";
 import type { RunsState } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
@@ -17,7 +16,7 @@ export async function recover(state: RunsState): Promise<void> {
   await store.prepare();
   for (const saved of await store.all()) {
     state.records.set(saved.id, saved);
-    if (saved.idempotencyKey !== undefined) state.byKey.set(tenantKey(saved.tenant, saved.idempotencyKey), saved.id);
+    if (saved.idempotencyKey !== undefined) await store.keys.made(saved.tenant, saved.idempotencyKey, saved.id);
     if (TERMINAL_STATES.has(saved.state)) keepSessionOwner(state, saved, await store.outcome(saved.id));
     const events = await store.events(saved.id);
     state.lastEventId.set(saved.id, events.at(-1)?.id ?? 0);

@@ -3,7 +3,6 @@
 // written in full before it goes. Invariant: a Run that was removed keeps nothing, not even an A2A task saved as it went.
 
 import type { RunsState } from "./runs-state.js";
-import { tenantKey } from "./run-submit.js";
 import { told } from "./run-transitions.js";
 import { TERMINAL_STATES, type RunRecord } from "./store.js";
 
@@ -18,9 +17,9 @@ export async function remove(state: RunsState, id: string): Promise<RunRecord | 
   const record = state.records.get(id);
   // Another DELETE got there first.
   if (record === undefined) return undefined;
+  // Its idempotency key names nothing any more: the same key makes a new Run.
+  if (record.idempotencyKey !== undefined) await state.store.keys.release(record.tenant, record.idempotencyKey, id);
   state.records.delete(id);
-  const key = record.idempotencyKey === undefined ? undefined : tenantKey(record.tenant, record.idempotencyKey);
-  if (key !== undefined && state.byKey.get(key) === id) state.byKey.delete(key);
   state.lastEventId.delete(id);
   state.writes.delete(id);
   await state.store.remove(id);

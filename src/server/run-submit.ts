@@ -43,30 +43,30 @@ export async function submit(
 ): Promise<Admitted | KeyReused | Refused | Unserved> {
   const unserved = unservedBecause(state, request, inputs, owner) ?? (await state.options.callbackRefusal?.(request, owner));
   if (unserved !== undefined) return { unserved };
-  if (idempotencyKey === undefined) return admit(state, request, undefined, inputs, owner);
-  // One submit per key at a time: the ones after it answer the Run it made.
-  const slot = tenantKey(owner.tenant, idempotencyKey);
-  for (let first = state.submitting.get(slot); first !== undefined; first = state.submitting.get(slot)) {
-    await first.catch(() => undefined);
-  }
-  const known = state.byKey.get(slot);
-  if (known !== undefined) {
-    const record = state.records.get(known) as RunRecord;
-    const same = canonical(await state.store.request(known)) === canonical(request) && (record.inputs !== undefined) === (inputs !== undefined);
+  const id = newRunId();
+  if (idempotencyKey === undefined) return admit(state, request, id, undefined, inputs, owner);
+  // The key is claimed for this Run in one step, or names who holds it: of the submits racing with
+  // one key, one makes its Run; the others wait for it, then answer that Run or refuse naming it.
+  const { keys } = state.store;
+  for (let holder = await keys.claim(owner.tenant, idempotencyKey, id); holder !== undefined; holder = await keys.claim(owner.tenant, idempotencyKey, id)) {
+    if ("making" in holder) {
+      await holder.making;
+      continue;
+    }
+    const record = state.records.get(holder.made);
+    // Removed meanwhile (DELETE): its key is free again.
+    if (record === undefined) continue;
+    const same = canonical(await state.store.request(holder.made)) === canonical(request) && (record.inputs !== undefined) === (inputs !== undefined);
     return same ? { record, created: false } : { reused: record };
   }
-  const admitted = admit(state, request, idempotencyKey, inputs, owner);
-  state.submitting.set(slot, admitted);
   try {
-    return await admitted;
+    return await admit(state, request, id, idempotencyKey, inputs, owner);
   } finally {
-    state.submitting.delete(slot);
+    // However its submit ended, the key answers the Run once it exists; a submit that made none (a
+    // refusal, inputs or a record that failed) lets the key go, and the next submit with it may make one.
+    if (state.records.has(id)) await keys.made(owner.tenant, idempotencyKey, id);
+    else await keys.release(owner.tenant, idempotencyKey, id);
   }
-}
-
-/** Where an idempotency key is filed: within its tenant, so two tenants' same key are two keys. */
-export function tenantKey(tenant: string, idempotencyKey: string): string {
-  return `${tenant}\u0000${idempotencyKey}`;
 }
 
 /** What to do instead, for a request this service cannot serve; undefined when it can. */
@@ -97,6 +97,7 @@ function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: I
 async function admit(
   state: RunsState,
   request: ServiceRunRequest,
+  id: string,
   idempotencyKey: string | undefined,
   inputs: InputsWriter | undefined,
   owner: Caller,
@@ -110,7 +111,6 @@ async function admit(
   if (overQuota !== undefined) return overQuota;
   state.admitting += 1;
   state.admittingBy.set(owner.tenant, (state.admittingBy.get(owner.tenant) ?? 0) + 1);
-  const id = newRunId();
   try {
     let given: RunRecord["inputs"];
     if (inputs !== undefined) {
@@ -138,7 +138,6 @@ async function admit(
     await store.create(record, request, owner.trace);
     state.records.set(record.id, record);
     if (owner.trace !== undefined) state.traces.set(record.id, owner.trace);
-    if (idempotencyKey !== undefined) state.byKey.set(tenantKey(owner.tenant, idempotencyKey), record.id);
     await emit(state, record.id, "state", { state: "queued" });
     holdSession(state, record.id, request);
     state.queue.push(record.id);

@@ -1,7 +1,7 @@
 // The one state the service keeps of its Runs in memory, beside their record on disk: the index,
 // the queue, the running ones, their event chains and listeners, the sessions held. Every step of
 // the service reads and changes this one object, and nothing else; all of it but what is live
-// (running, listening, submitting) is rebuilt from the record after a restart (run-recover.ts).
+// (running, listening) is rebuilt from the record after a restart (run-recover.ts).
 
 import { createRunStore, type RunRecord, type RunStore, type StoredEvent } from "./store.js";
 import type { RunServiceOptions } from "./run-service-options.js";
@@ -14,8 +14,6 @@ export type RunsState = {
   readonly store: RunStore;
   /** Every Run this service knows, by id. */
   readonly records: Map<string, RunRecord>;
-  /** The Run each idempotency key made. */
-  readonly byKey: Map<string, string>;
   /** The ids of the Runs waiting for a slot, the next to start first. */
   readonly queue: string[];
   /** How to stop each Run that holds a slot. */
@@ -24,8 +22,6 @@ export type RunsState = {
   readonly finished: Map<string, Promise<void>>;
   readonly listeners: Map<string, Set<Listener>>;
   readonly lastEventId: Map<string, number>;
-  /** Idempotency keys whose first submit is still writing its Run (an upload takes a while). */
-  readonly submitting: Map<string, Promise<unknown>>;
   /** One writer per Run: its events are appended in order, each after the one before. */
   readonly writes: Map<string, Promise<void>>;
   /** The session store each Run that has not ended will resume, kept from this process's sweeps from its submit until it ends. */
@@ -50,13 +46,11 @@ export function createRunsState(options: RunServiceOptions): RunsState {
     options,
     store: createRunStore(options.runtimeDir),
     records: new Map(),
-    byKey: new Map(),
     queue: [],
     running: new Map(),
     finished: new Map(),
     listeners: new Map(),
     lastEventId: new Map(),
-    submitting: new Map(),
     writes: new Map(),
     heldSessions: new Map(),
     traces: new Map(),

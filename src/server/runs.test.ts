@@ -167,6 +167,37 @@ describe("an Idempotency-Key", () => {
     expect(service.list()).toHaveLength(1);
     await service.cancel(first.record.id);
   });
+
+  it("answers the Run it made after a restart, as the records file it", async () => {
+    const { runner } = untilCancelled([]);
+    const before = serviceOver(runner, 1);
+    await before.service.recover();
+    const first = made(await before.service.submit(ask("once"), "k-kept"));
+    const after = createRunService({ runner, runtimeDir: before.runtimeDir, slots: 1, queueBound: 10, sessions: false });
+    await after.recover();
+    expect(await after.submit(ask("once"), "k-kept")).toMatchObject({ created: false, record: { id: first.record.id } });
+    expect(await after.submit(ask("twice"), "k-kept")).toMatchObject({ reused: { id: first.record.id } });
+    for (const record of after.list()) await after.cancel(record.id);
+    await before.service.cancel(first.record.id);
+  });
+
+  it("is left free by a submit that made no Run (a full queue, inputs that failed): the same key makes the Run once it can", async () => {
+    const { runner } = untilCancelled([]);
+    const runtimeDir = mkdtempSync(join(scratch, "rt-"));
+    const service = createRunService({ runner, runtimeDir, slots: 1, queueBound: 1, sessions: false });
+    await service.recover();
+    const holding = made(await service.submit(ask("holds the only place")));
+    expect(await service.submit(ask("keyed"), "k-refused")).toBe("queue_full");
+    await service.cancel(holding.record.id);
+    const failing = async () => {
+      throw new Error("the archive was refused");
+    };
+    await expect(service.submit(ask("keyed"), "k-refused", failing)).rejects.toThrow("the archive was refused");
+    const keyed = made(await service.submit(ask("keyed"), "k-refused"));
+    expect(keyed.created).toBe(true);
+    expect(await service.submit(ask("keyed"), "k-refused")).toMatchObject({ created: false, record: { id: keyed.record.id } });
+    await service.cancel(keyed.record.id);
+  });
 });
 
 describe("the retention of ended Runs' records", () => {

@@ -14,6 +14,7 @@ import type { EndReason } from "../plan/index.js";
 import { RUN_ID_PATTERN } from "../staging/index.js";
 import type { TraceHeaders } from "../trace/index.js";
 import { OPERATOR_TENANT } from "./caller.js";
+import { createKeyClaims, type KeyClaims } from "./key-claims.js";
 
 export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -102,6 +103,8 @@ export type RunStore = {
   readonly remove: (id: string) => Promise<void>;
   /** Makes the runs directory, and removes the directories of submits that never finished (no state.json): a crash mid-upload. */
   readonly prepare: () => Promise<string[]>;
+  /** Each tenant's idempotency keys, claimed one step at a time (key-claims.ts); the file store keeps them in memory, filed from the records at start. */
+  readonly keys: KeyClaims;
 };
 
 export function createRunStore(runtimeDir: string): RunStore {
@@ -128,6 +131,7 @@ export function createRunStore(runtimeDir: string): RunStore {
   const readJson = async (path: string): Promise<unknown> => JSON.parse(await readFile(path, "utf8"));
   return {
     root,
+    keys: createKeyClaims(),
     directory,
     inputsDirectory: (id) => join(directory(id), "inputs"),
     harvestDirectory: (id) => join(directory(id), "harvest"),
