@@ -240,7 +240,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key (admin), at once: its next request is refused */
+        /** Revoke an API key (admin), at once: its next request is refused and every stream it holds open ends */
         delete: operations["revokeKey"];
         options?: never;
         head?: never;

@@ -21,6 +21,8 @@ import { createRunPushStore } from "./a2a-push-store.js";
 import { refusalOf } from "./a2a-request.js";
 import { createRunTaskStore } from "./a2a-tasks.js";
 import { allows, type Scope } from "./caller.js";
+import { unauthorized } from "./auth.js";
+import { keyEndedRpcError, type KeyStreams } from "./key-streams.js";
 import { bodyRefusal, nestsTooDeeply, TOO_DEEP } from "./json-body.js";
 import { SSE_KEEPALIVE_MS } from "./limits.js";
 import type { Lifecycle, RunService } from "./runs.js";
@@ -43,6 +45,8 @@ export type A2AOptions = {
   readonly allowPrivateCallbacks?: boolean;
   /** Hears every step of every Run's life: a deleted Run's push notification configs go with it. */
   readonly onLifecycle?: (listener: (change: Lifecycle) => void) => void;
+  /** Where each stream is held by its key, so revoking the key or its expiry ends it. */
+  readonly streams: KeyStreams;
 };
 
 type RpcAnswer = { readonly jsonrpc: string; readonly id: string | number | null; readonly result?: unknown; readonly error?: unknown };
@@ -120,8 +124,7 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
         const answer = await (isLegacy ? legacy : current).handle(body, context);
         if (context.activatedExtensions !== undefined)
           reply.header(isLegacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, context.activatedExtensions.join(","));
-        if (Symbol.asyncIterator in answer)
-          return await stream(request, reply, answer, (error) => ({ jsonrpc: "2.0", id: requestIdOf(body), error: mapError(error) }));
+        if (Symbol.asyncIterator in answer) return await stream(request, reply, answer, { streams: options.streams, id: requestIdOf(body), mapError });
         return reply.code(200).send(answer);
       } catch (error) {
         const mapped = mapError(error);
@@ -135,14 +138,17 @@ export async function registerA2A(app: FastifyInstance, options: A2AOptions): Pr
  * Server-Sent Events, as the SDK's express adapter sends them: the first answer is awaited before
  * any header, so a refused request is a plain JSON-RPC error; then one `data:` line per answer, an
  * `event: error` if the stream breaks, a comment every SSE_KEEPALIVE_MS, and the end. A client
- * that goes away stops the stream, not the task: its Run goes on, and tasks/get still answers.
+ * that goes away stops the stream, not the task: its Run goes on, and tasks/get still answers. So
+ * does a key that stops being one (revoked, expired): its stream ends at once with an `event: error`
+ * whose JSON-RPC error says why (KEY_ENDED_RPC_CODE).
  */
 async function stream(
   request: FastifyRequest,
   reply: FastifyReply,
   answers: AsyncGenerator<RpcAnswer, void, undefined>,
-  failure: (error: unknown) => RpcAnswer,
+  { streams, id, mapError }: { readonly streams: KeyStreams; readonly id: RpcAnswer["id"]; readonly mapError: (error: unknown) => unknown },
 ): Promise<void> {
+  const failure = (error: unknown): RpcAnswer => ({ jsonrpc: "2.0", id, error: mapError(error) });
   let first: IteratorResult<RpcAnswer, void>;
   try {
     first = await answers.next();
@@ -150,12 +156,28 @@ async function stream(
     const answer = failure(error);
     return reply.code(200).send(answer);
   }
+  const gone = () => void answers.return(undefined).catch(() => undefined);
+  const release = streams.hold(request.caller, (why) => {
+    write(`event: error\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, error: keyEndedRpcError(why) })}\n\n`);
+    finish();
+  });
+  if (typeof release === "string") {
+    gone();
+    return unauthorized(reply, release);
+  }
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
   const write = (text: string) => void (res.writableEnded || res.destroyed ? undefined : res.write(text));
   const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
-  const gone = () => void answers.return(undefined).catch(() => undefined);
+  // The stream's end, whoever ends it: the answers' last, the client gone, the key no longer one.
+  const finish = () => {
+    release();
+    clearInterval(keepAlive);
+    request.raw.off("close", gone);
+    gone();
+    if (!res.writableEnded) res.end();
+  };
   request.raw.on("close", gone);
   try {
     if (first.done !== true) write(`data: ${JSON.stringify(first.value)}\n\n`);
@@ -166,9 +188,7 @@ async function stream(
   } catch (error) {
     write(`event: error\ndata: ${JSON.stringify(failure(error))}\n\n`);
   } finally {
-    clearInterval(keepAlive);
-    request.raw.off("close", gone);
-    if (!res.writableEnded) res.end();
+    finish();
   }
 }
 

@@ -26,6 +26,7 @@ import { registerAuditRoute } from "./route-audit.js";
 import { registerPoolRoute } from "./route-pool.js";
 import { registerFeedRoute } from "./route-feed.js";
 import { registerKeyRoutes } from "./route-keys.js";
+import { createKeyStreams } from "./key-streams.js";
 import { registerMcpRoute } from "./route-mcp.js";
 import { registerTenantRoutes } from "./route-tenants.js";
 import { registerServiceRoute, type ServiceFacts } from "./route-service.js";
@@ -108,6 +109,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerErrors(app);
   const { tenancy } = options;
+  // Every stream a tenant's key holds open: revoking the key, or its expiry, ends them.
+  const streams = createKeyStreams(tenancy.keys);
+  app.addHook("onClose", async () => streams.close());
   // A known key outside its scope: one entry naming what it asked and the scope that needs.
   const forbidden = (request: FastifyRequest, what: string, needed: Scope) =>
     tenancy.audit.record({
@@ -127,11 +131,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAuditTrail(app, tenancy.audit);
   registerHealthRoutes(app, options.readiness);
   registerRunRoutes(app, options.service);
-  registerFeedRoute(app, options.feed);
+  registerFeedRoute(app, options.feed, streams);
   registerUsageRoute(app, options.service);
   registerServiceRoute(app, { service: options.service, readiness: options.readiness, tenants: tenancy.tenants, facts: options.facts });
   registerArtifactRoutes(app, options.service);
-  registerEventRoutes(app, options.service);
+  registerEventRoutes(app, options.service, streams);
   await registerA2A(app, {
     service: options.service,
     tenants: tenancy.tenants,
@@ -148,9 +152,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }),
     ...(options.allowPrivateCallbacks === undefined ? {} : { allowPrivateCallbacks: options.allowPrivateCallbacks }),
     ...(options.onLifecycle === undefined ? {} : { onLifecycle: options.onLifecycle }),
+    streams,
   });
-  registerMcpRoute(app, options.service, tenancy.audit, options.facts.version);
-  registerKeyRoutes(app, tenancy);
+  registerMcpRoute(app, options.service, tenancy.audit, options.facts.version, streams);
+  registerKeyRoutes(app, tenancy, streams);
   registerTenantRoutes(app, tenancy, options.quotasOf, options.allowPrivateCallbacks === true);
   registerAuditRoute(app, tenancy);
   registerPoolRoute(app, options.pool ?? (() => undefined));

@@ -2,9 +2,11 @@
 // <key>`: the Operator's start-up token (compared in constant time as digests of equal length, so
 // neither it nor its length leaks through timing), or a tenant's API key (keys.ts). The request then
 // carries its Caller, and a route outside the key's scope is 403. Neither is ever logged or echoed.
+// A stream a key opened is held past the door until it ends (key-streams.ts), so revoking the key or
+// its expiry ends it too.
 
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isConsolePath } from "./console.js";
 import { A2A_JSONRPC_PATH } from "./a2a-limits.js";
 import { traceHeadersOf } from "../trace/index.js";
@@ -50,10 +52,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const known = given === "" ? "missing" : isOperator(given) ? OPERATOR : callerOf(options.keys.verify(given));
     if (typeof known === "string") {
       options.onRefused?.(request, known, prefixOf(given));
-      return reply
-        .code(401)
-        .header("WWW-Authenticate", 'Bearer realm="agentcage"')
-        .send(errorBody("unauthorized", unauthorizedMessage(known)));
+      return unauthorized(reply, known);
     }
     const trace = traceHeadersOf(request.headers);
     request.caller = trace.traceparent === undefined ? known : { ...known, trace };
@@ -82,7 +81,16 @@ function prefixOf(given: string): string | undefined {
   return /^ac_([0-9a-f]{12})_/.exec(given)?.[1];
 }
 
-function unauthorizedMessage(refusal: KeyRefusal | "missing"): string {
+/** The door's 401: also the answer of a stream whose key stopped being one after the door let it in (key-streams.ts). */
+export function unauthorized(reply: FastifyReply, refusal: Refusal): FastifyReply {
+  return reply
+    .code(401)
+    .header("WWW-Authenticate", 'Bearer realm="agentcage"')
+    .send(errorBody("unauthorized", unauthorizedMessage(refusal)));
+}
+
+/** Why a key was refused, in one sentence that says what to do. */
+export function unauthorizedMessage(refusal: Refusal): string {
   if (refusal === "revoked") return "this key was revoked; ask the Operator for a new one (agentcage keys create)";
   if (refusal === "expired") return "this key has expired; ask the Operator for a new one (agentcage keys create)";
   return "this route needs Authorization: Bearer <key>: an API key (ac_...) from agentcage keys create, or the token the service was started with (AGENTCAGE_TOKEN)";

@@ -3,7 +3,8 @@
 // per-Run id, until exactly one `end` event with the Outcome; then the stream closes. A Run that
 // ended while nobody listened replays in full. An EventSource that reconnects with the end's id
 // (as it does after the stream closes) is answered 204, which stops it; `?after=` at or past the
-// end gets the `end` again and the stream closes: no stream outlives its Run. A comment every SSE_KEEPALIVE_MS keeps proxies open.
+// end gets the `end` again and the stream closes: no stream outlives its Run, nor its key (revoked or
+// expired, it gets `unauthorized` instead of `end`). A comment every SSE_KEEPALIVE_MS keeps proxies open.
 
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -15,8 +16,10 @@ import { errorSchema, eventsQuery, runIdParams } from "./schemas.js";
 import { RUN_NOT_FOUND } from "./route-view.js";
 import type { StoredEvent } from "./store.js";
 import { startEventStream } from "./sse.js";
+import { unauthorized } from "./auth.js";
+import { keyEndedEvent, type KeyEnd, type KeyStreams } from "./key-streams.js";
 
-export function registerEventRoutes(fastify: FastifyInstance, all: RunService): void {
+export function registerEventRoutes(fastify: FastifyInstance, all: RunService, streams: KeyStreams): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get(
     "/v1/runs/:id/events",
@@ -48,6 +51,9 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService): 
         if (end !== undefined && after >= end.id) return reply.code(204).send(null);
       }
 
+      // Held from its first byte: revoking the key, or its expiry, ends it with why.
+      const release = streams.hold(request.caller, (why) => finish(why));
+      if (typeof release === "string") return unauthorized(reply, release);
       const write = startEventStream(reply);
       const res = reply.raw;
       const send = (event: StoredEvent) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
@@ -57,11 +63,13 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService): 
       let replaying = true;
       const pending: StoredEvent[] = [];
       let done = false;
-      const finish = () => {
+      const finish = (why?: KeyEnd) => {
         if (done) return;
         done = true;
+        release();
         stop();
         clearInterval(keepAlive);
+        if (why !== undefined) write(keyEndedEvent(why));
         res.end();
       };
       const deliver = (event: StoredEvent) => {
@@ -78,7 +86,7 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService): 
       };
       const stop = service.listen(record.id, (event) => (replaying ? pending.push(event) : deliver(event)));
       const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
-      request.raw.on("close", finish);
+      request.raw.on("close", () => finish());
 
       write(`event: snapshot\ndata: ${JSON.stringify(service.get(record.id))}\n\n`);
       for (const event of await service.events(record.id)) deliver(event);

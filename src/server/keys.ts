@@ -2,7 +2,8 @@
 // the audit log), the secret shown once at creation and never kept. The service keeps a keyed hash
 // of it (HMAC-SHA256 under a pepper of its own, in service/key-pepper): the secret is 256 random
 // bits, so a slow hash would add nothing but CPU an attacker could make the service spend.
-// Compared in constant time; a key that is revoked or past its expiry fails at its next request.
+// Compared in constant time; a key that is revoked or past its expiry fails at its next request, and
+// the streams it holds open end then too (key-streams.ts).
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
@@ -36,6 +37,8 @@ export type KeyStore = {
     by: string,
   ) => Promise<{ readonly key: string; readonly record: KeyRecord }>;
   readonly list: () => readonly KeyRecord[];
+  /** The key with this prefix as it stands now (revoked ones too); undefined when there is none. */
+  readonly get: (prefix: string) => KeyRecord | undefined;
   /** Revokes a key at once; undefined when no key has that prefix. A key revoked before stays as it was. */
   readonly revoke: (prefix: string) => Promise<KeyRecord | undefined>;
   /** The key a bearer token is, or why it is not one that may be used now. */
@@ -81,6 +84,10 @@ export async function openKeyStore(serviceDir: string): Promise<KeyStore> {
       return { key: `ac_${prefix}_${secret}`, record: shown(stored) };
     },
     list: () => [...keys.values()].map(shown),
+    get: (prefix) => {
+      const stored = keys.get(prefix);
+      return stored === undefined ? undefined : shown(stored);
+    },
     revoke: async (prefix) => {
       const stored = keys.get(prefix);
       if (stored === undefined) return undefined;

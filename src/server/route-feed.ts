@@ -2,7 +2,8 @@
 // every tenant's for the admin scope (?tenant= narrows it to one). As JSON, a page after a cursor
 // and the cursor to send next; with Accept: text/event-stream, Server-Sent Events: what is kept after
 // the cursor (or Last-Event-ID), then each entry as it is written, with a keep-alive comment every
-// SSE_KEEPALIVE_MS, for as long as the client stays. A cursor older than the oldest kept is 410.
+// SSE_KEEPALIVE_MS, for as long as the client stays and its key is one (revoked or expired, the stream
+// says `unauthorized` and closes). A cursor older than the oldest kept is 410.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -16,6 +17,8 @@ import { tenantName } from "./route-keys.js";
 import { errorBody, errorSchema } from "./schemas.js";
 import { RUN_STATES } from "./store.js";
 import { startEventStream } from "./sse.js";
+import { unauthorized } from "./auth.js";
+import { keyEndedEvent, type KeyEnd, type KeyStreams } from "./key-streams.js";
 
 const LIFECYCLE_TYPES = ["run.queued", "run.started", "run.finished", "run.deleted"] as const satisfies readonly LifecycleType[];
 
@@ -49,7 +52,7 @@ const feedQuery = z.strictObject({
 
 type FeedQuery = z.infer<typeof feedQuery>;
 
-export function registerFeedRoute(fastify: FastifyInstance, feed: Feed): void {
+export function registerFeedRoute(fastify: FastifyInstance, feed: Feed, streams: KeyStreams): void {
   // A feed stream never ends by itself: the service's close ends each one, or it would wait on its client.
   const open = new Set<() => void>();
   fastify.addHook("preClose", async () => {
@@ -99,7 +102,14 @@ export function registerFeedRoute(fastify: FastifyInstance, feed: Feed): void {
             ),
           );
       const from = after ?? feed.oldestId() - 1;
-      if (wantsStream(request)) return stream(request, reply, { feed, after: from, visible, open });
+      if (wantsStream(request)) {
+        // Held from its first byte: revoking the key, or its expiry, ends it with why.
+        let end: (why?: KeyEnd) => void = () => undefined;
+        const release = streams.hold(caller, (why) => end(why));
+        if (typeof release === "string") return unauthorized(reply, release);
+        end = stream(request, reply, { feed, after: from, visible, open, release });
+        return;
+      }
       const events = feed.after(from, visible, request.query.limit);
       return { events, nextAfter: events.at(-1)?.id ?? from, newestId: feed.newestId() };
     },
@@ -124,9 +134,12 @@ type Stream = {
   readonly visible: (entry: FeedEntry) => boolean;
   /** Where the stream puts how to end it while it is open. */
   readonly open: Set<() => void>;
+  /** Lets go of the stream's hold on its key (key-streams.ts) once it ends. */
+  readonly release: () => void;
 };
 
-function stream(request: FastifyRequest, reply: FastifyReply, { feed, after, visible, open }: Stream): void {
+/** Starts the stream; answers how to end it, saying why when its key stopped being one. */
+function stream(request: FastifyRequest, reply: FastifyReply, { feed, after, visible, open, release }: Stream): (why?: KeyEnd) => void {
   const write = startEventStream(reply);
   const res = reply.raw;
   let delivered = after;
@@ -139,17 +152,20 @@ function stream(request: FastifyRequest, reply: FastifyReply, { feed, after, vis
   };
   const stop = feed.listen((entry) => (replaying ? pending.push(entry) : deliver(entry)));
   const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
-  const end = () => {
+  const end = (why?: KeyEnd) => {
     open.delete(end);
+    release();
     stop();
     clearInterval(keepAlive);
+    if (why !== undefined) write(keyEndedEvent(why));
     if (!res.writableEnded) res.end();
   };
   open.add(end);
-  request.raw.on("close", end);
+  request.raw.on("close", () => end());
   // A comment at once: the client knows the stream is open before the first entry.
   write(": the events feed\n\n");
   for (const entry of feed.after(after, visible, Number.POSITIVE_INFINITY)) deliver(entry);
   replaying = false;
   for (const entry of pending) deliver(entry);
+  return end;
 }

@@ -1,12 +1,14 @@
 // The tenants' API keys over HTTP, for the admin scope only (auth.ts): make one (its whole text is
 // in that answer alone), list them (prefixes, tenants, scopes, last use; never a secret or a hash),
-// revoke one (at once: its next request is refused). Each change is in the audit log.
+// revoke one (at once: its next request is refused, and every stream it holds open is ended). Each
+// change is in the audit log.
 
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { SCOPES, TENANT_PATTERN } from "./caller.js";
 import { KEY_PREFIX_PATTERN } from "./keys.js";
+import type { KeyStreams } from "./key-streams.js";
 import { errorBody, errorSchema } from "./schemas.js";
 import type { Tenancy } from "./tenancy.js";
 
@@ -49,7 +51,7 @@ const prefixParams = z.object({
   }),
 });
 
-export function registerKeyRoutes(fastify: FastifyInstance, tenancy: Tenancy): void {
+export function registerKeyRoutes(fastify: FastifyInstance, tenancy: Tenancy, streams: KeyStreams): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.post(
     "/v1/keys",
@@ -98,7 +100,7 @@ export function registerKeyRoutes(fastify: FastifyInstance, tenancy: Tenancy): v
     {
       schema: {
         operationId: "revokeKey",
-        summary: "Revoke an API key (admin), at once: its next request is refused",
+        summary: "Revoke an API key (admin), at once: its next request is refused and every stream it holds open ends",
         params: prefixParams,
         response: { 200: keySchema, 400: errorSchema, 404: errorSchema },
       },
@@ -106,6 +108,9 @@ export function registerKeyRoutes(fastify: FastifyInstance, tenancy: Tenancy): v
     async (request, reply) => {
       const revoked = await tenancy.keys.revoke(request.params.prefix);
       const result = revoked === undefined ? 404 : 200;
+      // At once for what it holds open too: a Run's events, the feed, A2A streams, MCP calls.
+      const ended = streams.revoked(request.params.prefix);
+      if (ended > 0) request.log.info({ key: request.params.prefix, streams: ended }, "ended the open streams of a revoked key");
       tenancy.audit.record({
         action: "key.revoke",
         tenant: request.caller.tenant,
