@@ -4,7 +4,7 @@
 // artifacts and the patch back, cancels a Run that hangs, and is refused bad arguments in words
 // that name the parameter and quote its value. No container of its Runs is left.
 
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -129,6 +129,11 @@ describe("agentcage mcp, over stdio", () => {
   });
 
   it("refuses bad arguments in words that name the parameter and quote its value", async () => {
+    // A hard link's bytes may be another file's, outside the directory the caller named.
+    const linked = join(root, "linked");
+    mkdirSync(linked);
+    writeFileSync(join(root, "secret.txt"), "outside the inputs\n");
+    linkSync(join(root, "secret.txt"), join(linked, "x"));
     const refusals: Array<[string, Record<string, unknown>, string]> = [
       ["run_agent", { cli: "gpt", prompt: "hi" }, 'cli "gpt" is not one of claude, codex'],
       ["run_agent", { cli: "claude", prompt: "hi", temperature: 2 }, 'parameter "temperature" is not one run_agent takes'],
@@ -136,6 +141,7 @@ describe("agentcage mcp, over stdio", () => {
       ["run_agent", { cli: "claude", prompt: "hi", inputs: "project" }, 'inputs "project" is not an absolute path'],
       ["run_agent", { cli: "claude", prompt: "hi", inputs: join(root, "missing") }, "is not a directory on this machine"],
       ["run_agent", { cli: "claude", prompt: "hi", writable: true }, "writable: true needs input files"],
+      ["run_agent", { cli: "claude", prompt: "hi", inputs: linked }, 'inputs entry "x" is a hard link (link count 2)'],
       ["run_status", { id: "../../etc" }, 'id "../../etc" is not a Run id'],
       ["run_status", { id: "0123456789abcdef" }, "no Run with that id"],
       ["run_events", { id: "0123456789abcdef", since: -1 }, "since -1 is negative"],

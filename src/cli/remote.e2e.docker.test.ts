@@ -4,7 +4,7 @@
 // Ctrl-C as a cancel, and `agentcage runs` reading the service's records.
 
 import { createServer as createHttpServer, type Server } from "node:http";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, connect, type AddressInfo, type Server as TcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,6 +143,22 @@ describe("agentcage run --remote", () => {
     const done = await runCommand([...args, "--exclude", "out", "--exclude", "node_modules", "--out", out], env());
     expect(done.code, done.stderr).toBe(EXIT.completed);
     expect(readdirSync(out)).toEqual(["answer.txt"]);
+  }, 120_000);
+
+  it("refuses an --in that holds a hard link, naming it, before anything is sent", async () => {
+    const checkout = join(root, "hard-linked");
+    mkdirSync(join(checkout, "src"), { recursive: true });
+    writeFileSync(join(checkout, "README.md"), "# a checkout\n");
+    writeFileSync(join(root, "secret.txt"), "outside the checkout\n");
+    linkSync(join(root, "secret.txt"), join(checkout, "src", "x.ts"));
+    const args = ["run", "claude", "[stand-in:tool_write_bash] write the answer", "--remote", service.running().url, "--in", checkout];
+
+    const refused = await runCommand(args, env());
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr).toContain(
+      '--in holds "src/x.ts", a hard link (link count 2) whose bytes may be a file\'s outside --in; leave it out with --exclude "src/x.ts", or put a copy of the file there',
+    );
+    expect(refused.stderr).not.toContain("accepted as Run");
   }, 120_000);
 
   it("cancels the Run on the service on Ctrl-C and exits 130", async () => {

@@ -5,13 +5,13 @@
 // (with --writable the change set; without --out its patch goes to stdout, as a local Run's does).
 // Every request goes through agentcage/client, as any other caller's would.
 
-import { readdir, rename, rm, rmdir } from "node:fs/promises";
+import { lstat, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { type AgentcageClient, causeOf, createClient, type RunRequest, ServiceError } from "../client/index.js";
 import type { AgentOutcome } from "../runner/index.js";
-import { excludedBy, extractInputs, packArtifacts, type Excluded } from "../staging/index.js";
+import { excludedBy, extractInputs, packInputs, type Excluded } from "../staging/index.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import type { CheckedRun } from "./run-args.js";
@@ -96,13 +96,21 @@ export async function runRemote(options: RemoteRunOptions, io: CommandIo): Promi
 }
 
 /**
- * The service refuses links in an inputs archive; say so here, naming the entry, before anything
- * is sent. What --exclude names is left out of the archive, so it is never read here either.
+ * The service refuses links in an inputs archive, and packing refuses a hard link; say so here,
+ * naming the entry, before anything is sent. What --exclude names is left out of the archive, so it
+ * is never read here either.
  */
 async function refuseLinks(directory: string, excluded: Excluded, below = ""): Promise<void> {
   for (const entry of await readdir(join(directory, below), { withFileTypes: true })) {
     const path = below === "" ? entry.name : `${below}/${entry.name}`;
-    if (excluded(path) || entry.isFile()) continue;
+    if (excluded(path)) continue;
+    if (entry.isFile()) {
+      const links = (await lstat(join(directory, path)).catch(() => undefined))?.nlink ?? 1;
+      if (links <= 1) continue;
+      throw new UsageError(
+        `--in holds ${JSON.stringify(path)}, a hard link (link count ${links}) whose bytes may be a file's outside --in; leave it out with --exclude ${JSON.stringify(path)}, or put a copy of the file there`,
+      );
+    }
     if (entry.isDirectory()) {
       await refuseLinks(directory, excluded, path);
       continue;
@@ -121,7 +129,7 @@ type Submitted =
 async function submit(client: AgentcageClient, options: RemoteRunOptions, excluded: Excluded): Promise<Submitted> {
   // Its options left unset are undefined here and absent on the wire, as the service's schema has them.
   const request = { ...options.request, prompt: options.prompt, ...(options.writable ? { writable: true } : {}) } as RunRequest;
-  const inputs = options.inputs === undefined ? undefined : Buffer.concat(await Readable.from(packArtifacts(options.inputs, excluded)).toArray());
+  const inputs = options.inputs === undefined ? undefined : Buffer.concat(await Readable.from(packInputs(options.inputs, excluded)).toArray());
   const origin = client.baseUrl.origin;
   try {
     const run = await client.submit(request, { trace: options.trace, ...(inputs === undefined ? {} : { inputs }) });

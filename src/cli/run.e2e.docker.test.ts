@@ -3,7 +3,7 @@
 // escape code; through a pseudo-terminal (script(1)), the live view; Ctrl-C cancels and exits 130.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "shell-quote";
@@ -121,6 +121,22 @@ describe("agentcage run, piped", () => {
     expect(done.stdout).toContain("+\u001b[2J\u202egnp.exe\n");
     expect(done.stderr).toContain('the change holds bidi or control characters (a line of the patch may read differently from what applies) in "README.md"');
     expect(done.stderr).not.toMatch(/[\u202e]|\u001b\[2J/);
+  }, 120_000);
+
+  it("refuses an --in that holds a hard link, naming it and the --exclude that leaves it out, before any agent runs", async () => {
+    const checkout = join(root, "hard-linked");
+    mkdirSync(checkout);
+    writeFileSync(join(checkout, "README.md"), "# a checkout\n");
+    writeFileSync(join(root, "secret.txt"), "outside the checkout\n");
+    linkSync(join(root, "secret.txt"), join(checkout, "x"));
+
+    const refused = await runCommand(["run", "claude", "[stand-in:tool_write_bash] write the answer", "--stand-in", "--in", checkout], env);
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr).toContain(
+      '--in: input "x" is a hard link (link count 2), whose bytes may be a file\'s outside the input directory; leave it out with --exclude x, or put a copy of the file there',
+    );
+    expect(refused.stderr).not.toContain("claude started");
+    expect(runDirectories()).toEqual([]);
   }, 120_000);
 
   it("leaves out what --exclude names: a checkout with its own out/ and node_modules runs, and neither is in the patch", async () => {

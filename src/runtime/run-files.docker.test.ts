@@ -109,6 +109,7 @@ const HOSTILE: ReadonlyArray<readonly [string, string, string]> = [
   ["a FIFO", "echo a > out/a.txt && mkfifo out/pipe", "special_file"],
   ["a setuid file", "echo a > out/a.txt && chmod 4755 out/a.txt", "special_mode"],
   ["a file its owner cannot read", "echo a > out/a.txt && chmod 200 out/a.txt", "unreadable"],
+  ["a directory its owner cannot read", "mkdir out/d && echo a > out/d/a.txt && chmod 000 out/d", "unreadable"],
   ["a tree too deep", "mkdir -p out/1/2/3/4/5/6/7/8/9 && echo a > out/1/2/3/4/5/6/7/8/9/f", "too_deep"],
   ["a file too large", "head -c 9437184 /dev/zero > out/big.bin", "file_too_large"],
   ["a sparse file", "truncate -s 1073741824 out/sparse.bin", "file_too_large"],

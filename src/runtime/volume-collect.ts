@@ -5,7 +5,7 @@
 
 import { mkdir, rename } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import type { HarvestRefusal } from "../plan/index.js";
+import { OUT_NAME, type HarvestRefusal } from "../plan/index.js";
 import { carryManifest, copyFromArchive, removeTree, stagingLimits, type Manifest } from "../staging/index.js";
 
 const { FULL_BELOW_BYTES, FULL_BELOW_INODES, MAX_INPUT_DEPTH, MAX_SESSION_STORE_DEPTH } = stagingLimits;
@@ -51,6 +51,8 @@ export async function copyBackArchive(
     maxDepth: kind === "session" ? MAX_SESSION_STORE_DEPTH : MAX_INPUT_DEPTH,
     place: PLACE[kind],
     links: kind === "work",
+    // A writable work/ holds the agent's out/, which is harvested; the rest is the change set's to judge.
+    ...(kind === "work" ? { harvested: (relative: string) => relative === OUT_NAME || relative.startsWith(`${OUT_NAME}/`) } : {}),
   };
   // out/ is empty on disk: copied into. A work/ or a store holds what was staged: a fresh copy replaces it whole.
   const into = destination === undefined || kind === "out" ? destination : `${destination}.volume`;

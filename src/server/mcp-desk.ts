@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { quote } from "../errors/index.js";
 import type { DeskInputs, DeskRefusal, RunDesk } from "../mcp/index.js";
-import { extractInputs, InputsError, openArtifact, packArtifacts } from "../staging/index.js";
+import { extractInputs, InputsError, openArtifact, packInputs } from "../staging/index.js";
 import { artifactsOf, notEndedMessage } from "./artifacts.js";
 import { allows, type Caller } from "./caller.js";
 import { uploadDeadline } from "./inputs.js";
@@ -98,7 +98,7 @@ export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["in
   };
 }
 
-/** Extracts the given inputs into a Run's directory as an upload is: an archive as it came, a directory packed first (links left out). */
+/** Extracts the given inputs into a Run's directory as an upload is: an archive as it came, a directory packed first (links left out, a hard link refused). */
 async function inputsWriter(given: DeskInputs): Promise<InputsWriter | DeskRefusal> {
   if ("archive" in given) return (directory) => extractInputs(Readable.from([given.archive]), directory, { signal: uploadDeadline() });
   const found = await stat(given.directory).catch(() => undefined);
@@ -108,5 +108,5 @@ async function inputsWriter(given: DeskInputs): Promise<InputsWriter | DeskRefus
       message: `inputs ${quote(given.directory)} is not a directory on this machine; write the full path of the directory the agent should get`,
     };
   }
-  return (directory) => extractInputs(packArtifacts(given.directory), directory, { signal: uploadDeadline() });
+  return (directory) => extractInputs(packInputs(given.directory), directory, { signal: uploadDeadline() });
 }

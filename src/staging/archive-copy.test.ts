@@ -76,6 +76,40 @@ describe("copyFromArchive", () => {
     expect(copy.refusal?.reason).toBe(reason);
   });
 
+  // tar-stream writes a mode of 0 as its default (0755); the engine's archive of a chmod 000 directory is in the engine test.
+  it.each(["040", "100", "400", "300"])(
+    "refuses a directory of mode 0%s, which its owner cannot list and enter, as the Harvest on disk does",
+    async (octal) => {
+      const mode = Number.parseInt(octal, 8);
+      const copy = await copyFromArchive(
+        await archive([
+          { name: "out/locked/", type: "directory", mode },
+          { name: "out/locked/a.txt", content: "a" },
+        ]),
+        fresh(),
+        LIMITS,
+      );
+      expect(copy.refusal).toMatchObject({ reason: "unreadable", entry: '"locked"', message: expect.stringContaining(`(mode 0${mode.toString(8)})`) });
+    },
+  );
+
+  it("takes such a directory where the Harvest does not judge it (a writable work/ outside its out/), made 0755", async () => {
+    const destination = fresh();
+    const harvested = (relative: string) => relative === "out" || relative.startsWith("out/");
+    const taken = await copyFromArchive(
+      await archive([
+        { name: "out/locked/", type: "directory", mode: 0o100 },
+        { name: "out/locked/a.txt", content: "a" },
+      ]),
+      destination,
+      { ...LIMITS, harvested },
+    );
+    expect(taken.refusal).toBeUndefined();
+    expect(statSync(join(destination, "locked")).mode & 0o777).toBe(0o755);
+    const inOut = await copyFromArchive(await archive([{ name: "out/out/", type: "directory", mode: 0o100 }]), fresh(), { ...LIMITS, harvested });
+    expect(inOut.refusal).toMatchObject({ reason: "unreadable", entry: '"out"' });
+  });
+
   it("refuses more entries than the volume's inodes", async () => {
     const entries = Array.from({ length: LIMITS.maxEntries + 1 }, (_, i) => ({ name: `out/f${i}`, content: "x" }));
     const copy = await copyFromArchive(await archive(entries), fresh(), LIMITS);

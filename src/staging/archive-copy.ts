@@ -1,6 +1,7 @@
 // Copies what a Run's own volume held back onto the host's disk, from the engine's tar archive of
 // it: the one place that decides which archive entries may land in a Run directory. Only regular
-// files and directories (a writable work/'s links too, as links), named inside the archive's root,
+// files and directories (a writable work/'s links too, as links; no directory its owner could not
+// read where the Harvest judges it, since its copy is made readable), named inside the archive's root,
 // within the bounds the volume had (bytes, entries) and the staging depth; the first entry that
 // breaks a rule refuses the copy with the Harvest's reasons, and reading stops at the byte bound (a
 // sparse file cannot make it endless).
@@ -14,6 +15,8 @@ import { printableName } from "./harvest/index.js";
 
 /** What a tmpfs charges a file's data in: whole pages. */
 const PAGE_BYTES = 4096;
+/** The owner's read and execute bits: a directory without both cannot be harvested on disk. */
+const OWNER_LIST_ENTER = 0o500;
 
 export type ArchiveCopyLimits = {
   /** Bytes of file data the archive may hold (the volume's size): past it reading stops. */
@@ -29,6 +32,13 @@ export type ArchiveCopyLimits = {
    * work/ holds its staged links; the change set then judges them as on the root path. Default: refused.
    */
   readonly links?: boolean;
+  /**
+   * Which directories (relative to the place) the Harvest later judges on disk: one of them whose
+   * owner cannot list and enter it (no 0500 in its mode) is refused as `unreadable`, as harvest()
+   * refuses it, since a directory copied back is made 0755. Default: every one (out/, a session
+   * store); a writable work/ passes only its out/, the rest being judged by the change set, which takes them.
+   */
+  readonly harvested?: (relative: string) => boolean;
 };
 
 export type ArchiveCopy = {
@@ -83,6 +93,8 @@ export async function copyFromArchive(archive: Readable, destination: string | u
         if (header.type !== "directory" || all.length !== 1)
           refuse("bad_name", header.name, `is not the archive's root directory; the engine's archive of the Run's ${place} is malformed`);
         root = all[0] as string;
+        // The place itself, which the Harvest on disk opens and lists as it does a directory in it.
+        if (lockedAway(header, "", limits)) refuse("unreadable", ".", unreadableDirectory(header, place));
         entry.resume();
         continue;
       }
@@ -109,6 +121,7 @@ export async function copyFromArchive(archive: Readable, destination: string | u
         refuse("special_mode", relative, `has the setuid, setgid or sticky bit (mode ${mode.toString(8)}); only plain modes are copied back`);
       switch (header.type) {
         case "directory":
+          if (lockedAway(header, relative, limits)) refuse("unreadable", relative, unreadableDirectory(header, place));
           if (parts.length > limits.maxDepth)
             refuse(
               "too_deep",
@@ -186,6 +199,15 @@ export async function copyFromArchive(archive: Readable, destination: string | u
     throw error;
   }
   return counted();
+}
+
+/** Whether a directory entry is one its owner cannot list and enter, where the Harvest judges it. */
+function lockedAway(header: Header, relative: string, limits: ArchiveCopyLimits): boolean {
+  return ((header.mode ?? 0o755) & OWNER_LIST_ENTER) !== OWNER_LIST_ENTER && (limits.harvested?.(relative) ?? true);
+}
+
+function unreadableDirectory(header: Header, place: string): string {
+  return `is not readable by its owner (mode 0${((header.mode ?? 0) & 0o7777).toString(8)}); give it owner read permission (0755 for a directory) or leave it out of ${place}`;
 }
 
 async function makeDirectories(root: string, parts: readonly string[], name: string, made: Set<string>): Promise<void> {

@@ -1,6 +1,6 @@
 // Copies of regular files done in worker threads, synchronously: each file opened without following
-// a link and without blocking, checked with fstat, copied from that open file (copy-on-write where
-// the file system has it), its mode set, closed: five system calls' worth of work with no trip
+// a link and without blocking, checked with fstat (a regular file of one name), copied from that open
+// file (copy-on-write where the file system has it), its mode set, closed: five system calls' worth of work with no trip
 // through libuv's thread pool between them, which is where the asynchronous copy spent its time
 // (bench/README.md). Workers share this process's descriptors, so a source named through a pinned
 // directory's /proc/self/fd/N is that directory. Bytes are counted against one shared budget
@@ -19,6 +19,8 @@ export type CopyTask = {
 export type CopyResult =
   | { readonly ok: true; readonly bytes: number }
   | { readonly ok: false; readonly why: "link" | "not_file" | "over_budget" | "skipped"; readonly bytes?: number }
+  /** A regular file with more than one name: its bytes may be a file's outside the tree, so it is never copied. */
+  | { readonly ok: false; readonly why: "hard_link"; readonly links: number }
   | { readonly ok: false; readonly why: "error"; readonly code?: string | undefined; readonly message: string };
 
 export type ByteBudget = {
@@ -67,6 +69,12 @@ function copyProgram(): (request: CopyRequest) => CopyResult[] {
         const stats = fs.fstatSync(fd);
         if (!stats.isFile()) {
           results.push({ ok: false, why: "not_file" });
+          stopped = true;
+          continue;
+        }
+        // Judged on the open file, so a name swapped for a hard link after the walk saw it is caught too.
+        if (stats.nlink > 1) {
+          results.push({ ok: false, why: "hard_link", links: stats.nlink });
           stopped = true;
           continue;
         }

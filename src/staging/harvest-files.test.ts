@@ -2,12 +2,13 @@
 // whole tree as a tar; a path that escapes or a link planted in the tree is never followed.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tar from "tar-stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listArtifacts, openArtifact, packArtifacts } from "./harvest-files.js";
+import { extractInputs, InputsError } from "./archive-extract.js";
+import { listArtifacts, openArtifact, packArtifacts, packInputs } from "./harvest-files.js";
 
 let parent: string;
 let harvest: string;
@@ -88,5 +89,30 @@ describe("a Harvest's artifacts", () => {
       "sub/deeper/ directory 755": "",
       "sub/deeper/b.bin file 644": "\u0000\u00ff",
     });
+  });
+});
+
+describe("an input directory packed for an upload", () => {
+  it("comes as the artifacts' tar, links left out", async () => {
+    symlinkSync(join(parent, "secret.txt"), join(harvest, "evil"));
+    expect(await untar(packInputs(harvest))).toEqual(await untar(packArtifacts(harvest)));
+  });
+
+  it("is refused for a hard link, naming it, with none of its bytes extracted", async () => {
+    linkSync(join(parent, "secret.txt"), join(harvest, "sub", "linked.txt"));
+    const to = join(parent, "extracted");
+
+    const error = await extractInputs(packInputs(harvest), to).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(InputsError);
+    expect(error).toMatchObject({
+      statusCode: 400,
+      message:
+        'inputs entry "sub/linked.txt" is a hard link (link count 2), whose bytes may be a file\'s outside the directory; links are refused: put a copy of the file there instead',
+    });
+    expect(readdirSync(to, { recursive: true })).not.toContain(join("sub", "linked.txt"));
   });
 });

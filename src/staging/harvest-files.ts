@@ -1,5 +1,6 @@
 // Reading a Harvest's files back (the service's artifacts, the command's inputs upload): a list with
-// each file's size and sha256, one file opened, or the whole tree as a tar stream.
+// each file's size and sha256, one file opened, or the whole tree as a tar stream (an input
+// directory's refusing a hard link).
 // Invariant: every read goes through directories opened without following a link, so no path a
 // caller names and no link in the tree can reach anything outside the root it was given.
 
@@ -8,6 +9,7 @@ import { constants } from "node:fs";
 import { lstat, open, readdir, type FileHandle } from "node:fs/promises";
 import { Readable } from "node:stream";
 import tar from "tar-stream";
+import { InputsError } from "./archive-extract.js";
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 // O_NONBLOCK: a FIFO cannot hang the open.
@@ -53,7 +55,7 @@ async function* walkIn(directory: FileHandle, prefix: string, skip: Skip): Async
 }
 
 /** Opens a regular file without following a link; undefined when it is gone or is no longer a regular file. */
-async function openFileAt(at: string): Promise<{ readonly handle: FileHandle; readonly size: number } | undefined> {
+async function openFileAt(at: string): Promise<{ readonly handle: FileHandle; readonly size: number; readonly links: number } | undefined> {
   const handle = await open(at, FILE_FLAGS).catch(() => undefined);
   if (handle === undefined) return undefined;
   const stats = await handle.stat();
@@ -61,7 +63,7 @@ async function openFileAt(at: string): Promise<{ readonly handle: FileHandle; re
     await handle.close();
     return undefined;
   }
-  return { handle, size: stats.size };
+  return { handle, size: stats.size, links: stats.nlink };
 }
 
 export type ArtifactFile = { readonly path: string; readonly size: number; readonly sha256: string };
@@ -143,6 +145,19 @@ async function isLink(path: string): Promise<boolean> {
  * links; `skip` leaves out a path and everything below it.
  */
 export function packArtifacts(root: string, skip?: Skip): Readable {
+  return packTree(root, skip, false);
+}
+
+/**
+ * A caller's input directory as packArtifacts packs a tree, for an upload (`agentcage run --remote
+ * --in`, the MCP tool's `inputs`): a hard link (a file of more than one name, judged on the open
+ * file) fails the stream with an InputsError naming it, since its bytes may be a file's outside `root`.
+ */
+export function packInputs(root: string, skip?: Skip): Readable {
+  return packTree(root, skip, true);
+}
+
+function packTree(root: string, skip: Skip | undefined, refuseHardLinks: boolean): Readable {
   const pack = tar.pack();
   const fill = async () => {
     for await (const found of walk(root, skip)) {
@@ -155,6 +170,12 @@ export function packArtifacts(root: string, skip?: Skip): Readable {
       const opened = await openFileAt(found.at);
       if (opened === undefined) continue;
       try {
+        if (refuseHardLinks && opened.links > 1) {
+          throw new InputsError(
+            400,
+            `inputs entry ${JSON.stringify(found.path)} is a hard link (link count ${opened.links}), whose bytes may be a file's outside the directory; links are refused: put a copy of the file there instead`,
+          );
+        }
         await new Promise<void>((resolve, reject) => {
           const sink = pack.entry({ name: found.path, type: "file", mode: 0o644, size: opened.size }, (error) => (error ? reject(error) : resolve()));
           const source = opened.handle.createReadStream({ autoClose: false });

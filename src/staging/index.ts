@@ -29,7 +29,7 @@ export * from "./harvest/index.js";
 export type { Manifest } from "./changes/index.js";
 export { carryManifest, harvestChanges, takeManifest } from "./changes/index.js";
 export { extractInputs, InputsError, inputsTooLarge } from "./archive-extract.js";
-export { listArtifacts, openArtifact, packArtifacts } from "./harvest-files.js";
+export { listArtifacts, openArtifact, packArtifacts, packInputs } from "./harvest-files.js";
 export {
   INPUT_UPLOAD_TIMEOUT_MS,
   MAX_INPUT_ARCHIVE_BYTES,

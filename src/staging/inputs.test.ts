@@ -5,7 +5,7 @@
 // they mean the same as any user.
 
 import { execFileSync } from "node:child_process";
-import { chmod, lstat, mkdir, mkdtemp, opendir, readdir, readFile, readlink, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { chmod, link, lstat, mkdir, mkdtemp, opendir, readdir, readFile, readlink, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -203,6 +203,48 @@ describe("copyInputs with a link in the input directory", () => {
     expect(error.message).toBe(
       `input directory ${JSON.stringify(join(scratch, "link-to-source"))} is not a directory (links are not followed); pass the directory itself`,
     );
+  });
+});
+
+describe("copyInputs with a hard link in the input directory", () => {
+  /** Every file's bytes staged in work/, found without following a link. */
+  const stagedBytes = async () =>
+    Object.values(await tree(work))
+      .map((entry) => (entry.type === "file" ? entry.content.toString("latin1") : ""))
+      .join("");
+
+  it("refuses a file whose other name is outside the input directory, naming it, and copies none of its bytes", async () => {
+    await writeFile(join(host, "secret.txt"), "host secret\n", { mode: 0o600 });
+    await writeSource("a.txt", "a");
+    await mkdir(join(source, "sub"));
+    await link(join(host, "secret.txt"), join(source, "sub", "x"));
+
+    const error = await stagingError(copy({ directory: source }));
+
+    expect(error.kind).toBe("invalid_input");
+    expect(error.message).toBe(
+      'input "sub/x" is a hard link (link count 2), whose bytes may be a file\'s outside the input directory; leave it out with inputs.exclude: ["sub/x"], or put a copy of the file there',
+    );
+    expect(await stagedBytes()).not.toContain("host secret");
+  });
+
+  it("refuses two names of one file inside it too: a link count cannot say where the other names are", async () => {
+    await writeSource("a.txt", "a");
+    await link(join(source, "a.txt"), join(source, "b.txt"));
+
+    const error = await stagingError(copy({ directory: source }));
+
+    expect(error.message).toMatch(/^input "[ab]\.txt" is a hard link \(link count 2\)/);
+  });
+
+  it("copies the rest when exclude leaves the hard link out", async () => {
+    await writeFile(join(host, "secret.txt"), "host secret\n", { mode: 0o600 });
+    await writeSource("a.txt", "a");
+    await link(join(host, "secret.txt"), join(source, "x"));
+
+    await copy({ directory: source, exclude: ["x"] });
+
+    expect(await tree(work)).toEqual({ "a.txt": file("a") });
   });
 });
 

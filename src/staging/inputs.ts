@@ -1,5 +1,6 @@
 // Copies what the caller hands over into a Run's `work/`: a directory tree and/or named files.
-// Never follows a link in the source (a link is copied as a link), never copies a special file,
+// Never follows a link in the source (a link is copied as a link), never copies a special file or
+// a hard link (a file of more than one name, whose bytes may be a file's outside the source),
 // and never lets an input take the agent's `out/`; leaves out what `exclude` names. Bounded by the
 // limits in limits.ts.
 
@@ -179,6 +180,11 @@ function copyError(result: Exclude<CopyResult, { ok: true }>, rel: string): Erro
   switch (result.why) {
     case "link":
       return new StagingError("invalid_input", `input ${JSON.stringify(rel)} became a link while it was copied; hand over a tree nothing writes to`);
+    case "hard_link":
+      return new StagingError(
+        "invalid_input",
+        `input ${JSON.stringify(rel)} is a hard link (link count ${result.links}), whose bytes may be a file's outside the input directory; leave it out with inputs.exclude: [${JSON.stringify(rel)}], or put a copy of the file there`,
+      );
     case "not_file":
       return new StagingError("invalid_input", `input ${JSON.stringify(rel)} is no longer a regular file; hand over a tree nothing writes to`);
     case "over_budget":
