@@ -8,6 +8,7 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { FAKE_CLUSTER_IP } from "../../test/support/fake-kube-api.js";
+import { atIdleLoad } from "../../test/support/idle-load.js";
 import { type ClusterWithProxy, clusterWithProxy } from "../../test/support/kube-proxy.js";
 import { DEFAULT_EGRESS_PORT } from "../egress/index.js";
 import { ownershipLabels, thisProcess } from "../runtime/index.js";
@@ -96,6 +97,9 @@ describe("the egress proxy started in a cluster", () => {
 });
 
 describe("the start of the egress proxy in a cluster, once its Pod runs", () => {
+  // Its Pod is asked after every 5 s stretched by the load: read as idle, each wait below outlasts it.
+  atIdleLoad();
+
   it("waits for a control socket slower than 20 s to answer, as long as its Pod runs", async () => {
     cluster = await clusterWithProxy("run-completes", {}, 25_000);
     const waited: number[] = [];
