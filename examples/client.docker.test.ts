@@ -1,6 +1,6 @@
-// The README's client example, compiled as a user would run it, against a real `agentcage serve
+// The client example of docs/service.md, compiled as a user would run it, against a real `agentcage serve
 // --stand-in`: the agent's answer on stdout and exit 0; a wrong token said with its status, exit 2.
-// And the README shows this very program, its import aside.
+// And docs/service.md shows this very program, its import aside.
 
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -39,12 +39,12 @@ describe("the client example", () => {
     expect(done.stderr).not.toContain("not-the-services-token");
   }, 60_000);
 
-  it("is the program the README shows", () => {
+  it("is the program docs/service.md shows", () => {
     const program = readFileSync(path.join(REPO, "examples", "client.ts"), "utf8");
     const body = program
       .slice(program.indexOf("import {"))
       .replace('from "../src/client/index.js"; // in your project: "agentcage/client"', 'from "agentcage/client";');
-    const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
-    expect(readme).toContain(body.trim());
+    const page = readFileSync(path.join(REPO, "docs", "service.md"), "utf8");
+    expect(page).toContain(body.trim());
   });
 });

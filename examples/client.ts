@@ -1,4 +1,4 @@
-// agentcage/client in use, the README's example as a program: one prompt to an `agentcage serve`,
+// agentcage/client in use, the example of docs/service.md as a program: one prompt to an `agentcage serve`,
 // the agent's words printed as they come, then how the Run ended. A dropped connection is taken
 // up where it left off (Last-Event-ID); a refusal (a wrong token: 401) is a typed ServiceError.
 // Run: npm run build:tools && AGENTCAGE_TOKEN=... node dist-tools/examples/client.js "a prompt"

@@ -4,7 +4,7 @@
 // input files and watching its events arrive, its artifacts and patch, cancelling a hung Run,
 // following its events across a dropped connection (Last-Event-ID), resuming a kept session, the
 // list changing live, another tenant seeing none of it, and hostile text that stays text.
-// AGENTCAGE_SCREENSHOTS=<dir> also saves the README's pictures of the list and a Run page there.
+// AGENTCAGE_SCREENSHOTS=<dir> also saves the pictures of docs/console.md of the list and a Run page there.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";

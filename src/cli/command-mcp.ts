@@ -27,7 +27,7 @@ type McpFlags = {
 export function addMcpCommand(program: Command, io: ProgramIo, settle: (code: number) => void): void {
   program
     .command("mcp")
-    .description("be an MCP server over stdio: an agent hands tasks to caged agents with run_agent (README: MCP)")
+    .description("be an MCP server over stdio: an agent hands tasks to caged agents with run_agent (docs/mcp.md)")
     .option(
       "--runtime-dir <dir>",
       "its Runs' records and the Staging Directory, kept after it ends (default: a directory of this process's own under <AGENTCAGE_RUNTIME_DIR>/mcp, removed at its end)",

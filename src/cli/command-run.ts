@@ -50,12 +50,12 @@ export function addRunCommand(program: Command, io: ProgramIo, settle: (code: nu
     .addOption(
       new Option(
         "--run-files <where>",
-        "how the Run's files reach the engine: disk (bind mounts; the engine shares this host's disk; default) or engine (through its archive; README: running past one host)",
+        "how the Run's files reach the engine: disk (bind mounts; the engine shares this host's disk; default) or engine (through its archive; docs/engines.md)",
       ).argParser(runFilesOf),
     )
     .option(
       "--kubernetes <namespace>",
-      "run it as a Pod in this namespace of the cluster the kubeconfig names (KUBECONFIG, ~/.kube/config, or in-cluster); not yet run against a live cluster (README: running past one host)",
+      "run it as a Pod in this namespace of the cluster the kubeconfig names (KUBECONFIG, ~/.kube/config, or in-cluster); not yet run against a live cluster (docs/kubernetes.md)",
     )
     .addHelpText("after", RUN_HELP)
     .action(async (cli: string, rawPrompt: string, flags: RunFlags, command: Command) => {

@@ -92,7 +92,7 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
     .addOption(
       new Option(
         "--engine <address>",
-        "an engine Runs go to (repeatable; the variable takes a space-separated list): a socket path or unix://, tcp://host:2376,certs=DIR (ca.pem, cert.pem, key.pem), ssh://user@host, or local; each may add ,name=NAME and ,slots=N. Default: the one local engine (README: On several engines)",
+        "an engine Runs go to (repeatable; the variable takes a space-separated list): a socket path or unix://, tcp://host:2376,certs=DIR (ca.pem, cert.pem, key.pem), ssh://user@host, or local; each may add ,name=NAME and ,slots=N. Default: the one local engine (docs/engines.md)",
       )
         .argParser(engineFlag)
         .env("AGENTCAGE_ENGINES"),
@@ -100,7 +100,7 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
     .addOption(
       new Option(
         "--kubernetes <namespace>",
-        "run each Run as a Pod in this namespace of the cluster the kubeconfig names (KUBECONFIG, ~/.kube/config, or in-cluster); not with --engine, --pool, --sessions, --stand-in, --run-files disk, --network-policy but none; not yet run against a live cluster (README: On Kubernetes)",
+        "run each Run as a Pod in this namespace of the cluster the kubeconfig names (KUBECONFIG, ~/.kube/config, or in-cluster); not with --engine, --pool, --sessions, --stand-in, --run-files disk, --network-policy but none; not yet run against a live cluster (docs/kubernetes.md)",
       ).env("AGENTCAGE_KUBERNETES"),
     )
     .option("--queue-bound <n>", "Runs accepted and not ended, past which a submit gets 429", wholeNumber("--queue-bound", 1, 100_000))
@@ -111,7 +111,7 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
 function networkOptions(command: Command): void {
   command
     .addOption(
-      new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open (README: network policies)")
+      new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open (docs/network.md)")
         .choices([...NETWORK_POLICIES])
         .env("AGENTCAGE_NETWORK_POLICY"),
     )
@@ -182,7 +182,7 @@ function agentOptions(command: Command): void {
     .addOption(
       new Option(
         "--run-files <where>",
-        "how each Run's files reach the engine: disk (bind mounts; the engine shares this host's disk; default) or engine (through its archive, into volumes of the Run's own; README: running past one host)",
+        "how each Run's files reach the engine: disk (bind mounts; the engine shares this host's disk; default) or engine (through its archive, into volumes of the Run's own; docs/engines.md)",
       )
         .argParser(runFilesOf)
         .env("AGENTCAGE_RUN_FILES"),
@@ -195,7 +195,7 @@ function poolOptions(command: Command): void {
     .addOption(
       new Option(
         "--pool <n>",
-        "agent containers kept started ahead, each serving one Run warm (README: warm pool); needs root on the engine's host, not with --sessions; default 0: none",
+        "agent containers kept started ahead, each serving one Run warm (docs/warm-pool.md); needs root on the engine's host, not with --sessions; default 0: none",
       )
         .argParser(optionalWholeNumber("--pool", 0, MAX_POOL_SIZE, "how many agent containers to keep started ahead, e.g. 2, or 0 for none"))
         .env("AGENTCAGE_POOL"),

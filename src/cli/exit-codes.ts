@@ -1,5 +1,5 @@
 // The command's exit codes, one per thing a script would act on differently, decided from the
-// Outcome alone. The README's table is written from this file.
+// Outcome alone. docs/command.md's exit statuses are written from this file.
 
 export const EXIT = {
   /** The agent answered. */

@@ -1,6 +1,6 @@
 // Holds the catalogue to its three readers: the error classes (each declares codes of the
 // catalogue, and every error thrown at a caller is one), the service and the classes together
-// (every code is used), and the README's "Errors" table (it lists exactly the catalogue's codes).
+// (every code is used), and the table of docs/errors.md (it lists exactly the catalogue's codes).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,12 +41,10 @@ function declaredCodes(): Map<string, string[]> {
   return found;
 }
 
-/** The first column of the README's "Errors" table. */
-function readmeCodes(): string[] {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Errors\n"));
-  const ownSection = section.slice(0, section.indexOf("\n## ", 1));
-  return [...ownSection.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1] ?? "");
+/** The first column of the table of docs/errors.md, the page that documents the codes. */
+function documentedCodes(): string[] {
+  const page = readFileSync(join(repoRoot, "docs", "errors.md"), "utf8");
+  return [...page.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1] ?? "");
 }
 
 describe("the catalogue of error codes", () => {
@@ -78,8 +76,8 @@ describe("the catalogue of error codes", () => {
     }
   });
 
-  it("is listed exactly by the README's Errors table", () => {
-    const listed = readmeCodes();
+  it("is listed exactly by the table of docs/errors.md", () => {
+    const listed = documentedCodes();
     expect([...listed].sort()).toEqual(Object.keys(ERROR_CODES).sort());
     expect(new Set(listed).size).toBe(listed.length);
   });

@@ -1,7 +1,7 @@
 // The catalogue: every code an agentcage error carries, and every code the service answers in the
 // HTTP API's `error` field, each with its one-line meaning. The one place a code is declared.
 // Invariant: a code, once released, keeps its name and meaning (callers branch on it); the
-// README's "Errors" table lists exactly these codes (codes.test.ts checks both ways).
+// table of docs/errors.md lists exactly these codes (codes.test.ts checks both ways).
 
 export const ERROR_CODES = {
   // What the service answers over HTTP, in `{ error, message }`.

@@ -33,7 +33,7 @@ export function withRuntimeHint(outcome: Outcome<AgentResult>, runtime: string, 
   if (outcome.ok || !unreachedModel(outcome)) return outcome;
   const hint =
     `the container runtime ${JSON.stringify(runtime)} may give the agent no network on this engine (gVisor registered with --network=none does), ` +
-    `so network policy ${JSON.stringify(policy)} cannot reach the model under it; use the "none" policy with it, or the engine's default runtime (see the README on runtimes and policies)`;
+    `so network policy ${JSON.stringify(policy)} cannot reach the model under it; use the "none" policy with it, or the engine's default runtime (see docs/network.md on runtimes and policies)`;
   return { ...outcome, error: outcome.error === undefined ? hint : `${outcome.error}; ${hint}` };
 }
 
@@ -42,7 +42,7 @@ export function withNetworkHint(outcome: Outcome<AgentResult>): Outcome<AgentRes
   if (outcome.ok || !unreachedModel(outcome)) return outcome;
   const hint =
     'the agent container has no network (network policy "none"), so the CLI could not reach its model; ' +
-    'choose networkPolicy "model" with the egress proxy, or "open" (see the README on network policies)';
+    'choose networkPolicy "model" with the egress proxy, or "open" (see docs/network.md)';
   return { ...outcome, error: outcome.error === undefined ? hint : `${outcome.error}; ${hint}` };
 }
 

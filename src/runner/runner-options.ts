@@ -52,7 +52,7 @@ export type AgentRunnerOptions = {
    *   every call and refuses calls past the request's budget.
    * - "allowlist": "model", plus HTTPS CONNECT through the proxy to the `allowlist` host:port pairs.
    * - "open": a network of the Run's own with a route to the internet, and the real credential in
-   *   the container (see the README for what that risks).
+   *   the container (see docs/network.md for what that risks).
    */
   readonly networkPolicy?: NetworkPolicy;
   /**

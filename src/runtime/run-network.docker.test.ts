@@ -77,7 +77,7 @@ describe("a Run's own network on the real engine", () => {
     expect(docker("inspect", "-f", "{{.State.Running}} {{len .NetworkSettings.Networks}}", PEER)).toBe("true 1");
   }, 60_000);
 
-  it("open: a route out, and the host's services are reachable (what the README warns of)", async () => {
+  it("open: a route out, and the host's services are reachable (what docs/network.md warns of)", async () => {
     const { text } = await probe({ kind: "open" });
     expect(text).toMatch(/route:\d+\.\d+\.\d+\.\d+/);
     expect(text).toContain("peer:unreachable");
