@@ -1,63 +1,10 @@
-// What the proxy lets each CLI reach at its provider, and how the real credential is written on
-// the way out. The one place the path allowlist and the credential headers are decided.
-// Invariant: a request reaches upstream only on a listed method and path, with every header that
-// could carry the client's token removed and the real credential set by this file alone.
+// The headers of a forwarded exchange: the per-Run token a client presented, what goes upstream (the
+// client's headers less hop-by-hop and credential ones, plus the real credential as the Run's
+// provider writes it) and what comes back. Invariant: a request reaches upstream with every header
+// that could carry the client's token removed and the real credential set by its provider alone.
 
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
-import type { EgressCli, EgressCredential } from "./run.js";
-
-/** Production upstreams; a test points a CLI at the stand-in model on loopback instead. */
-export const DEFAULT_UPSTREAMS: Readonly<Record<EgressCli, string>> = {
-  claude: "https://api.anthropic.com",
-  codex: "https://api.openai.com",
-};
-
-/** Sent with an OAuth token, as the claude CLI itself does when it holds CLAUDE_CODE_OAUTH_TOKEN. */
-export const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
-
-/**
- * The status a budget refusal is answered with, per CLI: one the CLI neither retries nor works
- * around. Checked with the real CLIs: claude retries none of 400, 402, 403 but answers a 400 by
- * calling again several times; codex retries 402 and 403 (its request_max_retries) but not 400.
- */
-export const BUDGET_REFUSAL_STATUS: Readonly<Record<EgressCli, number>> = { claude: 402, codex: 400 };
-
-export type Route = {
-  readonly method: string;
-  readonly path: string;
-  /** A model call: counted as a turn, held against the budget, refused once it is spent. */
-  readonly modelCall: boolean;
-};
-
-/** Exact paths (no prefix matching, no normalising): `/v1/messages/../x` is simply not listed. */
-const ROUTES: Readonly<Record<EgressCli, readonly Route[]>> = {
-  claude: [
-    { method: "POST", path: "/v1/messages", modelCall: true },
-    { method: "POST", path: "/v1/messages/count_tokens", modelCall: false },
-  ],
-  codex: [
-    { method: "POST", path: "/v1/responses", modelCall: true },
-    { method: "GET", path: "/v1/models", modelCall: false },
-  ],
-};
-
-/**
- * Anthropic betas that let the provider's servers reach a URL the request names (the MCP connector,
- * server-side web fetch): a way out around this proxy, so a request asking for one is refused.
- */
-export const REFUSED_ANTHROPIC_BETAS: readonly string[] = ["mcp-client-", "web-fetch-"];
-
-/** The first beta of a claude request that REFUSED_ANTHROPIC_BETAS names, if any. */
-export function refusedBeta(cli: EgressCli, headers: IncomingHttpHeaders): string | undefined {
-  if (cli !== "claude") return undefined;
-  const value = headers["anthropic-beta"];
-  const betas = (Array.isArray(value) ? value.join(",") : (value ?? "")).split(",").map((b) => b.trim().toLowerCase());
-  return betas.find((beta) => REFUSED_ANTHROPIC_BETAS.some((prefix) => beta.startsWith(prefix)));
-}
-
-export function routeOf(cli: EgressCli, method: string, path: string): Route | undefined {
-  return ROUTES[cli].find((r) => r.method === method && r.path === path);
-}
+import type { EgressProvider, ProviderCredential } from "./providers/index.js";
 
 /** The per-Run token a client sent: `x-api-key`, or `Authorization: Bearer`. */
 export function presentedToken(headers: IncomingHttpHeaders): string | undefined {
@@ -95,7 +42,7 @@ const NOT_FORWARDED = new Set([
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
 
 /** The request headers sent upstream: the client's, less hop-by-hop and credential headers, plus the real credential. */
-export function upstreamRequestHeaders(cli: EgressCli, credential: EgressCredential, headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+export function upstreamRequestHeaders(provider: EgressProvider, credential: ProviderCredential, headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const named = connectionTokens(headers["connection"]);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -104,16 +51,7 @@ export function upstreamRequestHeaders(cli: EgressCli, credential: EgressCredent
   }
   // Identity, so the meter reads the answer as it passes (the client asked for nothing it needs).
   out["accept-encoding"] = "identity";
-  if (cli === "claude" && credential.kind === "api_key") out["x-api-key"] = credential.value;
-  else out["authorization"] = `Bearer ${credential.value}`;
-  if (cli === "claude" && credential.kind === "oauth_token") {
-    const betas = String(out["anthropic-beta"] ?? "")
-      .split(",")
-      .map((b) => b.trim())
-      .filter((b) => b !== "");
-    if (!betas.includes(ANTHROPIC_OAUTH_BETA)) betas.push(ANTHROPIC_OAUTH_BETA);
-    out["anthropic-beta"] = betas.join(",");
-  }
+  provider.writeCredential(credential, out);
   return out;
 }
 
