@@ -82,7 +82,17 @@ export {
   sweepPods,
 } from "./kube/index.js";
 export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
-export { costOf, END_REASONS, HARVEST_REFUSAL_REASONS, MAX_LINE_BYTES, MAX_NOISE_LINES, MODEL_PROVIDERS, jsonLines, PRICES_AS_OF, priceOf } from "./plan/index.js";
+export {
+  costOf,
+  END_REASONS,
+  HARVEST_REFUSAL_REASONS,
+  MAX_LINE_BYTES,
+  MAX_NOISE_LINES,
+  MODEL_PROVIDERS,
+  jsonLines,
+  PRICES_AS_OF,
+  priceOf,
+} from "./plan/index.js";
 export { PREFLIGHT_OWNER, containerMounts, inspectEngine, inspectImage, probeStagingDirectory } from "./probes/index.js";
 export { REDACTED, createMasker } from "./redact/index.js";
 export { AGENT_IMAGE, AgentRunnerError, NETWORK_POLICIES, agentCliVersions, createAgentRunner, reachWarning } from "./runner/index.js";
@@ -109,6 +119,9 @@ export {
 export { StagingError, stagingLimits } from "./staging/index.js";
 export type { HarvestLimits, HarvestOptions, HarvestRecovery } from "./staging/index.js";
 export type {
+  AdapterPlan,
+  AdapterPlanContext,
+  AdapterRequest,
   AgentAdapter,
   AgentBudget,
   AgentCli,
@@ -128,6 +141,7 @@ export type {
   Credential,
   CredentialKind,
   CredentialSources,
+  CredentialVariable,
   EndpointOverrides,
   MeteredUsage,
   StreamParseOptions,

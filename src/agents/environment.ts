@@ -35,6 +35,9 @@ export function publicEnvironment(cli: AgentCli, endpoints: EndpointOverrides = 
  * The public environment of a container any CLI may run in (a runner declares one for all): every
  * CLI's variables (each ignores the others'), each pointed at its endpoint, with the CLIs' own retries.
  */
-export function everyPublicEnvironment(endpoints: Readonly<Partial<Record<AgentCli, AgentEndpoint | undefined>>> = {}, apiRetries?: number): Record<string, string> {
+export function everyPublicEnvironment(
+  endpoints: Readonly<Partial<Record<AgentCli, AgentEndpoint | undefined>>> = {},
+  apiRetries?: number,
+): Record<string, string> {
   return Object.assign({ ...SHARED }, ...AGENT_CLIS.map((cli) => adapterFor(cli).environment(endpoints[cli], apiRetries))) as Record<string, string>;
 }

@@ -37,7 +37,7 @@ export type { Credential, CredentialKind, CredentialSources } from "./credential
 export { AGENT_ADAPTERS, AGENT_CLIS, DEFAULT_AGENT_CLI, adapterFor, isAgentCli, perCli } from "./adapters.js";
 export { AGENT_EFFORTS, AgentRequestError, agentRequestSchema, parseAgentRequest } from "./request.js";
 export { AGENT_REASONS } from "./adapter/index.js";
-export { CLAUDE_QUIET, claudeArgs, claudeUserMessage, parseClaudeStream } from "./claude/index.js";
+export { CLAUDE_QUIET, claudeArgs, parseClaudeStream } from "./claude/index.js";
 export { CODEX_QUIET, codexArgs, parseCodexStream } from "./codex/index.js";
 export { CREDENTIAL_VARIABLES, CredentialError, findCredential } from "./credentials.js";
 export { everyPublicEnvironment, publicEnvironment } from "./environment.js";

@@ -169,7 +169,12 @@ describe("the egress proxy's allowlist mode", () => {
     const mine = await echoServer();
     const theirs = await echoServer();
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${theirs.port}`] });
-    const own = await proxy.register({ runId: "own-list", provider: "anthropic", credential: { kind: "api_key", value: KEY }, allowlist: [`127.0.0.1:${mine.port}`] });
+    const own = await proxy.register({
+      runId: "own-list",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: KEY },
+      allowlist: [`127.0.0.1:${mine.port}`],
+    });
     const none = await proxy.register({ runId: "no-list", provider: "anthropic", credential: { kind: "api_key", value: KEY }, allowlist: [] });
     const through = await connectThrough(proxy, `127.0.0.1:${mine.port}`, `Bearer ${own.token}`);
     expect(through.status).toBe(200);

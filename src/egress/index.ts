@@ -21,7 +21,6 @@
 export type { EgressControl, EgressProxy } from "./proxy.js";
 export type { EgressControlClient } from "./control-client.js";
 export type { EgressProxyOptions } from "./options.js";
-export type { EgressProvider } from "./providers/index.js";
 export type { EgressBreach, EgressBudget, EgressCap, EgressCredential, EgressUsage, MeteredCall, RunMeter, RunRegistration } from "./run.js";
 export { createEgressProxy } from "./proxy.js";
 export { startEgressControlEndpoint } from "./control.js";

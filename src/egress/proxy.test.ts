@@ -420,7 +420,12 @@ describe("the egress proxy refusing", () => {
 describe("the egress proxy's budgets", () => {
   it("refuses the call after maxTurns (claude: 402; codex: 400), forwards nothing for it and reports the breach once", async () => {
     const { proxy, upstream, breaches } = await setUp();
-    const { token } = await proxy.register({ runId: "turns", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 2 } });
+    const { token } = await proxy.register({
+      runId: "turns",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      budget: { maxTurns: 2 },
+    });
     for (let i = 0; i < 2; i++) expect((await (await messages(proxy.url, { "x-api-key": token })).arrayBuffer()).byteLength).toBeGreaterThan(0);
     expect(breaches).toEqual([]);
     const refused = await messages(proxy.url, { "x-api-key": token });
@@ -436,7 +441,12 @@ describe("the egress proxy's budgets", () => {
 
   it("reports a maxTokens breach when the answer that passes it ends, and refuses the next call", async () => {
     const { proxy, upstream, breaches } = await setUp();
-    const { token } = await proxy.register({ runId: "tokens", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY }, budget: { maxTokens: 10 } });
+    const { token } = await proxy.register({
+      runId: "tokens",
+      provider: "openai",
+      credential: { kind: "api_key", value: OPENAI_KEY },
+      budget: { maxTokens: 10 },
+    });
     const first = await responses(proxy.url, token);
     expect(first.status).toBe(200);
     await first.arrayBuffer();
@@ -510,9 +520,9 @@ describe("the egress proxy's budgets", () => {
     await expect(proxy.register({ runId: "twice", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } })).rejects.toThrow(
       /^runId "twice" is already registered/,
     );
-    await expect(proxy.register({ runId: "x", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 0 } })).rejects.toThrow(
-      /^budget\.maxTurns 0 must be a positive whole number/,
-    );
+    await expect(
+      proxy.register({ runId: "x", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 0 } }),
+    ).rejects.toThrow(/^budget\.maxTurns 0 must be a positive whole number/);
   });
 });
 
@@ -544,7 +554,12 @@ function countTokensFrom(proxy: EgressProxy, token: string, localAddress: string
 describe("the egress proxy binding a token to its Run's network", () => {
   it("refuses a token presented from outside the sources it was registered with, and takes it from inside", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "bound", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["127.0.0.2/32"] });
+    const { token } = await proxy.register({
+      runId: "bound",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      sources: ["127.0.0.2/32"],
+    });
     expect(await countTokensFrom(proxy, token, "127.0.0.1")).toEqual({ status: 403, code: "token_elsewhere" });
     expect(upstream.seen).toHaveLength(0);
     expect(await countTokensFrom(proxy, token, "127.0.0.2")).toEqual({ status: 200 });
@@ -560,9 +575,9 @@ describe("the egress proxy binding a token to its Run's network", () => {
     expect(await countTokensFrom(proxy, token, "127.0.0.9")).toEqual({ status: 403, code: "token_elsewhere" });
     expect(await proxy.bind("unknown", ["127.0.0.1"])).toBe(false);
     await expect(proxy.bind("late", ["not-an-address"])).rejects.toThrow('sources[0] "not-an-address" is not an address or CIDR range');
-    await expect(proxy.register({ runId: "bad", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["10.0.0.0/33"] })).rejects.toThrow(
-      /^sources\[0\] "10.0.0.0\/33"/,
-    );
+    await expect(
+      proxy.register({ runId: "bad", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["10.0.0.0/33"] }),
+    ).rejects.toThrow(/^sources\[0\] "10.0.0.0\/33"/);
   });
 });
 
@@ -581,7 +596,12 @@ describe("the egress proxy's revoke", () => {
 
   it("forwards nothing of a call that was waiting on its Run's budget when the Run is revoked", async () => {
     const { proxy, upstream } = await setUp("hang");
-    const { token } = await proxy.register({ runId: "waiting", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTokens: 100 } });
+    const { token } = await proxy.register({
+      runId: "waiting",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      budget: { maxTokens: 100 },
+    });
     // Each call could spend past the cap alone: the second waits until the first settles.
     const body = { messages: [{ role: "user", content: "x".repeat(5_000) }] };
     const first = messages(proxy.url, { "x-api-key": token }, body).then(

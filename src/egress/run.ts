@@ -7,7 +7,7 @@ import { AgentcageError } from "../errors/index.js";
 import type { ModelCallFacts } from "../trace/index.js";
 import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN, RUN_TOKEN_BYTES, RUN_TOKEN_PREFIX } from "./limits.js";
 import { connectTarget } from "./connect-target.js";
-import { EGRESS_PROVIDER_NAMES, isModelProvider, type ProviderCredential, type ProviderUsage } from "./providers/index.js";
+import { EGRESS_PROVIDER_NAMES, isModelProvider } from "./providers/index.js";
 import type { ModelProvider } from "../plan/index.js";
 
 /** A per-Run token as newRunToken makes them: the prefix and 32 bytes in base64url (43 characters). */
@@ -18,7 +18,7 @@ const RUN_TOKEN_PATTERN = new RegExp(`^${RUN_TOKEN_PREFIX}[A-Za-z0-9_-]{${Math.c
  * Anthropic: an API key goes out as `x-api-key`, an OAuth token (CLAUDE_CODE_OAUTH_TOKEN) as
  * `Authorization: Bearer` with the OAuth beta; OpenAI: either goes out as `Authorization: Bearer`.
  */
-export type EgressCredential = ProviderCredential;
+export type EgressCredential = { readonly kind: "api_key" | "oauth_token"; readonly value: string };
 
 /** Caps enforced at the source: past one, the Run's next model call is refused. */
 export type EgressBudget = {
@@ -61,7 +61,12 @@ export type RunRegistration = {
  * Tokens as the provider reported them. inputTokens is input not read from a cache (Anthropic's
  * input_tokens; OpenAI's input_tokens minus its cached_tokens), so the four never overlap.
  */
-export type EgressUsage = ProviderUsage;
+export type EgressUsage = {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+};
 
 export type EgressBreach = {
   readonly runId: string;

@@ -127,7 +127,8 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
 export function capsOf(request: AgentRequest): AgentBudget | undefined {
   const set =
     request.budget === undefined ? {} : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
-  const turns = !adapterFor(request.cli).holdsMaxTurns && request.maxTurns > 0 ? Math.min(request.maxTurns, set.maxTurns ?? Number.POSITIVE_INFINITY) : set.maxTurns;
+  const turns =
+    !adapterFor(request.cli).holdsMaxTurns && request.maxTurns > 0 ? Math.min(request.maxTurns, set.maxTurns ?? Number.POSITIVE_INFINITY) : set.maxTurns;
   const caps: AgentBudget = { ...set, ...(turns === undefined ? {} : { maxTurns: turns }) };
   return Object.keys(caps).length === 0 ? undefined : caps;
 }

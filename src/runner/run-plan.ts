@@ -25,7 +25,10 @@ export type PlannedRequest = {
  * `streamInput`: a CLI that waitsForPrompt (claude) takes its prompt as a message, as a pool member's
  * CLI started ahead must (it waits for its prompt however long the claim takes); the model is sent the same.
  */
-export function planRun(settings: Pick<RunnerSettings, "workdir" | "keepSessions" | "endpoints">, streamInput = false): RunPlanFunction<AgentResult, PlannedRequest> {
+export function planRun(
+  settings: Pick<RunnerSettings, "workdir" | "keepSessions" | "endpoints">,
+  streamInput = false,
+): RunPlanFunction<AgentResult, PlannedRequest> {
   const { workdir, keepSessions, endpoints } = settings;
   return (prompt, { mask }) => {
     const { request, onEvent, onEventFailed, watch, attach, keyHelper } = prompt.request;

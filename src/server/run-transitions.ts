@@ -74,7 +74,8 @@ export function usageOf(outcome: unknown): RunUsage | undefined {
   const meter = network?.meter;
   const inputTokens = meter?.usage.inputTokens ?? result?.usage?.inputTokens;
   const outputTokens = meter?.usage.outputTokens ?? result?.usage?.outputTokens;
-  const priced = () => (!isAgentCli(cli) || result?.usage === undefined ? undefined : costOf(result.usage, priceOf(adapterFor(cli).modelProvider, result.model).price));
+  const priced = () =>
+    !isAgentCli(cli) || result?.usage === undefined ? undefined : costOf(result.usage, priceOf(adapterFor(cli).modelProvider, result.model).price);
   const costUsd = meter?.costUsd ?? result?.costUsd ?? budget?.used.costUsd ?? priced();
   const usage = Object.fromEntries(
     Object.entries({ inputTokens, outputTokens, costUsd }).filter(([, value]) => typeof value === "number" && Number.isFinite(value) && value >= 0),

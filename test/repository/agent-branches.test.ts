@@ -17,7 +17,8 @@ const PROVIDERS = ["anthropic", "openai"] as const;
 /** Where a name may be spelled: the adapters' own folders and their record; the providers' own files; the client generated from the served schema. */
 function allowed(path: string, name: string): boolean {
   if (path === "src/client/openapi-paths.ts") return true;
-  if ((AGENT_CLIS as readonly string[]).includes(name)) return path === "src/agents/adapters.ts" || AGENT_CLIS.some((cli) => path.startsWith(`src/agents/${cli}/`));
+  if ((AGENT_CLIS as readonly string[]).includes(name))
+    return path === "src/agents/adapters.ts" || AGENT_CLIS.some((cli) => path.startsWith(`src/agents/${cli}/`));
   return path.startsWith("src/egress/providers/") || path === "src/plan/prices.ts" || AGENT_CLIS.some((cli) => path.startsWith(`src/agents/${cli}/`));
 }
 
@@ -58,7 +59,7 @@ function codeOf(text: string, names: readonly string[]): string {
 }
 
 /** Each place `text` chooses by one of `names`, as "line: what" (1-based lines). */
-export function branchesOn(text: string, names: readonly string[]): string[] {
+function branchesOn(text: string, names: readonly string[]): string[] {
   const alternatives = names.join("|");
   const patterns: ReadonlyArray<readonly [string, RegExp]> = [
     ["compares with", new RegExp(`[!=]==?\\s*"(${alternatives})"|"(${alternatives})"\\s*[!=]==?`, "g")],
@@ -105,14 +106,14 @@ describe("choosing by an agent CLI's name", () => {
 
   it("is found by the probe in each of its spellings, and never in prose", () => {
     const probe = [
-      "// a comment naming claude === \"claude\" is prose",
+      '// a comment naming claude === "claude" is prose',
       'const argv = cli === "claude" ? claudeArgs(request) : codexArgs(request);',
       'if ("codex" !== request.cli) return;',
       "switch (cli) {",
       '  case "codex":',
       "}",
       'const KEYS = { claude: "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY" };',
-      'type Upstreams = { claude?: string };',
+      "type Upstreams = { claude?: string };",
       "const efforts = AGENT_EFFORTS.claude;",
       'const env = publicEnvironment("codex");',
       "const said = `run claude or codex: ${name}`;",

@@ -19,7 +19,7 @@ export type {
 } from "./adapter.js";
 export type { AgentBudget, AgentEvent, AgentReason, AgentResult, AgentUsage, BudgetCap, BudgetUse, MeteredUsage, StreamParseOptions } from "./result.js";
 export type { Classified } from "./classify.js";
-export type { RecordVerdict, StreamTally } from "./read-stream.js";
+export type { RecordVerdict } from "./read-stream.js";
 export { AGENT_REASONS } from "./result.js";
-export { classifyApiFailure, findResetTime } from "./classify.js";
+export { classifyApiFailure } from "./classify.js";
 export { arr, emitter, num, obj, readRecords, str, tooNoisyMessage } from "./read-stream.js";

@@ -9,6 +9,6 @@
  */
 export type { ClaudeArgsOptions } from "./args.js";
 export { claudeAdapter } from "./adapter.js";
-export { CLAUDE_WEB_TOOLS, claudeArgs, claudeUserMessage } from "./args.js";
-export { CLAUDE_CONFIG_DIR, CLAUDE_QUIET } from "./environment.js";
+export { claudeArgs } from "./args.js";
+export { CLAUDE_QUIET } from "./environment.js";
 export { parseClaudeStream } from "./stream.js";

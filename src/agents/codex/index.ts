@@ -11,5 +11,4 @@ export type { CodexArgsOptions } from "./args.js";
 export type { CodexParseOptions } from "./stream.js";
 export { codexAdapter } from "./adapter.js";
 export { CODEX_QUIET, codexArgs } from "./args.js";
-export { CODEX_AUTH_PATH, CODEX_HOME } from "./environment.js";
 export { parseCodexStream } from "./stream.js";

@@ -6,13 +6,13 @@ import type { IncomingHttpHeaders } from "node:http";
 import { answerUsage, count, isJson, type EgressProvider, type ProviderUsage, type UsageState } from "./provider.js";
 
 /** Sent with an OAuth token, as the claude CLI itself does when it holds CLAUDE_CODE_OAUTH_TOKEN. */
-export const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
+const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
 
 /**
  * Anthropic betas that let the provider's servers reach a URL the request names (the MCP connector,
  * server-side web fetch): a way out around this proxy, so a request asking for one is refused.
  */
-export const REFUSED_ANTHROPIC_BETAS: readonly string[] = ["mcp-client-", "web-fetch-"];
+const REFUSED_ANTHROPIC_BETAS: readonly string[] = ["mcp-client-", "web-fetch-"];
 
 /** The first beta of a request that REFUSED_ANTHROPIC_BETAS names, if any. */
 function refusedBeta(headers: IncomingHttpHeaders): string | undefined {

@@ -12,9 +12,7 @@ import { anthropicProvider } from "./anthropic.js";
 import { openaiProvider } from "./openai.js";
 import type { EgressProvider } from "./provider.js";
 
-export type { AnswerUsage, EgressProvider, ProviderCredential, ProviderUsage, Route, UsageState } from "./provider.js";
-export { ANTHROPIC_OAUTH_BETA, REFUSED_ANTHROPIC_BETAS } from "./anthropic.js";
-export { REFUSED_OPENAI_TOOL_TYPES, openaiToolRefusal } from "./openai.js";
+export type { EgressProvider, ProviderCredential, ProviderUsage, Route, UsageState } from "./provider.js";
 
 export const EGRESS_PROVIDERS: Readonly<Record<ModelProvider, EgressProvider>> = {
   anthropic: anthropicProvider,

@@ -4,10 +4,10 @@
 import { answerUsage, count, isJson, type EgressProvider, type ProviderUsage, type UsageState } from "./provider.js";
 
 /** OpenAI Responses tool types whose server-side calls go to a URL the request names. */
-export const REFUSED_OPENAI_TOOL_TYPES: readonly string[] = ["mcp"];
+const REFUSED_OPENAI_TOOL_TYPES: readonly string[] = ["mcp"];
 
 /** Why a model call's body is refused (a tool that reaches other hosts), or undefined when it may go. */
-export function openaiToolRefusal(body: Readonly<Record<string, unknown>>): string | undefined {
+function openaiToolRefusal(body: Readonly<Record<string, unknown>>): string | undefined {
   const tools = body["tools"];
   if (!Array.isArray(tools)) return undefined;
   for (const tool of tools) {
