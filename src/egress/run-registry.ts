@@ -38,6 +38,7 @@ export function registerRun(state: ProxyState, value: RunRegistration): { readon
     {
       runId: registration.runId,
       provider: registration.provider,
+      ...(registration.cli === undefined ? {} : { cli: registration.cli }),
       credential: registration.credential.kind,
       budget: registration.budget ?? {},
       ...(registration.allowlist === undefined ? {} : { allowlist: registration.allowlist }),

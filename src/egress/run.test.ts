@@ -21,6 +21,7 @@ describe("a Run's registration", () => {
     [{ ...good, runId: "" }, /^runId "" must be 1 to 128 letters/],
     [{ ...good, runId: "../etc" }, /^runId "\.\.\/etc" must be/],
     [{ ...good, provider: "gemini" }, /^provider "gemini" must be one of "anthropic", "openai"/],
+    [{ ...good, cli: "Claude\n" }, /^cli "Claude\\n" must be a CLI's name/],
     [{ ...good, credential: { kind: "password", value: KEY } }, /^credential\.kind "password" must be "api_key" or "oauth_token"/],
     [{ ...good, budget: { maxTurns: 1.5 } }, /^budget\.maxTurns 1\.5 must be a positive whole number/],
     [{ ...good, budget: { maxCostUsd: -1 } }, /^budget\.maxCostUsd -1 must be a positive number of dollars/],

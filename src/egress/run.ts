@@ -36,6 +36,11 @@ export type RunRegistration = {
   readonly runId: string;
   /** The model API the Run's CLI speaks (its adapter's modelProvider): where its calls go and how they are read. */
   readonly provider: ModelProvider;
+  /**
+   * The Run's CLI, for the proxy's log only (the proxy never decides by it). It also keeps a proxy
+   * older than providers, which routed by it, taking the Run during an upgrade. Default: none.
+   */
+  readonly cli?: string;
   readonly credential: EgressCredential;
   /** Default: no caps; the Run is still metered. */
   readonly budget?: EgressBudget;
@@ -123,6 +128,9 @@ export function validateRegistration(value: unknown): RunRegistration {
   }
   const provider = r["provider"];
   if (!isModelProvider(provider)) fail("provider", provider, `must be one of ${EGRESS_PROVIDER_NAMES.map((p) => `"${p}"`).join(", ")}`);
+  const cli = r["cli"];
+  if (cli !== undefined && (typeof cli !== "string" || !/^[a-z][a-z0-9-]{0,31}$/.test(cli)))
+    fail("cli", cli, "must be a CLI's name (lower-case letters, digits and '-'), or left out");
   const credential = r["credential"];
   if (!isRecord(credential)) {
     // Not quoted: a credential passed as a bare string is the secret itself.

@@ -114,6 +114,8 @@ export function proxiedRun(
       .register({
         runId,
         provider: adapterFor(request.cli).modelProvider,
+        // For the proxy's log, and for a proxy image older than providers (which routed by it).
+        cli: request.cli,
         credential: { kind: credential.kind, value: credential.value },
         ...(Object.keys(budget).length === 0 ? {} : { budget }),
         allowlist: policy === "allowlist" ? allowlist : [],
