@@ -12,7 +12,7 @@ import { anthropicProvider } from "./anthropic.js";
 import { openaiProvider } from "./openai.js";
 import type { EgressProvider } from "./provider.js";
 
-export type { EgressProvider, ProviderCredential, ProviderUsage, Route, UsageState } from "./provider.js";
+export type { EgressProvider, ProviderCredential, Route, UsageState } from "./provider.js";
 
 export const EGRESS_PROVIDERS: Readonly<Record<ModelProvider, EgressProvider>> = {
   anthropic: anthropicProvider,
