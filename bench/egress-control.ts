@@ -24,7 +24,7 @@ const KEY = "sk-bench-0123456789abcdef0123456789";
 
 async function roundTrip(gateway: EgressGateway, runId: string): Promise<number> {
   const started = performance.now();
-  await gateway.register({ runId, cli: "claude", credential: { kind: "api_key", value: KEY } });
+  await gateway.register({ runId, provider: "anthropic", credential: { kind: "api_key", value: KEY } });
   const meter = await gateway.revoke(runId);
   if (meter?.runId !== runId) throw new BenchFailure(`revoking ${runId} answered ${JSON.stringify(meter)}`);
   return performance.now() - started;

@@ -15,9 +15,9 @@ import { BenchFailure, parseRuns, runBench, summarize, type Summary } from "./me
 
 const TARGET_ADDED_MS = 2;
 const WARM_UP_CALLS = 30;
-type Cli = "claude" | "codex";
+type Cli = "anthropic" | "openai";
 const CALLS: Readonly<Record<Cli, { readonly path: string; readonly body: string; readonly auth: (key: string) => Record<string, string> }>> = {
-  claude: {
+  anthropic: {
     path: "/v1/messages?beta=true",
     body: JSON.stringify({
       model: "claude-sonnet-4-5",
@@ -27,7 +27,7 @@ const CALLS: Readonly<Record<Cli, { readonly path: string; readonly body: string
     }),
     auth: (key) => ({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
   },
-  codex: {
+  openai: {
     path: "/v1/responses",
     body: JSON.stringify({ model: "gpt-5", stream: true, input: "What is the capital of France?", tools: [{ type: "function", name: "shell" }] }),
     auth: (key) => ({ authorization: `Bearer ${key}` }),
@@ -72,16 +72,16 @@ async function main(): Promise<number> {
   const standIn = await startStandInModel({ scenario: "plain" });
   // The log lines are made, masked and serialized as in production, then dropped.
   const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-  const proxy = await createEgressProxy({ upstreams: { claude: standIn.url, codex: standIn.url }, logger: pino(sink) });
+  const proxy = await createEgressProxy({ upstreams: { anthropic: standIn.url, openai: standIn.url }, logger: pino(sink) });
   const direct = new Agent({ keepAlive: true, maxSockets: 1 });
   const proxied = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     console.log(`egress proxy: ${runs} streamed calls each way per CLI on loopback, Node ${process.version}`);
     console.log(`${"".padEnd(22)} ${"median".padStart(8)} ${"p90".padStart(8)} ${"min".padStart(8)}   (ms)`);
     const verdicts: string[] = [];
-    for (const cli of ["claude", "codex"] as const) {
+    for (const cli of ["anthropic", "openai"] as const) {
       const runId = `bench-${cli}`;
-      const { token } = await proxy.register({ runId, cli, credential: { kind: "api_key", value: "sk-bench-0123456789abcdef0123456789" } });
+      const { token } = await proxy.register({ runId, provider: cli, credential: { kind: "api_key", value: "sk-bench-0123456789abcdef0123456789" } });
       for (let i = 0; i < WARM_UP_CALLS; i++) {
         await call(cli, direct, standIn.url, "sk-any");
         await call(cli, proxied, proxy.url, token);

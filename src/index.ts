@@ -8,12 +8,14 @@
 export { DEFAULT_KEPT_RUN_RETENTION_DAYS, DEFAULT_SESSION_RETENTION_DAYS, MAX_RETENTION_DAYS } from "./container/index.js";
 export { HarvestArgumentError, harvest, recoverHarvest } from "./staging/index.js";
 export {
+  AGENT_ADAPTERS,
   AGENT_CLIS,
   AGENT_EFFORTS,
   AGENT_REASONS,
   AgentRequestError,
   CREDENTIAL_VARIABLES,
   CredentialError,
+  adapterFor,
   agentRequestSchema,
   claudeArgs,
   codexArgs,
@@ -80,7 +82,17 @@ export {
   sweepPods,
 } from "./kube/index.js";
 export { MountTableError, mountArguments, mountSpecs, validateMountTable } from "./mounts/index.js";
-export { costOf, END_REASONS, HARVEST_REFUSAL_REASONS, MAX_LINE_BYTES, MAX_NOISE_LINES, jsonLines, PRICES_AS_OF, priceOf } from "./plan/index.js";
+export {
+  costOf,
+  END_REASONS,
+  HARVEST_REFUSAL_REASONS,
+  MAX_LINE_BYTES,
+  MAX_NOISE_LINES,
+  MODEL_PROVIDERS,
+  jsonLines,
+  PRICES_AS_OF,
+  priceOf,
+} from "./plan/index.js";
 export { PREFLIGHT_OWNER, containerMounts, inspectEngine, inspectImage, probeStagingDirectory } from "./probes/index.js";
 export { REDACTED, createMasker } from "./redact/index.js";
 export { AGENT_IMAGE, AgentRunnerError, NETWORK_POLICIES, agentCliVersions, createAgentRunner, reachWarning } from "./runner/index.js";
@@ -107,8 +119,13 @@ export {
 export { StagingError, stagingLimits } from "./staging/index.js";
 export type { HarvestLimits, HarvestOptions, HarvestRecovery } from "./staging/index.js";
 export type {
+  AdapterPlan,
+  AdapterPlanContext,
+  AdapterRequest,
+  AgentAdapter,
   AgentBudget,
   AgentCli,
+  AgentEndpoint,
   AgentEvent,
   AgentReason,
   AgentRequest,
@@ -124,6 +141,7 @@ export type {
   Credential,
   CredentialKind,
   CredentialSources,
+  CredentialVariable,
   EndpointOverrides,
   MeteredUsage,
   StreamParseOptions,
@@ -142,7 +160,6 @@ export type {
   EgressBreach,
   EgressBudget,
   EgressCap,
-  EgressCli,
   EgressControl,
   EgressControlClient,
   EgressCredential,
@@ -190,8 +207,8 @@ export type {
   HarvestResult,
   Outcome,
   PlanContext,
+  ModelProvider,
   Price,
-  PricedCli,
   ReaderVerdict,
   RunPlan,
   RunPlanFunction,

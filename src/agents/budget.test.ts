@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createBudgetMeter } from "./budget.js";
 import { costOf, priceOf } from "../plan/index.js";
-import type { AgentUsage } from "./result.js";
+import type { AgentUsage } from "./index.js";
 
 const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0): AgentUsage => ({
   inputTokens: input,
@@ -57,11 +57,11 @@ describe("a budget meter", () => {
 
 describe("the price table", () => {
   it("knows the models by prefix, longest first", () => {
-    expect(priceOf("claude", "claude-opus-4-5-20251101").price.output).toBe(25);
-    expect(priceOf("claude", "claude-opus-4-1").price.output).toBe(75);
-    expect(priceOf("codex", "gpt-5-mini").price.input).toBe(0.25);
-    expect(priceOf("codex", "gpt-5.5").known).toBe(true);
+    expect(priceOf("anthropic", "claude-opus-4-5-20251101").price.output).toBe(25);
+    expect(priceOf("anthropic", "claude-opus-4-1").price.output).toBe(75);
+    expect(priceOf("openai", "gpt-5-mini").price.input).toBe(0.25);
+    expect(priceOf("openai", "gpt-5.5").known).toBe(true);
     // An alias at the model the pinned claude resolves it to (sonnet: claude-sonnet-5-5).
-    expect(costOf(usage(1_000_000, 1_000_000, 1_000_000, 1_000_000), priceOf("claude", "sonnet").price)).toBeCloseTo(2 + 10 + 0.1 + 2.5);
+    expect(costOf(usage(1_000_000, 1_000_000, 1_000_000, 1_000_000), priceOf("anthropic", "sonnet").price)).toBeCloseTo(2 + 10 + 0.1 + 2.5);
   });
 });

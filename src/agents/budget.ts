@@ -5,25 +5,25 @@
 // its run, so a codex token or dollar cap is refused unless the proxy holds it (unheldCaps).
 
 import { costOf, priceOf } from "../plan/index.js";
-import type { AgentCli } from "./request.js";
-import type { AgentBudget, AgentEvent, AgentUsage, BudgetCap, BudgetUse } from "./result.js";
+import type { AgentBudget, AgentEvent, AgentUsage, BudgetCap, BudgetUse } from "./adapter/index.js";
+import { adapterFor, type AgentCli } from "./adapters.js";
 
 /**
- * The request's caps that cannot be held where the Run goes, as the refusal that says so: codex
- * prints its tokens only when it ends, so its maxTokens and maxCostUsd hold only behind the egress
- * proxy, which meters every call. `where` is the Run's network policy, or "declared" (networks by hand).
+ * The request's caps that cannot be held where the Run goes, as the refusal that says so: a CLI that
+ * prints its tokens only when it ends (codex) has its maxTokens and maxCostUsd held only behind the
+ * egress proxy, which meters every call. `where` is the Run's network policy, or "declared" (networks by hand).
  */
 export function unheldCaps(
   cli: AgentCli,
   caps: { readonly [cap in BudgetCap]?: number | undefined } | undefined,
   where: "none" | "open" | "declared" | "model" | "allowlist",
 ): string | undefined {
-  if (cli !== "codex" || caps === undefined || where === "model" || where === "allowlist") return undefined;
+  if (adapterFor(cli).reportsTokensLive || caps === undefined || where === "model" || where === "allowlist") return undefined;
   const unheld = (["maxTokens", "maxCostUsd"] as const).filter((cap) => caps[cap] !== undefined).map((cap) => `budget.${cap} ${JSON.stringify(caps[cap])}`);
   if (unheld.length === 0) return undefined;
   return (
-    `${unheld.join(" and ")} cannot be held for codex under ${where === "declared" ? "networks declared by hand" : `network policy ${JSON.stringify(where)}`}: ` +
-    `codex prints its tokens only when it ends, so only the egress proxy of the networkPolicy "model" or "allowlist" meters them while it runs; use one of those, or leave the cap${unheld.length === 1 ? "" : "s"} out`
+    `${unheld.join(" and ")} cannot be held for ${cli} under ${where === "declared" ? "networks declared by hand" : `network policy ${JSON.stringify(where)}`}: ` +
+    `${cli} prints its tokens only when it ends, so only the egress proxy of the networkPolicy "model" or "allowlist" meters them while it runs; use one of those, or leave the cap${unheld.length === 1 ? "" : "s"} out`
   );
 }
 
@@ -51,7 +51,7 @@ export function createBudgetMeter(cli: AgentCli, caps: AgentBudget, startedAt: n
   const used = (now: number): BudgetUse => {
     const tokens = usage === undefined ? 0 : usage.inputTokens + usage.outputTokens;
     const cachedTokens = usage === undefined ? 0 : usage.cacheReadTokens + usage.cacheWriteTokens;
-    const priced = priceOf(cli, model);
+    const priced = priceOf(adapterFor(cli).modelProvider, model);
     const cost = cliCost ?? (usage === undefined ? undefined : costOf(usage, priced.price));
     return {
       turns,

@@ -6,8 +6,8 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { constants } from "node:fs";
 import { AgentcageError } from "../errors/index.js";
-import type { AgentCli } from "./request.js";
-import { CODEX_HOME } from "./environment.js";
+import type { CredentialVariable } from "./adapter/index.js";
+import { adapterFor, perCli, type AgentCli } from "./adapters.js";
 import { MAX_CREDENTIAL_BYTES } from "./limits.js";
 
 export type CredentialKind = "oauth_token" | "login" | "api_key" | "none";
@@ -32,17 +32,8 @@ export type Credential =
       readonly value: string;
     };
 
-/** Per CLI, in order of preference: subscription first, then API keys. */
-export const CREDENTIAL_VARIABLES: Readonly<Record<AgentCli, ReadonlyArray<readonly [string, "oauth_token" | "api_key"]>>> = {
-  claude: [
-    ["CLAUDE_CODE_OAUTH_TOKEN", "oauth_token"],
-    ["ANTHROPIC_API_KEY", "api_key"],
-  ],
-  codex: [
-    ["OPENAI_API_KEY", "api_key"],
-    ["CODEX_API_KEY", "api_key"],
-  ],
-};
+/** Per CLI, in order of preference (its adapter's): subscription first, then API keys. */
+export const CREDENTIAL_VARIABLES: Readonly<Record<AgentCli, readonly CredentialVariable[]>> = perCli((adapter) => adapter.credentials);
 
 export class CredentialError extends AgentcageError {
   override readonly name = "CredentialError";
@@ -55,28 +46,27 @@ export type CredentialSources = {
   /** A directory of files named like the variables, lower-case; default: none. */
   readonly secretsDirectory?: string;
   /** Variables to look at before the CLI's own (a gateway's key name); default: none. */
-  readonly preferred?: ReadonlyArray<readonly [string, "oauth_token" | "api_key"]>;
+  readonly preferred?: readonly CredentialVariable[];
   /**
-   * For codex: a directory holding a ChatGPT login (`auth.json`), which wins over any API key.
-   * The file is copied into each Run and mounted read-only; the directory itself is never mounted.
+   * For a CLI with a login of its own (codex: a ChatGPT login, `auth.json`): the directory holding
+   * it, which wins over any API key. The file is copied into each Run and mounted read-only; the
+   * directory itself is never mounted. Default: none.
    */
-  readonly codexLoginDirectory?: string;
+  readonly loginDirectory?: string;
 };
-
-/** Where codex looks for its login: auth.json in its home, the tmpfs (see environment.ts). */
-export const CODEX_AUTH_PATH = `${CODEX_HOME}/auth.json`;
 
 export async function findCredential(cli: AgentCli, sources: CredentialSources = {}): Promise<Credential> {
   const environment = sources.environment ?? process.env;
   const looked: string[] = [];
-  if (cli === "codex" && sources.codexLoginDirectory !== undefined) {
-    const path = join(sources.codexLoginDirectory, "auth.json");
+  const { login, credentials } = adapterFor(cli);
+  if (login !== undefined && sources.loginDirectory !== undefined) {
+    const path = join(sources.loginDirectory, login.fileName);
     looked.push(path);
     const content = await readSecretFile(path, false);
     if (content !== undefined)
-      return { kind: "login", source: "login_directory", file: { agentPath: CODEX_AUTH_PATH, content }, tokens: tokenValues(content, path) };
+      return { kind: "login", source: "login_directory", file: { agentPath: login.agentPath, content }, tokens: tokenValues(content, path) };
   }
-  for (const [variable, kind] of [...(sources.preferred ?? []), ...CREDENTIAL_VARIABLES[cli]]) {
+  for (const [variable, kind] of [...(sources.preferred ?? []), ...credentials]) {
     const fromEnvironment = environment[variable];
     looked.push(`$${variable}`);
     if (fromEnvironment !== undefined && fromEnvironment.trim() !== "") {

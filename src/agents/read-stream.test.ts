@@ -3,9 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseClaudeStream } from "./claude-stream.js";
-import { parseCodexStream } from "./codex-stream.js";
-import type { AgentEvent, AgentResult } from "./result.js";
+import { parseClaudeStream, parseCodexStream, type AgentEvent, type AgentResult } from "./index.js";
 
 const CHUNK_SIZES = [1, 2, 3, 7, 64, Number.MAX_SAFE_INTEGER];
 const fixture = (cli: string, name: string) => readFileSync(new URL(`../../test/fixtures/${cli}/${name}.jsonl`, import.meta.url));

@@ -16,6 +16,7 @@ import {
   MAX_BUDGET_TOKENS,
   MAX_STALL_SECONDS,
 } from "./limits.js";
+import { AGENT_CLIS, perCli, type AgentCli } from "./adapters.js";
 
 /** A whole number from `min` to `max`, refused in words that name the field and quote the value. */
 function wholeIn(field: string, min: number, max: number) {
@@ -40,19 +41,11 @@ const budgetSchema = z.strictObject({
   maxWallSeconds: wholeIn("budget.maxWallSeconds", 1, MAX_REQUEST_TIMEOUT_SECONDS).optional(),
 });
 
-export const AGENT_CLIS = ["claude", "codex"] as const;
-export type AgentCli = (typeof AGENT_CLIS)[number];
-
 /**
- * The reasoning efforts each CLI takes, checked against the pinned versions: claude 2.1.332's
- * `--effort` (its help lists these; anything else it ignores with a warning), codex 0.171.0's
- * `model_reasoning_effort` (its model catalog's levels and the API's `none` and `minimal`; it sends
- * anything else on to the model, which refuses the request). A CLI's pin moving may change them.
+ * The reasoning efforts each CLI takes (its adapter's, checked against the pinned versions; a CLI's
+ * pin moving may change them).
  */
-export const AGENT_EFFORTS: Readonly<Record<AgentCli, readonly string[]>> = {
-  claude: ["low", "medium", "high", "xhigh", "max"],
-  codex: ["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"],
-};
+export const AGENT_EFFORTS: Readonly<Record<AgentCli, readonly string[]>> = perCli((adapter) => adapter.efforts);
 
 /** Letters, digits and `._:/@[]-`, not starting with a dash: never a flag, never a shell word. */
 const MODEL = /^[A-Za-z0-9._:/@[\]][A-Za-z0-9._:/@[\]-]*$/;

@@ -7,7 +7,7 @@ import { type Command, Option } from "commander";
 import { AGENT_IMAGE, assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, reachWarning, type NetworkPolicy } from "../runner/index.js";
 import { DEFAULT_SESSION_RETENTION_DAYS } from "../container/index.js";
 import { RUN_FILES, type RunFiles } from "../runtime/index.js";
-import { AGENT_EFFORTS, unheldCaps } from "../agents/index.js";
+import { AGENT_CLIS, AGENT_EFFORTS, unheldCaps } from "../agents/index.js";
 import { connectTarget } from "../egress/index.js";
 import { absoluteDirectory, collect, defaultRuntimeDir, dollars, inFlagWords, retentionDays, UsageError, wholeNumber } from "./options.js";
 import { checkRunArguments, type CheckedRun, type RunArguments } from "./run-args.js";
@@ -57,7 +57,7 @@ export function runOptions(command: Command, env: ProgramIo["env"]): Command {
     .option("--replace", "replace --out whole when it holds files")
     .option("--writable", "the agent edits a copy of --in; its changes come back as a patch (on stdout, or in --out)")
     .option("--model <model>", "the model, as the CLI names it")
-    .option("--effort <level>", `reasoning effort: claude's ${AGENT_EFFORTS.claude.join(", ")}; codex's ${AGENT_EFFORTS.codex.join(", ")}`)
+    .option("--effort <level>", `reasoning effort: ${AGENT_CLIS.map((cli) => `${cli}'s ${AGENT_EFFORTS[cli].join(", ")}`).join("; ")}`)
     .option(
       "--max-turns <n>",
       "the turn limit (0: none): claude's own --max-turns, ends as failed (max_turns); codex's counted from its stream, ends budget_exceeded",

@@ -3,7 +3,7 @@
 // only a local Run can honour is refused with --remote, never silently dropped.
 
 import { type Command, Option } from "commander";
-import { CREDENTIAL_VARIABLES, type AgentCli } from "../agents/index.js";
+import { AGENT_CLIS, CREDENTIAL_VARIABLES, type AgentCli } from "../agents/index.js";
 import { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "../runner/index.js";
 import { checkBudgetFlags, checkedRun, runFilesOf, runOptions, sessionRetentionOption, warnOfReach, type RunFlags } from "./command-flags.js";
 import { EXIT } from "./exit-codes.js";
@@ -22,8 +22,7 @@ const keyNames = (cli: AgentCli): string => CREDENTIAL_VARIABLES[cli].map(([name
 
 const RUN_HELP = `
 The key comes from this process's environment, never from the command line:
-claude takes ${keyNames("claude")},
-codex ${keyNames("codex")} (\`agentcage doctor\` says which it finds).
+${AGENT_CLIS.map((cli, i) => `${cli}${i === 0 ? " takes" : ""} ${keyNames(cli)}`).join(",\n")} (\`agentcage doctor\` says which it finds).
 
 The agent reads a copy of --in and can write only to its out/. --out receives that out/; with
 --writable, the change set: files/ (what it added or changed in --in's copy), changes.patch (git

@@ -10,7 +10,7 @@ import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promise
 import { join, posix } from "node:path";
 import { createColors } from "picocolors";
 import { pino } from "pino";
-import { AGENT_CLIS, CredentialError, findCredential, type AgentCli, type CredentialKind } from "../agents/index.js";
+import { AGENT_CLIS, adapterFor, CredentialError, findCredential, type AgentCli, type CredentialKind } from "../agents/index.js";
 import { AGENT_IMAGE, agentCliVersions, createAgentRunner } from "../runner/index.js";
 import {
   containerMounts,
@@ -385,7 +385,8 @@ async function credentialKinds(options: DoctorOptions, engineAnswers: boolean): 
       continue;
     }
     try {
-      const credential = await findCredential(cli, sources);
+      const { codexLoginDirectory, ...rest } = sources;
+      const credential = await findCredential(cli, { ...rest, ...(codexLoginDirectory === undefined ? {} : { loginDirectory: codexLoginDirectory }) });
       const kind = kinds[cli] ?? credential.kind;
       found[cli] = { kind, looked: credential.kind === "none" ? credential.looked : [] };
     } catch (error) {
@@ -399,7 +400,7 @@ async function credentialKinds(options: DoctorOptions, engineAnswers: boolean): 
 async function pinnedVersions(): Promise<Partial<Record<AgentCli, string>>> {
   try {
     const clis = parseClisEnv(await readFile(join(packageRoot(), "images", "agent", "clis.env"), "utf8"));
-    return { ...(clis["CLAUDE_VERSION"] ? { claude: clis["CLAUDE_VERSION"] } : {}), ...(clis["CODEX_VERSION"] ? { codex: clis["CODEX_VERSION"] } : {}) };
+    return Object.fromEntries(AGENT_CLIS.flatMap((cli) => (clis[adapterFor(cli).pin.version] ? [[cli, clis[adapterFor(cli).pin.version]]] : [])));
   } catch {
     return {};
   }

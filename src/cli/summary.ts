@@ -7,6 +7,7 @@
 import { type Progress, formatBudget, formatCost, formatSeconds, formatUsage, printable } from "./progress.js";
 import { inCommandWords } from "./options.js";
 import { costOf, priceOf } from "../plan/index.js";
+import { adapterFor, isAgentCli } from "../agents/index.js";
 
 /** What a summary needs of an Outcome (the library's, or one the service sent as JSON). */
 export type SummaryOutcome = {
@@ -142,8 +143,8 @@ function spentOf(
 
 /** The tokens at the price table, as the budget's meter prices them; nothing when the CLI or the tokens are unknown. */
 function pricedAtTable(cli: string | undefined, model: string | undefined, usage: Progress["usage"]): [number | undefined, string] {
-  if ((cli !== "claude" && cli !== "codex") || usage === undefined) return [undefined, "cli"];
-  const { price, known } = priceOf(cli, model);
+  if (!isAgentCli(cli) || usage === undefined) return [undefined, "cli"];
+  const { price, known } = priceOf(adapterFor(cli).modelProvider, model);
   return [costOf(usage, price), known ? "price_table" : "dearest_price"];
 }
 

@@ -64,7 +64,7 @@ async function proxyFor(upstreamUrl: string, options: EgressProxyOptions = {}, l
       callback();
     },
   });
-  const proxy = await createEgressProxy({ upstreams: { claude: upstreamUrl }, logger: pino(sink), ...options });
+  const proxy = await createEgressProxy({ upstreams: { anthropic: upstreamUrl }, logger: pino(sink), ...options });
   cleanups.push(() => proxy.close());
   return proxy;
 }
@@ -133,8 +133,8 @@ describe("the egress proxy under one abusive Run", () => {
   it("refuses a Run's concurrent large bodies past what one Run may hold, while a second Run's call completes", async () => {
     const lines: string[] = [];
     const proxy = await proxyFor(await upstream(200), {}, lines);
-    const abusive = await proxy.register({ runId: "abusive", cli: "claude", credential: { kind: "api_key", value: KEY } });
-    const calm = await proxy.register({ runId: "calm", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const abusive = await proxy.register({ runId: "abusive", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
+    const calm = await proxy.register({ runId: "calm", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const size = MAX_REQUEST_BODY_BYTES - 1024 * 1024;
     // Six bodies of nearly 32 MiB at once: 186 MiB if each were read whole, as they were.
     const flood = Promise.all(Array.from({ length: 6 }, () => bigCall(proxy, abusive.token, size)));
@@ -157,7 +157,7 @@ describe("the egress proxy under one abusive Run", () => {
   it("closes connections that never send a byte, and those that trickle a body, on their timeouts", async () => {
     const timeouts = { headersMs: 1_000, requestMs: 2_000 };
     const proxy = await proxyFor(await upstream(), { timeouts });
-    const { token } = await proxy.register({ runId: "slow", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "slow", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const silent = await rawConnection(proxy);
     const trickle = await rawConnection(proxy);
     trickle.write(`POST /v1/messages HTTP/1.1\r\nhost: egress\r\nx-api-key: ${token}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{`);
@@ -173,7 +173,7 @@ describe("the egress proxy under one abusive Run", () => {
 
   it("lets an answer stream for longer than the request timeout once the request has arrived", async () => {
     const proxy = await proxyFor(await upstream(3_000), { timeouts: { headersMs: 500, requestMs: 1_000 } });
-    const { token } = await proxy.register({ runId: "long", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "long", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const answer = await call(proxy, token);
     expect(answer.status).toBe(200);
     expect(answer.text).toContain("message_stop");
@@ -181,7 +181,7 @@ describe("the egress proxy under one abusive Run", () => {
 
   it("closes connections from one source past MAX_CONNECTIONS_PER_SOURCE as they open, and serves another source meanwhile", async () => {
     const proxy = await proxyFor(await upstream());
-    const { token } = await proxy.register({ runId: "other", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "other", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const sockets = await Promise.all(Array.from({ length: 2 * MAX_CONNECTIONS_PER_SOURCE }, () => rawConnection(proxy)));
     const closed = sockets.map(
       (socket) =>
@@ -197,7 +197,7 @@ describe("the egress proxy under one abusive Run", () => {
 
   it("answers 429 past MAX_RUN_REQUESTS_IN_FLIGHT of one Run's requests at once", async () => {
     const proxy = await proxyFor(await upstream(1_000));
-    const { token } = await proxy.register({ runId: "many", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "many", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const statuses = await Promise.all(Array.from({ length: MAX_RUN_REQUESTS_IN_FLIGHT + 4 }, () => call(proxy, token).then((a) => a.status)));
     expect(statuses.filter((status) => status === 200)).toHaveLength(MAX_RUN_REQUESTS_IN_FLIGHT);
     expect(statuses.filter((status) => status === 429)).toHaveLength(4);

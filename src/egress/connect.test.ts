@@ -91,7 +91,7 @@ describe("the egress proxy's allowlist mode", () => {
     const target = await echoServer();
     const lines: string[] = [];
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${target.port}`] }, lines);
-    const { token } = await proxy.register({ runId: "tunnel", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "tunnel", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const tunnel = await connectThrough(proxy, `127.0.0.1:${target.port}`, `Bearer ${token}`);
     expect(tunnel.status).toBe(200);
     const text = "hello through the tunnel \u00e9\u65e5";
@@ -112,7 +112,7 @@ describe("the egress proxy's allowlist mode", () => {
   it("takes the token as the password of Basic proxy credentials, so HTTPS_PROXY=http://run:<token>@proxy works", async () => {
     const target = await echoServer();
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${target.port}`] });
-    const { token } = await proxy.register({ runId: "basic", cli: "codex", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "basic", provider: "openai", credential: { kind: "api_key", value: KEY } });
     const tunnel = await connectThrough(proxy, `127.0.0.1:${target.port}`, `Basic ${Buffer.from(`run:${token}`).toString("base64")}`);
     expect(tunnel.status).toBe(200);
     expect(await echo(tunnel.socket!, "ping")).toBe("ping");
@@ -123,7 +123,7 @@ describe("the egress proxy's allowlist mode", () => {
     const listed = await echoServer();
     const other = await echoServer();
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${listed.port}`] });
-    const { token } = await proxy.register({ runId: "unlisted", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "unlisted", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     for (const target of [`127.0.0.1:${other.port}`, `localhost:${listed.port}`, `127.0.0.1:${listed.port}0`, "127.0.0.1"]) {
       const tunnel = await connectThrough(proxy, target, `Bearer ${token}`);
       expect(tunnel.status, target).toBe(403);
@@ -136,7 +136,7 @@ describe("the egress proxy's allowlist mode", () => {
   it("asks for proxy credentials (407) without a token, with an unknown one and with a revoked one", async () => {
     const target = await echoServer();
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${target.port}`] });
-    const { token } = await proxy.register({ runId: "auth", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "auth", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     expect((await connectThrough(proxy, `127.0.0.1:${target.port}`)).status).toBe(407);
     expect((await connectThrough(proxy, `127.0.0.1:${target.port}`, "Bearer agentcage-run-nope")).status).toBe(407);
     await proxy.revoke("auth");
@@ -147,7 +147,7 @@ describe("the egress proxy's allowlist mode", () => {
   it("cuts an open tunnel when its Run is revoked", async () => {
     const target = await echoServer();
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${target.port}`] });
-    const { token } = await proxy.register({ runId: "cut", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "cut", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const tunnel = await connectThrough(proxy, `127.0.0.1:${target.port}`, `Bearer ${token}`);
     expect(await echo(tunnel.socket!, "before")).toBe("before");
     const closed = new Promise<void>((resolve) => tunnel.socket!.on("close", () => resolve()));
@@ -158,7 +158,7 @@ describe("the egress proxy's allowlist mode", () => {
   it("refuses every CONNECT with 405 in the model-only mode", async () => {
     const target = await echoServer();
     const proxy = await proxyWith({});
-    const { token } = await proxy.register({ runId: "model-only", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "model-only", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const tunnel = await connectThrough(proxy, `127.0.0.1:${target.port}`, `Bearer ${token}`);
     expect(tunnel.status).toBe(405);
     expect(tunnel.body).toContain("connect_not_allowed");
@@ -169,8 +169,13 @@ describe("the egress proxy's allowlist mode", () => {
     const mine = await echoServer();
     const theirs = await echoServer();
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${theirs.port}`] });
-    const own = await proxy.register({ runId: "own-list", cli: "claude", credential: { kind: "api_key", value: KEY }, allowlist: [`127.0.0.1:${mine.port}`] });
-    const none = await proxy.register({ runId: "no-list", cli: "claude", credential: { kind: "api_key", value: KEY }, allowlist: [] });
+    const own = await proxy.register({
+      runId: "own-list",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: KEY },
+      allowlist: [`127.0.0.1:${mine.port}`],
+    });
+    const none = await proxy.register({ runId: "no-list", provider: "anthropic", credential: { kind: "api_key", value: KEY }, allowlist: [] });
     const through = await connectThrough(proxy, `127.0.0.1:${mine.port}`, `Bearer ${own.token}`);
     expect(through.status).toBe(200);
     through.socket!.destroy();
@@ -187,7 +192,7 @@ describe("the egress proxy's allowlist mode", () => {
   it("refuses a listed name that resolves to loopback, saying which rule refused it, and opens no connection", async () => {
     const target = await echoServer();
     const proxy = await proxyWith({ allowlist: [`localhost:${target.port}`] });
-    const { token } = await proxy.register({ runId: "rebind", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "rebind", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const tunnel = await connectThrough(proxy, `localhost:${target.port}`, `Bearer ${token}`);
     expect(tunnel.status).toBe(403);
     expect(tunnel.body).toContain("connect_destination_refused");
@@ -195,7 +200,7 @@ describe("the egress proxy's allowlist mode", () => {
     // Nor the proxy's own port behind it, for a Run whose own list names it.
     const inward = await proxy.register({
       runId: "inward",
-      cli: "claude",
+      provider: "anthropic",
       credential: { kind: "api_key", value: KEY },
       allowlist: [`localhost:${proxy.port}`],
     });
@@ -208,7 +213,7 @@ describe("the egress proxy's allowlist mode", () => {
   it("lets a tunnel go to a private or loopback address the Operator listed as that very address", async () => {
     const target = await echoServer();
     const proxy = await proxyWith({ allowlist: [`127.0.0.1:${target.port}`] });
-    const { token } = await proxy.register({ runId: "literal", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "literal", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     const tunnel = await connectThrough(proxy, `127.0.0.1:${target.port}`, `Bearer ${token}`);
     expect(tunnel.status).toBe(200);
     tunnel.socket!.destroy();

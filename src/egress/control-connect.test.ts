@@ -53,7 +53,7 @@ function duplexTo(socketPath: string, opened: Duplex[]): Promise<Duplex> {
 async function endpoint(): Promise<{ socketPath: string; proxyUrl: string }> {
   const standIn = await startStandInModel({ scenario: "plain" });
   cleanups.push(() => standIn.close());
-  const proxy = await createEgressProxy({ upstreams: { claude: standIn.url } });
+  const proxy = await createEgressProxy({ upstreams: { anthropic: standIn.url } });
   cleanups.push(() => proxy.close());
   const dir = await mkdtemp(join(tmpdir(), "egress-connect-"));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
@@ -79,7 +79,7 @@ describe("the control client over its caller's connections", () => {
     const opened: Duplex[] = [];
     const client = createEgressControlClient({ connect: () => duplexTo(socketPath, opened), secret: SECRET });
     cleanups.push(async () => client.close());
-    const { token } = await client.register({ runId: "over-exec", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await client.register({ runId: "over-exec", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     expect(await client.bind("over-exec", ["127.0.0.1/32"])).toBe(true);
     expect(await modelCall(proxyUrl, token)).toBe(200);
     expect(await client.meter("over-exec")).toMatchObject({ runId: "over-exec", turns: 1 });
@@ -116,7 +116,7 @@ describe("the control client over its caller's connections", () => {
     await client.eventsOpen();
     const events = opened.at(-1) as Duplex;
     const spend = async (runId: string, waitMs = 5_000): Promise<void> => {
-      const { token } = await client.register({ runId, cli: "claude", credential: { kind: "api_key", value: KEY }, budget: { maxTokens: 5 } });
+      const { token } = await client.register({ runId, provider: "anthropic", credential: { kind: "api_key", value: KEY }, budget: { maxTokens: 5 } });
       await modelCall(proxyUrl, token);
       const deadline = Date.now() + waitMs;
       while (!breaches.some((b) => b.runId === runId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));

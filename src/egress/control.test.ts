@@ -39,7 +39,7 @@ async function proxyAndSocket(lines: string[] = []): Promise<{ proxy: EgressProx
       callback();
     },
   });
-  const proxy = await createEgressProxy({ upstreams: { claude: standIn.url }, logger: pino(sink) });
+  const proxy = await createEgressProxy({ upstreams: { anthropic: standIn.url }, logger: pino(sink) });
   cleanups.push(() => proxy.close());
   const dir = await mkdtemp(join(tmpdir(), "egress-control-"));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
@@ -67,7 +67,7 @@ describe("the egress proxy's control endpoint", () => {
     expect((await stat(socketPath)).mode & 0o777).toBe(0o600);
     const client = createEgressControlClient({ socketPath, secret: SECRET });
     cleanups.push(async () => client.close());
-    const { token } = await client.register({ runId: "remote", cli: "claude", credential: { kind: "api_key", value: KEY }, budget: { maxTurns: 5 } });
+    const { token } = await client.register({ runId: "remote", provider: "anthropic", credential: { kind: "api_key", value: KEY }, budget: { maxTurns: 5 } });
     expect(token).toMatch(/^agentcage-run-[A-Za-z0-9_-]{43}$/);
     const answer = await fetch(`${proxy.url}/v1/messages`, {
       method: "POST",
@@ -86,7 +86,7 @@ describe("the egress proxy's control endpoint", () => {
     const { proxy, socketPath } = await proxyAndSocket();
     const client = createEgressControlClient({ socketPath, secret: SECRET });
     cleanups.push(async () => client.close());
-    const { token } = await client.register({ runId: "to-bind", cli: "claude", credential: { kind: "api_key", value: KEY }, sources: [] });
+    const { token } = await client.register({ runId: "to-bind", provider: "anthropic", credential: { kind: "api_key", value: KEY }, sources: [] });
     const call = (): Promise<number> =>
       fetch(`${proxy.url}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" }, body: "{}" }).then(
         (r) => r.status,
@@ -108,14 +108,14 @@ describe("the egress proxy's control endpoint", () => {
         (r) => r.status,
       );
     expect(await call(premade)).toBe(401);
-    const { token } = await client.register({ runId: "premade", cli: "claude", credential: { kind: "api_key", value: KEY }, token: premade });
+    const { token } = await client.register({ runId: "premade", provider: "anthropic", credential: { kind: "api_key", value: KEY }, token: premade });
     expect(token).toBe(premade);
     expect(await call(premade)).toBe(200);
-    await expect(client.register({ runId: "thief", cli: "claude", credential: { kind: "api_key", value: KEY }, token: premade })).rejects.toThrow(
+    await expect(client.register({ runId: "thief", provider: "anthropic", credential: { kind: "api_key", value: KEY }, token: premade })).rejects.toThrow(
       /"thief" is refused: its token is held by a live Run already/,
     );
     const wrong = `${premade.slice(0, -1)}!`;
-    const attempt = client.register({ runId: "bad-token", cli: "claude", credential: { kind: "api_key", value: KEY }, token: wrong });
+    const attempt = client.register({ runId: "bad-token", provider: "anthropic", credential: { kind: "api_key", value: KEY }, token: wrong });
     await expect(attempt).rejects.toThrow(/token \(57 characters, not shown\) is not a per-Run token/);
     await expect(attempt).rejects.not.toThrow(wrong);
     await client.revoke("premade");
@@ -129,7 +129,7 @@ describe("the egress proxy's control endpoint", () => {
     const breaches: EgressBreach[] = [];
     client.onBreach((b) => breaches.push(b));
     await client.eventsOpen();
-    const { token } = await client.register({ runId: "spender", cli: "claude", credential: { kind: "api_key", value: KEY }, budget: { maxTokens: 5 } });
+    const { token } = await client.register({ runId: "spender", provider: "anthropic", credential: { kind: "api_key", value: KEY }, budget: { maxTokens: 5 } });
     const answer = await fetch(`${proxy.url}/v1/messages`, {
       method: "POST",
       headers: { "x-api-key": token, "content-type": "application/json" },
@@ -143,13 +143,13 @@ describe("the egress proxy's control endpoint", () => {
 
   it("refuses a request without the control secret, or with a per-Run token in its place", async () => {
     const { proxy, socketPath } = await proxyAndSocket();
-    const { token } = await proxy.register({ runId: "victim", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "victim", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     expect((await raw(socketPath, "GET", "/v1/runs/victim/meter")).status).toBe(401);
     expect((await raw(socketPath, "GET", "/v1/runs/victim/meter", `Bearer ${token}`)).status).toBe(401);
     expect((await raw(socketPath, "DELETE", "/v1/runs/victim", `Bearer ${SECRET}x`)).status).toBe(401);
     expect(await proxy.meter("victim")).toBeDefined();
     const wrongClient = createEgressControlClient({ socketPath, secret: `${SECRET}-wrong` });
-    await expect(wrongClient.register({ runId: "x", cli: "claude", credential: { kind: "api_key", value: KEY } })).rejects.toThrow(
+    await expect(wrongClient.register({ runId: "x", provider: "anthropic", credential: { kind: "api_key", value: KEY } })).rejects.toThrow(
       /refused to register Run "x" \(HTTP 401\)/,
     );
   });
@@ -157,15 +157,15 @@ describe("the egress proxy's control endpoint", () => {
   it("answers a bad registration with 400 naming the parameter, and never echoes the credential", async () => {
     const { socketPath } = await proxyAndSocket();
     const client = createEgressControlClient({ socketPath, secret: SECRET });
-    const attempt = client.register({ runId: "bad", cli: "gemini" as never, credential: { kind: "api_key", value: KEY } });
+    const attempt = client.register({ runId: "bad", provider: "gemini" as never, credential: { kind: "api_key", value: KEY } });
     await expect(attempt).rejects.toThrow(EgressArgumentError);
-    await expect(attempt).rejects.toThrow('cli "gemini" must be one of "claude", "codex"');
+    await expect(attempt).rejects.toThrow('provider "gemini" must be one of "anthropic", "openai"');
     const spaced = await raw(
       socketPath,
       "POST",
       "/v1/runs",
       `Bearer ${SECRET}`,
-      JSON.stringify({ runId: "r", cli: "claude", credential: { kind: "api_key", value: `${KEY} x` } }),
+      JSON.stringify({ runId: "r", provider: "anthropic", credential: { kind: "api_key", value: `${KEY} x` } }),
     );
     expect(spaced.status).toBe(400);
     expect(spaced.text).not.toContain(KEY);
@@ -189,7 +189,7 @@ describe("the egress proxy's control endpoint", () => {
     cleanups.push(() => endpoint.close());
     expect(endpoint.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const client = createEgressControlClient({ url: endpoint.url!, secret: SECRET });
-    await client.register({ runId: "tcp", cli: "codex", credential: { kind: "api_key", value: KEY } });
-    expect(await client.meter("tcp")).toMatchObject({ runId: "tcp", cli: "codex", turns: 0 });
+    await client.register({ runId: "tcp", provider: "openai", credential: { kind: "api_key", value: KEY } });
+    expect(await client.meter("tcp")).toMatchObject({ runId: "tcp", provider: "openai", turns: 0 });
   });
 });

@@ -73,7 +73,7 @@ export async function startEgressControlEndpoint(control: EgressControl, options
         answer(res, 400, {
           error: {
             code: "bad_request",
-            message: `the body is not a JSON object of at most ${MAX_CONTROL_BODY_BYTES} bytes; send { runId, cli, credential, budget? }`,
+            message: `the body is not a JSON object of at most ${MAX_CONTROL_BODY_BYTES} bytes; send { runId, provider, credential, budget? }`,
           },
         });
         return;

@@ -90,7 +90,7 @@ async function setUp(): Promise<{ proxy: EgressProxy; seen: IncomingHttpHeaders[
         upstream.server.closeAllConnections();
       }),
   );
-  const proxy = await createEgressProxy({ upstreams: { claude: upstream.url, codex: upstream.url }, logger: pino({ level: "silent" }) });
+  const proxy = await createEgressProxy({ upstreams: { anthropic: upstream.url, openai: upstream.url }, logger: pino({ level: "silent" }) });
   cleanups.push(() => proxy.close());
   return { proxy, seen: upstream.seen };
 }
@@ -98,13 +98,13 @@ async function setUp(): Promise<{ proxy: EgressProxy; seen: IncomingHttpHeaders[
 /** Everything the agent got back: the status line's headers, raw, and the body bytes as they arrived. */
 async function call(
   proxy: EgressProxy,
-  cli: "claude" | "codex",
+  provider: "anthropic" | "openai",
   token: string,
   mode: string,
   extra: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; text: string }> {
-  const path = cli === "claude" ? "/v1/messages" : "/v1/responses";
-  const auth = cli === "claude" ? { "x-api-key": token } : { authorization: `Bearer ${token}` };
+  const path = provider === "anthropic" ? "/v1/messages" : "/v1/responses";
+  const auth = provider === "anthropic" ? { "x-api-key": token } : { authorization: `Bearer ${token}` };
   const response = await fetch(`${proxy.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-echo": mode, ...auth, ...extra },
@@ -120,18 +120,18 @@ function everySpellingOf(secret: string): (text: string) => boolean {
 
 const MODES = ["error-body", "header", "base64", "hex", "gzip", "br", "sse", "echo"] as const;
 const CREDENTIALS = [
-  { cli: "claude", kind: "api_key", value: CLAUDE_KEY },
-  { cli: "claude", kind: "oauth_token", value: OAUTH_TOKEN },
-  { cli: "codex", kind: "api_key", value: OPENAI_KEY },
+  { provider: "anthropic", kind: "api_key", value: CLAUDE_KEY },
+  { provider: "anthropic", kind: "oauth_token", value: OAUTH_TOKEN },
+  { provider: "openai", kind: "api_key", value: OPENAI_KEY },
 ] as const;
 
 describe("the egress proxy's answers to an agent", () => {
   it.each(CREDENTIALS.flatMap((credential) => MODES.map((mode) => ({ ...credential, mode }))))(
-    "hold none of $cli's $kind when the upstream echoes it ($mode)",
-    async ({ cli, kind, value, mode }) => {
+    "hold none of $provider's $kind when the upstream echoes it ($mode)",
+    async ({ provider, kind, value, mode }) => {
       const { proxy, seen } = await setUp();
-      const { token } = await proxy.register({ runId: "echo-run", cli, credential: { kind, value } });
-      const answer = await call(proxy, cli, token, mode);
+      const { token } = await proxy.register({ runId: "echo-run", provider, credential: { kind, value } });
+      const answer = await call(proxy, provider, token, mode);
       // The upstream really got the key, and really answered with it.
       expect(received(seen[0] ?? {})).toBe(value);
       const shows = everySpellingOf(value);
@@ -144,8 +144,8 @@ describe("the egress proxy's answers to an agent", () => {
 
   it("decodes a compressed answer and passes it on plain, without its content-encoding", async () => {
     const { proxy } = await setUp();
-    const { token } = await proxy.register({ runId: "gzip-run", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    const answer = await call(proxy, "claude", token, "gzip");
+    const { token } = await proxy.register({ runId: "gzip-run", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const answer = await call(proxy, "anthropic", token, "gzip");
     expect(answer.status).toBe(400);
     expect(answer.headers.get("content-encoding")).toBeNull();
     expect(JSON.parse(answer.text)).toEqual({ error: { message: "you sent [REDACTED]" } });
@@ -153,8 +153,8 @@ describe("the egress proxy's answers to an agent", () => {
 
   it("refuses an answer in an encoding it cannot decode, passing none of it on", async () => {
     const { proxy } = await setUp();
-    const { token } = await proxy.register({ runId: "zstd-run", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    const answer = await call(proxy, "claude", token, "zstd");
+    const { token } = await proxy.register({ runId: "zstd-run", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const answer = await call(proxy, "anthropic", token, "zstd");
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.text).error).toMatchObject({ code: "upstream_encoding" });
     expect(JSON.parse(answer.text).error.message).toContain('"zstd"');
@@ -163,8 +163,8 @@ describe("the egress proxy's answers to an agent", () => {
 
   it("never forwards the agent's choice of the organisation or project the real key bills", async () => {
     const { proxy, seen } = await setUp();
-    const { token } = await proxy.register({ runId: "org-run", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
-    await call(proxy, "codex", token, "header", { "openai-organization": "org-attacker", "openai-project": "proj_attacker" });
+    const { token } = await proxy.register({ runId: "org-run", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
+    await call(proxy, "openai", token, "header", { "openai-organization": "org-attacker", "openai-project": "proj_attacker" });
     expect(seen[0]?.["openai-organization"]).toBeUndefined();
     expect(seen[0]?.["openai-project"]).toBeUndefined();
   });

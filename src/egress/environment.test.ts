@@ -38,7 +38,7 @@ describe("the proxy program's environment", () => {
       proxy: {
         host: "10.0.0.2",
         port: 9000,
-        upstreams: { claude: "http://stand-in:8080", codex: "http://stand-in:8080" },
+        upstreams: { anthropic: "http://stand-in:8080", openai: "http://stand-in:8080" },
         allowlist: ["example.com:443", "example.org:443"],
       },
       control: { host: "10.0.9.2", port: 8752, secret: SECRET },

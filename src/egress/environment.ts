@@ -9,6 +9,8 @@ import type { Readable } from "node:stream";
 import { connectTarget } from "./connect-target.js";
 import type { EgressProxyOptions } from "./options.js";
 import type { EgressControlEndpointOptions } from "./control.js";
+import type { ModelProvider } from "../plan/index.js";
+import { EGRESS_PROVIDER_NAMES, EGRESS_PROVIDERS } from "./providers/index.js";
 import { EgressArgumentError } from "./run.js";
 import { readSecretLine } from "./stdin-secret.js";
 
@@ -20,8 +22,6 @@ export const DEFAULT_CONTROL_SOCKET = "/run/agentcage/egress.sock";
 export const EGRESS_VARIABLES = {
   host: "AGENTCAGE_EGRESS_HOST",
   port: "AGENTCAGE_EGRESS_PORT",
-  claudeUpstream: "AGENTCAGE_EGRESS_UPSTREAM_CLAUDE",
-  codexUpstream: "AGENTCAGE_EGRESS_UPSTREAM_CODEX",
   allowlist: "AGENTCAGE_EGRESS_ALLOWLIST",
   controlSocket: "AGENTCAGE_EGRESS_CONTROL_SOCKET",
   controlAddress: "AGENTCAGE_EGRESS_CONTROL_ADDRESS",
@@ -66,11 +66,12 @@ export async function egressConfigFromEnvironment(
       );
     }
   });
-  const upstreams: { claude?: string; codex?: string } = {};
-  const claude = get(v.claudeUpstream);
-  const codex = get(v.codexUpstream);
-  if (claude !== undefined) upstreams.claude = claude;
-  if (codex !== undefined) upstreams.codex = codex;
+  // Each provider's own variable (its file's upstreamVariable), when set.
+  const upstreams: Partial<Record<ModelProvider, string>> = {};
+  for (const provider of EGRESS_PROVIDER_NAMES) {
+    const upstream = get(EGRESS_PROVIDERS[provider].upstreamVariable);
+    if (upstream !== undefined) upstreams[provider] = upstream;
+  }
 
   const secret = await controlSecret(get(v.controlSecretFile), get(v.controlSecretStdin), stdin);
   const address = get(v.controlAddress);

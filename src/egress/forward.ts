@@ -12,7 +12,8 @@ import type { LiveRun, RequestLog } from "./live-run.js";
 import type { Settle } from "./meter.js";
 import { emitBreach } from "./proxy-log.js";
 import type { ProxyState } from "./proxy-state.js";
-import { clientResponseHeaders, upstreamRequestHeaders } from "./providers.js";
+import { clientResponseHeaders, upstreamRequestHeaders } from "./headers.js";
+import { EGRESS_PROVIDERS } from "./providers/index.js";
 import { refuse } from "./refusals.js";
 import { createUsageReader } from "./usage-reader.js";
 
@@ -54,7 +55,7 @@ export function forward(state: ProxyState, call: Forwarded): void {
 }
 
 function openUpstream(state: ProxyState, { req, run, upstream, target }: Forwarded): ClientRequest {
-  const { cli, credential } = run.registration;
+  const { provider, credential } = run.registration;
   const https = upstream.protocol === "https:";
   const prefix = upstream.pathname.replace(/\/+$/, "");
   return (https ? httpsRequest : httpRequest)({
@@ -63,7 +64,7 @@ function openUpstream(state: ProxyState, { req, run, upstream, target }: Forward
     port: upstream.port === "" ? (https ? 443 : 80) : Number(upstream.port),
     method: req.method,
     path: `${prefix}${target}`,
-    headers: { ...upstreamRequestHeaders(cli, credential, req.headers), host: upstream.host },
+    headers: { ...upstreamRequestHeaders(EGRESS_PROVIDERS[provider], credential, req.headers), host: upstream.host },
     agent: https ? state.agents.https : state.agents.http,
   });
 }
@@ -83,7 +84,7 @@ function answer(state: ProxyState, { res, run, entry, settle }: Forwarded, up: I
     return;
   }
   const status = up.statusCode ?? 502;
-  const reader = settle !== undefined && status < 300 ? createUsageReader(run.registration.cli, up.headers["content-type"], "identity") : undefined;
+  const reader = settle !== undefined && status < 300 ? createUsageReader(run.registration.provider, up.headers["content-type"], "identity") : undefined;
   let done = false;
   metering.finish = (): void => {
     if (done) return;

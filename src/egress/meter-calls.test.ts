@@ -9,7 +9,7 @@ const used = { usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, ca
 
 describe("the meter's calls", () => {
   it("say each settled call's times, status, model, tokens and cost", () => {
-    const meter = createMeter("0123456789abcdef", "claude");
+    const meter = createMeter("0123456789abcdef", "anthropic");
     const before = Date.now();
     const first = meter.admit();
     const second = meter.admit();
@@ -26,7 +26,7 @@ describe("the meter's calls", () => {
   });
 
   it(`list the first ${MAX_METERED_CALLS} and count them all`, () => {
-    const meter = createMeter("0123456789abcdef", "claude");
+    const meter = createMeter("0123456789abcdef", "anthropic");
     for (let i = 0; i <= MAX_METERED_CALLS; i += 1) {
       const admission = meter.admit();
       if (admission.kind === "admitted") admission.settle(used, 200);

@@ -5,9 +5,9 @@
 // pass a cap by one call's worth at most, as maxTurns does. Pure: no I/O. Invariant: once
 // breached, every later model call is refused, and the breach is reported exactly once.
 
-import { costOf, priceOf } from "../plan/index.js";
+import { costOf, priceOf, type ModelProvider } from "../plan/index.js";
 import { MAX_METERED_CALLS } from "./limits.js";
-import type { EgressBreach, EgressBudget, EgressCap, EgressCli, EgressUsage, MeteredCall, RunMeter } from "./run.js";
+import type { EgressBreach, EgressBudget, EgressCap, EgressUsage, MeteredCall, RunMeter } from "./run.js";
 
 /** What one response said it used, and which model answered. */
 export type ResponseUsage = { readonly usage: EgressUsage; readonly model?: string };
@@ -45,7 +45,7 @@ export type Meter = {
 
 const ZERO: EgressUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
-export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget = {}): Meter {
+export function createMeter(runId: string, provider: ModelProvider, budget: EgressBudget = {}): Meter {
   let turns = 0;
   let requests = 0;
   let refused = 0;
@@ -60,7 +60,7 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
     const limit = budget[cap] ?? 0;
     const unit = (n: number): string =>
       cap === "maxTurns" ? `${n} model call${n === 1 ? "" : "s"}` : cap === "maxTokens" ? `${n.toLocaleString("en-US")} tokens` : `$${n.toFixed(4)}`;
-    const priced = cap === "maxCostUsd" && dearest ? `, some priced at ${cli}'s dearest model since the provider named one not in the price table` : "";
+    const priced = cap === "maxCostUsd" && dearest ? `, some priced at ${provider}'s dearest model since the provider named one not in the price table` : "";
     return {
       runId,
       cap,
@@ -88,7 +88,7 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
       cacheReadTokens: usage.cacheReadTokens + u.cacheReadTokens,
       cacheWriteTokens: usage.cacheWriteTokens + u.cacheWriteTokens,
     };
-    const priced = priceOf(cli, response.model);
+    const priced = priceOf(provider, response.model);
     dearest ||= !priced.known;
     const callCost = costOf(u, priced.price);
     costUsd += callCost;
@@ -148,7 +148,7 @@ export function createMeter(runId: string, cli: EgressCli, budget: EgressBudget 
     add,
     reading: () => ({
       runId,
-      cli,
+      provider,
       turns,
       requests,
       refused,

@@ -14,9 +14,9 @@ import type { Admission, Reservation, Settle } from "./meter.js";
 import { emitBreach } from "./proxy-log.js";
 import type { ProxyState } from "./proxy-state.js";
 import { isLive } from "./run-registry.js";
-import { BUDGET_REFUSAL_STATUS } from "./providers.js";
+import { EGRESS_PROVIDERS } from "./providers/index.js";
 import { readHeldBody, type BodyRead } from "./request-body.js";
-import { openaiToolRefusal, readModelCallBody } from "./request-policy.js";
+import { readModelCallBody } from "./request-policy.js";
 import { worstCaseOf } from "./reservation.js";
 
 export function forwardModelCall(state: ProxyState, exchange: Exchange, run: LiveRun, upstream: URL): void {
@@ -60,16 +60,16 @@ function heldBody(state: ProxyState, { res, entry, refuse }: Exchange, run: Live
 
 /** The worst the call can spend, once its body passed the request policy; undefined when refused. */
 function reservationOf({ req, refuse }: Exchange, run: LiveRun, body: Buffer): Reservation | undefined {
-  const { cli } = run.registration;
+  const { provider } = run.registration;
   const parsed = readModelCallBody(body, req.headers["content-encoding"]);
-  const refusal = "refusal" in parsed ? parsed.refusal : cli === "codex" ? openaiToolRefusal(parsed.body) : undefined;
+  const refusal = "refusal" in parsed ? parsed.refusal : EGRESS_PROVIDERS[provider].refusedBody?.(parsed.body);
   if (refusal !== undefined) {
     run.meter.countRefused();
     refuse(403, "feature_not_allowed", refusal);
     return undefined;
   }
   if ("refusal" in parsed) return undefined; // refused just above; tells the compiler the body was read
-  return worstCaseOf(cli, parsed.body, parsed.bytes);
+  return worstCaseOf(provider, parsed.body, parsed.bytes);
 }
 
 /** The call's admission to settle with its answer; undefined when refused, told to wait too long, or the client left. */
@@ -86,7 +86,7 @@ async function budgetFor(state: ProxyState, { res, refuse }: Exchange, run: Live
   }
   if (admission.kind === "refused") {
     run.meter.countRefused();
-    refuse(BUDGET_REFUSAL_STATUS[run.registration.cli], "budget_exceeded", admission.refused.message);
+    refuse(EGRESS_PROVIDERS[run.registration.provider].budgetRefusalStatus, "budget_exceeded", admission.refused.message);
     if (admission.fresh) emitBreach(state, admission.refused);
     return undefined;
   }

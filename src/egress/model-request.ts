@@ -11,7 +11,8 @@ import { MAX_RUN_REQUESTS_IN_FLIGHT } from "./limits.js";
 import type { LiveRun } from "./live-run.js";
 import { forwardModelCall } from "./model-call.js";
 import type { ProxyState } from "./proxy-state.js";
-import { presentedToken, refusedBeta, routeOf, type Route } from "./providers.js";
+import { presentedToken } from "./headers.js";
+import { EGRESS_PROVIDERS, type Route } from "./providers/index.js";
 import { runOfToken } from "./run-registry.js";
 import { fromItsRun, presentedElsewhere } from "./sources.js";
 
@@ -27,7 +28,7 @@ function routeRequest(state: ProxyState, exchange: Exchange): void {
   if (path === undefined || answeredProbe(exchange, path)) return;
   const run = runOf(state, exchange);
   if (run === undefined) return;
-  const upstream = state.config.upstreams[run.registration.cli];
+  const upstream = state.config.upstreams[run.registration.provider];
   exchange.entry.host = upstream.host;
   const route = admittedRoute(exchange, run, path);
   if (route === undefined) return;
@@ -85,19 +86,19 @@ function runOf(state: ProxyState, { req, entry, refuse }: Exchange): LiveRun | u
   return run;
 }
 
-/** The route of the Run's CLI asked for, once its beta and the Run's requests in flight allow it; undefined when refused. */
+/** The route of the Run's provider asked for, once its headers and the Run's requests in flight allow it; undefined when refused. */
 function admittedRoute({ req, method, refuse }: Exchange, run: LiveRun, path: string): Route | undefined {
-  const { cli } = run.registration;
-  const route = routeOf(cli, method, path);
+  const provider = EGRESS_PROVIDERS[run.registration.provider];
+  const route = provider.routes.find((r) => r.method === method && r.path === path);
   if (route === undefined) {
     run.meter.countRefused();
-    refuse(403, "path_not_allowed", `${method} ${JSON.stringify(path)} is not a ${cli} model API call this proxy forwards`);
+    refuse(403, "path_not_allowed", `${method} ${JSON.stringify(path)} is not a ${run.registration.provider} model API call this proxy forwards`);
     return undefined;
   }
-  const beta = refusedBeta(cli, req.headers);
-  if (beta !== undefined) {
+  const refusal = provider.refusedHeaders?.(req.headers);
+  if (refusal !== undefined) {
     run.meter.countRefused();
-    refuse(403, "feature_not_allowed", `anthropic-beta ${JSON.stringify(beta)} is refused: it lets the provider's servers reach other hosts for the Run`);
+    refuse(403, "feature_not_allowed", refusal);
     return undefined;
   }
   if (run.requestsInFlight >= MAX_RUN_REQUESTS_IN_FLIGHT) {

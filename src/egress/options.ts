@@ -1,19 +1,20 @@
-// The proxy's own declaration: where it listens, where each CLI's provider is, which CONNECT
+// The proxy's own declaration: where it listens, where each model provider is, which CONNECT
 // targets the operator lists. Refused at construction, naming the option and quoting the value.
 
 import type { Logger } from "pino";
 import { connectTarget } from "./connect-target.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
-import { DEFAULT_UPSTREAMS } from "./providers.js";
-import { EgressArgumentError, type EgressBreach, type EgressCli } from "./run.js";
+import type { ModelProvider } from "../plan/index.js";
+import { EGRESS_PROVIDER_NAMES, EGRESS_PROVIDERS } from "./providers/index.js";
+import { EgressArgumentError, type EgressBreach } from "./run.js";
 
 export type EgressProxyOptions = {
   /** Default "127.0.0.1". In its own container: "0.0.0.0", on the agents' internal network only. */
   readonly host?: string;
   /** Default 0: the system picks a free port (read it back from the proxy's `port`). */
   readonly port?: number;
-  /** Each CLI's provider, scheme and host (and a path prefix, if any). Default DEFAULT_UPSTREAMS; tests name the stand-in on loopback. */
-  readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>>;
+  /** Each model provider's upstream, scheme and host (and a path prefix, if any). Default: its defaultUpstream; tests name the stand-in on loopback. */
+  readonly upstreams?: Readonly<Partial<Record<ModelProvider, string>>>;
   /**
    * The allowlist mode: `host:port` pairs a Run may open an HTTPS CONNECT tunnel to (no TLS
    * interception). Default none: the model-only mode, where every CONNECT is refused.
@@ -33,7 +34,7 @@ export type EgressProxyOptions = {
 export type ValidatedOptions = {
   readonly host: string;
   readonly port: number;
-  readonly upstreams: Readonly<Record<EgressCli, URL>>;
+  readonly upstreams: Readonly<Record<ModelProvider, URL>>;
   /** Normalised `host:port`, host lower-case, IPv6 in brackets. */
   readonly allowlist: ReadonlySet<string>;
   readonly timeouts: { readonly headersMs: number; readonly requestMs: number };
@@ -46,12 +47,13 @@ export function validateProxyOptions(options: EgressProxyOptions): ValidatedOpti
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new EgressArgumentError(`port ${JSON.stringify(port)} is not a port; pass 0 to 65535 (0 picks a free one)`);
-  const upstreams = {} as Record<EgressCli, URL>;
-  for (const cli of Object.keys(DEFAULT_UPSTREAMS) as EgressCli[]) {
-    upstreams[cli] = upstreamUrl(`upstreams.${cli}`, options.upstreams?.[cli] ?? DEFAULT_UPSTREAMS[cli]);
+  const upstreams = {} as Record<ModelProvider, URL>;
+  for (const provider of EGRESS_PROVIDER_NAMES) {
+    upstreams[provider] = upstreamUrl(`upstreams.${provider}`, options.upstreams?.[provider] ?? EGRESS_PROVIDERS[provider].defaultUpstream);
   }
   for (const key of Object.keys(options.upstreams ?? {})) {
-    if (!(key in DEFAULT_UPSTREAMS)) throw new EgressArgumentError(`upstreams.${key} names no CLI; the CLIs are ${Object.keys(DEFAULT_UPSTREAMS).join(", ")}`);
+    if (!Object.hasOwn(EGRESS_PROVIDERS, key))
+      throw new EgressArgumentError(`upstreams.${key} names no model provider; the providers are ${EGRESS_PROVIDER_NAMES.join(", ")}`);
   }
   const allowlist = new Set<string>();
   (options.allowlist ?? []).forEach((entry, i) => {

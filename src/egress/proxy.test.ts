@@ -66,7 +66,7 @@ async function setUp(scenario: Scenario = "plain", options: EgressProxyOptions =
   });
   const breaches: EgressBreach[] = [];
   const proxy = await createEgressProxy({
-    upstreams: { claude: upstream.url, codex: upstream.url },
+    upstreams: { anthropic: upstream.url, openai: upstream.url },
     logger: pino({ level: "info" }, sink),
     onBreach: (b) => breaches.push(b),
     ...options,
@@ -111,7 +111,7 @@ function allHeaderText(headers: IncomingHttpHeaders): string {
 describe("the egress proxy forwarding a Run's model calls", () => {
   it("swaps claude's per-Run token for the real API key and streams the answer through byte for byte", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "run-a", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "run-a", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const response = await messages(proxy.url, { "x-api-key": token });
     const body = Buffer.from(await response.arrayBuffer());
     expect(response.status).toBe(200);
@@ -128,7 +128,7 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     const meter = await proxy.meter("run-a");
     expect(meter).toMatchObject({
       runId: "run-a",
-      cli: "claude",
+      provider: "anthropic",
       turns: 1,
       requests: 1,
       refused: 0,
@@ -144,7 +144,7 @@ describe("the egress proxy forwarding a Run's model calls", () => {
 
   it("meters the stand-in's answer under claude's default model at what claude itself charges for it", async () => {
     const { proxy } = await setUp();
-    const { token } = await proxy.register({ runId: "run-default-model", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "run-default-model", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     await (await messages(proxy.url, { "x-api-key": token }, { model: "claude-opus-5-5" })).arrayBuffer();
     // claude 2.1.332's own total_cost_usd for this answer (the plain scenario's usage, under its default model).
     expect(await proxy.meter("run-default-model")).toMatchObject({ models: ["claude-opus-5-5"], costFrom: "price_table", costUsd: 0.007104 });
@@ -152,7 +152,7 @@ describe("the egress proxy forwarding a Run's model calls", () => {
 
   it("sends an OAuth token as Authorization: Bearer with the OAuth beta added to the client's betas", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "run-oauth", cli: "claude", credential: { kind: "oauth_token", value: OAUTH_TOKEN } });
+    const { token } = await proxy.register({ runId: "run-oauth", provider: "anthropic", credential: { kind: "oauth_token", value: OAUTH_TOKEN } });
     const response = await messages(proxy.url, { authorization: `Bearer ${token}`, "anthropic-beta": "claude-code-20250219" });
     await response.arrayBuffer();
     expect(response.status).toBe(200);
@@ -164,7 +164,7 @@ describe("the egress proxy forwarding a Run's model calls", () => {
 
   it("swaps codex's bearer token for the real key and meters response.completed, cached input apart", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "run-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const { token } = await proxy.register({ runId: "run-codex", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
     const response = await responses(proxy.url, token);
     const body = Buffer.from(await response.arrayBuffer());
     expect(response.status).toBe(200);
@@ -177,8 +177,8 @@ describe("the egress proxy forwarding a Run's model calls", () => {
 
   it("meters answers that are not streamed from the JSON body's usage", async () => {
     const { proxy } = await setUp();
-    const claude = await proxy.register({ runId: "json-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    const codex = await proxy.register({ runId: "json-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const claude = await proxy.register({ runId: "json-claude", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "json-codex", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
     const a = await messages(proxy.url, { "x-api-key": claude.token }, { stream: false });
     expect(((await a.json()) as { usage: unknown }).usage).toEqual(ANTHROPIC_USAGE);
     const b = await responses(proxy.url, codex.token, { stream: false });
@@ -189,8 +189,8 @@ describe("the egress proxy forwarding a Run's model calls", () => {
 
   it("forwards count_tokens and codex's model list without counting them as turns", async () => {
     const { proxy, upstream } = await setUp();
-    const claude = await proxy.register({ runId: "side-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    const codex = await proxy.register({ runId: "side-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const claude = await proxy.register({ runId: "side-claude", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "side-codex", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
     const count = await fetch(`${proxy.url}/v1/messages/count_tokens?beta=true`, {
       method: "POST",
       headers: { "x-api-key": claude.token, "content-type": "application/json" },
@@ -218,8 +218,8 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     });
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
-    const { proxy } = await setUp("plain", { upstreams: { claude: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` } });
-    const { token } = await proxy.register({ runId: "live", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { proxy } = await setUp("plain", { upstreams: { anthropic: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` } });
+    const { token } = await proxy.register({ runId: "live", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const response = await messages(proxy.url, { "x-api-key": token });
     const reader = response.body!.getReader();
     let text = "";
@@ -243,7 +243,7 @@ describe("the egress proxy forwarding a Run's model calls", () => {
 
   it("passes the provider's own error through as it is, and meters nothing for it", async () => {
     const { proxy } = await setUp("status_429");
-    const { token } = await proxy.register({ runId: "limited", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "limited", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const response = await messages(proxy.url, { "x-api-key": token });
     expect(response.status).toBe(429);
     expect(response.headers.get("retry-after")).toBe("30");
@@ -256,8 +256,8 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     await new Promise<void>((resolve) => dead.listen(0, "127.0.0.1", resolve));
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((resolve) => dead.close(() => resolve()));
-    const { proxy } = await setUp("plain", { upstreams: { claude: `http://127.0.0.1:${port}` } });
-    const { token } = await proxy.register({ runId: "unreachable", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { proxy } = await setUp("plain", { upstreams: { anthropic: `http://127.0.0.1:${port}` } });
+    const { token } = await proxy.register({ runId: "unreachable", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const response = await messages(proxy.url, { "x-api-key": token });
     expect(response.status).toBe(502);
     const body = (await response.json()) as { error: { code: string; message: string } };
@@ -269,7 +269,7 @@ describe("the egress proxy forwarding a Run's model calls", () => {
 describe("the egress proxy refusing", () => {
   it("refuses a missing, unknown or revoked token with 401 and forwards nothing", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "gone", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "gone", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const missing = await messages(proxy.url, {});
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("missing_token");
@@ -292,8 +292,8 @@ describe("the egress proxy refusing", () => {
 
   it("refuses every path and method off the Run's CLI's allowlist with 403 and forwards nothing", async () => {
     const { proxy, upstream } = await setUp();
-    const claude = await proxy.register({ runId: "paths-claude", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    const codex = await proxy.register({ runId: "paths-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const claude = await proxy.register({ runId: "paths-claude", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "paths-codex", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
     const tries: [string, string, Record<string, string>][] = [
       ["POST", "/v1/responses", { "x-api-key": claude.token }],
       ["GET", "/v1/models", { "x-api-key": claude.token }],
@@ -323,12 +323,12 @@ describe("the egress proxy refusing", () => {
     expect(await proxy.meter("paths-claude")).toMatchObject({ refused: 7, turns: 0 });
   });
 
-  it.each(["claude", "codex"] as const)("cuts a %s request body past MAX_REQUEST_BODY_BYTES with 413 and stops forwarding it", async (cli) => {
+  it.each(["anthropic", "openai"] as const)("cuts a %s request body past MAX_REQUEST_BODY_BYTES with 413 and stops forwarding it", async (provider) => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "big", cli, credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "big", provider, credential: { kind: "api_key", value: CLAUDE_KEY } });
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
-        `${proxy.url}/v1/${cli === "claude" ? "messages" : "responses"}`,
+        `${proxy.url}/v1/${provider === "anthropic" ? "messages" : "responses"}`,
         { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" } },
         (res) => {
           res.resume();
@@ -346,7 +346,7 @@ describe("the egress proxy refusing", () => {
 
   it("refuses a claude call that asks for a beta letting the provider reach other hosts (MCP connector, web fetch)", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "betas", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "betas", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     for (const beta of ["mcp-client-2025-04-04", "claude-code-20250219, web-fetch-2025-09-10"]) {
       const response = await messages(proxy.url, { "x-api-key": token, "anthropic-beta": beta });
       expect(response.status, beta).toBe(403);
@@ -361,7 +361,7 @@ describe("the egress proxy refusing", () => {
 
   it("refuses a codex call naming a remote MCP tool, which the provider would call for the Run, and forwards nothing", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "mcp", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const { token } = await proxy.register({ runId: "mcp", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
     const refused = await responses(proxy.url, token, {
       tools: [
         { type: "function", name: "shell" },
@@ -388,7 +388,7 @@ describe("the egress proxy refusing", () => {
 
   it("refuses to act as a plain forward proxy for another host", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "forward", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "forward", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
         { host: "127.0.0.1", port: proxy.port, method: "GET", path: "http://example.com/v1/messages", headers: { "x-api-key": token } },
@@ -420,7 +420,12 @@ describe("the egress proxy refusing", () => {
 describe("the egress proxy's budgets", () => {
   it("refuses the call after maxTurns (claude: 402; codex: 400), forwards nothing for it and reports the breach once", async () => {
     const { proxy, upstream, breaches } = await setUp();
-    const { token } = await proxy.register({ runId: "turns", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 2 } });
+    const { token } = await proxy.register({
+      runId: "turns",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      budget: { maxTurns: 2 },
+    });
     for (let i = 0; i < 2; i++) expect((await (await messages(proxy.url, { "x-api-key": token })).arrayBuffer()).byteLength).toBeGreaterThan(0);
     expect(breaches).toEqual([]);
     const refused = await messages(proxy.url, { "x-api-key": token });
@@ -436,7 +441,12 @@ describe("the egress proxy's budgets", () => {
 
   it("reports a maxTokens breach when the answer that passes it ends, and refuses the next call", async () => {
     const { proxy, upstream, breaches } = await setUp();
-    const { token } = await proxy.register({ runId: "tokens", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY }, budget: { maxTokens: 10 } });
+    const { token } = await proxy.register({
+      runId: "tokens",
+      provider: "openai",
+      credential: { kind: "api_key", value: OPENAI_KEY },
+      budget: { maxTokens: 10 },
+    });
     const first = await responses(proxy.url, token);
     expect(first.status).toBe(200);
     await first.arrayBuffer();
@@ -450,7 +460,7 @@ describe("the egress proxy's budgets", () => {
     const { proxy, breaches } = await setUp();
     const { token } = await proxy.register({
       runId: "cost",
-      cli: "claude",
+      provider: "anthropic",
       credential: { kind: "api_key", value: CLAUDE_KEY },
       budget: { maxCostUsd: 0.000001 },
     });
@@ -465,7 +475,7 @@ describe("the egress proxy's budgets", () => {
     { cap: "maxCostUsd", budget: { maxCostUsd: 0.015 } },
   ] as const)("passes $cap by one call's worth at most when 40 calls come at once near it", async ({ cap, budget }) => {
     const { proxy, upstream, breaches } = await setUp();
-    const { token } = await proxy.register({ runId: `concurrent-${cap}`, cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget });
+    const { token } = await proxy.register({ runId: `concurrent-${cap}`, provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget });
     // A body as large as a real one's share of cached tokens: each byte may be a token.
     const body = { messages: [{ role: "user", content: "x".repeat(5_000) }] };
     const statuses = await Promise.all(
@@ -490,8 +500,8 @@ describe("the egress proxy's budgets", () => {
 
   it("keeps each Run's meter and budget its own: a second Run's token neither spends nor reads the first's", async () => {
     const { proxy, breaches } = await setUp();
-    const a = await proxy.register({ runId: "first", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 1 } });
-    const b = await proxy.register({ runId: "second", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 3 } });
+    const a = await proxy.register({ runId: "first", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 1 } });
+    const b = await proxy.register({ runId: "second", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 3 } });
     for (let i = 0; i < 3; i++) expect((await messages(proxy.url, { "x-api-key": b.token })).status).toBe(200);
     expect(await proxy.meter("first")).toMatchObject({ turns: 0, tokens: 0 });
     expect(await proxy.meter("second")).toMatchObject({ turns: 3 });
@@ -506,13 +516,13 @@ describe("the egress proxy's budgets", () => {
 
   it("refuses registering a Run id twice, and a bad budget, naming the parameter", async () => {
     const { proxy } = await setUp();
-    await proxy.register({ runId: "twice", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    await expect(proxy.register({ runId: "twice", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } })).rejects.toThrow(
+    await proxy.register({ runId: "twice", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    await expect(proxy.register({ runId: "twice", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } })).rejects.toThrow(
       /^runId "twice" is already registered/,
     );
-    await expect(proxy.register({ runId: "x", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 0 } })).rejects.toThrow(
-      /^budget\.maxTurns 0 must be a positive whole number/,
-    );
+    await expect(
+      proxy.register({ runId: "x", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTurns: 0 } }),
+    ).rejects.toThrow(/^budget\.maxTurns 0 must be a positive whole number/);
   });
 });
 
@@ -544,7 +554,12 @@ function countTokensFrom(proxy: EgressProxy, token: string, localAddress: string
 describe("the egress proxy binding a token to its Run's network", () => {
   it("refuses a token presented from outside the sources it was registered with, and takes it from inside", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "bound", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["127.0.0.2/32"] });
+    const { token } = await proxy.register({
+      runId: "bound",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      sources: ["127.0.0.2/32"],
+    });
     expect(await countTokensFrom(proxy, token, "127.0.0.1")).toEqual({ status: 403, code: "token_elsewhere" });
     expect(upstream.seen).toHaveLength(0);
     expect(await countTokensFrom(proxy, token, "127.0.0.2")).toEqual({ status: 200 });
@@ -553,23 +568,23 @@ describe("the egress proxy binding a token to its Run's network", () => {
 
   it("takes a token registered with no sources from nowhere until bind names its network", async () => {
     const { proxy } = await setUp();
-    const { token } = await proxy.register({ runId: "late", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: [] });
+    const { token } = await proxy.register({ runId: "late", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: [] });
     expect(await countTokensFrom(proxy, token, "127.0.0.1")).toEqual({ status: 403, code: "token_elsewhere" });
     expect(await proxy.bind("late", ["127.0.0.0/30"])).toBe(true);
     expect(await countTokensFrom(proxy, token, "127.0.0.1")).toEqual({ status: 200 });
     expect(await countTokensFrom(proxy, token, "127.0.0.9")).toEqual({ status: 403, code: "token_elsewhere" });
     expect(await proxy.bind("unknown", ["127.0.0.1"])).toBe(false);
     await expect(proxy.bind("late", ["not-an-address"])).rejects.toThrow('sources[0] "not-an-address" is not an address or CIDR range');
-    await expect(proxy.register({ runId: "bad", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["10.0.0.0/33"] })).rejects.toThrow(
-      /^sources\[0\] "10.0.0.0\/33"/,
-    );
+    await expect(
+      proxy.register({ runId: "bad", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY }, sources: ["10.0.0.0/33"] }),
+    ).rejects.toThrow(/^sources\[0\] "10.0.0.0\/33"/);
   });
 });
 
 describe("the egress proxy's revoke", () => {
   it("cuts a model call in flight and the Run's token dies with it", async () => {
     const { proxy, upstream } = await setUp("hang");
-    const { token } = await proxy.register({ runId: "cut", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const { token } = await proxy.register({ runId: "cut", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
     const pending = messages(proxy.url, { "x-api-key": token }).then(
       (r) => r.status,
       () => "cut",
@@ -581,7 +596,12 @@ describe("the egress proxy's revoke", () => {
 
   it("forwards nothing of a call that was waiting on its Run's budget when the Run is revoked", async () => {
     const { proxy, upstream } = await setUp("hang");
-    const { token } = await proxy.register({ runId: "waiting", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY }, budget: { maxTokens: 100 } });
+    const { token } = await proxy.register({
+      runId: "waiting",
+      provider: "anthropic",
+      credential: { kind: "api_key", value: CLAUDE_KEY },
+      budget: { maxTokens: 100 },
+    });
     // Each call could spend past the cap alone: the second waits until the first settles.
     const body = { messages: [{ role: "user", content: "x".repeat(5_000) }] };
     const first = messages(proxy.url, { "x-api-key": token }, body).then(
@@ -602,7 +622,7 @@ describe("the egress proxy's revoke", () => {
 
   it("refuses a codex call whose Run is revoked while its body is still arriving", async () => {
     const { proxy, upstream } = await setUp();
-    const { token } = await proxy.register({ runId: "late", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const { token } = await proxy.register({ runId: "late", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
     const status = new Promise<number>((resolve, reject) => {
       const req = request(
         `${proxy.url}/v1/responses`,
@@ -626,8 +646,8 @@ describe("the egress proxy's revoke", () => {
 describe("the egress proxy's log", () => {
   it("writes one line per request with the Run, host, path, status, bytes, tokens and duration, and never a secret", async () => {
     const { proxy, lines, upstream } = await setUp();
-    const claude = await proxy.register({ runId: "logged", cli: "claude", credential: { kind: "api_key", value: CLAUDE_KEY } });
-    const codex = await proxy.register({ runId: "logged-codex", cli: "codex", credential: { kind: "oauth_token", value: OPENAI_KEY } });
+    const claude = await proxy.register({ runId: "logged", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const codex = await proxy.register({ runId: "logged-codex", provider: "openai", credential: { kind: "oauth_token", value: OPENAI_KEY } });
     await (await messages(proxy.url, { "x-api-key": claude.token })).arrayBuffer();
     await (await responses(proxy.url, codex.token)).arrayBuffer();
     await (await messages(proxy.url, { "x-api-key": "wrong" })).arrayBuffer();

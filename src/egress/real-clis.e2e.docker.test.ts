@@ -174,7 +174,7 @@ describe("the real CLIs through the egress proxy", () => {
   it("claude answers with only the per-Run token in its container, and the proxy meters its calls", async () => {
     const { token } = await control!.register({
       runId: "e2e-claude",
-      cli: "claude",
+      provider: "anthropic",
       credential: { kind: "api_key", value: CLAUDE_KEY },
       budget: { maxTurns: 10 },
     });
@@ -207,7 +207,7 @@ describe("the real CLIs through the egress proxy", () => {
   }, 120_000);
 
   it("codex answers with only the per-Run token in its container, and the proxy meters its calls", async () => {
-    const { token } = await control!.register({ runId: "e2e-codex", cli: "codex", credential: { kind: "api_key", value: OPENAI_KEY } });
+    const { token } = await control!.register({ runId: "e2e-codex", provider: "openai", credential: { kind: "api_key", value: OPENAI_KEY } });
     const result = await agent(
       [
         "codex",
@@ -255,7 +255,7 @@ describe("the real CLIs through the egress proxy", () => {
     await control!.eventsOpen();
     const { token } = await control!.register({
       runId: "e2e-claude-budget",
-      cli: "claude",
+      provider: "anthropic",
       credential: { kind: "api_key", value: CLAUDE_KEY },
       budget: { maxTurns: 1 },
     });
@@ -288,7 +288,7 @@ describe("the real CLIs through the egress proxy", () => {
   it("a spent budget ends codex's Run at once: the call past maxTurns is refused, not retried, and codex reports the proxy's message", async () => {
     const { token } = await control!.register({
       runId: "e2e-codex-budget",
-      cli: "codex",
+      provider: "openai",
       credential: { kind: "api_key", value: OPENAI_KEY },
       budget: { maxTurns: 1 },
     });

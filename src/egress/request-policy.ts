@@ -1,16 +1,13 @@
 // What a model call's body may ask the provider to do on the Run's behalf, and the one place a
-// body is decoded and parsed for the proxy to look at (its tools; its bounds, for the budget's
-// reservation). A codex request may name
-// tools the provider runs on its own servers; one that reaches a URL of the request's choosing
-// (a remote MCP server) is a way out around this proxy, so the request is refused before it leaves.
+// body is decoded and parsed for the proxy to look at (its tools, which its provider may refuse:
+// providers/; its bounds, for the budget's reservation). A request may name tools the provider runs
+// on its own servers; one that reaches a URL of the request's choosing (a remote MCP server) is a
+// way out around this proxy, so the request is refused before it leaves.
 // Invariant: a body this file cannot read (an encoding it cannot decode, not JSON) is refused, never
 // forwarded unread: the provider might read what the proxy could not.
 
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { MAX_REQUEST_BODY_BYTES } from "./limits.js";
-
-/** OpenAI Responses tool types whose server-side calls go to a URL the request names. */
-export const REFUSED_OPENAI_TOOL_TYPES: readonly string[] = ["mcp"];
 
 /** A model call's body, decoded and parsed, or why it cannot be read (and so is refused). */
 export function readModelCallBody(
@@ -44,17 +41,4 @@ export function readModelCallBody(
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { refusal: "the request body is not a JSON object" };
   return { body: body as Record<string, unknown>, bytes: bytes.length };
-}
-
-/** Why a codex model call's body is refused, or undefined when it may go. */
-export function openaiToolRefusal(body: Readonly<Record<string, unknown>>): string | undefined {
-  const tools = body["tools"];
-  if (!Array.isArray(tools)) return undefined;
-  for (const tool of tools) {
-    const type = typeof tool === "object" && tool !== null ? (tool as Record<string, unknown>)["type"] : undefined;
-    if (typeof type === "string" && REFUSED_OPENAI_TOOL_TYPES.includes(type)) {
-      return `a tool of type ${JSON.stringify(type)} is refused: the provider's servers would reach other hosts for the Run`;
-    }
-  }
-  return undefined;
 }

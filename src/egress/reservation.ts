@@ -7,14 +7,15 @@
 import { costOf, priceOf } from "../plan/index.js";
 import { DEFAULT_WORST_OUTPUT_TOKENS } from "./limits.js";
 import type { Reservation } from "./meter.js";
-import type { EgressCli } from "./run.js";
+import type { ModelProvider } from "../plan/index.js";
+import { EGRESS_PROVIDERS } from "./providers/index.js";
 
-/** The reservation of one model call of `cli` whose decoded body is `body`, `bytes` long. */
-export function worstCaseOf(cli: EgressCli, body: Readonly<Record<string, unknown>>, bytes: number): Reservation {
-  const bound = cli === "claude" ? body["max_tokens"] : body["max_output_tokens"];
+/** The reservation of one model call to `provider` whose decoded body is `body`, `bytes` long. */
+export function worstCaseOf(provider: ModelProvider, body: Readonly<Record<string, unknown>>, bytes: number): Reservation {
+  const bound = body[EGRESS_PROVIDERS[provider].outputBoundField];
   const outputTokens = typeof bound === "number" && Number.isFinite(bound) && bound > 0 ? Math.ceil(bound) : DEFAULT_WORST_OUTPUT_TOKENS;
   const model = typeof body["model"] === "string" ? body["model"] : undefined;
-  const { price } = priceOf(cli, model);
+  const { price } = priceOf(provider, model);
   const inputPrice = { ...price, input: Math.max(price.input, price.cacheWrite) };
   return {
     tokens: bytes + outputTokens,

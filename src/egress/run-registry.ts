@@ -37,7 +37,8 @@ export function registerRun(state: ProxyState, value: RunRegistration): { readon
   state.logger.info(
     {
       runId: registration.runId,
-      cli: registration.cli,
+      provider: registration.provider,
+      ...(registration.cli === undefined ? {} : { cli: registration.cli }),
       credential: registration.credential.kind,
       budget: registration.budget ?? {},
       ...(registration.allowlist === undefined ? {} : { allowlist: registration.allowlist }),
@@ -52,14 +53,14 @@ function liveRunOf(registration: RunRegistration, token: string): LiveRun {
   return {
     registration: {
       runId: registration.runId,
-      cli: registration.cli,
+      provider: registration.provider,
       credential: { ...registration.credential },
       ...(registration.budget === undefined ? {} : { budget: { ...registration.budget } }),
       ...(registration.allowlist === undefined ? {} : { allowlist: [...registration.allowlist] }),
       ...(registration.sources === undefined ? {} : { sources: [...registration.sources] }),
     },
     key: tokenKey(token),
-    meter: createMeter(registration.runId, registration.cli, registration.budget),
+    meter: createMeter(registration.runId, registration.provider, registration.budget),
     answerMasker: credentialMasker(registration.credential.value),
     heldBytes: { held: 0 },
     requestsInFlight: 0,

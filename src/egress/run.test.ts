@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createMeter } from "./meter.js";
 import { validateProxyOptions } from "./options.js";
-import { upstreamRequestHeaders } from "./providers.js";
+import { upstreamRequestHeaders } from "./headers.js";
+import { EGRESS_PROVIDERS } from "./providers/index.js";
 import { validateRegistration } from "./run.js";
 
 const KEY = "sk-ant-api03-validation-key-0123456789";
-const good = { runId: "0123456789abcdef", cli: "claude", credential: { kind: "api_key", value: KEY } };
+const good = { runId: "0123456789abcdef", provider: "anthropic", credential: { kind: "api_key", value: KEY } };
 
 describe("a Run's registration", () => {
   it("is taken as it is when every field is right", () => {
@@ -19,7 +20,8 @@ describe("a Run's registration", () => {
   it.each([
     [{ ...good, runId: "" }, /^runId "" must be 1 to 128 letters/],
     [{ ...good, runId: "../etc" }, /^runId "\.\.\/etc" must be/],
-    [{ ...good, cli: "gemini" }, /^cli "gemini" must be one of "claude", "codex"/],
+    [{ ...good, provider: "gemini" }, /^provider "gemini" must be one of "anthropic", "openai"/],
+    [{ ...good, cli: "Claude\n" }, /^cli "Claude\\n" must be a CLI's name/],
     [{ ...good, credential: { kind: "password", value: KEY } }, /^credential\.kind "password" must be "api_key" or "oauth_token"/],
     [{ ...good, budget: { maxTurns: 1.5 } }, /^budget\.maxTurns 1\.5 must be a positive whole number/],
     [{ ...good, budget: { maxCostUsd: -1 } }, /^budget\.maxCostUsd -1 must be a positive number of dollars/],
@@ -49,16 +51,16 @@ describe("the proxy's options", () => {
   it("default to loopback, the providers' API hosts and the model-only mode", () => {
     const options = validateProxyOptions({});
     expect(options.host).toBe("127.0.0.1");
-    expect(options.upstreams.claude.href).toBe("https://api.anthropic.com/");
-    expect(options.upstreams.codex.href).toBe("https://api.openai.com/");
+    expect(options.upstreams.anthropic.href).toBe("https://api.anthropic.com/");
+    expect(options.upstreams.openai.href).toBe("https://api.openai.com/");
     expect(options.allowlist.size).toBe(0);
   });
 
   it.each([
-    [{ upstreams: { claude: "api.anthropic.com" } }, /^upstreams\.claude "api\.anthropic\.com" is not a URL/],
-    [{ upstreams: { codex: "ftp://example.com" } }, /^upstreams\.codex "ftp:\/\/example\.com" is not http or https/],
-    [{ upstreams: { claude: "https://user:pw@example.com" } }, /^upstreams\.claude holds a user name or password/],
-    [{ upstreams: { gemini: "https://example.com" } }, /^upstreams\.gemini names no CLI/],
+    [{ upstreams: { anthropic: "api.anthropic.com" } }, /^upstreams\.anthropic "api\.anthropic\.com" is not a URL/],
+    [{ upstreams: { openai: "ftp://example.com" } }, /^upstreams\.openai "ftp:\/\/example\.com" is not http or https/],
+    [{ upstreams: { anthropic: "https://user:pw@example.com" } }, /^upstreams\.anthropic holds a user name or password/],
+    [{ upstreams: { gemini: "https://example.com" } }, /^upstreams\.gemini names no model provider/],
     [{ port: 70000 }, /^port 70000 is not a port/],
     [{ allowlist: ["[::1]:443", "Example.COM:443", "nohost"] }, /^allowlist\[2\] "nohost" is not host:port/],
   ])("refuse %j, naming the option", (options, message) => {
@@ -87,7 +89,7 @@ describe("the headers sent upstream", () => {
   };
 
   it("carry the client's own headers, none of its credentials or hop-by-hop ones, and the real key", () => {
-    expect(upstreamRequestHeaders("claude", { kind: "api_key", value: KEY }, incoming)).toEqual({
+    expect(upstreamRequestHeaders(EGRESS_PROVIDERS.anthropic, { kind: "api_key", value: KEY }, incoming)).toEqual({
       "anthropic-version": "2023-06-01",
       "content-type": "application/json",
       "accept-encoding": "identity",
@@ -96,7 +98,7 @@ describe("the headers sent upstream", () => {
   });
 
   it("carry codex's key as a bearer token", () => {
-    expect(upstreamRequestHeaders("codex", { kind: "oauth_token", value: KEY }, { authorization: "Bearer t" })).toEqual({
+    expect(upstreamRequestHeaders(EGRESS_PROVIDERS.openai, { kind: "oauth_token", value: KEY }, { authorization: "Bearer t" })).toEqual({
       "accept-encoding": "identity",
       authorization: `Bearer ${KEY}`,
     });
@@ -104,7 +106,7 @@ describe("the headers sent upstream", () => {
 
   it("add the OAuth beta once to claude's betas for an OAuth token", () => {
     const headers = upstreamRequestHeaders(
-      "claude",
+      EGRESS_PROVIDERS.anthropic,
       { kind: "oauth_token", value: KEY },
       { "anthropic-beta": "oauth-2025-04-20, fine-grained-tool-streaming-2025-05-14" },
     );
@@ -118,7 +120,7 @@ describe("the headers sent upstream", () => {
 
 describe("a Run's meter", () => {
   it("prices each response at its own model, and at the dearest when the model is unknown", () => {
-    const meter = createMeter("r", "claude", {});
+    const meter = createMeter("r", "anthropic", {});
     meter.add({ model: "claude-haiku-4-5", usage: { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } });
     expect(meter.reading()).toMatchObject({ costUsd: 1, costFrom: "price_table", models: ["claude-haiku-4-5"] });
     meter.add({ model: "claude-future-9", usage: { inputTokens: 0, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 } });
@@ -126,7 +128,7 @@ describe("a Run's meter", () => {
   });
 
   it("lets exactly maxTurns model calls through and reports the breach once", () => {
-    const meter = createMeter("r", "codex", { maxTurns: 2 });
+    const meter = createMeter("r", "openai", { maxTurns: 2 });
     expect(meter.admit()).toMatchObject({ kind: "admitted" });
     expect(meter.admit()).toMatchObject({ kind: "admitted" });
     expect(meter.admit()).toMatchObject({ kind: "refused", fresh: true, refused: { cap: "maxTurns", limit: 2, used: 3 } });
@@ -135,7 +137,7 @@ describe("a Run's meter", () => {
   });
 
   it("holds maxTokens to input plus output, cached tokens apart, and is not past it at the cap", () => {
-    const meter = createMeter("r", "claude", { maxTokens: 100 });
+    const meter = createMeter("r", "anthropic", { maxTokens: 100 });
     expect(meter.add({ usage: { inputTokens: 50, outputTokens: 50, cacheReadTokens: 10_000, cacheWriteTokens: 10_000 } })).toBeUndefined();
     expect(meter.admit()).toMatchObject({ kind: "admitted" });
     expect(meter.add({ usage: { inputTokens: 1, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } })).toMatchObject({ cap: "maxTokens", used: 101 });
@@ -143,7 +145,7 @@ describe("a Run's meter", () => {
   });
 
   it("makes a call wait while the reservations in flight could carry the Run past a cap, and admits it once they settle", async () => {
-    const meter = createMeter("r", "claude", { maxTokens: 1_000 });
+    const meter = createMeter("r", "anthropic", { maxTokens: 1_000 });
     const first = meter.admit({ tokens: 600, costUsd: 0 });
     const second = meter.admit({ tokens: 600, costUsd: 0 });
     expect([first.kind, second.kind]).toEqual(["admitted", "admitted"]);
@@ -162,7 +164,7 @@ describe("a Run's meter", () => {
   });
 
   it("holds maxCostUsd the same way, and never makes a lone call wait", () => {
-    const meter = createMeter("r", "codex", { maxCostUsd: 0.01 });
+    const meter = createMeter("r", "openai", { maxCostUsd: 0.01 });
     const alone = meter.admit({ tokens: 0, costUsd: 5 });
     expect(alone.kind).toBe("admitted");
     expect(meter.admit({ tokens: 0, costUsd: 0.001 })).toEqual({ kind: "wait" });

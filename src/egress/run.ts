@@ -1,4 +1,4 @@
-// A Run as the egress proxy knows it: what the runtime registers (which CLI, the real credential,
+// A Run as the egress proxy knows it: what the runtime registers (which model provider, the real credential,
 // the budget) and what the meter reads back. Refuses at registration what the value alone shows
 // to be wrong, naming the parameter and quoting the value; a credential's value is never quoted.
 
@@ -7,17 +7,16 @@ import { AgentcageError } from "../errors/index.js";
 import type { ModelCallFacts } from "../trace/index.js";
 import { MAX_ALLOWLIST_ENTRIES, MAX_CREDENTIAL_LENGTH, EGRESS_RUN_ID_PATTERN, RUN_TOKEN_BYTES, RUN_TOKEN_PREFIX } from "./limits.js";
 import { connectTarget } from "./connect-target.js";
+import { EGRESS_PROVIDER_NAMES, isModelProvider } from "./providers/index.js";
+import type { ModelProvider } from "../plan/index.js";
 
 /** A per-Run token as newRunToken makes them: the prefix and 32 bytes in base64url (43 characters). */
 const RUN_TOKEN_PATTERN = new RegExp(`^${RUN_TOKEN_PREFIX}[A-Za-z0-9_-]{${Math.ceil((RUN_TOKEN_BYTES * 4) / 3)}}$`);
 
-export type EgressCli = "claude" | "codex";
-export const EGRESS_CLIS: readonly EgressCli[] = ["claude", "codex"];
-
 /**
- * The real credential the proxy sends upstream in the Run's stead. claude: an API key goes out as
- * `x-api-key`, an OAuth token (CLAUDE_CODE_OAUTH_TOKEN) as `Authorization: Bearer` with the OAuth
- * beta; codex: either goes out as `Authorization: Bearer`.
+ * The real credential the proxy sends upstream in the Run's stead, as its provider writes it.
+ * Anthropic: an API key goes out as `x-api-key`, an OAuth token (CLAUDE_CODE_OAUTH_TOKEN) as
+ * `Authorization: Bearer` with the OAuth beta; OpenAI: either goes out as `Authorization: Bearer`.
  */
 export type EgressCredential = { readonly kind: "api_key" | "oauth_token"; readonly value: string };
 
@@ -35,7 +34,13 @@ export type EgressCap = keyof EgressBudget;
 export type RunRegistration = {
   /** The Run's id (the runtime's 16 hex digits, or any id matching EGRESS_RUN_ID_PATTERN). */
   readonly runId: string;
-  readonly cli: EgressCli;
+  /** The model API the Run's CLI speaks (its adapter's modelProvider): where its calls go and how they are read. */
+  readonly provider: ModelProvider;
+  /**
+   * The Run's CLI, for the proxy's log only (the proxy never decides by it). It also keeps a proxy
+   * older than providers, which routed by it, taking the Run during an upgrade. Default: none.
+   */
+  readonly cli?: string;
   readonly credential: EgressCredential;
   /** Default: no caps; the Run is still metered. */
   readonly budget?: EgressBudget;
@@ -84,7 +89,7 @@ export type MeteredCall = ModelCallFacts;
 
 export type RunMeter = {
   readonly runId: string;
-  readonly cli: EgressCli;
+  readonly provider: ModelProvider;
   /** Model calls forwarded (refused ones are not counted). */
   readonly turns: number;
   /** Every request forwarded upstream, model calls and others (count_tokens, models). */
@@ -95,7 +100,7 @@ export type RunMeter = {
   /** inputTokens + outputTokens: what maxTokens is held against. */
   readonly tokens: number;
   readonly costUsd: number;
-  /** "dearest_price" when some response's model was not in the price table and was priced at the CLI's dearest. */
+  /** "dearest_price" when some response's model was not in the price table and was priced at its provider's dearest. */
   readonly costFrom: "price_table" | "dearest_price";
   /** The models the provider named in its answers, in first-seen order. */
   readonly models: readonly string[];
@@ -116,15 +121,16 @@ const CAPS: readonly EgressCap[] = ["maxTurns", "maxTokens", "maxCostUsd"];
 
 /** Throws EgressArgumentError naming the first wrong parameter; returns the registration as given. */
 export function validateRegistration(value: unknown): RunRegistration {
-  const r = isRecord(value) ? value : fail("registration", value, "must be an object { runId, cli, credential, budget? }");
+  const r = isRecord(value) ? value : fail("registration", value, "must be an object { runId, provider, credential, budget? }");
   const runId = r["runId"];
   if (typeof runId !== "string" || !EGRESS_RUN_ID_PATTERN.test(runId)) {
     fail("runId", runId, "must be 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit; pass the Run's id");
   }
+  const provider = r["provider"];
+  if (!isModelProvider(provider)) fail("provider", provider, `must be one of ${EGRESS_PROVIDER_NAMES.map((p) => `"${p}"`).join(", ")}`);
   const cli = r["cli"];
-  if (typeof cli !== "string" || !(EGRESS_CLIS as readonly string[]).includes(cli)) {
-    fail("cli", cli, `must be one of ${EGRESS_CLIS.map((c) => `"${c}"`).join(", ")}`);
-  }
+  if (cli !== undefined && (typeof cli !== "string" || !/^[a-z][a-z0-9-]{0,31}$/.test(cli)))
+    fail("cli", cli, "must be a CLI's name (lower-case letters, digits and '-'), or left out");
   const credential = r["credential"];
   if (!isRecord(credential)) {
     // Not quoted: a credential passed as a bare string is the secret itself.

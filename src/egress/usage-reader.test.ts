@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { MAX_METERED_JSON_BYTES } from "./limits.js";
 import type { ResponseUsage } from "./meter.js";
-import type { EgressCli } from "./run.js";
+import type { ModelProvider } from "../plan/index.js";
 import { createUsageReader } from "./usage-reader.js";
 
 // Shaped as the providers send them (event names, field order, a ping, CRLF in one), with a
@@ -33,13 +33,13 @@ const OPENAI_EXPECTED: ResponseUsage = {
 };
 
 function readInChunks(
-  cli: EgressCli,
+  provider: ModelProvider,
   bytes: Buffer,
   size: number,
   contentType = "text/event-stream; charset=utf-8",
   encoding?: string,
 ): ResponseUsage | undefined {
-  const reader = createUsageReader(cli, contentType, encoding);
+  const reader = createUsageReader(provider, contentType, encoding);
   for (let i = 0; i < bytes.length; i += size) reader.write(bytes.subarray(i, i + size));
   return reader.end();
 }
@@ -48,21 +48,21 @@ const SIZES = [1, 2, 3, 7, 64, Number.MAX_SAFE_INTEGER];
 
 describe("reading a model call's usage on the side", () => {
   it.each(SIZES)("reads Anthropic's message_start and message_delta fed %i bytes at a time", (size) => {
-    expect(readInChunks("claude", Buffer.from(ANTHROPIC_STREAM), size)).toEqual(ANTHROPIC_EXPECTED);
+    expect(readInChunks("anthropic", Buffer.from(ANTHROPIC_STREAM), size)).toEqual(ANTHROPIC_EXPECTED);
   });
 
   it.each(SIZES)("reads OpenAI's response.completed fed %i bytes at a time, cached input apart", (size) => {
-    expect(readInChunks("codex", Buffer.from(OPENAI_STREAM), size)).toEqual(OPENAI_EXPECTED);
+    expect(readInChunks("openai", Buffer.from(OPENAI_STREAM), size)).toEqual(OPENAI_EXPECTED);
   });
 
   it("counts what a stream cut before message_delta said: the input, and one output token", () => {
     const cut = ANTHROPIC_STREAM.slice(0, ANTHROPIC_STREAM.indexOf("event: message_delta"));
-    expect(readInChunks("claude", Buffer.from(cut), 64)).toEqual({ ...ANTHROPIC_EXPECTED, usage: { ...ANTHROPIC_EXPECTED.usage, outputTokens: 1 } });
+    expect(readInChunks("anthropic", Buffer.from(cut), 64)).toEqual({ ...ANTHROPIC_EXPECTED, usage: { ...ANTHROPIC_EXPECTED.usage, outputTokens: 1 } });
   });
 
   it("reads nothing from an OpenAI stream cut before response.completed", () => {
     const cut = OPENAI_STREAM.slice(0, OPENAI_STREAM.indexOf("event: response.completed"));
-    expect(readInChunks("codex", Buffer.from(cut), 64)).toBeUndefined();
+    expect(readInChunks("openai", Buffer.from(cut), 64)).toBeUndefined();
   });
 
   it("keeps the older message_delta that carries output_tokens alone", () => {
@@ -71,12 +71,12 @@ describe("reading a model call's usage on the side", () => {
       '"usage":{"output_tokens":345}',
     );
     expect(older).not.toBe(ANTHROPIC_STREAM);
-    expect(readInChunks("claude", Buffer.from(older), 7)).toEqual(ANTHROPIC_EXPECTED);
+    expect(readInChunks("anthropic", Buffer.from(older), 7)).toEqual(ANTHROPIC_EXPECTED);
   });
 
   it("reads events that name their type only inside the data", () => {
     const unnamed = ANTHROPIC_STREAM.replace(/event: [a-z_]+\r?\n/g, "");
-    expect(readInChunks("claude", Buffer.from(unnamed), 3)).toEqual(ANTHROPIC_EXPECTED);
+    expect(readInChunks("anthropic", Buffer.from(unnamed), 3)).toEqual(ANTHROPIC_EXPECTED);
   });
 
   it("reads a JSON answer's usage, plain and gzipped", () => {
@@ -90,29 +90,29 @@ describe("reading a model call's usage on the side", () => {
       }),
     );
     const expected = { model: "claude-haiku-4-5", usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 5, cacheWriteTokens: 6 } };
-    expect(readInChunks("claude", claude, 7, "application/json")).toEqual(expected);
-    expect(readInChunks("claude", gzipSync(claude), 7, "application/json", "gzip")).toEqual(expected);
+    expect(readInChunks("anthropic", claude, 7, "application/json")).toEqual(expected);
+    expect(readInChunks("anthropic", gzipSync(claude), 7, "application/json", "gzip")).toEqual(expected);
     const codex = Buffer.from(
       JSON.stringify({ id: "resp_1", model: "o3", usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 2 } }),
     );
-    expect(readInChunks("codex", codex, 64, "application/json; charset=utf-8")).toEqual({
+    expect(readInChunks("openai", codex, 64, "application/json; charset=utf-8")).toEqual({
       model: "o3",
       usage: { inputTokens: 6, outputTokens: 2, cacheReadTokens: 4, cacheWriteTokens: 0 },
     });
   });
 
   it("reads a gzipped event stream at its end", () => {
-    expect(readInChunks("codex", gzipSync(Buffer.from(OPENAI_STREAM)), 64, "text/event-stream", "gzip")).toEqual(OPENAI_EXPECTED);
+    expect(readInChunks("openai", gzipSync(Buffer.from(OPENAI_STREAM)), 64, "text/event-stream", "gzip")).toEqual(OPENAI_EXPECTED);
   });
 
   it("gives up, without an error, on what it cannot read", () => {
-    expect(readInChunks("claude", Buffer.from("not json"), 64, "application/json")).toBeUndefined();
-    expect(readInChunks("claude", Buffer.from("<html>"), 64, "text/html")).toBeUndefined();
-    expect(readInChunks("claude", Buffer.from("garbage"), 64, "application/json", "gzip")).toBeUndefined();
-    expect(readInChunks("claude", Buffer.from('data: {"type":"message_start","message":{"usage":{"input_tokens":-5}}}\n\n'), 64)).toEqual({
+    expect(readInChunks("anthropic", Buffer.from("not json"), 64, "application/json")).toBeUndefined();
+    expect(readInChunks("anthropic", Buffer.from("<html>"), 64, "text/html")).toBeUndefined();
+    expect(readInChunks("anthropic", Buffer.from("garbage"), 64, "application/json", "gzip")).toBeUndefined();
+    expect(readInChunks("anthropic", Buffer.from('data: {"type":"message_start","message":{"usage":{"input_tokens":-5}}}\n\n'), 64)).toEqual({
       usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
     const huge = Buffer.from(`{"usage":{"input_tokens":1},"pad":"${"x".repeat(MAX_METERED_JSON_BYTES)}"}`);
-    expect(readInChunks("claude", huge, 1024 * 1024, "application/json")).toBeUndefined();
+    expect(readInChunks("anthropic", huge, 1024 * 1024, "application/json")).toBeUndefined();
   });
 });

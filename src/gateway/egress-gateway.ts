@@ -13,7 +13,8 @@ import { pino, type Logger } from "pino";
 import { jsonLines } from "../plan/index.js";
 import { composeSpec, OWNER_LABEL, resolveAgentUser, validateAgentContainer, type AgentContainer } from "../container/index.js";
 import { createDockerEngine, engineMessage, describeEngineError, type Engine } from "../engine/index.js";
-import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli, type EgressControlClient } from "../egress/index.js";
+import { createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressControlClient } from "../egress/index.js";
+import type { ModelProvider } from "../plan/index.js";
 import { newRunId, ownershipLabels, newRuntimeSessionId, thisProcess, bounded, limits, RunRequestError } from "../runtime/index.js";
 import { untilProxyListens } from "./proxy-start.js";
 import { bridgeConnector, bridgePlace, ENGINE_CONTROL_SOCKET } from "./engine-control.js";
@@ -77,8 +78,8 @@ export type EgressGatewayOptions = {
   readonly image?: string;
   /** The networks through which the proxy reaches the providers; default ["bridge"]. Never the agents'. */
   readonly networks?: readonly string[];
-  /** Each CLI's provider; default the real ones (api.anthropic.com, api.openai.com). */
-  readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>>;
+  /** Each model provider's upstream; default the real ones (api.anthropic.com, api.openai.com). */
+  readonly upstreams?: Readonly<Partial<Record<ModelProvider, string>>>;
   /** uid[:gid] of the proxy; default this process's, or 10002:10002 when that is root. */
   readonly user?: string;
   /** The proxy's own log level (its lines go to `logger`); default "info". */

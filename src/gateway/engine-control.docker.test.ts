@@ -77,7 +77,7 @@ describe('an egress proxy reached through the engine (control "engine")', () => 
 
   it("registers a Run, meters its model call and revokes it, over the bridge; its token is dead after", async () => {
     const proxy = gateway as EgressGateway;
-    const { token } = await proxy.register({ runId: "bridged", cli: "claude", credential: { kind: "api_key", value: KEY } });
+    const { token } = await proxy.register({ runId: "bridged", provider: "anthropic", credential: { kind: "api_key", value: KEY } });
     expect(modelCall(token)).toMatch(/^HTTP\/1\.1 200/);
     expect(await proxy.meter("bridged")).toMatchObject({ runId: "bridged", turns: 1 });
     expect(await proxy.revoke("bridged")).toMatchObject({ runId: "bridged", turns: 1 });
@@ -94,7 +94,7 @@ describe('an egress proxy reached through the engine (control "engine")', () => 
     const breaches: EgressBreach[] = [];
     const stop = proxy.onBreach((breach) => breaches.push(breach));
     await proxy.eventsOpen();
-    const { token } = await proxy.register({ runId: "spender", cli: "claude", credential: { kind: "api_key", value: KEY }, budget: { maxTokens: 5 } });
+    const { token } = await proxy.register({ runId: "spender", provider: "anthropic", credential: { kind: "api_key", value: KEY }, budget: { maxTokens: 5 } });
     modelCall(token);
     const deadline = Date.now() + 15_000;
     while (breaches.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));

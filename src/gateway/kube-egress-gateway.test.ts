@@ -35,7 +35,7 @@ describe("the egress proxy started in a cluster", () => {
       [`networkpolicies/${gateway.container}`, `pods/${gateway.container}`, `secrets/${gateway.container}-control`, `services/${gateway.container}`].sort(),
     );
 
-    const { token } = await gateway.register({ runId: "0000000000000001", cli: "claude", credential: { kind: "api_key", value: KEY }, sources: [] });
+    const { token } = await gateway.register({ runId: "0000000000000001", provider: "anthropic", credential: { kind: "api_key", value: KEY }, sources: [] });
     const call = () =>
       fetch(`${proxyUrl()}/v1/messages/count_tokens`, { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" }, body: "{}" }).then(
         (r) => r.status,

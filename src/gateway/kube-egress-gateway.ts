@@ -7,7 +7,8 @@
 
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { BRIDGE_CONNECTED, bridgeCommand, createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
+import { BRIDGE_CONNECTED, bridgeCommand, createEgressControlClient, DEFAULT_EGRESS_PORT, EGRESS_VARIABLES } from "../egress/index.js";
+import type { ModelProvider } from "../plan/index.js";
 import type { EgressProxyPeer, KubeApi } from "../kube/index.js";
 import { newRunId, newRuntimeSessionId, ownershipLabels, RunRequestError, thisProcess } from "../runtime/index.js";
 import { DEFAULT_EGRESS_IMAGE, type EgressGateway } from "./egress-gateway.js";
@@ -41,7 +42,7 @@ export type KubeEgressGatewayOptions = {
   /** Default DEFAULT_EGRESS_IMAGE, which the cluster's nodes must hold or pull. */
   readonly image?: string;
   readonly imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
-  readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>>;
+  readonly upstreams?: Readonly<Partial<Record<ModelProvider, string>>>;
   /** The stand-in model behind the proxy instead of the providers (no key, no internet). */
   readonly standIn?: boolean;
   readonly codexModel?: string;

@@ -1,7 +1,8 @@
 // What every egress proxy this process starts shares, on an engine or in a cluster: its public
 // configuration, the Run id its readiness is asked with, and when one left behind is an orphan.
 
-import { EGRESS_VARIABLES, type EgressCli } from "../egress/index.js";
+import { EGRESS_PROVIDER_NAMES, EGRESS_PROVIDERS, EGRESS_VARIABLES } from "../egress/index.js";
+import type { ModelProvider } from "../plan/index.js";
 import { orphanedBecause, ownershipFromLabels, thisProcess } from "../runtime/index.js";
 
 /** The proxy is a small Node server: bounds below an agent's, with room for the request bodies it may hold (MAX_HELD_REQUEST_BYTES). */
@@ -15,7 +16,7 @@ export const READINESS_PROBE = "agentcage-readiness";
  * the socket and where its secret comes from), its log level, the stand-in switch, the upstreams.
  */
 export function proxyEnvironment(
-  options: { readonly logLevel?: string; readonly standIn?: boolean; readonly upstreams?: Readonly<Partial<Record<EgressCli, string>>> },
+  options: { readonly logLevel?: string; readonly standIn?: boolean; readonly upstreams?: Readonly<Partial<Record<ModelProvider, string>>> },
   port: number,
   control: Readonly<Record<string, string>>,
 ): Record<string, string> {
@@ -25,8 +26,13 @@ export function proxyEnvironment(
     ...control,
     [EGRESS_VARIABLES.logLevel]: options.logLevel ?? "info",
     AGENTCAGE_STAND_IN: options.standIn === true ? "1" : "0",
-    ...(options.upstreams?.claude === undefined ? {} : { [EGRESS_VARIABLES.claudeUpstream]: options.upstreams.claude }),
-    ...(options.upstreams?.codex === undefined ? {} : { [EGRESS_VARIABLES.codexUpstream]: options.upstreams.codex }),
+    // Each provider's upstream in its own variable (its file's upstreamVariable).
+    ...Object.fromEntries(
+      EGRESS_PROVIDER_NAMES.flatMap((provider) => {
+        const upstream = options.upstreams?.[provider];
+        return upstream === undefined ? [] : [[EGRESS_PROVIDERS[provider].upstreamVariable, upstream]];
+      }),
+    ),
   };
 }
 

@@ -5,6 +5,7 @@
 
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { AGENT_CLIS } from "../agents/index.js";
 import { quote } from "../errors/index.js";
 import { RUN_ID_PATTERN } from "../staging/index.js";
 import type { DeskEvent, DeskInputs, RunDesk } from "./desk.js";
@@ -70,7 +71,7 @@ function runAgent(desk: RunDesk): Tool {
   return {
     name: "run_agent",
     description:
-      "Runs a coding agent (cli: claude or codex) on a prompt in a fresh locked-down container and answers its Outcome (result.text is the agent's answer). " +
+      `Runs a coding agent (cli: ${AGENT_CLIS.join(" or ")}) on a prompt in a fresh locked-down container and answers its Outcome (result.text is the agent's answer). ` +
       "Input files go in with inputs; with writable: true the agent edits a copy of them and its changes come back as artifacts (changes.patch). " +
       "budget caps turns, tokens, cost and time. With wait: false it answers the Run's id at once: follow it with run_status or run_events.",
     schema,

@@ -18,5 +18,5 @@ export { END_REASONS } from "./outcome.js";
 export { HARVEST_REFUSAL_REASONS, OUT_NAME } from "./harvest-result.js";
 export { jsonLines } from "./json-lines.js";
 export { MAX_LINE_BYTES, MAX_NOISE_LINES } from "./limits.js";
-export type { Price, PricedCli, TokenCounts } from "./prices.js";
-export { costOf, PRICES_AS_OF, priceOf } from "./prices.js";
+export type { ModelProvider, Price, TokenCounts } from "./prices.js";
+export { costOf, MODEL_PROVIDERS, PRICES_AS_OF, priceOf } from "./prices.js";

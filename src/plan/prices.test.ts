@@ -35,16 +35,16 @@ const CLAUDE_CATALOG: ReadonlyArray<readonly [string, number, number, number, nu
 
 describe("the price table", () => {
   it.each(CLAUDE_CATALOG)("prices %s as the pinned claude does", (model, input, output, cacheRead, cacheWrite) => {
-    expect(priceOf("claude", model)).toEqual({ price: { input, output, cacheRead, cacheWrite }, known: true });
+    expect(priceOf("anthropic", model)).toEqual({ price: { input, output, cacheRead, cacheWrite }, known: true });
   });
 
   it("comes to claude's own cost for the stand-in's answer under claude's default model", () => {
     // What claude 2.1.332 reported (total_cost_usd) for the stand-in's plain answer: 21 in, 17 out, 3400 cache read, 1200 written.
     const usage = { inputTokens: 21, outputTokens: 17, cacheReadTokens: 3400, cacheWriteTokens: 1200 };
-    expect(costOf(usage, priceOf("claude", "claude-opus-5-5").price)).toBeCloseTo(0.007104, 9);
+    expect(costOf(usage, priceOf("anthropic", "claude-opus-5-5").price)).toBeCloseTo(0.007104, 9);
   });
 
-  it("prices a model it does not list at the CLI's dearest entry, so a cap errs on the safe side", () => {
-    expect(priceOf("claude", "claude-unheard-of-9")).toEqual({ price: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 }, known: false });
+  it("prices a model it does not list at its provider's dearest entry, so a cap errs on the safe side", () => {
+    expect(priceOf("anthropic", "claude-unheard-of-9")).toEqual({ price: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 }, known: false });
   });
 });

@@ -1,12 +1,10 @@
 // What a model's tokens cost, for a budget's maxCostUsd while a Run goes (claude reports its own
-// cost only at the end, codex never) and for the egress proxy's meter: one table for both.
-// Dollars per million tokens. claude's are the pinned claude's own (2.1.332's model catalog, its
-// pricing_tiers), so the proxy's meter and claude's own cost agree on the same answer; codex's are
-// OpenAI's API pricing page as of 2025-11 (codex prints no cost). Update them with a CLI's pin, and
-// the date. A model not listed is priced at its CLI's dearest entry, so a cap errs on the safe side.
-
-/** The CLIs whose models are priced. */
-export type PricedCli = "claude" | "codex";
+// cost only at the end, codex never) and for the egress proxy's meter: one table per model provider,
+// the one list of providers (an agent adapter names its own; the egress proxy keeps a file for each).
+// Dollars per million tokens. Anthropic's are the pinned claude's own (2.1.332's model catalog, its
+// pricing_tiers), so the proxy's meter and claude's own cost agree on the same answer; OpenAI's are
+// its API pricing page as of 2025-11 (codex prints no cost). Update them with a CLI's pin, and the
+// date. A model not listed is priced at its provider's dearest entry, so a cap errs on the safe side.
 
 /** Tokens of one kind each, as both the agents' usage and the proxy's meter count them. */
 export type TokenCounts = {
@@ -22,8 +20,8 @@ export const PRICES_AS_OF = "2026-12";
 export type Price = { readonly input: number; readonly output: number; readonly cacheRead: number; readonly cacheWrite: number };
 
 /** The first entry whose prefix starts the model's name wins: longer prefixes first. */
-const PRICES: Readonly<Record<PricedCli, ReadonlyArray<readonly [prefix: string, price: Price]>>> = {
-  claude: [
+const PRICES = {
+  anthropic: [
     // Each model id claude 2.1.332 sends (first-party), and its catalog's tier.
     ["claude-opus-5-5", { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 }],
     ["claude-opus-5", { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 }],
@@ -54,18 +52,24 @@ const PRICES: Readonly<Record<PricedCli, ReadonlyArray<readonly [prefix: string,
     ["sonnet", { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 }],
     ["haiku", { input: 0.1, output: 0.5, cacheRead: 0.01, cacheWrite: 0.125 }],
   ],
-  codex: [
+  openai: [
     ["gpt-5-mini", { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 }],
     ["gpt-5-nano", { input: 0.05, output: 0.4, cacheRead: 0.005, cacheWrite: 0 }],
     ["gpt-5", { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }],
     ["o3", { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 }],
     ["gpt-4.1", { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 }],
   ],
-};
+} as const satisfies Readonly<Record<string, ReadonlyArray<readonly [prefix: string, price: Price]>>>;
 
-/** The model's price, or the CLI's dearest when the model is unknown (and which it was). */
-export function priceOf(cli: PricedCli, model: string | undefined): { readonly price: Price; readonly known: boolean } {
-  const entries = PRICES[cli];
+/** A model API, as the price table and the egress proxy know it: "anthropic", "openai". */
+export type ModelProvider = keyof typeof PRICES;
+
+/** Every model provider priced, in the table's order. */
+export const MODEL_PROVIDERS = Object.keys(PRICES) as readonly ModelProvider[];
+
+/** The model's price, or the provider's dearest when the model is unknown (and which it was). */
+export function priceOf(provider: ModelProvider, model: string | undefined): { readonly price: Price; readonly known: boolean } {
+  const entries: ReadonlyArray<readonly [string, Price]> = PRICES[provider];
   const found = model === undefined ? undefined : entries.find(([prefix]) => model.toLowerCase().startsWith(prefix));
   if (found !== undefined) return { price: found[1], known: true };
   const dearest = entries.reduce((a, b) => (b[1].output > a[1].output ? b : a));

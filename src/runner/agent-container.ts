@@ -1,11 +1,11 @@
-// The one Agent Container a runner declares (the agent image, both CLIs' public variables, the
+// The one Agent Container a runner declares (the agent image, every CLI's public variables, the
 // Operator's staging, networks, runtime, limits) and the runtime over it with the Run Plan per CLI.
 // Invariant: no credential is in the declaration (each Run gets its own); a declaration the container
 // refuses is refused at construction, in the runner's words.
 
 import { AgentContainerError, type AgentContainer } from "../container/index.js";
 import { createAgentContainerRuntime, describeValue, type AgentContainerRuntime, type PoolOptions } from "../runtime/index.js";
-import { publicEnvironment, type AgentResult } from "../agents/index.js";
+import { everyPublicEnvironment, type AgentResult } from "../agents/index.js";
 import { AgentRunnerError, inRunnerWords } from "./runner-options.js";
 import { publicProxyEnvironment } from "./network-policy.js";
 import { planRun, type PlannedRequest } from "./run-plan.js";
@@ -54,15 +54,13 @@ function poolOf(settings: RunnerSettings, pool: NonNullable<RunnerSettings["opti
 }
 
 function runnerContainer(settings: RunnerSettings): AgentContainer {
-  const { options, anthropicBaseUrl, apiRetries, policy } = settings;
+  const { options, endpoints, apiRetries, policy } = settings;
   const gateway = settings.gateway ?? settings.proxies;
   return {
     image: options.image,
-    // Both CLIs' public variables: each ignores the other's.
+    // Every CLI's public variables, each pointed at its endpoint with the runner's retries: each ignores the others'.
     publicEnv: {
-      ...publicEnvironment("codex"),
-      ...publicEnvironment("claude", anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl }),
-      CLAUDE_CODE_MAX_RETRIES: String(apiRetries),
+      ...everyPublicEnvironment(endpoints, apiRetries),
       ...(gateway !== undefined && policy === "allowlist" ? publicProxyEnvironment(gateway) : {}),
     },
     ...(options.staging === undefined ? {} : { staging: options.staging }),

@@ -6,7 +6,7 @@ import { pino, type Logger } from "pino";
 import { createAgentContainerRuntime, describeValue } from "../runtime/index.js";
 import { PREFLIGHT_OUTPUT_BYTES, PREFLIGHT_TIMEOUT_SECONDS, PREFLIGHT_OWNER, type EngineConnection } from "../probes/index.js";
 import type { ReaderVerdict } from "../plan/index.js";
-import { publicEnvironment, AGENT_CLIS, type AgentCli } from "../agents/index.js";
+import { everyPublicEnvironment, AGENT_CLIS, type AgentCli } from "../agents/index.js";
 import { AgentRunnerError } from "./runner-options.js";
 
 export type CliVersionOptions = EngineConnection & {
@@ -58,8 +58,8 @@ function versionRuntime(cli: AgentCli, options: CliVersionOptions) {
     container: {
       image: options.image,
       entrypoint: [cli],
-      // As a Run of the runner has it: both CLIs' public variables (each ignores the other's).
-      publicEnv: { ...publicEnvironment("codex"), ...publicEnvironment("claude") },
+      // As a Run of the runner has it: every CLI's public variables (each ignores the others').
+      publicEnv: everyPublicEnvironment(),
       owner: PREFLIGHT_OWNER,
       timeoutSeconds: options.timeoutSeconds ?? PREFLIGHT_TIMEOUT_SECONDS,
       logger: options.logger ?? pino({ level: "silent" }),

@@ -31,11 +31,11 @@ async function plannedRequest(context: RunnerContext, input: AgentRequestInput, 
   const prepared = await prepareAny(context.settings, input, true);
   if ("runId" in prepared) throw new AgentRequestError(prepared.error ?? prepared.reason);
   const { request, credential } = prepared;
-  const { codexProvider } = context.settings;
+  const endpoint = context.settings.endpoints[request.cli];
   // No credential here is no reason to refuse a plan: it names the variable a Run would read.
   const handed =
     credential === undefined
-      ? { env: { [agentVariable(request.cli, CREDENTIAL_VARIABLES[request.cli][0]?.[0] ?? "", codexProvider)]: "" } }
-      : handOver(request.cli, credential, codexProvider);
+      ? { env: { [agentVariable(request.cli, CREDENTIAL_VARIABLES[request.cli][0]?.[0] ?? "", endpoint)]: "" } }
+      : handOver(request.cli, credential, endpoint);
   return { prompt: { text: prompt, request: { request, watch: () => [] } satisfies PlannedRequest }, handed };
 }

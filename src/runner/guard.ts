@@ -7,6 +7,7 @@
 
 import { EarlyEnd } from "../runtime/index.js";
 import {
+  adapterFor,
   createBudgetMeter,
   type BudgetMeter,
   type AgentRequest,
@@ -120,12 +121,14 @@ export function createRunGuard(request: AgentRequest, callerSignal: AbortSignal 
 /**
  * The caps the request set, and only those (a zod object keeps an unset cap as undefined). codex has
  * no turn limit of its own, so its request's maxTurns (0: none) is held here, from its stream, as a
- * budget's maxTurns: the lower of the two wins. claude holds its maxTurns itself (--max-turns).
+ * budget's maxTurns: the lower of the two wins. A CLI whose adapter holdsMaxTurns (claude's
+ * --max-turns) holds it itself.
  */
 export function capsOf(request: AgentRequest): AgentBudget | undefined {
   const set =
     request.budget === undefined ? {} : (Object.fromEntries(Object.entries(request.budget).filter(([, value]) => value !== undefined)) as AgentBudget);
-  const turns = request.cli === "codex" && request.maxTurns > 0 ? Math.min(request.maxTurns, set.maxTurns ?? Number.POSITIVE_INFINITY) : set.maxTurns;
+  const turns =
+    !adapterFor(request.cli).holdsMaxTurns && request.maxTurns > 0 ? Math.min(request.maxTurns, set.maxTurns ?? Number.POSITIVE_INFINITY) : set.maxTurns;
   const caps: AgentBudget = { ...set, ...(turns === undefined ? {} : { maxTurns: turns }) };
   return Object.keys(caps).length === 0 ? undefined : caps;
 }

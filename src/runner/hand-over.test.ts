@@ -2,7 +2,9 @@
 // helper reads (never in the environment), every other key in its variable, a login as a file.
 
 import { describe, expect, it } from "vitest";
-import { CLAUDE_KEY_HELPER, handOver, keyHelperFor, type FoundCredential } from "./hand-over.js";
+import { handOver, keyHelperCommand, keyHelperFor, type FoundCredential } from "./hand-over.js";
+
+const CLAUDE_KEY_HELPER = keyHelperCommand("ANTHROPIC_API_KEY");
 
 const key = (variable: string, kind: "api_key" | "oauth_token" = "api_key"): FoundCredential =>
   ({ kind, variable, source: "environment", value: "sk-ant-api03-the-key-itself" }) as FoundCredential;

@@ -37,7 +37,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "agentcage-head-start-"));
   await mkdir(join(dir, "control"), { mode: 0o700 });
   await mkdir(join(dir, "runs"), { mode: 0o700 });
-  gateway = await startEgressGateway({ runtimeDir: join(dir, "control"), networks: [upstreamNetwork], upstreams: { claude: standIn.networkUrl as string } });
+  gateway = await startEgressGateway({ runtimeDir: join(dir, "control"), networks: [upstreamNetwork], upstreams: { anthropic: standIn.networkUrl as string } });
   runner = createAgentRunner({
     image: AGENT_IMAGE,
     apiRetries: 0,

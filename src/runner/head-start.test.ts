@@ -4,15 +4,18 @@
 
 import { describe, expect, it } from "vitest";
 import { claudeArgs, parseAgentRequest } from "../agents/index.js";
-import { CLAUDE_KEY_HELPER } from "./hand-over.js";
+import { keyHelperCommand } from "./hand-over.js";
 import { headStartsOf } from "./head-start.js";
 import type { RunnerSettings } from "./settings.js";
+
+const CLAUDE_KEY_HELPER = keyHelperCommand("ANTHROPIC_API_KEY");
 
 const gateway = { alias: "egress", port: 8751, container: "agentcage-egress-x" };
 const settings = (over: Partial<RunnerSettings> & { pool?: unknown } = {}): RunnerSettings =>
   ({
     policy: "model",
     gateway,
+    endpoints: {},
     options: { image: "agentcage-agent:latest", pool: over.pool === undefined ? { size: 1 } : over.pool },
     ...over,
   }) as unknown as RunnerSettings;

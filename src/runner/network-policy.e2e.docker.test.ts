@@ -100,7 +100,7 @@ beforeAll(async () => {
   gateway = await startEgressGateway({
     runtimeDir: controlDir,
     networks: [upstreamNetwork],
-    upstreams: { claude: standIn.networkUrl as string, codex: standIn.networkUrl as string },
+    upstreams: { anthropic: standIn.networkUrl as string, openai: standIn.networkUrl as string },
   });
   // A service of the host's, listening on every address: what a confined agent must not reach.
   hostService = createServer((socket) => socket.end("host service\n"));

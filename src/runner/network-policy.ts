@@ -6,7 +6,7 @@
 import { newRunId, type RunNetwork } from "../runtime/index.js";
 import { type EgressGateway, isKubeEgressGateway } from "../gateway/index.js";
 import type { RunMeter } from "../egress/index.js";
-import type { Credential, AgentRequest } from "../agents/index.js";
+import { adapterFor, type Credential, type AgentRequest } from "../agents/index.js";
 import { GoneError, whileAlive } from "../liveness/index.js";
 import { METER_READ_SLOW_MS } from "./limits.js";
 
@@ -45,8 +45,8 @@ export function proxiedEnvironment(
   gateway: Pick<EgressGateway, "alias" | "port">,
   policy: "model" | "allowlist",
 ): Record<string, string> {
-  // claude reads ANTHROPIC_BASE_URL from the public environment; codex its provider's env key (codexArgs).
-  const key = cli === "claude" ? { ANTHROPIC_API_KEY: token } : { OPENAI_API_KEY: token };
+  // Where it speaks is its endpoint's (the public environment, or its argv): here only the token, in its adapter's variable.
+  const key = { [adapterFor(cli).proxyTokenVariable]: token };
   if (policy === "model") return key;
   // CONNECT through the proxy, authorized by the same token; the model itself stays direct (publicProxyEnvironment).
   const proxy = `http://run:${token}@${gateway.alias}:${gateway.port}`;
@@ -113,6 +113,8 @@ export function proxiedRun(
     (registering ??= gateway
       .register({
         runId,
+        provider: adapterFor(request.cli).modelProvider,
+        // For the proxy's log, and for a proxy image older than providers (which routed by it).
         cli: request.cli,
         credential: { kind: credential.kind, value: credential.value },
         ...(Object.keys(budget).length === 0 ? {} : { budget }),

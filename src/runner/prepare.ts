@@ -72,16 +72,17 @@ function checkedRequest(settings: RunnerSettings, input: AgentRequestInput): Age
   return request;
 }
 
-/** Where the CLI's credential is looked for: a gateway's key first, the environment, the secrets directory, a codex login. */
+/** Where the CLI's credential is looked for: its endpoint's key first, the environment, the secrets directory, a login of its own (codex's). */
 function credentialSearch(settings: RunnerSettings, cli: AgentCli): CredentialSources {
-  const { options, codexProvider } = settings;
-  const gatewayKey = cli === "codex" ? codexProvider?.envKey : undefined;
+  const { options } = settings;
+  const endpoint = settings.endpoints[cli];
+  const gatewayKey = endpoint?.keyVariable;
   return {
     ...(gatewayKey === undefined ? {} : { preferred: [[gatewayKey, "api_key"]] }),
     ...(options.environment === undefined ? {} : { environment: options.environment }),
     ...(options.secretsDirectory === undefined ? {} : { secretsDirectory: options.secretsDirectory }),
     // A login speaks to the CLI's own provider; a gateway or stand-in takes a key.
-    ...(options.codexLoginDirectory === undefined || codexProvider !== undefined ? {} : { codexLoginDirectory: options.codexLoginDirectory }),
+    ...(options.codexLoginDirectory === undefined || endpoint !== undefined ? {} : { loginDirectory: options.codexLoginDirectory }),
   };
 }
 

@@ -134,14 +134,14 @@ async function runtimeOptions(
   watch: RunWatch,
   meterFrom: () => void,
 ): Promise<RunOptions> {
-  const { policy, keepSessions, codexProvider } = context.settings;
+  const { policy, keepSessions, endpoints } = context.settings;
   const { proxied, unplaced } = entered;
   return {
     timeoutSeconds: request.timeoutSeconds,
     ...(unplaced !== undefined
       ? placedOptions(unplaced, held, meterFrom)
       : proxied === undefined
-        ? handOver(request.cli, credential, codexProvider, watch.planned.keyHelper)
+        ? handOver(request.cli, credential, endpoints[request.cli], watch.planned.keyHelper)
         : await proxiedOptions(context, request, proxied, meterFrom)),
     ...(policy === "open" ? { network: { kind: "open" as const } } : {}),
     ...pick(runOptions),

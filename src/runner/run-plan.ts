@@ -1,18 +1,9 @@
-// The Run Plan per CLI: the agent's argv, its stdin, and how its stdout is read into an Outcome,
-// with each event masked once, shown to the Run's guards, then told to the caller.
+// The Run Plan per CLI, as its adapter makes it: the agent's argv, its stdin, and how its stdout is
+// read into an Outcome, with each event masked once, shown to the Run's guards, then told to the caller.
 // Invariant: the caller's onEvent throwing never ends the Run; it is reported once and not called again.
 
 import type { RunPlanFunction } from "../plan/index.js";
-import {
-  claudeArgs,
-  claudeUserMessage,
-  parseClaudeStream,
-  codexArgs,
-  parseCodexStream,
-  type AgentEvent,
-  type AgentRequest,
-  type AgentResult,
-} from "../agents/index.js";
+import { adapterFor, type AgentEvent, type AgentRequest, type AgentResult } from "../agents/index.js";
 import { EXIT_AFTER_RESULT_MS } from "./limits.js";
 import type { RunnerSettings } from "./settings.js";
 
@@ -25,20 +16,20 @@ export type PlannedRequest = {
   readonly watch: (event: AgentEvent) => AgentEvent[];
   /** Takes the Run's own way to tell the caller an event (masked, the caller's failures caught), for events the runner makes. */
   readonly attach?: (deliver: (event: AgentEvent) => void) => void;
-  /** claude reads its key with this helper command (hand-over.ts: keyHelperFor); default: from its environment. */
+  /** The CLI reads its key with this helper command (hand-over.ts: keyHelperFor); default: from its environment. */
   readonly keyHelper?: string;
 };
 
 /**
- * The plan function of a runner's runtime: claude's or codex's argv and reader for each request.
- * `streamInput`: claude takes its prompt as a stream-json user message, as a pool member's claude
- * started ahead must (it waits for its prompt however long the claim takes); the model is sent the same.
+ * The plan function of a runner's runtime: the request's CLI's argv and reader, from its adapter.
+ * `streamInput`: a CLI that waitsForPrompt (claude) takes its prompt as a message, as a pool member's
+ * CLI started ahead must (it waits for its prompt however long the claim takes); the model is sent the same.
  */
 export function planRun(
-  settings: Pick<RunnerSettings, "workdir" | "keepSessions" | "codexProvider">,
+  settings: Pick<RunnerSettings, "workdir" | "keepSessions" | "endpoints">,
   streamInput = false,
 ): RunPlanFunction<AgentResult, PlannedRequest> {
-  const { workdir, keepSessions, codexProvider } = settings;
+  const { workdir, keepSessions, endpoints } = settings;
   return (prompt, { mask }) => {
     const { request, onEvent, onEventFailed, watch, attach, keyHelper } = prompt.request;
     const tell = callerTeller(onEvent, onEventFailed);
@@ -53,21 +44,15 @@ export function planRun(
         for (const extra of added) tell(mask(extra));
       },
     };
-    return request.cli === "claude"
-      ? {
-          args: claudeArgs(request, { streamInput, ...(keyHelper === undefined ? {} : { keyHelper }) }),
-          stdin: streamInput ? claudeUserMessage(prompt.text) : prompt.text,
-          request,
-          exitGraceMs: EXIT_AFTER_RESULT_MS,
-          outcome: (stdout) => parseClaudeStream(stdout, live),
-        }
-      : {
-          args: codexArgs(request, { workdir, keepSession: keepSessions, ...(codexProvider === undefined ? {} : { provider: codexProvider }) }),
-          stdin: prompt.text,
-          request,
-          exitGraceMs: EXIT_AFTER_RESULT_MS,
-          outcome: (stdout) => parseCodexStream(stdout, { ...live, ...(request.model === undefined ? {} : { model: request.model }) }),
-        };
+    const adapter = adapterFor(request.cli);
+    const plan = adapter.plan(request, prompt.text, {
+      workdir,
+      keepSession: keepSessions,
+      endpoint: endpoints[request.cli],
+      streamInput: streamInput && adapter.waitsForPrompt,
+      ...(keyHelper === undefined ? {} : { keyHelper }),
+    });
+    return { args: plan.args, stdin: plan.stdin, request, exitGraceMs: EXIT_AFTER_RESULT_MS, outcome: (stdout) => plan.read(stdout, live) };
   };
 }
 

@@ -118,7 +118,7 @@ describe("a proxied Run's spans", () => {
   };
   const meter: RunMeter = {
     runId: "",
-    cli: "claude",
+    provider: "anthropic",
     turns: 1,
     requests: 1,
     refused: 0,

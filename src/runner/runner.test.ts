@@ -62,7 +62,6 @@ const PUBLIC_ENV_WORDS = [
   "HOME=/tmp",
   "TMPDIR=/var/tmp",
   "DISABLE_AUTOUPDATER=1",
-  "CODEX_HOME=/tmp",
   "CLAUDE_CONFIG_DIR=/tmp/claude-config",
   "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
   "DISABLE_TELEMETRY=1",
@@ -74,6 +73,7 @@ const PUBLIC_ENV_WORDS = [
   "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
   "ENABLE_CLAUDEAI_MCP_SERVERS=false",
   "CLAUDE_CODE_MAX_RETRIES=2",
+  "CODEX_HOME=/tmp",
 ];
 
 let secrets: string;
@@ -245,9 +245,9 @@ describe("createAgentRunner", () => {
         PROMPT,
       );
       expect(envWords(command.args)).toEqual([
-        ...PUBLIC_ENV_WORDS.slice(0, -1),
+        ...PUBLIC_ENV_WORDS.slice(0, -2),
         "ANTHROPIC_BASE_URL=http://stand-in:8080",
-        PUBLIC_ENV_WORDS.at(-1),
+        ...PUBLIC_ENV_WORDS.slice(-2),
         "ANTHROPIC_API_KEY",
       ]);
     });

@@ -5,7 +5,7 @@
 
 import { DEFAULT_AGENT_WORKDIR } from "../container/index.js";
 import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
-import type { CodexProvider } from "../agents/index.js";
+import { AGENT_CLIS, adapterFor, type AgentCli, type AgentEndpoint, type EndpointOverrides } from "../agents/index.js";
 import { DEFAULT_API_RETRIES, MAX_API_RETRIES } from "./limits.js";
 import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
 import { checkNetworkPolicy } from "./network-options.js";
@@ -22,10 +22,11 @@ export type RunnerSettings = {
   readonly gateway: EgressGateway | undefined;
   /** Over several engines, under "model" and "allowlist": one proxy per engine, a Run's chosen where it is placed. */
   readonly proxies: EgressGatewaySet | undefined;
-  /** Where claude speaks: the proxy when there is one, else the Operator's setting; undefined: the CLI's own endpoint. */
-  readonly anthropicBaseUrl: string | undefined;
-  /** Where codex speaks, with the runner's retries; undefined: the CLI's own provider. */
-  readonly codexProvider: CodexProvider | undefined;
+  /**
+   * Where each CLI speaks (its adapter's reading of the Operator's anthropicBaseUrl, codexProvider, or
+   * the proxy when there is one), with the runner's retries; undefined: the CLI's own provider.
+   */
+  readonly endpoints: Readonly<Record<AgentCli, AgentEndpoint | undefined>>;
   /** One working directory for the container and for codex's --cd: the staged workspace's. */
   readonly workdir: string;
 };
@@ -49,12 +50,22 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
   const proxies = egress !== undefined && "forEngine" in egress ? egress : undefined;
   const gateway = proxies === undefined ? (egress as EgressGateway | undefined) : undefined;
   // Behind the proxy the CLIs speak to it; where it sends them is the proxy's own setting (every proxy of a set is reached alike).
-  const anthropicBaseUrl = egress === undefined ? options.anthropicBaseUrl : egressBaseUrl(egress);
-  const declaredProvider: CodexProvider | undefined =
+  const overrides: EndpointOverrides =
     egress === undefined
-      ? options.codexProvider
-      : { baseUrl: `${egressBaseUrl(egress)}/v1`, envKey: "OPENAI_API_KEY", ...(egress.codexModel === undefined ? {} : { model: egress.codexModel }) };
-  if (options.runFiles === "engine" && options.codexLoginDirectory !== undefined && declaredProvider === undefined) {
+      ? {
+          ...(options.anthropicBaseUrl === undefined ? {} : { anthropicBaseUrl: options.anthropicBaseUrl }),
+          ...(options.codexProvider === undefined ? {} : { codexProvider: options.codexProvider }),
+        }
+      : { proxy: { baseUrl: egressBaseUrl(egress), ...(egress.codexModel === undefined ? {} : { codexModel: egress.codexModel }) } };
+  const endpoints = Object.fromEntries(
+    AGENT_CLIS.map((cli) => {
+      const endpoint = adapterFor(cli).endpointOf(overrides);
+      return [cli, endpoint === undefined ? undefined : { ...endpoint, maxRetries: endpoint.maxRetries ?? apiRetries }];
+    }),
+  ) as Record<AgentCli, AgentEndpoint | undefined>;
+  // A login is the CLI's own provider's: a CLI pointed elsewhere takes a key.
+  const loginUsed = AGENT_CLIS.some((cli) => adapterFor(cli).login !== undefined && endpoints[cli] === undefined);
+  if (options.runFiles === "engine" && options.codexLoginDirectory !== undefined && loginUsed) {
     throw new AgentRunnerError(
       `codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} is handed to each Run as a file bound from this host's disk, and runFiles "engine" binds nothing of it; give codex an API key instead, or use runFiles "disk"`,
     );
@@ -66,8 +77,7 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
     keepSessions,
     gateway,
     proxies,
-    anthropicBaseUrl,
-    codexProvider: declaredProvider === undefined ? undefined : { ...declaredProvider, maxRetries: declaredProvider.maxRetries ?? apiRetries },
+    endpoints,
     workdir: options.staging?.agentWorkdir ?? DEFAULT_AGENT_WORKDIR,
   };
 }

@@ -9,6 +9,7 @@ import { MAX_MESSAGE_ID_CHARACTERS } from "./a2a-limits.js";
 import type { ServiceRunRequest } from "./runs.js";
 import { runRequestSchema } from "./schemas.js";
 import { issueSentence, knownKeys, valueAt } from "../errors/index.js";
+import { DEFAULT_AGENT_CLI } from "../agents/index.js";
 
 /** The message metadata fields that become the agent request's; others are left to other readers. */
 export const RUN_METADATA_FIELDS = ["cli", "model", "effort", "maxTurns", "timeoutSeconds", "systemPrompt", "web", "noTools", "resumeSession"] as const;
@@ -49,7 +50,7 @@ export function runRequestOf(message: Message | undefined): A2ARunRequest | stri
 
   const metadata: Readonly<Record<string, unknown>> = message.metadata ?? {};
   const fields = Object.fromEntries(RUN_METADATA_FIELDS.filter((name) => metadata[name] !== undefined).map((name) => [name, metadata[name]]));
-  const parsed = runRequestSchema.safeParse({ cli: "claude", ...fields, prompt, labels: A2A_RUN_LABELS });
+  const parsed = runRequestSchema.safeParse({ cli: DEFAULT_AGENT_CLI, ...fields, prompt, labels: A2A_RUN_LABELS });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const [first] = issue.path;

@@ -3,6 +3,7 @@
 // exactly one `end` event. Invariant: a Run that has ended stays as it ended, whatever is said of it afterwards.
 
 import { costOf, END_REASONS, type EndReason, priceOf } from "../plan/index.js";
+import { adapterFor, isAgentCli } from "../agents/index.js";
 import type { AgentOutcome } from "../runner/index.js";
 import { emit } from "./run-events.js";
 import type { LifecycleType } from "./run-service-options.js";
@@ -73,7 +74,8 @@ export function usageOf(outcome: unknown): RunUsage | undefined {
   const meter = network?.meter;
   const inputTokens = meter?.usage.inputTokens ?? result?.usage?.inputTokens;
   const outputTokens = meter?.usage.outputTokens ?? result?.usage?.outputTokens;
-  const priced = () => (cli === undefined || result?.usage === undefined ? undefined : costOf(result.usage, priceOf(cli, result.model).price));
+  const priced = () =>
+    !isAgentCli(cli) || result?.usage === undefined ? undefined : costOf(result.usage, priceOf(adapterFor(cli).modelProvider, result.model).price);
   const costUsd = meter?.costUsd ?? result?.costUsd ?? budget?.used.costUsd ?? priced();
   const usage = Object.fromEntries(
     Object.entries({ inputTokens, outputTokens, costUsd }).filter(([, value]) => typeof value === "number" && Number.isFinite(value) && value >= 0),

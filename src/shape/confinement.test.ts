@@ -49,6 +49,11 @@ describe("the source tree", () => {
     expect(files.filter((file) => !file.startsWith("src/client/") && !file.startsWith("src/errors/"))).toEqual([]);
     expect(packages).toEqual(["eventsource-parser", "openapi-fetch"]);
   });
+  it("loads, for the egress proxy's program, no agent adapter: it knows model providers (src/egress/providers/), never CLIs", () => {
+    const { files } = reachedFrom(sourceTree(), ["src/egress/main.ts"]);
+    expect(files).toContain("src/egress/providers/anthropic.ts");
+    expect(files.filter((file) => file.startsWith("src/agents/"))).toEqual([]);
+  });
   it("loads, for the Kubernetes backend, neither dockerode nor the Docker engine's folder", () => {
     const { files, packages } = reachedFrom(sourceTree(), ["src/kube/index.ts"]);
     expect(files).toContain("src/kube/render-pod.ts");

@@ -14,13 +14,14 @@ import { buildImage, imageEngineOf, type BuildImageResult, type ImageBuildReques
 import { compare, inputsHash, readContext } from "./image-context.js";
 import { ORCHESTRATOR_IMAGE, orchestratorImageRequest, withOrchestratorContext } from "./orchestrator-image.js";
 import { AGENT_IMAGE } from "../runner/index.js";
+import { AGENT_CLIS, adapterFor } from "../agents/index.js";
 import { STAND_IN_IMAGE } from "../stand-in/index.js";
 
 /** The images agentcage builds, in the order they are built when none is named. */
 export const AGENT_IMAGE_NAMES = ["agent", "stand-in", "orchestrator"] as const;
 export type AgentImageName = (typeof AGENT_IMAGE_NAMES)[number];
-/** The build args images/agent/Dockerfile takes from images/agent/clis.env. */
-export const CLI_BUILD_ARGS = ["CLAUDE_VERSION", "CLAUDE_INTEGRITY", "CODEX_VERSION", "CODEX_INTEGRITY"] as const;
+/** The build args images/agent/Dockerfile takes from images/agent/clis.env: each adapter's pin. */
+export const CLI_BUILD_ARGS: readonly string[] = AGENT_CLIS.flatMap((cli) => [adapterFor(cli).pin.version, adapterFor(cli).pin.integrity]);
 /** Each image's tag when the caller names none. */
 export const DEFAULT_IMAGE_TAGS: Readonly<Record<AgentImageName, string>> = {
   agent: AGENT_IMAGE,

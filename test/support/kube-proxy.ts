@@ -40,7 +40,7 @@ export async function clusterWithProxy(recorded: string, options: FakeOptions = 
         const answersAt = Date.now() + controlAfterMs;
         while (!stopped && Date.now() < answersAt) await new Promise((resolve) => setTimeout(resolve, 20));
         if (stopped) return;
-        const proxy = await createEgressProxy({ upstreams: { claude: standIn.url }, logger: pino({ level: "silent" }) });
+        const proxy = await createEgressProxy({ upstreams: { anthropic: standIn.url }, logger: pino({ level: "silent" }) });
         const endpoint = await startEgressControlEndpoint(proxy, { socketPath, secret: secret.stringData["control-secret"] as string });
         url = proxy.url;
         closing.push(async () => {

@@ -2,7 +2,7 @@
 // hand each record to the CLI's own handler, and stop at the record the handler calls terminal (or
 // at the stream's end). Nothing after the terminal record is awaited: the runtime drains the rest.
 
-import { jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES } from "../plan/index.js";
+import { jsonLines, MAX_LINE_BYTES, MAX_NOISE_LINES } from "../../plan/index.js";
 import type { AgentEvent, StreamParseOptions } from "./result.js";
 
 export type StreamTally = { noiseLines: number; oversizedLines: number; tooNoisy: boolean; firstNoise?: string };

@@ -1,7 +1,7 @@
 // The one typed result both CLIs' streams are read into, and the events a caller sees while
 // they are read. The reasons are ranked by what a caller can do about them.
 
-import type { ReaderVerdict } from "../plan/index.js";
+import type { ReaderVerdict } from "../../plan/index.js";
 
 export const AGENT_REASONS = [
   /** The agent answered. */

@@ -3,8 +3,8 @@
 // an argument: it goes on stdin.
 
 import { describe, expect, it } from "vitest";
-import { claudeArgs, claudeUserMessage } from "./claude.js";
-import { parseAgentRequest, type AgentRequestInput } from "./request.js";
+import { claudeArgs, claudeUserMessage } from "./args.js";
+import { parseAgentRequest, type AgentRequestInput } from "../index.js";
 
 const claude = (fields: Omit<AgentRequestInput, "cli"> = {}) => claudeArgs(parseAgentRequest({ cli: "claude", ...fields }));
 

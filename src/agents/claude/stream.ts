@@ -4,9 +4,9 @@
 // synthetic assistant message's `error`. Text is classified only when no field says more.
 // Reading stops at that record: whatever claude does on its way out cannot change the answer.
 
-import { classifyApiFailure, type Classified } from "./classify.js";
-import { arr, emitter, num, obj, readRecords, str, tooNoisyMessage, type RecordVerdict } from "./read-stream.js";
-import type { AgentResult, AgentUsage, StreamParseOptions } from "./result.js";
+import { classifyApiFailure, type Classified } from "../adapter/index.js";
+import { arr, emitter, num, obj, readRecords, str, tooNoisyMessage, type RecordVerdict } from "../adapter/index.js";
+import type { AgentResult, AgentUsage, StreamParseOptions } from "../adapter/index.js";
 
 /** claude's `error` on its synthetic assistant message, to a reason. */
 const ASSISTANT_ERRORS: Readonly<Record<string, Classified>> = {

@@ -3,9 +3,9 @@
 // rewording of the API's answer) is what is classified. Reading stops at either: `codex exec` runs
 // one turn, and whatever codex does on its way out (an upload, a sync) cannot change the answer.
 
-import { classifyApiFailure, type Classified } from "./classify.js";
-import { emitter, num, obj, readRecords, str, tooNoisyMessage, type RecordVerdict } from "./read-stream.js";
-import type { AgentResult, AgentUsage, StreamParseOptions } from "./result.js";
+import { classifyApiFailure, type Classified } from "../adapter/index.js";
+import { emitter, num, obj, readRecords, str, tooNoisyMessage, type RecordVerdict } from "../adapter/index.js";
+import type { AgentResult, AgentUsage, StreamParseOptions } from "../adapter/index.js";
 
 export type CodexParseOptions = StreamParseOptions & {
   /** codex never names its model in the stream; the adapter passes the one it asked for. */

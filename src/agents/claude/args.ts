@@ -2,7 +2,7 @@
 // bypassed because the container is the boundary), the prompt on stdin, and its stream parsed
 // into the shared agent result. Never argv from the caller: every word here comes from a typed field.
 
-import type { AgentRequest } from "./request.js";
+import type { AdapterRequest as AgentRequest } from "../adapter/index.js";
 
 /** Tools that reach the network; only a request with `web` gets them. */
 export const CLAUDE_WEB_TOOLS = ["WebSearch", "WebFetch"] as const;

@@ -3,22 +3,8 @@
 // nothing persisted, no shell environment snapshot on disk; nothing sent anywhere but to the model),
 // the prompt on stdin.
 
-import type { AgentRequest } from "./request.js";
+import type { AdapterRequest as AgentRequest, CodexProvider } from "../adapter/index.js";
 import { tomlValue } from "./toml-value.js";
-
-/** A model provider other than the CLI's own (a gateway, or a stand-in model). */
-export type CodexProvider = {
-  readonly baseUrl: string;
-  /** The variable holding the key; default OPENAI_API_KEY. */
-  readonly envKey?: string;
-  /** Retries of a failed request or stream by codex itself; default 0 (the caller decides, from the Outcome). */
-  readonly maxRetries?: number;
-  /**
-   * The model a request that names none runs with, for a provider that serves another than the
-   * CLI's own default; default: the CLI's.
-   */
-  readonly model?: string;
-};
 
 /**
  * Everything codex would send somewhere other than the model, turned off by its own settings

@@ -4,8 +4,8 @@
 
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { codexArgs, type CodexProvider } from "./codex.js";
-import { parseAgentRequest, type AgentRequestInput } from "./request.js";
+import { codexArgs } from "./args.js";
+import { parseAgentRequest, type AgentRequestInput, type CodexProvider } from "../index.js";
 
 const codex = (fields: Omit<AgentRequestInput, "cli"> = {}, provider?: CodexProvider, workdir = "/work") =>
   codexArgs(parseAgentRequest({ cli: "codex", ...fields }), { workdir, ...(provider === undefined ? {} : { provider }) });
