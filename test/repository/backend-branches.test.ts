@@ -47,7 +47,7 @@ const NOT_YET_ASKED: Readonly<Record<string, number>> = {
 };
 
 /** The backend branches of one source text, as their lines (comments left out). */
-export function backendBranches(text: string): string[] {
+function backendBranches(text: string): string[] {
   return text
     .split("\n")
     .filter((line) => !/^\s*(?:\/\/|\*|\/\*)/.test(line))
