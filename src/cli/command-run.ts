@@ -4,7 +4,7 @@
 
 import { type Command, Option } from "commander";
 import { AGENT_CLIS, CREDENTIAL_VARIABLES, type AgentCli } from "../agents/index.js";
-import { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "../runner/index.js";
+import { refusalsOf, type BackendAsk } from "../runtime/index.js";
 import { checkBudgetFlags, checkedRun, runFilesOf, runOptions, sessionRetentionOption, warnOfReach, type RunFlags } from "./command-flags.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError, unlessEmpty, wholeNumber } from "./options.js";
@@ -95,22 +95,23 @@ async function runOnService(checked: CheckedRun, url: string, flags: RunFlags, i
   );
 }
 
-/** A Pod has no Docker network, no stand-in beside it (only behind the proxy in the cluster), and no disk of this host. */
-function checkKubernetesFlags(flags: RunFlags): void {
-  if (flags.kubernetes === undefined) return;
-  const clash = [
-    flags.network === undefined ? undefined : podRefusal("--network", POD_CANNOT.network),
-    flags.standIn === true && !podPolicyProxied(flags.networkPolicy) ? podStandInRefusal() : undefined,
-    flags.runFiles === "disk" ? podRefusal("--run-files disk", POD_CANNOT.runFilesDisk) : undefined,
-    flags.resume === undefined ? undefined : podRefusal("--resume", POD_CANNOT.session),
-  ].find((c) => c !== undefined);
+/** What the Run's backend cannot go with, in its words (a Pod has no Docker network, no stand-in beside it, no disk of this host). */
+function checkBackendFlags(flags: RunFlags): void {
+  const backend = refusalsOf({ kubernetes: flags.kubernetes });
+  const policy = flags.networkPolicy === undefined ? {} : { policy: flags.networkPolicy };
+  const asks: Array<BackendAsk | undefined> = [
+    flags.network === undefined ? undefined : { needs: "network", asked: "--network" },
+    flags.standIn === true ? { needs: "standIn", asked: "--stand-in", ...policy } : undefined,
+    flags.runFiles === "disk" ? { needs: "runFilesDisk", asked: "--run-files disk" } : undefined,
+    flags.resume === undefined ? undefined : { needs: "session", asked: "--resume" },
+    flags.networkPolicy === undefined ? undefined : { needs: "networkPolicy", asked: `--network-policy ${flags.networkPolicy}`, ...policy },
+  ];
+  const clash = asks.map((ask) => (ask === undefined ? undefined : backend.refusal(ask))).find((c) => c !== undefined);
   if (clash !== undefined) throw new UsageError(clash);
-  if (flags.networkPolicy !== undefined && flags.networkPolicy !== "none" && !podPolicyProxied(flags.networkPolicy))
-    throw new UsageError(podPolicyRefusal(`--network-policy ${flags.networkPolicy}`));
 }
 
 async function runHere(checked: CheckedRun, flags: RunFlags, io: ProgramIo): Promise<number> {
-  checkKubernetesFlags(flags);
+  checkBackendFlags(flags);
   checkBudgetFlags(checked, flags);
   warnOfReach(flags, io);
   const { runLocal } = await import("./run-local.js");

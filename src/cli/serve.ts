@@ -5,7 +5,8 @@
 // is a refusal: exit 2, with its sentence.
 
 import type { AssemblyStep, AssemblyWaiting } from "../runner/index.js";
-import { kubernetesServeRefusal, serve, ServeError, type RunningService, type ServeOptions } from "../server/index.js";
+import { refusalsOf } from "../runtime/index.js";
+import { serve, ServeError, serveRefusal, type RunningService, type ServeOptions } from "../server/index.js";
 import { kubernetesBackend } from "./kube-config.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
@@ -13,10 +14,8 @@ import type { ProgramIo } from "./io.js";
 
 /** `kubernetesNamespace` (--kubernetes): each Run a Pod there; what binds Docker is refused before the kubeconfig is read. */
 export async function serveCommand(options: ServeOptions, io: ProgramIo, kubernetesNamespace?: string): Promise<number> {
-  if (kubernetesNamespace !== undefined) {
-    const refusal = kubernetesServeRefusal(options);
-    if (refusal !== undefined) throw new UsageError(refusal);
-  }
+  const refusal = serveRefusal(options, refusalsOf({ kubernetes: kubernetesNamespace }));
+  if (refusal !== undefined) throw new UsageError(refusal);
   const starting = new AbortController();
   let stop: ((signal: string) => void) | undefined;
   // Heard from the first step on: a signal while it starts ends the start; after it, the drain.

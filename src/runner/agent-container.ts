@@ -25,10 +25,8 @@ export function createRunnerRuntime(settings: RunnerSettings, headStarts?: HeadS
       ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
       ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
       ...(options.pool === undefined ? {} : { pool: poolOf(settings, options.pool, headStarts) }),
-      ...(options.docker === undefined ? {} : { docker: options.docker }),
-      ...(options.engine === undefined ? {} : { engine: options.engine }),
-      ...(options.engines === undefined ? {} : { engines: options.engines }),
-      ...(options.kubernetes === undefined ? {} : { kubernetes: options.kubernetes }),
+      // The backend the settings chose from engine, engines, docker or kubernetes: chosen once.
+      backend: settings.backend,
       ...(options.degradations === undefined ? {} : { degradations: options.degradations }),
       run: planRun(settings, headStarts !== undefined),
     });

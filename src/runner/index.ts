@@ -26,5 +26,4 @@ export { agentCliVersions } from "./cli-versions.js";
 export type { AssemblyStep, AssemblyWaiting, RunnerAssembly } from "./assembly.js";
 export { assembleRunners, assemblyRefusal } from "./assembly.js";
 export { bothPolicyAndNetworks } from "./network-options.js";
-export { POD_CANNOT, podPolicyProxied, podPolicyRefusal, podRefusal, podStandInRefusal } from "./pod-refusals.js";
 export { agentcageVersion } from "./package-version.js";

@@ -3,6 +3,7 @@
 
 import { connectTarget } from "../egress/index.js";
 import { isKubeEgressGateway } from "../gateway/index.js";
+import type { BackendAsk, RunBackend } from "../runtime/index.js";
 import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
 import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
 
@@ -12,7 +13,7 @@ export function bothPolicyAndNetworks(policy: string, networks: string): string 
 }
 
 /** The policy in effect; throws AgentRunnerError for options that cannot go together. */
-export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
+export function checkNetworkPolicy(options: AgentRunnerOptions, backend: RunBackend): NetworkPolicy {
   const policy = options.networkPolicy ?? "none";
   if (!(NETWORK_POLICIES as readonly unknown[]).includes(policy)) {
     throw new AgentRunnerError(
@@ -55,17 +56,15 @@ export function checkNetworkPolicy(options: AgentRunnerOptions): NetworkPolicy {
       'networkPolicy "allowlist" needs allowlist: the host:port pairs an agent may reach, like ["api.example.com:443"]; with none, use "model"',
     );
   }
-  if (options.kubernetes !== undefined && (policy === "open" || options.networks !== undefined)) {
-    const given = options.networks === undefined ? `networkPolicy ${JSON.stringify(policy)}` : `networks ${JSON.stringify(options.networks)}`;
-    throw new AgentRunnerError(
-      `${given} cannot go with kubernetes: a Run's Pod reaches only what its NetworkPolicy lets it, the egress proxy in the cluster (networkPolicy "model" or "allowlist", with egress: await startKubeEgressGateway({ api, namespace })) or nothing ("none"); use one of those, or run on Docker`,
-    );
-  }
-  if (options.engines !== undefined && options.networks !== undefined) {
-    throw new AgentRunnerError(
-      `networks ${JSON.stringify(options.networks)} cannot go with engines: a network declared by hand lives on one engine, and a Run may be placed on any; use a networkPolicy over several engines, or one engine`,
-    );
-  }
+  // What the backend cannot give the agent's reach, in its words: hand-declared networks first, then the policy.
+  const asks: BackendAsk[] = [
+    ...(options.networks === undefined
+      ? []
+      : [{ needs: "network" as const, asked: `networks ${JSON.stringify(options.networks)}`, audience: "library" as const }]),
+    { needs: "networkPolicy", asked: `networkPolicy ${JSON.stringify(policy)}`, policy, audience: "library" as const },
+  ];
+  const refused = asks.map(backend.refusal).find((refusal) => refusal !== undefined);
+  if (refused !== undefined) throw new AgentRunnerError(refused);
   return policy;
 }
 

@@ -97,8 +97,9 @@ function blamedOnProxy(ran: Outcome<AgentResult>, proxyGone: string): Outcome<Ag
 
 /** The Run's watch; `proxiedRunId`: the id the egress proxy knows it by, whose breaches end it. */
 function watchRun(context: RunnerContext, { request, credential }: Prepared, proxiedRunId: string | undefined, runOptions: AgentRunOptions): RunWatch {
-  // A Pod runs no launcher to write a tmpfs secret: on Kubernetes the key goes in one variable, from the Run's Secret.
-  const keyHelper = context.settings.options.kubernetes === undefined ? keyHelperFor(request.cli, credential, context.settings.policy) : undefined;
+  // A backend that writes no tmpfs secret (a Pod runs no launcher) gets the key in one variable, from the Run's Secret.
+  const tmpfs = context.settings.backend.refusal({ needs: "tmpfsSecrets", asked: "tmpfsSecrets" }) === undefined;
+  const keyHelper = tmpfs ? keyHelperFor(request.cli, credential, context.settings.policy) : undefined;
   const guard = createRunGuard(request, runOptions.signal);
   if (proxiedRunId !== undefined) {
     context.breaches.atSource(proxiedRunId, (breach) =>

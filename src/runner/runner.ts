@@ -14,6 +14,7 @@ import {
   type PoolStats,
   type RuntimeCheck,
   type SweepResult,
+  type BackendRefusals,
 } from "../runtime/index.js";
 import { AGENT_CLIS, type AgentCli, type AgentRequestInput, type CredentialKind } from "../agents/index.js";
 import { createRunnerRuntime } from "./agent-container.js";
@@ -52,6 +53,12 @@ export type AgentRunner = {
   readonly degradations: DegradationView;
   /** Removes the warm pool's unclaimed members and waits for what warm Runs left to the background; without a pool, nothing to do. */
   readonly close: () => Promise<void>;
+  /**
+   * Where its Runs' containers live (chosen once from its options): what it refuses, in its own
+   * words, and what it is, for a log. For the service and the command; left out of the package's types.
+   * @internal
+   */
+  readonly backend: BackendRefusals & { readonly description: string };
 };
 
 export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
@@ -74,12 +81,16 @@ export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]
     pool: context.runtime.pool,
     degradations: context.runtime.degradations,
     close: context.runtime.close,
+    backend: { refusal: settings.backend.refusal, description: settings.backend.description },
   };
 }
 
 /** Whether each Run gets a network of its own on an engine (model, allowlist, open), not a Pod's or none. */
-function networkPerRun({ policy, options }: RunnerSettings): boolean {
-  return (policy === "model" || policy === "allowlist" || policy === "open") && options.kubernetes === undefined;
+function networkPerRun({ policy, backend }: RunnerSettings): boolean {
+  return (
+    (policy === "model" || policy === "allowlist" || policy === "open") &&
+    backend.refusal({ needs: "runNetwork", asked: `networkPolicy ${policy}` }) === undefined
+  );
 }
 
 function holdSession({ settings, runtime }: RunnerContext, request: Pick<AgentRequestInput, "cli" | "resumeSession">): () => void {

@@ -3,17 +3,20 @@
 // Invariant: what cannot mean anything is refused here with an AgentRunnerError, before any Run;
 // no Run resolves a setting again.
 
-import { DEFAULT_AGENT_WORKDIR } from "../container/index.js";
+import { AgentContainerError, DEFAULT_AGENT_WORKDIR } from "../container/index.js";
+import { chooseRunBackend, type RunBackend } from "../runtime/index.js";
 import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
 import { AGENT_CLIS, adapterFor, type AgentCli, type AgentEndpoint, type EndpointOverrides } from "../agents/index.js";
 import { DEFAULT_API_RETRIES, MAX_API_RETRIES } from "./limits.js";
-import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
+import { AgentRunnerError, inRunnerWords, type AgentRunnerOptions } from "./runner-options.js";
 import { checkNetworkPolicy } from "./network-options.js";
 import { egressBaseUrl, type NetworkPolicy } from "./network-policy.js";
 
 export type RunnerSettings = {
   /** The options as the caller gave them (their shape already checked). */
   readonly options: AgentRunnerOptions;
+  /** Where its Runs' containers live, chosen once from the options; its runtime takes this one. */
+  readonly backend: RunBackend;
   readonly policy: NetworkPolicy;
   /** Retries of a failed API call by the CLI itself. */
   readonly apiRetries: number;
@@ -38,9 +41,10 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
       `standIn ${JSON.stringify(options.standIn)} is not true or false; write true for a runner whose model is the stand-in, or leave it out`,
     );
   }
-  const policy = checkNetworkPolicy(options);
+  const backend = runnerBackend(options);
+  const policy = checkNetworkPolicy(options, backend);
   const apiRetries = checkedApiRetries(options);
-  const keepSessions = checkedSessions(options);
+  const keepSessions = checkedSessions(options, backend);
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
     throw new AgentRunnerError(
       `codexLoginDirectory ${JSON.stringify(options.codexLoginDirectory)} needs staging: each Run gets a copy of the login in its Run directory; declare staging: { runtimeDir }`,
@@ -72,6 +76,7 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
   }
   return {
     options,
+    backend,
     policy,
     apiRetries,
     keepSessions,
@@ -90,7 +95,16 @@ function checkedApiRetries(options: AgentRunnerOptions): number {
   return apiRetries;
 }
 
-function checkedSessions(options: AgentRunnerOptions): boolean {
+/** The backend the options name, chosen once; a choice that cannot mean anything refused in the runner's words. */
+function runnerBackend(options: AgentRunnerOptions): RunBackend {
+  try {
+    return chooseRunBackend(options);
+  } catch (error) {
+    throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
+  }
+}
+
+function checkedSessions(options: AgentRunnerOptions, backend: RunBackend): boolean {
   const keepSessions = options.sessions === true;
   if (options.sessions !== undefined && typeof options.sessions !== "boolean") {
     throw new AgentRunnerError(`sessions ${JSON.stringify(options.sessions)} is not a boolean; pass true to keep sessions for resumeSession, or leave it out`);
@@ -98,8 +112,7 @@ function checkedSessions(options: AgentRunnerOptions): boolean {
   if (keepSessions && options.staging === undefined) {
     throw new AgentRunnerError("sessions: true needs staging: each session is kept in the Staging Directory; declare staging: { runtimeDir }");
   }
-  if (keepSessions && options.kubernetes !== undefined) {
-    throw new AgentRunnerError("sessions: true cannot go with kubernetes yet: a session store does not reach a Pod; leave sessions out, or run on Docker");
-  }
+  const refused = keepSessions ? backend.refusal({ needs: "session", asked: "sessions: true", audience: "library" }) : undefined;
+  if (refused !== undefined) throw new AgentRunnerError(refused);
   return keepSessions;
 }

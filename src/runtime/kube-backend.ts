@@ -3,7 +3,7 @@
 // Operator wrote it. Invariant: a runtime with it makes no Docker container, network or volume: its
 // Runs' files go through the Pod (runFiles "engine"), and what a Pod cannot honour is refused here.
 
-import { AgentContainerError, type ValidatedContainer } from "../container/index.js";
+import { AgentContainerError } from "../container/index.js";
 import type { KubeApi } from "../kube/index.js";
 import { describeValue } from "./misuse.js";
 
@@ -23,8 +23,8 @@ export type KubernetesBackend = {
 const BACKEND_FIELDS = ["api", "namespace", "runtimeClassName", "imagePullPolicy", "startTimeoutMs"];
 const API_CALLS = ["createSecret", "createNetworkPolicy", "createPod", "watchPod", "attach", "exec", "remove", "listPods", "readNamespace"] as const;
 
-/** Throws an AgentContainerError naming `kubernetes.<field>` for a backend that cannot mean anything, or a declaration a Pod cannot honour. */
-export function checkKubernetesBackend(backend: unknown, container: ValidatedContainer): KubernetesBackend {
+/** Throws an AgentContainerError naming `kubernetes.<field>` for a backend that cannot mean anything. */
+export function checkKubernetesBackend(backend: unknown): KubernetesBackend {
   if (typeof backend !== "object" || backend === null || Array.isArray(backend)) {
     throw new AgentContainerError(`kubernetes ${describeValue(backend)} is not an object; pass { api: await createKubeApi(), namespace: "agents" }`);
   }
@@ -40,14 +40,10 @@ export function checkKubernetesBackend(backend: unknown, container: ValidatedCon
   if (start !== undefined && (!Number.isSafeInteger(start) || start < 1)) {
     throw new AgentContainerError(`kubernetes.startTimeoutMs ${describeValue(start)} is not a whole number of ms; write e.g. 120000, or leave it out`);
   }
-  if (container.networks !== undefined && container.networks.length > 0) {
-    throw new AgentContainerError(
-      `networks ${JSON.stringify(container.networks)} are Docker networks, which a Pod has none of; leave networks out (a Run's Pod reaches nothing, fenced by its NetworkPolicy)`,
-    );
-  }
   // What a Pod cannot carry (a user by name, a finer CPU limit, labels or a namespace Kubernetes refuses) is refused
   // when a Run's Pod is rendered, as invalid_request naming it: the renderer loads Kubernetes' schemas, which a
   // runtime does not load before its first Pod (`agentcage plan --kubernetes` shows the refusal without a cluster).
+  // What the declaration asks that a Pod cannot give is the backend's to refuse (pod-backend.ts).
   return given;
 }
 

@@ -7,26 +7,24 @@
 import type { Readable } from "node:stream";
 import { resolveAgentUser, type ComposedSpec } from "../container/index.js";
 import type { PodFiles, PodOptions } from "../kube/index.js";
-import type { Outcome, ReaderVerdict, RunPlan } from "../plan/index.js";
+import type { ReaderVerdict, RunPlan } from "../plan/index.js";
 import { DEFAULT_WRITABLE_BYTES, numericUser, packTree } from "../staging/index.js";
 import { containerDeadlineSeconds, holderSecondsAfter } from "./compose.js";
-import type { ContainerFacts } from "./end-reason.js";
 import { podPlacement, type KubernetesBackend } from "./kube-backend.js";
 import { runPodContainer } from "./pod-container.js";
-import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
+import { podRefusalOf } from "./pod-refusals.js";
+import { endEarly, maskedMessage, timeLeftMs, type LaunchedRun, type RunContext, type RunState, type StagedRun } from "./run-state.js";
 import { volumeKinds, volumeSpecs } from "./run-volumes.js";
 import { copyBackArchive, PLACE, type CollectedVolume } from "./volume-collect.js";
 
-export type PodLaunch<R extends ReaderVerdict> = { readonly outcome: Outcome<R> } | { readonly facts: ContainerFacts<R> };
-
 export async function launchPod<R extends ReaderVerdict, Q>(
+  backend: KubernetesBackend,
   ctx: RunContext<R, Q>,
   state: RunState,
   spec: ComposedSpec,
   plan: { readonly plan: RunPlan<R>; readonly stdin: Uint8Array },
   staged: StagedRun | undefined,
-): Promise<PodLaunch<R>> {
-  const backend = ctx.kubernetes as KubernetesBackend;
+): Promise<LaunchedRun<R>> {
   const refused = notOnPods(ctx);
   if (refused !== undefined) return { outcome: endEarly(ctx, "invalid_request", refused) };
   const places = staged === undefined ? undefined : await placesOf(ctx, staged);
@@ -105,11 +103,9 @@ function addressed<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): { onAddre
 /** What a Run asks that its Pod cannot give yet, as one sentence naming the option; undefined when nothing. */
 function notOnPods<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): string | undefined {
   if (ctx.network !== undefined && (ctx.network.podPeer === undefined || ctx.network.kind !== "internal")) {
-    return "a Run's own network (network policy open, or a Docker network) is not a Pod's: its Pod reaches the egress proxy in the cluster (model, allowlist) or nothing; run it so on Kubernetes, or on Docker";
+    return podRefusalOf({ needs: "runNetwork", asked: "network" });
   }
-  if (Object.keys(ctx.tmpfsSecrets).length > 0) {
-    return "tmpfsSecrets are written by the pool's launcher, which a Pod does not run yet; give the credential in the Run's env on Kubernetes";
-  }
+  if (Object.keys(ctx.tmpfsSecrets).length > 0) return podRefusalOf({ needs: "tmpfsSecrets", asked: "tmpfsSecrets" });
   if (ctx.sessionStore !== undefined)
     return "sessionStore does not reach a Pod yet (its working copy would need a third place read back); leave it out on Kubernetes";
   return undefined;

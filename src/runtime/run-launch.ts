@@ -1,27 +1,24 @@
-// A Run from its plan to the Outcome its container's end gives: plan, open the record, compose, the
-// Run's own network and volumes, the container itself (or, on Kubernetes, its Pod: pod-launch.ts),
-// its volumes read back, the end reason.
+// A Run from its plan to the Outcome its container's end gives: plan, open the record, compose, then
+// a pool member's claim (warm) or the Run Backend's launch (cold: a container and what it needs on an
+// engine, container-launch.ts; a Pod, pod-launch.ts), the end reason.
 // launchRun only calls those steps in order; each returns early with the Outcome that says why.
-// Invariant: whatever happens, what the steps made (volumes, network, the record's open streams)
-// is undone before it returns: volumes first, then the network, then the record.
+// Invariant: whatever happens, what the steps made is undone before it returns: what the backend
+// made (volumes, then the network) by the backend, then the record's open streams.
 
-import { renderCommand, type ComposedSpec } from "../container/index.js";
+import type { ComposedSpec } from "../container/index.js";
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
 import { composeRun, containerDeadlineSeconds } from "./compose.js";
-import { runContainer, type ContainerRunContext } from "./container-run.js";
+import { runTheContainer } from "./container-launch.js";
 import { outcomeOf, type ContainerFacts } from "./end-reason.js";
 import { ownershipLabels } from "./ownership.js";
 import { planRun, type PlannedRun } from "./plan.js";
 import { openRecord } from "./record.js";
-import { runNetworkName, tellPeer } from "./run-network.js";
-import { closeNetwork, openNetwork } from "./run-network-step.js";
-import { coldLaunchOf, type ColdLaunch } from "./cold-launch.js";
-import { launchPod } from "./pod-launch.js";
+import { tellPeer } from "./run-network.js";
 import { claimOf } from "./pool-claim.js";
 import { encodeClaim } from "./pool-launcher.js";
 import type { Member } from "./pool-member.js";
 import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
-import { closeVolumes, collectVolumes, openVolumes, runVolumeNames } from "./run-volumes.js";
+import { runVolumeNames } from "./run-volumes.js";
 
 type Planned<R extends ReaderVerdict> = Extract<PlannedRun<R>, { readonly ok: true }>;
 
@@ -36,27 +33,10 @@ export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q
     const composed = compose(ctx, planned, staged, runEnv.env);
     if (!composed.ok) return composed.outcome;
     if (member !== undefined) return await launchWarm(ctx, state, composed.spec, planned, member);
-    // On Kubernetes the Run is a Pod: no Docker network or volume; its files go through the Pod itself.
-    if (ctx.kubernetes !== undefined) {
-      const ran = await launchPod(ctx, state, composed.spec, planned, staged);
-      return "outcome" in ran ? ran.outcome : endReason(ctx, ran.facts, undefined);
-    }
-    const noNetwork = await openNetwork(ctx, state);
-    if (noNetwork !== undefined) return noNetwork;
-    const noVolumes = await openVolumes(ctx, state, staged);
-    if (noVolumes !== undefined) return noVolumes;
-    let launcher: ColdLaunch | undefined;
-    try {
-      launcher = coldLaunchOf(composed.spec, ctx.tmpfsSecrets);
-    } catch (error) {
-      return endEarly(ctx, "invalid_request", maskedMessage(ctx, error));
-    }
-    const facts = await runTheContainer(ctx, state, composed.spec, planned, launcher);
-    await collectVolumes(ctx, state, staged);
-    return endReason(ctx, facts, ctx.pool === undefined ? undefined : false);
+    // Cold: the backend makes what the Run's container needs (a network, volumes; or a Pod) and undoes it.
+    const launched = await ctx.backend.launch(ctx, state, composed.spec, planned, staged);
+    return "outcome" in launched ? launched.outcome : endReason(ctx, launched.facts, launched.warm);
   } finally {
-    await closeVolumes(ctx, state);
-    await closeNetwork(ctx, state);
     await state.record?.closeStreams();
   }
 }
@@ -90,6 +70,8 @@ function compose<R extends ReaderVerdict, Q>(
   runEnv: Readonly<Record<string, string>>,
 ): Composed<R> {
   const volumes = runVolumeNames(ctx, staged);
+  // The Run's own network, as its backend names it (a Pod has none: its reach is its NetworkPolicy).
+  const networks = ctx.backend.networksOf(ctx);
   if (ctx.runFiles === "engine" && ctx.secretFiles.length > 0) {
     return {
       ok: false,
@@ -110,8 +92,7 @@ function compose<R extends ReaderVerdict, Q>(
       // What is left of the Run's timeout (staging took some): the container's own timer ends it then.
       deadlineSeconds: containerDeadlineSeconds(timeLeftMs(ctx)),
       ...(ctx.sessionStore === undefined ? {} : { sessionAgentPath: ctx.sessionStore.agentPath }),
-      // A Pod has no Docker network: its reach is its NetworkPolicy (pod-launch.ts).
-      ...(ctx.network === undefined || ctx.kubernetes !== undefined ? {} : { networks: [runNetworkName(ctx.runId)] }),
+      ...(networks === undefined ? {} : { networks }),
       ...(volumes === undefined ? {} : { volumes }),
     });
     const bound = spec.mounts.find((mount) => mount.Type === "bind");
@@ -156,43 +137,6 @@ async function launchWarm<R extends ReaderVerdict, Q>(
   };
   ctx.logger.info({ runId: ctx.runId, member: member.id, headStart: member.headStart === undefined ? "none" : "offered" }, "run served warm");
   return endReason(ctx, await runTheContainer(ctx, state, spec, planned, { spec: member.spec, warm }), true);
-}
-
-/**
- * The container run, its output into the record as it comes; its facts whatever happened. `served`:
- * the container is made from another spec than the Run's (a pool member's, claimed: `warm`; or the
- * launcher's, cold, its claim before stdin).
- */
-function runTheContainer<R extends ReaderVerdict, Q>(
-  ctx: RunContext<R, Q>,
-  state: RunState,
-  spec: ComposedSpec,
-  planned: Planned<R>,
-  served?: { readonly spec: ComposedSpec; readonly warm: NonNullable<ContainerRunContext<R>["warm"]> } | ColdLaunch,
-): Promise<ContainerFacts<R>> {
-  const { runId, logger, masker, network } = ctx;
-  const { record } = state;
-  const command = renderCommand(spec, planned.stdin, masker);
-  logger.info({ runId, command: [command.command, ...command.redactedArgs] }, "run started");
-  return runContainer({
-    runId,
-    ...(ctx.trace === undefined ? {} : { trace: ctx.trace }),
-    spec: served?.spec ?? spec,
-    ...(served === undefined || !("warm" in served) ? {} : { warm: served.warm }),
-    plan: planned.plan,
-    stdin: served !== undefined && "claim" in served ? Buffer.concat([served.claim, planned.stdin]) : planned.stdin,
-    engine: ctx.engine,
-    stop: state.stop,
-    graceMs: ctx.graceMs,
-    ownDeadlineMs: ctx.timeoutSeconds * 1000 + ctx.graceMs,
-    logger,
-    masker,
-    ...(record === undefined ? {} : { onStdout: record.onStdout, onStderr: record.onStderr }),
-    ...(ctx.stallSeconds === undefined ? {} : { stallSeconds: ctx.stallSeconds }),
-    ...(ctx.onStallWarning === undefined ? {} : { onStallWarning: ctx.onStallWarning }),
-    ...(network?.onAgentGone === undefined ? {} : { onExited: network.onAgentGone }),
-    ...(network?.liveness === undefined ? {} : { liveness: network.liveness }),
-  });
 }
 
 /** The Outcome the container's facts give; a reader that says ok of an agent that exited non-zero is said in the log. */

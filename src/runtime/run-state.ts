@@ -4,17 +4,16 @@
 // Invariant: every field of the state says what has happened, never what is meant to happen.
 
 import type { Logger } from "pino";
-import type { ValidatedContainer } from "../container/index.js";
+import type { ComposedSpec, ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
-import type { EndReason, Outcome, ReaderVerdict, RunPlanFunction, RunPrompt } from "../plan/index.js";
+import type { EndReason, Outcome, ReaderVerdict, RunPlan, RunPlanFunction, RunPrompt } from "../plan/index.js";
 import type { Masker } from "../redact/index.js";
 import type { RunInputs, SecretFile } from "../staging/index.js";
 import type { RunTrace } from "../trace/index.js";
-import { earlyOutcome } from "./end-reason.js";
+import { earlyOutcome, type ContainerFacts } from "./end-reason.js";
 import type { CollectedVolume, RunVolumes } from "./out-volume.js";
 import type { Ownership } from "./ownership.js";
 import type { Pool } from "./pool.js";
-import type { KubernetesBackend } from "./kube-backend.js";
 import type { RunAddresses } from "./run-addresses.js";
 import type { RecordWriter } from "./record.js";
 import type { RunOptions, SessionStoreOptions } from "./run-options.js";
@@ -71,8 +70,28 @@ export type RunContext<R extends ReaderVerdict, Q> = {
   readonly runFiles: RunFiles;
   /** The runtime's warm pool; default none (every Run cold). */
   readonly pool?: Pool;
-  /** The Kubernetes backend: the Run is a Pod there (pod-launch.ts); default none, a Docker container. */
-  readonly kubernetes?: KubernetesBackend;
+  /** Where the Run's container lives (run-backend.ts): a container on the Run's engine, or a Pod. */
+  readonly backend: RunLauncher;
+};
+
+/** How a Run ended at its backend: early, with its Outcome, or with its container's facts (`warm`: served by a pool member, or cold beside a pool). */
+export type LaunchedRun<R extends ReaderVerdict> = { readonly outcome: Outcome<R> } | { readonly facts: ContainerFacts<R>; readonly warm?: boolean };
+
+/**
+ * What a Run asks of its Run Backend (the rest of it is the runtime's: run-backend.ts): the networks
+ * its composed spec joins, and its container launched, run and undone, its files brought back.
+ */
+export type RunLauncher = {
+  /** The networks the Run's container joins, when it has its own (`network`); undefined: the declared ones. */
+  readonly networksOf: <R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>) => readonly string[] | undefined;
+  /** The Run's container (or Pod), cold, from its composed spec: its facts, or the Outcome that says why it did not run. */
+  readonly launch: <R extends ReaderVerdict, Q>(
+    ctx: RunContext<R, Q>,
+    state: RunState,
+    spec: ComposedSpec,
+    planned: { readonly plan: RunPlan<R>; readonly stdin: Uint8Array },
+    staged: StagedRun | undefined,
+  ) => Promise<LaunchedRun<R>>;
 };
 
 export type WriteBound = "mount" | "volume";

@@ -16,7 +16,9 @@ import { checkPoolOptions, type PoolOptions } from "./pool.js";
 import type { Degradations } from "./degradations.js";
 import type { EngineSet } from "./engine-set.js";
 import type { RunFiles, WriteBound } from "./run-state.js";
-import { checkKubernetesBackend, type KubernetesBackend } from "./kube-backend.js";
+import type { KubernetesBackend } from "./kube-backend.js";
+import type { RunBackend } from "./run-backend.js";
+import { chooseRunBackend, isRunBackend } from "./run-backends.js";
 
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
   readonly container: AgentContainer;
@@ -75,6 +77,14 @@ export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefine
    */
   readonly kubernetes?: KubernetesBackend;
   /**
+   * The Run Backend, when the caller chose it already (chooseRunBackend over the same options, as
+   * createAgentRunner does to ask it what it refuses). Not with `engine`, `engines`, `docker` or
+   * `kubernetes`, which it was chosen from. Default: chosen from those. Internal: left out of the
+   * package's types (stripInternal), since a backend is the project's seam, not a user's.
+   * @internal
+   */
+  readonly backend?: RunBackend;
+  /**
    * Where the runtime says what makes it less than it says while it goes on (a pool that cannot
    * fill, a Run network range that clashes, an engine drained), shared by several runtimes of one
    * service so each is said once. Default: a board of this runtime's own (runtime.degradations()).
@@ -89,7 +99,8 @@ export type CheckedRuntimeOptions = {
   readonly writeBound: WriteBound;
   readonly runFiles: RunFiles;
   readonly addresses: RunAddresses;
-  readonly kubernetes?: KubernetesBackend;
+  /** Where its Runs' containers live, chosen once here. */
+  readonly backend: RunBackend;
 };
 
 const RUNTIME_OPTION_NAMES = [
@@ -104,6 +115,7 @@ const RUNTIME_OPTION_NAMES = [
   "runNetworkRange",
   "pool",
   "kubernetes",
+  "backend",
   "degradations",
 ];
 const WRITE_BOUNDS: readonly WriteBound[] = ["mount", "volume"];
@@ -113,11 +125,12 @@ export const RUN_FILES: readonly RunFiles[] = ["disk", "engine"];
 export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, extra: readonly unknown[]): CheckedRuntimeOptions {
   checkCallShape(options, extra);
   const container = validateAgentContainer(options.container);
-  const concurrency = checkPlanAndEngine(options);
+  const backend = backendOf(options);
+  const concurrency = checkPlanAndEngine(options, backend);
   composeOnce(container);
-  const kubernetes = options.kubernetes === undefined ? undefined : checkKubernetes(options, container);
-  // On Kubernetes a Run's files always go through the API: no node shares this host's disk.
-  const runFiles = checkRunFiles(kubernetes === undefined ? options.runFiles : "engine", container, options.writeBound);
+  backend.refuseOptions(options, container);
+  // A backend may take its Runs' files one way only (on Kubernetes through the API: no node shares this host's disk).
+  const runFiles = checkRunFiles(backend.runFiles ?? options.runFiles, container, options.writeBound);
   // Through the engine, what the agent writes can only be bounded by volumes of the Run's own.
   const writeBound = runFiles === "engine" ? "volume" : chooseWriteBound(options.writeBound);
   if (options.pool !== undefined) checkPool(options.pool, container, writeBound, runFiles);
@@ -127,25 +140,19 @@ export function checkRuntimeOptions<R extends ReaderVerdict, Q>(options: Runtime
     writeBound,
     runFiles,
     addresses: runAddressesOf(options.runNetworkRange),
-    ...(kubernetes === undefined ? {} : { kubernetes }),
+    backend,
   };
 }
 
-/** The backend, checked, and the options that cannot go with it refused by name. */
-function checkKubernetes<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, container: ValidatedContainer): KubernetesBackend {
-  const clash = (["engine", "engines", "docker", "pool"] as const).find((name) => options[name] !== undefined);
-  if (clash !== undefined) {
-    throw new AgentContainerError(`kubernetes is given with ${clash}; a runtime runs its Runs on one backend: leave ${clash} out, or kubernetes`);
+/** The backend the caller chose, or the one the options name, chosen now. */
+function backendOf<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>): RunBackend {
+  if (options.backend === undefined) return chooseRunBackend(options);
+  if (!isRunBackend(options.backend)) {
+    throw new AgentContainerError(`backend ${describeValue(options.backend)} is not a Run Backend; pass chooseRunBackend({ ... }), or leave it out`);
   }
-  if (options.runFiles === "disk") {
-    throw new AgentContainerError("runFiles \"disk\" cannot go with kubernetes: a cluster's nodes do not share this host's disk; leave runFiles out");
-  }
-  if (options.writeBound === "mount") {
-    throw new AgentContainerError(
-      'writeBound "mount" cannot go with kubernetes: a Pod\'s out/ is a memory-backed emptyDir of its own size; leave writeBound out',
-    );
-  }
-  return checkKubernetesBackend(options.kubernetes, container);
+  const clash = (["engine", "engines", "docker", "kubernetes"] as const).find((name) => options[name] !== undefined);
+  if (clash !== undefined) throw new AgentContainerError(`backend is given with ${clash}, which it is chosen from; leave ${clash} out, or backend`);
+  return options.backend;
 }
 
 /** runFiles as asked, default "disk"; "engine" refused with what would bind this host's disk anyway. */
@@ -202,47 +209,20 @@ function checkCallShape<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q
   }
 }
 
-/** The plan function, the concurrency (returned) and the engine. */
-function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>): number {
+/** The plan function and the concurrency (returned): by default, as many Runs as the backend holds, when it says. */
+function checkPlanAndEngine<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>, backend: RunBackend): number {
   if (typeof options.run !== "function") {
     throw new AgentContainerError(`run is ${JSON.stringify(typeof options.run)}, not a function; pass (prompt) => RunPlan`);
   }
-  const concurrency =
-    options.maxConcurrentRuns ?? (options.engines === undefined ? DEFAULT_MAX_CONCURRENT_RUNS : Math.min(MAX_CONCURRENT_RUNS, slotsOf(options.engines)));
+  const concurrency = options.maxConcurrentRuns ?? (backend.slots === undefined ? DEFAULT_MAX_CONCURRENT_RUNS : Math.min(MAX_CONCURRENT_RUNS, backend.slots));
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENT_RUNS) {
     throw new AgentContainerError(`maxConcurrentRuns ${JSON.stringify(concurrency)} is out of range; write a whole number from 1 to ${MAX_CONCURRENT_RUNS}`);
   }
-  if (options.engine !== undefined && options.docker !== undefined) {
-    throw new AgentContainerError("both engine and docker are given; pass an engine, or a docker connection for the default engine, not both");
-  }
-  if (options.engine !== undefined && (typeof options.engine !== "object" || options.engine === null || typeof options.engine.create !== "function")) {
-    throw new AgentContainerError("engine is not an Engine; pass createDockerEngine(...) or leave it out");
-  }
-  checkEngineSet(options);
   const board = options.degradations as Partial<Degradations> | undefined;
   if (board !== undefined && (typeof board !== "object" || board === null || typeof board.raise !== "function" || typeof board.list !== "function")) {
     throw new AgentContainerError(`degradations ${describeValue(board)} is not a board of degradations; pass createDegradations(logger), or leave it out`);
   }
   return concurrency;
-}
-
-function checkEngineSet<R extends ReaderVerdict, Q>(options: RuntimeOptions<R, Q>): void {
-  if (options.engines === undefined) return;
-  if (typeof options.engines !== "object" || options.engines === null || typeof options.engines.acquire !== "function") {
-    throw new AgentContainerError(
-      `engines ${describeValue(options.engines)} is not an engine set; pass createEngineSet([{ name, engine }, ...]) or leave it out`,
-    );
-  }
-  if (options.engine !== undefined || options.docker !== undefined) {
-    throw new AgentContainerError("engines is given with engine or docker; pass the engines as one set (createEngineSet), or one engine, not both");
-  }
-  if (options.pool !== undefined) {
-    throw new AgentContainerError("pool is given with engines; a warm pool is made on one engine: leave pool out, or pass one engine");
-  }
-}
-
-function slotsOf(engines: EngineSet): number {
-  return typeof engines?.status === "function" ? engines.status().reduce((sum, e) => sum + e.slots, 0) : DEFAULT_MAX_CONCURRENT_RUNS;
 }
 
 /** Composes once now, with a placeholder plan, so a declaration that cannot render throws here. */

@@ -18,7 +18,7 @@ import type { PlacedRun, RunOptions } from "./run-options.js";
 import { waitForSlot } from "./run-queue.js";
 import { checkRunRequest, usableRunId } from "./run-request.js";
 import type { RuntimeShared } from "./runtime-shared.js";
-import type { EngineLease } from "./engine-set.js";
+import type { RunPlacement } from "./run-backend.js";
 
 /** One call of run(), once its request is known to be well formed. */
 type RunCall<Q> = {
@@ -88,14 +88,15 @@ async function runInSlot<R extends ReaderVerdict, Q>(
   answer: (outcome: Outcome<R>) => Outcome<R>,
 ): Promise<Outcome<R>> {
   const signal = call.options.signal;
-  // With several engines, the Run first takes a slot on one of them (placement: engine-set.ts).
-  const lease = shared.engineSet === undefined ? undefined : await shared.engineSet.acquire(shared.container.image, signal);
-  if (lease === undefined && shared.engineSet !== undefined) {
+  // The Run first takes its place from the backend (with several engines, a slot on one of them: engine-set.ts).
+  const place = await shared.backend.place(shared.container.image, signal);
+  if (place === undefined) {
     const { why, detail } = callerAbort(signal as AbortSignal);
     return early(why, `${detail} while the Run waited for a free slot on an engine`, Math.round(performance.now() - call.calledAt));
   }
-  if (lease !== undefined && "refused" in lease) return early("unavailable", lease.refused, Math.round(performance.now() - call.calledAt));
-  if (lease !== undefined) shared.logger.info({ runId: call.runId, engine: lease.name }, "the Run is placed on an engine");
+  if ("refused" in place) return early("unavailable", place.refused, Math.round(performance.now() - call.calledAt));
+  const lease: RunPlacement = place;
+  if (lease.name !== undefined) shared.logger.info({ runId: call.runId, engine: lease.name }, "the Run is placed on an engine");
   // The Run's own time starts with its slot; the wait before it is queuedMs.
   const startedAt = performance.now();
   const queuedMs = Math.round(startedAt - call.calledAt);
@@ -113,7 +114,7 @@ async function runInSlot<R extends ReaderVerdict, Q>(
     return early("unavailable", `internal error: ${error instanceof Error ? error.message : String(error)}`, queuedMs);
   } finally {
     liveRuns.delete(call.runId);
-    lease?.release();
+    lease.release();
   }
 }
 
@@ -121,14 +122,14 @@ async function runInSlot<R extends ReaderVerdict, Q>(
  * The call with what its atPlacement decided for the engine it was placed on (its env added, its
  * network replaced, each value masked from now), or why it cannot go there.
  */
-async function placedCall<Q>(call: RunCall<Q>, lease: EngineLease | undefined): Promise<{ readonly call: RunCall<Q> } | { readonly refused: string }> {
+async function placedCall<Q>(call: RunCall<Q>, lease: RunPlacement): Promise<{ readonly call: RunCall<Q> } | { readonly refused: string }> {
   const { atPlacement } = call.options;
   if (atPlacement === undefined) return { call };
   let placed: PlacedRun;
   try {
-    placed = await atPlacement(lease?.name);
+    placed = await atPlacement(lease.name);
   } catch (error) {
-    const where = lease === undefined ? "its engine" : `the engine ${JSON.stringify(lease.name)}`;
+    const where = lease.name === undefined ? "its engine" : `the engine ${JSON.stringify(lease.name)}`;
     return { refused: call.masker.mask(`the Run could not be readied on ${where}: ${error instanceof Error ? error.message : String(error)}`) };
   }
   for (const value of Object.values(placed.env ?? {})) call.masker.add(value);
@@ -146,11 +147,11 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 /** What performRun is given: the call's options over the runtime's, timed and owned from now. */
-function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, startedAt: number, lease?: EngineLease): RunContext<R, Q> {
+function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, call: RunCall<Q>, startedAt: number, lease: RunPlacement): RunContext<R, Q> {
   const { container } = shared;
   const { options } = call;
   // A drained engine ends the Run as the caller's own signal would, with its reason (EarlyEnd "unavailable").
-  const signal = lease === undefined ? options.signal : options.signal === undefined ? lease.signal : AbortSignal.any([options.signal, lease.signal]);
+  const signal = lease.signal === undefined ? options.signal : options.signal === undefined ? lease.signal : AbortSignal.any([options.signal, lease.signal]);
   const timeoutSeconds = options.timeoutSeconds ?? container.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   return {
     runId: call.runId,
@@ -159,7 +160,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     prompt: call.prompt,
     container,
     planFunction: shared.planFunction,
-    engine: lease?.engine ?? shared.engine,
+    engine: lease.engine,
     logger: shared.logger,
     masker: call.masker,
     startedAt,
@@ -181,7 +182,7 @@ function runContextOf<R extends ReaderVerdict, Q>(shared: RuntimeShared<R, Q>, c
     writeBound: shared.writeBound,
     runFiles: shared.runFiles,
     ...(shared.pool === undefined ? {} : { pool: shared.pool }),
-    ...(shared.kubernetes === undefined ? {} : { kubernetes: shared.kubernetes }),
+    backend: shared.backend,
   };
 }
 

@@ -1,12 +1,11 @@
-// What every Run of one runtime shares, made once at construction: the engine, the logger, the
-// declaration's secrets and their masker, the concurrency limiter, the runtime's session, how a
-// Run's ownership is written, and the sweep (run once by itself, before the first Run).
+// What every Run of one runtime shares, made once at construction: the Run Backend (chosen with the
+// options), the logger, the declaration's secrets and their masker, the concurrency limiter, the
+// runtime's session, how a Run's ownership is written, and the sweep (run once by itself, before the first Run).
 // Invariant: nothing here is per Run; a Run's own secrets, masker and deadline are made with the Run.
 
 import pLimit, { type LimitFunction } from "p-limit";
 import { pino, type Logger } from "pino";
 import { DEFAULT_OWNER, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TIMEOUT_SECONDS, type ValidatedContainer } from "../container/index.js";
-import { createDockerEngine, type Engine } from "../engine/index.js";
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
 import { scaledMs } from "../liveness/index.js";
 import { createMasker, type Masker } from "../redact/index.js";
@@ -21,19 +20,16 @@ import { createDegradations, type Degradations } from "./degradations.js";
 import { reportingClashes, unusableRangeReport } from "./range-clash.js";
 import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
 import { bounded } from "./stop.js";
-import { sweep as sweepOwner, type SweepResult } from "./sweep.js";
-import type { EngineSet } from "./engine-set.js";
-import { sweepEngines } from "./sweep-engines.js";
-import { sweepCluster } from "./pod-sweep.js";
-import type { KubernetesBackend } from "./kube-backend.js";
+import type { SweepResult } from "./sweep.js";
+import type { BackendScope, RunBackend } from "./run-backend.js";
 
 export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly container: ValidatedContainer;
   readonly planFunction: RunPlanFunction<R, Q>;
-  /** The one engine; with several (`engineSet`), the first, and each Run gets its own from the set. */
-  readonly engine: Engine;
-  /** Several engines, when the options gave them: each Run takes a lease on one. */
-  readonly engineSet?: EngineSet;
+  /** Where the Runs' containers live: one engine, several, or a cluster; every Run is placed and launched by it. */
+  readonly backend: RunBackend;
+  /** What the backend's calls need of this runtime. */
+  readonly scope: BackendScope;
   readonly logger: Logger;
   /** The declaration's secret values; each Run's masker adds its own to them. */
   readonly declared: readonly string[];
@@ -59,8 +55,6 @@ export type RuntimeShared<R extends ReaderVerdict, Q> = {
   readonly sweepAtStartup: () => Promise<unknown>;
   /** The warm pool, when asked for. */
   readonly pool?: Pool;
-  /** The Kubernetes backend, when asked for: every Run is a Pod there, and the sweep is by label there. */
-  readonly kubernetes?: KubernetesBackend;
 };
 
 /** A member's launcher outlives its idle time by this much: the pool replaces it first, while this process lives. */
@@ -71,8 +65,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
   const logger: Logger = container.logger ?? pino({ level: "silent" });
   const declared = declaredSecrets(container);
   const declaredMasker = createMasker(declared);
-  const engineSet = options.engines;
-  const engine: Engine = engineSet?.engines()[0]?.engine ?? options.engine ?? createDockerEngine(options.docker);
+  const { backend } = checked;
   const limit = pLimit(checked.concurrency);
   const owner = container.owner ?? DEFAULT_OWNER;
   const session = newRuntimeSessionId();
@@ -84,38 +77,13 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
     // The Run's own timeout and grace exact; the engine's margin, not a user's, stretched by the load as it is now.
     deadline: String(Date.now() + timeoutSeconds * 1000 + graceMs + scaledMs(ENGINE_ANSWER_MARGIN_MS)),
   });
-  const sweepOn = (one: Engine): Promise<SweepResult> => sweepOwner({ container, owner, session, engine: one, logger, masker: declaredMasker });
-  const { kubernetes } = checked;
-  const sweep = (...extra: never[]): Promise<SweepResult> =>
-    extra.length > 0
-      ? Promise.reject(new RunRequestError(`sweep takes no arguments; ${extra.length} were given`))
-      : kubernetes !== undefined
-        ? sweepCluster(kubernetes, owner, session)
-        : engineSet === undefined
-          ? sweepOn(engine)
-          : sweepEngines(engineSet, sweepOn, logger);
   const degradations = options.degradations ?? createDegradations(logger);
   const addresses = reportingClashes(checked.addresses, degradations);
-  engineSet?.onDrain((name, why) =>
-    degradations.raise({
-      kind: "engine",
-      subject: name,
-      reason: `the engine ${JSON.stringify(name)} stopped answering (${why}): its Runs were ended, and no Run goes there until it answers again`,
-      fix: `start the engine ${JSON.stringify(name)} again, or mend the way to it; agentcage doctor --engine checks each one`,
-    }),
-  );
-  // An engine back after it was drained still holds what its ended Runs left: sweep it then.
-  engineSet?.onReturn((name, back) => {
-    degradations.clear("engine", name);
-    logger.info({ engine: name }, "an engine answers again; sweeping what its drained Runs left");
-    void bounded(sweepOn(back), ENGINE_CLEANUP_TIMEOUT_MS, "the sweep of an engine back").catch((error: unknown) => {
-      logger.warn({ engine: name, err: declaredMasker.mask(error instanceof Error ? error.message : String(error)) }, "the sweep of an engine back failed");
-    });
-  });
-  // A late ping is an engine slow, not gone: said, and its Runs go on.
-  engineSet?.onSlow((name, hit) => {
-    logger.warn({ engine: name, boundMs: hit.boundMs, waitedMs: hit.waitedMs }, "an engine is slow to answer its ping; its Runs go on");
-  });
+  const scope: BackendScope = { container, owner, session, logger, masker: declaredMasker, degradations };
+  const sweep = (...extra: never[]): Promise<SweepResult> =>
+    extra.length > 0 ? Promise.reject(new RunRequestError(`sweep takes no arguments; ${extra.length} were given`)) : backend.sweep(scope);
+  backend.watch(scope);
+  logger.debug({ backend: backend.description }, "the runtime's Runs go to its backend");
   let startupSweep: Promise<unknown> | undefined;
   // Bounded: an engine that does not answer must not hold every Run (and its cancel) at the door.
   const sweepAtStartup = (): Promise<unknown> =>
@@ -130,7 +98,7 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
           options.pool,
           {
             container,
-            engine,
+            engine: backend.engine,
             owner,
             session,
             addresses,
@@ -152,11 +120,10 @@ export function createRuntimeShared<R extends ReaderVerdict, Q>(options: Runtime
   }
   return {
     ...(pool === undefined ? {} : { pool }),
-    ...(kubernetes === undefined ? {} : { kubernetes }),
-    ...(engineSet === undefined ? {} : { engineSet }),
     container,
     planFunction: options.run,
-    engine,
+    backend,
+    scope,
     logger,
     declared,
     declaredMasker,

@@ -9,13 +9,13 @@ import type { PodManifest } from "../kube/index.js";
 import type { Outcome, ReaderVerdict, RunPrompt } from "../plan/index.js";
 import { holdSessionStore } from "./live-runs.js";
 import type { RunOptions } from "./run-options.js";
-import { checkEngine, checkEngineSet, checkKubernetes, type RuntimeCheck } from "./runtime-check.js";
+import type { RuntimeCheck } from "./runtime-check.js";
 import { commandForOf, type ManifestOptions, manifestForOf } from "./runtime-command.js";
 import { checkRuntimeOptions, type RuntimeOptions } from "./runtime-options.js";
 import { runOf } from "./runtime-run.js";
 import { createRuntimeShared } from "./runtime-shared.js";
 import type { PoolStats } from "./pool.js";
-import type { DegradationView, Degradations } from "./degradations.js";
+import type { DegradationView } from "./degradations.js";
 import type { SweepResult } from "./sweep.js";
 
 export type { RuntimeOptions } from "./runtime-options.js";
@@ -65,19 +65,14 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
   ...extra: never[]
 ): AgentContainerRuntime<R, Q> {
   const shared = createRuntimeShared(options, checkRuntimeOptions(options, extra));
-  const { container, engine } = shared;
+  const { container, backend } = shared;
   return {
     run: runOf(shared),
     commandFor: commandForOf(shared),
     manifestFor: manifestForOf(shared),
     sweep: shared.sweep,
     session: shared.session,
-    check: () =>
-      shared.kubernetes !== undefined
-        ? checkKubernetes(shared.kubernetes)
-        : shared.engineSet === undefined
-          ? checkEngine(engine, container.image).then((checked) => judgedEngine(shared.degradations, checked))
-          : checkEngineSet(shared.engineSet, container.image),
+    check: () => backend.check(shared.scope),
     pool: () => shared.pool?.stats(),
     degradations: { list: shared.degradations.list, begun: shared.degradations.begun },
     close: async () => await shared.pool?.close(),
@@ -86,17 +81,4 @@ export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerd
       return runtimeDir === undefined ? () => undefined : holdSessionStore(runtimeDir, namespace, id);
     },
   };
-}
-
-/** The one engine, as its check found it: gone while it does not answer, back once it does. */
-function judgedEngine(degradations: Degradations, checked: RuntimeCheck): RuntimeCheck {
-  if (checked.engine) degradations.clear("engine");
-  else
-    degradations.raise({
-      kind: "engine",
-      reason: "the container engine does not answer: no Run can start until it does",
-      fix: "start the engine (dockerd), or set DOCKER_HOST to one that runs; agentcage doctor says what it found",
-      stopsRuns: true,
-    });
-  return checked;
 }

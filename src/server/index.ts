@@ -16,7 +16,7 @@ export type { RunningService } from "./serve.js";
 export { serve } from "./serve.js";
 export type { ServeOptions } from "./serve-options.js";
 export { checkServeOptions, ServeError } from "./serve-options.js";
-export { kubernetesServeRefusal } from "./serve-kubernetes.js";
+export { serveRefusal } from "./serve-kubernetes.js";
 export type { RunRecord } from "./store.js";
 export { createRunStore } from "./store.js";
 export { localMcpServer } from "./mcp-local.js";

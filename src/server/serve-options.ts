@@ -10,10 +10,18 @@ import { MAX_RETENTION_DAYS } from "../container/index.js";
 import { AgentcageError } from "../errors/index.js";
 import type { EgressGatewayConnection } from "../gateway/index.js";
 import { assemblyRefusal, bothPolicyAndNetworks, NETWORK_POLICIES, type AssemblyStep, type AssemblyWaiting, type NetworkPolicy } from "../runner/index.js";
-import { DEFAULT_POOL_IDLE_SECONDS, MAX_POOL_IDLE_SECONDS, MAX_POOL_SIZE, RUN_FILES, type KubernetesBackend, type RunFiles } from "../runtime/index.js";
+import {
+  DEFAULT_POOL_IDLE_SECONDS,
+  MAX_POOL_IDLE_SECONDS,
+  MAX_POOL_SIZE,
+  refusalsOf,
+  RUN_FILES,
+  type KubernetesBackend,
+  type RunFiles,
+} from "../runtime/index.js";
 import { canBoundWrites } from "../staging/index.js";
 import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "./limits.js";
-import { kubernetesServeRefusal } from "./serve-kubernetes.js";
+import { serveRefusal } from "./serve-kubernetes.js";
 import type { ResolvedQuotas } from "./run-service-options.js";
 import type { RetrySchedule } from "./webhook-schedule.js";
 
@@ -176,9 +184,9 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
     options.runRetentionDays,
     "write how many days an ended Run's record and artifacts are kept, e.g. 90, or leave it out to keep them until DELETE",
   );
-  // On Kubernetes what binds Docker is refused first, in the words of run --kubernetes.
-  const onPods = options.kubernetes === undefined ? undefined : kubernetesServeRefusal(options);
-  if (onPods !== undefined) throw new ServeError(onPods);
+  // What the backend cannot go with (on Kubernetes what binds Docker) is refused first, in the words of run --kubernetes.
+  const refused = serveRefusal(options, refusalsOf(options));
+  if (refused !== undefined) throw new ServeError(refused);
   checkNetworkOptions(options);
   checkRunFiles(options);
   checkPoolOptions(options);

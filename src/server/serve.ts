@@ -28,7 +28,7 @@ import { createMeteredRuns } from "./serve-runs.js";
 import { recoverThenSweep } from "./serve-sweep.js";
 import { callbackRefusal } from "./callback-address.js";
 import { createWebhooks } from "./webhooks.js";
-import { podRequestRefusal } from "./serve-kubernetes.js";
+import { requestRefusalOf } from "./serve-kubernetes.js";
 
 export type RunningService = {
   /** Where it listens; "" when it was started with listen: false. */
@@ -89,7 +89,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     const { service, metrics } = createMeteredRuns({
       quotasOf,
       callbackRefusal: callbackRefusal(tenancy.tenants, allowPrivate),
-      ...(options.kubernetes === undefined ? {} : { requestRefusal: podRequestRefusal }),
+      requestRefusal: requestRefusalOf(runner.backend),
       onLifecycle: (change) => {
         for (const listener of lifecycle) listener(change);
       },

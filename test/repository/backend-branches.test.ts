@@ -1,0 +1,92 @@
+// What varies is chosen once (DESIGN decision 17): a Run Backend (one Docker engine, several,
+// Kubernetes) is one implementation of src/runtime/run-backend.ts, chosen in run-backends.ts, and
+// nothing else branches on which one is in use. Every source file is read for a branch on the
+// backend's options (`kubernetes !== undefined`, `engines === undefined`, `engineSet?.`, ...): the
+// implementations and the choice may hold them; the runtime may hold none; the files above it that
+// still do are listed with how many, a ceiling that may only come down.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A branch on which backend is in use, as its options say. */
+const BRANCH = /\b(?:kubernetes|engines|engineSet)\b\s*(?:[!=]==\s*(?:undefined|true)|\?\.|\?\?)|\bengines\.length\b/g;
+
+/** The backend implementations and the one choice: theirs to branch on. */
+const BACKENDS = new Set([
+  "src/runtime/run-backends.ts",
+  "src/runtime/engine-backend.ts",
+  "src/runtime/engine-set-backend.ts",
+  "src/runtime/pod-backend.ts",
+  "src/runtime/pod-refusals.ts",
+  // The set's own check of its list of engines.
+  "src/runtime/engine-set.ts",
+]);
+
+/**
+ * Files above the runtime that still branch, and how many times: where the egress proxy goes (in the
+ * cluster, one per engine), the engine set serve builds from --engine, doctor's and plan's own paths.
+ */
+const NOT_YET_ASKED: Readonly<Record<string, number>> = {
+  "src/runner/assembly.ts": 2,
+  "src/runner/network-options.ts": 4,
+  "src/server/serve-kubernetes.ts": 2,
+  "src/server/health.ts": 1,
+  "src/server/serve.ts": 1,
+  "src/server/metrics.ts": 1,
+  "src/server/serve-runners.ts": 9,
+  "src/cli/command-serve.ts": 2,
+  "src/cli/doctor.ts": 4,
+  "src/cli/command-run.ts": 2,
+  "src/cli/run-local.ts": 2,
+  "src/cli/command-doctor.ts": 2,
+  "src/cli/command-plan.ts": 5,
+};
+
+/** The backend branches of one source text, as their lines (comments left out). */
+function backendBranches(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => !/^\s*(?:\/\/|\*|\/\*)/.test(line))
+    .flatMap((line) => [...line.matchAll(BRANCH)].map(() => line.trim()));
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [relative(REPO, path).split("\\").join("/")] : [];
+  });
+}
+
+describe("the Run Backend is chosen once", () => {
+  const branches = new Map(
+    sourceFiles(join(REPO, "src"))
+      .filter((file) => !BACKENDS.has(file))
+      .map((file) => [file, backendBranches(readFileSync(join(REPO, file), "utf8"))] as const)
+      .filter(([, found]) => found.length > 0),
+  );
+
+  it("has no branch on which backend is in use outside the backends and their choice", () => {
+    const over = [...branches]
+      .filter(([file, found]) => found.length > (NOT_YET_ASKED[file] ?? 0))
+      .map(([file, found]) => `${file}: ${found.length} branch(es), at most ${NOT_YET_ASKED[file] ?? 0}: ${found.join(" | ")}`);
+    expect(over).toEqual([]);
+  });
+
+  it("keeps the runtime free of them: it asks its backend", () => {
+    expect([...branches.keys()].filter((file) => file.startsWith("src/runtime/"))).toEqual([]);
+  });
+
+  it("finds a branch in each form it takes, and not in a comment", () => {
+    expect(backendBranches("  if (ctx.kubernetes !== undefined) {")).toHaveLength(1);
+    expect(backendBranches("const lease = shared.engineSet === undefined ? undefined : x;")).toHaveLength(1);
+    expect(backendBranches("engineSet?.onDrain(f); if (flags.kubernetes === true) go();")).toHaveLength(2);
+    expect(backendBranches("if (options.engines.length === 0) return;")).toHaveLength(1);
+    expect(backendBranches("  // kubernetes !== undefined is the backend's to say")).toEqual([]);
+    expect(backendBranches('const refused = backend.refusal({ needs: "session", asked: "--resume" });')).toEqual([]);
+  });
+});
