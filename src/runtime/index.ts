@@ -26,7 +26,7 @@ export type { SweepResult } from "./sweep.js";
 export type { RunNetwork } from "./run-network.js";
 export type { RunVolumeKind } from "./out-volume.js";
 export type { KubernetesBackend } from "./kube-backend.js";
-export type { BackendAsk, BackendNeed, BackendRefusals, RunBackend } from "./run-backend.js";
+export type { BackendAsk, BackendRefusals, RunBackend } from "./run-backend.js";
 export type { EngineLease, EngineSet, EngineStatus, NamedEngine } from "./engine-set.js";
 export type { EngineCheck, RuntimeCheck } from "./runtime-check.js";
 export type { Degradation, DegradationKind, DegradationReport, Degradations, DegradationView } from "./degradations.js";
