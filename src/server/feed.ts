@@ -1,8 +1,9 @@
 // The events feed: every Run's lifecycle (queued, started, finished, deleted) in one append-only log,
-// service/feed.jsonl, each entry numbered by one id that only grows, across restarts too, so a client
-// that missed webhooks reads on from the last id it saw. Bounded by rotation: past entriesPerFile the
-// file becomes feed.jsonl.1 (the one before it is dropped), so the newest entriesPerFile to twice that
-// are kept, and a cursor older than the oldest kept is told so. An entry holds a Run's state, labels,
+// each entry numbered by one id that only grows, across restarts too, so a client that missed webhooks
+// reads on from the last id it saw. Bounded by rotation: past entriesPerFile the current part becomes
+// the older one (the one before it is dropped), so the newest entriesPerFile to twice that are kept,
+// and a cursor older than the oldest kept is told so. The file store keeps the parts in
+// service/feed.jsonl and feed.jsonl.1; the in-memory store in memory only. An entry holds a Run's state, labels,
 // end and usage: never its prompt or a secret. An entry is read, or heard, only once it is on disk.
 
 import { appendFile, mkdir, readFile, rename, truncate } from "node:fs/promises";
@@ -33,6 +34,7 @@ export type FeedEntry = {
 export type CursorStanding = "kept" | "expired" | "ahead";
 
 export type Feed = {
+  /** The file store's feed.jsonl; "" for one that keeps no file. */
   readonly path: string;
   /** Numbers the step and writes it; it is read and heard once written. A failed write is told to onError, never thrown. */
   readonly append: (change: Lifecycle) => void;
@@ -55,14 +57,42 @@ export type FeedOptions = {
   readonly entriesPerFile?: number;
 };
 
+/** Where the feed's two parts are kept: read once at start, then appended to and rotated in the order asked. */
+type FeedParts = {
+  readonly path: string;
+  /** The older part, then the current one, both in id order. */
+  readonly read: () => Promise<{ readonly older: FeedEntry[]; readonly current: FeedEntry[] }>;
+  readonly append: (entry: FeedEntry) => Promise<void>;
+  /** The current part becomes the older one; the one before it is dropped. */
+  readonly rotate: () => Promise<void>;
+};
+
+/** The file store's feed, in service/feed.jsonl and feed.jsonl.1. */
 export async function openFeed(serviceDir: string, options: FeedOptions = {}): Promise<Feed> {
   const path = join(serviceDir, "feed.jsonl");
   const rotated = `${path}.1`;
-  const entriesPerFile = options.entriesPerFile ?? FEED_ENTRIES_PER_FILE;
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
-  // What the rotated file holds, then what the current one holds: both in id order.
-  let older = await readEntries(rotated);
-  let current = await readEntries(path, { mend: true });
+  return feedOver(
+    {
+      path,
+      read: async () => ({ older: await readEntries(rotated), current: await readEntries(path, { mend: true }) }),
+      append: (entry) => appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 }),
+      rotate: () => rename(path, rotated),
+    },
+    options,
+  );
+}
+
+/** The in-memory store's: the feed's own two parts are all there is. */
+export function createMemoryFeed(options: FeedOptions = {}): Promise<Feed> {
+  return feedOver({ path: "", read: async () => ({ older: [], current: [] }), append: async () => undefined, rotate: async () => undefined }, options);
+}
+
+async function feedOver(parts: FeedParts, options: FeedOptions): Promise<Feed> {
+  const { path } = parts;
+  const entriesPerFile = options.entriesPerFile ?? FEED_ENTRIES_PER_FILE;
+  // What the older part holds, then what the current one holds: both in id order.
+  let { older, current } = await parts.read();
   let numbered = current.at(-1)?.id ?? older.at(-1)?.id ?? 0;
   let written = numbered;
   const listeners = new Set<(entry: FeedEntry) => void>();
@@ -76,11 +106,11 @@ export async function openFeed(serviceDir: string, options: FeedOptions = {}): P
       chain = chain
         .then(async () => {
           if (current.length >= entriesPerFile) {
-            await rename(path, rotated);
+            await parts.rotate();
             older = current;
             current = [];
           }
-          await appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+          await parts.append(entry);
           current.push(entry);
           written = entry.id;
           for (const listener of listeners) listener(entry);
