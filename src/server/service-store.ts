@@ -4,6 +4,7 @@
 // (`service/`), in the format deployments already hold; the in-memory store keeps all but the Run
 // directories in memory, for route tests. Nothing else branches on which one it is.
 
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createMemoryAuditLog } from "./audit.js";
 import { createMemoryFeed, type Feed, openFeed } from "./feed.js";
@@ -33,6 +34,7 @@ export type StoreErrors = {
 /** The file store under a runtime directory: `service/runs/<id>/`, `service/tenants.json`, `keys.json`, `key-pepper`, `audit.jsonl`, `feed.jsonl`. */
 export async function openFileStore(runtimeDir: string, errors: StoreErrors = {}): Promise<ServiceStore> {
   const serviceDir = join(runtimeDir, "service");
+  await mkdir(serviceDir, { recursive: true, mode: 0o700 });
   const tenancy = await openTenancy(serviceDir, errors.onAuditError);
   const feed = await openFeed(serviceDir, errors.onFeedError === undefined ? {} : { onError: errors.onFeedError });
   const { store, files } = fileRuns(runtimeDir);
