@@ -3,8 +3,9 @@
 // reads on from the last id it saw. Bounded by rotation: past entriesPerFile the current part becomes
 // the older one (the one before it is dropped), so the newest entriesPerFile to twice that are kept,
 // and a cursor older than the oldest kept is told so. The file store keeps the parts in
-// service/feed.jsonl and feed.jsonl.1; the in-memory store in memory only. An entry holds a Run's state, labels,
-// end and usage: never its prompt or a secret. An entry is read, or heard, only once it is on disk.
+// service/feed.jsonl and feed.jsonl.1; the in-memory store in memory only. An entry holds a Run's
+// state, labels, end and usage: never its prompt or a secret. An entry is read, or heard, only once
+// it is stored. Reads are async, as a feed shared by replicas answers them.
 
 import { appendFile, mkdir, readFile, rename, truncate } from "node:fs/promises";
 import { join } from "node:path";
@@ -39,12 +40,12 @@ export type Feed = {
   /** Numbers the step and writes it; it is read and heard once written. A failed write is told to onError, never thrown. */
   readonly append: (change: Lifecycle) => void;
   /** The kept entries after `after` that `visible` lets through, oldest first, at most `limit`. */
-  readonly after: (after: number, visible: (entry: FeedEntry) => boolean, limit: number) => FeedEntry[];
-  readonly standing: (after: number) => CursorStanding;
+  readonly after: (after: number, visible: (entry: FeedEntry) => boolean, limit: number) => Promise<FeedEntry[]>;
+  readonly standing: (after: number) => Promise<CursorStanding>;
   /** The id of the oldest entry kept (the newest's plus one when none is). */
-  readonly oldestId: () => number;
+  readonly oldestId: () => Promise<number>;
   /** The id of the newest entry written (0 before the first): after= it reads only what comes next. */
-  readonly newestId: () => number;
+  readonly newestId: () => Promise<number>;
   /** Hears each entry once it is written; returns how to stop. */
   readonly listen: (listener: (entry: FeedEntry) => void) => () => void;
   /** Waits for every write asked so far. */
@@ -117,7 +118,7 @@ async function feedOver(parts: FeedParts, options: FeedOptions): Promise<Feed> {
         })
         .catch((error: unknown) => options.onError?.(error));
     },
-    after: (after, visible, limit) => {
+    after: async (after, visible, limit) => {
       const found: FeedEntry[] = [];
       for (const entries of [older, current]) {
         for (let at = firstAfter(entries, after); at < entries.length && found.length < limit; at += 1) {
@@ -127,9 +128,9 @@ async function feedOver(parts: FeedParts, options: FeedOptions): Promise<Feed> {
       }
       return found;
     },
-    standing: (after) => (after > written ? "ahead" : after < oldestId() - 1 ? "expired" : "kept"),
-    oldestId,
-    newestId: () => written,
+    standing: async (after) => (after > written ? "ahead" : after < oldestId() - 1 ? "expired" : "kept"),
+    oldestId: async () => oldestId(),
+    newestId: async () => written,
     listen: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -62,11 +62,11 @@ describe.each(stores)("%s", (_name, open) => {
     await feed.flush();
     stop();
     expect(heard).toEqual([1, 2, 3]);
-    expect(feed.after(1, () => true, 10).map((e) => [e.id, e.type])).toEqual([
+    expect((await feed.after(1, () => true, 10)).map((e) => [e.id, e.type])).toEqual([
       [2, "run.started"],
       [3, "run.finished"],
     ]);
-    expect(feed.after(0, (e) => e.type === "run.finished", 10).map((e) => e.id)).toEqual([3]);
-    expect([feed.oldestId(), feed.newestId(), feed.standing(3), feed.standing(4)]).toEqual([1, 3, "kept", "ahead"]);
+    expect((await feed.after(0, (e) => e.type === "run.finished", 10)).map((e) => e.id)).toEqual([3]);
+    expect(await Promise.all([feed.oldestId(), feed.newestId(), feed.standing(3), feed.standing(4)])).toEqual([1, 3, "kept", "ahead"]);
   });
 });

@@ -239,8 +239,8 @@ describe("a runtime directory written before the store was an interface (test/fi
     expect(verified).toEqual(verifiedThen);
     expect(store.tenancy.keys.verify(expected.revokedKey)).toBe(expected["verifiedRevoked"]);
     expect(await store.tenancy.audit.read(0, 1000)).toEqual(expected["audit"]);
-    expect(store.feed.after(0, () => true, 1000)).toEqual(expected["feed"]);
-    expect([store.feed.newestId(), store.feed.oldestId()]).toEqual([expected["feedNewestId"], expected["feedOldestId"]]);
+    expect(await store.feed.after(0, () => true, 1000)).toEqual(expected["feed"]);
+    expect(await Promise.all([store.feed.newestId(), store.feed.oldestId()])).toEqual([expected["feedNewestId"], expected["feedOldestId"]]);
     await store.flush();
   });
 
