@@ -1,5 +1,6 @@
 // `agentcage runs ls | show ID | logs ID`: the service's Run records, read through the file store
-// opened read only over its runtime directory (`<runtime-dir>/service/runs/<id>/`); nothing is started or changed.
+// opened read only over its runtime directory (`<runtime-dir>/service/runs/<id>/`); nothing is
+// started or changed.
 // With --remote the same come through the service's API instead (runs-remote.ts).
 
 import { readFileRunStore, type RunRecord } from "../server/index.js";

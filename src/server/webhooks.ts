@@ -1,7 +1,8 @@
 // The webhooks: a Run with a callback URL (its own, or its tenant's default) has run.started and
 // run.finished POSTed there, signed with its tenant's secret, at least once: each owed webhook is
-// kept in the Run's deliveries (the file store's deliveries.jsonl) before its first attempt, each attempt after it, and one
-// not delivered when the service stopped is tried again at the next start while its time lasts.
+// kept in the Run's deliveries in the Run Store (the file store's deliveries.jsonl) before its first
+// attempt, each attempt after it, and one not delivered when the service stopped is tried again at
+// the next start while its time lasts.
 // A webhook's id is the same for every attempt (a receiver dedupes by it); its body never holds the
 // prompt, a key, a secret or the agent's output. A deleted Run is owed nothing more.
 
