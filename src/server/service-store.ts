@@ -6,14 +6,11 @@
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { createMemoryAuditLog } from "./audit.js";
 import { createMemoryFeed, type Feed, openFeed } from "./feed.js";
-import { createMemoryKeyStore } from "./keys.js";
 import type { RunFiles, RunStore } from "./store.js";
 import { fileRuns } from "./store-files.js";
 import { memoryRuns } from "./store-memory.js";
-import { openTenancy, type Tenancy } from "./tenancy.js";
-import { createMemoryTenantStore } from "./tenants.js";
+import { createMemoryTenancy, openTenancy, type Tenancy } from "./tenancy.js";
 
 export type ServiceStore = {
   readonly runs: RunStore;
@@ -43,7 +40,7 @@ export async function openFileStore(runtimeDir: string, errors: StoreErrors = {}
 
 /** The in-memory store; the Run directories (which the runner is handed by path) under `filesDir`. */
 export async function createMemoryStore(filesDir: string, errors: StoreErrors = {}): Promise<ServiceStore> {
-  const tenancy: Tenancy = { keys: await createMemoryKeyStore(), tenants: await createMemoryTenantStore(), audit: createMemoryAuditLog(errors.onAuditError) };
+  const tenancy = await createMemoryTenancy(errors.onAuditError);
   const feed = await createMemoryFeed(errors.onFeedError === undefined ? {} : { onError: errors.onFeedError });
   const { store, files } = memoryRuns(filesDir);
   return storeOf(store, files, tenancy, feed);
