@@ -1,8 +1,9 @@
-// `agentcage runs ls | show ID | logs ID`: the service's Run records, read from its runtime
-// directory (`<runtime-dir>/service/runs/<id>/`) as they are on disk; nothing is started or changed.
+// `agentcage runs ls | show ID | logs ID`: the service's Run records, read through the file store
+// opened read only over its runtime directory (`<runtime-dir>/service/runs/<id>/`); nothing is
+// started or changed.
 // With --remote the same come through the service's API instead (runs-remote.ts).
 
-import { createRunStore, type RunRecord } from "../server/index.js";
+import { readFileRunStore, type RunRecord } from "../server/index.js";
 import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./options.js";
 import { checkedId, checkedLabels, checkedState, eventLine, runTable } from "./run-rows.js";
@@ -11,7 +12,7 @@ import type { ProgramIo } from "./io.js";
 type Records = { readonly runtimeDir: string };
 
 async function known(id: string, options: Records): Promise<RunRecord> {
-  const record = (await createRunStore(options.runtimeDir).all()).find((r) => r.id === checkedId(id));
+  const record = (await readFileRunStore(options.runtimeDir).all()).find((r) => r.id === checkedId(id));
   if (record === undefined)
     throw new UsageError(
       `no Run ${JSON.stringify(id)} in ${JSON.stringify(options.runtimeDir)}; list them with agentcage runs ls (and --runtime-dir where the service keeps its records)`,
@@ -25,7 +26,7 @@ export async function listRuns(
 ): Promise<number> {
   const state = checkedState(options.state);
   const labels = checkedLabels(options.label);
-  const store = createRunStore(options.runtimeDir);
+  const store = readFileRunStore(options.runtimeDir);
   const records = (await store.all())
     .filter((r) => state === undefined || r.state === state)
     .filter((r) => labels.every(([key, value]) => r.labels[key] === value))
@@ -57,7 +58,7 @@ export async function listRuns(
 
 export async function showRun(id: string, options: Records, io: ProgramIo): Promise<number> {
   const record = await known(id, options);
-  const store = createRunStore(options.runtimeDir);
+  const store = readFileRunStore(options.runtimeDir);
   const [request, outcome] = await Promise.all([store.request(record.id).catch(() => undefined), store.outcome(record.id)]);
   io.stdout.write(`${JSON.stringify({ ...record, request, ...(outcome === undefined ? {} : { outcome }) }, null, 2)}\n`);
   return EXIT.completed;
@@ -65,6 +66,6 @@ export async function showRun(id: string, options: Records, io: ProgramIo): Prom
 
 export async function runLogs(id: string, options: Records & { readonly json?: boolean }, io: ProgramIo): Promise<number> {
   const record = await known(id, options);
-  for (const event of await createRunStore(options.runtimeDir).events(record.id)) io.stdout.write(eventLine(event, options.json === true));
+  for (const event of await readFileRunStore(options.runtimeDir).events(record.id)) io.stdout.write(eventLine(event, options.json === true));
   return EXIT.completed;
 }

@@ -1,51 +1,44 @@
-// The HTTP API's OpenAPI document, as GET /openapi.json serves it, made without an engine, a Run or
-// a port: the app built over a service that answers nothing. It is what the typed client
-// (src/client) is generated from; a route that called its service while registering would fail here.
+// The HTTP API's OpenAPI document, as GET /openapi.json serves it, made without an engine, a Run, a
+// port or a disk: the app built over a service that answers nothing and the in-memory store's tenancy
+// and feed. It is what the typed client (src/client) is generated from; a route that called its
+// service while registering would fail here.
 
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
-import { openFeed } from "./feed.js";
+import { createMemoryFeed } from "./feed.js";
 import { createRunMetrics } from "./metrics.js";
 import type { RunService } from "./runs.js";
-import { openTenancy } from "./tenancy.js";
+import { createMemoryTenancy } from "./tenancy.js";
 
 /** /openapi.json as the service serves it. */
 export async function apiDocument(): Promise<unknown> {
-  const scratch = await mkdtemp(join(tmpdir(), "agentcage-api-document-"));
   // Registering routes asks the service nothing; a call would be a route that now does.
   const service = new Proxy({} as RunService, {
     get: (_target, name) => () => {
       throw new Error(`the API document was asked of a service that answers nothing, and a route called ${String(name)} while registering`);
     },
   });
+  const app = await buildApp({
+    service,
+    token: "a-token-no-one-holds",
+    tenancy: await createMemoryTenancy(),
+    feed: await createMemoryFeed(),
+    quotasOf: () => ({ maxRunning: 0, maxQueued: 0 }),
+    readiness: async () => ({ ready: false, engine: false, image: false, credentials: {}, slots: { total: 0, running: 0, queued: 0 } }),
+    facts: {
+      version: "0.0.0",
+      startedAt: new Date(0).toISOString(),
+      agentImage: "",
+      standIn: false,
+      egress: async () => ({ networkPolicy: "none", proxy: "none" }),
+    },
+    logger: pino({ level: "silent" }),
+    metrics: createRunMetrics(() => new Map()),
+  });
   try {
-    const app = await buildApp({
-      service,
-      token: "a-token-no-one-holds",
-      tenancy: await openTenancy(scratch),
-      feed: await openFeed(scratch),
-      quotasOf: () => ({ maxRunning: 0, maxQueued: 0 }),
-      readiness: async () => ({ ready: false, engine: false, image: false, credentials: {}, slots: { total: 0, running: 0, queued: 0 } }),
-      facts: {
-        version: "0.0.0",
-        startedAt: new Date(0).toISOString(),
-        agentImage: "",
-        standIn: false,
-        egress: async () => ({ networkPolicy: "none", proxy: "none" }),
-      },
-      logger: pino({ level: "silent" }),
-      metrics: createRunMetrics(() => new Map()),
-    });
-    try {
-      await app.ready();
-      return app.swagger();
-    } finally {
-      await app.close();
-    }
+    await app.ready();
+    return app.swagger();
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await app.close();
   }
 }

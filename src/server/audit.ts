@@ -1,12 +1,13 @@
 // The audit log: one JSON line per thing a caller did (made, cancelled, deleted a Run; read its
-// artifacts; made or revoked a key; changed a tenant; was refused at the door), appended to
-// service/audit.jsonl, which is rotated by size (audit.jsonl.1 … .N, the oldest dropped). An entry
+// artifacts; made or revoked a key; changed a tenant; was refused at the door), appended in order:
+// the file store's to service/audit.jsonl, rotated by size (audit.jsonl.1 … .N, the oldest dropped),
+// the in-memory store's to a list of its newest AUDIT_MEMORY_ENTRIES. An entry
 // names the actor by tenant and key prefix, never a prompt, a key or a secret. Refusals at the door
 // are folded: one entry per remote address per AUDIT_REFUSALS_WINDOW_MS, with how many it stands for.
 
 import { appendFile, mkdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { AUDIT_FILES_KEPT, AUDIT_MAX_FILE_BYTES, AUDIT_REFUSALS_WINDOW_MS } from "./limits.js";
+import { AUDIT_FILES_KEPT, AUDIT_MEMORY_ENTRIES, AUDIT_MAX_FILE_BYTES, AUDIT_REFUSALS_WINDOW_MS } from "./limits.js";
 
 export const AUDIT_ACTIONS = ["run.create", "run.cancel", "run.delete", "run.artifacts", "key.create", "key.revoke", "tenant.change", "auth.refused"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -29,6 +30,7 @@ export type AuditEntry = {
 };
 
 export type AuditLog = {
+  /** The file store's audit.jsonl; "" for one that keeps no file. */
   readonly path: string;
   /** Appends an entry (its time is now); writes are in order, and a failed write is told to onError, never thrown. */
   readonly record: (entry: Omit<AuditEntry, "time">) => void;
@@ -40,22 +42,71 @@ export type AuditLog = {
   readonly flush: () => Promise<void>;
 };
 
+/** Where the entries are kept: appended one at a time, in the order asked; read back oldest first. */
+type AuditEntries = {
+  readonly path: string;
+  readonly ready: Promise<void>;
+  readonly append: (entry: AuditEntry) => Promise<void>;
+  readonly all: () => Promise<AuditEntry[]>;
+};
+
+/** The file store's audit log, in service/audit.jsonl and its rotated files. */
 export function openAuditLog(serviceDir: string, onError: (error: unknown) => void = () => undefined): AuditLog {
-  const path = join(serviceDir, "audit.jsonl");
-  let chain: Promise<void> = mkdir(dirname(path), { recursive: true, mode: 0o700 }).then(() => undefined);
+  return auditLogOver(auditFiles(join(serviceDir, "audit.jsonl")), onError);
+}
+
+/** The in-memory store's. */
+export function createMemoryAuditLog(onError: (error: unknown) => void = () => undefined): AuditLog {
+  const entries: AuditEntry[] = [];
+  return auditLogOver(
+    {
+      path: "",
+      ready: Promise.resolve(),
+      append: async (entry) => void (entries.push(entry) > AUDIT_MEMORY_ENTRIES && entries.shift()),
+      all: async () => [...entries],
+    },
+    onError,
+  );
+}
+
+function auditFiles(path: string): AuditEntries {
+  return {
+    path,
+    ready: mkdir(dirname(path), { recursive: true, mode: 0o700 }).then(() => undefined),
+    append: async (entry) => {
+      const line = `${JSON.stringify(entry)}\n`;
+      const size = await stat(path).then(
+        (s) => s.size,
+        () => 0,
+      );
+      if (size > 0 && size + line.length > AUDIT_MAX_FILE_BYTES) await rotate(path);
+      await appendFile(path, line, { mode: 0o600 });
+    },
+    all: async () => {
+      const entries: AuditEntry[] = [];
+      for (let n = AUDIT_FILES_KEPT; n >= 0; n -= 1) {
+        const text = await readFile(n === 0 ? path : `${path}.${n}`, "utf8").catch(() => "");
+        for (const line of text.split("\n")) {
+          if (line === "") continue;
+          try {
+            const entry = JSON.parse(line) as AuditEntry | null;
+            if (typeof entry?.time === "string") entries.push(entry);
+          } catch {
+            // A line cut short by a crash: the ones around it stand.
+          }
+        }
+      }
+      return entries;
+    },
+  };
+}
+
+function auditLogOver(kept: AuditEntries, onError: (error: unknown) => void): AuditLog {
+  const { path } = kept;
+  let chain: Promise<void> = kept.ready;
   const folded = new Map<string, { count: number; reason: string; key: string | undefined; since: number; timer: NodeJS.Timeout }>();
   const append = (entry: AuditEntry) => {
-    chain = chain
-      .then(async () => {
-        const line = `${JSON.stringify(entry)}\n`;
-        const size = await stat(path).then(
-          (s) => s.size,
-          () => 0,
-        );
-        if (size > 0 && size + line.length > AUDIT_MAX_FILE_BYTES) await rotate(path);
-        await appendFile(path, line, { mode: 0o600 });
-      })
-      .catch(onError);
+    chain = chain.then(() => kept.append(entry)).catch(onError);
   };
   const writeFolded = (remote: string) => {
     const fold = folded.get(remote);
@@ -89,20 +140,7 @@ export function openAuditLog(serviceDir: string, onError: (error: unknown) => vo
     },
     read: async (since, limit) => {
       await chain;
-      const entries: AuditEntry[] = [];
-      for (let n = AUDIT_FILES_KEPT; n >= 0; n -= 1) {
-        const text = await readFile(n === 0 ? path : `${path}.${n}`, "utf8").catch(() => "");
-        for (const line of text.split("\n")) {
-          if (line === "") continue;
-          try {
-            const entry = JSON.parse(line) as AuditEntry;
-            if (Date.parse(entry.time) >= since) entries.push(entry);
-          } catch {
-            // A line cut short by a crash: the ones around it stand.
-          }
-        }
-      }
-      return entries.slice(-limit);
+      return (await kept.all()).filter((entry) => Date.parse(entry.time) >= since).slice(-limit);
     },
     flush: async () => {
       for (const remote of [...folded.keys()]) writeFolded(remote);

@@ -1,6 +1,7 @@
 // One small JSON file the service alone writes (its keys, its tenants): read whole at start, written
 // whole on each change through a temporary file and a rename, readable by the service's user only.
-// Writes are serialised, so the last one asked is the last one on disk.
+// Writes are serialised, so the last one asked is the last one on disk. The in-memory store keeps
+// the same value in memory only (memoryJson).
 
 import { readFile, rename, writeFile } from "node:fs/promises";
 
@@ -29,5 +30,14 @@ export function durableJson<T>(path: string): DurableJson<T> {
       last = written.catch(() => undefined);
       return written;
     },
+  };
+}
+
+/** The same value kept in this process only: the in-memory store's tenants and keys. */
+export function memoryJson<T>(): DurableJson<T> {
+  let text: string | undefined;
+  return {
+    read: async () => (text === undefined ? undefined : (JSON.parse(text) as T)),
+    write: async (value) => void (text = JSON.stringify(value)),
   };
 }

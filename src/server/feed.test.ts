@@ -59,28 +59,28 @@ describe("the events feed", () => {
       costUsd: 0.01,
     });
     expect(lines.join("\n")).not.toContain("secret-ish");
-    expect(feed.after(0, (entry) => entry.tenant === "a", 10).map((entry) => entry.id)).toEqual([1, 3]);
-    expect(feed.after(1, all, 1).map((entry) => entry.id)).toEqual([2]);
+    expect((await feed.after(0, (entry) => entry.tenant === "a", 10)).map((entry) => entry.id)).toEqual([1, 3]);
+    expect((await feed.after(1, all, 1)).map((entry) => entry.id)).toEqual([2]);
   });
 
   it("goes on numbering after a restart, with what was there still there", async () => {
     const dir = mkdtempSync(join(scratch, "restart-"));
     const first = await openFeed(dir);
-    expect(first.newestId()).toBe(0);
+    expect(await first.newestId()).toBe(0);
     for (const id of ["00000000000000a1", "00000000000000a2"]) first.append(change("run.queued", record(id, "a")));
     await first.flush();
     const second = await openFeed(dir);
-    expect(second.newestId()).toBe(2);
+    expect(await second.newestId()).toBe(2);
     second.append(change("run.started", record("00000000000000a1", "a", { state: "starting" })));
     await second.flush();
-    expect(second.after(0, all, 10).map((entry) => [entry.id, entry.type])).toEqual([
+    expect((await second.after(0, all, 10)).map((entry) => [entry.id, entry.type])).toEqual([
       [1, "run.queued"],
       [2, "run.queued"],
       [3, "run.started"],
     ]);
-    expect(second.standing(3)).toBe("kept");
-    expect(second.newestId()).toBe(3);
-    expect(second.standing(4)).toBe("ahead");
+    expect(await second.standing(3)).toBe("kept");
+    expect(await second.newestId()).toBe(3);
+    expect(await second.standing(4)).toBe("ahead");
   });
 
   it("skips a last line a crash cut short, and writes the next entry on a line of its own", async () => {
@@ -90,11 +90,11 @@ describe("the events feed", () => {
     await first.flush();
     appendFileSync(first.path, '{"id":2,"type":"run.sta');
     const second = await openFeed(dir);
-    expect(second.after(0, all, 10).map((entry) => entry.id)).toEqual([1]);
+    expect((await second.after(0, all, 10)).map((entry) => entry.id)).toEqual([1]);
     second.append(change("run.started", record("00000000000000a1", "a", { state: "starting" })));
     await second.flush();
     const third = await openFeed(dir);
-    expect(third.after(0, all, 10).map((entry) => [entry.id, entry.type])).toEqual([
+    expect((await third.after(0, all, 10)).map((entry) => [entry.id, entry.type])).toEqual([
       [1, "run.queued"],
       [2, "run.started"],
     ]);
@@ -106,15 +106,15 @@ describe("the events feed", () => {
     for (let n = 1; n <= 10; n += 1) feed.append(change("run.queued", record(`00000000000000${n.toString(16).padStart(2, "0")}`, "a")));
     await feed.flush();
     // 1-3, 4-6, 7-9 filled a file each, 10 began the fourth: 7-9 rotated, 10 current, 1-6 dropped.
-    expect(feed.after(0, all, 100).map((entry) => entry.id)).toEqual([7, 8, 9, 10]);
-    expect(feed.oldestId()).toBe(7);
-    expect(feed.standing(5)).toBe("expired");
-    expect(feed.standing(6)).toBe("kept");
+    expect((await feed.after(0, all, 100)).map((entry) => entry.id)).toEqual([7, 8, 9, 10]);
+    expect(await feed.oldestId()).toBe(7);
+    expect(await feed.standing(5)).toBe("expired");
+    expect(await feed.standing(6)).toBe("kept");
     const reopened = await openFeed(dir, { entriesPerFile: 3 });
-    expect(reopened.after(6, all, 100).map((entry) => entry.id)).toEqual([7, 8, 9, 10]);
-    expect(reopened.standing(0)).toBe("expired");
+    expect((await reopened.after(6, all, 100)).map((entry) => entry.id)).toEqual([7, 8, 9, 10]);
+    expect(await reopened.standing(0)).toBe("expired");
     reopened.append(change("run.deleted", record("0000000000000001", "a")));
     await reopened.flush();
-    expect(reopened.after(9, all, 100).map((entry) => entry.id)).toEqual([10, 11]);
+    expect((await reopened.after(9, all, 100)).map((entry) => entry.id)).toEqual([10, 11]);
   });
 });

@@ -1,9 +1,11 @@
 // The events feed: every Run's lifecycle (queued, started, finished, deleted) in one append-only log,
-// service/feed.jsonl, each entry numbered by one id that only grows, across restarts too, so a client
-// that missed webhooks reads on from the last id it saw. Bounded by rotation: past entriesPerFile the
-// file becomes feed.jsonl.1 (the one before it is dropped), so the newest entriesPerFile to twice that
-// are kept, and a cursor older than the oldest kept is told so. An entry holds a Run's state, labels,
-// end and usage: never its prompt or a secret. An entry is read, or heard, only once it is on disk.
+// each entry numbered by one id that only grows, across restarts too, so a client that missed webhooks
+// reads on from the last id it saw. Bounded by rotation: past entriesPerFile the current part becomes
+// the older one (the one before it is dropped), so the newest entriesPerFile to twice that are kept,
+// and a cursor older than the oldest kept is told so. The file store keeps the parts in
+// service/feed.jsonl and feed.jsonl.1; the in-memory store in memory only. An entry holds a Run's
+// state, labels, end and usage: never its prompt or a secret. An entry is read, or heard, only once
+// it is stored. Reads are async, as a feed shared by replicas answers them.
 
 import { appendFile, mkdir, readFile, rename, truncate } from "node:fs/promises";
 import { join } from "node:path";
@@ -33,16 +35,17 @@ export type FeedEntry = {
 export type CursorStanding = "kept" | "expired" | "ahead";
 
 export type Feed = {
+  /** The file store's feed.jsonl; "" for one that keeps no file. */
   readonly path: string;
   /** Numbers the step and writes it; it is read and heard once written. A failed write is told to onError, never thrown. */
   readonly append: (change: Lifecycle) => void;
   /** The kept entries after `after` that `visible` lets through, oldest first, at most `limit`. */
-  readonly after: (after: number, visible: (entry: FeedEntry) => boolean, limit: number) => FeedEntry[];
-  readonly standing: (after: number) => CursorStanding;
+  readonly after: (after: number, visible: (entry: FeedEntry) => boolean, limit: number) => Promise<FeedEntry[]>;
+  readonly standing: (after: number) => Promise<CursorStanding>;
   /** The id of the oldest entry kept (the newest's plus one when none is). */
-  readonly oldestId: () => number;
+  readonly oldestId: () => Promise<number>;
   /** The id of the newest entry written (0 before the first): after= it reads only what comes next. */
-  readonly newestId: () => number;
+  readonly newestId: () => Promise<number>;
   /** Hears each entry once it is written; returns how to stop. */
   readonly listen: (listener: (entry: FeedEntry) => void) => () => void;
   /** Waits for every write asked so far. */
@@ -55,14 +58,42 @@ export type FeedOptions = {
   readonly entriesPerFile?: number;
 };
 
+/** Where the feed's two parts are kept: read once at start, then appended to and rotated in the order asked. */
+type FeedParts = {
+  readonly path: string;
+  /** The older part, then the current one, both in id order. */
+  readonly read: () => Promise<{ readonly older: FeedEntry[]; readonly current: FeedEntry[] }>;
+  readonly append: (entry: FeedEntry) => Promise<void>;
+  /** The current part becomes the older one; the one before it is dropped. */
+  readonly rotate: () => Promise<void>;
+};
+
+/** The file store's feed, in service/feed.jsonl and feed.jsonl.1. */
 export async function openFeed(serviceDir: string, options: FeedOptions = {}): Promise<Feed> {
   const path = join(serviceDir, "feed.jsonl");
   const rotated = `${path}.1`;
-  const entriesPerFile = options.entriesPerFile ?? FEED_ENTRIES_PER_FILE;
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
-  // What the rotated file holds, then what the current one holds: both in id order.
-  let older = await readEntries(rotated);
-  let current = await readEntries(path, { mend: true });
+  return feedOver(
+    {
+      path,
+      read: async () => ({ older: await readEntries(rotated), current: await readEntries(path, { mend: true }) }),
+      append: (entry) => appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 }),
+      rotate: () => rename(path, rotated),
+    },
+    options,
+  );
+}
+
+/** The in-memory store's: the feed's own two parts are all there is. */
+export function createMemoryFeed(options: FeedOptions = {}): Promise<Feed> {
+  return feedOver({ path: "", read: async () => ({ older: [], current: [] }), append: async () => undefined, rotate: async () => undefined }, options);
+}
+
+async function feedOver(parts: FeedParts, options: FeedOptions): Promise<Feed> {
+  const { path } = parts;
+  const entriesPerFile = options.entriesPerFile ?? FEED_ENTRIES_PER_FILE;
+  // What the older part holds, then what the current one holds: both in id order.
+  let { older, current } = await parts.read();
   let numbered = current.at(-1)?.id ?? older.at(-1)?.id ?? 0;
   let written = numbered;
   const listeners = new Set<(entry: FeedEntry) => void>();
@@ -76,18 +107,18 @@ export async function openFeed(serviceDir: string, options: FeedOptions = {}): P
       chain = chain
         .then(async () => {
           if (current.length >= entriesPerFile) {
-            await rename(path, rotated);
+            await parts.rotate();
             older = current;
             current = [];
           }
-          await appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+          await parts.append(entry);
           current.push(entry);
           written = entry.id;
           for (const listener of listeners) listener(entry);
         })
         .catch((error: unknown) => options.onError?.(error));
     },
-    after: (after, visible, limit) => {
+    after: async (after, visible, limit) => {
       const found: FeedEntry[] = [];
       for (const entries of [older, current]) {
         for (let at = firstAfter(entries, after); at < entries.length && found.length < limit; at += 1) {
@@ -97,9 +128,9 @@ export async function openFeed(serviceDir: string, options: FeedOptions = {}): P
       }
       return found;
     },
-    standing: (after) => (after > written ? "ahead" : after < oldestId() - 1 ? "expired" : "kept"),
-    oldestId,
-    newestId: () => written,
+    standing: async (after) => (after > written ? "ahead" : after < oldestId() - 1 ? "expired" : "kept"),
+    oldestId: async () => oldestId(),
+    newestId: async () => written,
     listen: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

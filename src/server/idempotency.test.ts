@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { useAppOnSocket } from "../../test/support/app.js";
 import type { AgentOutcome, AgentRunner, AgentRunOptions } from "../runner/index.js";
 import { createRunService, type RunService } from "./runs.js";
+import { memoryRuns } from "./store-memory.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-idempotency-"));
 
@@ -35,7 +36,7 @@ const runner = {
 
 let service: RunService;
 const app = useAppOnSocket("idempotency", async () => {
-  service = createRunService({ runner, runtimeDir: mkdtempSync(join(scratch, "rt-")), slots: 1, queueBound: 100, sessions: false });
+  service = createRunService({ runner, ...memoryRuns(mkdtempSync(join(scratch, "rt-"))), slots: 1, queueBound: 100, sessions: false });
   await service.recover();
   return service;
 });

@@ -18,5 +18,5 @@ export type { ServeOptions } from "./serve-options.js";
 export { checkServeOptions, ServeError } from "./serve-options.js";
 export { serveRefusal } from "./serve-kubernetes.js";
 export type { RunRecord } from "./store.js";
-export { createRunStore } from "./store.js";
+export { readFileRunStore } from "./store-files.js";
 export { localMcpServer } from "./mcp-local.js";

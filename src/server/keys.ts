@@ -8,7 +8,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { durableJson } from "./durable-json.js";
+import { type DurableJson, durableJson, memoryJson } from "./durable-json.js";
 import type { Scope } from "./caller.js";
 import { KEY_LAST_USE_WRITE_MS } from "./limits.js";
 
@@ -30,6 +30,10 @@ type StoredKey = KeyRecord & { readonly hash: string };
 /** Why a presented key was refused: never which part of it was wrong beyond this. */
 export type KeyRefusal = "malformed" | "unknown" | "revoked" | "expired";
 
+/**
+ * The keys: `verify`, `get` and `list` answer from the view this process holds, kept current by every
+ * change made through it (a store shared by replicas refreshes it); a change resolves once it is stored.
+ */
 export type KeyStore = {
   /** Makes a key; its whole text is in the answer only. */
   readonly create: (
@@ -51,9 +55,19 @@ export type KeyStore = {
 export const KEY_PATTERN = /^ac_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 export const KEY_PREFIX_PATTERN = /^[0-9a-f]{12}$/;
 
+type KeysFile = { readonly keys: StoredKey[] };
+
+/** The file store's keys: their hashes in service/keys.json, the pepper in service/key-pepper. */
 export async function openKeyStore(serviceDir: string): Promise<KeyStore> {
-  const pepper = await keyPepper(join(serviceDir, "key-pepper"));
-  const file = durableJson<{ readonly keys: StoredKey[] }>(join(serviceDir, "keys.json"));
+  return keyStoreOver(await keyPepper(join(serviceDir, "key-pepper")), durableJson<KeysFile>(join(serviceDir, "keys.json")));
+}
+
+/** The in-memory store's, under a pepper of its own. */
+export function createMemoryKeyStore(): Promise<KeyStore> {
+  return keyStoreOver(randomBytes(32), memoryJson<KeysFile>());
+}
+
+async function keyStoreOver(pepper: Buffer, file: DurableJson<KeysFile>): Promise<KeyStore> {
   const keys = new Map<string, StoredKey>(((await file.read())?.keys ?? []).map((key) => [key.prefix, key]));
   const hashOf = (secret: string) => createHmac("sha256", pepper).update(secret).digest();
   const save = () => file.write({ keys: [...keys.values()] });

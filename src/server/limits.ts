@@ -65,6 +65,8 @@ export const KEY_LAST_USE_WRITE_MS = 10_000;
 /** The audit log's file is rotated past this size; AUDIT_FILES_KEPT rotated files are kept beside it. */
 export const AUDIT_MAX_FILE_BYTES = 10 * MiB;
 export const AUDIT_FILES_KEPT = 5;
+/** The in-memory store's audit log keeps its newest this many entries. */
+export const AUDIT_MEMORY_ENTRIES = 10_000;
 /** Refusals at the door from one address within this window are one audit entry with their count. */
 export const AUDIT_REFUSALS_WINDOW_MS = 60_000;
 /** Entries one read of the audit log answers at most. */

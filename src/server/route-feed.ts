@@ -86,10 +86,11 @@ export function registerFeedRoute(fastify: FastifyInstance, feed: Feed, streams:
       const refusal = otherTenantRefusal(caller, tenant, "events");
       if (refusal !== undefined) return reply.code(403).send(errorBody("forbidden", refusal));
       const visible = (entry: FeedEntry) => sees(caller, entry.tenant) && (tenant === undefined || entry.tenant === tenant);
-      const after = cursorOf(request, request.query, feed);
-      const standing = after === undefined ? "kept" : feed.standing(after);
+      const after = await cursorOf(request, request.query, feed);
+      const standing = after === undefined ? "kept" : await feed.standing(after);
       if (standing === "expired") {
-        const message = `after ${after} is older than the oldest event kept (${feed.oldestId()}); list the Runs with GET /v1/runs to catch up, then read on with after=${feed.oldestId() - 1}`;
+        const oldest = await feed.oldestId();
+        const message = `after ${after} is older than the oldest event kept (${oldest}); list the Runs with GET /v1/runs to catch up, then read on with after=${oldest - 1}`;
         return reply.code(410).send(errorBody("cursor_expired", message));
       }
       if (standing === "ahead")
@@ -101,7 +102,7 @@ export function registerFeedRoute(fastify: FastifyInstance, feed: Feed, streams:
               `after ${after} is past the newest event; send the nextAfter (or event id) this feed answered, or leave after out to read from the oldest kept`,
             ),
           );
-      const from = after ?? feed.oldestId() - 1;
+      const from = after ?? (await feed.oldestId()) - 1;
       if (wantsStream(request)) {
         // Held from its first byte: revoking the key, or its expiry, ends it with why.
         let end: (why?: KeyEnd) => void = () => undefined;
@@ -110,17 +111,17 @@ export function registerFeedRoute(fastify: FastifyInstance, feed: Feed, streams:
         end = stream(request, reply, { feed, after: from, visible, open, release });
         return;
       }
-      const events = feed.after(from, visible, request.query.limit);
-      return { events, nextAfter: events.at(-1)?.id ?? from, newestId: feed.newestId() };
+      const events = await feed.after(from, visible, request.query.limit);
+      return { events, nextAfter: events.at(-1)?.id ?? from, newestId: await feed.newestId() };
     },
   );
 }
 
 /** ?after=, else an EventSource's Last-Event-ID when it is a whole number. */
-function cursorOf(request: FastifyRequest, query: FeedQuery, feed: Feed): number | undefined {
+async function cursorOf(request: FastifyRequest, query: FeedQuery, feed: Feed): Promise<number | undefined> {
   if (query.after !== undefined || !wantsStream(request)) return query.after;
   const header = Number(request.headers["last-event-id"]);
-  return request.headers["last-event-id"] !== undefined && Number.isSafeInteger(header) && header >= 0 ? header : feed.oldestId() - 1;
+  return request.headers["last-event-id"] !== undefined && Number.isSafeInteger(header) && header >= 0 ? header : (await feed.oldestId()) - 1;
 }
 
 function wantsStream(request: FastifyRequest): boolean {
@@ -164,8 +165,14 @@ function stream(request: FastifyRequest, reply: FastifyReply, { feed, after, vis
   request.raw.on("close", () => end());
   // A comment at once: the client knows the stream is open before the first entry.
   write(": the events feed\n\n");
-  for (const entry of feed.after(after, visible, Number.POSITIVE_INFINITY)) deliver(entry);
-  replaying = false;
-  for (const entry of pending) deliver(entry);
+  void feed.after(after, visible, Number.POSITIVE_INFINITY).then(
+    (kept) => {
+      for (const entry of kept) deliver(entry);
+      replaying = false;
+      for (const entry of pending) deliver(entry);
+    },
+    // The replay could not be read: the stream ends, and the client reads on from the last id it saw.
+    () => end(),
+  );
   return end;
 }

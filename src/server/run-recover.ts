@@ -12,7 +12,7 @@ import { holdSession } from "./session-holds.js";
 import { TERMINAL_STATES } from "./store.js";
 
 export async function recover(state: RunsState): Promise<void> {
-  const { store } = state;
+  const { store, files } = state;
   await store.prepare();
   for (const saved of await store.all()) {
     state.records.set(saved.id, saved);
@@ -31,7 +31,7 @@ export async function recover(state: RunsState): Promise<void> {
     } else if (!TERMINAL_STATES.has(saved.state)) {
       // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container,
       // and what a Harvest cut short left beside harvest/ goes.
-      await recoverHarvest(store.harvestDirectory(saved.id));
+      await recoverHarvest(files.harvestDirectory(saved.id));
       await end(
         state,
         saved,

@@ -23,6 +23,7 @@ export async function remove(state: RunsState, id: string): Promise<RunRecord | 
   state.lastEventId.delete(id);
   state.writes.delete(id);
   await state.store.remove(id);
+  await state.files.remove(id);
   told(state, "run.deleted", record);
   return record;
 }

@@ -5,7 +5,7 @@
 import type { AgentOutcome, AgentRunner } from "../runner/index.js";
 import type { AgentEvent, AgentRequestInput } from "../agents/index.js";
 import type { Caller } from "./caller.js";
-import type { RunRecord } from "./store.js";
+import type { RunFiles, RunRecord, RunStore } from "./store.js";
 
 /** What POST /v1/runs asks: an agent request plus the prompt, labels, whether the agent edits a copy of its inputs, and where its webhooks go. */
 export type ServiceRunRequest = AgentRequestInput & {
@@ -29,7 +29,10 @@ export type RunServiceOptions = {
   readonly runner: AgentRunner;
   /** The runner for a request with `writable: true`: the same, its Agent Container's work/ writable (staging.writableWork); default none, and such a request is refused. */
   readonly writableRunner?: AgentRunner;
-  readonly runtimeDir: string;
+  /** The record of the Runs (made once by serve, and handed to the webhooks too). */
+  readonly store: RunStore;
+  /** The Run directories the runner is handed its inputs and Harvest in. */
+  readonly files: RunFiles;
   readonly slots: number;
   readonly queueBound: number;
   /** Whether the runner keeps sessions (created with sessions: true); default false: a request with resumeSession is refused before it is a Run. */

@@ -14,7 +14,7 @@ import type { RunRecord } from "./store.js";
 
 export async function start(state: RunsState, queued: RunRecord, controller: AbortController): Promise<void> {
   let record = await setState(state, queued, "starting");
-  const { store } = state;
+  const { store, files } = state;
   const request = (await store.request(record.id)) as ServiceRunRequest;
   const { prompt, labels: _labels, writable, callbackUrl: _callback, ...agentRequest } = request;
   const runner = runnerFor(state, request);
@@ -28,8 +28,8 @@ export async function start(state: RunsState, queued: RunRecord, controller: Abo
     runId: record.id,
     signal: controller.signal,
     traceContext,
-    harvestTo: store.harvestDirectory(record.id),
-    ...(record.inputs === undefined ? {} : { inputs: { directory: store.inputsDirectory(record.id) } }),
+    harvestTo: files.harvestDirectory(record.id),
+    ...(record.inputs === undefined ? {} : { inputs: { directory: files.inputsDirectory(record.id) } }),
     onEvent: (event: AgentEvent) => {
       if (over) return;
       if (!seenEvent) {

@@ -102,7 +102,7 @@ async function admit(
   inputs: InputsWriter | undefined,
   owner: Caller,
 ): Promise<Admitted | KeyReused | Refused> {
-  const { store } = state;
+  const { store, files } = state;
   // The bound holds every Run accepted and not ended (waiting or running), counted before the
   // first await: submits that arrive together cannot all see room for one.
   if (state.draining) return "draining";
@@ -114,12 +114,12 @@ async function admit(
   try {
     let given: RunRecord["inputs"];
     if (inputs !== undefined) {
-      await store.open(id);
+      await files.open(id);
       try {
-        given = await inputs(store.inputsDirectory(id));
+        given = await inputs(files.inputsDirectory(id));
       } catch (error) {
         // What the refusal says matters more than a failed removal; the next start removes what is left.
-        await store.remove(id).catch(() => undefined);
+        await files.remove(id).catch(() => undefined);
         throw error;
       }
     }

@@ -1,9 +1,9 @@
-// The one state the service keeps of its Runs in memory, beside their record on disk: the index,
+// The one state the service keeps of its Runs in memory, beside their record in the Run Store: the index,
 // the queue, the running ones, their event chains and listeners, the sessions held. Every step of
 // the service reads and changes this one object, and nothing else; all of it but what is live
 // (running, listening) is rebuilt from the record after a restart (run-recover.ts).
 
-import { createRunStore, type RunRecord, type RunStore, type StoredEvent } from "./store.js";
+import type { RunFiles, RunRecord, RunStore, StoredEvent } from "./store.js";
 import type { RunServiceOptions } from "./run-service-options.js";
 import type { TraceHeaders } from "../trace/index.js";
 
@@ -12,6 +12,7 @@ export type Listener = (event: StoredEvent) => void;
 export type RunsState = {
   readonly options: RunServiceOptions;
   readonly store: RunStore;
+  readonly files: RunFiles;
   /** Every Run this service knows, by id. */
   readonly records: Map<string, RunRecord>;
   /** The ids of the Runs waiting for a slot, the next to start first. */
@@ -44,7 +45,8 @@ export type RunsState = {
 export function createRunsState(options: RunServiceOptions): RunsState {
   return {
     options,
-    store: createRunStore(options.runtimeDir),
+    store: options.store,
+    files: options.files,
     records: new Map(),
     queue: [],
     running: new Map(),

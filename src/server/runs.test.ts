@@ -9,7 +9,7 @@ import type { AgentEvent } from "../agents/index.js";
 import type { AgentOutcome, AgentRunner, AgentRunOptions } from "../runner/index.js";
 import { OPERATOR } from "./caller.js";
 import { createRunService, type Admitted, type KeyReused, type Refused, type Unserved, type RunEnd, type ServiceRunRequest } from "./runs.js";
-import { createRunStore } from "./store.js";
+import { fileRuns } from "./store-files.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-runs-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -54,8 +54,9 @@ function untilCancelled(late: AgentEvent[] = [{ type: "assistant_text", text: "p
 function serviceOver(runner: AgentRunner, slots = 1, sessions = false) {
   const runtimeDir = mkdtempSync(join(scratch, "rt-"));
   const ended: RunEnd[] = [];
-  const service = createRunService({ runner, runtimeDir, slots, queueBound: 10, sessions, onEnd: (_request, end) => void ended.push(end) });
-  return { service, ended, store: createRunStore(runtimeDir), runtimeDir };
+  const runs = fileRuns(runtimeDir);
+  const service = createRunService({ runner, ...runs, slots, queueBound: 10, sessions, onEnd: (_request, end) => void ended.push(end) });
+  return { service, ended, store: runs.store, runtimeDir };
 }
 
 const ask = (prompt: string, more: Partial<ServiceRunRequest> = {}) => ({ cli: "claude", prompt, ...more }) as ServiceRunRequest;
@@ -173,7 +174,7 @@ describe("an Idempotency-Key", () => {
     const before = serviceOver(runner, 1);
     await before.service.recover();
     const first = made(await before.service.submit(ask("once"), "k-kept"));
-    const after = createRunService({ runner, runtimeDir: before.runtimeDir, slots: 1, queueBound: 10, sessions: false });
+    const after = createRunService({ runner, ...fileRuns(before.runtimeDir), slots: 1, queueBound: 10, sessions: false });
     await after.recover();
     expect(await after.submit(ask("once"), "k-kept")).toMatchObject({ created: false, record: { id: first.record.id } });
     expect(await after.submit(ask("twice"), "k-kept")).toMatchObject({ reused: { id: first.record.id } });
@@ -184,7 +185,7 @@ describe("an Idempotency-Key", () => {
   it("is left free by a submit that made no Run (a full queue, inputs that failed): the same key makes the Run once it can", async () => {
     const { runner } = untilCancelled([]);
     const runtimeDir = mkdtempSync(join(scratch, "rt-"));
-    const service = createRunService({ runner, runtimeDir, slots: 1, queueBound: 1, sessions: false });
+    const service = createRunService({ runner, ...fileRuns(runtimeDir), slots: 1, queueBound: 1, sessions: false });
     await service.recover();
     const holding = made(await service.submit(ask("holds the only place")));
     expect(await service.submit(ask("keyed"), "k-refused")).toBe("queue_full");
@@ -240,7 +241,7 @@ describe("a queued Run's trace context", () => {
         return { ...cancelledOutcome(), ok: true, reason: "completed" } as unknown as AgentOutcome;
       },
     } as unknown as AgentRunner;
-    const after = createRunService({ runner: tracing, runtimeDir: before.runtimeDir, slots: 1, queueBound: 10, sessions: false });
+    const after = createRunService({ runner: tracing, ...fileRuns(before.runtimeDir), slots: 1, queueBound: 10, sessions: false });
     await after.recover();
     await until(() => contexts.length === 1);
     expect(contexts[0]).toMatchObject({ traceparent, tracestate: "a=1" });

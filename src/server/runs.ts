@@ -45,7 +45,7 @@ export type RunService = {
   readonly listen: (id: string, listener: Listener) => () => void;
   /** Ends a Run: a queued one at once, a running one through its container's stop; a terminal one is left as it is. */
   readonly cancel: (id: string) => Promise<RunRecord | undefined>;
-  /** Rebuilds the index from disk: finished Runs as they were, queued ones queued again, running ones ended as interrupted. */
+  /** Rebuilds the index from the store: finished Runs as they were, queued ones queued again, running ones ended as interrupted. */
   readonly recover: () => Promise<void>;
   /** No new Runs; running ones get `graceMs` to finish, then are cancelled. */
   readonly drain: (graceMs: number) => Promise<void>;
@@ -66,7 +66,7 @@ export type RunService = {
 
 export function createRunService(options: RunServiceOptions): RunService {
   const state = createRunsState(options);
-  const { records, store } = state;
+  const { records, store, files } = state;
   return {
     submit: (request, idempotencyKey, inputs, owner) => submit(state, request, idempotencyKey, inputs, owner),
     get: (id) => records.get(id),
@@ -82,7 +82,7 @@ export function createRunService(options: RunServiceOptions): RunService {
     counts: () => counts(state),
     remove: (id) => remove(state, id),
     removeEndedBefore: (cutoff) => removeEndedBefore(state, cutoff),
-    harvestDirectory: (id) => store.harvestDirectory(id),
+    harvestDirectory: (id) => files.harvestDirectory(id),
     a2aTask: (id) => (records.has(id) ? store.a2aTask(id) : Promise.resolve(undefined)),
     saveA2ATask: (id, task) => saveA2ATask(state, id, task),
     deliveries: (id) => (records.has(id) ? store.deliveries(id) : Promise.resolve([])),

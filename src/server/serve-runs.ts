@@ -8,14 +8,15 @@ import type { EngineStatus } from "../runtime/index.js";
 import { createRunMetrics, type RunMetrics, type TenantCounts } from "./metrics.js";
 import type { Lifecycle, ResolvedQuotas, RunEnd, RunService, RunServiceOptions, ServiceRunRequest } from "./runs.js";
 import { createRunService } from "./runs.js";
-import type { RunRecord } from "./store.js";
+import type { RunFiles, RunRecord, RunStore } from "./store.js";
 
 export type MeteredRuns = { readonly service: RunService; readonly metrics: RunMetrics };
 
 export type MeteredRunsOptions = {
   readonly runner: AgentRunner;
   readonly writableRunner: AgentRunner;
-  readonly runtimeDir: string;
+  readonly store: RunStore;
+  readonly files: RunFiles;
   readonly slots: number;
   readonly queueBound: number;
   readonly sessions: boolean;

@@ -12,7 +12,6 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { AGENT_IMAGE, agentcageVersion } from "../runner/index.js";
-import { openFeed } from "./feed.js";
 import { DRAIN_GRACE_MS, STOP_CONNECTIONS_GRACE_MS } from "./limits.js";
 import type { RunMetrics } from "./metrics.js";
 import type { RunService } from "./runs.js";
@@ -21,7 +20,8 @@ import { startUp, stoppedWhileStarting } from "./serve-startup.js";
 import { OPERATOR_TENANT } from "./caller.js";
 import type { Lifecycle, ResolvedQuotas } from "./runs.js";
 import { checkServeOptions, type CheckedOptions, type ServeOptions } from "./serve-options.js";
-import { openTenancy, type Tenancy } from "./tenancy.js";
+import { openFileStore } from "./service-store.js";
+import type { Tenancy } from "./tenancy.js";
 import { assembleServiceRunners } from "./serve-runners.js";
 import { egressView } from "./service-egress.js";
 import { createMeteredRuns } from "./serve-runs.js";
@@ -54,14 +54,13 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     const { token, tokenFile } = listens
       ? await serviceToken(checked.token, serviceDir)
       : { token: randomBytes(24).toString("base64url"), tokenFile: undefined };
-    const tenancy = await openTenancy(serviceDir, (error) =>
-      logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
-    );
-    start.made(() => Promise.all([tenancy.keys.flush(), tenancy.audit.flush()]));
-    const feed = await openFeed(serviceDir, {
-      onError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
+    // The store, made once here and handed to the Runs, the webhooks and the app (tenancy, feed).
+    const store = await openFileStore(options.runtimeDir, {
+      onAuditError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
+      onFeedError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
     });
-    start.made(() => feed.flush());
+    const { tenancy, feed } = store;
+    start.made(() => store.flush());
     const port = options.port ?? 8750;
     const address = listens ? await holdAddress(checked.host, port) : undefined;
     start.made(() => address?.release());
@@ -78,7 +77,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     const lifecycle: Array<(change: Lifecycle) => void> = [feed.append];
     const allowPrivate = options.allowPrivateCallbacks === true;
     const webhooks = createWebhooks({
-      runtimeDir: options.runtimeDir,
+      store: store.runs,
       tenants: tenancy.tenants,
       allowPrivate,
       logger,
@@ -96,7 +95,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       runner,
       writableRunner,
       ...(runners.engines === undefined ? {} : { engines: runners.engines.status }),
-      runtimeDir: options.runtimeDir,
+      store: store.runs,
+      files: store.files,
       slots: checked.slots,
       sessions: options.sessions === true,
       queueBound: checked.queueBound,
@@ -152,9 +152,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         await closeApp(app);
         // The pool's members go before the proxy they are joined to; no Run is under way after the drain.
         await runners.close();
-        await tenancy.keys.flush();
-        await tenancy.audit.flush();
-        await feed.flush();
+        await store.flush();
       },
     };
   } catch (error) {

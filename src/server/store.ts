@@ -1,20 +1,15 @@
-// The service's record of every Run it accepted, on disk under `<runtimeDir>/service/runs/<id>/`:
-// request.json (what was asked), state.json (where it is), events.jsonl (every event, numbered, the
-// log an event stream replays from), outcome.json (how it ended), inputs/ (the files it was given),
-// harvest/ (what its agent left), a2a-task.json (the task an A2A caller made of it, with its
-// history), deliveries.jsonl (each webhook it owes and each attempt to deliver it), trace.json (its caller's
-// W3C trace context, when one was sent). The service's state after a restart is rebuilt from these files
-// alone; a directory without state.json is a submit that never finished. One Run, one directory,
-// one writer: this process, and one write of each file at a time, in the order they were asked.
+// The Run Store: the record of the service's Runs (their records, requests, events, Outcomes, trace
+// contexts, A2A tasks, webhook deliveries and idempotency keys) behind one interface, made once by
+// serve and handed to whoever reads or writes it; and RunFiles, the Run directory's files the runner
+// reads and writes by path (inputs/, harvest/). Every operation is async and promises only what a
+// store shared by replicas (Postgres) could keep too. Two implementations meet one contract test
+// (store.test.ts): the file store, the default, in the Run directory (store-files.ts), and
+// the in-memory one for route tests (store-memory.ts).
 
-import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { AGENT_CLIS, type AgentCli } from "../agents/index.js";
+import type { AgentCli } from "../agents/index.js";
 import type { EndReason } from "../plan/index.js";
-import { RUN_ID_PATTERN } from "../staging/index.js";
 import type { TraceHeaders } from "../trace/index.js";
-import { OPERATOR_TENANT } from "./caller.js";
-import { createKeyClaims, type KeyClaims } from "./key-claims.js";
+import type { KeyClaims } from "./key-claims.js";
 
 export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -73,137 +68,71 @@ export type StoredDelivery = {
   readonly nextAttemptAt?: string;
 };
 
+/**
+ * The record of the service's Runs. One writer per Run at a time (the process that holds it); reads
+ * may come from anyone. A Run is in the store from `create` until `remove`; an operation on a Run
+ * that is not rejects, or resolves as said below.
+ */
 export type RunStore = {
-  readonly root: string;
-  /** Writes a new Run's request and record, and its caller's trace context when it sent one (so a queued Run keeps it across a restart). */
+  /**
+   * Records a new Run: its record, the request it was accepted with, and its caller's trace context
+   * when one was sent. All or nothing as `all()` sees it: a Run is listed only once its record, request
+   * and trace are stored, and a create cut short by a crash leaves nothing `all()` lists.
+   */
   readonly create: (record: RunRecord, request: unknown, trace?: TraceHeaders) => Promise<void>;
-  /** The trace context its caller sent, undefined when none. */
-  readonly trace: (id: string) => Promise<TraceHeaders | undefined>;
+  /** Replaces a Run's record. Updates of one Run land in the order they were asked, each one whole: the last asked is the one read. */
   readonly update: (record: RunRecord) => Promise<void>;
-  readonly appendEvent: (id: string, event: StoredEvent) => Promise<void>;
-  readonly events: (id: string) => Promise<StoredEvent[]>;
-  readonly request: (id: string) => Promise<unknown>;
-  readonly outcome: (id: string) => Promise<unknown>;
-  readonly saveOutcome: (id: string, outcome: unknown) => Promise<void>;
-  /** The A2A task a Run was made for, as the SDK's JSON; undefined when none was saved. */
-  readonly a2aTask: (id: string) => Promise<unknown>;
-  readonly saveA2ATask: (id: string, task: unknown) => Promise<void>;
-  /** Adds a line to a Run's deliveries.jsonl; a Run that was removed keeps nothing (ENOENT). */
-  readonly appendDelivery: (id: string, delivery: StoredDelivery) => Promise<void>;
-  readonly deliveries: (id: string) => Promise<StoredDelivery[]>;
-  /** Every Run on disk, oldest first, for the index rebuilt at start. */
+  /** Every Run recorded, oldest first (by createdAt): the index a start rebuilds. A record of an earlier version reads as today's. */
   readonly all: () => Promise<RunRecord[]>;
-  readonly directory: (id: string) => string;
-  /** Where a Run's input files are extracted (`inputs/`) and its agent's work harvested (`harvest/`). */
-  readonly inputsDirectory: (id: string) => string;
-  readonly harvestDirectory: (id: string) => string;
-  /** Makes a Run's directory before its record: its inputs go there first. */
-  readonly open: (id: string) => Promise<void>;
-  /** Removes a Run's directory and all it holds. */
+  /** What the Run was asked, as it was accepted; rejects when the Run is not recorded. */
+  readonly request: (id: string) => Promise<unknown>;
+  /** The trace context its caller sent; undefined when none (or no such Run). */
+  readonly trace: (id: string) => Promise<TraceHeaders | undefined>;
+  /**
+   * Appends the next event of a Run. Its writer appends them one at a time, in id order; a later
+   * read sees them in that order. A crash may lose the last one appended, never one before it.
+   */
+  readonly appendEvent: (id: string, event: StoredEvent) => Promise<void>;
+  /** A Run's events so far, in the order appended; none for a Run that has none (or no such Run). */
+  readonly events: (id: string) => Promise<StoredEvent[]>;
+  /** Keeps how the Run ended (its Outcome, whole); saved once, before its terminal record. */
+  readonly saveOutcome: (id: string, outcome: unknown) => Promise<void>;
+  /** Its Outcome; undefined until it is saved. */
+  readonly outcome: (id: string) => Promise<unknown>;
+  /** Keeps the A2A task a Run was made for (the SDK's JSON), replacing the one before. */
+  readonly saveA2ATask: (id: string, task: unknown) => Promise<void>;
+  /** The A2A task a Run was made for; undefined when none was saved. */
+  readonly a2aTask: (id: string) => Promise<unknown>;
+  /** Appends one line of a Run's webhook deliveries, in the order asked; false when the Run is not recorded (it was removed): nothing is kept. */
+  readonly appendDelivery: (id: string, delivery: StoredDelivery) => Promise<boolean>;
+  /** A Run's delivery lines, in the order appended. */
+  readonly deliveries: (id: string) => Promise<StoredDelivery[]>;
+  /** Forgets a Run and everything kept of it here; nothing when it is not recorded. */
   readonly remove: (id: string) => Promise<void>;
-  /** Makes the runs directory, and removes the directories of submits that never finished (no state.json): a crash mid-upload. */
+  /**
+   * Readies the store at start, before `all()`: removes what a submit that never finished left (a
+   * crash between its inputs and its record) and resolves with those Runs' ids.
+   */
   readonly prepare: () => Promise<string[]>;
-  /** Each tenant's idempotency keys, claimed one step at a time (key-claims.ts); the file store keeps them in memory, filed from the records at start. */
+  /** Each tenant's idempotency keys, claimed one step at a time (key-claims.ts). */
   readonly keys: KeyClaims;
 };
 
-export function createRunStore(runtimeDir: string): RunStore {
-  // Absolute whatever the caller wrote: a Run's inputs and harvestTo are handed to the runner as paths.
-  const root = join(resolve(runtimeDir), "service", "runs");
-  const directory = (id: string) => join(root, id);
-  // Writes of one file wait for the one before: two at once would share the temporary file, and
-  // the second rename would find it gone (or an older state would land last).
-  const writing = new Map<string, Promise<void>>();
-  const writeJson = (path: string, value: unknown): Promise<void> => {
-    const text = `${JSON.stringify(value)}\n`;
-    const written = (writing.get(path) ?? Promise.resolve()).then(async () => {
-      const temporary = `${path}.tmp-${process.pid}`;
-      await writeFile(temporary, text, { mode: 0o600 });
-      await rename(temporary, path);
-    });
-    const settled = written.catch(() => undefined);
-    writing.set(path, settled);
-    void settled.then(() => {
-      if (writing.get(path) === settled) writing.delete(path);
-    });
-    return written;
-  };
-  const readJson = async (path: string): Promise<unknown> => JSON.parse(await readFile(path, "utf8"));
-  return {
-    root,
-    keys: createKeyClaims(),
-    directory,
-    inputsDirectory: (id) => join(directory(id), "inputs"),
-    harvestDirectory: (id) => join(directory(id), "harvest"),
-    open: async (id) => void (await mkdir(directory(id), { recursive: true, mode: 0o700 })),
-    remove: (id) => rm(directory(id), { recursive: true, force: true }),
-    prepare: async () => {
-      await mkdir(root, { recursive: true, mode: 0o700 });
-      const removed: string[] = [];
-      for (const name of await readdir(root)) {
-        if (!RUN_ID_PATTERN.test(name)) continue;
-        const state = await lstat(join(directory(name), "state.json")).catch((error: NodeJS.ErrnoException) => error.code);
-        if (state !== "ENOENT") continue;
-        await rm(directory(name), { recursive: true, force: true });
-        removed.push(name);
-      }
-      return removed;
-    },
-    create: async (record, request, trace) => {
-      await mkdir(directory(record.id), { recursive: true, mode: 0o700 });
-      await writeJson(join(directory(record.id), "request.json"), request);
-      // Before state.json: a Run whose record is read at the next start has its trace beside it.
-      if (trace !== undefined) await writeJson(join(directory(record.id), "trace.json"), trace);
-      await writeJson(join(directory(record.id), "state.json"), record);
-    },
-    trace: async (id) => (await readJson(join(directory(id), "trace.json")).catch(() => undefined)) as TraceHeaders | undefined,
-    update: (record) => writeJson(join(directory(record.id), "state.json"), record),
-    appendEvent: (id, event) => appendFile(join(directory(id), "events.jsonl"), `${JSON.stringify(event)}\n`, { mode: 0o600 }),
-    events: (id) => readLines<StoredEvent>(join(directory(id), "events.jsonl")),
-    // appendFile makes no directory: a removed Run's is not made again.
-    appendDelivery: (id, delivery) => appendFile(join(directory(id), "deliveries.jsonl"), `${JSON.stringify(delivery)}\n`, { mode: 0o600 }),
-    deliveries: (id) => readLines<StoredDelivery>(join(directory(id), "deliveries.jsonl")),
-    request: (id) => readJson(join(directory(id), "request.json")),
-    outcome: (id) => readJson(join(directory(id), "outcome.json")).catch(() => undefined),
-    saveOutcome: (id, outcome) => writeJson(join(directory(id), "outcome.json"), outcome),
-    a2aTask: (id) => readJson(join(directory(id), "a2a-task.json")).catch(() => undefined),
-    saveA2ATask: (id, task) => writeJson(join(directory(id), "a2a-task.json"), task),
-    all: async () => {
-      const names = await readdir(root).catch(() => [] as string[]);
-      const records: RunRecord[] = [];
-      for (const name of names) {
-        const saved = (await readJson(join(directory(name), "state.json")).catch(() => undefined)) as
-          | (Omit<RunRecord, "tenant"> & { runId?: unknown; tenant?: string })
-          | undefined;
-        if (saved?.id !== name) continue;
-        // An earlier version kept the library's own run id beside the Run's; the Run's id is the one id now.
-        // Runs recorded before there were tenants are the Operator's.
-        const { runId: _earlier, ...record } = saved;
-        const asked = record.cli === undefined ? await askedOf(directory(name)) : {};
-        records.push({ ...record, ...asked, tenant: record.tenant ?? OPERATOR_TENANT });
-      }
-      return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    },
-  };
-}
+/** What `agentcage runs` reads of a store it does not hold: reads only. */
+export type RunReader = Pick<RunStore, "all" | "request" | "outcome" | "events">;
 
-/** The CLI and model a Run's request.json named, for a record kept before its record held them; nothing when it cannot be read. */
-async function askedOf(directory: string): Promise<Pick<RunRecord, "cli" | "model">> {
-  const request = (await readFile(join(directory, "request.json"), "utf8").then(JSON.parse, () => undefined)) as { cli?: unknown; model?: unknown } | undefined;
-  return {
-    ...((AGENT_CLIS as readonly unknown[]).includes(request?.cli) ? { cli: request?.cli as AgentCli } : {}),
-    ...(typeof request?.model === "string" ? { model: request.model } : {}),
-  };
-}
-
-/** A JSON-lines file's lines; none when it does not exist. A line cut short by a crash is the last one; what came before it stands. */
-async function readLines<T>(path: string): Promise<T[]> {
-  const text = await readFile(path, "utf8").catch(() => "");
-  return text.split("\n").flatMap((line) => {
-    try {
-      return line === "" ? [] : [JSON.parse(line) as T];
-    } catch {
-      return [];
-    }
-  });
-}
+/**
+ * A Run's directory: the files the runner is handed by path (its inputs, what its agent left), so
+ * always on the service's disk, whatever keeps the record. Opened before the Run is recorded (its
+ * inputs are written first), removed with it.
+ */
+export type RunFiles = {
+  /** Where a Run's input files are extracted (`inputs/`, which does not exist until they are). */
+  readonly inputsDirectory: (id: string) => string;
+  /** Where its agent's work is harvested (`harvest/`); it exists once the Harvest ran and took something. */
+  readonly harvestDirectory: (id: string) => string;
+  /** Makes the Run's directory (readable by the service's user only). */
+  readonly open: (id: string) => Promise<void>;
+  /** Removes the Run's directory and all it holds; nothing when there is none. */
+  readonly remove: (id: string) => Promise<void>;
+};

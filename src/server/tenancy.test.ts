@@ -11,6 +11,7 @@ import { openAuditLog } from "./audit.js";
 import type { Caller } from "./caller.js";
 import { openKeyStore } from "./keys.js";
 import type { QuotaRefusal } from "./quotas.js";
+import { memoryRuns } from "./store-memory.js";
 import { createRunService, type Admitted, type ResolvedQuotas, type ServiceRunRequest } from "./runs.js";
 import { openTenantStore } from "./tenants.js";
 
@@ -58,7 +59,13 @@ function made(submitted: unknown): Admitted {
 }
 
 function serviceWith(runner: AgentRunner, slots: number, quotasOf?: (tenant: string) => ResolvedQuotas) {
-  return createRunService({ runner, runtimeDir: mkdtempSync(join(scratch, "rt-")), slots, queueBound: 100, ...(quotasOf === undefined ? {} : { quotasOf }) });
+  return createRunService({
+    runner,
+    ...memoryRuns(mkdtempSync(join(scratch, "rt-"))),
+    slots,
+    queueBound: 100,
+    ...(quotasOf === undefined ? {} : { quotasOf }),
+  });
 }
 
 describe("the slots between tenants", () => {

@@ -1,11 +1,12 @@
 // The tenants the service knows: each made with its first key, holding its quotas (the Operator's
 // overrides of the service's defaults), its default callback URL and the secret its webhooks are
-// signed with (Standard Webhooks' `whsec_` form). Kept in service/tenants.json, readable by the
-// service's user only. The Operator's own tenant always exists.
+// signed with (Standard Webhooks' `whsec_` form). The file store keeps them in service/tenants.json,
+// readable by the service's user only; read whole at start, each change written whole before it is
+// answered. The Operator's own tenant always exists.
 
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { durableJson } from "./durable-json.js";
+import { type DurableJson, durableJson, memoryJson } from "./durable-json.js";
 import { OPERATOR_TENANT } from "./caller.js";
 
 /** A tenant's caps; one left out takes the service's default (serve's --tenant-* options). */
@@ -32,6 +33,10 @@ export type Tenant = {
 export type QuotaChanges = { readonly [K in keyof TenantQuotas]?: number | null };
 export type TenantChanges = { readonly quotas?: QuotaChanges; readonly callbackUrl?: string | null; readonly rotateWebhookSecret?: boolean };
 
+/**
+ * The tenants: reads answer from the view this process holds, kept current by every change made
+ * through it (a store shared by replicas refreshes it); a change resolves once it is stored.
+ */
 export type TenantStore = {
   readonly get: (name: string) => Tenant | undefined;
   readonly list: () => readonly Tenant[];
@@ -41,8 +46,19 @@ export type TenantStore = {
   readonly change: (name: string, changes: TenantChanges) => Promise<Tenant>;
 };
 
-export async function openTenantStore(serviceDir: string): Promise<TenantStore> {
-  const file = durableJson<{ readonly tenants: Tenant[] }>(join(serviceDir, "tenants.json"));
+type TenantsFile = { readonly tenants: Tenant[] };
+
+/** The file store's tenants, in service/tenants.json. */
+export function openTenantStore(serviceDir: string): Promise<TenantStore> {
+  return tenantStoreOver(durableJson<TenantsFile>(join(serviceDir, "tenants.json")));
+}
+
+/** The in-memory store's. */
+export function createMemoryTenantStore(): Promise<TenantStore> {
+  return tenantStoreOver(memoryJson<TenantsFile>());
+}
+
+async function tenantStoreOver(file: DurableJson<TenantsFile>): Promise<TenantStore> {
   const tenants = new Map<string, Tenant>(((await file.read())?.tenants ?? []).map((tenant) => [tenant.name, tenant]));
   const save = () => file.write({ tenants: [...tenants.values()] });
   const made = (name: string): Tenant => ({ name, createdAt: new Date().toISOString(), quotas: {}, webhookSecret: newWebhookSecret() });

@@ -1,14 +1,15 @@
 // The webhooks: a Run with a callback URL (its own, or its tenant's default) has run.started and
 // run.finished POSTed there, signed with its tenant's secret, at least once: each owed webhook is
-// written to the Run's deliveries.jsonl before its first attempt, each attempt after it, and one
-// not delivered when the service stopped is tried again at the next start while its time lasts.
+// kept in the Run's deliveries in the Run Store (the file store's deliveries.jsonl) before its first
+// attempt, each attempt after it, and one not delivered when the service stopped is tried again at
+// the next start while its time lasts.
 // A webhook's id is the same for every attempt (a receiver dedupes by it); its body never holds the
 // prompt, a key, a secret or the agent's output. A deleted Run is owed nothing more.
 
 import pLimit from "p-limit";
 import type { Logger } from "pino";
 import type { Lifecycle, LifecycleType, ServiceRunRequest } from "./run-service-options.js";
-import { createRunStore, type RunRecord, type StoredDelivery } from "./store.js";
+import type { RunRecord, RunStore, StoredDelivery } from "./store.js";
 import type { TenantStore } from "./tenants.js";
 import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay, type RetrySchedule } from "./webhook-schedule.js";
 import { postWebhook, type AttemptResult, type WebhookMessage } from "./webhook-post.js";
@@ -23,7 +24,8 @@ const STOP_GRACE_MS = 2_000;
 const isWebhookType = (type: LifecycleType): type is StoredDelivery["type"] => type === "run.started" || type === "run.finished";
 
 export type WebhooksOptions = {
-  readonly runtimeDir: string;
+  /** The service's Run Store (serve's one): each Run's request and Outcome, and its deliveries. */
+  readonly store: RunStore;
   readonly tenants: TenantStore;
   readonly allowPrivate: boolean;
   readonly logger: Logger;
@@ -56,9 +58,8 @@ type Owed = {
 };
 
 export function createWebhooks(options: WebhooksOptions): Webhooks {
-  const { logger, tenants } = options;
+  const { logger, tenants, store } = options;
   const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
-  const store = createRunStore(options.runtimeDir);
   const limit = pLimit(CONCURRENT_ATTEMPTS);
   const owed = new Map<string, Owed>();
   /** Each Run's run.started first attempt: its run.finished waits for it, so a receiver hears them in order. */
@@ -75,15 +76,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     return settled;
   };
 
-  /** Writes a line to the Run's deliveries.jsonl; false when the Run was deleted meanwhile (its directory is gone): it is owed nothing more. */
-  const record = (runId: string, line: StoredDelivery): Promise<boolean> =>
-    store.appendDelivery(runId, line).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return false;
-        throw error;
-      },
-    );
+  /** Keeps a line of the Run's deliveries; false when the Run was deleted meanwhile: it is owed nothing more. */
+  const record = (runId: string, line: StoredDelivery): Promise<boolean> => store.appendDelivery(runId, line);
 
   const attempt = async (webhook: Owed): Promise<void> => {
     webhook.timer = undefined;

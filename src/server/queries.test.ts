@@ -1,36 +1,30 @@
-// What the service refuses, over real HTTP against the real service and engine: a query string is
-// validated like a body (an unknown parameter, a bad cursor, 400 naming it), repeated label= filters
-// by all of them as the command's repeated --label does, and every refusal is one sentence of the
-// project's own: the field or parameter, its value quoted, what to send; never zod's raw wording.
+// What the service refuses, through the real app over the in-memory store and scripted Runs (route
+// logic: no engine): a query string is validated like a body (an unknown parameter, a bad cursor, 400
+// naming it), repeated label= filters by all of them as the command's repeated --label does, and every
+// refusal is one sentence of the project's own: the field or parameter, its value quoted, what to
+// send; never zod's raw wording.
 
 import { describe, expect, it } from "vitest";
-import { useTestService } from "../../test/support/service.js";
+import { useAppInMemory } from "../../test/support/app.js";
 
-const service = useTestService("queries-http");
+const service = useAppInMemory("queries");
 
-const call = (path: string, init: RequestInit = {}) =>
-  fetch(`${service.running().url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${service.token()}`, "content-type": "application/json", ...init.headers },
+/** A request as the Operator, its body sent as it is, as a client could. */
+const call = (path: string, init: { method?: string; body?: string } = {}) =>
+  service.call(service.token, path, {
+    ...(init.method === undefined ? {} : { method: init.method }),
+    headers: { "content-type": "application/json" },
+    ...(init.body === undefined ? {} : { payload: init.body }),
   });
 
-async function refused(path: string, init: RequestInit = {}): Promise<string> {
+async function refused(path: string, init: { method?: string; body?: string } = {}): Promise<string> {
   const answer = await call(path, init);
-  const said = (await answer.json()) as { error: string; message: string };
+  const said = answer.json() as { error: string; message: string };
   expect(answer.status, said.message).toBe(400);
   expect(said.error).toBe("invalid_request");
   // zod's own words: "Unrecognized key", "Invalid input", "expected string, received number", "Too small".
   expect(said.message).not.toMatch(/Unrecognized key|Invalid input|Invalid option|expected \w+, received|Too (small|big)|^body:/);
   return said.message;
-}
-
-async function ended(id: string): Promise<void> {
-  for (let i = 0; i < 900; i++) {
-    const run = (await (await call(`/v1/runs/${id}`)).json()) as { endedAt?: string };
-    if (run.endedAt !== undefined) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`Run ${id} did not end within 90 s`);
 }
 
 describe("what GET /v1/runs takes in its query string", () => {
@@ -47,21 +41,17 @@ describe("what GET /v1/runs takes in its query string", () => {
   });
 
   it("filters by every label= given, as agentcage runs ls --label does", async () => {
-    const submit = async (labels: Record<string, string>) => {
-      const answer = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "What is the capital of France?", labels }) });
-      expect(answer.status).toBe(202);
-      return ((await answer.json()) as { id: string }).id;
-    };
+    const submit = (labels: Record<string, string>) => service.submit(service.token, { prompt: "What is the capital of France?", labels });
     const both = await submit({ team: "red", suite: "queries" });
     const one = await submit({ team: "red", suite: "other" });
-    await ended(both);
-    await ended(one);
-    const listed = (await (await call("/v1/runs?label=team%3Dred&label=suite%3Dqueries")).json()) as { runs: Array<{ id: string }> };
+    await service.ended(service.token, both);
+    await service.ended(service.token, one);
+    const listed = (await call("/v1/runs?label=team%3Dred&label=suite%3Dqueries")).json() as { runs: Array<{ id: string }> };
     expect(listed.runs.map((run) => run.id)).toEqual([both]);
-    const red = (await (await call("/v1/runs?label=team%3Dred")).json()) as { runs: Array<{ id: string }> };
+    const red = (await call("/v1/runs?label=team%3Dred")).json() as { runs: Array<{ id: string }> };
     expect(red.runs.map((run) => run.id).sort()).toEqual([both, one].sort());
     expect(await refused("/v1/runs?label=team")).toContain('label "team" is not key=value');
-  }, 120_000);
+  });
 });
 
 describe("the service's refusals", () => {
