@@ -118,5 +118,5 @@ describe("an engine that is slow, and one that is gone", () => {
     // Back, the engine is swept of what the ended Run left.
     await engine.start();
     await until("the engine back to be swept", () => leftOn(engine).length === 0, 30_000);
-  }, 120_000);
+  }, 240_000);
 });

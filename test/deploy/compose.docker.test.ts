@@ -30,7 +30,8 @@ const EGRESS_NETWORK = `${PROJECT}_egress`;
 const PROBE_LABEL = `agentcage-compose-test=${PROJECT}`;
 const SOCKET = "/var/run/docker.sock";
 const TOKEN = randomBytes(24).toString("hex");
-const READY_WITHIN_MS = 90_000;
+/** An orchestrator is ready in 10-20 s on an idle machine; a loaded CI host has taken over 90 s. */
+const READY_WITHIN_MS = 180_000;
 /** How long one HTTP request to the deployment may take. */
 const REQUEST_TIMEOUT_MS = 10_000;
 const RUN_WITHIN_MS = 60_000;

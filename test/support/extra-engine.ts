@@ -31,7 +31,9 @@ export type ExtraEngine = {
   readonly remove: () => Promise<void>;
 };
 
-const ANSWER_WAIT_MS = 30_000;
+// A dockerd answers in 1-5 s on an idle machine (a restart after a kill recovers its containers
+// first); a loaded CI host has taken over 30 s. Waiting longer only delays a failure.
+const ANSWER_WAIT_MS = 90_000;
 
 /**
  * `storage`: the daemon's storage driver. vfs (the default) suits the small test image; overlay2
