@@ -11,12 +11,12 @@
  * await running.stop();
  * ```
  */
-export { apiDocument } from "./api-document.js";
-export type { RunningService } from "./serve.js";
-export { serve } from "./serve.js";
-export type { ServeOptions } from "./serve-options.js";
-export { checkServeOptions, ServeError } from "./serve-options.js";
-export { serveRefusal } from "./serve-kubernetes.js";
-export type { RunRecord } from "./store.js";
-export { readFileRunStore } from "./store-files.js";
-export { localMcpServer } from "./mcp-local.js";
+export { apiDocument } from "./serve/index.js";
+export type { RunningService } from "./serve/index.js";
+export { serve } from "./serve/index.js";
+export type { ServeOptions } from "./serve/index.js";
+export { checkServeOptions, ServeError } from "./serve/index.js";
+export { serveRefusal } from "./serve/index.js";
+export type { RunRecord } from "./runs/index.js";
+export { readFileRunStore } from "./runs/index.js";
+export { localMcpServer } from "./serve/index.js";

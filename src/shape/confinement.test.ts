@@ -124,6 +124,37 @@ describe("the confinement rules", () => {
     expect(messages).toEqual([expect.stringMatching(/^src\/staging\/harvest\/harvest\.ts .*front doors/)]);
   });
 
+  it("refuse, from outside a room, any door but the room's own: never a sub-folder's", () => {
+    expect(violationsOf("src/cli/serve.ts", `import { createRunService } from "../server/runs/index.js";`)).toEqual([
+      expect.stringMatching(
+        /^src\/cli\/serve\.ts .*rooms: src\/server\/ is entered from outside only through src\/server\/index\.js, never src\/server\/runs\//,
+      ),
+    ]);
+    expect(violationsOf("src/cli/serve.ts", `import { serve } from "../server/index.js";`)).toEqual([]);
+  });
+
+  it("refuse a room's sub-folders reaching into each other, or its root reaching into one, except through the door", () => {
+    expect(violationsOf("src/server/http/routes.ts", `import type { RunStore } from "../runs/store.js";`)).toEqual([
+      expect.stringMatching(/^src\/server\/http\/routes\.ts .*front doors: another directory is reached only through src\/server\/runs\/index\.js/),
+    ]);
+    expect(violationsOf("src/server/limits.ts", `import { x } from "./runs/store.js";`)).toEqual([expect.stringMatching(/front doors/)]);
+    expect(violationsOf("src/server/http/routes.ts", `import type { RunStore } from "../runs/index.js";`)).toEqual([]);
+  });
+
+  it("let a room's sub-folder import a shared leaf at the room's root, and nothing there that reaches into a sub-folder", () => {
+    const files = [
+      { path: "src/server/caller.ts", text: `import { AgentcageError } from "../errors/index.js";\nimport { LIMIT } from "./limits.js";` },
+      { path: "src/server/limits.ts", text: `export const LIMIT = 1;` },
+      { path: "src/server/front.ts", text: `import { store } from "./runs/index.js";` },
+      { path: "src/server/http/routes.ts", text: `import { caller } from "../caller.js";\nimport { front } from "../front.js";` },
+      { path: "src/server/runs/deep/far.ts", text: `import { LIMIT } from "../../limits.js";` },
+    ];
+    expect(findViolations(files)).toEqual([
+      expect.stringMatching(/^src\/server\/http\/routes\.ts imports "\.\.\/front\.js": front doors/),
+      expect.stringMatching(/^src\/server\/runs\/deep\/far\.ts imports "\.\.\/\.\.\/limits\.js": front doors/),
+    ]);
+  });
+
   it("find imports written across several lines, re-exports and dynamic imports", () => {
     const text = `import {\n  a,\n  b,\n} from "../plan/run-plan.js";\nexport * from "../mounts/mount.js";\nexport type { T } from "../plan/outcome.js";\nconst m = await import("../redact/masker.js");\nimport "../plan/limits.js";`;
     const messages = violationsOf("src/runtime/run.ts", text);

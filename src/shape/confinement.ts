@@ -54,14 +54,32 @@ const SIDE_EFFECT = /^[ \t]*import\s*(["'])([^"'\n]+)\1/gm;
 const DYNAMIC = /\bimport\s*\(\s*(["'])([^"'\n]+)\1\s*\)/g;
 
 export function findViolations(files: ReadonlyArray<SourceFile>): string[] {
+  const leaves = sharedLeaves(files);
   return files.flatMap((file) =>
     importsOf(file.text).flatMap(({ specifier, typeOnly }) =>
-      brokenRules(file.path, specifier, typeOnly).map((rule) => `${file.path} imports "${specifier}": ${rule}`),
+      brokenRules(file.path, specifier, typeOnly, leaves).map((rule) => `${file.path} imports "${specifier}": ${rule}`),
     ),
   );
 }
 
-function brokenRules(importer: string, specifier: string, typeOnly: boolean): string[] {
+// A room's shared leaves: the files directly in a top folder (src/server/caller.ts) that import
+// no sub-folder of it, so its sub-folders may import them without a circle through the door.
+function sharedLeaves(files: ReadonlyArray<SourceFile>): ReadonlySet<string> {
+  const leaves = new Set<string>();
+  for (const file of files) {
+    const parts = file.path.split("/");
+    if (parts.length !== 3 || file.path.endsWith(".test.ts") || parts[2] === "index.ts") continue;
+    const room = posix.dirname(file.path);
+    const intoSubFolder = importsOf(file.text).some(({ specifier }) => {
+      const target = posix.join(room, specifier);
+      return specifier.startsWith(".") && target.startsWith(`${room}/`) && posix.dirname(target) !== room;
+    });
+    if (!intoSubFolder) leaves.add(file.path.replace(/\.ts$/, ".js"));
+  }
+  return leaves;
+}
+
+function brokenRules(importer: string, specifier: string, typeOnly: boolean, leaves: ReadonlySet<string>): string[] {
   const from = topFolder(importer);
   if (!specifier.startsWith(".")) {
     const isDockerode = specifier === "dockerode" || specifier.startsWith("dockerode/");
@@ -79,9 +97,15 @@ function brokenRules(importer: string, specifier: string, typeOnly: boolean): st
   if (targetDir === PACKAGE_ROOT) {
     return isTest && isIndex ? [] : ["only tests may import the package root, and only src/index.ts"];
   }
-  const broken: string[] = [];
-  if (!isIndex) broken.push(`front doors: another directory is reached only through ${targetDir}/index.js`);
   const to = topFolder(target);
+  // A room's sub-folder (src/server/runs/) may import its room's shared leaves (src/server/caller.ts).
+  const roomDir = `${PACKAGE_ROOT}/${to}`;
+  if (from === to && targetDir === roomDir && posix.dirname(dir) === roomDir && leaves.has(target)) return [];
+  const broken: string[] = [];
+  // From outside a room, only the room's own door: never a sub-folder's (src/server/runs/index.js).
+  if (to !== undefined && from !== to && targetDir !== roomDir) {
+    broken.push(`rooms: src/${to}/ is entered from outside only through ${roomDir}/index.js, never ${targetDir}/`);
+  } else if (!isIndex) broken.push(`front doors: another directory is reached only through ${targetDir}/index.js`);
   if (to === undefined || from === to) return broken;
   const [rankFrom, rankTo] = [from === undefined ? 100 : RANKS[from], RANKS[to]];
   if (rankTo === undefined) broken.push(`layers: unknown folder src/${to}/; add it to the ranks`);

@@ -13,10 +13,10 @@ import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import type { AgentEvent } from "../../src/agents/index.js";
 import type { AgentOutcome, AgentRunner, AgentRunOptions } from "../../src/runner/index.js";
-import { buildApp } from "../../src/server/app.js";
-import { createRunMetrics } from "../../src/server/metrics.js";
-import { createRunService, type Lifecycle, type ResolvedQuotas, type RunService } from "../../src/server/runs.js";
-import { createMemoryStore, type ServiceStore } from "../../src/server/service-store.js";
+import { buildApp } from "../../src/server/serve/app.js";
+import { createRunMetrics } from "../../src/server/metrics/metrics.js";
+import { createRunService, type Lifecycle, type ResolvedQuotas, type RunService } from "../../src/server/runs/runs.js";
+import { createMemoryStore, type ServiceStore } from "../../src/server/serve/service-store.js";
 
 const facts = {
   version: "0.0.0",

@@ -1,0 +1,97 @@
+// GET /v1/runs/:id/events: Server-Sent Events. First a snapshot of the Run (no id: it moves no
+// cursor), then every persisted event after Last-Event-ID (or ?after=), then live ones, each with its
+// per-Run id, until exactly one `end` event with the Outcome; then the stream closes. A Run that
+// ended while nobody listened replays in full. An EventSource that reconnects with the end's id
+// (as it does after the stream closes) is answered 204, which stops it; `?after=` at or past the
+// end gets the `end` again and the stream closes: no stream outlives its Run, nor its key (revoked or
+// expired, it gets `unauthorized` instead of `end`). A comment every SSE_KEEPALIVE_MS keeps proxies open.
+
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { SSE_KEEPALIVE_MS } from "../limits.js";
+import type { RunService } from "../runs/index.js";
+import { runsFor } from "../runs/index.js";
+import { z } from "zod";
+import { errorSchema, eventsQuery, runIdParams } from "./schemas.js";
+import { RUN_NOT_FOUND } from "./route-view.js";
+import type { StoredEvent } from "../runs/index.js";
+import { startEventStream } from "./sse.js";
+import { unauthorized } from "./auth.js";
+import { keyEndedEvent, type KeyEnd, type KeyStreams } from "./key-streams.js";
+
+export function registerEventRoutes(fastify: FastifyInstance, all: RunService, streams: KeyStreams): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.get(
+    "/v1/runs/:id/events",
+    {
+      schema: {
+        operationId: "streamRunEvents",
+        summary: "The Run's events as Server-Sent Events, resumable with Last-Event-ID",
+        params: runIdParams,
+        querystring: eventsQuery,
+        produces: ["text/event-stream"],
+        response: {
+          200: z.string().describe("a text/event-stream: a snapshot, then each event (state, agent, metered), then one end with the Outcome"),
+          204: z.null().describe("the Last-Event-ID is the end's: nothing follows"),
+          400: errorSchema,
+          404: errorSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const service = runsFor(all, request.caller);
+      const record = service.get(request.params.id);
+      if (record === undefined) return reply.code(404).send(RUN_NOT_FOUND);
+      const header = Number(request.headers["last-event-id"]);
+      const after = request.query.after ?? (Number.isInteger(header) && header >= 0 ? header : 0);
+      // An EventSource reconnecting with the end's id (as it does once the stream closes) has seen
+      // everything: 204 is the one answer that makes it stop reconnecting, per the SSE standard.
+      if (request.query.after === undefined && request.headers["last-event-id"] !== undefined) {
+        const end = (await service.events(record.id)).find((event) => event.type === "end");
+        if (end !== undefined && after >= end.id) return reply.code(204).send(null);
+      }
+
+      // Held from its first byte: revoking the key, or its expiry, ends it with why.
+      const release = streams.hold(request.caller, (why) => finish(why));
+      if (typeof release === "string") return unauthorized(reply, release);
+      const write = startEventStream(reply);
+      const res = reply.raw;
+      const send = (event: StoredEvent) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+
+      // Listen first, then replay: an event that lands between the two is queued, never lost or doubled.
+      let delivered = after;
+      let replaying = true;
+      const pending: StoredEvent[] = [];
+      let done = false;
+      const finish = (why?: KeyEnd) => {
+        if (done) return;
+        done = true;
+        release();
+        stop();
+        clearInterval(keepAlive);
+        if (why !== undefined) write(keyEndedEvent(why));
+        res.end();
+      };
+      const deliver = (event: StoredEvent) => {
+        if (done) return;
+        // At or past the end already: there is nothing after it, and the end says so once more.
+        if (event.type === "end" && event.id <= after) {
+          send(event);
+          return finish();
+        }
+        if (event.id <= delivered) return;
+        delivered = event.id;
+        send(event);
+        if (event.type === "end") finish();
+      };
+      const stop = service.listen(record.id, (event) => (replaying ? pending.push(event) : deliver(event)));
+      const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
+      request.raw.on("close", () => finish());
+
+      write(`event: snapshot\ndata: ${JSON.stringify(service.get(record.id))}\n\n`);
+      for (const event of await service.events(record.id)) deliver(event);
+      replaying = false;
+      for (const event of pending) deliver(event);
+    },
+  );
+}

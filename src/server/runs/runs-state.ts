@@ -1,0 +1,66 @@
+// The one state the service keeps of its Runs in memory, beside their record in the Run Store: the index,
+// the queue, the running ones, their event chains and listeners, the sessions held. Every step of
+// the service reads and changes this one object, and nothing else; all of it but what is live
+// (running, listening) is rebuilt from the record after a restart (run-recover.ts).
+
+import type { RunFiles, RunRecord, RunStore, StoredEvent } from "./store.js";
+import type { RunServiceOptions } from "./run-service-options.js";
+import type { TraceHeaders } from "../../trace/index.js";
+
+export type Listener = (event: StoredEvent) => void;
+
+export type RunsState = {
+  readonly options: RunServiceOptions;
+  readonly store: RunStore;
+  readonly files: RunFiles;
+  /** Every Run this service knows, by id. */
+  readonly records: Map<string, RunRecord>;
+  /** The ids of the Runs waiting for a slot, the next to start first. */
+  readonly queue: string[];
+  /** How to stop each Run that holds a slot. */
+  readonly running: Map<string, AbortController>;
+  /** Settles when a Run that holds a slot has ended and its slot is free again. */
+  readonly finished: Map<string, Promise<void>>;
+  readonly listeners: Map<string, Set<Listener>>;
+  readonly lastEventId: Map<string, number>;
+  /** One writer per Run: its events are appended in order, each after the one before. */
+  readonly writes: Map<string, Promise<void>>;
+  /** The session store each Run that has not ended will resume, kept from this process's sweeps from its submit until it ends. */
+  readonly heldSessions: Map<string, () => void>;
+  /** The trace context each Run was submitted with, until it starts or ends (not kept past a restart). */
+  readonly traces: Map<string, TraceHeaders>;
+  /** No new Runs, and none started: the service is shutting down. */
+  draining: boolean;
+  /** Submits past the bound's check that have not yet queued their Run. */
+  admitting: number;
+  /** The same, by tenant: what its queued quota counts before the Run is queued. */
+  readonly admittingBy: Map<string, number>;
+  /** Runs started so far, and the count at each tenant's last start: who had a slot least recently. */
+  starts: number;
+  readonly lastStartBy: Map<string, number>;
+  /** Whose each known session is: the tenant of the Run that ended with it, and that Run's CLI (a session is one CLI's). */
+  readonly sessionOwners: Map<string, { readonly tenant: string; readonly cli: string | undefined }>;
+};
+
+export function createRunsState(options: RunServiceOptions): RunsState {
+  return {
+    options,
+    store: options.store,
+    files: options.files,
+    records: new Map(),
+    queue: [],
+    running: new Map(),
+    finished: new Map(),
+    listeners: new Map(),
+    lastEventId: new Map(),
+    writes: new Map(),
+    heldSessions: new Map(),
+    traces: new Map(),
+    draining: false,
+    admitting: 0,
+    admittingBy: new Map(),
+    starts: 0,
+    lastStartBy: new Map(),
+    sessionOwners: new Map(),
+  };
+}

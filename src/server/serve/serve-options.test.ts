@@ -1,0 +1,103 @@
+// serve's refusals of options that cannot go together, or of a pool it could not keep, come before it
+// writes anything: a runtime directory handed to a refused serve is left as it was (no service/, no generated token).
+
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ServeError, serve, type ServeOptions } from "../index.js";
+
+let runtimeDir: string;
+beforeEach(() => {
+  runtimeDir = mkdtempSync(join(tmpdir(), "agentcage-serve-options-"));
+});
+afterEach(() => rmSync(runtimeDir, { recursive: true, force: true }));
+
+describe("serve's network options", () => {
+  it.each([
+    [{ networkPolicy: "bogus" }, '--network-policy "bogus" is not a policy; write one of none, model, allowlist, open'],
+    [
+      { networkPolicy: "none", agentNetworks: ["bridge"] },
+      "--network-policy none and --agent-network bridge were both given; choose a policy, or declare networks by hand, not both",
+    ],
+    [{ networkPolicy: "open", standIn: true }, '--stand-in puts the agent on the stand-in model\'s own network, so --network-policy "open" cannot go with it'],
+  ] as const)("refuses %j before writing anything in the runtime directory", async (given, message) => {
+    const options = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), ...given } as ServeOptions;
+    const refusal = await serve(options).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServeError);
+    expect((refusal as Error).message).toContain(message);
+    expect(readdirSync(runtimeDir)).toEqual([]);
+  });
+});
+
+describe("serve's pool options", () => {
+  it.each([
+    [{ pool: -1 }, "--pool -1 is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none"],
+    [{ pool: 2.5 }, "--pool 2.5 is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none"],
+    [
+      { pool: 2, poolIdleSeconds: 0 },
+      "--pool-idle-seconds 0 is not a whole number from 1 to 86400; write how long a pooled container waits for its Run before it is replaced, e.g. 300",
+    ],
+    [
+      { pool: 2, sessions: true },
+      "--pool 2 cannot go with --sessions: every Run then keeps its session, and a Run that keeps one always starts cold, so the pool would serve none; leave --sessions out, or set --pool 0",
+    ],
+    [
+      { pool: 2, runFiles: "engine" },
+      "--pool 2 cannot go with --run-files engine: a pooled container's work/ is bound from this host's disk before its Run is known; leave --run-files out, or set --pool 0",
+    ],
+    [
+      { runFiles: "nfs" },
+      "--run-files \"nfs\" is not one of disk, engine; write engine to have each Run's files go through the engine, or leave it out to bind them from this host's disk",
+    ],
+  ] as const)("refuses %j before writing anything in the runtime directory", async (given, message) => {
+    const options = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), ...given } as ServeOptions;
+    const refusal = await serve(options).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServeError);
+    expect((refusal as Error).message).toBe(message);
+    expect(readdirSync(runtimeDir)).toEqual([]);
+  });
+});
+
+describe("serve's kubernetes option", () => {
+  const nowhere = JSON.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:9" } }],
+    users: [{ name: "u", user: { token: "t" } }],
+    contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+    "current-context": "c",
+  });
+  it.each([
+    [{ sessions: true }, "--sessions (a session store does not reach a Pod yet) cannot go with --kubernetes; leave it out"],
+    [
+      { standIn: true },
+      "--stand-in with --kubernetes needs --network-policy model or allowlist: the stand-in model runs behind the egress proxy in the cluster, which a Pod reaches only under those; add one, or leave --stand-in out",
+    ],
+    [{ agentNetworks: ["bridge"] }, "--agent-network (a Docker network, which a Pod has none of) cannot go with --kubernetes; leave it out"],
+    [{ poolIdleSeconds: 60 }, "--pool-idle-seconds (Docker containers started ahead; every Pod starts cold) cannot go with --kubernetes; leave it out"],
+    [
+      { runNetworkRange: "10.9.0.0/16" },
+      "--run-network-range (the range of a Run's own Docker network; a Pod's reach is its NetworkPolicy) cannot go with --kubernetes; leave it out",
+    ],
+    [{ networkPolicy: "open" }, "--network-policy open cannot go with --kubernetes: a Pod reaches only what its NetworkPolicy lets it"],
+  ] as const)("refuses %j before asking the cluster or writing anything", async (given, message) => {
+    const { createKubeApi } = await import("../../kube/index.js");
+    const kubernetes = { api: await createKubeApi({ kubeconfig: nowhere }), namespace: "agents" };
+    const options = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), kubernetes, ...given } as ServeOptions;
+    const refusal = await serve(options).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServeError);
+    expect((refusal as Error).message).toContain(message);
+    expect(readdirSync(runtimeDir)).toEqual([]);
+  });
+});

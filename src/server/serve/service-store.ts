@@ -1,0 +1,61 @@
+// What the service keeps, opened once by serve and handed to whoever needs it: the Run Store (records,
+// events, Outcomes, deliveries, idempotency keys), the Run directories' files, the tenancy (tenants,
+// keys, audit log) and the events feed. The file store keeps all of it under the runtime directory
+// (`service/`), in the format deployments already hold; the in-memory store keeps all but the Run
+// directories in memory, for route tests. Nothing else branches on which one it is.
+
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { createMemoryFeed, type Feed, openFeed } from "../runs/index.js";
+import type { RunFiles, RunStore } from "../runs/index.js";
+import { fileRuns } from "../runs/index.js";
+import { memoryRuns } from "../runs/index.js";
+import { createMemoryTenancy, openTenancy, type Tenancy } from "../tenancy/index.js";
+
+export type ServiceStore = {
+  readonly runs: RunStore;
+  readonly files: RunFiles;
+  readonly tenancy: Tenancy;
+  readonly feed: Feed;
+  /** Writes what is still on its way (keys' last uses, audit entries, feed entries); resolves once it is stored. */
+  readonly flush: () => Promise<void>;
+};
+
+export type StoreErrors = {
+  /** Told of an audit entry that could not be written; default: nobody. */
+  readonly onAuditError?: (error: unknown) => void;
+  /** Told of a feed entry that could not be written; default: nobody. */
+  readonly onFeedError?: (error: unknown) => void;
+};
+
+/** The file store under a runtime directory: `service/runs/<id>/`, `service/tenants.json`, `keys.json`, `key-pepper`, `audit.jsonl`, `feed.jsonl`. */
+export async function openFileStore(runtimeDir: string, errors: StoreErrors = {}): Promise<ServiceStore> {
+  const serviceDir = join(runtimeDir, "service");
+  await mkdir(serviceDir, { recursive: true, mode: 0o700 });
+  const tenancy = await openTenancy(serviceDir, errors.onAuditError);
+  const feed = await openFeed(serviceDir, errors.onFeedError === undefined ? {} : { onError: errors.onFeedError });
+  const { store, files } = fileRuns(runtimeDir);
+  return storeOf(store, files, tenancy, feed);
+}
+
+/** The in-memory store; the Run directories (which the runner is handed by path) under `filesDir`. */
+export async function createMemoryStore(filesDir: string, errors: StoreErrors = {}): Promise<ServiceStore> {
+  const tenancy = await createMemoryTenancy(errors.onAuditError);
+  const feed = await createMemoryFeed(errors.onFeedError === undefined ? {} : { onError: errors.onFeedError });
+  const { store, files } = memoryRuns(filesDir);
+  return storeOf(store, files, tenancy, feed);
+}
+
+function storeOf(runs: RunStore, files: RunFiles, tenancy: Tenancy, feed: Feed): ServiceStore {
+  return {
+    runs,
+    files,
+    tenancy,
+    feed,
+    flush: async () => {
+      await tenancy.keys.flush();
+      await tenancy.audit.flush();
+      await feed.flush();
+    },
+  };
+}
