@@ -24,7 +24,7 @@ const BUSY_BOUND_SECONDS = 3600;
 const POLL_EVERY_MS = 2000;
 const PROMPT = "[stand-in:plain] What is the capital of France?";
 const MiB = 1024 * 1024;
-/** The label every container and network a process makes carries its pid in (src/runtime/ownership.ts). */
+/** The label every container and network a process makes carries its pid in (src/runtime/ownership/ownership.ts). */
 const PID_LABEL = "agentcage.pid";
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 

@@ -92,7 +92,7 @@ export type RunSpecInput = {
   /**
    * Whole seconds after its start at which the container's own timer stops the agent (its stop
    * signal, then SIGKILL after the grace), so it ends even when the process that started it is gone;
-   * default: no timer. Every Run passes one (src/runtime/compose.ts); the egress proxy does not.
+   * default: no timer. Every Run passes one (src/runtime/run/compose.ts); the egress proxy does not.
    */
   readonly deadlineSeconds?: number;
 };

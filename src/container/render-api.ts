@@ -29,7 +29,7 @@ export function renderCreateBody(spec: ComposedSpec): ContainerCreateOptions {
     AttachStderr: true,
     NetworkDisabled: false,
     HostConfig: {
-      // Removal is explicit (after inspecting exit facts), not AutoRemove: see src/runtime/container-run.ts.
+      // Removal is explicit (after inspecting exit facts), not AutoRemove: see src/runtime/container/container-run.ts.
       AutoRemove: false,
       Init: true,
       ...(spec.container.containerRuntime === undefined ? {} : { Runtime: spec.container.containerRuntime }),

@@ -14,7 +14,7 @@ export type ListedContainer = {
 };
 export type ListedNetwork = { readonly name: string; readonly labels: Readonly<Record<string, string>> };
 
-/** A network of one Run's own (see src/runtime/run-network.ts). */
+/** A network of one Run's own (see src/runtime/network/run-network.ts). */
 export type NetworkSpec = {
   readonly name: string;
   /**

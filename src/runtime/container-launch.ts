@@ -5,13 +5,13 @@
 
 import { renderCommand, type ComposedSpec } from "../container/index.js";
 import type { ReaderVerdict, RunPlan } from "../plan/index.js";
-import { coldLaunchOf, type ColdLaunch } from "./cold-launch.js";
-import { runContainer, type ContainerRunContext } from "./container-run.js";
+import { coldLaunchOf, type ColdLaunch } from "./pool/index.js";
+import { runContainer, type ContainerRunContext } from "./container/index.js";
 import type { ContainerFacts } from "./end-reason.js";
-import { runNetworkName } from "./run-network.js";
-import { closeNetwork, openNetwork } from "./run-network-step.js";
-import { endEarly, maskedMessage, type LaunchedRun, type RunContext, type RunState, type StagedRun } from "./run-state.js";
-import { closeVolumes, collectVolumes, openVolumes } from "./run-volumes.js";
+import { runNetworkName } from "./network/index.js";
+import { closeNetwork, openNetwork } from "./run/index.js";
+import { endEarly, maskedMessage, type LaunchedRun, type RunContext, type RunState, type StagedRun } from "./run/index.js";
+import { closeVolumes, collectVolumes, openVolumes } from "./run/index.js";
 
 type PlannedStdin<R extends ReaderVerdict> = { readonly plan: RunPlan<R>; readonly stdin: Uint8Array };
 

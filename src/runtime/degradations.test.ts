@@ -10,10 +10,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 import { capturingLogger } from "../../test/support/engine.js";
 import { createAgentContainerRuntime, createDegradations, createEngineSet, type AgentContainerRuntime } from "../index.js";
-import { POOL_DEGRADED_IN_A_ROW } from "./pool.js";
-import { refusedRangeReport, reportingClashes } from "./range-clash.js";
-import { createRunAddresses } from "./run-addresses.js";
-import { openRunNetwork, SUBNET_TRIES } from "./run-network.js";
+import { POOL_DEGRADED_IN_A_ROW } from "./pool/index.js";
+import { refusedRangeReport, reportingClashes } from "./network/index.js";
+import { createRunAddresses } from "./network/index.js";
+import { openRunNetwork, SUBNET_TRIES } from "./network/index.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const said = (lines: readonly string[], msg: string) => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line["msg"] === msg);

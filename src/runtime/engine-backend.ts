@@ -8,7 +8,7 @@ import { engineNetworksOf, launchContainer } from "./container-launch.js";
 import type { Degradations } from "./degradations.js";
 import { placeOn, type BackendScope, type RunBackend } from "./run-backend.js";
 import { checkEngine, type RuntimeCheck } from "./runtime-check.js";
-import { sweep, type SweepResult } from "./sweep.js";
+import { sweep, type SweepResult } from "./ownership/index.js";
 
 export function engineBackend(engine: Engine): RunBackend {
   return {

@@ -7,12 +7,12 @@ import { createDockerEngine } from "../engine/index.js";
 import { AgentContainerError } from "../container/index.js";
 import { engineNetworksOf, launchContainer } from "./container-launch.js";
 import { sweepEngine } from "./engine-backend.js";
-import type { EngineSet } from "./engine-set.js";
+import type { EngineSet } from "./engines/index.js";
 import { ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import type { BackendScope, RunBackend } from "./run-backend.js";
 import { checkEngineSet } from "./runtime-check.js";
 import { bounded } from "./stop.js";
-import { sweepEngines } from "./sweep-engines.js";
+import { sweepEngines } from "./engines/index.js";
 
 export function engineSetBackend(set: EngineSet): RunBackend {
   return {

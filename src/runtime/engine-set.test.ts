@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { describeEngineError, type Engine } from "../engine/index.js";
 import { readLoadWith } from "../liveness/index.js";
-import { createEngineSet, type EngineLease, type EngineSet } from "./engine-set.js";
+import { createEngineSet, type EngineLease, type EngineSet } from "./engines/index.js";
 import { ENGINE_DRAIN_AFTER_FAILED_PINGS, ENGINE_HEALTH_INTERVAL_MS, ENGINE_PING_TIMEOUT_MS } from "./limits.js";
 import { EarlyEnd } from "./misuse.js";
 import { checkEngineSet } from "./runtime-check.js";

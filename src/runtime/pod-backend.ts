@@ -5,10 +5,10 @@
 
 import { AgentContainerError } from "../container/index.js";
 import { createDockerEngine } from "../engine/index.js";
-import type { KubernetesBackend } from "./kube-backend.js";
+import type { KubernetesBackend } from "./pods/index.js";
 import { launchPod } from "./pod-launch.js";
 import { podRefusalOf } from "./pod-refusals.js";
-import { sweepCluster } from "./pod-sweep.js";
+import { sweepCluster } from "./pods/index.js";
 import { placeOn, type RunBackend } from "./run-backend.js";
 import { checkKubernetes } from "./runtime-check.js";
 

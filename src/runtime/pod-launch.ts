@@ -9,13 +9,13 @@ import { resolveAgentUser, type ComposedSpec } from "../container/index.js";
 import type { PodFiles, PodOptions } from "../kube/index.js";
 import type { ReaderVerdict, RunPlan } from "../plan/index.js";
 import { DEFAULT_WRITABLE_BYTES, numericUser, packTree } from "../staging/index.js";
-import { containerDeadlineSeconds, holderSecondsAfter } from "./compose.js";
-import { podPlacement, type KubernetesBackend } from "./kube-backend.js";
-import { runPodContainer } from "./pod-container.js";
+import { containerDeadlineSeconds, holderSecondsAfter } from "./run/index.js";
+import { podPlacement, type KubernetesBackend } from "./pods/index.js";
+import { runPodContainer } from "./pods/index.js";
 import { podRefusalOf } from "./pod-refusals.js";
-import { endEarly, maskedMessage, timeLeftMs, type LaunchedRun, type RunContext, type RunState, type StagedRun } from "./run-state.js";
-import { volumeKinds, volumeSpecs } from "./run-volumes.js";
-import { copyBackArchive, PLACE, type CollectedVolume } from "./volume-collect.js";
+import { endEarly, maskedMessage, timeLeftMs, type LaunchedRun, type RunContext, type RunState, type StagedRun } from "./run/index.js";
+import { volumeKinds, volumeSpecs } from "./run/index.js";
+import { copyBackArchive, PLACE, type CollectedVolume } from "./volumes/index.js";
 
 export async function launchPod<R extends ReaderVerdict, Q>(
   backend: KubernetesBackend,

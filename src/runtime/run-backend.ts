@@ -10,8 +10,8 @@ import type { Engine } from "../engine/index.js";
 import type { Masker } from "../redact/index.js";
 import type { Degradations } from "./degradations.js";
 import type { RuntimeCheck } from "./runtime-check.js";
-import type { RunFiles, RunLauncher } from "./run-state.js";
-import type { SweepResult } from "./sweep.js";
+import type { RunFiles, RunLauncher } from "./run/index.js";
+import type { SweepResult } from "./ownership/index.js";
 
 /** What a backend may be asked for that it might not give; see BackendAsk. */
 export type BackendNeed =

@@ -7,18 +7,18 @@
 
 import type { ComposedSpec } from "../container/index.js";
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
-import { composeRun, containerDeadlineSeconds } from "./compose.js";
+import { composeRun, containerDeadlineSeconds } from "./run/index.js";
 import { runTheContainer } from "./container-launch.js";
 import { outcomeOf, type ContainerFacts } from "./end-reason.js";
-import { ownershipLabels } from "./ownership.js";
-import { planRun, type PlannedRun } from "./plan.js";
-import { openRecord } from "./record.js";
-import { tellPeer } from "./run-network.js";
-import { claimOf } from "./pool-claim.js";
-import { encodeClaim } from "./pool-launcher.js";
-import type { Member } from "./pool-member.js";
-import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
-import { runVolumeNames } from "./run-volumes.js";
+import { ownershipLabels } from "./ownership/index.js";
+import { planRun, type PlannedRun } from "./run/index.js";
+import { openRecord } from "./run/index.js";
+import { tellPeer } from "./network/index.js";
+import { claimOf } from "./run/index.js";
+import { encodeClaim } from "./pool/index.js";
+import type { Member } from "./pool/index.js";
+import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run/index.js";
+import { runVolumeNames } from "./run/index.js";
 
 type Planned<R extends ReaderVerdict> = Extract<PlannedRun<R>, { readonly ok: true }>;
 

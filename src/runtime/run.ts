@@ -5,15 +5,15 @@
 // nothing of the Run is left behind but a record kept on purpose.
 
 import type { Outcome, ReaderVerdict } from "../plan/index.js";
-import { finishStagedRun } from "./run-finish.js";
-import { claimMember } from "./pool-claim.js";
-import type { Member } from "./pool-member.js";
+import { finishStagedRun } from "./run/index.js";
+import { claimMember } from "./run/index.js";
+import type { Member } from "./pool/index.js";
 import { launchRun } from "./run-launch.js";
-import { refuseBeforeStaging, stageRunDirectory } from "./run-prepare.js";
-import { createRunState, endEarly, type RunContext } from "./run-state.js";
+import { refuseBeforeStaging, stageRunDirectory } from "./run/index.js";
+import { createRunState, endEarly, type RunContext } from "./run/index.js";
 import { tracedStep } from "./traced-step.js";
 
-export type { RunContext, RunFiles, WriteBound } from "./run-state.js";
+export type { RunContext, RunFiles, WriteBound } from "./run/index.js";
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
   const state = createRunState(ctx);

@@ -4,8 +4,8 @@
 
 import type { Engine } from "../engine/index.js";
 import type { ClusterCheck } from "../kube/index.js";
-import type { KubernetesBackend } from "./kube-backend.js";
-import type { EngineSet } from "./engine-set.js";
+import type { KubernetesBackend } from "./pods/index.js";
+import type { EngineSet } from "./engines/index.js";
 
 /** One engine of several, as check() found it. */
 export type EngineCheck = {

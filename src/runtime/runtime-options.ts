@@ -4,19 +4,19 @@
 // Invariant: what passes here can be run; a declaration that cannot mean anything throws here, never in a Run.
 
 import type Docker from "dockerode";
-import { runAddressesOf, type RunAddresses } from "./run-addresses.js";
+import { runAddressesOf, type RunAddresses } from "./network/index.js";
 import { AgentContainerError, DEFAULT_TIMEOUT_SECONDS, validateAgentContainer, type AgentContainer, type ValidatedContainer } from "../container/index.js";
 import type { Engine } from "../engine/index.js";
 import type { ReaderVerdict, RunPlanFunction } from "../plan/index.js";
 import { canBoundWrites } from "../staging/index.js";
-import { composeRun, containerDeadlineSeconds } from "./compose.js";
+import { composeRun, containerDeadlineSeconds } from "./run/index.js";
 import { DEFAULT_MAX_CONCURRENT_RUNS, MAX_CONCURRENT_RUNS } from "./limits.js";
 import { describeValue } from "./misuse.js";
-import { checkPoolOptions, type PoolOptions } from "./pool.js";
+import { checkPoolOptions, type PoolOptions } from "./pool/index.js";
 import type { Degradations } from "./degradations.js";
-import type { EngineSet } from "./engine-set.js";
-import type { RunFiles, WriteBound } from "./run-state.js";
-import type { KubernetesBackend } from "./kube-backend.js";
+import type { EngineSet } from "./engines/index.js";
+import type { RunFiles, WriteBound } from "./run/index.js";
+import type { KubernetesBackend } from "./pods/index.js";
 import type { RunBackend } from "./run-backend.js";
 import { chooseRunBackend, isRunBackend } from "./run-backends.js";
 

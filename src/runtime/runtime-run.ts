@@ -13,10 +13,10 @@ import { holdSessionStore, liveRuns } from "./live-runs.js";
 import { callerAbort } from "./misuse.js";
 import { performRun, type RunContext } from "./run.js";
 import { newRunId } from "./run-id.js";
-import { runMasker } from "./run-masker.js";
-import type { PlacedRun, RunOptions } from "./run-options.js";
+import { runMasker } from "./run/index.js";
+import type { PlacedRun, RunOptions } from "./run/index.js";
 import { waitForSlot } from "./run-queue.js";
-import { checkRunRequest, usableRunId } from "./run-request.js";
+import { checkRunRequest, usableRunId } from "./run/index.js";
 import type { RuntimeShared } from "./runtime-shared.js";
 import type { RunPlacement } from "./run-backend.js";
 

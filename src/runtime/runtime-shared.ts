@@ -11,16 +11,16 @@ import { scaledMs } from "../liveness/index.js";
 import { createMasker, type Masker } from "../redact/index.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS } from "./limits.js";
 import { RunRequestError } from "./misuse.js";
-import { newRuntimeSessionId, thisProcess, type Ownership } from "./ownership.js";
-import { createPool, DEFAULT_POOL_IDLE_SECONDS, type Pool } from "./pool.js";
-import { declaredSecrets } from "./run-masker.js";
-import type { RunFiles, WriteBound } from "./run-state.js";
-import type { RunAddresses } from "./run-addresses.js";
+import { newRuntimeSessionId, thisProcess, type Ownership } from "./ownership/index.js";
+import { createPool, DEFAULT_POOL_IDLE_SECONDS, type Pool } from "./pool/index.js";
+import { declaredSecrets } from "./run/index.js";
+import type { RunFiles, WriteBound } from "./run/index.js";
+import type { RunAddresses } from "./network/index.js";
 import { createDegradations, type Degradations } from "./degradations.js";
-import { reportingClashes, unusableRangeReport } from "./range-clash.js";
+import { reportingClashes, unusableRangeReport } from "./network/index.js";
 import type { CheckedRuntimeOptions, RuntimeOptions } from "./runtime-options.js";
 import { bounded } from "./stop.js";
-import type { SweepResult } from "./sweep.js";
+import type { SweepResult } from "./ownership/index.js";
 import type { BackendScope, RunBackend } from "./run-backend.js";
 
 export type RuntimeShared<R extends ReaderVerdict, Q> = {

@@ -8,15 +8,15 @@ import type { ComposedCommand } from "../container/index.js";
 import type { PodManifest } from "../kube/index.js";
 import type { Outcome, ReaderVerdict, RunPrompt } from "../plan/index.js";
 import { holdSessionStore } from "./live-runs.js";
-import type { RunOptions } from "./run-options.js";
+import type { RunOptions } from "./run/index.js";
 import type { RuntimeCheck } from "./runtime-check.js";
 import { commandForOf, type ManifestOptions, manifestForOf } from "./runtime-command.js";
 import { checkRuntimeOptions, type RuntimeOptions } from "./runtime-options.js";
 import { runOf } from "./runtime-run.js";
 import { createRuntimeShared } from "./runtime-shared.js";
-import type { PoolStats } from "./pool.js";
+import type { PoolStats } from "./pool/index.js";
 import type { DegradationView } from "./degradations.js";
-import type { SweepResult } from "./sweep.js";
+import type { SweepResult } from "./ownership/index.js";
 
 export type { RuntimeOptions } from "./runtime-options.js";
 

@@ -23,7 +23,7 @@ const BACKENDS = new Set([
   "src/runtime/pod-backend.ts",
   "src/runtime/pod-refusals.ts",
   // The set's own check of its list of engines.
-  "src/runtime/engine-set.ts",
+  "src/runtime/engines/engine-set.ts",
 ]);
 
 /**
