@@ -10,7 +10,7 @@ import { runContainer, type ContainerRunContext } from "./container/index.js";
 import type { ContainerFacts } from "./end-reason.js";
 import { runNetworkName } from "./network/index.js";
 import { closeNetwork, openNetwork } from "./run/index.js";
-import { endEarly, maskedMessage, type LaunchedRun, type RunContext, type RunState, type StagedRun } from "./run/index.js";
+import { endEarly, maskedMessage, type LaunchedRun, type RunContext, type StepState, type StagedRun } from "./run/index.js";
 import { closeVolumes, collectVolumes, openVolumes } from "./run/index.js";
 
 type PlannedStdin<R extends ReaderVerdict> = { readonly plan: RunPlan<R>; readonly stdin: Uint8Array };
@@ -22,7 +22,7 @@ export function engineNetworksOf<R extends ReaderVerdict, Q>(ctx: RunContext<R, 
 
 export async function launchContainer<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   spec: ComposedSpec,
   planned: PlannedStdin<R>,
   staged: StagedRun | undefined,
@@ -54,7 +54,7 @@ export async function launchContainer<R extends ReaderVerdict, Q>(
  */
 export function runTheContainer<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   spec: ComposedSpec,
   planned: PlannedStdin<R>,
   served?: { readonly spec: ComposedSpec; readonly warm: NonNullable<ContainerRunContext<R>["warm"]> } | ColdLaunch,

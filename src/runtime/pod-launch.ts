@@ -13,14 +13,14 @@ import { containerDeadlineSeconds, holderSecondsAfter } from "./run/index.js";
 import { podPlacement, type KubernetesBackend } from "./pods/index.js";
 import { runPodContainer } from "./pods/index.js";
 import { podRefusalOf } from "./pod-refusals.js";
-import { endEarly, maskedMessage, timeLeftMs, type LaunchedRun, type RunContext, type RunState, type StagedRun } from "./run/index.js";
+import { endEarly, maskedMessage, timeLeftMs, type LaunchedRun, type RunContext, type StepState, type StagedRun } from "./run/index.js";
 import { volumeKinds, volumeSpecs } from "./run/index.js";
 import { copyBackArchive, PLACE, type CollectedVolume } from "./volumes/index.js";
 
 export async function launchPod<R extends ReaderVerdict, Q>(
   backend: KubernetesBackend,
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   spec: ComposedSpec,
   plan: { readonly plan: RunPlan<R>; readonly stdin: Uint8Array },
   staged: StagedRun | undefined,

@@ -17,12 +17,12 @@ import { tellPeer } from "./network/index.js";
 import { claimOf } from "./run/index.js";
 import { encodeClaim } from "./pool/index.js";
 import type { Member } from "./pool/index.js";
-import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run/index.js";
+import { endEarly, maskedMessage, timeLeftMs, type RunContext, type StepState, type StagedRun } from "./run/index.js";
 import { runVolumeNames } from "./run/index.js";
 
 type Planned<R extends ReaderVerdict> = Extract<PlannedRun<R>, { readonly ok: true }>;
 
-export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, staged?: StagedRun, member?: Member): Promise<Outcome<R>> {
+export async function launchRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState, staged?: StagedRun, member?: Member): Promise<Outcome<R>> {
   // After staging: a plan may rely on its workspace being there.
   const planned = planRun(ctx.planFunction, ctx.prompt, { runId: ctx.runId, mask: ctx.masker.maskDeep });
   if (!planned.ok) return endEarly(ctx, planned.reason, planned.error);
@@ -112,7 +112,7 @@ function compose<R extends ReaderVerdict, Q>(
  */
 async function launchWarm<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   spec: ComposedSpec,
   planned: Planned<R>,
   member: Member,

@@ -10,13 +10,13 @@ import { claimMember } from "./run/index.js";
 import type { Member } from "./pool/index.js";
 import { launchRun } from "./run-launch.js";
 import { refuseBeforeStaging, stageRunDirectory } from "./run/index.js";
-import { createRunState, endEarly, type RunContext } from "./run/index.js";
+import { createStepState, endEarly, type RunContext } from "./run/index.js";
 import { tracedStep } from "./traced-step.js";
 
 export type { RunContext, RunFiles, WriteBound } from "./run/index.js";
 
 export async function performRun<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): Promise<Outcome<R>> {
-  const state = createRunState(ctx);
+  const state = createStepState(ctx);
   // A pool member, when one serves this Run: claimed once nothing can refuse the Run for free, it is
   // this Run's alone from then, and goes with it.
   let member: Member | undefined;

@@ -11,6 +11,6 @@ export { closeNetwork, openNetwork } from "./run-network-step.js";
 export type { PlacedRun, RunOptions, SessionStoreOptions } from "./run-options.js";
 export { refuseBeforeStaging, stageRunDirectory } from "./run-prepare.js";
 export { checkRunRequest, checkRunSecrets, isRunId, usableRunId } from "./run-request.js";
-export type { LaunchedRun, RunContext, RunFiles, RunLauncher, RunState, StagedRun, WriteBound } from "./run-state.js";
-export { createRunState, endEarly, maskedMessage, timeLeftMs } from "./run-state.js";
+export type { LaunchedRun, RunContext, RunFiles, RunLauncher, StepState, StagedRun, WriteBound } from "./run-state.js";
+export { createStepState, endEarly, maskedMessage, timeLeftMs } from "./run-state.js";
 export { closeVolumes, collectVolumes, openVolumes, runVolumeNames, volumeKinds, volumeSpecs } from "./run-volumes.js";

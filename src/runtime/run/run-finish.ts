@@ -7,14 +7,14 @@
 import type { Outcome, ReaderVerdict } from "../../plan/index.js";
 import { harvestRun } from "./harvest.js";
 import { finishRecord, removeSecretFiles } from "./record.js";
-import type { RunContext, RunState, StagedRun } from "./run-state.js";
+import type { RunContext, StepState, StagedRun } from "./run-state.js";
 import { checkWriteBound, refuseOutCopy, releaseWriteBound } from "./run-write-bound.js";
 import { keepSession } from "./session.js";
 import { tracedStep } from "../traced-step.js";
 
 export async function finishStagedRun<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   staged: StagedRun,
   ran: Outcome<R>,
 ): Promise<Outcome<R>> {
@@ -42,7 +42,7 @@ export async function finishStagedRun<R extends ReaderVerdict, Q>(
 /** A Run whose container ran keeps its session store, unless the store's volume could not give it back. */
 async function keepSessionStore<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   staged: StagedRun,
   outcome: Outcome<R>,
 ): Promise<Outcome<R>> {
@@ -55,7 +55,7 @@ async function keepSessionStore<R extends ReaderVerdict, Q>(
 }
 
 /** The Harvest to harvestTo, when asked for: out/, or with a writable work/ what the agent changed. */
-async function harvest<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, staged: StagedRun, outcome: Outcome<R>): Promise<Outcome<R>> {
+async function harvest<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState, staged: StagedRun, outcome: Outcome<R>): Promise<Outcome<R>> {
   if (ctx.harvestTo === undefined) return outcome;
   // A work/ copied back from its volume is a new tree: the manifest carried over to it says what is as staged.
   const since = state.collectedOut?.manifest ?? staged.manifest;

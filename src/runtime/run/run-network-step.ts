@@ -5,10 +5,10 @@
 import type { Outcome, ReaderVerdict } from "../../plan/index.js";
 import { ownershipLabels } from "../ownership/index.js";
 import { closeRunNetwork, openRunNetwork } from "../network/index.js";
-import { endEarly, maskedMessage, type RunContext, type RunState } from "./run-state.js";
+import { endEarly, maskedMessage, type RunContext, type StepState } from "./run-state.js";
 
 /** The Outcome of a Run whose network the engine refused; undefined once it exists (or the Run has none of its own). */
-export async function openNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<Outcome<R> | undefined> {
+export async function openNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState): Promise<Outcome<R> | undefined> {
   if (ctx.network === undefined) return undefined;
   const opened = await openRunNetwork(ctx.engine, ctx.runId, ctx.network, ownershipLabels(ctx.ownership), ctx.owner, ctx.addresses, state.stop.signal);
   if ("refused" in opened) {
@@ -21,7 +21,7 @@ export async function openNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R,
   return undefined;
 }
 
-export async function closeNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<void> {
+export async function closeNetwork<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState): Promise<void> {
   if (!state.networkOpen) return;
   // Its subnet is free once the network is gone; one left for the sweep is skipped a while instead.
   await closeRunNetwork(ctx.engine, ctx.runId, state.networkSubnet, ctx.addresses).catch((error: unknown) => {

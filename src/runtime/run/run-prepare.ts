@@ -5,7 +5,7 @@
 
 import type { Outcome, ReaderVerdict } from "../../plan/index.js";
 import { checkHarvestDestination } from "./run-request.js";
-import { endEarly, type RunContext, type RunState } from "./run-state.js";
+import { endEarly, type RunContext, type StepState } from "./run-state.js";
 import { checkSessionToResume } from "./session.js";
 import { stageRun, type Staged } from "./stage.js";
 
@@ -27,7 +27,7 @@ export async function refuseBeforeStaging<R extends ReaderVerdict, Q>(ctx: RunCo
 }
 
 /** The Run's directory with its inputs, prompt (masked), secret files and session store's working copy. */
-export function stageRunDirectory<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, adoptedWork?: string): Promise<Staged> {
+export function stageRunDirectory<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState, adoptedWork?: string): Promise<Staged> {
   return stageRun({
     runId: ctx.runId,
     container: ctx.container,

@@ -87,7 +87,7 @@ export type RunLauncher = {
   /** The Run's container (or Pod), cold, from its composed spec: its facts, or the Outcome that says why it did not run. */
   readonly launch: <R extends ReaderVerdict, Q>(
     ctx: RunContext<R, Q>,
-    state: RunState,
+    state: StepState,
     spec: ComposedSpec,
     planned: { readonly plan: RunPlan<R>; readonly stdin: Uint8Array },
     staged: StagedRun | undefined,
@@ -102,8 +102,8 @@ export type RunFiles = "disk" | "engine";
 /** A staged Run's directory, and with a writable work/ what was staged there. */
 export type StagedRun = Extract<Staged, { readonly ok: true }>;
 
-/** What the steps have made and learnt so far; absent: not (yet) made or read. */
-export type RunState = {
+/** The steps' state: what they have made and learnt so far; absent: not (yet) made or read. */
+export type StepState = {
   /** The Run's deadline and cancel: every step watches it; disposed when the Run is over. */
   readonly stop: RunStop;
   /** The Run's record on disk, once opened (a staged Run whose plan was answered). */
@@ -120,7 +120,7 @@ export type RunState = {
   collectedSession?: CollectedVolume;
 };
 
-export function createRunState<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): RunState {
+export function createStepState<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>): StepState {
   const stop = createRunStop({ timeoutMs: ctx.timeoutSeconds * 1000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
   return { stop, networkOpen: false };
 }

@@ -12,7 +12,7 @@ import { containerDeadlineSeconds } from "./compose.js";
 import { ENGINE_ANSWER_MARGIN_MS, ENGINE_CLEANUP_TIMEOUT_MS, OUT_COPY_TIMEOUT_MS } from "../limits.js";
 import { openRunVolumes, runVolumeName, type CollectedVolume, type RunVolumeKind, type RunVolumes, type RunVolumeSpec } from "../volumes/index.js";
 import { ownershipLabels } from "../ownership/index.js";
-import { endEarly, maskedMessage, timeLeftMs, type RunContext, type RunState, type StagedRun } from "./run-state.js";
+import { endEarly, maskedMessage, timeLeftMs, type RunContext, type StepState, type StagedRun } from "./run-state.js";
 import { bounded, patientSignal } from "../stop.js";
 
 const { MAX_SESSION_STORE_BYTES, MAX_SESSION_STORE_ENTRIES, MAX_WRITABLE_ENTRIES } = stagingLimits;
@@ -44,7 +44,7 @@ export function runVolumeNames<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>
 /** Makes the Run's volumes and fills them with what was staged; the Outcome of a Run that cannot have them, else undefined. */
 export async function openVolumes<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   staged: StagedRun | undefined,
 ): Promise<Outcome<R> | undefined> {
   const kinds = volumeKinds(ctx, staged);
@@ -103,7 +103,7 @@ export async function volumeSpecs<R extends ReaderVerdict, Q>(
 }
 
 /** Reads the Run's volumes back into its directory, once its container is gone. */
-export async function collectVolumes<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, staged: StagedRun | undefined): Promise<void> {
+export async function collectVolumes<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState, staged: StagedRun | undefined): Promise<void> {
   const { volumes } = state;
   if (volumes === undefined || staged === undefined) return;
   const { directory, manifest } = staged;
@@ -144,7 +144,7 @@ async function collectVolume<R extends ReaderVerdict, Q>(
 }
 
 /** Removes the Run's volumes and their holder; what cannot be removed is the sweep's, and said in the log. */
-export async function closeVolumes<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState): Promise<void> {
+export async function closeVolumes<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState): Promise<void> {
   await state.volumes?.close().catch((error: unknown) => {
     ctx.logger.error({ runId: ctx.runId, err: maskedMessage(ctx, error) }, "the Run's volumes could not be removed; sweep() will remove them");
   });

@@ -5,7 +5,7 @@
 
 import type { Outcome, ReaderVerdict } from "../../plan/index.js";
 import { DEFAULT_WRITABLE_BYTES, releaseWritable, stagingLimits, writableFull, type RunDirectory } from "../../staging/index.js";
-import { maskedMessage, type RunContext, type RunState } from "./run-state.js";
+import { maskedMessage, type RunContext, type StepState } from "./run-state.js";
 
 const { MAX_WRITABLE_ENTRIES } = stagingLimits;
 
@@ -17,7 +17,7 @@ function writablePath<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, directo
 /** An agent that filled its bound had writes fail: whatever its reader said, the Run ends as write_limit. */
 export async function checkWriteBound<R extends ReaderVerdict, Q>(
   ctx: RunContext<R, Q>,
-  state: RunState,
+  state: StepState,
   directory: RunDirectory,
   outcome: Outcome<R>,
 ): Promise<Outcome<R>> {
@@ -33,7 +33,7 @@ export async function checkWriteBound<R extends ReaderVerdict, Q>(
  * What the agent left in its out/ (or work/) volume could not be copied back (a link, a device): a Run that
  * would be harvested is refused as the Harvest refuses; otherwise it is said in the log.
  */
-export function refuseOutCopy<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: RunState, outcome: Outcome<R>): Outcome<R> {
+export function refuseOutCopy<R extends ReaderVerdict, Q>(ctx: RunContext<R, Q>, state: StepState, outcome: Outcome<R>): Outcome<R> {
   const refusal = state.collectedOut?.refusal;
   if (refusal === undefined) return outcome;
   const { runId, masker } = ctx;

@@ -3,7 +3,7 @@
 // the quota named and when to try again. Runs running at once are held at the queue instead (run-queue.ts).
 
 import type { ResolvedQuotas } from "./run-service-options.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { TERMINAL_STATES } from "./store.js";
 import { RETRY_AFTER_SECONDS } from "../limits.js";
 
@@ -16,12 +16,12 @@ export type QuotaRefusal = {
   readonly retryAfterSeconds: number;
 };
 
-export function quotasOf(state: RunsState, tenant: string): ResolvedQuotas {
+export function quotasOf(state: RunsBook, tenant: string): ResolvedQuotas {
   return state.options.quotasOf?.(tenant) ?? { maxRunning: state.options.slots, maxQueued: state.options.queueBound };
 }
 
 /** The quota a new Run of `tenant` would pass, or undefined when it is within all of them. */
-export function quotaRefusal(state: RunsState, tenant: string): QuotaRefusal | undefined {
+export function quotaRefusal(state: RunsBook, tenant: string): QuotaRefusal | undefined {
   const quotas = quotasOf(state, tenant);
   const live = liveRunsOf(state, tenant) + (state.admittingBy.get(tenant) ?? 0);
   if (live >= quotas.maxQueued) return { quota: "max_queued", tenant, limit: quotas.maxQueued, used: live, retryAfterSeconds: RETRY_AFTER_SECONDS };
@@ -34,14 +34,14 @@ export function quotaRefusal(state: RunsState, tenant: string): QuotaRefusal | u
 }
 
 /** The tenant's Runs accepted and not ended. */
-export function liveRunsOf(state: RunsState, tenant: string): number {
+export function liveRunsOf(state: RunsBook, tenant: string): number {
   let live = 0;
   for (const record of state.records.values()) if (record.tenant === tenant && !TERMINAL_STATES.has(record.state)) live += 1;
   return live;
 }
 
 /** What the tenant's Runs that ended since midnight UTC cost, in USD. */
-export function spentToday(state: RunsState, tenant: string, now = Date.now()): number {
+export function spentToday(state: RunsBook, tenant: string, now = Date.now()): number {
   const midnight = now - (now % 86_400_000);
   let spent = 0;
   for (const record of state.records.values()) {

@@ -4,11 +4,11 @@
 
 import type { ServiceRunRequest } from "./run-service-options.js";
 import { end } from "./run-transitions.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { releaseSession } from "./session-holds.js";
 import { TERMINAL_STATES, type RunRecord } from "./store.js";
 
-export async function cancel(state: RunsState, id: string): Promise<RunRecord | undefined> {
+export async function cancel(state: RunsBook, id: string): Promise<RunRecord | undefined> {
   const record = state.records.get(id);
   if (record === undefined || TERMINAL_STATES.has(record.state)) return record;
   const at = state.queue.indexOf(id);
@@ -31,7 +31,7 @@ export async function cancel(state: RunsState, id: string): Promise<RunRecord | 
 }
 
 /** No new Runs; running ones get `graceMs` to finish, then are cancelled. */
-export async function drain(state: RunsState, graceMs: number): Promise<void> {
+export async function drain(state: RunsBook, graceMs: number): Promise<void> {
   state.draining = true;
   // Runs still queued stay queued on disk for the next start, which holds their stores again.
   for (const id of state.queue) releaseSession(state, id);

@@ -3,10 +3,10 @@
 // then listens (SSE, A2A) misses nothing and sees nothing twice.
 
 import type { StoredEvent } from "./store.js";
-import type { Listener, RunsState } from "./runs-state.js";
+import type { Listener, RunsBook } from "./runs-state.js";
 
 /** Persists the next event of a Run, then tells its listeners; resolves once both are done. */
-export function emit(state: RunsState, id: string, type: string, data: unknown): Promise<void> {
+export function emit(state: RunsBook, id: string, type: string, data: unknown): Promise<void> {
   const next = (state.writes.get(id) ?? Promise.resolve()).then(async () => {
     const event: StoredEvent = { id: (state.lastEventId.get(id) ?? 0) + 1, type, data };
     state.lastEventId.set(id, event.id);
@@ -21,7 +21,7 @@ export function emit(state: RunsState, id: string, type: string, data: unknown):
 }
 
 /** Hears each new event of a Run (after it is persisted); returns how to stop listening. */
-export function listen(state: RunsState, id: string, listener: Listener): () => void {
+export function listen(state: RunsBook, id: string, listener: Listener): () => void {
   const set = state.listeners.get(id) ?? new Set<Listener>();
   set.add(listener);
   state.listeners.set(id, set);
@@ -32,7 +32,7 @@ export function listen(state: RunsState, id: string, listener: Listener): () => 
 }
 
 /** Every event of a Run so far, those still being written included. */
-export async function eventsOf(state: RunsState, id: string): Promise<StoredEvent[]> {
+export async function eventsOf(state: RunsBook, id: string): Promise<StoredEvent[]> {
   await (state.writes.get(id) ?? Promise.resolve());
   return state.store.events(id);
 }

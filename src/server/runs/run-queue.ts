@@ -7,11 +7,11 @@
 
 import { quotasOf } from "./quotas.js";
 import { start } from "./run-start.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { releaseSession } from "./session-holds.js";
 
 /** Starts queued Runs while there are free slots. */
-export function pump(state: RunsState): void {
+export function pump(state: RunsBook): void {
   const { queue, records, running, finished, options } = state;
   while (!state.draining && running.size < options.slots && queue.length > 0) {
     const at = nextToStart(state);
@@ -40,7 +40,7 @@ export function pump(state: RunsState): void {
 }
 
 /** Where in the queue the next Run to start is: the oldest of the tenant with the fewest running, below its maxRunning; undefined when none may start. */
-function nextToStart(state: RunsState): number | undefined {
+function nextToStart(state: RunsBook): number | undefined {
   const runningBy = new Map<string, number>();
   for (const id of state.running.keys()) {
     const tenant = state.records.get(id)?.tenant ?? "";
@@ -63,11 +63,11 @@ function nextToStart(state: RunsState): number | undefined {
 }
 
 /** 1 for the next Run to start; undefined when the Run is not queued. */
-export function position(state: RunsState, id: string): number | undefined {
+export function position(state: RunsBook, id: string): number | undefined {
   const at = state.queue.indexOf(id);
   return at === -1 ? undefined : at + 1;
 }
 
-export function counts(state: RunsState): { readonly queued: number; readonly running: number } {
+export function counts(state: RunsBook): { readonly queued: number; readonly running: number } {
   return { queued: state.queue.length, running: state.running.size };
 }

@@ -7,11 +7,11 @@ import { recoverHarvest } from "../../staging/index.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
 import { end, keepSessionOwner } from "./run-transitions.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
 import { TERMINAL_STATES } from "./store.js";
 
-export async function recover(state: RunsState): Promise<void> {
+export async function recover(state: RunsBook): Promise<void> {
   const { store, files } = state;
   await store.prepare();
   for (const saved of await store.all()) {

@@ -2,12 +2,12 @@
 // ended before a cutoff (the retention sweep). A live Run is never removed, and a Run's end is
 // written in full before it goes. Invariant: a Run that was removed keeps nothing, not even an A2A task saved as it went.
 
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { told } from "./run-transitions.js";
 import { TERMINAL_STATES, type RunRecord } from "./store.js";
 
 /** Removes a Run that has ended and its directory; a live one is left as it is ("live"). */
-export async function remove(state: RunsState, id: string): Promise<RunRecord | "live" | undefined> {
+export async function remove(state: RunsBook, id: string): Promise<RunRecord | "live" | undefined> {
   const seen = state.records.get(id);
   if (seen === undefined) return undefined;
   if (!TERMINAL_STATES.has(seen.state)) return "live";
@@ -29,7 +29,7 @@ export async function remove(state: RunsState, id: string): Promise<RunRecord | 
 }
 
 /** Removes, as DELETE does, every Run that ended before `cutoff` (epoch ms), with its artifacts; resolves with those it removed. */
-export async function removeEndedBefore(state: RunsState, cutoff: number): Promise<RunRecord[]> {
+export async function removeEndedBefore(state: RunsBook, cutoff: number): Promise<RunRecord[]> {
   const removed: RunRecord[] = [];
   for (const record of [...state.records.values()]) {
     if (!TERMINAL_STATES.has(record.state) || record.endedAt === undefined || !(Date.parse(record.endedAt) < cutoff)) continue;
@@ -40,7 +40,7 @@ export async function removeEndedBefore(state: RunsState, cutoff: number): Promi
 }
 
 /** Saves the A2A task made for a Run; a Run that was removed (or never was) keeps nothing. */
-export async function saveA2ATask(state: RunsState, id: string, task: unknown): Promise<void> {
+export async function saveA2ATask(state: RunsBook, id: string, task: unknown): Promise<void> {
   // A DELETE that lands meanwhile takes the directory: then there is nothing to keep it in.
   if (state.records.has(id))
     await state.store.saveA2ATask(id, task).catch((error: unknown) => {

@@ -8,11 +8,11 @@ import type { AgentEvent } from "../../agents/index.js";
 import { emit } from "./run-events.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
 import { end, setState, stateOf } from "./run-transitions.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { runnerFor } from "./session-holds.js";
 import type { RunRecord } from "./store.js";
 
-export async function start(state: RunsState, queued: RunRecord, controller: AbortController): Promise<void> {
+export async function start(state: RunsBook, queued: RunRecord, controller: AbortController): Promise<void> {
   let record = await setState(state, queued, "starting");
   const { store, files } = state;
   const request = (await store.request(record.id)) as ServiceRunRequest;

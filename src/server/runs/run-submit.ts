@@ -10,7 +10,7 @@ import { quotaRefusal, type QuotaRefusal } from "./quotas.js";
 import { emit } from "./run-events.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
 import type { RunRecord } from "./store.js";
 import { told } from "./run-transitions.js";
@@ -35,7 +35,7 @@ export type Unserved = { readonly unserved: string };
  * second submit with a key still being submitted waits for the first.
  */
 export async function submit(
-  state: RunsState,
+  state: RunsBook,
   request: ServiceRunRequest,
   idempotencyKey: string | undefined,
   inputs: InputsWriter | undefined,
@@ -70,7 +70,7 @@ export async function submit(
 }
 
 /** What to do instead, for a request this service cannot serve; undefined when it can. */
-function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: InputsWriter | undefined, owner: Caller): string | undefined {
+function unservedBecause(state: RunsBook, request: ServiceRunRequest, inputs: InputsWriter | undefined, owner: Caller): string | undefined {
   const cannot = state.options.requestRefusal?.(request);
   if (cannot !== undefined) return cannot;
   if (request.writable === true && (inputs === undefined || state.options.writableRunner === undefined)) {
@@ -95,7 +95,7 @@ function unservedBecause(state: RunsState, request: ServiceRunRequest, inputs: I
 }
 
 async function admit(
-  state: RunsState,
+  state: RunsBook,
   request: ServiceRunRequest,
   id: string,
   idempotencyKey: string | undefined,

@@ -7,11 +7,11 @@ import { adapterFor, isAgentCli } from "../../agents/index.js";
 import type { AgentOutcome } from "../../runner/index.js";
 import { emit } from "./run-events.js";
 import type { LifecycleType } from "./run-service-options.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 import { releaseSession } from "./session-holds.js";
 import { TERMINAL_STATES, type RunRecord, type RunState, type RunUsage } from "./store.js";
 
-export async function setState(state: RunsState, record: RunRecord, runState: RunState): Promise<RunRecord> {
+export async function setState(state: RunsBook, record: RunRecord, runState: RunState): Promise<RunRecord> {
   const current = state.records.get(record.id);
   if (current !== undefined && TERMINAL_STATES.has(current.state)) return current;
   const now = new Date().toISOString();
@@ -30,7 +30,7 @@ export async function setState(state: RunsState, record: RunRecord, runState: Ru
   return next;
 }
 
-export async function end(state: RunsState, record: RunRecord, outcome: unknown, runState: RunState): Promise<void> {
+export async function end(state: RunsBook, record: RunRecord, outcome: unknown, runState: RunState): Promise<void> {
   releaseSession(state, record.id);
   state.traces.delete(record.id);
   await state.store.saveOutcome(record.id, outcome);
@@ -42,12 +42,12 @@ export async function end(state: RunsState, record: RunRecord, outcome: unknown,
 }
 
 /** Tells whoever listens to the service's Runs' lives (the events feed, the webhooks) of one step. */
-export function told(state: RunsState, type: LifecycleType, record: RunRecord): void {
+export function told(state: RunsBook, type: LifecycleType, record: RunRecord): void {
   state.options.onLifecycle?.({ type, record, at: new Date().toISOString() });
 }
 
 /** The session a Run ended with is its tenant's (only that tenant may resume it) and its CLI's (only that CLI can). */
-export function keepSessionOwner(state: RunsState, record: RunRecord, outcome: unknown): void {
+export function keepSessionOwner(state: RunsBook, record: RunRecord, outcome: unknown): void {
   const ended = outcome as { cli?: unknown; result?: { sessionId?: unknown } } | undefined;
   const session = ended?.result?.sessionId;
   const cli = record.cli ?? (typeof ended?.cli === "string" ? ended.cli : undefined);

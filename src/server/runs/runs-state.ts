@@ -1,4 +1,5 @@
-// The one state the service keeps of its Runs in memory, beside their record in the Run Store: the index,
+// The Runs' book: the one state the service keeps of its Runs in memory, beside their record in the
+// Run Store (a Run's own state, queued to cancelled, is its RunState there): the index,
 // the queue, the running ones, their event chains and listeners, the sessions held. Every step of
 // the service reads and changes this one object, and nothing else; all of it but what is live
 // (running, listening) is rebuilt from the record after a restart (run-recover.ts).
@@ -9,7 +10,7 @@ import type { TraceHeaders } from "../../trace/index.js";
 
 export type Listener = (event: StoredEvent) => void;
 
-export type RunsState = {
+export type RunsBook = {
   readonly options: RunServiceOptions;
   readonly store: RunStore;
   readonly files: RunFiles;
@@ -42,7 +43,7 @@ export type RunsState = {
   readonly sessionOwners: Map<string, { readonly tenant: string; readonly cli: string | undefined }>;
 };
 
-export function createRunsState(options: RunServiceOptions): RunsState {
+export function createRunsBook(options: RunServiceOptions): RunsBook {
   return {
     options,
     store: options.store,

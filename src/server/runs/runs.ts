@@ -12,7 +12,7 @@ import { recover } from "./run-recover.js";
 import { remove, removeEndedBefore, saveA2ATask } from "./run-removal.js";
 import type { RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
 import { submit, type Admitted, type InputsWriter, type KeyReused, type Refused, type Unserved } from "./run-submit.js";
-import { createRunsState, type Listener } from "./runs-state.js";
+import { createRunsBook, type Listener } from "./runs-state.js";
 import type { RunRecord, StoredDelivery, StoredEvent } from "./store.js";
 
 export type { Lifecycle, ResolvedQuotas, RunEnd, RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
@@ -65,7 +65,7 @@ export type RunService = {
 };
 
 export function createRunService(options: RunServiceOptions): RunService {
-  const state = createRunsState(options);
+  const state = createRunsBook(options);
   const { records, store, files } = state;
   return {
     submit: (request, idempotencyKey, inputs, owner) => submit(state, request, idempotencyKey, inputs, owner),

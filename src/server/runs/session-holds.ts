@@ -4,18 +4,18 @@
 
 import type { AgentRunner } from "../../runner/index.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
-import type { RunsState } from "./runs-state.js";
+import type { RunsBook } from "./runs-state.js";
 
 /** The writable runner for `writable: true`, when there is one; the runner otherwise. */
-export function runnerFor(state: RunsState, request: ServiceRunRequest): AgentRunner {
+export function runnerFor(state: RunsBook, request: ServiceRunRequest): AgentRunner {
   return request.writable === true && state.options.writableRunner !== undefined ? state.options.writableRunner : state.options.runner;
 }
 
-export function holdSession(state: RunsState, id: string, request: ServiceRunRequest): void {
+export function holdSession(state: RunsBook, id: string, request: ServiceRunRequest): void {
   if (request.resumeSession !== undefined) state.heldSessions.set(id, runnerFor(state, request).holdSession(request));
 }
 
-export function releaseSession(state: RunsState, id: string): void {
+export function releaseSession(state: RunsBook, id: string): void {
   state.heldSessions.get(id)?.();
   state.heldSessions.delete(id);
 }
