@@ -1,4 +1,4 @@
-// Decision 1: one spec, two renderings. A container created by run() through the Engine API and
+// One spec, two renderings. A container created by run() through the Engine API and
 // one created by the docker CLI from commandFor()'s words must agree on every security field.
 
 import { execFileSync } from "node:child_process";

@@ -37,7 +37,7 @@ const REFUSED_CODES = new Set(["ECONNREFUSED", "ENOENT", "EACCES", "EHOSTUNREACH
 const BROKEN_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
- * Whether a failed engine call shows the engine gone, not slow (DESIGN decision 16): "refused" when
+ * Whether a failed engine call shows the engine gone, not slow (slow is not dead: docs/operations.md): "refused" when
  * its connection was refused (a socket nobody listens on, no socket file, no route, a connect the
  * kernel gave up on, TLS or ssh refusing this client), "broken" when it was closed before any answer; undefined for anything
  * else, a late answer or the engine's own refusal of the call, which an engine that lives gives.

@@ -1,5 +1,5 @@
 // The egress proxy's start, with the stand-in model behind it in its container, tells slow from dead
-// (DESIGN decision 16), under either control path. Paused at its start for longer than the fixed
+// (slow is not dead: docs/operations.md), under either control path. Paused at its start for longer than the fixed
 // bound it once had (20 s), it starts once unpaused and a `model` Run through it completes; killed
 // at its start, its start fails within seconds, naming it, and leaves no container and no control
 // directory. A tag of the proxy's image of this file's own marks its containers, so no other

@@ -1,5 +1,5 @@
 // How the start of an egress proxy this process started waits for it to listen, on an engine or in
-// a cluster (DESIGN decision 16, slow is not dead): it asks again and again for as long as the
+// a cluster (slow is not dead: docs/operations.md): it asks again and again for as long as the
 // proxy's container runs, however long that is, and ends when the proxy answers, when its container
 // is shown gone, or at a cancel. Invariant: no bound of its own; a late answer is never a dead proxy.
 

@@ -1,4 +1,4 @@
-// Decision 1 for the third rendering: over many specs, the Pod says what the Engine API body says
+// One spec, a third rendering: over many specs, the Pod says what the Engine API body says
 // on every security-relevant field (user, capabilities, privileges, root filesystem, memory, CPU,
 // /tmp, network, stdin, command, env names, labels, runtime, stop grace). Pure: both are values.
 import { describe, expect, it } from "vitest";

@@ -12,7 +12,7 @@ export class KubernetesError extends AgentcageError {
 const REFUSED_CODES = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
 
 /**
- * Whether a failed API call shows the API server gone (DESIGN decision 16): its connection refused
+ * Whether a failed API call shows the API server gone (slow is not dead: docs/operations.md): its connection refused
  * (nobody listens at its address, no route there), read from the error or the error it wraps. A late
  * answer, a reset connection (a load balancer drops long watches) or the server's own refusal (an
  * HTTP status) is not.

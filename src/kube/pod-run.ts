@@ -5,7 +5,7 @@
 // happened. Invariant: every way a Run can go is a value (PodRunResult), never a throw; a Pod that
 // cannot be scheduled or pulled ends the Run `unavailable` within startTimeoutMs, naming the reason
 // and the option. Once it runs, only the Pod shown gone (deleted, ended) or the API server shown
-// gone (pod-watcher.ts) ends a wait on it; a late report is waited for (DESIGN decision 16).
+// gone (pod-watcher.ts) ends a wait on it; a late report is waited for (slow is not dead: docs/operations.md).
 // Not yet run against a live cluster.
 import { PassThrough, type Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";

@@ -1,5 +1,5 @@
 // The sweep by label on a cluster: a crashed orchestrator's Pods (and their NetworkPolicies and
-// Secrets) removed at the next start. Invariant (Decision 8): only what is past its deadline, or
+// Secrets) removed at the next start. Invariant (as the sweep of containers): only what is past its deadline, or
 // what is this session's own and not live (or what the caller's ownership rules call orphaned), is
 // removed; another live process's Pods are left alone.
 import { OWNER_LABEL, RUN_LABEL } from "../container/index.js";

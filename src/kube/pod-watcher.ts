@@ -1,7 +1,7 @@
 // One Pod's state as the API announces it, with waits on it: the watch is the only source, and it
 // is started again when the server ends it (API servers end watches after a while by design), after
 // a backoff that grows while it fails. The Pod is shown gone when the API says it was deleted, and
-// the API server when WATCH_REFUSALS_GONE watches in a row were refused (DESIGN decision 16): each
+// the API server when WATCH_REFUSALS_GONE watches in a row were refused (slow is not dead: docs/operations.md): each
 // becomes a `refused` state, which ends every wait on the Pod. A slow server is waited for.
 // Invariant: a wait with a bound answers the last state seen when it passes; one without ends only
 // at a state it waits for, and every `refused` one is final.

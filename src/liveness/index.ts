@@ -1,5 +1,5 @@
 /**
- * Liveness: telling a slow peer from a dead one (DESIGN decision 16). A wait that is not a user's
+ * Liveness: telling a slow peer from a dead one (slow is not dead: docs/operations.md). A wait that is not a user's
  * deadline is stretched by the machine's load (`patientTimer`, `withinPatience`, `scaledMs`), and
  * a peer is given up only when its own check shows it gone (`whileAlive`), never because it was late.
  * A leaf: it imports nothing of the project.

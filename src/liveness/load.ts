@@ -1,5 +1,5 @@
 // How much slower than idle this machine is right now, as one number: the bound every wait that is
-// not a user's deadline is stretched by (DESIGN decision 16: slow is not dead).
+// not a user's deadline is stretched by (slow is not dead: docs/operations.md).
 // Invariant: never below 1, so a scaled bound is never shorter than the one written beside it.
 
 import { availableParallelism, loadavg } from "node:os";

@@ -18,7 +18,7 @@ export const METER_MAX_INTERVAL_MS = 30_000;
 /**
  * A reading unanswered this long on an idle machine (stretched by the load) is slow: the proxy is
  * then asked whether it is gone (its container, its socket), and waited for again if it is not. No
- * count of slow readings ends a Run: only a proxy shown gone does (DESIGN decision 16).
+ * count of slow readings ends a Run: only a proxy shown gone does (slow is not dead: docs/operations.md).
  */
 export const METER_READ_SLOW_MS = 2000;
 /**

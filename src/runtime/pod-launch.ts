@@ -2,7 +2,7 @@
 // places sized as their Docker volumes would be, the Pod run (pod-container.ts) with its work/ filled
 // from the Run directory first and its out/ (or writable work/) read back into it after, under the
 // same copy-back as an engine's volume (volume-collect.ts). The steps after it (write bound, Harvest,
-// record) are the Docker Run's own. Invariant: the Harvest's rules travel with the files (Decision 15).
+// record) are the Docker Run's own. Invariant: the Harvest's rules travel with the files.
 
 import type { Readable } from "node:stream";
 import { resolveAgentUser, type ComposedSpec } from "../container/index.js";

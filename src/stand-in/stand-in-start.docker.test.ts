@@ -1,4 +1,4 @@
-// The stand-in model's start tells slow from dead (DESIGN decision 16). Paused at its start for
+// The stand-in model's start tells slow from dead (slow is not dead: docs/operations.md). Paused at its start for
 // longer than the fixed bound it once had (20 s), as a loaded machine would hold it, it starts once
 // unpaused and a Run against it completes; killed at its start, its start fails within seconds,
 // naming it, and leaves no container. A tag of the stand-in's image of this file's own marks its

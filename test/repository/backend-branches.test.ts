@@ -1,4 +1,4 @@
-// What varies is chosen once (DESIGN decision 17): a Run Backend (one Docker engine, several,
+// What varies is chosen once: a Run Backend (one Docker engine, several,
 // Kubernetes) is one implementation of src/runtime/run-backend.ts, chosen in run-backends.ts, and
 // nothing else branches on which one is in use. Every source file is read for a branch on the
 // backend's options (`kubernetes !== undefined`, `engines === undefined`, `engineSet?.`, ...): the

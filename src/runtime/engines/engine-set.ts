@@ -2,7 +2,7 @@
 // stops answering (drain). A Run goes to an engine that answers its ping and holds the Run's image,
 // with a free slot; ties go to the one with the most free slots, then to the first named; an engine
 // whose ping is late (slow) takes a Run only when every prompt one is full. An engine is drained only
-// when it is shown gone (DESIGN decision 16): ENGINE_DRAIN_AFTER_FAILED_PINGS pings in a row refused
+// when it is shown gone (slow is not dead: docs/operations.md): ENGINE_DRAIN_AFTER_FAILED_PINGS pings in a row refused
 // (nobody listens on its socket, TLS or ssh refuses) or broken before any answer. Drained, its Runs end
 // `unavailable`, none is placed there, and it comes back (its listeners told, to sweep it) when it
 // answers again, as does one a sweep passed by while it did not answer. A late ping is waited for,

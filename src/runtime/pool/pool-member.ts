@@ -124,7 +124,7 @@ export async function makeMember(maker: MemberMaker, id: string, signal?: AbortS
 }
 
 /**
- * Settles once the container is shown stopped (DESIGN decision 16): its wait answered, or, when the
+ * Settles once the container is shown stopped (slow is not dead: docs/operations.md): its wait answered, or, when the
  * wait broke, the engine says it is not running, has it no more, or refuses the connection. A wait
  * that broke on a container that runs (a connection reset on a busy engine), or an engine that did not
  * say, is waited again after a backoff: a member is not replaced for it.

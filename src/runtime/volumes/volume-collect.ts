@@ -1,6 +1,6 @@
 // What a place of the Run (out/, a writable work/, a session store) held, copied back onto this
 // host's disk from an archive of it, however the archive came (an engine's volume, a Pod's holder
-// over exec). Invariant: the Harvest's rules travel with the files (Decision 15): the same limits and
+// over exec). Invariant: the Harvest's rules travel with the files: the same limits and
 // refusals whatever the source, and nothing half-copied is left: a refusal leaves the place as staging made it.
 
 import { mkdir, rename } from "node:fs/promises";
