@@ -26,7 +26,7 @@ const documentOf = async (): Promise<Document> =>
 describe("/openapi.json", () => {
   it("generates a client that reaches every route, the one-file artifact route with a path holding a slash included", async () => {
     // The served document makes the same types as the one the client is generated from.
-    await expect(await clientTypesOf(await documentOf())).toMatchFileSnapshot(`../../${CLIENT_TYPES_FILE}`);
+    await expect(await clientTypesOf(await documentOf())).toMatchFileSnapshot(`../../../${CLIENT_TYPES_FILE}`);
 
     const client = createClient<paths>({ baseUrl: service.running().url, headers: { authorization: `Bearer ${service.token()}` } });
     const created = await client.POST("/v1/runs", { body: { cli: "claude", prompt: "What is the capital of France?", labels: { suite: "openapi" } } });
