@@ -5,7 +5,7 @@
 // no namespace and no directory, whatever state the daemon is in.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { TEST_IMAGE } from "./engine.js";
 
@@ -60,7 +60,39 @@ export function extraEngine(
   const exited = (child: ChildProcess): Promise<void> =>
     child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
 
+  // What a killed daemon left in its namespace (its containerd, the shims): every process there is this test's.
+  const killLeftovers = (): void => {
+    let left: string[] = [];
+    try {
+      left = execFileSync("ip", ["netns", "pids", namespace], { encoding: "utf8" })
+        .split("\n")
+        .filter((l) => l.trim() !== "");
+    } catch {
+      // no namespace, no process
+    }
+    for (const pid of left) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+  };
+  const logFile = join(dir, "dockerd.log");
+
   const start = async (): Promise<void> => {
+    // Started again after a kill: what the killed daemon left (its containerd, a Run's shim, its pid
+    // file) would stand in the new one's way, as a host's reboot would have cleared them. Its
+    // containers stay in its data root, for the new daemon to list.
+    if (daemon !== undefined) {
+      killLeftovers();
+      rmSync(join(dir, "docker.pid"), { force: true });
+      // Its exec root is its run state (/run on a host), which a reboot clears: the containerd of a
+      // killed dockerd 20.10 left there keeps a new one from starting ("timeout waiting for containerd").
+      unmountBelow(join(dir, "exec"));
+      rmSync(join(dir, "exec"), { recursive: true, force: true });
+    }
+    const log = openSync(logFile, "a");
     // nsenter joins the network namespace only: the daemon shares this host's mounts (a Run's bind mounts, its tmpfs).
     daemon = spawn(
       "nsenter",
@@ -85,8 +117,9 @@ export function extraEngine(
         "2",
         ...daemonArgs,
       ],
-      { stdio: ["ignore", "ignore", "ignore"] },
+      { stdio: ["ignore", log, log] },
     );
+    closeSync(log);
     const deadline = Date.now() + ANSWER_WAIT_MS;
     while (Date.now() < deadline) {
       try {
@@ -96,7 +129,8 @@ export function extraEngine(
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
-    throw new Error(`the test's engine ${name} did not answer within ${ANSWER_WAIT_MS} ms`);
+    const said = existsSync(logFile) ? readFileSync(logFile, "utf8").split("\n").slice(-20).join("\n") : "";
+    throw new Error(`the test's engine ${name} did not answer within ${ANSWER_WAIT_MS} ms; the end of its log:\n${said}`);
   };
   const signal = async (which: NodeJS.Signals): Promise<void> => {
     const child = daemon;
@@ -119,38 +153,27 @@ export function extraEngine(
       // A paused daemon would not hear its SIGTERM.
       daemon?.kill("SIGCONT");
       await signal("SIGTERM").catch(() => undefined);
-      // What a killed daemon left in its namespace (its containerd, the shims): every process there is this test's.
-      const left = (() => {
-        try {
-          return execFileSync("ip", ["netns", "pids", namespace], { encoding: "utf8" })
-            .split("\n")
-            .filter((l) => l.trim() !== "");
-        } catch {
-          return [];
-        }
-      })();
-      for (const pid of left) {
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          // gone already
-        }
-      }
+      killLeftovers();
       try {
         execFileSync("ip", ["netns", "delete", namespace], { stdio: "ignore" });
       } catch {
         // never made, or gone already
       }
-      // A killed daemon leaves its mounts (its data root's bind, its containers' namespaces): deepest first.
-      const mounts = readFileSync("/proc/self/mountinfo", "utf8")
-        .split("\n")
-        .map((line) => line.split(" ")[4] ?? "")
-        .filter((point) => point === dir || point.startsWith(`${dir}/`))
-        .sort((a, b) => b.length - a.length);
-      for (const point of mounts) execFileSync("umount", ["--lazy", point], { stdio: "ignore" });
+      // A killed daemon leaves its mounts (its data root's bind, its containers' namespaces).
+      unmountBelow(dir);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Unmounts, deepest first, whatever is mounted at or below `dir`. */
+function unmountBelow(dir: string): void {
+  const mounts = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[4] ?? "")
+    .filter((point) => point === dir || point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const point of mounts) execFileSync("umount", ["--lazy", point], { stdio: "ignore" });
 }
 
 /** Gives an engine of the test's own the test image (it has none): `docker save | docker -H ... load`. */
