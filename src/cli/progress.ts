@@ -3,6 +3,7 @@
 // one on a terminal, the plain lines elsewhere) and the summary read it.
 
 import type { AgentBudget, AgentEvent, AgentUsage, BudgetUse } from "../agents/index.js";
+import { BIDI_CLASS } from "../staging/index.js";
 
 export type Progress = {
   readonly cli: string;
@@ -105,9 +106,9 @@ export function oneLine(text: string): string {
 // (it reads untrusted input) must not move the cursor, retitle the window or hide text on the
 // terminal of the person watching it. Each is shown as its \x escape instead. The bidi controls
 // and marks would reorder what the person reads (the "Trojan Source" class): each is shown as
-// \u{202e}, as the console shows it.
+// \u{202e}, as the console shows it; which they are is the change set's own list (BIDI_CLASS).
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI = new RegExp(`[${BIDI_CLASS}]`, "g");
 
 /** The text with every terminal control character written out as `\xNN`, every bidi control as `\u{NNNN}`. */
 export function printable(text: string): string {

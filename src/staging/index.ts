@@ -27,7 +27,7 @@ export { removeTree } from "./remove-tree.js";
 export { sweepRunDirectories } from "./sweep.js";
 export * from "./harvest/index.js";
 export type { Manifest } from "./changes/index.js";
-export { carryManifest, harvestChanges, takeManifest } from "./changes/index.js";
+export { BIDI_CLASS, carryManifest, harvestChanges, takeManifest } from "./changes/index.js";
 export { extractInputs, InputsError, inputsTooLarge } from "./archive-extract.js";
 export { listArtifacts, openArtifact, packArtifacts, packInputs } from "./harvest-files.js";
 export {

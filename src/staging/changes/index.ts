@@ -11,3 +11,4 @@
 export type { Manifest } from "./manifest.js";
 export { carryManifest, takeManifest } from "./manifest.js";
 export { harvestChanges } from "./changes.js";
+export { BIDI_CLASS } from "./bidi-or-control.js";
