@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseClaudeStream, parseCodexStream } from "../src/index.js";
+import { parseClaudeStream, parseCodexStream } from "../src/subpaths/agents.js";
 import { parseRuns, runBench, summarize } from "./measure.js";
 
 const MiB = 1024 * 1024;

@@ -19,9 +19,9 @@ import {
   type AgentContainerRuntime,
   type AgentRunner,
   type AgentRunnerOptions,
-  type PoolStats,
   type ReaderVerdict,
 } from "../src/index.js";
+import type { PoolStats } from "../src/subpaths/runtime.js";
 import { AGENT_IMAGE, startStandInModel } from "../src/testing/index.js";
 import { BenchFailure, parseRuns, reportEnd, runBench, summarize, type Summary } from "./measure.js";
 import { docker, leftoversLabelled } from "./engine-words.js";

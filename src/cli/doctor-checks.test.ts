@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { FAKE_ENGINE_FACTS, FAKE_IMAGE_FACTS } from "../../test/support/fake-engine.js";
-import type { EngineFacts, StagingProbe } from "../index.js";
+import type { EngineFacts, StagingProbe } from "../subpaths/runtime.js";
 import {
   cliCheck,
   compareVersions,

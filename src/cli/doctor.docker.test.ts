@@ -11,7 +11,7 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { PREFLIGHT_OWNER } from "../index.js";
+import { PREFLIGHT_OWNER } from "../probes/index.js";
 import { docker } from "../../test/support/engine.js";
 import { canBoundWrites } from "../staging/index.js";
 import { runcPredatesFix } from "./doctor-checks.js";

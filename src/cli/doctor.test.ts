@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeEngine, createUnreachableEngine, type FakeContainerScript, type FakeEngineOptions } from "../../test/support/fake-engine.js";
-import type { ComposedSpec } from "../index.js";
+import type { ComposedSpec } from "../subpaths/runtime.js";
 import { doctor, renderCheck, whereabouts, type DoctorOptions } from "./doctor.js";
 import { UsageError } from "./options.js";
 

@@ -27,7 +27,7 @@ export {
   resolveAgentUser,
   RUN_LABEL,
 } from "./compose.js";
-export { ENV_NAME, ExtraArgsError, SUPPORTED_EXTRA_FLAGS } from "./extra-args.js";
+export { ENV_NAME, ExtraArgsError } from "./extra-args.js";
 export { renderCommand } from "./render-cli.js";
 export { renderCreateBody } from "./render-api.js";
 export * from "./limits.js";

@@ -5,7 +5,8 @@ import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
 import type { MountTable } from "../mounts/index.js";
 import type { RunPlanFunction } from "../plan/index.js";
-import { createAgentContainerRuntime, REDACTED, type AgentContainer } from "../index.js";
+import { createAgentContainerRuntime, type AgentContainer } from "../index.js";
+import { REDACTED } from "../subpaths/runtime.js";
 
 const PLAN_ARGS = ["sample-agent", "--json"] as const;
 const plan: RunPlanFunction = () => ({ args: PLAN_ARGS, stdin: "hello", outcome: async () => ({ ok: true }) });

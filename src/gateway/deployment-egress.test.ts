@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
-import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, findDeploymentEgress, RunRequestError } from "../index.js";
+import { RunRequestError } from "../index.js";
+import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, findDeploymentEgress } from "./index.js";
 
 const compose = (project: string, service: string, extra: Record<string, string> = {}) => ({
   [COMPOSE_PROJECT_LABEL]: project,

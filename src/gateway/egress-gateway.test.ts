@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Engine } from "../engine/index.js";
-import { DEFAULT_EGRESS_IMAGE, RunRequestError, startEgressGateway } from "../index.js";
+import { RunRequestError, startEgressGateway } from "../index.js";
+import { DEFAULT_EGRESS_IMAGE } from "../subpaths/egress.js";
 
 const scratch = await mkdtemp(join(tmpdir(), "agentcage-gateway-dir-"));
 afterAll(() => rm(scratch, { recursive: true, force: true }));

@@ -17,10 +17,9 @@
 export type { EgressControlPath, EgressGateway, EgressGatewayOptions } from "./egress-gateway.js";
 export type { EgressGatewayConnection } from "./connect-gateway.js";
 export type { EgressGatewaySet, EgressGatewaySetOptions } from "./egress-gateways.js";
-export type { DeploymentEgressOptions } from "./deployment-egress.js";
-export { DEFAULT_EGRESS_IMAGE, EGRESS_ALIAS, startEgressGateway } from "./egress-gateway.js";
+export { DEFAULT_EGRESS_IMAGE, startEgressGateway } from "./egress-gateway.js";
 export { connectEgressGateway } from "./connect-gateway.js";
 export { startEgressGateways } from "./egress-gateways.js";
 export type { KubeEgressGateway, KubeEgressGatewayOptions } from "./kube-egress-gateway.js";
 export { isKubeEgressGateway, startKubeEgressGateway } from "./kube-egress-gateway.js";
-export { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, EGRESS_SERVICE, findDeploymentEgress } from "./deployment-egress.js";
+export { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, findDeploymentEgress } from "./deployment-egress.js";

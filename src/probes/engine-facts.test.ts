@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from "vitest";
 import { createFakeEngine, createUnreachableEngine, FAKE_ENGINE_FACTS, FAKE_IMAGE_FACTS } from "../../test/support/fake-engine.js";
 import { atIdleLoad } from "../../test/support/idle-load.js";
 import { readLoadWith } from "../liveness/index.js";
-import { containerMounts, inspectEngine, inspectImage, RunRequestError, type Engine } from "../index.js";
+import { RunRequestError } from "../index.js";
+import { containerMounts, inspectEngine, inspectImage, type Engine } from "../subpaths/runtime.js";
 
 // The bounds as written, whatever this machine's load: these tests are of what happens at them.
 atIdleLoad();

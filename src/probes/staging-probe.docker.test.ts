@@ -5,7 +5,8 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PREFLIGHT_OWNER, probeStagingDirectory } from "../index.js";
+import { PREFLIGHT_OWNER } from "./index.js";
+import { probeStagingDirectory } from "../subpaths/runtime.js";
 import { docker, TEST_IMAGE } from "../../test/support/engine.js";
 
 const made: string[] = [];

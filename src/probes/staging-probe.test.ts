@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeEngine, createUnreachableEngine, type FakeContainerScript } from "../../test/support/fake-engine.js";
-import { probeStagingDirectory, RunRequestError, type ComposedSpec, type StagingProbeOptions } from "../index.js";
+import { RunRequestError } from "../index.js";
+import { probeStagingDirectory, type ComposedSpec, type StagingProbeOptions } from "../subpaths/runtime.js";
 
 const made: string[] = [];
 async function scratch(): Promise<string> {

@@ -3,7 +3,8 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { agentCliVersions, PREFLIGHT_OWNER } from "../index.js";
+import { agentCliVersions } from "../subpaths/agents.js";
+import { PREFLIGHT_OWNER } from "../probes/index.js";
 import { docker } from "../../test/support/engine.js";
 
 const pinned = Object.fromEntries(

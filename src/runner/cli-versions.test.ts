@@ -3,7 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import { createFakeEngine, createUnreachableEngine, type FakeContainerScript } from "../../test/support/fake-engine.js";
-import { agentCliVersions, AgentRunnerError, type ComposedSpec, type CliVersionOptions } from "../index.js";
+import { AgentRunnerError } from "../index.js";
+import { agentCliVersions, type CliVersionOptions } from "../subpaths/agents.js";
+import type { ComposedSpec } from "../subpaths/runtime.js";
 
 function engineSaying(byCli: Record<string, FakeContainerScript>) {
   const specs: ComposedSpec[] = [];

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentRunner, POOL_LABEL, type AgentRunner } from "../index.js";
+import { createAgentRunner, type AgentRunner } from "../index.js";
+import { POOL_LABEL } from "../subpaths/runtime.js";
 import { PLAIN_ANSWER } from "../../test/stand-in/index.js";
 import { AGENT_IMAGE, startStandInModel, type RunningStandIn } from "../../test/support/stand-in-container.js";
 

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentRunner, runVolumeName } from "../index.js";
+import { createAgentRunner } from "../index.js";
+import { runVolumeName } from "../runtime/index.js";
 import { capturingLogger, containersOfRun, docker } from "../../test/support/engine.js";
 import { AGENT_IMAGE, STAND_IN_PORT, startStandInModel } from "../../test/support/stand-in-container.js";
 

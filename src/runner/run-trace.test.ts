@@ -7,7 +7,8 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type AgentRunOptions, createAgentRunner, type EgressGateway, type RunMeter } from "../index.js";
+import { type AgentRunOptions, createAgentRunner, type EgressGateway } from "../index.js";
+import type { RunMeter } from "../subpaths/egress.js";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 
 const silent = pino({ level: "silent" });

@@ -4,7 +4,8 @@
 
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgentContainerRuntime, createEngineSet, type EngineSet } from "../index.js";
+import { createAgentContainerRuntime } from "../index.js";
+import { createEngineSet, type EngineSet } from "../subpaths/runtime.js";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
 import { collectStdout, type Collected } from "../../test/support/engine.js";
 

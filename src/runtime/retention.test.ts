@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
-import { createAgentContainerRuntime, type AgentContainer, type Engine } from "../index.js";
+import { createAgentContainerRuntime, type AgentContainer } from "../index.js";
+import type { Engine } from "../subpaths/runtime.js";
 import { sessionStorePath, unmountUnder } from "../staging/index.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentContainerRuntime, newRunId, runVolumeName, type RunFiles, type RunVolumeKind } from "../index.js";
+import { createAgentContainerRuntime } from "../index.js";
+import { newRunId, runVolumeName } from "./index.js";
+import type { RunFiles, RunVolumeKind } from "../subpaths/runtime.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, containersOfRun, docker } from "../../test/support/engine.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-run-files-"));

@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../test/support/fake-engine.js";
-import { AgentContainerError, createAgentContainerRuntime, runVolumeName, volumeHolderName, type RunFiles, type RunPlanFunction } from "../index.js";
+import { AgentContainerError, createAgentContainerRuntime, type RunPlanFunction } from "../index.js";
+import { runVolumeName, volumeHolderName } from "./index.js";
+import type { RunFiles } from "../subpaths/runtime.js";
 
 const silent = pino({ level: "silent" });
 const root = mkdtempSync(join(tmpdir(), "agentcage-run-files-"));

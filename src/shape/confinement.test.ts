@@ -226,6 +226,9 @@ describe("the confinement rules", () => {
     expect(violationsOf("src/runtime/run.ts", `import { run } from "../index.js";`)).toEqual([
       expect.stringMatching(/^src\/runtime\/run\.ts .*only tests may import the package root/),
     ]);
+    expect(violationsOf("src/cli/doctor.ts", `import type { EngineFacts } from "../subpaths/runtime.js";`)).toEqual([
+      expect.stringMatching(/^src\/cli\/doctor\.ts .*only tests may import the package's entry points \(src\/index\.ts, src\/subpaths\/\)/),
+    ]);
   });
 
   it("allow same-directory imports, front-door imports and the package root importing any index", () => {
@@ -244,9 +247,12 @@ describe("the confinement rules", () => {
     expect(violationsOf("src/engine/engine.ts", `import Docker from "dockerode";`)).toEqual([]);
   });
 
-  it("allow a test to import the package root and anything outside src/", () => {
+  it("allow a test to import the package root, a subpath's door and anything outside src/", () => {
     const text = `import { run } from "../index.js";\nimport { fake } from "../../test/support/fake.js";\nimport { x } from "./run.js";`;
     expect(violationsOf("src/runtime/run.test.ts", text)).toEqual([]);
+    // The command's test names an engine's types as a user does: through agentcage/runtime, not src/engine/.
+    expect(violationsOf("src/cli/doctor.test.ts", `import type { EngineFacts } from "../subpaths/runtime.js";`)).toEqual([]);
+    expect(violationsOf("src/runtime/network/run-network.test.ts", `import { createEngineSet } from "../../subpaths/runtime.js";`)).toEqual([]);
   });
 
   it("ignore imports written in comments or inside template strings", () => {

@@ -1,6 +1,7 @@
 // Decides which imports the source tree allows: front doors, layer ranks, the service and the
 // command never speaking to the engine, dockerode values only in
-// the engine, nothing outside src/ except from tests; and finds import circles among source files.
+// the engine, nothing outside src/ and none of the package's entry points (src/index.ts,
+// src/subpaths/) except from tests; and finds import circles among source files.
 // Invariant: pure and exhaustive — every import form in every file is checked, and each broken
 // rule yields one message naming the importing file, the specifier and the rule.
 import { posix } from "node:path";
@@ -43,11 +44,15 @@ const RANKS: Readonly<Record<string, number>> = {
   "stand-in": 4,
   runner: 5,
   testing: 6,
+  // The package's subpaths (agentcage/runtime, /kubernetes, /egress, /agents): doors over other folders' doors, imported by none.
+  subpaths: 6,
   mcp: 7,
   server: 8,
   cli: 9,
 };
 const PACKAGE_ROOT = "src";
+// The package's subpaths (agentcage/runtime, ...): entry points like src/index.ts, a door each.
+const ENTRY_POINTS = "src/subpaths";
 
 const STATIC = /^[ \t]*(?:import|export)\s+(type\s+)?([\w$]+\s*,\s*)?(\*\s*(?:as\s+[\w$]+)?|\{[^}]*\}|[\w$]+)\s*from\s*(["'])([^"'\n]+)\4/gm;
 const SIDE_EFFECT = /^[ \t]*import\s*(["'])([^"'\n]+)\1/gm;
@@ -96,6 +101,9 @@ function brokenRules(importer: string, specifier: string, typeOnly: boolean, lea
   if (targetDir === dir) return [];
   if (targetDir === PACKAGE_ROOT) {
     return isTest && isIndex ? [] : ["only tests may import the package root, and only src/index.ts"];
+  }
+  if (targetDir === ENTRY_POINTS && dir !== ENTRY_POINTS) {
+    return isTest ? [] : ["only tests may import the package's entry points (src/index.ts, src/subpaths/)"];
   }
   const to = topFolder(target);
   // A room's sub-folder (src/server/runs/) may import its room's shared leaves (src/server/caller.ts).

@@ -1,5 +1,6 @@
 // A user's project, as the package test writes it: one ES module and one CommonJS module that use
-// agentcage, agentcage/testing and agentcage/client the way the README does, compiled under the strictest flags with
+// agentcage and each of its subpaths (runtime, kubernetes, egress, agents, testing, client) the way
+// the docs do, compiled under the strictest flags with
 // the library's own .d.ts files checked. Each prints what it computed as one JSON line, starting
 // no container. Kept as text here: the repository's own type-check must not resolve "agentcage".
 
@@ -29,6 +30,7 @@ export type ConsumerReport = {
   readonly imageNames: string[];
   readonly reason: string;
   readonly client: string;
+  readonly subpaths: string[];
 };
 
 // The body both consumers share: every public type a caller meets is named, and an engine or a
@@ -53,11 +55,19 @@ let standIn: RunningStandIn | undefined;
 const service: AgentcageClient = createClient({ baseUrl: "http://127.0.0.1:8750", token: "service-token" });
 const onEvent = (event: RunEvent): string => (event.type === "end" ? event.data.reason : event.type);
 const refusal = (error: unknown): number | undefined => (error instanceof ServiceError ? error.status : undefined);
+const engines: EngineSet | undefined = undefined;
+const cluster: KubeApi | undefined = undefined;
+const meter = (usage: EgressUsage | undefined): number => usage?.inputTokens ?? 0;
+const claudeSaid = async function* (): AsyncGenerator<Uint8Array> {
+  yield new TextEncoder().encode('{"type":"result","subtype":"success","is_error":false,"result":"hi"}\\n');
+};
 
 async function report(kind: "esm" | "cjs"): Promise<string> {
   const command = runtime.commandFor({ text: "hi" }, { env: runOptions.env ?? {} });
   const agentCommand = await agents.commandFor(request, "Say hi.");
   if (standIn !== undefined || typeof startStandInModel !== "function" || typeof buildAgentImages !== "function") throw new Error("the testing export is incomplete");
+  if (engines !== undefined || cluster !== undefined || meter(undefined) !== 0) throw new Error("the subpaths' types are not what they were");
+  const parsed: AgentResult = await parseClaudeStream(claudeSaid());
   return JSON.stringify({
     kind,
     runtimeArgs: command.redactedArgs,
@@ -66,6 +76,7 @@ async function report(kind: "esm" | "cjs"): Promise<string> {
     imageNames: [...AGENT_IMAGE_NAMES, ...(buildOptions.images ?? [])],
     reason: describeOutcome({ runId: "r", ok: true, reason: notRun, durationMs: 1, stdoutBytes: 0, stderrBytes: 0, stderr: "" } as Outcome),
     client: \`\${service.baseUrl.href} \${typeof service.follow} \${onEvent({ type: "state", id: 1, data: { state: "running" } })} \${refusal(new Error("x"))}\`,
+    subpaths: [POOL_LABEL, PSS_ENFORCE_LABEL, DEFAULT_EGRESS_IMAGE, ...MODEL_PROVIDERS, \`\${parsed.reason} \${parsed.text}\`],
   });
 }
 `;
@@ -73,13 +84,12 @@ async function report(kind: "esm" | "cjs"): Promise<string> {
 const IMPORTS = `
   createAgentContainerRuntime,
   createAgentRunner,
-  createDockerEngine,
   limits,
   type AgentContainer,
   type AgentOutcome,
   type AgentRequestInput,
+  type AgentResult,
   type EndReason,
-  type Engine,
   type Outcome,
   type RunOptions,
   type RunPrompt,
@@ -87,12 +97,18 @@ const IMPORTS = `
 `;
 const TESTING_IMPORTS = `AGENT_IMAGE, AGENT_IMAGE_NAMES, STAND_IN_IMAGE, buildAgentImages, startStandInModel, type BuildAgentImagesOptions, type RunningStandIn`;
 const CLIENT_IMPORTS = `createClient, ServiceError, type AgentcageClient, type RunEvent`;
+/** One import a subpath: what a caller of an advanced option names. */
+const SUBPATH_IMPORTS = `import { createDockerEngine, POOL_LABEL, type Engine, type EngineSet } from "agentcage/runtime";
+import { PSS_ENFORCE_LABEL, type KubeApi } from "agentcage/kubernetes";
+import { DEFAULT_EGRESS_IMAGE, type EgressUsage } from "agentcage/egress";
+import { MODEL_PROVIDERS, parseClaudeStream } from "agentcage/agents";`;
 
 /** esm.mts: imports, and top-level await. */
 export const ESM_CONSUMER = `import Docker from "dockerode";
 import {${IMPORTS}} from "agentcage";
 import { ${TESTING_IMPORTS} } from "agentcage/testing";
 import { ${CLIENT_IMPORTS} } from "agentcage/client";
+${SUBPATH_IMPORTS}
 ${BODY}
 console.log(await report("esm"));
 `;
@@ -102,6 +118,7 @@ export const CJS_CONSUMER = `import Docker = require("dockerode");
 import {${IMPORTS}} from "agentcage";
 import { ${TESTING_IMPORTS} } from "agentcage/testing";
 import { ${CLIENT_IMPORTS} } from "agentcage/client";
+${SUBPATH_IMPORTS}
 ${BODY}
 report("cjs").then(
   (line) => console.log(line),

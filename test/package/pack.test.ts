@@ -26,7 +26,9 @@ import { unnamedPublicTypes } from "./public-types.js";
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 /** Packing (two compiles) and installing offline: three times what it takes on a busy 2-core machine, where it ran past 90 s. */
 const PACK_TIMEOUT_MS = 240_000;
-/** Files a user needs to build images/agent, the stand-in and the orchestrator, and to load the three entry points. */
+/** The package's entry points beside its root, as package.json exports them. */
+const SUBPATHS = ["runtime", "kubernetes", "egress", "agents", "testing", "client"] as const;
+/** Files a user needs to build images/agent, the stand-in and the orchestrator, and to load every entry point. */
 const NEEDED = [
   "package.json",
   "README.md",
@@ -36,6 +38,7 @@ const NEEDED = [
   "dist/testing/index.d.ts",
   "dist/client/index.js",
   "dist/client/index.d.ts",
+  ...["runtime", "kubernetes", "egress", "agents"].flatMap((name) => [`dist/subpaths/${name}.js`, `dist/subpaths/${name}.d.ts`]),
   "images/agent/Dockerfile",
   "images/agent/clis.env",
   "images/agent/fetch-clis.sh",
@@ -101,7 +104,7 @@ describe("the packed package", () => {
   });
 
   it("exports every type of its own that its public signatures reach", () => {
-    expect(unnamedPublicTypes(consumer, "esm.mts", ["agentcage", "agentcage/testing", "agentcage/client"])).toEqual([]);
+    expect(unnamedPublicTypes(consumer, "esm.mts", ["agentcage", ...SUBPATHS.map((name) => `agentcage/${name}`)])).toEqual([]);
   });
 
   it.each(["esm", "cjs"] as const)("runs as %s: commandFor gives the locked-down words and no secret", async (kind) => {
@@ -120,6 +123,14 @@ describe("the packed package", () => {
     expect(report.imageNames).toEqual(["agent", "stand-in", "orchestrator", "stand-in"]);
     expect(report.reason).toBe("completed");
     expect(report.client).toBe("http://127.0.0.1:8750/ function state undefined");
+    expect(report.subpaths).toEqual([
+      "agentcage.pool",
+      "pod-security.kubernetes.io/enforce",
+      "agentcage-orchestrator:latest",
+      "anthropic",
+      "openai",
+      "completed hi",
+    ]);
   });
 
   it("builds all three images' contexts from the installed package exactly as from the source tree", async () => {

@@ -1,6 +1,6 @@
 // Finds the types a user meets in agentcage's public signatures but cannot name: every declaration
-// of the installed package's .d.ts files reachable from what "agentcage" and "agentcage/testing"
-// export must itself be exported from one of them. Invariant: only the package's own declarations
+// of the installed package's .d.ts files reachable from what "agentcage" and its subpaths export
+// must itself be exported from one of them. Invariant: only the package's own declarations
 // are held to this; a dependency's types (dockerode's, pino's, node's) are that dependency's.
 
 import path from "node:path";

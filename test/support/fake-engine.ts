@@ -8,7 +8,7 @@
 
 import { constants } from "node:os";
 import { PassThrough, Readable, Writable } from "node:stream";
-import type { ContainerMount, ContainerStreams, Engine, EngineFacts, ImageFacts } from "../../src/index.js";
+import type { ContainerMount, ContainerStreams, Engine, EngineFacts, ImageFacts } from "../../src/subpaths/runtime.js";
 
 type Spec = Parameters<Engine["create"]>[0];
 export type EngineOperation = keyof Engine;

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineAt, parseEngineAddress } from "../../engine/index.js";
 import { readLoadWith } from "../../liveness/index.js";
-import { createAgentContainerRuntime, createEngineSet, type EngineSet } from "../../index.js";
+import { createAgentContainerRuntime } from "../../index.js";
+import { createEngineSet, type EngineSet } from "../../subpaths/runtime.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, type Collected } from "../../../test/support/engine.js";
 import { extraEngine, loadTestImage, type ExtraEngine } from "../../../test/support/extra-engine.js";
 

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDockerEngine, engineAt, parseEngineAddress } from "../../engine/index.js";
-import { createAgentContainerRuntime, createEngineSet, type EngineSet } from "../../index.js";
+import { createAgentContainerRuntime } from "../../index.js";
+import { createEngineSet, type EngineSet } from "../../subpaths/runtime.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, docker } from "../../../test/support/engine.js";
 import { extraEngine, loadTestImage, type ExtraEngine } from "../../../test/support/extra-engine.js";
 

@@ -7,7 +7,9 @@ import { randomBytes } from "node:crypto";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectStdout, docker, TEST_IMAGE } from "../../../test/support/engine.js";
-import { createAgentContainerRuntime, newRunId, runNetworkName, type RunNetwork } from "../../index.js";
+import { createAgentContainerRuntime } from "../../index.js";
+import { newRunId, runNetworkName } from "../index.js";
+import type { RunNetwork } from "../../subpaths/runtime.js";
 
 const OWNER = `agentcage-net-test-${randomBytes(3).toString("hex")}`;
 const PEER = `${OWNER}-peer`;

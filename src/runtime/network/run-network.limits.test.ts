@@ -7,7 +7,8 @@ import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { createFakeEngine, type FakeEngine } from "../../../test/support/fake-engine.js";
 import { atIdleLoad } from "../../../test/support/idle-load.js";
-import { createAgentContainerRuntime, type Engine } from "../../index.js";
+import { createAgentContainerRuntime } from "../../index.js";
+import type { Engine } from "../../subpaths/runtime.js";
 import { lineOf, waitTurn } from "./network-line.js";
 
 // The bounds as written, whatever this machine's load: these tests are of what happens at them.

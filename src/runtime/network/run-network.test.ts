@@ -5,7 +5,9 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createFakeEngine, type FakeContainerScript } from "../../../test/support/fake-engine.js";
-import { createAgentContainerRuntime, newRunId, runNetworkName, type Engine, type RunOptions } from "../../index.js";
+import { createAgentContainerRuntime, type RunOptions } from "../../index.js";
+import { newRunId, runNetworkName } from "../index.js";
+import type { Engine } from "../../subpaths/runtime.js";
 
 const silent = pino({ level: "silent" });
 const ATTACH = { container: "agentcage-egress-proxy", alias: "egress" };

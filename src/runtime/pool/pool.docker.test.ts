@@ -7,7 +7,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentContainerRuntime, POOL_LABEL, type AgentContainerRuntime, type PoolOptions } from "../../index.js";
+import { createAgentContainerRuntime, type AgentContainerRuntime } from "../../index.js";
+import { POOL_LABEL, type PoolOptions } from "../../subpaths/runtime.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, docker, type Collected } from "../../../test/support/engine.js";
 import { liveRuns } from "../live-runs.js";
 

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentContainerRuntime, REDACTED } from "../../index.js";
+import { createAgentContainerRuntime } from "../../index.js";
+import { REDACTED } from "../../subpaths/runtime.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, docker } from "../../../test/support/engine.js";
 
 const CANARY = "canary-7f3a9c1e5b2d4680-secret";

@@ -8,7 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentContainerRuntime, runVolumeName, type RunVolumeKind } from "../../index.js";
+import { createAgentContainerRuntime } from "../../index.js";
+import { runVolumeName } from "../index.js";
+import type { RunVolumeKind } from "../../subpaths/runtime.js";
 import { sessionStorePath } from "../../staging/index.js";
 import { TEST_IMAGE, capturingLogger, collectStdout, containersOfRun, docker } from "../../../test/support/engine.js";
 

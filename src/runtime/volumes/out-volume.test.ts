@@ -10,7 +10,8 @@ import { pino } from "pino";
 import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFakeEngine } from "../../../test/support/fake-engine.js";
-import { AgentContainerError, createAgentContainerRuntime, outVolumeName, runVolumeName, volumeHolderName, type RunPlanFunction } from "../../index.js";
+import { AgentContainerError, createAgentContainerRuntime, type RunPlanFunction } from "../../index.js";
+import { outVolumeName, runVolumeName, volumeHolderName } from "../index.js";
 import { sessionStorePath } from "../../staging/index.js";
 
 const silent = pino({ level: "silent" });

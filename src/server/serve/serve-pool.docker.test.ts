@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POOL_LABEL } from "../../index.js";
+import { POOL_LABEL } from "../../subpaths/runtime.js";
 import { commandEnv, MAIN, startCommand, type Started } from "../../../test/support/command.js";
 import { docker } from "../../../test/support/engine.js";
 import { tarOf } from "../../../test/support/tar.js";
