@@ -22,10 +22,11 @@ import {
 import { CJS_CONSUMER, CONSUMER_TSCONFIG, ESM_CONSUMER, type ConsumerReport } from "./consumer.js";
 import { installTarball, packPackage, run, type PackedPackage } from "./packed-package.js";
 import { unnamedPublicTypes } from "./public-types.js";
+import { scaledMs } from "../../src/liveness/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-/** Packing (two compiles) and installing offline: three times what it takes on a busy 2-core machine, where it ran past 90 s. */
-const PACK_TIMEOUT_MS = 240_000;
+/** Packing (two compiles) and installing offline: three times what it takes on a busy 2-core machine, where it ran past 90 s, stretched further by the load as every watchdog is. */
+const PACK_TIMEOUT_MS = scaledMs(240_000);
 /** The package's entry points beside its root, as package.json exports them. */
 const SUBPATHS = ["runtime", "kubernetes", "egress", "agents", "testing", "client"] as const;
 /** Files a user needs to build images/agent, the stand-in and the orchestrator, and to load every entry point. */

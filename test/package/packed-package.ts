@@ -9,6 +9,7 @@ import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { SHIPPED_LOCKFILE } from "../../src/testing/index.js";
+import { scaledMs } from "../../src/liveness/index.js";
 
 export type PackedFile = { readonly path: string; readonly size: number };
 export type PackedPackage = { readonly tarball: string; readonly stageDir: string; readonly files: readonly PackedFile[] };
@@ -32,7 +33,8 @@ type LockEntry = {
 };
 type Lockfile = { readonly packages: Readonly<Record<string, LockEntry>> };
 
-const COMMAND_TIMEOUT_MS = 60_000;
+/** What a command of the package's build takes at most on an idle machine; the bound stretches with the load, as every watchdog does (slow is not dead). */
+const COMMAND_IDLE_TIMEOUT_MS = 60_000;
 
 /** Runs a command; rejects with the command, its exit and its stderr when it fails. */
 export function run(
@@ -40,7 +42,12 @@ export function run(
   args: readonly string[],
   options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number },
 ): Promise<{ stdout: string; stderr: string }> {
-  const settings = { cwd: options.cwd, env: options.env ?? quietNpmEnv(), timeout: options.timeoutMs ?? COMMAND_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 };
+  const settings = {
+    cwd: options.cwd,
+    env: options.env ?? quietNpmEnv(),
+    timeout: options.timeoutMs ?? scaledMs(COMMAND_IDLE_TIMEOUT_MS),
+    maxBuffer: 64 * 1024 * 1024,
+  };
   return new Promise((resolve, reject) => {
     execFile(command, args, settings, (error, stdout, stderr) => {
       if (error === null) resolve({ stdout, stderr });
