@@ -1,6 +1,8 @@
 // The one place a Run Backend is chosen, from createAgentContainerRuntime's (or createAgentRunner's)
 // options: Kubernetes when `kubernetes` is given, several engines with `engines`, else the one engine
 // (`engine`, or Docker through `docker`). Options that name two backends are refused here, by name.
+// A caller above the runtime that keeps something of its own per backend (the runner's egress proxy
+// placement) gives one of each (PerBackend), and is handed the chosen backend's with it.
 // Invariant: every other file asks the chosen backend; none asks which one it is.
 
 import type Docker from "dockerode";
@@ -23,14 +25,38 @@ export type BackendOptions = {
   readonly kubernetes?: KubernetesBackend;
 };
 
+/**
+ * What a caller above the runtime keeps for each kind of backend, made from that backend's own option
+ * (the runner's egress proxy placement: in the cluster, one per engine, one): one implementation each.
+ */
+export type PerBackend<T> = {
+  /** One Docker engine (`engine`, or the default through `docker`). */
+  readonly engine: (engine: Engine) => T;
+  /** Several engines (`engines`). */
+  readonly engines: (set: EngineSet) => T;
+  /** A Kubernetes cluster (`kubernetes`, checked). */
+  readonly kubernetes: (kubernetes: KubernetesBackend) => T;
+};
+
+/** The backend chosen, and the caller's own for its kind. */
+export type ChosenBackend<T> = { readonly backend: RunBackend; readonly own: T };
+
+const NOTHING_KEPT: PerBackend<undefined> = { engine: () => undefined, engines: () => undefined, kubernetes: () => undefined };
+
 /** Throws an AgentContainerError, one sentence saying what to write instead, for options that name no backend or two. */
 export function chooseRunBackend(options: BackendOptions): RunBackend {
+  return chooseRunBackendWith(options, NOTHING_KEPT).backend;
+}
+
+/** chooseRunBackend, with `each`'s answer for the backend chosen; the same refusals. */
+export function chooseRunBackendWith<T>(options: BackendOptions, each: PerBackend<T>): ChosenBackend<T> {
   if (options.kubernetes !== undefined) {
     const clash = (["engine", "engines", "docker"] as const).find((name) => options[name] !== undefined);
     if (clash !== undefined) {
       throw new AgentContainerError(`kubernetes is given with ${clash}; a runtime runs its Runs on one backend: leave ${clash} out, or kubernetes`);
     }
-    return podBackend(checkKubernetesBackend(options.kubernetes));
+    const kubernetes = checkKubernetesBackend(options.kubernetes);
+    return { backend: podBackend(kubernetes), own: each.kubernetes(kubernetes) };
   }
   if (options.engine !== undefined && options.docker !== undefined) {
     throw new AgentContainerError("both engine and docker are given; pass an engine, or a docker connection for the default engine, not both");
@@ -47,9 +73,10 @@ export function chooseRunBackend(options: BackendOptions): RunBackend {
     if (options.engine !== undefined || options.docker !== undefined) {
       throw new AgentContainerError("engines is given with engine or docker; pass the engines as one set (createEngineSet), or one engine, not both");
     }
-    return engineSetBackend(options.engines);
+    return { backend: engineSetBackend(options.engines), own: each.engines(options.engines) };
   }
-  return engineBackend(options.engine ?? createDockerEngine(options.docker));
+  const engine = options.engine ?? createDockerEngine(options.docker);
+  return { backend: engineBackend(engine), own: each.engine(engine) };
 }
 
 /** Whether `value` is a Run Backend (chooseRunBackend's), as far as a call from plain JavaScript can be told. */

@@ -31,8 +31,6 @@ const BACKENDS = new Set([
  * cluster, one per engine), the engine set serve builds from --engine, doctor's and plan's own paths.
  */
 const NOT_YET_ASKED: Readonly<Record<string, number>> = {
-  "src/runner/assembly.ts": 2,
-  "src/runner/network-options.ts": 4,
   "src/server/serve/serve-kubernetes.ts": 2,
   "src/server/http/health.ts": 1,
   "src/server/serve/serve.ts": 1,

@@ -1,0 +1,26 @@
+// The runner's one choice of Run Backend, made from its options where its settings are resolved (and
+// where an assembly starts the proxy its Runs need): the runtime's backend, and what the runner keeps
+// of its own for it, the egress proxy's placement. Callers ask the choice; none asks which it is.
+// Invariant: the same options always choose the same kind; a choice that cannot mean anything is refused in the runner's words.
+
+import { AgentContainerError } from "../container/index.js";
+import { chooseRunBackendWith, type RunBackend } from "../runtime/index.js";
+import { EGRESS_PLACEMENTS, type EgressPlacement } from "./egress-placement.js";
+import { inRunnerWords, type AgentRunnerOptions } from "./runner-options.js";
+
+export type BackendChoice = {
+  /** Where the Runs' containers live; the runner's runtime takes this one. */
+  readonly backend: RunBackend;
+  /** Where the egress proxy of its Runs goes, and which proxy given by hand they can reach. */
+  readonly egress: EgressPlacement;
+};
+
+/** The backend the options name, chosen once; throws AgentRunnerError for a choice that cannot mean anything. */
+export function chooseBackend(options: Pick<AgentRunnerOptions, "docker" | "engine" | "engines" | "kubernetes">): BackendChoice {
+  try {
+    const { backend, own } = chooseRunBackendWith(options, EGRESS_PLACEMENTS);
+    return { backend, egress: own };
+  } catch (error) {
+    throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
+  }
+}
