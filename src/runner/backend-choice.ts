@@ -4,7 +4,7 @@
 // Invariant: the same options always choose the same kind; a choice that cannot mean anything is refused in the runner's words.
 
 import { AgentContainerError } from "../container/index.js";
-import { chooseRunBackendWith, type RunBackend } from "../runtime/index.js";
+import { chooseRunBackendWith, perBackend, type BackendOptions, type PerBackend, type RunBackend } from "../runtime/index.js";
 import { EGRESS_PLACEMENTS, type EgressPlacement } from "./egress-placement.js";
 import { inRunnerWords, type AgentRunnerOptions } from "./runner-options.js";
 
@@ -17,9 +17,23 @@ export type BackendChoice = {
 
 /** The backend the options name, chosen once; throws AgentRunnerError for a choice that cannot mean anything. */
 export function chooseBackend(options: Pick<AgentRunnerOptions, "docker" | "engine" | "engines" | "kubernetes">): BackendChoice {
-  try {
+  return inTheRunnersWords(() => {
     const { backend, own } = chooseRunBackendWith(options, EGRESS_PLACEMENTS);
     return { backend, egress: own };
+  });
+}
+
+/**
+ * What a caller above the runner keeps of its own for the backend these runner options name (the
+ * service's: what a start checks, its series, what it lets go of): `each`'s answer for it, refused as chooseBackend refuses.
+ */
+export function ownForBackend<T>(options: BackendOptions, each: PerBackend<T>): T {
+  return inTheRunnersWords(() => perBackend(options, each));
+}
+
+function inTheRunnersWords<T>(choose: () => T): T {
+  try {
+    return choose();
   } catch (error) {
     throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
   }

@@ -17,12 +17,12 @@ import { podBackend } from "./pod-backend.js";
 import { podRefusalOf } from "./pod-refusals.js";
 import type { BackendRefusals, RunBackend } from "./run-backend.js";
 
-/** The options a backend is chosen from (RuntimeOptions' own). */
+/** The options a backend is chosen from (RuntimeOptions' own); one left undefined is not given. */
 export type BackendOptions = {
-  readonly docker?: Docker;
-  readonly engine?: Engine;
-  readonly engines?: EngineSet;
-  readonly kubernetes?: KubernetesBackend;
+  readonly docker?: Docker | undefined;
+  readonly engine?: Engine | undefined;
+  readonly engines?: EngineSet | undefined;
+  readonly kubernetes?: KubernetesBackend | undefined;
 };
 
 /**
@@ -41,22 +41,31 @@ export type PerBackend<T> = {
 /** The backend chosen, and the caller's own for its kind. */
 export type ChosenBackend<T> = { readonly backend: RunBackend; readonly own: T };
 
-const NOTHING_KEPT: PerBackend<undefined> = { engine: () => undefined, engines: () => undefined, kubernetes: () => undefined };
+/** The backends themselves, one per kind. */
+const RUN_BACKENDS: PerBackend<RunBackend> = { engine: engineBackend, engines: engineSetBackend, kubernetes: podBackend };
 
 /** Throws an AgentContainerError, one sentence saying what to write instead, for options that name no backend or two. */
 export function chooseRunBackend(options: BackendOptions): RunBackend {
-  return chooseRunBackendWith(options, NOTHING_KEPT).backend;
+  return perBackend(options, RUN_BACKENDS);
 }
 
 /** chooseRunBackend, with `each`'s answer for the backend chosen; the same refusals. */
 export function chooseRunBackendWith<T>(options: BackendOptions, each: PerBackend<T>): ChosenBackend<T> {
+  return perBackend(options, {
+    engine: (engine) => ({ backend: RUN_BACKENDS.engine(engine), own: each.engine(engine) }),
+    engines: (set) => ({ backend: RUN_BACKENDS.engines(set), own: each.engines(set) }),
+    kubernetes: (kubernetes) => ({ backend: RUN_BACKENDS.kubernetes(kubernetes), own: each.kubernetes(kubernetes) }),
+  });
+}
+
+/** `each`'s answer for the backend the options name, made from its own option: the one branch on which it is; the same refusals. */
+export function perBackend<T>(options: BackendOptions, each: PerBackend<T>): T {
   if (options.kubernetes !== undefined) {
     const clash = (["engine", "engines", "docker"] as const).find((name) => options[name] !== undefined);
     if (clash !== undefined) {
       throw new AgentContainerError(`kubernetes is given with ${clash}; a runtime runs its Runs on one backend: leave ${clash} out, or kubernetes`);
     }
-    const kubernetes = checkKubernetesBackend(options.kubernetes);
-    return { backend: podBackend(kubernetes), own: each.kubernetes(kubernetes) };
+    return each.kubernetes(checkKubernetesBackend(options.kubernetes));
   }
   if (options.engine !== undefined && options.docker !== undefined) {
     throw new AgentContainerError("both engine and docker are given; pass an engine, or a docker connection for the default engine, not both");
@@ -73,10 +82,9 @@ export function chooseRunBackendWith<T>(options: BackendOptions, each: PerBacken
     if (options.engine !== undefined || options.docker !== undefined) {
       throw new AgentContainerError("engines is given with engine or docker; pass the engines as one set (createEngineSet), or one engine, not both");
     }
-    return { backend: engineSetBackend(options.engines), own: each.engines(options.engines) };
+    return each.engines(options.engines);
   }
-  const engine = options.engine ?? createDockerEngine(options.docker);
-  return { backend: engineBackend(engine), own: each.engine(engine) };
+  return each.engine(options.engine ?? createDockerEngine(options.docker));
 }
 
 /** Whether `value` is a Run Backend (chooseRunBackend's), as far as a call from plain JavaScript can be told. */

@@ -32,10 +32,8 @@ const BACKENDS = new Set([
  */
 const NOT_YET_ASKED: Readonly<Record<string, number>> = {
   "src/server/serve/serve-kubernetes.ts": 2,
+  "src/server/serve/serve-backend.ts": 2,
   "src/server/http/health.ts": 1,
-  "src/server/serve/serve.ts": 1,
-  "src/server/metrics/metrics.ts": 1,
-  "src/server/serve/serve-runners.ts": 9,
   "src/cli/command-serve.ts": 2,
   "src/cli/doctor.ts": 4,
   "src/cli/command-run.ts": 2,
