@@ -156,8 +156,10 @@ export async function doctor(options: DoctorOptions, ...extra: never[]): Promise
 
 /** Every check, started at once after the engine's; in the order they are reported. */
 export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
+  // Where a Run would go, as the options name it (doctor makes no runtime to ask): the cluster, else the engines, the first asked for what they share.
   if (options.kubernetes !== undefined) return guarded(clusterChecks(options, options.kubernetes));
-  const first = options.engine ?? options.engines?.[0]?.engine;
+  const named = options.engines ?? [];
+  const first = options.engine ?? named[0]?.engine;
   const connection = first === undefined ? {} : { engine: first };
   const stagingDir = posix.join(options.runtimeDir, "staging");
   const place = options.whereabouts === undefined ? whereabouts() : Promise.resolve(options.whereabouts);
@@ -175,7 +177,7 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
   const kinds = facts.then((f) => credentialKinds(options, f !== undefined));
   const noEngine = "the engine does not answer";
 
-  const firstName = options.engines?.[0]?.name;
+  const firstName = named[0]?.name;
   const where =
     options.engine !== undefined
       ? "the engine given"
@@ -225,7 +227,7 @@ export function startChecks(options: DoctorOptions): Promise<DoctorCheck>[] {
       ),
     ],
     ["run network range", place.then((here) => rangeCheck(options, here.inContainer))],
-    ...(options.engines ?? []).flatMap(({ name, engine }) => eachEngineChecks(name, engine, options.image)),
+    ...named.flatMap(({ name, engine }) => eachEngineChecks(name, engine, options.image)),
   ];
   return guarded(checks);
 }

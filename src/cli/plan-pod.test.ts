@@ -97,6 +97,16 @@ describe("agentcage plan --kubernetes", () => {
     expect(done.stderr).toContain("# EGRESS_PROXY_CLUSTER_IP stands for the egress proxy's Service address (its ClusterIP)");
   });
 
+  it("refuses, without --kubernetes, a policy that makes a network, in the words of docker run", async () => {
+    for (const [policy, message] of [
+      ["model", "--network-policy model makes a network for the Run and starts the egress proxy, which plan does not; plan prints the one docker run"],
+      ["open", "--network-policy open makes a network for the Run, which plan does not; plan prints the one docker run"],
+    ] as const) {
+      const { thrown } = await plan("--network-policy", policy);
+      expect(thrown).toMatchObject({ code: "invalid_usage", message: expect.stringContaining(message) });
+    }
+  });
+
   it("refuses allowlist in the words of a Pod, not of docker run", async () => {
     const done = await plan("--kubernetes", "--network-policy", "allowlist", "--allow", "api.example.com:443");
     expect(String(done.thrown ?? done.stderr)).toContain("plan --kubernetes prints the Pod of a Run under none or model");

@@ -17,7 +17,7 @@ import {
   type NetworkPolicy,
   type RunnerAssembly,
 } from "../runner/index.js";
-import type { RunFiles } from "../runtime/index.js";
+import { refusalsOf, type RunFiles } from "../runtime/index.js";
 import { kubernetesBackend } from "./kube-config.js";
 import { UsageError } from "./options.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -96,7 +96,9 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
     await mkdir(staging, { recursive: true, mode: 0o700 });
     // The proxy or the stand-in for this one Run: its own container, gone when the Run is.
     // client-node and Kubernetes' schemas load only for a Run that goes there.
-    const kubernetes = options.kubernetesNamespace === undefined ? undefined : await kubernetesBackend(options.kubernetesNamespace);
+    const backend = options.kubernetesNamespace === undefined ? {} : { kubernetes: await kubernetesBackend(options.kubernetesNamespace) };
+    // A session store is kept where the backend can keep one (a Pod cannot yet): asked of it, in its words.
+    const sessions = refusalsOf({ kubernetes: options.kubernetesNamespace }).refusal({ needs: "session", asked: "sessions" }) === undefined;
     try {
       assembly = await assembleRunners({
         runner: {
@@ -106,9 +108,8 @@ export async function runLocal(options: LocalRunOptions, io: CommandIo): Promise
             ...(options.writable ? { writableWork: true } : {}),
             ...(options.sessionRetentionDays === undefined ? {} : { sessionRetentionDays: options.sessionRetentionDays }),
           },
-          // A session store does not reach a Pod yet: on Kubernetes nothing of a session is kept.
-          sessions: kubernetes === undefined,
-          ...(kubernetes === undefined ? {} : { kubernetes }),
+          sessions,
+          ...backend,
           logger,
           ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
           ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),

@@ -9,17 +9,10 @@
 
 import { pino, type Logger } from "pino";
 import { createDegradations, type Degradations } from "../runtime/index.js";
-import {
-  connectEgressGateway,
-  startEgressGateway,
-  startEgressGateways,
-  startKubeEgressGateway,
-  type EgressControlPath,
-  type EgressGateway,
-  type EgressGatewayConnection,
-  type EgressGatewaySet,
-} from "../gateway/index.js";
-import { STAND_IN_CODEX_MODEL, STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../stand-in/index.js";
+import type { EgressGateway, EgressGatewayConnection, EgressGatewaySet } from "../gateway/index.js";
+import { STAND_IN_ENVIRONMENT, standInRunnerOptions, startStandInModel, type RunningStandIn } from "../stand-in/index.js";
+import { chooseBackend } from "./backend-choice.js";
+import type { ProxyStart } from "./egress-placement.js";
 import type { NetworkPolicy } from "./network-policy.js";
 import { createAgentRunner, type AgentRunner } from "./runner.js";
 import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
@@ -100,10 +93,14 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
     await started.gateway?.close();
     await started.gateways?.close();
   };
+  // Where the proxy goes is the backend's to say (in its cluster, one per engine, one): asked of the runners' own choice.
+  const placement = proxied ? chooseBackend(options.runner).egress : undefined;
   try {
-    if (proxied && options.signal?.aborted !== true && options.runner.engines !== undefined) started.gateways = await startProxies(options, degradations);
-    else if (proxied && options.signal?.aborted !== true) started.gateway = await startProxy(options);
-    else if (standIn && options.signal?.aborted !== true) {
+    if (placement !== undefined && options.signal?.aborted !== true) {
+      const proxy = await placement.start(proxyStart(options, degradations));
+      if ("forEngine" in proxy) started.gateways = proxy;
+      else started.gateway = proxy;
+    } else if (standIn && options.signal?.aborted !== true) {
       options.onStep?.("stand-in model");
       started.standIn = await startStandInModel("plain", {
         ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -125,84 +122,29 @@ export async function assembleRunners(options: RunnerAssemblyOptions): Promise<R
   };
 }
 
-/** The proxy a model or allowlist policy needs: the Operator's when named, else one of this process's (with the stand-in behind it when asked). */
-async function startProxy(options: RunnerAssemblyOptions): Promise<EgressGateway> {
+/** What the backend's placement starts its proxy with: this assembly's options, its board, and its steps told. */
+function proxyStart(options: RunnerAssemblyOptions, degradations: Degradations): ProxyStart {
   const standIn = options.standIn === true;
-  const codexModel = standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {};
-  const kubernetes = options.runner.kubernetes;
-  if (kubernetes !== undefined) {
-    // The Runs are Pods: the proxy goes into their cluster, beside them, reached over exec.
-    if (options.egress !== undefined || options.egressNetworks !== undefined) {
-      throw new AgentRunnerError(
-        `${options.egress !== undefined ? "egress (the Operator's proxy)" : "egressNetworks"} lives on a Docker engine, which a Pod cannot reach; leave it out with kubernetes: the proxy is started in the cluster`,
-      );
-    }
-    const step = standIn ? "egress proxy with the stand-in" : "egress proxy";
-    options.onStep?.(step);
-    return startKubeEgressGateway({
-      api: kubernetes.api,
-      ...(kubernetes.namespace === undefined ? {} : { namespace: kubernetes.namespace }),
-      ...(kubernetes.imagePullPolicy === undefined ? {} : { imagePullPolicy: kubernetes.imagePullPolicy }),
-      ...(kubernetes.startTimeoutMs === undefined ? {} : { startTimeoutMs: kubernetes.startTimeoutMs }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      onWaiting: (waitedMs) => told(options, step, { waitedMs, running: true }),
-      standIn,
-      ...codexModel,
-      ...(options.logger === undefined ? {} : { logger: options.logger }),
-    });
-  }
-  if (options.egress !== undefined) return connectEgressGateway({ ...options.egress, ...codexModel });
   const step = standIn ? "egress proxy with the stand-in" : "egress proxy";
-  options.onStep?.(step);
-  return startEgressGateway({
+  return {
     runtimeDir: options.runner.staging.runtimeDir,
-    control: controlPath(options),
+    // Through the engine when the Runs' files go that way (the engines may not see this disk); else the faster disk.
+    control: options.runner.runFiles === "engine" ? "engine" : "disk",
     standIn,
-    ...codexModel,
+    ...(options.egress === undefined ? {} : { egress: options.egress }),
+    ...(options.egressNetworks === undefined ? {} : { egressNetworks: options.egressNetworks }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    onWaiting: (waitedMs) => told(options, step, { waitedMs, running: true }),
-    ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
-  });
-}
-
-/**
- * Over several engines: a proxy of this process's on each (a Run's network joins the one of the
- * engine it is placed on). The Operator's one proxy lives on one engine, so it cannot serve them.
- */
-async function startProxies(options: RunnerAssemblyOptions, degradations: Degradations): Promise<EgressGatewaySet> {
-  const engines = options.runner.engines as NonNullable<AgentRunnerOptions["engines"]>;
-  if (options.egress !== undefined) {
-    throw new AgentRunnerError(
-      `the Operator's egress proxy (egress) lives on one engine, and a Run over several engines joins the proxy of the engine it is placed on; leave egress out to start one on each engine (${engines.names.join(", ")}), or use one engine`,
-    );
-  }
-  const standIn = options.standIn === true;
-  const step = standIn ? "egress proxy with the stand-in" : "egress proxy";
-  options.onStep?.(step);
-  return startEgressGateways({
-    engines,
     degradations,
-    runtimeDir: options.runner.staging.runtimeDir,
-    control: controlPath(options),
-    standIn,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onStart: () => options.onStep?.(step),
     onWaiting: (waitedMs) => told(options, step, { waitedMs, running: true }),
-    ...(standIn ? { codexModel: STAND_IN_CODEX_MODEL } : {}),
-    ...(options.egressNetworks === undefined ? {} : { networks: options.egressNetworks }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
-  });
+  };
 }
 
 /** A step still waiting, told to the caller and its log: a wait is news, never a failure. */
 function told(options: Pick<RunnerAssemblyOptions, "onWaiting" | "logger">, step: AssemblyStep, waiting: AssemblyWaiting): void {
   options.logger?.info({ step, waitedMs: waiting.waitedMs, running: waiting.running }, `the ${step} is still starting`);
   options.onWaiting?.(step, waiting);
-}
-
-/** Through the engine when the Runs' files go that way (the engines may not see this disk); else the faster disk. */
-function controlPath(options: RunnerAssemblyOptions): EgressControlPath {
-  return options.runner.runFiles === "engine" ? "engine" : "disk";
 }
 
 /** What each runner is given for its network, from the policy and what was started for it. */

@@ -26,4 +26,5 @@ export { agentCliVersions } from "./cli-versions.js";
 export type { AssemblyStep, AssemblyWaiting, RunnerAssembly } from "./assembly.js";
 export { assembleRunners, assemblyRefusal } from "./assembly.js";
 export { bothPolicyAndNetworks } from "./network-options.js";
+export { ownForBackend } from "./backend-choice.js";
 export { agentcageVersion } from "./package-version.js";

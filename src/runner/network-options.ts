@@ -2,8 +2,8 @@
 // and the settings it replaces. Each refusal names the option, quotes the value and says what to write.
 
 import { connectTarget } from "../egress/index.js";
-import { isKubeEgressGateway } from "../gateway/index.js";
-import type { BackendAsk, RunBackend } from "../runtime/index.js";
+import type { BackendAsk } from "../runtime/index.js";
+import type { BackendChoice } from "./backend-choice.js";
 import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
 import { NETWORK_POLICIES, type NetworkPolicy } from "./network-policy.js";
 
@@ -13,7 +13,7 @@ export function bothPolicyAndNetworks(policy: string, networks: string): string 
 }
 
 /** The policy in effect; throws AgentRunnerError for options that cannot go together. */
-export function checkNetworkPolicy(options: AgentRunnerOptions, backend: RunBackend): NetworkPolicy {
+export function checkNetworkPolicy(options: AgentRunnerOptions, { backend, egress }: BackendChoice): NetworkPolicy {
   const policy = options.networkPolicy ?? "none";
   if (!(NETWORK_POLICIES as readonly unknown[]).includes(policy)) {
     throw new AgentRunnerError(
@@ -25,7 +25,8 @@ export function checkNetworkPolicy(options: AgentRunnerOptions, backend: RunBack
   }
   const proxied = policy === "model" || policy === "allowlist";
   if (proxied) {
-    checkEgress(options, policy);
+    // The proxy given must be one these Runs reach: the backend's placement says which.
+    egress.check(options.egress, policy);
     for (const replaced of ["anthropicBaseUrl", "codexProvider", "codexLoginDirectory"] as const) {
       if (options[replaced] !== undefined) {
         throw new AgentRunnerError(
@@ -66,43 +67,4 @@ export function checkNetworkPolicy(options: AgentRunnerOptions, backend: RunBack
   const refused = asks.map(backend.refusal).find((refusal) => refusal !== undefined);
   if (refused !== undefined) throw new AgentRunnerError(refused);
   return policy;
-}
-
-/** The proxy a model or allowlist policy needs: one over one engine, one per engine (startEgressGateways) over several. */
-function checkEgress(options: AgentRunnerOptions, policy: NetworkPolicy): void {
-  const gateway = options.egress as unknown as Record<string, unknown> | undefined;
-  const perEngine = typeof gateway === "object" && gateway !== null && typeof gateway["forEngine"] === "function";
-  const single = typeof gateway === "object" && gateway !== null && typeof gateway["register"] === "function" && typeof gateway["container"] === "string";
-  const inCluster = single && isKubeEgressGateway(gateway);
-  if (options.kubernetes !== undefined || inCluster) {
-    if (options.kubernetes !== undefined && inCluster) {
-      const runs = options.kubernetes.namespace;
-      // The proxy admits Pods of its own namespace only: Runs elsewhere would reach nothing.
-      if (runs !== undefined && runs !== gateway["namespace"]) {
-        throw new AgentRunnerError(
-          `kubernetes.namespace ${JSON.stringify(runs)} is not the egress proxy's namespace ${JSON.stringify(gateway["namespace"])}; start the proxy in the Runs' namespace: startKubeEgressGateway({ api, namespace: ${JSON.stringify(runs)} })`,
-        );
-      }
-      return;
-    }
-    throw new AgentRunnerError(
-      options.kubernetes !== undefined
-        ? `networkPolicy ${JSON.stringify(policy)} on kubernetes needs egress: the egress proxy in the cluster, which a Pod can reach; pass egress: await startKubeEgressGateway({ api, namespace }) with the same api and namespace`
-        : `egress is a proxy in a cluster (startKubeEgressGateway), which a Docker container cannot reach; pass kubernetes with the same api and namespace, or egress: await startEgressGateway({ runtimeDir })`,
-    );
-  }
-  if (options.engines !== undefined) {
-    if (perEngine) return;
-    throw new AgentRunnerError(
-      single
-        ? `networkPolicy ${JSON.stringify(policy)} over engines needs a proxy on each engine, and egress is one proxy on one engine (a Run's network joins the proxy of the engine it is placed on); pass egress: await startEgressGateways({ runtimeDir, engines }) over the same engines`
-        : `networkPolicy ${JSON.stringify(policy)} over engines needs egress: a proxy on each engine; pass egress: await startEgressGateways({ runtimeDir, engines }) over the same engines`,
-    );
-  }
-  if (single) return;
-  throw new AgentRunnerError(
-    perEngine
-      ? `egress is a proxy per engine (startEgressGateways), but no engines are given; pass the same engines, or one proxy: egress: await startEgressGateway({ runtimeDir })`
-      : `networkPolicy ${JSON.stringify(policy)} needs egress: the egress proxy; pass egress: await startEgressGateway({ runtimeDir }), or connectEgressGateway(...) for one the Operator runs`,
-  );
 }

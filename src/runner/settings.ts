@@ -3,12 +3,13 @@
 // Invariant: what cannot mean anything is refused here with an AgentRunnerError, before any Run;
 // no Run resolves a setting again.
 
-import { AgentContainerError, DEFAULT_AGENT_WORKDIR } from "../container/index.js";
-import { chooseRunBackend, type RunBackend } from "../runtime/index.js";
+import { DEFAULT_AGENT_WORKDIR } from "../container/index.js";
+import type { RunBackend } from "../runtime/index.js";
 import type { EgressGateway, EgressGatewaySet } from "../gateway/index.js";
 import { AGENT_CLIS, adapterFor, type AgentCli, type AgentEndpoint, type EndpointOverrides } from "../agents/index.js";
 import { DEFAULT_API_RETRIES, MAX_API_RETRIES } from "./limits.js";
-import { AgentRunnerError, inRunnerWords, type AgentRunnerOptions } from "./runner-options.js";
+import { AgentRunnerError, type AgentRunnerOptions } from "./runner-options.js";
+import { chooseBackend } from "./backend-choice.js";
 import { checkNetworkPolicy } from "./network-options.js";
 import { egressBaseUrl, type NetworkPolicy } from "./network-policy.js";
 
@@ -41,8 +42,9 @@ export function resolveRunnerSettings(options: AgentRunnerOptions): RunnerSettin
       `standIn ${JSON.stringify(options.standIn)} is not true or false; write true for a runner whose model is the stand-in, or leave it out`,
     );
   }
-  const backend = runnerBackend(options);
-  const policy = checkNetworkPolicy(options, backend);
+  const choice = chooseBackend(options);
+  const { backend } = choice;
+  const policy = checkNetworkPolicy(options, choice);
   const apiRetries = checkedApiRetries(options);
   const keepSessions = checkedSessions(options, backend);
   if (options.codexLoginDirectory !== undefined && options.staging === undefined) {
@@ -93,15 +95,6 @@ function checkedApiRetries(options: AgentRunnerOptions): number {
     throw new AgentRunnerError(`apiRetries ${JSON.stringify(apiRetries)} is out of range; write a whole number from 0 to ${MAX_API_RETRIES}`);
   }
   return apiRetries;
-}
-
-/** The backend the options name, chosen once; a choice that cannot mean anything refused in the runner's words. */
-function runnerBackend(options: AgentRunnerOptions): RunBackend {
-  try {
-    return chooseRunBackend(options);
-  } catch (error) {
-    throw error instanceof AgentContainerError ? inRunnerWords(error) : error;
-  }
 }
 
 function checkedSessions(options: AgentRunnerOptions, backend: RunBackend): boolean {

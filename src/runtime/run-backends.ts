@@ -1,6 +1,8 @@
 // The one place a Run Backend is chosen, from createAgentContainerRuntime's (or createAgentRunner's)
 // options: Kubernetes when `kubernetes` is given, several engines with `engines`, else the one engine
 // (`engine`, or Docker through `docker`). Options that name two backends are refused here, by name.
+// A caller above the runtime that keeps something of its own per backend (the runner's egress proxy
+// placement) gives one of each (PerBackend), and is handed the chosen backend's with it.
 // Invariant: every other file asks the chosen backend; none asks which one it is.
 
 import type Docker from "dockerode";
@@ -15,22 +17,55 @@ import { podBackend } from "./pod-backend.js";
 import { podRefusalOf } from "./pod-refusals.js";
 import type { BackendRefusals, RunBackend } from "./run-backend.js";
 
-/** The options a backend is chosen from (RuntimeOptions' own). */
+/** The options a backend is chosen from (RuntimeOptions' own); one left undefined is not given. */
 export type BackendOptions = {
-  readonly docker?: Docker;
-  readonly engine?: Engine;
-  readonly engines?: EngineSet;
-  readonly kubernetes?: KubernetesBackend;
+  readonly docker?: Docker | undefined;
+  readonly engine?: Engine | undefined;
+  readonly engines?: EngineSet | undefined;
+  readonly kubernetes?: KubernetesBackend | undefined;
 };
+
+/**
+ * What a caller above the runtime keeps for each kind of backend, made from that backend's own option
+ * (the runner's egress proxy placement: in the cluster, one per engine, one): one implementation each.
+ */
+export type PerBackend<T> = {
+  /** One Docker engine (`engine`, or the default through `docker`). */
+  readonly engine: (engine: Engine) => T;
+  /** Several engines (`engines`). */
+  readonly engines: (set: EngineSet) => T;
+  /** A Kubernetes cluster (`kubernetes`, checked). */
+  readonly kubernetes: (kubernetes: KubernetesBackend) => T;
+};
+
+/** The backend chosen, and the caller's own for its kind. */
+export type ChosenBackend<T> = { readonly backend: RunBackend; readonly own: T };
+
+/** The backends themselves, one per kind. */
+const RUN_BACKENDS: PerBackend<RunBackend> = { engine: engineBackend, engines: engineSetBackend, kubernetes: podBackend };
 
 /** Throws an AgentContainerError, one sentence saying what to write instead, for options that name no backend or two. */
 export function chooseRunBackend(options: BackendOptions): RunBackend {
+  return perBackend(options, RUN_BACKENDS);
+}
+
+/** chooseRunBackend, with `each`'s answer for the backend chosen; the same refusals. */
+export function chooseRunBackendWith<T>(options: BackendOptions, each: PerBackend<T>): ChosenBackend<T> {
+  return perBackend(options, {
+    engine: (engine) => ({ backend: RUN_BACKENDS.engine(engine), own: each.engine(engine) }),
+    engines: (set) => ({ backend: RUN_BACKENDS.engines(set), own: each.engines(set) }),
+    kubernetes: (kubernetes) => ({ backend: RUN_BACKENDS.kubernetes(kubernetes), own: each.kubernetes(kubernetes) }),
+  });
+}
+
+/** `each`'s answer for the backend the options name, made from its own option: the one branch on which it is; the same refusals. */
+export function perBackend<T>(options: BackendOptions, each: PerBackend<T>): T {
   if (options.kubernetes !== undefined) {
     const clash = (["engine", "engines", "docker"] as const).find((name) => options[name] !== undefined);
     if (clash !== undefined) {
       throw new AgentContainerError(`kubernetes is given with ${clash}; a runtime runs its Runs on one backend: leave ${clash} out, or kubernetes`);
     }
-    return podBackend(checkKubernetesBackend(options.kubernetes));
+    return each.kubernetes(checkKubernetesBackend(options.kubernetes));
   }
   if (options.engine !== undefined && options.docker !== undefined) {
     throw new AgentContainerError("both engine and docker are given; pass an engine, or a docker connection for the default engine, not both");
@@ -47,9 +82,9 @@ export function chooseRunBackend(options: BackendOptions): RunBackend {
     if (options.engine !== undefined || options.docker !== undefined) {
       throw new AgentContainerError("engines is given with engine or docker; pass the engines as one set (createEngineSet), or one engine, not both");
     }
-    return engineSetBackend(options.engines);
+    return each.engines(options.engines);
   }
-  return engineBackend(options.engine ?? createDockerEngine(options.docker));
+  return each.engine(options.engine ?? createDockerEngine(options.docker));
 }
 
 /** Whether `value` is a Run Backend (chooseRunBackend's), as far as a call from plain JavaScript can be told. */

@@ -5,6 +5,12 @@
 
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { EngineStatus } from "../../runtime/index.js";
+import type { BackendSeries } from "./metrics.js";
+
+/** The engines' series, as the backend of several engines adds them (serve-backend.ts). */
+export function engineSeries(status: () => readonly EngineStatus[]): BackendSeries {
+  return (registry) => registerEngineMetrics(registry, status);
+}
 
 export function registerEngineMetrics(registry: Registry, status: () => readonly EngineStatus[]): void {
   const gauge = (name: string, help: string, read: (s: EngineStatus) => number) =>

@@ -1,16 +1,15 @@
 // The service's Prometheus metrics, with prom-client, on a registry of its own: Runs by end reason,
 // queue depth and running Runs, Run and queue-wait duration histograms, tokens and cost by CLI, each
-// series by tenant; with a warm pool, its series too (metrics-pool.ts); with several engines, theirs (metrics-engines.ts);
+// series by tenant; with a warm pool, its series too (metrics-pool.ts); the Run Backend's own (several engines: metrics-engines.ts);
 // what makes the service less than it says (metrics-degradations.ts). Served as text at GET /metrics
 // (behind a key, like every route but the health checks): the admin scope reads every series, any
 // other key only its own tenant's, never another's name.
 
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { DegradationView, EngineStatus, PoolStats } from "../../runtime/index.js";
+import type { DegradationView, PoolStats } from "../../runtime/index.js";
 import type { Caller } from "../caller.js";
 import { registerPoolMetrics } from "./metrics-pool.js";
-import { registerEngineMetrics } from "./metrics-engines.js";
 import { registerDegradationMetrics } from "./metrics-degradations.js";
 
 export type RunMetrics = {
@@ -37,6 +36,9 @@ const SECONDS_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 36
 /** How many Runs wait and hold a slot, for each tenant that has any Run. */
 export type TenantCounts = ReadonlyMap<string, { readonly queued: number; readonly running: number }>;
 
+/** Registers a Run Backend's own series (each engine's, over several), read at each scrape. */
+export type BackendSeries = (registry: Registry) => void;
+
 /**
  * `pool`: the warm pool's figures, read at each scrape; undefined when the service has none, and then
  * no pool series is served at all (a series of zeros would read as a pool that is empty, and alert so).
@@ -44,12 +46,12 @@ export type TenantCounts = ReadonlyMap<string, { readonly queued: number; readon
 export function createRunMetrics(
   counts: () => TenantCounts,
   pool?: () => PoolStats | undefined,
-  engines?: () => readonly EngineStatus[],
+  backendSeries?: BackendSeries,
   degradations?: DegradationView,
 ): RunMetrics {
   const registry = new Registry();
   const poolClaimed = pool === undefined ? undefined : registerPoolMetrics(registry, pool);
-  if (engines !== undefined) registerEngineMetrics(registry, engines);
+  backendSeries?.(registry);
   if (degradations !== undefined) registerDegradationMetrics(registry, degradations);
   const runs = new Counter({
     name: "agentcage_runs_total",

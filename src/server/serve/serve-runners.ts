@@ -11,8 +11,8 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { StagingDeclaration } from "../../container/index.js";
 import { AGENT_IMAGE, assembleRunners, type AgentRunner, type NetworkPolicy, type RunnerAssembly } from "../../runner/index.js";
-import { engineSetOf, type EngineSet } from "../../runtime/index.js";
 import { SERVICE_STOP_GRACE_SECONDS } from "../limits.js";
+import { serviceBackendOf, type ServiceBackend } from "./serve-backend.js";
 import { ServeError, type ServeOptions } from "./serve-options.js";
 
 export type ServiceRunners = {
@@ -21,8 +21,8 @@ export type ServiceRunners = {
   readonly runner: AgentRunner;
   /** For a request with `writable: true`. */
   readonly writableRunner: AgentRunner;
-  /** The engines `--engine` named, shared by both runners; undefined for the one default engine. */
-  readonly engines?: EngineSet;
+  /** What both runners run on (serve-backend.ts): its start's check, its series, what it lets go of. */
+  readonly backend: ServiceBackend;
   /** Removes the warm pool's members (both runners' close()), then stops what the assembly started. */
   readonly close: () => Promise<void>;
 };
@@ -33,18 +33,17 @@ export type ClaimListener = (latencyMs: number) => void;
 export async function assembleServiceRunners(options: ServeOptions, slots: number, logger: Logger, onClaim?: ClaimListener): Promise<ServiceRunners> {
   const staging = stagingOf(options);
   await mkdir(staging.runtimeDir, { recursive: true, mode: 0o700 });
-  // Both runners share one engine set: an engine's slots and its drain count over every Run of the service.
-  const engines = engineSetFor(options, slots);
-  const assembly = await assemble(options, staging, slots, logger, engines).catch((error: unknown) => {
-    engines?.close();
+  // Both runners share one backend: an engine set's slots and its drain count over every Run of the service.
+  const backend = serviceBackendOf(options, slots);
+  const assembly = await assemble(options, staging, slots, logger, backend).catch((error: unknown) => {
+    backend.close();
     throw error;
   });
-  const onEngines = engines === undefined ? {} : { engines };
   let writableRunner: AgentRunner | undefined;
   try {
     // Two runners on one Staging Directory: a writable Run's Agent Container differs in its work/ mount alone.
     // The writable one first: it starts nothing, so a refusal of the pooled one leaves no member behind.
-    writableRunner = assembly.runner({ staging: { ...staging, writableWork: true }, ...onEngines });
+    writableRunner = assembly.runner({ staging: { ...staging, writableWork: true }, ...backend.runner });
     const size = options.pool ?? 0;
     const pool =
       size === 0
@@ -56,44 +55,27 @@ export async function assembleServiceRunners(options: ServeOptions, slots: numbe
               ...(onClaim === undefined ? {} : { onClaim }),
             },
           };
-    const runner = assembly.runner({ ...pool, ...onEngines });
+    const runner = assembly.runner({ ...pool, ...backend.runner });
     const both = [runner, writableRunner];
-    if (options.kubernetes !== undefined)
-      await refuseUnreadyCluster(runner).catch(async (error: unknown) => {
-        await runner.close();
-        throw error;
-      });
+    await backend.refuseUnready(runner).catch(async (error: unknown) => {
+      await runner.close();
+      throw error;
+    });
     return {
       assembly,
       runner,
       writableRunner,
-      ...onEngines,
+      backend,
       close: async () => {
         await Promise.all(both.map((one) => one.close()));
-        engines?.close();
+        backend.close();
         await assembly.close();
       },
     };
   } catch (error) {
     await writableRunner?.close();
-    engines?.close();
+    backend.close();
     await assembly.close();
-    throw new ServeError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-/** A cluster whose API server does not answer, or whose namespace may not hold a Run's Pod, refuses the start, saying what to do. */
-async function refuseUnreadyCluster(runner: AgentRunner): Promise<void> {
-  const { cluster } = await runner.check();
-  if (cluster?.problem !== undefined) throw new Error(`--kubernetes ${JSON.stringify(cluster.namespace)} cannot be served: ${cluster.problem}`);
-}
-
-/** The engines `--engine` names, each taking at most `slots` Runs unless its own slots= says; undefined for the one default engine. */
-function engineSetFor(options: ServeOptions, slots: number): EngineSet | undefined {
-  if (options.engines === undefined || options.engines.length === 0) return undefined;
-  try {
-    return engineSetOf(options.engines, "--engine", slots);
-  } catch (error) {
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
 }
@@ -110,26 +92,19 @@ function stagingOf(options: ServeOptions): StagingDeclaration {
   };
 }
 
-async function assemble(
-  options: ServeOptions,
-  staging: StagingDeclaration,
-  slots: number,
-  logger: Logger,
-  engines: EngineSet | undefined,
-): Promise<RunnerAssembly> {
+async function assemble(options: ServeOptions, staging: StagingDeclaration, slots: number, logger: Logger, backend: ServiceBackend): Promise<RunnerAssembly> {
   try {
     return await assembleRunners({
       runner: {
         image: options.image ?? AGENT_IMAGE,
         staging,
-        // The assembly starts an egress proxy on each engine when the policy needs one.
-        ...(engines === undefined ? {} : { engines }),
+        // The assembly starts the egress proxy where the backend's Runs reach it (one per engine over several) when the policy needs one.
+        ...backend.runner,
         maxConcurrentRuns: slots,
         ...(options.sessions === true ? { sessions: true } : {}),
         ...(options.containerRuntime === undefined ? {} : { containerRuntime: options.containerRuntime }),
         ...(options.runNetworkRange === undefined ? {} : { runNetworkRange: options.runNetworkRange }),
         ...(options.runFiles === undefined ? {} : { runFiles: options.runFiles }),
-        ...(options.kubernetes === undefined ? {} : { kubernetes: options.kubernetes }),
         // A cancel answers in seconds whatever the agent does: SIGTERM, then SIGKILL after SERVICE_STOP_GRACE_SECONDS.
         limits: { stopGraceSeconds: SERVICE_STOP_GRACE_SECONDS },
         logger,

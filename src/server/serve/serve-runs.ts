@@ -4,8 +4,7 @@
 
 import type { Logger } from "pino";
 import type { AgentRunner } from "../../runner/index.js";
-import type { EngineStatus } from "../../runtime/index.js";
-import { createRunMetrics, type RunMetrics, type TenantCounts } from "../metrics/index.js";
+import { createRunMetrics, type BackendSeries, type RunMetrics, type TenantCounts } from "../metrics/index.js";
 import type { Lifecycle, ResolvedQuotas, RunEnd, RunService, RunServiceOptions, ServiceRunRequest } from "../runs/index.js";
 import { createRunService } from "../runs/index.js";
 import type { RunFiles, RunRecord, RunStore } from "../runs/index.js";
@@ -23,21 +22,21 @@ export type MeteredRunsOptions = {
   readonly logger: Logger;
   readonly quotasOf: (tenant: string) => ResolvedQuotas;
   readonly onLifecycle?: (change: Lifecycle) => void;
-  /** With several engines: each one's state, for the metrics. */
-  readonly engines?: () => readonly EngineStatus[];
+  /** The Run Backend's own series for the metrics (each engine's, over several); default none. */
+  readonly backendSeries?: BackendSeries;
   readonly callbackRefusal?: NonNullable<RunServiceOptions["callbackRefusal"]>;
   readonly requestRefusal?: NonNullable<RunServiceOptions["requestRefusal"]>;
 };
 
 export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
-  const { logger, engines: _engines, ...runs } = options;
+  const { logger, backendSeries: _backendSeries, ...runs } = options;
   // The metrics read the service's counts when scraped; the service tells them of each end.
   let service: RunService | undefined;
   // The pool's series only when the runner has a pool (pool() answers from its construction on).
   const metrics = createRunMetrics(
     () => countsByTenant(service?.list() ?? []),
     options.runner.pool() === undefined ? undefined : options.runner.pool,
-    options.engines,
+    options.backendSeries,
     // One board for both runners (the assembly's): the pooled runner's view is the service's.
     options.runner.degradations,
   );

@@ -94,7 +94,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       },
       runner,
       writableRunner,
-      ...(runners.engines === undefined ? {} : { engines: runners.engines.status }),
+      backendSeries: runners.backend.series,
       store: store.runs,
       files: store.files,
       slots: checked.slots,
