@@ -114,8 +114,9 @@ export type AgentRunnerOptions = {
   /**
    * Runs each Run as a Pod on a Kubernetes cluster instead of a Docker container (the runtime's
    * `kubernetes`): `{ api: await createKubeApi(), namespace: "agents" }`. The same Outcome, reasons and
-   * Harvest; its files go through the Pod (runFiles "engine"). Only under networkPolicy "none" (no
-   * egress proxy runs in the cluster yet), and not with `engine`, `engines`, `docker`, `pool`,
+   * Harvest; its files go through the Pod (runFiles "engine"). Under "model" and "allowlist" the
+   * egress proxy runs in the cluster, in the Runs' namespace (startKubeEgressGateway, or started here
+   * when `egress` is left out); "open" is refused. Not with `engine`, `engines`, `docker`, `pool`,
    * `networks` or `sessions`. Not yet run against a live cluster. Default: Docker.
    */
   readonly kubernetes?: KubernetesBackend;
