@@ -1,7 +1,7 @@
 // Attacks on the service's tenancy over real HTTP, against a real service and engine with the
 // stand-in model: one tenant reaching another's Runs by id, list, label, cursor, idempotency key and
 // session; a flood of wrong keys; and a key's secret looked for everywhere the service writes or
-// answers. (Quotas: tenant-quotas.docker.test.ts; a key's scope, its revocation and expiry, route
+// answers. (Quotas: tenant-quotas.test.ts; a key's scope, its revocation and expiry, route
 // logic: route-keys.test.ts.)
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
