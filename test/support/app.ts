@@ -154,6 +154,8 @@ export type AppInMemory = {
   readonly ended: (key: string, id: string) => Promise<Record<string, unknown>>;
   /** Waits until the Run, as `key` sees it, is in one of `states`. */
   readonly reaches: (key: string, id: string, states: readonly string[]) => Promise<void>;
+  /** The app on a free loopback port, listening from the first call on, for what a client reads as it comes (a stream's first event): `http://127.0.0.1:<port>`. */
+  readonly url: () => Promise<string>;
 };
 
 export type StartedApp = Omit<AppInMemory, "app" | "store" | "service"> & {
@@ -257,6 +259,7 @@ export async function startAppInMemory(name: string, options: AppInMemoryOptions
     }
     throw new Error(`Run ${id} is ${String(run["state"])}, not ${states.join(" or ")}, after 5 s`);
   };
+  let listening: Promise<string> | undefined;
   return {
     token,
     app,
@@ -264,6 +267,7 @@ export async function startAppInMemory(name: string, options: AppInMemoryOptions
     service,
     directory,
     call,
+    url: () => (listening ??= app.listen({ host: "127.0.0.1", port: 0 }).then(() => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`)),
     makeKey: async (tenant, scope) => {
       const made = await call(token, "/v1/keys", { method: "POST", body: { tenant, scope } });
       expectStatus(made, 201, `POST /v1/keys for ${tenant}`);
@@ -286,6 +290,7 @@ export async function startAppInMemory(name: string, options: AppInMemoryOptions
     stop: async () => {
       await service.drain(0);
       await webhooks.stop();
+      app.server.closeAllConnections();
       await app.close();
       await store.flush();
       if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
@@ -319,6 +324,7 @@ export function useAppInMemory(name: string, options: AppInMemoryOptions = {}): 
     submit: (...args) => now().submit(...args),
     ended: (...args) => now().ended(...args),
     reaches: (...args) => now().reaches(...args),
+    url: () => now().url(),
   };
 }
 
