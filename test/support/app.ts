@@ -54,9 +54,7 @@ export type Handed = {
 };
 
 /** An agent runner with no engine: each Run plays what `script` says of its prompt; `prompts` are the Runs it started, in order. */
-export function scriptedRunner(
-  script: (prompt: string, handed: Handed) => ScriptedRun = () => ({}),
-): AgentRunner & { readonly prompts: readonly string[] } {
+export function scriptedRunner(script: (prompt: string, handed: Handed) => ScriptedRun = () => ({})): AgentRunner & { readonly prompts: readonly string[] } {
   const prompts: string[] = [];
   const run = async (request: AgentRequestInput, prompt: string, options: AgentRunOptions = {}): Promise<AgentOutcome> => {
     prompts.push(prompt);
@@ -181,6 +179,8 @@ export type AppInMemoryOptions = {
   readonly facts?: Partial<ServiceFacts>;
   /** The file store under this runtime directory (what a restart finds again) instead of the in-memory one; default in memory. */
   readonly runtimeDir?: string;
+  /** Sessions kept, as serve --sessions (a Run may resume a session a Run of its tenant ended with); default false. */
+  readonly sessions?: boolean;
 };
 
 /** Builds, as serve does, the Runs over `runner` (metered, with the webhooks) and the app over them, on the in-memory store or `runtimeDir`'s file store. */
@@ -212,7 +212,7 @@ export async function startAppInMemory(name: string, options: AppInMemoryOptions
     files: store.files,
     slots,
     queueBound,
-    sessions: false,
+    sessions: options.sessions === true,
     logger,
     quotasOf,
     callbackRefusal: callbackRefusal(store.tenancy.tenants, allowPrivate),

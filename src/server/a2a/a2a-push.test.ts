@@ -29,7 +29,12 @@ afterAll(async () => {
 const appOf = (name: string, allowPrivateCallbacks: boolean) =>
   useAppInMemory(name, {
     allowPrivateCallbacks,
-    runner: scriptedRunner(() => ({ events: [{ type: "init", sessionId: randomUUID() }, { type: "assistant_text", text: "Paris" }] })),
+    runner: scriptedRunner(() => ({
+      events: [
+        { type: "init", sessionId: randomUUID() },
+        { type: "assistant_text", text: "Paris" },
+      ],
+    })),
   });
 
 /** A receiver on loopback that records every POST and answers 204. */
