@@ -76,6 +76,8 @@ type Progress = { entries: number; files: number; bytes: number; readonly made: 
  */
 export async function extractInputs(archive: Readable, directory: string, options: ExtractOptions = {}): Promise<InputsSummary> {
   const limits: InputLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  // An upload that failed before it was handed here (cut at its bound as it came in one piece) is refused as it failed.
+  if (archive.errored !== null) throw refusalOf(archive.errored);
   await mkdir(directory, { mode: 0o700 });
   const extract = tar.extract();
   // A failure of the upload (cut short, over its size) ends the extraction with that failure.

@@ -89,7 +89,10 @@ export async function takeInputsPart(request: FastifyRequest): Promise<InputsUpl
     throw new InputsError(400, `the part after \`request\` is ${JSON.stringify(part.fieldname)}; ${PARTS_SAID}`);
   }
   const archive = part.file;
-  archive.on("limit", () => archive.destroy(inputsTooLarge()));
+  // A body that came in one piece (a buffering proxy, app.inject) was cut at the bound before this
+  // listener was there: busboy says so by `truncated`, and the archive is refused as over the bound all the same.
+  if (archive.truncated) archive.destroy(inputsTooLarge());
+  else archive.on("limit", () => archive.destroy(inputsTooLarge()));
   return {
     archive,
     discard: () => void archive.resume(),

@@ -1,14 +1,14 @@
 // Attacks on the service's tenancy over real HTTP, against a real service and engine with the
-// stand-in model: one tenant reaching another's Runs by id, list, label, cursor, idempotency key and
-// session; a flood of wrong keys; and a key's secret looked for everywhere the service writes or
-// answers. (Quotas: tenant-quotas.docker.test.ts; a key's scope, its revocation and expiry, route
-// logic: route-keys.test.ts.)
+// stand-in model: a flood of wrong keys, and a key's secret looked for everywhere the service writes
+// (its log, every file under its runtime directory) or answers. (One tenant against another's Runs:
+// tenants.test.ts; quotas: tenant-quotas.test.ts; a key's scope, its revocation and expiry:
+// route-keys.test.ts; all route logic.)
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { useTenantService, type Answer } from "../../../test/support/tenants.js";
+import { useTenantService } from "../../../test/support/tenants.js";
 
 const svc = useTenantService("tenants", { slots: 2, queueBound: 20, sessions: true });
 /** A well-formed Run id that names no Run. */
@@ -16,109 +16,16 @@ const UNKNOWN = "0123456789abcdef";
 /** Every key made here, whole: none of it may appear anywhere the service writes or answers. */
 const made: string[] = [];
 let aWrite = "";
-let aRead = "";
-let bWrite = "";
-let admin = "";
-
-const same = (answer: Answer, unknown: Answer, id?: string) => {
-  expect(answer.status).toBe(unknown.status);
-  expect(id === undefined ? answer.text : answer.text.replaceAll(id, "<id>")).toBe(id === undefined ? unknown.text : unknown.text.replaceAll(UNKNOWN, "<id>"));
-};
 
 beforeAll(async () => {
   const keys = await Promise.all([svc.makeKey("a", "runs:write"), svc.makeKey("a", "runs:read"), svc.makeKey("b", "runs:write"), svc.makeKey("ops", "admin")]);
-  [aWrite, aRead, bWrite, admin] = keys.map((k) => k.key) as [string, string, string, string];
+  aWrite = (keys[0] as { key: string }).key;
   made.push(...keys.map((k) => k.key));
-}, 60_000);
-
-describe("one tenant against another's Runs", () => {
-  it("answers another tenant's Run exactly as an unknown id, on every route, and lists, filters and pages only the caller's own", async () => {
-    const [bRun, aRun] = await Promise.all([
-      svc.submit(bWrite, { prompt: "[stand-in:tool_write_bash] write out/answer.txt", maxTurns: 10, timeoutSeconds: 60, labels: { suite: "iso" } }),
-      svc.submit(aWrite, { prompt: "What is the capital of France?", timeoutSeconds: 60, labels: { suite: "iso" } }),
-    ]);
-    const [bEnded] = await Promise.all([svc.ended(bWrite, bRun), svc.ended(aWrite, aRun)]);
-    expect(bEnded).toMatchObject({ state: "completed" });
-    expect((await svc.call(bWrite, `/v1/runs/${bRun}/artifacts`)).json()["files"]).toEqual(
-      expect.arrayContaining([expect.objectContaining({ path: "answer.txt" })]),
-    );
-
-    const routes: Array<[method: string, path: (id: string) => string]> = [
-      ["GET", (id) => `/v1/runs/${id}`],
-      ["GET", (id) => `/v1/runs/${id}/events`],
-      ["GET", (id) => `/v1/runs/${id}/artifacts`],
-      ["GET", (id) => `/v1/runs/${id}/artifacts/answer.txt`],
-      ["GET", (id) => `/v1/runs/${id}/artifacts.tar`],
-      ["POST", (id) => `/v1/runs/${id}/cancel`],
-      ["DELETE", (id) => `/v1/runs/${id}`],
-    ];
-    for (const key of [aWrite, aRead]) {
-      for (const [method, path] of routes) {
-        const unknown = await svc.call(key, path(UNKNOWN), { method });
-        const theirs = await svc.call(key, path(bRun), { method });
-        expect(unknown.status, `${method} ${path(UNKNOWN)}`).toBe(key === aRead && method !== "GET" ? 403 : 404);
-        expect(theirs.status, `${method} ${path(bRun)}`).not.toBe(200);
-        same(theirs, unknown, bRun);
-      }
-    }
-    // B's Run is as it was: not cancelled, not deleted, its artifacts whole.
-    expect((await svc.call(bWrite, `/v1/runs/${bRun}`)).json()).toMatchObject({ state: "completed" });
-    expect((await svc.call(bWrite, `/v1/runs/${bRun}/artifacts/answer.txt`)).text).toBe("written by the stand-in model\n");
-
-    const ids = (answer: Answer) => (answer.json()["runs"] as Array<{ id: string }>).map((r) => r.id);
-    for (const key of [aWrite, aRead]) {
-      expect(ids(await svc.call(key, "/v1/runs"))).toEqual([aRun]);
-      expect(ids(await svc.call(key, "/v1/runs?label=suite%3Diso"))).toEqual([aRun]);
-      expect(ids(await svc.call(key, "/v1/runs?label=suite%3Diso&state=completed&limit=100"))).toEqual([aRun]);
-      same(await svc.call(key, `/v1/runs?cursor=${bRun}`), await svc.call(key, `/v1/runs?cursor=${UNKNOWN}`), bRun);
-    }
-    expect(ids(await svc.call(bWrite, "/v1/runs?label=suite%3Diso"))).toEqual([bRun]);
-    // The admin scope sees every tenant's.
-    expect(ids(await svc.call(admin, "/v1/runs?label=suite%3Diso")).sort()).toEqual([aRun, bRun].sort());
-    expect((await svc.call(admin, `/v1/runs/${bRun}`)).status).toBe(200);
-
-    // B's session is B's: A resuming it is refused exactly as a session that never was.
-    const sessionId = (bEnded["outcome"] as { result: { sessionId: string } }).result.sessionId;
-    expect(sessionId).toEqual(expect.any(String));
-    const never = randomUUID();
-    const resume = (id: string) =>
-      svc.call(aWrite, "/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: "SECOND-TURN", resumeSession: id }) });
-    const theirs = await resume(sessionId);
-    const unknown = await resume(never);
-    expect(theirs.status).toBe(400);
-    expect(theirs.status).toBe(unknown.status);
-    expect(theirs.text.replaceAll(sessionId, "<s>")).toBe(unknown.text.replaceAll(never, "<s>"));
-    expect(ids(await svc.call(aWrite, "/v1/runs"))).toEqual([aRun]);
-  }, 150_000);
-
-  it("files an Idempotency-Key per tenant: the same key makes each tenant its own Run, and a live Run of B's cannot be cancelled by A", async () => {
-    const key = `shared-${randomBytes(4).toString("hex")}`;
-    const body = { prompt: "[stand-in:hang] never answered", timeoutSeconds: 30 };
-    const aRun = await svc.submit(aWrite, body, { "idempotency-key": key });
-    const bRun = await svc.submit(bWrite, body, { "idempotency-key": key });
-    expect(bRun).not.toBe(aRun);
-    const again = await svc.call(aWrite, "/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", ...body }), headers: { "idempotency-key": key } });
-    expect(again.status).toBe(200);
-    expect(again.json()["id"]).toBe(aRun);
-    const bAgain = await svc.call(bWrite, "/v1/runs", {
-      method: "POST",
-      body: JSON.stringify({ cli: "claude", ...body }),
-      headers: { "idempotency-key": key },
-    });
-    expect(bAgain.json()["id"]).toBe(bRun);
-
-    // A live Run of B's, cancelled or deleted by A: not there, and B's Run goes on.
-    same(await svc.call(aWrite, `/v1/runs/${bRun}/cancel`, { method: "POST" }), await svc.call(aWrite, `/v1/runs/${UNKNOWN}/cancel`, { method: "POST" }), bRun);
-    same(await svc.call(aWrite, `/v1/runs/${bRun}`, { method: "DELETE" }), await svc.call(aWrite, `/v1/runs/${UNKNOWN}`, { method: "DELETE" }), bRun);
-    expect(["queued", "starting", "running"]).toContain((await svc.call(bWrite, `/v1/runs/${bRun}`)).json()["state"]);
-    for (const [owner, id] of [
-      [aWrite, aRun],
-      [bWrite, bRun],
-    ] as const)
-      expect((await svc.call(owner, `/v1/runs/${id}/cancel`, { method: "POST" })).status).toBe(200);
-    await Promise.all([svc.ended(aWrite, aRun), svc.ended(bWrite, bRun)]);
-  }, 90_000);
-});
+  // What a real Run of another tenant leaves (its record, its Harvest, its session): more places a secret could be.
+  const bWrite = (keys[2] as { key: string }).key;
+  const bRun = await svc.submit(bWrite, { prompt: "[stand-in:tool_write_bash] write out/answer.txt", maxTurns: 10, timeoutSeconds: 60 });
+  expect(await svc.ended(bWrite, bRun)).toMatchObject({ state: "completed" });
+}, 150_000);
 
 describe("a key's life", () => {
   it("stays healthy under 1,000 wrong keys, and folds them into a handful of audit entries", async () => {

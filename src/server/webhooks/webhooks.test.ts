@@ -1,9 +1,10 @@
-// Webhooks from the real service, against the real engine and the stand-in model, received by real
-// HTTP servers on loopback and verified with the Standard Webhooks library: run.started then
-// run.finished, signed with the tenant's secret, never the prompt; a receiver that fails is tried
-// again and every attempt is in GET /v1/runs/:id/deliveries (another tenant's Run is not there);
-// a dead receiver does not hurt the Run; a deleted Run is tried no more; a loopback callbackUrl is refused unless allowed; and a
-// webhook owed when the service stops is delivered after it starts again.
+// Webhooks through the real app over the in-memory store and scripted Runs (route and delivery
+// logic: no engine), received by real HTTP servers on loopback and verified with the Standard
+// Webhooks library: run.started then run.finished, signed with the tenant's secret, never the
+// prompt; a receiver that fails is tried again and every attempt is in GET /v1/runs/:id/deliveries
+// (another tenant's Run is not there); a dead receiver does not hurt the Run; a deleted Run is tried
+// no more; a loopback callbackUrl is refused unless allowed; and a webhook owed when the service
+// stops is delivered after it starts again over the same file store.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
@@ -12,8 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { capturingLogger } from "../../../test/support/engine.js";
-import { serve, type RunningService, type ServeOptions } from "../index.js";
+import { startAppInMemory, type Answer, type AppInMemoryOptions, type StartedApp } from "../../../test/support/app.js";
 
 const PROMPT = "What is the capital of France? (webhooks test prompt)";
 /** Tried again fast: at 0, 0.2 s, 0.6 s, 1 s, ...; nothing starts 2 s after the event. */
@@ -24,27 +24,14 @@ afterAll(() => {
   for (const root of roots) rmSync(root, { recursive: true, force: true });
 });
 
-type Started = { readonly running: RunningService; readonly runtimeDir: string; readonly token: string };
+/** The service as serve makes it, its Runs scripted; with `runtimeDir`, over that file store (a restart), else in memory. */
+const start = (options: AppInMemoryOptions = {}): Promise<StartedApp> => startAppInMemory("webhooks", options);
 
-async function start(options: Partial<ServeOptions> = {}, runtimeDir?: string): Promise<Started> {
-  const directory = runtimeDir ?? join(mkdtempSync(join(tmpdir(), "agentcage-webhooks-")), "rt");
-  if (runtimeDir === undefined) roots.push(join(directory, ".."));
-  const running = await serve({
-    runtimeDir: directory,
-    port: 0,
-    standIn: true,
-    slots: 2,
-    logger: capturingLogger().logger,
-    environment: { AGENTCAGE_TOKEN: "webhooks-test-token" },
-    ...options,
-  });
-  return { running, runtimeDir: directory, token: "webhooks-test-token" };
-}
-
+/** A request as the Operator (or `token`), a body sent as JSON. */
 const callOf =
-  (service: Started, token = service.token) =>
-  (path: string, init: RequestInit = {}) =>
-    fetch(`${service.running.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+  (service: StartedApp, token = service.token) =>
+  (path: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> =>
+    service.call(token, path, init);
 
 type Received = { readonly headers: IncomingHttpHeaders; readonly body: string; readonly at: number };
 
@@ -83,18 +70,18 @@ type Deliveries = {
 };
 
 async function submit(call: ReturnType<typeof callOf>, body: Record<string, unknown>): Promise<string> {
-  const answer = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: PROMPT, ...body }) });
-  expect(answer.status, await answer.clone().text()).toBe(202);
-  return ((await answer.json()) as { id: string }).id;
+  const answer = await call("/v1/runs", { method: "POST", body: { cli: "claude", prompt: PROMPT, ...body } });
+  expect(answer.status, answer.text).toBe(202);
+  return answer.json()["id"] as string;
 }
 
-/** Polls until `done` holds of the Run's deliveries; the stand-in's Run takes seconds, the retries below under 3. */
-async function deliveriesWhen(call: ReturnType<typeof callOf>, id: string, done: (deliveries: Deliveries) => boolean, timeoutMs = 90_000): Promise<Deliveries> {
+/** Polls until `done` holds of the Run's deliveries; a scripted Run ends at once, the retries below take under 3 s. */
+async function deliveriesWhen(call: ReturnType<typeof callOf>, id: string, done: (deliveries: Deliveries) => boolean, timeoutMs = 10_000): Promise<Deliveries> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const answer = await call(`/v1/runs/${id}/deliveries`);
     expect(answer.status).toBe(200);
-    const deliveries = (await answer.json()) as Deliveries;
+    const deliveries = answer.json() as Deliveries;
     if (done(deliveries)) return deliveries;
     if (Date.now() > until) throw new Error(`deliveries of Run ${id} not as awaited within ${timeoutMs} ms: ${JSON.stringify(deliveries)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -105,16 +92,16 @@ const settled = (types: string[]) => (deliveries: Deliveries) =>
   types.every((type) => deliveries.webhooks.some((webhook) => webhook.type === type && webhook.state !== "pending"));
 
 describe("webhooks, allowed to loopback receivers", () => {
-  let service: Started;
+  let service: StartedApp;
   let call: ReturnType<typeof callOf>;
   let secret: string;
   beforeAll(async () => {
     service = await start({ allowPrivateCallbacks: true, webhookRetries: FAST_RETRIES });
     call = callOf(service);
-    secret = ((await (await call("/v1/tenant")).json()) as { webhookSecret: string }).webhookSecret;
+    secret = (await call("/v1/tenant")).json()["webhookSecret"] as string;
     expect(secret).toMatch(/^whsec_/);
-  }, 60_000);
-  afterAll(() => service.running.stop(5_000), 60_000);
+  });
+  afterAll(() => service.stop());
 
   it("posts run.started then run.finished, signed with the tenant's secret, with the end's reason and times and never the prompt", async () => {
     const hooks = await receiver();
@@ -142,7 +129,7 @@ describe("webhooks, allowed to loopback receivers", () => {
     // Signed with another secret, it does not verify: the check above can fail.
     const [first] = hooks.received;
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(first?.body ?? "", first?.headers as Record<string, string>)).toThrow();
-  }, 120_000);
+  });
 
   it("tries a receiver that answers 500 twice again, with the same webhook-id, and lists all three attempts", async () => {
     const hooks = await receiver((nth) => (nth <= 2 ? 500 : 200));
@@ -161,7 +148,7 @@ describe("webhooks, allowed to loopback receivers", () => {
       expect(posts).toHaveLength(3);
       for (const post of posts) expect(() => new Webhook(secret).verify(post.body, post.headers as Record<string, string>)).not.toThrow();
     }
-  }, 120_000);
+  });
 
   it("records a receiver nobody listens at as failed attempts until the bound, and the Run completes all the same", async () => {
     const gone = await receiver();
@@ -169,7 +156,7 @@ describe("webhooks, allowed to loopback receivers", () => {
     await new Promise((resolve) => gone.server.close(resolve));
     const id = await submit(call, { callbackUrl: gone.url });
     const deliveries = await deliveriesWhen(call, id, settled(["run.started", "run.finished"]));
-    const run = (await (await call(`/v1/runs/${id}`)).json()) as { state: string; outcome: { ok: boolean } };
+    const run = (await call(`/v1/runs/${id}`)).json();
     expect(run).toMatchObject({ state: "completed", outcome: { ok: true } });
     for (const webhook of deliveries.webhooks) {
       expect(webhook.state).toBe("failed");
@@ -177,7 +164,7 @@ describe("webhooks, allowed to loopback receivers", () => {
       for (const attempt of webhook.attempts) expect(attempt).toMatchObject({ delivered: false, error: expect.stringContaining("ECONNREFUSED") });
       expect(webhook.attempts.at(-1)?.nextAttemptAt).toBeUndefined();
     }
-  }, 120_000);
+  });
 
   it("stops trying a deleted Run's webhooks", async () => {
     const hooks = await receiver(() => 500);
@@ -188,15 +175,15 @@ describe("webhooks, allowed to loopback receivers", () => {
     // The schedule would try again within 0.4 s, and until 2 s after the event.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(hooks.received.length).toBe(after);
-  }, 120_000);
+  });
 
   it("posts a Run with no callbackUrl to its tenant's default, signed with that tenant's secret, and shows another tenant's Run's deliveries as an unknown Run", async () => {
     const hooks = await receiver();
-    const made = (await (await call("/v1/keys", { method: "POST", body: JSON.stringify({ tenant: "team-hooks" }) })).json()) as { key: string };
-    const changed = await call("/v1/tenants/team-hooks", { method: "PUT", body: JSON.stringify({ callbackUrl: hooks.url }) });
+    const made = (await call("/v1/keys", { method: "POST", body: { tenant: "team-hooks" } })).json() as { key: string };
+    const changed = await call("/v1/tenants/team-hooks", { method: "PUT", body: { callbackUrl: hooks.url } });
     expect(changed.status).toBe(200);
     const asTenant = callOf(service, made.key);
-    const tenantSecret = ((await (await asTenant("/v1/tenant")).json()) as { webhookSecret: string }).webhookSecret;
+    const tenantSecret = (await asTenant("/v1/tenant")).json()["webhookSecret"] as string;
     expect(tenantSecret).not.toBe(secret);
     const id = await submit(asTenant, {});
     await deliveriesWhen(asTenant, id, settled(["run.started", "run.finished"]));
@@ -207,8 +194,8 @@ describe("webhooks, allowed to loopback receivers", () => {
     const other = await submit(call, {});
     const refused = await asTenant(`/v1/runs/${other}/deliveries`);
     expect(refused.status).toBe(404);
-    expect(await refused.json()).toMatchObject({ error: "not_found" });
-  }, 120_000);
+    expect(refused.json()).toMatchObject({ error: "not_found" });
+  });
 });
 
 describe("webhooks, by default", () => {
@@ -223,20 +210,20 @@ describe("webhooks, by default", () => {
         ["http://169.254.169.254/latest/meta-data", "a link-local address"],
         ["https://nowhere.invalid/hooks", "does not resolve"],
       ] as const) {
-        const answer = await call("/v1/runs", { method: "POST", body: JSON.stringify({ cli: "claude", prompt: PROMPT, callbackUrl: url }) });
-        const body = (await answer.json()) as { error: string; message: string };
+        const answer = await call("/v1/runs", { method: "POST", body: { cli: "claude", prompt: PROMPT, callbackUrl: url } });
+        const body = answer.json() as { error: string; message: string };
         expect(answer.status, body.message).toBe(400);
         expect(body.error).toBe("invalid_request");
         expect(body.message).toContain(`callbackUrl ${JSON.stringify(url)}`);
         expect(body.message).toContain(said);
       }
-      const listed = (await (await call("/v1/runs")).json()) as { runs: unknown[] };
+      const listed = (await call("/v1/runs")).json() as { runs: unknown[] };
       expect(listed.runs).toEqual([]);
       expect(hooks.received).toEqual([]);
     } finally {
-      await service.running.stop(5_000);
+      await service.stop();
     }
-  }, 120_000);
+  });
 });
 
 describe("webhooks across a restart", () => {
@@ -244,16 +231,18 @@ describe("webhooks across a restart", () => {
     let failing = true;
     const hooks = await receiver(() => (failing ? 503 : 200));
     const retries = { delaysMs: [10_000], boundMs: 600_000, jitter: 0 };
-    const first = await start({ allowPrivateCallbacks: true, webhookRetries: retries });
+    const runtimeDir = join(mkdtempSync(join(tmpdir(), "agentcage-webhooks-")), "rt");
+    roots.push(join(runtimeDir, ".."));
+    const first = await start({ allowPrivateCallbacks: true, webhookRetries: retries, runtimeDir });
     const id = await submit(callOf(first), { callbackUrl: hooks.url });
     await deliveriesWhen(callOf(first), id, (deliveries) => deliveries.webhooks.filter((webhook) => webhook.attempts.length >= 1).length === 2);
     const stopping = Date.now();
-    await first.running.stop(5_000);
+    await first.stop();
     // Promptly: the pending retries are timers cleared, not waited for.
     expect(Date.now() - stopping).toBeLessThan(15_000);
     failing = false;
     const postsBefore = hooks.received.length;
-    const second = await start({ allowPrivateCallbacks: true, webhookRetries: retries }, first.runtimeDir);
+    const second = await start({ allowPrivateCallbacks: true, webhookRetries: retries, runtimeDir });
     try {
       const deliveries = await deliveriesWhen(callOf(second), id, settled(["run.started", "run.finished"]), 30_000);
       for (const webhook of deliveries.webhooks) {
@@ -266,7 +255,7 @@ describe("webhooks across a restart", () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(hooks.received.length - postsBefore).toBe(2);
     } finally {
-      await second.running.stop(5_000);
+      await second.stop();
     }
-  }, 180_000);
+  });
 });

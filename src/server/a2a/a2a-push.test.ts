@@ -1,50 +1,41 @@
-// A2A push notifications from the real service, against the real engine and the stand-in model,
-// over raw JSON-RPC, received by a real HTTP server on loopback: a task's events through to
-// completed, each verified as Standard Webhooks with the tenant's secret and carrying the config's
-// token (1.0 and 0.3 shapes); tenant B cannot read, list, change or delete A's configs (answered as
-// an unknown task); a runs:read key lists but sets none; a sixth config is refused; and without
-// --allow-private-callbacks a loopback url is refused before any Run is made.
+// A2A push notifications through the real app over the in-memory store and scripted Runs (route
+// logic: no engine), over raw JSON-RPC, received by a real HTTP server on loopback: a task's events
+// through to completed, each verified as Standard Webhooks with the tenant's secret and carrying the
+// config's token (1.0 and 0.3 shapes); tenant B cannot read, list, change or delete A's configs
+// (answered as an unknown task); a runs:read key lists but sets none; a sixth config is refused; and
+// without --allow-private-callbacks a loopback url is refused before any Run is made.
 
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { capturingLogger } from "../../../test/support/engine.js";
-import { serve, type RunningService } from "../index.js";
+import { scriptedRunner, useAppInMemory, type AppInMemory } from "../../../test/support/app.js";
 
-const TOKEN = "a2a-push-test-token";
 const PUSH_TOKEN = "push-token-of-the-receiver-0123456789";
 
 type Received = { readonly headers: IncomingHttpHeaders; readonly body: string };
 type Answer = { readonly status: number; readonly text: string };
 
-const roots: string[] = [];
 const servers: Server[] = [];
 afterAll(async () => {
   for (const server of servers) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
 });
 
-async function start(allowPrivateCallbacks: boolean): Promise<RunningService> {
-  const root = mkdtempSync(join(tmpdir(), "agentcage-a2a-push-"));
-  roots.push(root);
-  return serve({
-    runtimeDir: join(root, "rt"),
-    port: 0,
-    standIn: true,
-    slots: 2,
+/** The app as serve --allow-private-callbacks makes it (or not); its Runs say a word, then complete. */
+const appOf = (name: string, allowPrivateCallbacks: boolean) =>
+  useAppInMemory(name, {
     allowPrivateCallbacks,
-    logger: capturingLogger().logger,
-    environment: { AGENTCAGE_TOKEN: TOKEN },
+    runner: scriptedRunner(() => ({
+      events: [
+        { type: "init", sessionId: randomUUID() },
+        { type: "assistant_text", text: "Paris" },
+      ],
+    })),
   });
-}
 
 /** A receiver on loopback that records every POST and answers 204. */
 async function receiver(): Promise<{ url: string; received: Received[] }> {
@@ -63,19 +54,20 @@ async function receiver(): Promise<{ url: string; received: Received[] }> {
 }
 
 const rpcOf =
-  (running: () => RunningService) =>
+  (svc: AppInMemory) =>
   async (key: string, method: string, params: unknown, version: "1.0" | "0.3" = "1.0"): Promise<Answer> => {
-    const answer = await fetch(`${running().url}/a2a/jsonrpc`, {
+    const answer = await svc.app().inject({
       method: "POST",
+      url: "/a2a/jsonrpc",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...(version === "1.0" ? { "a2a-version": "1.0" } : {}) },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method, params }),
+      payload: JSON.stringify({ jsonrpc: "2.0", id: 9, method, params }),
     });
-    return { status: answer.status, text: await answer.text() };
+    return { status: answer.statusCode, text: answer.body };
   };
 
 const message = (text: string) => ({ messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }] });
 
-async function until<T>(what: string, read: () => T, done: (value: T) => boolean, ms = 60_000): Promise<T> {
+async function until<T>(what: string, read: () => T, done: (value: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = read();
@@ -89,34 +81,22 @@ async function until<T>(what: string, read: () => T, done: (value: T) => boolean
 const withoutIds = (answer: Answer, ...ids: string[]): Answer => ({ ...answer, text: ids.reduce((text, id) => text.split(id).join("<id>"), answer.text) });
 
 describe("A2A push notifications", () => {
-  let running: RunningService | undefined;
-  const rpc = rpcOf(() => running as RunningService);
+  const svc = appOf("a2a-push", true);
+  const rpc = rpcOf(svc);
   const keys = { a: "", b: "", aReader: "" };
   let secret = "";
   let taskId = "";
 
-  const makeKey = async (tenant: string, scope: string) => {
-    const answer = await fetch(`${running?.url}/v1/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ tenant, scope }),
-    });
-    return ((await answer.json()) as { key: string }).key;
-  };
-
   beforeAll(async () => {
-    running = await start(true);
-    keys.a = await makeKey("a", "runs:write");
-    keys.b = await makeKey("b", "runs:write");
-    keys.aReader = await makeKey("a", "runs:read");
-    const tenant = await fetch(`${running.url}/v1/tenant`, { headers: { authorization: `Bearer ${keys.a}` } });
-    secret = ((await tenant.json()) as { webhookSecret: string }).webhookSecret;
+    keys.a = await svc.makeKey("a", "runs:write");
+    keys.b = await svc.makeKey("b", "runs:write");
+    keys.aReader = await svc.makeKey("a", "runs:read");
+    secret = (await svc.call(keys.a, "/v1/tenant")).json()["webhookSecret"] as string;
     expect(secret).toMatch(/^whsec_/);
-  }, 60_000);
-  afterAll(() => running?.stop(5_000), 60_000);
+  });
 
   it("says so on the card", async () => {
-    const card = (await (await fetch(`${running?.url}/.well-known/agent-card.json`)).json()) as { capabilities: { pushNotifications?: boolean } };
+    const card = (await svc.app().inject({ method: "GET", url: "/.well-known/agent-card.json" })).json() as { capabilities: { pushNotifications?: boolean } };
     expect(card.capabilities.pushNotifications).toBe(true);
   });
 
@@ -129,7 +109,7 @@ describe("A2A push notifications", () => {
     const said = JSON.parse(sent.text) as { result?: { task?: { id: string } } };
     taskId = said.result?.task?.id ?? "";
     expect(taskId, sent.text).not.toBe("");
-    expect(running?.service.get(taskId)?.tenant).toBe("a");
+    expect(svc.service().get(taskId)?.tenant).toBe("a");
 
     const completed = (r: Received) => r.body.includes("TASK_STATE_COMPLETED") && r.body.includes("statusUpdate");
     await until(
@@ -158,7 +138,7 @@ describe("A2A push notifications", () => {
     expect(() =>
       new Webhook(`whsec_${randomBytes(24).toString("base64")}`).verify(hooks.received[0]?.body ?? "", hooks.received[0]?.headers as Record<string, string>),
     ).toThrow();
-  }, 90_000);
+  });
 
   it("pushes 0.3 bodies to a config set over 0.3", async () => {
     const hooks = await receiver();
@@ -182,7 +162,7 @@ describe("A2A push notifications", () => {
       expect(headers["x-a2a-notification-token"]).toBe(PUSH_TOKEN);
       expect(new Webhook(secret).verify(body, headers as Record<string, string>)).toMatchObject({ kind: "task" });
     }
-  }, 90_000);
+  });
 
   it("lets A list, get and add configs (never answering a token back), refuses a sixth, and a runs:read key sets none", async () => {
     const hooks = await receiver();
@@ -209,7 +189,7 @@ describe("A2A push notifications", () => {
     };
     expect(sixth.error?.code).toBe(-32602);
     expect(sixth.error?.message).toContain("MAX_PUSH_CONFIGS_PER_TASK");
-  }, 60_000);
+  });
 
   it("answers B about A's task's configs exactly as about an unknown task, and changes none of them", async () => {
     const hooks = await receiver();
@@ -236,20 +216,16 @@ describe("A2A push notifications", () => {
     expect((await rpc(keys.a, "DeleteTaskPushNotificationConfig", { taskId, id: "second" })).text).toContain('"result"');
     const after = JSON.parse((await rpc(keys.a, "ListTaskPushNotificationConfigs", { taskId })).text) as { result: { configs: Array<{ id: string }> } };
     expect(after.result.configs.map((c) => c.id)).not.toContain("second");
-  }, 60_000);
+  });
 });
 
 describe("A2A push notifications without --allow-private-callbacks", () => {
-  let running: RunningService | undefined;
-  const rpc = rpcOf(() => running as RunningService);
-  beforeAll(async () => {
-    running = await start(false);
-  }, 60_000);
-  afterAll(() => running?.stop(5_000), 60_000);
+  const svc = appOf("a2a-push-private", false);
+  const rpc = rpcOf(svc);
 
   it("refuses a loopback push url, naming it and what to do, before any Run is made", async () => {
     const url = "http://127.0.0.1:9/a2a-push";
-    const sent = await rpc(TOKEN, "SendMessage", {
+    const sent = await rpc(svc.token, "SendMessage", {
       message: message("What is the capital of France?"),
       configuration: { taskPushNotificationConfig: { url, token: PUSH_TOKEN } },
     });
@@ -259,6 +235,6 @@ describe("A2A push notifications without --allow-private-callbacks", () => {
     expect(error?.message).toContain("loopback");
     expect(error?.message).toContain("--allow-private-callbacks");
     expect(sent.text).not.toContain(PUSH_TOKEN);
-    expect(running?.service.list()).toHaveLength(0);
-  }, 30_000);
+    expect(svc.service().list()).toHaveLength(0);
+  });
 });
