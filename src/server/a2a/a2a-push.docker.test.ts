@@ -129,7 +129,7 @@ describe("A2A push notifications", () => {
     const said = JSON.parse(sent.text) as { result?: { task?: { id: string } } };
     taskId = said.result?.task?.id ?? "";
     expect(taskId, sent.text).not.toBe("");
-    expect(running?.service.get(taskId)?.tenant).toBe("a");
+    expect((await running?.service.get(taskId))?.tenant).toBe("a");
 
     const completed = (r: Received) => r.body.includes("TASK_STATE_COMPLETED") && r.body.includes("statusUpdate");
     await until(
@@ -259,6 +259,6 @@ describe("A2A push notifications without --allow-private-callbacks", () => {
     expect(error?.message).toContain("loopback");
     expect(error?.message).toContain("--allow-private-callbacks");
     expect(sent.text).not.toContain(PUSH_TOKEN);
-    expect(running?.service.list()).toHaveLength(0);
+    expect(running?.service.live()).toHaveLength(0);
   }, 30_000);
 });
