@@ -221,7 +221,7 @@ export async function startAppInMemory(name: string, options: AppInMemoryOptions
     },
   });
   await service.recover();
-  await webhooks.resume(service.list());
+  await webhooks.resume();
   const app = await buildServiceApp({
     service,
     metrics,

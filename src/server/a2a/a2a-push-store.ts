@@ -56,7 +56,7 @@ export function createRunPushStore(options: PushStoreOptions): RunPushStore {
   return {
     save: async (taskId, context, config) => {
       const caller = callerOf(context);
-      const run = service.get(taskId);
+      const run = await service.get(taskId);
       const entry = kept.get(taskId);
       const owner = run?.tenant ?? entry?.tenant ?? caller.tenant;
       if (!sees(caller, owner)) throw new TaskNotFoundError(`Task not found: ${taskId}`);

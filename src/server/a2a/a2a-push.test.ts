@@ -109,7 +109,7 @@ describe("A2A push notifications", () => {
     const said = JSON.parse(sent.text) as { result?: { task?: { id: string } } };
     taskId = said.result?.task?.id ?? "";
     expect(taskId, sent.text).not.toBe("");
-    expect(svc.service().get(taskId)?.tenant).toBe("a");
+    expect((await svc.service().get(taskId))?.tenant).toBe("a");
 
     const completed = (r: Received) => r.body.includes("TASK_STATE_COMPLETED") && r.body.includes("statusUpdate");
     await until(
@@ -235,6 +235,6 @@ describe("A2A push notifications without --allow-private-callbacks", () => {
     expect(error?.message).toContain("loopback");
     expect(error?.message).toContain("--allow-private-callbacks");
     expect(sent.text).not.toContain(PUSH_TOKEN);
-    expect(svc.service().list()).toHaveLength(0);
+    expect((await svc.service().page({ limit: 100_000 })).records).toHaveLength(0);
   });
 });

@@ -120,13 +120,13 @@ export function createRunTaskStore(service: RunService): TaskStore {
   // Every read and write goes through the caller's view: another tenant's Run is no task of its.
   const keep = async (caller: Caller, task: Task) => {
     // An id that is any tenant's Run is never kept as a runless task, so none can shadow another's.
-    if (service.get(task.id) === undefined) return keepRunless(caller.tenant, task);
+    if ((await service.get(task.id)) === undefined) return keepRunless(caller.tenant, task);
     await runsFor(service, caller).saveA2ATask(task.id, Task.toJSON(task));
   };
   const load = async (caller: Caller, taskId: string): Promise<Task | undefined> => {
     const runs = runsFor(service, caller);
-    const record = runs.get(taskId);
-    if (record === undefined) return service.get(taskId) === undefined ? structuredClone(runlessFor(caller).find((t) => t.id === taskId)) : undefined;
+    const record = await runs.get(taskId);
+    if (record === undefined) return (await service.get(taskId)) === undefined ? structuredClone(runlessFor(caller).find((t) => t.id === taskId)) : undefined;
     const saved = await runs.a2aTask(taskId);
     return saved === undefined ? taskOfRun(runs, record) : Task.fromJSON(saved);
   };
@@ -135,7 +135,7 @@ export function createRunTaskStore(service: RunService): TaskStore {
     save: async (task, context) => {
       const caller = callerOf(context);
       const runs = runsFor(service, caller);
-      const record = runs.get(task.id);
+      const record = await runs.get(task.id);
       if (task.status?.state === TaskState.TASK_STATE_CANCELED && record !== undefined && !TERMINAL_STATES.has(record.state)) {
         const after = await runs.cancel(task.id);
         actedIn(context)("run.cancel", task.id, after?.state ?? "not_found");
@@ -151,7 +151,7 @@ export function createRunTaskStore(service: RunService): TaskStore {
       const caller = callerOf(context);
       const pageSize = params.pageSize ?? 50;
       // Every Run the caller sees is a task (the ones A2A made with their history), newest first, then its rejected ones.
-      const ids = [...runsFor(service, caller).list()].reverse().map((r) => r.id);
+      const ids = await everyRun(runsFor(service, caller));
       const all = [...(await Promise.all(ids.map((id) => load(caller, id)))).filter((t): t is Task => t !== undefined), ...runlessFor(caller).reverse()];
       const matching = all
         .filter(
@@ -166,4 +166,19 @@ export function createRunTaskStore(service: RunService): TaskStore {
       return { tasks: page, nextPageToken: start + pageSize < matching.length && last !== undefined ? last.id : "", pageSize, totalSize: matching.length };
     },
   };
+}
+
+/**
+ * The ids of every Run a caller sees, newest first, a page at a time: A2A's list filters on what only
+ * each task holds (its context, its status), so it reads every Run's task, as it did before the index.
+ */
+async function everyRun(runs: RunService): Promise<string[]> {
+  const ids: string[] = [];
+  let after: RunRecord | undefined;
+  for (;;) {
+    const { records, more } = await runs.page({ limit: 1000, after });
+    ids.push(...records.map((record) => record.id));
+    after = records.at(-1);
+    if (!more || after === undefined) return ids;
+  }
 }

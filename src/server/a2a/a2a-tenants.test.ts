@@ -93,7 +93,7 @@ describe("A2A between tenants", () => {
     const sent = await rpc(keys.a, "SendMessage", sendParams("hang: answer slowly", hangingMessageId, { timeoutSeconds: 600 }, true));
     hanging = taskOf(sent).id;
     await service.reaches(keys.a, hanging, ["running"]);
-    expect(service.service().get(hanging)?.tenant).toBe("a");
+    expect((await service.service().get(hanging))?.tenant).toBe("a");
 
     const asked: Array<[string, "1.0" | "0.3"]> = [
       ["GetTask", "1.0"],
@@ -137,11 +137,11 @@ describe("A2A between tenants", () => {
     expect(sent.text).not.toContain(hanging);
     expect(task.id).not.toBe(hanging);
     expect(task.status?.state).toBe("TASK_STATE_COMPLETED");
-    expect(service.service().get(task.id)?.tenant).toBe("b");
+    expect((await service.service().get(task.id))?.tenant).toBe("b");
   });
 
   it("lets a runs:read key read and follow its tenant's tasks, and refuses it SendMessage and CancelTask (1.0 and 0.3) with 403", async () => {
-    const before = service.service().list().length;
+    const before = (await service.service().page({ limit: 100_000 })).records.length;
     const refusals = [
       await rpc(keys.aReader, "SendMessage", sendParams("hi", randomUUID())),
       await rpc(keys.aReader, "SendStreamingMessage", sendParams("hi", randomUUID())),
@@ -158,7 +158,7 @@ describe("A2A between tenants", () => {
       expect(refused.status, refused.text).toBe(403);
       expect(JSON.parse(refused.text)).toMatchObject({ error: "forbidden", message: expect.stringContaining("runs:write") });
     }
-    expect(service.service().list()).toHaveLength(before);
+    expect((await service.service().page({ limit: 100_000 })).records).toHaveLength(before);
     expect((await runOf(keys.a, hanging)).run.state).toBe("running");
 
     const got = JSON.parse((await rpc(keys.aReader, "GetTask", { id: hanging })).text) as { result: { id: string } };

@@ -112,10 +112,10 @@ describe("agentcage serve, as an A2A agent", () => {
     expect(got).toMatchObject({ id: task.id, contextId: task.contextId, status: { state: TaskState.TASK_STATE_COMPLETED } });
     expect(textsOf(got)).toEqual([PLAIN_ANSWER]);
     // The same message sent again (a retry) is the same task, not a second Run.
-    const runs = running.service.list().length;
+    const runs = (await running.service.page({ limit: 100_000 })).records.length;
     const again = asTask(await legacy.sendMessage(ask("What is the capital of France?", undefined, undefined, messageId)));
     expect(again).toMatchObject({ id: task.id, contextId: task.contextId, status: { state: TaskState.TASK_STATE_COMPLETED } });
-    expect(running.service.list()).toHaveLength(runs);
+    expect((await running.service.page({ limit: 100_000 })).records).toHaveLength(runs);
   }, 90_000);
 
   it("runs codex when metadata.cli says so, over A2A 1.0's SendMessage and GetTask", async () => {
@@ -195,12 +195,12 @@ describe("agentcage serve, as an A2A agent", () => {
   }, 90_000);
 
   it("refuses a message it cannot run as invalid params, naming the field, before any Run exists", async () => {
-    const before = running.service.list().length;
+    const before = (await running.service.page({ limit: 100_000 })).records.length;
     await expect(legacy.sendMessage(ask("hi", { cli: "gemini" }))).rejects.toThrow(/metadata\.cli: cli "gemini" is not one of claude, codex/);
     await expect(current.sendMessage(ask("hi", { outputSchema: { type: "potato" } }))).rejects.toThrow(
       /metadata\.outputSchema is not a JSON Schema ajv can use/,
     );
     await expect(legacy.getTask(GetTaskRequest.fromJSON({ id: "0123456789abcdef" }))).rejects.toThrow(/not found/i);
-    expect(running.service.list()).toHaveLength(before);
+    expect((await running.service.page({ limit: 100_000 })).records).toHaveLength(before);
   });
 });

@@ -37,8 +37,8 @@ export function notEndedMessage(id: string, state: string): string {
 export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService): void {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   /** The Run's harvest/ once it has ended; otherwise the reply already answered. */
-  const harvestOf = (service: RunService, id: string, reply: FastifyReply): string | undefined => {
-    const record = service.get(id);
+  const harvestOf = async (service: RunService, id: string, reply: FastifyReply): Promise<string | undefined> => {
+    const record = await service.get(id);
     if (record === undefined) {
       void reply.code(404).send(RUN_NOT_FOUND);
       return undefined;
@@ -62,7 +62,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService
     },
     async (request, reply) => {
       const service = runsFor(all, request.caller);
-      const root = harvestOf(service, request.params.id, reply);
+      const root = await harvestOf(service, request.params.id, reply);
       if (root === undefined) return reply;
       return artifactsOf(service, request.params.id, root);
     },
@@ -81,7 +81,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService
     },
     async (request, reply) => {
       const service = runsFor(all, request.caller);
-      const root = harvestOf(service, request.params.id, reply);
+      const root = await harvestOf(service, request.params.id, reply);
       if (root === undefined) return reply;
       return reply
         .type("application/x-tar")
@@ -103,7 +103,7 @@ export function registerArtifactRoutes(fastify: FastifyInstance, all: RunService
     },
     async (request, reply) => {
       const service = runsFor(all, request.caller);
-      const root = harvestOf(service, request.params.id, reply);
+      const root = await harvestOf(service, request.params.id, reply);
       if (root === undefined) return reply;
       const path = request.params["*"];
       const opened = await openArtifact(root, path);

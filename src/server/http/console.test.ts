@@ -21,7 +21,13 @@ const TOKEN = "a-token-for-the-console-files";
 const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'";
 const PAGE = '<!doctype html><script type="module" src="/console/assets/index-abc123.js"></script>';
 const SCRIPT = "console.log('the console');";
-const service = { list: () => [], get: () => undefined, counts: () => ({ queued: 0, running: 0 }) } as unknown as RunService;
+const service = {
+  page: async () => ({ records: [], more: false }),
+  get: async () => undefined,
+  live: () => [],
+  tenants: () => [],
+  counts: () => ({ queued: 0, running: 0 }),
+} as unknown as RunService;
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-console-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

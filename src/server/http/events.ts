@@ -40,7 +40,7 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService, s
     },
     async (request, reply) => {
       const service = runsFor(all, request.caller);
-      const record = service.get(request.params.id);
+      const record = await service.get(request.params.id);
       if (record === undefined) return reply.code(404).send(RUN_NOT_FOUND);
       const header = Number(request.headers["last-event-id"]);
       const after = request.query.after ?? (Number.isInteger(header) && header >= 0 ? header : 0);
@@ -88,7 +88,7 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService, s
       const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
       request.raw.on("close", () => finish());
 
-      write(`event: snapshot\ndata: ${JSON.stringify(service.get(record.id))}\n\n`);
+      write(`event: snapshot\ndata: ${JSON.stringify((await service.get(record.id)) ?? record)}\n\n`);
       for (const event of await service.events(record.id)) deliver(event);
       replaying = false;
       for (const event of pending) deliver(event);

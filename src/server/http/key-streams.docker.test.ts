@@ -20,7 +20,7 @@ afterAll(async () => {
   for (const abort of aborts) abort.abort();
   for (const client of clients) await client.close().catch(() => undefined);
   // The Runs went on past their keys: the Operator ends them.
-  for (const run of svc.running().service.list()) await svc.call(svc.operator(), `/v1/runs/${run.id}/cancel`, { method: "POST" });
+  for (const run of svc.running().service.live()) await svc.call(svc.operator(), `/v1/runs/${run.id}/cancel`, { method: "POST" });
 });
 
 /** An open stream: everything it said so far, and when the service closed it. */
@@ -143,11 +143,11 @@ describe("a key that stops being one", () => {
     // Revoking a key ends what it reads, not its tenant's work.
     for (const ran of svc
       .running()
-      .service.list()
+      .service.live()
       .filter((record) => record.tenant === "revoked"))
       expect(["queued", "starting", "running"], ran.id).toContain(ran.state);
     expect((await svc.call(key, `/v1/runs/${run}/events`)).status).toBe(401);
-    for (const ran of svc.running().service.list()) await svc.call(svc.operator(), `/v1/runs/${ran.id}/cancel`, { method: "POST" });
+    for (const ran of svc.running().service.live()) await svc.call(svc.operator(), `/v1/runs/${ran.id}/cancel`, { method: "POST" });
   }, 180_000);
 
   it("ends the streams of a key when its expiry passes, and not before", async () => {

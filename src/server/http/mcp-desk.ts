@@ -35,8 +35,8 @@ export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["in
     allows(caller, "runs:write")
       ? undefined
       : { refused: "forbidden", message: `this key's scope ${caller.scope} does not allow ${what}; it needs runs:write: ask the Operator for such a key` };
-  const ended = (id: string): string | DeskRefusal => {
-    const record = service.get(id);
+  const ended = async (id: string): Promise<string | DeskRefusal> => {
+    const record = await service.get(id);
     if (record === undefined) return NOT_FOUND;
     if (!TERMINAL_STATES.has(record.state)) return { refused: "not_ended", message: notEndedMessage(id, record.state) };
     return service.harvestDirectory(id);
@@ -63,10 +63,10 @@ export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["in
       }
     },
     status: async (id) => {
-      const record = service.get(id);
+      const record = await service.get(id);
       return record === undefined ? NOT_FOUND : runView(service, record);
     },
-    events: async (id) => (service.get(id) === undefined ? NOT_FOUND : service.events(id)),
+    events: async (id) => ((await service.get(id)) === undefined ? NOT_FOUND : service.events(id)),
     listen: (id, listener) => service.listen(id, listener),
     cancel: async (id) => {
       const refused = forbidden("run_cancel");
@@ -76,11 +76,11 @@ export function serviceDesk(all: RunService, caller: Caller, inputs: RunDesk["in
       return record === undefined ? NOT_FOUND : runView(service, record);
     },
     artifacts: async (id) => {
-      const root = ended(id);
+      const root = await ended(id);
       return told("run.artifacts", id, typeof root === "string" ? await artifactsOf(service, id, root) : root);
     },
     readArtifact: async (id, path, maxBytes) => {
-      const root = ended(id);
+      const root = await ended(id);
       if (typeof root !== "string") return told("run.artifacts", id, root);
       const opened = await openArtifact(root, path);
       if (opened === undefined)

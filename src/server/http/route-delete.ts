@@ -26,7 +26,7 @@ export function registerDeleteRoute(fastify: FastifyInstance, all: RunService): 
       const removed = await service.remove(request.params.id);
       if (removed === undefined) return reply.code(404).send(RUN_NOT_FOUND);
       if (removed === "live") {
-        const state = service.get(request.params.id)?.state ?? "live";
+        const state = (await service.get(request.params.id))?.state ?? "live";
         return reply.code(409).send(errorBody("not_ended", `the Run is ${state}; cancel it first (POST /v1/runs/${request.params.id}/cancel), then delete it`));
       }
       return reply.code(204).send(null);

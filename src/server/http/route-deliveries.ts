@@ -50,7 +50,7 @@ export function registerDeliveriesRoute(fastify: FastifyInstance, all: RunServic
     },
     async (request, reply) => {
       const service = runsFor(all, request.caller);
-      if (service.get(request.params.id) === undefined) return reply.code(404).send(RUN_NOT_FOUND);
+      if ((await service.get(request.params.id)) === undefined) return reply.code(404).send(RUN_NOT_FOUND);
       return { id: request.params.id, webhooks: webhooksOf(await service.deliveries(request.params.id)) };
     },
   );

@@ -21,7 +21,7 @@ export function registerGetRoute(fastify: FastifyInstance, all: RunService): voi
     },
     async (request, reply) => {
       const service = runsFor(all, request.caller);
-      const record = service.get(request.params.id);
+      const record = await service.get(request.params.id);
       return record === undefined ? reply.code(404).send(RUN_NOT_FOUND) : runView(service, record);
     },
   );

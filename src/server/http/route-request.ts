@@ -30,7 +30,7 @@ export function registerRequestRoute(fastify: FastifyInstance, all: RunService):
     },
     async (request, reply) => {
       const service = runsFor(all, request.caller);
-      if (service.get(request.params.id) === undefined) return reply.code(404).send(RUN_NOT_FOUND);
+      if ((await service.get(request.params.id)) === undefined) return reply.code(404).send(RUN_NOT_FOUND);
       const asked = ((await service.request(request.params.id)) ?? {}) as Record<string, unknown>;
       const { callbackUrl, ...rest } = asked;
       return { ...rest, ...(callbackUrl === undefined ? {} : { callbackUrl: true }) };

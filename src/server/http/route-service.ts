@@ -18,7 +18,7 @@ import type { EgressView } from "./service-egress.js";
 import type { RunRecord } from "../runs/index.js";
 import { runsFor } from "../runs/index.js";
 import type { TenantStore } from "../tenancy/index.js";
-import { addRun, endedSince, startOfTodayUtc, totalsSchema, zeroTotals, type Totals } from "../runs/index.js";
+import { startOfTodayUtc, totalsSchema, zeroTotals, type TenantUsage, type Totals } from "../runs/index.js";
 
 /** What the service knows of itself from its start, for GET /v1/service. */
 export type ServiceFacts = {
@@ -133,7 +133,9 @@ export function registerServiceRoute(fastify: FastifyInstance, options: ServiceR
       const admin = caller.scope === "admin";
       const [readiness, egress] = await Promise.all([options.readiness(), options.facts.egress()]);
       const since = startOfTodayUtc();
-      const tenants = tenantsNow(runsFor(options.service, caller).list(), admin ? options.tenants.list().map((t) => t.name) : [], caller, since);
+      const runs = runsFor(options.service, caller);
+      const known = admin ? [...options.tenants.list().map((t) => t.name), ...runs.tenants()] : [];
+      const tenants = tenantsNow(runs.live(), await runs.usage(since), known, caller);
       const own = tenants.find((t) => t.tenant === caller.tenant);
       const { credentials } = readiness;
       return {
@@ -171,10 +173,11 @@ export function registerServiceRoute(fastify: FastifyInstance, options: ServiceR
 }
 
 /**
- * Each tenant's Runs now and what those that ended since `since` came to, from the Runs the caller
- * sees: the caller's own tenant always (zeros when it has no Run), and each of `known` (the admin's).
+ * Each tenant's Runs now (`live`) and what those that ended since today's start came to (`today`),
+ * as the caller sees them: the caller's own tenant always (zeros when it has no Run), and each of
+ * `known` (the admin's: each tenant known, and each with a Run kept).
  */
-function tenantsNow(records: readonly RunRecord[], known: readonly string[], caller: Caller, since: number): TenantNow[] {
+function tenantsNow(live: readonly RunRecord[], today: readonly TenantUsage[], known: readonly string[], caller: Caller): TenantNow[] {
   const byTenant = new Map<string, { running: number; queued: number; today: Totals }>();
   const of = (tenant: string) => {
     const found = byTenant.get(tenant) ?? { running: 0, queued: 0, today: zeroTotals() };
@@ -182,12 +185,12 @@ function tenantsNow(records: readonly RunRecord[], known: readonly string[], cal
     return found;
   };
   for (const tenant of [caller.tenant, ...known]) of(tenant);
-  for (const record of records) {
+  for (const record of live) {
     const now = of(record.tenant);
     if (record.state === "queued") now.queued += 1;
     else if (record.state === "starting" || record.state === "running") now.running += 1;
-    if (endedSince(record, since)) addRun(now.today, record);
   }
+  for (const usage of today) of(usage.tenant).today = usage.totals;
   return [...byTenant.entries()].map(([tenant, now]) => ({ tenant, ...now })).sort((a, b) => a.tenant.localeCompare(b.tenant));
 }
 

@@ -1,7 +1,7 @@
 // GET /v1/usage: what the Runs that ended since a time (default: today's start, UTC) came to, per
 // tenant: the caller's own, every tenant's for the admin scope (?tenant= narrows it to one). Counts
-// by end reason, and tokens and cost in total and per label. Read from the Runs' records, through
-// the caller's view of them: a tenant's figures never hold another's Runs.
+// by end reason, and tokens and cost in total and per label. Summed by the store (by day, as Runs
+// end), through the caller's view of them: a tenant's figures never hold another's Runs.
 
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -11,7 +11,7 @@ import { tenantName } from "./route-keys.js";
 import type { RunService } from "../runs/index.js";
 import { errorBody, errorSchema } from "./schemas.js";
 import { runsFor } from "../runs/index.js";
-import { addRun, endedSince, startOfTodayUtc, totalsSchema, zeroTotals } from "../runs/index.js";
+import { startOfTodayUtc, totalsSchema, zeroTotals } from "../runs/index.js";
 
 const tenantUsageSchema = totalsSchema.extend({
   tenant: z.string(),
@@ -54,16 +54,8 @@ export function registerUsageRoute(fastify: FastifyInstance, all: RunService): v
       // A tenant's own figures are answered even when they are all zero; the admin's, each tenant's that has some.
       if (caller.scope !== "admin" || tenant !== undefined)
         byTenant.set(tenant ?? caller.tenant, { tenant: tenant ?? caller.tenant, ...zeroTotals(), labels: {} });
-      for (const record of runsFor(all, caller).list()) {
-        if (!endedSince(record, since) || (tenant !== undefined && record.tenant !== tenant)) continue;
-        const usage = byTenant.get(record.tenant) ?? { tenant: record.tenant, ...zeroTotals(), labels: {} };
-        byTenant.set(record.tenant, usage);
-        addRun(usage, record);
-        for (const [key, value] of Object.entries(record.labels)) {
-          const label = `${key}=${value}`;
-          usage.labels[label] = addRun(usage.labels[label] ?? zeroTotals(), record);
-        }
-      }
+      for (const usage of await runsFor(all, caller).usage(since, tenant))
+        byTenant.set(usage.tenant, { tenant: usage.tenant, ...usage.totals, labels: usage.labels });
       const tenants = [...byTenant.values()].sort((a, b) => a.tenant.localeCompare(b.tenant));
       return { since: new Date(since).toISOString(), tenants };
     },

@@ -12,5 +12,5 @@ export { memoryRuns } from "./store-memory.js";
 export type { RunFiles, RunRecord, RunState, RunStore, StoredDelivery, StoredEvent } from "./store.js";
 export { RUN_STATES, TERMINAL_STATES } from "./store.js";
 export { runsFor } from "./tenant-runs.js";
-export type { Totals } from "./usage.js";
-export { addRun, endedSince, startOfTodayUtc, totalsSchema, zeroTotals } from "./usage.js";
+export type { TenantUsage, Totals } from "./usage.js";
+export { startOfTodayUtc, totalsSchema, zeroTotals } from "./usage.js";

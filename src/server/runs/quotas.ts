@@ -6,6 +6,7 @@ import type { ResolvedQuotas } from "./run-service-options.js";
 import type { RunsBook } from "./runs-state.js";
 import { TERMINAL_STATES } from "./store.js";
 import { RETRY_AFTER_SECONDS } from "../limits.js";
+import { startOfTodayUtc } from "./usage.js";
 
 /** Which quota a submit passed, its limit, what the tenant has used of it, and when to try again. */
 export type QuotaRefusal = {
@@ -20,35 +21,34 @@ export function quotasOf(state: RunsBook, tenant: string): ResolvedQuotas {
   return state.options.quotasOf?.(tenant) ?? { maxRunning: state.options.slots, maxQueued: state.options.queueBound };
 }
 
-/** The quota a new Run of `tenant` would pass, or undefined when it is within all of them. */
+/** The tenant's quota of Runs accepted and not ended, if a new Run of `tenant` would pass it: decided before any await, so submits that arrive together cannot all see room for one. */
 export function quotaRefusal(state: RunsBook, tenant: string): QuotaRefusal | undefined {
   const quotas = quotasOf(state, tenant);
   const live = liveRunsOf(state, tenant) + (state.admittingBy.get(tenant) ?? 0);
   if (live >= quotas.maxQueued) return { quota: "max_queued", tenant, limit: quotas.maxQueued, used: live, retryAfterSeconds: RETRY_AFTER_SECONDS };
-  if (quotas.dailySpendUsd !== undefined) {
-    const spent = spentToday(state, tenant);
-    if (spent >= quotas.dailySpendUsd)
-      return { quota: "daily_spend_usd", tenant, limit: quotas.dailySpendUsd, used: spent, retryAfterSeconds: secondsToMidnightUtc(Date.now()) };
-  }
   return undefined;
 }
 
-/** The tenant's Runs accepted and not ended. */
+/** The tenant's daily spend quota, if what its Runs that ended since midnight UTC cost has reached it. */
+export async function spendRefusal(state: RunsBook, tenant: string): Promise<QuotaRefusal | undefined> {
+  const { dailySpendUsd } = quotasOf(state, tenant);
+  if (dailySpendUsd === undefined) return undefined;
+  const spent = await spentToday(state, tenant);
+  if (spent < dailySpendUsd) return undefined;
+  return { quota: "daily_spend_usd", tenant, limit: dailySpendUsd, used: spent, retryAfterSeconds: secondsToMidnightUtc(Date.now()) };
+}
+
+/** The tenant's Runs accepted and not ended (the book holds every one). */
 export function liveRunsOf(state: RunsBook, tenant: string): number {
   let live = 0;
   for (const record of state.records.values()) if (record.tenant === tenant && !TERMINAL_STATES.has(record.state)) live += 1;
   return live;
 }
 
-/** What the tenant's Runs that ended since midnight UTC cost, in USD. */
-export function spentToday(state: RunsBook, tenant: string, now = Date.now()): number {
-  const midnight = now - (now % 86_400_000);
-  let spent = 0;
-  for (const record of state.records.values()) {
-    if (record.tenant !== tenant || record.endedAt === undefined || Date.parse(record.endedAt) < midnight) continue;
-    spent += record.usage?.costUsd ?? 0;
-  }
-  return spent;
+/** What the tenant's Runs that ended since midnight UTC cost, in USD: the store's sum of today. */
+export async function spentToday(state: RunsBook, tenant: string, now = Date.now()): Promise<number> {
+  const [today] = await state.store.usage(startOfTodayUtc(now), tenant);
+  return today?.totals.costUsd ?? 0;
 }
 
 function secondsToMidnightUtc(now: number): number {

@@ -64,8 +64,8 @@ describe("serve's sweep of session stores", () => {
     const running = await serve({ runtimeDir, port: 0, environment: {}, logger, runRetentionDays: 30 });
     try {
       expect(readdirSync(runs)).toEqual(["00000000000000e2"]);
-      expect(running.service.get("00000000000000e1")).toBeUndefined();
-      expect(running.service.get("00000000000000e2")?.state).toBe("completed");
+      expect(await running.service.get("00000000000000e1")).toBeUndefined();
+      expect((await running.service.get("00000000000000e2"))?.state).toBe("completed");
       const said = lines
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((line) => line["msg"] === "sweep removed an ended Run's record and artifacts past their retention");
@@ -84,7 +84,7 @@ describe("serve's sweep of session stores", () => {
     writeFileSync(join(runs, "state.json"), JSON.stringify({ id: "00000000000000e3", state: "completed", createdAt: endedAt, endedAt, labels: {} }));
     const running = await serve({ runtimeDir, port: 0, environment: {}, logger: capturingLogger().logger });
     try {
-      expect(running.service.get("00000000000000e3")?.state).toBe("completed");
+      expect((await running.service.get("00000000000000e3"))?.state).toBe("completed");
     } finally {
       await running.stop(1000);
     }

@@ -4,12 +4,12 @@
 
 import type { ServiceRunRequest } from "./run-service-options.js";
 import { end } from "./run-transitions.js";
-import type { RunsBook } from "./runs-state.js";
+import { recordOf, type RunsBook } from "./runs-state.js";
 import { releaseSession } from "./session-holds.js";
 import { TERMINAL_STATES, type RunRecord } from "./store.js";
 
 export async function cancel(state: RunsBook, id: string): Promise<RunRecord | undefined> {
-  const record = state.records.get(id);
+  const record = await recordOf(state, id);
   if (record === undefined || TERMINAL_STATES.has(record.state)) return record;
   const at = state.queue.indexOf(id);
   if (at !== -1) {
@@ -23,11 +23,11 @@ export async function cancel(state: RunsBook, id: string): Promise<RunRecord | u
     );
     const request = (await state.store.request(id).catch(() => undefined)) as ServiceRunRequest | undefined;
     if (request !== undefined) state.options.onEnd?.(request, { reason: "cancelled", durationMs: 0, queuedMs }, record.tenant);
-    return state.records.get(id);
+    return recordOf(state, id);
   }
   state.running.get(id)?.abort(new Error("cancelled through the service"));
   await state.finished.get(id);
-  return state.records.get(id);
+  return recordOf(state, id);
 }
 
 /** No new Runs; running ones get `graceMs` to finish, then are cancelled. */

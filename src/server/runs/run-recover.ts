@@ -1,25 +1,23 @@
-// After a restart, the service's Runs rebuilt from their record alone: finished ones as they were,
-// queued ones queued again (their session stores held), and ones that were starting or running
+// After a restart, the service's Runs rebuilt from their record alone: finished ones left to the
+// store (nothing of them is read here), queued ones queued again (their session stores held), and ones that were starting or running
 // ended as interrupted (unavailable). Invariant: a queued Run whose request cannot be read stops
 // nothing here; it fails when it starts.
 
 import { recoverHarvest } from "../../staging/index.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
-import { end, keepSessionOwner } from "./run-transitions.js";
+import { end } from "./run-transitions.js";
 import type { RunsBook } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
-import { TERMINAL_STATES } from "./store.js";
 
 export async function recover(state: RunsBook): Promise<void> {
   const { store, files } = state;
   await store.prepare();
-  for (const saved of await store.all()) {
+  for (const tenant of await store.tenants()) state.tenants.add(tenant);
+  // Only the Runs that had not ended: an ended one is the store's to answer, and costs a start nothing.
+  for (const { record: saved, lastEventId } of await store.recoverable()) {
     state.records.set(saved.id, saved);
-    if (saved.idempotencyKey !== undefined) await store.keys.made(saved.tenant, saved.idempotencyKey, saved.id);
-    if (TERMINAL_STATES.has(saved.state)) keepSessionOwner(state, saved, await store.outcome(saved.id));
-    const events = await store.events(saved.id);
-    state.lastEventId.set(saved.id, events.at(-1)?.id ?? 0);
+    state.lastEventId.set(saved.id, lastEventId);
     if (saved.state === "queued") {
       // A request that cannot be read holds nothing here; its Run fails when it starts.
       const request = (await store.request(saved.id).catch(() => undefined)) as ServiceRunRequest | undefined;
@@ -28,7 +26,7 @@ export async function recover(state: RunsBook): Promise<void> {
       const trace = await store.trace(saved.id);
       if (trace !== undefined) state.traces.set(saved.id, trace);
       state.queue.push(saved.id);
-    } else if (!TERMINAL_STATES.has(saved.state)) {
+    } else {
       // Its process is gone, and so is every chance of its Outcome: say so; the sweep removes its container,
       // and what a Harvest cut short left beside harvest/ goes.
       await recoverHarvest(files.harvestDirectory(saved.id));

@@ -6,11 +6,11 @@
 
 import { newRunId } from "../../runtime/index.js";
 import { type Caller, OPERATOR } from "../caller.js";
-import { quotaRefusal, type QuotaRefusal } from "./quotas.js";
+import { quotaRefusal, spendRefusal, type QuotaRefusal } from "./quotas.js";
 import { emit } from "./run-events.js";
 import { pump } from "./run-queue.js";
 import type { ServiceRunRequest } from "./run-service-options.js";
-import type { RunsBook } from "./runs-state.js";
+import { recordOf, type RunsBook } from "./runs-state.js";
 import { holdSession } from "./session-holds.js";
 import type { RunRecord } from "./store.js";
 import { told } from "./run-transitions.js";
@@ -41,7 +41,7 @@ export async function submit(
   inputs: InputsWriter | undefined,
   owner: Caller = OPERATOR,
 ): Promise<Admitted | KeyReused | Refused | Unserved> {
-  const unserved = unservedBecause(state, request, inputs, owner) ?? (await state.options.callbackRefusal?.(request, owner));
+  const unserved = (await unservedBecause(state, request, inputs, owner)) ?? (await state.options.callbackRefusal?.(request, owner));
   if (unserved !== undefined) return { unserved };
   const id = newRunId();
   if (idempotencyKey === undefined) return admit(state, request, id, undefined, inputs, owner);
@@ -53,7 +53,7 @@ export async function submit(
       await holder.making;
       continue;
     }
-    const record = state.records.get(holder.made);
+    const record = await recordOf(state, holder.made);
     // Removed meanwhile (DELETE): its key is free again.
     if (record === undefined) continue;
     const same = canonical(await state.store.request(holder.made)) === canonical(request) && (record.inputs !== undefined) === (inputs !== undefined);
@@ -64,13 +64,13 @@ export async function submit(
   } finally {
     // However its submit ended, the key answers the Run once it exists; a submit that made none (a
     // refusal, inputs or a record that failed) lets the key go, and the next submit with it may make one.
-    if (state.records.has(id)) await keys.made(owner.tenant, idempotencyKey, id);
+    if (state.records.has(id) || (await state.store.get(id)) !== undefined) await keys.made(owner.tenant, idempotencyKey, id);
     else await keys.release(owner.tenant, idempotencyKey, id);
   }
 }
 
 /** What to do instead, for a request this service cannot serve; undefined when it can. */
-function unservedBecause(state: RunsBook, request: ServiceRunRequest, inputs: InputsWriter | undefined, owner: Caller): string | undefined {
+async function unservedBecause(state: RunsBook, request: ServiceRunRequest, inputs: InputsWriter | undefined, owner: Caller): Promise<string | undefined> {
   const cannot = state.options.requestRefusal?.(request);
   if (cannot !== undefined) return cannot;
   if (request.writable === true && (inputs === undefined || state.options.writableRunner === undefined)) {
@@ -83,7 +83,7 @@ function unservedBecause(state: RunsBook, request: ServiceRunRequest, inputs: In
   }
   if (request.resumeSession === undefined) return undefined;
   // A session is its tenant's: another tenant's is refused exactly as one that never was.
-  const kept = state.sessionOwners.get(request.resumeSession);
+  const kept = await state.store.sessionOwner(request.resumeSession);
   if (owner.scope !== "admin" && kept?.tenant !== owner.tenant) {
     return `resumeSession ${JSON.stringify(request.resumeSession)} is not a session of a Run of yours; resume one that a Run of yours ended with (its Outcome's result.sessionId), or leave resumeSession out`;
   }
@@ -112,6 +112,9 @@ async function admit(
   state.admitting += 1;
   state.admittingBy.set(owner.tenant, (state.admittingBy.get(owner.tenant) ?? 0) + 1);
   try {
+    // What its Runs cost today is the store's sum: asked once the Run is counted, so none slips past the bounds meanwhile.
+    const overSpend = await spendRefusal(state, owner.tenant);
+    if (overSpend !== undefined) return overSpend;
     let given: RunRecord["inputs"];
     if (inputs !== undefined) {
       await files.open(id);
@@ -137,6 +140,7 @@ async function admit(
     };
     await store.create(record, request, owner.trace);
     state.records.set(record.id, record);
+    state.tenants.add(record.tenant);
     if (owner.trace !== undefined) state.traces.set(record.id, owner.trace);
     await emit(state, record.id, "state", { state: "queued" });
     holdSession(state, record.id, request);
@@ -147,7 +151,7 @@ async function admit(
     state.admittingBy.set(owner.tenant, (state.admittingBy.get(owner.tenant) ?? 1) - 1);
   }
   pump(state);
-  return { record: state.records.get(id) as RunRecord, created: true };
+  return { record: state.records.get(id) ?? ((await state.store.get(id)) as RunRecord), created: true };
 }
 
 /** A request as JSON with every object's keys in order: two requests that differ only in field order are one. */

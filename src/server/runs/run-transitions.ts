@@ -36,22 +36,17 @@ export async function end(state: RunsBook, record: RunRecord, outcome: unknown, 
   await state.store.saveOutcome(record.id, outcome);
   const usage = usageOf(outcome);
   const ended = await setState(state, { ...record, ...endOf(outcome), ...(usage === undefined ? {} : { usage }) }, runState);
-  keepSessionOwner(state, ended, outcome);
   await emit(state, record.id, "end", outcome);
   told(state, "run.finished", ended);
+  // Ended: the store answers for it from here on (its session's owner too, from its Outcome).
+  state.records.delete(record.id);
+  state.lastEventId.delete(record.id);
+  state.writes.delete(record.id);
 }
 
 /** Tells whoever listens to the service's Runs' lives (the events feed, the webhooks) of one step. */
 export function told(state: RunsBook, type: LifecycleType, record: RunRecord): void {
   state.options.onLifecycle?.({ type, record, at: new Date().toISOString() });
-}
-
-/** The session a Run ended with is its tenant's (only that tenant may resume it) and its CLI's (only that CLI can). */
-export function keepSessionOwner(state: RunsBook, record: RunRecord, outcome: unknown): void {
-  const ended = outcome as { cli?: unknown; result?: { sessionId?: unknown } } | undefined;
-  const session = ended?.result?.sessionId;
-  const cli = record.cli ?? (typeof ended?.cli === "string" ? ended.cli : undefined);
-  if (typeof session === "string" && !state.sessionOwners.has(session)) state.sessionOwners.set(session, { tenant: record.tenant, cli });
 }
 
 /** How a Run ended, as its record keeps it: its Outcome's reason and durationMs, where the Outcome has them. */

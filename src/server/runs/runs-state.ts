@@ -1,8 +1,9 @@
 // The Runs' book: the one state the service keeps of its Runs in memory, beside their record in the
-// Run Store (a Run's own state, queued to cancelled, is its RunState there): the index,
-// the queue, the running ones, their event chains and listeners, the sessions held. Every step of
-// the service reads and changes this one object, and nothing else; all of it but what is live
-// (running, listening) is rebuilt from the record after a restart (run-recover.ts).
+// Run Store (a Run's own state, queued to cancelled, is its RunState there): the Runs that have not
+// ended, the queue, the running ones, their event chains and listeners, the sessions held. What has
+// ended is the store's to answer (a Run, a page, usage, a session's owner), so the book does not grow
+// with the Runs kept. Every step of the service reads and changes this one object, and nothing else;
+// all of it but what is live (running, listening) is rebuilt from the record after a restart (run-recover.ts).
 
 import type { RunFiles, RunRecord, RunStore, StoredEvent } from "./store.js";
 import type { RunServiceOptions } from "./run-service-options.js";
@@ -14,8 +15,12 @@ export type RunsBook = {
   readonly options: RunServiceOptions;
   readonly store: RunStore;
   readonly files: RunFiles;
-  /** Every Run this service knows, by id. */
+  /** The Runs that have not ended, by id (one that is ending stays until its end is told). */
   readonly records: Map<string, RunRecord>;
+  /** The Runs a removal is taking away: a second removal of one answers that it is gone. */
+  readonly removing: Set<string>;
+  /** Every tenant with a Run kept (or made since the start): the metrics and the service page name each. */
+  readonly tenants: Set<string>;
   /** The ids of the Runs waiting for a slot, the next to start first. */
   readonly queue: string[];
   /** How to stop each Run that holds a slot. */
@@ -39,8 +44,6 @@ export type RunsBook = {
   /** Runs started so far, and the count at each tenant's last start: who had a slot least recently. */
   starts: number;
   readonly lastStartBy: Map<string, number>;
-  /** Whose each known session is: the tenant of the Run that ended with it, and that Run's CLI (a session is one CLI's). */
-  readonly sessionOwners: Map<string, { readonly tenant: string; readonly cli: string | undefined }>;
 };
 
 export function createRunsBook(options: RunServiceOptions): RunsBook {
@@ -49,6 +52,8 @@ export function createRunsBook(options: RunServiceOptions): RunsBook {
     store: options.store,
     files: options.files,
     records: new Map(),
+    tenants: new Set(),
+    removing: new Set(),
     queue: [],
     running: new Map(),
     finished: new Map(),
@@ -62,6 +67,10 @@ export function createRunsBook(options: RunServiceOptions): RunsBook {
     admittingBy: new Map(),
     starts: 0,
     lastStartBy: new Map(),
-    sessionOwners: new Map(),
   };
+}
+
+/** A Run's record: the book's while it has not ended, the store's once it has; undefined when it is not kept. */
+export async function recordOf(state: RunsBook, id: string): Promise<RunRecord | undefined> {
+  return state.records.get(id) ?? (await state.store.get(id));
 }

@@ -10,6 +10,9 @@ import type { AgentOutcome, AgentRunner, AgentRunOptions } from "../../runner/in
 import { OPERATOR } from "../caller.js";
 import { createRunService, type Admitted, type KeyReused, type Refused, type Unserved, type RunEnd, type ServiceRunRequest } from "./runs.js";
 import { fileRuns } from "./store-files.js";
+import { createMemoryRunStore } from "./store-memory.js";
+import { createFileRunFiles } from "./store-files.js";
+import type { RunRecord, RunStore } from "./store.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-runs-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -83,11 +86,11 @@ describe("a cancelled Run", () => {
     expect((await service.cancel(id))?.state).toBe("cancelled");
     await settled();
 
-    expect(service.get(id)?.state).toBe("cancelled");
+    expect((await service.get(id))?.state).toBe("cancelled");
     const events = await service.events(id);
     expect(events.at(-1)).toMatchObject({ type: "end", data: { reason: "cancelled" } });
     expect(events.filter((e) => e.type === "state").at(-1)).toMatchObject({ data: { state: "cancelled" } });
-    expect((await store.all()).map((r) => r.state)).toEqual(["cancelled"]);
+    expect((await store.page({ limit: 100 })).records.map((r) => r.state)).toEqual(["cancelled"]);
     expect(ended.map((e) => e.reason)).toEqual(["cancelled"]);
   });
 
@@ -97,7 +100,7 @@ describe("a cancelled Run", () => {
     await service.recover();
     const first = made(await service.submit(ask("holds the slot")));
     const second = made(await service.submit(ask("waits")));
-    expect(service.get(second.record.id)?.state).toBe("queued");
+    expect((await service.get(second.record.id))?.state).toBe("queued");
     expect((await service.cancel(second.record.id))?.state).toBe("cancelled");
     expect(ended).toEqual([expect.objectContaining({ reason: "cancelled", durationMs: 0 })]);
     expect((await service.events(second.record.id)).at(-1)).toMatchObject({ type: "end", data: { ok: false, reason: "cancelled" } });
@@ -125,7 +128,7 @@ describe("a Run's id", () => {
     await service.cancel(second.record.id);
     expect(await service.outcome(second.record.id)).toMatchObject({ reason: "cancelled", runId: second.record.id });
     await service.cancel(first.record.id);
-    expect(service.get(first.record.id)).not.toHaveProperty("runId");
+    expect(await service.get(first.record.id)).not.toHaveProperty("runId");
   });
 });
 
@@ -165,7 +168,7 @@ describe("an Idempotency-Key", () => {
     expect(again).toMatchObject({ record: { id: first.record.id }, created: false });
     expect(await service.submit(ask("twice"), "k-1")).toEqual({ reused: first.record });
     expect(await service.submit(ask("once", { labels: { a: "1" } }), "k-1")).toEqual({ reused: first.record });
-    expect(service.list()).toHaveLength(1);
+    expect((await service.page({ limit: 100 })).records).toHaveLength(1);
     await service.cancel(first.record.id);
   });
 
@@ -178,7 +181,7 @@ describe("an Idempotency-Key", () => {
     await after.recover();
     expect(await after.submit(ask("once"), "k-kept")).toMatchObject({ created: false, record: { id: first.record.id } });
     expect(await after.submit(ask("twice"), "k-kept")).toMatchObject({ reused: { id: first.record.id } });
-    for (const record of after.list()) await after.cancel(record.id);
+    for (const record of after.live()) await after.cancel(record.id);
     await before.service.cancel(first.record.id);
   });
 
@@ -211,17 +214,17 @@ describe("the retention of ended Runs' records", () => {
     await until(() => started.length === 2);
     await service.cancel(ended);
     await settled();
-    const endedAt = Date.parse(service.get(ended)?.endedAt ?? "");
+    const endedAt = Date.parse((await service.get(ended))?.endedAt ?? "");
 
     expect(await service.removeEndedBefore(endedAt)).toEqual([]);
     const removed = await service.removeEndedBefore(endedAt + 1);
     expect(removed.map((r) => r.id)).toEqual([ended]);
-    expect(service.get(ended)).toBeUndefined();
-    expect((await store.all()).map((r) => r.id)).toEqual([live]);
+    expect(await service.get(ended)).toBeUndefined();
+    expect((await store.page({ limit: 100 })).records.map((r) => r.id)).toEqual([live]);
     // Its Idempotency-Key names nothing any more: the same key makes a new Run.
     expect(await service.submit(ask("ended"), "key-of-ended")).toMatchObject({ created: true });
     expect(await service.removeEndedBefore(Date.now() + 60_000)).toEqual([]);
-    for (const record of service.list()) await service.cancel(record.id);
+    for (const record of service.live()) await service.cancel(record.id);
   });
 });
 
@@ -245,6 +248,56 @@ describe("a queued Run's trace context", () => {
     await after.recover();
     await until(() => contexts.length === 1);
     expect(contexts[0]).toMatchObject({ traceparent, tracestate: "a=1" });
-    expect(after.get(queued.record.id)?.state).not.toBe("queued");
+    expect((await after.get(queued.record.id))?.state).not.toBe("queued");
+  });
+});
+
+describe("a start over the Runs kept", () => {
+  it("reads nothing of a Run that has ended (its events, Outcome, request), only of those it must act on", async () => {
+    const store = createMemoryRunStore();
+    const ended = Array.from({ length: 50 }, (_, n) => `00000000000001${n.toString(16).padStart(2, "0")}`);
+    const at = (n: number) => new Date(Date.parse("2026-12-01T10:00:00.000Z") + n * 1000).toISOString();
+    for (const [n, id] of ended.entries()) {
+      const queued: RunRecord = { id, tenant: "acme", state: "queued", createdAt: at(n), cli: "claude", labels: {} };
+      await store.create(queued, { cli: "claude", prompt: "p" });
+      await store.appendEvent(id, { id: 1, type: "state", data: { state: "queued" } });
+      await store.saveOutcome(id, { ok: true, reason: "completed", result: { sessionId: `s-${n}` } });
+      await store.update({ ...queued, state: "completed", endedAt: at(n + 1) });
+    }
+    const waiting = "0000000000000200";
+    await store.create({ id: waiting, tenant: "acme", state: "queued", createdAt: at(99), cli: "claude", labels: {} }, { cli: "claude", prompt: "p" });
+    await store.appendEvent(waiting, { id: 1, type: "state", data: { state: "queued" } });
+    const read: string[] = [];
+    const counted = (name: "events" | "outcome" | "request" | "trace" | "deliveries" | "a2aTask") =>
+      (async (id: string) => {
+        read.push(`${name} ${id}`);
+        return (store[name] as (id: string) => Promise<unknown>)(id);
+      }) as never;
+    const watched: RunStore = {
+      ...store,
+      events: counted("events"),
+      outcome: counted("outcome"),
+      request: counted("request"),
+      trace: counted("trace"),
+      deliveries: counted("deliveries"),
+      a2aTask: counted("a2aTask"),
+    };
+    const { runner } = untilCancelled([]);
+    const service = createRunService({
+      runner,
+      store: watched,
+      files: createFileRunFiles(mkdtempSync(join(scratch, "files-"))),
+      slots: 0,
+      queueBound: 100,
+      sessions: true,
+    });
+    await service.recover();
+    expect(read.filter((one) => !one.endsWith(waiting))).toEqual([]);
+    // What it knows of them is still answered: whose session is whose, and the Run itself.
+    expect(await service.submit(ask("resumes", { resumeSession: "s-3", cli: "codex" }))).toEqual({
+      unserved: expect.stringContaining("is a claude session"),
+    });
+    expect((await service.get(ended[3] as string))?.state).toBe("completed");
+    expect(service.position(waiting)).toBe(1);
   });
 });

@@ -12,8 +12,9 @@ import { recover } from "./run-recover.js";
 import { remove, removeEndedBefore, saveA2ATask } from "./run-removal.js";
 import type { RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
 import { submit, type Admitted, type InputsWriter, type KeyReused, type Refused, type Unserved } from "./run-submit.js";
-import { createRunsBook, type Listener } from "./runs-state.js";
-import type { RunRecord, StoredDelivery, StoredEvent } from "./store.js";
+import { createRunsBook, recordOf, type Listener } from "./runs-state.js";
+import { TERMINAL_STATES, type RunPage, type RunQuery, type RunRecord, type StoredDelivery, type StoredEvent } from "./store.js";
+import type { TenantUsage } from "./usage.js";
 
 export type { Lifecycle, ResolvedQuotas, RunEnd, RunServiceOptions, ServiceRunRequest } from "./run-service-options.js";
 export type { Admitted, InputsWriter, KeyReused, Refused, Unserved } from "./run-submit.js";
@@ -33,8 +34,18 @@ export type RunService = {
     inputs?: InputsWriter,
     owner?: Caller,
   ) => Promise<Admitted | KeyReused | Refused | Unserved>;
-  readonly get: (id: string) => RunRecord | undefined;
-  readonly list: () => readonly RunRecord[];
+  /** A Run's record; undefined when it is not kept. */
+  readonly get: (id: string) => Promise<RunRecord | undefined>;
+  /** A page of Runs, newest first (GET /v1/runs): the store's, costing the page, not the Runs kept. */
+  readonly page: (query: RunQuery) => Promise<RunPage>;
+  /** Each tenant's Runs that ended at or after `since` (epoch ms), summed; one tenant's only when named. */
+  readonly usage: (since: number, tenant?: string) => Promise<TenantUsage[]>;
+  /** A Run that has not ended, or whose end is being told (it has events still to come); undefined for any other. */
+  readonly held: (id: string) => RunRecord | undefined;
+  /** The Runs that have not ended (queued, starting, running), oldest first. */
+  readonly live: () => readonly RunRecord[];
+  /** Every tenant with a Run kept, by name. */
+  readonly tenants: () => readonly string[];
   /** 1 for the next Run to start; undefined when the Run is not queued. */
   readonly position: (id: string) => number | undefined;
   readonly events: (id: string) => Promise<StoredEvent[]>;
@@ -69,12 +80,20 @@ export function createRunService(options: RunServiceOptions): RunService {
   const { records, store, files } = state;
   return {
     submit: (request, idempotencyKey, inputs, owner) => submit(state, request, idempotencyKey, inputs, owner),
-    get: (id) => records.get(id),
-    list: () => [...records.values()],
+    get: (id) => recordOf(state, id),
+    // A Run the book holds is answered as the book has it: its last state may not have reached the store yet.
+    page: async (query) => {
+      const { records: found, more } = await store.page(query);
+      return { records: found.map((record) => records.get(record.id) ?? record), more };
+    },
+    usage: (since, tenant) => store.usage(since, tenant),
+    held: (id) => records.get(id),
+    live: () => [...records.values()].filter((record) => !TERMINAL_STATES.has(record.state)),
+    tenants: () => [...state.tenants].sort(),
     position: (id) => position(state, id),
     events: (id) => eventsOf(state, id),
     outcome: (id) => store.outcome(id),
-    request: (id) => (records.has(id) ? store.request(id) : Promise.resolve(undefined)),
+    request: async (id) => ((await recordOf(state, id)) === undefined ? undefined : store.request(id)),
     listen: (id, listener) => listen(state, id, listener),
     cancel: (id) => cancel(state, id),
     recover: () => recover(state),
@@ -83,8 +102,8 @@ export function createRunService(options: RunServiceOptions): RunService {
     remove: (id) => remove(state, id),
     removeEndedBefore: (cutoff) => removeEndedBefore(state, cutoff),
     harvestDirectory: (id) => files.harvestDirectory(id),
-    a2aTask: (id) => (records.has(id) ? store.a2aTask(id) : Promise.resolve(undefined)),
+    a2aTask: async (id) => ((await recordOf(state, id)) === undefined ? undefined : store.a2aTask(id)),
     saveA2ATask: (id, task) => saveA2ATask(state, id, task),
-    deliveries: (id) => (records.has(id) ? store.deliveries(id) : Promise.resolve([])),
+    deliveries: async (id) => ((await recordOf(state, id)) === undefined ? [] : store.deliveries(id)),
   };
 }

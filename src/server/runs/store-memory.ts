@@ -1,10 +1,12 @@
 // The in-memory Run Store: the same contract as the file store (store.test.ts), kept in this
 // process's memory and gone with it; for route tests, which need the service's logic and not its disk.
 // Every value goes in and comes out as JSON, as the file store's do: what a caller holds is never
-// the store's own object, and a field left undefined is not kept.
+// the store's own object, and a field left undefined is not kept. Its queries are answered by the same
+// index as the file store's (run-index.ts), so both answer them alike.
 
 import type { TraceHeaders } from "../../trace/index.js";
 import { createKeyClaims } from "./key-claims.js";
+import { createRunIndex, entryOf, owedAfter, sessionOf } from "./run-index.js";
 import type { RunFiles, RunRecord, RunStore, StoredDelivery, StoredEvent } from "./store.js";
 import { createFileRunFiles } from "./store-files.js";
 
@@ -25,6 +27,7 @@ export function memoryRuns(filesDir: string): { readonly store: RunStore; readon
 
 export function createMemoryRunStore(): RunStore {
   const runs = new Map<string, Kept>();
+  const index = createRunIndex();
   const kept = (id: string): Kept => {
     const run = runs.get(id);
     if (run === undefined) throw new Error(`no Run ${JSON.stringify(id)} is recorded in this store`);
@@ -42,11 +45,27 @@ export function createMemoryRunStore(): RunStore {
         a2aTask: undefined,
         deliveries: [],
       });
+      index.upsert(entryOf(copied(record)));
     },
     update: async (record) => {
-      kept(record.id).record = copied(record);
+      const run = kept(record.id);
+      run.record = copied(record);
+      index.upsert(entryOf(run.record, index.get(record.id)));
     },
-    all: async () => [...runs.values()].map((run) => copied(run.record)).sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
+    get: async (id) => copied(runs.get(id)?.record),
+    page: async (query) => {
+      const { entries, more } = index.page(query);
+      return { records: entries.map((entry) => copied(kept(entry.id).record)), more };
+    },
+    usage: async (since, tenant) => copied(index.usage(since, tenant)),
+    recoverable: async () => index.live().map((entry) => ({ record: copied(kept(entry.id).record), lastEventId: kept(entry.id).events.at(-1)?.id ?? 0 })),
+    endedBefore: async (cutoff) => index.endedBefore(cutoff),
+    sessionOwner: async (session) => {
+      const owner = index.sessionOwner(session);
+      return owner === undefined ? undefined : { tenant: owner.tenant, cli: owner.cli };
+    },
+    owing: async () => index.owing(),
+    tenants: async () => index.tenants(),
     request: async (id) => copied(kept(id).request),
     trace: async (id) => {
       const trace = runs.get(id)?.trace;
@@ -56,6 +75,9 @@ export function createMemoryRunStore(): RunStore {
     events: async (id) => (runs.get(id)?.events ?? []).map(copied),
     saveOutcome: async (id, outcome) => {
       kept(id).outcome = copied(outcome);
+      const entry = index.get(id);
+      const session = sessionOf(outcome);
+      if (entry !== undefined && session !== undefined) index.upsert({ ...entry, session });
     },
     outcome: async (id) => copied(runs.get(id)?.outcome),
     saveA2ATask: async (id, task) => {
@@ -65,10 +87,18 @@ export function createMemoryRunStore(): RunStore {
     appendDelivery: async (id, delivery) => {
       const run = runs.get(id);
       run?.deliveries.push(copied(delivery));
+      const entry = index.get(id);
+      if (entry !== undefined) {
+        const owes = owedAfter(entry.owes, delivery);
+        if (owes !== entry.owes) index.upsert({ ...entry, owes: owes ?? [] });
+      }
       return run !== undefined;
     },
     deliveries: async (id) => (runs.get(id)?.deliveries ?? []).map(copied),
-    remove: async (id) => void runs.delete(id),
+    remove: async (id) => {
+      runs.delete(id);
+      index.remove(id);
+    },
     // Nothing outlives the process, so no submit is ever left half made.
     prepare: async () => [],
   };

@@ -33,6 +33,15 @@ const owed = (webhookId: string): StoredDelivery => ({
   payload: "{}",
 });
 
+/** Every Run a store keeps, oldest first, a page at a time. */
+async function everyRun(store: Pick<RunStore, "page">): Promise<RunRecord[]> {
+  const records: RunRecord[] = [];
+  for (let page = await store.page({ limit: 2 }); ; page = await store.page({ limit: 2, after: records.at(-1) })) {
+    records.push(...page.records);
+    if (!page.more) return records.reverse();
+  }
+}
+
 const implementations: Array<[name: string, make: () => RunStore]> = [
   ["the file store", () => createFileRunStore(mkdtempSync(join(scratch, "rt-")))],
   ["the in-memory store", () => createMemoryRunStore()],
@@ -47,10 +56,10 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
 
   it("lists a created Run with its request and trace context, oldest first, and nothing else", async () => {
     const store = await opened();
-    expect(await store.all()).toEqual([]);
+    expect(await everyRun(store)).toEqual([]);
     await store.create(record("00000000000000b2", { createdAt: "2026-12-01T10:00:02.000Z" }), { cli: "claude", prompt: "second" });
     await store.create(record("00000000000000b1", { createdAt: "2026-12-01T10:00:01.000Z" }), { cli: "claude", prompt: "first" }, { traceparent: "00-a-b-01" });
-    expect((await store.all()).map((r) => r.id)).toEqual(["00000000000000b1", "00000000000000b2"]);
+    expect((await everyRun(store)).map((r) => r.id)).toEqual(["00000000000000b1", "00000000000000b2"]);
     expect(await store.request("00000000000000b1")).toEqual({ cli: "claude", prompt: "first" });
     expect(await store.trace("00000000000000b1")).toEqual({ traceparent: "00-a-b-01" });
     expect(await store.trace("00000000000000b2")).toBeUndefined();
@@ -65,7 +74,7 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
     await store.create(queued, { cli: "claude", prompt: "hi" });
     const written = await Promise.allSettled([store.update({ ...queued, state: "running" }), store.update({ ...queued, state: "cancelled" })]);
     expect(written.map((w) => w.status)).toEqual(["fulfilled", "fulfilled"]);
-    expect(await store.all()).toEqual([{ ...queued, state: "cancelled" }]);
+    expect(await everyRun(store)).toEqual([{ ...queued, state: "cancelled" }]);
   });
 
   it("keeps values as JSON does: a field left undefined is not kept, and what a caller holds is not the store's", async () => {
@@ -73,7 +82,7 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
     const request = { cli: "claude", prompt: "hi", model: undefined, labels: { a: "1" } };
     await store.create({ ...record("00000000000000c2"), key: undefined } as unknown as RunRecord, request);
     request.labels.a = "changed";
-    const [listed] = await store.all();
+    const [listed] = await everyRun(store);
     expect(listed).toEqual(record("00000000000000c2"));
     expect(listed).not.toHaveProperty("key");
     const read = (await store.request("00000000000000c2")) as typeof request;
@@ -119,13 +128,149 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
     await store.saveOutcome("00000000000000f2", { ok: true });
     await store.remove("00000000000000f2");
     await store.remove("00000000000000f2");
-    expect(await store.all()).toEqual([]);
+    expect(await everyRun(store)).toEqual([]);
     expect(await store.events("00000000000000f2")).toEqual([]);
     expect(await store.outcome("00000000000000f2")).toBeUndefined();
     await expect(store.request("00000000000000f2")).rejects.toThrow();
     await expect(store.update(record("00000000000000f2", { state: "failed" }))).rejects.toThrow();
     await expect(store.appendEvent("00000000000000f2", { id: 2, type: "state", data: {} })).rejects.toThrow();
     await expect(store.saveOutcome("00000000000000f2", {})).rejects.toThrow();
+  });
+
+  it("pages Runs newest first by (createdAt, id), filtered by tenant, state, CLI and labels, each page after the Run before it", async () => {
+    const store = await opened();
+    const at = (n: number) => `2026-12-01T10:00:${String(n % 60).padStart(2, "0")}.000Z`;
+    for (let n = 0; n < 30; n += 1) {
+      const id = `000000000000${String(n).padStart(4, "0")}`;
+      await store.create(
+        record(id, {
+          createdAt: at(Math.floor(n / 2)),
+          tenant: n % 3 === 0 ? "other" : "acme",
+          cli: n % 5 === 0 ? "codex" : "claude",
+          labels: n % 2 === 0 ? { team: "red" } : { team: "blue", size: "s" },
+        }),
+        {},
+      );
+      if (n % 4 === 0)
+        await store.update(
+          record(id, {
+            createdAt: at(Math.floor(n / 2)),
+            state: "completed",
+            tenant: n % 3 === 0 ? "other" : "acme",
+            cli: n % 5 === 0 ? "codex" : "claude",
+            labels: n % 2 === 0 ? { team: "red" } : { team: "blue", size: "s" },
+          }),
+        );
+    }
+    const all = await everyRun(store);
+    expect(all).toHaveLength(30);
+    const newestFirst = [...all].reverse();
+    const queries = [
+      {},
+      { tenant: "acme" },
+      { state: "completed" as const },
+      { cli: "codex" },
+      { labels: [["team", "blue"]] as const },
+      {
+        labels: [
+          ["team", "blue"],
+          ["size", "s"],
+        ] as const,
+        tenant: "other",
+      },
+      { labels: [["team", "green"]] as const },
+    ];
+    for (const query of queries) {
+      const expected = newestFirst.filter(
+        (r) =>
+          (query.tenant === undefined || r.tenant === query.tenant) &&
+          (query.state === undefined || r.state === query.state) &&
+          (query.cli === undefined || r.cli === query.cli) &&
+          (query.labels ?? []).every(([key, value]) => r.labels[key] === value),
+      );
+      const seen: RunRecord[] = [];
+      let page = await store.page({ ...query, limit: 4 });
+      for (;;) {
+        seen.push(...page.records);
+        expect(page.more, JSON.stringify(query)).toBe(seen.length < expected.length);
+        if (!page.more) break;
+        page = await store.page({ ...query, limit: 4, after: seen.at(-1) });
+      }
+      expect(
+        seen.map((r) => r.id),
+        JSON.stringify(query),
+      ).toEqual(expected.map((r) => r.id));
+    }
+  });
+
+  it("sums the usage of the Runs that ended since a time, per tenant and label, and forgets a removed Run's", async () => {
+    const store = await opened();
+    const ended = (id: string, endedAt: string, more: Partial<RunRecord> = {}) =>
+      record(id, {
+        state: "completed",
+        reason: "completed",
+        endedAt,
+        usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.5 },
+        labels: { team: "red" },
+        ...more,
+      });
+    const runs = [
+      ended("00000000000000a1", "2026-11-30T23:00:00.000Z"),
+      ended("00000000000000a2", "2026-12-01T01:00:00.000Z"),
+      ended("00000000000000a3", "2026-12-01T05:00:00.000Z", { reason: "timeout", state: "failed", labels: {} }),
+      ended("00000000000000a4", "2026-12-02T05:00:00.000Z", { tenant: "other" }),
+      record("00000000000000a5"),
+    ];
+    for (const run of runs) {
+      await store.create({ ...run, state: "queued" } as RunRecord, {});
+      await store.update(run);
+    }
+    const day = Date.parse("2026-12-01T00:00:00.000Z");
+    const totals = (runs: number, reasons: Record<string, number>) => ({ runs, reasons, inputTokens: 10 * runs, outputTokens: 2 * runs, costUsd: 0.5 * runs });
+    expect(await store.usage(day)).toEqual([
+      { tenant: "acme", totals: totals(2, { completed: 1, timeout: 1 }), labels: { "team=red": totals(1, { completed: 1 }) } },
+      { tenant: "other", totals: totals(1, { completed: 1 }), labels: { "team=red": totals(1, { completed: 1 }) } },
+    ]);
+    // Within a day: from that time on.
+    expect((await store.usage(Date.parse("2026-12-01T02:00:00.000Z"), "acme")).map((u) => u.totals)).toEqual([totals(1, { timeout: 1 })]);
+    expect((await store.usage(0, "acme")).map((u) => u.totals.runs)).toEqual([3]);
+    expect(await store.usage(Date.parse("2026-12-03T00:00:00.000Z"))).toEqual([]);
+    await store.remove("00000000000000a3");
+    expect((await store.usage(day, "acme")).map((u) => u.totals)).toEqual([totals(1, { completed: 1 })]);
+    expect(await store.endedBefore(Date.parse("2026-12-02T00:00:00.000Z"))).toEqual(["00000000000000a1", "00000000000000a2"]);
+    expect(await store.tenants()).toEqual(["acme", "other"]);
+  });
+
+  it("answers the Runs a start acts on, whose a session is, and which Runs owe a webhook", async () => {
+    const store = await opened();
+    await store.create(record("00000000000000b1", { createdAt: "2026-12-01T10:00:01.000Z" }), {});
+    await store.create(record("00000000000000b2", { createdAt: "2026-12-01T10:00:02.000Z", tenant: "other", cli: "codex" }), {});
+    await store.create(record("00000000000000b3", { createdAt: "2026-12-01T10:00:03.000Z" }), {});
+    await store.appendEvent("00000000000000b3", { id: 1, type: "state", data: {} });
+    await store.appendEvent("00000000000000b3", { id: 2, type: "state", data: {} });
+    await store.update(record("00000000000000b3", { createdAt: "2026-12-01T10:00:03.000Z", state: "running" }));
+    for (const id of ["00000000000000b2", "00000000000000b1"]) {
+      await store.saveOutcome(id, { ok: true, result: { sessionId: "s-1" } });
+      await store.update(
+        record(id, {
+          state: "completed",
+          endedAt: "2026-12-01T10:01:00.000Z",
+          ...(id === "00000000000000b2" ? { tenant: "other", cli: "codex", createdAt: "2026-12-01T10:00:02.000Z" } : { createdAt: "2026-12-01T10:00:01.000Z" }),
+        }),
+      );
+    }
+    expect((await store.recoverable()).map(({ record: r, lastEventId }) => [r.id, r.state, lastEventId])).toEqual([["00000000000000b3", "running", 2]]);
+    // The oldest Run that ended with it.
+    expect(await store.sessionOwner("s-1")).toEqual({ tenant: "acme", cli: "claude" });
+    expect(await store.sessionOwner("s-2")).toBeUndefined();
+    expect(await store.owing()).toEqual([]);
+    await store.appendDelivery("00000000000000b1", owed("w1"));
+    await store.appendDelivery("00000000000000b1", { ...owed("w1"), kind: "attempt", attempt: 1, delivered: false, nextAttemptAt: "2026-12-01T10:00:05.000Z" });
+    expect(await store.owing()).toEqual(["00000000000000b1"]);
+    await store.appendDelivery("00000000000000b1", { ...owed("w1"), kind: "attempt", attempt: 2, delivered: true });
+    expect(await store.owing()).toEqual([]);
+    expect(await store.get("00000000000000b2")).toMatchObject({ id: "00000000000000b2", tenant: "other", state: "completed" });
+    expect(await store.get("00000000000000ff")).toBeUndefined();
   });
 
   it("claims an idempotency key for exactly one of the submits racing with it, per tenant", async () => {
@@ -192,7 +337,78 @@ describe("the file store's format", () => {
     writeFileSync(join(directory, "state.json"), JSON.stringify(saved));
     const { runId: _earlier, ...now } = saved;
     // Recorded before there were tenants: the Operator's; before records kept the CLI and model: as its request named them.
-    expect(await createFileRunStore(runtimeDir).all()).toEqual([{ ...now, tenant: "operator", cli: "codex", model: "gpt-5.5" }]);
+    expect(await everyRun(createFileRunStore(runtimeDir))).toEqual([{ ...now, tenant: "operator", cli: "codex", model: "gpt-5.5" }]);
+  });
+});
+
+describe("the file store's index (service/runs-index.json and runs-index.jsonl)", () => {
+  const ended = (id: string, more: Partial<RunRecord> = {}) =>
+    record(id, { state: "completed", reason: "completed", endedAt: "2026-12-01T10:05:00.000Z", usage: { costUsd: 1 }, ...more });
+  const reopened = async (runtimeDir: string) => {
+    const store = createFileRunStore(runtimeDir, { compactAfterLines: 100 });
+    await store.prepare();
+    return store;
+  };
+
+  it("answers after a restart from the index alone: an ended Run's files are not read at start", async () => {
+    const runtimeDir = mkdtempSync(join(scratch, "index-"));
+    const store = await reopened(runtimeDir);
+    for (const id of ["00000000000000c1", "00000000000000c2"]) {
+      await store.create(record(id), {}, undefined);
+      await store.saveOutcome(id, { ok: true, result: { sessionId: `s-${id}` } });
+      await store.update(ended(id, { idempotencyKey: `k-${id}` }));
+    }
+    // What a start would read of an ended Run, were it read: made unreadable as JSON.
+    writeFileSync(join(runsDirectory(runtimeDir), "00000000000000c1", "state.json"), "{torn");
+    writeFileSync(join(runsDirectory(runtimeDir), "00000000000000c1", "outcome.json"), "{torn");
+    const after = await reopened(runtimeDir);
+    expect((await after.usage(0)).map((u) => u.totals.runs)).toEqual([2]);
+    expect(await after.sessionOwner("s-00000000000000c1")).toEqual({ tenant: "acme", cli: "claude" });
+    expect(await after.keys.claim("acme", "k-00000000000000c1", "00000000000000zz")).toEqual({ made: "00000000000000c1" });
+    expect(await after.tenants()).toEqual(["acme"]);
+  });
+
+  it("is mended at start from the Run directories: a state that landed after its index line, a directory it never knew, one removed by hand", async () => {
+    const runtimeDir = mkdtempSync(join(scratch, "mend-"));
+    const store = await reopened(runtimeDir);
+    await store.create(record("00000000000000d1"), {});
+    await store.create(record("00000000000000d2"), {});
+    // As a crash between a state.json and its index line leaves it: the index still says queued.
+    writeFileSync(join(runsDirectory(runtimeDir), "00000000000000d1", "state.json"), JSON.stringify(ended("00000000000000d1")));
+    // As a version before the index wrote it.
+    mkdirSync(join(runsDirectory(runtimeDir), "00000000000000d3"));
+    writeFileSync(join(runsDirectory(runtimeDir), "00000000000000d3", "state.json"), JSON.stringify(ended("00000000000000d3")));
+    rmSync(join(runsDirectory(runtimeDir), "00000000000000d2"), { recursive: true });
+    // A journal line cut short by a crash.
+    writeFileSync(join(runtimeDir, "service", "runs-index.jsonl"), `${readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8")}{"id":"000`);
+    const after = await reopened(runtimeDir);
+    expect((await everyRun(after)).map((r) => [r.id, r.state])).toEqual([
+      ["00000000000000d1", "completed"],
+      ["00000000000000d3", "completed"],
+    ]);
+    expect(await after.recoverable()).toEqual([]);
+    expect((await after.usage(0)).map((u) => u.totals.runs)).toEqual([2]);
+    // And the next start finds it mended.
+    expect((await everyRun(await reopened(runtimeDir))).map((r) => r.id)).toEqual(["00000000000000d1", "00000000000000d3"]);
+  });
+
+  it("folds its journal into a snapshot, and opens the same after", async () => {
+    const runtimeDir = mkdtempSync(join(scratch, "compact-"));
+    const store = await reopened(runtimeDir);
+    const ids = Array.from({ length: 120 }, (_, n) => `0000000000${n.toString(16).padStart(6, "0")}`);
+    for (const id of ids) {
+      await store.create(record(id), {});
+      await store.update(record(id, { state: "running" }));
+      await store.update(ended(id));
+      await store.update(ended(id));
+    }
+    await store.remove(ids[0] as string);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(join(runtimeDir, "service", "runs-index.json"))).toBe(true);
+    expect(readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8").split("\n").length).toBeLessThan(ids.length * 3);
+    const after = await reopened(runtimeDir);
+    expect((await after.usage(0)).map((u) => u.totals.runs)).toEqual([ids.length - 1]);
+    expect((await after.page({ limit: 1 })).records.map((r) => r.id)).toEqual([ids.at(-1)]);
   });
 });
 
@@ -214,7 +430,7 @@ describe("a runtime directory written before the store was an interface (test/fi
     const runtimeDir = copy();
     const store = await openFileStore(runtimeDir);
     expect(await store.runs.prepare()).toEqual(expected["removedBySubmitCheck"]);
-    const records = await store.runs.all();
+    const records = await everyRun(store.runs);
     expect(records).toEqual(expected.records);
     for (const { id } of records) {
       const listing = (directory: string) => (existsSync(directory) ? readdirSync(directory).sort() : []);

@@ -10,6 +10,7 @@ import type { AgentCli } from "../../agents/index.js";
 import type { EndReason } from "../../plan/index.js";
 import type { TraceHeaders } from "../../trace/index.js";
 import type { KeyClaims } from "./key-claims.js";
+import type { TenantUsage } from "./usage.js";
 
 export const RUN_STATES = ["queued", "starting", "running", "completed", "failed", "cancelled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -68,6 +69,24 @@ export type StoredDelivery = {
   readonly nextAttemptAt?: string;
 };
 
+/** Which Runs a page holds: each filter given, newest first by (createdAt, id), after the keyset `after`. */
+export type RunQuery = {
+  readonly tenant?: string | undefined;
+  readonly state?: RunState | undefined;
+  readonly cli?: string | undefined;
+  /** Every `key=value` here, each as [key, value]. */
+  readonly labels?: readonly (readonly [string, string])[] | undefined;
+  /** The page starts after this place in the order (the Run a cursor names), wherever that Run sorts: page 2 costs what page 1 does. */
+  readonly after?: { readonly createdAt: string; readonly id: string } | undefined;
+  readonly limit: number;
+};
+
+/** One page of Runs, and whether more follow it. */
+export type RunPage = { readonly records: RunRecord[]; readonly more: boolean };
+
+/** A Run a start must act on (it had not ended), and the id of the last event it appended. */
+export type Recoverable = { readonly record: RunRecord; readonly lastEventId: number };
+
 /**
  * The record of the service's Runs. One writer per Run at a time (the process that holds it); reads
  * may come from anyone. A Run is in the store from `create` until `remove`; an operation on a Run
@@ -76,14 +95,28 @@ export type StoredDelivery = {
 export type RunStore = {
   /**
    * Records a new Run: its record, the request it was accepted with, and its caller's trace context
-   * when one was sent. All or nothing as `all()` sees it: a Run is listed only once its record, request
-   * and trace are stored, and a create cut short by a crash leaves nothing `all()` lists.
+   * when one was sent. All or nothing as `get` and `page` see it: a Run is listed only once its record,
+   * request and trace are stored, and a create cut short by a crash leaves nothing listed.
    */
   readonly create: (record: RunRecord, request: unknown, trace?: TraceHeaders) => Promise<void>;
   /** Replaces a Run's record. Updates of one Run land in the order they were asked, each one whole: the last asked is the one read. */
   readonly update: (record: RunRecord) => Promise<void>;
-  /** Every Run recorded, oldest first (by createdAt): the index a start rebuilds. A record of an earlier version reads as today's. */
-  readonly all: () => Promise<RunRecord[]>;
+  /** One Run's record; undefined when it is not recorded. A record of an earlier version reads as today's. */
+  readonly get: (id: string) => Promise<RunRecord | undefined>;
+  /** A page of Runs, newest first: what GET /v1/runs lists. Costs the page, not the Runs kept. */
+  readonly page: (query: RunQuery) => Promise<RunPage>;
+  /** Each tenant's Runs that ended at or after `since` (epoch ms), summed (one tenant's only when named), by tenant name. Costs the days asked, not the Runs kept. */
+  readonly usage: (since: number, tenant?: string) => Promise<TenantUsage[]>;
+  /** The Runs that had not ended, oldest first, each with its last event's id: what a start queues again or ends as interrupted. */
+  readonly recoverable: () => Promise<Recoverable[]>;
+  /** The ids of the Runs that ended before `cutoff` (epoch ms): what retention removes. */
+  readonly endedBefore: (cutoff: number) => Promise<string[]>;
+  /** Whose a session is: the tenant and CLI of the oldest Run kept whose Outcome ended with it; undefined when none did. */
+  readonly sessionOwner: (session: string) => Promise<{ readonly tenant: string; readonly cli: string | undefined } | undefined>;
+  /** The ids of the Runs whose deliveries hold a webhook owed and neither delivered nor given up: what a start resumes. */
+  readonly owing: () => Promise<string[]>;
+  /** Every tenant with a Run kept, by name. */
+  readonly tenants: () => Promise<string[]>;
   /** What the Run was asked, as it was accepted; rejects when the Run is not recorded. */
   readonly request: (id: string) => Promise<unknown>;
   /** The trace context its caller sent; undefined when none (or no such Run). */
@@ -110,16 +143,18 @@ export type RunStore = {
   /** Forgets a Run and everything kept of it here; nothing when it is not recorded. */
   readonly remove: (id: string) => Promise<void>;
   /**
-   * Readies the store at start, before `all()`: removes what a submit that never finished left (a
-   * crash between its inputs and its record) and resolves with those Runs' ids.
+   * Readies the store at start, before any other call: opens its index (the file store: its index
+   * files, and the Run directories they do not know of, read once: a directory an earlier version
+   * wrote), removes what a submit that never finished left (a crash between its inputs and its
+   * record) and resolves with those Runs' ids.
    */
   readonly prepare: () => Promise<string[]>;
   /** Each tenant's idempotency keys, claimed one step at a time (key-claims.ts). */
   readonly keys: KeyClaims;
 };
 
-/** What `agentcage runs` reads of a store it does not hold: reads only. */
-export type RunReader = Pick<RunStore, "all" | "request" | "outcome" | "events">;
+/** What `agentcage runs` reads of a store it does not hold: reads only; `all`: every Run recorded, oldest first (by createdAt). */
+export type RunReader = Pick<RunStore, "request" | "outcome" | "events"> & { readonly all: () => Promise<RunRecord[]> };
 
 /**
  * A Run's directory: the files the runner is handed by path (its inputs, what its agent left), so

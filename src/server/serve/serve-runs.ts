@@ -34,7 +34,7 @@ export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
   let service: RunService | undefined;
   // The pool's series only when the runner has a pool (pool() answers from its construction on).
   const metrics = createRunMetrics(
-    () => countsByTenant(service?.list() ?? []),
+    () => countsByTenant(service?.live() ?? [], service?.tenants() ?? []),
     options.runner.pool() === undefined ? undefined : options.runner.pool,
     options.backendSeries,
     // One board for both runners (the assembly's): the pooled runner's view is the service's.
@@ -51,10 +51,10 @@ export function createMeteredRuns(options: MeteredRunsOptions): MeteredRuns {
   return { service, metrics };
 }
 
-/** How many Runs wait (queued) and hold a slot (starting or running), for each tenant that has a Run. */
-function countsByTenant(records: readonly RunRecord[]): TenantCounts {
-  const counts = new Map<string, { queued: number; running: number }>();
-  for (const record of records) {
+/** How many Runs wait (queued) and hold a slot (starting or running), for each tenant that has a Run: from the Runs that have not ended. */
+function countsByTenant(live: readonly RunRecord[], tenants: readonly string[]): TenantCounts {
+  const counts = new Map<string, { queued: number; running: number }>(tenants.map((tenant) => [tenant, { queued: 0, running: 0 }]));
+  for (const record of live) {
     const count = counts.get(record.tenant) ?? { queued: 0, running: 0 };
     counts.set(record.tenant, count);
     if (record.state === "queued") count.queued += 1;

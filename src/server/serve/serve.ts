@@ -107,7 +107,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     start.made(() => service.drain(0));
     const sweeper = await recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger });
     start.made(() => sweeper.stop());
-    await webhooks.resume(service.list());
+    await webhooks.resume();
     start.goOn();
     const app = await buildServiceApp({
       service,

@@ -49,8 +49,8 @@ function heldRunner() {
   return { runner, started, end: (prompt: string) => enders.get(prompt)?.() };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let waited = 0; !check() && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let waited = 0; !(await check()) && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 function made(submitted: unknown): Admitted {
@@ -127,8 +127,8 @@ describe("a tenant's quotas", () => {
       const { record } = made(await service.submit(ask(`a${n}`), undefined, undefined, tenant("a")));
       await until(() => started.length === n);
       end(`a${n}`);
-      await until(() => service.get(record.id)?.state === "completed");
-      expect(service.get(record.id)?.usage).toEqual({ inputTokens: 10, outputTokens: 5, costUsd: 0.25 });
+      await until(async () => (await service.get(record.id))?.state === "completed");
+      expect((await service.get(record.id))?.usage).toEqual({ inputTokens: 10, outputTokens: 5, costUsd: 0.25 });
     }
     const refused = (await service.submit(ask("a3"), undefined, undefined, tenant("a"))) as QuotaRefusal;
     expect(refused).toMatchObject({ quota: "daily_spend_usd", limit: 0.5, used: 0.5 });

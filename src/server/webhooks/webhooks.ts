@@ -9,7 +9,7 @@
 import pLimit from "p-limit";
 import type { Logger } from "pino";
 import type { Lifecycle, LifecycleType, ServiceRunRequest } from "../runs/index.js";
-import type { RunRecord, RunStore, StoredDelivery } from "../runs/index.js";
+import type { RunStore, StoredDelivery } from "../runs/index.js";
 import type { TenantStore } from "../tenancy/index.js";
 import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay, type RetrySchedule } from "./webhook-schedule.js";
 import { postWebhook, type AttemptResult, type WebhookMessage } from "./webhook-post.js";
@@ -36,8 +36,8 @@ export type WebhooksOptions = {
 export type Webhooks = {
   /** Hears every step of every Run's life (serve's lifecycle listeners). */
   readonly listener: (change: Lifecycle) => void;
-  /** After a restart: tries again every webhook these Runs still owe and still have time for. */
-  readonly resume: (records: readonly RunRecord[]) => Promise<void>;
+  /** After a restart: tries again every webhook a Run kept still owes and still has time for (the store knows which Runs owe one). */
+  readonly resume: () => Promise<void>;
   /** No more attempts; those in flight get a moment, then are cut. */
   readonly stop: () => Promise<void>;
 };
@@ -178,8 +178,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         });
       }
     },
-    resume: async (records) => {
-      for (const run of records) {
+    resume: async () => {
+      // Only the Runs the store says owe one: a start reads no other Run's deliveries.
+      for (const id of await store.owing()) {
+        const run = await store.get(id);
+        if (run === undefined) continue;
         for (const webhook of await stillOwed(await store.deliveries(run.id))) {
           if (stopped || owed.has(webhook.webhookId)) continue;
           const resumed: Owed = { ...webhook, runId: run.id, tenant: run.tenant };
