@@ -195,7 +195,9 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
     throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
   const slots = options.slots ?? DEFAULT_SLOTS;
   if (!Number.isInteger(slots) || slots < 1 || slots > MAX_SLOTS)
-    throw new ServeError(`--slots ${JSON.stringify(slots)} is not a whole number from 1 to ${MAX_SLOTS}; write how many Runs may run at once, or leave it out for ${DEFAULT_SLOTS}`);
+    throw new ServeError(
+      `--slots ${JSON.stringify(slots)} is not a whole number from 1 to ${MAX_SLOTS}; write how many Runs may run at once, or leave it out for ${DEFAULT_SLOTS}`,
+    );
   const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
   if (queueBound < slots)
     throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
