@@ -46,7 +46,10 @@ export function readVerdict<R extends ReaderVerdict>(ctx: ContainerRunContext<R>
  */
 function giveTimeToExit<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, ms: number): { readonly cancel: () => void } {
   return patientTimer(ms, (hit) => {
-    ctx.logger.info({ runId: ctx.runId, exitGraceMs: ms, waitedMs: hit.waitedMs }, "the agent answered but had not exited within its exit grace; it was killed");
+    ctx.logger.info(
+      { runId: ctx.runId, exitGraceMs: ms, waitedMs: hit.waitedMs },
+      "the agent answered but had not exited within its exit grace; it was killed",
+    );
     ctx.stop.killContainer();
   });
 }
