@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type Command, Option } from "commander";
 import type { Logger } from "pino";
 import { AGENT_IMAGE, NETWORK_POLICIES, type NetworkPolicy } from "../runner/index.js";
+import { limits as runtimeLimits } from "../runtime/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags } from "./command-flags.js";
 import type { ProgramIo } from "./io.js";
@@ -34,7 +35,7 @@ export function addMcpCommand(program: Command, io: ProgramIo, settle: (code: nu
       absoluteDirectory("--runtime-dir"),
     )
     .option("--image <image>", "the agent image", io.env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
-    .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
+    .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, runtimeLimits.MAX_CONCURRENT_RUNS), 2)
     .option("--stand-in", "run every agent against the stand-in model (no key needed)")
     .option("--sessions", "keep each Run's session so a later run_agent can resume it (resumeSession)")
     .addOption(new Option("--network-policy <policy>", "what every agent may reach: none (default), model, allowlist, open").choices([...NETWORK_POLICIES]))

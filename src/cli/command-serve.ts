@@ -12,6 +12,7 @@ import {
   MAX_POOL_IDLE_SECONDS,
   MAX_POOL_SIZE,
   type RunFiles,
+  limits as runtimeLimits,
 } from "../runtime/index.js";
 import type { ServeOptions } from "../server/index.js";
 import { checkNetworkFlags, runFilesOf, sessionRetentionOption } from "./command-flags.js";
@@ -36,7 +37,7 @@ type ServeFlags = {
   port: number;
   runtimeDir: string;
   image: string;
-  slots: number;
+  slots?: number;
   engine?: string[];
   queueBound?: number;
   drainSeconds?: number;
@@ -88,7 +89,11 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
     .option("--port <port>", "the port (0 picks a free one)", wholeNumber("--port", 0, 65_535), 8750)
     .option("--runtime-dir <dir>", "the service's records and the Staging Directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
-    .option("--slots <n>", "Runs at once", wholeNumber("--slots", 1, 64), 2)
+    .option(
+      "--slots <n>",
+      `Runs at once (default: as many as this host's memory holds at each Run's memory limit, ${runtimeLimits.runsMemoryHolds()} here)`,
+      wholeNumber("--slots", 1, runtimeLimits.MAX_CONCURRENT_RUNS),
+    )
     .addOption(
       new Option(
         "--engine <address>",
@@ -269,7 +274,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     port: flags.port,
     runtimeDir: flags.runtimeDir,
     image: flags.image,
-    slots: flags.slots,
+    ...(flags.slots === undefined ? {} : { slots: flags.slots }),
     ...(engines === undefined ? {} : { engines }),
     ...(flags.queueBound === undefined ? {} : { queueBound: flags.queueBound }),
     ...(flags.drainSeconds === undefined ? {} : { drainGraceMs: flags.drainSeconds * 1000 }),

@@ -34,8 +34,9 @@ export type RunPlan<R extends ReaderVerdict = ReaderVerdict> = {
   /** What this plan was asked, kept as request.json in the Run record (secrets masked); default: none. */
   readonly request?: unknown;
   /**
-   * Once the reader has returned its verdict, the agent has this long (ms) to exit before its
-   * container is stopped, and the verdict stands. For agents whose reader returns at a terminal
+   * Once the reader has returned its verdict, the agent has this long (ms; on a busy machine
+   * stretched by its load, as a busy engine tells of an exit late) to exit before its container is
+   * stopped, and the verdict stands. For agents whose reader returns at a terminal
    * record (a CLI's `result`), so a hang on the way out (a telemetry upload) cannot cost the Run's
    * timeout. Default: none; the agent may run on until it exits or the timeout ends it.
    */

@@ -76,13 +76,23 @@ export const NETWORK_CALLS_AT_ONCE = 2;
 /** The longest a network call holds its turn when the engine does not answer it, on an idle machine (stretched by the load): a lost call must not hold it for ever. */
 export const NETWORK_TURN_MAX_MS = 4 * ENGINE_CLEANUP_TIMEOUT_MS;
 
+/** The most Runs at once a runtime (maxConcurrentRuns), an engine (slots=) or the service (--slots) takes. */
+export const MAX_CONCURRENT_RUNS = 1024;
 /**
  * Runs at once unless maxConcurrentRuns says otherwise: one per core this process may use, and no
  * more than this machine's memory holds at the default memory limit; at least 1. On 2 cores and
  * 24 GiB that is 2. More Runs than this queue (their wait is the Outcome's `queuedMs`).
  */
-export const DEFAULT_MAX_CONCURRENT_RUNS = Math.max(1, Math.min(availableParallelism(), Math.floor(totalmem() / DEFAULT_MEMORY_BYTES_FOR_CONCURRENCY)));
-export const MAX_CONCURRENT_RUNS = 1024;
+export const DEFAULT_MAX_CONCURRENT_RUNS = Math.max(1, Math.min(availableParallelism(), runsMemoryHolds()));
+
+/**
+ * Runs at once that `memoryBytes` (this machine's memory) holds with every Run's container at the
+ * default memory limit, at least 1 and at most MAX_CONCURRENT_RUNS: 12 on 24 GiB. The service's
+ * default slots: a service Run's agent mostly waits on its model, so memory bounds it, not cores.
+ */
+export function runsMemoryHolds(memoryBytes: number = totalmem()): number {
+  return Math.min(MAX_CONCURRENT_RUNS, Math.max(1, Math.floor(memoryBytes / DEFAULT_MEMORY_BYTES_FOR_CONCURRENCY)));
+}
 
 /** The range of a Run's stallSeconds, whole seconds: a second to a day. */
 export const MIN_STALL_SECONDS = 1;

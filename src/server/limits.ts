@@ -1,5 +1,6 @@
 // Every bound the service holds a caller to, in one place, with the unit in the name.
 
+import { limits as runtimeLimits } from "../runtime/index.js";
 import { INPUT_UPLOAD_TIMEOUT_MS } from "../staging/index.js";
 
 const KiB = 1024;
@@ -16,6 +17,15 @@ export const MAX_BODY_BYTES = 1 * MiB;
 export const MAX_BODY_DEPTH = 128;
 /** A Run's prompt, in characters. */
 export const MAX_PROMPT_CHARACTERS = 512 * KiB;
+/**
+ * Runs at once (--slots) unless the Operator says: as many as this host's memory holds with every
+ * Run's container at the default memory limit (12 on 24 GiB). A service Run's agent mostly waits on
+ * its model, so the cores do not bound it; the engine starts containers at its own pace whatever the
+ * slots (bench/load-service.ts: Runs per second against the engine's floor).
+ */
+export const DEFAULT_SLOTS = runtimeLimits.runsMemoryHolds();
+/** The most --slots takes: the runtime's own bound on Runs at once. */
+export const MAX_SLOTS = runtimeLimits.MAX_CONCURRENT_RUNS;
 /** Runs accepted and not ended (waiting for a slot or running); past it POST /v1/runs answers 429. */
 export const DEFAULT_QUEUE_BOUND = 100;
 /** How long a caller is told to wait after a 429. */

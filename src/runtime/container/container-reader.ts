@@ -3,6 +3,7 @@
 // Invariant: the reader's failure is a fact of the Run, never a throw; a reader that fails stops
 // the container, and one that answered gives an agent that does not exit exitGraceMs, then kills it.
 
+import { patientTimer } from "../../liveness/index.js";
 import type { ReaderVerdict } from "../../plan/index.js";
 import type { ContainerRunContext, ContainerRunState } from "./container-run-state.js";
 import type { RunOutput } from "./streams.js";
@@ -16,7 +17,7 @@ export type VerdictReading = {
 
 export function readVerdict<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, state: ContainerRunState<R>, out: RunOutput): VerdictReading {
   const { plan, stop } = ctx;
-  let exitGraceTimer: NodeJS.Timeout | undefined;
+  let exitGraceTimer: { readonly cancel: () => void } | undefined;
   const done = (async () => {
     try {
       state.verdict = await plan.outcome(out.stdout);
@@ -36,13 +37,19 @@ export function readVerdict<R extends ReaderVerdict>(ctx: ContainerRunContext<R>
       out.stdout.detach();
     }
   })();
-  return { done, disarm: () => clearTimeout(exitGraceTimer) };
+  return { done, disarm: () => exitGraceTimer?.cancel() };
 }
 
-/** The agent has answered: it gets `ms` to exit on its own, then it is killed; its verdict stands. */
-function giveTimeToExit<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, ms: number): NodeJS.Timeout {
-  return setTimeout(() => {
-    ctx.logger.info({ runId: ctx.runId, exitGraceMs: ms }, "the agent answered but had not exited within its exit grace; it was killed");
+/**
+ * The agent has answered: it gets `ms` to exit on its own, stretched by the load (not a user's
+ * deadline: a busy engine tells of an exit late), then it is killed; its verdict stands.
+ */
+function giveTimeToExit<R extends ReaderVerdict>(ctx: ContainerRunContext<R>, ms: number): { readonly cancel: () => void } {
+  return patientTimer(ms, (hit) => {
+    ctx.logger.info(
+      { runId: ctx.runId, exitGraceMs: ms, waitedMs: hit.waitedMs },
+      "the agent answered but had not exited within its exit grace; it was killed",
+    );
     ctx.stop.killContainer();
-  }, ms);
+  });
 }

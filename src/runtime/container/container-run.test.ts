@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFakeEngine, type FakeContainerScript, type FakeEngine } from "../../../test/support/fake-engine.js";
 import { atIdleLoad } from "../../../test/support/idle-load.js";
+import { readLoadWith } from "../../liveness/index.js";
 import { createAgentContainerRuntime, type AgentContainer, type Outcome, type ReaderVerdict, type RunOptions } from "../../index.js";
 
 // The bounds as written, whatever this machine's load: these tests are of what happens at them.
@@ -214,6 +215,33 @@ describe("a Run's container, through the engine seam", () => {
       expect(outcome).toMatchObject({ ok: true, reason: "completed", result: { text: "the answer\n" }, exit: { code: 137, signal: "SIGKILL" } });
       expect(kills(fake)).toEqual(["kill fake-1 SIGKILL"]);
       expect(performance.now() - started).toBeLessThan(30_000);
+    });
+
+    it("stretches the exit grace by the load: an agent a busy machine lets exit late is not killed", async () => {
+      // Read as 8 runnable tasks a core: a grace of 100 ms is 800 ms; the agent exits 400 ms after it started.
+      const restore = readLoadWith(() => ({ runnable: 0, average: 8, cores: 1 }));
+      try {
+        const fake = fakeEngine({ stdout: ["the answer\n"], timed: [{ afterMs: 400, stderr: "done\n" }] });
+        const runtime = createAgentContainerRuntime({
+          container: { image: "fake:1", logger: silent },
+          run: (prompt) => ({
+            args: ["agent"],
+            stdin: prompt.text,
+            exitGraceMs: 100,
+            outcome: async (stdout) => {
+              for await (const chunk of stdout) return { ok: true, text: Buffer.from(chunk).toString() };
+              return { ok: false };
+            },
+          }),
+          engine: fake,
+        });
+        const outcome = await runtime.run({ text: PROMPT }, { timeoutSeconds: 60 });
+        expect(outcome).toMatchObject({ ok: true, reason: "completed", exit: { code: 0 } });
+        expect(kills(fake)).toEqual([]);
+      } finally {
+        restore();
+        readLoadWith(() => ({ runnable: 0, average: 0, cores: 1 }));
+      }
     });
 
     it("refuses an exitGraceMs that is not a whole number of milliseconds, as a plan_error", async () => {

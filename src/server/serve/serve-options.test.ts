@@ -2,11 +2,14 @@
 // writes anything: a runtime directory handed to a refused serve is left as it was (no service/, no generated token).
 
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_MEMORY_BYTES } from "../../container/index.js";
+import { limits } from "../../runtime/index.js";
 import { ServeError, serve, type ServeOptions } from "../index.js";
+import { checkServeOptions } from "./serve-options.js";
 
 let runtimeDir: string;
 beforeEach(() => {
@@ -98,6 +101,40 @@ describe("serve's kubernetes option", () => {
     );
     expect(refusal).toBeInstanceOf(ServeError);
     expect((refusal as Error).message).toContain(message);
+    expect(readdirSync(runtimeDir)).toEqual([]);
+  });
+});
+
+describe("serve's slots", () => {
+  const GiB = 1024 ** 3;
+
+  it("are, by default, as many Runs as this host's memory holds at each Run's memory limit", async () => {
+    const checked = await checkServeOptions({ runtimeDir, environment: {} });
+    expect(checked.slots).toBe(Math.max(1, Math.floor(totalmem() / DEFAULT_MEMORY_BYTES)));
+    // The tenants' default and the queue bound follow them.
+    expect(checked.tenantDefaults.maxRunning).toBe(checked.slots);
+    expect(checked.queueBound).toBeGreaterThanOrEqual(checked.slots);
+  });
+
+  it("count 12 on 24 GiB, 1 below one Run's limit, and never more than the runtime takes", () => {
+    expect(limits.runsMemoryHolds(24 * GiB)).toBe(12);
+    expect(limits.runsMemoryHolds(1 * GiB)).toBe(1);
+    expect(limits.runsMemoryHolds(4096 * GiB)).toBe(limits.MAX_CONCURRENT_RUNS);
+  });
+
+  it("take up to the runtime's own bound", async () => {
+    expect((await checkServeOptions({ runtimeDir, environment: {}, slots: limits.MAX_CONCURRENT_RUNS })).slots).toBe(1024);
+  });
+
+  it.each([0, 1.5, 1025])("refuses %j before writing anything in the runtime directory", async (slots) => {
+    const refusal = await serve({ runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), slots }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServeError);
+    expect((refusal as Error).message).toBe(
+      `--slots ${slots} is not a whole number from 1 to 1024; write how many Runs may run at once, or leave it out for ${limits.runsMemoryHolds()}`,
+    );
     expect(readdirSync(runtimeDir)).toEqual([]);
   });
 });

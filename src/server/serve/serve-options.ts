@@ -20,7 +20,7 @@ import {
   type RunFiles,
 } from "../../runtime/index.js";
 import { canBoundWrites } from "../../staging/index.js";
-import { DEFAULT_QUEUE_BOUND, SWEEP_INTERVAL_MS } from "../limits.js";
+import { DEFAULT_QUEUE_BOUND, DEFAULT_SLOTS, MAX_SLOTS, SWEEP_INTERVAL_MS } from "../limits.js";
 import { serveRefusal } from "./serve-kubernetes.js";
 import type { ResolvedQuotas } from "../runs/index.js";
 import type { RetrySchedule } from "../webhooks/index.js";
@@ -39,7 +39,7 @@ export type ServeOptions = {
   readonly runtimeDir: string;
   /** Default agentcage-agent:latest. */
   readonly image?: string;
-  /** Runs at once; default 2. */
+  /** Runs at once, 1 to MAX_SLOTS; default DEFAULT_SLOTS, what this host's memory holds at each Run's memory limit. */
   readonly slots?: number;
   /**
    * Several engines (`--engine`), each `ADDRESS[,name=NAME][,slots=N][,certs=DIR]` (the library's
@@ -193,7 +193,11 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1)
     throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
-  const slots = options.slots ?? 2;
+  const slots = options.slots ?? DEFAULT_SLOTS;
+  if (!Number.isInteger(slots) || slots < 1 || slots > MAX_SLOTS)
+    throw new ServeError(
+      `--slots ${JSON.stringify(slots)} is not a whole number from 1 to ${MAX_SLOTS}; write how many Runs may run at once, or leave it out for ${DEFAULT_SLOTS}`,
+    );
   const queueBound = options.queueBound ?? Math.max(DEFAULT_QUEUE_BOUND, slots);
   if (queueBound < slots)
     throw new ServeError(`--queue-bound ${queueBound} is below --slots ${slots}: the bound counts running Runs too; give at least ${slots}`);
