@@ -170,9 +170,7 @@ function copyProgram(): (request: CopyRequest) => CopyReply {
         // A default ACL on the parent, not only the umask, can decide a new file's mode.
         fs.fchmodSync(output, FILE_MODE);
         copied =
-          opened.size > BigInt(chunk.length)
-            ? copyByKernel(input, output, gate, opened.ino)
-            : copyBytes(input, output, Number(opened.size), gate, opened.ino);
+          opened.size > BigInt(chunk.length) ? copyByKernel(input, output, gate, opened.ino) : copyBytes(input, output, Number(opened.size), gate, opened.ino);
       } catch (error) {
         closeQuietly(output);
         throw error;
