@@ -1,25 +1,24 @@
 // Harvest of a tree something still changes: a directory swapped for a link to the host mid-walk
-// never gets a host file read, and a file that changes while it is copied refuses the harvest. The
-// races are made deterministic by wrapping Node's own FileHandle.read for the length of one test.
+// never gets a host file read, a file swapped between its check and its copy is refused, and a file
+// that changes while it is copied refuses the harvest. The races are made deterministic by holding
+// the copy workers at each open and each read (holdCopies) for the length of one test.
 
-import { spawn } from "node:child_process";
-import { appendFileSync, closeSync, openSync, renameSync, symlinkSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
-import { lstat, mkdir, mkdtemp, open, readdir, readFile, rm, utimes, writeFile, type FileHandle } from "node:fs/promises";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, closeSync, openSync, renameSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { holdCopies, type CopyStep } from "./copy.js";
 import { harvest } from "./index.js";
 
 const CANARY = "host canary: must never be read into a harvest\n";
 const ENTRIES = 64;
 
-type ReadResult = { readonly bytesRead: number; readonly buffer: Buffer };
-type Read = (this: FileHandle, ...args: unknown[]) => Promise<ReadResult>;
-
 let root: string;
 let source: string;
 let host: string;
-let restoreRead: (() => void) | undefined;
+let release: (() => void) | undefined;
 
 beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), "agentcage-harvest-races-"));
@@ -36,29 +35,18 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  restoreRead?.();
-  restoreRead = undefined;
-  await rm(root, { recursive: true, force: true });
+  const letGo = release;
+  release = undefined;
+  try {
+    letGo?.();
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });
 
-/**
- * Wraps FileHandle.prototype.read: `before` runs with the handle's fstat before each read, `after`
- * with the bytes it returned. Undone after each test.
- */
-async function interceptReads(before: (stats: BigIntStats) => void, after: (bytes: Buffer) => void = () => undefined): Promise<void> {
-  const probe = await open(path.join(host, "n00"), "r");
-  const prototype = Object.getPrototypeOf(probe) as { read: Read };
-  await probe.close();
-  const original = prototype.read;
-  prototype.read = async function (this: FileHandle, ...args: unknown[]): Promise<ReadResult> {
-    before(await this.stat({ bigint: true }));
-    const result = await original.apply(this, args);
-    after(result.buffer.subarray(0, result.bytesRead));
-    return result;
-  };
-  restoreRead = () => {
-    prototype.read = original;
-  };
+/** Holds the harvest's copies at each step: `onStep` runs before each open and each read, with the file's inode. Let go after each test. */
+function hold(onStep: (step: CopyStep) => void): void {
+  release = holdCopies(onStep);
 }
 
 /** Every file's content under `directory`, found without following links. */
@@ -82,27 +70,27 @@ async function inodesOf(directory: string): Promise<Set<bigint>> {
 describe("harvest of a directory swapped for a link to the host while it is walked", () => {
   it("never reads a host file, and refuses the changed tree", async () => {
     const agentFiles = await inodesOf(path.join(source, "a"));
+    const hostFiles = await inodesOf(host);
     const directory = path.join(source, "a");
     const aside = path.join(source, "a.real");
     let swapped = false;
     let canaryReads = 0;
-    // At the first read of one of a/'s files, a/ becomes a link to the host; at the first host
-    // bytes read, it is swapped back, so a walk that checks only the directory's name at its end passes.
-    await interceptReads(
-      (stats) => {
-        if (swapped || !agentFiles.has(stats.ino)) return;
-        swapped = true;
-        renameSync(directory, aside);
-        symlinkSync(host, directory);
-      },
-      (bytes) => {
-        if (!bytes.toString("latin1").includes("host canary")) return;
+    // At the first read of one of a/'s files, a/ becomes a link to the host; at the first read of a
+    // host file, it is swapped back, so a walk that checks only the directory's name at its end passes.
+    hold(({ step, ino }) => {
+      if (step !== "read") return;
+      if (hostFiles.has(ino)) {
         canaryReads += 1;
         if (canaryReads > 1) return;
         unlinkSync(directory);
         renameSync(aside, directory);
-      },
-    );
+        return;
+      }
+      if (swapped || !agentFiles.has(ino)) return;
+      swapped = true;
+      renameSync(directory, aside);
+      symlinkSync(host, directory);
+    });
     const destination = path.join(root, "dest");
 
     const result = await harvest(source, destination);
@@ -116,13 +104,11 @@ describe("harvest of a directory swapped for a link to the host while it is walk
   });
 
   it("never copies a host file while another process keeps swapping it, over many harvests", { timeout: 30_000 }, async () => {
+    const hostFiles = await inodesOf(host);
     let canaryReads = 0;
-    await interceptReads(
-      () => undefined,
-      (bytes) => {
-        if (bytes.toString("latin1").includes("host canary")) canaryReads += 1;
-      },
-    );
+    hold(({ step, ino }) => {
+      if (step === "read" && hostFiles.has(ino)) canaryReads += 1;
+    });
     // It stops at the end of a round once `stop` exists, so no mv of its outlives it into the
     // cleanup (a SIGKILL to sh alone would leave its running child to finish after it); bounded by
     // its own count too, so a test process that dies cannot leave it running.
@@ -148,12 +134,78 @@ describe("harvest of a directory swapped for a link to the host while it is walk
   });
 });
 
+describe("harvest of a file swapped after it was listed, just before it is opened", () => {
+  const last = (): string => path.join(source, "a", `n${ENTRIES - 1}`);
+
+  /** Swaps a/n63 by `swap` when the copy is about to open it (by the inode the listing saw), and harvests. */
+  async function harvestSwapping(swap: () => void): Promise<{ swapped: boolean; hostReads: number; result: Awaited<ReturnType<typeof harvest>> }> {
+    const listed = (await lstat(last(), { bigint: true })).ino;
+    const hostFiles = await inodesOf(host);
+    let swapped = false;
+    let hostReads = 0;
+    hold(({ step, ino }) => {
+      if (step === "read" && hostFiles.has(ino)) hostReads += 1;
+      if (swapped || step !== "open" || ino !== listed) return;
+      swapped = true;
+      swap();
+    });
+    const result = await harvest(source, path.join(root, "dest"));
+    return { swapped, hostReads, result };
+  }
+
+  const refusal = (message: string): unknown => ({
+    ok: false,
+    refusal: {
+      reason: "changed_during_harvest",
+      entry: `"a/n${ENTRIES - 1}"`,
+      message: `"a/n${ENTRIES - 1}" changed while it was harvested (${message}); harvest only a tree nothing writes to any more, after the container is gone`,
+    },
+  });
+
+  it("refuses a file swapped for a link to a host file, never reading the host file", async () => {
+    const { swapped, hostReads, result } = await harvestSwapping(() => {
+      unlinkSync(last());
+      symlinkSync(path.join(host, `n${ENTRIES - 1}`), last());
+    });
+
+    expect(swapped).toBe(true);
+    expect(hostReads).toBe(0);
+    expect(result).toEqual(refusal("it was removed or replaced by something that is not a regular file before it was opened"));
+    expect(await readdir(root)).toEqual(["host", "out"]);
+  });
+
+  it("refuses a file replaced by another regular file, never copying the other", async () => {
+    const { swapped, hostReads, result } = await harvestSwapping(() => {
+      const replacement = path.join(source, "replacement");
+      writeFileSync(replacement, CANARY);
+      renameSync(replacement, last());
+    });
+
+    expect(swapped).toBe(true);
+    expect(hostReads).toBe(0);
+    expect(result).toEqual(refusal("it was replaced by another file or directory before it was opened"));
+    expect(await readdir(root)).toEqual(["host", "out"]);
+  });
+
+  it("refuses a file replaced by a FIFO, without hanging in open", { timeout: 10_000 }, async () => {
+    const { swapped, result } = await harvestSwapping(() => {
+      unlinkSync(last());
+      const made = spawnSync("mkfifo", [last()]);
+      if (made.status !== 0) throw new Error(`mkfifo exited ${made.status}`);
+    });
+
+    expect(swapped).toBe(true);
+    expect(result).toEqual(refusal("it was replaced by something that is not a regular file before it was opened"));
+    expect(await readdir(root)).toEqual(["host", "out"]);
+  });
+});
+
 describe("harvest of a directory that changes after it was listed", () => {
   it("refuses a directory that gains a file while the files in it are copied, naming it", async () => {
     const added = path.join(source, "a", "late.txt");
     let written = false;
-    await interceptReads(() => {
-      if (written) return;
+    hold(({ step }) => {
+      if (written || step !== "read") return;
       written = true;
       appendFileSync(added, "written after a/ was listed\n");
     });
@@ -186,8 +238,8 @@ describe("harvest of a file that changes while it is copied", () => {
   it("refuses a file that grows during its copy, leaving the destination as it was", async () => {
     const target = (await lstat(big(), { bigint: true })).ino;
     let grown = false;
-    await interceptReads((stats) => {
-      if (grown || stats.ino !== target) return;
+    hold(({ step, ino }) => {
+      if (grown || step !== "read" || ino !== target) return;
       grown = true;
       appendFileSync(big(), Buffer.alloc(4096, 0x62));
     });
@@ -216,8 +268,8 @@ describe("harvest of a file that changes while it is copied", () => {
     await utimes(big(), new Date("2020-01-01T00:00:00Z"), new Date("2020-01-01T00:00:00Z"));
     const target = (await lstat(big(), { bigint: true })).ino;
     let rewritten = false;
-    await interceptReads((stats) => {
-      if (rewritten || stats.ino !== target) return;
+    hold(({ step, ino }) => {
+      if (rewritten || step !== "read" || ino !== target) return;
       rewritten = true;
       const descriptor = openSync(big(), "r+");
       writeSync(descriptor, Buffer.alloc(1024 * 1024, 0x7a), 0, 1024 * 1024, 0);

@@ -10,14 +10,19 @@ const MiB = 1024 * KiB;
  * reached through 9 directories (`d1/.../d9`) is refused; files may sit in any allowed directory.
  */
 export const MAX_HARVEST_DEPTH = 8;
-/** Bytes in one harvested file, checked on its size before reading; no more than that size is ever read. */
+/** Bytes in one harvested file, checked on its lstat and again on the open file before it is copied; a file that changes while it is copied is refused. */
 export const MAX_HARVEST_FILE_BYTES = 8 * MiB;
 /** Bytes in all harvested files together. */
 export const MAX_HARVEST_TOTAL_BYTES = 64 * MiB;
 /** Files plus directories below the source (the source itself not counted). */
 export const MAX_HARVEST_ENTRIES = 2000;
 
-/** Bytes read and written per system call while copying one file; a tuning value, not a limit. */
+/** Bytes read and written per system call while copying one file, and the size past which the kernel copies it instead; a tuning value, not a limit. */
 export const HARVEST_COPY_CHUNK_BYTES = 256 * KiB;
-/** File copies in flight at once (each holds two descriptors and one copy chunk); a tuning value. */
-export const HARVEST_PARALLEL_FILES = 16;
+/** Worker threads that copy files (each holds one copy chunk), shared by every harvest of the process; a tuning value. */
+export const HARVEST_COPY_WORKERS = 2;
+/** A batch handed to a copy worker closes at this many files or this many bytes, so large files spread over the workers; tuning values. */
+export const HARVEST_COPY_BATCH_FILES = 64;
+export const HARVEST_COPY_BATCH_BYTES = 8 * MiB;
+/** Batches one harvest has in flight at once (each file of them holds two descriptors while it is copied); a tuning value. */
+export const HARVEST_COPY_BATCHES_IN_FLIGHT = 4;

@@ -5,21 +5,22 @@
 
 import type { HarvestRefusal } from "../../plan/index.js";
 import type { HarvestLimits } from "./arguments.js";
-import { HARVEST_COPY_CHUNK_BYTES, HARVEST_PARALLEL_FILES } from "./limits.js";
+import type { Entry } from "./copy.js";
 import { entryText, refusal } from "./refusals.js";
 
 /**
  * One walk. The listing's records are checked one at a time, in walk order, so the first refusal
  * met is the one a walk name by name would meet; only the copying of file contents runs
- * HARVEST_PARALLEL_FILES at a time.
+ * elsewhere, in batches (copy.ts).
  */
 export type Walk = {
   readonly limits: HarvestLimits;
   readonly signal: AbortSignal | undefined;
-  /** File copies in flight; each removes itself when it settles. */
+  /** Batches of copies in flight; each removes itself when it settles. */
   readonly copies: Set<Promise<void>>;
-  /** Copy buffers not in use, one per possible copy in flight. */
-  readonly chunks: Buffer[];
+  /** The files of the next batch, not handed to a worker yet, and their bytes. */
+  batch: Entry[];
+  batchBytes: number;
   /** The first refusal met by a copy in flight; the walk stops at its next entry once set. */
   failure: HarvestRefusal | undefined;
   entries: number;
@@ -30,8 +31,7 @@ export type Walk = {
 };
 
 export function createWalk(limits: HarvestLimits, signal: AbortSignal | undefined): Walk {
-  const chunks = Array.from({ length: HARVEST_PARALLEL_FILES }, () => Buffer.allocUnsafe(HARVEST_COPY_CHUNK_BYTES));
-  return { limits, signal, copies: new Set(), chunks, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
+  return { limits, signal, copies: new Set(), batch: [], batchBytes: 0, failure: undefined, entries: 0, files: 0, directories: 0, bytes: 0 };
 }
 
 /** Counts one more entry, and refuses it when it is one more than maxEntries. */

@@ -1,12 +1,12 @@
 // The walk: the pinned source listed by a worker (listing.ts), its records checked here one at a
-// time in walk order, each directory made and each file's copy started. Invariant: the first
+// time in walk order, each directory made and each file queued for the copy workers (copy.ts). Invariant: the first
 // refusal met is the one a walk name by name would meet; a directory is refused if it changed
 // between its opening and the end of its listing, or, if it holds files, by the time every file is
 // copied; every descriptor the listing opened is released exactly once.
 
 import type { HarvestRefusal } from "../../plan/index.js";
 import type { HarvestLimits } from "./arguments.js";
-import { copyFile, settle, startCopy, type Entry } from "./copy.js";
+import { flushCopies, queueCopy, settle } from "./copy.js";
 import { listSource, releaseDirectories, type ListedEntry, type Listing, type Observed } from "./listing.js";
 import { changed, EMPTY, entryText, failureError, interrupted, ioError, refusal } from "./refusals.js";
 import type { PinnedDirectory } from "./source.js";
@@ -39,6 +39,7 @@ export async function walkSource(
     if (signal?.aborted) return interrupted(EMPTY, signal);
     listing = await listSource(root.path.toString(), root.handle.fd, rootDirectory.opened, temporary, limits);
     const walkRefusal = await copyListed(walk, listing, accepted);
+    if (walkRefusal === undefined) await flushCopies(walk);
     await settle(walk);
     // Set first: a release that failed halfway is never tried again, since closing a descriptor
     // twice could close one this process has opened since under the same number.
@@ -100,7 +101,7 @@ async function copyListed(walk: Walk, listing: Listing, accepted: Map<number, Di
  * One entry. Depth: the source's direct children are at depth 1, their children at 2, and so on.
  * A directory at a depth greater than maxDepth is refused (`too_deep`) before it is opened; a file
  * is never refused for depth, since it can only sit in a directory that was allowed. Resolves with
- * the directory an accepted directory became, undefined for a file whose copy has started, or a refusal.
+ * the directory an accepted directory became, undefined for a file queued for its copy, or a refusal.
  */
 async function copyEntry(walk: Walk, parent: Directory, record: ListedEntry): Promise<Directory | HarvestRefusal | undefined> {
   const name = Buffer.from(record.name.buffer, record.name.byteOffset, record.name.byteLength);
@@ -119,8 +120,7 @@ async function copyEntry(walk: Walk, parent: Directory, record: ListedEntry): Pr
   const sizeRefusal = checkFileSize(walk, relative, stats.size) ?? checkTotal(walk, relative, stats.size);
   if (sizeRefusal !== undefined) return sizeRefusal;
   walk.bytes += Number(stats.size);
-  const entry: Entry = { location: Buffer.concat([parent.path, SLASH, name]), target, relative };
-  await startCopy(walk, relative, (chunk) => copyFile(walk, entry, stats, chunk));
+  await queueCopy(walk, { location: Buffer.concat([parent.path, SLASH, name]), target, relative, expected: stats });
   return undefined;
 }
 
