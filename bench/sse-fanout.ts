@@ -131,7 +131,13 @@ async function serviceServer(send: (message: unknown) => void, next: () => Promi
         stderr: "",
         credential: "api_key",
         cli: "claude",
-        result: { ok: true, reason: "completed", text: "done", usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0 },
+        result: {
+          ok: true,
+          reason: "completed",
+          text: "done",
+          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          costUsd: 0,
+        },
       } as AgentOutcome;
     };
     const lifecycle: Array<(change: Lifecycle) => void> = [store.feed.append];
@@ -254,7 +260,10 @@ async function followers(send: (message: unknown) => void, door: Door, count: nu
 
 /** A child of this file in one role, spoken to over IPC (advanced serialization: typed arrays cross whole). */
 function child(role: string, ...args: string[]): { readonly process: ChildProcess; readonly next: <T>(key: string) => Promise<T> } {
-  const started = fork(fileURLToPath(import.meta.url), [`--role=${role}`, ...args], { serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const started = fork(fileURLToPath(import.meta.url), [`--role=${role}`, ...args], {
+    serialization: "advanced",
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const waiting = new Map<string, (value: unknown) => void>();
   const arrived = new Map<string, unknown>();
   started.on("message", (message: Record<string, unknown>) => {
@@ -280,7 +289,15 @@ function child(role: string, ...args: string[]): { readonly process: ChildProces
   return { process: started, next };
 }
 
-type Measurement = { readonly side: Side; readonly followers: number; readonly p50: number; readonly p99: number; readonly max: number; readonly server: ServerReport; readonly followerCpuMs: number };
+type Measurement = {
+  readonly side: Side;
+  readonly followers: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly server: ServerReport;
+  readonly followerCpuMs: number;
+};
 
 /** One measurement: a server of `side`, `count` followers in their own processes, `plan`'s events; every event must reach every follower. */
 async function measure(side: Side, count: number, plan: Plan): Promise<Measurement> {
@@ -305,7 +322,9 @@ async function measure(side: Side, count: number, plan: Plan): Promise<Measureme
     const expected = count * plan.events;
     const cut = followed.reduce((sum, part) => sum + part.cut, 0);
     if (all.length !== expected || cut > 0)
-      throw new BenchFailure(`${side}: ${all.length} deliveries of ${expected} (${count} followers x ${plan.events} events); ${cut} streams cut before their end`);
+      throw new BenchFailure(
+        `${side}: ${all.length} deliveries of ${expected} (${count} followers x ${plan.events} events); ${cut} streams cut before their end`,
+      );
     all.sort();
     const rank = (q: number) => all[Math.min(all.length - 1, Math.ceil(q * all.length) - 1)] ?? Number.NaN;
     for (const crowd of crowds) crowd.process.kill();
@@ -370,7 +389,9 @@ async function main(): Promise<number> {
   }
   for (const [count, values] of ratios) {
     const middle = summarize(values).median;
-    console.log(`median of ${rounds} rounds, ${count} followers: delivery p99 ${middle.toFixed(2)}x the plain server's (target <= ${TARGET_RATIO}x: ${middle <= TARGET_RATIO ? "ok" : "MISS"})`);
+    console.log(
+      `median of ${rounds} rounds, ${count} followers: delivery p99 ${middle.toFixed(2)}x the plain server's (target <= ${TARGET_RATIO}x: ${middle <= TARGET_RATIO ? "ok" : "MISS"})`,
+    );
   }
   return 0;
 }

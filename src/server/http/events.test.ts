@@ -62,7 +62,9 @@ function follow(path: string, headers: Record<string, string> = {}): Promise<Fol
   });
   socket.on("error", () => undefined);
   socket.setEncoding("latin1");
-  const lines = Object.entries({ authorization: `Bearer ${app.token}`, accept: "text/event-stream", ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+  const lines = Object.entries({ authorization: `Bearer ${app.token}`, accept: "text/event-stream", ...headers }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
   socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n${lines.join("")}\r\n`);
   return new Promise((resolve) => {
     socket.on("data", (chunk: string) => {

@@ -86,7 +86,8 @@ export function createFileRunStore(runtimeDir: string): RunStore {
     },
     trace: async (id) => (await readJson(join(directory(id), "trace.json")).catch(() => undefined)) as TraceHeaders | undefined,
     update: (record) => writeJson(join(directory(record.id), "state.json"), record),
-    appendEvents: (id, events) => appendFile(join(directory(id), "events.jsonl"), events.map((event) => `${JSON.stringify(event)}\n`).join(""), { mode: 0o600 }),
+    appendEvents: (id, events) =>
+      appendFile(join(directory(id), "events.jsonl"), events.map((event) => `${JSON.stringify(event)}\n`).join(""), { mode: 0o600 }),
     // appendFile makes no directory: a removed Run's is not made again.
     appendDelivery: (id, delivery) =>
       appendFile(join(directory(id), "deliveries.jsonl"), `${JSON.stringify(delivery)}\n`, { mode: 0o600 }).then(

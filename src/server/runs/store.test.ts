@@ -88,7 +88,10 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
     expect(await store.events("00000000000000d1")).toEqual([]);
     // One at a time, then several in one write.
     for (let id = 1; id <= 40; id += 1) await store.appendEvents("00000000000000d1", [{ id, type: "agent", data: { n: id } }]);
-    await store.appendEvents("00000000000000d1", Array.from({ length: 10 }, (_, n) => ({ id: 41 + n, type: "agent", data: { n: 41 + n } })));
+    await store.appendEvents(
+      "00000000000000d1",
+      Array.from({ length: 10 }, (_, n) => ({ id: 41 + n, type: "agent", data: { n: 41 + n } })),
+    );
     expect((await store.events("00000000000000d1")).map((e) => e.id)).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
     expect(await store.events("00000000000000ff")).toEqual([]);
   });
