@@ -32,6 +32,12 @@ export const DEFAULT_QUEUE_BOUND = 100;
 export const RETRY_AFTER_SECONDS = 5;
 /** Between keep-alive comments on an event stream. */
 export const SSE_KEEPALIVE_MS = 15_000;
+/**
+ * What an event stream's follower may leave unread (bytes the service holds for it) before its stream
+ * is cut: a follower that stops reading costs a bounded share of memory, and stalls no other. An
+ * EventSource reconnects with Last-Event-ID and reads on from the record, missing nothing.
+ */
+export const MAX_EVENT_STREAM_BACKLOG_BYTES = 8 * MiB;
 /** Runs one page of GET /v1/runs holds at most. */
 export const MAX_PAGE_SIZE = 200;
 /** Labels on one Run, and the length of each key and value. */

@@ -331,6 +331,8 @@ export function useAppInMemory(name: string, options: AppInMemoryOptions = {}): 
 export type AppOnSocket = {
   /** `http://127.0.0.1:<port>`, once beforeAll has run. */
   readonly url: () => string;
+  /** The app itself, once beforeAll has run (its server: what it holds for each connection). */
+  readonly app: () => FastifyInstance;
   /** The start-up token: the Operator's, admin scope. */
   readonly token: string;
 };
@@ -340,6 +342,7 @@ export function useAppOnSocket(name: string, service: () => Promise<RunService> 
   const scratch = mkdtempSync(join(tmpdir(), `agentcage-${name}-`));
   const token = `a-token-for-${name}`;
   let url = "";
+  let made: FastifyInstance | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const store = await createMemoryStore(join(scratch, "runs"));
@@ -356,11 +359,12 @@ export function useAppOnSocket(name: string, service: () => Promise<RunService> 
     });
     await app.listen({ host: "127.0.0.1", port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    made = app;
     close = () => app.close();
   });
   afterAll(async () => {
     await close?.();
     rmSync(scratch, { recursive: true, force: true });
   });
-  return { url: () => url, token };
+  return { url: () => url, app: () => made as FastifyInstance, token };
 }

@@ -26,14 +26,14 @@ for (let n = 0; ; n += 1) {
   };
   await store.create(queued, { cli: "claude", prompt: `prompt ${n}` });
   await say(`created ${id}`);
-  await store.appendEvent(id, { id: 1, type: "state", data: { state: "queued" } });
+  await store.appendEvents(id, [{ id: 1, type: "state", data: { state: "queued" } }]);
   const running = { ...queued, state: "running" as const, startedAt: new Date().toISOString() };
   await store.update(running);
-  await store.appendEvent(id, { id: 2, type: "state", data: { state: "running" } });
+  await store.appendEvents(id, [{ id: 2, type: "state", data: { state: "running" } }]);
   await store.saveOutcome(id, { runId: id, ok: true, reason: "completed", result: { sessionId: `s-${id}` } });
   await store.update({ ...running, state: "completed", reason: "completed", endedAt: new Date().toISOString(), usage: { costUsd: 0.01 } });
   await say(`ended ${id}`);
-  await store.appendEvent(id, { id: 3, type: "end", data: { ok: true } });
+  await store.appendEvents(id, [{ id: 3, type: "end", data: { ok: true } }]);
   // Now and then one goes, as a DELETE or the retention takes it.
   if (n % 7 === 6) {
     await say(`removing ${id}`);

@@ -1,7 +1,7 @@
 // GET /v1/runs/:id/events: Server-Sent Events. First a snapshot of the Run (no id: it moves no
 // cursor), then every persisted event after Last-Event-ID (or ?after=), then live ones, each with its
 // per-Run id, until exactly one `end` event with the Outcome; then the stream closes. A Run that
-// ended while nobody listened replays in full. An EventSource that reconnects with the end's id
+// ended while nobody listened replays in full, and so does what a follower fell too far behind to be sent. An EventSource that reconnects with the end's id
 // (as it does after the stream closes) is answered 204, which stops it; `?after=` at or past the
 // end gets the `end` again and the stream closes: no stream outlives its Run, nor its key (revoked or
 // expired, it gets `unauthorized` instead of `end`). A comment every SSE_KEEPALIVE_MS keeps proxies open.
@@ -56,12 +56,15 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService, s
       if (typeof release === "string") return unauthorized(reply, release);
       const write = startEventStream(reply);
       const res = reply.raw;
-      const send = (event: StoredEvent) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
 
-      // Listen first, then replay: an event that lands between the two is queued, never lost or doubled.
+      // Listen first, then replay: an event that lands between the two is queued, never lost or
+      // doubled. A follower MAX_EVENT_STREAM_BACKLOG_BYTES behind is told nothing more until it has
+      // read that, and is then replayed the same way from the record: its share of memory is bounded,
+      // it stalls no other follower, and it misses nothing.
       let delivered = after;
-      let replaying = true;
-      const pending: StoredEvent[] = [];
+      /** Events heard while the record is read; undefined while live. */
+      let pending: StoredEvent[] | undefined = [];
+      let behind = false;
       let done = false;
       const finish = (why?: KeyEnd) => {
         if (done) return;
@@ -69,29 +72,58 @@ export function registerEventRoutes(fastify: FastifyInstance, all: RunService, s
         release();
         stop();
         clearInterval(keepAlive);
-        if (why !== undefined) write(keyEndedEvent(why));
-        res.end();
+        // A follower too far behind to be told why is cut, not left to read what it was behind by.
+        if (why !== undefined && !write(keyEndedEvent(why))) return void res.destroy();
+        if (!res.destroyed) res.end();
       };
       const deliver = (event: StoredEvent) => {
-        if (done) return;
+        if (done || behind) return;
         // At or past the end already: there is nothing after it, and the end says so once more.
         if (event.type === "end" && event.id <= after) {
-          send(event);
+          write(frameOf(event));
           return finish();
         }
         if (event.id <= delivered) return;
+        if (!write(frameOf(event))) {
+          behind = true;
+          res.once("drain", () => {
+            behind = false;
+            void replay();
+          });
+          return;
+        }
         delivered = event.id;
-        send(event);
         if (event.type === "end") finish();
       };
-      const stop = service.listen(record.id, (event) => (replaying ? pending.push(event) : deliver(event)));
+      const replay = async () => {
+        pending = [];
+        for (const event of await service.events(record.id)) deliver(event);
+        const heard = pending;
+        pending = undefined;
+        for (const event of heard) deliver(event);
+      };
+      const stop = service.listen(record.id, (event) => (behind ? undefined : pending !== undefined ? pending.push(event) : deliver(event)));
       const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
       request.raw.on("close", () => finish());
 
       write(`event: snapshot\ndata: ${JSON.stringify((await service.get(record.id)) ?? record)}\n\n`);
-      for (const event of await service.events(record.id)) deliver(event);
-      replaying = false;
-      for (const event of pending) deliver(event);
+      await replay();
     },
   );
+}
+
+/**
+ * Each live event's frame, made once: the book tells every listener of a Run the same event object,
+ * so a hundred followers share one serialization and one buffer. Replayed events are each
+ * follower's own copies, and are framed for it alone.
+ */
+const frames = new WeakMap<StoredEvent, Uint8Array>();
+
+function frameOf(event: StoredEvent): Uint8Array {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    frames.set(event, frame);
+  }
+  return frame;
 }

@@ -148,8 +148,9 @@ function stream(request: FastifyRequest, reply: FastifyReply, { feed, after, vis
   const pending: FeedEntry[] = [];
   const deliver = (entry: FeedEntry) => {
     if (entry.id <= delivered || !visible(entry)) return;
+    // A follower too far behind is cut: it reads on from the last id it saw.
+    if (!write(`id: ${entry.id}\nevent: ${entry.type}\ndata: ${JSON.stringify(entry)}\n\n`)) return void res.destroy();
     delivered = entry.id;
-    write(`id: ${entry.id}\nevent: ${entry.type}\ndata: ${JSON.stringify(entry)}\n\n`);
   };
   const stop = feed.listen((entry) => (replaying ? pending.push(entry) : deliver(entry)));
   const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);

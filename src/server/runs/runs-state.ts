@@ -29,8 +29,10 @@ export type RunsBook = {
   readonly finished: Map<string, Promise<void>>;
   readonly listeners: Map<string, Set<Listener>>;
   readonly lastEventId: Map<string, number>;
-  /** One writer per Run: its events are appended in order, each after the one before. */
+  /** One writer per Run: its events are appended in order, each write after the one before. */
   readonly writes: Map<string, Promise<void>>;
+  /** The events of a Run told while its write before was under way: they go to the store together, in its next write. */
+  readonly unwritten: Map<string, { readonly events: StoredEvent[]; readonly written: Promise<void> }>;
   /** The session store each Run that has not ended will resume, kept from this process's sweeps from its submit until it ends. */
   readonly heldSessions: Map<string, () => void>;
   /** The trace context each Run was submitted with, until it starts or ends (not kept past a restart). */
@@ -60,6 +62,7 @@ export function createRunsBook(options: RunServiceOptions): RunsBook {
     listeners: new Map(),
     lastEventId: new Map(),
     writes: new Map(),
+    unwritten: new Map(),
     heldSessions: new Map(),
     traces: new Map(),
     draining: false,

@@ -260,13 +260,13 @@ describe("a start over the Runs kept", () => {
     for (const [n, id] of ended.entries()) {
       const queued: RunRecord = { id, tenant: "acme", state: "queued", createdAt: at(n), cli: "claude", labels: {} };
       await store.create(queued, { cli: "claude", prompt: "p" });
-      await store.appendEvent(id, { id: 1, type: "state", data: { state: "queued" } });
+      await store.appendEvents(id, [{ id: 1, type: "state", data: { state: "queued" } }]);
       await store.saveOutcome(id, { ok: true, reason: "completed", result: { sessionId: `s-${n}` } });
       await store.update({ ...queued, state: "completed", endedAt: at(n + 1) });
     }
     const waiting = "0000000000000200";
     await store.create({ id: waiting, tenant: "acme", state: "queued", createdAt: at(99), cli: "claude", labels: {} }, { cli: "claude", prompt: "p" });
-    await store.appendEvent(waiting, { id: 1, type: "state", data: { state: "queued" } });
+    await store.appendEvents(waiting, [{ id: 1, type: "state", data: { state: "queued" } }]);
     const read: string[] = [];
     const counted = (name: "events" | "outcome" | "request" | "trace" | "deliveries" | "a2aTask") =>
       (async (id: string) => {

@@ -177,7 +177,8 @@ export function createFileRunStore(
         if (before !== undefined) await put(entryOf(asJson(record), before));
       });
     },
-    appendEvent: (id, event) => appendFile(join(directory(id), "events.jsonl"), `${JSON.stringify(event)}\n`, { mode: 0o600 }),
+    appendEvents: (id, events) =>
+      appendFile(join(directory(id), "events.jsonl"), events.map((event) => `${JSON.stringify(event)}\n`).join(""), { mode: 0o600 }),
     appendDelivery: async (id, delivery) => {
       await open();
       // A webhook owed is in the index before its line is kept, and one settled leaves it after: a crash

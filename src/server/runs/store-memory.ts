@@ -71,7 +71,7 @@ export function createMemoryRunStore(): RunStore {
       const trace = runs.get(id)?.trace;
       return trace === undefined ? undefined : copied(trace);
     },
-    appendEvent: async (id, event) => void kept(id).events.push(copied(event)),
+    appendEvents: async (id, events) => void kept(id).events.push(...events.map(copied)),
     events: async (id) => (runs.get(id)?.events ?? []).map(copied),
     saveOutcome: async (id, outcome) => {
       kept(id).outcome = copied(outcome);

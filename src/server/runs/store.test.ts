@@ -95,7 +95,12 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
     const store = await opened();
     await store.create(record("00000000000000d1"), {});
     expect(await store.events("00000000000000d1")).toEqual([]);
-    for (let id = 1; id <= 50; id += 1) await store.appendEvent("00000000000000d1", { id, type: "agent", data: { n: id } });
+    // One at a time, then several in one write.
+    for (let id = 1; id <= 40; id += 1) await store.appendEvents("00000000000000d1", [{ id, type: "agent", data: { n: id } }]);
+    await store.appendEvents(
+      "00000000000000d1",
+      Array.from({ length: 10 }, (_, n) => ({ id: 41 + n, type: "agent", data: { n: 41 + n } })),
+    );
     expect((await store.events("00000000000000d1")).map((e) => e.id)).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
     expect(await store.events("00000000000000ff")).toEqual([]);
   });
@@ -124,7 +129,7 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
   it("forgets a removed Run and all kept of it, and refuses to write to it", async () => {
     const store = await opened();
     await store.create(record("00000000000000f2"), { prompt: "gone" });
-    await store.appendEvent("00000000000000f2", { id: 1, type: "state", data: {} });
+    await store.appendEvents("00000000000000f2", [{ id: 1, type: "state", data: {} }]);
     await store.saveOutcome("00000000000000f2", { ok: true });
     await store.remove("00000000000000f2");
     await store.remove("00000000000000f2");
@@ -133,7 +138,7 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
     expect(await store.outcome("00000000000000f2")).toBeUndefined();
     await expect(store.request("00000000000000f2")).rejects.toThrow();
     await expect(store.update(record("00000000000000f2", { state: "failed" }))).rejects.toThrow();
-    await expect(store.appendEvent("00000000000000f2", { id: 2, type: "state", data: {} })).rejects.toThrow();
+    await expect(store.appendEvents("00000000000000f2", [{ id: 2, type: "state", data: {} }])).rejects.toThrow();
     await expect(store.saveOutcome("00000000000000f2", {})).rejects.toThrow();
   });
 
@@ -246,8 +251,8 @@ describe.each(implementations)("%s, as a Run Store", (_name, make) => {
     await store.create(record("00000000000000b1", { createdAt: "2026-12-01T10:00:01.000Z" }), {});
     await store.create(record("00000000000000b2", { createdAt: "2026-12-01T10:00:02.000Z", tenant: "other", cli: "codex" }), {});
     await store.create(record("00000000000000b3", { createdAt: "2026-12-01T10:00:03.000Z" }), {});
-    await store.appendEvent("00000000000000b3", { id: 1, type: "state", data: {} });
-    await store.appendEvent("00000000000000b3", { id: 2, type: "state", data: {} });
+    await store.appendEvents("00000000000000b3", [{ id: 1, type: "state", data: {} }]);
+    await store.appendEvents("00000000000000b3", [{ id: 2, type: "state", data: {} }]);
     await store.update(record("00000000000000b3", { createdAt: "2026-12-01T10:00:03.000Z", state: "running" }));
     for (const id of ["00000000000000b2", "00000000000000b1"]) {
       await store.saveOutcome(id, { ok: true, result: { sessionId: "s-1" } });
@@ -312,7 +317,7 @@ describe("the file store's format", () => {
     const store = createFileRunStore(runtimeDir);
     await store.prepare();
     await store.create(record("00000000000000a1"), { cli: "claude", prompt: "hi" });
-    await store.appendEvent("00000000000000a1", { id: 1, type: "state", data: { state: "queued" } });
+    await store.appendEvents("00000000000000a1", [{ id: 1, type: "state", data: { state: "queued" } }]);
     const directory = join(runtimeDir, "service", "runs", "00000000000000a1");
     expect(JSON.parse(readFileSync(join(directory, "state.json"), "utf8"))).toEqual(record("00000000000000a1"));
     expect(JSON.parse(readFileSync(join(directory, "request.json"), "utf8"))).toEqual({ cli: "claude", prompt: "hi" });

@@ -122,10 +122,11 @@ export type RunStore = {
   /** The trace context its caller sent; undefined when none (or no such Run). */
   readonly trace: (id: string) => Promise<TraceHeaders | undefined>;
   /**
-   * Appends the next event of a Run. Its writer appends them one at a time, in id order; a later
-   * read sees them in that order. A crash may lose the last one appended, never one before it.
+   * Appends the next events of a Run, in id order, in one write (those told while the write before
+   * was under way). Its writer appends them one write at a time; a later read sees them in that
+   * order. A crash may lose the last ones appended, never one before them.
    */
-  readonly appendEvent: (id: string, event: StoredEvent) => Promise<void>;
+  readonly appendEvents: (id: string, events: readonly StoredEvent[]) => Promise<void>;
   /** A Run's events so far, in the order appended; none for a Run that has none (or no such Run). */
   readonly events: (id: string) => Promise<StoredEvent[]>;
   /** Keeps how the Run ended (its Outcome, whole); saved once, before its terminal record. */
