@@ -17,10 +17,9 @@ import {
 import type { CallFailure, Observed } from "./listing.js";
 import { changed, failureError, ioError, refusal } from "./refusals.js";
 import { checkKind, isType, REPLACED_CODES, stateDifference, TYPE } from "./stat-checks.js";
-import { checkFileSize, type Walk } from "./tally.js";
+import { checkFileSize, type Entry, type Walk } from "./tally.js";
 
 /** One file of a pinned directory, as lstat saw it (`expected`): reached at `location` (through the directory's descriptor), copied to `target`. */
-export type Entry = { readonly location: Buffer; readonly target: Buffer; readonly relative: Buffer; readonly expected: Observed };
 
 type CopyTask = { readonly location: Uint8Array; readonly target: Uint8Array; readonly expected: Observed };
 type CopyRequest = {

@@ -5,8 +5,11 @@
 
 import type { HarvestRefusal } from "../../plan/index.js";
 import type { HarvestLimits } from "./arguments.js";
-import type { Entry } from "./copy.js";
+import type { Observed } from "./listing.js";
 import { entryText, refusal } from "./refusals.js";
+
+/** A file the walk has checked and counted, queued for a copy worker: where it is, where it goes, and what it was seen as. */
+export type Entry = { readonly location: Buffer; readonly target: Buffer; readonly relative: Buffer; readonly expected: Observed };
 
 /**
  * One walk. The listing's records are checked one at a time, in walk order, so the first refusal
