@@ -26,7 +26,7 @@ describe("maskingStream", () => {
     encodeURIComponent(`é ${key}`),
   ];
   // Server-sent events, each spelling inside a line, some of them where a chunk ends.
-  const text = spellings.map((spelling, i) => `event: e${i}\ndata: {"text":"é ${spelling} 😀"}\n\n`).join("") + `data: ${key}`;
+  const text = `${spellings.map((spelling, i) => `event: e${i}\ndata: {"text":"é ${spelling} 😀"}\n\n`).join("")}data: ${key}`;
   const bytes = Buffer.from(text, "utf8");
   const expected = createMasker([key]).mask(text);
 
