@@ -5,7 +5,7 @@
 // Invariant: no byte reaches the agent before it was masked; the body is never buffered whole.
 
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
-import { Transform, type TransformCallback } from "node:stream";
+import type { Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { createMasker, type Masker } from "../redact/index.js";
 
@@ -38,24 +38,4 @@ export function decoderFor(contentEncoding: IncomingHttpHeaders["content-encodin
   if (encoding === "deflate") return createInflate();
   if (encoding === "br") return createBrotliDecompress();
   return undefined;
-}
-
-/** A stream that masks the credential in the bytes passing through, holding back only what a later chunk could still complete. */
-export function maskingStream(masker: Masker): Transform {
-  let unsettled: Buffer = Buffer.alloc(0);
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-      const settled = masker.maskSettledBytes(unsettled.length === 0 ? chunk : Buffer.concat([unsettled, chunk]));
-      // No spelling of a credential holds a line break (run.ts refuses whitespace in one), so what
-      // ends a line is settled too: an event's last line is never held back waiting for the next.
-      const lineEnd = settled.unsettled.lastIndexOf(0x0a) + 1;
-      const out =
-        lineEnd === 0 ? settled.masked : Buffer.concat([settled.masked, Buffer.from(masker.maskDeep(new Uint8Array(settled.unsettled.subarray(0, lineEnd))))]);
-      unsettled = settled.unsettled.subarray(lineEnd);
-      callback(null, out.length === 0 ? undefined : out);
-    },
-    flush(callback: TransformCallback) {
-      callback(null, unsettled.length === 0 ? undefined : masker.maskDeep(new Uint8Array(unsettled)));
-    },
-  });
 }

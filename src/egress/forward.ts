@@ -6,7 +6,8 @@
 
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { decoderFor, maskedHeaders, maskingStream } from "./answer-guard.js";
+import { maskingStream } from "../redact/index.js";
+import { decoderFor, maskedHeaders } from "./answer-guard.js";
 import { MAX_REQUEST_BODY_BYTES } from "./limits.js";
 import type { LiveRun, RequestLog } from "./live-run.js";
 import type { Settle } from "./meter.js";

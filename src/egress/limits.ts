@@ -40,6 +40,8 @@ export const MAX_BUDGET_WAIT_MS = 10 * 60_000;
 export const DEFAULT_WORST_OUTPUT_TOKENS = 128_000;
 /** A JSON (not streamed) response is metered from at most this many bytes; the rest passes unread. */
 export const MAX_METERED_JSON_BYTES = 16 * MiB;
+/** A streamed answer's events are skipped unparsed (when they name no usage event) up to this many bytes with no blank line; past it they are parsed. */
+export const MAX_SKIPPED_EVENT_BYTES = 64 * KiB;
 /** The control endpoint reads at most this much of a request body. */
 export const MAX_CONTROL_BODY_BYTES = 64 * KiB;
 /** The control endpoint's secret must be at least this long (characters). */

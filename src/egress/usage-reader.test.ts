@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { MAX_METERED_JSON_BYTES } from "./limits.js";
+import { MAX_METERED_JSON_BYTES, MAX_SKIPPED_EVENT_BYTES } from "./limits.js";
 import type { ResponseUsage } from "./meter.js";
 import type { ModelProvider } from "../plan/index.js";
 import { createUsageReader } from "./usage-reader.js";
@@ -77,6 +77,29 @@ describe("reading a model call's usage on the side", () => {
   it("reads events that name their type only inside the data", () => {
     const unnamed = ANTHROPIC_STREAM.replace(/event: [a-z_]+\r?\n/g, "");
     expect(readInChunks("anthropic", Buffer.from(unnamed), 3)).toEqual(ANTHROPIC_EXPECTED);
+  });
+
+  it.each(SIZES)("reads usage among many text deltas it skips, in LF and CRLF streams, fed %i bytes at a time", (size) => {
+    const delta = ANTHROPIC_STREAM.split("\n\n").find((event) => event.includes("content_block_delta")) ?? "";
+    const many = (lineEnd: string): string => `${delta}\n\n`.repeat(50).replaceAll("\n", lineEnd);
+    const [head, tail] = [ANTHROPIC_STREAM.slice(0, ANTHROPIC_STREAM.indexOf("event: ping")), ANTHROPIC_STREAM.slice(ANTHROPIC_STREAM.indexOf("event: ping"))];
+    const crlf = ANTHROPIC_STREAM.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n");
+    for (const stream of [
+      `${head}${many("\n")}${tail}`,
+      `${crlf.slice(0, crlf.indexOf("event: ping"))}${many("\r\n")}${crlf.slice(crlf.indexOf("event: ping"))}`,
+    ]) {
+      expect(readInChunks("anthropic", Buffer.from(stream), size)).toEqual(ANTHROPIC_EXPECTED);
+    }
+  });
+
+  it.each([1000, 64 * 1024, Number.MAX_SAFE_INTEGER])("reads usage after an event longer than the bytes it skips unparsed, fed %i bytes at a time", (size) => {
+    const huge = `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${"x".repeat(2 * MAX_SKIPPED_EVENT_BYTES)}"}}\n\n`;
+    const stream = ANTHROPIC_STREAM.replace("event: ping", `${huge}event: ping`);
+    expect(readInChunks("anthropic", Buffer.from(stream), size)).toEqual(ANTHROPIC_EXPECTED);
+    // A usage event that is itself past the bound, and a stream with no blank line at all (CR line ends).
+    const padded = ANTHROPIC_STREAM.replace('"stop_sequence":null},', `"stop_sequence":null,"pad":"${"y".repeat(2 * MAX_SKIPPED_EVENT_BYTES)}"},`);
+    expect(readInChunks("anthropic", Buffer.from(padded), size)).toEqual(ANTHROPIC_EXPECTED);
+    expect(readInChunks("anthropic", Buffer.from(ANTHROPIC_STREAM.replace(/\r?\n/g, "\r")), size)).toEqual(ANTHROPIC_EXPECTED);
   });
 
   it("reads a JSON answer's usage, plain and gzipped", () => {

@@ -1,12 +1,14 @@
 // Reads what a model call used from the provider's answer, on the side of the bytes the client
 // gets: server-sent events or a JSON body's `usage`, each read by its provider's own reader
 // (providers/: Anthropic's message_start + message_delta, OpenAI's response.completed).
+// Events that cannot be wanted (no wanted type's name in their bytes) are skipped unparsed, whole
+// events at a time, so an answer's many text deltas cost a byte search, not a parse.
 // Invariant: it only ever reads a copy; whatever it cannot read (a cut stream, an unknown shape, an
 // oversized JSON body) yields what was seen so far, never an error.
 
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { MAX_METERED_JSON_BYTES } from "./limits.js";
+import { MAX_METERED_JSON_BYTES, MAX_SKIPPED_EVENT_BYTES } from "./limits.js";
 import type { ResponseUsage } from "./meter.js";
 import type { ModelProvider } from "../plan/index.js";
 import { EGRESS_PROVIDERS, type UsageState } from "./providers/index.js";
@@ -42,17 +44,7 @@ export function createUsageReader(provider: ModelProvider, contentType: string |
       },
     };
   }
-  if (sse) {
-    const decoder = new TextDecoder();
-    const parser = createParser({ onEvent: (event) => onEvent(state, event) });
-    return {
-      write: (chunk) => parser.feed(decoder.decode(chunk, { stream: true })),
-      end: () => {
-        parser.feed(decoder.decode());
-        return state.result();
-      },
-    };
-  }
+  if (sse) return eventReader(state);
   const body = boundedBytes();
   return {
     write: body.write,
@@ -62,6 +54,58 @@ export function createUsageReader(provider: ModelProvider, contentType: string |
       return state.result();
     },
   };
+}
+
+/**
+ * Reads server-sent events, parsing only the runs of whole events whose bytes name a wanted type
+ * (in an `event:` line or a `"type"`, both spelled as written). An event ends at a blank line; one
+ * is looked for as LF LF or LF CR LF, which every LF or CRLF stream has. Bytes with no blank line
+ * in MAX_SKIPPED_EVENT_BYTES (a CR-only stream, one huge event) are parsed as they come, and so is
+ * the rest of the event they began.
+ */
+function eventReader(state: UsageState): UsageReader {
+  const decoder = new TextDecoder();
+  const parser = createParser({ onEvent: (event) => onEvent(state, event) });
+  const names = [...state.wanted].map((name) => Buffer.from(name, "utf8"));
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  // The parser was fed part of an event: what follows, up to its end, must be fed too.
+  let inEvent = false;
+  const feed = (bytes: Buffer): void => parser.feed(decoder.decode(bytes, { stream: true }));
+  return {
+    write: (chunk) => {
+      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      const end = eventsEnd(bytes);
+      if (end === 0) {
+        held.push(bytes);
+        heldBytes += bytes.length;
+        if (heldBytes > MAX_SKIPPED_EVENT_BYTES) {
+          for (const part of held) feed(part);
+          held = [];
+          heldBytes = 0;
+          inEvent = true;
+        }
+        return;
+      }
+      const events = held.length === 0 ? bytes.subarray(0, end) : Buffer.concat([...held, bytes.subarray(0, end)]);
+      if (inEvent || names.some((name) => events.includes(name))) feed(events);
+      inEvent = false;
+      held = end === bytes.length ? [] : [bytes.subarray(end)];
+      heldBytes = bytes.length - end;
+    },
+    end: () => {
+      for (const part of held) feed(part);
+      parser.feed(decoder.decode());
+      return state.result();
+    },
+  };
+}
+
+/** Where the last blank line in `bytes` ends (0 when none): everything before it is whole events. */
+function eventsEnd(bytes: Buffer): number {
+  const lf = bytes.lastIndexOf("\n\n");
+  const crlf = bytes.lastIndexOf("\n\r\n");
+  return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 3);
 }
 
 function onEvent(state: UsageState, event: EventSourceMessage): void {

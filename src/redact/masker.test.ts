@@ -249,6 +249,19 @@ describe("maskSettledBytes", () => {
     expect(mostHeld).toBeLessThanOrEqual(2 * Buffer.byteLength("clé-secrète-ünïcode".repeat(3)));
   });
 
+  it("settles everything up to the last line feed when no spelling holds one, and holds back from a line a value could still cross", () => {
+    const key = "sk-ant-api03-streamed-0123456789";
+    const oneLine = createMasker([key]);
+    const events = Buffer.from(`event: a\ndata: {"text":"${key}"}\n\nevent: b\ndata: {"te`);
+    const settled = oneLine.maskSettledBytes(events);
+    expect(settled.masked.toString()).toBe(`event: a\ndata: {"text":"${REDACTED}"}\n\nevent: b\n`);
+    expect(settled.unsettled.toString()).toBe('data: {"te');
+    // A value that holds a line feed may cross one: the last longest - 1 bytes stay held whatever they hold.
+    const twoLines = createMasker(["line-one-secret\nline-two-secret"]);
+    const held = twoLines.maskSettledBytes(Buffer.from("x\ny\n".repeat(50)));
+    expect(held.unsettled.length).toBe(twoLines.longest() - 1);
+  });
+
   it("settles everything when nothing is registered", () => {
     const settled = createMasker().maskSettledBytes(bytes);
     expect(settled.masked.equals(bytes)).toBe(true);

@@ -4,11 +4,12 @@
 // Each value is looked for in all its spellings (see spellings.ts), all in one pass over the text;
 // longest() is the longest spelling, and a stream must hold back that much to mask one it splits.
 
-import { createSearch, replaceSpans, type Search } from "./search.js";
+import { createByteSearch, createSearch, replaceByteSpans, replaceSpans, type ByteSearch, type Search } from "./search.js";
 import { spellingsOf } from "./spellings.js";
 
 /** What a secret value is replaced with. */
 export const REDACTED = "[REDACTED]";
+const REDACTED_BYTES = Buffer.from(REDACTED, "utf8");
 
 /** Replaces registered secret values in text; values too short to be credentials are ignored. */
 export type Masker = {
@@ -20,7 +21,11 @@ export type Masker = {
    * the rest unmasked (at most 2 × longest() characters), to be passed again in front of what follows.
    */
   readonly maskSettled: (text: string) => { readonly masked: string; readonly unsettled: string };
-  /** maskSettled for bytes that more will follow (a response streaming through): the unsettled tail is at most 2 × the longest spelling's UTF-8 bytes. */
+  /**
+   * maskSettled for bytes that more will follow (a response streaming through): the unsettled tail
+   * is at most 2 × the longest spelling's UTF-8 bytes, and, when no spelling holds a line break,
+   * none of it precedes the last line break. Both parts may share the memory of `bytes`.
+   */
   readonly maskSettledBytes: (bytes: Uint8Array) => { readonly masked: Buffer; readonly unsettled: Buffer };
   /** Masks every string and byte array inside a JSON-like value, keys included; other class instances pass as they are. */
   readonly maskDeep: <T>(value: T) => T;
@@ -33,9 +38,11 @@ export function createMasker(initial: Iterable<string> = []): Masker {
   const spellings = new Set<string>();
   let longest = 0;
   let longestBytes = 0;
+  // Whether some spelling holds a line feed; while none does, no occurrence can cross one.
+  let lineFeedIn = false;
   // Built on first use after a change: registering many values costs one build, not one each.
   let textSearch: Search | undefined;
-  let byteSearch: Search | undefined;
+  let byteSearch: ByteSearch | undefined;
   const add = (value: string): void => {
     if (values.has(value)) return;
     values.add(value);
@@ -43,6 +50,7 @@ export function createMasker(initial: Iterable<string> = []): Masker {
       spellings.add(spelling);
       longest = Math.max(longest, spelling.length);
       longestBytes = Math.max(longestBytes, Buffer.byteLength(spelling, "utf8"));
+      lineFeedIn ||= spelling.includes("\n");
     }
     textSearch = undefined;
     byteSearch = undefined;
@@ -61,21 +69,25 @@ export function createMasker(initial: Iterable<string> = []): Masker {
     cut = settledCut(text.length, spans, cut, longest);
     return { masked: replaceSpans(text, spans, REDACTED, cut), unsettled: text.slice(cut) };
   };
-  // Bytes are searched as latin1 text (one character per byte) for the UTF-8 bytes of each spelling.
-  const findBytes = (text: string): number[] => {
+  // Bytes are searched as they are, for the UTF-8 bytes of each spelling.
+  const findBytes = (bytes: Buffer): number[] => {
     if (spellings.size === 0) return [];
-    byteSearch ??= createSearch([...spellings].map((spelling) => Buffer.from(spelling, "utf8").toString("latin1")));
-    return byteSearch(text);
+    byteSearch ??= createByteSearch([...spellings].map((spelling) => Buffer.from(spelling, "utf8")));
+    return byteSearch(bytes);
   };
   const maskBytes = (bytes: Uint8Array): Buffer => {
-    const text = latin1(bytes);
-    return Buffer.from(replaceSpans(text, findBytes(text), REDACTED), "latin1");
+    const view = bufferOf(bytes);
+    // A copy even when nothing is masked: the caller may change what it passed.
+    return Buffer.from(replaceByteSpans(view, findBytes(view), REDACTED_BYTES));
   };
   const maskSettledBytes = (bytes: Uint8Array): { masked: Buffer; unsettled: Buffer } => {
-    const text = latin1(bytes);
-    const spans = findBytes(text);
-    const cut = settledCut(text.length, spans, Math.max(0, text.length - Math.max(0, longestBytes - 1)), longestBytes);
-    return { masked: Buffer.from(replaceSpans(text, spans, REDACTED, cut), "latin1"), unsettled: Buffer.from(text.slice(cut), "latin1") };
+    const view = bufferOf(bytes);
+    const spans = findBytes(view);
+    let cut = settledCut(view.length, spans, Math.max(0, view.length - Math.max(0, longestBytes - 1)), longestBytes);
+    // An occurrence not yet whole starts after the last line feed when no spelling holds one, and no
+    // whole one crosses it: everything up to it is settled (an event's last line is never held back).
+    if (!lineFeedIn) cut = Math.max(cut, view.lastIndexOf(0x0a) + 1);
+    return { masked: replaceByteSpans(view, spans, REDACTED_BYTES, cut), unsettled: view.subarray(cut) };
   };
   const maskDeep = <T>(value: T): T => {
     if (spellings.size === 0) return value;
@@ -109,8 +121,8 @@ function settledCut(length: number, spans: readonly number[], cut: number, longe
   return cut;
 }
 
-function latin1(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function isLowSurrogate(code: number): boolean {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { MIN_MASKED_VALUE_LENGTH } from "./limits.js";
-import { createSearch, replaceSpans, SEARCH_BLOCK_CHARS } from "./search.js";
+import { createByteSearch, createSearch, replaceByteSpans, replaceSpans, SEARCH_BLOCK_CHARS } from "./search.js";
 
 /** What the search must return: at each place the longest pattern there, overlapping ones joined. */
 function slowly(text: string, patterns: readonly string[], replacement: string): string {
@@ -70,5 +70,35 @@ describe("createSearch", () => {
 
   it("is never asked for a pattern shorter than its block", () => {
     expect(MIN_MASKED_VALUE_LENGTH).toBeGreaterThanOrEqual(SEARCH_BLOCK_CHARS);
+  });
+});
+
+describe("createByteSearch", () => {
+  /** The text's UTF-8 with what the patterns' UTF-8 finds in it replaced by "#", read back as latin1 (one character a byte). */
+  function hiddenBytes(patterns: readonly string[], text: string): string {
+    const bytes = Buffer.from(text, "utf8");
+    const spans = createByteSearch(patterns.map((pattern) => Buffer.from(pattern, "utf8")))(bytes);
+    return replaceByteSpans(bytes, spans, Buffer.from("#")).toString("latin1");
+  }
+  const latin1 = (text: string): string => Buffer.from(text, "utf8").toString("latin1");
+
+  it("finds in bytes what a search pattern by pattern finds in their characters, on bytes full of near misses", () => {
+    const next = random(11);
+    const spell = (length: number, alphabet: string): string => Array.from({ length }, () => alphabet[next(alphabet.length)]).join("");
+    for (let round = 0; round < 400; round++) {
+      const alphabet = ["ab", "abc-", "abcdefgh%=", "aé\u00ffb"][round % 4] ?? "ab";
+      const patterns = Array.from({ length: 1 + next(12) }, () => spell(SEARCH_BLOCK_CHARS + next(round % 5 === 0 ? 300 : 10), alphabet));
+      const text = spell(next(600), alphabet) + (patterns[0] ?? "") + spell(next(50), alphabet);
+      const expected = slowly(latin1(text), patterns.map(latin1), "#");
+      expect(hiddenBytes(patterns, text), `round ${round}`).toBe(expected);
+    }
+  });
+
+  it("joins occurrences that overlap, and hands back the very bytes it was given when nothing matches", () => {
+    expect(hiddenBytes(["abcdef", "defghi", "ghijkl"], "_abcdefghijkl_ _abcdefabcdef_")).toBe("_#_ _##_");
+    const bytes = Buffer.from("nothing to hide here");
+    const kept = replaceByteSpans(bytes, createByteSearch([Buffer.from("absent-value")])(bytes), Buffer.from("#"));
+    expect(kept.buffer).toBe(bytes.buffer);
+    expect(createByteSearch([])(bytes)).toEqual([]);
   });
 });
