@@ -26,6 +26,11 @@ export type RuntimeCheck = {
   readonly engines?: readonly EngineCheck[];
   /** On Kubernetes: the cluster (its API server answers, the namespace may hold a Run's Pod) instead of a Docker engine. */
   readonly cluster?: ClusterCheck;
+  /**
+   * Why it cannot run an agent now, one sentence each, in general words (an engine by the name it
+   * was given; no address, no namespace): what a readiness probe may tell anyone. None when it can.
+   */
+  readonly unready?: readonly string[];
 };
 
 /**
@@ -35,7 +40,11 @@ export type RuntimeCheck = {
 export async function checkKubernetes(backend: KubernetesBackend): Promise<RuntimeCheck> {
   const { checkCluster, DEFAULT_NAMESPACE_FOR_PODS } = await import("../kube/index.js");
   const cluster = await checkCluster(backend.api, backend.namespace ?? DEFAULT_NAMESPACE_FOR_PODS);
-  return { engine: cluster.problem === undefined, image: true, cluster };
+  const unready =
+    cluster.problem === undefined
+      ? []
+      : [cluster.answers ? "the Kubernetes namespace cannot hold a Run's Pod now" : "the Kubernetes API server does not answer"];
+  return { engine: cluster.problem === undefined, image: true, cluster, unready };
 }
 
 export async function checkEngine(engine: Engine, image: string): Promise<RuntimeCheck> {
@@ -43,8 +52,9 @@ export async function checkEngine(engine: Engine, image: string): Promise<Runtim
     () => true,
     () => false,
   );
-  if (!engineAnswers) return { engine: false, image: false };
-  return { engine: true, image: await engine.hasImage(image).catch(() => false) };
+  if (!engineAnswers) return { engine: false, image: false, unready: ["the container engine does not answer", "the agent image is not on the engine"] };
+  const held = await engine.hasImage(image).catch(() => false);
+  return { engine: true, image: held, unready: held ? [] : ["the agent image is not on the engine"] };
 }
 
 /** Each engine of the set, by its last ping and an image check now; true overall when one engine can take a Run. */
@@ -60,5 +70,14 @@ export async function checkEngineSet(set: EngineSet, image: string): Promise<Run
     ...(s.why === undefined ? {} : { why: s.why }),
   }));
   const usable = engines.some((e) => e.engine && e.image);
-  return { engine: engines.some((e) => e.engine), image: usable, engines };
+  const unready = usable
+    ? []
+    : engines.map((one) =>
+        !one.engine
+          ? `engine ${JSON.stringify(one.name)}: it does not answer`
+          : !one.image
+            ? `engine ${JSON.stringify(one.name)}: the agent image is not on it`
+            : `engine ${JSON.stringify(one.name)}: it cannot run an agent now`,
+      );
+  return { engine: engines.some((e) => e.engine), image: usable, engines, unready };
 }

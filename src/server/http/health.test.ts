@@ -26,14 +26,22 @@ describe("/readyz", () => {
     expect(await probe({ ready: true, engine: true, image: true, ...busy })).toEqual({ status: 200, body: { ready: true } });
   });
 
-  it("answers a service that is not ready 503, saying why in general words", async () => {
-    expect(await probe({ ready: false, engine: false, image: false, ...busy })).toEqual({
+  it("answers a service that is not ready 503, saying why in its backend's general words", async () => {
+    const unready = ["the container engine does not answer", "the agent image is not on the engine"];
+    expect(await probe({ ready: false, engine: false, image: false, unready, ...busy })).toEqual({
       status: 503,
-      body: { ready: false, reasons: ["the container engine does not answer", "the agent image is not on the engine"] },
+      body: { ready: false, reasons: unready },
     });
-    expect(await probe({ ready: false, engine: true, image: false, ...busy })).toEqual({
+    expect(await probe({ ready: false, engine: true, image: false, unready: ['engine "b": the agent image is not on it'], ...busy })).toEqual({
       status: 503,
-      body: { ready: false, reasons: ["the agent image is not on the engine"] },
+      body: { ready: false, reasons: ['engine "b": the agent image is not on it'] },
+    });
+  });
+
+  it("says it cannot run an agent now when not ready for no reason its backend gave", async () => {
+    expect(await probe({ ready: false, engine: true, image: true, ...busy })).toEqual({
+      status: 503,
+      body: { ready: false, reasons: ["it cannot run an agent now"] },
     });
   });
 });

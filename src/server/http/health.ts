@@ -19,6 +19,8 @@ export type Readiness = {
   readonly engines?: readonly EngineCheck[];
   /** On Kubernetes (serve --kubernetes): the cluster instead of a Docker engine; `engine` is whether a Pod can go to its namespace. */
   readonly cluster?: RuntimeCheck["cluster"];
+  /** Why it cannot run an agent now, in its backend's general words (RuntimeCheck.unready). */
+  readonly unready?: RuntimeCheck["unready"];
   readonly slots: { readonly total: number; readonly running: number; readonly queued: number };
   /** What makes it less than it says now, oldest first (its runners' board); default none. */
   readonly degraded?: readonly Degradation[];
@@ -46,18 +48,8 @@ function probeAnswerOf(state: Readiness): ProbeAnswer {
   if (state.ready) return { ready: true, ...degraded };
   // An engine's is said by the engine checks below already.
   const stopping = (state.degraded ?? []).filter((one) => one.stopsRuns && one.kind !== "engine").map((one) => inGeneralWords(one).reason);
-  const reasons =
-    state.cluster !== undefined
-      ? [clusterReason(state.cluster)]
-      : state.engines === undefined
-        ? [...(state.engine ? [] : ["the container engine does not answer"]), ...(state.image ? [] : ["the agent image is not on the engine"])]
-        : state.engines.map((one) =>
-            !one.engine
-              ? `engine ${JSON.stringify(one.name)}: it does not answer`
-              : !one.image
-                ? `engine ${JSON.stringify(one.name)}: the agent image is not on it`
-                : `engine ${JSON.stringify(one.name)}: it cannot run an agent now`,
-          );
+  // The backend's own words (RuntimeCheck.unready): an engine, each of several, or a cluster.
+  const reasons = state.unready ?? [];
   const all = [...reasons, ...stopping];
   return { ready: false, reasons: all.length === 0 ? ["it cannot run an agent now"] : all, ...degraded };
 }
@@ -78,9 +70,4 @@ export function inGeneralWords(one: Degradation): DegradationSeen {
     "egress-proxy": `engine ${engine}: its egress proxy was found gone, and is started again`,
   }[one.kind];
   return { kind: one.kind, reason, since: one.since };
-}
-
-/** In general words: the server's address and the namespace's name are the deployment's own. */
-function clusterReason(cluster: NonNullable<Readiness["cluster"]>): string {
-  return cluster.answers ? "the Kubernetes namespace cannot hold a Run's Pod now" : "the Kubernetes API server does not answer";
 }
