@@ -13,8 +13,11 @@ export const HISTORY_MARKER = "history-complete.json";
 /** A history's Runs were created one after another over this many days, up to an hour before it was built. */
 export const HISTORY_DAYS = 30;
 
-/** The queries the probe times: a list page of each kind and a usage query (plus the submit). */
-export const QUERY_NAMES = ["first page", "middle page", "state=failed", "label team=t2", "tenant tenant-3", "usage, 7 days"] as const;
+/**
+ * The queries the probe times (and the submit): a list page of each kind, and a usage query over the
+ * week before the history's end, from a midnight UTC (whole days) and from an hour within a day.
+ */
+export const QUERY_NAMES = ["first page", "middle page", "state=failed", "label team=t2", "tenant tenant-3", "usage, whole days", "usage, part day"] as const;
 
 /** The figures of one probe; the sample lists are in milliseconds. */
 export type ProbeResult = {

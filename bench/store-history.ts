@@ -19,7 +19,7 @@ const MAX_ROUNDS = 20;
 const SIZES = [0, 1_000, 100_000] as const;
 /** Each query timed this many times per probe, and submits made. */
 const QUERIES = 200;
-const SUBMITS = 50;
+const SUBMITS = 100;
 /** A probe (or a build) that takes longer than this has hung. */
 const PROBE_BOUND_MS = 15 * 60_000;
 const BUILD_BOUND_MS = 60 * 60_000;
@@ -70,10 +70,10 @@ async function history(size: number): Promise<{ readonly dir: string; readonly h
     () => undefined,
   );
   if (kept?.format === HISTORY_FORMAT && kept.runs === size) {
-    console.log(`history of ${label(size)} Runs: kept from ${kept.builtAt} (written in ${kept.buildSeconds.toFixed(0)} s), ${dir}`);
+    console.log(`history of ${size === 0 ? "no" : label(size)} Runs: kept from ${kept.builtAt} (written in ${kept.buildSeconds.toFixed(0)} s), ${dir}`);
     return { dir, history: kept };
   }
-  console.log(`history of ${label(size)} Runs: writing it under ${dir}`);
+  console.log(`history of ${size === 0 ? "no" : label(size)} Runs: writing it under ${dir}`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // The build's file writes wait on libuv's threads, not on its CPU: more of them write 100k Runs sooner.
@@ -115,7 +115,7 @@ async function main(): Promise<number> {
     const order = SIZES.map((_, at) => SIZES[(at + round) % SIZES.length] as number);
     for (const size of order) {
       const { dir, history: kept } = histories.get(size)!;
-      const line = await probe([dir, "full", kept.middle, String(QUERIES), String(SUBMITS)], PROBE_BOUND_MS);
+      const line = await probe([dir, "full", kept.middle, String(QUERIES), String(SUBMITS), kept.builtAt], PROBE_BOUND_MS);
       results.get(size)!.push(JSON.parse(line) as ProbeResult);
     }
     console.log(`  round ${round + 1} of ${rounds} done`);

@@ -152,9 +152,9 @@ async function removeProbeRuns(service: RunService): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const [runtimeDir, mode, middle, queriesText, submitsText] = process.argv.slice(2);
+  const [runtimeDir, mode, middle, queriesText, submitsText, builtAt] = process.argv.slice(2);
   if (runtimeDir === undefined || (mode !== "full" && mode !== "startup" && mode !== "build"))
-    throw new Error("usage: store-probe.js <runtimeDir> build <size> | full <middleId> <queries> <submits> | startup");
+    throw new Error("usage: store-probe.js <runtimeDir> build <size> | full <middleId> <queries> <submits> <builtAt> | startup");
   const code = process.env["BENCH_STORE_CODE"] ?? new URL("../src/server/runs/index.js", import.meta.url).href;
   const recoverStarted = performance.now();
   const runs = (await import(code)) as RunsModule;
@@ -179,7 +179,10 @@ async function main(): Promise<void> {
   if (mode === "full") {
     await removeProbeRuns(service);
     const queries = Number(queriesText ?? 200);
-    const since = Date.now() - 7 * DAY_MS;
+    // A week back from the history's end, whenever it was written: from that hour (its first day walked Run by Run), and from that day's midnight UTC (whole days, summed once).
+    const since = Date.parse(builtAt ?? "") - 7 * DAY_MS;
+    if (Number.isNaN(since)) throw new Error(`builtAt ${JSON.stringify(builtAt)} is not a date and time`);
+    const midnight = Math.floor(since / DAY_MS) * DAY_MS;
     for (let at = 0; at < queries; at += 1) {
       await timed(samples, "first page", () => service.page({ limit: 50 }));
       // As GET /v1/runs?cursor= does: the cursor's Run, then the page after it.
@@ -192,7 +195,8 @@ async function main(): Promise<void> {
       await timed(samples, "state=failed", () => service.page({ state: "failed", limit: 50 }));
       await timed(samples, "label team=t2", () => service.page({ labels: [["team", "t2"]], limit: 50 }));
       await timed(samples, "tenant tenant-3", () => service.page({ tenant: "tenant-3", limit: 50 }));
-      await timed(samples, "usage, 7 days", () => service.usage(since));
+      await timed(samples, "usage, whole days", () => service.usage(midnight));
+      await timed(samples, "usage, part day", () => service.usage(since));
     }
     const submitted: string[] = [];
     const request: ServiceRunRequest = { cli: "claude", prompt: "Say ok.", labels: { [PROBE_LABEL[0]]: PROBE_LABEL[1] } };
