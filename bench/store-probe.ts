@@ -63,7 +63,7 @@ async function writeRun(store: RunStore, createdMs: number): Promise<string> {
   const iso = (ms: number) => new Date(ms).toISOString();
   const record: RunRecord = { id, tenant, key: `ak_${tenant}`, state: "queued", createdAt: iso(createdMs), cli, labels };
   let eventId = 0;
-  const event = (type: string, data: unknown) => store.appendEvent(id, { id: ++eventId, type, data });
+  const event = (type: string, data: unknown) => store.appendEvents(id, [{ id: ++eventId, type, data }]);
   await store.create(record, { cli, prompt: PROMPT, labels });
   await event("state", { state: "queued" });
   const starting: RunRecord = { ...record, state: "starting", startedAt: iso(startedMs) };
