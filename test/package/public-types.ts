@@ -85,3 +85,42 @@ function referencedName(node: ts.Node): ts.Node | undefined {
   if (ts.isImportTypeNode(node) && node.qualifier !== undefined) return last(node.qualifier);
   return undefined;
 }
+
+/**
+ * Each name `entryFile` exports whose declaration has no doc comment of its own, as TypeDoc would
+ * find none: an alias is followed to what it names; `export * as ns` is documented on that export.
+ * Works over the source (src/index.ts) or over an installed package's .d.ts alike.
+ */
+export function undocumentedExports(projectDir: string, entryFile: string): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(projectDir, "tsconfig.json"),
+    { noEmit: true },
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
+  if (config === undefined) throw new Error(`cannot read ${projectDir}/tsconfig.json`);
+  const file = path.join(projectDir, entryFile);
+  const program = ts.createProgram({ rootNames: [file], options: config.options });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const moduleSymbol = source === undefined ? undefined : checker.getSymbolAtLocation(source);
+  if (moduleSymbol === undefined) throw new Error(`${entryFile} is not a module in the program`);
+  const hasDoc = (node: ts.Node): boolean => ts.getJSDocCommentsAndTags(node).some((doc) => ts.isJSDoc(doc) && doc.comment !== undefined);
+  const documented = (member: ts.Symbol): boolean => {
+    const target = member.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(member) : member;
+    if (target.getDocumentationComment(checker).length > 0) return true;
+    // A namespace re-export (`export * as limits from "./limits.js"`): its doc is on the export itself.
+    for (
+      let alias: ts.Symbol | undefined = member;
+      alias !== undefined && alias.flags & ts.SymbolFlags.Alias;
+      alias = checker.getImmediateAliasedSymbol(alias)
+    ) {
+      if ((alias.declarations ?? []).some((node) => ts.isNamespaceExport(node) && hasDoc(node.parent))) return true;
+    }
+    return false;
+  };
+  return checker
+    .getExportsOfModule(moduleSymbol)
+    .filter((member) => !documented(member))
+    .map((member) => member.name)
+    .sort();
+}
