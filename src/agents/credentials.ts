@@ -10,6 +10,7 @@ import type { CredentialVariable } from "./adapter/index.js";
 import { adapterFor, perCli, type AgentCli } from "./adapters.js";
 import { MAX_CREDENTIAL_BYTES } from "./limits.js";
 
+/** Which kind of credential a Run got: a subscription token, a CLI's own login, an API key, or none. Reportable; the value never is. */
 export type CredentialKind = "oauth_token" | "login" | "api_key" | "none";
 
 export type Credential =
@@ -35,6 +36,7 @@ export type Credential =
 /** Per CLI, in order of preference (its adapter's): subscription first, then API keys. */
 export const CREDENTIAL_VARIABLES: Readonly<Record<AgentCli, readonly CredentialVariable[]>> = perCli((adapter) => adapter.credentials);
 
+/** A credential that is there but cannot be read (a secrets file readable by others, not a plain file or too large; a login that is not JSON); the message names the file, never its value. */
 export class CredentialError extends AgentcageError {
   override readonly name = "CredentialError";
   readonly code = "credential_unreadable";

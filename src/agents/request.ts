@@ -115,6 +115,7 @@ export type AgentRequestInput = z.input<typeof agentRequestSchema>;
 /** A request after validation, with every default filled in. */
 export type AgentRequest = z.output<typeof agentRequestSchema>;
 
+/** Thrown by parseAgentRequest for a malformed request, naming every problem; the runner turns it into an `invalid_request` Outcome instead. */
 export class AgentRequestError extends AgentcageError {
   override readonly name = "AgentRequestError";
   readonly code = "invalid_agent_request";

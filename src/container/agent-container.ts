@@ -21,6 +21,7 @@ import {
   MIN_TMPFS_BYTES,
 } from "./limits.js";
 
+/** What one Run's container may use (memory, CPUs, processes, /tmp, the grace to stop); each left out takes the default its comment gives. */
 export type ContainerLimits = {
   /** Memory and memory+swap, in bytes; default 2 GiB (`DEFAULT_MEMORY_BYTES`), no swap on top. */
   readonly memoryBytes?: number;
@@ -71,6 +72,10 @@ export function agentWorkdirOf(container: Pick<AgentContainer, "staging">): stri
   return container.staging === undefined ? undefined : (container.staging.agentWorkdir ?? DEFAULT_AGENT_WORKDIR);
 }
 
+/**
+ * The declaration of the container every Run starts from: image, mounts, staging, limits, networks.
+ * Written once by the Operator and checked at construction; each default is the locked-down one.
+ */
 export type AgentContainer = {
   /** Image reference; must exist locally, nothing is pulled. */
   readonly image: string;
@@ -111,6 +116,7 @@ export type AgentContainer = {
   readonly logger?: Logger;
 };
 
+/** Thrown at construction for an Agent Container declaration that cannot mean anything; the message names the field and quotes its value. */
 export class AgentContainerError extends AgentcageError {
   override readonly name = "AgentContainerError";
   readonly code = "invalid_agent_container";

@@ -7,7 +7,9 @@ import { type Mount, type MountSpec, type VolumeMount, mountArguments, mountSpec
 import { agentWorkdirOf, type ValidatedContainer } from "./agent-container.js";
 import { DEFAULT_MEMORY_BYTES, DEFAULT_PIDS_LIMIT, DEFAULT_STOP_GRACE_SECONDS, DEFAULT_TMPFS_BYTES, FALLBACK_AGENT_USER } from "./limits.js";
 
+/** The label on every container, network and volume of a Run, holding its Run id. */
 export const RUN_LABEL = "agentcage.run";
+/** The label naming who owns a Run's container (the declaration's `owner`): a sweep removes only its own owner's. */
 export const OWNER_LABEL = "agentcage.owner";
 export const DEFAULT_OWNER = "agentcage";
 /**

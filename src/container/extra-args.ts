@@ -4,6 +4,7 @@
 
 import { AgentcageError } from "../errors/index.js";
 
+/** Thrown at construction for an `extraArgs` flag that both renderings (the `docker run` words and the Engine API) cannot mean alike. */
 export class ExtraArgsError extends AgentcageError {
   override readonly name = "ExtraArgsError";
   readonly code = "invalid_extra_args";

@@ -5,6 +5,7 @@ import { type ComposedSpec, commandWords, effectiveEnv, OWNER_LABEL, RUN_LABEL, 
 import { cliExtraArgs } from "./extra-args.js";
 import type { Masker } from "../redact/index.js";
 
+/** The `docker run` words of a Run, as a person could paste them, with env values kept apart: `env` is secret, `redactedArgs` safe to log. */
 export type ComposedCommand = {
   /** The client to spawn, e.g. "docker". */
   readonly command: string;

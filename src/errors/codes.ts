@@ -3,6 +3,7 @@
 // Invariant: a code, once released, keeps its name and meaning (callers branch on it); the
 // table of docs/errors.md lists exactly these codes (codes.test.ts checks both ways).
 
+/** Every code an agentcage error or the service's HTTP answer carries, with its one-line meaning; a released code keeps both. */
 export const ERROR_CODES = {
   // What the service answers over HTTP, in `{ error, message }`.
   invalid_request:

@@ -32,6 +32,10 @@ const CONTROL_TARGET = "/run/agentcage";
 const SECRET_FILE = "control-secret";
 const SOCKET_FILE = "egress.sock";
 
+/**
+ * The egress proxy beside the Runs, started by startEgressGateway: a `model` or `allowlist` Run reaches
+ * its provider only through it, holding a per-Run token instead of the real credential.
+ */
 export type EgressGateway = EgressControlClient & {
   /** The proxy's container, which each Run's network is joined to. */
   readonly container: string;
@@ -58,6 +62,7 @@ export type EgressGateway = EgressControlClient & {
 /** How the runtime reaches a proxy it started: through the Staging Directory's disk, or through the engine. */
 export type EgressControlPath = "disk" | "engine";
 
+/** What startEgressGateway needs: where its control lives, and the image, networks and upstreams of the proxy. */
 export type EgressGatewayOptions = {
   /**
    * Under control "disk": a directory this process and the engine's host see at the same path (the

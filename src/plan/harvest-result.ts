@@ -4,6 +4,7 @@
 /** Where the agent leaves what it made, at the top of its work/: the directory a Harvest copies back. */
 export const OUT_NAME = "out";
 
+/** Every rule a Harvest can refuse an entry by; a refusal copies nothing. */
 export const HARVEST_REFUSAL_REASONS = [
   "symlink",
   "hardlink",
@@ -29,8 +30,10 @@ export const HARVEST_REFUSAL_REASONS = [
   "changed_during_harvest",
 ] as const;
 
+/** Which rule refused a Harvest (one of HARVEST_REFUSAL_REASONS). */
 export type HarvestRefusalReason = (typeof HARVEST_REFUSAL_REASONS)[number];
 
+/** Why a Harvest copied nothing: the one entry and the rule it broke, and a sentence saying what to do. */
 export type HarvestRefusal = {
   readonly reason: HarvestRefusalReason;
   /**
@@ -61,6 +64,7 @@ export type ChangeSummary = {
   readonly outFiles?: number;
 };
 
+/** What a Harvest answers: what it copied (`ok: true`), or the refusal that copied nothing. Never thrown. */
 export type HarvestResult =
   | {
       readonly ok: true;

@@ -4,6 +4,7 @@
 import type { HarvestResult } from "./harvest-result.js";
 import type { ReaderVerdict } from "./run-plan.js";
 
+/** Every way a Run can end; each Outcome's `reason` is one of these. */
 export const END_REASONS = [
   /** The reader said ok. */
   "completed",
@@ -34,6 +35,7 @@ export const END_REASONS = [
   "write_limit",
 ] as const;
 
+/** How a Run ended (one of END_REASONS): what a caller branches on, never the message. */
 export type EndReason = (typeof END_REASONS)[number];
 
 /** How the container's process ended, as the engine saw it. Facts, not the verdict. */
@@ -44,6 +46,10 @@ export type ExitFacts = {
   readonly oomKilled: boolean;
 };
 
+/**
+ * The typed end of a Run, whatever happened to it: run() resolves with one and never rejects. `ok` and
+ * `reason` say how it ended, `result` what the reader made of the agent's stdout (secrets masked).
+ */
 export type Outcome<R extends ReaderVerdict = ReaderVerdict> = {
   readonly runId: string;
   readonly ok: boolean;

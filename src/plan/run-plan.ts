@@ -21,6 +21,10 @@ export type ReaderVerdict = {
   readonly sessionId?: string;
 };
 
+/**
+ * What a Run Plan function answers for one Run: the words after the image, the stdin (where the
+ * prompt belongs, never in args), and the reader that turns stdout into a verdict.
+ */
 export type RunPlan<R extends ReaderVerdict = ReaderVerdict> = {
   /** Words after the image (and after the rest of a declared entrypoint). */
   readonly args: readonly string[];

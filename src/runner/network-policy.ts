@@ -10,7 +10,12 @@ import { adapterFor, type Credential, type AgentRequest } from "../agents/index.
 import { GoneError, whileAlive } from "../liveness/index.js";
 import { METER_READ_SLOW_MS } from "./limits.js";
 
+/** Every network policy a runner applies, from none at all to the open internet. */
 export const NETWORK_POLICIES = ["none", "model", "allowlist", "open"] as const;
+/**
+ * What network a Run's agent gets: `none`; `model`, its provider only, through the egress proxy;
+ * `allowlist`, that and HTTPS to the `host:port` pairs listed; `open`, anything, holding the real credential.
+ */
 export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];
 
 /** The clouds' instance metadata endpoint: any network with a route out reaches it. */

@@ -9,6 +9,7 @@ import type { AgentCli, AgentResult, CredentialKind } from "../agents/index.js";
 import type { BudgetReport } from "./guard.js";
 import type { NetworkPolicy, NetworkReport } from "./network-policy.js";
 
+/** An agent Run's Outcome: the runtime's, plus which kind of credential it got (never the value), its CLI, budget and network. */
 export type AgentOutcome = Outcome<AgentResult> & {
   /** Which kind of credential the Run got; never its value. */
   readonly credential: CredentialKind;

@@ -15,6 +15,7 @@ import type { CodexProvider, AgentEvent } from "../agents/index.js";
 import type { NetworkPolicy } from "./network-policy.js";
 import type { RunTraceContext } from "./run-trace.js";
 
+/** createAgentRunner's one argument: the agent image and what every Run of the runner shares. Only `image` is required. */
 export type AgentRunnerOptions = {
   /** The agent image (images/agent), with both CLIs in it. */
   readonly image: string;
@@ -135,6 +136,7 @@ export type AgentRunnerOptions = {
   readonly standIn?: boolean;
 };
 
+/** What one agent Run may be given beside its request and prompt: a signal, inputs, a Harvest, an onEvent. */
 export type AgentRunOptions = {
   readonly signal?: AbortSignal;
   readonly inputs?: RunInputs;

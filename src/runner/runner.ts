@@ -31,6 +31,7 @@ import { resolveRunnerSettings, type RunnerSettings } from "./settings.js";
 
 export type { AgentOutcome } from "./outcome.js";
 
+/** Runs claude or codex, one fresh locked-down container per Run, from a typed request; made by createAgentRunner. */
 export type AgentRunner = {
   /** Never rejects: a malformed call, a missing credential, anything that happens to the Run is the Outcome. */
   readonly run: (request: AgentRequestInput, prompt: string, options?: AgentRunOptions) => Promise<AgentOutcome>;
@@ -61,6 +62,10 @@ export type AgentRunner = {
   readonly backend: BackendRefusals & { readonly description: string };
 };
 
+/**
+ * Makes an AgentRunner: the agent image, staging, credentials and network policy, given once. Options
+ * that cannot mean anything throw here; everything after that is an Outcome.
+ */
 export function createAgentRunner(options: AgentRunnerOptions, ...extra: never[]): AgentRunner {
   checkRunnerOptions(options, extra);
   // The runner's board is its runtime's: what either meets is said once, on the caller's board when it gives one.

@@ -47,4 +47,5 @@ export { refusedOutcome } from "./end-reason.js";
 export { describeValue, EarlyEnd, RunRequestError } from "./misuse.js";
 export { newRuntimeSessionId, orphanedBecause, ownershipFromLabels, ownershipLabels, thisProcess } from "./ownership/index.js";
 export { bounded } from "./stop.js";
+/** Every bound a Run is held to, with the unit in each name (`MAX_TIMEOUT_SECONDS`, `DEFAULT_MEMORY_BYTES`): what an option's range and default are. */
 export * as limits from "./limits.js";

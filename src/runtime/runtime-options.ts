@@ -20,6 +20,7 @@ import type { KubernetesBackend } from "./pods/index.js";
 import type { RunBackend } from "./run-backend.js";
 import { chooseRunBackend, isRunBackend } from "./run-backends.js";
 
+/** createAgentContainerRuntime's one argument: the Agent Container, the Run Plan function, and how Runs reach an engine. Refused at construction. */
 export type RuntimeOptions<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
   readonly container: AgentContainer;
   /** Answers each Run with its plan; called once per Run and once per commandFor. */

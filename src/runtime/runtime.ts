@@ -20,6 +20,10 @@ import type { SweepResult } from "./ownership/index.js";
 
 export type { RuntimeOptions } from "./runtime-options.js";
 
+/**
+ * An Agent Container and a Run Plan function put together: `run` one prompt in a fresh container, or
+ * see its `commandFor` without starting one. `run` never rejects for what happens to a Run; its Outcome says.
+ */
 export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined> = {
   readonly run: (prompt: RunPrompt<Q>, options?: RunOptions) => Promise<Outcome<R>>;
   readonly commandFor: (prompt: RunPrompt<Q>, options?: Pick<RunOptions, "env" | "secretFiles" | "secrets">) => ComposedCommand;
@@ -60,6 +64,10 @@ export type AgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = u
   readonly close: () => Promise<void>;
 };
 
+/**
+ * Makes an AgentContainerRuntime for an agent of one's own (the agent runner is one for claude and
+ * codex). A declaration that cannot mean anything throws here, where it was written, never in a Run.
+ */
 export function createAgentContainerRuntime<R extends ReaderVerdict = ReaderVerdict, Q = undefined>(
   options: RuntimeOptions<R, Q>,
   ...extra: never[]

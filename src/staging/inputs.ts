@@ -14,6 +14,7 @@ import { copyBatch, countOnBudget, newByteBudget, type ByteBudget, type CopyResu
 import { excludedBy, excludeProblem, type Excluded } from "./exclude/index.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_DEPTH, MAX_INPUT_ENTRIES, STAGE_COPY_BATCH } from "./limits.js";
 
+/** What the caller hands a Run to work on: a directory and/or named files, copied into its `work/` (never mounted). Needs `staging`. */
 export type RunInputs = {
   /** A directory to copy into `work/`; never modified, never mounted. */
   readonly directory?: string;

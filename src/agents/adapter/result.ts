@@ -3,6 +3,7 @@
 
 import type { ReaderVerdict } from "../../plan/index.js";
 
+/** Every way an agent's stream can end, as both CLIs' readers say it, ranked by what a caller can do about it. */
 export const AGENT_REASONS = [
   /** The agent answered. */
   "completed",
@@ -26,8 +27,10 @@ export const AGENT_REASONS = [
   "protocol_error",
 ] as const;
 
+/** How the agent's stream ended (one of AGENT_REASONS); the Run's own end is the Outcome's `reason`. */
 export type AgentReason = (typeof AGENT_REASONS)[number];
 
+/** Tokens as the CLI reported them, in all for the Run. */
 export type AgentUsage = {
   readonly inputTokens: number;
   readonly outputTokens: number;
@@ -35,6 +38,7 @@ export type AgentUsage = {
   readonly cacheWriteTokens: number;
 };
 
+/** What an agent CLI's stream was read into, the same for claude and codex: an AgentOutcome's `result`, secrets masked. */
 export type AgentResult = ReaderVerdict & {
   readonly reason: AgentReason;
   /** The agent's final answer. */
@@ -82,6 +86,7 @@ export type BudgetUse = {
 /** Tokens as the provider reported them to the egress proxy; the four never overlap. */
 export type MeteredUsage = { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens: number; readonly cacheWriteTokens: number };
 
+/** What the agent is doing as its stream is read, for a caller's `onEvent`: one kind per `type`, secrets masked. */
 export type AgentEvent =
   | { readonly type: "init"; readonly sessionId?: string; readonly model?: string; readonly tools?: readonly string[] }
   /** A model response began (the nth). */

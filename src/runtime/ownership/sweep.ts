@@ -21,6 +21,7 @@ import { runNetworkName } from "../network/index.js";
 import { RUN_VOLUME_KINDS, runVolumeName } from "../volumes/index.js";
 import { orphanedBecause, ownershipFromLabels, thisProcess, type Ownership } from "./ownership.js";
 
+/** What a sweep removed that a crashed process left: containers, Run directories, networks, volumes, session stores. */
 export type SweepResult = {
   /** Container ids removed. */
   readonly removed: readonly string[];

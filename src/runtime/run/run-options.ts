@@ -6,6 +6,7 @@ import type { RunInputs, SecretFile } from "../../staging/index.js";
 import type { RunTrace } from "../../trace/index.js";
 import type { RunNetwork } from "../network/index.js";
 
+/** What one Run may be given beside its prompt: a signal, its own timeout, inputs, a Harvest, secrets. Each is optional. */
 export type RunOptions = {
   readonly signal?: AbortSignal;
   /** Overrides the declaration's timeout for this Run; 1 s to 24 h. It covers staging and the Harvest too. */

@@ -10,6 +10,7 @@ import { MAX_HARVEST_DEPTH, MAX_HARVEST_ENTRIES, MAX_HARVEST_FILE_BYTES, MAX_HAR
 import { overlapsAsWritten, pathsOverlap } from "./overlap.js";
 import { EMPTY, failureText, refusal } from "./refusals.js";
 
+/** The bounds a Harvest holds what the agent left to; an entry past one refuses the whole Harvest. */
 export type HarvestLimits = {
   /** Directory levels below the source (its direct children are level 1). Default MAX_HARVEST_DEPTH (8). */
   readonly maxDepth: number;
