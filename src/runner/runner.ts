@@ -31,7 +31,7 @@ import { resolveRunnerSettings, type RunnerSettings } from "./settings.js";
 
 export type { AgentOutcome } from "./outcome.js";
 
-/** Runs claude or codex, one fresh locked-down container per Run, from a typed request; made by createAgentRunner. */
+/** Runs an agent CLI (AGENT_CLIS), one fresh locked-down container per Run, from a typed request; made by createAgentRunner. */
 export type AgentRunner = {
   /** Never rejects: a malformed call, a missing credential, anything that happens to the Run is the Outcome. */
   readonly run: (request: AgentRequestInput, prompt: string, options?: AgentRunOptions) => Promise<AgentOutcome>;
