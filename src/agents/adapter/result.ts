@@ -38,7 +38,7 @@ export type AgentUsage = {
   readonly cacheWriteTokens: number;
 };
 
-/** What an agent CLI's stream was read into, the same for claude and codex: an AgentOutcome's `result`, secrets masked. */
+/** What an agent CLI's stream was read into, the same for every CLI: an AgentOutcome's `result`, secrets masked. */
 export type AgentResult = ReaderVerdict & {
   readonly reason: AgentReason;
   /** The agent's final answer. */
