@@ -125,6 +125,8 @@ describe("the start of the egress proxy in a cluster, once its Pod runs", () => 
       () => "started",
       (error: Error) => error.message,
     );
+    // Once it runs (its control socket is asked over exec only then): the wait under test is the socket's, not the Pod's start.
+    await until(() => cluster?.fake.requests.find((r) => r.path.endsWith("/exec")));
     const pod = await until(() => cluster?.fake.objects().find((key) => key.startsWith("pods/")));
     await api.remove("Pod", "agents", pod.slice("pods/".length));
     const removedAt = performance.now();
