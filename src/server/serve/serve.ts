@@ -45,7 +45,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   const startedAt = new Date().toISOString();
   const logger = options.logger ?? pino({ name: "agentcage-serve" }, pino.destination(2));
   const checked = await checkServeOptions(options);
-  const start = startUp(options.signal);
+  // Each step that may wait on the disk or the engine is said while it runs long: which one holds the start.
+  const start = startUp(options.signal, (step, waitedMs) => logger.warn({ step, waitedMs }, `agentcage serve is still starting: ${step}`));
   try {
     const serviceDir = join(options.runtimeDir, "service");
     await mkdir(serviceDir, { recursive: true, mode: 0o700 });
@@ -55,10 +56,13 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       ? await serviceToken(checked.token, serviceDir)
       : { token: randomBytes(24).toString("base64url"), tokenFile: undefined };
     // The store, made once here and handed to the Runs, the webhooks and the app (tenancy, feed).
-    const store = await openFileStore(options.runtimeDir, {
-      onAuditError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
-      onFeedError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
-    });
+    const store = await start.during(
+      "reading the Run records",
+      openFileStore(options.runtimeDir, {
+        onAuditError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
+        onFeedError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
+      }),
+    );
     const { tenancy, feed } = store;
     start.made(() => store.flush());
     const port = options.port ?? 8750;
@@ -68,7 +72,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     const quotasOf = tenantQuotas(tenancy, checked);
     // The pool's claims feed the metrics, which are made with the Runs below (they read the runner's pool): a late binding.
     let metricsOfClaims: RunMetrics | undefined;
-    const runners = await assembleServiceRunners(options, checked.slots, logger, (latencyMs) => metricsOfClaims?.poolClaimed(latencyMs));
+    const runners = await start.during(
+      "starting the runners and what their Runs reach (the egress proxy, the stand-in)",
+      assembleServiceRunners(options, checked.slots, logger, (latencyMs) => metricsOfClaims?.poolClaimed(latencyMs)),
+    );
     // The pool's members go before the proxy they are joined to.
     start.made(() => runners.close());
     start.goOn();
@@ -105,38 +112,44 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     metricsOfClaims = metrics;
     // Runs recovered from the records may start from here on: a start that ends early drains them at once.
     start.made(() => service.drain(0));
-    const sweeper = await recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger });
+    const sweeper = await start.during(
+      "recovering the Runs of before and sweeping what they left on the engine",
+      recoverThenSweep({ service, runner, runRetentionDays: options.runRetentionDays, intervalMs: checked.sweepIntervalMs, logger }),
+    );
     start.made(() => sweeper.stop());
-    await webhooks.resume();
+    await start.during("resuming the webhooks still owed", webhooks.resume());
     start.goOn();
-    const app = await buildServiceApp({
-      service,
-      metrics,
-      runner,
-      slots: checked.slots,
-      token,
-      logger,
-      tenancy,
-      quotasOf,
-      feed,
-      allowPrivateCallbacks: allowPrivate,
-      onLifecycle: (listener) => lifecycle.push(listener),
-      facts: {
-        version: agentcageVersion(),
-        startedAt,
-        agentImage: options.image ?? AGENT_IMAGE,
-        standIn: options.standIn === true,
-        egress: egressView({
-          ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
-          ...(options.agentNetworks === undefined ? {} : { agentNetworks: options.agentNetworks }),
-          connected: options.egress !== undefined,
-          gateway: assembly.gateway,
-          gateways: assembly.gateways,
-        }),
-      },
-    });
+    const app = await start.during(
+      "building the HTTP app",
+      buildServiceApp({
+        service,
+        metrics,
+        runner,
+        slots: checked.slots,
+        token,
+        logger,
+        tenancy,
+        quotasOf,
+        feed,
+        allowPrivateCallbacks: allowPrivate,
+        onLifecycle: (listener) => lifecycle.push(listener),
+        facts: {
+          version: agentcageVersion(),
+          startedAt,
+          agentImage: options.image ?? AGENT_IMAGE,
+          standIn: options.standIn === true,
+          egress: egressView({
+            ...(options.networkPolicy === undefined ? {} : { networkPolicy: options.networkPolicy }),
+            ...(options.agentNetworks === undefined ? {} : { agentNetworks: options.agentNetworks }),
+            connected: options.egress !== undefined,
+            gateway: assembly.gateway,
+            gateways: assembly.gateways,
+          }),
+        },
+      }),
+    );
     start.made(() => closeApp(app));
-    const url = address === undefined ? "" : await listenOn(app, checked.host, port, address);
+    const url = address === undefined ? "" : await start.during("listening", listenOn(app, checked.host, port, address));
     // A stop heard while it began to listen: the caller, who asked for it, never gets a service to stop.
     if (options.signal?.aborted === true) throw stoppedWhileStarting(options.signal);
     if (listens) logger.info({ url, tokenFile }, "agentcage serve is listening");
