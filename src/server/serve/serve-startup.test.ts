@@ -6,7 +6,10 @@ describe("serve's start", () => {
   it("says a step that runs long while it runs, by name, and stops saying it once the step is done", async () => {
     const said: Array<{ step: string; waitedMs: number }> = [];
     const start = startUp(undefined, (step, waitedMs) => said.push({ step, waitedMs }), 20);
-    const answer = await start.during("sweeping the engine", sleep(110).then(() => 42));
+    const answer = await start.during(
+      "sweeping the engine",
+      sleep(110).then(() => 42),
+    );
     expect(answer).toBe(42);
     expect(said.length).toBeGreaterThanOrEqual(2);
     expect(said.every((one) => one.step === "sweeping the engine")).toBe(true);
