@@ -97,6 +97,32 @@ describe("the in-cluster egress proxy, through the API", () => {
     expect(fake.objects()).toEqual([]);
   });
 
+  it("fails at once, naming it, when its Pod is deleted while it waits to run, and leaves nothing", async () => {
+    const { fake, api } = await apiOn({ proxyWaits: true });
+    const started = startEgressProxyPod(api, OPTIONS, SECRET, { ...START, startTimeoutMs: 600_000 });
+    const failed = started.then(
+      () => "started",
+      (error: Error) => error.message,
+    );
+    await until(() => fake.requests.find((r) => r.method === "GET" && r.query.get("watch") === "true"));
+    await api.remove("Pod", "agents", OPTIONS.name);
+    const deletedAt = performance.now();
+    expect(await failed).toBe("the egress proxy's Pod agentcage-egress-00000000000000aa was deleted before it ran");
+    // At once, not at the 600 s start bound.
+    expect(performance.now() - deletedAt).toBeLessThan(15_000);
+    expect(fake.objects()).toEqual([]);
+  }, 60_000);
+
+  it("fails at once when its Pod was deleted before its watch began (a watch of a Pod not there says nothing), and leaves nothing", async () => {
+    const { fake, api } = await apiOn({ proxyWaits: true, proxyDeletedAtCreate: true });
+    const began = performance.now();
+    await expect(startEgressProxyPod(api, OPTIONS, SECRET, { ...START, startTimeoutMs: 600_000 })).rejects.toThrow(
+      "the egress proxy's Pod agentcage-egress-00000000000000aa is not there (removed) before it ran",
+    );
+    expect(performance.now() - began).toBeLessThan(15_000);
+    expect(fake.objects()).toEqual([]);
+  }, 60_000);
+
   it("stops waiting when its start is cancelled, and leaves nothing", async () => {
     const { fake, api } = await apiOn({ proxyWaits: true });
     const controller = new AbortController();
@@ -115,3 +141,13 @@ describe("the in-cluster egress proxy, through the API", () => {
 });
 
 process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+
+/** What `find` answers once it answers something, asked every 20 ms for up to 20 s. */
+async function until<T>(find: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 1000; i++) {
+    const found = find();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("what the test waited for did not come within 20 s");
+}

@@ -67,9 +67,9 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
     const { clusterIP } = await api.createService(namespace, manifest.service);
     if (clusterIP === "" || clusterIP === "None") throw new KubernetesError(`the Service ${name} was given no cluster address (${JSON.stringify(clusterIP)})`);
     await api.createPod(namespace, manifest.pod);
-    await untilRunning(api, namespace, name, start.startTimeoutMs, start.signal);
-    const connect = () => bridged(api, namespace, name, start);
     const peer = egressPeer(options);
+    await untilRunning(api, namespace, name, peer.podLabels, start.startTimeoutMs, start.signal);
+    const connect = () => bridged(api, namespace, name, start);
     return { name, namespace, clusterIP, peer, connect, gone: () => podGone(api, namespace, name, peer.podLabels), remove };
   } catch (error) {
     await remove().catch(() => undefined);
@@ -79,8 +79,19 @@ export async function startEgressProxyPod(api: KubeApi, options: EgressProxyPodO
   }
 }
 
-/** Resolves once the proxy's container runs; rejects naming why when it cannot, or at the start bound. */
-async function untilRunning(api: KubeApi, namespace: string, name: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves once the proxy's container runs; rejects naming why when it cannot (deleted included), or
+ * at the start bound. A watch of a Pod already gone says nothing at all, so once the watch is up the
+ * Pod is read once: deleted before, it is named at once instead of at the bound.
+ */
+async function untilRunning(
+  api: KubeApi,
+  namespace: string,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   let last: PodObject | undefined;
   let handle: { stop: () => void } | undefined;
   let done = false;
@@ -98,8 +109,13 @@ async function untilRunning(api: KubeApi, namespace: string, name: string, timeo
       };
       if (signal?.aborted === true) onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
-      const settle = (pod: PodObject) => {
+      const gone = (why: string) => {
+        clearTimeout(timer);
+        reject(new KubernetesError(`the egress proxy's Pod ${name} ${why} before it ran`));
+      };
+      const settle = (pod: PodObject, deleted?: boolean) => {
         last = pod;
+        if (deleted === true) return gone("was deleted");
         const said = proxyState(pod);
         if (said === "running") {
           clearTimeout(timer);
@@ -115,7 +131,11 @@ async function untilRunning(api: KubeApi, namespace: string, name: string, timeo
           (watch) => {
             handle = watch;
             // Settled before the watch was handed over: stop it now.
-            if (done) watch.stop();
+            if (done) return watch.stop();
+            // Deleted before the watch began: no line will ever come. A gone Pod's other ends come on the watch.
+            void podGone(api, namespace, name, labels).then((why) => {
+              if (why === "is not there (removed)" && !done) gone(why);
+            });
           },
           (error: unknown) => {
             clearTimeout(timer);

@@ -73,6 +73,8 @@ export type FakeOptions = {
   readonly proxyBridge?: { readonly socketPath: string; readonly connectedLine: string };
   /** An egress proxy's Pod waits (ContainerCreating) instead of running at once. */
   readonly proxyWaits?: boolean;
+  /** An egress proxy's Pod is deleted right after its create was answered (by someone else), before anyone watches it. */
+  readonly proxyDeletedAtCreate?: boolean;
   /** The namespaces there are, by name, with their labels; default: the exchange's, enforcing the restricted Pod Security standard. */
   readonly namespaces?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 };
@@ -164,6 +166,9 @@ async function packPlace(place: string, entries: readonly HolderEntry[]): Promis
 const PROXY_WAITING = { phase: "Pending", containerStatuses: [{ name: "egress", state: { waiting: { reason: "ContainerCreating" } } }] };
 const PROXY_RUNNING = { phase: "Running", containerStatuses: [{ name: "egress", state: { running: { startedAt: "2026-12-03T10:00:00Z" } } }] };
 
+/** How an egress proxy's Pod is named (src/gateway/kube-egress-gateway.ts; the test's own options name theirs so too). */
+const PROXY_NAME_PREFIX = "agentcage-egress-";
+
 function isProxy(object: Record<string, unknown>): boolean {
   const labels = (object["metadata"] as { labels?: Record<string, string> } | undefined)?.labels ?? {};
   return labels[PROXY_LABEL[0]] === PROXY_LABEL[1];
@@ -178,8 +183,8 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
   const requests: RecordedRequest[] = [];
   const emitted: WatchLine[] = [];
   const watchers = new Set<ServerResponse>();
-  /** Watches of an egress proxy's Pod: apart, as the Run's Pod's lines are not theirs. */
-  const proxyWatchers = new Set<ServerResponse>();
+  /** Watches of an egress proxy's Pod, with the name each watches: apart, as the Run's Pod's lines are not theirs. */
+  const proxyWatchers = new Map<ServerResponse, string>();
   const stdinChunks: Buffer[] = [];
   const objects = new Map<string, Record<string, unknown>>();
   let unpacked = new Map<string, string>();
@@ -237,6 +242,7 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
     if (route.collection === "services") return answer(res, 201, { ...made, spec: { ...(body["spec"] as object), clusterIP: FAKE_CLUSTER_IP } });
     answer(res, 201, made);
     if (route.collection === "pods" && !isProxy(body)) void emitAll(recorded.watchBeforeAttach);
+    if (route.collection === "pods" && isProxy(body) && options.proxyDeletedAtCreate === true) objects.delete(key);
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -259,11 +265,13 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
       if (req.method === "GET" && route.name === undefined && url.searchParams.get("watch") === "true") {
         const asked = url.searchParams.get("fieldSelector")?.replace(/^metadata\.name=/, "") ?? "";
         const proxy = objects.get(`pods/${asked}`);
-        if (route.collection === "pods" && proxy !== undefined && isProxy(proxy)) {
-          // An egress proxy's Pod: its container runs from the first line on.
+        if (route.collection === "pods" && ((proxy !== undefined && isProxy(proxy)) || asked.startsWith(PROXY_NAME_PREFIX))) {
+          // An egress proxy's Pod: its container runs from the first line on. One not there (yet, or any
+          // more) is watched all the same, as an API server does: no line until it is made or deleted.
           res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
-          res.write(`${JSON.stringify({ type: "ADDED", object: { ...proxy, status: options.proxyWaits === true ? PROXY_WAITING : PROXY_RUNNING } })}\n`);
-          proxyWatchers.add(res);
+          if (proxy === undefined) res.flushHeaders();
+          else res.write(`${JSON.stringify({ type: "ADDED", object: { ...proxy, status: options.proxyWaits === true ? PROXY_WAITING : PROXY_RUNNING } })}\n`);
+          proxyWatchers.set(res, asked);
           res.on("close", () => proxyWatchers.delete(res));
           return;
         }
@@ -298,7 +306,16 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
         const key = `${route.collection}/${route.name}`;
         if (!objects.has(key) && options.listed === undefined)
           return answer(res, 404, status(404, "NotFound", `${route.collection} "${route.name}" not found`));
+        const deleted = objects.get(key);
         objects.delete(key);
+        // Its watchers are told, as an API server tells them: the object's last state, as DELETED.
+        for (const [watch, name] of proxyWatchers) {
+          if (deleted !== undefined && route.collection === "pods" && name === route.name) {
+            watch.write(
+              `${JSON.stringify({ type: "DELETED", object: { ...deleted, status: options.proxyWaits === true ? PROXY_WAITING : PROXY_RUNNING } })}\n`,
+            );
+          }
+        }
         return answer(res, 200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success" });
       }
       answer(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"));
@@ -427,7 +444,7 @@ export async function startFakeKubeApi(recorded: KubeExchange, options: FakeOpti
     inputs: () => unpacked,
     objects: () => [...objects.keys()],
     close: async () => {
-      for (const res of [...watchers, ...proxyWatchers]) res.end();
+      for (const res of [...watchers, ...proxyWatchers.keys()]) res.end();
       for (const client of sockets.clients) client.terminate();
       sockets.close();
       server.closeAllConnections();
