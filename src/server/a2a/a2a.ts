@@ -167,7 +167,7 @@ async function stream(
   }
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" });
   const write = (text: string) => void (res.writableEnded || res.destroyed ? undefined : res.write(text));
   const keepAlive = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
   // The stream's end, whoever ends it: the answers' last, the client gone, the key no longer one.

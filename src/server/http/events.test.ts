@@ -114,3 +114,23 @@ describe("GET /v1/runs/:id/events with a follower that stops reading", () => {
     expect(idsIn(stalled.text())).toEqual(all);
   }, 60_000);
 });
+
+describe("GET /v1/runs/:id/events with Connection: close", () => {
+  it("answers without promising to keep the connection, and closes it once the stream has ended", async () => {
+    const answer = await fetch(`${app.url()}/v1/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${app.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ cli: "claude", prompt: "say little" }),
+    });
+    const { id } = (await answer.json()) as { id: string };
+    const closing = await follow(`/v1/runs/${id}/events`, { connection: "close" });
+    go([{ type: "assistant_text", text: "one" }]);
+    await closing.over;
+    const head = closing.text().split("\r\n\r\n")[0] ?? "";
+    expect(head.toLowerCase()).not.toContain("connection: keep-alive");
+    expect(head.toLowerCase()).toContain("connection: close");
+    // The server closed the socket: a kept connection would still be open here.
+    await new Promise<void>((resolve) => (closing.socket.closed ? resolve() : closing.socket.once("close", () => resolve())));
+    expect(closing.socket.closed).toBe(true);
+  }, 30_000);
+});

@@ -16,7 +16,7 @@ export function startEventStream(reply: FastifyReply): EventStreamWriter {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-store",
-    connection: "keep-alive",
+    // No Connection header of its own: Node says keep-alive or close as the client asked.
     "x-accel-buffering": "no",
   });
   return (frame) => {
