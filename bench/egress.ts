@@ -3,19 +3,23 @@
 //    codex's /v1/responses), straight, through a plain node:http hop (pipe, nothing looked at: the
 //    floor of any proxy) and through the proxy (token swap, path check, body read and checked,
 //    budget, the answer masked and metered, one log line), taking turns on loopback;
-// 2. throughput: a large streamed answer (STREAM_BYTES of Anthropic server-sent events) the same
-//    three ways, the upstream and the proxies each on a thread of their own (as in their own
-//    processes), the client reading here;
+// 2. throughput: a large streamed answer (STREAM_BYTES of Anthropic server-sent events, written
+//    upstream a TLS record's worth at a time) the same three ways, taking turns;
 // 3. the stream masker alone (redact's maskingStream over the same events), in bytes per second.
-// Prints each side, the added latency at p50 and p90 and the ratios against the targets; a miss
-// prints MISS. Measured, never asserted.
+// The client runs in this process, the upstreams (the stand-in, the large answer) in a process of
+// their own, and the hop and the proxy in a third, as the proxy runs in production: none shares an
+// event loop with another. Prints each side, the added latency at p50 and p90, the proxy process's
+// CPU per call and per MB, and the ratios against the targets; a miss prints MISS. Measured, never
+// asserted. EGRESS_BENCH_PROXY_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof") is given to node for
+// the proxies' process, to profile it.
 
+import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
 import { pino, type Logger } from "pino";
 import { createEgressProxy, type EgressProxy } from "../src/egress/index.js";
 import { createMasker, maskingStream } from "../src/redact/index.js";
@@ -26,12 +30,15 @@ const TARGET_ADDED_P50_MS = 0.5;
 const TARGET_THROUGHPUT_RATIO = 0.8;
 const WARM_UP_CALLS = 30;
 const MiB = 1024 * 1024;
-/** The large answer: about this many bytes of events, written upstream 64 KiB at a time. */
+/** The large answer: about this many bytes of events. */
 const STREAM_BYTES = 32 * MiB;
-const STREAM_WRITE_BYTES = 64 * 1024;
+/** Written upstream this many bytes at a time: the most a TLS record carries, what the proxy reads at a time from a provider over HTTPS. */
+const STREAM_WRITE_BYTES = 16 * 1024;
 /** The answer's last event says this many output tokens, so the proxy's meter shows it read the whole stream. */
 const STREAM_OUTPUT_TOKENS = 123_456;
 const CREDENTIAL = "sk-bench-0123456789abcdef0123456789";
+/** Which of the bench's processes this is; the client's has none. */
+const ROLE_VARIABLE = "EGRESS_BENCH_ROLE";
 
 type Cli = "anthropic" | "openai";
 const CALLS: Readonly<Record<Cli, { readonly path: string; readonly body: string; readonly auth: (key: string) => Record<string, string> }>> = {
@@ -54,15 +61,21 @@ const CALLS: Readonly<Record<Cli, { readonly path: string; readonly body: string
 
 type Way = "direct" | "hop" | "proxy";
 const WAYS: readonly Way[] = ["direct", "hop", "proxy"];
+const LABELS: Readonly<Record<Way, string>> = { direct: "direct", hop: "plain hop", proxy: "egress proxy" };
 
-/** One streamed call, from the request to the answer's last byte, over a keep-alive agent as a CLI holds; answers ms and bytes (and the body when asked). */
-function call(
-  cli: Cli,
-  agent: Agent,
-  base: string,
-  key: string,
-  keep = false,
-): Promise<{ readonly ms: number; readonly bytes: number; readonly body: string }> {
+/** What the upstreams' process answers once listening. */
+type Upstreams = { readonly standIn: string; readonly large: string };
+/** What the proxies' process answers once listening: a hop and a proxy in front of each upstream, and a token of each CLI's Run. */
+type Proxies = {
+  readonly small: { readonly hop: string; readonly proxy: string; readonly tokens: Readonly<Record<Cli, string>> };
+  readonly large: { readonly hop: string; readonly proxy: string; readonly token: string };
+};
+/** What the client asks the proxies' process, and what it answers (CPU in microseconds). */
+type Ask = { readonly ask: "cpu" } | { readonly ask: "meter"; readonly runId: string } | { readonly ask: "exit" };
+type Meter = { readonly turns: number; readonly usage: { readonly outputTokens: number } } | undefined;
+
+/** One streamed call, from the request to the answer's last byte, over a keep-alive agent as a CLI holds; answers ms and bytes. */
+function call(cli: Cli, agent: Agent, base: string, key: string): Promise<{ readonly ms: number; readonly bytes: number }> {
   const url = new URL(CALLS[cli].path, base);
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -77,14 +90,10 @@ function call(
       },
       (res) => {
         let bytes = 0;
-        const kept: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (keep) kept.push(chunk);
-        });
+        res.on("data", (chunk: Buffer) => (bytes += chunk.length));
         res.on("end", () => {
           if (res.statusCode !== 200 || bytes === 0) reject(new BenchFailure(`a call through ${base} answered HTTP ${res.statusCode} with ${bytes} bytes`));
-          else resolve({ ms: performance.now() - started, bytes, body: Buffer.concat(kept).toString("utf8") });
+          else resolve({ ms: performance.now() - started, bytes });
         });
         res.on("error", reject);
       },
@@ -95,7 +104,7 @@ function call(
 }
 
 /** A plain HTTP hop to `upstream`: the request and the answer piped through, nothing read or changed. */
-async function startHop(upstream: string): Promise<{ readonly url: string; readonly close: () => Promise<void> }> {
+async function startHop(upstream: string): Promise<string> {
   const target = new URL(upstream);
   const agent = new Agent({ keepAlive: true });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -109,16 +118,7 @@ async function startHop(upstream: string): Promise<{ readonly url: string; reado
     up.on("error", () => res.destroy());
     req.pipe(up);
   });
-  const url = await listenOnLoopback(server);
-  return {
-    url,
-    close: async () => {
-      agent.destroy();
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
-    },
-  };
+  return listenOnLoopback(server);
 }
 
 async function listenOnLoopback(server: Server): Promise<string> {
@@ -140,11 +140,103 @@ function verdict(ok: boolean): string {
   return ok ? "ok" : "MISS";
 }
 
-/** Part 1: small calls, the three ways taking turns (which goes first rotates, so none always follows another's garbage). */
-async function latency(runs: number): Promise<string[]> {
+/** The upstreams' process: the stand-in for small calls, and a server answering every POST with the large answer. */
+async function serveUpstreams(): Promise<void> {
   const standIn = await startStandInModel({ scenario: "plain" });
-  const proxy = await createEgressProxy({ upstreams: { anthropic: standIn.url, openai: standIn.url }, logger: droppingLogger() });
-  const hop = await startHop(standIn.url);
+  const answer = largeAnswer();
+  const server = createServer((req, res) => {
+    req.resume();
+    req.once("end", () => {
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+      let at = 0;
+      const pump = (): void => {
+        while (at < answer.length) {
+          const more = res.write(answer.subarray(at, at + STREAM_WRITE_BYTES));
+          at += STREAM_WRITE_BYTES;
+          if (!more) {
+            res.once("drain", pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      pump();
+    });
+  });
+  const ready: Upstreams = { standIn: standIn.url, large: await listenOnLoopback(server) };
+  process.send?.(ready);
+  process.once("disconnect", () => process.exit(0));
+}
+
+/** The proxies' process: a hop and an egress proxy in front of each upstream; answers its CPU time and a proxy's meter when asked. */
+async function serveProxies(upstreams: Upstreams): Promise<void> {
+  const small: EgressProxy = await createEgressProxy({ upstreams: { anthropic: upstreams.standIn, openai: upstreams.standIn }, logger: droppingLogger() });
+  const large: EgressProxy = await createEgressProxy({ upstreams: { anthropic: upstreams.large, openai: upstreams.large }, logger: droppingLogger() });
+  const credential = { kind: "api_key", value: CREDENTIAL } as const;
+  const tokens = {
+    anthropic: (await small.register({ runId: "bench-anthropic", provider: "anthropic", credential })).token,
+    openai: (await small.register({ runId: "bench-openai", provider: "openai", credential })).token,
+  };
+  const { token } = await large.register({ runId: "bench-stream", provider: "anthropic", credential });
+  process.on("message", (message: Ask) => {
+    if (message.ask === "cpu") {
+      const used = process.cpuUsage();
+      process.send?.({ cpu: used.user + used.system });
+    } else if (message.ask === "meter") {
+      const proxy = message.runId === "bench-stream" ? large : small;
+      void proxy.meter(message.runId).then((meter) => process.send?.({ meter }));
+    } else {
+      // A clean exit, so a --cpu-prof profile is written.
+      process.exit(0);
+    }
+  });
+  process.once("disconnect", () => process.exit(0));
+  const ready: Proxies = {
+    small: { hop: await startHop(upstreams.standIn), proxy: small.url, tokens },
+    large: { hop: await startHop(upstreams.large), proxy: large.url, token },
+  };
+  process.send?.(ready);
+}
+
+/** One of the bench's processes, started with `role`; answers it with what it sent once ready. */
+async function startProcess<T>(role: string, data: unknown, execArgv: readonly string[] = []): Promise<{ readonly child: ChildProcess; readonly ready: T }> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    env: { ...process.env, [ROLE_VARIABLE]: role, EGRESS_BENCH_DATA: JSON.stringify(data) },
+    execArgv: [...execArgv],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = once(child, "exit").then(([code]) => ({ exited: code as number | null }));
+  const first = await Promise.race([once(child, "message").then(([message]) => ({ ready: message as T })), exited]);
+  if ("exited" in first) throw new BenchFailure(`the ${role} process exited with ${String(first.exited)} before it was ready`);
+  return { child, ready: first.ready };
+}
+
+/** Asks the proxies' process; answers its reply. */
+async function ask<T>(child: ChildProcess, message: Ask): Promise<T> {
+  const reply = once(child, "message");
+  child.send(message);
+  return ((await reply) as [T])[0];
+}
+
+async function cpuOf(child: ChildProcess): Promise<number> {
+  return (await ask<{ cpu: number }>(child, { ask: "cpu" })).cpu;
+}
+
+/** The CPU (microseconds) the proxies' process spends answering a question about its CPU, which each measure around a call includes: the median of 200. */
+async function askingCost(child: ChildProcess): Promise<number> {
+  const costs: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const before = await cpuOf(child);
+    costs.push((await cpuOf(child)) - before);
+  }
+  return summarize(costs).median;
+}
+
+/** The proxies' process, what it sent once ready, and what asking it its CPU costs it (microseconds). */
+type ProxiesProcess = { readonly child: ChildProcess; readonly ready: Proxies; readonly asking: number };
+
+/** Part 1: small calls, the three ways taking turns (which goes first rotates, so none always follows another's garbage). */
+async function latency(runs: number, upstreams: Upstreams, proxies: ProxiesProcess): Promise<string[]> {
   const agents = {
     direct: new Agent({ keepAlive: true, maxSockets: 1 }),
     hop: new Agent({ keepAlive: true, maxSockets: 1 }),
@@ -155,50 +247,40 @@ async function latency(runs: number): Promise<string[]> {
     console.log(`latency: ${runs} small streamed calls each way per CLI on loopback (ms)`);
     console.log(`${"".padEnd(26)} ${"median".padStart(9)} ${"p90".padStart(9)} ${"min".padStart(9)}`);
     for (const cli of ["anthropic", "openai"] as const) {
-      const runId = `bench-${cli}`;
-      const { token } = await proxy.register({ runId, provider: cli, credential: { kind: "api_key", value: CREDENTIAL } });
       const base: Record<Way, { url: string; key: string }> = {
-        direct: { url: standIn.url, key: "sk-any" },
-        hop: { url: hop.url, key: "sk-any" },
-        proxy: { url: proxy.url, key: token },
+        direct: { url: upstreams.standIn, key: "sk-any" },
+        hop: { url: proxies.ready.small.hop, key: "sk-any" },
+        proxy: { url: proxies.ready.small.proxy, key: proxies.ready.small.tokens[cli] },
       };
       const timed: Record<Way, number[]> = { direct: [], hop: [], proxy: [] };
-      // This process's CPU time (the client, the stand-in and the hop or proxy all run here) per call:
-      // what a busy machine multiplies into wall time, and much steadier than it.
-      const cpuMicros: Record<Way, number> = { direct: 0, hop: 0, proxy: 0 };
+      // The proxies' process's CPU time per call through the hop and through the proxy: what a busy
+      // machine multiplies into wall time, and much steadier than it.
+      const cpuMicros = { hop: 0, proxy: 0 };
       for (let i = 0; i < WARM_UP_CALLS + runs; i++) {
         for (let k = 0; k < WAYS.length; k++) {
           const way = WAYS[(i + k) % WAYS.length] as Way;
-          const cpu = process.cpuUsage();
+          const before = way === "direct" ? 0 : await cpuOf(proxies.child);
           const { ms } = await call(cli, agents[way], base[way].url, base[way].key);
-          const used = process.cpuUsage(cpu);
-          if (i >= WARM_UP_CALLS) {
-            timed[way].push(ms);
-            cpuMicros[way] += used.user + used.system;
-          }
+          if (i < WARM_UP_CALLS) continue;
+          timed[way].push(ms);
+          if (way !== "direct") cpuMicros[way] += (await cpuOf(proxies.child)) - before - proxies.asking;
         }
       }
-      const cpuMs = (way: Way): number => cpuMicros[way] / runs / 1000;
-      const meter = await proxy.meter(runId);
-      if (meter?.turns !== WARM_UP_CALLS + runs) throw new BenchFailure(`the proxy metered ${meter?.turns} ${cli} model calls, not ${WARM_UP_CALLS + runs}`);
+      const meter = await ask<{ meter: Meter }>(proxies.child, { ask: "meter", runId: `bench-${cli}` });
+      if (meter.meter?.turns !== WARM_UP_CALLS + runs)
+        throw new BenchFailure(`the proxy metered ${meter.meter?.turns} ${cli} model calls, not ${WARM_UP_CALLS + runs}`);
       const s = { direct: summarize(timed.direct), hop: summarize(timed.hop), proxy: summarize(timed.proxy) };
-      console.log(row(`${cli} direct`, s.direct));
-      console.log(row(`${cli} plain hop`, s.hop));
-      console.log(row(`${cli} egress proxy`, s.proxy));
+      for (const way of WAYS) console.log(row(`${cli} ${LABELS[way]}`, s[way]));
+      const cpuMs = (way: "hop" | "proxy"): number => cpuMicros[way] / runs / 1000;
+      console.log(`${cli} the proxies' process's CPU per call: plain hop ${cpuMs("hop").toFixed(3)} ms, egress proxy ${cpuMs("proxy").toFixed(3)} ms`);
       const added = { p50: s.proxy.median - s.direct.median, p90: s.proxy.p90 - s.direct.p90 };
-      console.log(
-        `${cli} CPU per call: direct ${cpuMs("direct").toFixed(3)} ms, plain hop ${cpuMs("hop").toFixed(3)}, egress proxy ${cpuMs("proxy").toFixed(3)}`,
-      );
       verdicts.push(
-        `${cli}: CPU added per call ${(cpuMs("proxy") - cpuMs("direct")).toFixed(3)} ms (a plain hop ${(cpuMs("hop") - cpuMs("direct")).toFixed(3)}); added p50 ${added.p50.toFixed(3)} ms, p90 ${added.p90.toFixed(3)} ms (a plain hop adds ${(s.hop.median - s.direct.median).toFixed(3)} / ${(s.hop.p90 - s.direct.p90).toFixed(3)}); target p50 <= ${TARGET_ADDED_P50_MS} ms: ${verdict(added.p50 <= TARGET_ADDED_P50_MS)}`,
+        `${cli}: added p50 ${added.p50.toFixed(3)} ms, p90 ${added.p90.toFixed(3)} ms (a plain hop adds ${(s.hop.median - s.direct.median).toFixed(3)} / ${(s.hop.p90 - s.direct.p90).toFixed(3)}); CPU per call ${cpuMs("proxy").toFixed(3)} ms against a plain hop's ${cpuMs("hop").toFixed(3)}; target p50 <= ${TARGET_ADDED_P50_MS} ms: ${verdict(added.p50 <= TARGET_ADDED_P50_MS)}`,
       );
     }
     return verdicts;
   } finally {
     for (const agent of Object.values(agents)) agent.destroy();
-    await hop.close();
-    await proxy.close();
-    await standIn.close();
   }
 }
 
@@ -230,101 +312,63 @@ function largeAnswer(): Buffer {
   return Buffer.from(parts.join(""), "utf8");
 }
 
-/** The upstream thread: answers every POST with the large answer, STREAM_WRITE_BYTES a write, minding backpressure. */
-async function serveUpstream(): Promise<void> {
-  const answer = largeAnswer();
-  const server = createServer((req, res) => {
-    req.resume();
-    req.once("end", () => {
-      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
-      let at = 0;
-      const pump = (): void => {
-        while (at < answer.length) {
-          const more = res.write(answer.subarray(at, at + STREAM_WRITE_BYTES));
-          at += STREAM_WRITE_BYTES;
-          if (!more) {
-            res.once("drain", pump);
-            return;
-          }
-        }
-        res.end();
-      };
-      pump();
-    });
-  });
-  parentPort?.postMessage({ url: await listenOnLoopback(server) });
-}
-
-/** The proxies' thread: the egress proxy and the plain hop in front of the upstream; answers the proxy's meter when asked. */
-async function serveProxies(upstream: string): Promise<void> {
-  const proxy: EgressProxy = await createEgressProxy({ upstreams: { anthropic: upstream, openai: upstream }, logger: droppingLogger() });
-  const hop = await startHop(upstream);
-  const { token } = await proxy.register({ runId: "bench-stream", provider: "anthropic", credential: { kind: "api_key", value: CREDENTIAL } });
-  parentPort?.on("message", (message: unknown) => {
-    if (message === "meter") void proxy.meter("bench-stream").then((meter) => parentPort?.postMessage({ meter }));
-  });
-  parentPort?.postMessage({ proxy: proxy.url, hop: hop.url, token });
-}
-
-async function startThread<T>(data: Record<string, unknown>): Promise<{ readonly worker: Worker; readonly ready: T }> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: data });
-  worker.unref();
-  const [ready] = (await once(worker, "message")) as [T];
-  return { worker, ready };
-}
-
-/** Part 2: the large answer the three ways, taking turns; MB/s each. */
-async function throughput(rounds: number): Promise<string[]> {
-  const upstream = await startThread<{ url: string }>({ role: "upstream" });
-  const proxies = await startThread<{ proxy: string; hop: string; token: string }>({ role: "proxies", upstream: upstream.ready.url });
+/** Part 2: the large answer the three ways, taking turns; MB/s each, and the proxies' process's CPU per MB through each. */
+async function throughput(rounds: number, upstreams: Upstreams, proxies: ProxiesProcess): Promise<string[]> {
   const agents = {
     direct: new Agent({ keepAlive: true, maxSockets: 1 }),
     hop: new Agent({ keepAlive: true, maxSockets: 1 }),
     proxy: new Agent({ keepAlive: true, maxSockets: 1 }),
   };
   const base: Record<Way, { url: string; key: string }> = {
-    direct: { url: upstream.ready.url, key: "sk-any" },
-    hop: { url: proxies.ready.hop, key: "sk-any" },
-    proxy: { url: proxies.ready.proxy, key: proxies.ready.token },
+    direct: { url: upstreams.large, key: "sk-any" },
+    hop: { url: proxies.ready.large.hop, key: "sk-any" },
+    proxy: { url: proxies.ready.large.proxy, key: proxies.ready.large.token },
   };
   try {
     const mbps: Record<Way, number[]> = { direct: [], hop: [], proxy: [] };
+    const cpu = { hop: { micros: 0, mib: 0 }, proxy: { micros: 0, mib: 0 } };
     for (let i = 0; i < rounds + 1; i++) {
       for (let k = 0; k < WAYS.length; k++) {
         const way = WAYS[(i + k) % WAYS.length] as Way;
+        const before = way === "direct" ? 0 : await cpuOf(proxies.child);
         const { ms, bytes } = await call("anthropic", agents[way], base[way].url, base[way].key);
         if (bytes < STREAM_BYTES) throw new BenchFailure(`the large answer ${way} was ${bytes} bytes, not ${STREAM_BYTES} or more`);
-        if (i >= 1) mbps[way].push(bytes / MiB / (ms / 1000));
+        if (i < 1) continue;
+        mbps[way].push(bytes / MiB / (ms / 1000));
+        if (way !== "direct") {
+          cpu[way].micros += (await cpuOf(proxies.child)) - before - proxies.asking;
+          cpu[way].mib += bytes / MiB;
+        }
       }
     }
-    proxies.worker.postMessage("meter");
-    const [{ meter }] = (await once(proxies.worker, "message")) as [{ meter: { turns: number; usage: { outputTokens: number } } | undefined }];
+    const { meter } = await ask<{ meter: Meter }>(proxies.child, { ask: "meter", runId: "bench-stream" });
     if (meter?.turns !== rounds + 1 || meter.usage.outputTokens !== (rounds + 1) * STREAM_OUTPUT_TOKENS) {
       throw new BenchFailure(
         `the proxy metered ${meter?.turns} large answers and ${meter?.usage.outputTokens} output tokens, not ${rounds + 1} and ${(rounds + 1) * STREAM_OUTPUT_TOKENS}`,
       );
     }
     const s = { direct: summarize(mbps.direct), hop: summarize(mbps.hop), proxy: summarize(mbps.proxy) };
-    console.log(`\nthroughput: a ${(STREAM_BYTES / MiB).toFixed(0)} MiB streamed answer, ${rounds} times each way (MB/s)`);
+    console.log(
+      `\nthroughput: a ${(STREAM_BYTES / MiB).toFixed(0)} MiB streamed answer written ${STREAM_WRITE_BYTES / 1024} KiB at a time, ${rounds} times each way (MB/s)`,
+    );
     console.log(`${"".padEnd(26)} ${"median".padStart(9)} ${"slowest".padStart(9)} ${"fastest".padStart(9)}`);
     for (const way of WAYS) {
-      const label = way === "direct" ? "direct" : way === "hop" ? "plain hop" : "egress proxy";
-      console.log(`${label.padEnd(26)} ${[s[way].median, s[way].min, Math.max(...mbps[way])].map((v) => v.toFixed(0).padStart(9)).join(" ")}`);
+      console.log(`${LABELS[way].padEnd(26)} ${[s[way].median, s[way].min, Math.max(...mbps[way])].map((v) => v.toFixed(0).padStart(9)).join(" ")}`);
     }
+    const perCpuSecond = (way: "hop" | "proxy"): number => cpu[way].mib / (cpu[way].micros / 1e6);
+    console.log(`the proxies' process, MB per CPU second: plain hop ${perCpuSecond("hop").toFixed(0)}, egress proxy ${perCpuSecond("proxy").toFixed(0)}`);
     const ratio = s.proxy.median / s.direct.median;
     return [
-      `throughput: egress proxy / direct ${ratio.toFixed(2)}x, target >= ${TARGET_THROUGHPUT_RATIO}x: ${verdict(ratio >= TARGET_THROUGHPUT_RATIO)}; egress proxy / plain hop ${(s.proxy.median / s.hop.median).toFixed(2)}x; plain hop / direct ${(s.hop.median / s.direct.median).toFixed(2)}x`,
+      `throughput: egress proxy / direct ${ratio.toFixed(2)}x, target >= ${TARGET_THROUGHPUT_RATIO}x: ${verdict(ratio >= TARGET_THROUGHPUT_RATIO)}; egress proxy / plain hop ${(s.proxy.median / s.hop.median).toFixed(2)}x; plain hop / direct ${(s.hop.median / s.direct.median).toFixed(2)}x; CPU per MB egress proxy / plain hop ${(perCpuSecond("hop") / perCpuSecond("proxy")).toFixed(2)}x`,
     ];
   } finally {
     for (const agent of Object.values(agents)) agent.destroy();
-    await upstream.worker.terminate();
-    await proxies.worker.terminate();
   }
 }
 
 /**
- * Part 3: the stream masker alone, over the large answer in 64 KiB chunks, on this thread: MB per
- * second of this process's CPU time (steady on a busy machine) and of wall time.
+ * Part 3: the stream masker alone, over the large answer in STREAM_WRITE_BYTES chunks, in this
+ * process: MB per second of its CPU time (steady on a busy machine) and of wall time.
  */
 async function masking(rounds: number): Promise<string[]> {
   const answer = largeAnswer();
@@ -353,7 +397,7 @@ async function masking(rounds: number): Promise<string[]> {
   const cpu = summarize(perCpu);
   const wall = summarize(perWall);
   console.log(
-    `\nstream masker alone (${rounds} passes): ${cpu.median.toFixed(0)} MB per CPU second at the median (slowest ${cpu.min.toFixed(0)}), ${wall.median.toFixed(0)} MB/s of wall time`,
+    `\nstream masker alone (${rounds} passes, ${STREAM_WRITE_BYTES / 1024} KiB chunks): ${cpu.median.toFixed(0)} MB per CPU second at the median (slowest ${cpu.min.toFixed(0)}), ${wall.median.toFixed(0)} MB/s of wall time`,
   );
   return [];
 }
@@ -361,13 +405,27 @@ async function masking(rounds: number): Promise<string[]> {
 async function main(): Promise<number> {
   const runs = parseRuns(process.argv.slice(2), process.env, 500, 100_000);
   const rounds = Math.max(5, Math.round(runs / 50));
-  console.log(`egress proxy on loopback, Node ${process.version}, ${runs} calls and ${rounds} large answers each way`);
-  const verdicts = [...(await latency(runs)), ...(await throughput(rounds)), ...(await masking(rounds))];
-  console.log("");
-  for (const line of verdicts) console.log(line);
-  return 0;
+  console.log(
+    `egress proxy on loopback, Node ${process.version}, ${runs} calls and ${rounds} large answers each way; client, upstreams and proxies in 3 processes`,
+  );
+  const upstreams = await startProcess<Upstreams>("upstreams", null);
+  const proxyArgs = (process.env["EGRESS_BENCH_PROXY_ARGS"] ?? "").split(" ").filter((arg) => arg !== "");
+  const started = await startProcess<Proxies>("proxies", upstreams.ready, proxyArgs);
+  const proxies: ProxiesProcess = { ...started, asking: await askingCost(started.child) };
+  try {
+    const verdicts = [...(await latency(runs, upstreams.ready, proxies)), ...(await throughput(rounds, upstreams.ready, proxies)), ...(await masking(rounds))];
+    console.log("");
+    for (const line of verdicts) console.log(line);
+    return 0;
+  } finally {
+    const exited = once(proxies.child, "exit");
+    proxies.child.send({ ask: "exit" } satisfies Ask);
+    await exited;
+    upstreams.child.kill();
+  }
 }
 
-if (isMainThread) runBench(main);
-else if (workerData.role === "upstream") void serveUpstream();
-else void serveProxies(String(workerData.upstream));
+const role = process.env[ROLE_VARIABLE];
+if (role === undefined) runBench(main);
+else if (role === "upstreams") void serveUpstreams();
+else void serveProxies(JSON.parse(process.env["EGRESS_BENCH_DATA"] ?? "null") as Upstreams);

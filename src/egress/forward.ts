@@ -6,7 +6,7 @@
 
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { maskingStream } from "../redact/index.js";
+import { createStreamMasker } from "../redact/index.js";
 import { decoderFor, maskedHeaders } from "./answer-guard.js";
 import { MAX_REQUEST_BODY_BYTES } from "./limits.js";
 import type { LiveRun, RequestLog } from "./live-run.js";
@@ -100,22 +100,36 @@ function answer(state: ProxyState, { res, run, entry, settle }: Forwarded, up: I
   delete headers["content-length"];
   if (decoder !== null) delete headers["content-encoding"];
   res.writeHead(status, headers);
-  up.on("data", (chunk: Buffer) => {
+  const counted = (chunk: Buffer): void => {
     entry.bytesOut += chunk.length;
     run.meter.streamed();
-  });
+  };
   up.on("error", () => res.destroy());
   const body = decoder === null ? up : up.pipe(decoder);
-  if (decoder !== null) decoder.on("error", () => res.destroy());
-  if (reader !== undefined) body.on("data", (chunk: Buffer) => reader.write(chunk));
-  body.once("end", () => metering.finish());
+  if (decoder !== null) {
+    up.on("data", counted);
+    decoder.on("error", () => res.destroy());
+  }
+  // One handler a chunk, no stream between: counted, read for usage, masked and written; the
+  // answer pauses while the agent's socket is full.
+  const masking = createStreamMasker(run.answerMasker);
+  body.on("data", (chunk: Buffer) => {
+    if (decoder === null) counted(chunk);
+    reader?.write(chunk);
+    const masked = masking.write(chunk);
+    if (masked.length > 0 && !res.write(masked)) body.pause();
+  });
+  res.on("drain", () => body.resume());
+  body.once("end", () => {
+    metering.finish();
+    res.end(masking.end());
+  });
   up.once("close", () => {
     if (!up.complete) {
       metering.finish();
       res.destroy();
     }
   });
-  body.pipe(maskingStream(run.answerMasker)).pipe(res);
 }
 
 function upstreamFailed({ res, upstream, entry }: Forwarded, error: Error): void {

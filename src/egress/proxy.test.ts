@@ -1,4 +1,4 @@
-import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
@@ -231,6 +231,56 @@ describe("the egress proxy forwarding a Run's model calls", () => {
     }
     expect(text).toContain("message_stop");
     expect((await proxy.meter("live"))?.usage).toEqual({ inputTokens: 7, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it("reads no more of an answer than the agent's socket takes while the agent does not read, then passes it all on", async () => {
+    // The upstream writes as fast as it is read: a proxy that did not pause it for the agent would read all of it.
+    const event = Buffer.from(`event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", delta: { text: "x".repeat(16_000) } })}\n\n`);
+    const total = 64 * 1024 * 1024;
+    let written = 0;
+    const upstream = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const pump = (): void => {
+        while (written < total) {
+          written += event.length;
+          if (!res.write(event)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          upstream.closeAllConnections();
+          upstream.close(() => resolve());
+        }),
+    );
+    const { proxy } = await setUp("plain", { upstreams: { anthropic: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` } });
+    const { token } = await proxy.register({ runId: "paused", provider: "anthropic", credential: { kind: "api_key", value: CLAUDE_KEY } });
+    const answer = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(
+        `${proxy.url}/v1/messages?beta=true`,
+        { method: "POST", headers: { "x-api-key": token, "content-type": "application/json" } },
+        resolve,
+      );
+      req.on("error", reject);
+      req.end(JSON.stringify({ model: "claude-haiku-4-5", max_tokens: 1, stream: true, messages: [] }));
+    });
+    answer.pause();
+    // Until what the upstream wrote stops growing: the sockets' buffers are full.
+    for (let before = -1; before !== written; ) {
+      before = written;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(written).toBeLessThan(total / 2);
+    let received = 0;
+    answer.on("data", (chunk: Buffer) => (received += chunk.length));
+    answer.resume();
+    await new Promise((resolve) => answer.once("end", resolve));
+    expect(received).toBe(written);
   });
 
   it("answers claude's HEAD probe itself, with no token and nothing forwarded", async () => {

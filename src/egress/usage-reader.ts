@@ -67,6 +67,15 @@ function eventReader(state: UsageState): UsageReader {
   const decoder = new TextDecoder();
   const parser = createParser({ onEvent: (event) => onEvent(state, event) });
   const names = [...state.wanted].map((name) => Buffer.from(name, "utf8"));
+  const longestName = Math.max(0, ...names.map((name) => name.length));
+  // Whether a run of events names a wanted type, searched where it lies: the held bytes are copied
+  // only with the few bytes after them that a name could cross into.
+  const named = (events: Buffer, heldBefore: readonly Buffer[]): boolean => {
+    if (names.some((name) => events.includes(name))) return true;
+    if (heldBefore.length === 0) return false;
+    const joined = Buffer.concat([...heldBefore, events.subarray(0, longestName - 1)]);
+    return names.some((name) => joined.includes(name));
+  };
   let held: Buffer[] = [];
   let heldBytes = 0;
   // The parser was fed part of an event: what follows, up to its end, must be fed too.
@@ -87,8 +96,8 @@ function eventReader(state: UsageState): UsageReader {
         }
         return;
       }
-      const events = held.length === 0 ? bytes.subarray(0, end) : Buffer.concat([...held, bytes.subarray(0, end)]);
-      if (inEvent || names.some((name) => events.includes(name))) feed(events);
+      const ended = bytes.subarray(0, end);
+      if (inEvent || named(ended, held)) feed(held.length === 0 ? ended : Buffer.concat([...held, ended]));
       inEvent = false;
       held = end === bytes.length ? [] : [bytes.subarray(end)];
       heldBytes = bytes.length - end;
@@ -103,10 +112,15 @@ function eventReader(state: UsageState): UsageReader {
 
 /** Where the last blank line in `bytes` ends (0 when none): everything before it is whole events. */
 function eventsEnd(bytes: Buffer): number {
-  const lf = bytes.lastIndexOf("\n\n");
-  const crlf = bytes.lastIndexOf("\n\r\n");
-  return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 3);
+  const lf = bytes.lastIndexOf(LF_LF);
+  // Only a blank line after the last LF LF can end later: the rest of the bytes is not searched again.
+  const from = Math.max(0, lf);
+  const crlf = bytes.subarray(from).lastIndexOf(LF_CR_LF);
+  return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : from + crlf + 3);
 }
+
+const LF_LF = Buffer.from("\n\n");
+const LF_CR_LF = Buffer.from("\n\r\n");
 
 function onEvent(state: UsageState, event: EventSourceMessage): void {
   const name = event.event ?? /"type"\s*:\s*"([^"]+)"/.exec(event.data.slice(0, 200))?.[1];

@@ -12,5 +12,5 @@
  */
 export type { Masker } from "./masker.js";
 export { createMasker, REDACTED } from "./masker.js";
-export { maskingStream } from "./stream.js";
+export { createStreamMasker, maskingStream } from "./stream.js";
 export { MAX_ENCODED_VALUE_BYTES, MIN_MASKED_VALUE_LENGTH } from "./limits.js";

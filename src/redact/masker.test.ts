@@ -249,17 +249,26 @@ describe("maskSettledBytes", () => {
     expect(mostHeld).toBeLessThanOrEqual(2 * Buffer.byteLength("clé-secrète-ünïcode".repeat(3)));
   });
 
-  it("settles everything up to the last line feed when no spelling holds one, and holds back from a line a value could still cross", () => {
+  it("settles every byte when no tail of them begins a spelling", () => {
+    const key = "sk-ant-api03-streamed-0123456789";
+    const events = Buffer.from(`event: a\ndata: {"text":"${key}"}\n\nevent: b\ndata: {`);
+    const settled = createMasker([key]).maskSettledBytes(events);
+    expect(settled.masked.toString()).toBe(`event: a\ndata: {"text":"${REDACTED}"}\n\nevent: b\ndata: {`);
+    expect(settled.unsettled.length).toBe(0);
+  });
+
+  it("holds back the tail that begins a spelling, from its first byte, a line feed in it or not", () => {
     const key = "sk-ant-api03-streamed-0123456789";
     const oneLine = createMasker([key]);
-    const events = Buffer.from(`event: a\ndata: {"text":"${key}"}\n\nevent: b\ndata: {"te`);
-    const settled = oneLine.maskSettledBytes(events);
-    expect(settled.masked.toString()).toBe(`event: a\ndata: {"text":"${REDACTED}"}\n\nevent: b\n`);
-    expect(settled.unsettled.toString()).toBe('data: {"te');
-    // A value that holds a line feed may cross one: the last longest - 1 bytes stay held whatever they hold.
+    for (const start of ["s", "sk-ant-ap", "%7", Buffer.from(key).toString("hex").slice(0, 9)]) {
+      const settled = oneLine.maskSettledBytes(Buffer.from(`event: b\ndata: {"text":"${start}`));
+      expect(settled.masked.toString(), start).toBe('event: b\ndata: {"text":"');
+      expect(settled.unsettled.toString(), start).toBe(start);
+    }
     const twoLines = createMasker(["line-one-secret\nline-two-secret"]);
-    const held = twoLines.maskSettledBytes(Buffer.from("x\ny\n".repeat(50)));
-    expect(held.unsettled.length).toBe(twoLines.longest() - 1);
+    for (const start of ["line-one-sec", "line-one-secret\n", "line-one-secret\nline"]) {
+      expect(twoLines.maskSettledBytes(Buffer.from(`${"x\ny\n".repeat(50)}${start}`)).unsettled.toString(), start).toBe(start);
+    }
   });
 
   it("settles everything when nothing is registered", () => {

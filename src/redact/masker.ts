@@ -23,8 +23,9 @@ export type Masker = {
   readonly maskSettled: (text: string) => { readonly masked: string; readonly unsettled: string };
   /**
    * maskSettled for bytes that more will follow (a response streaming through): the unsettled tail
-   * is at most 2 × the longest spelling's UTF-8 bytes, and, when no spelling holds a line break,
-   * none of it precedes the last line break. Both parts may share the memory of `bytes`.
+   * is only what could still begin a spelling (its bytes are the start of one), or an occurrence
+   * found whole that a later one could still overlap, at most 2 × the longest spelling's UTF-8
+   * bytes; most chunks leave none. Both parts may share the memory of `bytes`.
    */
   readonly maskSettledBytes: (bytes: Uint8Array) => { readonly masked: Buffer; readonly unsettled: Buffer };
   /** Masks every string and byte array inside a JSON-like value, keys included; other class instances pass as they are. */
@@ -38,11 +39,10 @@ export function createMasker(initial: Iterable<string> = []): Masker {
   const spellings = new Set<string>();
   let longest = 0;
   let longestBytes = 0;
-  // Whether some spelling holds a line feed; while none does, no occurrence can cross one.
-  let lineFeedIn = false;
   // Built on first use after a change: registering many values costs one build, not one each.
   let textSearch: Search | undefined;
   let byteSearch: ByteSearch | undefined;
+  let byteStarts: ByteStarts | undefined;
   const add = (value: string): void => {
     if (values.has(value)) return;
     values.add(value);
@@ -50,10 +50,10 @@ export function createMasker(initial: Iterable<string> = []): Masker {
       spellings.add(spelling);
       longest = Math.max(longest, spelling.length);
       longestBytes = Math.max(longestBytes, Buffer.byteLength(spelling, "utf8"));
-      lineFeedIn ||= spelling.includes("\n");
     }
     textSearch = undefined;
     byteSearch = undefined;
+    byteStarts = undefined;
   };
   for (const value of initial) add(value);
   const find = (text: string): number[] => {
@@ -83,10 +83,10 @@ export function createMasker(initial: Iterable<string> = []): Masker {
   const maskSettledBytes = (bytes: Uint8Array): { masked: Buffer; unsettled: Buffer } => {
     const view = bufferOf(bytes);
     const spans = findBytes(view);
-    let cut = settledCut(view.length, spans, Math.max(0, view.length - Math.max(0, longestBytes - 1)), longestBytes);
-    // An occurrence not yet whole starts after the last line feed when no spelling holds one, and no
-    // whole one crosses it: everything up to it is settled (an event's last line is never held back).
-    if (!lineFeedIn) cut = Math.max(cut, view.lastIndexOf(0x0a) + 1);
+    if (spellings.size === 0) return { masked: view, unsettled: view.subarray(view.length) };
+    byteStarts ??= startsOf([...spellings].map((spelling) => Buffer.from(spelling, "utf8")));
+    // An occurrence not yet whole begins where the rest of the bytes is the start of a spelling.
+    const cut = settledCut(view.length, spans, partialStart(view, byteStarts, longestBytes), longestBytes);
     return { masked: replaceByteSpans(view, spans, REDACTED_BYTES, cut), unsettled: view.subarray(cut) };
   };
   const maskDeep = <T>(value: T): T => {
@@ -119,6 +119,34 @@ function settledCut(length: number, spans: readonly number[], cut: number, longe
     if (to > cut) cut = length - from <= 2 * longest ? from : to;
   }
   return cut;
+}
+
+/** The byte spellings by their first byte. */
+type ByteStarts = readonly (readonly Uint8Array[] | undefined)[];
+
+function startsOf(spellings: readonly Uint8Array[]): ByteStarts {
+  const starts: Uint8Array[][] = [];
+  for (const spelling of spellings) (starts[spelling[0] ?? 0] ??= []).push(spelling);
+  return starts;
+}
+
+/**
+ * Where the first occurrence that `bytes` end inside of begins: the first place, within the last
+ * longest - 1 bytes, from which the rest of the bytes is the start of a spelling longer than that
+ * rest; the end of the bytes when there is none.
+ */
+function partialStart(bytes: Uint8Array, starts: ByteStarts, longest: number): number {
+  for (let at = Math.max(0, bytes.length - (longest - 1)); at < bytes.length; at++) {
+    const rest = bytes.length - at;
+    for (const spelling of starts[bytes[at] ?? 0] ?? []) if (spelling.length > rest && bytesAt(bytes, spelling, at, rest)) return at;
+  }
+  return bytes.length;
+}
+
+/** Whether the first `count` bytes of `pattern` are in `bytes` at `at`. */
+function bytesAt(bytes: Uint8Array, pattern: Uint8Array, at: number, count: number): boolean {
+  for (let i = 1; i < count; i++) if (bytes[at + i] !== pattern[i]) return false;
+  return true;
 }
 
 function bufferOf(bytes: Uint8Array): Buffer {

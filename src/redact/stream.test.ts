@@ -4,6 +4,18 @@
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { createMasker, maskingStream, REDACTED } from "./index.js";
+import { spellingsOf } from "./spellings.js";
+
+/** What the stream passes on when fed `parts`, masking `value`. */
+async function fedIn(parts: readonly Buffer[], value: string): Promise<string> {
+  const stream = maskingStream(createMasker([value]));
+  const out: Buffer[] = [];
+  stream.on("data", (chunk: Buffer) => out.push(Buffer.from(chunk)));
+  for (const part of parts) stream.write(part);
+  stream.end();
+  await once(stream, "end");
+  return Buffer.concat(out).toString("utf8");
+}
 
 /** What the stream passes on when `bytes` are written `size` at a time. */
 async function streamed(bytes: Buffer, size: number, values: readonly string[]): Promise<string> {
@@ -49,6 +61,28 @@ describe("maskingStream", () => {
       stream.end(line.subarray(cut));
       await once(stream, "end");
       expect(Buffer.concat(out).toString(), `cut at ${cut}`).toBe(`data: {"text":"${REDACTED}"}\n\n`);
+    }
+  });
+
+  it("hides every spelling of a value cut at every byte of it between two chunks, and between three", async () => {
+    // Every spelling the masker knows (see spellings.ts), each inside an event's line, between text
+    // whose bytes could begin a spelling, and cut at each of its bytes (and, for three chunks, cut
+    // again at each byte after that): any cut the stream masker settled too early shows here.
+    const value = "sk-ant-api03-cut-0123456789é";
+    const all = spellingsOf(value);
+    expect(all.length).toBeGreaterThan(10);
+    for (const spelling of all) {
+      const line = Buffer.from(`data: {"text":"s sk ${spelling} %7"}\n\n`);
+      const from = line.indexOf(spelling);
+      const end = from + Buffer.byteLength(spelling);
+      const want = `data: {"text":"s sk ${REDACTED} %7"}\n\n`;
+      for (let cut = from - 2; cut <= end + 1; cut++) {
+        expect(await fedIn([line.subarray(0, cut), line.subarray(cut)], value), `${spelling} cut at ${cut}`).toBe(want);
+        for (let second = cut + 1; second <= end; second += 5) {
+          const parts = [line.subarray(0, cut), line.subarray(cut, second), line.subarray(second)];
+          expect(await fedIn(parts, value), `${spelling} cut at ${cut} and ${second}`).toBe(want);
+        }
+      }
     }
   });
 
