@@ -86,7 +86,15 @@ describe("the Run index", () => {
     }
     check();
     // The one Run of its hour (its day has others), told again as it was after its day was summed: still counted once.
-    const alone: IndexEntry = { id: "00000000000000ff", createdAt: "2026-12-04T21:00:00.000Z", tenant: "tenant-1", state: "completed", labels: {}, endedAt: "2026-12-04T23:30:00.000Z", costUsd: 3 };
+    const alone: IndexEntry = {
+      id: "00000000000000ff",
+      createdAt: "2026-12-04T21:00:00.000Z",
+      tenant: "tenant-1",
+      state: "completed",
+      labels: {},
+      endedAt: "2026-12-04T23:30:00.000Z",
+      costUsd: 3,
+    };
     index.upsert(alone);
     kept.set(alone.id, alone);
     check();

@@ -156,8 +156,9 @@ export function createRunIndex(): RunIndex {
   // Each UTC hour's ended Runs (and their sums), and each UTC day's sums over its hours.
   const hours = new Map<number, Bucket>();
   const days = new Map<number, { hours: number; sums: Map<string, TenantUsage> | undefined }>();
-  // The Runs that ended with a session: its one Run's id, or its Runs' ids when several did.
-  const sessions = new Map<string, string | string[]>();
+  // The Runs that ended with a session: its one Run's id, or its Runs' ids when several did. Made at
+  // the first question (a resume is rare; a start need not hash every session kept), then kept.
+  let sessions: Map<string, string | string[]> | undefined;
   const owing = new Set<string>();
   const tenants = new Map<string, number>();
   // One copy of each tenant name and label set, however many Runs carry it: an entry holds a reference.
@@ -244,12 +245,14 @@ export function createRunIndex(): RunIndex {
   };
 
   const addSession = (session: string, id: string) => {
+    if (sessions === undefined) return;
     const ids = sessions.get(session);
     if (ids === undefined) sessions.set(session, id);
     else if (typeof ids === "string") sessions.set(session, [ids, id]);
     else ids.push(id);
   };
   const removeSession = (session: string, id: string) => {
+    if (sessions === undefined) return;
     const ids = sessions.get(session);
     if (ids === id) sessions.delete(session);
     else if (Array.isArray(ids)) {
@@ -328,7 +331,9 @@ export function createRunIndex(): RunIndex {
     load: (entries) => {
       if (byId.size > 0) throw new Error("the index is loaded only while it is empty");
       // The lists of each tenant, state, CLI and label set, looked up once per value, not once per entry.
-      const listsOf = new Map<string, IndexEntry[]>();
+      const tenantLists = new Map<string, IndexEntry[]>();
+      const stateLists = new Map<string, IndexEntry[]>();
+      const cliLists = new Map<string, IndexEntry[]>();
       const listOf = (key: string) => {
         let list = lists.get(key);
         if (list === undefined) lists.set(key, (list = []));
@@ -349,11 +354,16 @@ export function createRunIndex(): RunIndex {
         last = entry;
         byId.set(entry.id, entry);
         all.push(entry);
-        const keys = [`t\0${entry.tenant}`, `s\0${entry.state}`, ...(entry.cli === undefined ? [] : [`c\0${entry.cli}`])];
-        for (const key of keys) {
-          let list = listsOf.get(key);
-          if (list === undefined) listsOf.set(key, (list = listOf(key)));
-          list.push(entry);
+        let byTenant = tenantLists.get(entry.tenant);
+        if (byTenant === undefined) tenantLists.set(entry.tenant, (byTenant = listOf(`t\0${entry.tenant}`)));
+        byTenant.push(entry);
+        let byState = stateLists.get(entry.state);
+        if (byState === undefined) stateLists.set(entry.state, (byState = listOf(`s\0${entry.state}`)));
+        byState.push(entry);
+        if (entry.cli !== undefined) {
+          let byCli = cliLists.get(entry.cli);
+          if (byCli === undefined) cliLists.set(entry.cli, (byCli = listOf(`c\0${entry.cli}`)));
+          byCli.push(entry);
         }
         for (const list of labels.lists) list.push(entry);
         enterRest(entry, undefined);
@@ -434,6 +444,10 @@ export function createRunIndex(): RunIndex {
       return ids;
     },
     sessionOwner: (session) => {
+      if (sessions === undefined) {
+        sessions = new Map();
+        for (const entry of all) if (entry.session !== undefined) addSession(entry.session, entry.id);
+      }
       const ids = sessions.get(session);
       let owner: IndexEntry | undefined;
       for (const id of ids === undefined ? [] : typeof ids === "string" ? [ids] : ids) {

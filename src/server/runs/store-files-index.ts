@@ -8,6 +8,7 @@
 // object an entry) still loads, and is written anew. The index is derived, never the record: the Run
 // directories are, and a start mends the index from them (store-files.ts).
 
+import { readFileSync } from "node:fs";
 import { appendFile, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { IndexEntry } from "./run-index.js";
@@ -85,7 +86,8 @@ export function openIndexFiles(serviceDir: string): IndexFiles {
 
   return {
     load: async () => {
-      const text = await readFile(snapshotPath, "utf8").catch(() => undefined);
+      // Read at once: nothing else runs while a store opens, and a read in chunks takes longer.
+      const text = readSnapshotText(snapshotPath);
       const snapshot = text === undefined ? undefined : readSnapshot(text);
       generation = snapshot?.generation ?? 0;
       const sorted = snapshot?.entries ?? [];
@@ -156,6 +158,14 @@ export function openIndexFiles(serviceDir: string): IndexFiles {
       return done;
     },
   };
+}
+
+function readSnapshotText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 const byTime = (a: IndexEntry, b: IndexEntry): number =>
@@ -247,7 +257,8 @@ function readSnapshot(text: string): { readonly generation: number; readonly ent
   const entries: IndexEntry[] = [];
   for (const row of parsed.entries as unknown[]) {
     if (!Array.isArray(row)) continue;
-    const [id, createdAt, tenantAt, stateAt, cliAt, labelsAt, endedAt, reasonAt, inputTokens, outputTokens, costUsd, session, idempotencyKey, owes] = row as unknown[];
+    const [id, createdAt, tenantAt, stateAt, cliAt, labelsAt, endedAt, reasonAt, inputTokens, outputTokens, costUsd, session, idempotencyKey, owes] =
+      row as unknown[];
     const tenant = fromTable(tenantAt);
     const state = fromTable(stateAt);
     const labels = typeof labelsAt === "number" ? labelSets[labelsAt] : undefined;
@@ -274,7 +285,8 @@ function readSnapshot(text: string): { readonly generation: number; readonly ent
   }
   // Written sorted; a snapshot edited by hand is sorted here.
   for (let at = 1; at < entries.length; at += 1)
-    if (byTime(entries[at - 1] as IndexEntry, entries[at] as IndexEntry) >= 0) return { generation: parsed.generation, entries: dedupe(entries.sort(byTime)), outdated: false };
+    if (byTime(entries[at - 1] as IndexEntry, entries[at] as IndexEntry) >= 0)
+      return { generation: parsed.generation, entries: dedupe(entries.sort(byTime)), outdated: false };
   return { generation: parsed.generation, entries, outdated: false };
 }
 

@@ -111,7 +111,7 @@ function openFileRunStore(
   const stampSoon = (after = stampQuietMs) => {
     if (!Number.isFinite(stampQuietMs)) return;
     lastWrite = Math.max(lastWrite, Date.now() - stampQuietMs + after);
-    stamping ??= setTimeout(() => void stamp(), after);
+    if (stamping === undefined) stamping = setTimeout(() => void stamp(), after);
   };
   /** Stamps the journal with runs/'s mtime when nothing of it is under way and it has been quiet: then the index holds all of it. */
   const stamp = async () => {
@@ -313,7 +313,12 @@ async function openIndex(
 ): Promise<{ readonly removed: string[]; readonly outdated: boolean }> {
   await mkdir(root, { recursive: true, mode: 0o700 });
   const { entries, stamp, outdated } = await files.load();
-  const current = stamp !== undefined && (await stat(root, { bigint: true }).then((now) => String(now.mtimeNs) === stamp, () => false));
+  const current =
+    stamp !== undefined &&
+    (await stat(root, { bigint: true }).then(
+      (now) => String(now.mtimeNs) === stamp,
+      () => false,
+    ));
   let names: Set<string> | undefined;
   if (!current) {
     names = new Set<string>();

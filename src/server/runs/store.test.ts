@@ -420,7 +420,8 @@ describe("the file store's index (service/runs-index.json and runs-index.jsonl)"
 
 describe("the file store's index over time: its first format, and its stamp", () => {
   const fixture = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "test", "fixtures", "runtime-dir-index-1");
-  const snapshotFormat = (runtimeDir: string) => (JSON.parse(readFileSync(join(runtimeDir, "service", "runs-index.json"), "utf8")) as { format?: number }).format;
+  const snapshotFormat = (runtimeDir: string) =>
+    (JSON.parse(readFileSync(join(runtimeDir, "service", "runs-index.json"), "utf8")) as { format?: number }).format;
   const answers = async (store: RunStore) => ({
     runs: (await everyRun(store)).map((r) => [r.id, r.tenant, r.state]),
     usage: (await store.usage(0)).map((u) => [u.tenant, u.totals.runs, u.totals.costUsd]),
@@ -430,7 +431,11 @@ describe("the file store's index over time: its first format, and its stamp", ()
     key: await store.keys.claim("beta", "k-b2", "00000000000000ff"),
   });
   const journalEndsStamped = (runtimeDir: string) =>
-    readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8").trim().split("\n").at(-1)?.startsWith('{"stamp":') === true;
+    readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .at(-1)
+      ?.startsWith('{"stamp":') === true;
   const until = async (what: () => boolean) => {
     for (let waited = 0; !what(); waited += 20) {
       if (waited > 10_000) throw new Error("waited 10 s in vain");
