@@ -179,7 +179,7 @@ async function main(): Promise<void> {
   if (mode === "full") {
     await removeProbeRuns(service);
     const queries = Number(queriesText ?? 200);
-    // A week back from the history's end, whenever it was written: from that hour (its first day walked Run by Run), and from that day's midnight UTC (whole days, summed once).
+    // A week back from the history's end, whenever it was written: from that hour (its first hour walked Run by Run), and from that day's midnight UTC (whole days, summed once).
     const since = Date.parse(builtAt ?? "") - 7 * DAY_MS;
     if (Number.isNaN(since)) throw new Error(`builtAt ${JSON.stringify(builtAt)} is not a date and time`);
     const midnight = Math.floor(since / DAY_MS) * DAY_MS;

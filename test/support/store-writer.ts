@@ -1,7 +1,8 @@
 // A process of its own that writes Runs through the file store as the service does (create, its
 // events, its states, its Outcome), one after another until it is killed, for the crash test
 // (src/server/runs/store-crash.test.ts). Arguments: the runtime directory, and after how many index
-// lines the journal is folded into a snapshot. Prints `created <id>` once a create resolved and
+// lines the journal is folded into a snapshot. Every fourth Run it pauses long enough for the index's
+// stamp (STAMP_QUIET_MS). Prints `created <id>` once a create resolved and
 // `ended <id>` once its terminal update resolved, and `removing <id>` before one is removed, each on a
 // line of its own.
 
@@ -10,7 +11,9 @@ import { createFileRunStore } from "../../src/server/runs/store-files.js";
 import type { RunRecord } from "../../src/server/runs/store.js";
 
 const [runtimeDir = "", compactAfterLines = "50"] = process.argv.slice(2);
-const store = createFileRunStore(runtimeDir, { compactAfterLines: Number(compactAfterLines) });
+/** Short, so that a kill lands after a stamp now and then; still longer than the file system's time step. */
+const STAMP_QUIET_MS = 30;
+const store = createFileRunStore(runtimeDir, { compactAfterLines: Number(compactAfterLines), stampQuietMs: STAMP_QUIET_MS });
 await store.prepare();
 const say = (line: string) => new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()));
 for (let n = 0; ; n += 1) {
@@ -34,6 +37,7 @@ for (let n = 0; ; n += 1) {
   await store.update({ ...running, state: "completed", reason: "completed", endedAt: new Date().toISOString(), usage: { costUsd: 0.01 } });
   await say(`ended ${id}`);
   await store.appendEvents(id, [{ id: 3, type: "end", data: { ok: true } }]);
+  if (n % 4 === 3) await new Promise((resolve) => setTimeout(resolve, 3 * STAMP_QUIET_MS));
   // Now and then one goes, as a DELETE or the retention takes it.
   if (n % 7 === 6) {
     await say(`removing ${id}`);

@@ -1,7 +1,8 @@
 // A store's index of its Runs: one small entry per Run kept (what the list's filters, the usage sums,
 // a start and the session check need, never its request, events or Outcome), in memory, answering a
 // page in the cost of the page and a usage query in the cost of its day buckets, never of every Run
-// kept. Both stores keep one; the file store also writes it down (store-files-index.ts) so that a
+// kept (ended Runs summed per UTC hour and day, so a query from within a day sums its whole hours and
+// walks only the Runs of the one hour it starts in). Both stores keep one; the file store also writes it down (store-files-index.ts) so that a
 // start reads it instead of every Run's files. Invariant: every list here stays sorted by (createdAt, id).
 
 import { DAY_MS } from "../../container/index.js";
@@ -35,6 +36,10 @@ export type RunIndex = {
   readonly get: (id: string) => IndexEntry | undefined;
   readonly size: () => number;
   readonly entries: () => IterableIterator<IndexEntry>;
+  /** Every entry, sorted by (createdAt, id): the index's own list, read only. */
+  readonly ordered: () => readonly IndexEntry[];
+  /** Enters `entries` into an empty index at once: sorted by (createdAt, id), each id once (as the index files hold them). */
+  readonly load: (entries: Iterable<IndexEntry>) => void;
   /** The page's entries, and whether more follow it. */
   readonly page: (query: RunQuery) => { readonly entries: IndexEntry[]; readonly more: boolean };
   /** Each tenant's Runs that ended at or after `since` (epoch ms), summed; one tenant's only when named. */
@@ -112,10 +117,10 @@ function keysOf(entry: IndexEntry): string[] {
   ];
 }
 
-/** One UTC day's ended Runs, and their sums per tenant (undefined once a Run left the day: summed again when asked). */
-type Day = { readonly ended: Map<string, IndexEntry>; sums: Map<string, TenantUsage> | undefined };
+/** The ended Runs of one UTC day or hour, and their sums per tenant (undefined until asked, and once a Run left it: summed again when asked). */
+type Bucket = { readonly ended: Map<string, IndexEntry>; sums: Map<string, TenantUsage> | undefined };
 
-const dayOf = (endedAt: string): number => Math.floor(Date.parse(endedAt) / DAY_MS);
+const HOUR_MS = 3_600_000;
 
 function addToUsage(sums: Map<string, TenantUsage>, entry: IndexEntry): void {
   const usage = sums.get(entry.tenant) ?? { tenant: entry.tenant, totals: zeroTotals(), labels: {} };
@@ -148,8 +153,12 @@ export function createRunIndex(): RunIndex {
   const all: IndexEntry[] = [];
   const lists = new Map<string, IndexEntry[]>();
   const live = new Map<string, IndexEntry>();
-  const days = new Map<number, Day>();
-  const sessions = new Map<string, Set<string>>();
+  // Each UTC hour's ended Runs (and their sums), and each UTC day's sums over its hours.
+  const hours = new Map<number, Bucket>();
+  const days = new Map<number, { hours: number; sums: Map<string, TenantUsage> | undefined }>();
+  // The Runs that ended with a session: its one Run's id, or its Runs' ids when several did. Made at
+  // the first question (a resume is rare; a start need not hash every session kept), then kept.
+  let sessions: Map<string, string | string[]> | undefined;
   const owing = new Set<string>();
   const tenants = new Map<string, number>();
   // One copy of each tenant name and label set, however many Runs carry it: an entry holds a reference.
@@ -168,6 +177,23 @@ export function createRunIndex(): RunIndex {
     labelSets.set(key, labels);
     return labels;
   };
+  /** The entry as the index keeps it: its strings and labels the index's own copies. */
+  const kept = (given: IndexEntry, labels: Readonly<Record<string, string>>): IndexEntry => {
+    const { owes, ...rest } = given;
+    const tenant = intern(given.tenant);
+    const cli = given.cli === undefined ? undefined : intern(given.cli);
+    const reason = given.reason === undefined ? undefined : intern(given.reason);
+    if (tenant === given.tenant && labels === given.labels && cli === given.cli && reason === given.reason && (owes === undefined || owes.length > 0))
+      return given;
+    return {
+      ...rest,
+      ...(owes === undefined || owes.length === 0 ? {} : { owes }),
+      tenant,
+      labels,
+      ...(cli === undefined ? {} : { cli }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+  };
 
   const insert = (list: IndexEntry[], entry: IndexEntry) => {
     const at = list.length === 0 || compare(list[list.length - 1] as IndexEntry, entry) < 0 ? list.length : lowerBound(list, entry);
@@ -176,6 +202,65 @@ export function createRunIndex(): RunIndex {
   const take = (list: IndexEntry[], entry: IndexEntry) => {
     const at = lowerBound(list, entry);
     if (list[at]?.id === entry.id) list.splice(at, 1);
+  };
+
+  /** Where an ended entry is summed (its hour, the epoch ms it ended), or undefined when it has not ended (or its end is not a time). */
+  const endOf = (entry: IndexEntry): number | undefined => {
+    if (entry.endedAt === undefined) return undefined;
+    const ms = Date.parse(entry.endedAt);
+    return Number.isFinite(ms) ? ms : undefined;
+  };
+  /** Enters an ended entry in its hour (and its day); `summed`: it is in their sums already (it was there before and counts the same). */
+  const placeEnded = (entry: IndexEntry, ms: number, summed: boolean) => {
+    const hour = Math.floor(ms / HOUR_MS);
+    const known = hours.get(hour);
+    const bucket = known ?? { ended: new Map<string, IndexEntry>(), sums: undefined };
+    if (known === undefined) hours.set(hour, bucket);
+    bucket.ended.set(entry.id, entry);
+    const number = Math.floor(ms / DAY_MS);
+    const day = days.get(number) ?? { hours: 0, sums: undefined };
+    if (known === undefined) day.hours += 1;
+    days.set(number, day);
+    if (summed && known !== undefined) return;
+    if (bucket.sums !== undefined) addToUsage(bucket.sums, entry);
+    if (day.sums !== undefined) addToUsage(day.sums, entry);
+  };
+  /** Takes an ended entry out of its hour; its sums (and its day's) are dropped unless `next` counts the same. */
+  const unplaceEnded = (entry: IndexEntry, ms: number, next: IndexEntry | undefined) => {
+    const hour = Math.floor(ms / HOUR_MS);
+    const bucket = hours.get(hour);
+    if (bucket === undefined) return;
+    bucket.ended.delete(entry.id);
+    const number = Math.floor(ms / DAY_MS);
+    const day = days.get(number);
+    if (next === undefined || !sameUsage(entry, next)) {
+      bucket.sums = undefined;
+      if (day !== undefined) day.sums = undefined;
+    }
+    if (bucket.ended.size > 0 || day === undefined) return;
+    // Its hour goes with it: the day's sums are made again from the hours left.
+    hours.delete(hour);
+    day.sums = undefined;
+    if (--day.hours === 0) days.delete(number);
+  };
+
+  const addSession = (session: string, id: string) => {
+    if (sessions === undefined) return;
+    const ids = sessions.get(session);
+    if (ids === undefined) sessions.set(session, id);
+    else if (typeof ids === "string") sessions.set(session, [ids, id]);
+    else ids.push(id);
+  };
+  const removeSession = (session: string, id: string) => {
+    if (sessions === undefined) return;
+    const ids = sessions.get(session);
+    if (ids === id) sessions.delete(session);
+    else if (Array.isArray(ids)) {
+      const rest = ids.filter((one) => one !== id);
+      if (rest.length === 1) sessions.set(session, rest[0] as string);
+      else if (rest.length === 0) sessions.delete(session);
+      else sessions.set(session, rest);
+    }
   };
 
   const leave = (entry: IndexEntry, next: IndexEntry | undefined) => {
@@ -187,19 +272,9 @@ export function createRunIndex(): RunIndex {
       if (list.length === 0) lists.delete(key);
     }
     live.delete(entry.id);
-    if (entry.endedAt !== undefined) {
-      const day = days.get(dayOf(entry.endedAt));
-      if (day !== undefined) {
-        day.ended.delete(entry.id);
-        if (next === undefined || !sameUsage(entry, next)) day.sums = undefined;
-        if (day.ended.size === 0) days.delete(dayOf(entry.endedAt));
-      }
-    }
-    if (entry.session !== undefined) {
-      const ids = sessions.get(entry.session);
-      ids?.delete(entry.id);
-      if (ids?.size === 0) sessions.delete(entry.session);
-    }
+    const ms = endOf(entry);
+    if (ms !== undefined) unplaceEnded(entry, ms, next);
+    if (entry.session !== undefined) removeSession(entry.session, entry.id);
     owing.delete(entry.id);
     const count = (tenants.get(entry.tenant) ?? 1) - 1;
     if (count === 0) tenants.delete(entry.tenant);
@@ -214,30 +289,34 @@ export function createRunIndex(): RunIndex {
       lists.set(key, list);
       insert(list, entry);
     }
+    enterRest(entry, before);
+  };
+  /** What an entry is in beside the ordered lists. */
+  const enterRest = (entry: IndexEntry, before: IndexEntry | undefined) => {
     if (!TERMINAL_STATES.has(entry.state)) live.set(entry.id, entry);
-    if (entry.endedAt !== undefined && Number.isFinite(Date.parse(entry.endedAt))) {
-      const number = dayOf(entry.endedAt);
-      const known = days.get(number);
-      const day = known ?? { ended: new Map<string, IndexEntry>(), sums: new Map<string, TenantUsage>() };
-      days.set(number, day);
-      day.ended.set(entry.id, entry);
-      // Already in the day's sums when it was there before and counts the same.
-      const summed = known !== undefined && before !== undefined && sameUsage(before, entry);
-      if (day.sums !== undefined && !summed) addToUsage(day.sums, entry);
-    }
-    if (entry.session !== undefined) {
-      const ids = sessions.get(entry.session) ?? new Set<string>();
-      sessions.set(entry.session, ids);
-      ids.add(entry.id);
-    }
+    const ms = endOf(entry);
+    if (ms !== undefined) placeEnded(entry, ms, before !== undefined && sameUsage(before, entry));
+    if (entry.session !== undefined) addSession(entry.session, entry.id);
     if (entry.owes !== undefined && entry.owes.length > 0) owing.add(entry.id);
     tenants.set(entry.tenant, (tenants.get(entry.tenant) ?? 0) + 1);
   };
 
-  const sumsOf = (day: Day): Map<string, TenantUsage> => {
+  const sumsOf = (bucket: Bucket): Map<string, TenantUsage> => {
+    if (bucket.sums !== undefined) return bucket.sums;
+    const sums = new Map<string, TenantUsage>();
+    for (const entry of bucket.ended.values()) addToUsage(sums, entry);
+    bucket.sums = sums;
+    return sums;
+  };
+  const daySumsOf = (number: number): Map<string, TenantUsage> => {
+    const day = days.get(number);
+    if (day === undefined) return new Map();
     if (day.sums !== undefined) return day.sums;
     const sums = new Map<string, TenantUsage>();
-    for (const entry of day.ended.values()) addToUsage(sums, entry);
+    for (let hour = number * 24; hour < (number + 1) * 24; hour += 1) {
+      const bucket = hours.get(hour);
+      if (bucket !== undefined) for (const usage of sumsOf(bucket).values()) into(sums, usage);
+    }
     day.sums = sums;
     return sums;
   };
@@ -245,18 +324,50 @@ export function createRunIndex(): RunIndex {
   return {
     upsert: (given) => {
       const before = byId.get(given.id);
-      const { owes, ...rest } = given;
-      const entry: IndexEntry = {
-        ...rest,
-        ...(owes === undefined || owes.length === 0 ? {} : { owes }),
-        tenant: intern(given.tenant),
-        createdAt: given.createdAt,
-        labels: internLabels(given.labels),
-        ...(given.cli === undefined ? {} : { cli: intern(given.cli) }),
-        ...(given.reason === undefined ? {} : { reason: intern(given.reason) }),
-      };
+      const entry = kept(given, internLabels(given.labels));
       if (before !== undefined) leave(before, entry);
       enter(entry, before);
+    },
+    load: (entries) => {
+      if (byId.size > 0) throw new Error("the index is loaded only while it is empty");
+      // The lists of each tenant, state, CLI and label set, looked up once per value, not once per entry.
+      const tenantLists = new Map<string, IndexEntry[]>();
+      const stateLists = new Map<string, IndexEntry[]>();
+      const cliLists = new Map<string, IndexEntry[]>();
+      const listOf = (key: string) => {
+        let list = lists.get(key);
+        if (list === undefined) lists.set(key, (list = []));
+        return list;
+      };
+      const labelLists = new Map<Readonly<Record<string, string>>, { labels: Readonly<Record<string, string>>; lists: IndexEntry[][] }>();
+      let last: IndexEntry | undefined;
+      for (const given of entries) {
+        let labels = labelLists.get(given.labels);
+        if (labels === undefined) {
+          const own = internLabels(given.labels);
+          labels = { labels: own, lists: Object.entries(own).map(([key, value]) => listOf(`l\0${key}=${value}`)) };
+          labelLists.set(given.labels, labels);
+        }
+        const entry = kept(given, labels.labels);
+        if (byId.has(entry.id) || (last !== undefined && compare(last, entry) >= 0))
+          throw new Error(`the index was given ${entry.id} out of order; load takes entries sorted by createdAt and id, each once`);
+        last = entry;
+        byId.set(entry.id, entry);
+        all.push(entry);
+        let byTenant = tenantLists.get(entry.tenant);
+        if (byTenant === undefined) tenantLists.set(entry.tenant, (byTenant = listOf(`t\0${entry.tenant}`)));
+        byTenant.push(entry);
+        let byState = stateLists.get(entry.state);
+        if (byState === undefined) stateLists.set(entry.state, (byState = listOf(`s\0${entry.state}`)));
+        byState.push(entry);
+        if (entry.cli !== undefined) {
+          let byCli = cliLists.get(entry.cli);
+          if (byCli === undefined) cliLists.set(entry.cli, (byCli = listOf(`c\0${entry.cli}`)));
+          byCli.push(entry);
+        }
+        for (const list of labels.lists) list.push(entry);
+        enterRest(entry, undefined);
+      }
     },
     remove: (id) => {
       const entry = byId.get(id);
@@ -267,6 +378,7 @@ export function createRunIndex(): RunIndex {
     get: (id) => byId.get(id),
     size: () => byId.size,
     entries: () => byId.values(),
+    ordered: () => all,
     page: ({ tenant, state, cli, labels = [], after, limit }) => {
       const keys = [
         ...(tenant === undefined ? [] : [`t\0${tenant}`]),
@@ -295,28 +407,29 @@ export function createRunIndex(): RunIndex {
     },
     usage: (since, tenant) => {
       const sums = new Map<string, TenantUsage>();
-      const into = (usage: TenantUsage) => {
-        const sum = sums.get(usage.tenant) ?? { tenant: usage.tenant, totals: zeroTotals(), labels: {} };
-        sums.set(usage.tenant, sum);
-        addTotals(sum.totals, usage.totals);
-        for (const [label, totals] of Object.entries(usage.labels)) addTotals((sum.labels[label] ??= zeroTotals()), totals);
+      const add = (from: Map<string, TenantUsage>) => {
+        if (tenant === undefined) for (const usage of from.values()) into(sums, usage);
+        else {
+          const usage = from.get(tenant);
+          if (usage !== undefined) into(sums, usage);
+        }
       };
       const first = Math.floor(since / DAY_MS);
-      for (const [number, day] of days) {
-        if (number < first) continue;
-        if (number === first && since > number * DAY_MS) {
-          // The day `since` falls within: its Runs one by one, from `since` on.
+      for (const number of days.keys()) if (number > first || (number === first && since <= number * DAY_MS)) add(daySumsOf(number));
+      if (since > first * DAY_MS) {
+        // Within the day `since` falls in: its whole hours from their sums, the hour it falls within Run by Run.
+        const hour = Math.floor(since / HOUR_MS);
+        for (let number = hour; number < (first + 1) * 24; number += 1) {
+          const bucket = hours.get(number);
+          if (bucket === undefined) continue;
+          if (number > hour || since <= number * HOUR_MS) {
+            add(sumsOf(bucket));
+            continue;
+          }
           const partial = new Map<string, TenantUsage>();
-          for (const entry of day.ended.values())
+          for (const entry of bucket.ended.values())
             if ((tenant === undefined || entry.tenant === tenant) && Date.parse(entry.endedAt as string) >= since) addToUsage(partial, entry);
-          for (const usage of partial.values()) into(usage);
-          continue;
-        }
-        const daySums = sumsOf(day);
-        if (tenant === undefined) for (const usage of daySums.values()) into(usage);
-        else {
-          const usage = daySums.get(tenant);
-          if (usage !== undefined) into(usage);
+          add(partial);
         }
       }
       return [...sums.values()].sort((a, b) => (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0));
@@ -324,15 +437,20 @@ export function createRunIndex(): RunIndex {
     live: () => [...live.values()].sort(compare),
     endedBefore: (cutoff) => {
       const ids: string[] = [];
-      for (const [number, day] of days) {
-        if (number * DAY_MS >= cutoff) continue;
-        for (const entry of day.ended.values()) if (TERMINAL_STATES.has(entry.state) && Date.parse(entry.endedAt as string) < cutoff) ids.push(entry.id);
+      for (const [number, bucket] of hours) {
+        if (number * HOUR_MS >= cutoff) continue;
+        for (const entry of bucket.ended.values()) if (TERMINAL_STATES.has(entry.state) && Date.parse(entry.endedAt as string) < cutoff) ids.push(entry.id);
       }
       return ids;
     },
     sessionOwner: (session) => {
+      if (sessions === undefined) {
+        sessions = new Map();
+        for (const entry of all) if (entry.session !== undefined) addSession(entry.session, entry.id);
+      }
+      const ids = sessions.get(session);
       let owner: IndexEntry | undefined;
-      for (const id of sessions.get(session) ?? []) {
+      for (const id of ids === undefined ? [] : typeof ids === "string" ? [ids] : ids) {
         const entry = byId.get(id);
         if (entry !== undefined && (owner === undefined || compare(entry, owner) < 0)) owner = entry;
       }
@@ -341,4 +459,12 @@ export function createRunIndex(): RunIndex {
     owing: () => [...owing],
     tenants: () => [...tenants.keys()].sort(),
   };
+}
+
+/** Adds one tenant's usage to `sums` (changed in place). */
+function into(sums: Map<string, TenantUsage>, usage: TenantUsage): void {
+  const sum = sums.get(usage.tenant) ?? { tenant: usage.tenant, totals: zeroTotals(), labels: {} };
+  sums.set(usage.tenant, sum);
+  addTotals(sum.totals, usage.totals);
+  for (const [label, totals] of Object.entries(usage.labels)) addTotals((sum.labels[label] ??= zeroTotals()), totals);
 }

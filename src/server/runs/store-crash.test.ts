@@ -1,6 +1,7 @@
 // Crash safety of the file store, measured: a process of its own writes Runs through it
 // (test/support/store-writer.ts) and is SIGKILLed at a random moment, 50 times over one runtime
-// directory; after each kill a fresh open must list every Run whose create had resolved (and whose
+// directory (now and then pausing long enough for the index's stamp, so kills land after one too);
+// after each kill a fresh open must list every Run whose create had resolved (and whose
 // removal had not begun), each one whole (its record parses, its state is one of RUN_STATES), exactly the
 // Runs its directories hold, and every one that had ended as ended.
 
@@ -68,8 +69,8 @@ function writeUntilKilled(runtimeDir: string, killAfter: number): Promise<string
 }
 
 async function everyRun(runtimeDir: string): Promise<RunRecord[]> {
-  // It folds no journal: the next writer opens the directory right after, and one process writes it at a time.
-  const store = createFileRunStore(runtimeDir, { compactAfterLines: Number.MAX_SAFE_INTEGER });
+  // It folds no journal and stamps none: the next writer opens the directory right after, and one process writes it at a time.
+  const store = createFileRunStore(runtimeDir, { compactAfterLines: Number.MAX_SAFE_INTEGER, stampQuietMs: Number.POSITIVE_INFINITY });
   await store.prepare();
   const records: RunRecord[] = [];
   for (let page = await store.page({ limit: 500 }); ; page = await store.page({ limit: 500, after: records.at(-1) })) {

@@ -7,9 +7,12 @@
 // unchanged (test/fixtures/runtime-dir), its Runs read once into the index at its first start. A
 // directory without state.json is a submit that never finished. One Run, one directory, one writer:
 // this process, one write of each file at a time. Beside runs/, the index (store-files-index.ts): what
-// the queries are answered from, so a start and a page cost the same with a million Runs kept.
+// the queries are answered from, so a start and a page cost the same with a million Runs kept. Once
+// the index holds every change of runs/ (none under way, and quiet for INDEX_STAMP_QUIET_MS), its
+// journal is stamped with runs/'s mtime: a start that finds runs/ unchanged since trusts the index and
+// lists no directory; any other start mends the index from the directories' names.
 
-import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { AGENT_CLIS, type AgentCli } from "../../agents/index.js";
 import { RUN_ID_PATTERN } from "../../staging/index.js";
@@ -28,29 +31,55 @@ export function runsDirectory(runtimeDir: string): string {
 
 /** The file store's Runs and their directories under one runtime directory: what a RunService is made over. */
 export function fileRuns(runtimeDir: string): { readonly store: RunStore; readonly files: RunFiles } {
-  return { store: createFileRunStore(runtimeDir), files: createFileRunFiles(runsDirectory(runtimeDir)) };
+  const { store, changes } = openFileRunStore(runtimeDir);
+  return { store, files: createFileRunFiles(runsDirectory(runtimeDir), changes) };
 }
 
+/** Told of each change of runs/ a RunFiles makes: begun before it, settled after it when the index has nothing to learn of it. */
+type DirectoryChanges = { readonly begin: (id: string) => void; readonly settled: (id: string) => void };
+
 /** The Run directories' files under `<runtimeDir>/service/runs/`: the file store's, and the one the in-memory store is given. */
-export function createFileRunFiles(root: string): RunFiles {
+export function createFileRunFiles(root: string, changes?: DirectoryChanges): RunFiles {
   const directory = (id: string) => join(root, id);
   return {
     inputsDirectory: (id) => join(directory(id), "inputs"),
     harvestDirectory: (id) => join(directory(id), "harvest"),
-    open: async (id) => void (await mkdir(directory(id), { recursive: true, mode: 0o700 })),
-    remove: (id) => rm(directory(id), { recursive: true, force: true }),
+    // Settled by the store's create (or by a removal): until then it is a submit under way.
+    open: async (id) => {
+      changes?.begin(id);
+      await mkdir(directory(id), { recursive: true, mode: 0o700 });
+    },
+    remove: async (id) => {
+      changes?.begin(id);
+      await rm(directory(id), { recursive: true, force: true });
+      changes?.settled(id);
+    },
   };
 }
+
+/** How long runs/ and the index must have been quiet (no change under way, none written) before the journal is stamped; more than any file system's time step. */
+export const INDEX_STAMP_QUIET_MS = 1_000;
 
 /**
  * The file store over a runtime directory. Its index (store-files-index.ts) answers the queries;
  * each Run's files answer what is asked of that Run. Idempotency keys are claimed in this process's
  * memory (one process holds a runtime directory) and filed again from the index at each start.
  */
-export function createFileRunStore(
+export function createFileRunStore(runtimeDir: string, options: FileRunStoreOptions = {}): RunStore {
+  return openFileRunStore(runtimeDir, options).store;
+}
+
+export type FileRunStoreOptions = {
+  /** Journal lines past which (and past the entries kept) it is folded into a snapshot; default INDEX_COMPACT_MIN_LINES. */
+  readonly compactAfterLines?: number;
+  /** How long runs/ must be quiet before the journal is stamped; default INDEX_STAMP_QUIET_MS (shorter only in tests, on a file system whose times step finer); Infinity: never (a store that only reads what another process writes). */
+  readonly stampQuietMs?: number;
+};
+
+function openFileRunStore(
   runtimeDir: string,
-  { compactAfterLines = INDEX_COMPACT_MIN_LINES }: { readonly compactAfterLines?: number } = {},
-): RunStore {
+  { compactAfterLines = INDEX_COMPACT_MIN_LINES, stampQuietMs = INDEX_STAMP_QUIET_MS }: FileRunStoreOptions = {},
+): { readonly store: RunStore; readonly changes: DirectoryChanges } {
   const root = runsDirectory(runtimeDir);
   const directory = (id: string) => join(root, id);
   const index = createRunIndex();
@@ -75,33 +104,71 @@ export function createFileRunStore(
     });
     return written;
   };
+  // The Runs whose directory is being made or removed and whose index line is not written yet.
+  const unsettled = new Set<string>();
+  let lastWrite = Date.now();
+  let stamping: NodeJS.Timeout | undefined;
+  const stampSoon = (after = stampQuietMs) => {
+    if (!Number.isFinite(stampQuietMs)) return;
+    lastWrite = Math.max(lastWrite, Date.now() - stampQuietMs + after);
+    if (stamping === undefined) stamping = setTimeout(() => void stamp(), after);
+  };
+  /** Stamps the journal with runs/'s mtime when nothing of it is under way and it has been quiet: then the index holds all of it. */
+  const stamp = async () => {
+    stamping = undefined;
+    if (unsettled.size > 0 || compacting) return;
+    const since = Date.now() - lastWrite;
+    if (since < stampQuietMs) return stampSoon(stampQuietMs - since);
+    const now = await stat(root, { bigint: true }).catch(() => undefined);
+    if (now === undefined || unsettled.size > 0 || compacting) return;
+    // A change in the same step of the file system's clock would leave the same mtime: only one older than that is stamped.
+    const age = Date.now() - Number(now.mtimeMs);
+    if (age < stampQuietMs) return stampSoon(stampQuietMs - age);
+    if (files.stamped(String(now.mtimeNs))) return;
+    await files.append({ stamp: String(now.mtimeNs) }).catch(() => undefined);
+  };
+  const settled = (id: string) => {
+    unsettled.delete(id);
+    stampSoon();
+  };
   let compacting = false;
+  const compact = () => {
+    compacting = true;
+    void files
+      .compact(() => index.ordered())
+      .catch(() => undefined)
+      .finally(() => {
+        compacting = false;
+        stampSoon();
+      });
+  };
   /** The entry, in the index now and in its journal once this resolves; the journal folded into a snapshot when it has grown past the entries. */
   const put = async (entry: IndexEntry): Promise<void> => {
     index.upsert(entry);
     await files.append(index.get(entry.id) as IndexEntry);
-    if (!compacting && files.lines() > Math.max(compactAfterLines, index.size())) {
-      compacting = true;
-      void files
-        .compact(() => index.entries())
-        .catch(() => undefined)
-        .finally(() => (compacting = false));
-    }
+    stampSoon();
+    if (!compacting && files.lines() > Math.max(compactAfterLines, index.size())) compact();
   };
   const drop = async (id: string): Promise<void> => {
     if (index.get(id) === undefined) return;
     index.remove(id);
     await files.append({ id, removed: true });
+    stampSoon();
   };
   const reader = readerOver(root);
   let opened: Promise<string[]> | undefined;
-  const open = () => (opened ??= openIndex(root, index, files, put, drop, keys));
+  const open = () =>
+    (opened ??= openIndex(root, index, files, put, keys).then(({ removed, outdated }) => {
+      if (outdated) compact();
+      stampSoon();
+      return removed;
+    }));
   const known = async (id: string): Promise<boolean> => {
     await open();
     return index.get(id) !== undefined;
   };
   const recordOf = (id: string) => readRecord(directory(id));
-  return {
+  const store: RunStore = {
     request: reader.request,
     events: reader.events,
     outcome: reader.outcome,
@@ -151,6 +218,7 @@ export function createFileRunStore(
       // Out of runs/ in one step, then forgotten by the index, then its files go: a crash anywhere
       // leaves either the whole Run or none of it (what is left aside is cleared at the next start).
       const aside = join(root, `${REMOVED_PREFIX}${id}-${process.pid}-${Date.now()}`);
+      unsettled.add(id);
       const moved = await rename(directory(id), aside).then(
         () => true,
         (error: NodeJS.ErrnoException) => {
@@ -160,14 +228,17 @@ export function createFileRunStore(
       );
       await drop(id);
       if (moved) await rm(aside, { recursive: true, force: true });
+      settled(id);
     },
     create: async (record, request, trace) => {
       await open();
+      unsettled.add(record.id);
       await mkdir(directory(record.id), { recursive: true, mode: 0o700 });
       await writeJson(join(directory(record.id), "request.json"), request);
       // Before state.json: a Run whose record is read at the next start has its trace beside it.
       if (trace !== undefined) await writeJson(join(directory(record.id), "trace.json"), trace);
       await writeJson(join(directory(record.id), "state.json"), record, () => put(entryOf(asJson(record))));
+      settled(record.id);
     },
     trace: async (id) => (await readJson(join(directory(id), "trace.json")).catch(() => undefined)) as TraceHeaders | undefined,
     update: async (record) => {
@@ -211,53 +282,75 @@ export function createFileRunStore(
     a2aTask: (id) => readJson(join(directory(id), "a2a-task.json")).catch(() => undefined),
     saveA2ATask: (id, task) => writeJson(join(directory(id), "a2a-task.json"), task),
   };
+  const changes: DirectoryChanges = {
+    begin: (id) => void unsettled.add(id),
+    // A directory the index knows is settled by the store's own removal.
+    settled: (id) => {
+      if (index.get(id) === undefined) settled(id);
+    },
+  };
+  return { store, changes };
 }
 
 /** What a removal moves a Run's directory to before it deletes it: not a Run id, so never read as a Run. */
 const REMOVED_PREFIX = ".removed-";
 
 /**
- * Opens the index at start: its files read, then mended from the Run directories by their names alone
- * (one readdir): an entry whose directory is gone is dropped; a directory it does not know (written by
- * an earlier version, or by a create whose index line a crash took) is read once; a Run that had not
- * ended is read again (its last state may have landed after its index line); a directory without
- * state.json is a submit that never finished, and goes. Ended Runs cost no file read. Resolves with
- * the ids of the submits removed.
+ * Opens the index at start: its files read; when their stamp is not runs/'s mtime now (a crash, a
+ * change by hand, an earlier version), mended from the Run directories by their names alone (one
+ * readdir): an entry whose directory is gone is dropped; a directory it does not know (written by an
+ * earlier version, or by a create whose index line a crash took) is read once. Either way a Run that
+ * had not ended is read again (its last state may have landed after its index line), and a directory
+ * without state.json is a submit that never finished, and goes. Ended Runs cost no file read.
+ * Resolves with the ids of the submits removed, and whether the snapshot is of an earlier format.
  */
 async function openIndex(
   root: string,
   index: RunIndex,
   files: IndexFiles,
   put: (entry: IndexEntry) => Promise<void>,
-  drop: (id: string) => Promise<void>,
   keys: KeyClaims,
-): Promise<string[]> {
+): Promise<{ readonly removed: string[]; readonly outdated: boolean }> {
   await mkdir(root, { recursive: true, mode: 0o700 });
-  const { entries } = await files.load();
-  const names = new Set<string>();
-  for (const name of await readdir(root)) {
-    if (name.startsWith(REMOVED_PREFIX)) await rm(join(root, name), { recursive: true, force: true });
-    else if (RUN_ID_PATTERN.test(name)) names.add(name);
+  const { entries, stamp, outdated } = await files.load();
+  const current =
+    stamp !== undefined &&
+    (await stat(root, { bigint: true }).then(
+      (now) => String(now.mtimeNs) === stamp,
+      () => false,
+    ));
+  let names: Set<string> | undefined;
+  if (!current) {
+    names = new Set<string>();
+    for (const name of await readdir(root)) {
+      if (name.startsWith(REMOVED_PREFIX)) await rm(join(root, name), { recursive: true, force: true });
+      else if (RUN_ID_PATTERN.test(name)) names.add(name);
+    }
   }
-  const kept = [...entries.values()].filter((entry) => names.has(entry.id) && TERMINAL_STATES.has(entry.state));
-  kept.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
-  for (const entry of kept) index.upsert(entry);
-  const toRead = [...names].filter((name) => !TERMINAL_STATES.has(entries.get(name)?.state ?? "queued"));
+  const held = names;
+  index.load(entries.filter((entry) => TERMINAL_STATES.has(entry.state) && (held === undefined || held.has(entry.id))));
+  const known = new Map<string, IndexEntry>();
+  for (const entry of entries) if (held === undefined ? !TERMINAL_STATES.has(entry.state) : true) known.set(entry.id, entry);
+  const toRead = held === undefined ? [...known.keys()] : [...held].filter((name) => !TERMINAL_STATES.has(known.get(name)?.state ?? "queued"));
   const removed: string[] = [];
+  const gone: string[] = [];
   for (let at = 0; at < toRead.length; at += READ_AT_ONCE) {
     await Promise.all(
       toRead.slice(at, at + READ_AT_ONCE).map(async (name) => {
-        const found = await readEntry(join(root, name), entries.get(name));
+        const found = await readEntry(join(root, name), known.get(name));
         if (found === "unfinished") {
           await rm(join(root, name), { recursive: true, force: true });
           removed.push(name);
+          if (known.has(name)) gone.push(name);
         } else if (found !== undefined) await put(found);
       }),
     );
   }
-  for (const id of entries.keys()) if (!names.has(id)) await drop(id);
+  // The files forget what runs/ no longer holds, so that a stamp after this start vouches for them.
+  if (held !== undefined) for (const entry of entries) if (!held.has(entry.id)) gone.push(entry.id);
+  await Promise.all(gone.map((id) => files.append({ id, removed: true })));
   for (const entry of index.entries()) if (entry.idempotencyKey !== undefined) await keys.made(entry.tenant, entry.idempotencyKey, entry.id);
-  return removed.sort();
+  return { removed: removed.sort(), outdated };
 }
 
 /** Run directories read at once while an index is mended (the first start over a directory of an earlier version reads each one). */

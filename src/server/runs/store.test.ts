@@ -2,6 +2,7 @@
 // what each operation promises, in the words of store.ts. Then what only the file store promises: its
 // on-disk format, which a runtime directory written before the store was an interface still opens in.
 
+import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -414,6 +415,82 @@ describe("the file store's index (service/runs-index.json and runs-index.jsonl)"
     const after = await reopened(runtimeDir);
     expect((await after.usage(0)).map((u) => u.totals.runs)).toEqual([ids.length - 1]);
     expect((await after.page({ limit: 1 })).records.map((r) => r.id)).toEqual([ids.at(-1)]);
+  });
+});
+
+describe("the file store's index over time: its first format, and its stamp", () => {
+  const fixture = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "test", "fixtures", "runtime-dir-index-1");
+  const snapshotFormat = (runtimeDir: string) =>
+    (JSON.parse(readFileSync(join(runtimeDir, "service", "runs-index.json"), "utf8")) as { format?: number }).format;
+  const answers = async (store: RunStore) => ({
+    runs: (await everyRun(store)).map((r) => [r.id, r.tenant, r.state]),
+    usage: (await store.usage(0)).map((u) => [u.tenant, u.totals.runs, u.totals.costUsd]),
+    recoverable: (await store.recoverable()).map((r) => r.record.id),
+    owing: await store.owing(),
+    owner: await store.sessionOwner("session-00000000000000b2"),
+    key: await store.keys.claim("beta", "k-b2", "00000000000000ff"),
+  });
+  const journalEndsStamped = (runtimeDir: string) =>
+    readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .at(-1)
+      ?.startsWith('{"stamp":') === true;
+  const until = async (what: () => boolean) => {
+    for (let waited = 0; !what(); waited += 20) {
+      if (waited > 10_000) throw new Error("waited 10 s in vain");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  it("opens an index its first format held as that code answered, and writes its snapshot anew once", async () => {
+    const runtimeDir = join(mkdtempSync(join(scratch, "index-1-")), "rt");
+    cpSync(join(fixture, "rt"), runtimeDir, { recursive: true });
+    expect(snapshotFormat(runtimeDir)).toBeUndefined();
+    const expected = {
+      runs: [
+        ["00000000000000b1", "acme", "completed"],
+        ["00000000000000b2", "beta", "completed"],
+        ["00000000000000b4", "acme", "queued"],
+        ["00000000000000b5", "acme", "completed"],
+      ],
+      usage: [
+        ["acme", 2, 1],
+        ["beta", 1, 0.5],
+      ],
+      recoverable: ["00000000000000b4"],
+      owing: ["00000000000000b1"],
+      owner: { tenant: "beta", cli: "claude" },
+      key: { made: "00000000000000b2" },
+    };
+    expect(await answers(createFileRunStore(runtimeDir))).toEqual(expected);
+    await until(() => snapshotFormat(runtimeDir) === 2);
+    expect(await answers(createFileRunStore(runtimeDir))).toEqual(expected);
+  });
+
+  it("trusts its index while runs/ is as its stamp says, and lists runs/ once it changed", async () => {
+    const runtimeDir = mkdtempSync(join(scratch, "stamp-"));
+    const open = async () => {
+      const store = createFileRunStore(runtimeDir, { stampQuietMs: 30 });
+      await store.prepare();
+      return store;
+    };
+    const store = await open();
+    await store.create(record("00000000000000e1"), {});
+    await store.update(record("00000000000000e1", { state: "completed", endedAt: "2026-12-01T10:05:00.000Z" }));
+    await until(() => journalEndsStamped(runtimeDir));
+    const runs = runsDirectory(runtimeDir);
+    const stamped = statSync(runs, { bigint: true }).mtimeNs;
+    // A Run directory slipped in with runs/'s time put back: the index, trusted, does not know it.
+    mkdirSync(join(runs, "00000000000000e2"));
+    writeFileSync(join(runs, "00000000000000e2", "state.json"), JSON.stringify(record("00000000000000e2")));
+    execFileSync("touch", ["-m", "-d", `@${stamped / 1_000_000_000n}.${String(stamped % 1_000_000_000n).padStart(9, "0")}`, runs]);
+    expect(statSync(runs, { bigint: true }).mtimeNs).toBe(stamped);
+    expect((await everyRun(await open())).map((r) => r.id)).toEqual(["00000000000000e1"]);
+    // Once runs/ changed, the start lists it and mends the index.
+    mkdirSync(join(runs, "00000000000000e3"));
+    expect((await everyRun(await open())).map((r) => r.id)).toEqual(["00000000000000e1", "00000000000000e2"]);
+    expect(existsSync(join(runs, "00000000000000e3"))).toBe(false);
   });
 });
 
