@@ -66,6 +66,22 @@ describe("the Run index", () => {
       kept.set(entry.id, entry);
     }
     check();
+    // New Runs end in a day whose sums from an hour on were asked: before that hour, in it, and after.
+    for (const [n, hour] of [25, 30, 31, 40].entries()) {
+      const late: IndexEntry = {
+        id: `00000000000001${n.toString(16).padStart(2, "0")}`,
+        createdAt: new Date(START + (hour - 1) * HOUR_MS).toISOString(),
+        tenant: `tenant-${n % 3}`,
+        state: "completed",
+        labels: { team: "t1" },
+        endedAt: new Date(START + hour * HOUR_MS + 1_500_000).toISOString(),
+        costUsd: 2,
+        inputTokens: 9,
+      };
+      index.upsert(late);
+      kept.set(late.id, late);
+      check();
+    }
     // Some end later than they did, some cost more, some go; each change after the sums were asked.
     for (const [n, entry] of all.entries()) {
       if (n % 5 === 0 && entry.endedAt !== undefined) {

@@ -122,6 +122,13 @@ type Bucket = { readonly ended: Map<string, IndexEntry>; sums: Map<string, Tenan
 
 const HOUR_MS = 3_600_000;
 
+/**
+ * One UTC day: how many of its hours hold ended Runs, its sums, and the sums of its whole hours from
+ * an hour on to its end (by the hour's number, made when a query from within the day first asks and
+ * kept, each Run ending later in the day added to them), so a query from within a day adds one map.
+ */
+type Day = { hours: number; sums: Map<string, TenantUsage> | undefined; from: Map<number, Map<string, TenantUsage>> | undefined };
+
 function addToUsage(sums: Map<string, TenantUsage>, entry: IndexEntry): void {
   const usage = sums.get(entry.tenant) ?? { tenant: entry.tenant, totals: zeroTotals(), labels: {} };
   sums.set(entry.tenant, usage);
@@ -155,7 +162,7 @@ export function createRunIndex(): RunIndex {
   const live = new Map<string, IndexEntry>();
   // Each UTC hour's ended Runs (and their sums), and each UTC day's sums over its hours.
   const hours = new Map<number, Bucket>();
-  const days = new Map<number, { hours: number; sums: Map<string, TenantUsage> | undefined }>();
+  const days = new Map<number, Day>();
   // The Runs that ended with a session: its one Run's id, or its Runs' ids when several did. Made at
   // the first question (a resume is rare; a start need not hash every session kept), then kept.
   let sessions: Map<string, string | string[]> | undefined;
@@ -218,12 +225,13 @@ export function createRunIndex(): RunIndex {
     if (known === undefined) hours.set(hour, bucket);
     bucket.ended.set(entry.id, entry);
     const number = Math.floor(ms / DAY_MS);
-    const day = days.get(number) ?? { hours: 0, sums: undefined };
+    const day = days.get(number) ?? { hours: 0, sums: undefined, from: undefined };
     if (known === undefined) day.hours += 1;
     days.set(number, day);
     if (summed && known !== undefined) return;
     if (bucket.sums !== undefined) addToUsage(bucket.sums, entry);
     if (day.sums !== undefined) addToUsage(day.sums, entry);
+    for (const [from, sums] of day.from ?? []) if (from <= hour) addToUsage(sums, entry);
   };
   /** Takes an ended entry out of its hour; its sums (and its day's) are dropped unless `next` counts the same. */
   const unplaceEnded = (entry: IndexEntry, ms: number, next: IndexEntry | undefined) => {
@@ -235,12 +243,16 @@ export function createRunIndex(): RunIndex {
     const day = days.get(number);
     if (next === undefined || !sameUsage(entry, next)) {
       bucket.sums = undefined;
-      if (day !== undefined) day.sums = undefined;
+      if (day !== undefined) {
+        day.sums = undefined;
+        day.from = undefined;
+      }
     }
     if (bucket.ended.size > 0 || day === undefined) return;
     // Its hour goes with it: the day's sums are made again from the hours left.
     hours.delete(hour);
     day.sums = undefined;
+    day.from = undefined;
     if (--day.hours === 0) days.delete(number);
   };
 
@@ -318,6 +330,20 @@ export function createRunIndex(): RunIndex {
       if (bucket !== undefined) for (const usage of sumsOf(bucket).values()) into(sums, usage);
     }
     day.sums = sums;
+    return sums;
+  };
+  /** The sums of the whole hours of a day from hour `from` (an hour's number) to the day's end. */
+  const sumsFrom = (number: number, from: number): Map<string, TenantUsage> => {
+    const day = days.get(number);
+    if (day === undefined) return new Map();
+    const known = day.from?.get(from);
+    if (known !== undefined) return known;
+    const sums = new Map<string, TenantUsage>();
+    for (let hour = from; hour < (number + 1) * 24; hour += 1) {
+      const bucket = hours.get(hour);
+      if (bucket !== undefined) for (const usage of sumsOf(bucket).values()) into(sums, usage);
+    }
+    (day.from ??= new Map()).set(from, sums);
     return sums;
   };
 
@@ -419,13 +445,10 @@ export function createRunIndex(): RunIndex {
       if (since > first * DAY_MS) {
         // Within the day `since` falls in: its whole hours from their sums, the hour it falls within Run by Run.
         const hour = Math.floor(since / HOUR_MS);
-        for (let number = hour; number < (first + 1) * 24; number += 1) {
-          const bucket = hours.get(number);
-          if (bucket === undefined) continue;
-          if (number > hour || since <= number * HOUR_MS) {
-            add(sumsOf(bucket));
-            continue;
-          }
+        const whole = since <= hour * HOUR_MS;
+        add(sumsFrom(first, whole ? hour : hour + 1));
+        const bucket = whole ? undefined : hours.get(hour);
+        if (bucket !== undefined) {
           const partial = new Map<string, TenantUsage>();
           for (const entry of bucket.ended.values())
             if ((tenant === undefined || entry.tenant === tenant) && Date.parse(entry.endedAt as string) >= since) addToUsage(partial, entry);
