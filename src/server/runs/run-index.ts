@@ -163,6 +163,9 @@ export function createRunIndex(): RunIndex {
   // Each UTC hour's ended Runs (and their sums), and each UTC day's sums over its hours.
   const hours = new Map<number, Bucket>();
   const days = new Map<number, Day>();
+  // The sums of every day from a day on (by the day's number): made when a query from that midnight
+  // first asks and kept, each Run that ends later added, all dropped when a summed Run changes or goes.
+  const daysFrom = new Map<number, Map<string, TenantUsage>>();
   // The Runs that ended with a session: its one Run's id, or its Runs' ids when several did. Made at
   // the first question (a resume is rare; a start need not hash every session kept), then kept.
   let sessions: Map<string, string | string[]> | undefined;
@@ -232,6 +235,7 @@ export function createRunIndex(): RunIndex {
     if (bucket.sums !== undefined) addToUsage(bucket.sums, entry);
     if (day.sums !== undefined) addToUsage(day.sums, entry);
     for (const [from, sums] of day.from ?? []) if (from <= hour) addToUsage(sums, entry);
+    for (const [from, sums] of daysFrom) if (from <= number) addToUsage(sums, entry);
   };
   /** Takes an ended entry out of its hour; its sums (and its day's) are dropped unless `next` counts the same. */
   const unplaceEnded = (entry: IndexEntry, ms: number, next: IndexEntry | undefined) => {
@@ -243,6 +247,7 @@ export function createRunIndex(): RunIndex {
     const day = days.get(number);
     if (next === undefined || !sameUsage(entry, next)) {
       bucket.sums = undefined;
+      daysFrom.clear();
       if (day !== undefined) {
         day.sums = undefined;
         day.from = undefined;
@@ -253,6 +258,7 @@ export function createRunIndex(): RunIndex {
     hours.delete(hour);
     day.sums = undefined;
     day.from = undefined;
+    daysFrom.clear();
     if (--day.hours === 0) days.delete(number);
   };
 
@@ -330,6 +336,15 @@ export function createRunIndex(): RunIndex {
       if (bucket !== undefined) for (const usage of sumsOf(bucket).values()) into(sums, usage);
     }
     day.sums = sums;
+    return sums;
+  };
+  /** The sums of every day from day `from` (a day's number) on. */
+  const sumsFromDay = (from: number): Map<string, TenantUsage> => {
+    const known = daysFrom.get(from);
+    if (known !== undefined) return known;
+    const sums = new Map<string, TenantUsage>();
+    for (const number of days.keys()) if (number >= from) for (const usage of daySumsOf(number).values()) into(sums, usage);
+    daysFrom.set(from, sums);
     return sums;
   };
   /** The sums of the whole hours of a day from hour `from` (an hour's number) to the day's end. */
@@ -441,7 +456,7 @@ export function createRunIndex(): RunIndex {
         }
       };
       const first = Math.floor(since / DAY_MS);
-      for (const number of days.keys()) if (number > first || (number === first && since <= number * DAY_MS)) add(daySumsOf(number));
+      add(sumsFromDay(since <= first * DAY_MS ? first : first + 1));
       if (since > first * DAY_MS) {
         // Within the day `since` falls in: its whole hours from their sums, the hour it falls within Run by Run.
         const hour = Math.floor(since / HOUR_MS);
