@@ -70,6 +70,7 @@ describe("the Postgres store's schema", () => {
       (thrown: unknown) => thrown,
     );
     expect(error).toBeInstanceOf(Error);
+    expect(String((error as Error).message)).toContain("the Run store at postgres://someone:****@127.0.0.1:1/nowhere could not be opened");
     expect(String((error as Error).message)).not.toContain("hunter2-secret");
     expect(maskedStoreUrl("postgres://someone:hunter2-secret@db:5432/runs")).toBe("postgres://someone:****@db:5432/runs");
     expect(maskedStoreUrl("postgres://someone@db/runs")).toBe("postgres://someone@db/runs");

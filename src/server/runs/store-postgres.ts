@@ -12,7 +12,7 @@ import { createPostgresKeyClaims } from "./key-claims-postgres.js";
 import { owedAfter, sessionOf } from "./run-index.js";
 import type { RunQuery, RunRecord, RunStore, StoredDelivery, StoredEvent } from "./store.js";
 import { TERMINAL_STATES } from "./store.js";
-import { LIVE_STATES_SQL, migrate } from "./store-postgres-schema.js";
+import { LIVE_STATES_SQL, migrate, NewerSchemaError } from "./store-postgres-schema.js";
 import { addTotals, type TenantUsage, zeroTotals } from "./usage.js";
 
 /** Connections the store holds at most: enough for a service's Runs writing at once, few enough for a shared server. */
@@ -117,7 +117,11 @@ export function createPostgresRunStore(url: string): PostgresRunStore {
   const ready = () =>
     (migrated ??= migrate(pool, where).catch((error: unknown) => {
       migrated = undefined;
-      throw error;
+      if (error instanceof NewerSchemaError) throw error;
+      throw new Error(
+        `the Run store at ${where} could not be opened: ${error instanceof Error ? error.message : String(error)}; check that Postgres answers there and that its user, password (PGPASSWORD) and database are right`,
+        { cause: error },
+      );
     }));
   const query = async <R extends pg.QueryResultRow>(statement: string, values: unknown[] = []): Promise<pg.QueryResult<R>> => {
     await ready();
