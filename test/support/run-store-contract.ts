@@ -179,6 +179,12 @@ export function describeRunStoreContract(name: string, make: () => Promise<Store
           tenant: "other",
         },
         { labels: [["team", "green"]] as const },
+        {
+          labels: [
+            ["team", "red"],
+            ["team", "blue"],
+          ] as const,
+        },
       ];
       for (const query of queries) {
         const expected = newestFirst.filter(

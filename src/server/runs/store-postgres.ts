@@ -47,7 +47,8 @@ export function pageQuery(query: RunQuery): { readonly text: string; readonly va
   if (query.tenant !== undefined) where.push(`tenant = ${parameter(query.tenant)}`);
   if (query.state !== undefined) where.push(`state = ${parameter(query.state)}`);
   if (query.cli !== undefined) where.push(`cli = ${parameter(query.cli)}`);
-  if (query.labels !== undefined && query.labels.length > 0) where.push(`labels @> ${parameter(JSON.stringify(Object.fromEntries(query.labels)))}::jsonb`);
+  // One containment per label: two values asked of one key match no Run, as the file store's index answers.
+  for (const [key, value] of query.labels ?? []) where.push(`labels @> ${parameter(JSON.stringify({ [key]: value }))}::jsonb`);
   if (query.after !== undefined) where.push(`(created_at, id) < (${parameter(query.after.createdAt)}, ${parameter(query.after.id)})`);
   const text = `SELECT record FROM agentcage.runs${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`} ORDER BY created_at DESC, id DESC LIMIT ${parameter(query.limit + 1)}`;
   return { text, values };

@@ -88,7 +88,7 @@ describe("agentcage serve over a Postgres Run store", () => {
     expect(await second.exited).toBe(0);
   }, 300_000);
 
-  it("refuses a store it cannot open, saying where without its password, and leaves no process behind", () => {
+  it("refuses a store it cannot open (exit 2), saying where without its password", () => {
     const refused = spawnSync(process.execPath, [MAIN, "serve", "--port", "0", "--runtime-dir", join(runtimeDir, "refused")], {
       env: { ...process.env, AGENTCAGE_TOKEN: TOKEN, AGENTCAGE_STORE: "postgres://agentcage:hunter2-secret@127.0.0.1:1/nowhere" },
       encoding: "utf8",
