@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine able to run agentcage's tests and demo: a docker engine that answers,
-# docker-compose, a static busybox, the offline test image, and (unless AGENTCAGE_AGENT_IMAGES=0)
+# docker-compose, a static busybox, Debian's postgresql (the Run store's tests start a cluster of
+# their own with it), the offline test image, and (unless AGENTCAGE_AGENT_IMAGES=0)
 # the agent, stand-in and orchestrator images on a Debian base, and with --browser Debian's chromium
 # for the console's browser tests. Runs first in `npm test` (with --browser), `npm start` and `npm run demo`.
 # Invariants: idempotent and quick when everything is already there; installs and starts only as
@@ -180,6 +181,20 @@ ensure_gvisor() {
   die "dockerd did not take runsc from ${config}; restart the engine"
 }
 
+# The Postgres Run store's tests start a cluster of their own (test/support/postgres.ts) with the
+# server's programs, which Debian keeps under /usr/lib/postgresql/<version>/bin, off PATH. Only the
+# programs are needed: the package's own cluster, if its install started one, is not used.
+postgres_installed() {
+  command -v initdb >/dev/null 2>&1 || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null
+}
+
+ensure_postgres() {
+  postgres_installed && return 0
+  is_root || die "no Postgres server programs (initdb); install Debian's postgresql (apt-get install postgresql)"
+  apt_install postgresql
+  postgres_installed || die "postgresql is installed but no initdb was found under /usr/lib/postgresql/*/bin"
+}
+
 # The operator console's tests drive a real browser: Debian's chromium, never a downloaded one.
 ensure_browser() {
   [[ -x /usr/bin/chromium ]] && return 0
@@ -230,6 +245,7 @@ main() {
 
   ensure_busybox
   ensure_static_cc
+  ensure_postgres
   if [[ "$browser" == true ]]; then ensure_browser; fi
   ensure_engine
   say "docker engine $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?') answers"

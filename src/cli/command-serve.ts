@@ -36,6 +36,7 @@ type ServeFlags = {
   host: string;
   port: number;
   runtimeDir: string;
+  store?: string;
   image: string;
   slots?: number;
   engine?: string[];
@@ -88,6 +89,12 @@ function serviceOptions(command: Command, env: ProgramIo["env"]): void {
     .option("--host <address>", "the address to listen on (anything but loopback needs a token)", "127.0.0.1")
     .option("--port <port>", "the port (0 picks a free one)", wholeNumber("--port", 0, 65_535), 8750)
     .option("--runtime-dir <dir>", "the service's records and the Staging Directory", absoluteDirectory("--runtime-dir"), defaultRuntimeDir(env))
+    .addOption(
+      new Option(
+        "--store <url>",
+        "keep the Run records (requests, events, Outcomes, webhook deliveries, idempotency keys) in this Postgres database, postgres://user@host:5432/database; its password in PGPASSWORD, or the whole URL in AGENTCAGE_STORE, never on the command line. Tenants, API keys, the audit log, the events feed and the Runs' files stay under --runtime-dir. Default: all in files under --runtime-dir (docs/store.md)",
+      ).env("AGENTCAGE_STORE"),
+    )
     .option("--image <image>", "the agent image", env["AGENTCAGE_IMAGE"] || AGENT_IMAGE)
     .option(
       "--slots <n>",
@@ -260,6 +267,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
   const tenantDailySpendUsd = unlessEmpty(flags.tenantDailySpendUsd);
   const runNetworkRange = unlessEmpty(flags.runNetworkRange);
   const runFiles = unlessEmpty(flags.runFiles);
+  const store = unlessEmpty(flags.store);
   const pool = unlessEmpty(flags.pool);
   const poolIdleSeconds = unlessEmpty(flags.poolIdleSeconds);
   const engines = flags.engine === undefined || flags.engine.length === 0 ? undefined : flags.engine;
@@ -273,6 +281,7 @@ function serveSettings(flags: ServeFlags): ServeOptions {
     host: flags.host,
     port: flags.port,
     runtimeDir: flags.runtimeDir,
+    ...(store === undefined ? {} : { store }),
     image: flags.image,
     ...(flags.slots === undefined ? {} : { slots: flags.slots }),
     ...(engines === undefined ? {} : { engines }),

@@ -24,6 +24,8 @@ export async function start(state: RunsBook, queued: RunRecord, controller: Abor
   let seenEvent = false;
   // The reader may hand over what it had queued after the Outcome: the Run has ended by then, and its end is what is told.
   let over = false;
+  // Its directory, where its Harvest goes: made here whatever keeps its record (only the file store's create makes it too).
+  await files.open(record.id);
   const outcome = await runner.run(agentRequest, prompt, {
     runId: record.id,
     signal: controller.signal,

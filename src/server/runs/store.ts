@@ -2,9 +2,9 @@
 // contexts, A2A tasks, webhook deliveries and idempotency keys) behind one interface, made once by
 // serve and handed to whoever reads or writes it; and RunFiles, the Run directory's files the runner
 // reads and writes by path (inputs/, harvest/). Every operation is async and promises only what a
-// store shared by replicas (Postgres) could keep too. Two implementations meet one contract test
-// (store.test.ts): the file store, the default, in the Run directory (store-files.ts), and
-// the in-memory one for route tests (store-memory.ts).
+// store shared by replicas (Postgres) could keep too. Three implementations meet one contract suite
+// (test/support/run-store-contract.ts): the file store, the default, in the Run directory
+// (store-files.ts), the Postgres store (store-postgres.ts), and the in-memory one for route tests (store-memory.ts).
 
 import type { AgentCli } from "../../agents/index.js";
 import type { EndReason } from "../../plan/index.js";

@@ -37,6 +37,28 @@ describe("serve's network options", () => {
   });
 });
 
+describe("serve's --store", () => {
+  it.each([
+    ["mysql://someone:hunter2@db/runs", '--store "mysql://someone:****@db/runs" is not a Postgres URL'],
+    ["postgres:///runs", '--store "postgres:///runs" names no host'],
+    ["runs.db", '--store "runs.db" is not a Postgres URL'],
+    ["postgres://someone:hunter2 secret@db host/runs", '--store "postgres://someone:****@db host/runs" is not a Postgres URL'],
+  ])("refuses %s before writing anything, its password masked, saying what it takes", async (store, message) => {
+    const options: ServeOptions = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), store };
+    const refusal = await serve(options).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServeError);
+    expect((refusal as Error).message).toContain(message);
+    expect((refusal as Error).message).toContain(
+      "write postgres://user@host:5432/database (its password in PGPASSWORD, or the whole URL in AGENTCAGE_STORE, never on the command line) to keep the Runs in Postgres, or leave --store out to keep them in files under --runtime-dir",
+    );
+    expect((refusal as Error).message).not.toContain("hunter2");
+    expect(readdirSync(runtimeDir)).toEqual([]);
+  });
+});
+
 describe("serve's pool options", () => {
   it.each([
     [{ pool: -1 }, "--pool -1 is not a whole number from 0 to 256; write how many agent containers to keep started ahead, e.g. 2, or 0 for none"],

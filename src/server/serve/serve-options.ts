@@ -22,6 +22,7 @@ import {
 import { canBoundWrites } from "../../staging/index.js";
 import { DEFAULT_QUEUE_BOUND, DEFAULT_SLOTS, MAX_SLOTS, SWEEP_INTERVAL_MS } from "../limits.js";
 import { serveRefusal } from "./serve-kubernetes.js";
+import { maskedStoreUrl } from "../runs/index.js";
 import type { ResolvedQuotas } from "../runs/index.js";
 import type { RetrySchedule } from "../webhooks/index.js";
 
@@ -37,6 +38,14 @@ export type ServeOptions = {
   readonly listen?: boolean;
   /** The service's directory: its records in `service/`, the library's Run directories in `staging/`. */
   readonly runtimeDir: string;
+  /**
+   * Where the Run Store is (`--store`, AGENTCAGE_STORE): a `postgres://` or `postgresql://` URL keeps
+   * the Runs' records, requests, events, Outcomes, deliveries and idempotency keys in that database
+   * (its password best in PGPASSWORD, never in an argv). The tenants, API keys, audit log and events
+   * feed stay in files under runtimeDir either way, and so do the Run directories' inputs and Harvest.
+   * Default: the file store, under runtimeDir.
+   */
+  readonly store?: string;
   /** Default agentcage-agent:latest. */
   readonly image?: string;
   /** Runs at once, 1 to MAX_SLOTS; default DEFAULT_SLOTS, what this host's memory holds at each Run's memory limit. */
@@ -190,6 +199,7 @@ export async function checkServeOptions(options: ServeOptions): Promise<CheckedO
   checkNetworkOptions(options);
   checkRunFiles(options);
   checkPoolOptions(options);
+  checkStore(options.store);
   const sweepIntervalMs = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
   if (!Number.isInteger(sweepIntervalMs) || sweepIntervalMs < 1)
     throw new ServeError(`sweepIntervalMs ${JSON.stringify(sweepIntervalMs)} is not a whole number of milliseconds above 0; leave it out for an hour`);
@@ -237,6 +247,22 @@ function checkNetworkOptions(options: ServeOptions): void {
     { standIn: "--stand-in", networkPolicy: "--network-policy" },
   );
   if (refusal !== undefined) throw new ServeError(refusal);
+}
+
+/** A --store serve can open: a Postgres URL with a host; said back with its password masked. */
+function checkStore(store: string | undefined): void {
+  if (store === undefined) return;
+  const advice =
+    "write postgres://user@host:5432/database (its password in PGPASSWORD, or the whole URL in AGENTCAGE_STORE, never on the command line) to keep the Runs in Postgres, or leave --store out to keep them in files under --runtime-dir";
+  const said = `--store ${JSON.stringify(maskedStoreUrl(store))}`;
+  let url: URL;
+  try {
+    url = new URL(store);
+  } catch {
+    throw new ServeError(`${said} is not a Postgres URL; ${advice}`);
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw new ServeError(`${said} is not a Postgres URL; ${advice}`);
+  if (url.hostname === "" && !url.searchParams.has("host")) throw new ServeError(`${said} names no host; ${advice}`);
 }
 
 /** The warm pool's size and idle time, and what it needs: a process that can mount, and Runs that keep no session. */

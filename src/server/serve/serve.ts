@@ -20,7 +20,7 @@ import { startUp, stoppedWhileStarting } from "./serve-startup.js";
 import { OPERATOR_TENANT } from "../caller.js";
 import type { Lifecycle, ResolvedQuotas } from "../runs/index.js";
 import { checkServeOptions, type CheckedOptions, type ServeOptions } from "./serve-options.js";
-import { openFileStore } from "./service-store.js";
+import { openFileStore, openPostgresStore, type StoreErrors } from "./service-store.js";
 import type { Tenancy } from "../tenancy/index.js";
 import { assembleServiceRunners } from "./serve-runners.js";
 import { egressView } from "../http/index.js";
@@ -56,15 +56,19 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       ? await serviceToken(checked.token, serviceDir)
       : { token: randomBytes(24).toString("base64url"), tokenFile: undefined };
     // The store, made once here and handed to the Runs, the webhooks and the app (tenancy, feed).
+    const storeErrors: StoreErrors = {
+      onAuditError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
+      onFeedError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
+    };
     const store = await start.during(
       "reading the Run records",
-      openFileStore(options.runtimeDir, {
-        onAuditError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the audit log could not be written"),
-        onFeedError: (error) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "the events feed could not be written"),
-      }),
+      options.store === undefined ? openFileStore(options.runtimeDir, storeErrors) : openPostgresStore(options.runtimeDir, options.store, storeErrors),
     );
     const { tenancy, feed } = store;
-    start.made(() => store.flush());
+    start.made(async () => {
+      await store.flush();
+      await store.close();
+    });
     const port = options.port ?? 8750;
     const address = listens ? await holdAddress(checked.host, port) : undefined;
     start.made(() => address?.release());
@@ -166,6 +170,7 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
         // The pool's members go before the proxy they are joined to; no Run is under way after the drain.
         await runners.close();
         await store.flush();
+        await store.close();
       },
     };
   } catch (error) {
