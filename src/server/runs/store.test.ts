@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { openFileStore } from "../serve/index.js";
 import { describeRunStoreContract, everyRun, record } from "../../../test/support/run-store-contract.js";
-import type { RunRecord } from "./store.js";
+import type { RunRecord, RunStore } from "./store.js";
 import { createFileRunFiles, createFileRunStore, readFileRunStore, runsDirectory } from "./store-files.js";
 import { createMemoryRunStore } from "./store-memory.js";
 
