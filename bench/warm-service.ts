@@ -1,7 +1,7 @@
 // The service side of bench:warm: a real `agentcage serve --stand-in --network-policy model` (this
 // checkout's, compiled beside the bench) as its own process, with or without `--pool`, and one
 // timed claude Run through it over a real HTTP socket: from POST /v1/runs to the agent's result
-// record on the Run's event stream. Invariant: every service it starts is stopped by SIGTERM (which
+// record on the Run's event stream, and to its `end` event (the Run's terminal event). Invariant: every service it starts is stopped by SIGTERM (which
 // drains it and removes its pool) before the bench counts what is left.
 
 import { spawn, type ChildProcess } from "node:child_process";
@@ -19,8 +19,8 @@ export type BenchService = {
   readonly pid: number;
   /** Its pool's figures from GET /v1/pool; undefined without a pool. */
   readonly pool: () => Promise<ServicePool | undefined>;
-  /** One claude Run: ms from the POST to its result record, and whether it was served warm. */
-  readonly timedRun: (prompt: string, answer: string) => Promise<{ readonly toResultMs: number; readonly warm: boolean }>;
+  /** One claude Run: ms from the POST to its result record and to its `end` event, and whether it was served warm. */
+  readonly timedRun: (prompt: string, answer: string) => Promise<{ readonly toResultMs: number; readonly toEndMs: number; readonly warm: boolean }>;
   /** SIGTERM, then waits for it to exit. */
   readonly stop: () => Promise<void>;
 };
@@ -56,14 +56,14 @@ export async function startBenchService(name: string, runtimeDir: string, pool: 
     });
     if (posted.status !== 202) throw new BenchFailure(`${name}: POST /v1/runs answered ${posted.status}: ${(await posted.text()).slice(0, 500)}`);
     const { id } = (await posted.json()) as { id: string };
-    const toResultMs = (await untilResult(url, headers, id, name)) - started;
+    const { resultAt, endAt } = await untilEnd(url, headers, id, name);
     const record = (await (await fetch(`${url}/v1/runs/${id}`, { headers })).json()) as {
       state?: string;
       outcome?: { ok?: boolean; warm?: boolean; result?: { text?: string } };
     };
     if (record.state !== "completed" || record.outcome?.ok !== true || record.outcome.result?.text !== answer)
       throw new BenchFailure(`${name}: Run ${id} ended ${record.state}: ${JSON.stringify(record).slice(0, 500)}`);
-    return { toResultMs, warm: record.outcome.warm === true };
+    return { toResultMs: resultAt - started, toEndMs: endAt - started, warm: record.outcome.warm === true };
   };
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
@@ -96,13 +96,19 @@ function listeningUrl(child: ChildProcess, name: string): Promise<string> {
   });
 }
 
-/** Reads the Run's event stream until its agent's result record; resolves with performance.now() then, and drains the rest. */
-async function untilResult(url: string, headers: Record<string, string>, id: string, name: string): Promise<number> {
+/** Reads the Run's event stream to its end; resolves with performance.now() at its agent's result record and at its `end` event. */
+async function untilEnd(
+  url: string,
+  headers: Record<string, string>,
+  id: string,
+  name: string,
+): Promise<{ readonly resultAt: number; readonly endAt: number }> {
   const response = await fetch(`${url}/v1/runs/${id}/events`, { headers });
   if (response.body === null) throw new BenchFailure(`${name}: the event stream of Run ${id} has no body`);
   const decoder = new TextDecoder();
   let buffered = "";
   let resultAt: number | undefined;
+  let endAt: number | undefined;
   for await (const chunk of response.body) {
     buffered += decoder.decode(chunk, { stream: true });
     let end = buffered.indexOf("\n\n");
@@ -111,8 +117,10 @@ async function untilResult(url: string, headers: Record<string, string>, id: str
       buffered = buffered.slice(end + 2);
       end = buffered.indexOf("\n\n");
       if (resultAt === undefined && message.includes("event: agent") && message.includes('"type":"result"')) resultAt = performance.now();
+      if (endAt === undefined && message.includes("\nevent: end\n")) endAt = performance.now();
     }
   }
   if (resultAt === undefined) throw new BenchFailure(`${name}: Run ${id}'s event stream ended without a result record`);
-  return resultAt;
+  if (endAt === undefined) throw new BenchFailure(`${name}: Run ${id}'s event stream closed without its end event`);
+  return { resultAt, endAt };
 }

@@ -1,8 +1,8 @@
 // Measures the warm pool against cold starts, side by side in one run: a trivial claude Run (the
-// real CLI in the agent image, the stand-in model) from run() to its result record under the
-// `model` policy and under `none`, a no-op Run of the test image through the runtime, and the claude
-// `model` Run through a real `agentcage serve` (warm-service.ts), each warm against the same
-// configuration without a pool, interleaved; then each pool's claim latency. Before every timed Run
+// real CLI in the agent image, the stand-in model) from run() to its result record and to its Outcome
+// under the `model` policy and under `none`, a no-op Run of the test image through the runtime, and the
+// claude `model` Run through a real `agentcage serve` (warm-service.ts) to its result and to its `end`
+// event, each warm against the same configuration without a pool, interleaved; then each pool's claim latency. Before every timed Run
 // every pool is full and quiet, so no member being made competes with it. Measured, not asserted: a
 // MISS only prints. It exits non-zero only when a Run was not ok, was served warm or cold against
 // its side, or something of this bench was left behind.
@@ -40,16 +40,22 @@ const ANSWER = "The capital of France is Paris.";
 /** A made-up key: the stand-in accepts any. */
 const KEY = "sk-bench-stand-in-key";
 const QUIET_TIMEOUT_MS = 120_000;
-/** The issue's targets: warm median at most this fraction of cold's. */
+/** The issue's targets: warm median at most this fraction of cold's, to the result (or a no-op's Outcome). */
 const TARGETS = { model: 0.35, none: 0.45, noop: 0.2, service: 0.35 } as const;
+/** And to the end (a Run's Outcome, the service's `end` event): a warm claude Run under `model` at most this fraction of cold's. */
+const END_TARGET = 0.2;
 const CLAIM_P99_TARGET_MS = 50;
 
 type Side = "cold" | "warm";
+/** One Run's ms: to its result record (none for a no-op Run), and to its end (the Outcome, or the service's `end` event). */
+type Timing = { readonly toResult?: number; readonly toEnd: number };
 type Pair = {
   readonly name: string;
   readonly target: number;
-  readonly timed: Record<Side, () => Promise<number>>;
-  readonly samples: Record<Side, number[]>;
+  /** The row's name in the table to the end, and its target there; absent: the row has no result before its end. */
+  readonly end?: { readonly name: string; readonly target?: number };
+  readonly timed: Record<Side, () => Promise<Timing>>;
+  readonly samples: Record<Side, Timing[]>;
 };
 /** A pool's figures, from the library or GET /v1/pool. */
 type PoolFigures = Pick<PoolStats, "size" | "ready" | "making" | "claimed"> & { readonly claimLatencyMs: ServicePool["claimLatencyMs"] };
@@ -68,8 +74,8 @@ function servedAs(name: string, side: Side, warm: boolean | undefined): void {
   if ((warm === true) !== (side === "warm")) throw new BenchFailure(`a ${side} Run of "${name}" was served ${warm === true ? "warm" : "cold"}`);
 }
 
-/** A trivial claude Run: ms from run() to its result record. */
-function claudeRun(name: string, side: Side, runner: AgentRunner): () => Promise<number> {
+/** A trivial claude Run: ms from run() to its result record, and to its Outcome. */
+function claudeRun(name: string, side: Side, runner: AgentRunner): () => Promise<Timing> {
   return async () => {
     let resultAt: number | undefined;
     const started = performance.now();
@@ -78,15 +84,16 @@ function claudeRun(name: string, side: Side, runner: AgentRunner): () => Promise
         if (event.type === "result") resultAt ??= performance.now();
       },
     });
+    const endedAt = performance.now();
     if (!outcome.ok || outcome.result?.text !== ANSWER || resultAt === undefined)
       throw new BenchFailure(`a ${side} Run of "${name}" ended ${outcome.reason}: ${outcome.error ?? outcome.result?.error ?? "no message"}`);
     servedAs(name, side, outcome.warm);
-    return resultAt - started;
+    return { toResult: resultAt - started, toEnd: endedAt - started };
   };
 }
 
 /** A no-op Run: ms from run() to its Outcome. */
-function noopRun(name: string, side: Side, runtime: AgentContainerRuntime<ReaderVerdict>): () => Promise<number> {
+function noopRun(name: string, side: Side, runtime: AgentContainerRuntime<ReaderVerdict>): () => Promise<Timing> {
   return async () => {
     const started = performance.now();
     const outcome = await runtime.run({ text: "" });
@@ -94,15 +101,15 @@ function noopRun(name: string, side: Side, runtime: AgentContainerRuntime<Reader
     if (!outcome.ok || outcome.exit?.code !== 0)
       throw new BenchFailure(`a ${side} Run of "${name}" ended ${outcome.reason}, exit ${JSON.stringify(outcome.exit ?? null)}: ${outcome.error ?? ""}`);
     servedAs(name, side, outcome.warm);
-    return ms;
+    return { toEnd: ms };
   };
 }
 
-function serviceRun(name: string, side: Side, service: BenchService): () => Promise<number> {
+function serviceRun(name: string, side: Side, service: BenchService): () => Promise<Timing> {
   return async () => {
-    const { toResultMs, warm } = await service.timedRun(PROMPT, ANSWER);
+    const { toResultMs, toEndMs, warm } = await service.timedRun(PROMPT, ANSWER);
     servedAs(name, side, warm);
-    return toResultMs;
+    return { toResult: toResultMs, toEnd: toEndMs };
   };
 }
 
@@ -176,19 +183,30 @@ async function main(): Promise<number> {
       return started;
     };
 
-    const pair = (name: string, target: number, timed: Record<Side, () => Promise<number>>): void => {
-      pairs.push({ name, target, timed, samples: { cold: [], warm: [] } });
+    const pair = (name: string, target: number, timed: Record<Side, () => Promise<Timing>>, end?: Pair["end"]): void => {
+      pairs.push({ name, target, timed, samples: { cold: [], warm: [] }, ...(end === undefined ? {} : { end }) });
     };
     const modelName = 'claude, "model", to result';
-    pair(modelName, TARGETS.model, {
-      cold: claudeRun(modelName, "cold", await runner("model-cold", model, false)),
-      warm: claudeRun(modelName, "warm", await runner("model-warm", model, true)),
-    });
+    const modelEnd = { name: 'claude, "model", to Outcome', target: END_TARGET };
+    pair(
+      modelName,
+      TARGETS.model,
+      {
+        cold: claudeRun(modelName, "cold", await runner("model-cold", model, false)),
+        warm: claudeRun(modelName, "warm", await runner("model-warm", model, true)),
+      },
+      modelEnd,
+    );
     const noneName = 'claude, "none", to result';
-    pair(noneName, TARGETS.none, {
-      cold: claudeRun(noneName, "cold", await runner("none-cold", none, false)),
-      warm: claudeRun(noneName, "warm", await runner("none-warm", none, true)),
-    });
+    pair(
+      noneName,
+      TARGETS.none,
+      {
+        cold: claudeRun(noneName, "cold", await runner("none-cold", none, false)),
+        warm: claudeRun(noneName, "warm", await runner("none-warm", none, true)),
+      },
+      { name: 'claude, "none", to Outcome' },
+    );
     const noopName = "no-op Run (true), whole Run";
     const noopCold = await noop("noop-cold", false);
     // What an earlier, interrupted bench left (its process gone); the services sweep their own at start.
@@ -196,10 +214,15 @@ async function main(): Promise<number> {
     if (swept.removed.length > 0) console.log(`swept ${swept.removed.length} container(s) left by an earlier, interrupted bench`);
     pair(noopName, TARGETS.noop, { cold: noopRun(noopName, "cold", noopCold), warm: noopRun(noopName, "warm", await noop("noop-warm", true)) });
     const serviceName = 'service, claude "model", to result';
-    pair(serviceName, TARGETS.service, {
-      cold: serviceRun(serviceName, "cold", await service("service-cold", 0)),
-      warm: serviceRun(serviceName, "warm", await service("service-warm", POOL_SIZE)),
-    });
+    pair(
+      serviceName,
+      TARGETS.service,
+      {
+        cold: serviceRun(serviceName, "cold", await service("service-cold", 0)),
+        warm: serviceRun(serviceName, "warm", await service("service-warm", POOL_SIZE)),
+      },
+      { name: 'service, claude "model", to end', target: END_TARGET },
+    );
 
     const [client, server] = docker("version", "--format", "{{.Client.Version}} {{.Server.Version}}").split(" ");
     console.log(
@@ -249,11 +272,27 @@ function report(pairs: readonly Pair[], pools: ReadonlyArray<readonly [string, P
   console.log("");
   console.log(`${"ms, median / p90 / min".padEnd(36)}${"cold".padStart(20)}${"warm".padStart(20)}${"ratio".padStart(8)}  target`);
   for (const { name, target, samples } of pairs) {
-    const cold = summarize(samples.cold);
-    const warm = summarize(samples.warm);
+    const cold = summarize(samples.cold.map((t) => t.toResult ?? t.toEnd));
+    const warm = summarize(samples.warm.map((t) => t.toResult ?? t.toEnd));
     const ratio = warm.median / cold.median;
     console.log(
       `${name.padEnd(36)}${cells(cold).padStart(20)}${cells(warm).padStart(20)}${ratio.toFixed(2).padStart(8)}  ≤ ${target}: ${ratio <= target ? "MET" : "MISS"}`,
+    );
+  }
+  console.log("");
+  // The same Runs to their end, and each Run's tail (its end less its result), as medians.
+  console.log(
+    `${"ms, median / p90 / min".padEnd(36)}${"cold".padStart(20)}${"warm".padStart(20)}${"ratio".padStart(8)}${"tail cold / warm".padStart(18)}  target`,
+  );
+  for (const { end, samples } of pairs) {
+    if (end === undefined) continue;
+    const cold = summarize(samples.cold.map((t) => t.toEnd));
+    const warm = summarize(samples.warm.map((t) => t.toEnd));
+    const ratio = warm.median / cold.median;
+    const tail = (side: Side) => summarize(samples[side].map((t) => t.toEnd - (t.toResult ?? t.toEnd))).median.toFixed(0);
+    const verdict = end.target === undefined ? "-" : `≤ ${end.target}: ${ratio <= end.target ? "ok" : "MISS"}`;
+    console.log(
+      `${end.name.padEnd(36)}${cells(cold).padStart(20)}${cells(warm).padStart(20)}${ratio.toFixed(2).padStart(8)}${`${tail("cold")} / ${tail("warm")}`.padStart(18)}  ${verdict}`,
     );
   }
   console.log("");

@@ -6,7 +6,7 @@ import type Docker from "dockerode";
 import { connectDocker } from "./connect.js";
 import type { Duplex, Readable } from "node:stream";
 import { renderCreateBody } from "../container/index.js";
-import type { Engine } from "./engine.js";
+import type { ContainerExitEvent, Engine } from "./engine.js";
 import { splitAttachStream } from "./attach-stream.js";
 import { containerMountsOf, cpuNanosOf, engineFactsOf, imageFactsOf } from "./docker-facts.js";
 import { engineStatus } from "./errors.js";
@@ -44,6 +44,7 @@ export function createDockerEngine(docker: Docker = connectDocker()): Engine {
       await docker.getContainer(id).start();
     },
     wait: async (id) => ((await docker.getContainer(id).wait()) as { StatusCode: number }).StatusCode,
+    exitEvent: (id, signal) => exitEventOf(docker, id, signal),
     inspect: async (id) => {
       try {
         const info = await docker.getContainer(id).inspect();
@@ -207,4 +208,61 @@ export function createDockerEngine(docker: Docker = connectDocker()): Engine {
     },
     exec: (container, argv) => dockerExec(docker, container, argv),
   };
+}
+
+/**
+ * The container's `die` event, and whether an `oom` event came before it. `since` 0: what the engine
+ * still holds of the moments before the call (an out-of-memory kill of a pooled container before its
+ * claim) is heard too. Nothing told (the listening refused, broken or stopped): undefined.
+ */
+async function exitEventOf(docker: Docker, id: string, signal: AbortSignal): Promise<ContainerExitEvent | undefined> {
+  let stream: Readable;
+  try {
+    // dockerode passes abortSignal on to the request, though its types do not say so.
+    const options: Docker.GetEventsOptions & { readonly abortSignal: AbortSignal } = {
+      since: 0,
+      filters: { type: ["container"], container: [id], event: ["die", "oom"] },
+      abortSignal: signal,
+    };
+    stream = (await docker.getEvents(options)) as unknown as Readable;
+  } catch {
+    return undefined;
+  }
+  return await new Promise<ContainerExitEvent | undefined>((resolve) => {
+    let oomKilled = false;
+    let buffered = "";
+    const settle = (exit: ContainerExitEvent | undefined): void => {
+      signal.removeEventListener("abort", stopped);
+      stream.destroy();
+      resolve(exit);
+    };
+    const stopped = (): void => settle(undefined);
+    if (signal.aborted) return stopped();
+    signal.addEventListener("abort", stopped, { once: true });
+    stream.on("error", stopped).on("close", stopped).on("end", stopped);
+    stream.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      let end = buffered.indexOf("\n");
+      while (end >= 0) {
+        const event = parsedEvent(buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+        end = buffered.indexOf("\n");
+        if (event?.Action === "oom") oomKilled = true;
+        if (event?.Action !== "die") continue;
+        const exitCode = Number(event.Actor?.Attributes?.exitCode);
+        return settle(Number.isInteger(exitCode) ? { exitCode, oomKilled } : undefined);
+      }
+    });
+  });
+}
+
+type EngineEvent = { readonly Action?: string; readonly Actor?: { readonly Attributes?: Readonly<Record<string, string>> } };
+
+function parsedEvent(line: string): EngineEvent | undefined {
+  try {
+    const event = JSON.parse(line) as unknown;
+    return typeof event === "object" && event !== null ? (event as EngineEvent) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,6 +6,8 @@ import type { Duplex, Readable, Writable } from "node:stream";
 import type { ComposedSpec } from "../container/index.js";
 
 export type ContainerState = { readonly exitCode: number; readonly oomKilled: boolean; readonly running: boolean };
+/** A container's exit as the engine's event tells it: its exit code, and whether it ran out of memory while listened to. */
+export type ContainerExitEvent = { readonly exitCode: number; readonly oomKilled: boolean };
 export type ListedContainer = {
   readonly id: string;
   readonly labels: Readonly<Record<string, string>>;
@@ -146,6 +148,15 @@ export type Engine = {
   readonly start: (id: string) => Promise<void>;
   /** Resolves when the container is not running, with its exit code. */
   readonly wait: (id: string) => Promise<number>;
+  /**
+   * The container's exit the moment the engine tells it (Docker: its `die` event), and whether the
+   * engine said, while this listened, that it ran out of memory (an `oom` event before it). Docker tells
+   * it before releasing what the container held (its networks, its mounts), and answers `wait` and
+   * `inspect` only after. Listens from the call (and to what the engine still holds of the moments
+   * before it) until the exit, or until `signal` aborts; undefined when the engine did not tell.
+   * Optional: an engine without it is waited for (`wait`) and inspected.
+   */
+  readonly exitEvent?: (id: string, signal: AbortSignal) => Promise<ContainerExitEvent | undefined>;
   /** Undefined when no such container exists (any more): someone removed it. */
   readonly inspect: (id: string) => Promise<ContainerState | undefined>;
   /** A container that is not running (any more) is not an error. */

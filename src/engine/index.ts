@@ -10,6 +10,7 @@
  */
 export type {
   ContainerExec,
+  ContainerExitEvent,
   ContainerMount,
   ContainerState,
   ContainerStreams,

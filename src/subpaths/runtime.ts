@@ -19,6 +19,7 @@
 // The engine seam: what a Run asks of a container engine, Docker's through dockerode.
 export type {
   ContainerExec,
+  ContainerExitEvent,
   ContainerMount,
   ContainerState,
   ContainerStreams,

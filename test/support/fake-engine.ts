@@ -49,6 +49,8 @@ export type FakeContainerScript = {
 
 /** What the fake engine says of itself and holds; by default a healthy Docker Engine holding every image. */
 export type FakeEngineOptions = {
+  /** It tells each container's exit as an event (Engine.exitEvent, with its script's oomKilled), as Docker does; default: it has no such operation. */
+  readonly exitEvents?: boolean;
   /** Merged over FAKE_ENGINE_FACTS. */
   readonly facts?: Partial<EngineFacts>;
   /** The images it holds, by reference (a container of another is refused, 404); default: every image, with FAKE_IMAGE_FACTS. */
@@ -318,6 +320,21 @@ export function createFakeEngine(
       await enter("wait", id, find(id));
       return need(id).exited;
     },
+    ...(options.exitEvents === true
+      ? {
+          exitEvent: async (id: string, signal: AbortSignal) => {
+            await enter("exitEvent", id, find(id));
+            const c = find(id);
+            if (c === undefined) return undefined;
+            const stopped = new Promise<undefined>((resolve) => {
+              if (signal.aborted) resolve(undefined);
+              signal.addEventListener("abort", () => resolve(undefined), { once: true });
+            });
+            const code = await Promise.race([c.exited, stopped]);
+            return code === undefined ? undefined : { exitCode: code, oomKilled: c.script.oomKilled === true };
+          },
+        }
+      : {}),
     inspect: async (id) => {
       await enter("inspect", id, find(id));
       const c = find(id);

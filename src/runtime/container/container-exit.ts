@@ -29,14 +29,23 @@ export function exitNotice<R extends ReaderVerdict>(ctx: ContainerRunContext<R>)
   };
 }
 
-/** How the container ended; only a started container of an engine not given up on is inspected. */
+/**
+ * How the container ended; only a started container of an engine not given up on is inspected, and
+ * only when the engine's exit event did not already tell the agent's own exit.
+ */
 export async function collectEnd<R extends ReaderVerdict>(
   ctx: ContainerRunContext<R>,
   state: ContainerRunState<R>,
   deadline: EngineDeadline,
 ): Promise<ContainerEnd> {
   const { stop } = ctx;
-  const inspected = state.started && !deadline.hasPassed() && state.id !== undefined ? await inspectExit(ctx, state.id) : {};
+  const told = state.exitEvent;
+  const inspected =
+    told !== undefined
+      ? { exit: { code: told.exitCode, oomKilled: false } }
+      : state.started && !deadline.hasPassed() && state.id !== undefined
+        ? await inspectExit(ctx, state.id)
+        : {};
   stop.containerExited();
   const exit = inspected.exit;
   if (exit?.signal !== undefined && OUTSIDE_SIGNALS.has(exit.signal) && !exit.oomKilled && !stop.signalled()) {

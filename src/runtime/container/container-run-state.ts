@@ -5,7 +5,7 @@
 
 import type { Logger } from "pino";
 import type { ComposedSpec } from "../../container/index.js";
-import type { ContainerStreams, Engine } from "../../engine/index.js";
+import type { ContainerExitEvent, ContainerStreams, Engine } from "../../engine/index.js";
 import type { ExitFacts, ReaderVerdict, RunPlan } from "../../plan/index.js";
 import type { Masker } from "../../redact/index.js";
 import type { ContainerFacts } from "../end-reason.js";
@@ -72,6 +72,8 @@ export type ContainerRunState<R extends ReaderVerdict> = {
   /** The plan's reader threw, or returned what is no verdict. */
   readerThrew?: string;
   verdict?: R | undefined;
+  /** The exit as the engine's event told it, when it is the agent's own (a code under 128, no OOM): no inspect is needed. */
+  exitEvent?: ContainerExitEvent;
   /** Filled in last, once the container is not running. */
   end: ContainerEnd;
 };

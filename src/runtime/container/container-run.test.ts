@@ -4,7 +4,7 @@
 
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFakeEngine, type FakeContainerScript, type FakeEngine } from "../../../test/support/fake-engine.js";
+import { createFakeEngine, type FakeContainerScript, type FakeEngine, type FakeEngineOptions } from "../../../test/support/fake-engine.js";
 import { atIdleLoad } from "../../../test/support/idle-load.js";
 import { readLoadWith } from "../../liveness/index.js";
 import { createAgentContainerRuntime, type AgentContainer, type Outcome, type ReaderVerdict, type RunOptions } from "../../index.js";
@@ -28,8 +28,8 @@ afterEach(() => {
   for (const fake of made) expect(fake.existing()).toEqual([]);
 });
 
-function fakeEngine(script: FakeContainerScript = {}): FakeEngine {
-  const fake = createFakeEngine(script);
+function fakeEngine(script: FakeContainerScript = {}, options: FakeEngineOptions = {}): FakeEngine {
+  const fake = createFakeEngine(script, options);
   fakes.push(fake);
   return fake;
 }
@@ -94,6 +94,43 @@ describe("a Run's container, through the engine seam", () => {
       expect(outcome.error).toBeUndefined();
       expect(Number.isInteger(outcome.durationMs)).toBe(true);
       expect(outcome.durationMs).toBeGreaterThanOrEqual(0);
+    });
+  });
+
+  describe("when the engine tells the exit as an event", () => {
+    const tells = { exitEvents: true } as const;
+
+    it("ends at the event, not waiting for `wait` (the engine still releasing the container's network), and inspects nothing", async () => {
+      const fake = fakeEngine({ echoStdin: true, fail: { wait: "never" } }, tells);
+      const outcome = await run(fake, collect, { run: { timeoutSeconds: 2 } });
+      expect(outcome).toMatchObject({ ok: true, reason: "completed", exit: { code: 0, oomKilled: false }, result: { text: PROMPT } });
+      expect(lifecycleCalls(fake)).toEqual([
+        `create ${nameOf(outcome)}`,
+        "attach fake-1",
+        "start fake-1",
+        "wait fake-1",
+        "exitEvent fake-1",
+        `remove ${nameOf(outcome)}`,
+      ]);
+    });
+
+    it("takes an agent's own non-zero exit from the event", async () => {
+      const outcome = await run(fakeEngine({ exitCode: 3, fail: { wait: "never" } }, tells), needsOutput, { run: { timeoutSeconds: 2 } });
+      expect(outcome).toMatchObject({ ok: false, reason: "failed", exit: { code: 3, oomKilled: false } });
+    });
+
+    it("waits and inspects when the event tells a death by a signal or out of memory", async () => {
+      const fake = fakeEngine({ exitCode: 137, oomKilled: true }, tells);
+      const outcome = await run(fake, needsOutput);
+      expect(outcome).toMatchObject({ ok: false, reason: "oom", exit: { code: 137, signal: "SIGKILL", oomKilled: true } });
+      expect(lifecycleCalls(fake)).toContain("inspect fake-1");
+    });
+
+    it("waits and inspects when the engine could not listen", async () => {
+      const fake = fakeEngine({ exitCode: 3, fail: { exitEvent: { statusCode: 500 } } }, tells);
+      const outcome = await run(fake, needsOutput);
+      expect(outcome).toMatchObject({ reason: "failed", exit: { code: 3, oomKilled: false } });
+      expect(lifecycleCalls(fake)).toContain("inspect fake-1");
     });
   });
 

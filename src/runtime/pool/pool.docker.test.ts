@@ -200,6 +200,17 @@ describe("the warm pool against the real engine", () => {
     expect(await readdir(runtimeDir)).not.toContain(outcome.runId);
   }, 120_000);
 
+  it("ends a warm Run on its own network with the agent's exit code, and its container goes after the Outcome without a close()", async () => {
+    const runtime = pooled({ size: 1, network: { kind: "internal" } }, "echo up; exit 3");
+    await untilReady(runtime, 1);
+    const [served] = membersOf(runtime);
+    const outcome = await runtime.run({ text: "" }, { network: { kind: "internal" } });
+    expect(outcome).toMatchObject({ ok: true, warm: true, exit: { code: 3, oomKilled: false } });
+    // Removed in the background: within a bound far above an idle machine's (about a second).
+    for (let i = 0; i < 600 && membersOf(runtime).includes(served as string); i++) await sleep(50);
+    expect(membersOf(runtime)).not.toContain(served);
+  }, 120_000);
+
   it("leaves no member, network or directory after close()", async () => {
     const runtime = pooled({ size: 2, network: { kind: "internal" } });
     await untilReady(runtime, 2);
