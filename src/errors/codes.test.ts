@@ -17,6 +17,8 @@ const PLAIN_ERRORS: Readonly<Record<string, string>> = {
   EarlyEnd: "an abort reason an adapter hands the runtime; it ends the Run as an Outcome reason, never thrown at a caller",
   GoneError:
     "whileAlive's one rejection, a peer shown gone: each caller catches it and says why in its own sentence (an Outcome's error, a refusal), never thrown at a caller",
+  NewerSchemaError:
+    "the Postgres Run store's refusal of a database whose schema is newer than its code: caught by serve's start (service-store.ts) and said as a ServeError, never thrown at a caller",
   ServiceRefusal: "the command's own: caught by answered() in src/cli/service-client.ts, said on stderr and made the exit status, never thrown at a caller",
 };
 
