@@ -172,9 +172,10 @@ describe("webhooks, allowed to loopback receivers", () => {
     await deliveriesWhen(call, id, (deliveries) => deliveries.webhooks.some((webhook) => webhook.type === "run.finished" && webhook.attempts.length >= 1));
     expect((await call(`/v1/runs/${id}`, { method: "DELETE" })).status).toBe(204);
     const after = hooks.received.length;
-    // The schedule would try again within 0.4 s, and until 2 s after the event.
+    // The schedule would try again within 0.4 s, and until 2 s after the event: several more attempts
+    // in 1.5 s. One sent before the DELETE may still land after it on a busy machine; none more.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(hooks.received.length).toBe(after);
+    expect(hooks.received.length).toBeLessThanOrEqual(after + 1);
   });
 
   it("posts a Run with no callbackUrl to its tenant's default, signed with that tenant's secret, and shows another tenant's Run's deliveries as an unknown Run", async () => {
