@@ -26,3 +26,5 @@ export const HARVEST_COPY_BATCH_FILES = 64;
 export const HARVEST_COPY_BATCH_BYTES = 8 * MiB;
 /** Batches one harvest has in flight at once (each file of them holds two descriptors while it is copied); a tuning value. */
 export const HARVEST_COPY_BATCHES_IN_FLIGHT = 4;
+/** Records of the source's listing handed to the walk at a time, so the copies start before the listing ends; a tuning value. */
+export const HARVEST_LISTING_PART_RECORDS = 64;

@@ -27,10 +27,12 @@ describe("a worker pool", () => {
     });
     const seen: Array<number | string> = [];
     const [first, second] = await Promise.all([
-      pool.run(500, (part) => seen.push(part)).then((answer) => {
-        seen.push(answer);
-        return seen.length;
-      }),
+      pool
+        .run(500, (part) => seen.push(part))
+        .then((answer) => {
+          seen.push(answer);
+          return seen.length;
+        }),
       pool.run(3),
     ]);
     expect(seen).toEqual([...Array.from({ length: 500 }, (_, n) => n), "done"]);
