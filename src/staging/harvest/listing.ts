@@ -3,15 +3,16 @@
 // below it is reached through its descriptor) and made at the destination. A tree of 2,000
 // directories costs what `find` costs, not ten trips through libuv's thread pool per directory.
 // The listing only observes; walk.ts decides every refusal from it, in walk order. Its records reach
-// walk.ts in parts while it goes on, so the copies start with the first part; it stops at the next
-// record once walk.ts met a refusal (stop), and at the first record it can see must be refused.
+// walk.ts in parts while it goes on, so the copies start with the first part; it waits while it is
+// HARVEST_LISTING_AHEAD_RECORDS ahead of the records walk.ts has taken, stops at the next record
+// once walk.ts met a refusal (stop), and at the first record it can see must be refused.
 // Descriptors: a directory that holds files stays open until releaseDirectories (its files are
 // copied through it); one that holds none is closed at the end of its names, so a tree of deep,
 // file-less directories (a change set's mirror) holds one descriptor per directory with files.
 // A worker that dies mid-listing leaks the descriptors it had opened: nothing else knows them.
 
 import { createWorkerPool } from "../workers/index.js";
-import { HARVEST_LISTING_PART_RECORDS } from "./limits.js";
+import { HARVEST_LISTING_AHEAD_RECORDS, HARVEST_LISTING_PART_RECORDS } from "./limits.js";
 
 /** What lstat or fstat showed of one entry: the fields the Harvest's checks read. */
 export type Observed = {
@@ -73,7 +74,8 @@ export type ListingEnd = {
  * A listing under way. It stops by itself at the first record the Harvest must refuse that the
  * worker can see without the Harvest's rules (an entry past maxEntries, a directory too deep, a
  * failed call, a kind that is not a plain file or directory, a directory that changed), and at its
- * next record once stopped, so a tree of a million names is never listed whole.
+ * next record once stopped; it is never more than `aheadRecords` past the records its parts handed
+ * over, so a tree of a million names is never listed whole before a refusal walk.ts meets.
  */
 export type Listing = {
   /**
@@ -82,7 +84,7 @@ export type Listing = {
    * listing ended; throws if its worker failed.
    */
   readonly parts: AsyncIterable<readonly ListedRecord[]>;
-  /** Asks the listing to stop before its next record: the walk met a refusal and needs no more. */
+  /** Asks the listing to stop before its next record: the walk met a refusal and needs no more. Whoever starts a listing stops it or reads it to its end: a listing that is ahead waits. */
   readonly stop: () => void;
   /** Settles once the last part was handed over. */
   readonly ended: Promise<ListingEnd>;
@@ -100,8 +102,10 @@ type ListRequest = {
   readonly maxDepth: number;
   /** Records in one part posted to the caller. */
   readonly partRecords: number;
-  /** One Int32 word, set to 1 by the caller to stop the listing before its next record. */
-  readonly stop: SharedArrayBuffer;
+  /** Records the listing may make past those the caller has taken; it waits there. */
+  readonly aheadRecords: number;
+  /** Two Int32 words: STOP_WORD, set to 1 by the caller to stop the listing before its next record, and TAKEN_WORD, the records it took. */
+  readonly words: SharedArrayBuffer;
 };
 type ReleaseRequest = {
   readonly op: "release";
@@ -111,6 +115,10 @@ type ReleaseRequest = {
   readonly close: readonly number[];
 };
 type Request = ListRequest | ReleaseRequest;
+
+/** The listing's shared words (see ListRequest); written again as literals in listingProgram, which cannot close over this module. */
+const STOP_WORD = 0;
+const TAKEN_WORD = 1;
 /** How a listing ended, or for a release the index (into its `check`) of the first directory that changed, -1 if none did. */
 type Reply = ListingEnd | number;
 
@@ -160,7 +168,8 @@ function listingProgram(): (request: Request, post: (part: ListedRecord[]) => vo
   };
 
   const list = (request: ListRequest, post: (part: ListedRecord[]) => void): ListingEnd => {
-    const stopped = new Int32Array(request.stop, 0, 1);
+    // [0] stop, [1] records the caller took (STOP_WORD, TAKEN_WORD).
+    const words = new Int32Array(request.words, 0, 2);
     let part: ListedRecord[] = [];
     /** Records listed so far: the index of the next one. */
     let count = 0;
@@ -168,7 +177,18 @@ function listingProgram(): (request: Request, post: (part: ListedRecord[]) => vo
     let entries = 0;
     class Stop {}
     const record = (listed: ListedRecord): void => {
-      if (Atomics.load(stopped, 0) !== 0) throw new Stop();
+      for (;;) {
+        if (Atomics.load(words, 0) !== 0) throw new Stop();
+        const taken = Atomics.load(words, 1);
+        if (count - taken < request.aheadRecords) break;
+        // Far enough ahead: hand over what it holds, so the caller has a part to take, and wait
+        // until it takes one or stops (each notifies word 1).
+        if (part.length > 0) {
+          post(part);
+          part = [];
+        }
+        Atomics.wait(words, 1, taken);
+      }
       part.push(listed);
       count += 1;
       if (part.length >= request.partRecords) {
@@ -309,10 +329,15 @@ function listingProgram(): (request: Request, post: (part: ListedRecord[]) => vo
 /** Two: one harvest at a time uses one, and two Runs' harvests need not queue. */
 const pool = createWorkerPool("agentcage-harvest", 2, listingProgram);
 
+/** How a listing is handed over: records a part, and records it may make past those taken. */
+export type ListingPace = { readonly partRecords: number; readonly aheadRecords: number };
+
+const PACE: ListingPace = { partRecords: HARVEST_LISTING_PART_RECORDS, aheadRecords: HARVEST_LISTING_AHEAD_RECORDS };
+
 /**
  * Starts listing the source pinned at `root` (its descriptor `rootFd`, fstat'ed as `rootOpened`),
- * making its directories under `target`. Whoever starts it awaits `ended` and releases its `fds`,
- * whether or not it read every part.
+ * making its directories under `target`. Whoever starts it stops it or reads every part, then
+ * awaits `ended` and releases its `fds`.
  */
 export function listSource(
   root: string,
@@ -320,13 +345,15 @@ export function listSource(
   rootOpened: Observed,
   target: string,
   limits: { readonly maxEntries: number; readonly maxDepth: number },
-  partRecords: number = HARVEST_LISTING_PART_RECORDS,
+  pace: ListingPace = PACE,
 ): Listing {
-  const stop = new SharedArrayBuffer(4);
+  const shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  const words = new Int32Array(shared);
   const arrived: (readonly ListedRecord[])[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
-  const ended = pool.run({ op: "list", root, rootFd, rootOpened, target, ...limits, partRecords, stop }, (part) => {
+  const request: ListRequest = { op: "list", root, rootFd, rootOpened, target, ...limits, ...pace, words: shared };
+  const ended = pool.run(request, (part) => {
     arrived.push(part);
     wake?.();
   }) as Promise<ListingEnd>;
@@ -338,15 +365,23 @@ export function listSource(
   async function* parts(): AsyncGenerator<readonly ListedRecord[]> {
     for (;;) {
       const part = arrived.shift();
-      if (part !== undefined) yield part;
-      else if (settled) {
+      if (part !== undefined) {
+        // Taken: the listing may go on up to aheadRecords past it.
+        Atomics.add(words, TAKEN_WORD, part.length);
+        Atomics.notify(words, TAKEN_WORD);
+        yield part;
+      } else if (settled) {
         // Every part came before the answer: rethrows a failed listing's error.
         await ended;
         return;
       } else await new Promise<void>((resolve) => (wake = resolve));
     }
   }
-  return { parts: parts(), stop: () => Atomics.store(new Int32Array(stop), 0, 1), ended };
+  const stop = (): void => {
+    Atomics.store(words, STOP_WORD, 1);
+    Atomics.notify(words, TAKEN_WORD);
+  };
+  return { parts: parts(), stop, ended };
 }
 
 /**
