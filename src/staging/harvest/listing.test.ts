@@ -21,10 +21,15 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await pinned?.handle.close();
-  pinned = undefined;
+  await unpin();
   await rm(root, { recursive: true, force: true });
 });
+
+/** Closes the source a listing pinned. */
+async function unpin(): Promise<void> {
+  await pinned?.handle.close();
+  pinned = undefined;
+}
 
 async function files(directory: string, count: number): Promise<void> {
   await mkdir(path.join(root, "out", directory), { recursive: true });
@@ -82,8 +87,7 @@ describe("the Harvest's listing", () => {
     // The 3,000 files, their directory, and its end and the source's.
     expect(listed).toBe(3003);
     await releaseDirectories([], (await warm.ended).fds);
-    await pinned?.handle.close();
-    pinned = undefined;
+    await unpin();
     const before = await openDescriptors();
 
     const listing = await list({ partRecords: 16, aheadRecords: 64 });
@@ -102,8 +106,7 @@ describe("the Harvest's listing", () => {
     expect(seen.flat().length).toBeGreaterThan(16);
     expect(seen.flat().length).toBeLessThanOrEqual(16 + 64);
     expect(seen.flat().every((record) => record.kind === "entry" && record.makeFailure === undefined)).toBe(true);
-    await pinned?.handle.close();
-    pinned = undefined;
+    await unpin();
     expect(await openDescriptors()).toBe(before);
   });
 });
