@@ -3,6 +3,7 @@
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { opendirSync } from "node:fs";
 import { link, lstat, mkdir, mkdtemp, open, opendir, readdir, readFile, readlink, rm, symlink, writeFile, chmod } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,6 +11,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { harvest, MAX_HARVEST_DEPTH, MAX_HARVEST_ENTRIES, MAX_HARVEST_FILE_BYTES, HarvestArgumentError, type HarvestLimits } from "./index.js";
 import type { HarvestRefusal, HarvestRefusalReason } from "../../plan/index.js";
+import { holdCopies } from "./copy.js";
+import { HARVEST_LISTING_PART_RECORDS } from "./limits.js";
 
 type Fixture = { readonly root: string; readonly source: string; readonly destination: string; readonly canary: string };
 
@@ -367,6 +370,45 @@ describe("harvest limits", () => {
     await writeSource("b/two.txt", "12345");
     const refusal = await expectRefused("total_too_large", /^"(a\/one|b\/two)\.txt"$/, { maxTotalBytes: 9 });
     expect(refusal.message).toContain("MAX_HARVEST_TOTAL_BYTES (9)");
+  });
+});
+
+describe("harvest of a listing that comes in parts while files are copied", () => {
+  it("refuses at its record in a later part after earlier parts were copied, in walk order, leaving the destination as it was", async () => {
+    // Ten parts' worth of 10-byte files in five directories; the one that takes the total past
+    // maxTotalBytes is the second-to-last file in walk order (each directory's names as getdents
+    // gives them, which opendir keeps and readdir sorts).
+    const directories = 5;
+    const perDirectory = 2 * HARVEST_LISTING_PART_RECORDS;
+    for (let d = 0; d < directories; d++) {
+      await mkdir(path.join(fixture.source, `d${d}`));
+      await Promise.all(Array.from({ length: perDirectory }, (_, f) => writeFile(path.join(fixture.source, `d${d}`, `f${f}`), "0123456789")));
+    }
+    const names = (directory: string): string[] => {
+      const found: string[] = [];
+      const handle = opendirSync(directory);
+      try {
+        for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) found.push(dirent.name);
+      } finally {
+        handle.closeSync();
+      }
+      return found;
+    };
+    const walkOrder = names(fixture.source).flatMap((directory) => names(path.join(fixture.source, directory)).map((name) => `${directory}/${name}`));
+    const refusedAt = walkOrder.length - 2;
+    const opened: bigint[] = [];
+    const letGo = holdCopies(({ step, ino }) => {
+      if (step === "open") opened.push(ino);
+    });
+    let refusal: HarvestRefusal;
+    try {
+      refusal = await expectRefused("total_too_large", JSON.stringify(walkOrder[refusedAt]), { maxTotalBytes: 10 * refusedAt });
+    } finally {
+      letGo();
+    }
+    expect(refusal.message).toContain(`MAX_HARVEST_TOTAL_BYTES (${10 * refusedAt})`);
+    // Files of earlier parts were copied before the refusal was met; their copies are gone with the rest.
+    expect(opened.length).toBeGreaterThanOrEqual(HARVEST_LISTING_PART_RECORDS);
   });
 });
 

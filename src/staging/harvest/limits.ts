@@ -26,3 +26,7 @@ export const HARVEST_COPY_BATCH_FILES = 64;
 export const HARVEST_COPY_BATCH_BYTES = 8 * MiB;
 /** Batches one harvest has in flight at once (each file of them holds two descriptors while it is copied); a tuning value. */
 export const HARVEST_COPY_BATCHES_IN_FLIGHT = 4;
+/** Records of the source's listing handed to the walk at a time, so the copies start before the listing ends; a tuning value. */
+export const HARVEST_LISTING_PART_RECORDS = 64;
+/** Records the listing may make past those the walk has taken before it waits, so a refusal the walk meets stops it near there; a tuning value. */
+export const HARVEST_LISTING_AHEAD_RECORDS = 4 * HARVEST_LISTING_PART_RECORDS;

@@ -2,13 +2,17 @@
 // each entry lstat'ed, each directory opened without following a link (and kept open, so what lies
 // below it is reached through its descriptor) and made at the destination. A tree of 2,000
 // directories costs what `find` costs, not ten trips through libuv's thread pool per directory.
-// The listing only observes; walk.ts decides every refusal from it, in walk order.
+// The listing only observes; walk.ts decides every refusal from it, in walk order. Its records reach
+// walk.ts in parts while it goes on, so the copies start with the first part; it waits while it is
+// HARVEST_LISTING_AHEAD_RECORDS ahead of the records walk.ts has taken, stops at the next record
+// once walk.ts met a refusal (stop), and at the first record it can see must be refused.
 // Descriptors: a directory that holds files stays open until releaseDirectories (its files are
 // copied through it); one that holds none is closed at the end of its names, so a tree of deep,
 // file-less directories (a change set's mirror) holds one descriptor per directory with files.
 // A worker that dies mid-listing leaks the descriptors it had opened: nothing else knows them.
 
 import { createWorkerPool } from "../workers/index.js";
+import { HARVEST_LISTING_AHEAD_RECORDS, HARVEST_LISTING_PART_RECORDS } from "./limits.js";
 
 /** What lstat or fstat showed of one entry: the fields the Harvest's checks read. */
 export type Observed = {
@@ -56,18 +60,34 @@ export type ListedEnd = {
   readonly closed?: true;
 };
 
+export type ListedRecord = ListedEntry | ListedEnd;
+
+/** How a listing ended. */
+export type ListingEnd = {
+  /** Whether every name was listed: false when the listing stopped at its last record, or was stopped. */
+  readonly complete: boolean;
+  /** Every directory descriptor the listing opened and did not close, to be closed by releaseDirectories. */
+  readonly fds: readonly number[];
+};
+
 /**
- * Every record in walk order. The listing stops at the first record the Harvest must refuse that
- * the worker can see without the Harvest's rules (an entry past maxEntries, a directory too deep,
- * a failed call, a kind that is not a plain file or directory, a directory that changed), so a
- * tree of a million names is never listed whole.
+ * A listing under way. It stops by itself at the first record the Harvest must refuse that the
+ * worker can see without the Harvest's rules (an entry past maxEntries, a directory too deep, a
+ * failed call, a kind that is not a plain file or directory, a directory that changed), and at its
+ * next record once stopped; it is never more than `aheadRecords` past the records its parts handed
+ * over, so a tree of a million names is never listed whole before a refusal walk.ts meets.
  */
 export type Listing = {
-  readonly records: ReadonlyArray<ListedEntry | ListedEnd>;
-  /** Whether every name was listed: false when the listing stopped at its last record. */
-  readonly complete: boolean;
-  /** Every directory descriptor the listing opened, to be closed by releaseDirectories. */
-  readonly fds: readonly number[];
+  /**
+   * Every record in walk order, in parts of at most HARVEST_LISTING_PART_RECORDS as the worker
+   * lists them; a record's index is its place among all the listing's records. Ends when the
+   * listing ended; throws if its worker failed.
+   */
+  readonly parts: AsyncIterable<readonly ListedRecord[]>;
+  /** Asks the listing to stop before its next record: the walk met a refusal and needs no more. Whoever starts a listing stops it or reads it to its end: a listing that is ahead waits. */
+  readonly stop: () => void;
+  /** Settles once the last part was handed over. */
+  readonly ended: Promise<ListingEnd>;
 };
 
 type ListRequest = {
@@ -80,6 +100,12 @@ type ListRequest = {
   readonly target: string;
   readonly maxEntries: number;
   readonly maxDepth: number;
+  /** Records in one part posted to the caller. */
+  readonly partRecords: number;
+  /** Records the listing may make past those the caller has taken; it waits there. */
+  readonly aheadRecords: number;
+  /** Two Int32 words: STOP_WORD, set to 1 by the caller to stop the listing before its next record, and TAKEN_WORD, the records it took. */
+  readonly words: SharedArrayBuffer;
 };
 type ReleaseRequest = {
   readonly op: "release";
@@ -89,11 +115,15 @@ type ReleaseRequest = {
   readonly close: readonly number[];
 };
 type Request = ListRequest | ReleaseRequest;
-/** A listing, or for a release the index (into its `check`) of the first directory that changed, -1 if none did. */
-type Reply = Listing | number;
+
+/** The listing's shared words (see ListRequest); written again as literals in listingProgram, which cannot close over this module. */
+const STOP_WORD = 0;
+const TAKEN_WORD = 1;
+/** How a listing ended, or for a release the index (into its `check`) of the first directory that changed, -1 if none did. */
+type Reply = ListingEnd | number;
 
 /** The listing worker's program (see workers/): only node's own modules, no closure over this module. */
-function listingProgram(): (request: Request) => Reply {
+function listingProgram(): (request: Request, post: (part: ListedRecord[]) => void) => Reply {
   // require, not import: the program runs in a worker from its source text, with nothing imported.
   const fs = require("node:fs") as typeof import("node:fs");
   const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, S_IFMT, S_IFREG, S_IFDIR } = fs.constants;
@@ -137,11 +167,35 @@ function listingProgram(): (request: Request) => Reply {
     }
   };
 
-  const list = (request: ListRequest): Listing => {
-    const records: Array<ListedEntry | ListedEnd> = [];
+  const list = (request: ListRequest, post: (part: ListedRecord[]) => void): ListingEnd => {
+    // [0] stop, [1] records the caller took (STOP_WORD, TAKEN_WORD).
+    const words = new Int32Array(request.words, 0, 2);
+    let part: ListedRecord[] = [];
+    /** Records listed so far: the index of the next one. */
+    let count = 0;
     const fds = new Set<number>();
     let entries = 0;
     class Stop {}
+    const record = (listed: ListedRecord): void => {
+      for (;;) {
+        if (Atomics.load(words, 0) !== 0) throw new Stop();
+        const taken = Atomics.load(words, 1);
+        if (count - taken < request.aheadRecords) break;
+        // Far enough ahead: hand over what it holds, so the caller has a part to take, and wait
+        // until it takes one or stops (each notifies word 1).
+        if (part.length > 0) {
+          post(part);
+          part = [];
+        }
+        Atomics.wait(words, 1, taken);
+      }
+      part.push(listed);
+      count += 1;
+      if (part.length >= request.partRecords) {
+        post(part);
+        part = [];
+      }
+    };
     const visit = (path: Buffer, target: Buffer, self: number, depth: number, opened: Observed, fd: number): void => {
       let holdsFiles = false;
       // Names a few hundred at a time: a directory of a million names is never read whole.
@@ -149,7 +203,7 @@ function listingProgram(): (request: Request) => Reply {
       try {
         handle = fs.opendirSync(path, { encoding: "buffer" as BufferEncoding, bufferSize: 512 });
       } catch (error) {
-        records.push({ kind: "end", directory: self, readFailure: failure(error) });
+        record({ kind: "end", directory: self, readFailure: failure(error) });
         throw new Stop();
       }
       try {
@@ -158,14 +212,14 @@ function listingProgram(): (request: Request) => Reply {
           try {
             dirent = handle.readSync();
           } catch (error) {
-            records.push({ kind: "end", directory: self, readFailure: failure(error) });
+            record({ kind: "end", directory: self, readFailure: failure(error) });
             throw new Stop();
           }
           if (dirent === null) break;
           const name = dirent.name as unknown as Buffer;
-          const index = records.length;
+          const index = count;
           const entry = (seen: Omit<ListedEntry, "kind" | "name" | "parent" | "depth">): void => {
-            records.push({ kind: "entry", name, parent: self, depth: depth + 1, ...seen });
+            record({ kind: "entry", name, parent: self, depth: depth + 1, ...seen });
           };
           entries += 1;
           const location = Buffer.concat([path, Buffer.from("/"), name]);
@@ -223,22 +277,23 @@ function listingProgram(): (request: Request) => Reply {
       try {
         after = observe(fs.fstatSync(fd, { bigint: true }));
       } catch (error) {
-        records.push({ kind: "end", directory: self, readFailure: failure(error) });
+        record({ kind: "end", directory: self, readFailure: failure(error) });
         throw new Stop();
       }
       if (!same(opened, after)) {
-        records.push({ kind: "end", directory: self, after });
+        record({ kind: "end", directory: self, after });
         throw new Stop();
       }
       // Nothing is copied through a directory without files: its descriptor is not needed any more.
       if (!holdsFiles && self !== -1) {
         fds.delete(fd);
         closeQuietly(fd);
-        records.push({ kind: "end", directory: self, after, closed: true });
+        record({ kind: "end", directory: self, after, closed: true });
         return;
       }
-      records.push({ kind: "end", directory: self, after });
+      record({ kind: "end", directory: self, after });
     };
+    let complete = true;
     try {
       visit(Buffer.from(request.root), Buffer.from(request.target), -1, 0, request.rootOpened, request.rootFd);
     } catch (error) {
@@ -247,9 +302,11 @@ function listingProgram(): (request: Request) => Reply {
         for (const fd of fds) closeQuietly(fd);
         throw error;
       }
-      return { records, complete: false, fds: [...fds] };
+      complete = false;
     }
-    return { records, complete: true, fds: [...fds] };
+    // The last part: after a Stop of the listing's own it ends with the record to refuse.
+    if (part.length > 0) post(part);
+    return { complete, fds: [...fds] };
   };
 
   const release = (request: ReleaseRequest): number => {
@@ -266,21 +323,65 @@ function listingProgram(): (request: Request) => Reply {
     return changed;
   };
 
-  return (request) => (request.op === "list" ? list(request) : release(request));
+  return (request, post) => (request.op === "list" ? list(request, post) : release(request));
 }
 
 /** Two: one harvest at a time uses one, and two Runs' harvests need not queue. */
 const pool = createWorkerPool("agentcage-harvest", 2, listingProgram);
 
-/** Lists the source pinned at `root` (its descriptor `rootFd`, fstat'ed as `rootOpened`), making its directories under `target`. */
-export async function listSource(
+/** How a listing is handed over: records a part, and records it may make past those taken. */
+export type ListingPace = { readonly partRecords: number; readonly aheadRecords: number };
+
+const PACE: ListingPace = { partRecords: HARVEST_LISTING_PART_RECORDS, aheadRecords: HARVEST_LISTING_AHEAD_RECORDS };
+
+/**
+ * Starts listing the source pinned at `root` (its descriptor `rootFd`, fstat'ed as `rootOpened`),
+ * making its directories under `target`. Whoever starts it stops it or reads every part, then
+ * awaits `ended` and releases its `fds`.
+ */
+export function listSource(
   root: string,
   rootFd: number,
   rootOpened: Observed,
   target: string,
   limits: { readonly maxEntries: number; readonly maxDepth: number },
-): Promise<Listing> {
-  return (await pool.run({ op: "list", root, rootFd, rootOpened, target, ...limits })) as Listing;
+  pace: ListingPace = PACE,
+): Listing {
+  const shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  const words = new Int32Array(shared);
+  const arrived: (readonly ListedRecord[])[] = [];
+  let wake: (() => void) | undefined;
+  let settled = false;
+  const request: ListRequest = { op: "list", root, rootFd, rootOpened, target, ...limits, ...pace, words: shared };
+  const ended = pool.run(request, (part) => {
+    arrived.push(part);
+    wake?.();
+  }) as Promise<ListingEnd>;
+  const settle = (): void => {
+    settled = true;
+    wake?.();
+  };
+  ended.then(settle, settle);
+  async function* parts(): AsyncGenerator<readonly ListedRecord[]> {
+    for (;;) {
+      const part = arrived.shift();
+      if (part !== undefined) {
+        // Taken: the listing may go on up to aheadRecords past it.
+        Atomics.add(words, TAKEN_WORD, part.length);
+        Atomics.notify(words, TAKEN_WORD);
+        yield part;
+      } else if (settled) {
+        // Every part came before the answer: rethrows a failed listing's error.
+        await ended;
+        return;
+      } else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  }
+  const stop = (): void => {
+    Atomics.store(words, STOP_WORD, 1);
+    Atomics.notify(words, TAKEN_WORD);
+  };
+  return { parts: parts(), stop, ended };
 }
 
 /**

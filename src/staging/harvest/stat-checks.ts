@@ -31,6 +31,8 @@ export function isType(stats: Observed, type: bigint): boolean {
 
 /** What lstat alone decides: only plain regular files and directories the owner can read pass. */
 export function checkKind(stats: Observed, relative: Buffer): HarvestRefusal | undefined {
+  // Checked first and worded only on a refusal: every entry of every harvest passes through here.
+  if (isPlain(stats)) return undefined;
   const entry = entryText(relative);
   if (isType(stats, TYPE.symlink)) {
     return refusal(
@@ -71,6 +73,14 @@ export function checkKind(stats: Observed, relative: Buffer): HarvestRefusal | u
     );
   }
   return undefined;
+}
+
+function isPlain(stats: Observed): boolean {
+  const file = isType(stats, TYPE.file);
+  if (!file && !isType(stats, TYPE.directory)) return false;
+  if ((stats.mode & SPECIAL_MODE_BITS) !== 0n || (file && stats.nlink > 1n)) return false;
+  const readable = file ? OWNER_READ : OWNER_READ | OWNER_EXECUTE;
+  return (stats.mode & readable) === readable;
 }
 
 function specialKind(stats: Observed): string {

@@ -1,13 +1,14 @@
 // The walk: the pinned source listed by a worker (listing.ts), its records checked here one at a
-// time in walk order, each directory made and each file queued for the copy workers (copy.ts). Invariant: the first
-// refusal met is the one a walk name by name would meet; a directory is refused if it changed
+// time in walk order as their parts arrive, each directory made and each file queued for the copy
+// workers (copy.ts) while the listing goes on. Invariant: the first refusal met is the one a walk
+// name by name would meet, and the listing is stopped there; a directory is refused if it changed
 // between its opening and the end of its listing, or, if it holds files, by the time every file is
-// copied; every descriptor the listing opened is released exactly once.
+// copied; every descriptor the listing opened is released exactly once, after the listing ended.
 
 import type { HarvestRefusal } from "../../plan/index.js";
 import type { HarvestLimits } from "./arguments.js";
 import { flushCopies, queueCopy, settle } from "./copy.js";
-import { listSource, releaseDirectories, type ListedEntry, type Listing, type Observed } from "./listing.js";
+import { listSource, releaseDirectories, type ListedEntry, type ListedRecord, type Listing, type Observed } from "./listing.js";
 import { changed, EMPTY, entryText, failureError, interrupted, ioError, refusal } from "./refusals.js";
 import type { PinnedDirectory } from "./source.js";
 import { checkKind, isType, observed, REPLACED_CODES, stateDifference, TYPE } from "./stat-checks.js";
@@ -33,31 +34,38 @@ export async function walkSource(
   // The directories accepted so far and still open, by their listing index (the source's is -1),
   // in walk order; each is checked again once every file is copied.
   const accepted = new Map<number, Directory>([[-1, rootDirectory]]);
-  let listing: Listing | undefined;
+  if (signal?.aborted) return interrupted(EMPTY, signal);
+  const listing = listSource(root.path.toString(), root.handle.fd, rootDirectory.opened, temporary, limits);
   let released = false;
   try {
-    if (signal?.aborted) return interrupted(EMPTY, signal);
-    listing = await listSource(root.path.toString(), root.handle.fd, rootDirectory.opened, temporary, limits);
     const walkRefusal = await copyListed(walk, listing, accepted);
     if (walkRefusal === undefined) await flushCopies(walk);
+    // A refusal needs no more of the listing (stopping one that ended does nothing).
+    listing.stop();
+    const { fds } = await listing.ended;
     await settle(walk);
     // Set first: a release that failed halfway is never tried again, since closing a descriptor
     // twice could close one this process has opened since under the same number.
     released = true;
-    const changedAfter = await releaseAccepted(accepted, listing);
+    const changedAfter = await releaseAccepted(accepted, fds);
     return walkRefusal ?? walk.failure ?? changedAfter ?? { files: walk.files, directories: walk.directories, bytes: walk.bytes };
   } finally {
     await settle(walk);
-    if (listing !== undefined && !released) await releaseDirectories([], listing.fds).catch(() => undefined);
+    if (!released) {
+      listing.stop();
+      // A listing whose worker failed closed its descriptors itself (or died with them: listing.ts).
+      const ended = await listing.ended.catch(() => undefined);
+      if (ended !== undefined) await releaseDirectories([], ended.fds).catch(() => undefined);
+    }
   }
 }
 
-/** Closes every descriptor the listing opened, checking first that each directory still accepted is as it was opened; refuses the first that changed. */
-async function releaseAccepted(accepted: ReadonlyMap<number, Directory>, listing: Listing): Promise<HarvestRefusal | undefined> {
+/** Closes every descriptor the listing opened (`fds`), checking first that each directory still accepted is as it was opened; refuses the first that changed. */
+async function releaseAccepted(accepted: ReadonlyMap<number, Directory>, fds: readonly number[]): Promise<HarvestRefusal | undefined> {
   const checked = [...accepted.values()];
   const changedIndex = await releaseDirectories(
     checked.map((directory) => ({ fd: directory.fd, expected: directory.opened })),
-    listing.fds,
+    fds,
   );
   const changedAfter = changedIndex === -1 ? undefined : (checked[changedIndex] as Directory);
   if (changedAfter === undefined) return undefined;
@@ -65,35 +73,47 @@ async function releaseAccepted(accepted: ReadonlyMap<number, Directory>, listing
 }
 
 /**
- * Checks the listing's records in walk order, as a walk name by name would meet them, and starts
- * the copy of each file that passes; adds each directory that passes to `accepted` (which holds
- * the source's), and takes out again one the listing closed because it held no files. Resolves with
- * the first refusal met, by a check or by a copy already settled.
+ * Checks the listing's records in walk order, as a walk name by name would meet them, part by part
+ * as the listing makes them, and starts the copy of each file that passes; adds each directory that
+ * passes to `accepted` (which holds the source's), and takes out again one the listing closed
+ * because it held no files. Resolves with the first refusal met, by a check or by a copy already
+ * settled, and reads no part after it.
  */
 async function copyListed(walk: Walk, listing: Listing, accepted: Map<number, Directory>): Promise<HarvestRefusal | undefined> {
-  for (const [index, record] of listing.records.entries()) {
-    if (walk.failure !== undefined) return walk.failure;
-    if (record.kind === "end") {
-      // A directory's end is its last record: nothing after it needs it in `accepted` once it is closed.
-      const directory = accepted.get(record.directory) as Directory;
-      if (record.after === undefined) return ioError(directory.relative, "read the directory", failureError(record.readFailure));
-      // The same descriptor, so the same inode: only its entries (size, times) or its mode (ctime) can differ.
-      if (stateDifference(directory.opened, record.after) !== undefined) {
-        return changed(directory.relative, "an entry was added, removed or renamed in it, or its mode changed, while it was listed");
-      }
-      if (record.closed === true) accepted.delete(record.directory);
-      continue;
+  let index = 0;
+  for await (const part of listing.parts) {
+    for (const record of part) {
+      const refused = await checkRecord(walk, record, index, accepted);
+      if (refused !== undefined) return refused;
+      index += 1;
     }
-    const parent = accepted.get(record.parent) as Directory;
-    if (walk.signal?.aborted) return interrupted(parent.relative, walk.signal);
-    const checked = await copyEntry(walk, parent, record);
-    if (checked === undefined) continue;
-    if ("reason" in checked) return checked;
-    accepted.set(index, checked);
   }
   // The listing stops only at a record refused above; one that stopped anywhere else would be a partial tree.
-  if (!listing.complete)
+  if (!(await listing.ended).complete)
     return refusal("io_error", EMPTY, "harvest's listing of the source stopped at an entry it takes; harvest again, and report this if it happens twice");
+  return undefined;
+}
+
+/** One record of the listing, the `index`th: its refusal, or undefined once it is taken. */
+async function checkRecord(walk: Walk, record: ListedRecord, index: number, accepted: Map<number, Directory>): Promise<HarvestRefusal | undefined> {
+  if (walk.failure !== undefined) return walk.failure;
+  if (record.kind === "end") {
+    // A directory's end is its last record: nothing after it needs it in `accepted` once it is closed.
+    const directory = accepted.get(record.directory) as Directory;
+    if (record.after === undefined) return ioError(directory.relative, "read the directory", failureError(record.readFailure));
+    // The same descriptor, so the same inode: only its entries (size, times) or its mode (ctime) can differ.
+    if (stateDifference(directory.opened, record.after) !== undefined) {
+      return changed(directory.relative, "an entry was added, removed or renamed in it, or its mode changed, while it was listed");
+    }
+    if (record.closed === true) accepted.delete(record.directory);
+    return undefined;
+  }
+  const parent = accepted.get(record.parent) as Directory;
+  if (walk.signal?.aborted) return interrupted(parent.relative, walk.signal);
+  const checked = await copyEntry(walk, parent, record);
+  if (checked === undefined) return undefined;
+  if ("reason" in checked) return checked;
+  accepted.set(index, checked);
   return undefined;
 }
 
