@@ -14,6 +14,7 @@ import { DEFAULT_EGRESS_PORT } from "../egress/index.js";
 import { ownershipLabels, thisProcess } from "../runtime/index.js";
 import { createKubeApi } from "../kube/index.js";
 import { startKubeEgressGateway } from "./kube-egress-gateway.js";
+import { untilFound } from "../../test/support/until-found.js";
 
 const KEY = "sk-ant-api03-kube-gateway-test-key-0123456789";
 const silent = pino({ level: "silent" });
@@ -126,8 +127,8 @@ describe("the start of the egress proxy in a cluster, once its Pod runs", () => 
       (error: Error) => error.message,
     );
     // Once it runs (its control socket is asked over exec only then): the wait under test is the socket's, not the Pod's start.
-    await until(() => cluster?.fake.requests.find((r) => r.path.endsWith("/exec")));
-    const pod = await until(() => cluster?.fake.objects().find((key) => key.startsWith("pods/")));
+    await untilFound(() => cluster?.fake.requests.find((r) => r.path.endsWith("/exec")));
+    const pod = await untilFound(() => cluster?.fake.objects().find((key) => key.startsWith("pods/")));
     await api.remove("Pod", "agents", pod.slice("pods/".length));
     const removedAt = performance.now();
     expect(await failed).toMatch(
@@ -146,7 +147,7 @@ describe("the start of the egress proxy in a cluster, once its Pod runs", () => 
       signal: controller.signal,
       logger: silent,
     });
-    await until(() => cluster?.fake.requests.find((r) => r.path.endsWith("/exec")));
+    await untilFound(() => cluster?.fake.requests.find((r) => r.path.endsWith("/exec")));
     controller.abort(new Error("cancelled with Ctrl-C"));
     await expect(starting).rejects.toThrow(
       /^the start of the egress proxy's Pod agentcage-egress-[0-9a-f]+ in agents was cancelled \(cancelled with Ctrl-C\); what it made is removed$/,
@@ -154,13 +155,3 @@ describe("the start of the egress proxy in a cluster, once its Pod runs", () => 
     expect(cluster.fake.objects()).toEqual([]);
   }, 60_000);
 });
-
-/** What `find` answers once it answers something, asked every 20 ms for up to 20 s. */
-async function until<T>(find: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 1000; i++) {
-    const found = find();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error("what the test waited for did not come within 20 s");
-}

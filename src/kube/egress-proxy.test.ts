@@ -13,6 +13,7 @@ import { startEgressProxyPod } from "./egress-proxy.js";
 import { createKubeApi } from "./kube-api.js";
 import { KubernetesError } from "./kube-error.js";
 import type { EgressProxyPodOptions } from "./render-egress.js";
+import { untilFound } from "../../test/support/until-found.js";
 
 /** Any bridge: this layer runs the command it is given and waits for the line it is told (the gateway gives egress' own). */
 const CONNECTED = "a-bridge: connected";
@@ -104,7 +105,7 @@ describe("the in-cluster egress proxy, through the API", () => {
       () => "started",
       (error: Error) => error.message,
     );
-    await until(() => fake.requests.find((r) => r.method === "GET" && r.query.get("watch") === "true"));
+    await untilFound(() => fake.requests.find((r) => r.method === "GET" && r.query.get("watch") === "true"));
     await api.remove("Pod", "agents", OPTIONS.name);
     const deletedAt = performance.now();
     expect(await failed).toBe("the egress proxy's Pod agentcage-egress-00000000000000aa was deleted before it ran");
@@ -141,13 +142,3 @@ describe("the in-cluster egress proxy, through the API", () => {
 });
 
 process.on("exit", () => rmSync(root, { recursive: true, force: true }));
-
-/** What `find` answers once it answers something, asked every 20 ms for up to 20 s. */
-async function until<T>(find: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 1000; i++) {
-    const found = find();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error("what the test waited for did not come within 20 s");
-}
