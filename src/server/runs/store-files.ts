@@ -283,7 +283,10 @@ function openFileRunStore(
     saveA2ATask: (id, task) => writeJson(join(directory(id), "a2a-task.json"), task),
   };
   const changes: DirectoryChanges = {
-    begin: (id) => void unsettled.add(id),
+    // A directory the index knows exists already (a Run's start opens it again): nothing in runs/ changes.
+    begin: (id) => {
+      if (index.get(id) === undefined) unsettled.add(id);
+    },
     // A directory the index knows is settled by the store's own removal.
     settled: (id) => {
       if (index.get(id) === undefined) settled(id);

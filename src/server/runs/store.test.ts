@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openFileStore } from "../serve/index.js";
 import { describeRunStoreContract, everyRun, record } from "../../../test/support/run-store-contract.js";
 import type { RunRecord, RunStore } from "./store.js";
-import { createFileRunFiles, createFileRunStore, readFileRunStore, runsDirectory } from "./store-files.js";
+import { createFileRunFiles, createFileRunStore, fileRuns, readFileRunStore, runsDirectory } from "./store-files.js";
 import { createMemoryRunStore } from "./store-memory.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "agentcage-store-"));
@@ -224,6 +224,25 @@ describe("the file store's index over time: its first format, and its stamp", ()
     expect((await everyRun(await open())).map((r) => r.id)).toEqual(["00000000000000e1", "00000000000000e2"]);
     expect(existsSync(join(runs, "00000000000000e3"))).toBe(false);
   });
+});
+
+describe("the file store's stamp, as the service uses it", () => {
+  it("stamps its journal after a Run started, whose directory its start opened again", async () => {
+    const runtimeDir = mkdtempSync(join(scratch, "stamp-started-"));
+    const { store, files } = fileRuns(runtimeDir);
+    await store.prepare();
+    // A submit opens the Run's directory, then records it; its start opens the directory again.
+    await files.open("00000000000000f1");
+    await store.create(record("00000000000000f1"), {});
+    await files.open("00000000000000f1");
+    await store.update(record("00000000000000f1", { state: "completed", endedAt: "2026-12-01T10:05:00.000Z" }));
+    const stamped = () =>
+      readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8").trim().split("\n").at(-1)?.startsWith('{"stamp":') === true;
+    for (let waited = 0; !stamped(); waited += 50) {
+      if (waited > 10_000) throw new Error("no stamp in 10 s: the directory opened again at the Run's start was never settled");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }, 30_000);
 });
 
 describe("a runtime directory written before the store was an interface (test/fixtures/runtime-dir)", () => {
