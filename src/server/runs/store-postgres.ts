@@ -24,15 +24,16 @@ export type PostgresRunStore = RunStore & {
   readonly close: () => Promise<void>;
 };
 
-/** The URL as it may be shown: its password, if any, masked. */
+/** The URL as it may be shown: its password, if any, masked, both where a URL holds one and in the query, where pg reads one too. */
 export function maskedStoreUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "****";
+    if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "****");
     return parsed.toString();
   } catch {
-    // Not a URL the WHATWG parser takes: mask whatever stands between `user:` and `@`.
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1****@");
+    // Not a URL the WHATWG parser takes: mask whatever stands between `user:` and `@`, and a password in the query.
+    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1****@").replace(/([?&]password=)[^&#]*/gi, "$1****");
   }
 }
 

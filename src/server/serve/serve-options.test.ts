@@ -43,6 +43,8 @@ describe("serve's --store", () => {
     ["postgres:///runs", '--store "postgres:///runs" names no host'],
     ["runs.db", '--store "runs.db" is not a Postgres URL'],
     ["postgres://someone:hunter2 secret@db host/runs", '--store "postgres://someone:****@db host/runs" is not a Postgres URL'],
+    // pg reads a password from the query too.
+    ["postgres:///runs?password=hunter2&user=someone", '--store "postgres:///runs?password=****&user=someone" names no host'],
   ])("refuses %s before writing anything, its password masked, saying what it takes", async (store, message) => {
     const options: ServeOptions = { runtimeDir, port: 0, environment: {}, logger: pino({ level: "silent" }), store };
     const refusal = await serve(options).then(
