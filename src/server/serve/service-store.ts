@@ -33,12 +33,18 @@ export type StoreErrors = {
 
 /** The file store under a runtime directory: `service/runs/<id>/`, `service/tenants.json`, `keys.json`, `key-pepper`, `audit.jsonl`, `feed.jsonl`. */
 export async function openFileStore(runtimeDir: string, errors: StoreErrors = {}): Promise<ServiceStore> {
+  const { tenancy, feed } = await openServiceFiles(runtimeDir, errors);
+  const { store, files } = fileRuns(runtimeDir);
+  return storeOf(store, files, tenancy, feed);
+}
+
+/** What every store but the in-memory one keeps in files under `<runtimeDir>/service/`: the tenancy and the events feed. */
+async function openServiceFiles(runtimeDir: string, errors: StoreErrors): Promise<{ readonly tenancy: Tenancy; readonly feed: Feed }> {
   const serviceDir = join(runtimeDir, "service");
   await mkdir(serviceDir, { recursive: true, mode: 0o700 });
   const tenancy = await openTenancy(serviceDir, errors.onAuditError);
   const feed = await openFeed(serviceDir, errors.onFeedError === undefined ? {} : { onError: errors.onFeedError });
-  const { store, files } = fileRuns(runtimeDir);
-  return storeOf(store, files, tenancy, feed);
+  return { tenancy, feed };
 }
 
 /**
@@ -55,10 +61,7 @@ export async function openPostgresStore(runtimeDir: string, url: string, errors:
     throw new ServeError(error instanceof Error ? error.message : String(error));
   }
   try {
-    const serviceDir = join(runtimeDir, "service");
-    await mkdir(serviceDir, { recursive: true, mode: 0o700 });
-    const tenancy = await openTenancy(serviceDir, errors.onAuditError);
-    const feed = await openFeed(serviceDir, errors.onFeedError === undefined ? {} : { onError: errors.onFeedError });
+    const { tenancy, feed } = await openServiceFiles(runtimeDir, errors);
     return storeOf(runs, createFileRunFiles(runsDirectory(runtimeDir)), tenancy, feed, runs.close);
   } catch (error) {
     await runs.close().catch(() => undefined);
