@@ -237,7 +237,11 @@ describe("the file store's stamp, as the service uses it", () => {
     await files.open("00000000000000f1");
     await store.update(record("00000000000000f1", { state: "completed", endedAt: "2026-12-01T10:05:00.000Z" }));
     const stamped = () =>
-      readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8").trim().split("\n").at(-1)?.startsWith('{"stamp":') === true;
+      readFileSync(join(runtimeDir, "service", "runs-index.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .at(-1)
+        ?.startsWith('{"stamp":') === true;
     for (let waited = 0; !stamped(); waited += 50) {
       if (waited > 10_000) throw new Error("no stamp in 10 s: the directory opened again at the Run's start was never settled");
       await new Promise((resolve) => setTimeout(resolve, 50));
